@@ -1,0 +1,71 @@
+# octonav -- build, test, check, bench, demo.
+#   make            the C module build/octonav/core.so (for use in the source tree, see .busted)
+#   make test       C unit tests + busted specs; ends with "N passed, N failed"
+#   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
+#   make demo       bakes a built-in scene and shows what octonav does
+# Missing Debian packages (lua5.4 liblua5.4-dev lua-busted) are installed by tools/deps.sh.
+
+LUA      ?= lua5.4
+BUSTED   ?= busted
+CC       ?= cc
+BUILD    ?= build
+LUA_INC  ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+OPT      ?= -O2
+WARN      = -Wall -Wextra -Werror -Wshadow -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
+            -Wvla -Wformat=2 -Wundef
+CFLAGS   ?=
+ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
+LDLIBS    = -lm -lpthread
+
+CORE_SRC := $(filter-out csrc/lua_%.c,$(wildcard csrc/*.c))
+LUA_SRC  := $(wildcard csrc/lua_*.c)
+HDR      := $(wildcard csrc/*.h)
+CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
+LUA_OBJ  := $(LUA_SRC:csrc/%.c=$(BUILD)/obj/%.o)
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+MODULE   := $(BUILD)/octonav/core.so
+
+.PHONY: all deps test check test-run bench demo clean ctest spec
+
+all: deps $(MODULE)
+
+deps:
+	@bash tools/deps.sh
+
+$(BUILD)/obj/%.o: csrc/%.c $(HDR) | $(BUILD)/obj
+	$(CC) $(ALLCFLAGS) $(LUA_INC) -c $< -o $@
+
+$(BUILD)/obj $(BUILD)/tests $(BUILD)/octonav:
+	@mkdir -p $@
+
+$(BUILD)/libonav.a: $(CORE_OBJ)
+	ar rcs $@ $^
+
+$(MODULE): $(CORE_OBJ) $(LUA_OBJ) | $(BUILD)/octonav
+	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libonav.a tests/minitest.h | $(BUILD)/tests
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
+ctest: $(TEST_BIN)
+
+test: all ctest
+	@bash tools/runtests.sh $(BUILD)
+
+check:
+	@bash tools/deps.sh
+	$(MAKE) --no-print-directory BUILD=build/san OPT=-O1 \
+	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  build/san/octonav/core.so ctest
+	@SANITIZE=1 bash tools/runtests.sh build/san
+
+bench: all
+	@$(LUA) bin/octonav bench-all
+
+demo: all
+	@$(LUA) examples/demo.lua
+
+clean:
+	rm -rf build

@@ -1,0 +1,249 @@
+/*
+ * geometry.c -- what blocks a cell: boxes, triangles and heightfields as classifiers for
+ * on_tree_insert (tree.h), in nav space, with the agent radius applied conservatively.
+ *
+ * Rules (the README repeats them): a box blocks the cells it overlaps with positive volume (an axis of
+ * zero extent counts as touching, so a flat box still blocks the cells it lies in); a triangle blocks the
+ * leaves whose closed cube it touches (separating-axis test); a heightfield is solid from below the
+ * world up to its surface. Radius r inflates a box by r on every side, a triangle by the cube of
+ * half-size r (the Minkowski sum) and a heightfield by r up and sideways.
+ */
+#include "tree.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* ---- boxes ----------------------------------------------------------------------------------- */
+
+typedef struct box_geo {
+    double lo[3], hi[3];
+} box_geo;
+
+static int classify_box(void *ud, const double m[3], double s)
+{
+    const box_geo *b = ud;
+    int full = 1;
+    for (int i = 0; i < 3; i++) {
+        double cmin = m[i], cmax = m[i] + s;
+        if (b->lo[i] == b->hi[i]) {
+            if (b->lo[i] < cmin || b->lo[i] > cmax) return ON_MISS;
+            full = 0;
+        } else {
+            if (!(b->lo[i] < cmax && b->hi[i] > cmin)) return ON_MISS;
+            if (!(b->lo[i] <= cmin && b->hi[i] >= cmax)) full = 0;
+        }
+    }
+    return full ? ON_FULL_HIT : ON_PARTIAL_HIT;
+}
+
+static int finite3(const double v[3])
+{
+    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+}
+
+on_status on_tree_add_box(on_tree *t, const double min[3], const double max[3])
+{
+    if (!finite3(min) || !finite3(max)) return ON_FAILURE | ON_INVALID;
+    box_geo b;
+    double r = t->p.radius * t->inv_scale;
+    on_to_nav(t, min, b.lo);
+    on_to_nav(t, max, b.hi);
+    for (int i = 0; i < 3; i++) {
+        if (b.lo[i] > b.hi[i]) return ON_FAILURE | ON_INVALID;
+        b.lo[i] -= r;
+        b.hi[i] += r;
+    }
+    return on_tree_insert(t, b.lo, b.hi, classify_box, &b);
+}
+
+/* ---- triangles ------------------------------------------------------------------------------- */
+
+typedef struct tri_geo {
+    double v[3][3];
+    double r;      /* inflation, nav units */
+} tri_geo;
+
+/* Separating-axis test of a triangle against a box (centre c, half-size h), after Akenine-Moeller:
+ * the 3 box axes, the triangle normal and the 9 edge cross products. Touching counts as overlap. */
+static int tri_box_overlap(const double tv[3][3], const double c[3], double h)
+{
+    double v[3][3], e[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 3; k++) v[i][k] = tv[i][k] - c[k];
+    for (int k = 0; k < 3; k++) {
+        double mn = fmin(v[0][k], fmin(v[1][k], v[2][k])), mx = fmax(v[0][k], fmax(v[1][k], v[2][k]));
+        if (mn > h || mx < -h) return 0;
+        e[0][k] = v[1][k] - v[0][k];
+        e[1][k] = v[2][k] - v[1][k];
+        e[2][k] = v[0][k] - v[2][k];
+    }
+    /* edge x axis tests */
+    for (int i = 0; i < 3; i++) {
+        for (int a = 0; a < 3; a++) {
+            /* axis = unit(a) x e[i] */
+            double ax[3] = {0, 0, 0};
+            int b = (a + 1) % 3, c2 = (a + 2) % 3;
+            ax[b] = -e[i][c2];
+            ax[c2] = e[i][b];
+            double p0 = ax[0] * v[0][0] + ax[1] * v[0][1] + ax[2] * v[0][2];
+            double p1 = ax[0] * v[1][0] + ax[1] * v[1][1] + ax[2] * v[1][2];
+            double p2 = ax[0] * v[2][0] + ax[1] * v[2][1] + ax[2] * v[2][2];
+            double mn = fmin(p0, fmin(p1, p2)), mx = fmax(p0, fmax(p1, p2));
+            double rad = h * (fabs(ax[0]) + fabs(ax[1]) + fabs(ax[2]));
+            if (mn > rad || mx < -rad) return 0;
+        }
+    }
+    /* plane test */
+    double n[3] = {e[0][1] * e[1][2] - e[0][2] * e[1][1], e[0][2] * e[1][0] - e[0][0] * e[1][2],
+                   e[0][0] * e[1][1] - e[0][1] * e[1][0]};
+    double d = n[0] * v[0][0] + n[1] * v[0][1] + n[2] * v[0][2];
+    double rad = h * (fabs(n[0]) + fabs(n[1]) + fabs(n[2]));
+    if (d > rad || d < -rad) return 0;
+    return 1;
+}
+
+static int classify_tri(void *ud, const double m[3], double s)
+{
+    const tri_geo *g = ud;
+    double h = s * 0.5;
+    double c[3] = {m[0] + h, m[1] + h, m[2] + h};
+    return tri_box_overlap(g->v, c, h + g->r) ? ON_PARTIAL_HIT : ON_MISS;
+}
+
+on_status on_tree_add_triangles(on_tree *t, const double *verts, size_t nverts, const uint32_t *tris, size_t ntris)
+{
+    for (size_t i = 0; i < nverts * 3; i++)
+        if (!isfinite(verts[i])) return ON_FAILURE | ON_INVALID;
+    for (size_t i = 0; i < ntris * 3; i++)
+        if (tris[i] >= nverts) return ON_FAILURE | ON_INVALID;
+    tri_geo g;
+    g.r = t->p.radius * t->inv_scale;
+    for (size_t i = 0; i < ntris; i++) {
+        double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+        for (int k = 0; k < 3; k++) {
+            on_to_nav(t, verts + 3 * (size_t)tris[3 * i + k], g.v[k]);
+            for (int a = 0; a < 3; a++) {
+                lo[a] = fmin(lo[a], g.v[k][a] - g.r);
+                hi[a] = fmax(hi[a], g.v[k][a] + g.r);
+            }
+        }
+        on_status s = on_tree_insert(t, lo, hi, classify_tri, &g);
+        if (on_failed(s)) return s;
+    }
+    return ON_SUCCESS;
+}
+
+/* ---- heightfields ---------------------------------------------------------------------------- */
+
+typedef struct hf_geo {
+    double ox, oz, cell; /* nav space */
+    int nx, nz;
+    double *h;           /* nav-space heights, already raised by the radius */
+    double r;
+} hf_geo;
+
+/* Clip a convex polygon (x, z, y triples) to x in [x0, x1], z in [z0, z1] (Sutherland-Hodgman). */
+static int clip_poly(double (*p)[3], int n, double x0, double x1, double z0, double z1)
+{
+    double tmp[12][3];
+    for (int edge = 0; edge < 4 && n > 0; edge++) {
+        int axis = edge < 2 ? 0 : 1;
+        double lim = edge == 0 ? x0 : edge == 1 ? x1 : edge == 2 ? z0 : z1;
+        int keep_ge = (edge == 0 || edge == 2);
+        int m = 0;
+        for (int i = 0; i < n; i++) {
+            double *a = p[i], *b = p[(i + 1) % n];
+            double da = keep_ge ? a[axis] - lim : lim - a[axis];
+            double db = keep_ge ? b[axis] - lim : lim - b[axis];
+            if (da >= 0) {
+                tmp[m][0] = a[0], tmp[m][1] = a[1], tmp[m][2] = a[2], m++;
+            }
+            if ((da >= 0) != (db >= 0)) {
+                double u = da / (da - db);
+                for (int k = 0; k < 3; k++) tmp[m][k] = a[k] + u * (b[k] - a[k]);
+                m++;
+            }
+        }
+        n = m;
+        for (int i = 0; i < n; i++) p[i][0] = tmp[i][0], p[i][1] = tmp[i][1], p[i][2] = tmp[i][2];
+    }
+    return n;
+}
+
+/* Exact min and max of the surface over the rectangle (intersected with the heightfield's domain).
+ * Returns 0 when they do not overlap. */
+static int hf_range(const hf_geo *g, double x0, double x1, double z0, double z1, double *hmin, double *hmax)
+{
+    double gx0 = (x0 - g->ox) / g->cell, gx1 = (x1 - g->ox) / g->cell;
+    double gz0 = (z0 - g->oz) / g->cell, gz1 = (z1 - g->oz) / g->cell;
+    int i0 = (int)fmax(0, floor(gx0)), i1 = (int)fmin(g->nx - 2, ceil(gx1) - 1);
+    int k0 = (int)fmax(0, floor(gz0)), k1 = (int)fmin(g->nz - 2, ceil(gz1) - 1);
+    int any = 0;
+    double lo = DBL_MAX, hi = -DBL_MAX;
+    for (int k = k0; k <= k1; k++)
+        for (int i = i0; i <= i1; i++) {
+            double xa = g->ox + i * g->cell, xb = xa + g->cell, za = g->oz + k * g->cell, zb = za + g->cell;
+            double h00 = g->h[i + (size_t)k * g->nx], h10 = g->h[i + 1 + (size_t)k * g->nx];
+            double h01 = g->h[i + (size_t)(k + 1) * g->nx], h11 = g->h[i + 1 + (size_t)(k + 1) * g->nx];
+            double tris[2][3][3] = {{{xa, za, h00}, {xb, za, h10}, {xb, zb, h11}},
+                                    {{xa, za, h00}, {xb, zb, h11}, {xa, zb, h01}}};
+            for (int tr = 0; tr < 2; tr++) {
+                double p[12][3];
+                for (int v = 0; v < 3; v++) p[v][0] = tris[tr][v][0], p[v][1] = tris[tr][v][1], p[v][2] = tris[tr][v][2];
+                int n = clip_poly(p, 3, x0, x1, z0, z1);
+                for (int v = 0; v < n; v++) {
+                    lo = fmin(lo, p[v][2]);
+                    hi = fmax(hi, p[v][2]);
+                    any = 1;
+                }
+            }
+        }
+    *hmin = lo;
+    *hmax = hi;
+    return any;
+}
+
+static int classify_hf(void *ud, const double m[3], double s)
+{
+    const hf_geo *g = ud;
+    double lo, hi, lo_in, hi_in;
+    if (!hf_range(g, m[0] - g->r, m[0] + s + g->r, m[2] - g->r, m[2] + s + g->r, &lo, &hi)) return ON_MISS;
+    if (m[1] >= hi) return ON_MISS;
+    /* full only when the footprint lies inside the domain and the cube lies below the lowest point */
+    double dx1 = g->ox + (g->nx - 1) * g->cell, dz1 = g->oz + (g->nz - 1) * g->cell;
+    if (m[0] >= g->ox && m[0] + s <= dx1 && m[2] >= g->oz && m[2] + s <= dz1 &&
+        hf_range(g, m[0], m[0] + s, m[2], m[2] + s, &lo_in, &hi_in) && m[1] + s <= lo_in)
+        return ON_FULL_HIT;
+    return ON_PARTIAL_HIT;
+}
+
+on_status on_tree_add_heightfield(on_tree *t, const on_heightfield *hf)
+{
+    if (!hf || hf->nx < 2 || hf->nz < 2 || !finite3(hf->origin) || !isfinite(hf->cell) || hf->cell <= 0)
+        return ON_FAILURE | ON_INVALID;
+    size_t n = (size_t)hf->nx * (size_t)hf->nz;
+    hf_geo g;
+    g.h = malloc(n * sizeof *g.h);
+    if (!g.h) return ON_FAILURE | ON_NO_MEMORY;
+    g.r = t->p.radius * t->inv_scale;
+    double top = -DBL_MAX;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(hf->heights[i])) {
+            free(g.h);
+            return ON_FAILURE | ON_INVALID;
+        }
+        g.h[i] = (hf->origin[1] + hf->heights[i] - t->p.origin[1]) * t->inv_scale + g.r;
+        top = fmax(top, g.h[i]);
+    }
+    g.ox = (hf->origin[0] - t->p.origin[0]) * t->inv_scale;
+    g.oz = (hf->origin[2] - t->p.origin[2]) * t->inv_scale;
+    g.cell = hf->cell * t->inv_scale;
+    g.nx = hf->nx;
+    g.nz = hf->nz;
+    double lo[3] = {g.ox - g.r, -DBL_MAX, g.oz - g.r};
+    double hi[3] = {g.ox + (g.nx - 1) * g.cell + g.r, top, g.oz + (g.nz - 1) * g.cell + g.r};
+    on_status s = on_tree_insert(t, lo, hi, classify_hf, &g);
+    free(g.h);
+    return s;
+}

@@ -1,0 +1,192 @@
+/*
+ * octonav.h -- the public C API of octonav: 3D navigation over a sparse octree.
+ *
+ * No Lua in here: a C program can bake, save, load and query trees with this header alone.
+ * Spaces: world (the caller's doubles) and nav (leaf = 1 unit, tile (i,j,k) covers
+ * [i*N, (i+1)*N) x ... with N = 2^depth); p_nav = (p_world - origin) / scale.
+ * Status codes follow Detour: a high bit says success / failure / in progress, low bits give detail.
+ */
+#ifndef OCTONAV_H
+#define OCTONAV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define ON_API __attribute__((visibility("default")))
+#else
+#define ON_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status ---------------------------------------------------------------------------------- */
+typedef uint32_t on_status;
+
+#define ON_FAILURE      (1u << 31)
+#define ON_SUCCESS      (1u << 30)
+#define ON_IN_PROGRESS  (1u << 29)
+#define ON_DETAIL_MASK  0x0ffffffu
+
+#define ON_NO_MEMORY    (1u << 0)  /* an allocation failed; the object is unchanged */
+#define ON_INVALID      (1u << 1)  /* a parameter is out of range */
+#define ON_IO           (1u << 2)  /* a file could not be opened, read or written */
+#define ON_CORRUPT      (1u << 3)  /* data failed its magic, version, size, checksum or structure check */
+#define ON_OUTSIDE      (1u << 4)  /* a point lies outside the tile grid */
+#define ON_BLOCKED      (1u << 5)  /* a point lies in blocked space */
+#define ON_UNREACHABLE  (1u << 6)
+#define ON_OUT_OF_NODES (1u << 7)  /* search memory exhausted */
+#define ON_BUDGET       (1u << 8)  /* expansion budget exhausted */
+#define ON_STALE        (1u << 9)  /* the tree changed under a running search */
+#define ON_PARTIAL      (1u << 10) /* result is a partial path */
+#define ON_BUFFER_SMALL (1u << 11) /* caller's buffer too small; the needed size is reported */
+#define ON_VERSION      (1u << 12) /* data written by an unsupported format version */
+
+static inline int on_ok(on_status s) { return (s & ON_SUCCESS) != 0; }
+static inline int on_failed(on_status s) { return (s & ON_FAILURE) != 0; }
+static inline int on_in_progress(on_status s) { return (s & ON_IN_PROGRESS) != 0; }
+
+/* A short English text for the first detail bit set ("out of memory", "corrupt data", ...). */
+ON_API const char *on_status_string(on_status s);
+
+/* ---- the tree -------------------------------------------------------------------------------- */
+typedef struct on_tree on_tree;
+
+#define ON_MAX_DEPTH 9
+#define ON_MAX_TILES_PER_AXIS 4096
+
+typedef struct on_tree_params {
+    int tiles[3];      /* tiles along x, y, z; each 1..ON_MAX_TILES_PER_AXIS, product < 2^31 */
+    int depth;         /* 1..ON_MAX_DEPTH: a tile is 2^depth leaves a side */
+    double scale;      /* a leaf's size in world units, > 0 and finite */
+    double origin[3];  /* world position of the nav-space origin (finite) */
+    double radius;     /* agent clearance in world units (>= 0): inflates inserted geometry */
+} on_tree_params;
+
+/* A free cell: a whole empty cube, the unit of navigation. */
+typedef struct on_cell {
+    uint32_t tile;     /* tile index: i + nx * (j + ny * k) */
+    uint32_t code;     /* node code inside the tile: z<<22 | y<<13 | x<<4 | layer */
+} on_cell;
+
+typedef struct on_tree_stats {
+    size_t tiles, tiles_loaded, nodes, slots;
+    size_t bytes;          /* everything the tree holds: tables with their slack, tile records, the tree */
+    size_t table_bytes;    /* the hash tables alone */
+    double bytes_per_node; /* bytes / nodes (0 when there are no nodes) */
+    double load_factor;    /* nodes / slots */
+} on_tree_stats;
+
+ON_API on_status on_tree_create(const on_tree_params *p, on_tree **out);
+ON_API void on_tree_destroy(on_tree *t);
+ON_API const on_tree_params *on_tree_get_params(const on_tree *t);
+ON_API void on_tree_stats_get(const on_tree *t, on_tree_stats *st);
+/* Bumped by every change to the tree; a running search compares it to detect a change under it. */
+ON_API uint64_t on_tree_revision(const on_tree *t);
+/* Per tile salt: bumped whenever that tile is replaced, cleared or re-baked. */
+ON_API uint32_t on_tree_tile_salt(const on_tree *t, uint32_t tile);
+ON_API uint32_t on_tree_tile_count(const on_tree *t);
+ON_API size_t on_tree_tile_nodes(const on_tree *t, uint32_t tile);
+
+/* Insertion, in world space. Geometry outside the tile grid is ignored. */
+ON_API on_status on_tree_add_box(on_tree *t, const double min[3], const double max[3]);
+/* verts: 3*nverts doubles; tris: 3*ntris 0-based vertex indices. */
+ON_API on_status on_tree_add_triangles(on_tree *t, const double *verts, size_t nverts,
+                                       const uint32_t *tris, size_t ntris);
+
+/* A heightfield: a regular grid of samples on the xz plane, solid from below the world up to the surface.
+ * Sample (i, k) is at world x = origin[0] + i*cell, z = origin[2] + k*cell, y = origin[1] + heights[i + k*nx].
+ * Each grid square is two triangles split along the (i,k)-(i+1,k+1) diagonal. */
+typedef struct on_heightfield {
+    double origin[3];
+    double cell;
+    int nx, nz;              /* samples along x and z, each >= 2 */
+    const double *heights;   /* nx * nz values, finite */
+} on_heightfield;
+ON_API on_status on_tree_add_heightfield(on_tree *t, const on_heightfield *hf);
+
+/* Block the free region face-connected to p. *blocked_cells gets the number of free cells blocked. */
+ON_API on_status on_tree_fill(on_tree *t, const double p[3], size_t *blocked_cells);
+
+/* Shrink every tile's table to the given load factor (0 = the default 0.88): run after a bake. */
+ON_API on_status on_tree_compact(on_tree *t, double load);
+
+/* Remove all geometry from one tile (it becomes one free cell). */
+ON_API on_status on_tree_clear_tile(on_tree *t, uint32_t tile);
+
+/* Point queries, world space. Returns ON_SUCCESS with *cell set when p is free,
+ * ON_FAILURE|ON_BLOCKED when blocked, ON_FAILURE|ON_OUTSIDE when outside. */
+ON_API on_status on_tree_locate(const on_tree *t, const double p[3], on_cell *cell);
+
+/* Geometry of a cell in world space: min corner and edge length. */
+ON_API void on_tree_cell_bounds(const on_tree *t, on_cell c, double min[3], double *size);
+
+/* Free cells sharing a face (of positive area) with c, across tile borders too.
+ * Writes up to cap cells in out (and their face 0..5 = -x,+x,-y,+y,-z,+z in faces, which may be NULL);
+ * *count gets the total. Returns ON_FAILURE|ON_BUFFER_SMALL when *count > cap (call again with more room). */
+ON_API on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *faces,
+                                   size_t cap, size_t *count);
+
+/* Line of sight between two world points (see README, "visibility rule").
+ * visible: ON_SUCCESS when clear, ON_FAILURE|ON_BLOCKED otherwise.
+ * raycast: ON_SUCCESS when clear; ON_FAILURE|ON_BLOCKED with *t_hit in [0,1] at the first blocked point. */
+ON_API on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3]);
+ON_API on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit);
+
+/* ---- files ----------------------------------------------------------------------------------- */
+/* One tile as bytes. encode: *len gets the size; with buf NULL or cap too small only the size is
+ * reported (ON_FAILURE|ON_BUFFER_SMALL). decode: replaces the tile; on failure the tile is unchanged. */
+ON_API on_status on_tree_encode_tile(const on_tree *t, uint32_t tile, uint8_t *buf, size_t cap, size_t *len);
+ON_API on_status on_tree_decode_tile(on_tree *t, uint32_t tile, const uint8_t *buf, size_t len);
+/* The whole tree. load returns a new tree in *out. */
+ON_API on_status on_tree_save(const on_tree *t, const char *path);
+ON_API on_status on_tree_load(const char *path, on_tree **out);
+ON_API on_status on_tree_load_memory(const uint8_t *buf, size_t len, on_tree **out);
+
+/* ---- OBJ meshes -------------------------------------------------------------------------------- */
+/* Read a Wavefront OBJ (v and f lines; polygons fan-split; v, v/vt, v//vn, v/vt/vn; negative
+ * indices; CRLF; other lines ignored) and insert its triangles. *nverts / *ntris (may be NULL) get
+ * the counts. On failure err (may be NULL) gets a message such as "mesh.obj:12: bad vertex index". */
+ON_API on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, size_t *ntris,
+                                 char *err, size_t errlen);
+
+/* ---- Moving AI voxel maps (.3dmap) ------------------------------------------------------------ */
+typedef struct on_voxmap {
+    int w, h, d;           /* from the header line "voxel W H D" */
+    size_t count;          /* blocked voxels */
+    uint16_t *xyz;         /* 3*count coordinates */
+} on_voxmap;
+/* Parse a .3dmap. On failure err gets "path:line: reason". */
+ON_API on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t errlen);
+ON_API void on_voxmap_free(on_voxmap *m);
+/* A tree (scale 1, origin 0, radius 0) of the given tile depth where voxel (x,y,z) is the box
+ * [x,x+1]x[y,y+1]x[z,z+1] and everything inside the tile grid but outside W x H x D is blocked. */
+ON_API on_status on_tree_from_voxmap(const on_voxmap *m, int depth, on_tree **out);
+
+/* ---- dense grid baseline ------------------------------------------------------------------------ */
+/* The seeds' grid A*: 2D (d == 1: 8-connected, costs 1 and sqrt2) or 3D (26-connected, costs 1,
+ * sqrt2, sqrt3); no corner cutting: a diagonal move needs every cell of the box it spans free. */
+typedef struct on_grid on_grid;
+ON_API on_status on_grid_create(int w, int h, int d, on_grid **out);
+ON_API void on_grid_destroy(on_grid *g);
+ON_API void on_grid_dims(const on_grid *g, int dims[3]);
+ON_API void on_grid_set(on_grid *g, int x, int y, int z, int blocked);
+ON_API int on_grid_blocked(const on_grid *g, int x, int y, int z); /* outside counts as blocked */
+ON_API on_status on_grid_from_voxmap(const on_voxmap *m, on_grid **out);
+/* A* between cell coordinates. On success *length is the path cost; path (may be NULL) gets up to
+ * cap cells as x,y,z triples, start first, *npath the number of cells. Failures: ON_OUTSIDE,
+ * ON_BLOCKED (start or goal), ON_UNREACHABLE, ON_NO_MEMORY. */
+ON_API on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double *length,
+                              size_t *expansions, int32_t *path, size_t cap, size_t *npath);
+/* A Moving AI 2D map (.map: "type octile", "height H", "width W", "map", then H rows; '.', 'G' and
+ * 'S' are passable, everything else blocked) as a grid with d == 1; row r is y = r. */
+ON_API on_status on_grid_read_map2d(const char *path, on_grid **out, char *err, size_t errlen);
+/* Line of sight over the dense grid by a voxel walk, by the same rule as on_tree_visible. */
+ON_API on_status on_grid_visible(const on_grid *g, const double a[3], const double b[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

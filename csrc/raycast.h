@@ -1,0 +1,25 @@
+/*
+ * raycast.h -- line of sight: a segment walked through the leaf lattice, by one exact rule.
+ *
+ * The rule (nav space, leaves are unit voxels; outside the map is blocked). While the segment runs in
+ * the open interior of a lattice face, edge or voxel, the voxels around it (1, 2 or 4) must include a
+ * free one: sliding along a wall is allowed, passing through a blocked interior is not. Where it
+ * crosses lattice planes, the free voxels around it just before and just after must be joined through
+ * free voxels around the crossing point that share faces: touching a blocked corner is allowed, slipping
+ * through a zero-width gap where blocked voxels meet only at an edge or corner is not.
+ * Crossings are found by comparing plane-crossing parameters t = (k - a) / d, the same expression
+ * in every walker, so the dense walk and the octree walk agree exactly, even on edges and corners.
+ */
+#ifndef OCTONAV_RAYCAST_H
+#define OCTONAV_RAYCAST_H
+
+#include <stdint.h>
+
+typedef int (*on_voxel_free_fn)(const void *ud, int64_t x, int64_t y, int64_t z);
+
+/* Dense walk, one voxel at a time (the reference and the grid baseline's line of sight).
+ * a, b in voxel units. Returns 1 when clear; 0 when blocked, with *t_hit (may be NULL) the segment
+ * parameter in [0, 1] of the first blocked point. */
+int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const double b[3], double *t_hit);
+
+#endif

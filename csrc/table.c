@@ -1,0 +1,173 @@
+/*
+ * table.c -- Robin Hood hash map from node code to blockFlag (see table.h).
+ */
+#include "table.h"
+#include "codes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* murmur3's finaliser: codes differ in few, structured bits; this spreads them over all 32. */
+static inline uint32_t mix(uint32_t h)
+{
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return h;
+}
+
+/* Map the hash onto [0, cap) without a modulo (Lemire's multiply-shift). */
+static inline uint32_t home(uint32_t key, uint32_t cap)
+{
+    return (uint32_t)(((uint64_t)mix(key) * cap) >> 32);
+}
+
+static inline uint32_t dist(uint32_t slot, uint32_t h, uint32_t cap)
+{
+    return slot >= h ? slot - h : slot + cap - h;
+}
+
+void on_table_init(on_table *t)
+{
+    memset(t, 0, sizeof *t);
+}
+
+void on_table_free(on_table *t)
+{
+    free(t->keys);
+    free(t->vals);
+    on_table_init(t);
+}
+
+size_t on_table_bytes(const on_table *t)
+{
+    return (size_t)t->cap * (sizeof(uint32_t) + sizeof(uint8_t));
+}
+
+/* Insert into arrays known to have room; key absent. */
+static void raw_insert(uint32_t *keys, uint8_t *vals, uint32_t cap, uint32_t key, uint8_t v)
+{
+    uint32_t i = home(key, cap), d = 0;
+    for (;;) {
+        uint32_t k = keys[i];
+        if (k == ON_CODE_NONE) {
+            keys[i] = key;
+            vals[i] = v;
+            return;
+        }
+        uint32_t kd = dist(i, home(k, cap), cap);
+        if (kd < d) { /* rob the rich: the resident is closer to home than we are */
+            uint8_t kv = vals[i];
+            keys[i] = key;
+            vals[i] = v;
+            key = k;
+            v = kv;
+            d = kd;
+        }
+        if (++i == cap) i = 0;
+        d++;
+    }
+}
+
+static int rehash(on_table *t, uint32_t newcap)
+{
+    uint32_t *keys = malloc((size_t)newcap * sizeof *keys);
+    uint8_t *vals = malloc(newcap ? newcap : 1);
+    if (!keys || !vals) {
+        free(keys);
+        free(vals);
+        return -1;
+    }
+    memset(keys, 0xff, (size_t)newcap * sizeof *keys);
+    for (uint32_t i = 0; i < t->cap; i++)
+        if (t->keys[i] != ON_CODE_NONE) raw_insert(keys, vals, newcap, t->keys[i], t->vals[i]);
+    free(t->keys);
+    free(t->vals);
+    t->keys = keys;
+    t->vals = vals;
+    t->cap = newcap;
+    return 0;
+}
+
+static uint32_t cap_for(uint32_t n, double load)
+{
+    uint64_t c = (uint64_t)((double)n / load) + 1;
+    if (c < 8) c = 8;
+    if (c > 0xfffffff0u) c = 0xfffffff0u;
+    return (uint32_t)c;
+}
+
+int on_table_reserve(on_table *t, uint32_t n)
+{
+    if ((double)n <= (double)t->cap * ON_TABLE_MAX_LOAD && t->cap > 0) return 0;
+    return rehash(t, cap_for(n, ON_TABLE_MAX_LOAD));
+}
+
+int on_table_compact(on_table *t, double load)
+{
+    if (load <= 0.1 || load > ON_TABLE_MAX_LOAD) load = ON_TABLE_MAX_LOAD;
+    if (t->count == 0) {
+        on_table_free(t);
+        return 0;
+    }
+    uint32_t c = cap_for(t->count, load);
+    if (c == t->cap) return 0;
+    return rehash(t, c);
+}
+
+uint8_t *on_table_find(const on_table *t, uint32_t key)
+{
+    uint32_t cap = t->cap;
+    if (cap == 0) return NULL;
+    uint32_t i = home(key, cap), d = 0;
+    for (;;) {
+        uint32_t k = t->keys[i];
+        if (k == key) return &t->vals[i];
+        if (k == ON_CODE_NONE || dist(i, home(k, cap), cap) < d) return NULL;
+        if (++i == cap) i = 0;
+        d++;
+    }
+}
+
+int on_table_insert(on_table *t, uint32_t key, uint8_t v)
+{
+    if ((double)(t->count + 1) > (double)t->cap * ON_TABLE_MAX_LOAD) {
+        /* grow by half (not double) so a freshly grown table is not half empty */
+        uint64_t want = (uint64_t)t->count + t->count / 2 + 16;
+        if (want > 0xf0000000u) return -1;
+        if (rehash(t, cap_for((uint32_t)want, ON_TABLE_MAX_LOAD)) != 0) return -1;
+    }
+    raw_insert(t->keys, t->vals, t->cap, key, v);
+    t->count++;
+    return 0;
+}
+
+int on_table_remove(on_table *t, uint32_t key)
+{
+    uint32_t cap = t->cap;
+    if (cap == 0) return 0;
+    uint32_t i = home(key, cap), d = 0;
+    for (;;) {
+        uint32_t k = t->keys[i];
+        if (k == key) break;
+        if (k == ON_CODE_NONE || dist(i, home(k, cap), cap) < d) return 0;
+        if (++i == cap) i = 0;
+        d++;
+    }
+    /* backward-shift deletion keeps probe sequences intact without tombstones */
+    for (;;) {
+        uint32_t j = i + 1 == cap ? 0 : i + 1;
+        uint32_t kj = t->keys[j];
+        if (kj == ON_CODE_NONE || dist(j, home(kj, cap), cap) == 0) {
+            t->keys[i] = ON_CODE_NONE;
+            break;
+        }
+        t->keys[i] = kj;
+        t->vals[i] = t->vals[j];
+        i = j;
+    }
+    t->count--;
+    return 1;
+}

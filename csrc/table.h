@@ -1,0 +1,39 @@
+/*
+ * table.h -- one tile's node table: an open-addressing hash map from node code to blockFlag.
+ *
+ * Robin Hood linear probing over two parallel arrays (4-byte keys, 1-byte values), so a slot costs
+ * 5 bytes and the table runs full up to a 0.9 load factor; the capacity need not be a power of two
+ * (the hash is mapped onto it by a multiply-shift), so a table built for a known node count (a file
+ * being loaded, a bake being compacted) wastes little. Deletion shifts back, no tombstones.
+ */
+#ifndef OCTONAV_TABLE_H
+#define OCTONAV_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct on_table {
+    uint32_t *keys;   /* ON_CODE_NONE marks an empty slot */
+    uint8_t *vals;
+    uint32_t cap;     /* slots */
+    uint32_t count;   /* stored nodes */
+} on_table;
+
+#define ON_TABLE_MAX_LOAD 0.9
+
+void on_table_init(on_table *t);
+void on_table_free(on_table *t);
+/* Make room for n entries at most ON_TABLE_MAX_LOAD full; 0 on success, -1 on allocation failure
+ * (the table is left as it was). */
+int on_table_reserve(on_table *t, uint32_t n);
+/* Shrink (or grow) to the smallest capacity that holds count entries at the target load. */
+int on_table_compact(on_table *t, double load);
+/* Pointer to the value of key, or NULL. Valid until the next insert or remove. */
+uint8_t *on_table_find(const on_table *t, uint32_t key);
+/* Insert key (must not be present) with value v; -1 on allocation failure (table unchanged). */
+int on_table_insert(on_table *t, uint32_t key, uint8_t v);
+/* Remove key if present; returns 1 when removed. */
+int on_table_remove(on_table *t, uint32_t key);
+size_t on_table_bytes(const on_table *t);
+
+#endif

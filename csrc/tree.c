@@ -1,0 +1,489 @@
+/*
+ * tree.c -- the sparse octree: tiles, insertion with immediate pruning, point location, face
+ * neighbours across tiles, flood fill and statistics (see tree.h for the storage rules).
+ */
+#include "tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_COMPACT_LOAD 0.88
+
+const char *on_status_string(on_status s)
+{
+    static const char *const names[] = {
+        "out of memory", "invalid argument", "i/o error", "corrupt data", "outside the map",
+        "blocked", "unreachable", "out of nodes", "budget exhausted", "tree changed during search",
+        "partial result", "buffer too small", "unsupported version",
+    };
+    for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (s & (1u << i)) return names[i];
+    if (s & ON_SUCCESS) return "success";
+    if (s & ON_IN_PROGRESS) return "in progress";
+    return "failure";
+}
+
+on_status on_tree_create(const on_tree_params *p, on_tree **out)
+{
+    *out = NULL;
+    if (!p || p->depth < 1 || p->depth > ON_MAX_DEPTH) return ON_FAILURE | ON_INVALID;
+    uint64_t nt = 1;
+    for (int i = 0; i < 3; i++) {
+        if (p->tiles[i] < 1 || p->tiles[i] > ON_MAX_TILES_PER_AXIS) return ON_FAILURE | ON_INVALID;
+        nt *= (uint64_t)p->tiles[i];
+        if (!isfinite(p->origin[i])) return ON_FAILURE | ON_INVALID;
+    }
+    if (nt >= (1u << 31)) return ON_FAILURE | ON_INVALID;
+    if (!isfinite(p->scale) || p->scale <= 0 || !isfinite(p->radius) || p->radius < 0)
+        return ON_FAILURE | ON_INVALID;
+    on_tree *t = calloc(1, sizeof *t);
+    if (!t) return ON_FAILURE | ON_NO_MEMORY;
+    t->tiles = calloc((size_t)nt, sizeof *t->tiles);
+    if (!t->tiles) {
+        free(t);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    t->p = *p;
+    t->n = 1 << p->depth;
+    t->ntiles = (uint32_t)nt;
+    t->inv_scale = 1.0 / p->scale;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        on_table_init(&t->tiles[i].table);
+        t->tiles[i].loaded = 1;
+        t->tiles[i].salt = 1;
+    }
+    *out = t;
+    return ON_SUCCESS;
+}
+
+void on_tree_destroy(on_tree *t)
+{
+    if (!t) return;
+    for (uint32_t i = 0; i < t->ntiles; i++) on_table_free(&t->tiles[i].table);
+    free(t->tiles);
+    free(t);
+}
+
+const on_tree_params *on_tree_get_params(const on_tree *t) { return &t->p; }
+uint64_t on_tree_revision(const on_tree *t) { return t->revision; }
+uint32_t on_tree_tile_count(const on_tree *t) { return t->ntiles; }
+
+uint32_t on_tree_tile_salt(const on_tree *t, uint32_t tile)
+{
+    return tile < t->ntiles ? t->tiles[tile].salt : 0;
+}
+
+size_t on_tree_tile_nodes(const on_tree *t, uint32_t tile)
+{
+    return tile < t->ntiles ? t->tiles[tile].table.count : 0;
+}
+
+void on_tree_touch(on_tree *t, uint32_t tile)
+{
+    t->revision++;
+    t->tiles[tile].salt++;
+    if (t->tiles[tile].salt == 0) t->tiles[tile].salt = 1; /* 0 means "no tile" to callers */
+}
+
+void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    st->tiles = t->ntiles;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_tile *tl = &t->tiles[i];
+        st->nodes += tl->table.count;
+        st->slots += tl->table.cap;
+        st->table_bytes += on_table_bytes(&tl->table);
+        st->tiles_loaded += tl->loaded;
+    }
+    st->bytes = st->table_bytes + (size_t)t->ntiles * sizeof(on_tile) + sizeof(on_tree);
+    st->bytes_per_node = st->nodes ? (double)st->bytes / (double)st->nodes : 0;
+    st->load_factor = st->slots ? (double)st->nodes / (double)st->slots : 0;
+}
+
+on_status on_tree_compact(on_tree *t, double load)
+{
+    if (load == 0) load = DEFAULT_COMPACT_LOAD;
+    if (!(load > 0.1 && load <= ON_TABLE_MAX_LOAD)) return ON_FAILURE | ON_INVALID;
+    for (uint32_t i = 0; i < t->ntiles; i++)
+        if (on_table_compact(&t->tiles[i].table, load) != 0) return ON_FAILURE | ON_NO_MEMORY;
+    return ON_SUCCESS;
+}
+
+/* ---- insertion ------------------------------------------------------------------------------- */
+
+typedef struct ins_ctx {
+    on_table *tab;
+    on_classify_fn fn;
+    void *ud;
+    double base[3]; /* nav-space min corner of the tile */
+} ins_ctx;
+
+/* Free every stored descendant of a stored node (its blockFlag bits are left to the caller). */
+static void drop_subtree(on_table *tab, uint32_t code)
+{
+    uint8_t *v = on_table_find(tab, code);
+    if (!v) return;
+    uint8_t bf = *v;
+    on_table_remove(tab, code);
+    if (on_code_layer(code) <= 1) return; /* children are leaves: never stored */
+    for (unsigned i = 0; i < 8; i++)
+        if (!(bf & (1u << i))) drop_subtree(tab, on_code_child(code, i));
+}
+
+static int has_stored_child(on_table *tab, uint32_t code)
+{
+    if (on_code_layer(code) <= 1) return 0;
+    for (unsigned i = 0; i < 8; i++)
+        if (on_table_find(tab, on_code_child(code, i))) return 1;
+    return 0;
+}
+
+/* Insert into the subtree of a stored node. Returns 0, or -1 when an allocation failed (the tree
+ * stays valid: everything inserted so far is pruned and flagged as usual). */
+static int insert_rec(ins_ctx *c, uint32_t code)
+{
+    uint32_t cl = on_code_layer(code) - 1;
+    double cs = (double)(1u << cl);
+    for (unsigned i = 0; i < 8; i++) {
+        uint8_t bf = *on_table_find(c->tab, code);
+        if (bf & (1u << i)) continue;
+        uint32_t child = on_code_child(code, i);
+        double mn[3] = {c->base[0] + on_code_x(child), c->base[1] + on_code_y(child), c->base[2] + on_code_z(child)};
+        int hit = c->fn(c->ud, mn, cs);
+        if (hit == ON_MISS) continue;
+        if (hit == ON_FULL_HIT || cl == 0) {
+            if (cl > 0) drop_subtree(c->tab, child);
+            *on_table_find(c->tab, code) |= (uint8_t)(1u << i);
+            continue;
+        }
+        if (!on_table_find(c->tab, child) && on_table_insert(c->tab, child, 0) != 0) return -1;
+        int rc = insert_rec(c, child);
+        uint8_t cv = *on_table_find(c->tab, child);
+        if (cv == 0xff) {
+            on_table_remove(c->tab, child);
+            *on_table_find(c->tab, code) |= (uint8_t)(1u << i);
+        } else if (cv == 0 && !has_stored_child(c->tab, child)) {
+            on_table_remove(c->tab, child); /* only reachable after a failed allocation below */
+        }
+        if (rc != 0) return -1;
+    }
+    return 0;
+}
+
+static on_status insert_tile(on_tree *t, uint32_t ti, on_classify_fn fn, void *ud)
+{
+    on_tile *tl = &t->tiles[ti];
+    if (tl->solid || !tl->loaded) return ON_SUCCESS;
+    int ijk[3];
+    on_tile_coords(t, ti, ijk);
+    ins_ctx c = {&tl->table, fn, ud, {(double)ijk[0] * t->n, (double)ijk[1] * t->n, (double)ijk[2] * t->n}};
+    int hit = fn(ud, c.base, (double)t->n);
+    if (hit == ON_MISS) return ON_SUCCESS;
+    on_tree_touch(t, ti);
+    uint32_t root = on_root_code(t);
+    if (hit == ON_FULL_HIT) {
+        on_table_free(&tl->table);
+        tl->solid = 1;
+        return ON_SUCCESS;
+    }
+    if (!on_table_find(&tl->table, root) && on_table_insert(&tl->table, root, 0) != 0)
+        return ON_FAILURE | ON_NO_MEMORY;
+    int rc = insert_rec(&c, root);
+    uint8_t rv = *on_table_find(&tl->table, root);
+    if (rv == 0xff) {
+        on_table_free(&tl->table);
+        tl->solid = 1;
+    } else if (rv == 0 && !has_stored_child(&tl->table, root)) {
+        on_table_remove(&tl->table, root);
+    }
+    return rc == 0 ? ON_SUCCESS : (ON_FAILURE | ON_NO_MEMORY);
+}
+
+static int clampi(double v, int lo, int hi)
+{
+    if (!(v >= lo)) return lo; /* NaN too */
+    if (v > hi) return hi;
+    return (int)v;
+}
+
+on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_classify_fn fn, void *ud)
+{
+    int a[3], b[3];
+    for (int i = 0; i < 3; i++) {
+        double ext = (double)t->p.tiles[i] * t->n;
+        if (!(hi[i] >= 0) || !(lo[i] <= ext)) return ON_SUCCESS; /* wholly outside (or NaN) */
+        a[i] = clampi(floor(lo[i] / t->n), 0, t->p.tiles[i] - 1);
+        b[i] = clampi(floor(hi[i] / t->n), 0, t->p.tiles[i] - 1);
+    }
+    for (int k = a[2]; k <= b[2]; k++)
+        for (int j = a[1]; j <= b[1]; j++)
+            for (int i = a[0]; i <= b[0]; i++) {
+                on_status s = insert_tile(t, on_tile_index(t, i, j, k), fn, ud);
+                if (on_failed(s)) return s;
+            }
+    return ON_SUCCESS;
+}
+
+/* ---- point location -------------------------------------------------------------------------- */
+
+int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell *cell)
+{
+    int64_t n = t->n;
+    if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+        return 0;
+    uint32_t ti = on_tile_index(t, (int)(x / n), (int)(y / n), (int)(z / n));
+    const on_tile *tl = &t->tiles[ti];
+    if (tl->solid || !tl->loaded) return 0;
+    uint32_t lx = (uint32_t)(x % n), ly = (uint32_t)(y % n), lz = (uint32_t)(z % n);
+    uint32_t layer = (uint32_t)t->p.depth;
+    uint32_t code = on_root_code(t);
+    const uint8_t *v = on_table_find(&tl->table, code);
+    while (v) {
+        layer--;
+        unsigned ci = ((lx >> layer) & 1u) | (((ly >> layer) & 1u) << 1) | (((lz >> layer) & 1u) << 2);
+        if (*v & (1u << ci)) return 0;
+        code = on_code_at(lx, ly, lz, layer);
+        if (layer == 0) break;
+        v = on_table_find(&tl->table, code);
+    }
+    if (cell) {
+        cell->tile = ti;
+        cell->code = code;
+    }
+    return 1;
+}
+
+on_status on_tree_locate(const on_tree *t, const double p[3], on_cell *cell)
+{
+    double n[3];
+    on_to_nav(t, p, n);
+    int64_t q[3];
+    for (int i = 0; i < 3; i++) {
+        if (isnan(n[i])) return ON_FAILURE | ON_INVALID;
+        if (n[i] < 0 || n[i] >= (double)t->p.tiles[i] * t->n) return ON_FAILURE | ON_OUTSIDE;
+        q[i] = (int64_t)floor(n[i]);
+    }
+    on_cell c;
+    if (!on_tree_leaf_free(t, q[0], q[1], q[2], &c)) return ON_FAILURE | ON_BLOCKED;
+    if (cell) *cell = c;
+    return ON_SUCCESS;
+}
+
+void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size)
+{
+    int ijk[3];
+    on_tile_coords(t, c.tile, ijk);
+    min[0] = (int64_t)ijk[0] * t->n + on_code_x(c.code);
+    min[1] = (int64_t)ijk[1] * t->n + on_code_y(c.code);
+    min[2] = (int64_t)ijk[2] * t->n + on_code_z(c.code);
+    if (size) *size = (int64_t)1 << on_code_layer(c.code);
+}
+
+void on_tree_cell_bounds(const on_tree *t, on_cell c, double min[3], double *size)
+{
+    int64_t m[3], s;
+    on_tree_cell_nav(t, c, m, &s);
+    for (int i = 0; i < 3; i++) min[i] = t->p.origin[i] + (double)m[i] * t->p.scale;
+    if (size) *size = (double)s * t->p.scale;
+}
+
+/* ---- neighbours ------------------------------------------------------------------------------ */
+
+typedef struct nb_out {
+    on_cell *out;
+    uint8_t *faces;
+    size_t cap, count;
+} nb_out;
+
+static void nb_emit(nb_out *o, uint32_t tile, uint32_t code, int face)
+{
+    if (o->count < o->cap) {
+        o->out[o->count].tile = tile;
+        o->out[o->count].code = code;
+        if (o->faces) o->faces[o->count] = (uint8_t)face;
+    }
+    o->count++;
+}
+
+/* Emit the free descendants of stored node `code` that touch its side `side` (axis*2 + 0 for the min
+ * face, +1 for the max face). */
+static void nb_collect(const on_table *tab, uint32_t tile, uint32_t code, int axis, int hi, int face, nb_out *o)
+{
+    uint8_t bf = *on_table_find(tab, code);
+    uint32_t cl = on_code_layer(code) - 1;
+    for (unsigned i = 0; i < 8; i++) {
+        if ((int)((i >> axis) & 1u) != hi) continue;
+        if (bf & (1u << i)) continue;
+        uint32_t child = on_code_child(code, i);
+        if (cl > 0 && on_table_find(tab, child))
+            nb_collect(tab, tile, child, axis, hi, face, o);
+        else
+            nb_emit(o, tile, child, face);
+    }
+}
+
+on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *faces, size_t cap, size_t *count)
+{
+    nb_out o = {out, faces, cap, 0};
+    int ijk[3];
+    if (c.tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
+    on_tile_coords(t, c.tile, ijk);
+    uint32_t L = on_code_layer(c.code);
+    int64_t s = (int64_t)1 << L;
+    int64_t loc[3] = {on_code_x(c.code), on_code_y(c.code), on_code_z(c.code)};
+    for (int face = 0; face < 6; face++) {
+        int axis = face >> 1, dir = face & 1;
+        int64_t nl[3] = {loc[0], loc[1], loc[2]};
+        int nt[3] = {ijk[0], ijk[1], ijk[2]};
+        nl[axis] += dir ? s : -s;
+        int cross = 0;
+        if (nl[axis] < 0) {
+            nt[axis]--;
+            nl[axis] += t->n;
+            cross = 1;
+        } else if (nl[axis] >= t->n) {
+            nt[axis]++;
+            nl[axis] -= t->n;
+            cross = 1;
+        }
+        if (nt[axis] < 0 || nt[axis] >= t->p.tiles[axis]) continue;
+        uint32_t ti = on_tile_index(t, nt[0], nt[1], nt[2]);
+        const on_tile *tl = &t->tiles[ti];
+        if (tl->solid || !tl->loaded) continue;
+        uint32_t x = (uint32_t)nl[0], y = (uint32_t)nl[1], z = (uint32_t)nl[2];
+        /* Walk down from the lowest common ancestor (stored, since c is free below it) or, across a
+         * tile border, from the root. */
+        uint32_t layer = (uint32_t)t->p.depth;
+        if (!cross) {
+            uint32_t diff = (x ^ (uint32_t)loc[0]) | (y ^ (uint32_t)loc[1]) | (z ^ (uint32_t)loc[2]);
+            uint32_t top = 0;
+            while ((diff >> top) > 1) top++;
+            layer = top + 1; /* the LCA's layer: the first layer where both agree */
+        }
+        uint32_t node = on_code_at(x, y, z, layer);
+        const uint8_t *v = on_table_find(&tl->table, node);
+        if (!v) { /* only the root can be missing here: the whole tile is one free cell */
+            nb_emit(&o, ti, node, face);
+            continue;
+        }
+        for (;;) {
+            if (layer == L) {
+                /* same-size region is subdivided: its free descendants on the shared face */
+                nb_collect(&tl->table, ti, node, axis, !dir, face, &o);
+                break;
+            }
+            layer--;
+            unsigned ci = ((x >> layer) & 1u) | (((y >> layer) & 1u) << 1) | (((z >> layer) & 1u) << 2);
+            if (*v & (1u << ci)) break; /* blocked */
+            node = on_code_at(x, y, z, layer);
+            if (layer == 0 || !(v = on_table_find(&tl->table, node))) {
+                nb_emit(&o, ti, node, face); /* a free cell at least as large as c */
+                break;
+            }
+        }
+    }
+    *count = o.count;
+    return o.count > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+}
+
+/* ---- blocking cells, fill, clear ------------------------------------------------------------- */
+
+on_status on_tree_block_cell(on_tree *t, on_cell c)
+{
+    on_tile *tl = &t->tiles[c.tile];
+    on_tree_touch(t, c.tile);
+    uint32_t code = c.code;
+    for (;;) {
+        if (on_code_layer(code) == (uint32_t)t->p.depth) {
+            on_table_free(&tl->table);
+            tl->solid = 1;
+            return ON_SUCCESS;
+        }
+        drop_subtree(&tl->table, code);
+        uint32_t parent = on_code_parent(code);
+        uint8_t *v = on_table_find(&tl->table, parent);
+        if (!v) return ON_FAILURE | ON_INVALID;
+        *v |= (uint8_t)(1u << on_code_child_index(code));
+        if (*v != 0xff) return ON_SUCCESS;
+        code = parent;
+    }
+}
+
+static int cell_still_free(const on_tree *t, on_cell c)
+{
+    int64_t m[3];
+    on_cell now;
+    on_tree_cell_nav(t, c, m, NULL);
+    return on_tree_leaf_free(t, m[0], m[1], m[2], &now) && now.tile == c.tile && now.code == c.code;
+}
+
+/* Breadth-first over free cells, blocking each as it is taken: blocked cells are never neighbours,
+ * so no visited set is needed (a cell queued twice is found already blocked and skipped). */
+on_status on_tree_fill(on_tree *t, const double p[3], size_t *blocked_cells)
+{
+    if (blocked_cells) *blocked_cells = 0;
+    on_cell start;
+    on_status s = on_tree_locate(t, p, &start);
+    if (!on_ok(s)) return s;
+    size_t qcap = 1024, head = 0, tail = 0, nbcap = 256, done = 0;
+    on_cell *q = malloc(qcap * sizeof *q), *nb = malloc(nbcap * sizeof *nb);
+    if (!q || !nb) {
+        free(q);
+        free(nb);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    on_status rc = ON_SUCCESS;
+    q[tail++] = start;
+    while (head < tail) {
+        on_cell c = q[head++];
+        if (!cell_still_free(t, c)) continue;
+        size_t n;
+        for (;;) {
+            on_status ns = on_tree_neighbors(t, c, nb, NULL, nbcap, &n);
+            if (on_ok(ns)) break;
+            on_cell *bigger = realloc(nb, n * sizeof *nb);
+            if (!bigger) {
+                rc = ON_FAILURE | ON_NO_MEMORY;
+                goto out;
+            }
+            nb = bigger;
+            nbcap = n;
+        }
+        on_tree_block_cell(t, c);
+        done++;
+        /* compact the consumed front of the queue before growing it */
+        if (tail + n > qcap && head > 0) {
+            memmove(q, q + head, (tail - head) * sizeof *q);
+            tail -= head;
+            head = 0;
+        }
+        if (tail + n > qcap) {
+            size_t nc = (tail + n) * 2;
+            on_cell *bigger = realloc(q, nc * sizeof *q);
+            if (!bigger) {
+                rc = ON_FAILURE | ON_NO_MEMORY;
+                goto out;
+            }
+            q = bigger;
+            qcap = nc;
+        }
+        memcpy(q + tail, nb, n * sizeof *nb);
+        tail += n;
+    }
+out:
+    free(q);
+    free(nb);
+    if (blocked_cells) *blocked_cells = done;
+    return rc;
+}
+
+on_status on_tree_clear_tile(on_tree *t, uint32_t tile)
+{
+    if (tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
+    on_table_free(&t->tiles[tile].table);
+    t->tiles[tile].solid = 0;
+    on_tree_touch(t, tile);
+    return ON_SUCCESS;
+}

@@ -1,0 +1,74 @@
+/*
+ * tree.h -- the sparse octree inside octonav (internal; the public face is octonav.h).
+ *
+ * A tree is a grid of tiles; each tile owns one node table (table.h). A node is stored iff it is
+ * subdivided; its value is blockFlag (bit i = child i fully blocked, not stored). A child neither
+ * flagged nor stored is free space. A tile with no stored root is wholly free, or wholly blocked
+ * when its `solid` flag is set. Insertion prunes at once: a node whose 8 children all become blocked
+ * is removed and flagged in its parent. Everything here works in nav space (leaf = 1 unit).
+ */
+#ifndef OCTONAV_TREE_H
+#define OCTONAV_TREE_H
+
+#include "octonav.h"
+#include "codes.h"
+#include "table.h"
+
+typedef struct on_tile {
+    on_table table;
+    uint32_t salt;     /* bumped on every replacement of this tile's contents */
+    uint8_t solid;     /* root not stored and wholly blocked */
+    uint8_t loaded;    /* 1 for tiles in memory (always 1 until streaming unloads tiles) */
+} on_tile;
+
+struct on_tree {
+    on_tree_params p;
+    int n;             /* leaves per tile side: 1 << depth */
+    uint32_t ntiles;
+    uint64_t revision;
+    double inv_scale;
+    on_tile *tiles;
+};
+
+/* How a piece of geometry meets an axis-aligned cube (nav space, min corner and edge length). */
+enum { ON_MISS = 0, ON_PARTIAL_HIT = 1, ON_FULL_HIT = 2 };
+typedef int (*on_classify_fn)(void *ud, const double min[3], double size);
+
+/* Insert geometry described by a classifier into every tile overlapping the nav-space box
+ * [lo, hi] (the geometry's bounds). Leaves hit partially are blocked; nodes hit fully are blocked
+ * whole and their subtrees freed. */
+on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_classify_fn fn, void *ud);
+
+/* Tile index helpers. */
+static inline uint32_t on_tile_index(const on_tree *t, int i, int j, int k)
+{
+    return (uint32_t)i + (uint32_t)t->p.tiles[0] * ((uint32_t)j + (uint32_t)t->p.tiles[1] * (uint32_t)k);
+}
+static inline void on_tile_coords(const on_tree *t, uint32_t tile, int ijk[3])
+{
+    ijk[0] = (int)(tile % (uint32_t)t->p.tiles[0]);
+    ijk[1] = (int)((tile / (uint32_t)t->p.tiles[0]) % (uint32_t)t->p.tiles[1]);
+    ijk[2] = (int)(tile / ((uint32_t)t->p.tiles[0] * (uint32_t)t->p.tiles[1]));
+}
+static inline uint32_t on_root_code(const on_tree *t) { return on_code_make(0, 0, 0, (uint32_t)t->p.depth); }
+
+/* Leaf-lattice state of a global leaf coordinate: 1 free, 0 blocked (outside counts as blocked).
+ * When free and cell is not NULL, the free cell containing it. */
+int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell *cell);
+
+/* Global nav-space min corner of a cell, in leaves. */
+void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size);
+
+/* Block one free cell (set its bit in the parent, prune upward). */
+on_status on_tree_block_cell(on_tree *t, on_cell c);
+
+/* Mark a change: bumps the revision and the tile's salt. */
+void on_tree_touch(on_tree *t, uint32_t tile);
+
+/* World <-> nav conversion. */
+static inline void on_to_nav(const on_tree *t, const double w[3], double n[3])
+{
+    for (int i = 0; i < 3; i++) n[i] = (w[i] - t->p.origin[i]) * t->inv_scale;
+}
+
+#endif

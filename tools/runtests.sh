@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs the C unit tests and the busted specs against the build in $1 (default: build) and ends with
+# one line "N passed, N failed" adding both up. SANITIZE=1 preloads the ASan runtime for lua5.4.
+set -u
+build=${1:-build}; shift || true
+cd "$(dirname "$0")/.."
+pass=0; fail=0
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+for t in "$build"/tests/test_*; do
+  [ -x "$t" ] || continue
+  out=$("$t" 2>&1); rc=$?
+  echo "$out" | grep -v '^c/' | tail -20
+  line=$(echo "$out" | grep -E '^c/.*: [0-9]+ passed, [0-9]+ failed$' | tail -1)
+  if [ -n "$line" ]; then
+    echo "$line"
+    p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\1/')
+    f=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed, ([0-9]+) failed/\2/')
+    pass=$((pass + p)); fail=$((fail + f))
+    [ $rc -ne 0 ] && [ "$f" -eq 0 ] && fail=$((fail + 1))
+  else
+    echo "$t: crashed or printed no summary (exit $rc)"; fail=$((fail + 1))
+  fi
+done
+
+preload=""
+if [ "${SANITIZE:-0}" = 1 ]; then
+  preload=$(${CC:-cc} -print-file-name=libasan.so)
+  # busted itself and the Lua interpreter are not instrumented; their own allocations are not ours
+  export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
+fi
+tap=$(mktemp)
+LD_PRELOAD="$preload" busted --lua=lua5.4 --cpath="$build/?.so" -o TAP "$@" >"$tap" 2>&1
+brc=$?
+grep -vE '^ok [0-9]+' "$tap" | head -200
+sp=$(grep -cE '^ok [0-9]+' "$tap"); sf=$(grep -cE '^not ok [0-9]+' "$tap")
+echo "specs: $sp passed, $sf failed"
+if [ $brc -ne 0 ] && [ "$sf" -eq 0 ]; then echo "busted exited $brc"; sf=1; fi
+rm -f "$tap"
+pass=$((pass + sp)); fail=$((fail + sf))
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
