@@ -1,0 +1,301 @@
+/*
+ * raycast.c -- line of sight by the rule in raycast.h: a dense walk (one voxel at a time, the
+ * reference and the grid baseline) and an octree walk that jumps a whole free cell at a time.
+ *
+ * Both walkers share the per-axis state (current voxel index, next plane crossing t) and the
+ * transition check. The octree walker only stops where the segment leaves its current free cell;
+ * every crossing it skips lies inside one free cube, where the check cannot fail (the voxels before
+ * and after, and every voxel between them, are in that cube).
+ */
+#include "raycast.h"
+#include "tree.h"
+
+#include <math.h>
+
+typedef struct walk {
+    double a[3], d[3];
+    int64_t idx[3];  /* moving axes: current voxel; on-plane axes: the lower of the two voxels */
+    int step[3];     /* +1, -1, or 0 for an axis the segment does not move along */
+    int two[3];      /* 1 when the segment lies on a lattice plane of this axis (d == 0, a integer) */
+    double tnext[3]; /* next plane crossing of a moving axis, INFINITY otherwise */
+} walk;
+
+/* The one expression for "when does the segment cross plane k of axis j". */
+static inline double tplane(const walk *w, int j, int64_t k)
+{
+    return ((double)k - w->a[j]) / w->d[j];
+}
+
+static void walk_init(walk *w, const double a[3], const double b[3])
+{
+    for (int j = 0; j < 3; j++) {
+        w->a[j] = a[j];
+        w->d[j] = b[j] - a[j];
+        w->two[j] = 0;
+        if (w->d[j] > 0) {
+            w->step[j] = 1;
+            w->idx[j] = (int64_t)floor(a[j]);
+            w->tnext[j] = tplane(w, j, w->idx[j] + 1);
+        } else if (w->d[j] < 0) {
+            w->step[j] = -1;
+            w->idx[j] = (int64_t)ceil(a[j]) - 1;
+            w->tnext[j] = tplane(w, j, w->idx[j]);
+        } else {
+            w->step[j] = 0;
+            double f = floor(a[j]);
+            w->two[j] = (f == a[j]);
+            w->idx[j] = (int64_t)f - w->two[j];
+            w->tnext[j] = INFINITY;
+        }
+    }
+}
+
+/* Voxels around a point of the walk, as up to 8 entries indexed by one bit per axis:
+ * bit j clear = lo[j], set = lo[j] + 1 (only for axes with two choices). */
+typedef struct around {
+    int64_t lo[3];
+    unsigned valid;  /* mask of the 8 entries that exist */
+    unsigned before, after; /* entries in the open interval just before / just after the point */
+} around;
+
+static const unsigned low_half[3] = {0x55u, 0x33u, 0x0fu}; /* entries with bit j clear */
+
+static unsigned mask_with_bit(int j, int set) { return set ? (~low_half[j] & 0xffu) : low_half[j]; }
+
+/* The voxels around the event at which the axes in `cross` step. */
+static void around_event(const walk *w, unsigned cross, around *r)
+{
+    unsigned valid = 0xff, before = 0xff, after = 0xff;
+    for (int j = 0; j < 3; j++) {
+        if (cross & (1u << j)) {
+            int up = w->step[j] > 0;
+            r->lo[j] = up ? w->idx[j] : w->idx[j] - 1;
+            before &= mask_with_bit(j, !up);
+            after &= mask_with_bit(j, up);
+        } else {
+            r->lo[j] = w->idx[j];
+            if (!w->two[j]) valid &= low_half[j];
+        }
+    }
+    r->valid = valid;
+    r->before = before & valid;
+    r->after = after & valid;
+}
+
+/* The voxels around the start point (the open interval just after t = 0). */
+static void around_start(const walk *w, around *r)
+{
+    unsigned valid = 0xff;
+    for (int j = 0; j < 3; j++) {
+        r->lo[j] = w->idx[j];
+        if (!w->two[j]) valid &= low_half[j];
+    }
+    r->valid = r->before = r->after = valid;
+}
+
+/* Entries of `after` reachable from free entries of `before` through face-sharing free entries. */
+static unsigned reach_after(unsigned freem, unsigned before, unsigned after)
+{
+    unsigned reach = freem & before, prev;
+    do {
+        prev = reach;
+        for (int j = 0; j < 3; j++) {
+            unsigned sh = 1u << j;
+            unsigned lo = low_half[j];
+            reach |= (((reach & lo) << sh) | ((reach >> sh) & lo)) & freem;
+        }
+    } while (reach != prev);
+    return reach & after & freem;
+}
+
+static inline unsigned lowest_axes(const walk *w, double *t)
+{
+    double m = fmin(w->tnext[0], fmin(w->tnext[1], w->tnext[2]));
+    unsigned c = 0;
+    for (int j = 0; j < 3; j++)
+        if (w->tnext[j] == m) c |= 1u << j;
+    *t = m;
+    return c;
+}
+
+static void advance(walk *w, unsigned cross)
+{
+    for (int j = 0; j < 3; j++)
+        if (cross & (1u << j)) {
+            w->idx[j] += w->step[j];
+            w->tnext[j] = tplane(w, j, w->step[j] > 0 ? w->idx[j] + 1 : w->idx[j]);
+        }
+}
+
+/* ---- dense walk ------------------------------------------------------------------------------ */
+
+static unsigned free_mask_fn(on_voxel_free_fn fn, const void *ud, const around *r)
+{
+    unsigned m = 0;
+    for (unsigned e = 0; e < 8; e++)
+        if ((r->valid & (1u << e)) &&
+            fn(ud, r->lo[0] + (e & 1u), r->lo[1] + ((e >> 1) & 1u), r->lo[2] + ((e >> 2) & 1u)))
+            m |= 1u << e;
+    return m;
+}
+
+/* Coordinates beyond this are treated as outside any map (and keep the int64 casts defined). */
+#define COORD_LIMIT 4.0e15
+
+static int sane(const double a[3], const double b[3])
+{
+    for (int j = 0; j < 3; j++)
+        if (!(fabs(a[j]) < COORD_LIMIT) || !(fabs(b[j]) < COORD_LIMIT)) return 0;
+    return 1;
+}
+
+int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const double b[3], double *t_hit)
+{
+    if (t_hit) *t_hit = 0;
+    if (!sane(a, b)) return 0;
+    walk w;
+    walk_init(&w, a, b);
+    around r;
+    around_start(&w, &r);
+    if (!free_mask_fn(fn, ud, &r)) return 0;
+    for (;;) {
+        double t;
+        unsigned cross = lowest_axes(&w, &t);
+        if (!(t < 1.0)) return 1;
+        around_event(&w, cross, &r);
+        if (!reach_after(free_mask_fn(fn, ud, &r), r.before, r.after)) {
+            if (t_hit) *t_hit = t;
+            return 0;
+        }
+        advance(&w, cross);
+    }
+}
+
+/* ---- octree walk ----------------------------------------------------------------------------- */
+
+typedef struct tree_probe {
+    const on_tree *t;
+    on_cell cur;          /* the free cell the walk is in */
+    int64_t cmin[3], cs;  /* its nav-space box */
+    on_cell cells[8];
+} tree_probe;
+
+static unsigned free_mask_tree(tree_probe *p, const around *r)
+{
+    unsigned m = 0;
+    for (unsigned e = 0; e < 8; e++) {
+        if (!(r->valid & (1u << e))) continue;
+        int64_t v[3] = {r->lo[0] + (e & 1u), r->lo[1] + ((e >> 1) & 1u), r->lo[2] + ((e >> 2) & 1u)};
+        if (v[0] >= p->cmin[0] && v[0] < p->cmin[0] + p->cs && v[1] >= p->cmin[1] && v[1] < p->cmin[1] + p->cs &&
+            v[2] >= p->cmin[2] && v[2] < p->cmin[2] + p->cs) {
+            p->cells[e] = p->cur; /* inside the cell we are walking through: free, no lookup */
+            m |= 1u << e;
+        } else if (on_tree_leaf_free(p->t, v[0], v[1], v[2], &p->cells[e])) {
+            m |= 1u << e;
+        }
+    }
+    return m;
+}
+
+/* Of the free entries in `m`, the one in the largest cell: the walk then jumps furthest. */
+static unsigned pick_largest(const tree_probe *p, unsigned m)
+{
+    unsigned best = 0, bl = 0;
+    for (unsigned e = 0; e < 8; e++)
+        if (m & (1u << e)) {
+            unsigned l = on_code_layer(p->cells[e].code) + 1;
+            if (l > bl) {
+                bl = l;
+                best = e;
+            }
+        }
+    return best;
+}
+
+/* Bring a moving axis to its state just before parameter t: every plane crossed strictly earlier
+ * is crossed. The position estimate is corrected with the exact plane parameters. */
+static void sync_axis(walk *w, int j, double t)
+{
+    if (w->step[j] > 0) {
+        int64_t k = (int64_t)floor(w->a[j] + t * w->d[j]);
+        if (k < w->idx[j]) k = w->idx[j];
+        while (tplane(w, j, k + 1) < t) k++;
+        while (k > w->idx[j] && tplane(w, j, k) >= t) k--;
+        w->idx[j] = k;
+        w->tnext[j] = tplane(w, j, k + 1);
+    } else {
+        int64_t k = (int64_t)floor(w->a[j] + t * w->d[j]);
+        if (k > w->idx[j]) k = w->idx[j];
+        while (tplane(w, j, k) < t) k--;
+        while (k < w->idx[j] && tplane(w, j, k + 1) >= t) k++;
+        w->idx[j] = k;
+        w->tnext[j] = tplane(w, j, k);
+    }
+}
+
+/* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. */
+static int walk_tree(const on_tree *t, const double a[3], const double b[3], double *t_hit)
+{
+    *t_hit = 0;
+    if (!sane(a, b)) return 0;
+    walk w;
+    walk_init(&w, a, b);
+    tree_probe p;
+    p.t = t;
+    p.cs = 0; /* no current cell yet */
+    p.cmin[0] = p.cmin[1] = p.cmin[2] = 0;
+    around r;
+    around_start(&w, &r);
+    unsigned m = free_mask_tree(&p, &r);
+    if (!m) return 0;
+    p.cur = p.cells[pick_largest(&p, m)];
+    for (;;) {
+        on_tree_cell_nav(t, p.cur, p.cmin, &p.cs);
+        const int64_t *cmin = p.cmin, cs = p.cs;
+        /* when does the segment leave the current cell? */
+        double te = INFINITY;
+        for (int j = 0; j < 3; j++)
+            if (w.step[j]) {
+                double tj = tplane(&w, j, w.step[j] > 0 ? cmin[j] + cs : cmin[j]);
+                if (tj < te) te = tj;
+            }
+        if (!(te < 1.0)) return 1;
+        for (int j = 0; j < 3; j++)
+            if (w.step[j]) sync_axis(&w, j, te);
+        double tev;
+        unsigned cross = lowest_axes(&w, &tev);
+        around_event(&w, cross, &r);
+        unsigned ok = reach_after(free_mask_tree(&p, &r), r.before, r.after);
+        if (!ok) {
+            *t_hit = tev;
+            return 0;
+        }
+        p.cur = p.cells[pick_largest(&p, ok)];
+        advance(&w, cross);
+    }
+}
+
+static int to_nav_checked(const on_tree *t, const double a[3], const double b[3], double na[3], double nb[3])
+{
+    for (int j = 0; j < 3; j++)
+        if (isnan(a[j]) || isnan(b[j])) return 0;
+    on_to_nav(t, a, na);
+    on_to_nav(t, b, nb);
+    return 1;
+}
+
+on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3])
+{
+    double na[3], nb[3], th;
+    if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
+    return walk_tree(t, na, nb, &th) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
+}
+
+on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit)
+{
+    double na[3], nb[3], th = 0;
+    if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
+    int clear = walk_tree(t, na, nb, &th);
+    if (t_hit) *t_hit = clear ? 1.0 : th;
+    return clear ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
+}
