@@ -129,6 +129,15 @@ ON_API void on_tree_cell_bounds(const on_tree *t, on_cell c, double min[3], doub
 ON_API on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count);
 
+/* Every leaf-level region of the tree as a list of cubes: each free cell and each blocked cube
+ * (a flagged child, or a solid tile), in tile order then pre-order. fn returns nonzero to stop. */
+typedef int (*on_cell_visit_fn)(void *ud, on_cell c, int blocked);
+ON_API on_status on_tree_visit(const on_tree *t, on_cell_visit_fn fn, void *ud);
+
+/* Write the blocked (what = 0) or free (what = 1) cubes as an OBJ of boxes, in world space.
+ * *boxes (may be NULL) gets the number written. */
+ON_API on_status on_tree_export_obj(const on_tree *t, const char *path, int what, size_t *boxes);
+
 /* Line of sight between two world points (see README, "visibility rule").
  * visible: ON_SUCCESS when clear, ON_FAILURE|ON_BLOCKED otherwise.
  * raycast: ON_SUCCESS when clear; ON_FAILURE|ON_BLOCKED with *t_hit in [0,1] at the first blocked point. */

@@ -388,6 +388,43 @@ on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *
     return o.count > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
 }
 
+/* ---- visiting every cube --------------------------------------------------------------------- */
+
+static int visit_rec(const on_table *tab, uint32_t tile, uint32_t code, on_cell_visit_fn fn, void *ud)
+{
+    uint8_t bf = *on_table_find(tab, code);
+    for (unsigned i = 0; i < 8; i++) {
+        uint32_t child = on_code_child(code, i);
+        on_cell c = {tile, child};
+        if (bf & (1u << i)) {
+            if (fn(ud, c, 1)) return 1;
+        } else if (on_code_layer(child) > 0 && on_table_find(tab, child)) {
+            if (visit_rec(tab, tile, child, fn, ud)) return 1;
+        } else if (fn(ud, c, 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+on_status on_tree_visit(const on_tree *t, on_cell_visit_fn fn, void *ud)
+{
+    uint32_t root = on_root_code(t);
+    for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+        const on_tile *tl = &t->tiles[ti];
+        if (!tl->loaded) continue;
+        on_cell c = {ti, root};
+        if (tl->solid) {
+            if (fn(ud, c, 1)) break;
+        } else if (!on_table_find(&tl->table, root)) {
+            if (fn(ud, c, 0)) break;
+        } else if (visit_rec(&tl->table, ti, root, fn, ud)) {
+            break;
+        }
+    }
+    return ON_SUCCESS;
+}
+
 /* ---- blocking cells, fill, clear ------------------------------------------------------------- */
 
 on_status on_tree_block_cell(on_tree *t, on_cell c)

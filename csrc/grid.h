@@ -1,0 +1,22 @@
+/*
+ * grid.h -- internal extras of the dense grid baseline (grid.c); the public face is octonav.h.
+ * Memory accounting for the benchmarks and a hook that lets the tests force the search's generation
+ * stamp to wrap around.
+ */
+#ifndef OCTONAV_GRID_H
+#define OCTONAV_GRID_H
+
+#include "octonav.h"
+
+/* Bytes the grid holds now: the blocked bitset, the per-cell search arrays (once a search has run)
+ * and the open list's heap. */
+size_t on_grid_bytes(const on_grid *g);
+
+/* The largest open-list size any search on this grid has reached (entries, stale ones included). */
+size_t on_grid_heap_peak(const on_grid *g);
+
+/* Tests only: make the next searches use generation stamps from gen + 1 on, so a test can cross the
+ * wrap-around (stamps are 24 bits). Ignored when gen is below the current generation or too large. */
+void on_grid_debug_set_generation(on_grid *g, uint32_t gen);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * lua_grid.c -- the `octonav.grid` userdata: the dense grid A* baseline (grid.c) for Lua, with the
+ * Moving AI loaders for .3dmap (3D) and .map (2D) files. Coordinates are 0-based cell indices.
+ */
+#include "lua_util.h"
+
+#include <stdlib.h>
+
+#define GRID_MT "octonav.grid"
+
+typedef struct lgrid {
+    on_grid *g;
+} lgrid;
+
+static on_grid *checkgrid(lua_State *L, int idx)
+{
+    lgrid *u = luaL_checkudata(L, idx, GRID_MT);
+    if (!u->g) luaL_error(L, "attempt to use a closed octonav.grid");
+    return u->g;
+}
+
+static void pushgrid(lua_State *L, on_grid *g)
+{
+    lgrid *u = lua_newuserdatauv(L, sizeof *u, 0);
+    u->g = g;
+    luaL_setmetatable(L, GRID_MT);
+}
+
+static int l_new(lua_State *L)
+{
+    lua_Integer w = luaL_checkinteger(L, 1), h = luaL_checkinteger(L, 2), d = luaL_optinteger(L, 3, 1);
+    if (w < 1 || h < 1 || d < 1 || w > 65535 || h > 65535 || d > 65535 || (double)w * h * d >= 4294967296.0)
+        return luaL_error(L, "octonav.grid.new: sizes must be 1..65535 with fewer than 2^32 cells");
+    on_grid *g;
+    on_status s = on_grid_create((int)w, (int)h, (int)d, &g);
+    if (!on_ok(s)) return luaL_error(L, "octonav.grid.new: %s", on_status_string(s));
+    pushgrid(L, g);
+    return 1;
+}
+
+static int push_loaded(lua_State *L, on_status s, on_grid *g, const char *err, const char *path)
+{
+    if (!on_ok(s)) {
+        if (s & ON_NO_MEMORY) return luaL_error(L, "out of memory loading %s", path);
+        lua_pushnil(L);
+        if (err[0]) lua_pushstring(L, err);
+        else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
+        return 2;
+    }
+    pushgrid(L, g);
+    return 1;
+}
+
+static int l_load_voxmap(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char err[512] = "";
+    on_voxmap m;
+    on_grid *g = NULL;
+    on_status s = on_voxmap_read(path, &m, err, sizeof err);
+    if (on_ok(s)) {
+        s = on_grid_from_voxmap(&m, &g);
+        on_voxmap_free(&m);
+    }
+    return push_loaded(L, s, g, err, path);
+}
+
+static int l_load_map2d(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char err[512] = "";
+    on_grid *g = NULL;
+    on_status s = on_grid_read_map2d(path, &g, err, sizeof err);
+    return push_loaded(L, s, g, err, path);
+}
+
+static void check_cell3(lua_State *L, int idx, const char *name, int out[3])
+{
+    on_lua_checkint3(L, idx, name, out);
+}
+
+static int l_set(lua_State *L)
+{
+    on_grid *g = checkgrid(L, 1);
+    int dims[3];
+    on_grid_dims(g, dims);
+    int c[3];
+    for (int i = 0; i < 3; i++) {
+        lua_Integer v = (i == 2 && lua_isnoneornil(L, 4)) ? 0 : luaL_checkinteger(L, 2 + i);
+        if (v < 0 || v >= dims[i]) luaL_argerror(L, 2 + i, "cell coordinate out of range");
+        c[i] = (int)v;
+    }
+    int blocked = lua_isnoneornil(L, 5) ? 1 : lua_toboolean(L, 5);
+    on_grid_set(g, c[0], c[1], c[2], blocked);
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_blocked(lua_State *L)
+{
+    on_grid *g = checkgrid(L, 1);
+    lua_Integer x = luaL_checkinteger(L, 2), y = luaL_checkinteger(L, 3), z = luaL_optinteger(L, 4, 0);
+    if (x < -0x7fffffff || x > 0x7fffffff || y < -0x7fffffff || y > 0x7fffffff || z < -0x7fffffff || z > 0x7fffffff) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, on_grid_blocked(g, (int)x, (int)y, (int)z));
+    return 1;
+}
+
+static int l_dims(lua_State *L)
+{
+    int d[3];
+    on_grid_dims(checkgrid(L, 1), d);
+    lua_pushinteger(L, d[0]);
+    lua_pushinteger(L, d[1]);
+    lua_pushinteger(L, d[2]);
+    return 3;
+}
+
+static const char *reason_of(on_status s)
+{
+    if (s & ON_OUTSIDE) return "outside";
+    if (s & ON_BLOCKED) return "blocked";
+    if (s & ON_UNREACHABLE) return "unreachable";
+    return on_status_string(s);
+}
+
+/* grid:find(start, goal) -> path (array of {x,y,z} cells), info {length, expansions} | nil, info */
+static int l_find(lua_State *L)
+{
+    on_grid *g = checkgrid(L, 1);
+    int s3[3], g3[3];
+    check_cell3(L, 2, "start", s3);
+    check_cell3(L, 3, "goal", g3);
+    int want_path = lua_isnoneornil(L, 4) || lua_toboolean(L, 4);
+    double len = 0;
+    size_t exp = 0, np = 0;
+    on_status s = on_grid_find(g, s3, g3, &len, &exp, NULL, 0, &np);
+    if (s & ON_NO_MEMORY) return luaL_error(L, "grid:find: out of memory");
+    if (!on_ok(s)) {
+        lua_pushnil(L);
+        lua_createtable(L, 0, 3);
+        lua_pushstring(L, reason_of(s));
+        lua_setfield(L, -2, "reason");
+        lua_pushinteger(L, (lua_Integer)exp);
+        lua_setfield(L, -2, "expansions");
+        return 2;
+    }
+    if (want_path) {
+        int32_t *path = malloc((np ? np : 1) * 3 * sizeof *path);
+        if (!path) return luaL_error(L, "grid:find: out of memory");
+        s = on_grid_find(g, s3, g3, &len, &exp, path, np, &np);
+        lua_createtable(L, (int)np, 0);
+        for (size_t i = 0; i < np; i++) {
+            int c[3] = {path[3 * i], path[3 * i + 1], path[3 * i + 2]};
+            on_lua_pushint3(L, c);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        free(path);
+    } else {
+        lua_pushboolean(L, 1);
+    }
+    lua_createtable(L, 0, 2);
+    lua_pushnumber(L, len);
+    lua_setfield(L, -2, "length");
+    lua_pushinteger(L, (lua_Integer)exp);
+    lua_setfield(L, -2, "expansions");
+    return 2;
+}
+
+static int l_visible(lua_State *L)
+{
+    on_grid *g = checkgrid(L, 1);
+    double a[3], b[3];
+    on_lua_checkpoint(L, 2, "from", a);
+    on_lua_checkpoint(L, 3, "to", b);
+    lua_pushboolean(L, on_ok(on_grid_visible(g, a, b)));
+    return 1;
+}
+
+static int l_close(lua_State *L)
+{
+    lgrid *u = luaL_checkudata(L, 1, GRID_MT);
+    on_grid_destroy(u->g);
+    u->g = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lgrid *u = luaL_checkudata(L, 1, GRID_MT);
+    if (!u->g) {
+        lua_pushliteral(L, "octonav.grid (closed)");
+        return 1;
+    }
+    int d[3];
+    on_grid_dims(u->g, d);
+    lua_pushfstring(L, "octonav.grid: %dx%dx%d cells", d[0], d[1], d[2]);
+    return 1;
+}
+
+static const luaL_Reg methods[] = {
+    {"set", l_set},       {"blocked", l_blocked}, {"dims", l_dims}, {"find", l_find},
+    {"visible", l_visible}, {"close", l_close},   {NULL, NULL},
+};
+static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {
+    {"new", l_new}, {"load_voxmap", l_load_voxmap}, {"load_map2d", l_load_map2d}, {NULL, NULL},
+};
+
+int on_lua_grid_open(lua_State *L)
+{
+    luaL_newmetatable(L, GRID_MT);
+    luaL_setfuncs(L, meta, 0);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newlib(L, funcs);
+    return 1;
+}

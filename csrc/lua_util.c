@@ -1,0 +1,132 @@
+/*
+ * lua_util.c -- argument and option checking shared by the binding files (see lua_util.h).
+ */
+#include "lua_util.h"
+
+#include <math.h>
+#include <string.h>
+
+void on_lua_checkpoint(lua_State *L, int idx, const char *name, double out[3])
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_argerror(L, idx, lua_pushfstring(L, "%s: point {x, y, z} expected, got %s", name, luaL_typename(L, idx)));
+    for (int i = 0; i < 3; i++) {
+        int isnum = 0;
+        lua_geti(L, idx, i + 1);
+        out[i] = (double)lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum)
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s: point {x, y, z} expected, element %d is not a number", name, i + 1));
+        if (!isfinite(out[i]))
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s: coordinates must be finite numbers (element %d)", name, i + 1));
+    }
+}
+
+void on_lua_pushpoint(lua_State *L, const double p[3])
+{
+    lua_createtable(L, 3, 0);
+    for (int i = 0; i < 3; i++) {
+        lua_pushnumber(L, p[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+void on_lua_checkint3(lua_State *L, int idx, const char *name, int out[3])
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_argerror(L, idx, lua_pushfstring(L, "%s: table of 3 integers expected, got %s", name, luaL_typename(L, idx)));
+    for (int i = 0; i < 3; i++) {
+        int isnum = 0;
+        lua_geti(L, idx, i + 1);
+        lua_Integer v = lua_tointegerx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum || v < -0x7fffffff || v > 0x7fffffff)
+            luaL_argerror(L, idx, lua_pushfstring(L, "%s: element %d must be an integer", name, i + 1));
+        out[i] = (int)v;
+    }
+}
+
+void on_lua_pushint3(lua_State *L, const int v[3])
+{
+    lua_createtable(L, 3, 0);
+    for (int i = 0; i < 3; i++) {
+        lua_pushinteger(L, v[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+}
+
+void on_lua_checkopts(lua_State *L, int idx, const char *fname, const char *const *known)
+{
+    if (lua_isnoneornil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        int ok = 0;
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            const char *k = lua_tostring(L, -1);
+            for (const char *const *p = known; *p; p++)
+                if (strcmp(*p, k) == 0) ok = 1;
+        }
+        if (!ok) {
+            if (lua_type(L, -1) == LUA_TSTRING)
+                luaL_error(L, "%s: unknown option '%s'", fname, lua_tostring(L, -1));
+            luaL_error(L, "%s: option names must be strings (got %s)", fname, luaL_typename(L, -1));
+        }
+    }
+}
+
+static int getfield(lua_State *L, int idx, const char *key)
+{
+    if (lua_isnoneornil(L, idx)) return 0;
+    lua_getfield(L, idx, key);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    return 1;
+}
+
+double on_lua_optnumber(lua_State *L, int idx, const char *key, double def)
+{
+    if (!getfield(L, idx, key)) return def;
+    int isnum = 0;
+    double v = (double)lua_tonumberx(L, -1, &isnum);
+    if (!isnum) luaL_error(L, "option '%s': number expected, got %s", key, luaL_typename(L, -1));
+    if (!isfinite(v)) luaL_error(L, "option '%s': must be a finite number", key);
+    lua_pop(L, 1);
+    return v;
+}
+
+lua_Integer on_lua_optinteger(lua_State *L, int idx, const char *key, lua_Integer def)
+{
+    if (!getfield(L, idx, key)) return def;
+    int isnum = 0;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum) luaL_error(L, "option '%s': integer expected, got %s", key, luaL_typename(L, -1));
+    lua_pop(L, 1);
+    return v;
+}
+
+int on_lua_optboolean(lua_State *L, int idx, const char *key, int def)
+{
+    if (!getfield(L, idx, key)) return def;
+    if (!lua_isboolean(L, -1)) luaL_error(L, "option '%s': boolean expected, got %s", key, luaL_typename(L, -1));
+    int v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+int on_lua_fail(lua_State *L, on_status s, const char *context)
+{
+    lua_pushnil(L);
+    if (context) lua_pushfstring(L, "%s: %s", context, on_status_string(s));
+    else lua_pushstring(L, on_status_string(s));
+    return 2;
+}
+
+void on_lua_setfuncs(lua_State *L, const luaL_Reg *l)
+{
+    luaL_setfuncs(L, l, 0);
+}

@@ -1,0 +1,45 @@
+/*
+ * lua_util.h -- what every binding file shares: argument checks that raise errors naming the
+ * argument, strict options tables (unknown names rejected), and "nil, reason" returns.
+ * Only the binding (csrc/lua_*.c) includes Lua; the core never does.
+ */
+#ifndef OCTONAV_LUA_UTIL_H
+#define OCTONAV_LUA_UTIL_H
+
+#include "octonav.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+
+/* A point {x, y, z} of finite numbers at stack index idx; `name` is used in the error. */
+void on_lua_checkpoint(lua_State *L, int idx, const char *name, double out[3]);
+void on_lua_pushpoint(lua_State *L, const double p[3]);
+/* Three finite numbers in a table, or integer triples. */
+void on_lua_checkint3(lua_State *L, int idx, const char *name, int out[3]);
+void on_lua_pushint3(lua_State *L, const int v[3]);
+/* Raise unless the table at idx (if not nil) only has keys from the NULL-terminated list. */
+void on_lua_checkopts(lua_State *L, int idx, const char *fname, const char *const *known);
+/* Field helpers for an options table at idx (absent or nil -> default). */
+double on_lua_optnumber(lua_State *L, int idx, const char *key, double def);
+lua_Integer on_lua_optinteger(lua_State *L, int idx, const char *key, lua_Integer def);
+int on_lua_optboolean(lua_State *L, int idx, const char *key, int def);
+/* Push nil and a reason for a failed status; returns 2. */
+int on_lua_fail(lua_State *L, on_status s, const char *context);
+/* Register functions as fields of the table at the top. */
+void on_lua_setfuncs(lua_State *L, const luaL_Reg *l);
+
+/* Per-file openers called by luaopen_octonav_core (each leaves one table on the stack). */
+int on_lua_tree_open(lua_State *L);
+int on_lua_grid_open(lua_State *L);
+int on_lua_query_open(lua_State *L);
+
+/* The tree userdata, for the other binding files. */
+#define ON_TREE_MT "octonav.tree"
+typedef struct on_ltree {
+    on_tree *t;
+} on_ltree;
+on_tree *on_lua_checktree(lua_State *L, int idx);
+/* Wrap a tree made in C as a new userdata (takes ownership). */
+void on_lua_pushtree(lua_State *L, on_tree *t);
+
+#endif

@@ -1,0 +1,80 @@
+--- Moving AI benchmark files: 3D voxel maps (.3dmap), their scenarios (.3dscen) and 2D maps (.map).
+-- Format: ../shared/data/voxel/SOURCES.md. A voxel (x, y, z) is the box [x, x+1] x [y, y+1] x [z, z+1]
+-- in nav space (scale 1, origin 0); scenario endpoints are voxel centres.
+local core = require "octonav.core"
+
+local M = {}
+
+local function check_opts(fname, opts, known)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    error(("%s: options table expected, got %s"):format(fname, type(opts)), 3)
+  end
+  for k in pairs(opts) do
+    if not known[k] then error(("%s: unknown option '%s'"):format(fname, tostring(k)), 3) end
+  end
+  return opts
+end
+
+--- Load a .3dmap as a tree. opts.depth (default 9): the tile depth (tiles of 2^depth voxels).
+-- Returns tree, info ({ dims = {W, H, D}, voxels = n }) or nil, err.
+function M.load_map(path, opts)
+  if type(path) ~= "string" then error("load_map: path must be a string", 2) end
+  opts = check_opts("load_map", opts, { depth = true })
+  local depth = opts.depth or 9
+  if math.type(depth) ~= "integer" or depth < 1 or depth > 9 then
+    error("load_map: option 'depth' must be an integer 1..9", 2)
+  end
+  local tree, dims, count = core.tree.from_voxmap(path, depth)
+  if not tree then return nil, dims end
+  return tree, { dims = dims, voxels = count }
+end
+
+--- Load a .3dmap as a dense grid (the A* baseline). Returns grid or nil, err.
+function M.load_grid(path)
+  if type(path) ~= "string" then error("load_grid: path must be a string", 2) end
+  if path:match("%.3dmap$") then return core.grid.load_voxmap(path) end
+  return core.grid.load_map2d(path)
+end
+
+--- Parse a .3dscen. Returns an array of { start = {x,y,z}, goal = {x,y,z}, optimal = n, cells = {..} }
+-- (start and goal at voxel centres; `cells` holds the integer voxels) and the map name, or nil, err.
+function M.load_scen(path)
+  if type(path) ~= "string" then error("load_scen: path must be a string", 2) end
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  local out, mapname, lineno = {}, nil, 0
+  for line in f:lines() do
+    lineno = lineno + 1
+    line = line:gsub("\r$", "")
+    if lineno == 1 then
+      if not line:match("^version%s+1%s*$") then
+        f:close()
+        return nil, ("%s:1: expected 'version 1'"):format(path)
+      end
+    elseif lineno == 2 then
+      mapname = line
+    elseif line:match("%S") then
+      local sx, sy, sz, gx, gy, gz, opt = line:match(
+        "^%s*(%d+)%s+(%d+)%s+(%d+)%s+(%d+)%s+(%d+)%s+(%d+)%s+([%d%.eE+-]+)")
+      local optimal = tonumber(opt)
+      if not optimal then
+        f:close()
+        return nil, ("%s:%d: malformed scenario line"):format(path, lineno)
+      end
+      sx, sy, sz, gx, gy, gz = tonumber(sx), tonumber(sy), tonumber(sz), tonumber(gx), tonumber(gy), tonumber(gz)
+      out[#out + 1] = {
+        start = { sx + 0.5, sy + 0.5, sz + 0.5 },
+        goal = { gx + 0.5, gy + 0.5, gz + 0.5 },
+        start_cell = { sx, sy, sz },
+        goal_cell = { gx, gy, gz },
+        optimal = optimal,
+      }
+    end
+  end
+  f:close()
+  if lineno < 2 then return nil, ("%s: too short"):format(path) end
+  return out, mapname
+end
+
+return M
