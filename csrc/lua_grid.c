@@ -169,6 +169,29 @@ static int l_find(lua_State *L)
     return 2;
 }
 
+/* obj:visible_many(segments [, results]) -> number clear; with a results table, results[i] = boolean.
+ * One call for many segments: for agents checking many sight lines, and for benchmarks that
+ * time the walk rather than the call. */
+static int l_visible_many(lua_State *L)
+{
+    on_grid *g = checkgrid(L, 1);
+    size_t n;
+    double *s = on_lua_checksegments(L, 2, &n);
+    int fill = lua_istable(L, 3);
+    lua_Integer clear = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = on_ok(on_grid_visible(g, s + 6 * i, s + 6 * i + 3));
+        clear += v;
+        if (fill) {
+            lua_pushboolean(L, v);
+            lua_rawseti(L, 3, (lua_Integer)i + 1);
+        }
+    }
+    free(s);
+    lua_pushinteger(L, clear);
+    return 1;
+}
+
 static int l_visible(lua_State *L)
 {
     on_grid *g = checkgrid(L, 1);
@@ -202,7 +225,8 @@ static int l_tostring(lua_State *L)
 
 static const luaL_Reg methods[] = {
     {"set", l_set},       {"blocked", l_blocked}, {"dims", l_dims}, {"find", l_find},
-    {"visible", l_visible}, {"close", l_close},   {NULL, NULL},
+    {"visible", l_visible},
+    {"visible_many", l_visible_many}, {"close", l_close},   {NULL, NULL},
 };
 static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {

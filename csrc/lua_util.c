@@ -4,6 +4,7 @@
 #include "lua_util.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void on_lua_checkpoint(lua_State *L, int idx, const char *name, double out[3])
@@ -129,4 +130,25 @@ int on_lua_fail(lua_State *L, on_status s, const char *context)
 void on_lua_setfuncs(lua_State *L, const luaL_Reg *l)
 {
     luaL_setfuncs(L, l, 0);
+}
+
+double *on_lua_checksegments(lua_State *L, int idx, size_t *n)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer len = luaL_len(L, idx);
+    if (len % 6) luaL_argerror(L, idx, "segments: length must be a multiple of 6 (ax, ay, az, bx, by, bz, ...)");
+    double *v = malloc((size_t)(len ? len : 1) * sizeof *v);
+    if (!v) luaL_error(L, "out of memory");
+    for (lua_Integer i = 0; i < len; i++) {
+        int isnum;
+        lua_geti(L, idx, i + 1);
+        v[i] = (double)lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum || !isfinite(v[i])) {
+            free(v);
+            luaL_argerror(L, idx, lua_pushfstring(L, "segments: element %I is not a finite number", i + 1));
+        }
+    }
+    *n = (size_t)(len / 6);
+    return v;
 }

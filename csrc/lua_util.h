@@ -23,6 +23,9 @@ void on_lua_checkopts(lua_State *L, int idx, const char *fname, const char *cons
 double on_lua_optnumber(lua_State *L, int idx, const char *key, double def);
 lua_Integer on_lua_optinteger(lua_State *L, int idx, const char *key, lua_Integer def);
 int on_lua_optboolean(lua_State *L, int idx, const char *key, int def);
+/* A flat array of 6*n finite numbers (segments ax, ay, az, bx, by, bz, ...): returns a malloc'd copy
+ * (caller frees) and n; raises on bad input. */
+double *on_lua_checksegments(lua_State *L, int idx, size_t *n);
 /* Push nil and a reason for a failed status; returns 2. */
 int on_lua_fail(lua_State *L, on_status s, const char *context);
 /* Register functions as fields of the table at the top. */

@@ -158,10 +158,23 @@ int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const 
     around r;
     around_start(&w, &r);
     if (!free_mask_fn(fn, ud, &r)) return 0;
+    int plane = w.two[0] | w.two[1] | w.two[2];
     for (;;) {
         double t;
         unsigned cross = lowest_axes(&w, &t);
         if (!(t < 1.0)) return 1;
+        if (!plane && (cross == 1u || cross == 2u || cross == 4u)) {
+            /* one plane crossed, off any lattice plane: only the voxel entered matters */
+            int j = cross == 1u ? 0 : cross == 2u ? 1 : 2;
+            int64_t v[3] = {w.idx[0], w.idx[1], w.idx[2]};
+            v[j] += w.step[j];
+            if (!fn(ud, v[0], v[1], v[2])) {
+                if (t_hit) *t_hit = t;
+                return 0;
+            }
+            advance(&w, cross);
+            continue;
+        }
         around_event(&w, cross, &r);
         if (!reach_after(free_mask_fn(fn, ud, &r), r.before, r.after)) {
             if (t_hit) *t_hit = t;
@@ -190,7 +203,8 @@ static unsigned free_mask_tree(tree_probe *p, const around *r)
             v[2] >= p->cmin[2] && v[2] < p->cmin[2] + p->cs) {
             p->cells[e] = p->cur; /* inside the cell we are walking through: free, no lookup */
             m |= 1u << e;
-        } else if (on_tree_leaf_free(p->t, v[0], v[1], v[2], &p->cells[e])) {
+        } else if (p->cs ? on_tree_leaf_free_near(p->t, p->cur, v[0], v[1], v[2], &p->cells[e])
+                          : on_tree_leaf_free(p->t, v[0], v[1], v[2], &p->cells[e])) {
             m |= 1u << e;
         }
     }
@@ -233,6 +247,43 @@ static void sync_axis(walk *w, int j, double t)
     }
 }
 
+/* The common exit: through the interior of one face of the current cell, well away from every
+ * lattice edge (each other coordinate at least FAST_MARGIN from an integer), so only the voxel
+ * entered needs a lookup. Returns 0 to fall back to the exact event machinery; otherwise 1, with
+ * r->valid = 0 when the voxel entered is blocked, else the walk moved into its cell. The margin keeps
+ * the answer identical to the exact comparisons of plane parameters (rounding is far smaller). */
+#define FAST_MARGIN 1e-6
+static int fast_exit(walk *w, tree_probe *p, double te, around *r)
+{
+    int e = -1;
+    int64_t v[3];
+    for (int j = 0; j < 3; j++) {
+        if (w->two[j]) return 0;
+        if (!w->step[j]) {
+            v[j] = w->idx[j];
+            continue;
+        }
+        double tj = tplane(w, j, w->step[j] > 0 ? p->cmin[j] + p->cs : p->cmin[j]);
+        if (tj == te) {
+            if (e >= 0) return 0; /* leaves through an edge or corner of the cell */
+            e = j;
+            v[j] = w->step[j] > 0 ? p->cmin[j] + p->cs : p->cmin[j] - 1;
+        } else {
+            double x = w->a[j] + te * w->d[j], f = floor(x);
+            if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) return 0;
+            v[j] = (int64_t)f;
+        }
+    }
+    on_cell c;
+    if (!on_tree_leaf_free_near(p->t, p->cur, v[0], v[1], v[2], &c)) {
+        r->valid = 0;
+        return 1;
+    }
+    p->cur = c;
+    r->valid = 1;
+    return 1;
+}
+
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. */
 static int walk_tree(const on_tree *t, const double a[3], const double b[3], double *t_hit)
 {
@@ -260,6 +311,13 @@ static int walk_tree(const on_tree *t, const double a[3], const double b[3], dou
                 if (tj < te) te = tj;
             }
         if (!(te < 1.0)) return 1;
+        if (fast_exit(&w, &p, te, &r)) {
+            if (!r.valid) { /* fast path found the voxel entered blocked */
+                *t_hit = te;
+                return 0;
+            }
+            continue;
+        }
         for (int j = 0; j < 3; j++)
             if (w.step[j]) sync_axis(&w, j, te);
         double tev;

@@ -228,18 +228,11 @@ on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_
 
 /* ---- point location -------------------------------------------------------------------------- */
 
-int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell *cell)
+/* Walk down from a stored node (at `layer`, value *v) to the leaf (lx, ly, lz) of tile ti. */
+static int descend(const on_tile *tl, uint32_t ti, uint32_t layer, uint32_t lx, uint32_t ly, uint32_t lz,
+                   const uint8_t *v, on_cell *cell)
 {
-    int64_t n = t->n;
-    if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
-        return 0;
-    uint32_t ti = on_tile_index(t, (int)(x / n), (int)(y / n), (int)(z / n));
-    const on_tile *tl = &t->tiles[ti];
-    if (tl->solid || !tl->loaded) return 0;
-    uint32_t lx = (uint32_t)(x % n), ly = (uint32_t)(y % n), lz = (uint32_t)(z % n);
-    uint32_t layer = (uint32_t)t->p.depth;
-    uint32_t code = on_root_code(t);
-    const uint8_t *v = on_table_find(&tl->table, code);
+    uint32_t code = on_code_at(lx, ly, lz, layer);
     while (v) {
         layer--;
         unsigned ci = ((lx >> layer) & 1u) | (((ly >> layer) & 1u) << 1) | (((lz >> layer) & 1u) << 2);
@@ -253,6 +246,41 @@ int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell
         cell->code = code;
     }
     return 1;
+}
+
+int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell *cell)
+{
+    int64_t n = t->n;
+    if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+        return 0;
+    uint32_t ti = on_tile_index(t, (int)(x / n), (int)(y / n), (int)(z / n));
+    const on_tile *tl = &t->tiles[ti];
+    if (tl->solid || !tl->loaded) return 0;
+    uint32_t layer = (uint32_t)t->p.depth;
+    return descend(tl, ti, layer, (uint32_t)(x % n), (uint32_t)(y % n), (uint32_t)(z % n),
+                   on_table_find(&tl->table, on_root_code(t)), cell);
+}
+
+int on_tree_leaf_free_near(const on_tree *t, on_cell near, int64_t x, int64_t y, int64_t z, on_cell *cell)
+{
+    int64_t n = t->n;
+    int ijk[3];
+    on_tile_coords(t, near.tile, ijk);
+    int64_t lx = x - (int64_t)ijk[0] * n, ly = y - (int64_t)ijk[1] * n, lz = z - (int64_t)ijk[2] * n;
+    uint32_t L = on_code_layer(near.code);
+    if (lx < 0 || ly < 0 || lz < 0 || lx >= n || ly >= n || lz >= n || L == (uint32_t)t->p.depth)
+        return on_tree_leaf_free(t, x, y, z, cell);
+    /* the lowest common ancestor of `near` and the leaf is stored: every strict ancestor of a free
+     * cell is */
+    uint32_t diff = ((uint32_t)lx ^ on_code_x(near.code)) | ((uint32_t)ly ^ on_code_y(near.code)) |
+                    ((uint32_t)lz ^ on_code_z(near.code));
+    uint32_t top = L;
+    while ((diff >> top) != 0) top++;
+    uint32_t layer = top > L + 1 ? top : L + 1; /* the lowest layer where both agree */
+    if (layer > (uint32_t)t->p.depth) layer = (uint32_t)t->p.depth;
+    const on_tile *tl = &t->tiles[near.tile];
+    const uint8_t *v = on_table_find(&tl->table, on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, layer));
+    return descend(tl, near.tile, layer, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, v, cell);
 }
 
 on_status on_tree_locate(const on_tree *t, const double p[3], on_cell *cell)

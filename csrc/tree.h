@@ -56,6 +56,10 @@ static inline uint32_t on_root_code(const on_tree *t) { return on_code_make(0, 0
  * When free and cell is not NULL, the free cell containing it. */
 int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell *cell);
 
+/* The same, starting from the lowest common ancestor with a known free cell `near` (fewer lookups
+ * when the leaf is close to it, as in a walk). */
+int on_tree_leaf_free_near(const on_tree *t, on_cell near, int64_t x, int64_t y, int64_t z, on_cell *cell);
+
 /* Global nav-space min corner of a cell, in leaves. */
 void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size);
 

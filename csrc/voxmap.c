@@ -5,10 +5,13 @@
  * Blank lines, spaces, tabs and CRLF are tolerated; anything else is an error. The file is read
  * whole and parsed by hand (no sscanf): the largest benchmark maps have over 200k lines.
  *
- * Baking (on_tree_from_voxmap): voxels are sorted (LSD radix sort on a packed y,z,x key; duplicates
- * dropped) and each run of consecutive x at one (y, z) goes in as one box [x, x+k] x [y, y+1] x
- * [z, z+1]; the classifier makes that exactly the run's leaves. On the Warframe maps that is about a
- * fifth as many insertions as one box per voxel.
+ * Baking (on_tree_from_voxmap): the margin between W x H x D and the tile grid goes in as up to three
+ * boxes; then the voxels are sorted (LSD radix sort on the key (z*H + y)*W + x; duplicates dropped)
+ * and each run of consecutive x at one (y, z) goes in as one box [x, x+k] x [y, y+1] x [z, z+1]; the
+ * box classifier makes that exactly the run's leaves. On the Warframe maps that is about a fifth as
+ * many insertions as one box per voxel (A1: 23.8k runs for 123k voxels), and about 1.7x faster
+ * overall than one add_box per voxel in file order. The tables are compacted at the end.
+ * A map keeps duplicate lines as they are (count counts lines); baking ignores the repeats.
  */
 #include "tree.h"
 
@@ -79,6 +82,8 @@ static int read_all(const char *path, char **out, size_t *len, int *err_no)
 typedef struct vox_parser {
     const char *s, *end; /* cursor; *end == '\0' */
     const char *path;
+    const char *tok;     /* the last number parsed, for messages */
+    int toklen;
     size_t line;
     char *err;
     size_t errlen;
@@ -144,6 +149,8 @@ static inline int parse_int(vox_parser *p, long *out)
     } while ((unsigned)(*s - '0') <= 9);
     if (!(is_blank(*s) || *s == '\n' || *s == '\r' || s == p->end)) return 0;
     *out = neg ? -v : v;
+    p->tok = p->s;
+    p->toklen = (int)(s - p->s > 24 ? 24 : s - p->s);
     p->s = s;
     return 1;
 }
@@ -159,7 +166,7 @@ static on_status parse_header(vox_parser *p, int dims[3])
         long v;
         skip_blank(p);
         if (!parse_int(p, &v)) return vfail(p, "bad header (expected \"voxel W H D\")");
-        if (v < 1 || v > VOX_MAX_DIM) return vfail(p, "%s %ld out of range 1..%d", names[i], v, VOX_MAX_DIM);
+        if (v < 1 || v > VOX_MAX_DIM) return vfail(p, "%s %.*s out of range 1..%d", names[i], p->toklen, p->tok, VOX_MAX_DIM);
         dims[i] = (int)v;
     }
     if (!end_line(p)) return vfail(p, "bad header (expected \"voxel W H D\")");
@@ -188,7 +195,7 @@ on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t err
         }
         return ON_FAILURE | ON_IO;
     }
-    vox_parser p = {buf, buf + len, path, 1, err, errlen};
+    vox_parser p = {buf, buf + len, path, NULL, 0, 1, err, errlen};
     int dims[3];
     on_status st = parse_header(&p, dims);
     if (on_failed(st)) {
@@ -217,7 +224,7 @@ on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t err
                 goto fail;
             }
             if (v < 0 || v >= dims[i]) {
-                st = vfail(&p, "%c %ld out of range 0..%d", axis[i], v, dims[i] - 1);
+                st = vfail(&p, "%c %.*s out of range 0..%d", axis[i], p.toklen, p.tok, dims[i] - 1);
                 goto fail;
             }
             c[i] = (uint16_t)v;
