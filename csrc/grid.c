@@ -9,12 +9,13 @@
  * diagonal only when both orthogonal neighbours are free). Heuristic: the voxel octile distance
  * (sqrt3-sqrt2)*dmin + (sqrt2-1)*dmid + dmax, admissible and consistent, so no cell is reopened.
  *
- * Search memory: per cell a double g and a 32-bit word (24-bit generation stamp | closed bit | parent
+ * Search memory: per cell a double g and a 16-bit word (10-bit generation stamp | closed bit | parent
  * direction), allocated on the first search and reused: a new search bumps the generation instead of
- * clearing (the words are cleared only when the stamp wraps, every 2^24 - 1 searches). 12 bytes a
- * cell: 1.07 GB for the biggest map (896 x 390 x 255). The open list is a binary heap of (f, g, cell)
- * with lazy deletion (a popped closed cell is skipped), ties broken towards larger g; it grows by
- * doubling and is kept between searches, so a search allocates nothing in steady state.
+ * clearing (the words are cleared only when the stamp wraps, every 1023 searches: a memset of 2 bytes
+ * a cell). 10 bytes a cell, 891 MB on the biggest map (896 x 390 x 255), of which a search commits
+ * only the pages it touches. The open list is a binary heap of 16-byte (f, g, cell) entries with lazy
+ * deletion (a popped closed cell is skipped), ties broken towards larger g; it grows by doubling and is
+ * kept between searches, so a search allocates nothing in steady state.
  *
  * on_grid_find's path: cells as x,y,z triples, start first. When the path has more than cap cells,
  * the search still returns ON_SUCCESS with *npath the full count and only the first cap cells (from
@@ -34,9 +35,12 @@
 #define SQRT2 1.41421356237309504880
 #define SQRT3 1.73205080756887729353
 
-#define GEN_MAX 0xffffffu      /* generation stamps are 24 bits; 0 means never touched */
-#define META_CLOSED 0x80u
-#define META_DIR 0x1fu         /* direction 0..26 the cell was reached by; 13 = none (the start) */
+/* A cell's search word: stamp << 6 | closed << 5 | direction (0..26 the cell was reached by; 13 =
+ * none, the start). Stamps are 10 bits; 0 means never touched. */
+#define GEN_SHIFT 6
+#define GEN_MAX 0x3ffu
+#define META_CLOSED 0x20u
+#define META_DIR 0x1fu
 #define DIR_NONE 13
 
 typedef struct heap_ent {
@@ -53,7 +57,7 @@ struct on_grid {
 
     /* search state, allocated on the first search */
     double *g;
-    uint32_t *meta;            /* stamp << 8 | closed | direction */
+    uint16_t *meta;            /* stamp << 6 | closed | direction */
     uint32_t gen;
     heap_ent *heap;
     size_t heap_cap, heap_peak;
@@ -189,9 +193,9 @@ size_t on_grid_heap_peak(const on_grid *g)
     return g ? g->heap_peak : 0;
 }
 
-void on_grid_debug_set_generation(on_grid *g, uint32_t gen)
+void on_grid_debug_wrap_soon(on_grid *g, uint32_t left)
 {
-    if (g && gen >= g->gen && gen <= GEN_MAX) g->gen = gen;
+    if (g && left <= GEN_MAX && GEN_MAX - left >= g->gen) g->gen = GEN_MAX - left;
 }
 
 on_status on_grid_from_voxmap(const on_voxmap *m, on_grid **out)
@@ -435,11 +439,9 @@ static inline heap_ent heap_pop(heap_ent *hp, size_t *n)
     size_t m = --*n;
     if (m == 0) return top;
     heap_ent last = hp[m];
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= m) break;
-        if (c + 1 < m && ent_less(&hp[c + 1], &hp[c])) c++;
+    size_t i = 0, c;
+    while ((c = 2 * i + 1) < m) {
+        c += c + 1 < m && ent_less(&hp[c + 1], &hp[c]);
         if (!ent_less(&hp[c], &last)) break;
         hp[i] = hp[c];
         i = c;
@@ -464,7 +466,7 @@ static on_status ensure_search(on_grid *g)
     if (g->g) return ON_SUCCESS;
     size_t n = g->ncells;
     if (n > SIZE_MAX / sizeof(double)) return ON_FAILURE | ON_NO_MEMORY;
-    uint32_t *meta = calloc(n, sizeof *meta);
+    uint16_t *meta = calloc(n, sizeof *meta);
     if (!meta) return ON_FAILURE | ON_NO_MEMORY;
     double *gv = malloc(n * sizeof *gv);
     if (!gv) {
@@ -534,17 +536,17 @@ on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double
         g->gen = 0;
     }
     const uint32_t gen = ++g->gen;
-    const uint32_t stamp = gen << 8;
+    const uint32_t stamp = gen << GEN_SHIFT;
     const int gx = goal[0], gy = goal[1], gz = goal[2];
     const int w = g->w;
     double *gval = g->g;
-    uint32_t *meta = g->meta;
+    uint16_t *meta = g->meta;
     heap_ent *hp = g->heap;
-    size_t hn = 0, exp = 0;
+    size_t hn = 0, nexp = 0;
     const int ndirs = g->ndirs;
 
     gval[s] = 0.0;
-    meta[s] = stamp | DIR_NONE;
+    meta[s] = (uint16_t)(stamp | DIR_NONE);
     hp[hn++] = (heap_ent){octile(iabs(start[0] - gx), iabs(start[1] - gy), iabs(start[2] - gz)), 0.0f, s};
 
     int found = 0;
@@ -553,12 +555,12 @@ on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double
         uint32_t c = e.cell;
         uint32_t mc = meta[c];
         if (mc & META_CLOSED) continue; /* stale entry */
-        meta[c] = mc | META_CLOSED;
+        meta[c] = (uint16_t)(mc | META_CLOSED);
         if (c == t) {
             found = 1;
             break;
         }
-        exp++;
+        nexp++;
         uint32_t q = c / (uint32_t)w;
         int x = (int)(c - q * (uint32_t)w);
         int y = (int)(q % (uint32_t)g->h);
@@ -572,26 +574,26 @@ on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double
             uint32_t n = c + g->off[k];
             double ng = gc + g->cost[k];
             uint32_t m = meta[n];
-            if ((m & ~0xffu) == stamp) {
+            if ((m >> GEN_SHIFT) == gen) {
                 if (m & META_CLOSED) continue;
                 if (ng >= gval[n]) continue;
             }
             gval[n] = ng;
-            meta[n] = stamp | (uint32_t)k;
+            meta[n] = (uint16_t)(stamp | (uint32_t)k);
             double f = ng + octile(iabs(x + DX[k] - gx), iabs(y + DY[k] - gy), iabs(z + DZ[k] - gz));
             if (hn == g->heap_cap) {
                 if (!heap_grow(g)) {
                     if (hn > g->heap_peak) g->heap_peak = hn;
-                    if (expansions) *expansions = exp;
+                    if (expansions) *expansions = nexp;
                     return ON_FAILURE | ON_NO_MEMORY;
                 }
                 hp = g->heap;
             }
             heap_sift_up(hp, hn++, (heap_ent){f, (float)ng, n});
-            if (hn > g->heap_peak) g->heap_peak = hn;
         }
+        if (hn > g->heap_peak) g->heap_peak = hn;
     }
-    if (expansions) *expansions = exp;
+    if (expansions) *expansions = nexp;
     if (!found) return ON_FAILURE | ON_UNREACHABLE;
 
     if (length) *length = gval[t];

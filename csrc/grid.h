@@ -15,8 +15,8 @@ size_t on_grid_bytes(const on_grid *g);
 /* The largest open-list size any search on this grid has reached (entries, stale ones included). */
 size_t on_grid_heap_peak(const on_grid *g);
 
-/* Tests only: make the next searches use generation stamps from gen + 1 on, so a test can cross the
- * wrap-around (stamps are 24 bits). Ignored when gen is below the current generation or too large. */
-void on_grid_debug_set_generation(on_grid *g, uint32_t gen);
+/* Tests only: move the generation stamp on so that it wraps around (and the search words are
+ * cleared) after `left` more searches. Ignored when the stamp is already closer to the wrap. */
+void on_grid_debug_wrap_soon(on_grid *g, uint32_t left);
 
 #endif

@@ -35,9 +35,9 @@ static int l_new(lua_State *L)
     on_lua_checkopts(L, 1, "octonav.tree.new", new_opts);
     on_tree_params p = {{1, 1, 1}, 9, 1.0, {0, 0, 0}, 0.0};
     if (!lua_isnoneornil(L, 1)) {
-        if (lua_getfield(L, 1, "tiles") != LUA_TNIL) on_lua_checkint3(L, lua_gettop(L), "tiles", p.tiles);
+        if (lua_getfield(L, 1, "tiles") != LUA_TNIL) on_lua_checkint3_arg(L, -1, 1, "tiles", p.tiles);
         lua_pop(L, 1);
-        if (lua_getfield(L, 1, "origin") != LUA_TNIL) on_lua_checkpoint(L, lua_gettop(L), "origin", p.origin);
+        if (lua_getfield(L, 1, "origin") != LUA_TNIL) on_lua_checkpoint_arg(L, -1, 1, "origin", p.origin);
         lua_pop(L, 1);
         p.depth = (int)on_lua_optinteger(L, 1, "depth", 9);
         p.scale = on_lua_optnumber(L, 1, "scale", 1.0);
@@ -194,7 +194,7 @@ static int l_add_heightfield(lua_State *L)
     on_lua_checkopts(L, 2, "add_heightfield", hf_opts);
     on_heightfield hf;
     hf.origin[0] = hf.origin[1] = hf.origin[2] = 0;
-    if (lua_getfield(L, 2, "origin") != LUA_TNIL) on_lua_checkpoint(L, lua_gettop(L), "origin", hf.origin);
+    if (lua_getfield(L, 2, "origin") != LUA_TNIL) on_lua_checkpoint_arg(L, -1, 2, "origin", hf.origin);
     lua_pop(L, 1);
     hf.cell = on_lua_optnumber(L, 2, "cell", 1.0);
     lua_Integer nx = on_lua_optinteger(L, 2, "nx", 0), nz = on_lua_optinteger(L, 2, "nz", 0);
@@ -262,7 +262,7 @@ static on_cell check_cell(lua_State *L, const on_tree *t, int idx)
     luaL_checktype(L, idx, LUA_TTABLE);
     int ijk[3];
     if (lua_getfield(L, idx, "tile") != LUA_TTABLE) luaL_argerror(L, idx, "cell: table with 'tile' and 'code' expected");
-    on_lua_checkint3(L, lua_gettop(L), "cell.tile", ijk);
+    on_lua_checkint3_arg(L, -1, idx, "cell.tile", ijk);
     lua_pop(L, 1);
     for (int i = 0; i < 3; i++)
         if (ijk[i] < 0 || ijk[i] >= t->p.tiles[i]) luaL_argerror(L, idx, "cell: tile out of range");

@@ -9,17 +9,23 @@
 
 void on_lua_checkpoint(lua_State *L, int idx, const char *name, double out[3])
 {
+    on_lua_checkpoint_arg(L, idx, idx, name, out);
+}
+
+void on_lua_checkpoint_arg(lua_State *L, int idx, int argn, const char *name, double out[3])
+{
+    idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE)
-        luaL_argerror(L, idx, lua_pushfstring(L, "%s: point {x, y, z} expected, got %s", name, luaL_typename(L, idx)));
+        luaL_argerror(L, argn, lua_pushfstring(L, "%s: point {x, y, z} expected, got %s", name, luaL_typename(L, idx)));
     for (int i = 0; i < 3; i++) {
         int isnum = 0;
         lua_geti(L, idx, i + 1);
         out[i] = (double)lua_tonumberx(L, -1, &isnum);
         lua_pop(L, 1);
         if (!isnum)
-            luaL_argerror(L, idx, lua_pushfstring(L, "%s: point {x, y, z} expected, element %d is not a number", name, i + 1));
+            luaL_argerror(L, argn, lua_pushfstring(L, "%s: point {x, y, z} expected, element %d is not a number", name, i + 1));
         if (!isfinite(out[i]))
-            luaL_argerror(L, idx, lua_pushfstring(L, "%s: coordinates must be finite numbers (element %d)", name, i + 1));
+            luaL_argerror(L, argn, lua_pushfstring(L, "%s: coordinates must be finite numbers (element %d)", name, i + 1));
     }
 }
 
@@ -34,15 +40,21 @@ void on_lua_pushpoint(lua_State *L, const double p[3])
 
 void on_lua_checkint3(lua_State *L, int idx, const char *name, int out[3])
 {
+    on_lua_checkint3_arg(L, idx, idx, name, out);
+}
+
+void on_lua_checkint3_arg(lua_State *L, int idx, int argn, const char *name, int out[3])
+{
+    idx = lua_absindex(L, idx);
     if (lua_type(L, idx) != LUA_TTABLE)
-        luaL_argerror(L, idx, lua_pushfstring(L, "%s: table of 3 integers expected, got %s", name, luaL_typename(L, idx)));
+        luaL_argerror(L, argn, lua_pushfstring(L, "%s: table of 3 integers expected, got %s", name, luaL_typename(L, idx)));
     for (int i = 0; i < 3; i++) {
         int isnum = 0;
         lua_geti(L, idx, i + 1);
         lua_Integer v = lua_tointegerx(L, -1, &isnum);
         lua_pop(L, 1);
         if (!isnum || v < -0x7fffffff || v > 0x7fffffff)
-            luaL_argerror(L, idx, lua_pushfstring(L, "%s: element %d must be an integer", name, i + 1));
+            luaL_argerror(L, argn, lua_pushfstring(L, "%s: element %d must be an integer", name, i + 1));
         out[i] = (int)v;
     }
 }

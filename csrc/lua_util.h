@@ -13,6 +13,9 @@
 
 /* A point {x, y, z} of finite numbers at stack index idx; `name` is used in the error. */
 void on_lua_checkpoint(lua_State *L, int idx, const char *name, double out[3]);
+/* The same for a value at idx that is a field of argument argn (errors name argument argn). */
+void on_lua_checkpoint_arg(lua_State *L, int idx, int argn, const char *name, double out[3]);
+void on_lua_checkint3_arg(lua_State *L, int idx, int argn, const char *name, int out[3]);
 void on_lua_pushpoint(lua_State *L, const double p[3]);
 /* Three finite numbers in a table, or integer triples. */
 void on_lua_checkint3(lua_State *L, int idx, const char *name, int out[3]);

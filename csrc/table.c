@@ -4,6 +4,7 @@
 #include "table.h"
 #include "codes.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,8 +94,8 @@ static int rehash(on_table *t, uint32_t newcap)
 
 static uint32_t cap_for(uint32_t n, double load)
 {
-    uint64_t c = (uint64_t)((double)n / load) + 1;
-    if (c < 8) c = 8;
+    uint64_t c = (uint64_t)ceil((double)n / load);
+    if (c < 1) c = 1;
     if (c > 0xfffffff0u) c = 0xfffffff0u;
     return (uint32_t)c;
 }

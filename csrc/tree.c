@@ -214,7 +214,8 @@ on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_
     for (int i = 0; i < 3; i++) {
         double ext = (double)t->p.tiles[i] * t->n;
         if (!(hi[i] >= 0) || !(lo[i] <= ext)) return ON_SUCCESS; /* wholly outside (or NaN) */
-        a[i] = clampi(floor(lo[i] / t->n), 0, t->p.tiles[i] - 1);
+        /* geometry starting exactly on a tile border still touches the last leaves of the tile below */
+        a[i] = clampi(ceil(lo[i] / t->n) - 1, 0, t->p.tiles[i] - 1);
         b[i] = clampi(floor(hi[i] / t->n), 0, t->p.tiles[i] - 1);
     }
     for (int k = a[2]; k <= b[2]; k++)
