@@ -1,0 +1,30 @@
+package = "octonav"
+version = "scm-1"
+source = { url = "git+file://." }
+description = {
+  summary = "3D navigation over a sparse octree for agents that fly or swim",
+  detailed = [[
+A C core (sparse octree with compact hashed nodes, exact line of sight, compact tile files, a grid
+A* baseline) exposed as octonav.core, with Lua layers on top.]],
+  license = "MIT",
+}
+dependencies = { "lua >= 5.4" }
+build = {
+  type = "builtin",
+  modules = {
+    ["octonav.core"] = {
+      sources = {
+        "csrc/table.c", "csrc/tree.c", "csrc/geometry.c", "csrc/raycast.c", "csrc/tilefile.c",
+        "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c",
+        "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c",
+      },
+      incdirs = { "csrc" },
+      defines = { "_POSIX_C_SOURCE=200809L" },
+      libraries = { "m", "pthread" },
+    },
+    ["octonav"] = "lua/octonav/init.lua",
+    ["octonav.movingai"] = "lua/octonav/movingai.lua",
+    ["octonav.bench"] = "lua/octonav/bench.lua",
+  },
+  install = { bin = { octonav = "bin/octonav" } },
+}
