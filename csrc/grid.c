@@ -61,6 +61,10 @@ struct on_grid {
     uint32_t gen;
     heap_ent *heap;
     size_t heap_cap, heap_peak;
+    /* the last successful search, for on_grid_last_path */
+    int last_ok;
+    uint32_t last_s, last_t;
+    int last_goal[3];
 
     /* move tables, direction k = (dx+1) + 3*(dy+1) + 9*(dz+1) */
     int ndirs;
@@ -507,6 +511,32 @@ static inline uint32_t neighbourhood(const on_grid *g, uint32_t c, int x, int y,
     return fr;
 }
 
+/* Walk the last search's parent directions back from its goal: the cell count, and up to cap cells
+ * written start first. */
+static size_t write_path(const on_grid *g, int32_t *path, size_t cap)
+{
+    const uint32_t s = g->last_s, t = g->last_t;
+    size_t count = 1;
+    for (uint32_t c = t; c != s; count++) c -= g->off[g->meta[c] & META_DIR];
+    if (cap == 0) return count;
+    int x = g->last_goal[0], y = g->last_goal[1], z = g->last_goal[2];
+    uint32_t c = t;
+    for (size_t i = count; i-- > 0;) {
+        if (i < cap) {
+            path[3 * i] = x;
+            path[3 * i + 1] = y;
+            path[3 * i + 2] = z;
+        }
+        if (c == s) break;
+        int k = (int)(g->meta[c] & META_DIR);
+        c -= g->off[k];
+        x -= DX[k];
+        y -= DY[k];
+        z -= DZ[k];
+    }
+    return count;
+}
+
 on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double *length,
                        size_t *expansions, int32_t *path, size_t cap, size_t *npath)
 {
@@ -514,6 +544,7 @@ on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double
     if (expansions) *expansions = 0;
     if (npath) *npath = 0;
     if (!g || !start || !goal) return ON_FAILURE | ON_INVALID;
+    g->last_ok = 0;
     if (!path) cap = 0;
     if (!inside(g, start[0], start[1], start[2]) || !inside(g, goal[0], goal[1], goal[2]))
         return ON_FAILURE | ON_OUTSIDE;
@@ -521,12 +552,11 @@ on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double
     uint32_t t = cell_index(g, goal[0], goal[1], goal[2]);
     if (bit_get(g->bits, s) || bit_get(g->bits, t)) return ON_FAILURE | ON_BLOCKED;
     if (s == t) {
-        if (npath) *npath = 1;
-        if (cap >= 1) {
-            path[0] = start[0];
-            path[1] = start[1];
-            path[2] = start[2];
-        }
+        g->last_ok = 1;
+        g->last_s = g->last_t = s;
+        memcpy(g->last_goal, goal, sizeof g->last_goal);
+        size_t count = write_path(g, path, cap);
+        if (npath) *npath = count;
         return ON_SUCCESS;
     }
     on_status st = ensure_search(g);
@@ -597,27 +627,19 @@ on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double
     if (!found) return ON_FAILURE | ON_UNREACHABLE;
 
     if (length) *length = gval[t];
-    size_t count = 1;
-    for (uint32_t c = t; c != s; count++) c -= g->off[meta[c] & META_DIR];
+    g->last_ok = 1;
+    g->last_s = s;
+    g->last_t = t;
+    memcpy(g->last_goal, goal, sizeof g->last_goal);
+    size_t count = write_path(g, path, cap);
     if (npath) *npath = count;
-    if (cap > 0) {
-        int x = gx, y = gy, z = gz;
-        uint32_t c = t;
-        for (size_t i = count; i-- > 0;) {
-            if (i < cap) {
-                path[3 * i] = x;
-                path[3 * i + 1] = y;
-                path[3 * i + 2] = z;
-            }
-            if (c == s) break;
-            int k = (int)(meta[c] & META_DIR);
-            c -= g->off[k];
-            x -= DX[k];
-            y -= DY[k];
-            z -= DZ[k];
-        }
-    }
     return ON_SUCCESS;
+}
+
+size_t on_grid_last_path(const on_grid *g, int32_t *path, size_t cap)
+{
+    if (!g || !g->last_ok) return 0;
+    return write_path(g, path, path ? cap : 0);
 }
 
 /* ---- line of sight --------------------------------------------------------------------------------- */

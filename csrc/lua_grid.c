@@ -2,6 +2,7 @@
  * lua_grid.c -- the `octonav.grid` userdata: the dense grid A* baseline (grid.c) for Lua, with the
  * Moving AI loaders for .3dmap (3D) and .map (2D) files. Coordinates are 0-based cell indices.
  */
+#include "grid.h"
 #include "lua_util.h"
 
 #include <stdlib.h>
@@ -150,7 +151,7 @@ static int l_find(lua_State *L)
     if (want_path) {
         int32_t *path = malloc((np ? np : 1) * 3 * sizeof *path);
         if (!path) return luaL_error(L, "grid:find: out of memory");
-        s = on_grid_find(g, s3, g3, &len, &exp, path, np, &np);
+        on_grid_last_path(g, path, np); /* the search just made, read back without searching again */
         lua_createtable(L, (int)np, 0);
         for (size_t i = 0; i < np; i++) {
             int c[3] = {path[3 * i], path[3 * i + 1], path[3 * i + 2]};

@@ -195,6 +195,59 @@ ON_API on_status on_grid_read_map2d(const char *path, on_grid **out, char *err, 
 /* Line of sight over the dense grid by a voxel walk, by the same rule as on_tree_visible. */
 ON_API on_status on_grid_visible(const on_grid *g, const double a[3], const double b[3]);
 
+/* ---- search (the query object) ------------------------------------------------------------------ */
+/* A query owns its search memory (preallocated for max_nodes cells) and reads one tree, which must
+ * outlive it; many queries can share a tree. A search allocates nothing per expansion.
+ * Sliced like Detour: init, update(max_expansions) until it stops being ON_IN_PROGRESS, finalize. */
+typedef struct on_query on_query;
+
+enum { ON_SMOOTH_NONE = 0, ON_SMOOTH_GREEDY = 1, ON_SMOOTH_BINARY = 2 };
+
+/* A heuristic standing in for the built-in one: nav-space point, goal and cell size in leaves.
+ * Return NAN to abort the search (it then fails with ON_INVALID). */
+typedef double (*on_heuristic_fn)(void *ud, const double p[3], const double goal[3], double size);
+
+typedef struct on_query_opts {
+    double weight;           /* f = g + weight*h - size_bias*size; default 1 */
+    double size_bias;        /* default 0 (the seed's search: weight 2.5, size_bias 1) */
+    int any_angle;           /* Lazy Theta*: parents may be any visible ancestor (one check per expansion) */
+    int refine;              /* pull the waypoints tight inside the corridor of cells (default on) */
+    int smooth;              /* ON_SMOOTH_*: string pulling by line of sight after the search */
+    size_t max_expansions;   /* 0 = no limit; a search that reaches it fails with ON_BUDGET */
+    int partial;             /* on failure, return the path to the cell nearest the goal (ON_PARTIAL) */
+    on_heuristic_fn heuristic;
+    void *heuristic_ud;
+} on_query_opts;
+
+ON_API void on_query_opts_default(on_query_opts *o);
+
+typedef struct on_query_info {
+    double length;           /* world units, of the returned path */
+    size_t expansions;       /* cells expanded */
+    size_t cells;            /* cells in the corridor of the result */
+    size_t visited;          /* cells reached (search nodes used) */
+    double nearest[3];       /* with ON_BLOCKED: the nearest free point to the blocked endpoint */
+    int which;               /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
+} on_query_info;
+
+ON_API on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out);
+ON_API void on_query_destroy(on_query *q);
+ON_API const on_tree *on_query_tree(const on_query *q);
+/* Start a search between world points. Failures at once: ON_OUTSIDE, ON_BLOCKED (info via finalize). */
+ON_API on_status on_query_init(on_query *q, const double a[3], const double b[3], const on_query_opts *o);
+/* Expand up to max_iter cells. ON_IN_PROGRESS while running; ON_SUCCESS when found; ON_FAILURE with
+ * ON_UNREACHABLE, ON_OUT_OF_NODES, ON_BUDGET, ON_STALE (tree changed) or ON_INVALID (heuristic). */
+ON_API on_status on_query_update(on_query *q, size_t max_iter, size_t *done);
+/* The path (world points, x,y,z each) of a finished search: *npath gets the point count; with cap too
+ * small only the count is reported (ON_BUFFER_SMALL). Returns the search's final status. */
+ON_API on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info);
+/* init + update to the end + finalize. */
+ON_API on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o,
+                               double *path, size_t cap, size_t *npath, on_query_info *info);
+
+/* Nearest free point to p within `radius` leaves (search of the leaf lattice); ON_FAILURE when none. */
+ON_API on_status on_tree_nearest_free(const on_tree *t, const double p[3], double radius_leaves, double out[3]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -333,6 +333,12 @@ static int walk_tree(const on_tree *t, const double a[3], const double b[3], dou
     }
 }
 
+int on_tree_visible_nav(const on_tree *t, const double a[3], const double b[3])
+{
+    double th;
+    return walk_tree(t, a, b, &th);
+}
+
 static int to_nav_checked(const on_tree *t, const double a[3], const double b[3], double na[3], double nb[3])
 {
     for (int j = 0; j < 3; j++)

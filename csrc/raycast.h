@@ -22,4 +22,8 @@ typedef int (*on_voxel_free_fn)(const void *ud, int64_t x, int64_t y, int64_t z)
  * parameter in [0, 1] of the first blocked point. */
 int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const double b[3], double *t_hit);
 
+/* The octree walk for nav-space points (the search's line of sight). 1 when clear. */
+struct on_tree;
+int on_tree_visible_nav(const struct on_tree *t, const double a[3], const double b[3]);
+
 #endif

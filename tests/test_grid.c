@@ -392,6 +392,29 @@ static void test_failures(void)
     CHECK(np == 10);
     /* expansions: the corridor expands every cell before the goal */
     CHECK_EQ_INT(ex, 9);
+
+    /* the last path read again without searching, also after an edit */
+    int32_t again[3 * 16];
+    on_grid_set(g, 5, 0, 0, 1);
+    CHECK_EQ_INT(on_grid_last_path(g, NULL, 0), 10);
+    CHECK_EQ_INT(on_grid_last_path(g, again, 16), 10);
+    int same = 1;
+    for (int i = 0; i < 10; i++) same &= again[3 * i] == i && again[3 * i + 1] == 0 && again[3 * i + 2] == 0;
+    CHECK(same);
+    CHECK_EQ_INT(on_grid_find(g, s, t, &len, &ex, path, 16, &np), ST_FAIL(ON_UNREACHABLE));
+    CHECK_EQ_INT(on_grid_last_path(g, again, 16), 0);
+    int u[3] = {7, 0, 0};
+    CHECK_EQ_INT(on_grid_find(g, u, u, &len, &ex, NULL, 0, &np), ON_SUCCESS);
+    CHECK_EQ_INT(on_grid_last_path(g, again, 16), 1);
+    CHECK(again[0] == 7 && again[1] == 0 && again[2] == 0);
+    CHECK_EQ_INT(on_grid_find(g, t, u, &len, &ex, NULL, 0, &np), ON_SUCCESS);
+    memset(again, 0x7f, sizeof again);
+    CHECK_EQ_INT(on_grid_last_path(g, again, 1), 3);
+    CHECK(again[0] == 9 && again[3] == 0x7f7f7f7f);
+    CHECK_EQ_INT(on_grid_last_path(NULL, again, 16), 0);
+    on_grid_destroy(g);
+    g = make(3, 3, 3);
+    CHECK_EQ_INT(on_grid_last_path(g, again, 16), 0); /* no search yet */
     on_grid_destroy(g);
 }
 
@@ -513,7 +536,7 @@ static void test_repeat(void)
     /* again, in reverse order, then across the 24-bit stamp wrap-around */
     int diff = 0;
     for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) on_grid_debug_set_generation(g, 0xffffffu - 5);
+        if (pass == 1) on_grid_debug_wrap_soon(g, 5);
         for (int j = 0; j < Q; j++) {
             int i = pass == 0 ? Q - 1 - j : j;
             double len = -1;
@@ -557,7 +580,8 @@ static void test_visible(void)
     CHECK_EQ_INT(on_grid_visible(g, a, out2), ST_FAIL(ON_BLOCKED));
     CHECK_EQ_INT(on_grid_visible(g, a, a), ON_SUCCESS);
     double nan3[3] = {NAN, 0.5, 0.5};
-    CHECK(on_failed(on_grid_visible(g, nan3, a)));
+    CHECK_EQ_INT(on_grid_visible(g, nan3, a), ST_FAIL(ON_INVALID));
+    CHECK_EQ_INT(on_grid_visible(NULL, a, a), ST_FAIL(ON_INVALID));
     on_grid_destroy(g);
 
     /* 2D: one layer, z in [0,1) */

@@ -8,6 +8,15 @@ local M = {
   core = core,
   tree = core.tree,    -- octonav.tree.new{...}, octonav.tree.load(path)
   grid = core.grid,    -- the dense grid A* baseline
+  query = core.query,  -- octonav.query.new(tree, { max_nodes = 262144 }): path searches
+}
+
+--- Option presets for query:find / query:start.
+M.presets = {
+  -- the seed's own search: f = g + 2.5*h - size (fast, greedy, paths less short)
+  seed = { weight = 2.5, size_bias = 1.0 },
+  -- plain A* over the cell graph: optimal for that graph, then pulled tight in its corridor
+  astar = { weight = 1.0 },
 }
 
 M.movingai = require "octonav.movingai"

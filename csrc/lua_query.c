@@ -1,0 +1,319 @@
+/*
+ * lua_query.c -- the `octonav.query` userdata: path searches over a tree (search.c).
+ *
+ * A query keeps its tree userdata alive (user value 1) and the Lua heuristic of the running search
+ * (user value 2). A tree closed under a query is detected before the core is called. Failures are
+ * results (nil, info with a reason); misuse raises. A Lua heuristic that raises aborts the search
+ * with its message and leaves the query reusable.
+ */
+#include "lua_util.h"
+#include "tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define QUERY_MT "octonav.query"
+#define DEFAULT_MAX_NODES 262144
+
+typedef struct lquery {
+    on_query *q;
+    const on_tree *tree;  /* the tree it was made for, to detect a closed tree */
+    lua_State *L;         /* set while the core runs, for the Lua heuristic */
+    int herr;             /* the heuristic raised: its message is on the stack of L */
+    int started;
+    size_t cap;           /* result buffer (world points) */
+    double *buf;
+} lquery;
+
+static lquery *checkq(lua_State *L, int idx)
+{
+    lquery *u = luaL_checkudata(L, idx, QUERY_MT);
+    if (!u->q) luaL_error(L, "attempt to use a closed octonav.query");
+    return u;
+}
+
+/* 1 when the tree the query reads is still open. */
+static int tree_alive(lua_State *L, int qidx, const lquery *u)
+{
+    lua_getiuservalue(L, qidx, 1);
+    on_ltree *lt = luaL_testudata(L, -1, ON_TREE_MT);
+    int ok = lt && lt->t == u->tree;
+    lua_pop(L, 1);
+    return ok;
+}
+
+static const char *const new_opts[] = {"max_nodes", NULL};
+
+static int l_new(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    on_lua_checkopts(L, 2, "octonav.query.new", new_opts);
+    lua_Integer maxn = on_lua_optinteger(L, 2, "max_nodes", DEFAULT_MAX_NODES);
+    if (maxn < 2 || maxn > (1 << 30)) return luaL_error(L, "octonav.query.new: max_nodes must be 2..2^30");
+    lquery *u = lua_newuserdatauv(L, sizeof *u, 2);
+    memset(u, 0, sizeof *u);
+    luaL_setmetatable(L, QUERY_MT);
+    on_status s = on_query_create(t, (size_t)maxn, &u->q);
+    if (!on_ok(s)) return luaL_error(L, "octonav.query.new: %s", on_status_string(s));
+    u->tree = t;
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+/* The core's heuristic callback: calls the Lua function in user value 2 with world coordinates. */
+static double lua_heuristic(void *ud, const double p[3], const double goal[3], double size)
+{
+    lquery *u = ud;
+    lua_State *L = u->L;
+    if (u->herr) return NAN;
+    const on_tree_params *tp = &u->tree->p;
+    lua_pushvalue(L, -1); /* the function, kept on top by the caller */
+    for (int i = 0; i < 3; i++) lua_pushnumber(L, tp->origin[i] + p[i] * tp->scale);
+    for (int i = 0; i < 3; i++) lua_pushnumber(L, tp->origin[i] + goal[i] * tp->scale);
+    lua_pushnumber(L, size * tp->scale);
+    if (lua_pcall(L, 7, 1, 0) != LUA_OK) {
+        u->herr = 1; /* the message stays on the stack above the function */
+        return NAN;
+    }
+    int isnum;
+    double h = (double)lua_tonumberx(L, -1, &isnum);
+    lua_pop(L, 1);
+    if (!isnum || !(h >= 0) || !isfinite(h)) {
+        lua_pushstring(L, "heuristic must return a finite number >= 0");
+        u->herr = 1;
+        return NAN;
+    }
+    return h / tp->scale;
+}
+
+static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth",
+                                        "max_expansions", "partial", "heuristic", NULL};
+
+/* Options table at idx -> core options; a heuristic function is stored as user value 2. */
+static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
+{
+    on_lua_checkopts(L, idx, "find", find_opts);
+    on_query_opts_default(o);
+    o->weight = on_lua_optnumber(L, idx, "weight", 1.0);
+    if (o->weight < 0) luaL_error(L, "option 'weight' must be >= 0");
+    o->size_bias = on_lua_optnumber(L, idx, "size_bias", 0.0);
+    o->any_angle = on_lua_optboolean(L, idx, "any_angle", 0);
+    o->refine = on_lua_optboolean(L, idx, "refine", 1);
+    o->partial = on_lua_optboolean(L, idx, "partial", 0);
+    lua_Integer me = on_lua_optinteger(L, idx, "max_expansions", 0);
+    if (me < 0) luaL_error(L, "option 'max_expansions' must be >= 0");
+    o->max_expansions = (size_t)me;
+    o->smooth = ON_SMOOTH_NONE;
+    if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "smooth") != LUA_TNIL) {
+        const char *s = lua_tostring(L, -1);
+        if (!s || lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
+        if (strcmp(s, "greedy") == 0) o->smooth = ON_SMOOTH_GREEDY;
+        else if (strcmp(s, "binary") == 0) o->smooth = ON_SMOOTH_BINARY;
+        else if (strcmp(s, "none") != 0) luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
+        lua_pop(L, 1);
+    } else if (!lua_isnoneornil(L, idx)) {
+        lua_pop(L, 1);
+    }
+    if (lua_isnoneornil(L, idx)) lua_pushnil(L);
+    else lua_getfield(L, idx, "heuristic");
+    if (!lua_isnil(L, -1) && !lua_isfunction(L, -1)) luaL_error(L, "option 'heuristic' must be a function");
+    if (lua_isfunction(L, -1)) {
+        o->heuristic = lua_heuristic;
+        o->heuristic_ud = u;
+    }
+    lua_setiuservalue(L, qidx, 2);
+}
+
+static const char *reason_of(on_status s, int which)
+{
+    if (s & ON_OUTSIDE) return which ? "goal_outside" : "start_outside";
+    if (s & ON_BLOCKED) return which ? "goal_blocked" : "start_blocked";
+    if (s & ON_UNREACHABLE) return "unreachable";
+    if (s & ON_OUT_OF_NODES) return "out_of_nodes";
+    if (s & ON_BUDGET) return "budget";
+    if (s & ON_STALE) return "tree_changed";
+    if (s & ON_NO_MEMORY) return "out_of_memory";
+    return "invalid";
+}
+
+/* Push path (or nil) and info for a finished search; returns 2. */
+static int push_result(lua_State *L, lquery *u)
+{
+    size_t n = 0;
+    on_query_info info;
+    on_status s = on_query_finalize(u->q, u->buf, u->cap, &n, &info);
+    if ((s & ON_BUFFER_SMALL) && n > 0) {
+        double *bigger = realloc(u->buf, n * 3 * sizeof *bigger);
+        if (!bigger) return luaL_error(L, "query: out of memory");
+        u->buf = bigger;
+        u->cap = n;
+        s = on_query_finalize(u->q, u->buf, u->cap, &n, &info);
+    }
+    if (s & ON_NO_MEMORY) return luaL_error(L, "query: out of memory");
+    int has_path = n > 0 && (on_ok(s) || (s & ON_PARTIAL));
+    if (has_path) {
+        lua_createtable(L, (int)n, 0);
+        for (size_t i = 0; i < n; i++) {
+            on_lua_pushpoint(L, u->buf + 3 * i);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+    } else {
+        lua_pushnil(L);
+    }
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, on_ok(s) ? "found" : (s & ON_PARTIAL) ? "partial" : "failed");
+    lua_setfield(L, -2, "status");
+    if (!on_ok(s)) {
+        lua_pushstring(L, reason_of(s, info.which));
+        lua_setfield(L, -2, "reason");
+    }
+    if (has_path) {
+        lua_pushnumber(L, info.length);
+        lua_setfield(L, -2, "length");
+        lua_pushinteger(L, (lua_Integer)info.cells);
+        lua_setfield(L, -2, "cells");
+    }
+    lua_pushinteger(L, (lua_Integer)info.expansions);
+    lua_setfield(L, -2, "expansions");
+    lua_pushinteger(L, (lua_Integer)info.visited);
+    lua_setfield(L, -2, "visited");
+    if ((s & ON_BLOCKED) && isfinite(info.nearest[0])) {
+        on_lua_pushpoint(L, info.nearest);
+        lua_setfield(L, -2, "nearest");
+    }
+    return 2;
+}
+
+/* Run the core with the heuristic function (user value 2) on top of the stack; re-raise its error. */
+static on_status run(lua_State *L, int qidx, lquery *u, int init, const double *a, const double *b,
+                     const on_query_opts *o, size_t budget)
+{
+    lua_getiuservalue(L, qidx, 2);
+    int top = lua_gettop(L);
+    u->L = L;
+    u->herr = 0;
+    on_status s = ON_IN_PROGRESS;
+    if (init) s = on_query_init(u->q, a, b, o);
+    if (s == ON_IN_PROGRESS) s = on_query_update(u->q, budget, NULL);
+    u->L = NULL;
+    if (u->herr) {
+        /* the message is above the function; leave the query finished (failed) and raise it */
+        lua_pushnil(L);
+        lua_setiuservalue(L, qidx, 2);
+        return (on_status)lua_error(L);
+    }
+    lua_settop(L, top - 1);
+    return s;
+}
+
+static int l_find(lua_State *L)
+{
+    lquery *u = checkq(L, 1);
+    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
+    double a[3], b[3];
+    on_lua_checkpoint(L, 2, "start", a);
+    on_lua_checkpoint(L, 3, "goal", b);
+    on_query_opts o;
+    read_opts(L, 1, 4, u, &o);
+    run(L, 1, u, 1, a, b, &o, (size_t)-1);
+    u->started = 0;
+    return push_result(L, u);
+}
+
+static const char *state_name(on_status s)
+{
+    if (s == ON_IN_PROGRESS) return "running";
+    return on_ok(s) ? "found" : "failed";
+}
+
+/* q:start(a, b, opts) -> "running" | "found" | "failed" */
+static int l_start(lua_State *L)
+{
+    lquery *u = checkq(L, 1);
+    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
+    double a[3], b[3];
+    on_lua_checkpoint(L, 2, "start", a);
+    on_lua_checkpoint(L, 3, "goal", b);
+    on_query_opts o;
+    read_opts(L, 1, 4, u, &o);
+    on_status s = run(L, 1, u, 1, a, b, &o, 0);
+    u->started = 1;
+    lua_pushstring(L, state_name(s));
+    return 1;
+}
+
+/* q:step(max_expansions) -> "running" | "found" | "failed" */
+static int l_step(lua_State *L)
+{
+    lquery *u = checkq(L, 1);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    if (n < 1) luaL_argerror(L, 2, "max_expansions must be >= 1");
+    if (!u->started) return luaL_error(L, "query:step: no search started (call start first)");
+    if (!tree_alive(L, 1, u)) {
+        u->started = 0;
+        lua_pushliteral(L, "failed");
+        lua_pushliteral(L, "tree_closed");
+        return 2;
+    }
+    on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n);
+    lua_pushstring(L, state_name(s));
+    return 1;
+}
+
+/* q:result() -> path, info | nil, info (for a finished sliced search) */
+static int l_result(lua_State *L)
+{
+    lquery *u = checkq(L, 1);
+    if (!u->started) return luaL_error(L, "query:result: no search started");
+    if (!tree_alive(L, 1, u)) {
+        lua_pushnil(L);
+        lua_createtable(L, 0, 2);
+        lua_pushliteral(L, "failed");
+        lua_setfield(L, -2, "status");
+        lua_pushliteral(L, "tree_closed");
+        lua_setfield(L, -2, "reason");
+        return 2;
+    }
+    size_t n;
+    on_query_info info;
+    if (on_query_finalize(u->q, NULL, 0, &n, &info) == ON_IN_PROGRESS)
+        return luaL_error(L, "query:result: the search is still running (call step until it stops)");
+    return push_result(L, u);
+}
+
+static int l_close(lua_State *L)
+{
+    lquery *u = luaL_checkudata(L, 1, QUERY_MT);
+    on_query_destroy(u->q);
+    free(u->buf);
+    u->q = NULL;
+    u->buf = NULL;
+    u->cap = 0;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lquery *u = luaL_checkudata(L, 1, QUERY_MT);
+    lua_pushstring(L, u->q ? "octonav.query" : "octonav.query (closed)");
+    return 1;
+}
+
+static const luaL_Reg methods[] = {
+    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"result", l_result}, {"close", l_close}, {NULL, NULL},
+};
+static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
+
+int on_lua_query_open(lua_State *L)
+{
+    luaL_newmetatable(L, QUERY_MT);
+    luaL_setfuncs(L, meta, 0);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newlib(L, funcs);
+    return 1;
+}

@@ -1,0 +1,673 @@
+/*
+ * search.c -- the query: A* over the free cells of a tree, sliced (init / update / finalize).
+ *
+ * Graph: free cells joined across shared faces (on_tree_neighbors); a cell's point is its centre,
+ * the start cell's is the start point and the goal cell's the goal point; edges cost the distance
+ * between points, so the Euclidean heuristic is consistent and weight 1 gives the optimal path of
+ * this graph. Options: a weight and the seed's size bias (f = g + w*h - bias*size), Lazy Theta*
+ * (parents may be any visible ancestor), a user heuristic, expansion budgets and partial results.
+ * After the search, `refine` pulls the waypoints tight inside the corridor of cells (each waypoint on
+ * the face shared by two consecutive cells; coordinate descent with exact 1D minimisers, so every
+ * segment stays inside one free cell and needs no line-of-sight check); `smooth` then removes
+ * waypoints by line of sight (greedy or binary search over the path).
+ * Memory: nodes, an index map, a heap and the neighbour buffer are allocated at creation; a search
+ * reuses them (the map needs no clearing: a slot is valid only if it names a node of this search).
+ */
+#include "raycast.h"
+#include "tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct snode {
+    on_cell cell;
+    double g, f;
+    int32_t parent;
+    int32_t heap;    /* position in the heap, -1 when not in it */
+    uint8_t closed;
+} snode;
+
+typedef struct mslot {
+    uint64_t key;
+    uint32_t idx;
+} mslot;
+
+struct on_query {
+    const on_tree *t;
+    size_t max_nodes;
+    snode *nodes;
+    size_t nnodes;
+    mslot *map;
+    size_t mapmask;
+    uint32_t *heap;
+    size_t nheap;
+    on_cell *nb;
+    size_t nbcap;
+    /* the current search */
+    on_query_opts o;
+    double a[3], b[3];    /* nav space */
+    on_cell goal_cell;
+    uint64_t revision;
+    on_status state;
+    int32_t found, best;  /* goal node; node nearest the goal (for partial results) */
+    double best_h;
+    on_query_info info;
+    /* results */
+    double *pts;          /* nav-space waypoints */
+    size_t npts, ptscap;
+    on_cell *corr;
+    size_t ncorr, corrcap;
+};
+
+void on_query_opts_default(on_query_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->weight = 1.0;
+    o->refine = 1;
+    o->smooth = ON_SMOOTH_NONE;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static inline uint64_t cell_key(on_cell c) { return (uint64_t)c.tile << 32 | c.code; }
+
+on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
+{
+    *out = NULL;
+    if (!t || max_nodes < 2 || max_nodes > (1u << 30)) return ON_FAILURE | ON_INVALID;
+    on_query *q = calloc(1, sizeof *q);
+    if (!q) return ON_FAILURE | ON_NO_MEMORY;
+    size_t mapcap = 4;
+    while (mapcap < 2 * max_nodes) mapcap <<= 1;
+    q->t = t;
+    q->max_nodes = max_nodes;
+    q->nodes = malloc(max_nodes * sizeof *q->nodes);
+    q->map = malloc(mapcap * sizeof *q->map);
+    q->heap = malloc(max_nodes * sizeof *q->heap);
+    q->nbcap = 256;
+    q->nb = malloc(q->nbcap * sizeof *q->nb);
+    q->ptscap = 64;
+    q->pts = malloc(q->ptscap * 3 * sizeof *q->pts);
+    q->corrcap = 64;
+    q->corr = malloc(q->corrcap * sizeof *q->corr);
+    if (!q->nodes || !q->map || !q->heap || !q->nb || !q->pts || !q->corr) {
+        on_query_destroy(q);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    q->mapmask = mapcap - 1;
+    memset(q->map, 0xff, mapcap * sizeof *q->map);
+    q->state = ON_FAILURE | ON_INVALID; /* nothing started */
+    *out = q;
+    return ON_SUCCESS;
+}
+
+void on_query_destroy(on_query *q)
+{
+    if (!q) return;
+    free(q->nodes);
+    free(q->map);
+    free(q->heap);
+    free(q->nb);
+    free(q->pts);
+    free(q->corr);
+    free(q);
+}
+
+const on_tree *on_query_tree(const on_query *q) { return q->t; }
+
+/* ---- node map and heap ----------------------------------------------------------------------- */
+
+/* Index of the node for cell c, creating it when new (*created = 1). -1 when the pool is full. */
+static int32_t node_get(on_query *q, on_cell c, int *created)
+{
+    uint64_t key = cell_key(c);
+    size_t i = (size_t)mix64(key) & q->mapmask;
+    for (;;) {
+        mslot *s = &q->map[i];
+        /* a slot is live only if it points at a node of this search holding the same key */
+        if (s->idx < q->nnodes && cell_key(q->nodes[s->idx].cell) == s->key) {
+            if (s->key == key) {
+                *created = 0;
+                return (int32_t)s->idx;
+            }
+        } else {
+            if (q->nnodes >= q->max_nodes) return -1;
+            snode *n = &q->nodes[q->nnodes];
+            n->cell = c;
+            n->g = INFINITY;
+            n->f = INFINITY;
+            n->parent = -1;
+            n->heap = -1;
+            n->closed = 0;
+            s->key = key;
+            s->idx = (uint32_t)q->nnodes;
+            *created = 1;
+            return (int32_t)q->nnodes++;
+        }
+        i = (i + 1) & q->mapmask;
+    }
+}
+
+/* Heap order: lower f first; on ties, larger g (deeper nodes) first. */
+static inline int heap_less(const on_query *q, uint32_t a, uint32_t b)
+{
+    const snode *x = &q->nodes[a], *y = &q->nodes[b];
+    return x->f < y->f || (x->f == y->f && x->g > y->g);
+}
+
+static void heap_up(on_query *q, size_t i)
+{
+    uint32_t v = q->heap[i];
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!heap_less(q, v, q->heap[p])) break;
+        q->heap[i] = q->heap[p];
+        q->nodes[q->heap[i]].heap = (int32_t)i;
+        i = p;
+    }
+    q->heap[i] = v;
+    q->nodes[v].heap = (int32_t)i;
+}
+
+static void heap_down(on_query *q, size_t i)
+{
+    uint32_t v = q->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->nheap) break;
+        if (c + 1 < q->nheap && heap_less(q, q->heap[c + 1], q->heap[c])) c++;
+        if (!heap_less(q, q->heap[c], v)) break;
+        q->heap[i] = q->heap[c];
+        q->nodes[q->heap[i]].heap = (int32_t)i;
+        i = c;
+    }
+    q->heap[i] = v;
+    q->nodes[v].heap = (int32_t)i;
+}
+
+static void heap_push_or_update(on_query *q, uint32_t n)
+{
+    if (q->nodes[n].heap < 0) {
+        q->heap[q->nheap] = n;
+        heap_up(q, q->nheap++);
+    } else {
+        heap_up(q, (size_t)q->nodes[n].heap);
+    }
+}
+
+static uint32_t heap_pop(on_query *q)
+{
+    uint32_t top = q->heap[0];
+    q->nodes[top].heap = -1;
+    if (--q->nheap > 0) {
+        q->heap[0] = q->heap[q->nheap];
+        heap_down(q, 0);
+    }
+    return top;
+}
+
+/* ---- geometry helpers ------------------------------------------------------------------------ */
+
+static void cell_box(const on_query *q, on_cell c, double mn[3], double *s)
+{
+    int64_t m[3], sz;
+    on_tree_cell_nav(q->t, c, m, &sz);
+    for (int i = 0; i < 3; i++) mn[i] = (double)m[i];
+    *s = (double)sz;
+}
+
+static int same_cell(on_cell x, on_cell y) { return x.tile == y.tile && x.code == y.code; }
+
+/* A node's point: the start point for the start node, the goal point in the goal cell, else the centre. */
+static void node_point(const on_query *q, int32_t i, double p[3])
+{
+    const snode *n = &q->nodes[i];
+    if (i == 0) {
+        memcpy(p, q->a, sizeof q->a);
+    } else if (same_cell(n->cell, q->goal_cell)) {
+        memcpy(p, q->b, sizeof q->b);
+    } else {
+        double mn[3], s;
+        cell_box(q, n->cell, mn, &s);
+        for (int k = 0; k < 3; k++) p[k] = mn[k] + s * 0.5;
+    }
+}
+
+static double dist3(const double a[3], const double b[3])
+{
+    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+static double heuristic(on_query *q, const double p[3], double size)
+{
+    if (q->o.heuristic) return q->o.heuristic(q->o.heuristic_ud, p, q->b, size);
+    return dist3(p, q->b);
+}
+
+/* ---- the search ------------------------------------------------------------------------------ */
+
+static void to_nav(const on_tree *t, const double w[3], double n[3])
+{
+    for (int i = 0; i < 3; i++) n[i] = (w[i] - t->p.origin[i]) * t->inv_scale;
+}
+
+on_status on_query_init(on_query *q, const double a[3], const double b[3], const on_query_opts *o)
+{
+    memset(&q->info, 0, sizeof q->info);
+    q->nnodes = 0;
+    q->nheap = 0;
+    q->npts = 0;
+    q->ncorr = 0;
+    q->found = q->best = -1;
+    q->best_h = INFINITY;
+    if (o) q->o = *o;
+    else on_query_opts_default(&q->o);
+    if (!(q->o.weight >= 0) || !isfinite(q->o.weight) || !isfinite(q->o.size_bias) ||
+        q->o.smooth < ON_SMOOTH_NONE || q->o.smooth > ON_SMOOTH_BINARY)
+        return q->state = ON_FAILURE | ON_INVALID;
+    q->revision = on_tree_revision(q->t);
+    on_cell sc, gc;
+    const double *ends[2] = {a, b};
+    on_cell *cells[2] = {&sc, &gc};
+    for (int w = 0; w < 2; w++) {
+        on_status s = on_tree_locate(q->t, ends[w], cells[w]);
+        if (on_ok(s)) continue;
+        q->info.which = w;
+        if (s & ON_BLOCKED) {
+            double nf[3];
+            if (on_ok(on_tree_nearest_free(q->t, ends[w], 64, nf))) memcpy(q->info.nearest, nf, sizeof nf);
+            else q->info.nearest[0] = q->info.nearest[1] = q->info.nearest[2] = NAN;
+        }
+        return q->state = s;
+    }
+    to_nav(q->t, a, q->a);
+    to_nav(q->t, b, q->b);
+    q->goal_cell = gc;
+    int created;
+    int32_t s0 = node_get(q, sc, &created); /* node 0: the start */
+    q->nodes[s0].g = 0;
+    q->nodes[s0].parent = -1;
+    if (same_cell(sc, gc)) { /* one free cube holds both: the straight segment */
+        q->found = s0;
+        q->nodes[s0].closed = 1;
+        return q->state = ON_SUCCESS;
+    }
+    double mn[3], sz;
+    cell_box(q, sc, mn, &sz);
+    double h = heuristic(q, q->a, sz);
+    if (isnan(h)) return q->state = ON_FAILURE | ON_INVALID;
+    q->nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
+    heap_push_or_update(q, (uint32_t)s0);
+    return q->state = ON_IN_PROGRESS;
+}
+
+/* Line of sight between two nav-space points. */
+static int los(const on_query *q, const double a[3], const double b[3])
+{
+    return on_tree_visible_nav(q->t, a, b);
+}
+
+/* Lazy Theta*: before expanding u, make sure its parent sees it; otherwise take the best closed
+ * neighbour as parent (A*'s choice). */
+static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
+{
+    snode *n = &q->nodes[u];
+    if (n->parent < 0) return;
+    double pu[3], pp[3];
+    node_point(q, u, pu);
+    node_point(q, n->parent, pp);
+    if (los(q, pp, pu)) return;
+    double best = INFINITY;
+    int32_t bp = -1;
+    for (size_t k = 0; k < nnb; k++) {
+        int created;
+        int32_t v = node_get(q, q->nb[k], &created);
+        if (v < 0 || created || !q->nodes[v].closed) continue;
+        double pv[3];
+        node_point(q, v, pv);
+        double g = q->nodes[v].g + dist3(pv, pu);
+        if (g < best) {
+            best = g;
+            bp = v;
+        }
+    }
+    if (bp >= 0) {
+        q->nodes[u].parent = bp;
+        q->nodes[u].g = best;
+    }
+}
+
+static on_status expand(on_query *q, int32_t u)
+{
+    size_t nnb;
+    for (;;) {
+        on_status s = on_tree_neighbors(q->t, q->nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
+        if (on_ok(s)) break;
+        /* a rare large face: grow the buffer once and keep it */
+        size_t nc = nnb + nnb / 2;
+        on_cell *bigger = realloc(q->nb, nc * sizeof *bigger);
+        if (!bigger) return ON_FAILURE | ON_NO_MEMORY;
+        q->nb = bigger;
+        q->nbcap = nc;
+    }
+    if (q->o.any_angle) lazy_fix_parent(q, u, nnb);
+    snode *un = &q->nodes[u];
+    un->closed = 1;
+    double pu[3];
+    node_point(q, u, pu);
+    /* the goal is reached when its node is expanded */
+    if (same_cell(un->cell, q->goal_cell)) {
+        q->found = u;
+        return ON_SUCCESS;
+    }
+    double hu = dist3(pu, q->b);
+    if (hu < q->best_h) {
+        q->best_h = hu;
+        q->best = u;
+    }
+    int32_t from = u;
+    double pfrom[3];
+    memcpy(pfrom, pu, sizeof pu);
+    if (q->o.any_angle && un->parent >= 0) {
+        from = un->parent;
+        node_point(q, from, pfrom);
+    }
+    double gfrom = q->nodes[from].g;
+    for (size_t k = 0; k < nnb; k++) {
+        int created;
+        int32_t v = node_get(q, q->nb[k], &created);
+        if (v < 0) return ON_FAILURE | ON_OUT_OF_NODES;
+        snode *vn = &q->nodes[v];
+        if (vn->closed) continue;
+        double pv[3];
+        node_point(q, v, pv);
+        double g = gfrom + dist3(pfrom, pv);
+        if (g < vn->g) {
+            double mn[3], sz;
+            cell_box(q, vn->cell, mn, &sz);
+            double h = heuristic(q, pv, sz);
+            if (isnan(h)) return ON_FAILURE | ON_INVALID;
+            vn->g = g;
+            vn->parent = from;
+            vn->f = g + q->o.weight * h - q->o.size_bias * sz;
+            heap_push_or_update(q, (uint32_t)v);
+        }
+    }
+    return ON_IN_PROGRESS;
+}
+
+on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
+{
+    size_t n = 0;
+    if (q->state == ON_IN_PROGRESS && on_tree_revision(q->t) != q->revision) q->state = ON_FAILURE | ON_STALE;
+    while (q->state == ON_IN_PROGRESS && n < max_iter) {
+        if (q->nheap == 0) {
+            q->state = ON_FAILURE | ON_UNREACHABLE;
+            break;
+        }
+        if (q->o.max_expansions && q->info.expansions >= q->o.max_expansions) {
+            q->state = ON_FAILURE | ON_BUDGET;
+            break;
+        }
+        int32_t u = (int32_t)heap_pop(q);
+        q->info.expansions++;
+        n++;
+        on_status s = expand(q, u);
+        if (s != ON_IN_PROGRESS) q->state = s;
+    }
+    if (done) *done = n;
+    q->info.visited = q->nnodes;
+    return q->state;
+}
+
+/* ---- building the path ----------------------------------------------------------------------- */
+
+static int push_pt(on_query *q, const double p[3])
+{
+    if (q->npts == q->ptscap) {
+        size_t nc = q->ptscap * 2;
+        double *bigger = realloc(q->pts, nc * 3 * sizeof *bigger);
+        if (!bigger) return -1;
+        q->pts = bigger;
+        q->ptscap = nc;
+    }
+    memcpy(q->pts + 3 * q->npts++, p, 3 * sizeof *p);
+    return 0;
+}
+
+/* Cells from the start to node `end`, in order. */
+static int build_corridor(on_query *q, int32_t end)
+{
+    size_t n = 0;
+    for (int32_t i = end; i >= 0; i = q->nodes[i].parent) n++;
+    if (n > q->corrcap) {
+        on_cell *bigger = realloc(q->corr, n * sizeof *bigger);
+        if (!bigger) return -1;
+        q->corr = bigger;
+        q->corrcap = n;
+    }
+    q->ncorr = n;
+    for (int32_t i = end; i >= 0; i = q->nodes[i].parent) q->corr[--n] = q->nodes[i].cell;
+    return 0;
+}
+
+/* Shortest path through the chain of shared faces: waypoint i lies on the face between corridor cells
+ * i and i+1. Coordinate descent over the two free coordinates of each face with the exact minimiser
+ * of |P - x| + |x - N| along one coordinate (clamped, which is exact for a convex function of one
+ * variable), sweeping forward and back until nothing moves. */
+static int refine(on_query *q, const double start[3], const double end[3])
+{
+    size_t m = q->ncorr - 1; /* faces */
+    q->npts = 0;
+    if (push_pt(q, start)) return -1;
+    if (m == 0) return push_pt(q, end);
+    /* faces as boxes with lo == hi on the axis they are perpendicular to */
+    size_t need = q->npts + m + 1;
+    while (q->ptscap < need + 2 * m) { /* room for waypoints and the face bounds (2 points each) */
+        size_t nc = q->ptscap * 2;
+        double *bigger = realloc(q->pts, nc * 3 * sizeof *bigger);
+        if (!bigger) return -1;
+        q->pts = bigger;
+        q->ptscap = nc;
+    }
+    double *x = q->pts + 3;                 /* waypoints 1..m */
+    double *lo = q->pts + 3 * (m + 2);      /* face bounds after the end point */
+    double *hi = lo + 3 * m;
+    for (size_t i = 0; i < m; i++) {
+        double amn[3], as, bmn[3], bs;
+        cell_box(q, q->corr[i], amn, &as);
+        cell_box(q, q->corr[i + 1], bmn, &bs);
+        for (int k = 0; k < 3; k++) {
+            lo[3 * i + k] = fmax(amn[k], bmn[k]);
+            hi[3 * i + k] = fmin(amn[k] + as, bmn[k] + bs);
+            x[3 * i + k] = 0.5 * (lo[3 * i + k] + hi[3 * i + k]);
+        }
+    }
+    double *e = q->pts + 3 * (m + 1);
+    memcpy(e, end, 3 * sizeof *end);
+    for (int sweep = 0; sweep < 200; sweep++) {
+        double moved = 0;
+        for (size_t s = 0; s < m; s++) {
+            size_t i = (sweep & 1) ? m - 1 - s : s;
+            double *X = x + 3 * i;
+            /* the nearest neighbours that do not coincide with X: waypoints stacked on one corner
+             * would otherwise pin one another (the objective has a kink there) */
+            size_t pi = i, ni = i;
+            const double *P = start, *N = e;
+            while (pi > 0 && dist3(x + 3 * (pi - 1), X) < 1e-9) pi--;
+            if (pi > 0) P = x + 3 * (pi - 1);
+            while (ni + 1 < m && dist3(x + 3 * (ni + 1), X) < 1e-9) ni++;
+            if (ni + 1 < m) N = x + 3 * (ni + 1);
+            for (int k = 0; k < 3; k++) {
+                if (lo[3 * i + k] == hi[3 * i + k]) continue; /* the face's fixed axis */
+                double A = 0, B = 0;
+                for (int j = 0; j < 3; j++)
+                    if (j != k) {
+                        A += (P[j] - X[j]) * (P[j] - X[j]);
+                        B += (N[j] - X[j]) * (N[j] - X[j]);
+                    }
+                double sa = sqrt(A), sb = sqrt(B);
+                double u = sa + sb > 0 ? P[k] + (N[k] - P[k]) * sa / (sa + sb) : 0.5 * (P[k] + N[k]);
+                u = fmin(fmax(u, lo[3 * i + k]), hi[3 * i + k]);
+                moved = fmax(moved, fabs(u - X[k]));
+                X[k] = u;
+            }
+        }
+        if (moved < 1e-9) break;
+    }
+    q->npts = m + 2;
+    return 0;
+}
+
+/* Drop waypoints that add nothing: repeats and points on the straight line through their neighbours. */
+static void simplify(on_query *q)
+{
+    size_t w = 1;
+    for (size_t r = 1; r + 1 < q->npts; r++) {
+        const double *p = q->pts + 3 * (w - 1), *c = q->pts + 3 * r, *n = q->pts + 3 * (r + 1);
+        double d1 = dist3(p, c), d2 = dist3(c, n), d = dist3(p, n);
+        if (d1 + d2 - d <= 1e-9 * (1 + d)) continue;
+        memmove(q->pts + 3 * w, c, 3 * sizeof *c);
+        w++;
+    }
+    if (q->npts > 1) {
+        memmove(q->pts + 3 * w, q->pts + 3 * (q->npts - 1), 3 * sizeof *q->pts);
+        w++;
+    }
+    q->npts = w;
+}
+
+/* String pulling by line of sight: from each kept waypoint, jump to the farthest visible one
+ * (greedy: scanning back from the end; binary: bisecting, which assumes visibility is monotone). */
+static void smooth(on_query *q, int mode)
+{
+    if (q->npts < 3) return;
+    size_t w = 0, i = 0, n = q->npts;
+    while (i < n - 1) {
+        size_t j;
+        if (mode == ON_SMOOTH_BINARY) {
+            size_t lo = i + 1, hi = n - 1;
+            while (lo < hi) {
+                size_t mid = (lo + hi + 1) / 2;
+                if (los(q, q->pts + 3 * i, q->pts + 3 * mid)) lo = mid;
+                else hi = mid - 1;
+            }
+            j = lo;
+        } else {
+            for (j = n - 1; j > i + 1; j--)
+                if (los(q, q->pts + 3 * i, q->pts + 3 * j)) break;
+        }
+        memmove(q->pts + 3 * ++w, q->pts + 3 * j, 3 * sizeof *q->pts);
+        i = j;
+    }
+    q->npts = w + 1;
+}
+
+on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
+{
+    on_status st = q->state;
+    if (npath) *npath = 0;
+    int32_t end = -1;
+    int partial = 0;
+    if (on_ok(st)) end = q->found;
+    else if (q->o.partial && q->best >= 0 && (st & (ON_UNREACHABLE | ON_BUDGET | ON_OUT_OF_NODES))) {
+        end = q->best;
+        partial = 1;
+    }
+    if (end >= 0 && q->npts == 0) {
+        if (build_corridor(q, end) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        double stop[3];
+        if (partial) { /* the point of the nearest cell closest to the goal */
+            double mn[3], s;
+            cell_box(q, q->nodes[end].cell, mn, &s);
+            for (int k = 0; k < 3; k++) stop[k] = fmin(fmax(q->b[k], mn[k]), mn[k] + s);
+        } else {
+            memcpy(stop, q->b, sizeof stop);
+        }
+        if (q->o.any_angle || !q->o.refine) {
+            /* the parents' points (visible from one another under Lazy Theta*) */
+            q->npts = 0;
+            size_t n = 0;
+            for (int32_t i = end; i >= 0; i = q->nodes[i].parent) n++;
+            for (size_t k = 0; k < n; k++)
+                if (push_pt(q, q->a)) return ON_FAILURE | ON_NO_MEMORY;
+            size_t k = n;
+            for (int32_t i = end; i >= 0; i = q->nodes[i].parent) node_point(q, i, q->pts + 3 * --k);
+            memcpy(q->pts + 3 * (n - 1), stop, sizeof stop);
+            q->npts = n;
+            if (n == 1 && push_pt(q, stop)) return ON_FAILURE | ON_NO_MEMORY;
+        } else if (refine(q, q->a, stop) != 0) {
+            return ON_FAILURE | ON_NO_MEMORY;
+        }
+        simplify(q);
+        if (q->o.smooth != ON_SMOOTH_NONE) smooth(q, q->o.smooth);
+        q->info.cells = q->ncorr;
+        double len = 0;
+        for (size_t i = 1; i < q->npts; i++) len += dist3(q->pts + 3 * (i - 1), q->pts + 3 * i);
+        q->info.length = len * q->t->p.scale;
+    }
+    if (info) *info = q->info;
+    if (end < 0) return st;
+    if (npath) *npath = q->npts;
+    if (path && cap >= q->npts)
+        for (size_t i = 0; i < q->npts; i++)
+            for (int k = 0; k < 3; k++) path[3 * i + k] = q->t->p.origin[k] + q->pts[3 * i + k] * q->t->p.scale;
+    else if (cap < q->npts)
+        return ON_FAILURE | ON_BUFFER_SMALL;
+    return partial ? (st | ON_PARTIAL) : st;
+}
+
+on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o, double *path,
+                        size_t cap, size_t *npath, on_query_info *info)
+{
+    on_status s = on_query_init(q, a, b, o);
+    if (s == ON_IN_PROGRESS) on_query_update(q, (size_t)-1, NULL);
+    return on_query_finalize(q, path, cap, npath, info);
+}
+
+/* ---- nearest free point ---------------------------------------------------------------------- */
+
+on_status on_tree_nearest_free(const on_tree *t, const double p[3], double radius_leaves, double out[3])
+{
+    double n[3];
+    to_nav(t, p, n);
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(n[k]) || fabs(n[k]) > 1e15) return ON_FAILURE | ON_INVALID;
+    int64_t c[3] = {(int64_t)floor(n[0]), (int64_t)floor(n[1]), (int64_t)floor(n[2])};
+    double best = INFINITY, bp[3] = {0, 0, 0};
+    int64_t R = (int64_t)radius_leaves;
+    for (int64_t r = 0; r <= R; r++) {
+        if ((double)(r - 1) > best) break; /* every voxel of this shell is farther than the best */
+        for (int64_t dz = -r; dz <= r; dz++)
+            for (int64_t dy = -r; dy <= r; dy++)
+                for (int64_t dx = -r; dx <= r; dx++) {
+                    if (llabs(dx) != r && llabs(dy) != r && llabs(dz) != r) continue; /* shell only */
+                    int64_t v[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
+                    if (!on_tree_leaf_free(t, v[0], v[1], v[2], NULL)) continue;
+                    double q[3];
+                    for (int k = 0; k < 3; k++) {
+                        /* the voxel's closest point, kept a hair inside so it locates as free */
+                        double lo = (double)v[k] + 1e-3, hi = (double)v[k] + 1 - 1e-3;
+                        q[k] = fmin(fmax(n[k], lo), hi);
+                    }
+                    double d = dist3(q, n);
+                    if (d < best) {
+                        best = d;
+                        memcpy(bp, q, sizeof q);
+                    }
+                }
+    }
+    if (!isfinite(best)) return ON_FAILURE | ON_UNREACHABLE;
+    for (int k = 0; k < 3; k++) out[k] = t->p.origin[k] + bp[k] * t->p.scale;
+    return ON_SUCCESS;
+}
