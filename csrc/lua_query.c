@@ -96,7 +96,7 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
 {
     on_lua_checkopts(L, idx, "find", find_opts);
     on_query_opts_default(o);
-    o->weight = on_lua_optnumber(L, idx, "weight", 1.0);
+    o->weight = on_lua_optnumber(L, idx, "weight", o->weight);
     if (o->weight < 0) luaL_error(L, "option 'weight' must be >= 0");
     o->size_bias = on_lua_optnumber(L, idx, "size_bias", 0.0);
     o->any_angle = on_lua_optboolean(L, idx, "any_angle", 0);
@@ -105,7 +105,6 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
     lua_Integer me = on_lua_optinteger(L, idx, "max_expansions", 0);
     if (me < 0) luaL_error(L, "option 'max_expansions' must be >= 0");
     o->max_expansions = (size_t)me;
-    o->smooth = ON_SMOOTH_NONE;
     if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "smooth") != LUA_TNIL) {
         const char *s = lua_tostring(L, -1);
         if (!s || lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");

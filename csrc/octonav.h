@@ -208,11 +208,11 @@ enum { ON_SMOOTH_NONE = 0, ON_SMOOTH_GREEDY = 1, ON_SMOOTH_BINARY = 2 };
 typedef double (*on_heuristic_fn)(void *ud, const double p[3], const double goal[3], double size);
 
 typedef struct on_query_opts {
-    double weight;           /* f = g + weight*h - size_bias*size; default 1 */
+    double weight;           /* f = g + weight*h - size_bias*size; default 1.5 (1 = optimal on the cell graph) */
     double size_bias;        /* default 0 (the seed's search: weight 2.5, size_bias 1) */
     int any_angle;           /* Lazy Theta*: parents may be any visible ancestor (one check per expansion) */
     int refine;              /* pull the waypoints tight inside the corridor of cells (default on) */
-    int smooth;              /* ON_SMOOTH_*: string pulling by line of sight after the search */
+    int smooth;              /* ON_SMOOTH_*: string pulling by line of sight after the search (default greedy) */
     size_t max_expansions;   /* 0 = no limit; a search that reaches it fails with ON_BUDGET */
     int partial;             /* on failure, return the path to the cell nearest the goal (ON_PARTIAL) */
     on_heuristic_fn heuristic;

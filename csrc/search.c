@@ -63,9 +63,9 @@ struct on_query {
 void on_query_opts_default(on_query_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->weight = 1.0;
+    o->weight = 1.5;           /* measured: see README, "Search defaults" */
     o->refine = 1;
-    o->smooth = ON_SMOOTH_NONE;
+    o->smooth = ON_SMOOTH_GREEDY;
 }
 
 static uint64_t mix64(uint64_t x)
@@ -227,20 +227,19 @@ static void cell_box(const on_query *q, on_cell c, double mn[3], double *s)
 
 static int same_cell(on_cell x, on_cell y) { return x.tile == y.tile && x.code == y.code; }
 
-/* A node's point: the start point for the start node, the goal point in the goal cell, else the centre. */
+/* A node's point: its cell's centre. Segments between the centres of two face neighbours always stay
+ * inside the two cells (the crossing point lies within the smaller cell's face), which Lazy Theta*'s
+ * fallback parent relies on; the start and goal points join their own cells' centres, inside one cube. */
 static void node_point(const on_query *q, int32_t i, double p[3])
 {
-    const snode *n = &q->nodes[i];
-    if (i == 0) {
-        memcpy(p, q->a, sizeof q->a);
-    } else if (same_cell(n->cell, q->goal_cell)) {
-        memcpy(p, q->b, sizeof q->b);
-    } else {
-        double mn[3], s;
-        cell_box(q, n->cell, mn, &s);
-        for (int k = 0; k < 3; k++) p[k] = mn[k] + s * 0.5;
-    }
+    double mn[3], s;
+    cell_box(q, q->nodes[i].cell, mn, &s);
+    for (int k = 0; k < 3; k++) p[k] = mn[k] + s * 0.5;
 }
+
+static inline double minf(double a, double b) { return a < b ? a : b; }
+static inline double maxf(double a, double b) { return a > b ? a : b; }
+static inline double clampf(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static double dist3(const double a[3], const double b[3])
 {
@@ -488,14 +487,18 @@ static int refine(on_query *q, const double start[3], const double end[3])
         cell_box(q, q->corr[i], amn, &as);
         cell_box(q, q->corr[i + 1], bmn, &bs);
         for (int k = 0; k < 3; k++) {
-            lo[3 * i + k] = fmax(amn[k], bmn[k]);
-            hi[3 * i + k] = fmin(amn[k] + as, bmn[k] + bs);
-            x[3 * i + k] = 0.5 * (lo[3 * i + k] + hi[3 * i + k]);
+            lo[3 * i + k] = maxf(amn[k], bmn[k]);
+            hi[3 * i + k] = minf(amn[k] + as, bmn[k] + bs);
         }
+        /* start from the straight line start -> end, clamped onto the face: in open space that is
+         * already the answer, and elsewhere it leaves less to move than the face centres */
+        double u = (double)(i + 1) / (double)(m + 1);
+        for (int k = 0; k < 3; k++)
+            x[3 * i + k] = clampf(start[k] + u * (end[k] - start[k]), lo[3 * i + k], hi[3 * i + k]);
     }
     double *e = q->pts + 3 * (m + 1);
     memcpy(e, end, 3 * sizeof *end);
-    for (int sweep = 0; sweep < 200; sweep++) {
+    for (int sweep = 0; sweep < 100; sweep++) {
         double moved = 0;
         for (size_t s = 0; s < m; s++) {
             size_t i = (sweep & 1) ? m - 1 - s : s;
@@ -518,30 +521,27 @@ static int refine(on_query *q, const double start[3], const double end[3])
                     }
                 double sa = sqrt(A), sb = sqrt(B);
                 double u = sa + sb > 0 ? P[k] + (N[k] - P[k]) * sa / (sa + sb) : 0.5 * (P[k] + N[k]);
-                u = fmin(fmax(u, lo[3 * i + k]), hi[3 * i + k]);
-                moved = fmax(moved, fabs(u - X[k]));
+                u = clampf(u, lo[3 * i + k], hi[3 * i + k]);
+                moved = maxf(moved, fabs(u - X[k]));
                 X[k] = u;
             }
         }
-        if (moved < 1e-9) break;
+        if (moved < 1e-5) break; /* a hundred-thousandth of a leaf */
     }
     q->npts = m + 2;
     return 0;
 }
 
-/* Drop waypoints that add nothing: repeats and points on the straight line through their neighbours. */
+/* Drop repeated waypoints (several faces meeting at one corner pull their waypoints onto it). Points
+ * that are merely collinear stay: dropping them without a line-of-sight check could cut a corner by
+ * a rounding error; smoothing removes them with the check. */
 static void simplify(on_query *q)
 {
     size_t w = 1;
-    for (size_t r = 1; r + 1 < q->npts; r++) {
-        const double *p = q->pts + 3 * (w - 1), *c = q->pts + 3 * r, *n = q->pts + 3 * (r + 1);
-        double d1 = dist3(p, c), d2 = dist3(c, n), d = dist3(p, n);
-        if (d1 + d2 - d <= 1e-9 * (1 + d)) continue;
-        memmove(q->pts + 3 * w, c, 3 * sizeof *c);
-        w++;
-    }
-    if (q->npts > 1) {
-        memmove(q->pts + 3 * w, q->pts + 3 * (q->npts - 1), 3 * sizeof *q->pts);
+    for (size_t r = 1; r < q->npts; r++) {
+        const double *p = q->pts + 3 * (w - 1), *c = q->pts + 3 * r;
+        if (dist3(p, c) <= 1e-12 && r + 1 < q->npts) continue;
+        if (w != r) memmove(q->pts + 3 * w, c, 3 * sizeof *c);
         w++;
     }
     q->npts = w;
@@ -590,22 +590,22 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         if (partial) { /* the point of the nearest cell closest to the goal */
             double mn[3], s;
             cell_box(q, q->nodes[end].cell, mn, &s);
-            for (int k = 0; k < 3; k++) stop[k] = fmin(fmax(q->b[k], mn[k]), mn[k] + s);
+            for (int k = 0; k < 3; k++) stop[k] = clampf(q->b[k], mn[k], mn[k] + s);
         } else {
             memcpy(stop, q->b, sizeof stop);
         }
         if (q->o.any_angle || !q->o.refine) {
-            /* the parents' points (visible from one another under Lazy Theta*) */
+            /* start point, the chain's cell centres (visible from one another under Lazy Theta*;
+             * adjacent ones without it), goal point */
             q->npts = 0;
             size_t n = 0;
             for (int32_t i = end; i >= 0; i = q->nodes[i].parent) n++;
-            for (size_t k = 0; k < n; k++)
+            for (size_t k = 0; k < n + 2; k++)
                 if (push_pt(q, q->a)) return ON_FAILURE | ON_NO_MEMORY;
-            size_t k = n;
+            size_t k = n + 1;
             for (int32_t i = end; i >= 0; i = q->nodes[i].parent) node_point(q, i, q->pts + 3 * --k);
-            memcpy(q->pts + 3 * (n - 1), stop, sizeof stop);
-            q->npts = n;
-            if (n == 1 && push_pt(q, stop)) return ON_FAILURE | ON_NO_MEMORY;
+            memcpy(q->pts + 3 * (n + 1), stop, sizeof stop);
+            q->npts = n + 2;
         } else if (refine(q, q->a, stop) != 0) {
             return ON_FAILURE | ON_NO_MEMORY;
         }

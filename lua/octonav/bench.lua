@@ -150,6 +150,110 @@ function M.tree_all(dir, opts)
   return results, table.concat(rows, "\n")
 end
 
+--- The query benchmark on one map: octree search on a seeded sample of scenarios (all when
+-- opts.limit is nil), the grid A* baseline on the first opts.grid_limit of that sample, the same
+-- scenarios for both. Every path is validated against the map's voxel list by octonav.checker.
+-- opts: limit, seed, find (the find options), grid_limit, paths (a file handle for --paths),
+-- max_nodes. Returns a result table.
+function M.query_map(map_path, scen_path, opts)
+  opts = opts or {}
+  local octonav = require "octonav"
+  local checker = require "octonav.checker"
+  local tree = assert(movingai.load_map(map_path))
+  local st = tree:stats()
+  local scen = assert(movingai.load_scen(scen_path))
+  local vmap = assert(checker.voxel_map(map_path))
+  local order = {}
+  for i = 1, #scen do order[i] = i end
+  if opts.limit and opts.limit < #scen then
+    local rnd = M.rng(opts.seed or 1)
+    for i = #order, 2, -1 do -- seeded Fisher-Yates, then the first `limit`
+      local j = rnd(i)
+      order[i], order[j] = order[j], order[i]
+    end
+    for i = #order, opts.limit + 1, -1 do order[i] = nil end
+  end
+  local q = octonav.query.new(tree, { max_nodes = opts.max_nodes or 1 << 20 })
+  local find = opts.find or {}
+  local times, ratios, solved, valid, exp_ratio = {}, {}, 0, 0, {}
+  for k, si in ipairs(order) do
+    local s = scen[si]
+    local c0 = clock()
+    local path, info = q:find(s.start, s.goal, find)
+    local dt = clock() - c0
+    times[k] = dt
+    if path then
+      solved = solved + 1
+      local ok = checker.path(vmap, path)
+      if ok then valid = valid + 1 end
+      ratios[#ratios + 1] = info.length / s.optimal
+      exp_ratio[#exp_ratio + 1] = info.expansions / math.max(1, info.cells)
+    end
+    if opts.paths then
+      local line = { si - 1, path and "found" or info.reason, path and ("%.6f"):format(info.length) or "-" }
+      for _, p in ipairs(path or {}) do
+        line[#line + 1] = ("%.6f %.6f %.6f"):format(p[1], p[2], p[3])
+      end
+      opts.paths:write(table.concat(line, " "), "\n")
+    end
+  end
+  q:close()
+  -- grid baseline on the first grid_limit scenarios of the same sample
+  local glimit = math.min(opts.grid_limit or #order, #order)
+  local gtimes, otimes = {}, {}
+  if glimit > 0 then
+    local grid = assert(movingai.load_grid(map_path))
+    for k = 1, glimit do
+      local s = scen[order[k]]
+      local c0 = clock()
+      local gp, ginfo = grid:find(s.start_cell, s.goal_cell, false)
+      gtimes[k] = clock() - c0
+      otimes[k] = times[k]
+      assert(gp and math.abs(ginfo.length - s.optimal) < 1e-6, "grid baseline disagrees with the scenario file")
+    end
+    grid:close()
+    collectgarbage()
+  end
+  local sum = 0
+  for _, r in ipairs(ratios) do sum = sum + r end
+  local us = {}
+  for i, t in ipairs(times) do us[i] = t * 1e6 end
+  local r = {
+    scenarios = #order, solved = solved, valid = valid,
+    mean_ratio = #ratios > 0 and sum / #ratios or 0,
+    p99_ratio = #ratios > 0 and M.percentile(ratios, 0.99) or 0,
+    max_ratio = #ratios > 0 and M.percentile(ratios, 1.0) or 0,
+    median_us = median(us), p99_us = M.percentile(us, 0.99),
+    grid_median_us = #gtimes > 0 and median(gtimes) * 1e6 or 0,
+    speedup = #gtimes > 0 and median(gtimes) / median(otimes) or 0,
+    expansions_per_path_cell = #exp_ratio > 0 and median(exp_ratio) or 0,
+    nodes = st.nodes, bytes_per_node = st.bytes_per_node, grid_scenarios = #gtimes,
+  }
+  tree:close()
+  return r
+end
+
+M.QUERY_KEYS = { "scenarios", "solved", "valid", "mean_ratio", "p99_ratio", "max_ratio", "median_us", "p99_us",
+  "grid_median_us", "speedup", "expansions_per_path_cell", "nodes", "bytes_per_node" }
+
+function M.query_kv(r)
+  local out = {}
+  for _, k in ipairs(M.QUERY_KEYS) do
+    local v = r[k]
+    out[#out + 1] = k .. "=" .. (math.type(v) == "integer" and tostring(v) or ("%.4f"):format(v))
+  end
+  return table.concat(out, " ")
+end
+
+M.QUERY_HEAD = "| map | preset | scenarios | solved | valid | mean ratio | p99 ratio | max ratio | median us | p99 us | grid median us (n) | speedup | expansions / path cell |"
+M.QUERY_SEP = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+
+function M.query_row(name, preset, r)
+  return ("| %s | %s | %d | %d | %d | %.4f | %.4f | %.4f | %.0f | %.0f | %.0f (%d) | %.0fx | %.2f |"):format(name, preset,
+    r.scenarios, r.solved, r.valid, r.mean_ratio, r.p99_ratio, r.max_ratio, r.median_us, r.p99_us, r.grid_median_us,
+    r.grid_scenarios, r.speedup, r.expansions_per_path_cell)
+end
+
 --- Replace the text between <!-- bench:NAME --> and <!-- /bench:NAME --> in a file.
 function M.write_section(path, name, text)
   local f = io.open(path, "rb")

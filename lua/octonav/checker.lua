@@ -1,0 +1,157 @@
+--- octonav.checker: an independent line-of-sight checker in pure Lua, over any voxel map with a
+-- `blocked(x, y, z)` method (outside counts as blocked). It implements the rule of csrc/raycast.h
+-- without any C: the benchmark validates every path segment with it against the map's own voxel
+-- list, and spec/02 compares the C walks against it.
+local M = {}
+---------------------------------------------------------------------------------------------------
+-- The line-of-sight rule of csrc/raycast.h over the dense reference, written from the rule.
+-- Per axis: the voxel index and the next plane crossing t = (k - a) / d. At an event (the smallest
+-- t, all axes tying exactly with it cross together) the voxels around the crossing point are the
+-- product over axes of {before, after} (crossing axes), {v} or {v-1, v} (the others: two when the
+-- segment lies on a lattice plane of that axis). The free ones around the point just before must
+-- reach, through free voxels of that set sharing faces, a free one just after. Events at t >= 1 are
+-- ignored. Returns true, or false and the t of the failing event (0 when the start is blocked).
+
+
+function M.visible(map, a, b)
+  local d = { b[1] - a[1], b[2] - a[2], b[3] - a[3] }
+  local v, step, vals, tnext = {}, {}, {}, {}
+  for j = 1, 3 do
+    if d[j] > 0 then
+      step[j] = 1
+      v[j] = math.floor(a[j])
+      tnext[j] = ((v[j] + 1) - a[j]) / d[j]
+      vals[j] = 1
+    elseif d[j] < 0 then
+      step[j] = -1
+      v[j] = math.ceil(a[j]) - 1
+      tnext[j] = (v[j] - a[j]) / d[j]
+      vals[j] = 1
+    else
+      step[j] = 0
+      local f = math.floor(a[j])
+      if f == a[j] then
+        v[j], vals[j] = f - 1, 2 -- on a lattice plane: voxels f-1 and f
+      else
+        v[j], vals[j] = f, 1
+      end
+      tnext[j] = math.huge
+    end
+  end
+
+  -- start: the open interval just after t = 0
+  local any = false
+  for dx = 0, vals[1] - 1 do
+    for dy = 0, vals[2] - 1 do
+      for dz = 0, vals[3] - 1 do
+        if not map:blocked(v[1] + dx, v[2] + dy, v[3] + dz) then any = true end
+      end
+    end
+  end
+  if not any then return false, 0 end
+
+  while true do
+    local t = math.min(tnext[1], tnext[2], tnext[3])
+    if not (t < 1) then return true end
+    -- choices per axis: list of {coordinate, side} with side "b" (before), "a" (after) or "-"
+    local choice = {}
+    for j = 1, 3 do
+      if tnext[j] == t then
+        choice[j] = { { v[j], "b" }, { v[j] + step[j], "a" } }
+      elseif vals[j] == 2 then
+        choice[j] = { { v[j], "-" }, { v[j] + 1, "-" } }
+      else
+        choice[j] = { { v[j], "-" } }
+      end
+    end
+    -- the voxels around the point, as (i1, i2, i3) choice indices
+    local nodes = {}
+    for i1 = 1, #choice[1] do
+      for i2 = 1, #choice[2] do
+        for i3 = 1, #choice[3] do
+          local c = { choice[1][i1], choice[2][i2], choice[3][i3] }
+          local before, after = true, true
+          for j = 1, 3 do
+            if c[j][2] == "b" then after = false elseif c[j][2] == "a" then before = false end
+          end
+          nodes[#nodes + 1] = {
+            idx = { i1, i2, i3 },
+            free = not map:blocked(c[1][1], c[2][1], c[3][1]),
+            before = before,
+            after = after,
+          }
+        end
+      end
+    end
+    -- breadth-first from the free "before" voxels through face-sharing free voxels
+    local seen, queue, ok = {}, {}, false
+    for n, node in ipairs(nodes) do
+      if node.free and node.before then
+        seen[n] = true
+        queue[#queue + 1] = n
+      end
+    end
+    local head = 1
+    while head <= #queue and not ok do
+      local cur = nodes[queue[head]]
+      head = head + 1
+      if cur.after then ok = true end
+      for m, other in ipairs(nodes) do
+        if not seen[m] and other.free then
+          local diff = 0
+          for j = 1, 3 do
+            if cur.idx[j] ~= other.idx[j] then diff = diff + 1 end
+          end
+          if diff == 1 then
+            seen[m] = true
+            queue[#queue + 1] = m
+          end
+        end
+      end
+    end
+    if not ok then return false, t end
+    for j = 1, 3 do
+      if tnext[j] == t then
+        v[j] = v[j] + step[j]
+        tnext[j] = ((step[j] > 0 and v[j] + 1 or v[j]) - a[j]) / d[j]
+      end
+    end
+  end
+end
+
+
+--- A voxel map read straight from a Moving AI .3dmap file (no octree): blocked(x, y, z).
+function M.voxel_map(path)
+  local f, err = io.open(path, "rb")
+  if not f then return nil, err end
+  local header = f:read("l") or ""
+  local W, H, D = header:match("^voxel%s+(%d+)%s+(%d+)%s+(%d+)")
+  if not W then
+    f:close()
+    return nil, path .. ":1: bad header"
+  end
+  W, H, D = tonumber(W), tonumber(H), tonumber(D)
+  local set = {}
+  for line in f:lines() do
+    local x, y, z = line:match("^%s*(%d+)%s+(%d+)%s+(%d+)")
+    if x then set[tonumber(x) + W * (tonumber(y) + H * tonumber(z))] = true end
+  end
+  f:close()
+  local map = { W = W, H = H, D = D }
+  function map:blocked(x, y, z)
+    if x < 0 or y < 0 or z < 0 or x >= W or y >= H or z >= D then return true end
+    return set[x + W * (y + H * z)] == true
+  end
+  return map
+end
+
+--- Check every segment of a path (array of points): true, or false and the index of the first bad
+-- segment (1 = from point 1 to point 2).
+function M.path(map, path)
+  for i = 1, #path - 1 do
+    if not M.visible(map, path[i], path[i + 1]) then return false, i end
+  end
+  return true
+end
+
+return M
