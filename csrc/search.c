@@ -532,15 +532,16 @@ static int refine(on_query *q, const double start[3], const double end[3])
     return 0;
 }
 
-/* Drop repeated waypoints (several faces meeting at one corner pull their waypoints onto it). Points
- * that are merely collinear stay: dropping them without a line-of-sight check could cut a corner by
- * a rounding error; smoothing removes them with the check. */
+/* Drop exactly repeated waypoints (several faces meeting at one corner pull their waypoints onto it).
+ * Only exact repeats: two waypoints 1e-14 apart may sit on opposite sides of a lattice plane, and the
+ * segment after the one dropped would then start a rounding error inside a blocked voxel. Collinear
+ * and nearly equal points stay; smoothing removes them with a line-of-sight check. */
 static void simplify(on_query *q)
 {
     size_t w = 1;
     for (size_t r = 1; r < q->npts; r++) {
         const double *p = q->pts + 3 * (w - 1), *c = q->pts + 3 * r;
-        if (dist3(p, c) <= 1e-12 && r + 1 < q->npts) continue;
+        if (p[0] == c[0] && p[1] == c[1] && p[2] == c[2] && r + 1 < q->npts) continue;
         if (w != r) memmove(q->pts + 3 * w, c, 3 * sizeof *c);
         w++;
     }

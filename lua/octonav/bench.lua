@@ -150,11 +150,13 @@ function M.tree_all(dir, opts)
   return results, table.concat(rows, "\n")
 end
 
---- The query benchmark on one map: octree search on a seeded sample of scenarios (all when
--- opts.limit is nil), the grid A* baseline on the first opts.grid_limit of that sample, the same
--- scenarios for both. Every path is validated against the map's voxel list by octonav.checker.
--- opts: limit, seed, find (the find options), grid_limit, paths (a file handle for --paths),
--- max_nodes. Returns a result table.
+--- The query benchmark on one map, for one or more option presets on the same scenarios: the octree
+-- search on a seeded sample of scenarios (all when opts.limit is nil), the grid A* baseline once, on
+-- the first opts.grid_limit scenarios of that sample (stopping early after opts.grid_seconds), and
+-- every path validated against the map's voxel list by octonav.checker.
+-- opts: limit, seed, presets ({ {name, find}, ... }, default one preset "default" = {}), grid_limit,
+-- grid_seconds, paths (a file handle for --paths, written for the first preset), max_nodes.
+-- Returns one result table per preset, in order.
 function M.query_map(map_path, scen_path, opts)
   opts = opts or {}
   local octonav = require "octonav"
@@ -173,64 +175,71 @@ function M.query_map(map_path, scen_path, opts)
     end
     for i = #order, opts.limit + 1, -1 do order[i] = nil end
   end
-  local q = octonav.query.new(tree, { max_nodes = opts.max_nodes or 1 << 20 })
-  local find = opts.find or {}
-  local times, ratios, solved, valid, exp_ratio = {}, {}, 0, 0, {}
-  for k, si in ipairs(order) do
-    local s = scen[si]
-    local c0 = clock()
-    local path, info = q:find(s.start, s.goal, find)
-    local dt = clock() - c0
-    times[k] = dt
-    if path then
-      solved = solved + 1
-      local ok = checker.path(vmap, path)
-      if ok then valid = valid + 1 end
-      ratios[#ratios + 1] = info.length / s.optimal
-      exp_ratio[#exp_ratio + 1] = info.expansions / math.max(1, info.cells)
-    end
-    if opts.paths then
-      local line = { si - 1, path and "found" or info.reason, path and ("%.6f"):format(info.length) or "-" }
-      for _, p in ipairs(path or {}) do
-        line[#line + 1] = ("%.6f %.6f %.6f"):format(p[1], p[2], p[3])
-      end
-      opts.paths:write(table.concat(line, " "), "\n")
-    end
-  end
-  q:close()
-  -- grid baseline on the first grid_limit scenarios of the same sample
+  -- the grid baseline, once
+  local gtimes = {}
   local glimit = math.min(opts.grid_limit or #order, #order)
-  local gtimes, otimes = {}, {}
   if glimit > 0 then
     local grid = assert(movingai.load_grid(map_path))
+    local spent = 0
     for k = 1, glimit do
       local s = scen[order[k]]
       local c0 = clock()
       local gp, ginfo = grid:find(s.start_cell, s.goal_cell, false)
       gtimes[k] = clock() - c0
-      otimes[k] = times[k]
+      spent = spent + gtimes[k]
       assert(gp and math.abs(ginfo.length - s.optimal) < 1e-6, "grid baseline disagrees with the scenario file")
+      if opts.grid_seconds and spent > opts.grid_seconds then break end
     end
     grid:close()
+    grid = nil
     collectgarbage()
   end
-  local sum = 0
-  for _, r in ipairs(ratios) do sum = sum + r end
-  local us = {}
-  for i, t in ipairs(times) do us[i] = t * 1e6 end
-  local r = {
-    scenarios = #order, solved = solved, valid = valid,
-    mean_ratio = #ratios > 0 and sum / #ratios or 0,
-    p99_ratio = #ratios > 0 and M.percentile(ratios, 0.99) or 0,
-    max_ratio = #ratios > 0 and M.percentile(ratios, 1.0) or 0,
-    median_us = median(us), p99_us = M.percentile(us, 0.99),
-    grid_median_us = #gtimes > 0 and median(gtimes) * 1e6 or 0,
-    speedup = #gtimes > 0 and median(gtimes) / median(otimes) or 0,
-    expansions_per_path_cell = #exp_ratio > 0 and median(exp_ratio) or 0,
-    nodes = st.nodes, bytes_per_node = st.bytes_per_node, grid_scenarios = #gtimes,
-  }
+  local q = octonav.query.new(tree, { max_nodes = opts.max_nodes or 1 << 20 })
+  local results = {}
+  for pi, preset in ipairs(opts.presets or { { "default", {} } }) do
+    local find = preset[2]
+    local times, ratios, solved, valid, exp_ratio = {}, {}, 0, 0, {}
+    local out = pi == 1 and opts.paths or nil
+    for k, si in ipairs(order) do
+      local s = scen[si]
+      local c0 = clock()
+      local path, info = q:find(s.start, s.goal, find)
+      times[k] = clock() - c0
+      if path then
+        solved = solved + 1
+        if checker.path(vmap, path) then valid = valid + 1 end
+        ratios[#ratios + 1] = info.length / s.optimal
+        exp_ratio[#exp_ratio + 1] = info.expansions / math.max(1, info.cells)
+      end
+      if out then
+        local line = { si - 1, path and "found" or info.reason, path and ("%.6f"):format(info.length) or "-" }
+        for _, p in ipairs(path or {}) do
+          line[#line + 1] = ("%.6f %.6f %.6f"):format(p[1], p[2], p[3])
+        end
+        out:write(table.concat(line, " "), "\n")
+      end
+    end
+    local otimes = {}
+    for k = 1, #gtimes do otimes[k] = times[k] end
+    local sum = 0
+    for _, r in ipairs(ratios) do sum = sum + r end
+    local us = {}
+    for i, t in ipairs(times) do us[i] = t * 1e6 end
+    results[pi] = {
+      preset = preset[1], scenarios = #order, solved = solved, valid = valid,
+      mean_ratio = #ratios > 0 and sum / #ratios or 0,
+      p99_ratio = #ratios > 0 and M.percentile(ratios, 0.99) or 0,
+      max_ratio = #ratios > 0 and M.percentile(ratios, 1.0) or 0,
+      median_us = median(us), p99_us = M.percentile(us, 0.99),
+      grid_median_us = #gtimes > 0 and median({ table.unpack(gtimes) }) * 1e6 or 0,
+      speedup = #gtimes > 0 and median({ table.unpack(gtimes) }) / median(otimes) or 0,
+      expansions_per_path_cell = #exp_ratio > 0 and median(exp_ratio) or 0,
+      nodes = st.nodes, bytes_per_node = st.bytes_per_node, grid_scenarios = #gtimes,
+    }
+  end
+  q:close()
   tree:close()
-  return r
+  return results
 end
 
 M.QUERY_KEYS = { "scenarios", "solved", "valid", "mean_ratio", "p99_ratio", "max_ratio", "median_us", "p99_us",
@@ -248,7 +257,8 @@ end
 M.QUERY_HEAD = "| map | preset | scenarios | solved | valid | mean ratio | p99 ratio | max ratio | median us | p99 us | grid median us (n) | speedup | expansions / path cell |"
 M.QUERY_SEP = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
-function M.query_row(name, preset, r)
+function M.query_row(name, r)
+  local preset = r.preset
   return ("| %s | %s | %d | %d | %d | %.4f | %.4f | %.4f | %.0f | %.0f | %.0f (%d) | %.0fx | %.2f |"):format(name, preset,
     r.scenarios, r.solved, r.valid, r.mean_ratio, r.p99_ratio, r.max_ratio, r.median_us, r.p99_us, r.grid_median_us,
     r.grid_scenarios, r.speedup, r.expansions_per_path_cell)
