@@ -250,8 +250,7 @@ static int l_step(lua_State *L)
     lua_Integer n = luaL_checkinteger(L, 2);
     if (n < 1) luaL_argerror(L, 2, "max_expansions must be >= 1");
     if (!u->started) return luaL_error(L, "query:step: no search started (call start first)");
-    if (!tree_alive(L, 1, u)) {
-        u->started = 0;
+    if (!tree_alive(L, 1, u)) { /* result() then reports the same reason */
         lua_pushliteral(L, "failed");
         lua_pushliteral(L, "tree_closed");
         return 2;
