@@ -15,8 +15,8 @@ build = {
     ["octonav.core"] = {
       sources = {
         "csrc/table.c", "csrc/tree.c", "csrc/geometry.c", "csrc/raycast.c", "csrc/tilefile.c",
-        "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c",
-        "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c",
+        "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c", "csrc/search.c",
+        "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c",
       },
       incdirs = { "csrc" },
       defines = { "_POSIX_C_SOURCE=200809L" },
@@ -25,6 +25,7 @@ build = {
     ["octonav"] = "lua/octonav/init.lua",
     ["octonav.movingai"] = "lua/octonav/movingai.lua",
     ["octonav.bench"] = "lua/octonav/bench.lua",
+    ["octonav.checker"] = "lua/octonav/checker.lua",
   },
   install = { bin = { octonav = "bin/octonav" } },
 }
