@@ -110,7 +110,8 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
         if (!s || lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
         if (strcmp(s, "greedy") == 0) o->smooth = ON_SMOOTH_GREEDY;
         else if (strcmp(s, "binary") == 0) o->smooth = ON_SMOOTH_BINARY;
-        else if (strcmp(s, "none") != 0) luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
+        else if (strcmp(s, "none") == 0) o->smooth = ON_SMOOTH_NONE;
+        else luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
         lua_pop(L, 1);
     } else if (!lua_isnoneornil(L, idx)) {
         lua_pop(L, 1);
