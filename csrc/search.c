@@ -10,8 +10,10 @@
  * the face shared by two consecutive cells; coordinate descent with exact 1D minimisers, so every
  * segment stays inside one free cell and needs no line-of-sight check); `smooth` then removes
  * waypoints by line of sight (greedy or binary search over the path).
- * Memory: nodes, an index map, a heap and the neighbour buffer are allocated at creation; a search
- * reuses them (the map needs no clearing: a slot is valid only if it names a node of this search).
+ * Memory: nodes, two index maps, a heap and the neighbour buffer are allocated at creation; a search
+ * reuses them (the maps need no clearing: a slot is valid only if it names a node of this search).
+ * Most searches stay in the small map, which fits in cache; one that outgrows it moves to the big
+ * map, sized for max_nodes, once.
  */
 #include "raycast.h"
 #include "tree.h"
@@ -28,6 +30,13 @@ typedef struct snode {
     uint8_t closed;
 } snode;
 
+/* Refinement stops when no waypoint moved more than REFINE_TOL leaves in a sweep (smoothing follows,
+ * so a thousandth of a leaf is plenty), or after REFINE_SWEEPS sweeps. */
+#define REFINE_TOL 1e-3
+#define REFINE_SWEEPS 32
+
+#define SMALL_MAP 32768 /* slots: 512 KB, for searches of up to 16384 cells */
+
 typedef struct mslot {
     uint64_t key;
     uint32_t idx;
@@ -38,8 +47,10 @@ struct on_query {
     size_t max_nodes;
     snode *nodes;
     size_t nnodes;
-    mslot *map;
+    mslot *map;           /* the map in use: small or big */
     size_t mapmask;
+    mslot *small, *big;
+    size_t smallmask, bigmask;
     uint32_t *heap;
     size_t nheap;
     on_cell *nb;
@@ -88,10 +99,12 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     if (!q) return ON_FAILURE | ON_NO_MEMORY;
     size_t mapcap = 4;
     while (mapcap < 2 * max_nodes) mapcap <<= 1;
+    size_t smallcap = mapcap < SMALL_MAP ? mapcap : SMALL_MAP;
     q->t = t;
     q->max_nodes = max_nodes;
     q->nodes = malloc(max_nodes * sizeof *q->nodes);
-    q->map = malloc(mapcap * sizeof *q->map);
+    q->big = malloc(mapcap * sizeof *q->big);
+    q->small = malloc(smallcap * sizeof *q->small);
     q->heap = malloc(max_nodes * sizeof *q->heap);
     q->nbcap = 256;
     q->nb = malloc(q->nbcap * sizeof *q->nb);
@@ -99,12 +112,16 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->pts = malloc(q->ptscap * 3 * sizeof *q->pts);
     q->corrcap = 64;
     q->corr = malloc(q->corrcap * sizeof *q->corr);
-    if (!q->nodes || !q->map || !q->heap || !q->nb || !q->pts || !q->corr) {
+    if (!q->nodes || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
-    q->mapmask = mapcap - 1;
-    memset(q->map, 0xff, mapcap * sizeof *q->map);
+    q->bigmask = mapcap - 1;
+    q->smallmask = smallcap - 1;
+    memset(q->big, 0xff, mapcap * sizeof *q->big);
+    memset(q->small, 0xff, smallcap * sizeof *q->small);
+    q->map = q->small;
+    q->mapmask = q->smallmask;
     q->state = ON_FAILURE | ON_INVALID; /* nothing started */
     *out = q;
     return ON_SUCCESS;
@@ -114,7 +131,8 @@ void on_query_destroy(on_query *q)
 {
     if (!q) return;
     free(q->nodes);
-    free(q->map);
+    free(q->big);
+    free(q->small);
     free(q->heap);
     free(q->nb);
     free(q->pts);
@@ -126,9 +144,32 @@ const on_tree *on_query_tree(const on_query *q) { return q->t; }
 
 /* ---- node map and heap ----------------------------------------------------------------------- */
 
+static void map_put(on_query *q, uint64_t key, uint32_t idx)
+{
+    size_t i = (size_t)mix64(key) & q->mapmask;
+    for (;;) {
+        mslot *s = &q->map[i];
+        if (!(s->idx < q->nnodes && cell_key(q->nodes[s->idx].cell) == s->key)) {
+            s->key = key;
+            s->idx = idx;
+            return;
+        }
+        i = (i + 1) & q->mapmask;
+    }
+}
+
+/* The search outgrew the small map: index every node in the big one (once per such search). */
+static void map_grow(on_query *q)
+{
+    q->map = q->big;
+    q->mapmask = q->bigmask;
+    for (size_t i = 0; i < q->nnodes; i++) map_put(q, cell_key(q->nodes[i].cell), (uint32_t)i);
+}
+
 /* Index of the node for cell c, creating it when new (*created = 1). -1 when the pool is full. */
 static int32_t node_get(on_query *q, on_cell c, int *created)
 {
+    if (q->map == q->small && 2 * (q->nnodes + 1) > q->smallmask + 1) map_grow(q);
     uint64_t key = cell_key(c);
     size_t i = (size_t)mix64(key) & q->mapmask;
     for (;;) {
@@ -264,6 +305,8 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
 {
     memset(&q->info, 0, sizeof q->info);
     q->nnodes = 0;
+    q->map = q->small;
+    q->mapmask = q->smallmask;
     q->nheap = 0;
     q->npts = 0;
     q->ncorr = 0;
@@ -498,7 +541,7 @@ static int refine(on_query *q, const double start[3], const double end[3])
     }
     double *e = q->pts + 3 * (m + 1);
     memcpy(e, end, 3 * sizeof *end);
-    for (int sweep = 0; sweep < 100; sweep++) {
+    for (int sweep = 0; sweep < REFINE_SWEEPS; sweep++) {
         double moved = 0;
         for (size_t s = 0; s < m; s++) {
             size_t i = (sweep & 1) ? m - 1 - s : s;
@@ -526,7 +569,7 @@ static int refine(on_query *q, const double start[3], const double end[3])
                 X[k] = u;
             }
         }
-        if (moved < 1e-5) break; /* a hundred-thousandth of a leaf */
+        if (moved < REFINE_TOL) break;
     }
     q->npts = m + 2;
     return 0;
