@@ -47,6 +47,14 @@ size_t on_table_bytes(const on_table *t)
     return (size_t)t->cap * (sizeof(uint32_t) + sizeof(uint8_t));
 }
 
+int on_table_slot(const on_table *t, uint32_t i, uint32_t *key, uint8_t *val)
+{
+    if (t->keys[i] == ON_CODE_NONE) return 0;
+    *key = t->keys[i];
+    *val = t->vals[i];
+    return 1;
+}
+
 /* Insert into arrays known to have room; key absent. */
 static void raw_insert(uint32_t *keys, uint8_t *vals, uint32_t cap, uint32_t key, uint8_t v)
 {

@@ -34,6 +34,8 @@ uint8_t *on_table_find(const on_table *t, uint32_t key);
 int on_table_insert(on_table *t, uint32_t key, uint8_t v);
 /* Remove key if present; returns 1 when removed. */
 int on_table_remove(on_table *t, uint32_t key);
+/* Key and value of slot i (for walking every entry): returns 0 for an empty slot. */
+int on_table_slot(const on_table *t, uint32_t i, uint32_t *key, uint8_t *val);
 size_t on_table_bytes(const on_table *t);
 
 #endif

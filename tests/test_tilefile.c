@@ -137,9 +137,11 @@ static int tree_diff(const on_tree *a, const on_tree *b)
         const on_tile *ta = &a->tiles[i], *tb = &b->tiles[i];
         if (ta->solid != tb->solid || ta->table.count != tb->table.count || !tb->loaded) d++;
         for (uint32_t k = 0; k < ta->table.cap; k++) {
-            if (ta->table.keys[k] == ON_CODE_NONE) continue;
-            const uint8_t *v = on_table_find(&tb->table, ta->table.keys[k]);
-            if (!v || *v != ta->table.vals[k]) d++;
+            uint32_t key;
+            uint8_t val;
+            if (!on_table_slot(&ta->table, k, &key, &val)) continue;
+            const uint8_t *v = on_table_find(&tb->table, key);
+            if (!v || *v != val) d++;
         }
     }
     return d;

@@ -41,9 +41,9 @@ static int check_invariants(const on_tree *t)
         const on_table *tab = &t->tiles[ti].table;
         if (t->tiles[ti].solid && tab->count) bad++;
         for (uint32_t i = 0; i < tab->cap; i++) {
-            uint32_t k = tab->keys[i];
-            if (k == ON_CODE_NONE) continue;
-            uint8_t v = tab->vals[i];
+            uint32_t k;
+            uint8_t v;
+            if (!on_table_slot(tab, i, &k, &v)) continue;
             if (v == 0xff) bad++;
             int stored = 0;
             if (on_code_layer(k) > 1)
