@@ -55,6 +55,7 @@ struct on_query {
     size_t nheap;
     on_cell *nb;
     size_t nbcap;
+    on_lcache *lcache;    /* node-table lookups of recent expansions */
     /* the current search */
     on_query_opts o;
     double a[3], b[3];    /* nav space */
@@ -112,7 +113,8 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->pts = malloc(q->ptscap * 3 * sizeof *q->pts);
     q->corrcap = 64;
     q->corr = malloc(q->corrcap * sizeof *q->corr);
-    if (!q->nodes || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
+    q->lcache = malloc(sizeof *q->lcache);
+    if (!q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -122,6 +124,7 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     memset(q->small, 0xff, smallcap * sizeof *q->small);
     q->map = q->small;
     q->mapmask = q->smallmask;
+    on_lcache_reset(q->lcache, t);
     q->state = ON_FAILURE | ON_INVALID; /* nothing started */
     *out = q;
     return ON_SUCCESS;
@@ -137,6 +140,7 @@ void on_query_destroy(on_query *q)
     free(q->nb);
     free(q->pts);
     free(q->corr);
+    free(q->lcache);
     free(q);
 }
 
@@ -393,7 +397,7 @@ static on_status expand(on_query *q, int32_t u)
 {
     size_t nnb;
     for (;;) {
-        on_status s = on_tree_neighbors(q->t, q->nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
+        on_status s = on_tree_neighbors_cached(q->t, q->lcache, q->nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
         if (on_ok(s)) break;
         /* a rare large face: grow the buffer once and keep it */
         size_t nc = nnb + nnb / 2;

@@ -336,18 +336,40 @@ static void nb_emit(nb_out *o, uint32_t tile, uint32_t code, int face)
     o->count++;
 }
 
-/* Emit the free descendants of stored node `code` that touch its side `side` (axis*2 + 0 for the min
- * face, +1 for the max face). */
-static void nb_collect(const on_table *tab, uint32_t tile, uint32_t code, int axis, int hi, int face, nb_out *o)
+/* A node-table lookup through an optional cache: the value, or -1 when the node is not stored. */
+static inline int lookup(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
 {
-    uint8_t bf = *on_table_find(tab, code);
+    if (!c) {
+        const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
+        return v ? *v : -1;
+    }
+    uint64_t key = (uint64_t)tile << 32 | code;
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
+    if (c->key[i] == key) return c->val[i];
+    const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
+    c->key[i] = key;
+    c->val[i] = (int16_t)(v ? *v : -1);
+    return c->val[i];
+}
+
+void on_lcache_reset(on_lcache *c, const on_tree *t)
+{
+    c->revision = on_tree_revision(t);
+    memset(c->key, 0xff, sizeof c->key); /* tile 0xffffffff does not exist */
+}
+
+/* Emit the free descendants of stored node `code` (value bf) that touch its side `hi` of `axis`. */
+static void nb_collect(const on_tree *t, on_lcache *lc, uint32_t tile, uint32_t code, int bf, int axis, int hi,
+                       int face, nb_out *o)
+{
     uint32_t cl = on_code_layer(code) - 1;
     for (unsigned i = 0; i < 8; i++) {
         if ((int)((i >> axis) & 1u) != hi) continue;
-        if (bf & (1u << i)) continue;
+        if (bf & (1 << i)) continue;
         uint32_t child = on_code_child(code, i);
-        if (cl > 0 && on_table_find(tab, child))
-            nb_collect(tab, tile, child, axis, hi, face, o);
+        int cv = cl > 0 ? lookup(t, lc, tile, child) : -1;
+        if (cv >= 0)
+            nb_collect(t, lc, tile, child, cv, axis, hi, face, o);
         else
             nb_emit(o, tile, child, face);
     }
@@ -355,9 +377,16 @@ static void nb_collect(const on_table *tab, uint32_t tile, uint32_t code, int ax
 
 on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *faces, size_t cap, size_t *count)
 {
+    return on_tree_neighbors_cached(t, NULL, c, out, faces, cap, count);
+}
+
+on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, on_cell *out, uint8_t *faces,
+                                   size_t cap, size_t *count)
+{
     nb_out o = {out, faces, cap, 0};
     int ijk[3];
     if (c.tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
+    if (lc && lc->revision != on_tree_revision(t)) on_lcache_reset(lc, t);
     on_tile_coords(t, c.tile, ijk);
     uint32_t L = on_code_layer(c.code);
     int64_t s = (int64_t)1 << L;
@@ -392,22 +421,22 @@ on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *
             layer = top + 1; /* the LCA's layer: the first layer where both agree */
         }
         uint32_t node = on_code_at(x, y, z, layer);
-        const uint8_t *v = on_table_find(&tl->table, node);
-        if (!v) { /* only the root can be missing here: the whole tile is one free cell */
+        int v = lookup(t, lc, ti, node);
+        if (v < 0) { /* only the root can be missing here: the whole tile is one free cell */
             nb_emit(&o, ti, node, face);
             continue;
         }
         for (;;) {
             if (layer == L) {
                 /* same-size region is subdivided: its free descendants on the shared face */
-                nb_collect(&tl->table, ti, node, axis, !dir, face, &o);
+                nb_collect(t, lc, ti, node, v, axis, !dir, face, &o);
                 break;
             }
             layer--;
             unsigned ci = ((x >> layer) & 1u) | (((y >> layer) & 1u) << 1) | (((z >> layer) & 1u) << 2);
-            if (*v & (1u << ci)) break; /* blocked */
+            if (v & (1 << ci)) break; /* blocked */
             node = on_code_at(x, y, z, layer);
-            if (layer == 0 || !(v = on_table_find(&tl->table, node))) {
+            if (layer == 0 || (v = lookup(t, lc, ti, node)) < 0) {
                 nb_emit(&o, ti, node, face); /* a free cell at least as large as c */
                 break;
             }

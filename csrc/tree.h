@@ -39,6 +39,19 @@ typedef int (*on_classify_fn)(void *ud, const double min[3], double size);
  * whole and their subtrees freed. */
 on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_classify_fn fn, void *ud);
 
+/* A query-local, direct-mapped cache of node-table lookups: neighbouring cells share ancestors, so a
+ * search finds most of its lookups here instead of probing the (large, uncached) tables. Valid for
+ * one tree revision; on_tree_neighbors_cached resets it when the tree changed. */
+#define ON_LCACHE_BITS 12
+typedef struct on_lcache {
+    uint64_t revision;
+    uint64_t key[1 << ON_LCACHE_BITS];   /* tile << 32 | code */
+    int16_t val[1 << ON_LCACHE_BITS];    /* blockFlag, or -1: not stored */
+} on_lcache;
+void on_lcache_reset(on_lcache *c, const on_tree *t);
+on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *c, on_cell cell, on_cell *out, uint8_t *faces,
+                                   size_t cap, size_t *count);
+
 /* Tile index helpers. */
 static inline uint32_t on_tile_index(const on_tree *t, int i, int j, int k)
 {
