@@ -387,6 +387,37 @@ static int l_neighbors(lua_State *L)
     }
 }
 
+static const char *const face_names[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
+
+/* tree:face_cells(i, j, k, face) -> array of the free cells of tile (i,j,k) touching that face */
+static int l_face_cells(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    uint32_t ti = check_tile(L, t, 2);
+    const char *fs = luaL_checkstring(L, 5);
+    int face = -1;
+    for (int i = 0; i < 6; i++)
+        if (strcmp(fs, face_names[i]) == 0) face = i;
+    if (face < 0) luaL_argerror(L, 5, "face must be one of \"-x\", \"+x\", \"-y\", \"+y\", \"-z\", \"+z\"");
+    size_t cap = 256, n = 0;
+    for (;;) {
+        on_cell *out = malloc(cap * sizeof *out);
+        if (!out) return luaL_error(L, "face_cells: out of memory");
+        on_status s = on_tree_face_cells(t, ti, face, out, cap, &n);
+        if (on_ok(s)) {
+            lua_createtable(L, (int)n, 0);
+            for (size_t i = 0; i < n; i++) {
+                push_cell(L, t, out[i]);
+                lua_rawseti(L, -2, (lua_Integer)i + 1);
+            }
+            free(out);
+            return 1;
+        }
+        free(out);
+        cap = n;
+    }
+}
+
 static int l_fill(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
@@ -570,6 +601,7 @@ static const luaL_Reg methods[] = {
     {"visible", l_visible},
     {"visible_many", l_visible_many},
     {"neighbors", l_neighbors},
+    {"face_cells", l_face_cells},
     {"stats", l_stats},
     {"params", l_params},
     {"save", l_save},

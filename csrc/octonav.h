@@ -129,6 +129,11 @@ ON_API void on_tree_cell_bounds(const on_tree *t, on_cell c, double min[3], doub
 ON_API on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count);
 
+/* The free cells of a tile touching one of its faces (0..5 = -x,+x,-y,+y,-z,+z), same buffer rules
+ * as on_tree_neighbors: the raw material of connect regions. */
+ON_API on_status on_tree_face_cells(const on_tree *t, uint32_t tile, int face, on_cell *out, size_t cap,
+                                    size_t *count);
+
 /* Every leaf-level region of the tree as a list of cubes: each free cell and each blocked cube
  * (a flagged child, or a solid tile), in tile order then pre-order. fn returns nonzero to stop. */
 typedef int (*on_cell_visit_fn)(void *ud, on_cell c, int blocked);

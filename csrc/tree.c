@@ -446,6 +446,21 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, o
     return o.count > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
 }
 
+on_status on_tree_face_cells(const on_tree *t, uint32_t tile, int face, on_cell *out, size_t cap, size_t *count)
+{
+    nb_out o = {out, NULL, cap, 0};
+    *count = 0;
+    if (tile >= t->ntiles || face < 0 || face > 5) return ON_FAILURE | ON_INVALID;
+    const on_tile *tl = &t->tiles[tile];
+    if (tl->solid || !tl->loaded) return ON_SUCCESS;
+    uint32_t root = on_root_code(t);
+    int v = lookup(t, NULL, tile, root);
+    if (v < 0) nb_emit(&o, tile, root, face);
+    else nb_collect(t, NULL, tile, root, v, face >> 1, face & 1, face, &o);
+    *count = o.count;
+    return o.count > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+}
+
 /* ---- visiting every cube --------------------------------------------------------------------- */
 
 static int visit_rec(const on_table *tab, uint32_t tile, uint32_t code, on_cell_visit_fn fn, void *ud)
