@@ -2,6 +2,7 @@
 #   make            the C module build/octonav/core.so (for use in the source tree, see .busted)
 #   make test       C unit tests + busted specs; ends with "N passed, N failed"
 #   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-tsan the C tests under ThreadSanitizer
 #   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
 #   make demo       bakes a built-in scene and shows what octonav does
 # Missing Debian packages (lua5.4 liblua5.4-dev lua-busted) are installed by tools/deps.sh.
@@ -27,7 +28,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check test-run bench demo clean ctest spec
+.PHONY: all deps test check check-tsan test-run bench demo clean ctest spec
 
 all: deps $(MODULE)
 
@@ -60,6 +61,12 @@ check:
 	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  build/san/octonav/core.so ctest
 	@SANITIZE=1 bash tools/runtests.sh build/san
+
+# ThreadSanitizer over the C tests (the streamer's worker threads above all)
+check-tsan:
+	@bash tools/deps.sh
+	$(MAKE) --no-print-directory BUILD=build/tsan OPT=-O1 SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" ctest
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" bash tools/runtests.sh build/tsan --ctest-only
 
 bench: all
 	@$(LUA) bin/octonav bench-all

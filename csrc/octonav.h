@@ -253,6 +253,54 @@ ON_API on_status on_query_find(on_query *q, const double a[3], const double b[3]
 /* Nearest free point to p within `radius` leaves (search of the leaf lattice); ON_FAILURE when none. */
 ON_API on_status on_tree_nearest_free(const on_tree *t, const double p[3], double radius_leaves, double out[3]);
 
+/* ---- streaming (the streamer object) ------------------------------------------------------------ */
+/* Tiles of a tree come and go around agents. Files (DIR/tiles/I_J_K.tile, tile blobs) are read and
+ * decoded on worker threads; on_streamer_update, on the caller's thread, installs finished tiles,
+ * starts the loads now needed and unloads far tiles. A tile is wanted when it lies within
+ * load_padding of an agent, is locked or forced; a loaded tile stays while within unload_padding of
+ * an agent (unload_padding > load_padding), locked or forced. The tree must outlive the streamer, and
+ * nothing else may change its tiles while the streamer runs. */
+typedef struct on_streamer on_streamer;
+
+typedef struct on_streamer_params {
+    double load_padding;     /* world units, >= 0 */
+    double unload_padding;   /* world units, > load_padding */
+    int workers;             /* 0..16 threads; 0 decodes inside on_streamer_update */
+    size_t max_loaded;       /* 0 = no limit: loads beyond it wait */
+} on_streamer_params;
+
+enum { ON_TILE_UNLOADED = 0, ON_TILE_QUEUED = 1, ON_TILE_LOADED = 2, ON_TILE_FAILED = 3 };
+enum { ON_EVENT_LOADED = 1, ON_EVENT_UNLOADED = 2, ON_EVENT_FAILED = 3 };
+
+typedef struct on_stream_event {
+    uint32_t tile;
+    int kind;                /* ON_EVENT_* */
+    on_status status;        /* for ON_EVENT_FAILED: why (ON_IO, ON_CORRUPT, ON_NO_MEMORY) */
+} on_stream_event;
+
+typedef struct on_streamer_stats {
+    size_t agents, loaded, queued, failed, locked;
+    size_t decoded;          /* tiles decoded since creation */
+    double decode_seconds;   /* worker time spent reading and decoding them */
+    size_t tree_bytes;       /* the tree's resident bytes now (on_tree_stats) */
+} on_streamer_stats;
+
+/* Creating marks every tile of t unloaded (its contents freed). */
+ON_API on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_params *p, on_streamer **out);
+ON_API void on_streamer_destroy(on_streamer *s); /* stops and joins the workers; tiles stay as they are */
+ON_API on_status on_streamer_add_agent(on_streamer *s, const double p[3], uint32_t *id);
+ON_API on_status on_streamer_move_agent(on_streamer *s, uint32_t id, const double p[3]);
+ON_API on_status on_streamer_remove_agent(on_streamer *s, uint32_t id);
+ON_API on_status on_streamer_lock(on_streamer *s, uint32_t tile);   /* counted; a locked tile loads and stays */
+ON_API on_status on_streamer_unlock(on_streamer *s, uint32_t tile);
+ON_API on_status on_streamer_force_load(on_streamer *s, uint32_t tile);   /* pinned until force_unload */
+ON_API on_status on_streamer_force_unload(on_streamer *s, uint32_t tile); /* unpins; unloads now unless locked */
+ON_API on_status on_streamer_retry(on_streamer *s, uint32_t tile);        /* a failed tile may load again */
+ON_API int on_streamer_tile_state(const on_streamer *s, uint32_t tile);   /* ON_TILE_*, -1 for a bad tile */
+/* wait != 0: block until every load queued so far has finished and install it in this call. */
+ON_API on_status on_streamer_update(on_streamer *s, int wait, on_stream_event *ev, size_t cap, size_t *nev);
+ON_API void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -225,34 +225,76 @@ static on_status dec_walk(on_table *tab, const uint8_t *nodes, uint32_t n, uint3
     }
 }
 
-on_status on_tree_decode_tile(on_tree *t, uint32_t tile, const uint8_t *buf, size_t len)
+on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *out, uint8_t *solid)
 {
-    if (!t || tile >= t->ntiles || (!buf && len)) return ON_FAILURE | ON_INVALID;
+    on_table_init(out);
+    *solid = 0;
+    if (!buf && len) return ON_FAILURE | ON_INVALID;
     on_status s = check_magic(buf, len, "ONTL");
     if (!on_ok(s)) return s;
     if (len < TILE_MIN) return ON_FAILURE | ON_CORRUPT;
-    uint32_t depth = buf[6], flags = buf[7], n = get_u32(buf + 8);
-    if (depth != (uint32_t)t->p.depth || (flags & ~1u) != 0) return ON_FAILURE | ON_CORRUPT;
+    uint32_t d = buf[6], flags = buf[7], n = get_u32(buf + 8);
+    if (d != (uint32_t)depth || (flags & ~1u) != 0) return ON_FAILURE | ON_CORRUPT;
     if ((uint64_t)len != (uint64_t)TILE_MIN + 2 * (uint64_t)n) return ON_FAILURE | ON_CORRUPT;
     if (crc32_update(0, buf, len - CRC_BYTES) != get_u32(buf + len - CRC_BYTES)) return ON_FAILURE | ON_CORRUPT;
     if ((flags & 1u) && n != 0) return ON_FAILURE | ON_CORRUPT;
-    if (n > max_nodes(depth)) return ON_FAILURE | ON_CORRUPT;
-    on_table tab;
-    on_table_init(&tab);
+    if (n > max_nodes(d)) return ON_FAILURE | ON_CORRUPT;
     if (n) {
-        if (on_table_reserve(&tab, n) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        s = dec_walk(&tab, buf + TILE_HEADER, n, depth);
+        if (on_table_reserve(out, n) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        s = dec_walk(out, buf + TILE_HEADER, n, d);
         if (!on_ok(s)) {
-            on_table_free(&tab);
+            on_table_free(out);
             return s;
         }
     }
-    on_tile *tl = &t->tiles[tile];
-    on_table_free(&tl->table);
-    tl->table = tab;
-    tl->solid = (uint8_t)(flags & 1u);
-    tl->loaded = 1;
-    on_tree_touch(t, tile);
+    *solid = (uint8_t)(flags & 1u);
+    return ON_SUCCESS;
+}
+
+on_status on_tree_decode_tile(on_tree *t, uint32_t tile, const uint8_t *buf, size_t len)
+{
+    if (!t || tile >= t->ntiles || (!buf && len)) return ON_FAILURE | ON_INVALID;
+    on_table tab;
+    uint8_t solid;
+    on_status s = on_tile_decode(t->p.depth, buf, len, &tab, &solid);
+    if (!on_ok(s)) return s;
+    on_tree_install_tile(t, tile, &tab, solid);
+    return ON_SUCCESS;
+}
+
+on_status on_read_file(const char *path, uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return ON_FAILURE | ON_IO;
+    size_t cap = 1u << 16, n = 0;
+    uint8_t *buf = malloc(cap);
+    on_status s = buf ? ON_SUCCESS : (ON_FAILURE | ON_NO_MEMORY);
+    while (on_ok(s)) {
+        if (n == cap) {
+            uint8_t *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                s = ON_FAILURE | ON_NO_MEMORY;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t want = cap - n, got = fread(buf + n, 1, want, f);
+        n += got;
+        if (got < want) {
+            if (ferror(f)) s = ON_FAILURE | ON_IO;
+            break;
+        }
+    }
+    fclose(f);
+    if (!on_ok(s)) {
+        free(buf);
+        return s;
+    }
+    *out = buf;
+    *len = n;
     return ON_SUCCESS;
 }
 
@@ -390,30 +432,11 @@ on_status on_tree_load(const char *path, on_tree **out)
     if (!out) return ON_FAILURE | ON_INVALID;
     *out = NULL;
     if (!path) return ON_FAILURE | ON_INVALID;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ON_FAILURE | ON_IO;
-    size_t cap = 1u << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    on_status s = buf ? ON_SUCCESS : (ON_FAILURE | ON_NO_MEMORY);
-    while (on_ok(s)) {
-        if (n == cap) {
-            uint8_t *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                s = ON_FAILURE | ON_NO_MEMORY;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t want = cap - n, got = fread(buf + n, 1, want, f);
-        n += got;
-        if (got < want) {
-            if (ferror(f)) s = ON_FAILURE | ON_IO;
-            break;
-        }
-    }
-    fclose(f);
-    if (on_ok(s)) s = on_tree_load_memory(buf, n, out);
+    uint8_t *buf;
+    size_t n;
+    on_status s = on_read_file(path, &buf, &n);
+    if (!on_ok(s)) return s;
+    s = on_tree_load_memory(buf, n, out);
     free(buf);
     return s;
 }

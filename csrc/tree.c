@@ -589,6 +589,26 @@ out:
     return rc;
 }
 
+void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t solid)
+{
+    on_tile *tl = &t->tiles[tile];
+    on_table_free(&tl->table);
+    tl->table = *tab;
+    on_table_init(tab);
+    tl->solid = solid;
+    tl->loaded = 1;
+    on_tree_touch(t, tile);
+}
+
+void on_tree_unload_tile(on_tree *t, uint32_t tile)
+{
+    on_tile *tl = &t->tiles[tile];
+    on_table_free(&tl->table);
+    tl->solid = 0;
+    tl->loaded = 0;
+    on_tree_touch(t, tile);
+}
+
 on_status on_tree_clear_tile(on_tree *t, uint32_t tile)
 {
     if (tile >= t->ntiles) return ON_FAILURE | ON_INVALID;

@@ -79,6 +79,16 @@ void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size
 /* Block one free cell (set its bit in the parent, prune upward). */
 on_status on_tree_block_cell(on_tree *t, on_cell c);
 
+/* Decode a tile blob into a fresh table without touching any tree (thread-safe: workers use it).
+ * On failure *out is empty. */
+on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *out, uint8_t *solid);
+/* Install a decoded table as a tile's contents (takes the table; *tab is left empty), or unload a
+ * tile (its memory freed, loaded = 0). Both bump the salt. Caller's thread only. */
+void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t solid);
+void on_tree_unload_tile(on_tree *t, uint32_t tile);
+/* A whole file into a malloc'd buffer. */
+on_status on_read_file(const char *path, uint8_t **out, size_t *len);
+
 /* Mark a change: bumps the revision and the tile's salt. */
 void on_tree_touch(on_tree *t, uint32_t tile);
 

@@ -3,6 +3,8 @@
 # one line "N passed, N failed" adding both up. SANITIZE=1 preloads the ASan runtime for lua5.4.
 set -u
 build=${1:-build}; shift || true
+ctest_only=0
+if [ "${1:-}" = "--ctest-only" ]; then ctest_only=1; shift; fi
 cd "$(dirname "$0")/.."
 pass=0; fail=0
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
@@ -23,6 +25,12 @@ for t in "$build"/tests/test_*; do
     echo "$t: crashed or printed no summary (exit $rc)"; fail=$((fail + 1))
   fi
 done
+
+if [ $ctest_only = 1 ]; then
+  echo "$pass passed, $fail failed"
+  [ $fail -eq 0 ]
+  exit
+fi
 
 preload=""
 if [ "${SANITIZE:-0}" = 1 ]; then

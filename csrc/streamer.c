@@ -1,0 +1,441 @@
+/*
+ * streamer.c -- tiles loaded and unloaded around agents, decoded on worker threads.
+ *
+ * Threads share only the job queue and the results list, under one mutex: a worker takes a tile
+ * index, reads DIR/tiles/I_J_K.tile and decodes it into a fresh table (on_tile_decode, which touches
+ * no tree), then hands the table back. Only on_streamer_update, on the caller's thread, changes the
+ * tree: it installs results still wanted, frees the others, queues the loads now needed and unloads
+ * tiles no agent, lock or pin keeps. So a search on the caller's thread never sees a tile change
+ * under it, and a stale path is detected by the tile salts that install and unload bump.
+ */
+#include "tree.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct result {
+    struct result *next;
+    uint32_t tile;
+    on_status status;
+    on_table table;
+    uint8_t solid;
+} result;
+
+typedef struct agent {
+    double p[3];
+    int live;
+} agent;
+
+typedef struct tstate {
+    uint8_t state;      /* ON_TILE_* */
+    uint8_t forced;
+    uint32_t locks;
+} tstate;
+
+struct on_streamer {
+    on_tree *t;
+    char *dir;
+    on_streamer_params p;
+    tstate *tiles;
+    agent *agents;
+    uint32_t nagents, agentcap;
+    uint32_t *loaded;   /* indices of loaded tiles (unordered) */
+    size_t nloaded;
+    size_t nqueued, nfailed;
+    /* shared with the workers, under mu */
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    uint32_t *jobs;     /* ring of queued tile indices, capacity ntiles */
+    size_t jhead, jcount;
+    result *results;
+    size_t inflight;    /* jobs taken by workers, not yet in results */
+    int stop;
+    size_t decoded;
+    double decode_seconds;
+    pthread_t *threads;
+    int nthreads;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Read and decode one tile (any thread). */
+static result *load_tile(const on_streamer *s, uint32_t tile)
+{
+    result *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->tile = tile;
+    int ijk[3];
+    on_tile_coords(s->t, tile, ijk);
+    size_t plen = strlen(s->dir) + 64;
+    char *path = malloc(plen);
+    if (!path) {
+        r->status = ON_FAILURE | ON_NO_MEMORY;
+        return r;
+    }
+    snprintf(path, plen, "%s/tiles/%d_%d_%d.tile", s->dir, ijk[0], ijk[1], ijk[2]);
+    uint8_t *buf;
+    size_t len;
+    r->status = on_read_file(path, &buf, &len);
+    free(path);
+    if (on_ok(r->status)) {
+        r->status = on_tile_decode(s->t->p.depth, buf, len, &r->table, &r->solid);
+        free(buf);
+    }
+    return r;
+}
+
+static void *worker(void *arg)
+{
+    on_streamer *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->stop && s->jcount == 0) pthread_cond_wait(&s->work, &s->mu);
+        if (s->stop) break;
+        uint32_t tile = s->jobs[s->jhead];
+        s->jhead = (s->jhead + 1) % s->t->ntiles;
+        s->jcount--;
+        s->inflight++;
+        pthread_mutex_unlock(&s->mu);
+        double t0 = now_seconds();
+        result *r = load_tile(s, tile);
+        double dt = now_seconds() - t0;
+        pthread_mutex_lock(&s->mu);
+        s->inflight--;
+        s->decode_seconds += dt;
+        if (r) {
+            s->decoded++;
+            r->next = s->results;
+            s->results = r;
+        } else {
+            /* could not even allocate the result: hand back a marker by re-queueing the tile */
+            s->jobs[(s->jhead + s->jcount) % s->t->ntiles] = tile;
+            s->jcount++;
+        }
+        pthread_cond_broadcast(&s->done);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_params *p, on_streamer **out)
+{
+    *out = NULL;
+    if (!t || !dir || !p || !(p->load_padding >= 0) || !isfinite(p->load_padding) || !isfinite(p->unload_padding) ||
+        !(p->unload_padding > p->load_padding) || p->workers < 0 || p->workers > 16)
+        return ON_FAILURE | ON_INVALID;
+    on_streamer *s = calloc(1, sizeof *s);
+    if (!s) return ON_FAILURE | ON_NO_MEMORY;
+    s->t = t;
+    s->p = *p;
+    s->dir = malloc(strlen(dir) + 1);
+    s->tiles = calloc(t->ntiles, sizeof *s->tiles);
+    s->loaded = malloc(t->ntiles * sizeof *s->loaded);
+    s->jobs = malloc(t->ntiles * sizeof *s->jobs);
+    s->threads = calloc((size_t)(p->workers ? p->workers : 1), sizeof *s->threads);
+    if (!s->dir || !s->tiles || !s->loaded || !s->jobs || !s->threads) {
+        free(s->dir);
+        free(s->tiles);
+        free(s->loaded);
+        free(s->jobs);
+        free(s->threads);
+        free(s);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    strcpy(s->dir, dir);
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->work, NULL);
+    pthread_cond_init(&s->done, NULL);
+    for (int i = 0; i < p->workers; i++) {
+        if (pthread_create(&s->threads[i], NULL, worker, s) != 0) break;
+        s->nthreads++;
+    }
+    if (s->nthreads != p->workers) {
+        on_streamer_destroy(s);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    for (uint32_t i = 0; i < t->ntiles; i++) on_tree_unload_tile(t, i);
+    *out = s;
+    return ON_SUCCESS;
+}
+
+void on_streamer_destroy(on_streamer *s)
+{
+    if (!s) return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    pthread_cond_broadcast(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    for (int i = 0; i < s->nthreads; i++) pthread_join(s->threads[i], NULL);
+    while (s->results) {
+        result *r = s->results;
+        s->results = r->next;
+        on_table_free(&r->table);
+        free(r);
+    }
+    pthread_mutex_destroy(&s->mu);
+    pthread_cond_destroy(&s->work);
+    pthread_cond_destroy(&s->done);
+    free(s->dir);
+    free(s->tiles);
+    free(s->agents);
+    free(s->loaded);
+    free(s->jobs);
+    free(s->threads);
+    free(s);
+}
+
+/* ---- agents, locks, pins --------------------------------------------------------------------- */
+
+static int finite3(const double p[3]) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+
+on_status on_streamer_add_agent(on_streamer *s, const double p[3], uint32_t *id)
+{
+    if (!finite3(p)) return ON_FAILURE | ON_INVALID;
+    uint32_t i = 0;
+    while (i < s->nagents && s->agents[i].live) i++;
+    if (i == s->nagents) {
+        if (s->nagents == s->agentcap) {
+            uint32_t nc = s->agentcap ? s->agentcap * 2 : 16;
+            agent *bigger = realloc(s->agents, nc * sizeof *bigger);
+            if (!bigger) return ON_FAILURE | ON_NO_MEMORY;
+            s->agents = bigger;
+            s->agentcap = nc;
+        }
+        s->nagents++;
+    }
+    memcpy(s->agents[i].p, p, sizeof s->agents[i].p);
+    s->agents[i].live = 1;
+    *id = i;
+    return ON_SUCCESS;
+}
+
+on_status on_streamer_move_agent(on_streamer *s, uint32_t id, const double p[3])
+{
+    if (id >= s->nagents || !s->agents[id].live || !finite3(p)) return ON_FAILURE | ON_INVALID;
+    memcpy(s->agents[id].p, p, sizeof s->agents[id].p);
+    return ON_SUCCESS;
+}
+
+on_status on_streamer_remove_agent(on_streamer *s, uint32_t id)
+{
+    if (id >= s->nagents || !s->agents[id].live) return ON_FAILURE | ON_INVALID;
+    s->agents[id].live = 0;
+    return ON_SUCCESS;
+}
+
+on_status on_streamer_lock(on_streamer *s, uint32_t tile)
+{
+    if (tile >= s->t->ntiles || s->tiles[tile].locks == UINT32_MAX) return ON_FAILURE | ON_INVALID;
+    s->tiles[tile].locks++;
+    return ON_SUCCESS;
+}
+
+on_status on_streamer_unlock(on_streamer *s, uint32_t tile)
+{
+    if (tile >= s->t->ntiles || s->tiles[tile].locks == 0) return ON_FAILURE | ON_INVALID;
+    s->tiles[tile].locks--;
+    return ON_SUCCESS;
+}
+
+on_status on_streamer_force_load(on_streamer *s, uint32_t tile)
+{
+    if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    s->tiles[tile].forced = 1;
+    return ON_SUCCESS;
+}
+
+static void do_unload(on_streamer *s, uint32_t tile)
+{
+    on_tree_unload_tile(s->t, tile);
+    s->tiles[tile].state = ON_TILE_UNLOADED;
+    for (size_t i = 0; i < s->nloaded; i++)
+        if (s->loaded[i] == tile) {
+            s->loaded[i] = s->loaded[--s->nloaded];
+            break;
+        }
+}
+
+static void emit(on_stream_event *ev, size_t cap, size_t *n, uint32_t tile, int kind, on_status st)
+{
+    if (*n < cap) {
+        ev[*n].tile = tile;
+        ev[*n].kind = kind;
+        ev[*n].status = st;
+    }
+    (*n)++;
+}
+
+on_status on_streamer_force_unload(on_streamer *s, uint32_t tile)
+{
+    if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    s->tiles[tile].forced = 0;
+    if (s->tiles[tile].state == ON_TILE_LOADED && !s->tiles[tile].locks) do_unload(s, tile);
+    return ON_SUCCESS;
+}
+
+on_status on_streamer_retry(on_streamer *s, uint32_t tile)
+{
+    if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    if (s->tiles[tile].state == ON_TILE_FAILED) {
+        s->tiles[tile].state = ON_TILE_UNLOADED;
+        s->nfailed--;
+    }
+    return ON_SUCCESS;
+}
+
+int on_streamer_tile_state(const on_streamer *s, uint32_t tile)
+{
+    return tile < s->t->ntiles ? s->tiles[tile].state : -1;
+}
+
+/* ---- update ---------------------------------------------------------------------------------- */
+
+/* Distance from p to the world box of a tile (0 inside). */
+static double tile_dist(const on_tree *t, uint32_t tile, const double p[3])
+{
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    double size = (double)t->n * t->p.scale, d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double lo = t->p.origin[k] + ijk[k] * size, hi = lo + size;
+        double e = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0;
+        d2 += e * e;
+    }
+    return sqrt(d2);
+}
+
+static int near_agent(const on_streamer *s, uint32_t tile, double pad)
+{
+    for (uint32_t a = 0; a < s->nagents; a++)
+        if (s->agents[a].live && tile_dist(s->t, tile, s->agents[a].p) <= pad) return 1;
+    return 0;
+}
+
+static void queue_load(on_streamer *s, uint32_t tile, on_stream_event *ev, size_t cap, size_t *n)
+{
+    tstate *ts = &s->tiles[tile];
+    if (ts->state != ON_TILE_UNLOADED) return;
+    if (s->p.max_loaded && s->nloaded + s->nqueued >= s->p.max_loaded) return;
+    ts->state = ON_TILE_QUEUED;
+    s->nqueued++;
+    if (s->nthreads == 0) { /* no workers: load here, now */
+        double t0 = now_seconds();
+        result *r = load_tile(s, tile);
+        s->decode_seconds += now_seconds() - t0;
+        s->decoded += r != NULL;
+        if (!r) {
+            ts->state = ON_TILE_UNLOADED;
+            s->nqueued--;
+            return;
+        }
+        r->next = s->results;
+        s->results = r;
+        (void)ev, (void)cap, (void)n;
+        return;
+    }
+    s->jobs[(s->jhead + s->jcount) % s->t->ntiles] = tile;
+    s->jcount++;
+    pthread_cond_signal(&s->work);
+}
+
+static void install_results(on_streamer *s, result *list, on_stream_event *ev, size_t cap, size_t *n)
+{
+    while (list) {
+        result *r = list;
+        list = r->next;
+        tstate *ts = &s->tiles[r->tile];
+        if (ts->state == ON_TILE_QUEUED) {
+            s->nqueued--;
+            if (on_ok(r->status)) {
+                on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
+                ts->state = ON_TILE_LOADED;
+                s->loaded[s->nloaded++] = r->tile;
+                emit(ev, cap, n, r->tile, ON_EVENT_LOADED, ON_SUCCESS);
+            } else {
+                ts->state = ON_TILE_FAILED;
+                s->nfailed++;
+                emit(ev, cap, n, r->tile, ON_EVENT_FAILED, r->status);
+            }
+        }
+        on_table_free(&r->table);
+        free(r);
+    }
+}
+
+on_status on_streamer_update(on_streamer *s, int wait, on_stream_event *ev, size_t cap, size_t *nev)
+{
+    size_t n = 0;
+    const on_tree *t = s->t;
+    int N = t->n;
+    double tsize = (double)N * t->p.scale;
+    /* 1. loads now needed: tiles near agents, locked or pinned */
+    pthread_mutex_lock(&s->mu);
+    for (uint32_t a = 0; a < s->nagents; a++) {
+        if (!s->agents[a].live) continue;
+        /* the range of tiles the load padding can reach, clamped to the grid (empty when off it) */
+        int lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            double rel = (s->agents[a].p[k] - t->p.origin[k]) / tsize, pad = s->p.load_padding / tsize;
+            double l = fmax(0.0, floor(rel - pad)), h = fmin((double)t->p.tiles[k] - 1, floor(rel + pad));
+            lo[k] = l > h ? 1 : (int)l;
+            hi[k] = l > h ? 0 : (int)h;
+        }
+        for (int k = lo[2]; k <= hi[2]; k++)
+            for (int j = lo[1]; j <= hi[1]; j++)
+                for (int i = lo[0]; i <= hi[0]; i++) {
+                    uint32_t tile = on_tile_index(t, i, j, k);
+                    if (s->tiles[tile].state == ON_TILE_UNLOADED &&
+                        tile_dist(t, tile, s->agents[a].p) <= s->p.load_padding)
+                        queue_load(s, tile, ev, cap, &n);
+                }
+    }
+    for (uint32_t tile = 0; tile < t->ntiles; tile++)
+        if ((s->tiles[tile].locks || s->tiles[tile].forced) && s->tiles[tile].state == ON_TILE_UNLOADED)
+            queue_load(s, tile, ev, cap, &n);
+    /* 2. finished loads (all of the queued ones when asked to wait) */
+    if (wait)
+        while (s->jcount || s->inflight) pthread_cond_wait(&s->done, &s->mu);
+    result *list = s->results;
+    s->results = NULL;
+    pthread_mutex_unlock(&s->mu);
+    install_results(s, list, ev, cap, &n);
+    /* 3. unloads: loaded tiles no agent, lock or pin keeps */
+    for (size_t i = 0; i < s->nloaded;) {
+        uint32_t tile = s->loaded[i];
+        const tstate *ts = &s->tiles[tile];
+        if (!ts->locks && !ts->forced && !near_agent(s, tile, s->p.unload_padding)) {
+            do_unload(s, tile); /* moves the last entry into slot i */
+            emit(ev, cap, &n, tile, ON_EVENT_UNLOADED, ON_SUCCESS);
+        } else {
+            i++;
+        }
+    }
+    *nev = n;
+    return n > cap ? (ON_SUCCESS | ON_BUFFER_SMALL) : ON_SUCCESS;
+}
+
+void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    for (uint32_t a = 0; a < s->nagents; a++) st->agents += s->agents[a].live;
+    st->loaded = s->nloaded;
+    st->queued = s->nqueued;
+    st->failed = s->nfailed;
+    for (uint32_t i = 0; i < s->t->ntiles; i++) st->locked += s->tiles[i].locks != 0;
+    pthread_mutex_lock(&s->mu);
+    st->decoded = s->decoded;
+    st->decode_seconds = s->decode_seconds;
+    pthread_mutex_unlock(&s->mu);
+    on_tree_stats ts;
+    on_tree_stats_get(s->t, &ts);
+    st->tree_bytes = ts.bytes;
+}
