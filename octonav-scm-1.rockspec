@@ -15,8 +15,8 @@ build = {
     ["octonav.core"] = {
       sources = {
         "csrc/table.c", "csrc/tree.c", "csrc/geometry.c", "csrc/raycast.c", "csrc/tilefile.c",
-        "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c", "csrc/search.c",
-        "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c",
+        "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c", "csrc/search.c", "csrc/streamer.c",
+        "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c", "csrc/lua_streamer.c",
       },
       incdirs = { "csrc" },
       defines = { "_POSIX_C_SOURCE=200809L" },

@@ -1,6 +1,6 @@
 /*
  * lua_core.c -- luaopen_octonav_core: the C module `octonav.core`, assembled from the per-file
- * openers (tree, grid, query). The Lua module `octonav` (lua/octonav/init.lua) wraps it.
+ * openers (tree, grid, query, streamer). The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "lua_util.h"
 
@@ -28,6 +28,8 @@ int luaopen_octonav_core(lua_State *L)
     lua_setfield(L, -2, "grid");
     on_lua_query_open(L);
     lua_setfield(L, -2, "query");
+    on_lua_streamer_open(L);
+    lua_setfield(L, -2, "streamer");
     lua_pushliteral(L, "0.1.0");
     lua_setfield(L, -2, "version");
     return 1;

@@ -38,6 +38,7 @@ void on_lua_setfuncs(lua_State *L, const luaL_Reg *l);
 int on_lua_tree_open(lua_State *L);
 int on_lua_grid_open(lua_State *L);
 int on_lua_query_open(lua_State *L);
+int on_lua_streamer_open(lua_State *L);
 
 /* The tree userdata, for the other binding files. */
 #define ON_TREE_MT "octonav.tree"

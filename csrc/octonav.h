@@ -297,8 +297,10 @@ ON_API on_status on_streamer_force_load(on_streamer *s, uint32_t tile);   /* pin
 ON_API on_status on_streamer_force_unload(on_streamer *s, uint32_t tile); /* unpins; unloads now unless locked */
 ON_API on_status on_streamer_retry(on_streamer *s, uint32_t tile);        /* a failed tile may load again */
 ON_API int on_streamer_tile_state(const on_streamer *s, uint32_t tile);   /* ON_TILE_*, -1 for a bad tile */
-/* wait != 0: block until every load queued so far has finished and install it in this call. */
-ON_API on_status on_streamer_update(on_streamer *s, int wait, on_stream_event *ev, size_t cap, size_t *nev);
+/* wait != 0: block until every load queued so far has finished and install it in this call.
+ * *ev / *nev: what changed, owned by the streamer, valid until the next update (ON_NO_MEMORY in the
+ * status when an event could not be recorded). */
+ON_API on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **ev, size_t *nev);
 ON_API void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st);
 
 #ifdef __cplusplus

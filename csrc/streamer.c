@@ -46,6 +46,9 @@ struct on_streamer {
     uint32_t *loaded;   /* indices of loaded tiles (unordered) */
     size_t nloaded;
     size_t nqueued, nfailed;
+    on_stream_event *ev; /* events of the last update */
+    size_t nev, evcap;
+    int evlost;          /* an event could not be stored (out of memory) */
     /* shared with the workers, under mu */
     pthread_mutex_t mu;
     pthread_cond_t work, done;
@@ -186,6 +189,7 @@ void on_streamer_destroy(on_streamer *s)
     pthread_cond_destroy(&s->done);
     free(s->dir);
     free(s->tiles);
+    free(s->ev);
     free(s->agents);
     free(s->loaded);
     free(s->jobs);
@@ -264,14 +268,22 @@ static void do_unload(on_streamer *s, uint32_t tile)
         }
 }
 
-static void emit(on_stream_event *ev, size_t cap, size_t *n, uint32_t tile, int kind, on_status st)
+static void emit(on_streamer *s, uint32_t tile, int kind, on_status st)
 {
-    if (*n < cap) {
-        ev[*n].tile = tile;
-        ev[*n].kind = kind;
-        ev[*n].status = st;
+    if (s->nev == s->evcap) {
+        size_t nc = s->evcap ? s->evcap * 2 : 64;
+        on_stream_event *bigger = realloc(s->ev, nc * sizeof *bigger);
+        if (!bigger) {
+            s->evlost = 1;
+            return;
+        }
+        s->ev = bigger;
+        s->evcap = nc;
     }
-    (*n)++;
+    s->ev[s->nev].tile = tile;
+    s->ev[s->nev].kind = kind;
+    s->ev[s->nev].status = st;
+    s->nev++;
 }
 
 on_status on_streamer_force_unload(on_streamer *s, uint32_t tile)
@@ -320,7 +332,7 @@ static int near_agent(const on_streamer *s, uint32_t tile, double pad)
     return 0;
 }
 
-static void queue_load(on_streamer *s, uint32_t tile, on_stream_event *ev, size_t cap, size_t *n)
+static void queue_load(on_streamer *s, uint32_t tile)
 {
     tstate *ts = &s->tiles[tile];
     if (ts->state != ON_TILE_UNLOADED) return;
@@ -339,7 +351,6 @@ static void queue_load(on_streamer *s, uint32_t tile, on_stream_event *ev, size_
         }
         r->next = s->results;
         s->results = r;
-        (void)ev, (void)cap, (void)n;
         return;
     }
     s->jobs[(s->jhead + s->jcount) % s->t->ntiles] = tile;
@@ -347,7 +358,7 @@ static void queue_load(on_streamer *s, uint32_t tile, on_stream_event *ev, size_
     pthread_cond_signal(&s->work);
 }
 
-static void install_results(on_streamer *s, result *list, on_stream_event *ev, size_t cap, size_t *n)
+static void install_results(on_streamer *s, result *list)
 {
     while (list) {
         result *r = list;
@@ -359,11 +370,11 @@ static void install_results(on_streamer *s, result *list, on_stream_event *ev, s
                 on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
                 ts->state = ON_TILE_LOADED;
                 s->loaded[s->nloaded++] = r->tile;
-                emit(ev, cap, n, r->tile, ON_EVENT_LOADED, ON_SUCCESS);
+                emit(s, r->tile, ON_EVENT_LOADED, ON_SUCCESS);
             } else {
                 ts->state = ON_TILE_FAILED;
                 s->nfailed++;
-                emit(ev, cap, n, r->tile, ON_EVENT_FAILED, r->status);
+                emit(s, r->tile, ON_EVENT_FAILED, r->status);
             }
         }
         on_table_free(&r->table);
@@ -371,9 +382,10 @@ static void install_results(on_streamer *s, result *list, on_stream_event *ev, s
     }
 }
 
-on_status on_streamer_update(on_streamer *s, int wait, on_stream_event *ev, size_t cap, size_t *nev)
+on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **ev, size_t *nev)
 {
-    size_t n = 0;
+    s->nev = 0;
+    s->evlost = 0;
     const on_tree *t = s->t;
     int N = t->n;
     double tsize = (double)N * t->p.scale;
@@ -395,32 +407,33 @@ on_status on_streamer_update(on_streamer *s, int wait, on_stream_event *ev, size
                     uint32_t tile = on_tile_index(t, i, j, k);
                     if (s->tiles[tile].state == ON_TILE_UNLOADED &&
                         tile_dist(t, tile, s->agents[a].p) <= s->p.load_padding)
-                        queue_load(s, tile, ev, cap, &n);
+                        queue_load(s, tile);
                 }
     }
     for (uint32_t tile = 0; tile < t->ntiles; tile++)
         if ((s->tiles[tile].locks || s->tiles[tile].forced) && s->tiles[tile].state == ON_TILE_UNLOADED)
-            queue_load(s, tile, ev, cap, &n);
+            queue_load(s, tile);
     /* 2. finished loads (all of the queued ones when asked to wait) */
     if (wait)
         while (s->jcount || s->inflight) pthread_cond_wait(&s->done, &s->mu);
     result *list = s->results;
     s->results = NULL;
     pthread_mutex_unlock(&s->mu);
-    install_results(s, list, ev, cap, &n);
+    install_results(s, list);
     /* 3. unloads: loaded tiles no agent, lock or pin keeps */
     for (size_t i = 0; i < s->nloaded;) {
         uint32_t tile = s->loaded[i];
         const tstate *ts = &s->tiles[tile];
         if (!ts->locks && !ts->forced && !near_agent(s, tile, s->p.unload_padding)) {
             do_unload(s, tile); /* moves the last entry into slot i */
-            emit(ev, cap, &n, tile, ON_EVENT_UNLOADED, ON_SUCCESS);
+            emit(s, tile, ON_EVENT_UNLOADED, ON_SUCCESS);
         } else {
             i++;
         }
     }
-    *nev = n;
-    return n > cap ? (ON_SUCCESS | ON_BUFFER_SMALL) : ON_SUCCESS;
+    *ev = s->ev;
+    *nev = s->nev;
+    return s->evlost ? (ON_SUCCESS | ON_NO_MEMORY) : ON_SUCCESS;
 }
 
 void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)

@@ -110,7 +110,7 @@ static void test_walk(const char *dir, on_tree *orig, int workers)
     }
     uint8_t ref[TX * TZ] = {0};
     int mismatch = 0, content_bad = 0, failed_seen = 0, bad_failures = 0;
-    on_stream_event ev[256];
+    const on_stream_event *ev;
     for (int frame = 0; frame < 400; frame++) {
         for (int a = 0; a < NAGENTS; a++) {
             for (int k = 0; k < 3; k += 2) {
@@ -123,8 +123,8 @@ static void test_walk(const char *dir, on_tree *orig, int workers)
         if (frame == 100) on_streamer_lock(s, 0), on_streamer_force_load(s, 35);
         if (frame == 200) on_streamer_unlock(s, 0), on_streamer_force_unload(s, 35);
         size_t nev;
-        on_streamer_update(s, 1, ev, 256, &nev);
-        for (size_t e = 0; e < nev && e < 256; e++)
+        on_streamer_update(s, 1, &ev, &nev);
+        for (size_t e = 0; e < nev; e++)
             if (ev[e].kind == ON_EVENT_FAILED) {
                 failed_seen++;
                 if (ev[e].tile != 7 && ev[e].tile != 13) bad_failures++;
@@ -158,14 +158,14 @@ static void test_walk(const char *dir, on_tree *orig, int workers)
     on_streamer_retry(s, 7);
     on_streamer_force_load(s, 7);
     size_t nev;
-    on_streamer_update(s, 1, ev, 256, &nev);
+    on_streamer_update(s, 1, &ev, &nev);
     int refailed = 0;
     for (size_t e = 0; e < nev; e++) refailed += ev[e].tile == 7 && ev[e].kind == ON_EVENT_FAILED;
     CHECK_EQ_INT(refailed, 1);
     on_streamer_force_unload(s, 7);
     /* everyone leaves: memory back to the baseline */
     for (int a = 0; a < NAGENTS; a++) CHECK(on_ok(on_streamer_remove_agent(s, ids[a])));
-    on_streamer_update(s, 1, ev, 256, &nev);
+    on_streamer_update(s, 1, &ev, &nev);
     on_streamer_stats st;
     on_streamer_stats_get(s, &st);
     CHECK_EQ_INT(st.loaded, 0);
@@ -192,10 +192,10 @@ static void test_async(const char *dir, on_tree *orig)
     on_streamer_add_agent(s, p, &id);
     uint32_t tile = on_tile_index(t, 2, 0, 2);
     int loaded = 0;
-    on_stream_event ev[64];
+    const on_stream_event *ev;
     for (int i = 0; i < 2000 && !loaded; i++) {
         size_t nev;
-        on_streamer_update(s, 0, ev, 64, &nev);
+        on_streamer_update(s, 0, &ev, &nev);
         loaded = on_streamer_tile_state(s, tile) == ON_TILE_LOADED;
         if (!loaded) {
             struct timespec ts = {0, 500000};

@@ -1,0 +1,258 @@
+/*
+ * lua_streamer.c -- the `octonav.streamer` userdata of the C core (streamer.c): tiles of a tree loaded
+ * and unloaded around agents on worker threads. The Lua module octonav.streamer wraps it for worlds
+ * and pack directories. The userdata keeps its tree alive (user value 1); a closed tree stops it.
+ */
+#include "lua_util.h"
+#include "tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STREAMER_MT "octonav.streamer"
+
+typedef struct lstreamer {
+    on_streamer *s;
+    const on_tree *tree;
+} lstreamer;
+
+static lstreamer *checks(lua_State *L, int idx)
+{
+    lstreamer *u = luaL_checkudata(L, idx, STREAMER_MT);
+    if (!u->s) luaL_error(L, "attempt to use a closed octonav.streamer");
+    lua_getiuservalue(L, idx, 1);
+    on_ltree *lt = luaL_testudata(L, -1, ON_TREE_MT);
+    if (!lt || lt->t != u->tree) luaL_error(L, "octonav.streamer: its tree was closed");
+    lua_pop(L, 1);
+    return u;
+}
+
+static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", NULL};
+
+/* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0 }) */
+static int l_new(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    const char *dir = luaL_checkstring(L, 2);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    on_lua_checkopts(L, 3, "octonav.streamer.new", new_opts);
+    on_streamer_params p;
+    lua_getfield(L, 3, "load_padding");
+    if (lua_isnil(L, -1)) return luaL_error(L, "octonav.streamer.new: option 'load_padding' is required");
+    lua_pop(L, 1);
+    lua_getfield(L, 3, "unload_padding");
+    if (lua_isnil(L, -1)) return luaL_error(L, "octonav.streamer.new: option 'unload_padding' is required");
+    lua_pop(L, 1);
+    p.load_padding = on_lua_optnumber(L, 3, "load_padding", 0);
+    p.unload_padding = on_lua_optnumber(L, 3, "unload_padding", 0);
+    lua_Integer w = on_lua_optinteger(L, 3, "workers", 1), m = on_lua_optinteger(L, 3, "max_loaded", 0);
+    if (p.load_padding < 0) return luaL_error(L, "octonav.streamer.new: load_padding must be >= 0");
+    if (!(p.unload_padding > p.load_padding))
+        return luaL_error(L, "octonav.streamer.new: unload_padding must be greater than load_padding");
+    if (w < 0 || w > 16) return luaL_error(L, "octonav.streamer.new: workers must be 0..16");
+    if (m < 0) return luaL_error(L, "octonav.streamer.new: max_loaded must be >= 0");
+    p.workers = (int)w;
+    p.max_loaded = (size_t)m;
+    lstreamer *u = lua_newuserdatauv(L, sizeof *u, 1);
+    memset(u, 0, sizeof *u);
+    luaL_setmetatable(L, STREAMER_MT);
+    on_status s = on_streamer_create(t, dir, &p, &u->s);
+    if (!on_ok(s)) return luaL_error(L, "octonav.streamer.new: %s", on_status_string(s));
+    u->tree = t;
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+static uint32_t check_tile(lua_State *L, const on_tree *t, int idx)
+{
+    int ijk[3];
+    on_lua_checkint3(L, idx, "tile", ijk);
+    for (int i = 0; i < 3; i++)
+        if (ijk[i] < 0 || ijk[i] >= t->p.tiles[i])
+            luaL_argerror(L, idx, lua_pushfstring(L, "tile: index %d out of range (0..%d)", i + 1, t->p.tiles[i] - 1));
+    return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
+}
+
+static void push_tile(lua_State *L, const on_tree *t, uint32_t tile)
+{
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    on_lua_pushint3(L, ijk);
+}
+
+static int l_add_agent(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    double p[3];
+    on_lua_checkpoint(L, 2, "position", p);
+    uint32_t id;
+    if (!on_ok(on_streamer_add_agent(u->s, p, &id))) return luaL_error(L, "add_agent: out of memory");
+    lua_pushinteger(L, (lua_Integer)id + 1);
+    return 1;
+}
+
+static uint32_t check_agent(lua_State *L, int idx)
+{
+    lua_Integer id = luaL_checkinteger(L, idx);
+    if (id < 1 || id > 0xffffffffLL) luaL_argerror(L, idx, "agent id out of range");
+    return (uint32_t)(id - 1);
+}
+
+static int l_move_agent(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    uint32_t id = check_agent(L, 2);
+    double p[3];
+    on_lua_checkpoint(L, 3, "position", p);
+    if (!on_ok(on_streamer_move_agent(u->s, id, p))) luaL_argerror(L, 2, "no such agent");
+    return 0;
+}
+
+static int l_remove_agent(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    if (!on_ok(on_streamer_remove_agent(u->s, check_agent(L, 2)))) luaL_argerror(L, 2, "no such agent");
+    return 0;
+}
+
+typedef on_status (*tile_op)(on_streamer *, uint32_t);
+
+static int tile_call(lua_State *L, tile_op op, const char *what)
+{
+    lstreamer *u = checks(L, 1);
+    if (!on_ok(op(u->s, check_tile(L, u->tree, 2)))) return luaL_error(L, "%s", what);
+    return 0;
+}
+
+static int l_lock(lua_State *L) { return tile_call(L, on_streamer_lock, "lock: too many locks"); }
+static int l_unlock(lua_State *L) { return tile_call(L, on_streamer_unlock, "unlock: the tile is not locked"); }
+static int l_force_load(lua_State *L) { return tile_call(L, on_streamer_force_load, "force_load failed"); }
+static int l_force_unload(lua_State *L) { return tile_call(L, on_streamer_force_unload, "force_unload failed"); }
+static int l_retry(lua_State *L) { return tile_call(L, on_streamer_retry, "retry failed"); }
+
+static int l_is_loaded(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    lua_pushboolean(L, on_streamer_tile_state(u->s, check_tile(L, u->tree, 2)) == ON_TILE_LOADED);
+    return 1;
+}
+
+static int l_state(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    static const char *const names[] = {"unloaded", "queued", "loaded", "failed"};
+    lua_pushstring(L, names[on_streamer_tile_state(u->s, check_tile(L, u->tree, 2))]);
+    return 1;
+}
+
+static const char *fail_reason(on_status s)
+{
+    if (s & ON_IO) return "missing or unreadable tile file";
+    if (s & ON_CORRUPT) return "corrupt tile file";
+    if (s & ON_VERSION) return "unsupported tile file version";
+    if (s & ON_NO_MEMORY) return "out of memory";
+    return on_status_string(s);
+}
+
+/* s:update([wait]) -> { loaded = { {i,j,k}, ... }, unloaded = {...}, failed = { { tile = {i,j,k}, reason = "..." } } } */
+static int l_update(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    int wait = lua_toboolean(L, 2);
+    const on_stream_event *ev;
+    size_t n = 0;
+    if (on_streamer_update(u->s, wait, &ev, &n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
+    lua_createtable(L, 0, 3);
+    lua_newtable(L);
+    lua_newtable(L);
+    lua_newtable(L);
+    int nl = 0, nu = 0, nf = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].kind == ON_EVENT_LOADED) {
+            push_tile(L, u->tree, ev[i].tile);
+            lua_rawseti(L, -4, ++nl);
+        } else if (ev[i].kind == ON_EVENT_UNLOADED) {
+            push_tile(L, u->tree, ev[i].tile);
+            lua_rawseti(L, -3, ++nu);
+        } else {
+            lua_createtable(L, 0, 2);
+            push_tile(L, u->tree, ev[i].tile);
+            lua_setfield(L, -2, "tile");
+            lua_pushstring(L, fail_reason(ev[i].status));
+            lua_setfield(L, -2, "reason");
+            lua_rawseti(L, -2, ++nf);
+        }
+    }
+    lua_setfield(L, -4, "failed");
+    lua_setfield(L, -3, "unloaded");
+    lua_setfield(L, -2, "loaded");
+    return 1;
+}
+
+static int l_stats(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    on_streamer_stats st;
+    on_streamer_stats_get(u->s, &st);
+    lua_createtable(L, 0, 8);
+    lua_pushinteger(L, (lua_Integer)st.agents);
+    lua_setfield(L, -2, "agents");
+    lua_pushinteger(L, (lua_Integer)st.loaded);
+    lua_setfield(L, -2, "loaded");
+    lua_pushinteger(L, (lua_Integer)st.queued);
+    lua_setfield(L, -2, "queued");
+    lua_pushinteger(L, (lua_Integer)st.failed);
+    lua_setfield(L, -2, "failed");
+    lua_pushinteger(L, (lua_Integer)st.locked);
+    lua_setfield(L, -2, "locked");
+    lua_pushinteger(L, (lua_Integer)st.decoded);
+    lua_setfield(L, -2, "decoded");
+    lua_pushnumber(L, st.decode_seconds);
+    lua_setfield(L, -2, "decode_seconds");
+    lua_pushinteger(L, (lua_Integer)st.tree_bytes);
+    lua_setfield(L, -2, "tree_bytes");
+    return 1;
+}
+
+static int l_close(lua_State *L)
+{
+    lstreamer *u = luaL_checkudata(L, 1, STREAMER_MT);
+    on_streamer_destroy(u->s);
+    u->s = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    lstreamer *u = luaL_checkudata(L, 1, STREAMER_MT);
+    if (!u->s) {
+        lua_pushliteral(L, "octonav.streamer (closed)");
+        return 1;
+    }
+    on_streamer_stats st;
+    on_streamer_stats_get(u->s, &st);
+    lua_pushfstring(L, "octonav.streamer: %d agents, %d tiles loaded, %d queued, %d failed", (int)st.agents,
+                    (int)st.loaded, (int)st.queued, (int)st.failed);
+    return 1;
+}
+
+static const luaL_Reg methods[] = {
+    {"add_agent", l_add_agent}, {"move_agent", l_move_agent}, {"remove_agent", l_remove_agent},
+    {"lock", l_lock}, {"unlock", l_unlock}, {"force_load", l_force_load}, {"force_unload", l_force_unload},
+    {"retry", l_retry}, {"is_loaded", l_is_loaded}, {"state", l_state}, {"update", l_update},
+    {"stats", l_stats}, {"close", l_close}, {NULL, NULL},
+};
+static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
+
+int on_lua_streamer_open(lua_State *L)
+{
+    luaL_newmetatable(L, STREAMER_MT);
+    luaL_setfuncs(L, meta, 0);
+    luaL_newlib(L, methods);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newlib(L, funcs);
+    return 1;
+}
