@@ -1,0 +1,211 @@
+-- The streamer from Lua: a world of 16 x 1 x 16 tiles on disk, 100 agents random-walking for 10,000
+-- frames with update() each frame; after every frame the loaded set equals the set the padding rules,
+-- locks and pins require (a reference computed here). Corrupt and missing tile files are reported,
+-- the rest keep streaming, and memory returns to the baseline when the agents leave.
+local octonav = require "octonav"
+local core = octonav.core
+
+local function rng(seed)
+  local s = seed
+  return function()
+    s = (s * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
+    return (s >> 11) / (1 << 52)
+  end
+end
+
+local TX, TZ, DEPTH, SCALE = 16, 16, 3, 1.0
+local ORIGIN = { 0, 0, 0 }
+local TILE = (1 << DEPTH) * SCALE
+
+local function make_pack(dir, bad)
+  local r = rng(7)
+  local t = octonav.tree.new { tiles = { TX, 1, TZ }, depth = DEPTH, scale = SCALE, origin = ORIGIN }
+  for _ = 1, 300 do
+    local x, y, z = r() * TX * TILE, r() * TILE, r() * TZ * TILE
+    t:add_box({ x, y, z }, { x + 1 + r() * 3, y + 1 + r() * 3, z + 1 + r() * 3 })
+  end
+  os.execute("mkdir -p '" .. dir .. "/tiles'")
+  for k = 0, TZ - 1 do
+    for i = 0, TX - 1 do
+      local blob = t:encode_tile(i, 0, k)
+      local name = ("%s/tiles/%d_0_%d.tile"):format(dir, i, k)
+      local b = bad[i .. "," .. k]
+      if b ~= "missing" then
+        if b == "corrupt" then blob = blob:sub(1, 20) .. "\0\0\0" .. blob:sub(24) end
+        local f = assert(io.open(name, "wb"))
+        f:write(blob)
+        f:close()
+      end
+    end
+  end
+  return t
+end
+
+local function tile_dist(i, k, p)
+  local function axis(v, lo)
+    local hi = lo + TILE
+    if v < lo then return lo - v elseif v > hi then return v - hi end
+    return 0
+  end
+  local dx, dy, dz = axis(p[1], ORIGIN[1] + i * TILE), axis(p[2], ORIGIN[2]), axis(p[3], ORIGIN[3] + k * TILE)
+  return math.sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+-- the tiles within `pad` of p (a few per agent, found from its tile range)
+local function near(p, pad, into)
+  local i0 = math.max(0, math.floor((p[1] - pad) / TILE))
+  local i1 = math.min(TX - 1, math.floor((p[1] + pad) / TILE))
+  local k0 = math.max(0, math.floor((p[3] - pad) / TILE))
+  local k1 = math.min(TZ - 1, math.floor((p[3] + pad) / TILE))
+  for k = k0, k1 do
+    for i = i0, i1 do
+      if tile_dist(i, k, p) <= pad then into[i + TX * k] = true end
+    end
+  end
+end
+
+describe("octonav.core.streamer", function()
+  local dir, orig
+  local bad = { ["3,4"] = "corrupt", ["10,10"] = "missing" }
+
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    os.execute("mkdir -p '" .. dir .. "'")
+    orig = make_pack(dir, bad)
+  end)
+  teardown(function() os.execute("rm -rf '" .. dir .. "'") end)
+
+  local function fresh_tree()
+    return octonav.tree.new { tiles = { TX, 1, TZ }, depth = DEPTH, scale = SCALE, origin = ORIGIN }
+  end
+
+  it("keeps exactly the required tiles loaded over 10,000 frames of 100 random-walking agents", function()
+    local tree = fresh_tree()
+    local base = tree:stats().bytes
+    local LOAD, UNLOAD = 4, 10
+    local s = core.streamer.new(tree, dir, { load_padding = LOAD, unload_padding = UNLOAD, workers = 2 })
+    local r = rng(42)
+    local pos, ids = {}, {}
+    for a = 1, 100 do
+      pos[a] = { r() * TX * TILE, r() * TILE, r() * TZ * TILE }
+      ids[a] = s:add_agent(pos[a])
+    end
+    local ref, mismatches, failures, first_bad = {}, 0, {}, nil
+    local locked = 5 + TX * 5
+    for frame = 1, 10000 do
+      for a = 1, 100 do
+        local p = pos[a]
+        p[1] = math.max(-5, math.min(TX * TILE + 5, p[1] + (r() - 0.5) * 2))
+        p[3] = math.max(-5, math.min(TZ * TILE + 5, p[3] + (r() - 0.5) * 2))
+        s:move_agent(ids[a], p)
+      end
+      if frame == 2000 then s:lock { 5, 0, 5 } end
+      if frame == 6000 then s:unlock { 5, 0, 5 } end
+      local ev = s:update(true)
+      for _, f in ipairs(ev.failed) do failures[f.tile[1] .. "," .. f.tile[3]] = f.reason end
+      local load, keep = {}, {}
+      for a = 1, 100 do
+        near(pos[a], LOAD, load)
+        near(pos[a], UNLOAD, keep)
+      end
+      if frame >= 2000 and frame < 6000 then load[locked] = true end
+      local want = {}
+      for t in pairs(load) do want[t] = true end
+      for t in pairs(ref) do
+        if keep[t] then want[t] = true end
+      end
+      want[3 + TX * 4], want[10 + TX * 10] = nil, nil -- bad files never load
+      ref = want
+      if frame % 10 == 0 or frame < 50 then
+        for k = 0, TZ - 1 do
+          for i = 0, TX - 1 do
+            local got = s:is_loaded { i, 0, k }
+            if got ~= (want[i + TX * k] == true) then
+              mismatches = mismatches + 1
+              first_bad = first_bad or ("frame %d tile %d,%d: got %s"):format(frame, i, k, tostring(got))
+            end
+          end
+        end
+      end
+    end
+    assert.are.equal(0, mismatches, first_bad)
+    assert.are.equal("corrupt tile file", failures["3,4"])
+    assert.are.equal("missing or unreadable tile file", failures["10,10"])
+    -- loaded tiles hold what was baked
+    for k = 0, TZ - 1 do
+      for i = 0, TX - 1 do
+        if s:is_loaded { i, 0, k } then assert.are.equal(orig:encode_tile(i, 0, k), tree:encode_tile(i, 0, k)) end
+      end
+    end
+    -- everyone leaves: back to the baseline
+    for a = 1, 100 do s:remove_agent(ids[a]) end
+    s:update(true)
+    local st = s:stats()
+    assert.are.equal(0, st.loaded)
+    assert.are.equal(0, st.agents)
+    assert.are.equal(base, st.tree_bytes)
+    assert.is_true(st.decoded > 0)
+    s:close()
+  end)
+
+  it("queries see streamed tiles and tile salts change on load and unload", function()
+    local tree = fresh_tree()
+    local s = core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2, workers = 1 })
+    local salt0 = tree:tile_salt(0, 0, 0)
+    assert.are.equal(nil, select(1, tree:locate { 4, 4, 4 }) == "free" and "free" or nil) -- unloaded: not free
+    local id = s:add_agent { 4, 4, 4 }
+    s:update(true)
+    assert.is_true(s:is_loaded { 0, 0, 0 })
+    assert.are_not.equal(salt0, tree:tile_salt(0, 0, 0))
+    assert.are.equal(orig:locate { 4, 4, 4 }, tree:locate { 4, 4, 4 })
+    local salt1 = tree:tile_salt(0, 0, 0)
+    s:move_agent(id, { 100, 4, 100 })
+    s:update(true)
+    assert.is_false(s:is_loaded { 0, 0, 0 })
+    assert.are_not.equal(salt1, tree:tile_salt(0, 0, 0))
+    s:close()
+  end)
+
+  it("force_load, force_unload, lock and retry", function()
+    local tree = fresh_tree()
+    local s = core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2, workers = 0 })
+    s:force_load { 7, 0, 7 }
+    s:update()
+    assert.is_true(s:is_loaded { 7, 0, 7 })
+    s:lock { 7, 0, 7 }
+    s:force_unload { 7, 0, 7 }
+    s:update()
+    assert.is_true(s:is_loaded { 7, 0, 7 }) -- locked: stays
+    s:unlock { 7, 0, 7 }
+    s:update()
+    assert.is_false(s:is_loaded { 7, 0, 7 })
+    s:force_load { 3, 0, 4 }
+    local ev = s:update()
+    assert.are.equal(1, #ev.failed)
+    assert.are.equal("failed", s:state { 3, 0, 4 })
+    assert.are.equal(0, #s:update().failed) -- not retried by itself
+    s:retry { 3, 0, 4 }
+    assert.are.equal(1, #s:update().failed)
+    s:close()
+  end)
+
+  it("rejects misuse with clear errors", function()
+    local tree = fresh_tree()
+    assert.has_error(function() core.streamer.new(tree, dir, { load_padding = 5, unload_padding = 5 }) end,
+      "octonav.streamer.new: unload_padding must be greater than load_padding")
+    assert.has_error(function() core.streamer.new(tree, dir, { load_padding = 1 }) end,
+      "octonav.streamer.new: option 'unload_padding' is required")
+    assert.has_error(function() core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2, bogus = 1 }) end,
+      "octonav.streamer.new: unknown option 'bogus'")
+    local s = core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2 })
+    assert.has_error(function() s:lock { 99, 0, 0 } end)
+    assert.has_error(function() s:unlock { 1, 0, 1 } end, "unlock: the tile is not locked")
+    assert.has_error(function() s:move_agent(12, { 1, 2, 3 }) end)
+    assert.has_error(function() s:add_agent { 0 / 0, 1, 2 } end)
+    tree:close()
+    assert.has_error(function() s:update() end, "octonav.streamer: its tree was closed")
+    s:close()
+    assert.has_error(function() s:update() end, "attempt to use a closed octonav.streamer")
+  end)
+end)
