@@ -128,6 +128,7 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
 
 static const char *reason_of(on_status s, int which)
 {
+    if (s & ON_LOADING) return "loading";
     if (s & ON_OUTSIDE) return which ? "goal_outside" : "start_outside";
     if (s & ON_BLOCKED) return which ? "goal_blocked" : "start_blocked";
     if (s & ON_UNREACHABLE) return "unreachable";
@@ -138,8 +139,73 @@ static const char *reason_of(on_status s, int which)
     return "invalid";
 }
 
+/* The tiles a result depends on, as fields of the table at the top: _tree (the tree userdata, from
+ * the query's user value 1) and _tiles = { tile, salt, tile, salt, ... } (linear tile indices). */
+static void attach_tiles(lua_State *L, int qidx, lquery *u)
+{
+    size_t n = 0;
+    on_query_path_tiles(u->q, NULL, NULL, 0, &n);
+    uint32_t *tiles = malloc((n ? n : 1) * 2 * sizeof *tiles);
+    if (!tiles) luaL_error(L, "query: out of memory");
+    on_query_path_tiles(u->q, tiles, tiles + n, n, &n);
+    lua_createtable(L, (int)(2 * n), 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, tiles[i]);
+        lua_rawseti(L, -2, (lua_Integer)(2 * i + 1));
+        lua_pushinteger(L, tiles[n + i]);
+        lua_rawseti(L, -2, (lua_Integer)(2 * i + 2));
+    }
+    free(tiles);
+    lua_setfield(L, -2, "_tiles");
+    lua_getiuservalue(L, qidx, 1);
+    lua_setfield(L, -2, "_tree");
+}
+
+/* Is the result in table idx still valid: its tree open and every tile's salt unchanged? */
+static int still_valid(lua_State *L, int idx)
+{
+    lua_getfield(L, idx, "_tree");
+    on_ltree *lt = luaL_testudata(L, -1, ON_TREE_MT);
+    lua_pop(L, 1);
+    if (!lt || !lt->t) return 0;
+    if (lua_getfield(L, idx, "_tiles") != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_Integer n = luaL_len(L, -1);
+    int ok = 1;
+    for (lua_Integer i = 1; i + 1 <= n && ok; i += 2) {
+        lua_geti(L, -1, i);
+        lua_geti(L, -2, i + 1);
+        lua_Integer tile = lua_tointeger(L, -2), salt = lua_tointeger(L, -1);
+        lua_pop(L, 2);
+        if (tile < 0 || (uint64_t)tile >= lt->t->ntiles || on_tree_tile_salt(lt->t, (uint32_t)tile) != (uint32_t)salt)
+            ok = 0;
+    }
+    lua_pop(L, 1);
+    return ok;
+}
+
+/* path:is_valid() */
+static int l_path_is_valid(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_pushboolean(L, still_valid(L, 1));
+    return 1;
+}
+
+/* info.valid, computed when read */
+static int l_info_index(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "valid") == 0) {
+        lua_pushboolean(L, still_valid(L, 1));
+        return 1;
+    }
+    return 0;
+}
+
 /* Push path (or nil) and info for a finished search; returns 2. */
-static int push_result(lua_State *L, lquery *u)
+static int push_result(lua_State *L, int qidx, lquery *u)
 {
     size_t n = 0;
     on_query_info info;
@@ -154,11 +220,13 @@ static int push_result(lua_State *L, lquery *u)
     if (s & ON_NO_MEMORY) return luaL_error(L, "query: out of memory");
     int has_path = n > 0 && (on_ok(s) || (s & ON_PARTIAL));
     if (has_path) {
-        lua_createtable(L, (int)n, 0);
+        lua_createtable(L, (int)n, 2);
         for (size_t i = 0; i < n; i++) {
             on_lua_pushpoint(L, u->buf + 3 * i);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
+        attach_tiles(L, qidx, u);
+        luaL_setmetatable(L, "octonav.path");
     } else {
         lua_pushnil(L);
     }
@@ -182,6 +250,16 @@ static int push_result(lua_State *L, lquery *u)
     if ((s & ON_BLOCKED) && isfinite(info.nearest[0])) {
         on_lua_pushpoint(L, info.nearest);
         lua_setfield(L, -2, "nearest");
+    }
+    if (s & ON_LOADING) {
+        int ijk[3];
+        on_tile_coords(u->tree, info.loading_tile, ijk);
+        on_lua_pushint3(L, ijk);
+        lua_setfield(L, -2, "tile");
+    }
+    if (has_path) {
+        attach_tiles(L, qidx, u);
+        luaL_setmetatable(L, "octonav.info");
     }
     return 2;
 }
@@ -217,14 +295,31 @@ static int l_find(lua_State *L)
     on_lua_checkpoint(L, 3, "goal", b);
     on_query_opts o;
     read_opts(L, 1, 4, u, &o);
-    run(L, 1, u, 1, a, b, &o, (size_t)-1);
+    on_status s = run(L, 1, u, 1, a, b, &o, (size_t)-1);
     u->started = 0;
-    return push_result(L, u);
+    if (s == (ON_IN_PROGRESS | ON_LOADING)) { /* find cannot wait for a tile: report it */
+        lua_pushnil(L);
+        lua_createtable(L, 0, 3);
+        lua_pushliteral(L, "failed");
+        lua_setfield(L, -2, "status");
+        lua_pushliteral(L, "loading");
+        lua_setfield(L, -2, "reason");
+        on_query_info info;
+        size_t np;
+        on_query_finalize(u->q, NULL, 0, &np, &info);
+        int ijk[3];
+        on_tile_coords(u->tree, info.loading_tile, ijk);
+        on_lua_pushint3(L, ijk);
+        lua_setfield(L, -2, "tile");
+        return 2;
+    }
+    return push_result(L, 1, u);
 }
 
 static const char *state_name(on_status s)
 {
     if (s == ON_IN_PROGRESS) return "running";
+    if (s == (ON_IN_PROGRESS | ON_LOADING)) return "loading";
     return on_ok(s) ? "found" : "failed";
 }
 
@@ -258,6 +353,15 @@ static int l_step(lua_State *L)
     }
     on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n);
     lua_pushstring(L, state_name(s));
+    if (s == (ON_IN_PROGRESS | ON_LOADING)) { /* the tile it waits for */
+        on_query_info info;
+        size_t np;
+        on_query_finalize(u->q, NULL, 0, &np, &info);
+        int ijk[3];
+        on_tile_coords(u->tree, info.loading_tile, ijk);
+        on_lua_pushint3(L, ijk);
+        return 2;
+    }
     return 1;
 }
 
@@ -277,9 +381,9 @@ static int l_result(lua_State *L)
     }
     size_t n;
     on_query_info info;
-    if (on_query_finalize(u->q, NULL, 0, &n, &info) == ON_IN_PROGRESS)
+    if (on_query_finalize(u->q, NULL, 0, &n, &info) & ON_IN_PROGRESS)
         return luaL_error(L, "query:result: the search is still running (call step until it stops)");
-    return push_result(L, u);
+    return push_result(L, 1, u);
 }
 
 static int l_close(lua_State *L)
@@ -308,6 +412,16 @@ static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 
 int on_lua_query_open(lua_State *L)
 {
+    luaL_newmetatable(L, "octonav.path");
+    lua_newtable(L);
+    lua_pushcfunction(L, l_path_is_valid);
+    lua_setfield(L, -2, "is_valid");
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, "octonav.info");
+    lua_pushcfunction(L, l_info_index);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
     luaL_newmetatable(L, QUERY_MT);
     luaL_setfuncs(L, meta, 0);
     luaL_newlib(L, methods);

@@ -43,6 +43,7 @@ typedef uint32_t on_status;
 #define ON_PARTIAL      (1u << 10) /* result is a partial path */
 #define ON_BUFFER_SMALL (1u << 11) /* caller's buffer too small; the needed size is reported */
 #define ON_VERSION      (1u << 12) /* data written by an unsupported format version */
+#define ON_LOADING      (1u << 13) /* a search reached a tile that is not loaded (streaming): it waits */
 
 static inline int on_ok(on_status s) { return (s & ON_SUCCESS) != 0; }
 static inline int on_failed(on_status s) { return (s & ON_FAILURE) != 0; }
@@ -233,6 +234,7 @@ typedef struct on_query_info {
     size_t visited;          /* cells reached (search nodes used) */
     double nearest[3];       /* with ON_BLOCKED: the nearest free point to the blocked endpoint */
     int which;               /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
+    uint32_t loading_tile;   /* with ON_LOADING: the tile the search waits for */
 } on_query_info;
 
 ON_API on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out);
@@ -240,13 +242,18 @@ ON_API void on_query_destroy(on_query *q);
 ON_API const on_tree *on_query_tree(const on_query *q);
 /* Start a search between world points. Failures at once: ON_OUTSIDE, ON_BLOCKED (info via finalize). */
 ON_API on_status on_query_init(on_query *q, const double a[3], const double b[3], const on_query_opts *o);
-/* Expand up to max_iter cells. ON_IN_PROGRESS while running; ON_SUCCESS when found; ON_FAILURE with
- * ON_UNREACHABLE, ON_OUT_OF_NODES, ON_BUDGET, ON_STALE (tree changed) or ON_INVALID (heuristic). */
+/* Expand up to max_iter cells. ON_IN_PROGRESS while running (with ON_LOADING while it waits for an
+ * unloaded tile it reached: call again once the tile is in); ON_SUCCESS when found; ON_FAILURE with
+ * ON_UNREACHABLE, ON_OUT_OF_NODES, ON_BUDGET, ON_STALE (a tile the search read changed or was
+ * unloaded) or ON_INVALID (heuristic). Tiles loaded while it runs are welcome. */
 ON_API on_status on_query_update(on_query *q, size_t max_iter, size_t *done);
 /* The path (world points, x,y,z each) of a finished search: *npath gets the point count; with cap too
  * small only the count is reported (ON_BUFFER_SMALL). Returns the search's final status. */
 ON_API on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info);
-/* init + update to the end + finalize. */
+/* The tiles the result's cells lie in, with their salts at search time (a path is stale once one of
+ * them changes: compare with on_tree_tile_salt). Same buffer rules as on_tree_neighbors. */
+ON_API on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n);
+/* init + update to the end + finalize (a search that would wait for a tile fails with ON_LOADING). */
 ON_API on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o,
                                double *path, size_t cap, size_t *npath, on_query_info *info);
 

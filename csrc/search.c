@@ -56,11 +56,12 @@ struct on_query {
     on_cell *nb;
     size_t nbcap;
     on_lcache *lcache;    /* node-table lookups of recent expansions */
+    uint32_t *ttiles, *tsalts; /* tiles this search has read, with their salts then */
+    size_t ntouched, touchcap;
     /* the current search */
     on_query_opts o;
     double a[3], b[3];    /* nav space */
     on_cell goal_cell;
-    uint64_t revision;
     on_status state;
     int32_t found, best;  /* goal node; node nearest the goal (for partial results) */
     double best_h;
@@ -114,7 +115,10 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->corrcap = 64;
     q->corr = malloc(q->corrcap * sizeof *q->corr);
     q->lcache = malloc(sizeof *q->lcache);
-    if (!q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
+    q->touchcap = 64;
+    q->ttiles = malloc(q->touchcap * sizeof *q->ttiles);
+    q->tsalts = malloc(q->touchcap * sizeof *q->tsalts);
+    if (!q->ttiles || !q->tsalts || !q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -141,6 +145,8 @@ void on_query_destroy(on_query *q)
     free(q->pts);
     free(q->corr);
     free(q->lcache);
+    free(q->ttiles);
+    free(q->tsalts);
     free(q);
 }
 
@@ -300,6 +306,8 @@ static double heuristic(on_query *q, const double p[3], double size)
 
 /* ---- the search ------------------------------------------------------------------------------ */
 
+static int touch_tile(on_query *q, uint32_t tile);
+
 static void to_nav(const on_tree *t, const double w[3], double n[3])
 {
     for (int i = 0; i < 3; i++) n[i] = (w[i] - t->p.origin[i]) * t->inv_scale;
@@ -316,12 +324,12 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->ncorr = 0;
     q->found = q->best = -1;
     q->best_h = INFINITY;
+    q->ntouched = 0;
     if (o) q->o = *o;
     else on_query_opts_default(&q->o);
     if (!(q->o.weight >= 0) || !isfinite(q->o.weight) || !isfinite(q->o.size_bias) ||
         q->o.smooth < ON_SMOOTH_NONE || q->o.smooth > ON_SMOOTH_BINARY)
         return q->state = ON_FAILURE | ON_INVALID;
-    q->revision = on_tree_revision(q->t);
     on_cell sc, gc;
     const double *ends[2] = {a, b};
     on_cell *cells[2] = {&sc, &gc};
@@ -339,6 +347,7 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     to_nav(q->t, a, q->a);
     to_nav(q->t, b, q->b);
     q->goal_cell = gc;
+    if (touch_tile(q, sc.tile) != 0 || touch_tile(q, gc.tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
     int created;
     int32_t s0 = node_get(q, sc, &created); /* node 0: the start */
     q->nodes[s0].g = 0;
@@ -393,8 +402,63 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     }
 }
 
+/* Remember that the search read tile `tile` (salt now); -1 on allocation failure. */
+static int touch_tile(on_query *q, uint32_t tile)
+{
+    for (size_t i = q->ntouched; i-- > 0;)
+        if (q->ttiles[i] == tile) return 0;
+    if (q->ntouched == q->touchcap) {
+        size_t nc = q->touchcap * 2;
+        uint32_t *a = realloc(q->ttiles, nc * sizeof *a);
+        if (!a) return -1;
+        q->ttiles = a;
+        uint32_t *b = realloc(q->tsalts, nc * sizeof *b);
+        if (!b) return -1;
+        q->tsalts = b;
+        q->touchcap = nc;
+    }
+    q->ttiles[q->ntouched] = tile;
+    q->tsalts[q->ntouched++] = on_tree_tile_salt(q->t, tile);
+    return 0;
+}
+
+/* Did any tile the search read change (re-baked, cleared, unloaded) since it read it? */
+static int touched_changed(const on_query *q)
+{
+    for (size_t i = 0; i < q->ntouched; i++)
+        if (on_tree_tile_salt(q->t, q->ttiles[i]) != q->tsalts[i]) return 1;
+    return 0;
+}
+
+/* A tile across a face of cell c that exists but is not loaded (streaming), or -1. */
+static int64_t unloaded_beyond(const on_query *q, on_cell c)
+{
+    const on_tree *t = q->t;
+    int ijk[3];
+    on_tile_coords(t, c.tile, ijk);
+    uint32_t s = 1u << on_code_layer(c.code);
+    uint32_t loc[3] = {on_code_x(c.code), on_code_y(c.code), on_code_z(c.code)};
+    for (int face = 0; face < 6; face++) {
+        int axis = face >> 1, dir = face & 1;
+        if (dir ? loc[axis] + s != (uint32_t)t->n : loc[axis] != 0) continue; /* not on the tile border */
+        int nt[3] = {ijk[0], ijk[1], ijk[2]};
+        nt[axis] += dir ? 1 : -1;
+        if (nt[axis] < 0 || nt[axis] >= t->p.tiles[axis]) continue;
+        uint32_t ti = on_tile_index(t, nt[0], nt[1], nt[2]);
+        if (!t->tiles[ti].loaded) return ti;
+    }
+    return -1;
+}
+
 static on_status expand(on_query *q, int32_t u)
 {
+    int64_t wait = unloaded_beyond(q, q->nodes[u].cell);
+    if (wait >= 0) { /* put u back and wait for the tile rather than taking it for a wall */
+        q->info.loading_tile = (uint32_t)wait;
+        heap_push_or_update(q, (uint32_t)u);
+        return ON_IN_PROGRESS | ON_LOADING;
+    }
+    if (touch_tile(q, q->nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
     size_t nnb;
     for (;;) {
         on_status s = on_tree_neighbors_cached(q->t, q->lcache, q->nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
@@ -455,7 +519,14 @@ static on_status expand(on_query *q, int32_t u)
 on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
 {
     size_t n = 0;
-    if (q->state == ON_IN_PROGRESS && on_tree_revision(q->t) != q->revision) q->state = ON_FAILURE | ON_STALE;
+    if ((q->state & ON_IN_PROGRESS) && touched_changed(q)) q->state = ON_FAILURE | ON_STALE;
+    if (q->state == (ON_IN_PROGRESS | ON_LOADING)) {
+        if (!q->t->tiles[q->info.loading_tile].loaded) {
+            if (done) *done = 0;
+            return q->state; /* still waiting */
+        }
+        q->state = ON_IN_PROGRESS;
+    }
     while (q->state == ON_IN_PROGRESS && n < max_iter) {
         if (q->nheap == 0) {
             q->state = ON_FAILURE | ON_UNREACHABLE;
@@ -466,9 +537,13 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
             break;
         }
         int32_t u = (int32_t)heap_pop(q);
+        on_status s = expand(q, u);
+        if (s == (ON_IN_PROGRESS | ON_LOADING)) {
+            q->state = s;
+            break;
+        }
         q->info.expansions++;
         n++;
-        on_status s = expand(q, u);
         if (s != ON_IN_PROGRESS) q->state = s;
     }
     if (done) *done = n;
@@ -675,11 +750,33 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
     return partial ? (st | ON_PARTIAL) : st;
 }
 
+on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n)
+{
+    /* the corridor's tiles, each once, with the salts the search saw */
+    size_t k = 0;
+    for (size_t i = 0; i < q->ncorr; i++) {
+        uint32_t t = q->corr[i].tile;
+        int seen = 0;
+        for (size_t j = 0; j < i && !seen; j++) seen = q->corr[j].tile == t;
+        if (seen) continue;
+        if (k < cap) {
+            tiles[k] = t;
+            salts[k] = 0;
+            for (size_t j = 0; j < q->ntouched; j++)
+                if (q->ttiles[j] == t) salts[k] = q->tsalts[j];
+        }
+        k++;
+    }
+    *n = k;
+    return k > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+}
+
 on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o, double *path,
                         size_t cap, size_t *npath, on_query_info *info)
 {
     on_status s = on_query_init(q, a, b, o);
     if (s == ON_IN_PROGRESS) on_query_update(q, (size_t)-1, NULL);
+    if (q->state == (ON_IN_PROGRESS | ON_LOADING)) q->state = ON_FAILURE | ON_LOADING; /* cannot wait here */
     return on_query_finalize(q, path, cap, npath, info);
 }
 

@@ -190,6 +190,47 @@ describe("octonav.core.streamer", function()
     s:close()
   end)
 
+  it("a search waits for tiles that are not loaded yet and resumes; paths turn stale on unload", function()
+    local tree = fresh_tree()
+    local s = core.streamer.new(tree, dir, { load_padding = 0.5, unload_padding = 1, workers = 1 })
+    local a, b = { 1.5, 7.5, 1.5 }, { 60.5, 7.5, 1.5 } -- tile (0,0,0) to tile (7,0,0), along the top row
+    s:force_load { 0, 0, 0 }
+    s:force_load { 7, 0, 0 }
+    s:update(true)
+    local q = octonav.query.new(tree)
+    -- find cannot wait: it reports the tile it needs
+    local path, info = q:find(a, b)
+    assert.is_nil(path)
+    assert.are.equal("loading", info.reason)
+    assert.are.same({ 1, 0, 0 }, info.tile)
+    -- the sliced search waits, resuming as tiles arrive
+    local st, tile = q:start(a, b)
+    local waits = 0
+    while st ~= "found" and st ~= "failed" do
+      st, tile = q:step(100)
+      if st == "loading" then
+        waits = waits + 1
+        s:force_load(tile)
+        s:update(true)
+      end
+    end
+    assert.are.equal("found", st)
+    assert.is_true(waits >= 1)
+    path, info = q:result()
+    assert.is_true(path:is_valid())
+    assert.is_true(info.valid)
+    -- the same path on the fully loaded original tree has the same length
+    local p2, i2 = octonav.query.new(orig):find(a, b)
+    assert.is_not_nil(p2)
+    assert.is_true(math.abs(i2.length - info.length) < 1e-9)
+    -- unloading a tile the path crosses makes it stale
+    s:force_unload { 1, 0, 0 }
+    s:update(true)
+    assert.is_false(path:is_valid())
+    assert.is_false(info.valid)
+    s:close()
+  end)
+
   it("rejects misuse with clear errors", function()
     local tree = fresh_tree()
     assert.has_error(function() core.streamer.new(tree, dir, { load_padding = 5, unload_padding = 5 }) end,
