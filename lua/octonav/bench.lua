@@ -264,6 +264,61 @@ function M.query_row(name, r)
     r.grid_scenarios, r.speedup, r.expansions_per_path_cell)
 end
 
+--- Streaming: a world of 16 x 1 x 16 tiles (depth 6) written to a temp pack, 100 agents random-walking
+-- for `frames` frames, one update() a frame (workers threads, no waiting). Reports tiles decoded per
+-- second of worker time and the caller's time per update() (median, p99).
+function M.streamer(opts)
+  opts = opts or {}
+  local octonav = require "octonav"
+  local frames, workers = opts.frames or 2000, opts.workers or 1
+  local T, D = 16, 6
+  local size = 1 << D
+  local rnd = M.rng(3)
+  local src = octonav.tree.new { tiles = { T, 1, T }, depth = D }
+  for _ = 1, 3000 do
+    local x, y, z = rnd() * T * size, rnd() * size, rnd() * T * size
+    src:add_box({ x, y, z }, { x + 1 + rnd() * 8, y + 1 + rnd() * 8, z + 1 + rnd() * 8 })
+  end
+  local dir = os.tmpname()
+  os.remove(dir)
+  os.execute("mkdir -p '" .. dir .. "/tiles'")
+  for k = 0, T - 1 do
+    for i = 0, T - 1 do
+      local f = assert(io.open(("%s/tiles/%d_0_%d.tile"):format(dir, i, k), "wb"))
+      f:write(src:encode_tile(i, 0, k))
+      f:close()
+    end
+  end
+  local tree = octonav.tree.new { tiles = { T, 1, T }, depth = D }
+  local s = core.streamer.new(tree, dir, { load_padding = size * 0.5, unload_padding = size, workers = workers })
+  local pos, ids = {}, {}
+  for a = 1, 100 do
+    pos[a] = { rnd() * T * size, rnd() * size, rnd() * T * size }
+    ids[a] = s:add_agent(pos[a])
+  end
+  local times = {}
+  for f = 1, frames do
+    for a = 1, 100 do
+      local p = pos[a]
+      p[1] = math.max(0, math.min(T * size, p[1] + (rnd() - 0.5) * 8))
+      p[3] = math.max(0, math.min(T * size, p[3] + (rnd() - 0.5) * 8))
+      s:move_agent(ids[a], p)
+    end
+    local c0 = clock()
+    s:update()
+    times[f] = (clock() - c0) * 1e6
+  end
+  local st = s:stats()
+  s:close()
+  os.execute("rm -rf '" .. dir .. "'")
+  return {
+    frames = frames, workers = workers, decoded = st.decoded,
+    decoded_per_s = st.decode_seconds > 0 and st.decoded / st.decode_seconds or 0,
+    tile_nodes = src:stats().nodes / (T * T),
+    update_median_us = median(times), update_p99_us = M.percentile(times, 0.99),
+  }
+end
+
 --- Replace the text between <!-- bench:NAME --> and <!-- /bench:NAME --> in a file.
 function M.write_section(path, name, text)
   local f = io.open(path, "rb")
