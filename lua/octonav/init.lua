@@ -9,6 +9,7 @@ local M = {
   tree = core.tree,    -- octonav.tree.new{...}, octonav.tree.load(path)
   grid = core.grid,    -- the dense grid A* baseline
   query = core.query,  -- octonav.query.new(tree, { max_nodes = 262144 }): path searches
+  streamer = core.streamer, -- octonav.streamer.new(tree, pack_dir, { load_padding, unload_padding, ... })
 }
 
 --- Option presets for query:find / query:start.
@@ -22,5 +23,10 @@ M.presets = {
 }
 
 M.movingai = require "octonav.movingai"
+M.bake = require "octonav.bake"          -- octonav.bake(config): a world into a nav pack (docs/world.md)
+M.world = require "octonav.world"        -- octonav.world.load(dir) -> world
+M.planner = require "octonav.planner"    -- the Cell-level planner (world:plan)
+M.navigator = require "octonav.navigator"-- octonav.navigator.new(world, opts): multi-segment paths per frame
+M.smoother = require "octonav.smoother"  -- per-frame incremental smoothing
 
 return M

@@ -1,0 +1,405 @@
+--- Nav pack files (docs/world.md, "Pack directory"): the manifest, tile files, hole trees, the graph.
+--
+-- Writers take plain tables and write text with numbers as %.17g (exact round trips) and a last line
+-- "crc32 XXXXXXXX" (zlib's CRC-32 of every byte before that line). Readers check the checksum, then
+-- parse each line with string patterns only: nothing read from a pack is ever given to load, loadstring
+-- or dofile. A missing or corrupt file gives nil, "PATH: reason" or nil, "PATH:LINE: reason".
+--
+--   manifest = { scale, depth, origin = {x,y,z}, tiles = {nx,ny,nz}, radius,
+--                holes = { { name, kind, min, max, scale, depth, origin, tiles = {tx,ty,tz},
+--                            doors = { { inside = {..}, outside = {..} } } } } }
+--   graph    = { blocks = { { id, tile, face, center = {..}, points = { { inside, outside } } } },
+--                links = { { a, b, cost } }, weights = { { tile, a, b, cost } },
+--                doors = { { hole = name, door = j, block = id, cost } } }
+local M = {}
+
+M.VERSION = 1
+M.FACES = { "-x", "+x", "-y", "+y", "-z", "+z" } -- FACE 0..5 in the graph is FACES[FACE + 1]
+M.KINDS = { under_terrain = true, over_terrain = true }
+
+-- ---- CRC-32 (zlib: reflected polynomial 0xEDB88320) --------------------------------------------
+
+local crc_table = {}
+for i = 0, 255 do
+  local c = i
+  for _ = 1, 8 do
+    if c & 1 == 1 then c = 0xEDB88320 ~ (c >> 1) else c = c >> 1 end
+  end
+  crc_table[i] = c
+end
+
+--- CRC-32 of a string (zlib's), as an integer 0..2^32-1.
+function M.crc32(s, crc)
+  local c = (crc or 0) ~ 0xffffffff
+  local n = #s
+  local i = 1
+  local byte = string.byte
+  while i + 7 <= n do
+    local b1, b2, b3, b4, b5, b6, b7, b8 = byte(s, i, i + 7)
+    c = crc_table[(c ~ b1) & 0xff] ~ (c >> 8)
+    c = crc_table[(c ~ b2) & 0xff] ~ (c >> 8)
+    c = crc_table[(c ~ b3) & 0xff] ~ (c >> 8)
+    c = crc_table[(c ~ b4) & 0xff] ~ (c >> 8)
+    c = crc_table[(c ~ b5) & 0xff] ~ (c >> 8)
+    c = crc_table[(c ~ b6) & 0xff] ~ (c >> 8)
+    c = crc_table[(c ~ b7) & 0xff] ~ (c >> 8)
+    c = crc_table[(c ~ b8) & 0xff] ~ (c >> 8)
+    i = i + 8
+  end
+  while i <= n do
+    c = crc_table[(c ~ byte(s, i)) & 0xff] ~ (c >> 8)
+    i = i + 1
+  end
+  return c ~ 0xffffffff
+end
+
+-- ---- files ---------------------------------------------------------------------------------------
+
+local function shell_quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+--- Create a directory and its parents. Returns true or nil, err.
+function M.mkdir(path)
+  if type(path) ~= "string" or path == "" then error("pack.mkdir: path must be a non-empty string", 2) end
+  local ok = os.execute("mkdir -p " .. shell_quote(path))
+  if not ok then return nil, path .. ": cannot create directory" end
+  return true
+end
+
+--- Whole file as a string, or nil, "PATH: reason".
+function M.read_file(path)
+  local f, err = io.open(path, "rb")
+  if not f then
+    local reason = err and err:match("^.-: (.*)$") or err or "cannot open"
+    return nil, path .. ": " .. reason
+  end
+  local s = f:read("a")
+  f:close()
+  if not s then return nil, path .. ": read error" end
+  return s
+end
+
+--- Write a file atomically (PATH.tmp, then rename). Returns true or nil, err.
+function M.write_file(path, data)
+  local tmp = path .. ".tmp"
+  local f, err = io.open(tmp, "wb")
+  if not f then return nil, err end
+  local ok, werr = f:write(data)
+  local cok, cerr = f:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    return nil, tmp .. ": " .. tostring(werr or cerr)
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then
+    os.remove(tmp)
+    return nil, rerr
+  end
+  return true
+end
+
+function M.tile_name(i, j, k) return ("tiles/%d_%d_%d.tile"):format(i, j, k) end
+function M.tile_path(dir, i, j, k) return dir .. "/" .. M.tile_name(i, j, k) end
+function M.hole_path(dir, name) return dir .. "/holes/" .. name .. ".tree" end
+function M.manifest_path(dir) return dir .. "/manifest.txt" end
+function M.graph_path(dir) return dir .. "/graph.txt" end
+
+--- Tile file = the tile blob (tree:encode_tile) as is.
+function M.write_tile(dir, i, j, k, blob)
+  return M.write_file(M.tile_path(dir, i, j, k), blob)
+end
+
+function M.read_tile(dir, i, j, k)
+  return M.read_file(M.tile_path(dir, i, j, k))
+end
+
+-- ---- text: numbers, lines, checksum -------------------------------------------------------------
+
+local function num(v)
+  if math.type(v) == "integer" then return ("%d"):format(v) end
+  local s = ("%.17g"):format(v)
+  return s
+end
+M.num = num
+
+local function pt(p) return num(p[1]) .. " " .. num(p[2]) .. " " .. num(p[3]) end
+
+-- text + "crc32 XXXXXXXX\n"
+local function seal(lines)
+  lines[#lines + 1] = ""
+  local body = table.concat(lines, "\n")
+  return body .. ("crc32 %08x\n"):format(M.crc32(body))
+end
+
+-- Splits a checked text into lines. Returns lines or nil, err.
+local function unseal(path, text)
+  if #text == 0 then return nil, path .. ": empty file" end
+  local body, hex = text:match("^(.-)crc32 (%x%x%x%x%x%x%x%x)\n$")
+  if not body or (body ~= "" and body:sub(-1) ~= "\n") then
+    return nil, path .. ": missing or malformed last line 'crc32 XXXXXXXX'"
+  end
+  if tonumber(hex, 16) ~= M.crc32(body) then return nil, path .. ": checksum mismatch (corrupt file)" end
+  local lines = {}
+  for line in body:gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  return lines
+end
+
+-- A number token as %.17g writes it (digits, '.', 'e', signs: no hex, no inf/nan): the value, or nil.
+local function tonum(tok)
+  if tok:find("[^%d%.e%+%-]") then return nil end
+  local v = tonumber(tok)
+  if v == nil or v ~= v or v == math.huge or v == -math.huge then return nil end
+  return v
+end
+
+local function toint(tok)
+  if not tok or not tok:match("^%-?%d+$") or #tok > 18 then return nil end
+  return math.tointeger(tonumber(tok))
+end
+
+-- Tokens of a line of single-space-separated fields (no leading, trailing or doubled spaces), or nil.
+local function split(line)
+  if line:find("  ", 1, true) or line:byte(1) == 32 or line:byte(-1) == 32 then return nil end
+  local t = {}
+  for tok in line:gmatch("[^ ]+") do t[#t + 1] = tok end
+  return t
+end
+
+local function is_name(s) return type(s) == "string" and s:match("^[%w_%-]+$") ~= nil and #s <= 200 end
+M.is_name = is_name
+
+-- Line parser: the fields of `spec` ("n" number, "i" integer, "s" name) after the key, one space
+-- apart. One pattern match per line (patterns cached per key and spec); the slow path only explains.
+local line_patterns = {}
+local function fields(line, key, spec)
+  local id = key .. " " .. spec
+  local pat = line_patterns[id]
+  if not pat then
+    pat = "^" .. key:gsub("%p", "%%%0") .. (" (%S+)"):rep(#spec) .. "$"
+    line_patterns[id] = pat
+  end
+  local caps = { line:match(pat) }
+  if #caps ~= #spec then
+    local tok = split(line)
+    if not tok then return nil, "malformed line (fields are separated by single spaces)" end
+    return nil, ("expected %d fields after '%s', got %d"):format(#spec, key, #tok - 1)
+  end
+  for p = 1, #spec do
+    local c, tok = spec:byte(p), caps[p]
+    local v
+    if c == 110 then v = tonum(tok)       -- n
+    elseif c == 105 then v = toint(tok)   -- i
+    else v = is_name(tok) and tok or nil end
+    if v == nil then
+      return nil, ("field %d of '%s': bad %s '%s'"):format(p, key,
+        c == 110 and "number" or c == 105 and "integer" or "name", tok:sub(1, 40))
+    end
+    caps[p] = v
+  end
+  return caps
+end
+
+-- ---- manifest ------------------------------------------------------------------------------------
+
+--- Text of a manifest (see the module comment).
+function M.manifest_text(m)
+  local L = {
+    "octonav-pack " .. M.VERSION,
+    "scale " .. num(m.scale),
+    "depth " .. num(m.depth),
+    "origin " .. pt(m.origin),
+    "tiles " .. pt(m.tiles),
+    "radius " .. num(m.radius),
+  }
+  for _, h in ipairs(m.holes or {}) do
+    L[#L + 1] = ("hole %s %s %s %s %s %d %s %s"):format(h.name, h.kind, pt(h.min), pt(h.max), num(h.scale),
+      h.depth, pt(h.origin), pt(h.tiles))
+  end
+  for _, h in ipairs(m.holes or {}) do
+    for j, d in ipairs(h.doors) do
+      L[#L + 1] = ("door %s %d %s %s"):format(h.name, j, pt(d.inside), pt(d.outside))
+    end
+  end
+  return seal(L)
+end
+
+function M.write_manifest(dir, m)
+  return M.write_file(M.manifest_path(dir), M.manifest_text(m))
+end
+
+--- Parse manifest text (path only names it in errors). Returns manifest or nil, err.
+function M.parse_manifest(path, text)
+  local lines, err = unseal(path, text)
+  if not lines then return nil, err end
+  local m = { holes = {} }
+  local hole_index = {}
+  local function bad(n, why) return nil, ("%s:%d: %s"):format(path, n, why) end
+  if lines[1] ~= "octonav-pack " .. M.VERSION then return bad(1, "expected 'octonav-pack " .. M.VERSION .. "'") end
+  local single = { scale = "n", depth = "i", origin = "nnn", tiles = "iii", radius = "n" }
+  for n = 2, #lines do
+    local line = lines[n]
+    local key = line:match("^(%S+)")
+    if not key then return bad(n, "malformed line") end
+    if single[key] then
+      if m[key] ~= nil then return bad(n, "duplicate '" .. key .. "'") end
+      local f, ferr = fields(line, key, single[key])
+      if not f then return bad(n, ferr) end
+      if key == "scale" then
+        if not (f[1] > 0) then return bad(n, "scale must be > 0") end
+        m.scale = f[1]
+      elseif key == "depth" then
+        if f[1] < 1 or f[1] > 9 then return bad(n, "depth must be 1..9") end
+        m.depth = f[1]
+      elseif key == "radius" then
+        if not (f[1] >= 0) then return bad(n, "radius must be >= 0") end
+        m.radius = f[1]
+      elseif key == "tiles" then
+        for a = 1, 3 do
+          if f[a] < 1 or f[a] > 4096 then return bad(n, "tiles must be 1..4096 per axis") end
+        end
+        m.tiles = f
+      else
+        m.origin = f
+      end
+    elseif key == "hole" then
+      local f, ferr = fields(line, key, "ssnnnnnnninnniii")
+      if not f then return bad(n, ferr) end
+      local kind = f[2]
+      if not M.KINDS[kind] then return bad(n, "unknown hole kind '" .. kind .. "'") end
+      if hole_index[f[1]] then return bad(n, "duplicate hole '" .. f[1] .. "'") end
+      local h = { name = f[1], kind = kind, min = { f[3], f[4], f[5] }, max = { f[6], f[7], f[8] }, scale = f[9],
+        depth = f[10], origin = { f[11], f[12], f[13] }, tiles = { f[14], f[15], f[16] }, doors = {} }
+      if not (h.scale > 0) then return bad(n, "hole scale must be > 0") end
+      if h.depth < 1 or h.depth > 9 then return bad(n, "hole depth must be 1..9") end
+      for a = 1, 3 do
+        if not (h.min[a] < h.max[a]) then return bad(n, "hole min must be below max") end
+        if h.tiles[a] < 1 or h.tiles[a] > 4096 then return bad(n, "hole tiles must be 1..4096 per axis") end
+      end
+      m.holes[#m.holes + 1] = h
+      hole_index[h.name] = #m.holes
+    elseif key == "door" then
+      local f, ferr = fields(line, key, "sinnnnnn")
+      if not f then return bad(n, ferr) end
+      local hi = hole_index[f[1]]
+      if not hi then return bad(n, "door of an unknown hole '" .. f[1] .. "'") end
+      local h = m.holes[hi]
+      if f[2] ~= #h.doors + 1 then return bad(n, ("door index %d out of order (expected %d)"):format(f[2], #h.doors + 1)) end
+      h.doors[f[2]] = { inside = { f[3], f[4], f[5] }, outside = { f[6], f[7], f[8] } }
+    else
+      return bad(n, "unknown line '" .. key:sub(1, 40) .. "'")
+    end
+  end
+  for _, key in ipairs { "scale", "depth", "origin", "tiles", "radius" } do
+    if m[key] == nil then return nil, ("%s: missing '%s' line"):format(path, key) end
+  end
+  return m
+end
+
+function M.read_manifest(dir)
+  local path = M.manifest_path(dir)
+  local text, err = M.read_file(path)
+  if not text then return nil, err end
+  return M.parse_manifest(path, text)
+end
+
+-- ---- graph ---------------------------------------------------------------------------------------
+
+--- Text of a graph (see the module comment). Blocks are written in the order given, each followed
+-- by its points; then links, weights and door links in the order given.
+function M.graph_text(g)
+  local L = {}
+  for _, b in ipairs(g.blocks) do
+    L[#L + 1] = ("block %d %d %d %s"):format(b.id, b.tile, b.face, pt(b.center))
+    for _, p in ipairs(b.points) do
+      L[#L + 1] = ("point %d %s %s"):format(b.id, pt(p.inside), pt(p.outside))
+    end
+  end
+  for _, l in ipairs(g.links) do
+    L[#L + 1] = ("link %d %d %s"):format(l.a, l.b, num(l.cost))
+  end
+  for _, w in ipairs(g.weights) do
+    L[#L + 1] = ("weight %d %d %d %s"):format(w.tile, w.a, w.b, num(w.cost))
+  end
+  for _, d in ipairs(g.doors) do
+    L[#L + 1] = ("door %s %d %d %s"):format(d.hole, d.door, d.block, num(d.cost))
+  end
+  return seal(L)
+end
+
+function M.write_graph(dir, g)
+  return M.write_file(M.graph_path(dir), M.graph_text(g))
+end
+
+--- Parse graph text against its manifest (tile count, holes and doors). Returns graph or nil, err.
+function M.parse_graph(path, text, manifest)
+  local lines, err = unseal(path, text)
+  if not lines then return nil, err end
+  local ntiles = manifest.tiles[1] * manifest.tiles[2] * manifest.tiles[3]
+  local holes = {}
+  for _, h in ipairs(manifest.holes) do holes[h.name] = h end
+  local g = { blocks = {}, links = {}, weights = {}, doors = {} }
+  local by_id = {}
+  local function bad(n, why) return nil, ("%s:%d: %s"):format(path, n, why) end
+  local function cost_ok(c) return c >= 0 end
+  for n = 1, #lines do
+    local line = lines[n]
+    local key = line:match("^(%S+)")
+    if not key then return bad(n, "malformed line") end
+    if key == "block" then
+      local f, ferr = fields(line, key, "iiinnn")
+      if not f then return bad(n, ferr) end
+      if f[1] < 1 then return bad(n, "block id must be >= 1") end
+      if by_id[f[1]] then return bad(n, "duplicate block " .. f[1]) end
+      if f[2] < 0 or f[2] >= ntiles then return bad(n, "tile index out of range") end
+      if f[3] < 0 or f[3] > 5 then return bad(n, "face must be 0..5") end
+      local b = { id = f[1], tile = f[2], face = f[3], center = { f[4], f[5], f[6] }, points = {} }
+      by_id[b.id] = b
+      g.blocks[#g.blocks + 1] = b
+    elseif key == "point" then
+      local f, ferr = fields(line, key, "innnnnn")
+      if not f then return bad(n, ferr) end
+      local b = by_id[f[1]]
+      if not b then return bad(n, "point of an unknown block " .. f[1]) end
+      b.points[#b.points + 1] = { inside = { f[2], f[3], f[4] }, outside = { f[5], f[6], f[7] } }
+    elseif key == "link" then
+      local f, ferr = fields(line, key, "iin")
+      if not f then return bad(n, ferr) end
+      if not by_id[f[1]] or not by_id[f[2]] then return bad(n, "link between unknown blocks") end
+      if not cost_ok(f[3]) then return bad(n, "cost must be >= 0") end
+      g.links[#g.links + 1] = { a = f[1], b = f[2], cost = f[3] }
+    elseif key == "weight" then
+      local f, ferr = fields(line, key, "iiin")
+      if not f then return bad(n, ferr) end
+      local a, b = by_id[f[2]], by_id[f[3]]
+      if not a or not b then return bad(n, "weight between unknown blocks") end
+      if a.tile ~= f[1] or b.tile ~= f[1] then return bad(n, "weight between blocks of another tile") end
+      if not cost_ok(f[4]) then return bad(n, "cost must be >= 0") end
+      g.weights[#g.weights + 1] = { tile = f[1], a = f[2], b = f[3], cost = f[4] }
+    elseif key == "door" then
+      local f, ferr = fields(line, key, "siin")
+      if not f then return bad(n, ferr) end
+      local h = holes[f[1]]
+      if not h then return bad(n, "door link of an unknown hole '" .. f[1] .. "'") end
+      if f[2] < 1 or f[2] > #h.doors then return bad(n, "door index out of range") end
+      if not by_id[f[3]] then return bad(n, "door link to an unknown block " .. f[3]) end
+      if not cost_ok(f[4]) then return bad(n, "cost must be >= 0") end
+      g.doors[#g.doors + 1] = { hole = f[1], door = f[2], block = f[3], cost = f[4] }
+    else
+      return bad(n, "unknown line '" .. key:sub(1, 40) .. "'")
+    end
+  end
+  for _, b in ipairs(g.blocks) do
+    if #b.points == 0 then return nil, ("%s: block %d has no points"):format(path, b.id) end
+  end
+  return g
+end
+
+function M.read_graph(dir, manifest)
+  local path = M.graph_path(dir)
+  local text, err = M.read_file(path)
+  if not text then return nil, err end
+  return M.parse_graph(path, text, manifest)
+end
+
+return M

@@ -1,0 +1,384 @@
+--- octonav.planner: the Cell-level A* over connect blocks and doors (the seed's 层级A* / Cell层级寻路).
+--
+--   local route, reason = require("octonav.planner").plan(world, a, b)
+--
+-- `world` is the world object of docs/world.md (what octonav.world.load returns, or a table built by
+-- hand with the same fields and an `in_hole` method). The result is the route of docs/world.md, or
+-- nil and one of "start_outside", "goal_outside", "start_blocked", "goal_blocked", "unreachable",
+-- "door_closed" (no route with the doors as they are, but one with every door open).
+--
+-- Cells. A point is in hole H when world:in_hole(p) names H (inside H's box and free in H's tree);
+-- otherwise it is in the tile holding it (world:tile_of(p); computed from origin, tile_size and tiles
+-- when the world has no such method), where world.tree must say "free" (else *_blocked); no tile ->
+-- *_outside. Start and goal in the same cell -> a route of one step.
+--
+-- Graph. Nodes are connect blocks (at their centres), doors (at their outside points) and the goal.
+--   start in tile T   -> every block of T: |a - centre|; each open door of the goal's hole whose
+--                        outside point lies in T: |a - outside|
+--   start in hole H   -> each open door j of H: |a - inside| + |inside - outside|
+--   block -> block     weights[tile][a][b] (read both ways: the graph stores a symmetric weight once
+--                      or twice), links[id] (across a tile face)
+--   block -> door      door_links, only towards open doors of the goal's hole (the seed expands
+--                      towards a hole only when it is the target)
+--   door -> block      door_links, only from doors of the start's hole
+--   door -> door       the start hole's door to a goal hole's door whose outside points share a tile:
+--                      |outside - outside'|
+--   -> goal            goal in tile T: from blocks of T (|centre - b|) and from start-hole doors whose
+--                      outside point lies in T (|outside - b|); goal in hole G: from G's doors
+--                      (|outside - inside| + |inside - b|)
+-- Heuristic: the straight distance from the node's point to b. Holes other than the start's and the
+-- goal's are never crossed (the seed's four cases: tile->tile, tile->hole, hole->tile,
+-- hole->tile->hole).
+--
+-- Route. Steps split where the path crosses a tile face (a link A -> B) or a door. Blocks visited
+-- inside one tile are not steps (the C query searches the whole step). A tile step's tile is the
+-- tile of its enter point (the tile of the link's block B after a face crossing, of the door's
+-- outside point after leaving a hole). Exit points:
+--   through a connect block A (link A -> B): the point p of A minimising
+--     |enter - p.inside| + |p.outside - centre(B)| (the point nearest the way on, rather than the
+--     point nearest the line to the goal: it accounts for where the step was entered); the step
+--     exits at p.inside and the next step enters at p.outside. A block without points uses the
+--     centres of A and B.
+--   through a door: door.outside / door.inside (leaving the tile / entering the hole) or the reverse.
+-- Each step has `via` (what it leaves through: a block id, or a door index), and in addition to
+-- docs/world.md `via_kind` = "block" | "door" and, for doors, `via_hole` (the hole of that door).
+-- The last step has no via.
+local M = {}
+
+local sqrt, type, floor, huge = math.sqrt, type, math.floor, math.huge
+
+local function dist(a, b)
+  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+local function copy(p) return { p[1], p[2], p[3] } end
+
+local function check_point(p, what)
+  local ok = type(p) == "table"
+  if ok then
+    for k = 1, 3 do
+      local v = p[k]
+      if type(v) ~= "number" or v ~= v or v == huge or v == -huge then ok = false end
+    end
+  end
+  if not ok then
+    error(("octonav.planner.plan: %s must be a point {x, y, z} of finite numbers"):format(what), 3)
+  end
+end
+
+local function check_world(world)
+  if type(world) ~= "table" then error("octonav.planner.plan: world must be a world table", 3) end
+  for _, k in ipairs { "tree", "holes", "blocks", "tile_blocks", "links", "weights", "door_links" } do
+    if world[k] == nil then error("octonav.planner.plan: world." .. k .. " is missing", 3) end
+  end
+  if type(world.in_hole) ~= "function" then error("octonav.planner.plan: world:in_hole is missing", 3) end
+end
+
+-- Tile index of a world point (the linear index i + nx*(j + ny*k)) or nil outside the grid.
+local function tile_of(world, p)
+  if type(world.tile_of) == "function" then return world:tile_of(p) end
+  local o, t, size = world.origin, world.tiles, world.tile_size
+  local idx = {}
+  for k = 1, 3 do
+    local c = floor((p[k] - o[k]) / size)
+    if c < 0 or c >= t[k] then return nil end
+    idx[k] = c
+  end
+  return idx[1] + t[1] * (idx[2] + t[2] * idx[3])
+end
+
+local function hole_of(world, name)
+  if math.type(name) == "integer" then return name end
+  local hi = world.hole_index
+  if hi and hi[name] then return hi[name] end
+  for i, h in ipairs(world.holes) do
+    if h.name == name then return i end
+  end
+  error("octonav.planner.plan: world:in_hole returned an unknown hole " .. tostring(name), 3)
+end
+
+local function cell_of(world, p, what)
+  local name = world:in_hole(p)
+  if name ~= nil then return { kind = "hole", hole = hole_of(world, name) } end
+  local t = tile_of(world, p)
+  if t == nil then return nil, what .. "_outside" end
+  local state = world.tree:locate(p)
+  if state == nil then return nil, what .. "_outside" end
+  if state ~= "free" then return nil, what .. "_blocked" end
+  return { kind = "tile", tile = t }
+end
+
+local function same_cell(c1, c2)
+  return c1.kind == c2.kind and (c1.kind == "tile" and c1.tile == c2.tile or c1.kind == "hole" and c1.hole == c2.hole)
+end
+
+local function weight(world, tile, a, b)
+  local w = world.weights[tile]
+  if not w then return nil end
+  local wa = w[a]
+  local c = wa and wa[b]
+  if c == nil then
+    local wb = w[b]
+    c = wb and wb[a]
+  end
+  return c
+end
+
+---------------------------------------------------------------------------------------------------
+-- A binary min-heap of {f, key}.
+
+local function heap_push(h, f, key)
+  local i = #h + 1
+  h[i] = { f, key }
+  while i > 1 do
+    local p = i // 2
+    if h[p][1] <= h[i][1] then break end
+    h[p], h[i] = h[i], h[p]
+    i = p
+  end
+end
+
+local function heap_pop(h)
+  local n = #h
+  local top = h[1]
+  h[1] = h[n]
+  h[n] = nil
+  n = n - 1
+  local i = 1
+  while true do
+    local l, r, m = 2 * i, 2 * i + 1, i
+    if l <= n and h[l][1] < h[m][1] then m = l end
+    if r <= n and h[r][1] < h[m][1] then m = r end
+    if m == i then break end
+    h[i], h[m] = h[m], h[i]
+    i = m
+  end
+  return top[1], top[2]
+end
+
+---------------------------------------------------------------------------------------------------
+-- The search. Node keys: block ids (numbers), "d:H:J" for door J of hole H, "start", "goal".
+
+local function door_key(h, j) return "d:" .. h .. ":" .. j end
+
+local function search(world, a, b, sc, gc, all_open)
+  local holes, blocks = world.holes, world.blocks
+  local sh = sc.kind == "hole" and sc.hole or nil
+  local gh = gc.kind == "hole" and gc.hole or nil
+  local gt = gc.kind == "tile" and gc.tile or nil
+
+  local function usable(h, j)
+    return all_open or holes[h].doors[j].open ~= false
+  end
+
+  -- the node table: key -> { pos, tile, block | hole, door }
+  local nodes = {}
+  local function block_node(id)
+    local n = nodes[id]
+    if not n then
+      local blk = blocks[id]
+      if not blk then return nil end
+      n = { pos = blk.center, tile = blk.tile, block = id }
+      nodes[id] = n
+    end
+    return n
+  end
+  local function door_node(h, j)
+    local key = door_key(h, j)
+    local n = nodes[key]
+    if not n then
+      local d = holes[h].doors[j]
+      n = { pos = d.outside, tile = tile_of(world, d.outside), hole = h, door = j, key = key }
+      nodes[key] = n
+    end
+    return key, n
+  end
+
+  -- goal hole: reverse door links block -> { {door, cost} }, and its doors by outside tile
+  local to_goal_doors, goal_doors_in = {}, {}
+  if gh then
+    local dl = world.door_links[gh] or {}
+    for j, door in ipairs(holes[gh].doors) do
+      if usable(gh, j) then
+        for _, l in ipairs(dl[j] or {}) do
+          local list = to_goal_doors[l.block]
+          if not list then
+            list = {}
+            to_goal_doors[l.block] = list
+          end
+          list[#list + 1] = { door = j, cost = l.cost }
+        end
+        local t = tile_of(world, door.outside)
+        if t then
+          goal_doors_in[t] = goal_doors_in[t] or {}
+          table.insert(goal_doors_in[t], j)
+        end
+      end
+    end
+  end
+
+  local g, parent, closed, open = { start = 0 }, {}, {}, {}
+  local function relax(from, key, pos, cost)
+    local ng = g[from] + cost
+    if closed[key] then return end
+    local old = g[key]
+    if old == nil or ng < old then
+      g[key] = ng
+      parent[key] = from
+      heap_push(open, ng + (pos and dist(pos, b) or 0), key)
+    end
+  end
+
+  -- edges out of a node key (the node at point `pos`, in tile `tile`)
+  local function expand(key)
+    if key == "start" then
+      if sc.kind == "tile" then
+        for _, id in ipairs(world.tile_blocks[sc.tile] or {}) do
+          local n = block_node(id)
+          if n then relax("start", id, n.pos, dist(a, n.pos)) end
+        end
+        for _, j in ipairs(goal_doors_in[sc.tile] or {}) do
+          local k, n = door_node(gh, j)
+          relax("start", k, n.pos, dist(a, n.pos))
+        end
+      else
+        for j, door in ipairs(holes[sh].doors) do
+          if usable(sh, j) then
+            local k, n = door_node(sh, j)
+            relax("start", k, n.pos, dist(a, door.inside) + dist(door.inside, door.outside))
+          end
+        end
+      end
+      return
+    end
+    local n = nodes[key]
+    if n.block then
+      local id = n.block
+      for _, other in ipairs(world.tile_blocks[n.tile] or {}) do
+        if other ~= id then
+          local c = weight(world, n.tile, id, other)
+          local m = c and block_node(other)
+          if m then relax(key, other, m.pos, c) end
+        end
+      end
+      for _, l in ipairs(world.links[id] or {}) do
+        local m = block_node(l.block)
+        if m then relax(key, l.block, m.pos, l.cost) end
+      end
+      if gt and n.tile == gt then relax(key, "goal", nil, dist(n.pos, b)) end
+      for _, l in ipairs(to_goal_doors[id] or {}) do
+        local k, m = door_node(gh, l.door)
+        relax(key, k, m.pos, l.cost)
+      end
+    elseif n.hole == gh then
+      local door = holes[gh].doors[n.door]
+      relax(key, "goal", nil, dist(door.outside, door.inside) + dist(door.inside, b))
+    else -- a door of the start hole: out into the world
+      local dl = world.door_links[n.hole]
+      for _, l in ipairs(dl and dl[n.door] or {}) do
+        local m = block_node(l.block)
+        if m then relax(key, l.block, m.pos, l.cost) end
+      end
+      if gt and n.tile == gt then relax(key, "goal", nil, dist(n.pos, b)) end
+      if gh and n.tile then
+        for _, j in ipairs(goal_doors_in[n.tile] or {}) do
+          local k, m = door_node(gh, j)
+          relax(key, k, m.pos, dist(n.pos, m.pos))
+        end
+      end
+    end
+  end
+
+  heap_push(open, dist(a, b), "start")
+  while #open > 0 do
+    local _, key = heap_pop(open)
+    if not closed[key] then
+      if key == "goal" then
+        local seq = {}
+        local k = parent.goal
+        while k ~= "start" do
+          table.insert(seq, 1, nodes[k])
+          k = parent[k]
+        end
+        return seq, g.goal
+      end
+      closed[key] = true
+      expand(key)
+    end
+  end
+  return nil
+end
+
+---------------------------------------------------------------------------------------------------
+-- The node sequence -> route steps.
+
+local function best_point(blk, enter, toward)
+  local best, bc = nil, huge
+  for _, p in ipairs(blk.points or {}) do
+    local c = dist(enter, p.inside) + dist(p.outside, toward)
+    if c < bc then best, bc = p, c end
+  end
+  return best
+end
+
+local function build_route(world, a, b, sc, seq)
+  local steps = {}
+  local cur = { kind = sc.kind, enter = copy(a) }
+  if sc.kind == "tile" then cur.tile = sc.tile else cur.hole = sc.hole end
+  for i, n in ipairs(seq) do
+    if n.door then
+      local door = world.holes[n.hole].doors[n.door]
+      cur.via, cur.via_kind, cur.via_hole = n.door, "door", n.hole
+      if cur.kind == "hole" then -- leaving the start hole
+        cur.exit = copy(door.inside)
+        steps[#steps + 1] = cur
+        cur = { kind = "tile", tile = n.tile, enter = copy(door.outside) }
+        if cur.tile == nil then -- a door leading outside the grid: the tile of the next block
+          local nx = seq[i + 1]
+          cur.tile = nx and nx.tile
+        end
+      else -- entering the goal hole
+        cur.exit = copy(door.outside)
+        steps[#steps + 1] = cur
+        cur = { kind = "hole", hole = n.hole, enter = copy(door.inside) }
+      end
+    else
+      local nx = seq[i + 1]
+      if nx and nx.block and nx.tile ~= n.tile then -- a link across a tile face
+        local blk = world.blocks[n.block]
+        local p = best_point(blk, cur.enter, nx.pos)
+        cur.via, cur.via_kind = n.block, "block"
+        cur.exit = copy(p and p.inside or n.pos)
+        steps[#steps + 1] = cur
+        cur = { kind = "tile", tile = nx.tile, enter = copy(p and p.outside or nx.pos) }
+      end
+    end
+  end
+  cur.exit = copy(b)
+  steps[#steps + 1] = cur
+  return steps
+end
+
+--- plan(world, a, b) -> route | nil, reason (see the top of this file and docs/world.md).
+-- A second return value on success: the Cell-level cost of the route.
+function M.plan(world, a, b)
+  check_world(world)
+  check_point(a, "start")
+  check_point(b, "goal")
+  local sc, why = cell_of(world, a, "start")
+  if not sc then return nil, why end
+  local gc, why2 = cell_of(world, b, "goal")
+  if not gc then return nil, why2 end
+  if same_cell(sc, gc) then
+    local step = { kind = sc.kind, enter = copy(a), exit = copy(b) }
+    if sc.kind == "tile" then step.tile = sc.tile else step.hole = sc.hole end
+    return { step }, dist(a, b)
+  end
+  local seq, cost = search(world, a, b, sc, gc, false)
+  if seq then return build_route(world, a, b, sc, seq), cost end
+  if search(world, a, b, sc, gc, true) then return nil, "door_closed" end
+  return nil, "unreachable"
+end
+
+return M

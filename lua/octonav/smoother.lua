@@ -1,0 +1,204 @@
+--- octonav.smoother: incremental path smoothing by line of sight, with a per-frame budget of checks
+-- (the seed's "smooth while moving", 平滑路径的方法).
+--
+--   local s = octonav.smoother.new(tree, path, { checks_per_frame = 8 })
+--   each frame: local wp = s:update(agent_position)   -- head straight for wp (2nd value: checks spent)
+--   s:waypoint(), s:remaining(), s:checks(), s:length(position), s:extend(points)
+--   local short, spent = octonav.smoother.smooth(tree, path [, max_checks])
+--
+-- `tree` is anything with a `visible(self, a, b)` method (an octonav.tree; a spec may wrap one to
+-- count calls). `path` is an array of world points {x, y, z} whose consecutive segments are visible
+-- (a query result); it is copied.
+--
+-- Strategy (per frame, `update`): the smoother keeps a target waypoint i; the agent heads straight for
+-- it, and the segment from the agent to it is always visible (either it is the next waypoint of the
+-- input path and the agent stands on the previous segment, or a check proved it). Each frame scans
+-- forward from the waypoint after the target: while `tree:visible(position, path[i + 1])` holds, the
+-- target moves on to i + 1 and the scan continues; the first failed check ends the frame's scan
+-- (visibility along a path already pulled tight by the query is nearly monotone, so waypoints past a
+-- hidden one are rarely visible, and checking them would spend the budget on long rays that fail). The
+-- next frame scans again from the waypoint after the target, because the agent has moved. A check that
+-- failed is not repeated while the agent stands at exactly the same position. At most
+-- `checks_per_frame` checks per call, never more; typically one per frame (the failing one).
+--
+-- `smooth` (whole path at once) is the same greedy forward scan from each kept point: from anchor A it
+-- extends to the farthest waypoint reached by consecutive successful checks, keeps that one as the
+-- next anchor, and so on. The result is valid (every segment is either an input segment or a checked
+-- one) and, by the triangle inequality, never longer than the input. With `max_checks`, once the
+-- budget is spent the rest of the path is kept as it is.
+local M = {}
+
+local Smoother = {}
+Smoother.__index = Smoother
+
+local sqrt, type, floor = math.sqrt, type, math.floor
+
+local DEFAULTS = { checks_per_frame = 8 }
+
+local function is_point(p)
+  if type(p) ~= "table" then return false end
+  for k = 1, 3 do
+    local v = p[k]
+    if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then return false end
+  end
+  return true
+end
+
+local function check_point(p, fname, what, level)
+  if not is_point(p) then
+    error(("%s: %s must be a point {x, y, z} of finite numbers, got %s"):format(fname, what, type(p)), level + 1)
+  end
+end
+
+local function copy_point(p) return { p[1], p[2], p[3] } end
+
+local function check_tree(tree, fname)
+  local tt = type(tree)
+  if (tt ~= "table" and tt ~= "userdata") or type(tree.visible) ~= "function" then
+    error(fname .. ": tree must have a visible(a, b) method (an octonav.tree), got " .. tt, 3)
+  end
+end
+
+local function check_path(path, fname)
+  if type(path) ~= "table" then error(fname .. ": path must be an array of points, got " .. type(path), 3) end
+  if #path < 1 then error(fname .. ": path must have at least one point", 3) end
+  local out = {}
+  for i = 1, #path do
+    check_point(path[i], fname, "path[" .. i .. "]", 3)
+    out[i] = copy_point(path[i])
+  end
+  return out
+end
+
+local function is_count(v, min)
+  return math.type(v) == "integer" and v >= min
+    or (type(v) == "number" and v == floor(v) and v >= min and v < 2 ^ 53)
+end
+
+local function dist(a, b)
+  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+--- octonav.smoother.new(tree, path, opts) -> smoother.
+-- opts: { checks_per_frame = 8 } (an integer >= 1: line-of-sight checks an update may spend).
+function M.new(tree, path, opts)
+  local fname = "octonav.smoother.new"
+  check_tree(tree, fname)
+  local pts = check_path(path, fname)
+  if opts ~= nil and type(opts) ~= "table" then error(fname .. ": opts must be a table", 2) end
+  opts = opts or {}
+  for k in pairs(opts) do
+    if DEFAULTS[k] == nil then error(fname .. ": unknown option '" .. tostring(k) .. "'", 2) end
+  end
+  local budget = opts.checks_per_frame
+  if budget == nil then budget = DEFAULTS.checks_per_frame end
+  if not is_count(budget, 1) then error(fname .. ": checks_per_frame must be an integer >= 1", 2) end
+  return setmetatable({
+    tree = tree,
+    path = pts,
+    i = #pts >= 2 and 2 or 1, -- the target waypoint
+    budget = floor(budget),
+    total = 0,
+    fail_j = nil,             -- the last failed check: waypoint index and the position it came from
+    fail_pos = nil,
+  }, Smoother)
+end
+
+--- s:update(position [, max_checks]) -> the waypoint to head for now, and the checks this call spent.
+-- Spends at most checks_per_frame checks (or max_checks, an integer >= 0, when that is smaller: a
+-- caller sharing one frame budget between several smoothers). The returned point belongs to the
+-- smoother: read it, do not modify it.
+function Smoother:update(position, max_checks)
+  check_point(position, "smoother:update", "position", 2)
+  local budget = self.budget
+  if max_checks ~= nil then
+    if not is_count(max_checks, 0) then error("smoother:update: max_checks must be an integer >= 0", 2) end
+    if max_checks < budget then budget = floor(max_checks) end
+  end
+  local path, n, i = self.path, #self.path, self.i
+  local used, tree = 0, self.tree
+  while i < n and used < budget do
+    local j = i + 1
+    local fp = self.fail_pos
+    if self.fail_j == j and fp[1] == position[1] and fp[2] == position[2] and fp[3] == position[3] then
+      break -- the same check from the same place failed already
+    end
+    used = used + 1
+    if tree:visible(position, path[j]) then
+      i = j
+    else
+      self.fail_j, self.fail_pos = j, copy_point(position)
+      break
+    end
+  end
+  self.i = i
+  self.total = self.total + used
+  return path[i], used
+end
+
+--- s:waypoint() -> the current target waypoint (read only).
+function Smoother:waypoint() return self.path[self.i] end
+
+--- s:remaining() -> waypoints left to visit, the current target included (1: heading for the last).
+function Smoother:remaining() return #self.path - self.i + 1 end
+
+--- s:checks() -> line-of-sight checks spent since new().
+function Smoother:checks() return self.total end
+
+--- s:length(position) -> the length still to walk from position along the remaining waypoints.
+function Smoother:length(position)
+  check_point(position, "smoother:length", "position", 2)
+  local path = self.path
+  local len, prev = 0, position
+  for k = self.i, #path do
+    len = len + dist(prev, path[k])
+    prev = path[k]
+  end
+  return len
+end
+
+--- s:extend(points): appends points to the path (the next leg of a multi-segment route on the same
+-- tree). points[1] must continue the path: it is skipped when equal to the current last point, else
+-- the segment from the last point to it must be visible (the caller's promise, as for the input).
+function Smoother:extend(points)
+  local pts = check_path(points, "smoother:extend")
+  local path = self.path
+  local last = path[#path]
+  local first = 1
+  local p = pts[1]
+  if p[1] == last[1] and p[2] == last[2] and p[3] == last[3] then first = 2 end
+  for k = first, #pts do path[#path + 1] = pts[k] end
+  return self
+end
+
+--- octonav.smoother.smooth(tree, path [, max_checks]) -> smoothed path (new array), checks spent.
+-- Greedy forward string pulling (see the top of this file); max_checks (integer >= 0, default no
+-- limit) bounds the checks: when it runs out the rest of the path is kept unchanged.
+function M.smooth(tree, path, max_checks)
+  local fname = "octonav.smoother.smooth"
+  check_tree(tree, fname)
+  local pts = check_path(path, fname)
+  if max_checks ~= nil and not is_count(max_checks, 0) then
+    error(fname .. ": max_checks must be an integer >= 0 or nil", 2)
+  end
+  local n = #pts
+  if n <= 2 then return pts, 0 end
+  local out = { pts[1] }
+  local anchor, reach, k, spent = 1, 2, 3, 0 -- reach: the farthest waypoint known visible from anchor
+  while k <= n do
+    if max_checks and spent >= max_checks then break end
+    spent = spent + 1
+    if tree:visible(pts[anchor], pts[k]) then
+      reach, k = k, k + 1
+    else
+      out[#out + 1] = pts[reach]
+      anchor = reach
+      reach, k = anchor + 1, anchor + 2
+    end
+  end
+  for m = reach, n do out[#out + 1] = pts[m] end
+  return out, spent
+end
+
+return M

@@ -1,0 +1,513 @@
+-- spec/10-planner_spec.lua -- octonav.planner: the Cell-level A* over connect blocks and doors, on
+-- worlds built by hand as plain tables (docs/world.md) with real octonav trees, and end to end on a
+-- baked world when octonav.bake and octonav.world exist.
+-- Run: busted --lua=lua5.4 spec/10-planner_spec.lua
+--
+-- The hand world (scale 1, origin 0, tiles of 16 leaves): N tiles along x; between tiles k-1 and k a
+-- wall x in [16k-1, 16k+1] with one opening y, z in [6, 10]; block 2k-1 (tile k-1, face +x) and block
+-- 2k (tile k, face -x) hold three connect points each across the opening, linked both ways. Hole 1
+-- "cave" (tile 0, box [4,12]x[2,10]x[4,12], scale 0.5): a sealed room [5,11]x[3,9]x[5,11] with a
+-- pillar, door 1 on its -x side and door 2 on its +x side. Hole 2 "den" (tile 1, box
+-- [20,28]x[2,10]x[4,12]): a sealed room with one door on its -x side. The world tree blocks both
+-- hole boxes (the holes are reached only through their doors).
+local octonav = require "octonav"
+local planner = require "octonav.planner"
+
+local sqrt = math.sqrt
+
+local function dist(p, q)
+  local dx, dy, dz = p[1] - q[1], p[2] - q[2], p[3] - q[3]
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+---------------------------------------------------------------------------------------------------
+-- The hand-built world.
+
+local function make_hole(name, mn, mx, room, doors, pillar)
+  local tree = octonav.tree.new { depth = 4, scale = 0.5, origin = mn }
+  -- seal everything in the box but the room
+  tree:add_box(mn, { room[1][1], mx[2], mx[3] })
+  tree:add_box({ room[2][1], mn[2], mn[3] }, mx)
+  tree:add_box(mn, { mx[1], room[1][2], mx[3] })
+  tree:add_box({ mn[1], room[2][2], mn[3] }, mx)
+  tree:add_box(mn, { mx[1], mx[2], room[1][3] })
+  tree:add_box({ mn[1], mn[2], room[2][3] }, mx)
+  if pillar then tree:add_box(pillar[1], pillar[2]) end
+  local ds = {}
+  for j, d in ipairs(doors) do ds[j] = { inside = d[1], outside = d[2], open = true } end
+  return { name = name, kind = "under_terrain", min = mn, max = mx, scale = 0.5, tree = tree, doors = ds }
+end
+
+local function make_world(opts)
+  opts = opts or {}
+  local n = opts.tiles or 2
+  local T = 16
+  local tree = octonav.tree.new { tiles = { n, 1, 1 }, depth = 4 }
+  local w = {
+    scale = 1, depth = 4, radius = 0, origin = { 0, 0, 0 }, tiles = { n, 1, 1 }, tile_size = T,
+    tree = tree, holes = {}, hole_index = {}, blocks = {}, tile_blocks = {}, links = {}, weights = {},
+    door_links = {},
+  }
+  for t = 0, n - 1 do
+    w.tile_blocks[t] = {}
+    w.weights[t] = {}
+  end
+  local function add_block(id, tile, face, center, pts)
+    w.blocks[id] = { id = id, tile = tile, face = face, center = center, points = pts }
+    table.insert(w.tile_blocks[tile], id)
+  end
+  for k = 1, n - 1 do
+    local x = T * k
+    if opts.closed_wall == k then
+      tree:add_box({ x - 1, 0, 0 }, { x + 1, 16, 16 })
+    else
+      tree:add_box({ x - 1, 0, 0 }, { x + 1, 6, 16 })
+      tree:add_box({ x - 1, 10, 0 }, { x + 1, 16, 16 })
+      tree:add_box({ x - 1, 6, 0 }, { x + 1, 10, 6 })
+      tree:add_box({ x - 1, 6, 10 }, { x + 1, 10, 16 })
+      local left, right = {}, {}
+      for _, yz in ipairs { { 7, 7 }, { 8, 8 }, { 9, 9 } } do
+        left[#left + 1] = { inside = { x - 1.5, yz[1], yz[2] }, outside = { x + 1.5, yz[1], yz[2] } }
+        right[#right + 1] = { inside = { x + 1.5, yz[1], yz[2] }, outside = { x - 1.5, yz[1], yz[2] } }
+      end
+      add_block(2 * k - 1, k - 1, 1, { x - 1.5, 8, 8 }, left)
+      add_block(2 * k, k, 0, { x + 1.5, 8, 8 }, right)
+      w.links[2 * k - 1] = { { block = 2 * k, cost = 3 } }
+      w.links[2 * k] = { { block = 2 * k - 1, cost = 3 } }
+    end
+  end
+  -- weights inside middle tiles (stored once, a -> b)
+  for t = 1, n - 2 do
+    local a, b = 2 * t, 2 * t + 1
+    if w.blocks[a] and w.blocks[b] and opts.sealed_tile ~= t then
+      w.weights[t][a] = { [b] = dist(w.blocks[a].center, w.blocks[b].center) }
+    end
+  end
+  -- holes
+  local cave = make_hole("cave", { 4, 2, 4 }, { 12, 10, 12 }, { { 5, 3, 5 }, { 11, 9, 11 } },
+    { { { 5.5, 6, 8 }, { 3.5, 6, 8 } }, { { 10.5, 6, 8 }, { 12.5, 6, 8 } } },
+    { { 7.5, 3, 6 }, { 8.5, 9, 10 } })
+  cave.tiles = { 0 }
+  tree:add_box(cave.min, cave.max)
+  w.holes[1] = cave
+  w.hole_index.cave = 1
+  w.door_links[1] = { {}, {} }
+  if w.blocks[1] then
+    for j, d in ipairs(cave.doors) do
+      w.door_links[1][j] = { { block = 1, cost = dist(d.outside, w.blocks[1].center) } }
+    end
+  end
+  if n >= 2 then
+    local den = make_hole("den", { 20, 2, 4 }, { 28, 10, 12 }, { { 21, 3, 5 }, { 27, 9, 11 } },
+      { { { 21.5, 6, 8 }, { 19.5, 6, 8 } } })
+    den.tiles = { 1 }
+    tree:add_box(den.min, den.max)
+    w.holes[2] = den
+    w.hole_index.den = 2
+    w.door_links[2] = { {} }
+    if not opts.sealed_den then
+      for _, id in ipairs(w.tile_blocks[1]) do
+        table.insert(w.door_links[2][1], { block = id, cost = dist(den.doors[1].outside, w.blocks[id].center) })
+      end
+    end
+  end
+  if opts.nook then -- hole 3, small, in tile 0: a door whose outside shares tile 0 with the cave's
+    local nook = make_hole("nook", { 1, 11, 12 }, { 5, 15, 16 }, { { 1.5, 11.5, 12.5 }, { 4.5, 14.5, 15.5 } },
+      { { { 3, 13, 13 }, { 3, 13, 11.5 } } })
+    nook.tiles = { 0 }
+    tree:add_box(nook.min, nook.max)
+    local i = #w.holes + 1
+    w.holes[i] = nook
+    w.hole_index.nook = i
+    w.door_links[i] = { {} }
+    if w.blocks[1] then w.door_links[i][1][1] = { block = 1, cost = dist(nook.doors[1].outside, w.blocks[1].center) } end
+  end
+  function w:in_hole(p)
+    for _, h in ipairs(self.holes) do
+      if p[1] >= h.min[1] and p[1] < h.max[1] and p[2] >= h.min[2] and p[2] < h.max[2]
+        and p[3] >= h.min[3] and p[3] < h.max[3] and h.tree:locate(p) == "free" then
+        return h.name
+      end
+    end
+    return nil
+  end
+  function w:tile_of(p)
+    local idx = {}
+    for k = 1, 3 do
+      local c = math.floor((p[k] - self.origin[k]) / self.tile_size)
+      if c < 0 or c >= self.tiles[k] then return nil end
+      idx[k] = c
+    end
+    return idx[1] + self.tiles[1] * (idx[2] + self.tiles[2] * idx[3])
+  end
+  function w:set_door(h, j, open) self.holes[h].doors[j].open = open end
+  return w
+end
+
+---------------------------------------------------------------------------------------------------
+-- Route checks.
+
+local function cell_of(w, p)
+  local name = w:in_hole(p)
+  if name then return "hole", w.hole_index[name] end
+  return "tile", w:tile_of(p)
+end
+
+-- Every step's enter and exit lie in its cell; consecutive steps join at a connect point pair (same
+-- block) or at a door; the route starts at a and ends at b.
+local function expect_route(w, route, a, b)
+  assert.is_table(route)
+  assert.same(a, route[1].enter)
+  assert.same(b, route[#route].exit)
+  assert.is_nil(route[#route].via)
+  for i, s in ipairs(route) do
+    assert.truthy(s.kind == "tile" or s.kind == "hole")
+    local id = s.kind == "tile" and s.tile or s.hole
+    assert.is_number(id)
+    for _, p in ipairs { s.enter, s.exit } do
+      local kind, cid = cell_of(w, p)
+      if s.kind == "hole" then
+        assert.equal("hole", kind)
+        assert.equal(s.hole, cid)
+      else
+        assert.equal("tile", kind)
+      end
+    end
+    if s.kind == "tile" then
+      assert.equal(s.tile, w:tile_of(s.enter))
+      assert.equal("free", (w.tree:locate(s.enter)))
+      assert.equal("free", (w.tree:locate(s.exit)))
+    end
+    local nx = route[i + 1]
+    if nx then
+      if s.via_kind == "block" then
+        local blk = w.blocks[s.via]
+        assert.equal(s.tile, blk.tile)
+        local found = false
+        for _, p in ipairs(blk.points) do
+          if dist(p.inside, s.exit) == 0 and dist(p.outside, nx.enter) == 0 then found = true end
+        end
+        assert.is_true(found, "the exit is not a connect point pair of block " .. s.via)
+        assert.equal("tile", nx.kind)
+      else
+        assert.equal("door", s.via_kind)
+        local door = w.holes[s.via_hole].doors[s.via]
+        if s.kind == "hole" then
+          assert.equal(s.hole, s.via_hole)
+          assert.same(door.inside, s.exit)
+          assert.same(door.outside, nx.enter)
+        else
+          assert.equal("hole", nx.kind)
+          assert.equal(nx.hole, s.via_hole)
+          assert.same(door.outside, s.exit)
+          assert.same(door.inside, nx.enter)
+        end
+      end
+    end
+  end
+end
+
+local function kinds(route)
+  local out = {}
+  for _, s in ipairs(route) do out[#out + 1] = s.kind .. ":" .. (s.kind == "tile" and s.tile or s.hole) end
+  return table.concat(out, " ")
+end
+
+---------------------------------------------------------------------------------------------------
+
+describe("octonav.planner.plan", function()
+  local w = make_world()
+  local t0, t1 = { 2, 8, 2 }, { 30, 12, 14 }
+  local cave, den = { 6, 6, 8 }, { 24, 6, 8 }
+
+  it("the hand world is what the spec thinks it is", function()
+    assert.equal("cave", w:in_hole(cave))
+    assert.equal("den", w:in_hole(den))
+    assert.is_nil(w:in_hole(t0))
+    assert.is_nil(w:in_hole { 8, 6, 8 }) -- the cave's pillar
+    assert.equal(0, w:tile_of(t0))
+    assert.equal(1, w:tile_of(t1))
+    assert.equal("blocked", (w.tree:locate(cave)))
+    for _, h in ipairs(w.holes) do
+      for _, d in ipairs(h.doors) do
+        assert.equal("free", (h.tree:locate(d.inside)))
+        assert.equal("free", (w.tree:locate(d.outside)))
+      end
+    end
+  end)
+
+  describe("reasons", function()
+    it("start_outside / goal_outside", function()
+      assert.same({ nil, "start_outside" }, { planner.plan(w, { -5, 8, 8 }, t1) })
+      assert.same({ nil, "start_outside" }, { planner.plan(w, { 5, 20, 8 }, t1) })
+      assert.same({ nil, "goal_outside" }, { planner.plan(w, t0, { 40, 8, 8 }) })
+      assert.same({ nil, "goal_outside" }, { planner.plan(w, cave, { 8, 8, -1 }) })
+    end)
+
+    it("start_blocked / goal_blocked", function()
+      assert.same({ nil, "start_blocked" }, { planner.plan(w, { 16, 1, 1 }, t1) })
+      assert.same({ nil, "goal_blocked" }, { planner.plan(w, t0, { 16, 1, 1 }) })
+      -- the cave's pillar: not in the hole (blocked there), and blocked in the world tree
+      assert.same({ nil, "goal_blocked" }, { planner.plan(w, t1, { 8, 6, 8 }) })
+    end)
+
+    it("unreachable: a wall with no opening", function()
+      local sealed = make_world { closed_wall = 1 }
+      assert.same({ nil, "unreachable" }, { planner.plan(sealed, t0, t1) })
+      assert.same({ nil, "unreachable" }, { planner.plan(sealed, cave, t1) })
+      assert.same({ nil, "unreachable" }, { planner.plan(sealed, cave, den) })
+    end)
+
+    it("unreachable: a sealed middle tile (no weight between its blocks)", function()
+      local w3 = make_world { tiles = 3, sealed_tile = 1 }
+      assert.same({ nil, "unreachable" }, { planner.plan(w3, t0, { 46, 8, 8 }) })
+      assert.same({ nil, "unreachable" }, { planner.plan(w3, { 46, 8, 8 }, cave) })
+      -- the middle tile itself is still reachable from both sides
+      assert.is_table(planner.plan(w3, t0, { 18, 12, 14 }))
+      assert.is_table(planner.plan(w3, { 46, 8, 8 }, { 30, 12, 14 }))
+    end)
+
+    it("unreachable: a hole whose door leads nowhere", function()
+      local w2 = make_world { sealed_den = true }
+      assert.same({ nil, "unreachable" }, { planner.plan(w2, t0, den) })
+      assert.same({ nil, "unreachable" }, { planner.plan(w2, den, t0) })
+    end)
+
+    it("door_closed: only a closed door would help", function()
+      local w2 = make_world()
+      w2:set_door(1, 1, false)
+      w2:set_door(1, 2, false)
+      assert.same({ nil, "door_closed" }, { planner.plan(w2, t1, cave) })
+      assert.same({ nil, "door_closed" }, { planner.plan(w2, cave, t1) })
+      assert.same({ nil, "door_closed" }, { planner.plan(w2, cave, den) })
+      -- inside the closed cave, moving about still works (one cell)
+      assert.equal(1, #planner.plan(w2, cave, { 10, 6, 8 }))
+      -- a sealed wall and closed doors: unreachable wins (opening the doors would not help)
+      local w3 = make_world { closed_wall = 1 }
+      w3:set_door(1, 1, false)
+      w3:set_door(1, 2, false)
+      assert.same({ nil, "unreachable" }, { planner.plan(w3, t1, cave) })
+      assert.same({ nil, "door_closed" }, { planner.plan(w3, t0, cave) })
+    end)
+  end)
+
+  describe("routes", function()
+    it("same cell: one step (tile and hole)", function()
+      local r = planner.plan(w, t0, { 12, 13, 14 })
+      assert.same({ { kind = "tile", tile = 0, enter = t0, exit = { 12, 13, 14 } } }, r)
+      r = planner.plan(w, cave, { 10, 6, 8 })
+      assert.same({ { kind = "hole", hole = 1, enter = cave, exit = { 10, 6, 8 } } }, r)
+    end)
+
+    it("outside -> outside across a tile face", function()
+      local r = planner.plan(w, t0, t1)
+      expect_route(w, r, t0, t1)
+      assert.equal("tile:0 tile:1", kinds(r))
+      assert.equal(1, r[1].via)
+      assert.equal("block", r[1].via_kind)
+      -- from t0 the point nearest the way on is one of the block's points
+      assert.equal(14.5, r[1].exit[1])
+      assert.equal(17.5, r[2].enter[1])
+    end)
+
+    it("outside -> hole: through the nearer door", function()
+      local r = planner.plan(w, t1, cave)
+      expect_route(w, r, t1, cave)
+      assert.equal("tile:1 tile:0 hole:1", kinds(r))
+      assert.equal(2, r[2].via) -- door 2, on the cave's +x side, faces the wall opening
+      assert.equal(1, r[2].via_hole)
+    end)
+
+    it("hole -> outside", function()
+      local r = planner.plan(w, cave, t1)
+      expect_route(w, r, cave, t1)
+      assert.equal("hole:1 tile:0 tile:1", kinds(r))
+      assert.equal("door", r[1].via_kind)
+      assert.equal(2, r[1].via)
+      -- to the tile around the hole: out through the nearer door, then straight on
+      r = planner.plan(w, cave, { 2, 8, 14 })
+      expect_route(w, r, cave, { 2, 8, 14 })
+      assert.equal("hole:1 tile:0", kinds(r))
+      assert.equal(1, r[1].via)
+    end)
+
+    it("hole -> outside -> hole", function()
+      local r = planner.plan(w, cave, den)
+      expect_route(w, r, cave, den)
+      assert.equal("hole:1 tile:0 tile:1 hole:2", kinds(r))
+      r = planner.plan(w, den, cave)
+      expect_route(w, r, den, cave)
+      assert.equal("hole:2 tile:1 tile:0 hole:1", kinds(r))
+    end)
+
+    it("a start tile with the goal hole's door: straight to the door", function()
+      local r = planner.plan(w, { 2, 8, 14 }, cave)
+      expect_route(w, r, { 2, 8, 14 }, cave)
+      assert.equal("tile:0 hole:1", kinds(r))
+      assert.equal(1, r[1].via) -- door 1 is on the start's side
+    end)
+
+    it("hole -> hole through one tile: door to door", function()
+      local wn = make_world { nook = true }
+      local nook = { 3, 13, 14 }
+      assert.equal("nook", wn:in_hole(nook))
+      local r = planner.plan(wn, cave, nook)
+      expect_route(wn, r, cave, nook)
+      assert.equal("hole:1 tile:0 hole:3", kinds(r))
+      assert.equal(1, r[1].via) -- the cave's door 1 is the nearer
+      assert.same({ 3.5, 6, 8 }, r[2].enter)
+      assert.same({ 3, 13, 11.5 }, r[2].exit)
+      r = planner.plan(wn, nook, den)
+      expect_route(wn, r, nook, den)
+      assert.equal("hole:3 tile:0 tile:1 hole:2", kinds(r))
+    end)
+
+    it("a closed door reroutes through the other door", function()
+      local w2 = make_world()
+      w2:set_door(1, 2, false)
+      local r = planner.plan(w2, t1, cave)
+      expect_route(w2, r, t1, cave)
+      assert.equal("tile:1 tile:0 hole:1", kinds(r))
+      assert.equal(1, r[2].via)
+      r = planner.plan(w2, cave, den)
+      expect_route(w2, r, cave, den)
+      assert.equal(1, r[1].via)
+      w2:set_door(1, 2, true)
+      assert.equal(2, planner.plan(w2, t1, cave)[2].via)
+      -- a door whose open flag is absent counts as open
+      w2.holes[1].doors[2].open = nil
+      assert.equal(2, planner.plan(w2, t1, cave)[2].via)
+    end)
+
+    it("three tiles: weights inside the middle tile", function()
+      local w3 = make_world { tiles = 3 }
+      local g = { 46, 8, 8 }
+      local r = planner.plan(w3, t0, g)
+      expect_route(w3, r, t0, g)
+      assert.equal("tile:0 tile:1 tile:2", kinds(r))
+      assert.same({ 1, 3 }, { r[1].via, r[2].via })
+      r = planner.plan(w3, g, cave)
+      expect_route(w3, r, g, cave)
+      assert.equal("tile:2 tile:1 tile:0 hole:1", kinds(r))
+      r = planner.plan(w3, den, g)
+      expect_route(w3, r, den, g)
+      assert.equal("hole:2 tile:1 tile:2", kinds(r))
+    end)
+
+    it("weights stored the other way round are read too", function()
+      local w3 = make_world { tiles = 3 }
+      w3.weights[1] = { [3] = { [2] = 13 } }
+      local r = planner.plan(w3, t0, { 46, 8, 8 })
+      assert.equal("tile:0 tile:1 tile:2", kinds(r))
+    end)
+
+    it("returns the Cell-level cost", function()
+      local r, cost = planner.plan(w, t0, t1)
+      assert.is_table(r)
+      assert.is_number(cost)
+      assert.is_true(cost >= dist(t0, t1))
+    end)
+  end)
+
+  it("raises on misuse", function()
+    assert.has_error(function() planner.plan(nil, t0, t1) end)
+    assert.has_error(function() planner.plan({}, t0, t1) end)
+    assert.has_error(function() planner.plan(w, { 1, 2 }, t1) end)
+    assert.has_error(function() planner.plan(w, t0, "here") end)
+    assert.has_error(function() planner.plan(w, t0, { 1, 0 / 0, 1 }) end)
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+-- End to end: bake a small world with octonav.bake and load it with octonav.world (skipped while
+-- those modules do not exist).
+
+local has_bake, bake_mod = pcall(require, "octonav.bake")
+local has_world, world_mod = pcall(require, "octonav.world")
+
+local function call_bake(config)
+  if type(bake_mod) == "function" then return bake_mod(config) end
+  local mt = getmetatable(bake_mod)
+  if mt and mt.__call then return bake_mod(config) end
+  return bake_mod.bake(config)
+end
+
+local function tmpdir()
+  local name = os.tmpname()
+  os.remove(name)
+  assert(os.execute("mkdir -p '" .. name .. "'"))
+  return name
+end
+
+describe("octonav.planner end to end", function()
+  if not (has_bake and has_world) then
+    pending("octonav.bake / octonav.world are not there yet")
+    return
+  end
+
+  local dir, world
+  setup(function()
+    dir = tmpdir()
+    -- two tiles of 16 along x, a wall with a window between them, a hollow box with two doors
+    local ok, err = call_bake {
+      range = { min = { 0, 0, 0 }, max = { 32, 16, 16 } },
+      depth = 4,
+      geometry = {
+        { box = { min = { 15, 0, 0 }, max = { 17, 6, 16 } } },
+        { box = { min = { 15, 10, 0 }, max = { 17, 16, 16 } } },
+        { box = { min = { 15, 6, 0 }, max = { 17, 10, 6 } } },
+        { box = { min = { 15, 6, 10 }, max = { 17, 10, 16 } } },
+        -- the cave's shell (walls one unit thick, a door gap on -x and +x)
+        { box = { min = { 4, 2, 4 }, max = { 12, 3, 12 } } },
+        { box = { min = { 4, 9, 4 }, max = { 12, 10, 12 } } },
+        { box = { min = { 4, 2, 4 }, max = { 12, 10, 5 } } },
+        { box = { min = { 4, 2, 11 }, max = { 12, 10, 12 } } },
+        { box = { min = { 4, 2, 4 }, max = { 5, 10, 7 } } },
+        { box = { min = { 4, 2, 9 }, max = { 5, 10, 12 } } },
+        { box = { min = { 4, 2, 7 }, max = { 5, 5, 9 } } },
+        { box = { min = { 4, 7, 7 }, max = { 5, 10, 9 } } },
+        { box = { min = { 11, 2, 4 }, max = { 12, 10, 7 } } },
+        { box = { min = { 11, 2, 9 }, max = { 12, 10, 12 } } },
+        { box = { min = { 11, 2, 7 }, max = { 12, 5, 9 } } },
+        { box = { min = { 11, 7, 7 }, max = { 12, 10, 9 } } },
+      },
+      holes = {
+        { name = "cave", min = { 4, 2, 4 }, max = { 12, 10, 12 }, scale = 0.5, kind = "under_terrain",
+          doors = { { inside = { 5.5, 6, 8 }, outside = { 3.5, 6, 8 } },
+                    { inside = { 10.5, 6, 8 }, outside = { 12.5, 6, 8 } } } },
+      },
+      output = dir,
+      progress = function() end,
+    }
+    assert(ok, tostring(err))
+    world = assert(world_mod.load(dir))
+  end)
+
+  teardown(function()
+    if dir then os.execute("rm -rf '" .. dir .. "'") end
+  end)
+
+  it("plans the four kinds of route on a baked world", function()
+    local t0, t1, cave = { 2, 8, 2 }, { 30, 12, 14 }, { 7, 6, 8 }
+    assert.equal("cave", world:in_hole(cave))
+    local r = assert(planner.plan(world, t0, t1))
+    assert.equal("tile:0 tile:1", kinds(r))
+    r = assert(planner.plan(world, t1, cave))
+    assert.equal("hole", r[#r].kind)
+    r = assert(planner.plan(world, cave, t1))
+    assert.equal("hole", r[1].kind)
+    assert.equal("tile", r[#r].kind)
+    local r2 = assert(world:plan(cave, t1))
+    assert.equal(#r, #r2)
+  end)
+
+  it("reports reasons on a baked world", function()
+    assert.same({ nil, "start_outside" }, { planner.plan(world, { -5, 8, 8 }, { 30, 12, 14 }) })
+    assert.same({ nil, "goal_blocked" }, { planner.plan(world, { 2, 8, 2 }, { 16, 1, 1 }) })
+    world:set_door(1, 1, false)
+    world:set_door(1, 2, false)
+    assert.same({ nil, "door_closed" }, { planner.plan(world, { 30, 12, 14 }, { 7, 6, 8 }) })
+    world:set_door(1, 1, true)
+    world:set_door(1, 2, true)
+  end)
+end)

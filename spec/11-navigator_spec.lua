@@ -1,0 +1,669 @@
+-- spec/11-navigator_spec.lua -- octonav.navigator: an agent simulated frame by frame over hand-built
+-- worlds (docs/world.md) with real octonav trees, and end to end on a baked world when octonav.bake
+-- and octonav.world exist.
+-- Run: busted --lua=lua5.4 spec/11-navigator_spec.lua
+--
+-- The agent moves `speed` toward the waypoint each frame (onto it when closer). Every segment it
+-- walks must pass tree:visible on the tree the navigator says it is on (nav:tree()), or lie on a door's
+-- inside-outside segment when it is on a door leg; no frame may pass q:step more expansions than the
+-- frame's budget (q:step is wrapped for the whole file) nor spend more checks than checks_per_frame.
+-- On baked meshes (opt-in) the walk is checked by the segments from where the agent got each waypoint
+-- to that waypoint (see expect_valid_walk). A streaming case makes a search wait for an unloaded tile.
+--
+-- The hand world is the one of spec/10 (see there), plus, with obstacles = true: a fin and a floor in
+-- tile 0, a post and a shelf in tile 1, and a sealed pocket (a hollow box) in tile 1.
+local octonav = require "octonav"
+local navigator = require "octonav.navigator"
+
+local sqrt = math.sqrt
+
+local function dist(p, q)
+  local dx, dy, dz = p[1] - q[1], p[2] - q[2], p[3] - q[3]
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+local function fmt(p) return ("(%.6g, %.6g, %.6g)"):format(p[1], p[2], p[3]) end
+
+---------------------------------------------------------------------------------------------------
+-- The hand-built world (as in spec/10, with obstacles).
+
+local function make_hole(name, mn, mx, room, doors, pillar)
+  local tree = octonav.tree.new { depth = 4, scale = 0.5, origin = mn }
+  -- seal everything in the box but the room
+  tree:add_box(mn, { room[1][1], mx[2], mx[3] })
+  tree:add_box({ room[2][1], mn[2], mn[3] }, mx)
+  tree:add_box(mn, { mx[1], room[1][2], mx[3] })
+  tree:add_box({ mn[1], room[2][2], mn[3] }, mx)
+  tree:add_box(mn, { mx[1], mx[2], room[1][3] })
+  tree:add_box({ mn[1], mn[2], room[2][3] }, mx)
+  if pillar then tree:add_box(pillar[1], pillar[2]) end
+  local ds = {}
+  for j, d in ipairs(doors) do ds[j] = { inside = d[1], outside = d[2], open = true } end
+  return { name = name, kind = "under_terrain", min = mn, max = mx, scale = 0.5, tree = tree, doors = ds }
+end
+
+local function make_world(opts)
+  opts = opts or {}
+  local n = opts.tiles or 2
+  local T = 16
+  local tree = octonav.tree.new { tiles = { n, 1, 1 }, depth = 4 }
+  local w = {
+    scale = 1, depth = 4, radius = 0, origin = { 0, 0, 0 }, tiles = { n, 1, 1 }, tile_size = T,
+    tree = tree, holes = {}, hole_index = {}, blocks = {}, tile_blocks = {}, links = {}, weights = {},
+    door_links = {},
+  }
+  for t = 0, n - 1 do
+    w.tile_blocks[t] = {}
+    w.weights[t] = {}
+  end
+  local function add_block(id, tile, face, center, pts)
+    w.blocks[id] = { id = id, tile = tile, face = face, center = center, points = pts }
+    table.insert(w.tile_blocks[tile], id)
+  end
+  for k = 1, n - 1 do
+    local x = T * k
+    if opts.closed_wall == k then
+      tree:add_box({ x - 1, 0, 0 }, { x + 1, 16, 16 })
+    else
+      tree:add_box({ x - 1, 0, 0 }, { x + 1, 6, 16 })
+      tree:add_box({ x - 1, 10, 0 }, { x + 1, 16, 16 })
+      tree:add_box({ x - 1, 6, 0 }, { x + 1, 10, 6 })
+      tree:add_box({ x - 1, 6, 10 }, { x + 1, 10, 16 })
+      local left, right = {}, {}
+      for _, yz in ipairs { { 7, 7 }, { 8, 8 }, { 9, 9 } } do
+        left[#left + 1] = { inside = { x - 1.5, yz[1], yz[2] }, outside = { x + 1.5, yz[1], yz[2] } }
+        right[#right + 1] = { inside = { x + 1.5, yz[1], yz[2] }, outside = { x - 1.5, yz[1], yz[2] } }
+      end
+      add_block(2 * k - 1, k - 1, 1, { x - 1.5, 8, 8 }, left)
+      add_block(2 * k, k, 0, { x + 1.5, 8, 8 }, right)
+      w.links[2 * k - 1] = { { block = 2 * k, cost = 3 } }
+      w.links[2 * k] = { { block = 2 * k - 1, cost = 3 } }
+    end
+  end
+  -- weights inside middle tiles (stored once, a -> b)
+  for t = 1, n - 2 do
+    local a, b = 2 * t, 2 * t + 1
+    if w.blocks[a] and w.blocks[b] and opts.sealed_tile ~= t then
+      w.weights[t][a] = { [b] = dist(w.blocks[a].center, w.blocks[b].center) }
+    end
+  end
+  -- obstacles inside the tiles (clear of the openings, the holes and the doors)
+  if opts.obstacles then
+    tree:add_box({ 7, 0, 12.5 }, { 14, 14, 13.5 })  -- a fin in tile 0, in front of the cave
+    tree:add_box({ 1, 0, 0 }, { 14, 1.5, 16 })      -- a floor in tile 0
+    if n >= 2 then
+      tree:add_box({ 18, 3, 0 }, { 19, 16, 5 })     -- a post in tile 1
+      tree:add_box({ 20, 11, 0 }, { 30, 12, 16 })   -- a shelf above the den
+      -- a sealed pocket: a hollow box, free inside, closed on every side
+      tree:add_box({ 26, 12, 12 }, { 31, 13, 16 })
+      tree:add_box({ 26, 15, 12 }, { 31, 16, 16 })
+      tree:add_box({ 26, 12, 12 }, { 27, 16, 16 })
+      tree:add_box({ 30, 12, 12 }, { 31, 16, 16 })
+      tree:add_box({ 26, 12, 12 }, { 31, 16, 13 })
+      tree:add_box({ 26, 12, 15 }, { 31, 16, 16 })
+    end
+  end
+  -- holes
+  local cave = make_hole("cave", { 4, 2, 4 }, { 12, 10, 12 }, { { 5, 3, 5 }, { 11, 9, 11 } },
+    { { { 5.5, 6, 8 }, { 3.5, 6, 8 } }, { { 10.5, 6, 8 }, { 12.5, 6, 8 } } },
+    { { 7.5, 3, 6 }, { 8.5, 9, 10 } })
+  cave.tiles = { 0 }
+  tree:add_box(cave.min, cave.max)
+  w.holes[1] = cave
+  w.hole_index.cave = 1
+  w.door_links[1] = { {}, {} }
+  if w.blocks[1] then
+    for j, d in ipairs(cave.doors) do
+      w.door_links[1][j] = { { block = 1, cost = dist(d.outside, w.blocks[1].center) } }
+    end
+  end
+  if n >= 2 then
+    local den = make_hole("den", { 20, 2, 4 }, { 28, 10, 12 }, { { 21, 3, 5 }, { 27, 9, 11 } },
+      { { { 21.5, 6, 8 }, { 19.5, 6, 8 } } })
+    den.tiles = { 1 }
+    tree:add_box(den.min, den.max)
+    w.holes[2] = den
+    w.hole_index.den = 2
+    w.door_links[2] = { {} }
+    if not opts.sealed_den then
+      for _, id in ipairs(w.tile_blocks[1]) do
+        table.insert(w.door_links[2][1], { block = id, cost = dist(den.doors[1].outside, w.blocks[id].center) })
+      end
+    end
+  end
+  if opts.nook then -- hole 3, small, in tile 0: a door whose outside shares tile 0 with the cave's
+    local nook = make_hole("nook", { 1, 11, 12 }, { 5, 15, 16 }, { { 1.5, 11.5, 12.5 }, { 4.5, 14.5, 15.5 } },
+      { { { 3, 13, 13 }, { 3, 13, 11.5 } } })
+    nook.tiles = { 0 }
+    tree:add_box(nook.min, nook.max)
+    local i = #w.holes + 1
+    w.holes[i] = nook
+    w.hole_index.nook = i
+    w.door_links[i] = { {} }
+    if w.blocks[1] then w.door_links[i][1][1] = { block = 1, cost = dist(nook.doors[1].outside, w.blocks[1].center) } end
+  end
+  function w:in_hole(p)
+    for _, h in ipairs(self.holes) do
+      if p[1] >= h.min[1] and p[1] < h.max[1] and p[2] >= h.min[2] and p[2] < h.max[2]
+        and p[3] >= h.min[3] and p[3] < h.max[3] and h.tree:locate(p) == "free" then
+        return h.name
+      end
+    end
+    return nil
+  end
+  function w:tile_of(p)
+    local idx = {}
+    for k = 1, 3 do
+      local c = math.floor((p[k] - self.origin[k]) / self.tile_size)
+      if c < 0 or c >= self.tiles[k] then return nil end
+      idx[k] = c
+    end
+    return idx[1] + self.tiles[1] * (idx[2] + self.tiles[2] * idx[3])
+  end
+  function w:set_door(h, j, open) self.holes[h].doors[j].open = open end
+  return w
+end
+
+
+---------------------------------------------------------------------------------------------------
+-- Counting q:step (for the whole file) and the simulated agent.
+
+-- step_calls.frame: the expansions q:step really did this frame, over all queries: a running step(n)
+-- did exactly n; a step that finished did info.expansions minus what the search had done before.
+-- step_calls.asked: the largest n any single call got this frame.
+local step_calls = { frame = 0, total = 0, asked = 0 }
+local qmethods, real_step, real_start
+do
+  local probe = octonav.query.new(octonav.tree.new { depth = 1 }, { max_nodes = 16 })
+  qmethods = getmetatable(probe).__index
+  real_step, real_start = qmethods.step, qmethods.start
+  probe:close()
+end
+local done_by = setmetatable({}, { __mode = "k" }) -- query -> expansions of its running search
+local unsure = setmetatable({}, { __mode = "k" }) -- queries whose search waited for a tile
+
+local function counting_start(q, ...)
+  done_by[q] = 0
+  unsure[q] = nil
+  return real_start(q, ...)
+end
+
+local function counting_step(q, n)
+  step_calls.asked = math.max(step_calls.asked, n)
+  local st, extra = real_step(q, n)
+  local did
+  if st == "running" then
+    did = n
+  elseif st == "loading" or unsure[q] then
+    -- streaming: what a call that waited expanded is unknown; count it all, as the navigator does
+    unsure[q] = st == "loading" or nil
+    did = n
+  else
+    local _, info = q:result()
+    did = (info.expansions or done_by[q]) - done_by[q]
+  end
+  assert(did >= 0 and did <= n)
+  done_by[q] = done_by[q] + did
+  step_calls.frame = step_calls.frame + did
+  step_calls.total = step_calls.total + did
+  return st, extra
+end
+
+local function on_door(w, a, b)
+  for _, h in ipairs(w.holes) do
+    for _, d in ipairs(h.doors) do
+      local len = dist(d.inside, d.outside)
+      if math.abs(dist(d.inside, a) + dist(a, d.outside) - len) < 1e-9
+        and math.abs(dist(d.inside, b) + dist(b, d.outside) - len) < 1e-9 then
+        return true
+      end
+    end
+  end
+  return false
+end
+
+-- Runs the agent from `start` to `goal`. opts: speed (0.5), budget (per-frame expansions, default
+-- the navigator's), frames (max, 5000), nav (an existing navigator), on_frame(frame, status, wp, pos, nav)
+-- (return true to stop). Returns a record { status, reason|waypoint, pos, walked = { {from, to,
+-- tree} }, frames, length, nav }.
+local function run(w, start, goal, opts)
+  opts = opts or {}
+  local nav = opts.nav or navigator.new(w, opts.nav_opts)
+  local budget = opts.budget or nav.query_budget
+  local speed = opts.speed or 0.5
+  local pos = { start[1], start[2], start[3] }
+  local walked, length = {}, 0
+  local legs = {} -- { from, to, tree }: where the agent was when it got a new waypoint, the waypoint
+  local awp, atree
+  nav:go(goal)
+  local status, second
+  local frames = 0
+  for frame = 1, opts.frames or 5000 do
+    frames = frame
+    step_calls.frame, step_calls.asked = 0, 0
+    local before = nav:stats()
+    local checks_before = before.checks
+    status, second = nav:update(pos, opts.budget)
+    assert.equal(step_calls.frame, nav:stats().expansions - before.expansions)
+    assert(step_calls.frame <= budget,
+      ("frame %d: q:step did %d expansions, budget %d"):format(frame, step_calls.frame, budget))
+    assert(step_calls.asked <= budget)
+    assert(nav:stats().checks - checks_before <= nav.checks_per_frame, "too many checks in one frame")
+    if opts.on_frame and opts.on_frame(frame, status, second, pos, nav) then break end
+    if status == "arrived" or status == "failed" or status == "idle" then break end
+    if status == "moving" then
+      local wp = second
+      local tree = nav:tree()
+      if not awp or awp[1] ~= wp[1] or awp[2] ~= wp[2] or awp[3] ~= wp[3] or atree ~= tree then
+        awp, atree = { wp[1], wp[2], wp[3] }, tree
+        legs[#legs + 1] = { from = { pos[1], pos[2], pos[3] }, to = awp, tree = tree }
+      end
+      local d = dist(pos, wp)
+      local to
+      if d <= speed then
+        to = { wp[1], wp[2], wp[3] }
+      else
+        local f = speed / d
+        to = { pos[1] + (wp[1] - pos[1]) * f, pos[2] + (wp[2] - pos[2]) * f, pos[3] + (wp[3] - pos[3]) * f }
+      end
+      walked[#walked + 1] = { from = pos, to = to, tree = tree }
+      length = length + dist(pos, to)
+      pos = to
+    else
+      assert.equal("planning", status)
+    end
+  end
+  if os.getenv("OCTONAV_VERBOSE") then
+    io.stderr:write(("run %s -> %s: %s after %d frames, walked %.2f in %d moves, %s\n"):format(fmt(start),
+      fmt(goal), tostring(status), frames, length, #walked,
+      (function() local t = nav:stats() return ("%d expansions, %d searches, %d checks"):format(t.expansions, t.searches, t.checks) end)()))
+  end
+  return { status = status, second = second, pos = pos, walked = walked, legs = legs, frames = frames,
+    length = length, nav = nav }
+end
+
+-- Strict: every step the agent took passes tree:visible (or lies along a door). Loose (for meshes):
+-- every segment from where the agent got a waypoint to that waypoint passes (the agent then walks
+-- along it in steps whose end points carry floating-point error; on a segment through a lattice edge
+-- or corner exactly, such a step may miss the exact tie the visibility rule needs, see the report).
+local function expect_valid_walk(w, r, loose)
+  for i, seg in ipairs(r.legs) do
+    if seg.tree then
+      assert(seg.tree:visible(seg.from, seg.to),
+        ("waypoint segment %d %s -> %s is not visible"):format(i, fmt(seg.from), fmt(seg.to)))
+    else
+      assert(on_door(w, seg.from, seg.to),
+        ("waypoint segment %d %s -> %s is on no tree and not along a door"):format(i, fmt(seg.from), fmt(seg.to)))
+    end
+  end
+  if loose then return end
+  for i, seg in ipairs(r.walked) do
+    if seg.tree then
+      assert(seg.tree:visible(seg.from, seg.to),
+        ("walked segment %d %s -> %s is not visible"):format(i, fmt(seg.from), fmt(seg.to)))
+    else
+      assert(on_door(w, seg.from, seg.to),
+        ("walked segment %d %s -> %s is on no tree and not along a door"):format(i, fmt(seg.from), fmt(seg.to)))
+    end
+  end
+end
+
+local function expect_arrival(w, start, goal, opts)
+  local r = run(w, start, goal, opts)
+  assert.equal("arrived", r.status, "status " .. tostring(r.status) .. " " .. tostring(r.second))
+  assert.same(goal, r.second)
+  assert.is_true(dist(r.pos, goal) <= r.nav.arrive_distance + 1e-12)
+  expect_valid_walk(w, r, opts and opts.loose)
+  assert.is_true(r.length >= dist(start, r.pos) - 1e-9)
+  return r
+end
+
+---------------------------------------------------------------------------------------------------
+
+describe("octonav.navigator", function()
+  setup(function()
+    qmethods.step, qmethods.start = counting_step, counting_start
+  end)
+  teardown(function() qmethods.step, qmethods.start = real_step, real_start end)
+
+  local w2 = make_world { obstacles = true }
+  local w3 = make_world { tiles = 3, obstacles = true }
+  local t0, t1, t2 = { 2, 8, 2 }, { 30, 6, 2 }, { 46, 8, 8 }
+  local cave, den = { 6, 6, 8 }, { 24, 6, 8 }
+
+  it("the obstacles leave the spec's points where the spec thinks", function()
+    for _, p in ipairs { t0, t1 } do assert.equal("free", (w2.tree:locate(p))) end
+    assert.equal("free", (w3.tree:locate(t2)))
+    assert.equal("free", (w2.tree:locate { 28.5, 14, 14 }))
+    assert.equal("cave", w2:in_hole(cave))
+    assert.equal("den", w2:in_hole(den))
+  end)
+
+  it("outside -> outside across a tile face, within every frame's budget", function()
+    for _, budget in ipairs { 1, 7, 200 } do
+      local r = expect_arrival(w2, t0, t1, { budget = budget })
+      assert.equal(2, #r.nav:route())
+      assert.is_true(r.nav:stats().expansions > 0)
+    end
+  end)
+
+  it("outside -> hole, hole -> outside, hole -> outside -> hole over three tiles", function()
+    local r = expect_arrival(w3, t2, cave, { budget = 10 })
+    assert.equal(4, #r.nav:route())
+    r = expect_arrival(w3, cave, t2, { budget = 10 })
+    assert.equal(4, #r.nav:route())
+    r = expect_arrival(w3, cave, den, { budget = 10, speed = 0.7 })
+    assert.equal(4, #r.nav:route())
+    r = expect_arrival(w3, den, t0, { budget = 10, speed = 0.3 })
+    assert.equal(3, #r.nav:route())
+  end)
+
+  it("hole -> hole through one tile", function()
+    local wn = make_world { obstacles = true, nook = true }
+    local r = expect_arrival(wn, cave, { 3, 13, 14 }, { budget = 20 })
+    assert.equal(3, #r.nav:route())
+    r = expect_arrival(wn, { 2, 12, 15 }, den, { budget = 20 })
+    assert.equal(4, #r.nav:route())
+  end)
+
+  it("inside one cell: one search", function()
+    local r = expect_arrival(w2, cave, { 10, 7, 6 })
+    assert.equal(1, #r.nav:route())
+    r = expect_arrival(w2, t0, { 12, 12, 15 }, { budget = 3 })
+    assert.equal(1, r.nav:stats().searches)
+  end)
+
+  it("a closed door: the agent goes round through the other one", function()
+    local w = make_world { obstacles = true }
+    w:set_door(1, 2, false)
+    local r = expect_arrival(w, t1, cave)
+    assert.equal(1, r.nav:route()[2].via)
+    for _, seg in ipairs(r.walked) do
+      if not seg.tree then
+        assert.is_false(on_door({ holes = { { doors = { w.holes[1].doors[2] } } } }, seg.from, seg.to))
+      end
+    end
+  end)
+
+  it("fails with the planner's reason", function()
+    local w = make_world { obstacles = true }
+    w:set_door(1, 1, false)
+    w:set_door(1, 2, false)
+    local r = run(w, t1, cave)
+    assert.same({ "failed", "door_closed" }, { r.status, r.second })
+    assert.same({ "failed", "door_closed" }, { r.nav:update(t1) })
+    assert.same({ "failed", "door_closed" }, { r.nav:status() })
+    r = run(w2, { -3, 8, 8 }, t1)
+    assert.same({ "failed", "start_outside" }, { r.status, r.second })
+    r = run(make_world { closed_wall = 1 }, t0, t1)
+    assert.same({ "failed", "unreachable" }, { r.status, r.second })
+  end)
+
+  it("fails with the query's reason: a sealed pocket inside a tile", function()
+    local r = run(w2, t0, { 28.5, 14, 14 }, { budget = 50 })
+    assert.same({ "failed", "unreachable" }, { r.status, r.second })
+    expect_valid_walk(w2, r)
+  end)
+
+  it("with several connect points, tries them and keeps the best", function()
+    local r1 = expect_arrival(w2, t0, t1, { nav_opts = { exit_candidates = 1 } })
+    local r3 = expect_arrival(w2, t0, t1, { nav_opts = { exit_candidates = 3 } })
+    assert.equal(2, r1.nav:stats().searches)
+    assert.equal(4, r3.nav:stats().searches)
+  end)
+
+  it("budget 0 makes no progress; the query work resumes with budget", function()
+    local nav = navigator.new(w2)
+    nav:go(t1)
+    for _ = 1, 5 do
+      step_calls.frame = 0
+      assert.same({ "planning" }, { nav:update(t0, 0) })
+      assert.equal(0, step_calls.frame)
+    end
+    local st = nav:update(t0, 1000)
+    assert.equal("moving", st)
+  end)
+
+  it("cancel stops; go starts again", function()
+    local nav = navigator.new(w3)
+    local r = run(w3, t2, cave, { nav = nav, on_frame = function(frame) return frame == 40 end })
+    assert.equal("moving", r.status)
+    nav:cancel()
+    assert.same({ "idle" }, { nav:status() })
+    assert.same({ "idle" }, { nav:update(r.pos) })
+    assert.same({ "idle" }, { nav:update(r.pos, 5) })
+    assert.is_nil(nav:route())
+    assert.is_nil(nav:tree())
+    -- from where it stopped, to a new goal
+    local r2 = run(w3, r.pos, t0, { nav = nav })
+    assert.equal("arrived", r2.status)
+    expect_valid_walk(w3, r2)
+    -- cancel in the middle of a search
+    nav:go(t2)
+    assert.equal("planning", (nav:update(t0, 1)))
+    nav:cancel()
+    assert.equal("idle", (nav:update(t0)))
+  end)
+
+  it("a new goal while moving replans from where the agent is", function()
+    local nav = navigator.new(w2)
+    local r = run(w2, t0, t1, { nav = nav, on_frame = function(frame) return frame == 30 end })
+    assert.equal("moving", r.status)
+    local r2 = expect_arrival(w2, r.pos, cave, { nav = nav })
+    assert.equal("cave", w2:in_hole(r2.pos))
+  end)
+
+  it("arrived stays arrived until the next go", function()
+    local r = expect_arrival(w2, t0, { 12, 12, 15 })
+    assert.same({ "arrived", { 12, 12, 15 } }, { r.nav:update(r.pos) })
+  end)
+
+  it("raises on misuse and rejects unknown options", function()
+    assert.has_error(function() navigator.new(nil) end)
+    assert.has_error(function() navigator.new(w2, { speed = 3 }) end,
+      "octonav.navigator.new: unknown option 'speed'")
+    assert.has_error(function() navigator.new(w2, { query_budget = 0 }) end)
+    assert.has_error(function() navigator.new(w2, { checks_per_frame = 1.5 }) end)
+    assert.has_error(function() navigator.new(w2, { arrive_distance = -1 }) end)
+    local nav = navigator.new(w2)
+    assert.has_error(function() nav:go { 1, 2 } end)
+    nav:go(t1)
+    assert.has_error(function() nav:update("here") end)
+    assert.has_error(function() nav:update(t0, -1) end)
+    assert.has_error(function() nav:update(t0, 2.5) end)
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+-- End to end: bake a small world with octonav.bake, load it with octonav.world, walk it (skipped
+-- while those modules do not exist). The same scene as spec/10's end-to-end part.
+
+local has_bake, bake_mod = pcall(require, "octonav.bake")
+local has_world, world_mod = pcall(require, "octonav.world")
+
+local function call_bake(config)
+  if type(bake_mod) == "function" then return bake_mod(config) end
+  local mt = getmetatable(bake_mod)
+  if mt and mt.__call then return bake_mod(config) end
+  return bake_mod.bake(config)
+end
+
+local function tmpdir()
+  local name = os.tmpname()
+  os.remove(name)
+  assert(os.execute("mkdir -p '" .. name .. "'"))
+  return name
+end
+
+describe("octonav.navigator end to end", function()
+  if not (has_bake and has_world) then
+    pending("octonav.bake / octonav.world are not there yet")
+    return
+  end
+
+  local dir, world
+  setup(function()
+    qmethods.step, qmethods.start = counting_step, counting_start
+    dir = tmpdir()
+    local ok, err = call_bake {
+      range = { min = { 0, 0, 0 }, max = { 32, 16, 16 } },
+      depth = 4,
+      geometry = {
+        { box = { min = { 15, 0, 0 }, max = { 17, 6, 16 } } },
+        { box = { min = { 15, 10, 0 }, max = { 17, 16, 16 } } },
+        { box = { min = { 15, 6, 0 }, max = { 17, 10, 6 } } },
+        { box = { min = { 15, 6, 10 }, max = { 17, 10, 16 } } },
+        -- the cave's shell (walls one unit thick, a door gap on -x and +x)
+        { box = { min = { 4, 2, 4 }, max = { 12, 3, 12 } } },
+        { box = { min = { 4, 9, 4 }, max = { 12, 10, 12 } } },
+        { box = { min = { 4, 2, 4 }, max = { 12, 10, 5 } } },
+        { box = { min = { 4, 2, 11 }, max = { 12, 10, 12 } } },
+        { box = { min = { 4, 2, 4 }, max = { 5, 10, 7 } } },
+        { box = { min = { 4, 2, 9 }, max = { 5, 10, 12 } } },
+        { box = { min = { 4, 2, 7 }, max = { 5, 5, 9 } } },
+        { box = { min = { 4, 7, 7 }, max = { 5, 10, 9 } } },
+        { box = { min = { 11, 2, 4 }, max = { 12, 10, 7 } } },
+        { box = { min = { 11, 2, 9 }, max = { 12, 10, 12 } } },
+        { box = { min = { 11, 2, 7 }, max = { 12, 5, 9 } } },
+        { box = { min = { 11, 7, 7 }, max = { 12, 10, 9 } } },
+      },
+      holes = {
+        { name = "cave", min = { 4, 2, 4 }, max = { 12, 10, 12 }, scale = 0.5, kind = "under_terrain",
+          doors = { { inside = { 5.5, 6, 8 }, outside = { 3.5, 6, 8 } },
+                    { inside = { 10.5, 6, 8 }, outside = { 12.5, 6, 8 } } } },
+      },
+      output = dir,
+      progress = function() end,
+    }
+    assert(ok, tostring(err))
+    world = assert(world_mod.load(dir))
+  end)
+
+  teardown(function()
+    qmethods.step, qmethods.start = real_step, real_start
+    if world and world.close then world:close() end
+    if dir then os.execute("rm -rf '" .. dir .. "'") end
+  end)
+
+  it("walks the four kinds of route on a baked world", function()
+    local t0, t1, cave = { 2, 8, 2 }, { 30, 12, 14 }, { 7, 6, 8 }
+    for _, ab in ipairs { { t0, t1 }, { t1, cave }, { cave, t1 }, { cave, { 8, 5, 6 } } } do
+      local r = expect_arrival(world, ab[1], ab[2], { budget = 25 })
+      assert.is_true(#r.nav:route() >= 1)
+    end
+  end)
+
+  it("waits for a streamed tile and resumes", function()
+    local streamer = octonav.core.streamer
+    if not streamer then
+      pending("no octonav.core.streamer")
+      return
+    end
+    -- no agents: the streamer unloads every tile not pinned. Both are pinned while the route is
+    -- planned (the planner reads the start's and goal's tiles), then tile 1 goes.
+    local s = streamer.new(world.tree, dir, { load_padding = 0.5, unload_padding = 1, workers = 1 })
+    s:force_load { 0, 0, 0 }
+    s:force_load { 1, 0, 0 }
+    s:update(true)
+    local waits = 0
+    local r = expect_arrival(world, { 2, 8, 2 }, { 30, 12, 14 }, {
+      budget = 25,
+      on_frame = function(frame, status, _, _, nav)
+        if frame == 1 then
+          s:force_unload { 1, 0, 0 }
+          s:update(true)
+          assert.is_false(s:is_loaded { 1, 0, 0 })
+        end
+        local tile = status == "planning" and nav:stats().loading
+        if tile then
+          waits = waits + 1
+          s:force_load(tile)
+          s:update(true)
+        end
+      end,
+    })
+    assert.is_true(waits >= 1)
+    assert.is_true(s:is_loaded { 1, 0, 0 })
+    s:close()
+    -- both tiles stay loaded for the next test
+    assert.equal(2, world.tree:stats().tiles_loaded)
+  end)
+
+  it("a closed door on a baked world", function()
+    world:set_door(1, 2, false)
+    local r = expect_arrival(world, { 30, 12, 14 }, { 7, 6, 8 }, { budget = 25 })
+    world:set_door(1, 1, false)
+    r = run(world, { 30, 12, 14 }, { 7, 6, 8 })
+    assert.same({ "failed", "door_closed" }, { r.status, r.second })
+    world:set_door(1, 1, true)
+    world:set_door(1, 2, true)
+  end)
+end)
+
+---------------------------------------------------------------------------------------------------
+-- Opt-in: the meshes of ../shared/data/meshes baked with octonav.bake (straight weights), random
+-- pairs of free points (seeded). Skipped when the meshes or the bake are absent.
+
+describe("octonav.navigator on baked meshes (opt-in: ../shared/data/meshes)", function()
+  local meshes = "../shared/data/meshes"
+  local function exists(p)
+    local f = io.open(p, "rb")
+    if f then f:close() end
+    return f ~= nil
+  end
+  if not (has_bake and has_world) then
+    pending("octonav.bake / octonav.world are not there yet")
+    return
+  end
+  setup(function() qmethods.step, qmethods.start = counting_step, counting_start end)
+  teardown(function() qmethods.step, qmethods.start = real_step, real_start end)
+
+  for _, c in ipairs {
+    { "house.obj", { min = { -11, -0.1, -9 }, max = { 8.8, 13.9, 8.6 } }, 0.125, 6 },
+    { "dungeon.obj", { min = { -25.1, -0.1, -90.1 }, max = { 49.4, 40.2, 9 } }, 0.5, 6 },
+  } do
+    if not exists(meshes .. "/" .. c[1]) then
+      pending(c[1] .. ": ../shared/data/meshes is absent")
+    else
+      it(c[1] .. ": agents reach their goals along valid segments within their budgets", function()
+        local dir = tmpdir()
+        local ok, err = call_bake { range = c[2], scale = c[3], depth = c[4],
+          geometry = { { obj = meshes .. "/" .. c[1] } }, output = dir, progress = function() end }
+        assert(ok, tostring(err))
+        local w = assert(world_mod.load(dir))
+        local seed = 12345
+        local function rnd()
+          seed = (seed * 1103515245 + 12345) % 2147483648
+          return seed / 2147483648
+        end
+        local o, n, T = w.origin, w.tiles, w.tile_size
+        local function free_point()
+          for _ = 1, 10000 do
+            local p = { o[1] + rnd() * n[1] * T, o[2] + rnd() * n[2] * T, o[3] + rnd() * n[3] * T }
+            if w.tree:locate(p) == "free" then return p end
+          end
+          error("no free point")
+        end
+        local q = octonav.query.new(w.tree)
+        local solvable, arrived = 0, 0
+        for _ = 1, 25 do
+          local a, b = free_point(), free_point()
+          local direct = q:find(a, b)
+          local r = run(w, a, b, { budget = 60, speed = 2 * c[3], frames = 20000 })
+          assert(r.status == "arrived" or r.status == "failed", "stuck: " .. tostring(r.status))
+          if r.status == "failed" then
+            assert.is_string(r.second)
+          else
+            assert.is_true(dist(r.pos, b) <= r.nav.arrive_distance + 1e-12)
+            arrived = arrived + 1
+          end
+          expect_valid_walk(w, r, true)
+          if direct then solvable = solvable + 1 end
+        end
+        assert.is_true(arrived >= 0.8 * solvable, ("arrived %d of %d solvable"):format(arrived, solvable))
+        w:close()
+        os.execute("rm -rf '" .. dir .. "'")
+      end)
+    end
+  end
+end)
