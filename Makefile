@@ -4,7 +4,7 @@
 #   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-tsan the C tests under ThreadSanitizer
 #   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
-#   make demo       bakes a built-in scene and shows what octonav does
+#   make demo       bakes built-in scenes (a tree; a world with a cave) and walks an agent into the cave
 # Missing Debian packages (lua5.4 liblua5.4-dev lua-busted) are installed by tools/deps.sh.
 
 LUA      ?= lua5.4
@@ -73,6 +73,8 @@ bench: all
 
 demo: all
 	@$(LUA) examples/demo.lua
+	@echo
+	@$(LUA) examples/world_demo.lua
 
 clean:
 	rm -rf build
