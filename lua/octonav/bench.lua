@@ -319,6 +319,136 @@ function M.streamer(opts)
   }
 end
 
+--- The world layer: bake throughput over the meshes in mesh_dir (triangles per second, skipped when
+-- absent), and an 8 x 2 x 8 world of 32^3-leaf tiles (terrain, walls, pillars) where long paths are
+-- found hierarchically (world:plan, then one query per route step) and by one seamless query over
+-- the whole tree: lengths and times side by side, plus the Cell planning time alone.
+function M.world(opts)
+  opts = opts or {}
+  local octonav = require "octonav"
+  local out = { meshes = {} }
+  local function tmpdir()
+    local d = os.tmpname()
+    os.remove(d)
+    os.execute("mkdir -p '" .. d .. "'")
+    return d
+  end
+  -- 1. bake throughput on the real meshes
+  for _, m in ipairs { { "dungeon", 0.5 }, { "nav_test", 0.5 }, { "house", 0.125 }, { "undulating", 0.5 } } do
+    local path = (opts.mesh_dir or "../shared/data/meshes") .. "/" .. m[1] .. ".obj"
+    local f = io.open(path, "rb")
+    if f then
+      local lo, hi = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+      for line in f:lines() do
+        local x, y, z = line:match("^v%s+(%S+)%s+(%S+)%s+(%S+)")
+        if x then
+          local v = { tonumber(x), tonumber(y), tonumber(z) }
+          for k = 1, 3 do lo[k], hi[k] = math.min(lo[k], v[k]), math.max(hi[k], v[k]) end
+        end
+      end
+      f:close()
+      local dir = tmpdir()
+      local c0 = clock()
+      local summary = assert(octonav.bake {
+        range = { min = { lo[1] - 1, lo[2] - 1, lo[3] - 1 }, max = { hi[1] + 1, hi[2] + 4, hi[3] + 1 } },
+        scale = m[2], depth = 6, geometry = { { obj = path } }, output = dir, progress = function() end,
+      })
+      local dt = clock() - c0
+      local world = assert(octonav.world.load(dir))
+      local st = world.tree:stats()
+      local tris = 0
+      local tf = io.open(path, "rb")
+      for line in tf:lines() do
+        local fv = line:match("^f%s+(.*)")
+        if fv then
+          local n = 0
+          for _ in fv:gmatch("%S+") do n = n + 1 end
+          tris = tris + math.max(0, n - 2)
+        end
+      end
+      tf:close()
+      out.meshes[#out.meshes + 1] = { name = m[1], scale = m[2], tiles = world.tiles[1] * world.tiles[2] * world.tiles[3],
+        triangles = tris, seconds = dt, tris_per_s = tris / dt, nodes = st.nodes, bytes = st.bytes }
+      world:close()
+      os.execute("rm -rf '" .. dir .. "'")
+      _ = summary
+    end
+  end
+  -- 2. an 8 x 2 x 8 world: long paths, hierarchical vs seamless
+  local rnd = M.rng(opts.seed or 5)
+  local heights, nx = {}, 257
+  for k = 0, nx - 1 do
+    for i = 0, nx - 1 do heights[#heights + 1] = 3 + 2 * math.sin(i / 13) * math.cos(k / 11) end
+  end
+  local geometry = { { heightfield = { origin = { 0, 0, 0 }, cell = 1, nx = nx, nz = nx, heights = heights } } }
+  for w = 1, 6 do -- walls with gaps
+    local x = w * 36 + rnd() * 4
+    local gap = rnd() * 200 + 20
+    geometry[#geometry + 1] = { box = { min = { x, 0, 0 }, max = { x + 2, 40, gap } } }
+    geometry[#geometry + 1] = { box = { min = { x, 0, gap + 14 }, max = { x + 2, 40, 256 } } }
+  end
+  for _ = 1, 120 do -- pillars
+    local x, z = rnd() * 250, rnd() * 250
+    geometry[#geometry + 1] = { box = { min = { x, 0, z }, max = { x + 1 + rnd() * 5, 10 + rnd() * 40, z + 1 + rnd() * 5 } } }
+  end
+  local dir = tmpdir()
+  local c0 = clock()
+  assert(octonav.bake {
+    range = { min = { 0, 0, 0 }, max = { 256, 64, 256 } }, scale = 1, depth = 5, geometry = geometry,
+    connect = { weights = opts.weights or "path" }, output = dir, progress = function() end,
+  })
+  out.world_bake_s = clock() - c0
+  local world = assert(octonav.world.load(dir))
+  out.world_nodes = world.tree:stats().nodes
+  local q = octonav.query.new(world.tree, { max_nodes = 1 << 20 })
+  local function free_point(xlo, xhi)
+    while true do
+      local p = { xlo + rnd() * (xhi - xlo), 8 + rnd() * 40, 4 + rnd() * 248 }
+      if world.tree:locate(p) == "free" then return p end
+    end
+  end
+  local plan_t, hier_t, seam_t, hier_len, seam_len, ratios = {}, {}, {}, 0, 0, {}
+  local n = opts.paths or 40
+  for i = 1, n do
+    local a, b = free_point(2, 30), free_point(226, 254) -- across the whole world
+    local t0 = clock()
+    local route = world:plan(a, b)
+    local t1 = clock()
+    local seam_p, seam_info = q:find(a, b)
+    local t2 = clock()
+    if route and seam_p then
+      -- one query per route step, each from where the last one ended to the step's exit
+      local len, from, ok = 0, a, true
+      for _, step in ipairs(route) do
+        local tree = step.kind == "hole" and world.holes[step.hole].tree or world.tree
+        local p, info = q:find(from, step.exit)
+        if not p then ok = false break end
+        len = len + info.length
+        from = step.exit
+      end
+      local t3 = clock()
+      if ok then
+        plan_t[#plan_t + 1] = (t1 - t0) * 1e6
+        hier_t[#hier_t + 1] = ((t1 - t0) + (t3 - t2)) * 1e6
+        seam_t[#seam_t + 1] = (t2 - t1) * 1e6
+        hier_len, seam_len = hier_len + len, seam_len + seam_info.length
+        ratios[#ratios + 1] = len / seam_info.length
+      end
+    end
+    _ = i
+  end
+  q:close()
+  world:close()
+  os.execute("rm -rf '" .. dir .. "'")
+  out.paths = #ratios
+  out.plan_median_us = #plan_t > 0 and median(plan_t) or 0
+  out.hier_median_us = #hier_t > 0 and median(hier_t) or 0
+  out.seam_median_us = #seam_t > 0 and median(seam_t) or 0
+  out.length_ratio_mean = #ratios > 0 and hier_len / seam_len or 0
+  out.length_ratio_max = #ratios > 0 and M.percentile(ratios, 1.0) or 0
+  return out
+end
+
 --- Replace the text between <!-- bench:NAME --> and <!-- /bench:NAME --> in a file.
 function M.write_section(path, name, text)
   local f = io.open(path, "rb")
