@@ -34,6 +34,7 @@ build = {
     ["octonav.planner"] = "lua/octonav/planner.lua",
     ["octonav.navigator"] = "lua/octonav/navigator.lua",
     ["octonav.smoother"] = "lua/octonav/smoother.lua",
+    ["octonav.streamer"] = "lua/octonav/streamer.lua",
   },
   install = { bin = { octonav = "bin/octonav" } },
 }

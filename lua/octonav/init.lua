@@ -9,7 +9,6 @@ local M = {
   tree = core.tree,    -- octonav.tree.new{...}, octonav.tree.load(path)
   grid = core.grid,    -- the dense grid A* baseline
   query = core.query,  -- octonav.query.new(tree, { max_nodes = 262144 }): path searches
-  streamer = core.streamer, -- octonav.streamer.new(tree, pack_dir, { load_padding, unload_padding, ... })
 }
 
 --- Option presets for query:find / query:start.
@@ -28,5 +27,6 @@ M.world = require "octonav.world"        -- octonav.world.load(dir) -> world
 M.planner = require "octonav.planner"    -- the Cell-level planner (world:plan)
 M.navigator = require "octonav.navigator"-- octonav.navigator.new(world, opts): multi-segment paths per frame
 M.smoother = require "octonav.smoother"  -- per-frame incremental smoothing
+M.streamer = require "octonav.streamer"  -- octonav.streamer.new(world_or_pack_dir, { load_padding, unload_padding, ... })
 
 return M

@@ -8,7 +8,7 @@
 --     "arrived", goal     -- within arrive_distance of the goal at the end of the route
 --     "failed", reason    -- planner or query reason (start_outside, unreachable, door_closed, ...)
 --     "idle"              -- no goal (before go, after cancel)
---   nav:cancel(), nav:status(), nav:route(), nav:tree(), nav:stats()
+--   nav:cancel(), nav:status(), nav:route(), nav:tree(), nav:stats(), nav:close()
 --
 -- Options (unknown names raise):
 --   checks_per_frame = 8       line-of-sight checks a frame may spend smoothing (octonav.smoother)
@@ -21,6 +21,11 @@
 --                              (straight line) to the end of the known path; nil: world.tile_size
 --                              (16 when absent)
 --   search = nil               options for q:start (e.g. octonav.presets.seed); nil: the defaults
+--   streamer = nil             an octonav.streamer over this world (see "With a streamer" below)
+--   agent = nil                with a streamer: the streamer agent this navigator moves for (its
+--                              paths are registered under it); nil: the navigator adds its own agent
+--                              at the first update, moves it to the position of every update and
+--                              removes it in nav:close()
 --
 -- How it works. The first update after go plans the Cell route (world:plan when the world has it,
 -- else octonav.planner.plan): a small graph, not budgeted. Then each step of the route is searched
@@ -35,6 +40,24 @@
 -- not loaded) the frame's query work stops there and the search resumes in a later update once the
 -- tile is in (nav:stats().loading names it; loading and locking tiles is the caller's streamer's
 -- job); such a step counts as having spent the whole rest of the frame's budget.
+--
+-- With a streamer (opts.streamer, octonav.streamer on the same world), the navigator takes care of
+-- the tiles and holes it reads (the seed's 流式加载方案). Its locks are counted streamer locks
+-- (s:lock / s:lock_hole), so they never undo someone else's:
+--   * before planning, the tiles holding the start and the goal and the holes whose bounds hold
+--     them are locked (the planner reads world.tree:locate and world:in_hole there); the navigator
+--     holds ("planning", nil) until they are in, plans, and unlocks them;
+--   * a step's search locks, when it starts, the tiles of its start point and of its exit points
+--     (or its hole), and holds ("planning" or "moving" on the known path) until they are in; a tile the
+--     search waits for ("loading") is locked too, so the streamer loads it; once the step's path is
+--     known its lock set becomes the tiles that path crosses (path._tiles; the hole for a hole step);
+--   * a step's locks are released when the agent has passed the step (it heads for a waypoint past
+--     the step's last point, or has left its leg), and all locks at arrival, failure, nav:cancel(), a
+--     new nav:go() and nav:close();
+--   * the paths of the steps not yet passed are registered with the streamer as the agent's path
+--     (s:set_path), so s:update() lists the agent in `stale` when one of them turns invalid;
+--   * a tile or hole that fails to load where the navigator needs it fails the navigator (or the
+--     exit candidate whose search waits for it) with "load_failed".
 --
 -- Exit blocks with several connect points: when a step leaves through a connect block, up to
 -- exit_candidates of its points are searched one after the other (the planner's choice first, then
@@ -61,10 +84,11 @@ Nav.__index = Nav
 local sqrt, type, floor, huge = math.sqrt, type, math.floor, math.huge
 local EPS = 1e-6
 local MAX_RETRIES = 3
+local MAX_RETRIES_STREAMING = 16 -- streamed tiles unloaded under a search restart it more often
 
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
-  exit_candidates = true, prefetch_distance = true, search = true,
+  exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true,
 }
 
 local function dist(a, b)
@@ -121,11 +145,113 @@ function M.new(world, opts)
     total_searches = 0,
     old_checks = 0, -- checks of smoothers already dropped
   }, Nav)
+  local s = opts.streamer
+  if s ~= nil then
+    if type(s) ~= "table" or type(s.lock) ~= "function" or type(s.lock_hole) ~= "function" then
+      error("octonav.navigator.new: option 'streamer' must be an octonav.streamer", 2)
+    end
+    if s.world ~= world then
+      error("octonav.navigator.new: option 'streamer' streams another world", 2)
+    end
+    self.streamer = s
+    self.agent = option(opts, "agent", nil, function(v) return math.type(v) == "integer" end, "an integer")
+    self.own_agent = opts.agent == nil
+  elseif opts.agent ~= nil then
+    error("octonav.navigator.new: option 'agent' needs option 'streamer'", 2)
+  end
   return self
+end
+
+-- ---- streaming: lock sets ---------------------------------------------------------------------------
+-- A lock set { tiles = { [tile index] = true }, holes = { [hole index] = true } } holds one streamer
+-- lock per member.
+
+local function new_set() return { tiles = {}, holes = {} } end
+
+local function tile_index_of(self, p)
+  local world = self.world
+  if type(world.tile_of) == "function" then return world:tile_of(p) end
+  local o, t, size = world.origin, world.tiles, world.tile_size
+  local idx = {}
+  for k = 1, 3 do
+    local c = floor((p[k] - o[k]) / size)
+    if c < 0 or c >= t[k] then return nil end
+    idx[k] = c
+  end
+  return idx[1] + t[1] * (idx[2] + t[2] * idx[3])
+end
+
+local function set_tile(self, set, tile)
+  if tile ~= nil and not set.tiles[tile] then
+    self.streamer:lock(tile)
+    set.tiles[tile] = true
+  end
+end
+
+local function set_hole(self, set, i)
+  if not set.holes[i] then
+    self.streamer:lock_hole(i)
+    set.holes[i] = true
+  end
+end
+
+local function release_set(self, set)
+  if not set then return end
+  local s = self.streamer
+  for t in pairs(set.tiles) do s:unlock(t) end
+  for i in pairs(set.holes) do s:unlock_hole(i) end
+  set.tiles, set.holes = {}, {}
+end
+
+local function tile_ijk(self, tile)
+  local n = self.world.tiles
+  return { tile % n[1], (tile // n[1]) % n[2], tile // (n[1] * n[2]) }
+end
+
+-- Is everything in the set loaded? -> "ready" | "waiting", missing {i,j,k} | hole name | "failed"
+local function set_state(self, set)
+  local s = self.streamer
+  local missing
+  for t in pairs(set.tiles) do
+    local st = s:state(t)
+    if st == "failed" then return "failed" end
+    if st ~= "loaded" then missing = missing or tile_ijk(self, t) end
+  end
+  for i in pairs(set.holes) do
+    local st = s:hole_state(i)
+    if st == "failed" then return "failed" end
+    if st ~= "loaded" then missing = missing or self.world.holes[i].name end
+  end
+  if missing then return "waiting", missing end
+  return "ready"
+end
+
+-- The registered path: every step path not passed yet must be valid.
+local Registered = {}
+Registered.__index = Registered
+function Registered:is_valid()
+  for _, p in pairs(self.paths) do
+    if not p:is_valid() then return false end
+  end
+  return true
+end
+
+-- Releases every lock the navigator holds and unregisters its path.
+local function release_all(self)
+  if not self.streamer then return end
+  release_set(self, self.decide)
+  self.decide = nil
+  for _, set in pairs(self.step_locks or {}) do release_set(self, set) end
+  self.step_locks, self.step_end, self.released = {}, {}, 0
+  if self.registered and self.agent and self.streamer:path(self.agent) == self.registered then
+    self.streamer:set_path(self.agent, nil)
+  end
+  self.registered = nil
 end
 
 -- Forget the current goal's work (keeps the queries and the counters).
 local function reset(self)
+  release_all(self)
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
@@ -142,10 +268,24 @@ function Nav:go(goal)
   self.state = "planning"
 end
 
---- nav:cancel(): stop; the status is "idle" until the next go.
+--- nav:cancel(): stop; the status is "idle" until the next go. Releases every streamer lock.
 function Nav:cancel()
   reset(self)
   self.state = "idle"
+end
+
+--- nav:close(): cancel, and with a streamer remove the agent the navigator added itself. The
+-- navigator is idle afterwards (a later update adds a new agent).
+function Nav:close()
+  self:cancel()
+  if self.streamer and self.own_agent and self.agent then
+    self.streamer:remove_agent(self.agent)
+    self.agent = nil
+  end
+  for tree, q in pairs(self.queries) do
+    q:close()
+    self.queries[tree] = nil
+  end
 end
 
 --- nav:status() -> the status of the last update (or "idle"/"planning" after cancel/go), and the
@@ -172,13 +312,14 @@ function Nav:stats()
     if leg.smoother then checks = checks + leg.smoother:checks() end
   end
   return { expansions = self.total_expansions, searches = self.total_searches, checks = checks,
-    loading = self.loading }
+    loading = self.loading, loading_hole = self.loading_hole }
 end
 
 local function fail(self, reason)
   self.state = "failed"
   self.reason = reason
   self.search = nil
+  release_all(self)
 end
 
 local function tree_of(self, step)
@@ -189,6 +330,18 @@ end
 local function query_for(self, tree)
   local q = self.queries[tree]
   if not q then
+    if self.streamer then -- drop the queries of hole trees the streamer has closed or replaced
+      local live = { [self.world.tree] = true }
+      for _, h in ipairs(self.world.holes) do
+        if h.tree then live[h.tree] = true end
+      end
+      for t, old in pairs(self.queries) do
+        if not live[t] then
+          old:close()
+          self.queries[t] = nil
+        end
+      end
+    end
     q = query_new(tree, { max_nodes = self.max_nodes })
     self.queries[tree] = q
   end
@@ -232,10 +385,25 @@ local function new_search(self, k)
     end
   end
   local s = {
-    step = k, tree = tree, q = query_for(self, tree), from = from, cands = cands, ci = 1,
+    step = k, tree = tree, from = from, cands = cands, ci = 1,
     onward = nxt and nxt.exit, retries = 0, best = nil, best_score = huge, first_reason = nil,
   }
   self.search = s
+  if self.streamer then
+    -- lock what the search starts from and ends in; it starts once they are in (see work)
+    local set = new_set()
+    self.step_locks[k] = set
+    if step.kind == "tile" then
+      set_tile(self, set, tile_index_of(self, from))
+      set_tile(self, set, step.tile)
+      for _, c in ipairs(cands) do set_tile(self, set, tile_index_of(self, c.inside)) end
+    else
+      set_hole(self, set, step.hole)
+    end
+    s.pending = true
+    return s
+  end
+  s.q = query_for(self, tree)
   start_candidate(self, s)
   return s
 end
@@ -259,17 +427,58 @@ local function append(self, k, best)
     }
   end
   self.known = k
+  if self.streamer then
+    -- the step now holds the tiles its path crosses (a hole step keeps its hole)
+    local old = self.step_locks[k] or new_set()
+    local set = new_set()
+    if step.kind == "tile" then
+      local tl = path._tiles or {}
+      for i = 1, #tl - 1, 2 do set_tile(self, set, tl[i]) end
+    else
+      set_hole(self, set, step.hole)
+    end
+    release_set(self, old)
+    self.step_locks[k] = set
+    local leg = self.legs[#self.legs]
+    self.step_end[k] = { leg = #self.legs, idx = #leg.smoother.path }
+    if not self.registered then
+      self.registered = setmetatable({ paths = {} }, Registered)
+      if self.agent then self.streamer:set_path(self.agent, self.registered) end
+    end
+    self.registered.paths[k] = path
+  end
 end
 
-local function candidate_done(self, s)
-  local path, info = s.q:result()
+-- Streaming: releases the locks of the steps the agent has passed.
+local function release_passed(self)
+  local k = self.released + 1
+  while k <= self.known do
+    local e = self.step_end[k]
+    local leg = self.legs[e.leg]
+    local passed = self.leg_i > e.leg or (self.leg_i == e.leg and leg.smoother and leg.smoother.i > e.idx)
+    if not passed then break end
+    release_set(self, self.step_locks[k])
+    self.step_locks[k] = nil
+    if self.registered then self.registered.paths[k] = nil end
+    self.released = k
+    k = k + 1
+  end
+end
+
+local function candidate_done(self, s, forced_reason)
+  local path, info
+  if forced_reason then
+    info = { status = "failed", reason = forced_reason }
+  else
+    path, info = s.q:result()
+  end
   local c = s.cands[s.ci]
   if path and info.status == "found" then
     local score = info.length + ((s.onward and c.outside) and dist(c.outside, s.onward) or 0)
     if score < s.best_score then
       s.best, s.best_score = { path = path, cand = c }, score
     end
-  elseif info.reason == "tree_changed" and s.retries < MAX_RETRIES then
+  elseif info.reason == "tree_changed" and s.retries < (self.streamer and MAX_RETRIES_STREAMING or MAX_RETRIES) then
     s.retries = s.retries + 1
     start_candidate(self, s)
     return
@@ -300,12 +509,27 @@ end
 -- Query work for this frame: at most `budget` expansions. Returns the expansions spent.
 local function work(self, position, budget)
   local spent = 0
-  self.loading = nil
+  self.loading, self.loading_hole = nil, nil
   while self.state ~= "failed" do
     local s = self.search
     if not s then
       if not want_next(self, position) then break end
       s = new_search(self, self.known + 1)
+    end
+    if s.pending then -- streaming: the step's tiles (or hole) must be in before its search starts
+      local st, missing = set_state(self, self.step_locks[s.step])
+      if st == "failed" then
+        fail(self, "load_failed")
+        break
+      end
+      if st == "waiting" then
+        if type(missing) == "table" then self.loading = missing else self.loading_hole = missing end
+        break
+      end
+      s.pending = nil
+      s.tree = tree_of(self, self.cells[s.step])
+      s.q = query_for(self, s.tree)
+      start_candidate(self, s)
     end
     if s.status == "running" or s.status == "loading" then
       local left = budget - spent
@@ -319,8 +543,19 @@ local function work(self, position, budget)
         -- call expanded is unknown, so it counts as all of it, now and for the rest of the search
         spent = spent + left
         s.unsure = true
-        self.loading = tile
-        break
+        s.status = "loading"
+        local failed_tile = false
+        if self.streamer and s.tree == self.world.tree then
+          local ti = tile[1] + self.world.tiles[1] * (tile[2] + self.world.tiles[2] * tile[3])
+          set_tile(self, self.step_locks[s.step], ti)
+          failed_tile = self.streamer:state(ti) == "failed"
+        end
+        if failed_tile then
+          candidate_done(self, s, "load_failed") -- the tile never comes: this candidate fails
+        else
+          self.loading = tile
+          break
+        end
       else
         local _, info = s.q:result()
         if s.unsure then
@@ -375,10 +610,41 @@ function Nav:update(position, budget)
   elseif not is_int(budget, 0) then
     error("navigator:update: budget must be an integer >= 0", 2)
   end
+  local streamer = self.streamer
+  if streamer and self.own_agent then
+    if self.agent then streamer:move_agent(self.agent, position) else self.agent = streamer:add_agent(position) end
+  end
   local state = self.state
   if state == "idle" then return "idle", nil end
   if state == "failed" then return "failed", self.reason end
   if state == "arrived" then return "arrived", self.goal end
+  if not self.cells and streamer then
+    -- the planner reads the start's and the goal's tiles and the holes whose bounds hold them
+    -- (from where the agent is now: it should hold while it waits, but may not)
+    self.loading, self.loading_hole = nil, nil
+    local set = self.decide or new_set()
+    self.decide = set
+    for _, p in ipairs { position, self.goal } do
+      set_tile(self, set, tile_index_of(self, p))
+      for i, h in ipairs(self.world.holes) do
+        local mn, mx = h.min, h.max
+        if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3]
+          and p[3] <= mx[3] then
+          set_hole(self, set, i)
+        end
+      end
+    end
+    local st, missing = set_state(self, self.decide)
+    if st == "failed" then
+      fail(self, "load_failed")
+      return "failed", self.reason
+    end
+    if st == "waiting" then
+      if type(missing) == "table" then self.loading = missing else self.loading_hole = missing end
+      self.state = "planning"
+      return "planning", nil
+    end
+  end
   if not self.cells then
     local route, reason
     if type(self.world.plan) == "function" then
@@ -394,10 +660,17 @@ function Nav:update(position, budget)
     self.from0 = copy(position)
   end
   work(self, position, floor(budget))
+  if streamer and self.decide then -- planned: the start's and goal's cells are released
+    release_set(self, self.decide)
+    self.decide = nil
+  end
   if self.state == "failed" then return "failed", self.reason end
   local status, wp = move(self, position)
   if status == "arrived" then wp = self.goal end
   self.state = status
+  if streamer then
+    if status == "arrived" then release_all(self) else release_passed(self) end
+  end
   return status, wp
 end
 

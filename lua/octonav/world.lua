@@ -8,7 +8,10 @@
 --   world:set_door(hole, door, open), world:rebake(region, config), world:plan(a, b), world:close()
 --
 -- Loading reads the manifest, every tile file (decoded into one tree), every hole tree and the graph,
--- all through octonav.pack (patterns only, checksums checked). Besides the fields of docs/world.md the
+-- all through octonav.pack (patterns only, checksums checked). For streaming (octonav.streamer),
+-- `octonav.world.load(dir, { tiles = false })` reads the manifest, the holes' lines and the graph only:
+-- world.tree has every tile unloaded and every hole's `tree` is nil; the streamer loads them
+-- (world:load_hole(h) reads one hole's tree without installing it). Besides the fields of docs/world.md the
 -- world keeps `dir` (its pack directory) and `grid` ({ origin, tiles, tile_size, count, ... }); each
 -- hole also has `depth`, `origin` and `tree_tiles` (its tree's parameters).
 local core = require "octonav.core"
@@ -86,9 +89,24 @@ local function graph_tables(world, g)
     blocks, tile_blocks, links, weights, door_links
 end
 
+-- Marks every tile of a fresh tree unloaded (what the C streamer does when it starts): a tree
+-- without a tile's data must not read as free space.
+local function unload_all(tree, dir)
+  core.streamer.new(tree, dir, { load_padding = 0, unload_padding = 1, workers = 0 }):close()
+end
+
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
-function M.load(dir)
+-- opts (optional): { tiles = true }; tiles = false: no tile file and no hole tree is read (for
+-- octonav.streamer): world.tree has every tile unloaded, each hole's tree is nil.
+function M.load(dir, opts)
   if type(dir) ~= "string" or dir == "" then error("octonav.world.load: dir must be a non-empty string", 2) end
+  if opts ~= nil and type(opts) ~= "table" then error("octonav.world.load: opts must be a table", 2) end
+  local with_tiles = true
+  for k, v in pairs(opts or {}) do
+    if k ~= "tiles" then error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2) end
+    if type(v) ~= "boolean" then error("octonav.world.load: option 'tiles' must be a boolean", 2) end
+    with_tiles = v
+  end
   local m, err = pack.read_manifest(dir)
   if not m then return nil, err end
   local grid = grid_of(m)
@@ -100,21 +118,31 @@ function M.load(dir)
   local tree = core.tree.new { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin, radius = m.radius }
   local function abort(e)
     tree:close()
-    for _, h in ipairs(world.holes) do h.tree:close() end
+    for _, h in ipairs(world.holes) do
+      if h.tree then h.tree:close() end
+    end
     return nil, e
   end
-  for t = 0, grid.count - 1 do
-    local i, j, k = bake.tile_coords(grid, t)
-    local blob, rerr = pack.read_tile(dir, i, j, k)
-    if not blob then return abort(rerr) end
-    local ok, derr = tree:decode_tile(i, j, k, blob)
-    if not ok then return abort(("%s: %s"):format(pack.tile_path(dir, i, j, k), tostring(derr))) end
+  if with_tiles then
+    for t = 0, grid.count - 1 do
+      local i, j, k = bake.tile_coords(grid, t)
+      local blob, rerr = pack.read_tile(dir, i, j, k)
+      if not blob then return abort(rerr) end
+      local ok, derr = tree:decode_tile(i, j, k, blob)
+      if not ok then return abort(("%s: %s"):format(pack.tile_path(dir, i, j, k), tostring(derr))) end
+    end
+    tree:compact()
+  else
+    unload_all(tree, dir)
   end
-  tree:compact()
   world.tree = tree
   for i, h in ipairs(m.holes) do
-    local ht, herr = load_hole(dir, h, m.radius)
-    if not ht then return abort(herr) end
+    local ht
+    if with_tiles then
+      local herr
+      ht, herr = load_hole(dir, h, m.radius)
+      if not ht then return abort(herr) end
+    end
     local doors = {}
     for j, d in ipairs(h.doors) do doors[j] = { inside = d.inside, outside = d.outside, open = true } end
     world.holes[i] = {
@@ -178,17 +206,28 @@ function World:to_world(p, hole)
 end
 
 --- The hole a point is in: inside its bounds and free in its tree (whose outside is sealed).
--- Returns name, index or nil.
+-- Returns name, index or nil. Streaming: a hole whose bounds hold p must be loaded (its tree not nil;
+-- the navigator force-loads it first), else this raises.
 function World:in_hole(p)
   check_point(p, "in_hole")
   for i, h in ipairs(self.holes) do
     local mn, mx = h.min, h.max
-    if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3] and p[3] <= mx[3]
-      and h.tree:locate(p) == "free" then
-      return h.name, i
+    if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3] and p[3] <= mx[3] then
+      if not h.tree then
+        error(("world:in_hole: hole '%s' is not loaded (streaming: load it first)"):format(h.name), 2)
+      end
+      if h.tree:locate(p) == "free" then return h.name, i end
     end
   end
   return nil
+end
+
+--- Reads a hole's tree (hole: index or name) from the pack, checked against the manifest, without
+-- installing it (octonav.streamer sets hole.tree). Returns the tree or nil, err.
+function World:load_hole(hole)
+  local _, h = hole_arg(self, hole, "load_hole")
+  return load_hole(self.dir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
+    tiles = h.tree_tiles }, self.radius)
 end
 
 -- ---- checks and edits ----------------------------------------------------------------------------
@@ -289,7 +328,7 @@ function World:rebake(region, config)
       for j, d in ipairs(h.doors) do
         if o.doors[j] then d.open = o.doors[j].open end
       end
-      if trees_equal(o, h) then
+      if o.tree and trees_equal(o, h) then
         -- unchanged tree: keep the object the planner and navigators may hold
         h.tree:close()
         h.tree = o.tree
@@ -297,7 +336,9 @@ function World:rebake(region, config)
       end
     end
   end
-  for _, o in pairs(old) do o.tree:close() end
+  for _, o in pairs(old) do
+    if o.tree then o.tree:close() end
+  end
   self.holes, self.hole_index = fresh.holes, fresh.hole_index
   self.blocks, self.tile_blocks, self.links, self.weights, self.door_links =
     fresh.blocks, fresh.tile_blocks, fresh.links, fresh.weights, fresh.door_links
@@ -312,7 +353,9 @@ end
 --- Frees the trees (the world is unusable afterwards).
 function World:close()
   if self.tree then self.tree:close() end
-  for _, h in ipairs(self.holes or {}) do h.tree:close() end
+  for _, h in ipairs(self.holes or {}) do
+    if h.tree then h.tree:close() end
+  end
 end
 
 function World:__tostring()

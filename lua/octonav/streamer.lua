@@ -1,0 +1,370 @@
+--- octonav.streamer: a world's tiles and holes loaded and unloaded around agents (the seed's
+-- 寻路地图的流式加载方案), over the C streamer (octonav.core.streamer).
+--
+--   local s = octonav.streamer.new(world_or_pack_dir, {
+--     load_padding = 32, unload_padding = 64,  -- world units; unload_padding > load_padding (checked)
+--     workers = 1,                              -- worker threads reading and decoding tile files
+--     max_loaded = 0,                           -- 0 = no limit
+--   })                                          -- -> streamer, or nil, err when the pack cannot be read
+--   s.world                                     -- the world (docs/world.md) whose tiles it streams
+--   local id = s:add_agent(p); s:move_agent(id, p); s:remove_agent(id)
+--   local changes = s:update([wait])            -- every frame, on the caller's thread
+--   -- changes = { loaded = { {i,j,k}, ... }, unloaded = { {i,j,k}, ... },
+--   --             failed = { { tile = {i,j,k}, reason = "corrupt tile file" }, ... },
+--   --             holes_loaded = { name, ... }, holes_unloaded = { name, ... },
+--   --             holes_failed = { { hole = name, reason = "..." }, ... },
+--   --             stale = { agent id, ... } }
+--   s:close()
+--
+-- A pack directory is loaded with octonav.world.load(dir, { tiles = false }): manifest, holes' lines
+-- and graph, no tile data (the streamer owns that world and closes it with itself). A world object
+-- (octonav.world.load) is streamed through world.tree and world.dir: starting the streamer unloads
+-- every tile of its tree, and its holes are unloaded at the first update unless something keeps them.
+--
+-- Tiles: a tile is {i, j, k} or a linear tile index (i + nx*(j + ny*k), what world:tile_of returns).
+-- Tiles within load_padding of an agent load, loaded tiles beyond unload_padding of every agent
+-- unload unless locked or forced. s:lock(tile) / s:unlock(tile) (counted: a locked tile loads and
+-- stays), s:force_load(tile) (pinned until s:force_unload(tile), which unloads at once unless locked;
+-- that unload is listed by the next update), s:retry(tile) (a failed tile is not retried by itself),
+-- s:is_loaded(tile), s:state(tile) -> "unloaded" | "queued" | "loaded" | "failed". Reading and decoding
+-- tile files happen on the worker threads; update() installs them, so the tree changes only there.
+--
+-- Holes (hole: index into world.holes or name): a hole's tree (holes/NAME.tree) is loaded while an
+-- agent is inside the hole's bounds (min..max, inclusive), or it is locked or forced, and unloaded
+-- (tree closed, world.holes[i].tree = nil) when none of these holds; both happen in update(). Hole
+-- trees are small and are read on the caller's thread, inside update(). s:lock_hole(h) /
+-- s:unlock_hole(h) (counted), s:force_load_hole(h) / s:force_unload_hole(h) (unloads at once unless
+-- locked; listed by the next update), s:retry_hole(h), s:hole_loaded(h), s:hole_state(h). A missing
+-- or bad hole file is a holes_failed entry, not retried until s:retry_hole(h).
+--
+-- Paths: s:set_path(agent, path) registers what an agent follows (a query path, or anything with an
+-- is_valid method; nil unregisters; a navigator bound to the streamer registers its own);
+-- s:path(agent) returns it. update() lists in `stale` the agents whose registered path is no longer
+-- valid (path:is_valid() false: a tile it crosses was unloaded or re-baked, its hole tree closed), each
+-- once until a new path is set.
+--
+-- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded,
+-- decode_seconds, tree_bytes) plus holes_loaded, holes_locked, paths.
+local core = require "octonav.core"
+local world_mod = require "octonav.world"
+
+local M = {}
+
+local Streamer = {}
+Streamer.__index = Streamer
+M.Streamer = Streamer
+
+local type = type
+
+--- octonav.streamer.new(world_or_pack_dir, opts) -> streamer | nil, err (see the top of this file).
+function M.new(src, opts)
+  if type(opts) ~= "table" then error("octonav.streamer.new: opts must be a table", 2) end
+  local world, own
+  if type(src) == "string" then
+    local err
+    world, err = world_mod.load(src, { tiles = false })
+    if not world then return nil, err end
+    own = true
+  elseif type(src) == "table" and src.tree ~= nil and type(src.holes) == "table" and type(src.dir) == "string" then
+    world = src
+  else
+    error("octonav.streamer.new: a world (octonav.world.load) or a pack directory expected, got " .. type(src), 2)
+  end
+  local ok, cs = pcall(core.streamer.new, world.tree, world.dir, opts)
+  if not ok then
+    if own then world:close() end
+    error(cs, 2)
+  end
+  local holes = {}
+  for i, h in ipairs(world.holes) do
+    holes[i] = { locks = 0, forced = false, state = h.tree and "loaded" or "unloaded" }
+  end
+  return setmetatable({
+    world = world, core = cs, own = own,
+    agents = {},          -- id -> position (a copy), for the holes' rule
+    holes = holes,        -- per hole: locks, forced, state
+    paths = {},           -- agent id -> { path = p, reported = bool }
+    dropped = {},         -- tiles force_unload unloaded at once, listed by the next update
+    dropped_holes = {},   -- the same for holes
+    closed = false,
+  }, Streamer)
+end
+
+local function check_open(self, fname)
+  if self.closed then error("streamer:" .. fname .. ": the streamer is closed", 3) end
+end
+
+-- {i,j,k} from a tile argument ({i,j,k} or a linear index).
+local function tile_arg(self, tile, fname)
+  if math.type(tile) == "integer" then
+    local n = self.world.tiles
+    if tile < 0 or tile >= n[1] * n[2] * n[3] then
+      error(("streamer:%s: tile index %d out of range (0..%d)"):format(fname, tile, n[1] * n[2] * n[3] - 1), 3)
+    end
+    local nx, ny = n[1], n[2]
+    return { tile % nx, (tile // nx) % ny, tile // (nx * ny) }
+  end
+  if type(tile) ~= "table" then error("streamer:" .. fname .. ": tile must be {i, j, k} or a tile index", 3) end
+  return tile
+end
+
+local function hole_arg(self, hole, fname)
+  local i = hole
+  if type(hole) == "string" then i = self.world.hole_index[hole] end
+  if math.type(i) ~= "integer" or not self.world.holes[i] then
+    error(("streamer:%s: unknown hole %s"):format(fname, tostring(hole)), 3)
+  end
+  return i, self.world.holes[i], self.holes[i]
+end
+
+-- ---- agents ----------------------------------------------------------------------------------------
+
+function Streamer:add_agent(p)
+  check_open(self, "add_agent")
+  local id = self.core:add_agent(p)
+  self.agents[id] = { p[1], p[2], p[3] }
+  return id
+end
+
+function Streamer:move_agent(id, p)
+  check_open(self, "move_agent")
+  self.core:move_agent(id, p)
+  local a = self.agents[id]
+  a[1], a[2], a[3] = p[1], p[2], p[3]
+end
+
+function Streamer:remove_agent(id)
+  check_open(self, "remove_agent")
+  self.core:remove_agent(id)
+  self.agents[id] = nil
+  self.paths[id] = nil
+end
+
+--- s:agent_position(id) -> the agent's position (a copy) or nil.
+function Streamer:agent_position(id)
+  local a = self.agents[id]
+  return a and { a[1], a[2], a[3] } or nil
+end
+
+-- ---- tiles -----------------------------------------------------------------------------------------
+
+function Streamer:lock(tile)
+  check_open(self, "lock")
+  self.core:lock(tile_arg(self, tile, "lock"))
+end
+
+function Streamer:unlock(tile)
+  check_open(self, "unlock")
+  self.core:unlock(tile_arg(self, tile, "unlock"))
+end
+
+function Streamer:force_load(tile)
+  check_open(self, "force_load")
+  self.core:force_load(tile_arg(self, tile, "force_load"))
+end
+
+function Streamer:force_unload(tile)
+  check_open(self, "force_unload")
+  local t = tile_arg(self, tile, "force_unload")
+  local was = self.core:is_loaded(t)
+  self.core:force_unload(t)
+  if was and not self.core:is_loaded(t) then self.dropped[#self.dropped + 1] = { t[1], t[2], t[3] } end
+end
+
+function Streamer:retry(tile)
+  check_open(self, "retry")
+  self.core:retry(tile_arg(self, tile, "retry"))
+end
+
+function Streamer:is_loaded(tile)
+  check_open(self, "is_loaded")
+  return self.core:is_loaded(tile_arg(self, tile, "is_loaded"))
+end
+
+function Streamer:state(tile)
+  check_open(self, "state")
+  return self.core:state(tile_arg(self, tile, "state"))
+end
+
+-- ---- holes -----------------------------------------------------------------------------------------
+
+local function unload_hole(h, hs)
+  if h.tree then h.tree:close() end
+  h.tree = nil
+  hs.state = "unloaded"
+end
+
+function Streamer:lock_hole(hole)
+  check_open(self, "lock_hole")
+  local _, _, hs = hole_arg(self, hole, "lock_hole")
+  hs.locks = hs.locks + 1
+end
+
+function Streamer:unlock_hole(hole)
+  check_open(self, "unlock_hole")
+  local _, _, hs = hole_arg(self, hole, "unlock_hole")
+  if hs.locks == 0 then error("streamer:unlock_hole: the hole is not locked", 2) end
+  hs.locks = hs.locks - 1
+end
+
+function Streamer:force_load_hole(hole)
+  check_open(self, "force_load_hole")
+  local _, _, hs = hole_arg(self, hole, "force_load_hole")
+  hs.forced = true
+end
+
+function Streamer:force_unload_hole(hole)
+  check_open(self, "force_unload_hole")
+  local _, h, hs = hole_arg(self, hole, "force_unload_hole")
+  hs.forced = false
+  if hs.state == "loaded" and hs.locks == 0 then
+    unload_hole(h, hs)
+    self.dropped_holes[#self.dropped_holes + 1] = h.name
+  end
+end
+
+function Streamer:retry_hole(hole)
+  check_open(self, "retry_hole")
+  local _, _, hs = hole_arg(self, hole, "retry_hole")
+  if hs.state == "failed" then hs.state = "unloaded" end
+end
+
+function Streamer:hole_loaded(hole)
+  local _, _, hs = hole_arg(self, hole, "hole_loaded")
+  return hs.state == "loaded"
+end
+
+function Streamer:hole_state(hole)
+  local _, _, hs = hole_arg(self, hole, "hole_state")
+  return hs.state
+end
+
+--- s:hole_locks(hole) -> how many locks the hole holds.
+function Streamer:hole_locks(hole)
+  local _, _, hs = hole_arg(self, hole, "hole_locks")
+  return hs.locks
+end
+
+local function agent_inside(self, h)
+  local mn, mx = h.min, h.max
+  for _, p in pairs(self.agents) do
+    if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3] and p[3] <= mx[3] then
+      return true
+    end
+  end
+  return false
+end
+
+-- The holes' rule; fills changes.holes_loaded / holes_unloaded / holes_failed.
+local function update_holes(self, changes)
+  local world = self.world
+  for i, h in ipairs(world.holes) do
+    local hs = self.holes[i]
+    if not hs then -- a hole added under the streamer (world:rebake): start tracking it
+      hs = { locks = 0, forced = false, state = h.tree and "loaded" or "unloaded" }
+      self.holes[i] = hs
+    end
+    local needed = hs.forced or hs.locks > 0 or agent_inside(self, h)
+    if needed and hs.state == "unloaded" then
+      local tree, err = world:load_hole(i)
+      if tree then
+        h.tree = tree
+        hs.state = "loaded"
+        changes.holes_loaded[#changes.holes_loaded + 1] = h.name
+      else
+        hs.state = "failed"
+        changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = tostring(err) }
+      end
+    elseif not needed and hs.state == "loaded" then
+      unload_hole(h, hs)
+      changes.holes_unloaded[#changes.holes_unloaded + 1] = h.name
+    end
+  end
+end
+
+-- ---- paths -----------------------------------------------------------------------------------------
+
+--- s:set_path(agent, path): the path the agent follows (nil: none); update() reports it once stale.
+function Streamer:set_path(id, path)
+  check_open(self, "set_path")
+  if not self.agents[id] then error("streamer:set_path: no such agent " .. tostring(id), 2) end
+  if path == nil then
+    self.paths[id] = nil
+    return
+  end
+  local tp = type(path)
+  if (tp ~= "table" and tp ~= "userdata") or type(path.is_valid) ~= "function" then
+    error("streamer:set_path: path must have an is_valid method (a query path) or be nil", 2)
+  end
+  self.paths[id] = { path = path, reported = false }
+end
+
+--- s:path(agent) -> the registered path or nil.
+function Streamer:path(id)
+  local r = self.paths[id]
+  return r and r.path or nil
+end
+
+-- ---- update ----------------------------------------------------------------------------------------
+
+--- s:update([wait]) -> changes (see the top of this file). wait: block until every queued tile is
+-- read and installed.
+function Streamer:update(wait)
+  check_open(self, "update")
+  local ev = self.core:update(wait)
+  local changes = {
+    loaded = ev.loaded, unloaded = ev.unloaded, failed = {}, holes_loaded = {}, holes_unloaded = {},
+    holes_failed = {}, stale = {},
+  }
+  for _, t in ipairs(self.dropped) do table.insert(changes.unloaded, 1, t) end
+  self.dropped = {}
+  for _, f in ipairs(ev.failed) do
+    changes.failed[#changes.failed + 1] = { f.tile, f.reason, tile = f.tile, reason = f.reason }
+  end
+  for _, name in ipairs(self.dropped_holes) do changes.holes_unloaded[#changes.holes_unloaded + 1] = name end
+  self.dropped_holes = {}
+  update_holes(self, changes)
+  local ids = {}
+  for id, r in pairs(self.paths) do
+    if not r.reported and not r.path:is_valid() then
+      r.reported = true
+      ids[#ids + 1] = id
+    end
+  end
+  table.sort(ids)
+  changes.stale = ids
+  return changes
+end
+
+function Streamer:stats()
+  check_open(self, "stats")
+  local st = self.core:stats()
+  local hl, hk, np = 0, 0, 0
+  for _, hs in pairs(self.holes) do
+    if hs.state == "loaded" then hl = hl + 1 end
+    if hs.locks > 0 then hk = hk + 1 end
+  end
+  for _ in pairs(self.paths) do np = np + 1 end
+  st.holes_loaded, st.holes_locked, st.paths = hl, hk, np
+  return st
+end
+
+--- s:close(): stops the workers (tiles and holes stay as they are); a world the streamer loaded
+-- itself (from a pack directory) is closed too.
+function Streamer:close()
+  if self.closed then return end
+  self.closed = true
+  self.core:close()
+  if self.own then self.world:close() end
+end
+
+function Streamer:__tostring()
+  if self.closed then return "octonav.streamer (closed)" end
+  local st = self:stats()
+  return ("octonav.streamer: %d agents, %d tiles loaded, %d queued, %d failed, %d holes loaded"):format(st.agents,
+    st.loaded, st.queued, st.failed, st.holes_loaded)
+end
+
+Streamer.__close = Streamer.close
+
+return M

@@ -1,0 +1,579 @@
+-- spec/14-world_streaming_spec.lua -- octonav.streamer over a baked world (lua/octonav/streamer.lua)
+-- and the navigator bound to it (lua/octonav/navigator.lua, option `streamer`).
+-- Run: busted --lua=lua5.4 spec/14-world_streaming_spec.lua
+--
+-- The world: 8 x 1 x 8 tiles of 16 units (depth 4, scale 1) over a ground slab, a wall along z at
+-- x = 40..42 with a gap, a few pillars, and a cave (a hole, scale 0.5) in tile (5, 0, 5) with a door
+-- in its -x wall and one in its +x wall. It is baked once into a pack; a copy of the pack has a
+-- corrupt and a missing tile file.
+--   * 20 agents random-walk for 2,000 frames (4 of them start in the cave, so they wander in and out
+--     of its bounds); after every frame the loaded tiles equal a reference computed here from the
+--     padding rules and the locks (the bad tiles never load), the tiles listed by update() agree, and
+--     the cave is loaded exactly while an agent is inside its bounds (or it is locked);
+--   * a navigator with the streamer walks an agent from tile (0,0,0) into the cave and out again
+--     frame by frame, starting with nothing loaded: tiles appear as it goes, its registered path stays
+--     valid, every walked segment is free on the fully loaded world, locks are held while it has a
+--     route and are all released at arrival, after nav:cancel() and by a new nav:go();
+--   * a navigator given the caller's agent (option agent) registers its path under it and leaves
+--     moving and removing the agent to the caller;
+--   * a path registered for an agent is listed once in update().stale when a tile it crosses is
+--     force-unloaded;
+--   * a missing hole file is a holes_failed entry, not retried by itself, and fails a navigator
+--     heading into that hole with "load_failed".
+local octonav = require "octonav"
+local streamer = require "octonav.streamer"
+local world_mod = require "octonav.world"
+
+local sqrt = math.sqrt
+
+local function rng(seed)
+  local s = seed
+  return function()
+    s = (s * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
+    return (s >> 11) / (1 << 52)
+  end
+end
+
+local function dist(a, b)
+  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+local function fmt(p) return ("(%.4g, %.4g, %.4g)"):format(p[1], p[2], p[3]) end
+
+local dirs = {}
+local function tmpdir()
+  local p = os.tmpname()
+  os.remove(p)
+  assert(os.execute("mkdir -p '" .. p .. "'"))
+  dirs[#dirs + 1] = p
+  return p
+end
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function write(path, s)
+  local f = assert(io.open(path, "wb"))
+  f:write(s)
+  f:close()
+end
+
+---------------------------------------------------------------------------------------------------
+-- The world.
+
+local NX, NZ, T = 8, 8, 16
+local CAVE_MIN, CAVE_MAX = { 84, 2, 84 }, { 92, 10, 92 }
+local IN_CAVE = { 88, 6, 88 }
+
+local function box(a, b) return { box = { min = a, max = b } } end
+
+local function config(dir)
+  local C = { 80, 0, 80 }
+  local function cb(a, b) return box({ a[1] + C[1], a[2] + C[2], a[3] + C[3] }, { b[1] + C[1], b[2] + C[2], b[3] + C[3] }) end
+  return {
+    range = { min = { 0, 0, 0 }, max = { NX * T, T, NZ * T } }, depth = 4, scale = 1,
+    geometry = {
+      box({ 0, 0, 0 }, { 128, 1, 128 }),                                        -- ground
+      box({ 40, 0, 0 }, { 42, 16, 56 }), box({ 40, 0, 72 }, { 42, 16, 128 }),     -- a wall with a gap
+      box({ 20, 0, 20 }, { 24, 12, 24 }), box({ 60, 0, 30 }, { 66, 14, 36 }),     -- pillars
+      box({ 100, 0, 20 }, { 104, 16, 60 }), box({ 24, 0, 96 }, { 30, 10, 110 }),
+      -- the cave's shell: walls one unit thick, a doorway in the -x and in the +x wall
+      cb({ 4, 2, 4 }, { 12, 3, 12 }), cb({ 4, 9, 4 }, { 12, 10, 12 }), cb({ 4, 2, 4 }, { 12, 10, 5 }),
+      cb({ 4, 2, 11 }, { 12, 10, 12 }), cb({ 4, 2, 4 }, { 5, 10, 7 }), cb({ 4, 2, 9 }, { 5, 10, 12 }),
+      cb({ 4, 2, 7 }, { 5, 5, 9 }), cb({ 4, 7, 7 }, { 5, 10, 9 }), cb({ 11, 2, 4 }, { 12, 10, 7 }),
+      cb({ 11, 2, 9 }, { 12, 10, 12 }), cb({ 11, 2, 7 }, { 12, 5, 9 }), cb({ 11, 7, 7 }, { 12, 10, 9 }),
+    },
+    holes = { { name = "cave", min = CAVE_MIN, max = CAVE_MAX, scale = 0.5, kind = "under_terrain",
+      doors = { { inside = { 85.5, 6, 88 }, outside = { 83.5, 6, 88 } },
+                { inside = { 90.5, 6, 88 }, outside = { 92.5, 6, 88 } } } } },
+    output = dir,
+    progress = function() end,
+  }
+end
+
+-- bad tiles of the damaged copy: i,k -> "corrupt" | "missing"
+local BAD = { ["2,6"] = "corrupt", ["6,1"] = "missing" }
+
+local pack, damaged, full -- the pack, its damaged copy, the pack loaded whole (the reference)
+
+setup(function()
+  pack = tmpdir()
+  local ok, err = octonav.bake(config(pack))
+  assert(ok, tostring(err))
+  damaged = tmpdir()
+  assert(os.execute("cp -r '" .. pack .. "/.' '" .. damaged .. "'"))
+  for ik, what in pairs(BAD) do
+    local i, k = ik:match("(%d+),(%d+)")
+    local path = ("%s/tiles/%s_0_%s.tile"):format(damaged, i, k)
+    if what == "missing" then
+      assert(os.remove(path))
+    else
+      local blob = read(path)
+      write(path, blob:sub(1, #blob // 2))
+    end
+  end
+  full = assert(world_mod.load(pack))
+end)
+
+teardown(function()
+  if full then full:close() end
+  for _, d in ipairs(dirs) do os.execute("rm -rf '" .. d .. "'") end
+end)
+
+---------------------------------------------------------------------------------------------------
+-- The reference of the padding rules (tiles i, k; one layer j = 0).
+
+local function tile_dist(i, k, p)
+  local function axis(v, lo)
+    local hi = lo + T
+    if v < lo then return lo - v elseif v > hi then return v - hi end
+    return 0
+  end
+  local dx, dy, dz = axis(p[1], i * T), axis(p[2], 0), axis(p[3], k * T)
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+local function near(p, pad, into)
+  local i0, i1 = math.max(0, math.floor((p[1] - pad) / T)), math.min(NX - 1, math.floor((p[1] + pad) / T))
+  local k0, k1 = math.max(0, math.floor((p[3] - pad) / T)), math.min(NZ - 1, math.floor((p[3] + pad) / T))
+  for k = k0, k1 do
+    for i = i0, i1 do
+      if tile_dist(i, k, p) <= pad then into[i + NX * k] = true end
+    end
+  end
+end
+
+local function inside(p, mn, mx)
+  return p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3] and p[3] <= mx[3]
+end
+
+local function key(t) return t[1] + NX * t[3] end
+
+---------------------------------------------------------------------------------------------------
+
+describe("octonav.streamer over a world", function()
+  it("world.load(dir, { tiles = false }): manifest, holes and graph, no tile data", function()
+    local w = assert(world_mod.load(pack, { tiles = false }))
+    assert.are.equal(0, w.tree:stats().tiles_loaded)
+    assert.are.equal("blocked", (w.tree:locate { 8, 8, 8 })) -- unloaded: never free
+    assert.are.equal("free", (full.tree:locate { 8, 8, 8 }))
+    assert.is_nil(w.holes[1].tree)
+    assert.are.same(full.holes[1].min, w.holes[1].min)
+    local nb_full, nb = 0, 0
+    for _ in pairs(full.blocks) do nb_full = nb_full + 1 end
+    for _ in pairs(w.blocks) do nb = nb + 1 end
+    assert.are.equal(nb_full, nb)
+    assert.has_error(function() w:in_hole(IN_CAVE) end,
+      "world:in_hole: hole 'cave' is not loaded (streaming: load it first)")
+    assert.is_nil(w:in_hole { 8, 8, 8 }) -- outside every hole's bounds: no tree needed
+    local ht = assert(w:load_hole("cave"))
+    assert.are.equal(full.holes[1].tree:encode_tile(0, 0, 0), ht:encode_tile(0, 0, 0))
+    ht:close()
+    assert.has_error(function() world_mod.load(pack, { tile = false }) end, "octonav.world.load: unknown option 'tile'")
+    w:close()
+  end)
+
+  it("rejects misuse with clear errors", function()
+    assert.has_error(function() streamer.new(pack, { load_padding = 4, unload_padding = 4 }) end,
+      "octonav.streamer.new: unload_padding must be greater than load_padding")
+    assert.has_error(function() streamer.new(pack, { load_padding = 4 }) end,
+      "octonav.streamer.new: option 'unload_padding' is required")
+    assert.has_error(function() streamer.new(42, { load_padding = 1, unload_padding = 2 }) end)
+    local s0, err = streamer.new(pack .. "/nowhere", { load_padding = 1, unload_padding = 2 })
+    assert.is_nil(s0)
+    assert.matches("manifest", err)
+    local s = assert(streamer.new(pack, { load_padding = 1, unload_padding = 2, workers = 0 }))
+    assert.has_error(function() s:lock { 8, 0, 0 } end)
+    assert.has_error(function() s:lock(64) end, "streamer:lock: tile index 64 out of range (0..63)")
+    assert.has_error(function() s:unlock_hole "cave" end, "streamer:unlock_hole: the hole is not locked")
+    assert.has_error(function() s:lock_hole "den" end, "streamer:lock_hole: unknown hole den")
+    assert.has_error(function() s:set_path(1, {}) end, "streamer:set_path: no such agent 1")
+    local id = s:add_agent { 1, 1, 1 }
+    assert.has_error(function() s:set_path(id, { { 1, 2, 3 } }) end,
+      "streamer:set_path: path must have an is_valid method (a query path) or be nil")
+    -- tiles as {i,j,k} or linear indices
+    s:force_load(9)
+    s:update()
+    assert.is_true(s:is_loaded { 1, 0, 1 })
+    assert.are.equal("loaded", s:state(9))
+    local w = s.world
+    assert.has_error(function() octonav.navigator.new(full, { streamer = s }) end,
+      "octonav.navigator.new: option 'streamer' streams another world")
+    assert.has_error(function() octonav.navigator.new(w, { agent = 1 }) end,
+      "octonav.navigator.new: option 'agent' needs option 'streamer'")
+    s:close()
+    assert.has_error(function() s:update() end, "streamer:update: the streamer is closed")
+    s:close() -- twice is fine
+  end)
+
+  it("keeps the required tiles and the cave loaded over 2,000 frames of 20 random-walking agents", function()
+    local LOAD, UNLOAD, N = 4, 12, 20
+    local s = assert(streamer.new(damaged, { load_padding = LOAD, unload_padding = UNLOAD, workers = 2 }))
+    local w = s.world
+    local base = s:stats().tree_bytes
+    local r = rng(2024)
+    local pos, ids = {}, {}
+    for a = 1, N do
+      if a <= 4 then
+        pos[a] = { IN_CAVE[1] + (r() - 0.5) * 4, IN_CAVE[2] + (r() - 0.5) * 4, IN_CAVE[3] + (r() - 0.5) * 4 }
+      else
+        pos[a] = { r() * NX * T, r() * T, r() * NZ * T }
+      end
+      ids[a] = s:add_agent(pos[a])
+    end
+    local LOCKED = 3 + NX * 3 -- tile (3, 0, 3), locked for frames 300..900
+    local ref, from_events, mismatches, first_bad = {}, {}, 0, nil
+    local failures, hole_changes, cave_frames, hole_locked_frames = {}, 0, 0, 0
+    local cave_state = false
+    local function bad(msg)
+      mismatches = mismatches + 1
+      first_bad = first_bad or msg
+    end
+    for frame = 1, 2000 do
+      for a = 1, N do
+        local p, step = pos[a], a <= 4 and 0.8 or 2.5
+        p[1] = math.max(-5, math.min(NX * T + 5, p[1] + (r() - 0.5) * step))
+        p[2] = math.max(0, math.min(T, p[2] + (r() - 0.5) * step))
+        p[3] = math.max(-5, math.min(NZ * T + 5, p[3] + (r() - 0.5) * step))
+        s:move_agent(ids[a], p)
+      end
+      if frame == 300 then s:lock { 3, 0, 3 } end
+      if frame == 900 then s:unlock(LOCKED) end
+      if frame == 1000 then s:lock_hole "cave" end
+      if frame == 1100 then s:unlock_hole(1) end
+      local ch = s:update(true)
+      for _, f in ipairs(ch.failed) do
+        failures[f.tile[1] .. "," .. f.tile[3]] = f.reason
+        assert.are.same(f.tile, f[1])
+        assert.are.equal(f.reason, f[2])
+      end
+      for _, t in ipairs(ch.loaded) do
+        if from_events[key(t)] then bad(("frame %d: tile %d,%d loaded twice"):format(frame, t[1], t[3])) end
+        from_events[key(t)] = true
+      end
+      for _, t in ipairs(ch.unloaded) do
+        if not from_events[key(t)] then bad(("frame %d: tile %d,%d unloaded, not loaded"):format(frame, t[1], t[3])) end
+        from_events[key(t)] = nil
+      end
+      -- the reference
+      local load, keep = {}, {}
+      for a = 1, N do
+        near(pos[a], LOAD, load)
+        near(pos[a], UNLOAD, keep)
+      end
+      if frame >= 300 and frame < 900 then load[LOCKED] = true end
+      local want = {}
+      for t in pairs(load) do want[t] = true end
+      for t in pairs(ref) do
+        if keep[t] then want[t] = true end
+      end
+      want[2 + NX * 6], want[6 + NX * 1] = nil, nil -- bad files never load
+      ref = want
+      for k = 0, NZ - 1 do
+        for i = 0, NX - 1 do
+          local got = s:is_loaded { i, 0, k }
+          if got ~= (want[i + NX * k] == true) then
+            bad(("frame %d tile %d,%d: got %s"):format(frame, i, k, tostring(got)))
+          end
+          if got ~= (from_events[i + NX * k] == true) then
+            bad(("frame %d tile %d,%d: the events say %s"):format(frame, i, k, tostring(not got)))
+          end
+        end
+      end
+      -- the cave: loaded exactly while an agent is inside its bounds (or it is locked)
+      local in_cave = false
+      for a = 1, N do in_cave = in_cave or inside(pos[a], CAVE_MIN, CAVE_MAX) end
+      local locked = frame >= 1000 and frame < 1100
+      if in_cave then cave_frames = cave_frames + 1 end
+      if locked and not in_cave then hole_locked_frames = hole_locked_frames + 1 end
+      local want_cave = in_cave or locked
+      if s:hole_loaded "cave" ~= want_cave or (w.holes[1].tree ~= nil) ~= want_cave then
+        bad(("frame %d: cave loaded %s, want %s"):format(frame, tostring(s:hole_loaded "cave"), tostring(want_cave)))
+      end
+      if #ch.holes_loaded + #ch.holes_unloaded > 0 then
+        hole_changes = hole_changes + 1
+        local now = #ch.holes_loaded > 0
+        if now == cave_state or (#ch.holes_loaded > 0 and #ch.holes_unloaded > 0) then
+          bad(("frame %d: hole events %d loaded, %d unloaded"):format(frame, #ch.holes_loaded, #ch.holes_unloaded))
+        end
+        cave_state = now
+      end
+      if cave_state ~= want_cave then bad(("frame %d: the hole events disagree"):format(frame)) end
+      assert.are.same({}, ch.holes_failed)
+    end
+    assert.are.equal(0, mismatches, first_bad)
+    assert.are.equal("corrupt tile file", failures["2,6"])
+    assert.are.equal("missing or unreadable tile file", failures["6,1"])
+    -- the walk went in and out of the cave, and the lock kept it while nobody was inside
+    assert.is_true(cave_frames > 50 and cave_frames < 2000, "frames with an agent in the cave: " .. cave_frames)
+    assert.is_true(hole_changes >= 2, "cave loads and unloads: " .. hole_changes)
+    assert.is_true(hole_locked_frames > 0, "frames the lock alone kept the cave: " .. hole_locked_frames)
+    -- loaded tiles and the cave hold what was baked
+    local nloaded = 0
+    for k = 0, NZ - 1 do
+      for i = 0, NX - 1 do
+        if s:is_loaded { i, 0, k } then
+          nloaded = nloaded + 1
+          assert.are.equal(full.tree:encode_tile(i, 0, k), w.tree:encode_tile(i, 0, k))
+        end
+      end
+    end
+    assert.is_true(nloaded > 0)
+    -- everyone leaves: back to the baseline, the cave closed
+    for a = 1, N do s:remove_agent(ids[a]) end
+    local ch = s:update(true)
+    local st = s:stats()
+    assert.are.equal(0, st.loaded)
+    assert.are.equal(0, st.agents)
+    assert.are.equal(0, st.holes_loaded)
+    assert.are.equal(base, st.tree_bytes)
+    assert.is_nil(w.holes[1].tree)
+    assert.are.equal(nloaded, #ch.unloaded)
+    s:close()
+  end)
+
+  it("lists a registered path once in stale when a tile it crosses is force-unloaded", function()
+    local s = assert(streamer.new(pack, { load_padding = 1, unload_padding = 2, workers = 1 }))
+    local w = s.world
+    local a, b = { 8, 8, 8 }, { 8, 8, 56 } -- tile (0,0,0) to tile (0,0,3), straight along z
+    local far = s:add_agent { 120, 8, 120 }
+    local id = s:add_agent(a)
+    -- a sliced search that loads what it waits for
+    local q = octonav.query.new(w.tree)
+    s:update(true)
+    s:force_load { 0, 0, 3 }
+    s:update(true)
+    local st, tile = q:start(a, b)
+    while st == "running" or st == "loading" do
+      st, tile = q:step(200)
+      if st == "loading" then
+        s:force_load(tile)
+        s:update(true)
+      end
+    end
+    assert.are.equal("found", st)
+    local path, info = q:result()
+    assert.is_true(path:is_valid())
+    s:set_path(id, path)
+    s:set_path(far, path)
+    assert.are.equal(path, s:path(id))
+    assert.are.same({}, s:update(true).stale)
+    -- which tiles does it cross? (linear indices, from path._tiles)
+    local crossed = {}
+    for i = 1, #path._tiles, 2 do crossed[path._tiles[i]] = true end
+    assert.is_true(crossed[8] and crossed[16], "the path crosses tiles (0,0,1) and (0,0,2)")
+    s:remove_agent(far) -- its registration goes with it
+    assert.are.same({}, s:update(true).stale)
+    s:force_unload { 0, 0, 2 }
+    assert.is_false(s:is_loaded { 0, 0, 2 })
+    local ch = s:update(true)
+    assert.are.same({ id }, ch.stale)
+    assert.are.same({ { 0, 0, 2 } }, ch.unloaded) -- the force_unload, listed
+    assert.is_false(path:is_valid())
+    assert.is_false(info.valid)
+    assert.are.same({}, s:update(true).stale) -- once
+    s:set_path(id, path)                       -- a new registration of a stale path: once more
+    assert.are.same({ id }, s:update(true).stale)
+    assert.are.same({}, s:update(true).stale)
+    s:set_path(id, nil)
+    assert.is_nil(s:path(id))
+    s:close()
+  end)
+
+  it("a navigator bound to the streamer walks into the cave and out, locking what it needs", function()
+    local s = assert(streamer.new(pack, { load_padding = 4, unload_padding = 12, workers = 2 }))
+    local w = s.world
+    local nav = octonav.navigator.new(w, { streamer = s, query_budget = 150 })
+    local speed = 0.5
+    local pos = { 8, 8, 8 }
+    local seen = {}   -- tiles ever loaded
+    local hole_trees = {}
+    local waits = 0   -- frames it held ("planning") waiting for a tile or the cave
+    local cave_events = {} -- { frame, "loaded" | "unloaded", agent inside the cave's bounds? }
+
+    -- one journey frame by frame; returns the number of frames
+    local function walk(goal, max_frames, on_frame)
+      nav:go(goal)
+      assert.are.equal(0, s:stats().locked) -- go released what the last goal held
+      local status
+      for frame = 1, max_frames do
+        local ch = s:update(true)
+        for _, t in ipairs(ch.loaded) do seen[key(t)] = true end
+        for _ in ipairs(ch.holes_loaded) do cave_events[#cave_events + 1] = { frame, "loaded", inside(pos, CAVE_MIN, CAVE_MAX) } end
+        for _ in ipairs(ch.holes_unloaded) do cave_events[#cave_events + 1] = { frame, "unloaded", inside(pos, CAVE_MIN, CAVE_MAX) } end
+        for _, a in ipairs(ch.stale) do assert.are_not.equal(nav.agent, a, "the navigator's path went stale") end
+        assert.are.same({}, ch.failed)
+        local wp
+        status, wp = nav:update(pos)
+        assert.are_not.equal("failed", status, tostring(wp))
+        local ns = nav:stats()
+        if status == "planning" and (ns.loading or ns.loading_hole) then waits = waits + 1 end
+        -- the tile under the agent is loaded, the cave while it is inside
+        local t = w:tile_of(pos)
+        if t and frame > 1 then assert.is_true(s:is_loaded(t), "frame " .. frame .. ": agent's tile " .. t) end
+        if inside(pos, CAVE_MIN, CAVE_MAX) and frame > 1 then assert.is_not_nil(w.holes[1].tree) end
+        -- its registered path stays valid; locks are held while it has a route
+        local reg = s:path(nav.agent)
+        if status == "moving" then
+          assert.is_not_nil(reg)
+          assert.is_true(reg:is_valid(), "frame " .. frame .. ": the registered path is not valid")
+          local st = s:stats()
+          assert.is_true(st.locked > 0 or st.holes_locked > 0, "frame " .. frame .. ": moving without locks")
+        end
+        if on_frame then on_frame(frame, status) end
+        if status == "arrived" then return frame end
+        if status == "moving" then
+          -- the segment walked is free on the fully loaded world (or the cave, or a door's segment)
+          local tree = nav:tree()
+          local to = dist(pos, wp) <= speed and { wp[1], wp[2], wp[3] }
+            or { pos[1] + (wp[1] - pos[1]) / dist(pos, wp) * speed, pos[2] + (wp[2] - pos[2]) / dist(pos, wp) * speed,
+              pos[3] + (wp[3] - pos[3]) / dist(pos, wp) * speed }
+          if tree == w.tree then
+            assert.is_true(full.tree:visible(pos, to), "frame " .. frame .. ": blocked " .. fmt(pos) .. " -> " .. fmt(to))
+          elseif tree ~= nil then
+            hole_trees[tree] = true
+            assert.is_true(full.holes[1].tree:visible(pos, to), "frame " .. frame .. ": blocked in the cave")
+          end
+          pos = to
+        end
+      end
+      error("no arrival after " .. max_frames .. " frames: " .. tostring(status) .. " at " .. fmt(pos))
+    end
+
+    -- into the cave: nothing is loaded at first; the cave is loaded to plan (the goal is in it)
+    local max_locked = 0
+    local frames = walk(IN_CAVE, 3000, function(_, status)
+      if status ~= "arrived" then max_locked = math.max(max_locked, s:stats().locked) end
+    end)
+    assert.is_true(frames > 100)
+    assert.is_true(max_locked >= 2)
+    assert.is_true(waits >= 2, "frames waiting for data: " .. waits)
+    -- the cave was loaded to plan (the goal is in it) while the agent was far, released after, and
+    -- loaded again for the last step before the agent got there
+    assert.is_true(#cave_events >= 3)
+    assert.are.same({ "loaded", false }, { cave_events[1][2], cave_events[1][3] })
+    assert.is_true(cave_events[1][1] <= 3)
+    assert.are.same({ "unloaded", false }, { cave_events[2][2], cave_events[2][3] })
+    assert.are.same({ "loaded", false }, { cave_events[3][2], cave_events[3][3] })
+    assert.is_true(dist(pos, IN_CAVE) <= 0.5 + 1e-9)
+    assert.are.equal("cave", (w:in_hole(pos)))
+    assert.is_true(next(hole_trees) ~= nil, "it walked on the cave's tree")
+    local nseen = 0
+    for _ in pairs(seen) do nseen = nseen + 1 end
+    assert.is_true(nseen >= 8, "tiles loaded on the way: " .. nseen)
+    assert.is_true(s:stats().loaded < nseen) -- tiles behind it went
+    -- arrival: every lock released, the path unregistered
+    assert.are.equal(0, s:stats().locked)
+    assert.are.equal(0, s:hole_locks "cave")
+    assert.is_nil(s:path(nav.agent))
+
+    -- out of the cave (the start is in the hole) to the far corner
+    walk({ 120, 8, 120 }, 3000)
+    assert.are.equal(0, s:stats().locked)
+    assert.are.equal(0, s:hole_locks "cave")
+    s:update(true)
+    assert.is_nil(w.holes[1].tree) -- nobody in the cave: unloaded
+
+    -- cancel in the middle of a journey
+    nav:go { 8, 8, 8 }
+    local locked_seen = false
+    for _ = 1, 60 do
+      s:update(true)
+      local status, wp = nav:update(pos)
+      if s:stats().locked > 0 then locked_seen = true end
+      if status == "moving" then
+        local d = dist(pos, wp)
+        local f = math.min(1, speed / d)
+        pos = { pos[1] + (wp[1] - pos[1]) * f, pos[2] + (wp[2] - pos[2]) * f, pos[3] + (wp[3] - pos[3]) * f }
+      end
+    end
+    assert.is_true(locked_seen)
+    assert.is_true(s:stats().locked > 0)
+    nav:cancel()
+    assert.are.equal(0, s:stats().locked)
+    assert.are.equal(0, s:hole_locks "cave")
+    assert.is_nil(s:path(nav.agent))
+    -- a new go replaces a running one and releases its locks
+    nav:go { 8, 8, 8 }
+    for _ = 1, 30 do
+      s:update(true)
+      nav:update(pos)
+    end
+    assert.is_true(s:stats().locked > 0)
+    nav:go(IN_CAVE)
+    assert.are.equal(0, s:stats().locked)
+    nav:close() -- releases everything and removes the navigator's agent
+    assert.are.equal(0, s:stats().agents)
+    assert.are.equal(0, s:stats().locked)
+    s:update(true)
+    assert.are.equal(0, s:stats().loaded)
+    s:close()
+  end)
+
+  it("a navigator given the caller's agent registers its path there and leaves the agent to it", function()
+    local s = assert(streamer.new(pack, { load_padding = 2, unload_padding = 6, workers = 1 }))
+    local pos = { 8, 8, 8 }
+    local id = s:add_agent(pos)
+    local nav = octonav.navigator.new(s.world, { streamer = s, agent = id })
+    nav:go { 8, 8, 40 } -- two tiles along z
+    local moving, status = 0, nil
+    for _ = 1, 400 do
+      s:update(true)
+      local wp
+      status, wp = nav:update(pos)
+      if status == "arrived" then break end
+      if status == "moving" then
+        moving = moving + 1
+        assert.is_true(s:path(id):is_valid())
+        local d = dist(pos, wp)
+        local f = math.min(1, 0.5 / d)
+        pos = { pos[1] + (wp[1] - pos[1]) * f, pos[2] + (wp[2] - pos[2]) * f, pos[3] + (wp[3] - pos[3]) * f }
+        s:move_agent(id, pos) -- the caller moves its agent
+      end
+    end
+    assert.are.equal("arrived", status)
+    assert.is_true(moving > 50)
+    assert.is_nil(s:path(id))
+    assert.are.equal(0, s:stats().locked)
+    nav:close()
+    assert.are.equal(1, s:stats().agents) -- not the navigator's to remove
+    s:close()
+  end)
+
+  it("a missing hole file is reported and fails a navigator heading into the hole", function()
+    local d = tmpdir()
+    assert(os.execute("cp -r '" .. pack .. "/.' '" .. d .. "'"))
+    assert(os.remove(d .. "/holes/cave.tree"))
+    local s = assert(streamer.new(d, { load_padding = 4, unload_padding = 12, workers = 0 }))
+    s:force_load_hole "cave"
+    local ch = s:update()
+    assert.are.equal(1, #ch.holes_failed)
+    assert.are.equal("cave", ch.holes_failed[1].hole)
+    assert.matches("cave.tree", ch.holes_failed[1].reason)
+    assert.are.equal("failed", s:hole_state "cave")
+    assert.are.same({}, s:update().holes_failed) -- not retried by itself
+    s:retry_hole "cave"
+    assert.are.equal(1, #s:update().holes_failed)
+    s:force_unload_hole "cave"
+    s:retry_hole "cave"
+    local nav = octonav.navigator.new(s.world, { streamer = s })
+    nav:go(IN_CAVE)
+    local status, reason
+    for _ = 1, 10 do
+      s:update()
+      status, reason = nav:update { 8, 8, 8 }
+      if status == "failed" then break end
+    end
+    assert.are.equal("failed", status)
+    assert.are.equal("load_failed", reason)
+    assert.are.equal(0, s:stats().locked)
+    assert.are.equal(0, s:hole_locks "cave")
+    nav:close()
+    s:close()
+  end)
+end)
