@@ -174,6 +174,15 @@ describe("octonav.streamer over a world", function()
     local ht = assert(w:load_hole("cave"))
     assert.are.equal(full.holes[1].tree:encode_tile(0, 0, 0), ht:encode_tile(0, 0, 0))
     ht:close()
+    -- validate reads the unloaded hole for the check (the hole's own door checks agree with the full
+    -- world's) and leaves it unloaded
+    local rep, rep_full = w:validate(), full:validate()
+    for j, d in ipairs(rep.doors) do
+      assert.are.equal(rep_full.doors[j].outside_blocked, d.outside_blocked)
+      assert.are.equal(rep_full.doors[j].inside_free, d.inside_free)
+      assert.are.equal(rep_full.doors[j].connected, d.connected)
+    end
+    assert.is_nil(w.holes[1].tree)
     assert.has_error(function() world_mod.load(pack, { tile = false }) end, "octonav.world.load: unknown option 'tile'")
     w:close()
   end)

@@ -241,26 +241,42 @@ end
 --                    itself: inside_free): no door leads into a pocket cut off from the others
 --   outside_free     the outside point is free in the world tree: agents can reach the door
 -- ok is true when every door passes all four.
+-- A hole whose tree is not loaded (a streamed world) is read for the check and closed after; one whose
+-- file cannot be read gives door entries with ok = false and `error`. On a streamed world,
+-- outside_free is only true where the world tile holding the outside point is loaded.
 function World:validate()
   local report = { ok = true, doors = {} }
   for i, h in ipairs(self.holes) do
     local q
     local ref
+    local tree, temp = h.tree, false
+    if not tree then
+      local err
+      tree, err = self:load_hole(i)
+      if not tree then
+        for j in ipairs(h.doors) do
+          report.doors[#report.doors + 1] = { hole = i, name = h.name, door = j, ok = false, error = err }
+        end
+        report.ok = false
+        goto next_hole
+      end
+      temp = true
+    end
     for _, d in ipairs(h.doors) do
-      if h.tree:locate(d.inside) == "free" then
+      if tree:locate(d.inside) == "free" then
         ref = d.inside
         break
       end
     end
     for j, d in ipairs(h.doors) do
-      local outside_blocked = h.tree:locate(d.outside) ~= "free"
-      local inside_free = h.tree:locate(d.inside) == "free"
+      local outside_blocked = tree:locate(d.outside) ~= "free"
+      local inside_free = tree:locate(d.inside) == "free"
       local connected = false
       if inside_free and ref then
         if ref == d.inside then
           connected = true
         else
-          q = q or core.query.new(h.tree)
+          q = q or core.query.new(tree)
           local path, info = q:find(ref, d.inside)
           connected = path ~= nil and info.status == "found"
         end
@@ -272,6 +288,9 @@ function World:validate()
       if not r.ok then report.ok = false end
       report.doors[#report.doors + 1] = r
     end
+    if q then q:close() end
+    if temp then tree:close() end
+    ::next_hole::
   end
   return report
 end
