@@ -324,24 +324,15 @@ static int l_raycast(lua_State *L)
 /* obj:visible_many(segments [, results]) -> number clear; with a results table, results[i] = boolean.
  * One call for many segments: for agents checking many sight lines, and for benchmarks that
  * time the walk rather than the call. */
+static on_status visible_of(const void *obj, const double a[3], const double b[3])
+{
+    return on_tree_visible((const on_tree *)obj, a, b);
+}
+
 static int l_visible_many(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
-    size_t n;
-    double *s = on_lua_checksegments(L, 2, &n);
-    int fill = lua_istable(L, 3);
-    lua_Integer clear = 0;
-    for (size_t i = 0; i < n; i++) {
-        int v = on_ok(on_tree_visible(t, s + 6 * i, s + 6 * i + 3));
-        clear += v;
-        if (fill) {
-            lua_pushboolean(L, v);
-            lua_rawseti(L, 3, (lua_Integer)i + 1);
-        }
-    }
-    free(s);
-    lua_pushinteger(L, clear);
-    return 1;
+    return on_lua_visible_many(L, visible_of, t);
 }
 
 static int l_visible(lua_State *L)

@@ -164,3 +164,22 @@ double *on_lua_checksegments(lua_State *L, int idx, size_t *n)
     *n = (size_t)(len / 6);
     return v;
 }
+
+int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
+{
+    size_t n;
+    double *s = on_lua_checksegments(L, 2, &n);
+    int fill = lua_istable(L, 3);
+    lua_Integer clear = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = on_ok(fn(obj, s + 6 * i, s + 6 * i + 3));
+        clear += v;
+        if (fill) {
+            lua_pushboolean(L, v);
+            lua_rawseti(L, 3, (lua_Integer)i + 1);
+        }
+    }
+    free(s);
+    lua_pushinteger(L, clear);
+    return 1;
+}

@@ -29,6 +29,10 @@ int on_lua_optboolean(lua_State *L, int idx, const char *key, int def);
 /* A flat array of 6*n finite numbers (segments ax, ay, az, bx, by, bz, ...): returns a malloc'd copy
  * (caller frees) and n; raises on bad input. */
 double *on_lua_checksegments(lua_State *L, int idx, size_t *n);
+/* obj:visible_many(segments [, results]) for any object with a line-of-sight function: returns 1
+ * (the number clear on the stack); fills results[i] with booleans when argument 3 is a table. */
+typedef on_status (*on_lua_visible_fn)(const void *obj, const double a[3], const double b[3]);
+int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj);
 /* Push nil and a reason for a failed status; returns 2. */
 int on_lua_fail(lua_State *L, on_status s, const char *context);
 /* Register functions as fields of the table at the top. */

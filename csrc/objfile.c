@@ -10,9 +10,8 @@
  * extension) are checked to be numbers and otherwise ignored. The triangles are inserted with one
  * on_tree_add_triangles call once the whole file has parsed.
  */
-#include "octonav.h"
+#include "tree.h"
 
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -24,57 +23,6 @@
 
 /* ---- reading ---------------------------------------------------------------------------------- */
 
-enum { RD_OK = 0, RD_IO = -1, RD_NOMEM = -2 };
-
-/* Read a whole file into a NUL-terminated buffer. On RD_IO *err_no gets errno. */
-static int read_all(const char *path, char **out, size_t *len, int *err_no)
-{
-    *out = NULL;
-    *len = 0;
-    *err_no = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *err_no = errno;
-        return RD_IO;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return RD_NOMEM;
-    }
-    for (;;) {
-        if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                fclose(f);
-                return RD_NOMEM;
-            }
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                fclose(f);
-                return RD_NOMEM;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    if (bad) *err_no = errno ? errno : EIO;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return RD_IO;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return RD_OK;
-}
 
 /* ---- growable arrays -------------------------------------------------------------------------- */
 
@@ -315,20 +263,8 @@ on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, size_t *
     }
     char *buf;
     size_t len;
-    int en;
-    int rd = read_all(path, &buf, &len, &en);
-    if (rd == RD_NOMEM) {
-        if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
-        return ON_FAILURE | ON_NO_MEMORY;
-    }
-    if (rd != RD_OK) {
-        if (err && errlen) {
-            char msg[128];
-            if (strerror_r(en, msg, sizeof msg) != 0) snprintf(msg, sizeof msg, "error %d", en);
-            snprintf(err, errlen, "%s: cannot read: %s", path, msg);
-        }
-        return ON_FAILURE | ON_IO;
-    }
+    on_status rs = on_read_file(path, (uint8_t **)&buf, &len, err, errlen);
+    if (!on_ok(rs)) return rs;
     obj_parser p;
     memset(&p, 0, sizeof p);
     p.path = path;

@@ -87,7 +87,7 @@ static result *load_tile(const on_streamer *s, uint32_t tile)
     snprintf(path, plen, "%s/tiles/%d_%d_%d.tile", s->dir, ijk[0], ijk[1], ijk[2]);
     uint8_t *buf;
     size_t len;
-    r->status = on_read_file(path, &buf, &len);
+    r->status = on_read_file(path, &buf, &len, NULL, 0);
     free(path);
     if (on_ok(r->status)) {
         r->status = on_tile_decode(s->t->p.depth, buf, len, &r->table, &r->solid);

@@ -262,42 +262,6 @@ on_status on_tree_decode_tile(on_tree *t, uint32_t tile, const uint8_t *buf, siz
     return ON_SUCCESS;
 }
 
-on_status on_read_file(const char *path, uint8_t **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return ON_FAILURE | ON_IO;
-    size_t cap = 1u << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    on_status s = buf ? ON_SUCCESS : (ON_FAILURE | ON_NO_MEMORY);
-    while (on_ok(s)) {
-        if (n == cap) {
-            uint8_t *nb = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                s = ON_FAILURE | ON_NO_MEMORY;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t want = cap - n, got = fread(buf + n, 1, want, f);
-        n += got;
-        if (got < want) {
-            if (ferror(f)) s = ON_FAILURE | ON_IO;
-            break;
-        }
-    }
-    fclose(f);
-    if (!on_ok(s)) {
-        free(buf);
-        return s;
-    }
-    *out = buf;
-    *len = n;
-    return ON_SUCCESS;
-}
-
 /* ---- the whole tree -------------------------------------------------------------------------- */
 
 static on_status write_all(FILE *f, const uint8_t *p, size_t n, uint32_t *crc)
@@ -434,7 +398,7 @@ on_status on_tree_load(const char *path, on_tree **out)
     if (!path) return ON_FAILURE | ON_INVALID;
     uint8_t *buf;
     size_t n;
-    on_status s = on_read_file(path, &buf, &n);
+    on_status s = on_read_file(path, &buf, &n, NULL, 0);
     if (!on_ok(s)) return s;
     s = on_tree_load_memory(buf, n, out);
     free(buf);

@@ -86,8 +86,9 @@ on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *ou
  * tile (its memory freed, loaded = 0). Both bump the salt. Caller's thread only. */
 void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t solid);
 void on_tree_unload_tile(on_tree *t, uint32_t tile);
-/* A whole file into a malloc'd buffer. */
-on_status on_read_file(const char *path, uint8_t **out, size_t *len);
+/* A whole file into a malloc'd, NUL-terminated buffer (fileio.c); err (may be NULL) gets
+ * "PATH: cannot read: REASON" or "PATH: out of memory". */
+on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
 
 /* Mark a change: bumps the revision and the tile's salt. */
 void on_tree_touch(on_tree *t, uint32_t tile);

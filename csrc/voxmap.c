@@ -15,7 +15,6 @@
  */
 #include "tree.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,57 +24,6 @@
 
 /* ---- reading ---------------------------------------------------------------------------------- */
 
-enum { RD_OK = 0, RD_IO = -1, RD_NOMEM = -2 };
-
-/* Read a whole file into a NUL-terminated buffer. On RD_IO *err_no gets errno. */
-static int read_all(const char *path, char **out, size_t *len, int *err_no)
-{
-    *out = NULL;
-    *len = 0;
-    *err_no = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *err_no = errno;
-        return RD_IO;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return RD_NOMEM;
-    }
-    for (;;) {
-        if (cap - n < 2) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                fclose(f);
-                return RD_NOMEM;
-            }
-            char *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                fclose(f);
-                return RD_NOMEM;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
-    }
-    int bad = ferror(f);
-    if (bad) *err_no = errno ? errno : EIO;
-    fclose(f);
-    if (bad) {
-        free(buf);
-        return RD_IO;
-    }
-    buf[n] = '\0';
-    *out = buf;
-    *len = n;
-    return RD_OK;
-}
 
 /* ---- parsing ---------------------------------------------------------------------------------- */
 
@@ -181,20 +129,8 @@ on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t err
     if (!path) return ON_FAILURE | ON_INVALID;
     char *buf;
     size_t len;
-    int en;
-    int rd = read_all(path, &buf, &len, &en);
-    if (rd == RD_NOMEM) {
-        if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
-        return ON_FAILURE | ON_NO_MEMORY;
-    }
-    if (rd != RD_OK) {
-        if (err && errlen) {
-            char msg[128];
-            if (strerror_r(en, msg, sizeof msg) != 0) snprintf(msg, sizeof msg, "error %d", en);
-            snprintf(err, errlen, "%s: cannot read: %s", path, msg);
-        }
-        return ON_FAILURE | ON_IO;
-    }
+    on_status rs = on_read_file(path, (uint8_t **)&buf, &len, err, errlen);
+    if (!on_ok(rs)) return rs;
     vox_parser p = {buf, buf + len, path, NULL, 0, 1, err, errlen};
     int dims[3];
     on_status st = parse_header(&p, dims);
