@@ -4,7 +4,12 @@
  */
 #include "lua_util.h"
 
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 __attribute__((visibility("default"))) int luaopen_octonav_core(lua_State *L);
 
@@ -17,11 +22,53 @@ static int l_clock(lua_State *L)
     return 1;
 }
 
+/* core.mkdir(path) -> true | nil, err: the directory and its parents (mkdir -p without a shell, so
+ * packs can be written where no shell runs and paths need no quoting). */
+static int l_mkdir(lua_State *L)
+{
+    size_t len;
+    const char *path = luaL_checklstring(L, 1, &len);
+    if (len == 0) luaL_argerror(L, 1, "path must not be empty");
+    char *p = malloc(len + 1);
+    if (!p) return luaL_error(L, "mkdir: out of memory");
+    memcpy(p, path, len + 1);
+    int err = 0;
+    for (size_t i = 1; i <= len && !err; i++) {
+        if (p[i] != '/' && p[i] != '\0') continue;
+        char c = p[i];
+        p[i] = '\0';
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) err = errno;
+        else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) err = ENOTDIR;
+        p[i] = c;
+    }
+    free(p);
+    if (err) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: cannot create directory: %s", path, strerror(err));
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+/* core.isatty(fd) -> boolean (0 stdin, 1 stdout, 2 stderr): for progress bars. */
+static int l_isatty(lua_State *L)
+{
+    lua_Integer fd = luaL_checkinteger(L, 1);
+    lua_pushboolean(L, fd >= 0 && fd <= 2 && isatty((int)fd));
+    return 1;
+}
+
 int luaopen_octonav_core(lua_State *L)
 {
     lua_newtable(L);
     lua_pushcfunction(L, l_clock);
     lua_setfield(L, -2, "clock");
+    lua_pushcfunction(L, l_mkdir);
+    lua_setfield(L, -2, "mkdir");
+    lua_pushcfunction(L, l_isatty);
+    lua_setfield(L, -2, "isatty");
     on_lua_tree_open(L);
     lua_setfield(L, -2, "tree");
     on_lua_grid_open(L);

@@ -209,7 +209,7 @@ describe("octonav.world", function()
 
     it("bake (whole, per tile, link), info and validate", function()
       local d = tmpdir()
-      os.execute("mkdir -p '" .. d .. "'")
+      assert(require("octonav.core").mkdir(d))
       -- a config file: relative paths are relative to its directory
       writefile(d .. "/wall.obj", "v 7 0 0\nv 9 0 0\nv 9 8 0\nv 7 8 0\nf 1 2 3 4\n")
       writefile(d .. "/level.lua", [[

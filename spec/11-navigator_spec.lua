@@ -491,7 +491,7 @@ end
 local function tmpdir()
   local name = os.tmpname()
   os.remove(name)
-  assert(os.execute("mkdir -p '" .. name .. "'"))
+  assert(require("octonav.core").mkdir(name))
   return name
 end
 

@@ -24,7 +24,7 @@ local function make_pack(dir, bad)
     local x, y, z = r() * TX * TILE, r() * TILE, r() * TZ * TILE
     t:add_box({ x, y, z }, { x + 1 + r() * 3, y + 1 + r() * 3, z + 1 + r() * 3 })
   end
-  os.execute("mkdir -p '" .. dir .. "/tiles'")
+  assert(require("octonav.core").mkdir(dir .. "/tiles"))
   for k = 0, TZ - 1 do
     for i = 0, TX - 1 do
       local blob = t:encode_tile(i, 0, k)
@@ -71,7 +71,7 @@ describe("octonav.core.streamer", function()
   setup(function()
     dir = os.tmpname()
     os.remove(dir)
-    os.execute("mkdir -p '" .. dir .. "'")
+    assert(require("octonav.core").mkdir(dir))
     orig = make_pack(dir, bad)
   end)
   teardown(function() os.execute("rm -rf '" .. dir .. "'") end)

@@ -39,7 +39,13 @@ if [ "${SANITIZE:-0}" = 1 ]; then
   export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 fi
 tap=$(mktemp)
-LD_PRELOAD="$preload" busted --lua=lua5.4 --cpath="$build/?.so" -o TAP "$@" >"$tap" 2>&1
+if [ "${SANITIZE:-0}" = thread ]; then
+  # ThreadSanitizer cannot start through busted's lua5.1 launcher: run busted on lua5.4 directly
+  LD_PRELOAD=$(${CC:-cc} -print-file-name=libtsan.so) TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}" \
+    lua5.4 "$(command -v busted)" --ignore-lua --cpath="$build/?.so" -o TAP "$@" >"$tap" 2>&1
+else
+  LD_PRELOAD="$preload" busted --lua=lua5.4 --cpath="$build/?.so" -o TAP "$@" >"$tap" 2>&1
+fi
 brc=$?
 grep -vE '^ok [0-9]+' "$tap" | head -200
 sp=$(grep -cE '^ok [0-9]+' "$tap"); sf=$(grep -cE '^not ok [0-9]+' "$tap")

@@ -281,7 +281,7 @@ function M.streamer(opts)
   end
   local dir = os.tmpname()
   os.remove(dir)
-  os.execute("mkdir -p '" .. dir .. "/tiles'")
+  assert(require("octonav.core").mkdir(dir .. "/tiles"))
   for k = 0, T - 1 do
     for i = 0, T - 1 do
       local f = assert(io.open(("%s/tiles/%d_0_%d.tile"):format(dir, i, k), "wb"))
@@ -330,7 +330,7 @@ function M.world(opts)
   local function tmpdir()
     local d = os.tmpname()
     os.remove(d)
-    os.execute("mkdir -p '" .. d .. "'")
+    assert(require("octonav.core").mkdir(d))
     return d
   end
   -- 1. bake throughput on the real meshes

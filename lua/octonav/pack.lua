@@ -55,16 +55,10 @@ end
 
 -- ---- files ---------------------------------------------------------------------------------------
 
-local function shell_quote(s)
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
 --- Create a directory and its parents. Returns true or nil, err.
 function M.mkdir(path)
   if type(path) ~= "string" or path == "" then error("pack.mkdir: path must be a non-empty string", 2) end
-  local ok = os.execute("mkdir -p " .. shell_quote(path))
-  if not ok then return nil, path .. ": cannot create directory" end
-  return true
+  return require("octonav.core").mkdir(path)
 end
 
 --- Whole file as a string, or nil, "PATH: reason".

@@ -22,7 +22,7 @@ function M.stderr_is_tty()
     local force = os.getenv("OCTONAV_PROGRESS")
     if force == "0" then tty_cached = false
     elseif force == "1" then tty_cached = true
-    else tty_cached = os.execute("test -t 2") == true end
+    else tty_cached = require("octonav.core").isatty(2) end
   end
   return tty_cached
 end
