@@ -119,6 +119,21 @@ local function copy_pack(src, dst)
   for _, name in ipairs(names) do write(dst .. "/" .. name, read(src .. "/" .. name)) end
 end
 
+-- Remove a pack directory without a shell: its known files, then its folders.
+local function remove_pack(dir)
+  local names = { "manifest.txt", "graph.txt", "manifest.txt.tmp", "graph.txt.tmp" }
+  for k = 0, 15 do
+    for j = 0, 3 do
+      for i = 0, 15 do names[#names + 1] = ("tiles/%d_%d_%d.tile"):format(i, j, k) end
+    end
+  end
+  names[#names + 1] = "holes/cave.tree"
+  for _, name in ipairs(names) do os.remove(dir .. "/" .. name) end
+  os.remove(dir .. "/tiles")
+  os.remove(dir .. "/holes")
+  os.remove(dir)
+end
+
 setup(function()
   pack = tmpdir()
   local ok, err = octonav.bake(config(pack))
@@ -140,7 +155,7 @@ end)
 
 teardown(function()
   if full then full:close() end
-  for _, d in ipairs(dirs) do os.execute("rm -rf '" .. d .. "'") end
+  for _, d in ipairs(dirs) do remove_pack(d) end
 end)
 
 ---------------------------------------------------------------------------------------------------
