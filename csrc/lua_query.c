@@ -89,7 +89,7 @@ static double lua_heuristic(void *ud, const double p[3], const double goal[3], d
 }
 
 static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth",
-                                        "max_expansions", "partial", "heuristic", NULL};
+                                        "max_expansions", "partial", "heuristic", "escalate", NULL};
 
 /* Options table at idx -> core options; a heuristic function is stored as user value 2. */
 static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
@@ -105,6 +105,9 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
     lua_Integer me = on_lua_optinteger(L, idx, "max_expansions", 0);
     if (me < 0) luaL_error(L, "option 'max_expansions' must be >= 0");
     o->max_expansions = (size_t)me;
+    lua_Integer esc = on_lua_optinteger(L, idx, "escalate", (lua_Integer)o->escalate);
+    if (esc < 0) luaL_error(L, "option 'escalate' must be >= 0");
+    o->escalate = (size_t)esc;
     if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "smooth") != LUA_TNIL) {
         const char *s = lua_tostring(L, -1);
         if (!s || lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");

@@ -221,6 +221,10 @@ typedef struct on_query_opts {
     int smooth;              /* ON_SMOOTH_*: string pulling by line of sight after the search (default greedy) */
     size_t max_expansions;   /* 0 = no limit; a search that reaches it fails with ON_BUDGET */
     int partial;             /* on failure, return the path to the cell nearest the goal (ON_PARTIAL) */
+    size_t escalate;         /* after this many expansions (default 1000; 0 = never) switch to
+                              * escalate_weight and escalate_size_bias (2.5, 1: the seed's search) for
+                              * the rest of the search: trap cases stop flooding */
+    double escalate_weight, escalate_size_bias;
     on_heuristic_fn heuristic;
     void *heuristic_ud;
 } on_query_opts;

@@ -79,6 +79,9 @@ void on_query_opts_default(on_query_opts *o)
     o->weight = 1.5;           /* measured: see README, "Search defaults" */
     o->refine = 1;
     o->smooth = ON_SMOOTH_GREEDY;
+    o->escalate = 1000;        /* measured: see README, "Search defaults" */
+    o->escalate_weight = 2.5;
+    o->escalate_size_bias = 1.0;
 }
 
 static uint64_t mix64(uint64_t x)
@@ -516,6 +519,23 @@ static on_status expand(on_query *q, int32_t u)
     return ON_IN_PROGRESS;
 }
 
+/* The search is taking long: switch to the escalation weights for the rest of it. Every open node's
+ * f is recomputed and the heap rebuilt (bottom-up), once. */
+static void escalate(on_query *q)
+{
+    q->o.weight = q->o.escalate_weight;
+    q->o.size_bias = q->o.escalate_size_bias;
+    for (size_t i = 0; i < q->nheap; i++) {
+        snode *n = &q->nodes[q->heap[i]];
+        double p[3], mn[3], sz;
+        node_point(q, (int32_t)q->heap[i], p);
+        cell_box(q, n->cell, mn, &sz);
+        double h = heuristic(q, p, sz);
+        n->f = n->g + q->o.weight * (isnan(h) ? 0 : h) - q->o.size_bias * sz;
+    }
+    for (size_t i = q->nheap / 2; i-- > 0;) heap_down(q, i);
+}
+
 on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
 {
     size_t n = 0;
@@ -536,6 +556,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
             q->state = ON_FAILURE | ON_BUDGET;
             break;
         }
+        if (q->o.escalate && q->info.expansions == q->o.escalate) escalate(q);
         int32_t u = (int32_t)heap_pop(q);
         on_status s = expand(q, u);
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {

@@ -16,7 +16,7 @@ M.presets = {
   -- the seed's own search: f = g + 2.5*h - size (fast, greedy, paths less short)
   seed = { weight = 2.5, size_bias = 1.0 },
   -- plain A* over the cell graph (optimal for that graph), pulled tight in its corridor, no smoothing
-  astar = { weight = 1.0, smooth = "none" },
+  astar = { weight = 1.0, smooth = "none", escalate = 0 },
   -- Lazy Theta*: any-angle parents, one line-of-sight check per expansion
   theta = { any_angle = true },
 }
