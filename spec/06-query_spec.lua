@@ -936,7 +936,7 @@ end)
 describe("octonav.query: presets", function()
   it("are the documented option tables", function()
     assert.same({ weight = 2.5, size_bias = 1.0 }, octonav.presets.seed)
-    assert.same({ weight = 1.0, smooth = "none" }, octonav.presets.astar)
+    assert.same({ weight = 1.0, smooth = "none", escalate = 0 }, octonav.presets.astar)
     assert.same({ any_angle = true }, octonav.presets.theta)
   end)
 
