@@ -196,22 +196,14 @@ static int l_stats(lua_State *L)
     on_streamer_stats st;
     on_streamer_stats_get(u->s, &st);
     lua_createtable(L, 0, 8);
-    lua_pushinteger(L, (lua_Integer)st.agents);
-    lua_setfield(L, -2, "agents");
-    lua_pushinteger(L, (lua_Integer)st.loaded);
-    lua_setfield(L, -2, "loaded");
-    lua_pushinteger(L, (lua_Integer)st.queued);
-    lua_setfield(L, -2, "queued");
-    lua_pushinteger(L, (lua_Integer)st.failed);
-    lua_setfield(L, -2, "failed");
-    lua_pushinteger(L, (lua_Integer)st.locked);
-    lua_setfield(L, -2, "locked");
-    lua_pushinteger(L, (lua_Integer)st.decoded);
-    lua_setfield(L, -2, "decoded");
-    lua_pushnumber(L, st.decode_seconds);
-    lua_setfield(L, -2, "decode_seconds");
-    lua_pushinteger(L, (lua_Integer)st.tree_bytes);
-    lua_setfield(L, -2, "tree_bytes");
+    on_lua_setint(L, "agents", (lua_Integer)st.agents);
+    on_lua_setint(L, "loaded", (lua_Integer)st.loaded);
+    on_lua_setint(L, "queued", (lua_Integer)st.queued);
+    on_lua_setint(L, "failed", (lua_Integer)st.failed);
+    on_lua_setint(L, "locked", (lua_Integer)st.locked);
+    on_lua_setint(L, "decoded", (lua_Integer)st.decoded);
+    on_lua_setnum(L, "decode_seconds", st.decode_seconds);
+    on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
     return 1;
 }
 

@@ -426,32 +426,21 @@ static int l_fill(lua_State *L)
     return 1;
 }
 
-static void setnum(lua_State *L, const char *k, double v)
-{
-    lua_pushnumber(L, v);
-    lua_setfield(L, -2, k);
-}
-static void setint(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
 static int l_stats(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
     on_tree_stats st;
     on_tree_stats_get(t, &st);
     lua_createtable(L, 0, 12);
-    setint(L, "tiles", (lua_Integer)st.tiles);
-    setint(L, "tiles_loaded", (lua_Integer)st.tiles_loaded);
-    setint(L, "nodes", (lua_Integer)st.nodes);
-    setint(L, "slots", (lua_Integer)st.slots);
-    setint(L, "bytes", (lua_Integer)st.bytes);
-    setint(L, "table_bytes", (lua_Integer)st.table_bytes);
-    setnum(L, "bytes_per_node", st.bytes_per_node);
-    setnum(L, "load_factor", st.load_factor);
-    setint(L, "revision", (lua_Integer)on_tree_revision(t));
+    on_lua_setint(L, "tiles", (lua_Integer)st.tiles);
+    on_lua_setint(L, "tiles_loaded", (lua_Integer)st.tiles_loaded);
+    on_lua_setint(L, "nodes", (lua_Integer)st.nodes);
+    on_lua_setint(L, "slots", (lua_Integer)st.slots);
+    on_lua_setint(L, "bytes", (lua_Integer)st.bytes);
+    on_lua_setint(L, "table_bytes", (lua_Integer)st.table_bytes);
+    on_lua_setnum(L, "bytes_per_node", st.bytes_per_node);
+    on_lua_setnum(L, "load_factor", st.load_factor);
+    on_lua_setint(L, "revision", (lua_Integer)on_tree_revision(t));
     return 1;
 }
 
@@ -461,12 +450,12 @@ static int l_params(lua_State *L)
     lua_createtable(L, 0, 6);
     on_lua_pushint3(L, t->p.tiles);
     lua_setfield(L, -2, "tiles");
-    setint(L, "depth", t->p.depth);
-    setnum(L, "scale", t->p.scale);
+    on_lua_setint(L, "depth", t->p.depth);
+    on_lua_setnum(L, "scale", t->p.scale);
     on_lua_pushpoint(L, t->p.origin);
     lua_setfield(L, -2, "origin");
-    setnum(L, "radius", t->p.radius);
-    setint(L, "tile_leaves", t->n);
+    on_lua_setnum(L, "radius", t->p.radius);
+    on_lua_setint(L, "tile_leaves", t->n);
     return 1;
 }
 

@@ -139,11 +139,6 @@ int on_lua_fail(lua_State *L, on_status s, const char *context)
     return 2;
 }
 
-void on_lua_setfuncs(lua_State *L, const luaL_Reg *l)
-{
-    luaL_setfuncs(L, l, 0);
-}
-
 double *on_lua_checksegments(lua_State *L, int idx, size_t *n)
 {
     luaL_checktype(L, idx, LUA_TTABLE);
@@ -182,4 +177,16 @@ int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
     free(s);
     lua_pushinteger(L, clear);
     return 1;
+}
+
+void on_lua_setint(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+void on_lua_setnum(lua_State *L, const char *k, double v)
+{
+    lua_pushnumber(L, v);
+    lua_setfield(L, -2, k);
 }

@@ -35,8 +35,9 @@ typedef on_status (*on_lua_visible_fn)(const void *obj, const double a[3], const
 int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj);
 /* Push nil and a reason for a failed status; returns 2. */
 int on_lua_fail(lua_State *L, on_status s, const char *context);
-/* Register functions as fields of the table at the top. */
-void on_lua_setfuncs(lua_State *L, const luaL_Reg *l);
+/* Set field k of the table at the top to an integer / a number. */
+void on_lua_setint(lua_State *L, const char *k, lua_Integer v);
+void on_lua_setnum(lua_State *L, const char *k, double v);
 
 /* Per-file openers called by luaopen_octonav_core (each leaves one table on the stack). */
 int on_lua_tree_open(lua_State *L);

@@ -45,6 +45,8 @@ struct on_streamer {
     uint32_t nagents, agentcap;
     uint32_t *loaded;   /* indices of loaded tiles (unordered) */
     size_t nloaded;
+    uint32_t *pinned;   /* tiles locked or forced (unordered): update() visits these, not every tile */
+    size_t npinned;
     size_t nqueued, nfailed;
     on_stream_event *ev; /* events of the last update */
     size_t nev, evcap;
@@ -142,12 +144,14 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
     s->dir = malloc(strlen(dir) + 1);
     s->tiles = calloc(t->ntiles, sizeof *s->tiles);
     s->loaded = malloc(t->ntiles * sizeof *s->loaded);
+    s->pinned = malloc(t->ntiles * sizeof *s->pinned);
     s->jobs = malloc(t->ntiles * sizeof *s->jobs);
     s->threads = calloc((size_t)(p->workers ? p->workers : 1), sizeof *s->threads);
-    if (!s->dir || !s->tiles || !s->loaded || !s->jobs || !s->threads) {
+    if (!s->dir || !s->tiles || !s->loaded || !s->pinned || !s->jobs || !s->threads) {
         free(s->dir);
         free(s->tiles);
         free(s->loaded);
+        free(s->pinned);
         free(s->jobs);
         free(s->threads);
         free(s);
@@ -192,6 +196,7 @@ void on_streamer_destroy(on_streamer *s)
     free(s->ev);
     free(s->agents);
     free(s->loaded);
+    free(s->pinned);
     free(s->jobs);
     free(s->threads);
     free(s);
@@ -236,24 +241,47 @@ on_status on_streamer_remove_agent(on_streamer *s, uint32_t id)
     return ON_SUCCESS;
 }
 
+static int is_pinned(const tstate *ts) { return ts->locks != 0 || ts->forced; }
+
+/* Keep the pinned list in step with a tile's locks and pin; was = whether it was pinned before. */
+static void repin(on_streamer *s, uint32_t tile, int was)
+{
+    int now = is_pinned(&s->tiles[tile]);
+    if (now && !was) {
+        s->pinned[s->npinned++] = tile;
+    } else if (!now && was) {
+        for (size_t i = 0; i < s->npinned; i++)
+            if (s->pinned[i] == tile) {
+                s->pinned[i] = s->pinned[--s->npinned];
+                break;
+            }
+    }
+}
+
 on_status on_streamer_lock(on_streamer *s, uint32_t tile)
 {
     if (tile >= s->t->ntiles || s->tiles[tile].locks == UINT32_MAX) return ON_FAILURE | ON_INVALID;
+    int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].locks++;
+    repin(s, tile, was);
     return ON_SUCCESS;
 }
 
 on_status on_streamer_unlock(on_streamer *s, uint32_t tile)
 {
     if (tile >= s->t->ntiles || s->tiles[tile].locks == 0) return ON_FAILURE | ON_INVALID;
+    int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].locks--;
+    repin(s, tile, was);
     return ON_SUCCESS;
 }
 
 on_status on_streamer_force_load(on_streamer *s, uint32_t tile)
 {
     if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].forced = 1;
+    repin(s, tile, was);
     return ON_SUCCESS;
 }
 
@@ -289,7 +317,9 @@ static void emit(on_streamer *s, uint32_t tile, int kind, on_status st)
 on_status on_streamer_force_unload(on_streamer *s, uint32_t tile)
 {
     if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].forced = 0;
+    repin(s, tile, was);
     if (s->tiles[tile].state == ON_TILE_LOADED && !s->tiles[tile].locks) do_unload(s, tile);
     return ON_SUCCESS;
 }
@@ -410,9 +440,8 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
                         queue_load(s, tile);
                 }
     }
-    for (uint32_t tile = 0; tile < t->ntiles; tile++)
-        if ((s->tiles[tile].locks || s->tiles[tile].forced) && s->tiles[tile].state == ON_TILE_UNLOADED)
-            queue_load(s, tile);
+    for (size_t i = 0; i < s->npinned; i++)
+        if (s->tiles[s->pinned[i]].state == ON_TILE_UNLOADED) queue_load(s, s->pinned[i]);
     /* 2. finished loads (all of the queued ones when asked to wait) */
     if (wait)
         while (s->jcount || s->inflight) pthread_cond_wait(&s->done, &s->mu);
@@ -443,7 +472,7 @@ void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
     st->loaded = s->nloaded;
     st->queued = s->nqueued;
     st->failed = s->nfailed;
-    for (uint32_t i = 0; i < s->t->ntiles; i++) st->locked += s->tiles[i].locks != 0;
+    for (size_t i = 0; i < s->npinned; i++) st->locked += s->tiles[s->pinned[i]].locks != 0;
     pthread_mutex_lock(&s->mu);
     st->decoded = s->decoded;
     st->decode_seconds = s->decode_seconds;

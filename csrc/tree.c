@@ -146,8 +146,11 @@ static int insert_rec(ins_ctx *c, uint32_t code)
 {
     uint32_t cl = on_code_layer(code) - 1;
     double cs = (double)(1u << cl);
-    for (unsigned i = 0; i < 8; i++) {
-        uint8_t bf = *on_table_find(c->tab, code);
+    /* this node's flags stay in a local: only this loop changes them (recursion and subtree drops
+     * touch descendants, table moves keep the value under its key), so they are written back once */
+    uint8_t bf = *on_table_find(c->tab, code);
+    int rc = 0;
+    for (unsigned i = 0; i < 8 && rc == 0; i++) {
         if (bf & (1u << i)) continue;
         uint32_t child = on_code_child(code, i);
         double mn[3] = {c->base[0] + on_code_x(child), c->base[1] + on_code_y(child), c->base[2] + on_code_z(child)};
@@ -155,21 +158,24 @@ static int insert_rec(ins_ctx *c, uint32_t code)
         if (hit == ON_MISS) continue;
         if (hit == ON_FULL_HIT || cl == 0) {
             if (cl > 0) drop_subtree(c->tab, child);
-            *on_table_find(c->tab, code) |= (uint8_t)(1u << i);
+            bf |= (uint8_t)(1u << i);
             continue;
         }
-        if (!on_table_find(c->tab, child) && on_table_insert(c->tab, child, 0) != 0) return -1;
-        int rc = insert_rec(c, child);
+        if (!on_table_find(c->tab, child) && on_table_insert(c->tab, child, 0) != 0) {
+            rc = -1;
+            break;
+        }
+        rc = insert_rec(c, child);
         uint8_t cv = *on_table_find(c->tab, child);
         if (cv == 0xff) {
             on_table_remove(c->tab, child);
-            *on_table_find(c->tab, code) |= (uint8_t)(1u << i);
+            bf |= (uint8_t)(1u << i);
         } else if (cv == 0 && !has_stored_child(c->tab, child)) {
             on_table_remove(c->tab, child); /* only reachable after a failed allocation below */
         }
-        if (rc != 0) return -1;
     }
-    return 0;
+    *on_table_find(c->tab, code) = bf;
+    return rc;
 }
 
 static on_status insert_tile(on_tree *t, uint32_t ti, on_classify_fn fn, void *ud)
