@@ -253,7 +253,7 @@ static void sync_axis(walk *w, int j, double t)
  * r->valid = 0 when the voxel entered is blocked, else the walk moved into its cell. The margin keeps
  * the answer identical to the exact comparisons of plane parameters (rounding is far smaller). */
 #define FAST_MARGIN 1e-6
-static int fast_exit(walk *w, tree_probe *p, double te, around *r)
+static int fast_exit(walk *w, tree_probe *p, const double texit[3], double te, around *r)
 {
     int e = -1;
     int64_t v[3];
@@ -263,8 +263,7 @@ static int fast_exit(walk *w, tree_probe *p, double te, around *r)
             v[j] = w->idx[j];
             continue;
         }
-        double tj = tplane(w, j, w->step[j] > 0 ? p->cmin[j] + p->cs : p->cmin[j]);
-        if (tj == te) {
+        if (texit[j] == te) {
             if (e >= 0) return 0; /* leaves through an edge or corner of the cell */
             e = j;
             v[j] = w->step[j] > 0 ? p->cmin[j] + p->cs : p->cmin[j] - 1;
@@ -303,15 +302,15 @@ static int walk_tree(const on_tree *t, const double a[3], const double b[3], dou
     for (;;) {
         on_tree_cell_nav(t, p.cur, p.cmin, &p.cs);
         const int64_t *cmin = p.cmin, cs = p.cs;
-        /* when does the segment leave the current cell? */
-        double te = INFINITY;
+        /* when does the segment leave the current cell, per axis and first? */
+        double te = INFINITY, texit[3] = {INFINITY, INFINITY, INFINITY};
         for (int j = 0; j < 3; j++)
             if (w.step[j]) {
-                double tj = tplane(&w, j, w.step[j] > 0 ? cmin[j] + cs : cmin[j]);
-                if (tj < te) te = tj;
+                texit[j] = tplane(&w, j, w.step[j] > 0 ? cmin[j] + cs : cmin[j]);
+                if (texit[j] < te) te = texit[j];
             }
         if (!(te < 1.0)) return 1;
-        if (fast_exit(&w, &p, te, &r)) {
+        if (fast_exit(&w, &p, texit, te, &r)) {
             if (!r.valid) { /* fast path found the voxel entered blocked */
                 *t_hit = te;
                 return 0;

@@ -502,12 +502,11 @@ static on_status expand(on_query *q, int32_t u)
         if (v < 0) return ON_FAILURE | ON_OUT_OF_NODES;
         snode *vn = &q->nodes[v];
         if (vn->closed) continue;
-        double pv[3];
-        node_point(q, v, pv);
+        double mn[3], sz, pv[3];
+        cell_box(q, vn->cell, mn, &sz); /* its point (node_point: the centre) and its size */
+        for (int j = 0; j < 3; j++) pv[j] = mn[j] + sz * 0.5;
         double g = gfrom + dist3(pfrom, pv);
         if (g < vn->g) {
-            double mn[3], sz;
-            cell_box(q, vn->cell, mn, &sz);
             double h = heuristic(q, pv, sz);
             if (isnan(h)) return ON_FAILURE | ON_INVALID;
             vn->g = g;
