@@ -1,6 +1,7 @@
 /*
  * lua_core.c -- luaopen_octonav_core: the C module `octonav.core`, assembled from the per-file
- * openers (tree, grid, query, streamer). The Lua module `octonav` (lua/octonav/init.lua) wraps it.
+ * openers (tree, grid, query, streamer), plus the few helpers the Lua layers need from C: clock,
+ * mkdir, isatty, read_obj. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "lua_util.h"
 
@@ -52,6 +53,37 @@ static int l_mkdir(lua_State *L)
     return 1;
 }
 
+/* core.read_obj(path) -> vertices, indices (flat arrays, indices 1-based) | nil, "PATH:LINE: reason":
+ * the core's OBJ reader for Lua layers that need the triangles themselves (the bake buckets them by tile). */
+static int l_read_obj(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char err[512] = "";
+    double *v;
+    uint32_t *t;
+    size_t nv, nt;
+    on_status s = on_obj_read(path, &v, &nv, &t, &nt, err, sizeof err);
+    if (!on_ok(s)) {
+        if (s & ON_NO_MEMORY) return luaL_error(L, "read_obj: out of memory");
+        lua_pushnil(L);
+        lua_pushstring(L, err[0] ? err : on_status_string(s));
+        return 2;
+    }
+    lua_createtable(L, (int)(3 * nv), 0);
+    for (size_t i = 0; i < 3 * nv; i++) {
+        lua_pushnumber(L, v[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_createtable(L, (int)(3 * nt), 0);
+    for (size_t i = 0; i < 3 * nt; i++) {
+        lua_pushinteger(L, (lua_Integer)t[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    free(v);
+    free(t);
+    return 2;
+}
+
 /* core.isatty(fd) -> boolean (0 stdin, 1 stdout, 2 stderr): for progress bars. */
 static int l_isatty(lua_State *L)
 {
@@ -67,6 +99,8 @@ int luaopen_octonav_core(lua_State *L)
     lua_setfield(L, -2, "clock");
     lua_pushcfunction(L, l_mkdir);
     lua_setfield(L, -2, "mkdir");
+    lua_pushcfunction(L, l_read_obj);
+    lua_setfield(L, -2, "read_obj");
     lua_pushcfunction(L, l_isatty);
     lua_setfield(L, -2, "isatty");
     on_lua_tree_open(L);

@@ -252,15 +252,13 @@ static on_status parse_buffer(obj_parser *p, char *buf, size_t len)
     return ON_SUCCESS;
 }
 
-on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, size_t *ntris, char *err, size_t errlen)
+on_status on_obj_read(const char *path, double **verts, size_t *nverts, uint32_t **tris, size_t *ntris, char *err,
+                      size_t errlen)
 {
-    if (nverts) *nverts = 0;
-    if (ntris) *ntris = 0;
+    *verts = NULL;
+    *tris = NULL;
+    *nverts = *ntris = 0;
     if (err && errlen) err[0] = '\0';
-    if (!t || !path) {
-        if (err && errlen) snprintf(err, errlen, "invalid argument");
-        return ON_FAILURE | ON_INVALID;
-    }
     char *buf;
     size_t len;
     on_status rs = on_read_file(path, (uint8_t **)&buf, &len, err, errlen);
@@ -272,17 +270,40 @@ on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, size_t *
     p.errlen = errlen;
     on_status st = parse_buffer(&p, buf, len);
     free(buf);
-    if (on_ok(st)) {
-        size_t nv = p.verts.n / 3, nt = p.tris.n / 3;
-        st = on_tree_add_triangles(t, p.verts.v, nv, p.tris.v, nt);
-        if (on_failed(st)) {
-            if (err && errlen) snprintf(err, errlen, "%s: inserting triangles: %s", path, on_status_string(st));
-        } else {
-            if (nverts) *nverts = nv;
-            if (ntris) *ntris = nt;
-        }
+    if (!on_ok(st)) {
+        free(p.verts.v);
+        free(p.tris.v);
+        return st;
     }
-    free(p.verts.v);
-    free(p.tris.v);
+    *verts = p.verts.v;
+    *tris = p.tris.v;
+    *nverts = p.verts.n / 3;
+    *ntris = p.tris.n / 3;
+    return ON_SUCCESS;
+}
+
+on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, size_t *ntris, char *err, size_t errlen)
+{
+    if (nverts) *nverts = 0;
+    if (ntris) *ntris = 0;
+    if (err && errlen) err[0] = '\0';
+    if (!t || !path) {
+        if (err && errlen) snprintf(err, errlen, "invalid argument");
+        return ON_FAILURE | ON_INVALID;
+    }
+    double *v;
+    uint32_t *tr;
+    size_t nv, nt;
+    on_status st = on_obj_read(path, &v, &nv, &tr, &nt, err, errlen);
+    if (!on_ok(st)) return st;
+    st = on_tree_add_triangles(t, v, nv, tr, nt);
+    if (on_failed(st)) {
+        if (err && errlen) snprintf(err, errlen, "%s: inserting triangles: %s", path, on_status_string(st));
+    } else {
+        if (nverts) *nverts = nv;
+        if (ntris) *ntris = nt;
+    }
+    free(v);
+    free(tr);
     return st;
 }

@@ -166,6 +166,10 @@ ON_API on_status on_tree_load_memory(const uint8_t *buf, size_t len, on_tree **o
  * the counts. On failure err (may be NULL) gets a message such as "mesh.obj:12: bad vertex index". */
 ON_API on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, size_t *ntris,
                                  char *err, size_t errlen);
+/* The same reader without a tree: malloc'd arrays (3*nverts doubles, 3*ntris 0-based indices) that
+ * the caller frees; on failure both are NULL. */
+ON_API on_status on_obj_read(const char *path, double **verts, size_t *nverts, uint32_t **tris, size_t *ntris,
+                             char *err, size_t errlen);
 
 /* ---- Moving AI voxel maps (.3dmap) ------------------------------------------------------------ */
 typedef struct on_voxmap {

@@ -364,67 +364,15 @@ end
 
 -- ---- geometry -------------------------------------------------------------------------------------
 
---- Reads a Wavefront OBJ as the C reader does (v and f; v, v/vt, v//vn, v/vt/vn; negative indices;
--- fan split; LF, CRLF or CR) into the flat arrays V and I (appending). Returns ntris or nil, err.
+--- Reads a Wavefront OBJ with the core's reader (octonav.core.read_obj) into the flat arrays V and I
+-- (appending, indices 1-based). Returns ntris or nil, "PATH:LINE: reason".
 function M.read_obj(path, V, I)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, ("%s: cannot read: %s"):format(path, tostring(err and err:match(": (.*)$") or err)) end
-  local text = f:read("a")
-  f:close()
-  if text:sub(1, 3) == "\239\187\191" then text = text:sub(4) end
+  local v, idx = require("octonav.core").read_obj(path)
+  if not v then return nil, idx end
   local base = #V // 3
-  local nv, ntris, ln = 0, 0, 0
-  local pos, len = 1, #text
-  while pos <= len do
-    ln = ln + 1
-    local s, e = text:find("[\r\n]", pos)
-    local line
-    if s then
-      line = text:sub(pos, s - 1)
-      pos = e + 1
-      if text:sub(s, s) == "\r" and text:sub(pos, pos) == "\n" then pos = pos + 1 end
-    else
-      line = text:sub(pos)
-      pos = len + 1
-    end
-    local kw, rest = line:match("^%s*(%S+)(.*)$")
-    if kw == "v" then
-      local c = {}
-      for tok in rest:gmatch("%S+") do
-        local v = tonumber(tok)
-        if v == nil then return nil, ("%s:%d: bad number \"%s\""):format(path, ln, tok:sub(1, 24)) end
-        c[#c + 1] = v
-      end
-      if #c < 3 then return nil, ("%s:%d: vertex with fewer than 3 coordinates"):format(path, ln) end
-      if #c > 7 then return nil, ("%s:%d: too many numbers on a v line"):format(path, ln) end
-      for a = 1, 3 do
-        if not finite(c[a]) then return nil, ("%s:%d: coordinate is not finite"):format(path, ln) end
-        V[#V + 1] = c[a]
-      end
-      nv = nv + 1
-    elseif kw == "f" then
-      local first, prev, k = nil, nil, 0
-      for tok in rest:gmatch("%S+") do
-        local a = tok:match("^([%+%-]?%d+)/?[%+%-]?%d*/?[%+%-]?%d*$")
-        local idx = a and math.tointeger(tonumber(a))
-        if not idx then return nil, ("%s:%d: bad face vertex \"%s\""):format(path, ln, tok:sub(1, 24)) end
-        local r = idx > 0 and idx or nv + 1 + idx
-        if idx == 0 or r < 1 or r > nv then
-          return nil, ("%s:%d: bad vertex index %s (%d vertices)"):format(path, ln, a, nv)
-        end
-        r = base + r
-        if k == 0 then first = r
-        elseif k >= 2 then
-          I[#I + 1], I[#I + 2], I[#I + 3] = first, prev, r
-          ntris = ntris + 1
-        end
-        prev = r
-        k = k + 1
-      end
-      if k < 3 then return nil, ("%s:%d: face with fewer than 3 vertices"):format(path, ln) end
-    end
-  end
-  return ntris
+  for n = 1, #v do V[#V + 1] = v[n] end
+  for n = 1, #idx do I[#I + 1] = base + idx[n] end
+  return #idx // 3
 end
 
 --- All the geometry of a checked config, gathered once: boxes, one triangle soup, heightfields.
