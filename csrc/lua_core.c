@@ -1,9 +1,10 @@
 /*
  * lua_core.c -- luaopen_octonav_core: the C module `octonav.core`, assembled from the per-file
  * openers (tree, grid, query, streamer), plus the few helpers the Lua layers need from C: clock,
- * mkdir, isatty, read_obj. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
+ * mkdir, isatty, read_obj, crc32. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "lua_util.h"
+#include "tree.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -84,6 +85,17 @@ static int l_read_obj(lua_State *L)
     return 2;
 }
 
+/* core.crc32(s [, crc]) -> zlib's CRC-32 of a string (the packs' text files use it too). */
+static int l_crc32(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    lua_Integer crc = luaL_optinteger(L, 2, 0);
+    if (crc < 0 || crc > 0xffffffffLL) luaL_argerror(L, 2, "crc must be 0..2^32-1");
+    lua_pushinteger(L, (lua_Integer)on_crc32((uint32_t)crc, (const uint8_t *)s, len));
+    return 1;
+}
+
 /* core.isatty(fd) -> boolean (0 stdin, 1 stdout, 2 stderr): for progress bars. */
 static int l_isatty(lua_State *L)
 {
@@ -101,6 +113,8 @@ int luaopen_octonav_core(lua_State *L)
     lua_setfield(L, -2, "mkdir");
     lua_pushcfunction(L, l_read_obj);
     lua_setfield(L, -2, "read_obj");
+    lua_pushcfunction(L, l_crc32);
+    lua_setfield(L, -2, "crc32");
     lua_pushcfunction(L, l_isatty);
     lua_setfield(L, -2, "isatty");
     on_lua_tree_open(L);

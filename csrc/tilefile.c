@@ -78,7 +78,7 @@ static const uint32_t crc_table[256] = {
 };
 
 /* zlib's crc32(crc, p, n): start from 0, chain calls over consecutive pieces. */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
+uint32_t on_crc32(uint32_t crc, const uint8_t *p, size_t n)
 {
     crc = ~crc;
     while (n--) crc = crc_table[(crc ^ *p++) & 0xffu] ^ (crc >> 8);
@@ -184,7 +184,7 @@ on_status on_tree_encode_tile(const on_tree *t, uint32_t tile, uint8_t *buf, siz
     buf[6] = (uint8_t)t->p.depth;
     buf[7] = tl->solid ? 1u : 0u;
     put_u32(buf + 8, (uint32_t)n);
-    put_u32(buf + size - CRC_BYTES, crc32_update(0, buf, size - CRC_BYTES));
+    put_u32(buf + size - CRC_BYTES, on_crc32(0, buf, size - CRC_BYTES));
     return ON_SUCCESS;
 }
 
@@ -236,7 +236,7 @@ on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *ou
     uint32_t d = buf[6], flags = buf[7], n = get_u32(buf + 8);
     if (d != (uint32_t)depth || (flags & ~1u) != 0) return ON_FAILURE | ON_CORRUPT;
     if ((uint64_t)len != (uint64_t)TILE_MIN + 2 * (uint64_t)n) return ON_FAILURE | ON_CORRUPT;
-    if (crc32_update(0, buf, len - CRC_BYTES) != get_u32(buf + len - CRC_BYTES)) return ON_FAILURE | ON_CORRUPT;
+    if (on_crc32(0, buf, len - CRC_BYTES) != get_u32(buf + len - CRC_BYTES)) return ON_FAILURE | ON_CORRUPT;
     if ((flags & 1u) && n != 0) return ON_FAILURE | ON_CORRUPT;
     if (n > max_nodes(d)) return ON_FAILURE | ON_CORRUPT;
     if (n) {
@@ -266,7 +266,7 @@ on_status on_tree_decode_tile(on_tree *t, uint32_t tile, const uint8_t *buf, siz
 
 static on_status write_all(FILE *f, const uint8_t *p, size_t n, uint32_t *crc)
 {
-    *crc = crc32_update(*crc, p, n);
+    *crc = on_crc32(*crc, p, n);
     return fwrite(p, 1, n, f) == n ? ON_SUCCESS : (ON_FAILURE | ON_IO);
 }
 
@@ -348,7 +348,7 @@ on_status on_tree_load_memory(const uint8_t *buf, size_t len, on_tree **out)
     if (!on_ok(s)) return s;
     if (len < TREE_HEADER + CRC_BYTES) return ON_FAILURE | ON_CORRUPT;
     size_t end = len - CRC_BYTES, pos = TREE_HEADER;
-    if (crc32_update(0, buf, end) != get_u32(buf + end) || buf[7] != 0) return ON_FAILURE | ON_CORRUPT;
+    if (on_crc32(0, buf, end) != get_u32(buf + end) || buf[7] != 0) return ON_FAILURE | ON_CORRUPT;
     on_tree_params p;
     memset(&p, 0, sizeof p);
     p.depth = buf[6];

@@ -86,6 +86,9 @@ on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *ou
  * tile (its memory freed, loaded = 0). Both bump the salt. Caller's thread only. */
 void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t solid);
 void on_tree_unload_tile(on_tree *t, uint32_t tile);
+/* zlib's CRC-32, chainable (start from 0): the checksum of every octonav file (tilefile.c). */
+uint32_t on_crc32(uint32_t crc, const uint8_t *p, size_t n);
+
 /* A whole file into a malloc'd, NUL-terminated buffer (fileio.c); err (may be NULL) gets
  * "PATH: cannot read: REASON" or "PATH: out of memory". */
 on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);

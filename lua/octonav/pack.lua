@@ -17,41 +17,10 @@ M.VERSION = 1
 M.FACES = { "-x", "+x", "-y", "+y", "-z", "+z" } -- FACE 0..5 in the graph is FACES[FACE + 1]
 M.KINDS = { under_terrain = true, over_terrain = true }
 
--- ---- CRC-32 (zlib: reflected polynomial 0xEDB88320) --------------------------------------------
+-- ---- CRC-32 (zlib's) ----------------------------------------------------------------------------
 
-local crc_table = {}
-for i = 0, 255 do
-  local c = i
-  for _ = 1, 8 do
-    if c & 1 == 1 then c = 0xEDB88320 ~ (c >> 1) else c = c >> 1 end
-  end
-  crc_table[i] = c
-end
-
---- CRC-32 of a string (zlib's), as an integer 0..2^32-1.
-function M.crc32(s, crc)
-  local c = (crc or 0) ~ 0xffffffff
-  local n = #s
-  local i = 1
-  local byte = string.byte
-  while i + 7 <= n do
-    local b1, b2, b3, b4, b5, b6, b7, b8 = byte(s, i, i + 7)
-    c = crc_table[(c ~ b1) & 0xff] ~ (c >> 8)
-    c = crc_table[(c ~ b2) & 0xff] ~ (c >> 8)
-    c = crc_table[(c ~ b3) & 0xff] ~ (c >> 8)
-    c = crc_table[(c ~ b4) & 0xff] ~ (c >> 8)
-    c = crc_table[(c ~ b5) & 0xff] ~ (c >> 8)
-    c = crc_table[(c ~ b6) & 0xff] ~ (c >> 8)
-    c = crc_table[(c ~ b7) & 0xff] ~ (c >> 8)
-    c = crc_table[(c ~ b8) & 0xff] ~ (c >> 8)
-    i = i + 8
-  end
-  while i <= n do
-    c = crc_table[(c ~ byte(s, i)) & 0xff] ~ (c >> 8)
-    i = i + 1
-  end
-  return c ~ 0xffffffff
-end
+--- CRC-32 of a string (zlib's), as an integer 0..2^32-1: the core's, as for tile files.
+M.crc32 = require("octonav.core").crc32
 
 -- ---- files ---------------------------------------------------------------------------------------
 
