@@ -89,7 +89,8 @@ static double lua_heuristic(void *ud, const double p[3], const double goal[3], d
 }
 
 static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth",
-                                        "max_expansions", "partial", "heuristic", "escalate", NULL};
+                                        "max_expansions", "partial", "heuristic", "escalate", "direct",
+                                        "relax", NULL};
 
 /* Options table at idx -> core options; a heuristic function is stored as user value 2. */
 static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
@@ -102,6 +103,10 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
     o->any_angle = on_lua_optboolean(L, idx, "any_angle", 0);
     o->refine = on_lua_optboolean(L, idx, "refine", 1);
     o->partial = on_lua_optboolean(L, idx, "partial", 0);
+    o->direct = on_lua_optboolean(L, idx, "direct", o->direct);
+    lua_Integer rx = on_lua_optinteger(L, idx, "relax", (lua_Integer)o->relax);
+    if (rx < 0 || rx > 100) luaL_error(L, "option 'relax' must be an integer 0..100");
+    o->relax = (int)rx;
     lua_Integer me = on_lua_optinteger(L, idx, "max_expansions", 0);
     if (me < 0) luaL_error(L, "option 'max_expansions' must be >= 0");
     o->max_expansions = (size_t)me;

@@ -229,6 +229,11 @@ typedef struct on_query_opts {
                               * escalate_weight and escalate_size_bias (2.5, 1: the seed's search) for
                               * the rest of the search: trap cases stop flooding */
     double escalate_weight, escalate_size_bias;
+    int direct;              /* with smoothing on: when the goal is in sight of the start, return the
+                              * straight segment without searching (default 1) */
+    int relax;               /* with smoothing on: passes sliding each corner of the smoothed path
+                              * towards the line between its neighbours while both stay in sight
+                              * (default 3; 0 = off) */
     on_heuristic_fn heuristic;
     void *heuristic_ud;
 } on_query_opts;

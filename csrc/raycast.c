@@ -283,8 +283,10 @@ static int fast_exit(walk *w, tree_probe *p, const double texit[3], double te, a
     return 1;
 }
 
-/* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. */
-static int walk_tree(const on_tree *t, const double a[3], const double b[3], double *t_hit)
+/* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
+ * every free cell the walk passes through, in order. */
+static int walk_tree(const on_tree *t, const double a[3], const double b[3], double *t_hit, on_cell_sink sink,
+                     void *ud)
 {
     *t_hit = 0;
     if (!sane(a, b)) return 0;
@@ -300,6 +302,7 @@ static int walk_tree(const on_tree *t, const double a[3], const double b[3], dou
     if (!m) return 0;
     p.cur = p.cells[pick_largest(&p, m)];
     for (;;) {
+        if (sink) sink(ud, p.cur);
         on_tree_cell_nav(t, p.cur, p.cmin, &p.cs);
         const int64_t *cmin = p.cmin, cs = p.cs;
         /* when does the segment leave the current cell, per axis and first? */
@@ -335,7 +338,13 @@ static int walk_tree(const on_tree *t, const double a[3], const double b[3], dou
 int on_tree_visible_nav(const on_tree *t, const double a[3], const double b[3])
 {
     double th;
-    return walk_tree(t, a, b, &th);
+    return walk_tree(t, a, b, &th, NULL, NULL);
+}
+
+int on_tree_walk_cells(const on_tree *t, const double a[3], const double b[3], on_cell_sink sink, void *ud)
+{
+    double th;
+    return walk_tree(t, a, b, &th, sink, ud);
 }
 
 static int to_nav_checked(const on_tree *t, const double a[3], const double b[3], double na[3], double nb[3])
@@ -351,14 +360,14 @@ on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3]
 {
     double na[3], nb[3], th;
     if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
-    return walk_tree(t, na, nb, &th) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
+    return walk_tree(t, na, nb, &th, NULL, NULL) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }
 
 on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit)
 {
     double na[3], nb[3], th = 0;
     if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
-    int clear = walk_tree(t, na, nb, &th);
+    int clear = walk_tree(t, na, nb, &th, NULL, NULL);
     if (t_hit) *t_hit = clear ? 1.0 : th;
     return clear ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }

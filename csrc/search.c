@@ -71,6 +71,8 @@ struct on_query {
     size_t npts, ptscap;
     on_cell *corr;
     size_t ncorr, corrcap;
+    int direct;           /* the result is the straight segment (corr: the cells it crosses) */
+    int corr_failed;      /* growing corr ran out of memory */
 };
 
 void on_query_opts_default(on_query_opts *o)
@@ -82,6 +84,8 @@ void on_query_opts_default(on_query_opts *o)
     o->escalate = 1000;        /* measured: see README, "Search defaults" */
     o->escalate_weight = 2.5;
     o->escalate_size_bias = 1.0;
+    o->direct = 1;
+    o->relax = 3;              /* measured: see README, "Search defaults" */
 }
 
 static uint64_t mix64(uint64_t x)
@@ -316,6 +320,30 @@ static void to_nav(const on_tree *t, const double w[3], double n[3])
     for (int i = 0; i < 3; i++) n[i] = (w[i] - t->p.origin[i]) * t->inv_scale;
 }
 
+/* Collects the cells of a straight walk into the corridor (on_tree_walk_cells). */
+static void corr_sink(void *ud, on_cell c)
+{
+    on_query *q = ud;
+    if (q->ncorr > 0 && same_cell(q->corr[q->ncorr - 1], c)) return;
+    if (q->ncorr == q->corrcap) {
+        size_t nc = q->corrcap * 2;
+        on_cell *bigger = realloc(q->corr, nc * sizeof *bigger);
+        if (!bigger) {
+            q->corr_failed = 1;
+            return;
+        }
+        q->corr = bigger;
+        q->corrcap = nc;
+    }
+    q->corr[q->ncorr++] = c;
+}
+
+/* Line of sight between two nav-space points. */
+static int los(const on_query *q, const double a[3], const double b[3])
+{
+    return on_tree_visible_nav(q->t, a, b);
+}
+
 on_status on_query_init(on_query *q, const double a[3], const double b[3], const on_query_opts *o)
 {
     memset(&q->info, 0, sizeof q->info);
@@ -328,6 +356,7 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->found = q->best = -1;
     q->best_h = INFINITY;
     q->ntouched = 0;
+    q->direct = 0;
     if (o) q->o = *o;
     else on_query_opts_default(&q->o);
     if (!(q->o.weight >= 0) || !isfinite(q->o.weight) || !isfinite(q->o.size_bias) ||
@@ -360,6 +389,22 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
         q->nodes[s0].closed = 1;
         return q->state = ON_SUCCESS;
     }
+    if (q->o.direct && q->o.smooth != ON_SMOOTH_NONE) {
+        /* in sight: the straight segment is the shortest path, and what smoothing would make of any
+         * path found; one walk instead of a search */
+        q->ncorr = 0;
+        q->corr_failed = 0;
+        if (on_tree_walk_cells(q->t, q->a, q->b, corr_sink, q)) {
+            if (q->corr_failed) return q->state = ON_FAILURE | ON_NO_MEMORY;
+            for (size_t i = 0; i < q->ncorr; i++)
+                if (touch_tile(q, q->corr[i].tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
+            q->direct = 1;
+            q->found = s0;
+            q->nodes[s0].closed = 1;
+            return q->state = ON_SUCCESS;
+        }
+        q->ncorr = 0;
+    }
     double mn[3], sz;
     cell_box(q, sc, mn, &sz);
     double h = heuristic(q, q->a, sz);
@@ -367,12 +412,6 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
     heap_push_or_update(q, (uint32_t)s0);
     return q->state = ON_IN_PROGRESS;
-}
-
-/* Line of sight between two nav-space points. */
-static int los(const on_query *q, const double a[3], const double b[3])
-{
-    return on_tree_visible_nav(q->t, a, b);
 }
 
 /* Lazy Theta*: before expanding u, make sure its parent sees it; otherwise take the best closed
@@ -716,6 +755,57 @@ static void smooth(on_query *q, int mode)
     q->npts = w + 1;
 }
 
+/* Corner relaxation: after smoothing, each kept corner P (between A and B) sits where the corridor
+ * bent, which need not be where the obstacle is: slide it towards the segment AB as far as both A->P'
+ * and P'->B stay visible (bisection over the move), a few passes. Drops a corner that reaches AB. */
+static void relax(on_query *q, int passes)
+{
+    for (int pass = 0; pass < passes && q->npts >= 3; pass++) {
+        double gained = 0;
+        for (size_t i = 1; i + 1 < q->npts; i++) {
+            double *A = q->pts + 3 * (i - 1), *P = q->pts + 3 * i, *B = q->pts + 3 * (i + 1);
+            if (los(q, A, B)) { /* the corner is not needed at all */
+                memmove(P, B, 3 * sizeof *P * (q->npts - i - 1));
+                q->npts--;
+                i--;
+                gained = 1;
+                continue;
+            }
+            /* target: the point of AB nearest P */
+            double ab[3], ap[3], d2 = 0, dt = 0;
+            for (int k = 0; k < 3; k++) {
+                ab[k] = B[k] - A[k];
+                ap[k] = P[k] - A[k];
+                d2 += ab[k] * ab[k];
+                dt += ab[k] * ap[k];
+            }
+            double u = d2 > 0 ? clampf(dt / d2, 0, 1) : 0;
+            double T[3], best[3];
+            for (int k = 0; k < 3; k++) T[k] = A[k] + u * ab[k];
+            memcpy(best, P, sizeof best);
+            double lo = 0, hi = 1;
+            for (int it = 0; it < 6; it++) {
+                double mid = 0.5 * (lo + hi), C[3];
+                for (int k = 0; k < 3; k++) C[k] = P[k] + mid * (T[k] - P[k]);
+                if (los(q, A, C) && los(q, C, B)) {
+                    lo = mid;
+                    memcpy(best, C, sizeof best);
+                } else {
+                    hi = mid;
+                }
+            }
+            if (lo > 0) {
+                double before = dist3(A, P) + dist3(P, B), after = dist3(A, best) + dist3(best, B);
+                if (after < before) {
+                    memcpy(P, best, sizeof best);
+                    gained += before - after;
+                }
+            }
+        }
+        if (gained < 1e-3) break;
+    }
+}
+
 on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
 {
     on_status st = q->state;
@@ -727,7 +817,11 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         end = q->best;
         partial = 1;
     }
-    if (end >= 0 && q->npts == 0) {
+    if (end >= 0 && q->npts == 0 && q->direct) {
+        if (push_pt(q, q->a) || push_pt(q, q->b)) return ON_FAILURE | ON_NO_MEMORY;
+        q->info.cells = q->ncorr;
+        q->info.length = dist3(q->a, q->b) * q->t->p.scale;
+    } else if (end >= 0 && q->npts == 0) {
         if (build_corridor(q, end) != 0) return ON_FAILURE | ON_NO_MEMORY;
         double stop[3];
         if (partial) { /* the point of the nearest cell closest to the goal */
@@ -754,6 +848,7 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         }
         simplify(q);
         if (q->o.smooth != ON_SMOOTH_NONE) smooth(q, q->o.smooth);
+        if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) relax(q, q->o.relax);
         q->info.cells = q->ncorr;
         double len = 0;
         for (size_t i = 1; i < q->npts; i++) len += dist3(q->pts + 3 * (i - 1), q->pts + 3 * i);

@@ -430,7 +430,8 @@ describe("octonav.streamer over a world", function()
   it("a navigator bound to the streamer walks into the cave and out, locking what it needs", function()
     local s = assert(streamer.new(pack, { load_padding = 4, unload_padding = 12, workers = 2 }))
     local w = s.world
-    local nav = octonav.navigator.new(w, { streamer = s, query_budget = 150 })
+    -- direct = false: every leg searches (a leg in sight of its goal would not wait for tiles)
+    local nav = octonav.navigator.new(w, { streamer = s, query_budget = 150, search = { direct = false } })
     local speed = 0.5
     local pos = { 8, 8, 8 }
     local seen = {}   -- tiles ever loaded
