@@ -90,7 +90,7 @@ static double lua_heuristic(void *ud, const double p[3], const double goal[3], d
 
 static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth",
                                         "max_expansions", "partial", "heuristic", "escalate", "direct",
-                                        "relax", NULL};
+                                        "relax", "points", NULL};
 
 /* Options table at idx -> core options; a heuristic function is stored as user value 2. */
 static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
@@ -120,6 +120,15 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
         else if (strcmp(s, "binary") == 0) o->smooth = ON_SMOOTH_BINARY;
         else if (strcmp(s, "none") == 0) o->smooth = ON_SMOOTH_NONE;
         else luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
+        lua_pop(L, 1);
+    } else if (!lua_isnoneornil(L, idx)) {
+        lua_pop(L, 1);
+    }
+    if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "points") != LUA_TNIL) {
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (s && strcmp(s, "face") == 0) o->points = ON_POINTS_FACE;
+        else if (s && strcmp(s, "centre") == 0) o->points = ON_POINTS_CENTRE;
+        else luaL_error(L, "option 'points' must be \"face\" or \"centre\"");
         lua_pop(L, 1);
     } else if (!lua_isnoneornil(L, idx)) {
         lua_pop(L, 1);

@@ -212,14 +212,18 @@ ON_API on_status on_grid_visible(const on_grid *g, const double a[3], const doub
 typedef struct on_query on_query;
 
 enum { ON_SMOOTH_NONE = 0, ON_SMOOTH_GREEDY = 1, ON_SMOOTH_BINARY = 2 };
+/* Where a search node's point is: the centre of the face its cell was entered through (default), or
+ * the cell's centre (a fixed graph: weight 1 is then optimal on it; Lazy Theta* always uses centres). */
+enum { ON_POINTS_FACE = 0, ON_POINTS_CENTRE = 1 };
 
 /* A heuristic standing in for the built-in one: nav-space point, goal and cell size in leaves.
  * Return NAN to abort the search (it then fails with ON_INVALID). */
 typedef double (*on_heuristic_fn)(void *ud, const double p[3], const double goal[3], double size);
 
 typedef struct on_query_opts {
-    double weight;           /* f = g + weight*h - size_bias*size; default 1.5 (1 = optimal on the cell graph) */
+    double weight;           /* f = g + weight*h - size_bias*size; default 1.4 (1 = optimal on the centre graph) */
     double size_bias;        /* default 0 (the seed's search: weight 2.5, size_bias 1) */
+    int points;              /* ON_POINTS_*: default ON_POINTS_FACE */
     int any_angle;           /* Lazy Theta*: parents may be any visible ancestor (one check per expansion) */
     int refine;              /* pull the waypoints tight inside the corridor of cells (default on) */
     int smooth;              /* ON_SMOOTH_*: string pulling by line of sight after the search (default greedy) */

@@ -13,10 +13,11 @@ local M = {
 
 --- Option presets for query:find / query:start.
 M.presets = {
-  -- the seed's own search: f = g + 2.5*h - size (fast, greedy, paths less short)
-  seed = { weight = 2.5, size_bias = 1.0 },
-  -- plain A* over the cell graph (optimal for that graph), pulled tight in its corridor, no smoothing
-  astar = { weight = 1.0, smooth = "none", escalate = 0 },
+  -- the seed's own search: f = g + 2.5*h - size over cell centres (fast, greedy, paths less short)
+  seed = { weight = 2.5, size_bias = 1.0, points = "centre" },
+  -- plain A* over the graph of cell centres (optimal for that graph), pulled tight in its corridor,
+  -- no smoothing
+  astar = { weight = 1.0, smooth = "none", escalate = 0, points = "centre" },
   -- Lazy Theta*: any-angle parents, one line-of-sight check per expansion
   theta = { any_angle = true },
 }
