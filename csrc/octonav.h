@@ -237,7 +237,7 @@ typedef struct on_query_opts {
                               * straight segment without searching (default 1) */
     int relax;               /* with smoothing on: passes sliding each corner of the smoothed path
                               * towards the line between its neighbours while both stay in sight
-                              * (default 3; 0 = off) */
+                              * (default 1; 0 = off) */
     on_heuristic_fn heuristic;
     void *heuristic_ud;
 } on_query_opts;

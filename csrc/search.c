@@ -15,7 +15,7 @@
  * segment stays inside one free cell and needs no line-of-sight check); `smooth` then removes
  * waypoints by line of sight (greedy or binary search over the path).
  * Memory: nodes, two index maps, a heap and the neighbour buffer are allocated at creation; a search
- * reuses them (the maps need no clearing: a slot is valid only if it names a node of this search).
+ * reuses them (the maps need no clearing: a slot is live only when stamped with this search's number).
  * Most searches stay in the small map, which fits in cache; one that outgrows it moves to the big
  * map, sized for max_nodes, once.
  */
@@ -43,9 +43,12 @@ typedef struct snode {
 
 #define SMALL_MAP 32768 /* slots: 512 KB, for searches of up to 16384 cells */
 
+/* A node-map slot is live only when stamped with the current search's number: a new search needs no
+ * clearing, and a probe never reads the (cold) node array to tell live slots from stale ones. */
 typedef struct mslot {
     uint64_t key;
     uint32_t idx;
+    uint32_t stamp;
 } mslot;
 
 struct on_query {
@@ -57,6 +60,7 @@ struct on_query {
     size_t mapmask;
     mslot *small, *big;
     size_t smallmask, bigmask;
+    uint32_t stamp;       /* this search's number (slots of other numbers are empty) */
     uint32_t *heap;
     size_t nheap;
     on_cell *nb;
@@ -118,8 +122,8 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->t = t;
     q->max_nodes = max_nodes;
     q->nodes = malloc(max_nodes * sizeof *q->nodes);
-    q->big = malloc(mapcap * sizeof *q->big);
-    q->small = malloc(smallcap * sizeof *q->small);
+    q->big = calloc(mapcap, sizeof *q->big); /* stamp 0: empty; searches count from 1 */
+    q->small = calloc(smallcap, sizeof *q->small);
     q->heap = malloc(max_nodes * sizeof *q->heap);
     q->nbcap = 256;
     q->nb = malloc(q->nbcap * sizeof *q->nb);
@@ -137,8 +141,6 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     }
     q->bigmask = mapcap - 1;
     q->smallmask = smallcap - 1;
-    memset(q->big, 0xff, mapcap * sizeof *q->big);
-    memset(q->small, 0xff, smallcap * sizeof *q->small);
     q->map = q->small;
     q->mapmask = q->smallmask;
     on_lcache_reset(q->lcache, t);
@@ -172,9 +174,10 @@ static void map_put(on_query *q, uint64_t key, uint32_t idx)
     size_t i = (size_t)mix64(key) & q->mapmask;
     for (;;) {
         mslot *s = &q->map[i];
-        if (!(s->idx < q->nnodes && cell_key(q->nodes[s->idx].cell) == s->key)) {
+        if (s->stamp != q->stamp) {
             s->key = key;
             s->idx = idx;
+            s->stamp = q->stamp;
             return;
         }
         i = (i + 1) & q->mapmask;
@@ -197,8 +200,7 @@ static int32_t node_get(on_query *q, on_cell c, int *created)
     size_t i = (size_t)mix64(key) & q->mapmask;
     for (;;) {
         mslot *s = &q->map[i];
-        /* a slot is live only if it points at a node of this search holding the same key */
-        if (s->idx < q->nnodes && cell_key(q->nodes[s->idx].cell) == s->key) {
+        if (s->stamp == q->stamp) {
             if (s->key == key) {
                 *created = 0;
                 return (int32_t)s->idx;
@@ -214,6 +216,7 @@ static int32_t node_get(on_query *q, on_cell c, int *created)
             n->closed = 0;
             s->key = key;
             s->idx = (uint32_t)q->nnodes;
+            s->stamp = q->stamp;
             *created = 1;
             return (int32_t)q->nnodes++;
         }
@@ -364,6 +367,11 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->nnodes = 0;
     q->map = q->small;
     q->mapmask = q->smallmask;
+    if (++q->stamp == 0) { /* 2^32 searches: clear the stamps once and count again */
+        memset(q->big, 0, (q->bigmask + 1) * sizeof *q->big);
+        memset(q->small, 0, (q->smallmask + 1) * sizeof *q->small);
+        q->stamp = 1;
+    }
     q->nheap = 0;
     q->npts = 0;
     q->ncorr = 0;
@@ -409,7 +417,11 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
          * path found; one walk instead of a search */
         q->ncorr = 0;
         q->corr_failed = 0;
+        /* the endpoints' own cells too: an endpoint on a tile border may lie in a cell the walk,
+         * leaving the other way, never enters (and the path depends on that cell staying free) */
+        corr_sink(q, sc);
         if (on_tree_walk_cells(q->t, q->a, q->b, corr_sink, q)) {
+            corr_sink(q, gc);
             if (q->corr_failed) return q->state = ON_FAILURE | ON_NO_MEMORY;
             for (size_t i = 0; i < q->ncorr; i++)
                 if (touch_tile(q, q->corr[i].tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
