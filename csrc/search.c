@@ -827,17 +827,16 @@ static double slide(on_query *q, const double A[3], double P[3], const double B[
 /* Corner relaxation: after smoothing, each kept corner P (between A and B) lies where the corridor of
  * cells bent, on a cell face, which need not be where the obstacle is (the corridor may pass through
  * leaves at some distance from it). Each pass drops a corner whose neighbours see each other, then
- * slides it, as far as both its segments stay in sight, towards the nearest point of AB and along each
- * axis to the exact 1D minimiser of |A - X| + |X - B| (as in refine). Stops when a pass gains less
- * than a thousandth of a leaf. */
+ * slides it along each axis towards the exact 1D minimiser of |A - X| + |X - B| (as in refine), as
+ * far as both its segments stay in sight. `passes` passes, each finer than the one before. */
 static void relax(on_query *q, int passes)
 {
-    for (int pass = 0; pass < passes && q->npts >= 3; pass++) {
-        double gained = 0;
+    double thr = 1e-3;
+    int steps = 2;
+    for (int pass = 0; pass < passes && q->npts >= 3; pass++, thr *= 0.25, steps += steps < 8) {
         for (size_t i = 1; i + 1 < q->npts; i++) {
             double *A = q->pts + 3 * (i - 1), *P = q->pts + 3 * i, *B = q->pts + 3 * (i + 1);
             if (los(q, A, B)) { /* the corner is not needed at all */
-                gained += dist3(A, P) + dist3(P, B) - dist3(A, B);
                 memmove(P, B, 3 * sizeof *P * (q->npts - i - 1));
                 q->npts--;
                 i--;
@@ -852,11 +851,14 @@ static void relax(on_query *q, int passes)
                     }
                 double sa = sqrt(SA), sb = sqrt(SB), C[3] = {P[0], P[1], P[2]};
                 C[k] = sa + sb > 0 ? A[k] + (B[k] - A[k]) * sa / (sa + sb) : 0.5 * (A[k] + B[k]);
+                /* pass 0 tries only moves that could gain a thousandth of the two segments' length,
+                 * with two halvings (measured: 35-40 checks a query instead of 59 for 1e-3 leaves and
+                 * three, mean lengths within 0.0006); each later pass looks 4 times closer, one
+                 * halving finer, so more passes buy precision */
                 double full = dist3(A, C) + dist3(C, B), now = dist3(A, P) + dist3(P, B);
-                if (now - full > 1e-3) gained += slide(q, A, P, B, C, 3);
+                if (now - full > thr * now) slide(q, A, P, B, C, steps);
             }
         }
-        if (gained < 1e-3) break;
     }
 }
 

@@ -11,12 +11,16 @@
 /* murmur3's finaliser: codes differ in few, structured bits; this spreads them over all 32. */
 static inline uint32_t mix(uint32_t h)
 {
+#ifdef MIXFIB
+    return h * 0x9E3779B1u;
+#else
     h ^= h >> 16;
     h *= 0x85ebca6bu;
     h ^= h >> 13;
     h *= 0xc2b2ae35u;
     h ^= h >> 16;
     return h;
+#endif
 }
 
 /* Map the hash onto [0, cap) without a modulo (Lemire's multiply-shift). */
