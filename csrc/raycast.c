@@ -188,6 +188,7 @@ int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const 
 
 typedef struct tree_probe {
     const on_tree *t;
+    on_lcache *lc;        /* lookup cache (may be NULL) */
     on_cell cur;          /* the free cell the walk is in */
     int64_t cmin[3], cs;  /* its nav-space box */
     on_cell cells[8];
@@ -203,8 +204,8 @@ static unsigned free_mask_tree(tree_probe *p, const around *r)
             v[2] >= p->cmin[2] && v[2] < p->cmin[2] + p->cs) {
             p->cells[e] = p->cur; /* inside the cell we are walking through: free, no lookup */
             m |= 1u << e;
-        } else if (p->cs ? on_tree_leaf_free_near(p->t, p->cur, v[0], v[1], v[2], &p->cells[e])
-                          : on_tree_leaf_free(p->t, v[0], v[1], v[2], &p->cells[e])) {
+        } else if (p->cs ? on_tree_leaf_free_near(p->t, p->lc, p->cur, v[0], v[1], v[2], &p->cells[e])
+                          : on_tree_leaf_free_cached(p->t, p->lc, v[0], v[1], v[2], &p->cells[e])) {
             m |= 1u << e;
         }
     }
@@ -274,7 +275,7 @@ static int fast_exit(walk *w, tree_probe *p, const double texit[3], double te, a
         }
     }
     on_cell c;
-    if (!on_tree_leaf_free_near(p->t, p->cur, v[0], v[1], v[2], &c)) {
+    if (!on_tree_leaf_free_near(p->t, p->lc, p->cur, v[0], v[1], v[2], &c)) {
         r->valid = 0;
         return 1;
     }
@@ -285,8 +286,8 @@ static int fast_exit(walk *w, tree_probe *p, const double texit[3], double te, a
 
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
  * every free cell the walk passes through, in order. */
-static int walk_tree(const on_tree *t, const double a[3], const double b[3], double *t_hit, on_cell_sink sink,
-                     void *ud)
+static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], double *t_hit,
+                     on_cell_sink sink, void *ud)
 {
     *t_hit = 0;
     if (!sane(a, b)) return 0;
@@ -294,6 +295,8 @@ static int walk_tree(const on_tree *t, const double a[3], const double b[3], dou
     walk_init(&w, a, b);
     tree_probe p;
     p.t = t;
+    p.lc = lc;
+    on_lcache_check(lc, t);
     p.cs = 0; /* no current cell yet */
     p.cmin[0] = p.cmin[1] = p.cmin[2] = 0;
     around r;
@@ -335,16 +338,17 @@ static int walk_tree(const on_tree *t, const double a[3], const double b[3], dou
     }
 }
 
-int on_tree_visible_nav(const on_tree *t, const double a[3], const double b[3])
+int on_tree_visible_nav(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
 {
     double th;
-    return walk_tree(t, a, b, &th, NULL, NULL);
+    return walk_tree(t, lc, a, b, &th, NULL, NULL);
 }
 
-int on_tree_walk_cells(const on_tree *t, const double a[3], const double b[3], on_cell_sink sink, void *ud)
+int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
+                       void *ud)
 {
     double th;
-    return walk_tree(t, a, b, &th, sink, ud);
+    return walk_tree(t, lc, a, b, &th, sink, ud);
 }
 
 static int to_nav_checked(const on_tree *t, const double a[3], const double b[3], double na[3], double nb[3])
@@ -360,14 +364,14 @@ on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3]
 {
     double na[3], nb[3], th;
     if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
-    return walk_tree(t, na, nb, &th, NULL, NULL) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
+    return walk_tree(t, NULL, na, nb, &th, NULL, NULL) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }
 
 on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit)
 {
     double na[3], nb[3], th = 0;
     if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
-    int clear = walk_tree(t, na, nb, &th, NULL, NULL);
+    int clear = walk_tree(t, NULL, na, nb, &th, NULL, NULL);
     if (t_hit) *t_hit = clear ? 1.0 : th;
     return clear ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }

@@ -14,6 +14,7 @@
 #define OCTONAV_RAYCAST_H
 
 #include "octonav.h"
+#include "tree.h"
 
 #include <stdint.h>
 
@@ -24,12 +25,14 @@ typedef int (*on_voxel_free_fn)(const void *ud, int64_t x, int64_t y, int64_t z)
  * parameter in [0, 1] of the first blocked point. */
 int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const double b[3], double *t_hit);
 
-/* The octree walk for nav-space points (the search's line of sight). 1 when clear. */
-int on_tree_visible_nav(const on_tree *t, const double a[3], const double b[3]);
+/* The octree walk for nav-space points (the search's line of sight), through a query's lookup cache
+ * lc (may be NULL). 1 when clear. */
+int on_tree_visible_nav(const on_tree *t, on_lcache *lc, const double a[3], const double b[3]);
 
 /* The same walk, handing every free cell it passes through (in order) to `sink`: the corridor of a
  * straight path. 1 when clear. */
 typedef void (*on_cell_sink)(void *ud, on_cell c);
-int on_tree_walk_cells(const on_tree *t, const double a[3], const double b[3], on_cell_sink sink, void *ud);
+int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
+                       void *ud);
 
 #endif

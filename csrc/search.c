@@ -358,7 +358,7 @@ static void corr_sink(void *ud, on_cell c)
 /* Line of sight between two nav-space points. */
 static int los(const on_query *q, const double a[3], const double b[3])
 {
-    return on_tree_visible_nav(q->t, a, b);
+    return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 
 on_status on_query_init(on_query *q, const double a[3], const double b[3], const on_query_opts *o)
@@ -420,7 +420,7 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
         /* the endpoints' own cells too: an endpoint on a tile border may lie in a cell the walk,
          * leaving the other way, never enters (and the path depends on that cell staying free) */
         corr_sink(q, sc);
-        if (on_tree_walk_cells(q->t, q->a, q->b, corr_sink, q)) {
+        if (on_tree_walk_cells(q->t, q->lcache, q->a, q->b, corr_sink, q)) {
             corr_sink(q, gc);
             if (q->corr_failed) return q->state = ON_FAILURE | ON_NO_MEMORY;
             for (size_t i = 0; i < q->ncorr; i++)

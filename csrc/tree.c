@@ -233,20 +233,50 @@ on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_
     return ON_SUCCESS;
 }
 
+/* ---- lookups ------------------------------------------------------------------------------- */
+
+/* A node-table lookup through an optional cache: the value, or -1 when the node is not stored. */
+static inline int lookup(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
+{
+    if (!c) {
+        const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
+        return v ? *v : -1;
+    }
+    uint64_t key = (uint64_t)tile << 32 | code;
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
+    if (c->key[i] == key) return c->val[i];
+    const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
+    c->key[i] = key;
+    c->val[i] = (int16_t)(v ? *v : -1);
+    return c->val[i];
+}
+
+void on_lcache_reset(on_lcache *c, const on_tree *t)
+{
+    c->revision = on_tree_revision(t);
+    memset(c->key, 0xff, sizeof c->key); /* tile 0xffffffff does not exist */
+}
+
+void on_lcache_check(on_lcache *c, const on_tree *t)
+{
+    if (c && c->revision != on_tree_revision(t)) on_lcache_reset(c, t);
+}
+
 /* ---- point location -------------------------------------------------------------------------- */
 
-/* Walk down from a stored node (at `layer`, value *v) to the leaf (lx, ly, lz) of tile ti. */
-static int descend(const on_tile *tl, uint32_t ti, uint32_t layer, uint32_t lx, uint32_t ly, uint32_t lz,
-                   const uint8_t *v, on_cell *cell)
+/* Walk down from a stored node (at `layer`, value v >= 0; -1: not stored) to the leaf (lx, ly, lz) of
+ * tile ti, through the lookup cache lc (may be NULL). */
+static int descend(const on_tree *t, on_lcache *lc, uint32_t ti, uint32_t layer, uint32_t lx, uint32_t ly,
+                   uint32_t lz, int v, on_cell *cell)
 {
     uint32_t code = on_code_at(lx, ly, lz, layer);
-    while (v) {
+    while (v >= 0) {
         layer--;
         unsigned ci = ((lx >> layer) & 1u) | (((ly >> layer) & 1u) << 1) | (((lz >> layer) & 1u) << 2);
-        if (*v & (1u << ci)) return 0;
+        if (v & (1 << ci)) return 0;
         code = on_code_at(lx, ly, lz, layer);
         if (layer == 0) break;
-        v = on_table_find(&tl->table, code);
+        v = lookup(t, lc, ti, code);
     }
     if (cell) {
         cell->tile = ti;
@@ -257,6 +287,11 @@ static int descend(const on_tile *tl, uint32_t ti, uint32_t layer, uint32_t lx, 
 
 int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell *cell)
 {
+    return on_tree_leaf_free_cached(t, NULL, x, y, z, cell);
+}
+
+int on_tree_leaf_free_cached(const on_tree *t, on_lcache *lc, int64_t x, int64_t y, int64_t z, on_cell *cell)
+{
     int64_t n = t->n;
     if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
         return 0;
@@ -264,11 +299,12 @@ int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell
     const on_tile *tl = &t->tiles[ti];
     if (tl->solid || !tl->loaded) return 0;
     uint32_t layer = (uint32_t)t->p.depth;
-    return descend(tl, ti, layer, (uint32_t)(x % n), (uint32_t)(y % n), (uint32_t)(z % n),
-                   on_table_find(&tl->table, on_root_code(t)), cell);
+    return descend(t, lc, ti, layer, (uint32_t)(x % n), (uint32_t)(y % n), (uint32_t)(z % n),
+                   lookup(t, lc, ti, on_root_code(t)), cell);
 }
 
-int on_tree_leaf_free_near(const on_tree *t, on_cell near, int64_t x, int64_t y, int64_t z, on_cell *cell)
+int on_tree_leaf_free_near(const on_tree *t, on_lcache *lc, on_cell near, int64_t x, int64_t y, int64_t z,
+                           on_cell *cell)
 {
     int64_t n = t->n;
     int ijk[3];
@@ -276,7 +312,7 @@ int on_tree_leaf_free_near(const on_tree *t, on_cell near, int64_t x, int64_t y,
     int64_t lx = x - (int64_t)ijk[0] * n, ly = y - (int64_t)ijk[1] * n, lz = z - (int64_t)ijk[2] * n;
     uint32_t L = on_code_layer(near.code);
     if (lx < 0 || ly < 0 || lz < 0 || lx >= n || ly >= n || lz >= n || L == (uint32_t)t->p.depth)
-        return on_tree_leaf_free(t, x, y, z, cell);
+        return on_tree_leaf_free_cached(t, lc, x, y, z, cell);
     /* the lowest common ancestor of `near` and the leaf is stored: every strict ancestor of a free
      * cell is */
     uint32_t diff = ((uint32_t)lx ^ on_code_x(near.code)) | ((uint32_t)ly ^ on_code_y(near.code)) |
@@ -285,9 +321,8 @@ int on_tree_leaf_free_near(const on_tree *t, on_cell near, int64_t x, int64_t y,
     while ((diff >> top) != 0) top++;
     uint32_t layer = top > L + 1 ? top : L + 1; /* the lowest layer where both agree */
     if (layer > (uint32_t)t->p.depth) layer = (uint32_t)t->p.depth;
-    const on_tile *tl = &t->tiles[near.tile];
-    const uint8_t *v = on_table_find(&tl->table, on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, layer));
-    return descend(tl, near.tile, layer, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, v, cell);
+    int v = lookup(t, lc, near.tile, on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, layer));
+    return descend(t, lc, near.tile, layer, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, v, cell);
 }
 
 on_status on_tree_locate(const on_tree *t, const double p[3], on_cell *cell)
@@ -342,28 +377,6 @@ static void nb_emit(nb_out *o, uint32_t tile, uint32_t code, int face)
     o->count++;
 }
 
-/* A node-table lookup through an optional cache: the value, or -1 when the node is not stored. */
-static inline int lookup(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
-{
-    if (!c) {
-        const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
-        return v ? *v : -1;
-    }
-    uint64_t key = (uint64_t)tile << 32 | code;
-    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
-    if (c->key[i] == key) return c->val[i];
-    const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
-    c->key[i] = key;
-    c->val[i] = (int16_t)(v ? *v : -1);
-    return c->val[i];
-}
-
-void on_lcache_reset(on_lcache *c, const on_tree *t)
-{
-    c->revision = on_tree_revision(t);
-    memset(c->key, 0xff, sizeof c->key); /* tile 0xffffffff does not exist */
-}
-
 /* Emit the free descendants of stored node `code` (value bf) that touch its side `hi` of `axis`. */
 static void nb_collect(const on_tree *t, on_lcache *lc, uint32_t tile, uint32_t code, int bf, int axis, int hi,
                        int face, nb_out *o)
@@ -392,7 +405,7 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, o
     nb_out o = {out, faces, cap, 0};
     int ijk[3];
     if (c.tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
-    if (lc && lc->revision != on_tree_revision(t)) on_lcache_reset(lc, t);
+    on_lcache_check(lc, t);
     on_tile_coords(t, c.tile, ijk);
     uint32_t L = on_code_layer(c.code);
     int64_t s = (int64_t)1 << L;

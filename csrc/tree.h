@@ -49,6 +49,8 @@ typedef struct on_lcache {
     int16_t val[1 << ON_LCACHE_BITS];    /* blockFlag, or -1: not stored */
 } on_lcache;
 void on_lcache_reset(on_lcache *c, const on_tree *t);
+/* Reset c (may be NULL) when the tree changed since it was filled. */
+void on_lcache_check(on_lcache *c, const on_tree *t);
 on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *c, on_cell cell, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count);
 
@@ -69,9 +71,13 @@ static inline uint32_t on_root_code(const on_tree *t) { return on_code_make(0, 0
  * When free and cell is not NULL, the free cell containing it. */
 int on_tree_leaf_free(const on_tree *t, int64_t x, int64_t y, int64_t z, on_cell *cell);
 
+/* The same through a lookup cache (lc may be NULL; the caller has run on_lcache_check). */
+int on_tree_leaf_free_cached(const on_tree *t, on_lcache *lc, int64_t x, int64_t y, int64_t z, on_cell *cell);
+
 /* The same, starting from the lowest common ancestor with a known free cell `near` (fewer lookups
  * when the leaf is close to it, as in a walk). */
-int on_tree_leaf_free_near(const on_tree *t, on_cell near, int64_t x, int64_t y, int64_t z, on_cell *cell);
+int on_tree_leaf_free_near(const on_tree *t, on_lcache *lc, on_cell near, int64_t x, int64_t y, int64_t z,
+                           on_cell *cell);
 
 /* Global nav-space min corner of a cell, in leaves. */
 void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size);
