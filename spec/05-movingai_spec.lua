@@ -688,4 +688,29 @@ describe("Moving AI benchmark data", function()
     if not exists(voxdir .. "Complex.3dmap") then return pending("Complex.3dmap is absent") end
     reproduce("Complex.3dmap", 30)
   end)
+
+  it("bin/octonav bench: exits 0, ends with the key=value line, every path valid", function()
+    -- (found failing: after printing its table the command fell through to the usage text and exit 2)
+    local out = os.tmpname()
+    local ok, how, code = os.execute(("lua5.4 bin/octonav bench %sSimple.3dmap --limit 12 --grid-limit 2 --repeat 2 > %s 2>&1")
+      :format(voxdir, out))
+    local f = assert(io.open(out))
+    local text = f:read("a")
+    f:close()
+    os.remove(out)
+    assert.is_true(ok == true and how == "exit" and code == 0, text)
+    local last = text:match("([^\n]+)\n?$")
+    local kv = {}
+    for k, v in last:gmatch("(%S+)=(%S+)") do kv[k] = tonumber(v) end
+    for _, k in ipairs { "scenarios", "solved", "valid", "mean_ratio", "p99_ratio", "max_ratio", "median_us", "p99_us",
+      "grid_median_us", "speedup", "expansions_per_path_cell", "nodes", "bytes_per_node" } do
+      assert.is_number(kv[k], k .. " missing in: " .. last)
+    end
+    assert.are.equal(12, kv.scenarios)
+    assert.are.equal(12, kv.solved)
+    assert.are.equal(12, kv.valid)
+    -- unknown flags are refused
+    ok = os.execute(("lua5.4 bin/octonav bench %sSimple.3dmap --fast 1 > /dev/null 2>&1"):format(voxdir))
+    assert.is_not_true(ok)
+  end)
 end)
