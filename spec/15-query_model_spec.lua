@@ -312,7 +312,7 @@ describe("octonav.query option direct", function()
 
   it("on random scenes: no search exactly when in sight; the corridor is the cells the segment crosses", function()
     -- measured with the default seed: of 200 pairs, 196 in different cells, 166 of them in sight
-    -- (all direct) and 30 not (all searched); OCTONAV_SEED = 1..10: 127..165 in sight
+    -- (all direct) and 30 not (all searched); OCTONAV_SEED = 1..10: 127..165 in sight, 30..67 not
     local in_sight, searched = 0, 0
     for k = 1, 2 do
       local s, r = random_scene(BASE_SEED * 100 + 40 + k)
@@ -467,9 +467,9 @@ describe("octonav.query option relax", function()
   end)
 
   it("on random scenes: never longer, monotone in the passes, every segment in sight, and it helps", function()
-    -- measured with the default seed: 157 pairs not in sight, 142 of them shorter with relax = 3 than
-    -- with relax = 0 (by more than 1e-6), total gain 19.43 over the 4 scenes, largest gain 1.07;
-    -- OCTONAV_SEED = 1..10: 79 % to 92 % of the pairs shorter
+    -- measured with the default seed: 157 pairs not in sight, 139 of them shorter with relax = 3 than
+    -- with relax = 0 (by more than 1e-6), total gain 20.12 over the 4 scenes, largest gain 1.07;
+    -- OCTONAV_SEED = 1..10: 140..160 pairs, 79 % to 91 % of them shorter
     local pairs_, shorter, gain = 0, 0, 0
     for k = 1, 4 do
       local sc, r = random_scene(BASE_SEED * 100 + k)
@@ -505,9 +505,8 @@ describe("octonav.query option relax", function()
 
   it("defaults to 1 pass (and 3 passes differ on some pairs)", function()
     -- measured with the default seed: 24 of the 100 pairs are not in sight; the default path equals
-    -- relax = 1's on all of them and relax = 3 gives a different path on 5 (OCTONAV_SEED = 1..10: 2 to
-    -- 15). (The comment on on_query_opts.relax in csrc/octonav.h says "default 3"; search.c and the
-    -- README say 1.)
+    -- relax = 1's on all of them and relax = 3 gives a different path on 11 (OCTONAV_SEED = 1..10: 21
+    -- to 33 pairs, a different path on 9 to 24)
     local n, differ = 0, 0
     for k = 1, 4 do
       local sc, r = random_scene(BASE_SEED * 100 + k)
@@ -686,12 +685,15 @@ describe("octonav.query option points", function()
     -- a wall x in [16, 17] with one hole (y 20..24, z 10..14); the half x < 16 holds 60 unit cubes
     -- (small cells), the half x > 17 is empty but for one corner leaf (big cells). Pairs: one end on
     -- each side, not in sight. Measured with the default seed over the first 50 such pairs (defaults
-    -- against points = "centre"): face <= centre + 1e-9 on 40 (face shorter on 20, equal on 20,
-    -- centre shorter on 10), total length face 1601.6, centre 1604.7, worst face/centre ratio 1.016.
-    -- Raw (weight 1, no refine, no smoothing): face <= centre on all 50. OCTONAV_SEED = 1..10: face
-    -- <= centre on 36..42 of 50, raw on 50 of 50, total length face/centre 0.997..0.99994, worst pair
-    -- ratio up to 1.033. Face is not the shorter on every pair (refinement, smoothing and relaxation
-    -- reshape both), hence "most" and a 0.2 % allowance on the totals.
+    -- against points = "centre"): face <= centre * (1 + 1e-3) on 44; face shorter (by more than
+    -- 1e-9) on 24, equal on 15, centre shorter on 11; total length face 1601.8, centre 1604.9, worst
+    -- face/centre ratio 1.016. Raw (weight 1, no refine, no smoothing): face <= centre on all 50.
+    -- OCTONAV_SEED = 1..10: face <= centre * (1 + 1e-3) on 41..49 of 50 (face <= centre + 1e-9 on
+    -- only 31..42), raw on 50 of 50, total length face/centre 0.997..0.9996, worst pair ratio up to
+    -- 1.034. Face is not the shorter on every pair (refinement, smoothing and relaxation reshape both;
+    -- the default relaxation's single pass only slides a corner that could gain a thousandth of its
+    -- two segments' length, so a pair within 1e-3 counts as even), hence "most" and a 0.2 % allowance
+    -- on the totals.
     local s = scene({ depth = 5 }, {
       { { 16, 0, 0 }, { 17, 32, 10 } }, { { 16, 0, 14 }, { 17, 32, 32 } },
       { { 16, 0, 10 }, { 17, 20, 14 } }, { { 16, 24, 10 }, { 17, 32, 14 } },
@@ -703,22 +705,23 @@ describe("octonav.query option points", function()
       s:box(p, { p[1] + 1, p[2] + 1, p[3] + 1 })
     end
     local q = octonav.query.new(s.tree)
-    local n, le, raw_le, lf, lc = 0, 0, 0, 0, 0
+    local n, le, strict, raw_le, lf, lc = 0, 0, 0, 0, 0, 0
     while n < 50 do
       local a, b = random_free_point(r, s, 0, 16), random_free_point(r, s, 17, 32)
       if not s.tree:visible(a, b) then
         n = n + 1
         local _, ic = find_ok(s, q, a, b, { points = "centre" })
         local _, iff = find_ok(s, q, a, b)
-        if iff.length <= ic.length + 1e-9 then le = le + 1 end
+        if iff.length <= ic.length * (1 + 1e-3) then le = le + 1 end
+        if iff.length <= ic.length + 1e-9 then strict = strict + 1 end
         lf, lc = lf + iff.length, lc + ic.length
         local _, rc = find_ok(s, q, a, b, with(RAW, { points = "centre" }))
         local _, rf = find_ok(s, q, a, b, RAW)
         if rf.length <= rc.length + 1e-9 then raw_le = raw_le + 1 end
       end
     end
-    local msg = ("face <= centre on %d of %d (raw: %d), total length face %.1f centre %.1f"):format(
-      le, n, raw_le, lf, lc)
+    local msg = ("face <= centre (1e-3) on %d of %d (within 1e-9: %d; raw: %d), total length face %.1f"
+      .. " centre %.1f"):format(le, n, strict, raw_le, lf, lc)
     assert.is_true(le * 3 >= n * 2, msg)
     assert.is_true(raw_le * 10 >= n * 9, msg)
     assert.is_true(lf <= lc * 1.002, msg)
