@@ -81,6 +81,8 @@ struct on_query {
     size_t npts, ptscap;
     on_cell *corr;
     size_t ncorr, corrcap;
+    uint32_t box_tile;    /* cell_box's remembered tile (UINT32_MAX: none) and its corner */
+    double box_org[3];
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */
     int corr_failed;      /* growing corr ran out of memory */
 };
@@ -145,6 +147,7 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->mapmask = q->smallmask;
     on_lcache_reset(q->lcache, t);
     q->state = ON_FAILURE | ON_INVALID; /* nothing started */
+    q->box_tile = UINT32_MAX;
     *out = q;
     return ON_SUCCESS;
 }
@@ -284,12 +287,20 @@ static uint32_t heap_pop(on_query *q)
 
 /* ---- geometry helpers ------------------------------------------------------------------------ */
 
-static void cell_box(const on_query *q, on_cell c, double mn[3], double *s)
+static void cell_box(on_query *q, on_cell c, double mn[3], double *s)
 {
-    int64_t m[3], sz;
-    on_tree_cell_nav(q->t, c, m, &sz);
-    for (int i = 0; i < 3; i++) mn[i] = (double)m[i];
-    *s = (double)sz;
+    /* the tile's nav-space corner, remembered for the last tile asked (neighbours mostly share it):
+     * on_tile_coords divides */
+    if (c.tile != q->box_tile) {
+        int ijk[3];
+        on_tile_coords(q->t, c.tile, ijk);
+        for (int i = 0; i < 3; i++) q->box_org[i] = (double)((int64_t)ijk[i] * q->t->n);
+        q->box_tile = c.tile;
+    }
+    mn[0] = q->box_org[0] + (double)on_code_x(c.code);
+    mn[1] = q->box_org[1] + (double)on_code_y(c.code);
+    mn[2] = q->box_org[2] + (double)on_code_z(c.code);
+    *s = (double)(1u << on_code_layer(c.code));
 }
 
 static int same_cell(on_cell x, on_cell y) { return x.tile == y.tile && x.code == y.code; }
@@ -301,7 +312,7 @@ static inline int face_points(const on_query *q) { return q->o.points == ON_POIN
  * Centre model: its cell's centre. Segments between the centres of two face neighbours always stay
  * inside the two cells (the crossing point lies within the smaller cell's face), which Lazy Theta*'s
  * fallback parent relies on; the start and goal points join their own cells' centres, inside one cube. */
-static void node_point(const on_query *q, int32_t i, double p[3])
+static void node_point(on_query *q, int32_t i, double p[3])
 {
     if (face_points(q)) {
         memcpy(p, q->nodes[i].pos, 3 * sizeof *p);

@@ -435,9 +435,8 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, o
         uint32_t layer = (uint32_t)t->p.depth;
         if (!cross) {
             uint32_t diff = (x ^ (uint32_t)loc[0]) | (y ^ (uint32_t)loc[1]) | (z ^ (uint32_t)loc[2]);
-            uint32_t top = 0;
-            while ((diff >> top) > 1) top++;
-            layer = top + 1; /* the LCA's layer: the first layer where both agree */
+            /* the LCA's layer: the first layer where both agree (diff is never 0: the codes differ) */
+            layer = (uint32_t)(32 - __builtin_clz(diff));
         }
         uint32_t node = on_code_at(x, y, z, layer);
         int v = lookup(t, lc, ti, node);
