@@ -17,24 +17,10 @@ local function small(opts)
   return tree.new(opts)
 end
 
-local function tmpname(suffix)
-  local p = os.tmpname()
-  os.remove(p)
-  return p .. (suffix or "")
-end
-
-local function read_file(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function write_file(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
+-- tmpname(suffix): a fresh temporary name (the file is not created); read_file, write_file: whole
+-- files (spec/support/files.lua)
+local files = dofile("spec/support/files.lua")
+local tmpname, read_file, write_file = files.tmpname, files.read, files.write
 
 -- Node count stored in a tile blob (u32 at offset 9, 1-based) and its flags byte.
 local function blob_nodes(blob)
@@ -44,20 +30,8 @@ local function blob_flags(blob)
   return blob:byte(8)
 end
 
--- zlib's CRC-32, as the tile blobs use
-local CRC_TABLE = {}
-for i = 0, 255 do
-  local c = i
-  for _ = 1, 8 do
-    if c & 1 ~= 0 then c = 0xEDB88320 ~ (c >> 1) else c = c >> 1 end
-  end
-  CRC_TABLE[i] = c
-end
-local function crc32(s)
-  local c = 0xFFFFFFFF
-  for i = 1, #s do c = CRC_TABLE[(c ~ s:byte(i)) & 0xFF] ~ (c >> 8) end
-  return c ~ 0xFFFFFFFF
-end
+-- zlib's CRC-32, as the tile blobs use (spec/support/crc32.lua)
+local crc32 = dofile("spec/support/crc32.lua")
 
 local function all_blobs(t)
   local p, out = t:params(), {}

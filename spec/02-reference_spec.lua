@@ -10,27 +10,8 @@ local tree = octonav.tree
 
 local BASE_SEED = tonumber(os.getenv("OCTONAV_SEED") or "") or 20240611
 
----------------------------------------------------------------------------------------------------
--- PRNG: xorshift64 (Marsaglia), 64-bit integer arithmetic of Lua 5.4 (>> is a logical shift).
-
-local function rng(seed)
-  local s = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) ~ 0x5DEECE66D
-  if s == 0 then s = 1 end
-  local r = {}
-  local function nxt()
-    s = s ~ (s << 13)
-    s = s ~ (s >> 7)
-    s = s ~ (s << 17)
-    return s
-  end
-  for _ = 1, 8 do nxt() end
-  function r.int(lo, hi) return lo + (nxt() >> 11) % (hi - lo + 1) end      -- lo..hi inclusive
-  function r.float() return (nxt() >> 11) * 2.0 ^ -53 end                   -- [0, 1)
-  function r.range(lo, hi) return lo + (hi - lo) * r.float() end
-  function r.chance(p) return r.float() < p end
-  function r.pick(t) return t[r.int(1, #t)] end
-  return r
-end
+-- xorshift64 PRNG: rng(seed) with r.int, r.float, r.range, r.chance, r.pick (spec/support/prng.lua)
+local rng = dofile("spec/support/prng.lua").xorshift
 
 ---------------------------------------------------------------------------------------------------
 -- The dense reference: dims {X, Y, Z} in leaves, one boolean per leaf, outside blocked.
@@ -150,20 +131,8 @@ local ref_visible = require("octonav.checker").visible
 ---------------------------------------------------------------------------------------------------
 -- Tile blobs: parse, check the structure and invariants, rebuild the blocked leaves.
 
-local CRC_TABLE = {}
-for i = 0, 255 do
-  local c = i
-  for _ = 1, 8 do
-    if c & 1 ~= 0 then c = 0xEDB88320 ~ (c >> 1) else c = c >> 1 end
-  end
-  CRC_TABLE[i] = c
-end
-
-local function crc32(s, n)
-  local c = 0xFFFFFFFF
-  for i = 1, n do c = CRC_TABLE[(c ~ s:byte(i)) & 0xFF] ~ (c >> 8) end
-  return c ~ 0xFFFFFFFF
-end
+-- zlib's CRC-32 of the first n bytes, crc32(s, n) (spec/support/crc32.lua)
+local crc32 = dofile("spec/support/crc32.lua")
 
 -- Returns a list of problems (empty when fine); calls mark(x, y, z, size) (global leaf coordinates)
 -- for every blocked cube.

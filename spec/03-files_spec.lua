@@ -8,46 +8,19 @@ local Tree = octonav.tree
 
 -- ---- helpers ------------------------------------------------------------------------------------
 
-local tmpfiles = {}
-local function tmppath()
-  local p = os.tmpname()
-  tmpfiles[#tmpfiles + 1] = p
-  return p
-end
-local function cleanup()
-  for _, p in ipairs(tmpfiles) do
-    os.remove(p)
-    os.remove(p .. ".tmp")
-  end
-  tmpfiles = {}
-end
+local files = dofile("spec/support/files.lua")
 
-local function readfile(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-local function writefile(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
+-- tmppath(): os.tmpname(); cleanup() removes each and its save's "<path>.tmp" (spec/support/files.lua)
+local tmp = files.tracker(function(p)
+  os.remove(p)
+  os.remove(p .. ".tmp")
+end)
+local tmppath, cleanup = tmp.file, tmp.cleanup
+local readfile, writefile = files.read, files.write
 
--- zlib's CRC-32, to craft blobs that pass the checksum and test the structure checks behind it.
-local crc_table = {}
-for i = 0, 255 do
-  local c = i
-  for _ = 1, 8 do
-    if c & 1 == 1 then c = 0xEDB88320 ~ (c >> 1) else c = c >> 1 end
-  end
-  crc_table[i] = c
-end
-local function crc32(s)
-  local c = 0xffffffff
-  for i = 1, #s do c = crc_table[(c ~ s:byte(i)) & 0xff] ~ (c >> 8) end
-  return c ~ 0xffffffff
-end
+-- zlib's CRC-32, to craft blobs that pass the checksum and test the structure checks behind it
+-- (spec/support/crc32.lua).
+local crc32 = dofile("spec/support/crc32.lua")
 
 -- A tile blob from its parts, with a correct CRC.
 local function blob(depth, flags, nodes, opts)
@@ -319,8 +292,7 @@ describe("tree files", function()
 
   describe("load failures", function()
     it("returns nil and a message with the path for a missing file", function()
-      local path = os.tmpname()
-      os.remove(path)
+      local path = files.tmpname()
       local t, err = Tree.load(path)
       assert.is_nil(t)
       assert.are.equal("string", type(err))

@@ -5,31 +5,12 @@ local Tree = octonav.tree
 
 -- ---- helpers ------------------------------------------------------------------------------------
 
-local tmpfiles = {}
-local function tmppath(suffix)
-  local p = os.tmpname()
-  tmpfiles[#tmpfiles + 1] = p
-  if suffix then
-    p = p .. suffix
-    tmpfiles[#tmpfiles + 1] = p
-  end
-  return p
-end
-local function cleanup()
-  for _, p in ipairs(tmpfiles) do os.remove(p) end
-  tmpfiles = {}
-end
-local function writefile(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
-local function readfile(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local files = dofile("spec/support/files.lua")
+
+-- tmppath(suffix): os.tmpname() (.. suffix when given); cleanup() removes them (spec/support/files.lua)
+local tmp = files.tracker()
+local tmppath, cleanup = tmp.file, tmp.cleanup
+local readfile, writefile = files.read, files.write
 
 local function key(x, y, z) return x .. "," .. y .. "," .. z end
 
@@ -445,8 +426,7 @@ describe("add_obj", function()
 
   it("reports a missing file with its path", function()
     local t = Tree.new { tiles = { 1, 1, 1 }, depth = 3 }
-    local path = os.tmpname()
-    os.remove(path)
+    local path = files.tmpname()
     local nv, err = t:add_obj(path)
     assert.is_nil(nv)
     assert.is_truthy(err:find(path, 1, true), err)

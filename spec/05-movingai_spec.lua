@@ -9,23 +9,13 @@ local SQRT2, SQRT3 = math.sqrt(2), math.sqrt(3)
 
 -- ---- helpers ------------------------------------------------------------------------------------
 
-local tmpfiles = {}
-local function tmppath(suffix)
-  local p = os.tmpname()
-  tmpfiles[#tmpfiles + 1] = p
-  p = p .. suffix
-  tmpfiles[#tmpfiles + 1] = p
-  return p
-end
-local function cleanup()
-  for _, p in ipairs(tmpfiles) do os.remove(p) end
-  tmpfiles = {}
-end
-local function writefile(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
+local files = dofile("spec/support/files.lua")
+local heap = dofile("spec/support/heap.lua") -- the binary min-heap of the reference Dijkstra
+
+-- tmppath(suffix): os.tmpname() .. suffix; cleanup() removes both (spec/support/files.lua)
+local tmp = files.tracker()
+local tmppath, cleanup = tmp.file, tmp.cleanup
+local writefile = files.write
 local function file(suffix, text)
   local p = tmppath(suffix)
   writefile(p, text)
@@ -53,35 +43,10 @@ local function ref_length(W, H, D, blocked, s, g)
   if not free(s[1], s[2], s[3]) or not free(g[1], g[2], g[3]) then return nil end
   local function id(x, y, z) return x + W * (y + H * z) end
   local dist, done = { [id(s[1], s[2], s[3])] = 0 }, {}
-  local heap = { { 0, s[1], s[2], s[3] } }
-  local function push(e)
-    heap[#heap + 1] = e
-    local i = #heap
-    while i > 1 do
-      local p = i // 2
-      if heap[p][1] <= heap[i][1] then break end
-      heap[p], heap[i] = heap[i], heap[p]
-      i = p
-    end
-  end
-  local function pop()
-    local top = heap[1]
-    heap[1] = heap[#heap]
-    heap[#heap] = nil
-    local i = 1
-    while true do
-      local l, r, m = 2 * i, 2 * i + 1, i
-      if l <= #heap and heap[l][1] < heap[m][1] then m = l end
-      if r <= #heap and heap[r][1] < heap[m][1] then m = r end
-      if m == i then break end
-      heap[m], heap[i] = heap[i], heap[m]
-      i = m
-    end
-    return top
-  end
+  local queue = { { 0, s[1], s[2], s[3] } } -- a binary min-heap of { d, x, y, z } (spec/support/heap.lua)
   local dzs = D > 1 and { -1, 0, 1 } or { 0 }
-  while #heap > 0 do
-    local e = pop()
+  while #queue > 0 do
+    local e = heap.pop(queue)
     local d, x, y, z = e[1], e[2], e[3], e[4]
     local k = id(x, y, z)
     if not done[k] then
@@ -105,7 +70,7 @@ local function ref_length(W, H, D, blocked, s, g)
                 local nd = d + (n == 1 and 1 or n == 2 and SQRT2 or SQRT3)
                 if not done[nk] and (dist[nk] == nil or nd < dist[nk]) then
                   dist[nk] = nd
-                  push { nd, x + dx, y + dy, z + dz }
+                  heap.push(queue, { nd, x + dx, y + dy, z + dz })
                 end
               end
             end
@@ -610,11 +575,7 @@ end)
 -- ---- benchmark data (opt-in) --------------------------------------------------------------------
 
 local voxdir = "../shared/data/voxel/"
-local function exists(p)
-  local f = io.open(p, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local exists = files.exists
 
 describe("Moving AI benchmark data", function()
   if not exists(voxdir .. "Simple.3dmap") then

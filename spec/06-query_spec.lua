@@ -13,66 +13,22 @@ local checker = require "octonav.checker"
 local sqrt = math.sqrt
 local BASE_SEED = tonumber(os.getenv("OCTONAV_SEED") or "") or 20240611
 
----------------------------------------------------------------------------------------------------
--- PRNG: xorshift64 (as in spec/02).
+local geometry = dofile("spec/support/geometry.lua")
+local scenes = dofile("spec/support/scenes.lua")
+local heap = dofile("spec/support/heap.lua")
 
-local function rng(seed)
-  local s = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) ~ 0x5DEECE66D
-  if s == 0 then s = 1 end
-  local r = {}
-  local function nxt()
-    s = s ~ (s << 13)
-    s = s ~ (s >> 7)
-    s = s ~ (s << 17)
-    return s
-  end
-  for _ = 1, 8 do nxt() end
-  function r.int(lo, hi) return lo + (nxt() >> 11) % (hi - lo + 1) end
-  function r.float() return (nxt() >> 11) * 2.0 ^ -53 end
-  function r.range(lo, hi) return lo + (hi - lo) * r.float() end
-  return r
-end
+-- xorshift64 PRNG: rng(seed) with r.int, r.float, r.range (spec/support/prng.lua)
+local rng = dofile("spec/support/prng.lua").xorshift
 
 ---------------------------------------------------------------------------------------------------
 -- Scenes: a tree (scale 1, origin 0) and a Lua voxel map of the same boxes for the checker.
 
-local function dist(p, q)
-  local dx, dy, dz = p[1] - q[1], p[2] - q[2], p[3] - q[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
+-- dist(p, q) and fmt(p) = "(%.17g, %.17g, %.17g)" (spec/support/geometry.lua)
+local dist, fmt = geometry.dist, geometry.fmt
 
-local function fmt(p) return ("(%.17g, %.17g, %.17g)"):format(p[1], p[2], p[3]) end
-
--- scene{ depth = 4, tiles = {1,1,1} } with s:box(min, max) adding to both the tree and the map.
-local function scene(params, boxes)
-  params = params or {}
-  local depth, tiles = params.depth or 4, params.tiles or { 1, 1, 1 }
-  local N = 1 << depth
-  local s = {
-    tree = octonav.tree.new { depth = depth, tiles = tiles },
-    X = tiles[1] * N, Y = tiles[2] * N, Z = tiles[3] * N,
-    boxes = {},
-  }
-  -- the voxel map: outside the tile grid is blocked; a voxel [x, x+1]^3 is blocked iff it overlaps
-  -- a box with positive volume (the rule of add_box)
-  function s:blocked(x, y, z)
-    if x < 0 or y < 0 or z < 0 or x >= self.X or y >= self.Y or z >= self.Z then return true end
-    for _, b in ipairs(self.boxes) do
-      local mn, mx = b[1], b[2]
-      if x < mx[1] and x + 1 > mn[1] and y < mx[2] and y + 1 > mn[2] and z < mx[3] and z + 1 > mn[3] then
-        return true
-      end
-    end
-    return false
-  end
-  function s:box(mn, mx)
-    self.tree:add_box(mn, mx)
-    self.boxes[#self.boxes + 1] = { mn, mx }
-    return self
-  end
-  for _, b in ipairs(boxes or {}) do s:box(b[1], b[2]) end
-  return s
-end
+-- scene{ depth = 4, tiles = {1,1,1} } with s:box(min, max) adding to both the tree and the map
+-- (spec/support/scenes.lua).
+local scene = scenes.scene
 
 -- The path is an array of points from `a` to `b` (exactly), every segment visible under the checker,
 -- and info.length is its length. Returns the length.
@@ -123,39 +79,12 @@ end
 --   length = |a - centre(c_1)| + D(c_1, c_n) + |centre(c_n) - b|
 -- (and D = 0 when a and b share a cell: the path is then a, centre, b).
 
-local function cell_key(c) return ("%d,%d,%d:%d"):format(c.tile[1], c.tile[2], c.tile[3], c.code) end
+-- "i,j,k:code" of a cell (spec/support/scenes.lua)
+local cell_key = scenes.cell_key
+
 local function centre(c)
   local h = c.size / 2
   return { c.min[1] + h, c.min[2] + h, c.min[3] + h }
-end
-
-local function heap_push(h, d, item)
-  local i = #h + 1
-  h[i] = { d, item }
-  while i > 1 do
-    local p = i // 2
-    if h[p][1] <= h[i][1] then break end
-    h[p], h[i] = h[i], h[p]
-    i = p
-  end
-end
-
-local function heap_pop(h)
-  local top = h[1]
-  local last = table.remove(h)
-  if #h > 0 then
-    h[1] = last
-    local i = 1
-    while true do
-      local l, r, m = 2 * i, 2 * i + 1, i
-      if l <= #h and h[l][1] < h[m][1] then m = l end
-      if r <= #h and h[r][1] < h[m][1] then m = r end
-      if m == i then break end
-      h[m], h[i] = h[i], h[m]
-      i = m
-    end
-  end
-  return top[1], top[2]
 end
 
 -- Returns the expected length (formula above), or nil when b's cell is not reachable from a's.
@@ -164,10 +93,12 @@ local function dijkstra_length(tree, a, b)
   local wb, cb = tree:locate(b)
   assert(wa == "free" and wb == "free")
   local goal = cell_key(cb)
+  -- h: a binary min-heap of { d, cell } (spec/support/heap.lua)
   local best, done, h = { [cell_key(ca)] = 0 }, {}, {}
-  heap_push(h, 0, ca)
+  heap.push(h, { 0, ca })
   while #h > 0 do
-    local d, c = heap_pop(h)
+    local e = heap.pop(h)
+    local d, c = e[1], e[2]
     local k = cell_key(c)
     if not done[k] then
       done[k] = true
@@ -178,7 +109,7 @@ local function dijkstra_length(tree, a, b)
         local nd = d + dist(pc, centre(n))
         if not done[nk] and (best[nk] == nil or nd < best[nk]) then
           best[nk] = nd
-          heap_push(h, nd, n)
+          heap.push(h, { nd, n })
         end
       end
     end
@@ -186,13 +117,8 @@ local function dijkstra_length(tree, a, b)
   return nil
 end
 
-local function random_free_point(r, s)
-  for _ = 1, 1000 do
-    local p = { r.range(0, s.X), r.range(0, s.Y), r.range(0, s.Z) }
-    if s.tree:locate(p) == "free" then return p end
-  end
-  error("no free point found")
-end
+-- random_free_point(r, s): a free point of the scene, at most 1000 draws (spec/support/scenes.lua)
+local random_free_point = scenes.free_points(1000)
 
 local function random_scene(seed)
   local r = rng(seed)

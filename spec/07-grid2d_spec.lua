@@ -23,28 +23,14 @@ local SQRT2 = sqrt(2)
 local BASE_SEED = tonumber(os.getenv("OCTONAV_SEED") or "") or 20240611
 local VERBOSE = os.getenv("OCTONAV_VERBOSE") == "1"
 
-local function rng(seed)
-  local s = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) ~ 0x5DEECE66D
-  if s == 0 then s = 1 end
-  local r = {}
-  local function nxt()
-    s = s ~ (s << 13)
-    s = s ~ (s >> 7)
-    s = s ~ (s << 17)
-    return s
-  end
-  for _ = 1, 8 do nxt() end
-  function r.int(lo, hi) return lo + (nxt() >> 11) % (hi - lo + 1) end
-  function r.float() return (nxt() >> 11) * 2.0 ^ -53 end
-  return r
-end
+-- xorshift64 PRNG: rng(seed) with r.int, r.float (spec/support/prng.lua)
+local rng = dofile("spec/support/prng.lua").xorshift
 
-local function dist(p, q)
-  local dx, dy, dz = p[1] - q[1], p[2] - q[2], p[3] - q[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
+-- dist(p, q) and fmt(p) = "(%.17g, %.17g, %.17g)" (spec/support/geometry.lua)
+local geometry = dofile("spec/support/geometry.lua")
+local dist, fmt = geometry.dist, geometry.fmt
 
-local function fmt(p) return ("(%.17g, %.17g, %.17g)"):format(p[1], p[2], p[3]) end
+local heap = dofile("spec/support/heap.lua")
 
 ---------------------------------------------------------------------------------------------------
 -- 2D maps: { W, H, rows = {"..@.", ...} } with '@' (or 'T', 'O', 'W') blocked, as in Moving AI maps.
@@ -123,37 +109,12 @@ local function octile_dijkstra(m, sx, sy, gx, gy)
   local INF = math.huge
   local d, done = {}, {}
   local key = function(x, y) return y * m.W + x end
-  local heap = {}
-  local function push(v, x, y)
-    local i = #heap + 1
-    heap[i] = { v, x, y }
-    while i > 1 do
-      local p = i // 2
-      if heap[p][1] <= heap[i][1] then break end
-      heap[p], heap[i] = heap[i], heap[p]
-      i = p
-    end
-  end
-  local function pop()
-    local top, last = heap[1], table.remove(heap)
-    if #heap > 0 then
-      heap[1] = last
-      local i = 1
-      while true do
-        local l, r, s = 2 * i, 2 * i + 1, i
-        if l <= #heap and heap[l][1] < heap[s][1] then s = l end
-        if r <= #heap and heap[r][1] < heap[s][1] then s = r end
-        if s == i then break end
-        heap[s], heap[i] = heap[i], heap[s]
-        i = s
-      end
-    end
-    return top[1], top[2], top[3]
-  end
+  local h = {} -- a binary min-heap of { v, x, y } (spec/support/heap.lua)
   d[key(sx, sy)] = 0
-  push(0, sx, sy)
-  while #heap > 0 do
-    local v, x, y = pop()
+  heap.push(h, { 0, sx, sy })
+  while #h > 0 do
+    local e = heap.pop(h)
+    local v, x, y = e[1], e[2], e[3]
     local k = key(x, y)
     if not done[k] then
       done[k] = true
@@ -166,7 +127,7 @@ local function octile_dijkstra(m, sx, sy, gx, gy)
             local nk = key(x + dx, y + dy)
             if d[nk] == nil or nv < d[nk] then
               d[nk] = nv
-              push(nv, x + dx, y + dy)
+              heap.push(h, { nv, x + dx, y + dy })
             end
           end
         end

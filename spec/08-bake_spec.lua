@@ -6,34 +6,12 @@ local world = require "octonav.world"
 
 -- ---- helpers ------------------------------------------------------------------------------------
 
-local dirs = {}
-local function tmpdir()
-  local p = os.tmpname()
-  os.remove(p)
-  dirs[#dirs + 1] = p
-  return p
-end
-local function cleanup()
-  for _, d in ipairs(dirs) do os.execute("rm -rf '" .. d .. "'") end
-  dirs = {}
-end
+local files = dofile("spec/support/files.lua")
 
-local function readfile(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-local function writefile(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+-- tmpdir(): a fresh name, not created; cleanup() removes them all with rm -rf (spec/support/files.lua)
+local tmp = files.tracker(files.rm_rf)
+local tmpdir, cleanup = tmp.dir, tmp.cleanup
+local readfile, writefile, exists = files.read, files.write, files.exists
 
 -- text with a fresh last line "crc32 XXXXXXXX" (to test what lies behind the checksum)
 local function reseal(text)

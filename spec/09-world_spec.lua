@@ -3,29 +3,12 @@ local bake = require "octonav.bake"
 local world = require "octonav.world"
 local cli = require "octonav.cli"
 
-local dirs = {}
-local function tmpdir()
-  local p = os.tmpname()
-  os.remove(p)
-  dirs[#dirs + 1] = p
-  return p
-end
-local function cleanup()
-  for _, d in ipairs(dirs) do os.execute("rm -rf '" .. d .. "'") end
-  dirs = {}
-end
+local files = dofile("spec/support/files.lua")
 
-local function writefile(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
-local function readfile(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+-- tmpdir(): a fresh name, not created; cleanup() removes them all with rm -rf (spec/support/files.lua)
+local tmp = files.tracker(files.rm_rf)
+local tmpdir, cleanup = tmp.dir, tmp.cleanup
+local readfile, writefile = files.read, files.write
 
 local function box(mn, mx) return { box = { min = mn, max = mx } } end
 
@@ -52,14 +35,13 @@ end
 describe("octonav.world", function()
   local dir, w
   setup(function()
-    dir = os.tmpname()
-    os.remove(dir)
+    dir = files.tmpname()
     assert(bake(cave_config(dir)))
     w = assert(world.load(dir))
   end)
   teardown(function()
     if w then w:close() end
-    os.execute("rm -rf '" .. dir .. "'")
+    files.rm_rf(dir)
   end)
   after_each(cleanup)
 
@@ -225,7 +207,7 @@ describe("octonav.world", function()
       assert.matches("baked .*/pack: 2 tiles, %d+ nodes", o)
       local whole = readfile(d .. "/pack/graph.txt")
       -- the same in parallel-style steps
-      os.execute("rm -rf '" .. d .. "/pack'")
+      files.rm_rf(d .. "/pack")
       assert.are.equal(0, (run("bake", { d .. "/level.lua", "--tile", "0,0,0" })))
       assert.are.equal(0, (run("bake", { d .. "/level.lua", "--tile", "1,0,0" })))
       code, o = run("bake", { d .. "/level.lua", "--link" })
@@ -269,7 +251,7 @@ describe("octonav.world", function()
       end
       local d = tmpdir()
       local objpath = d .. ".obj"
-      dirs[#dirs + 1] = objpath
+      tmp.add(objpath)
       local code, o = run("path", { dir, "20", "5", "8", "8", "5", "8", "--obj", objpath })
       assert.are.equal(0, code, o)
       assert.matches("route: %d+ steps", o)

@@ -295,22 +295,12 @@ end)
 -- End to end: bake a small world with octonav.bake and load it with octonav.world (skipped while
 -- those modules do not exist).
 
-local has_bake, bake_mod = pcall(require, "octonav.bake")
-local has_world, world_mod = pcall(require, "octonav.world")
-
-local function call_bake(config)
-  if type(bake_mod) == "function" then return bake_mod(config) end
-  local mt = getmetatable(bake_mod)
-  if mt and mt.__call then return bake_mod(config) end
-  return bake_mod.bake(config)
-end
-
-local function tmpdir()
-  local name = os.tmpname()
-  os.remove(name)
-  assert(require("octonav.core").mkdir(name))
-  return name
-end
+-- The baked world, and whether octonav.bake / octonav.world are there (spec/support/bakedworld.lua)
+local bw = dofile("spec/support/bakedworld.lua")
+local has_bake, has_world = bw.has_bake, bw.has_world
+-- tmpdir(): a fresh empty directory; rm_rf(dir) (spec/support/files.lua)
+local files = dofile("spec/support/files.lua")
+local tmpdir = files.tmpdir
 
 describe("octonav.planner end to end", function()
   if not (has_bake and has_world) then
@@ -321,43 +311,11 @@ describe("octonav.planner end to end", function()
   local dir, world
   setup(function()
     dir = tmpdir()
-    -- two tiles of 16 along x, a wall with a window between them, a hollow box with two doors
-    local ok, err = call_bake {
-      range = { min = { 0, 0, 0 }, max = { 32, 16, 16 } },
-      depth = 4,
-      geometry = {
-        { box = { min = { 15, 0, 0 }, max = { 17, 6, 16 } } },
-        { box = { min = { 15, 10, 0 }, max = { 17, 16, 16 } } },
-        { box = { min = { 15, 6, 0 }, max = { 17, 10, 6 } } },
-        { box = { min = { 15, 6, 10 }, max = { 17, 10, 16 } } },
-        -- the cave's shell (walls one unit thick, a door gap on -x and +x)
-        { box = { min = { 4, 2, 4 }, max = { 12, 3, 12 } } },
-        { box = { min = { 4, 9, 4 }, max = { 12, 10, 12 } } },
-        { box = { min = { 4, 2, 4 }, max = { 12, 10, 5 } } },
-        { box = { min = { 4, 2, 11 }, max = { 12, 10, 12 } } },
-        { box = { min = { 4, 2, 4 }, max = { 5, 10, 7 } } },
-        { box = { min = { 4, 2, 9 }, max = { 5, 10, 12 } } },
-        { box = { min = { 4, 2, 7 }, max = { 5, 5, 9 } } },
-        { box = { min = { 4, 7, 7 }, max = { 5, 10, 9 } } },
-        { box = { min = { 11, 2, 4 }, max = { 12, 10, 7 } } },
-        { box = { min = { 11, 2, 9 }, max = { 12, 10, 12 } } },
-        { box = { min = { 11, 2, 7 }, max = { 12, 5, 9 } } },
-        { box = { min = { 11, 7, 7 }, max = { 12, 10, 9 } } },
-      },
-      holes = {
-        { name = "cave", min = { 4, 2, 4 }, max = { 12, 10, 12 }, scale = 0.5, kind = "under_terrain",
-          doors = { { inside = { 5.5, 6, 8 }, outside = { 3.5, 6, 8 } },
-                    { inside = { 10.5, 6, 8 }, outside = { 12.5, 6, 8 } } } },
-      },
-      output = dir,
-      progress = function() end,
-    }
-    assert(ok, tostring(err))
-    world = assert(world_mod.load(dir))
+    world = bw.bake_and_load(dir)
   end)
 
   teardown(function()
-    if dir then os.execute("rm -rf '" .. dir .. "'") end
+    if dir then files.rm_rf(dir) end
   end)
 
   it("plans the four kinds of route on a baked world", function()

@@ -20,7 +20,10 @@ local sqrt = math.sqrt
 local hw = dofile("spec/support/handworld.lua")
 local dist, make_hole, make_world = hw.dist, hw.make_hole, hw.make_world
 
-local function fmt(p) return ("(%.6g, %.6g, %.6g)"):format(p[1], p[2], p[3]) end
+-- fmt(p) = "(x, y, z)" with %.6g; step_toward(pos, wp, speed): one frame's move
+-- (spec/support/geometry.lua)
+local geometry = dofile("spec/support/geometry.lua")
+local fmt, step_toward = geometry.formatter(6), geometry.step_toward
 ---------------------------------------------------------------------------------------------------
 -- Counting q:step (for the whole file) and the simulated agent.
 
@@ -114,14 +117,7 @@ local function run(w, start, goal, opts)
         awp, atree = { wp[1], wp[2], wp[3] }, tree
         legs[#legs + 1] = { from = { pos[1], pos[2], pos[3] }, to = awp, tree = tree }
       end
-      local d = dist(pos, wp)
-      local to
-      if d <= speed then
-        to = { wp[1], wp[2], wp[3] }
-      else
-        local f = speed / d
-        to = { pos[1] + (wp[1] - pos[1]) * f, pos[2] + (wp[2] - pos[2]) * f, pos[3] + (wp[3] - pos[3]) * f }
-      end
+      local to = step_toward(pos, wp, speed)
       walked[#walked + 1] = { from = pos, to = to, tree = tree }
       length = length + dist(pos, to)
       pos = to
@@ -334,22 +330,12 @@ end)
 -- End to end: bake a small world with octonav.bake, load it with octonav.world, walk it (skipped
 -- while those modules do not exist). The same scene as spec/10's end-to-end part.
 
-local has_bake, bake_mod = pcall(require, "octonav.bake")
-local has_world, world_mod = pcall(require, "octonav.world")
-
-local function call_bake(config)
-  if type(bake_mod) == "function" then return bake_mod(config) end
-  local mt = getmetatable(bake_mod)
-  if mt and mt.__call then return bake_mod(config) end
-  return bake_mod.bake(config)
-end
-
-local function tmpdir()
-  local name = os.tmpname()
-  os.remove(name)
-  assert(require("octonav.core").mkdir(name))
-  return name
-end
+-- The baked world (bake_and_load), octonav.bake as call_bake and octonav.world as world_mod when they
+-- are there (spec/support/bakedworld.lua); tmpdir(): a fresh empty directory (spec/support/files.lua)
+local bw = dofile("spec/support/bakedworld.lua")
+local has_bake, has_world, world_mod, call_bake = bw.has_bake, bw.has_world, bw.world_mod, bw.call_bake
+local files = dofile("spec/support/files.lua")
+local tmpdir = files.tmpdir
 
 describe("octonav.navigator end to end", function()
   if not (has_bake and has_world) then
@@ -361,44 +347,13 @@ describe("octonav.navigator end to end", function()
   setup(function()
     qmethods.step, qmethods.start = counting_step, counting_start
     dir = tmpdir()
-    local ok, err = call_bake {
-      range = { min = { 0, 0, 0 }, max = { 32, 16, 16 } },
-      depth = 4,
-      geometry = {
-        { box = { min = { 15, 0, 0 }, max = { 17, 6, 16 } } },
-        { box = { min = { 15, 10, 0 }, max = { 17, 16, 16 } } },
-        { box = { min = { 15, 6, 0 }, max = { 17, 10, 6 } } },
-        { box = { min = { 15, 6, 10 }, max = { 17, 10, 16 } } },
-        -- the cave's shell (walls one unit thick, a door gap on -x and +x)
-        { box = { min = { 4, 2, 4 }, max = { 12, 3, 12 } } },
-        { box = { min = { 4, 9, 4 }, max = { 12, 10, 12 } } },
-        { box = { min = { 4, 2, 4 }, max = { 12, 10, 5 } } },
-        { box = { min = { 4, 2, 11 }, max = { 12, 10, 12 } } },
-        { box = { min = { 4, 2, 4 }, max = { 5, 10, 7 } } },
-        { box = { min = { 4, 2, 9 }, max = { 5, 10, 12 } } },
-        { box = { min = { 4, 2, 7 }, max = { 5, 5, 9 } } },
-        { box = { min = { 4, 7, 7 }, max = { 5, 10, 9 } } },
-        { box = { min = { 11, 2, 4 }, max = { 12, 10, 7 } } },
-        { box = { min = { 11, 2, 9 }, max = { 12, 10, 12 } } },
-        { box = { min = { 11, 2, 7 }, max = { 12, 5, 9 } } },
-        { box = { min = { 11, 7, 7 }, max = { 12, 10, 9 } } },
-      },
-      holes = {
-        { name = "cave", min = { 4, 2, 4 }, max = { 12, 10, 12 }, scale = 0.5, kind = "under_terrain",
-          doors = { { inside = { 5.5, 6, 8 }, outside = { 3.5, 6, 8 } },
-                    { inside = { 10.5, 6, 8 }, outside = { 12.5, 6, 8 } } } },
-      },
-      output = dir,
-      progress = function() end,
-    }
-    assert(ok, tostring(err))
-    world = assert(world_mod.load(dir))
+    world = bw.bake_and_load(dir)
   end)
 
   teardown(function()
     qmethods.step, qmethods.start = real_step, real_start
     if world and world.close then world:close() end
-    if dir then os.execute("rm -rf '" .. dir .. "'") end
+    if dir then files.rm_rf(dir) end
   end)
 
   it("walks the four kinds of route on a baked world", function()
@@ -462,11 +417,7 @@ end)
 
 describe("octonav.navigator on baked meshes (opt-in: ../shared/data/meshes)", function()
   local meshes = "../shared/data/meshes"
-  local function exists(p)
-    local f = io.open(p, "rb")
-    if f then f:close() end
-    return f ~= nil
-  end
+  local exists = files.exists
   if not (has_bake and has_world) then
     pending("octonav.bake / octonav.world are not there yet")
     return
@@ -518,7 +469,7 @@ describe("octonav.navigator on baked meshes (opt-in: ../shared/data/meshes)", fu
         end
         assert.is_true(arrived >= 0.8 * solvable, ("arrived %d of %d solvable"):format(arrived, solvable))
         w:close()
-        os.execute("rm -rf '" .. dir .. "'")
+        files.rm_rf(dir)
       end)
     end
   end

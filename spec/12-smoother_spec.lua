@@ -8,38 +8,21 @@
 local octonav = require "octonav"
 local smoother = require "octonav.smoother"
 
-local sqrt = math.sqrt
 local BASE_SEED = tonumber(os.getenv("OCTONAV_SEED") or "") or 20240611
 
-local function rng(seed)
-  local s = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) ~ 0x5DEECE66D
-  if s == 0 then s = 1 end
-  local r = {}
-  local function nxt()
-    s = s ~ (s << 13)
-    s = s ~ (s >> 7)
-    s = s ~ (s << 17)
-    return s
-  end
-  for _ = 1, 8 do nxt() end
-  function r.int(lo, hi) return lo + (nxt() >> 11) % (hi - lo + 1) end
-  function r.float() return (nxt() >> 11) * 2.0 ^ -53 end
-  function r.range(lo, hi) return lo + (hi - lo) * r.float() end
-  return r
-end
+-- xorshift64 PRNG: rng(seed) with r.int, r.float, r.range (spec/support/prng.lua)
+local rng = dofile("spec/support/prng.lua").xorshift
 
-local function dist(p, q)
-  local dx, dy, dz = p[1] - q[1], p[2] - q[2], p[3] - q[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
+-- dist(p, q); fmt(p) = "(x, y, z)" with %.6g; step_toward(pos, wp, speed): one frame's move
+-- (spec/support/geometry.lua)
+local geometry = dofile("spec/support/geometry.lua")
+local dist, fmt, step_toward = geometry.dist, geometry.formatter(6), geometry.step_toward
 
 local function length(path)
   local len = 0
   for i = 1, #path - 1 do len = len + dist(path[i], path[i + 1]) end
   return len
 end
-
-local function fmt(p) return ("(%.6g, %.6g, %.6g)"):format(p[1], p[2], p[3]) end
 
 local function expect_valid(tree, path)
   for i = 1, #path - 1 do
@@ -103,13 +86,7 @@ local function walk(tree, path, speed, budget)
     worst = math.max(worst, proxy.frame)
     frames = frames + 1
     assert(frames < 100000, "the agent never arrives")
-    local d = dist(pos, wp)
-    if d <= speed then
-      pos = { wp[1], wp[2], wp[3] }
-    else
-      local f = speed / d
-      pos = { pos[1] + (wp[1] - pos[1]) * f, pos[2] + (wp[2] - pos[2]) * f, pos[3] + (wp[3] - pos[3]) * f }
-    end
+    pos = step_toward(pos, wp, speed)
     local last = walked[#walked]
     if pos[1] ~= last[1] or pos[2] ~= last[2] or pos[3] ~= last[3] then walked[#walked + 1] = pos end
     if s:remaining() == 1 and pos[1] == goal[1] and pos[2] == goal[2] and pos[3] == goal[3] then break end

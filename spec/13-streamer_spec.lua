@@ -5,13 +5,9 @@
 local octonav = require "octonav"
 local core = octonav.core
 
-local function rng(seed)
-  local s = seed
-  return function()
-    s = (s * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
-    return (s >> 11) / (1 << 52)
-  end
-end
+-- rng(seed): a function giving the next float in [0, 1) of a 63-bit LCG (spec/support/prng.lua)
+local rng = dofile("spec/support/prng.lua").lcg
+local files = dofile("spec/support/files.lua") -- files.tmpdir(): a fresh empty directory
 
 local TX, TZ, DEPTH, SCALE = 16, 16, 3, 1.0
 local ORIGIN = { 0, 0, 0 }
@@ -69,9 +65,7 @@ describe("octonav.core.streamer", function()
   local bad = { ["3,4"] = "corrupt", ["10,10"] = "missing" }
 
   setup(function()
-    dir = os.tmpname()
-    os.remove(dir)
-    assert(require("octonav.core").mkdir(dir))
+    dir = files.tmpdir()
     orig = make_pack(dir, bad)
   end)
   teardown(function() -- without a shell (the spec also runs under a preloaded sanitizer runtime)

@@ -26,42 +26,16 @@ local world_mod = require "octonav.world"
 
 local sqrt = math.sqrt
 
-local function rng(seed)
-  local s = seed
-  return function()
-    s = (s * 6364136223846793005 + 1442695040888963407) & 0x7fffffffffffffff
-    return (s >> 11) / (1 << 52)
-  end
-end
+-- rng(seed): a function giving the next float in [0, 1) of a 63-bit LCG (spec/support/prng.lua)
+local rng = dofile("spec/support/prng.lua").lcg
 
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
+-- dist(a, b); fmt(p) = "(x, y, z)" with %.4g (spec/support/geometry.lua)
+local geometry = dofile("spec/support/geometry.lua")
+local dist, fmt = geometry.dist, geometry.formatter(4)
 
-local function fmt(p) return ("(%.4g, %.4g, %.4g)"):format(p[1], p[2], p[3]) end
-
-local dirs = {}
-local function tmpdir()
-  local p = os.tmpname()
-  os.remove(p)
-  assert(require("octonav.core").mkdir(p))
-  dirs[#dirs + 1] = p
-  return p
-end
-
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function write(path, s)
-  local f = assert(io.open(path, "wb"))
-  f:write(s)
-  f:close()
-end
+-- whole-file read and write (spec/support/files.lua)
+local files = dofile("spec/support/files.lua")
+local read, write = files.read, files.write
 
 ---------------------------------------------------------------------------------------------------
 -- The world.
@@ -134,6 +108,11 @@ local function remove_pack(dir)
   os.remove(dir)
 end
 
+-- tmpdir(): a fresh empty directory; the teardown removes them all with remove_pack
+-- (spec/support/files.lua)
+local tmp = files.tracker(remove_pack)
+local function tmpdir() return tmp.dir(true) end
+
 setup(function()
   pack = tmpdir()
   local ok, err = octonav.bake(config(pack))
@@ -155,7 +134,7 @@ end)
 
 teardown(function()
   if full then full:close() end
-  for _, d in ipairs(dirs) do remove_pack(d) end
+  tmp.cleanup()
 end)
 
 ---------------------------------------------------------------------------------------------------

@@ -13,71 +13,27 @@
 local octonav = require "octonav"
 local checker = require "octonav.checker"
 
-local sqrt = math.sqrt
 local BASE_SEED = tonumber(os.getenv("OCTONAV_SEED") or "") or 20240611
 
----------------------------------------------------------------------------------------------------
--- PRNG: xorshift64 (as in spec/02 and spec/06).
+local geometry = dofile("spec/support/geometry.lua")
+local scenes = dofile("spec/support/scenes.lua")
+local files = dofile("spec/support/files.lua")
 
-local function rng(seed)
-  local s = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) ~ 0x5DEECE66D
-  if s == 0 then s = 1 end
-  local r = {}
-  local function nxt()
-    s = s ~ (s << 13)
-    s = s ~ (s >> 7)
-    s = s ~ (s << 17)
-    return s
-  end
-  for _ = 1, 8 do nxt() end
-  function r.int(lo, hi) return lo + (nxt() >> 11) % (hi - lo + 1) end
-  function r.float() return (nxt() >> 11) * 2.0 ^ -53 end
-  function r.range(lo, hi) return lo + (hi - lo) * r.float() end
-  return r
-end
+-- xorshift64 PRNG: rng(seed) with r.int, r.float, r.range (spec/support/prng.lua)
+local rng = dofile("spec/support/prng.lua").xorshift
 
 ---------------------------------------------------------------------------------------------------
 -- Geometry and scenes: a tree and a Lua voxel map of the same boxes for the checker (as in spec/06).
 
-local function dist(p, q)
-  local dx, dy, dz = p[1] - q[1], p[2] - q[2], p[3] - q[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
+-- dist(p, q) and fmt(p) = "(%.17g, %.17g, %.17g)" (spec/support/geometry.lua)
+local dist, fmt = geometry.dist, geometry.fmt
 
-local function fmt(p) return ("(%.17g, %.17g, %.17g)"):format(p[1], p[2], p[3]) end
+-- "i,j,k:code" of a cell (spec/support/scenes.lua)
+local cell_key = scenes.cell_key
 
-local function cell_key(c) return ("%d,%d,%d:%d"):format(c.tile[1], c.tile[2], c.tile[3], c.code) end
-
--- scene{ depth = 4, tiles = {1,1,1} } with s:box(min, max) adding to both the tree and the map.
-local function scene(params, boxes)
-  params = params or {}
-  local depth, tiles = params.depth or 4, params.tiles or { 1, 1, 1 }
-  local N = 1 << depth
-  local s = {
-    tree = octonav.tree.new { depth = depth, tiles = tiles },
-    X = tiles[1] * N, Y = tiles[2] * N, Z = tiles[3] * N,
-    boxes = {},
-  }
-  -- outside the tile grid is blocked; a voxel [x, x+1]^3 is blocked iff it overlaps a box with
-  -- positive volume (the rule of add_box)
-  function s:blocked(x, y, z)
-    if x < 0 or y < 0 or z < 0 or x >= self.X or y >= self.Y or z >= self.Z then return true end
-    for _, b in ipairs(self.boxes) do
-      local mn, mx = b[1], b[2]
-      if x < mx[1] and x + 1 > mn[1] and y < mx[2] and y + 1 > mn[2] and z < mx[3] and z + 1 > mn[3] then
-        return true
-      end
-    end
-    return false
-  end
-  function s:box(mn, mx)
-    self.tree:add_box(mn, mx)
-    self.boxes[#self.boxes + 1] = { mn, mx }
-    return self
-  end
-  for _, b in ipairs(boxes or {}) do s:box(b[1], b[2]) end
-  return s
-end
+-- scene{ depth = 4, tiles = {1,1,1} } with s:box(min, max) adding to both the tree and the map
+-- (spec/support/scenes.lua).
+local scene = scenes.scene
 
 -- A depth-5 tile (32^3) with 10..20 random boxes of 1..9 leaves a side.
 local function random_scene(seed)
@@ -92,13 +48,9 @@ local function random_scene(seed)
   return s, r
 end
 
-local function random_free_point(r, s, xlo, xhi)
-  for _ = 1, 10000 do
-    local p = { r.range(xlo or 0, xhi or s.X), r.range(0, s.Y), r.range(0, s.Z) }
-    if s.tree:locate(p) == "free" then return p end
-  end
-  error("no free point found")
-end
+-- random_free_point(r, s, xlo, xhi): a free point of the scene, x in [xlo, xhi] when given, at most
+-- 10000 draws (spec/support/scenes.lua)
+local random_free_point = scenes.free_points(10000)
 
 -- The path runs from a to b exactly, every segment is visible (tree:visible and the Lua checker)
 -- and info.length is its length. Returns the length.
@@ -400,9 +352,7 @@ describe("octonav.query option direct", function()
     local dir
 
     setup(function()
-      dir = os.tmpname()
-      os.remove(dir)
-      assert(core.mkdir(dir))
+      dir = files.tmpdir() -- a fresh empty directory
       assert(core.mkdir(dir .. "/tiles"))
       local src = octonav.tree.new { depth = 3, tiles = { 3, 1, 1 } }
       src:add_box({ 1, 6, 6 }, { 2, 7, 7 })

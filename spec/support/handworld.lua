@@ -2,13 +2,9 @@
 -- (navigator): plain tables following docs/world.md over real octonav trees, no bake involved.
 -- Loaded with dofile("spec/support/handworld.lua"); returns { dist, make_hole, make_world }.
 local octonav = require "octonav"
-local sqrt = math.sqrt
 
-local function dist(p, q)
-  local dx, dy, dz = p[1] - q[1], p[2] - q[2], p[3] - q[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
-
+-- dist(p, q), also handed on to the specs (spec/support/geometry.lua)
+local dist = dofile("spec/support/geometry.lua").dist
 
 ---------------------------------------------------------------------------------------------------
 -- The hand-built world (opts.obstacles adds obstacles inside the tiles).
