@@ -228,7 +228,9 @@ typedef struct on_query_opts {
     int refine;              /* pull the waypoints tight inside the corridor of cells (default on) */
     int smooth;              /* ON_SMOOTH_*: string pulling by line of sight after the search (default greedy) */
     size_t max_expansions;   /* 0 = no limit; a search that reaches it fails with ON_BUDGET */
-    int partial;             /* on failure, return the path to the cell nearest the goal (ON_PARTIAL) */
+    int partial;             /* on failure, return the path to the cell nearest the goal (ON_PARTIAL);
+                              * nearest by its node's point (with face points: where the search
+                              * entered it) */
     size_t escalate;         /* after this many expansions (default 1000; 0 = never) switch to
                               * escalate_weight and escalate_size_bias (2.5, 1: the seed's search) for
                               * the rest of the search: trap cases stop flooding */
@@ -236,8 +238,9 @@ typedef struct on_query_opts {
     int direct;              /* with smoothing on: when the goal is in sight of the start, return the
                               * straight segment without searching (default 1) */
     int relax;               /* with smoothing on: passes sliding each corner of the smoothed path
-                              * towards the line between its neighbours while both stay in sight
-                              * (default 1; 0 = off) */
+                              * along each axis towards the shortest position between its neighbours,
+                              * while both segments stay in sight and the turns keep to the visibility
+                              * rule; each pass finer than the last (default 1; 0 = off) */
     on_heuristic_fn heuristic;
     void *heuristic_ud;
 } on_query_opts;
@@ -267,8 +270,10 @@ ON_API on_status on_query_update(on_query *q, size_t max_iter, size_t *done);
 /* The path (world points, x,y,z each) of a finished search: *npath gets the point count; with cap too
  * small only the count is reported (ON_BUFFER_SMALL). Returns the search's final status. */
 ON_API on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info);
-/* The tiles the result's cells lie in, with their salts at search time (a path is stale once one of
- * them changes: compare with on_tree_tile_salt). Same buffer rules as on_tree_neighbors. */
+/* The tiles the result depends on: those of its corridor of cells and those its final (smoothed,
+ * relaxed) segments pass through or touch where they cross a lattice edge, each with its salt when the
+ * search or the smoothing read it (a path is stale once one of them changes: compare with
+ * on_tree_tile_salt). Same buffer rules as on_tree_neighbors. */
 ON_API on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n);
 /* init + update to the end + finalize (a search that would wait for a tile fails with ON_LOADING). */
 ON_API on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o,

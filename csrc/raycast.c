@@ -284,6 +284,14 @@ static int fast_exit(walk *w, tree_probe *p, const double texit[3], double te, a
     return 1;
 }
 
+/* Every free cell around a crossing: the path depends on the ones that join its two sides, which need
+ * not be the one the walk goes on in (a diagonal crossing of an edge passes by a third voxel). */
+static void sink_all(on_cell_sink sink, void *ud, const tree_probe *p, unsigned m)
+{
+    for (unsigned e = 0; e < 8; e++)
+        if (m & (1u << e)) sink(ud, p->cells[e]);
+}
+
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
  * every free cell the walk passes through, in order. */
 static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], double *t_hit,
@@ -303,6 +311,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     around_start(&w, &r);
     unsigned m = free_mask_tree(&p, &r);
     if (!m) return 0;
+    if (sink) sink_all(sink, ud, &p, m);
     p.cur = p.cells[pick_largest(&p, m)];
     for (;;) {
         if (sink) sink(ud, p.cur);
@@ -328,11 +337,13 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
         double tev;
         unsigned cross = lowest_axes(&w, &tev);
         around_event(&w, cross, &r);
-        unsigned ok = reach_after(free_mask_tree(&p, &r), r.before, r.after);
+        unsigned fm = free_mask_tree(&p, &r);
+        unsigned ok = reach_after(fm, r.before, r.after);
         if (!ok) {
             *t_hit = tev;
             return 0;
         }
+        if (sink) sink_all(sink, ud, &p, fm);
         p.cur = p.cells[pick_largest(&p, ok)];
         advance(&w, cross);
     }
@@ -374,4 +385,36 @@ on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3]
     int clear = walk_tree(t, NULL, na, nb, &th, NULL, NULL);
     if (t_hit) *t_hit = clear ? 1.0 : th;
     return clear ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
+}
+
+/* The rule at a waypoint where a path turns (a -> x -> b): the voxels around x on the side a comes
+ * from must reach, through free voxels around x sharing faces, the voxels on the side b leaves to, as
+ * at a crossing inside one segment. On an axis where x lies on a lattice plane the sides are those of
+ * the directions in and out (both, for a direction along the plane); elsewhere x's own voxel. */
+int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const double x[3], const double b[3])
+{
+    int64_t lo[3];
+    unsigned valid = 0xff, before = 0xff, after = 0xff;
+    if (!sane(a, x) || !sane(x, b)) return 0;
+    on_lcache_check(lc, t);
+    for (int j = 0; j < 3; j++) {
+        double f = floor(x[j]);
+        if (f == x[j]) {
+            lo[j] = (int64_t)f - 1;
+            double din = x[j] - a[j], dout = b[j] - x[j];
+            if (din > 0) before &= mask_with_bit(j, 0);
+            else if (din < 0) before &= mask_with_bit(j, 1);
+            if (dout > 0) after &= mask_with_bit(j, 1);
+            else if (dout < 0) after &= mask_with_bit(j, 0);
+        } else {
+            lo[j] = (int64_t)f;
+            valid &= low_half[j];
+        }
+    }
+    unsigned m = 0;
+    for (unsigned e = 0; e < 8; e++)
+        if ((valid & (1u << e)) &&
+            on_tree_leaf_free_cached(t, lc, lo[0] + (e & 1u), lo[1] + ((e >> 1) & 1u), lo[2] + ((e >> 2) & 1u), NULL))
+            m |= 1u << e;
+    return reach_after(m, before & valid, after & valid) != 0;
 }

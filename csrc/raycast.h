@@ -35,4 +35,8 @@ typedef void (*on_cell_sink)(void *ud, on_cell c);
 int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
                        void *ud);
 
+/* The rule at a waypoint x where a path turns from a -> x to x -> b (nav space): 1 when the path may
+ * turn there (it does not slip through a zero-width gap at x). Each segment is checked on its own. */
+int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const double x[3], const double b[3]);
+
 #endif

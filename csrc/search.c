@@ -10,10 +10,12 @@
  * Euclidean heuristic is consistent and weight 1 gives the optimal path (Lazy Theta* always uses
  * it). Options: a weight and the seed's size bias (f = g + w*h - bias*size), Lazy Theta*
  * (parents may be any visible ancestor), a user heuristic, expansion budgets and partial results.
+ * Before searching, `direct` returns the straight segment when the goal is in sight of the start.
  * After the search, `refine` pulls the waypoints tight inside the corridor of cells (each waypoint on
- * the face shared by two consecutive cells; coordinate descent with exact 1D minimisers, so every
- * segment stays inside one free cell and needs no line-of-sight check); `smooth` then removes
- * waypoints by line of sight (greedy or binary search over the path).
+ * the face shared by two consecutive cells; coordinate descent with exact 1D minimisers, at most
+ * REFINE_SWEEPS sweeps, so every segment stays inside one free cell and needs no line-of-sight
+ * check); `smooth` then removes waypoints by line of sight (galloping or bisecting over the path), and
+ * `relax` slides the remaining corners towards the obstacle edges they wrap around.
  * Memory: nodes, two index maps, a heap and the neighbour buffer are allocated at creation; a search
  * reuses them (the maps need no clearing: a slot is live only when stamped with this search's number).
  * Most searches stay in the small map, which fits in cache; one that outgrows it moves to the big
@@ -83,6 +85,9 @@ struct on_query {
     size_t ncorr, corrcap;
     uint32_t box_tile;    /* cell_box's remembered tile (UINT32_MAX: none) and its corner */
     double box_org[3];
+    uint32_t *ptiles, *psalts; /* the result's tiles (corridor and final segments), with salts */
+    size_t nptiles, ptilecap;
+    int ptiles_failed;
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */
     int corr_failed;      /* growing corr ran out of memory */
 };
@@ -137,7 +142,10 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->touchcap = 64;
     q->ttiles = malloc(q->touchcap * sizeof *q->ttiles);
     q->tsalts = malloc(q->touchcap * sizeof *q->tsalts);
-    if (!q->ttiles || !q->tsalts || !q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
+    q->ptilecap = 16;
+    q->ptiles = malloc(q->ptilecap * sizeof *q->ptiles);
+    q->psalts = malloc(q->ptilecap * sizeof *q->psalts);
+    if (!q->ptiles || !q->psalts || !q->ttiles || !q->tsalts || !q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -165,6 +173,8 @@ void on_query_destroy(on_query *q)
     free(q->lcache);
     free(q->ttiles);
     free(q->tsalts);
+    free(q->ptiles);
+    free(q->psalts);
     free(q);
 }
 
@@ -264,6 +274,8 @@ static void heap_down(on_query *q, size_t i)
     q->nodes[v].heap = (int32_t)i;
 }
 
+/* Insert n, or restore the order around it after its f changed. f may rise as well as fall: with
+ * face points a better g can come through another face, whose centre is farther from the goal. */
 static void heap_push_or_update(on_query *q, uint32_t n)
 {
     if (q->nodes[n].heap < 0) {
@@ -271,6 +283,7 @@ static void heap_push_or_update(on_query *q, uint32_t n)
         heap_up(q, q->nheap++);
     } else {
         heap_up(q, (size_t)q->nodes[n].heap);
+        heap_down(q, (size_t)q->nodes[n].heap);
     }
 }
 
@@ -352,7 +365,9 @@ static void to_nav(const on_tree *t, const double w[3], double n[3])
 static void corr_sink(void *ud, on_cell c)
 {
     on_query *q = ud;
-    if (q->ncorr > 0 && same_cell(q->corr[q->ncorr - 1], c)) return;
+    /* the walk reports the cells around each crossing: skip the ones it just reported */
+    for (size_t i = q->ncorr, k = 0; i-- > 0 && k < 8; k++)
+        if (same_cell(q->corr[i], c)) return;
     if (q->ncorr == q->corrcap) {
         size_t nc = q->corrcap * 2;
         on_cell *bigger = realloc(q->corr, nc * sizeof *bigger);
@@ -389,6 +404,7 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->found = q->best = -1;
     q->best_h = INFINITY;
     q->ntouched = 0;
+    q->nptiles = 0;
     q->direct = 0;
     if (o) q->o = *o;
     else on_query_opts_default(&q->o);
@@ -689,7 +705,8 @@ static int build_corridor(on_query *q, int32_t end)
 /* Shortest path through the chain of shared faces: waypoint i lies on the face between corridor cells
  * i and i+1. Coordinate descent over the two free coordinates of each face with the exact minimiser
  * of |P - x| + |x - N| along one coordinate (clamped, which is exact for a convex function of one
- * variable), sweeping forward and back until nothing moves. */
+ * variable), sweeping forward and back until nothing moves more than REFINE_TOL or REFINE_SWEEPS
+ * sweeps are done. */
 static int refine(on_query *q, const double start[3], const double end[3])
 {
     size_t m = q->ncorr - 1; /* faces */
@@ -811,16 +828,27 @@ static void smooth(on_query *q, int mode)
     q->npts = w + 1;
 }
 
-/* Move corner P (between A and B) from P towards C, as far as both A->P' and P'->B stay in sight
- * (bisection, `steps` halvings). Returns the gain in length (0 when it did not move). */
-static double slide(on_query *q, const double A[3], double P[3], const double B[3], const double C[3], int steps)
+/* May the path run pa -> A -> X -> B -> nb (pa, nb: the waypoints around, NULL at the ends)? Both
+ * segments in sight, and the turns at A, X and B allowed by the rule (on_tree_turn_ok): a corner moved
+ * onto a lattice edge could otherwise slip through a zero-width gap there. */
+static int corner_ok(on_query *q, const double *pa, const double A[3], const double X[3], const double B[3],
+                     const double *nb)
+{
+    return los(q, A, X) && los(q, X, B) && on_tree_turn_ok(q->t, q->lcache, A, X, B) &&
+           (!pa || on_tree_turn_ok(q->t, q->lcache, pa, A, X)) && (!nb || on_tree_turn_ok(q->t, q->lcache, X, B, nb));
+}
+
+/* Move corner P (between A and B) from P towards C, as far as corner_ok holds (bisection, `steps`
+ * halvings). Returns 1 when it moved. */
+static int slide(on_query *q, const double *pa, const double A[3], double P[3], const double B[3], const double *nb,
+                 const double C[3], int steps)
 {
     double before = dist3(A, P) + dist3(P, B);
     double lo = 0, hi = 1, best[3];
     for (int it = 0; it <= steps; it++) {
         double mid = it == 0 ? 1 : 0.5 * (lo + hi), X[3];
         for (int k = 0; k < 3; k++) X[k] = P[k] + mid * (C[k] - P[k]);
-        if (los(q, A, X) && los(q, X, B)) {
+        if (corner_ok(q, pa, A, X, B, nb)) {
             lo = mid;
             memcpy(best, X, sizeof best);
             if (it == 0) break; /* the whole move is free */
@@ -832,14 +860,14 @@ static double slide(on_query *q, const double A[3], double P[3], const double B[
     double after = dist3(A, best) + dist3(best, B);
     if (!(after < before)) return 0;
     memcpy(P, best, sizeof best);
-    return before - after;
+    return 1;
 }
 
 /* Corner relaxation: after smoothing, each kept corner P (between A and B) lies where the corridor of
  * cells bent, on a cell face, which need not be where the obstacle is (the corridor may pass through
  * leaves at some distance from it). Each pass drops a corner whose neighbours see each other, then
  * slides it along each axis towards the exact 1D minimiser of |A - X| + |X - B| (as in refine), as
- * far as both its segments stay in sight. `passes` passes, each finer than the one before. */
+ * far as both its segments stay in sight and the turns at A, P and B keep to the rule (corner_ok). `passes` passes, each finer than the one before. */
 static void relax(on_query *q, int passes)
 {
     double thr = 1e-3;
@@ -847,7 +875,10 @@ static void relax(on_query *q, int passes)
     for (int pass = 0; pass < passes && q->npts >= 3; pass++, thr *= 0.25, steps += steps < 8) {
         for (size_t i = 1; i + 1 < q->npts; i++) {
             double *A = q->pts + 3 * (i - 1), *P = q->pts + 3 * i, *B = q->pts + 3 * (i + 1);
-            if (los(q, A, B)) { /* the corner is not needed at all */
+            const double *pa = i >= 2 ? q->pts + 3 * (i - 2) : NULL;
+            const double *nb = i + 2 < q->npts ? q->pts + 3 * (i + 2) : NULL;
+            if (los(q, A, B) && (!pa || on_tree_turn_ok(q->t, q->lcache, pa, A, B)) &&
+                (!nb || on_tree_turn_ok(q->t, q->lcache, A, B, nb))) { /* the corner is not needed */
                 memmove(P, B, 3 * sizeof *P * (q->npts - i - 1));
                 q->npts--;
                 i--;
@@ -867,10 +898,78 @@ static void relax(on_query *q, int passes)
                  * three, mean lengths within 0.0006); each later pass looks 4 times closer, one
                  * halving finer, so more passes buy precision */
                 double full = dist3(A, C) + dist3(C, B), now = dist3(A, P) + dist3(P, B);
-                if (now - full > thr * now) slide(q, A, P, B, C, steps);
+                if (now - full > thr * now) slide(q, pa, A, P, B, nb, C, steps);
             }
         }
     }
+}
+
+/* ---- the result's tiles ---------------------------------------------------------------------- */
+
+/* Add a tile to the result's tiles (once), with the salt the search saw, or the salt now for a tile
+ * only smoothing read. */
+static void ptile_add(on_query *q, uint32_t tile)
+{
+    for (size_t i = q->nptiles; i-- > 0;)
+        if (q->ptiles[i] == tile) return;
+    if (q->nptiles == q->ptilecap) {
+        size_t nc = q->ptilecap * 2;
+        uint32_t *a = realloc(q->ptiles, nc * sizeof *a);
+        if (!a) {
+            q->ptiles_failed = 1;
+            return;
+        }
+        q->ptiles = a;
+        uint32_t *b = realloc(q->psalts, nc * sizeof *b);
+        if (!b) {
+            q->ptiles_failed = 1;
+            return;
+        }
+        q->psalts = b;
+        q->ptilecap = nc;
+    }
+    uint32_t salt = on_tree_tile_salt(q->t, tile);
+    for (size_t j = 0; j < q->ntouched; j++)
+        if (q->ttiles[j] == tile) salt = q->tsalts[j];
+    q->ptiles[q->nptiles] = tile;
+    q->psalts[q->nptiles++] = salt;
+}
+
+static void ptile_sink(void *ud, on_cell c)
+{
+    on_query *q = ud;
+    if (q->nptiles > 0 && q->ptiles[q->nptiles - 1] == c.tile) return;
+    ptile_add(q, c.tile);
+}
+
+/* The tile whose open box holds nav point p strictly (not on a tile face), or UINT32_MAX. */
+static uint32_t tile_inside(const on_query *q, const double p[3])
+{
+    int ijk[3];
+    for (int k = 0; k < 3; k++) {
+        double u = p[k] / (double)q->t->n, f = floor(u);
+        if (u == f || f < 0 || f >= (double)q->t->p.tiles[k]) return UINT32_MAX;
+        ijk[k] = (int)f;
+    }
+    return on_tile_index(q->t, ijk[0], ijk[1], ijk[2]);
+}
+
+/* The result depends on the corridor's tiles and on every tile its final segments (smoothed and
+ * relaxed, so possibly outside the corridor) cross or touch at a crossing: a segment with both ends
+ * strictly inside one tile stays in it; any other is walked. -1 on allocation failure. */
+static int build_path_tiles(on_query *q)
+{
+    q->nptiles = 0;
+    q->ptiles_failed = 0;
+    for (size_t i = 0; i < q->ncorr; i++)
+        if (q->nptiles == 0 || q->ptiles[q->nptiles - 1] != q->corr[i].tile) ptile_add(q, q->corr[i].tile);
+    for (size_t i = 1; i < q->npts && q->t->ntiles > 1; i++) {
+        const double *a = q->pts + 3 * (i - 1), *b = q->pts + 3 * i;
+        uint32_t ta = tile_inside(q, a);
+        if (ta != UINT32_MAX && ta == tile_inside(q, b)) ptile_add(q, ta);
+        else on_tree_walk_cells(q->t, q->lcache, a, b, ptile_sink, q);
+    }
+    return q->ptiles_failed ? -1 : 0;
 }
 
 on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
@@ -887,6 +986,7 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
     if (end >= 0 && q->npts == 0 && q->direct) {
         if (push_pt(q, q->a) || push_pt(q, q->b)) return ON_FAILURE | ON_NO_MEMORY;
         q->info.cells = q->ncorr;
+        if (build_path_tiles(q) != 0) return ON_FAILURE | ON_NO_MEMORY;
         q->info.length = dist3(q->a, q->b) * q->t->p.scale;
     } else if (end >= 0 && q->npts == 0) {
         if (build_corridor(q, end) != 0) return ON_FAILURE | ON_NO_MEMORY;
@@ -917,6 +1017,7 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         if (q->o.smooth != ON_SMOOTH_NONE) smooth(q, q->o.smooth);
         if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) relax(q, q->o.relax);
         q->info.cells = q->ncorr;
+        if (build_path_tiles(q) != 0) return ON_FAILURE | ON_NO_MEMORY;
         double len = 0;
         for (size_t i = 1; i < q->npts; i++) len += dist3(q->pts + 3 * (i - 1), q->pts + 3 * i);
         q->info.length = len * q->t->p.scale;
@@ -934,23 +1035,13 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
 
 on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n)
 {
-    /* the corridor's tiles, each once, with the salts the search saw */
-    size_t k = 0;
-    for (size_t i = 0; i < q->ncorr; i++) {
-        uint32_t t = q->corr[i].tile;
-        int seen = 0;
-        for (size_t j = 0; j < i && !seen; j++) seen = q->corr[j].tile == t;
-        if (seen) continue;
-        if (k < cap) {
-            tiles[k] = t;
-            salts[k] = 0;
-            for (size_t j = 0; j < q->ntouched; j++)
-                if (q->ttiles[j] == t) salts[k] = q->tsalts[j];
-        }
-        k++;
+    /* built by finalize: the corridor's tiles and those the final segments cross, each once */
+    for (size_t i = 0; i < q->nptiles && i < cap; i++) {
+        tiles[i] = q->ptiles[i];
+        salts[i] = q->psalts[i];
     }
-    *n = k;
-    return k > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+    *n = q->nptiles;
+    return q->nptiles > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
 }
 
 on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o, double *path,

@@ -677,3 +677,138 @@ describe("octonav.query option points", function()
     assert.is_true(lf <= lc * 1.002, msg)
   end)
 end)
+
+---------------------------------------------------------------------------------------------------
+-- Found by review: relaxation could move a corner onto a lattice edge where two blocked voxels meet
+-- (each segment passed the rule, the turn slipped through the zero-width gap); a straight path's
+-- tiles missed the tile of the voxel that joins a diagonal crossing; and a smoothed or relaxed segment
+-- could leave the corridor through a tile the path did not list, so path:is_valid() missed changes.
+
+describe("octonav.query: turns, and the tiles a path depends on", function()
+  -- 3 x 1 x 1 tiles of 4^3 leaves; at y = 0 the voxels (4, 0, 3) and (5, 0, 2) are blocked and meet
+  -- along the edge x = 5, z = 3 (parallel to y) with (4, 0, 2) and (5, 0, 3) free
+  local GAP = { { { 3, 1, 1 }, { 4, 2, 2 } }, { { 4, 0, 3 }, { 5, 2, 5 } }, { { 5, 0, 2 }, { 12, 1, 3 } } }
+
+  it("checker.turn refuses a turn through the gap and accepts one beside it", function()
+    local s = scene({ depth = 2, tiles = { 3, 1, 1 } }, GAP)
+    local a, b = { 5.5, 0.5, 3.5 }, { 0.5, 0.5, 2.5 }
+    assert.is_true(s:blocked(4, 0, 3) and s:blocked(5, 0, 2) and not s:blocked(4, 0, 2) and not s:blocked(5, 0, 3))
+    assert.is_false(checker.turn(s, a, { 5, 0.5, 3 }, b))
+    assert.is_true(checker.turn(s, a, { 5, 1, 3 }, b)) -- at y = 1 the voxels above are free
+    local ok, i, what = checker.path(s, { a, { 5, 0.5, 3 }, b })
+    assert.same({ false, 2, "turn" }, { ok, i, what })
+    -- each segment alone passes the rule
+    assert.is_true(checker.visible(s, a, { 5, 0.5, 3 }) and checker.visible(s, { 5, 0.5, 3 }, b))
+  end)
+
+  it("relaxation never turns through a zero-width gap (every pass count)", function()
+    local s = scene({ depth = 2, tiles = { 3, 1, 1 } }, GAP)
+    local q = octonav.query.new(s.tree)
+    local a, b = { 5.5, 0.5, 3.5 }, { 0.5, 0.5, 2.5 }
+    for _, passes in ipairs { 0, 1, 2, 3, 6 } do
+      local p, info = find_ok(s, q, a, b, { relax = passes })
+      local ok, i, what = checker.path(s, p)
+      assert.is_true(ok, ("relax = %d: bad %s at %s"):format(passes, tostring(what), tostring(i)))
+      assert.is_true(info.length >= dist(a, b))
+    end
+  end)
+
+  it("relaxed paths pass the turn rule on random scenes", function()
+    local turns, paths = 0, 0
+    for k = 1, 4 do
+      local sc, r = random_scene(BASE_SEED * 100 + 50 + k)
+      local qq = octonav.query.new(sc.tree)
+      for _ = 1, 60 do
+        local pa, pb = random_free_point(r, sc), random_free_point(r, sc)
+        local p = qq:find(pa, pb, { relax = 3 })
+        if p then
+          paths = paths + 1
+          turns = turns + #p - 2
+          local ok, i, what = checker.path(sc, p)
+          assert.is_true(ok, ("bad %s at %s: %s -> %s"):format(tostring(what), tostring(i), fmt(pa), fmt(pb)))
+        end
+      end
+    end
+    assert.is_true(paths >= 100 and turns >= 50, paths .. " paths, " .. turns .. " turns")
+  end)
+
+  it("a straight path through a tile corner lists the tile of the voxel joining the crossing", function()
+    -- 2 x 2 x 1 tiles of 4^3 leaves; the column of voxels (3, 4, *) is blocked; the segment crosses
+    -- the corner x = y = 4 of the four tiles diagonally, joined there through voxel (4, 3, *) of tile
+    -- (1, 0, 0), which the walk never enters
+    local s = scene({ depth = 2, tiles = { 2, 2, 1 } }, { { { 3, 4, 0 }, { 4, 5, 4 } } })
+    local q = octonav.query.new(s.tree)
+    local a, b = { 2.5, 2.5, 0.5 }, { 5.5, 5.5, 0.5 }
+    local path, info = find_ok(s, q, a, b)
+    assert.equal(0, info.expansions)
+    assert.equal(2, #path)
+    assert.is_true(path:is_valid())
+    s:box({ 4, 3, 0 }, { 5, 4, 4 }) -- the joining voxels: now the segment slips through a gap
+    assert.is_false(s.tree:visible(a, b))
+    assert.is_false(path:is_valid())
+  end)
+
+  it("every tile a path's segments pass through is one whose change makes the path stale", function()
+    -- random scenes of 3 x 1 x 3 tiles of 8^3 leaves; the tiles a segment passes are sampled every
+    -- 1/64 leaf; for each, a fresh copy of the scene finds the same path, blocks one voxel far from it
+    -- in that tile, and the path must turn invalid
+    local function build(seed)
+      local r = rng(seed)
+      local s = scene { depth = 3, tiles = { 3, 1, 3 } }
+      for _ = 1, 14 do
+        local mn = { r.int(0, 22), r.int(0, 6), r.int(0, 22) }
+        s:box(mn, { mn[1] + r.int(1, 5), mn[2] + r.int(1, 3), mn[3] + r.int(1, 5) })
+      end
+      return s, r
+    end
+    local checked, outside_corridor = 0, 0
+    for k = 1, 10 do
+      local seed = BASE_SEED * 10 + k
+      local s, r = build(seed)
+      local q = octonav.query.new(s.tree)
+      for _ = 1, 12 do
+        local a, b = random_free_point(r, s), random_free_point(r, s)
+        local p, info = q:find(a, b)
+        if p and info.expansions > 0 then
+          local tiles = {}
+          for i = 1, #p - 1 do
+            for t = 0, 1, 1 / (64 * math.max(1, dist(p[i], p[i + 1]))) do
+              local x = { p[i][1] + t * (p[i + 1][1] - p[i][1]), p[i][2] + t * (p[i + 1][2] - p[i][2]),
+                p[i][3] + t * (p[i + 1][3] - p[i][3]) }
+              tiles[("%d,%d"):format(x[1] // 8, x[3] // 8)] = { x[1] // 8, x[3] // 8 }
+            end
+          end
+          for _, tk in pairs(tiles) do
+            -- the same scene again, the same query; then change one free voxel of that tile that no
+            -- segment of the path comes within 1 leaf of
+            local s2 = build(seed)
+            local p2 = octonav.query.new(s2.tree):find(a, b)
+            assert.is_true(same_path(p, p2))
+            local target
+            for x = tk[1] * 8, tk[1] * 8 + 7 do
+              for y = 0, 7 do
+                for z = tk[2] * 8, tk[2] * 8 + 7 do
+                  if not target and not s2:blocked(x, y, z) then
+                    local far = true
+                    for i = 1, #p2 do
+                      if math.abs(p2[i][1] - x - 0.5) < 2 and math.abs(p2[i][2] - y - 0.5) < 2
+                        and math.abs(p2[i][3] - z - 0.5) < 2 then far = false end
+                    end
+                    if far then target = { x, y, z } end
+                  end
+                end
+              end
+            end
+            if target then
+              s2:box(target, { target[1] + 1, target[2] + 1, target[3] + 1 })
+              assert.is_false(p2:is_valid(), ("tile %d,0,%d not listed: %s -> %s"):format(tk[1], tk[2], fmt(a), fmt(b)))
+              checked = checked + 1
+            end
+          end
+          outside_corridor = outside_corridor + 1
+        end
+      end
+    end
+    assert.is_true(checked >= 60, checked .. " tiles checked") -- 90 to 120 over OCTONAV_SEED 1..5 and the default
+  end)
+end)

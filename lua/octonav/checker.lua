@@ -1,7 +1,7 @@
 --- octonav.checker: an independent line-of-sight checker in pure Lua, over any voxel map with a
 -- `blocked(x, y, z)` method (outside counts as blocked). It implements the rule of csrc/raycast.h
--- without any C: the benchmark validates every path segment with it against the map's own voxel
--- list, and spec/02 compares the C walks against it.
+-- without any C: the benchmark validates every path segment and every turn with it against the
+-- map's own voxel list, and spec/02 compares the C walks against it.
 local M = {}
 ---------------------------------------------------------------------------------------------------
 -- The line-of-sight rule of csrc/raycast.h over the dense reference, written from the rule.
@@ -145,11 +145,64 @@ function M.voxel_map(path)
   return map
 end
 
---- Check every segment of a path (array of points): true, or false and the index of the first bad
--- segment (1 = from point 1 to point 2).
+--- The rule at a waypoint x where a path turns from a -> x to x -> b: the free voxels around x on the
+-- side a comes from must reach, through free voxels around x sharing faces, a free voxel on the side b
+-- leaves to (as at a crossing inside one segment). Around x: per axis {v} when x is inside voxel v's
+-- slab, {f - 1, f} when it lies on the plane f; on such an axis the side is that of the direction in
+-- (out), both when the direction runs along the plane. Without it a path could turn exactly on an
+-- edge where two blocked voxels meet and slip through the zero-width gap between them.
+function M.turn(map, a, x, b)
+  local cand = {}
+  for j = 1, 3 do
+    local f = math.floor(x[j])
+    cand[j] = f == x[j] and { f - 1, f } or { f }
+  end
+  -- is voxel index c of axis j on the side of x that direction dir (from x) points to?
+  local function on_side(j, c, dir)
+    local f = math.floor(x[j])
+    if f ~= x[j] or dir == 0 then return true end
+    if dir > 0 then return c == f end
+    return c == f - 1
+  end
+  local nodes = {}
+  for _, vx in ipairs(cand[1]) do
+    for _, vy in ipairs(cand[2]) do
+      for _, vz in ipairs(cand[3]) do
+        local v, before, after = { vx, vy, vz }, true, true
+        for j = 1, 3 do
+          if not on_side(j, v[j], a[j] - x[j]) then before = false end -- the side a lies on
+          if not on_side(j, v[j], b[j] - x[j]) then after = false end -- the side b lies on
+        end
+        nodes[#nodes + 1] = { v = v, free = not map:blocked(vx, vy, vz), before = before, after = after }
+      end
+    end
+  end
+  local seen, queue, head = {}, {}, 1
+  for i, n in ipairs(nodes) do
+    if n.free and n.before then seen[i] = true; queue[#queue + 1] = i end
+  end
+  while head <= #queue do
+    local cur = nodes[queue[head]]
+    head = head + 1
+    if cur.after then return true end
+    for i, o in ipairs(nodes) do
+      if not seen[i] and o.free then
+        local d = 0
+        for j = 1, 3 do if o.v[j] ~= cur.v[j] then d = d + 1 end end
+        if d == 1 then seen[i] = true; queue[#queue + 1] = i end
+      end
+    end
+  end
+  return false
+end
+
+--- Check a path (array of points): every segment by M.visible and every turn by M.turn. Returns true,
+-- or false, the index of the first bad piece and what it is: "segment" (i = from point i to point
+-- i + 1) or "turn" (at point i).
 function M.path(map, path)
   for i = 1, #path - 1 do
-    if not M.visible(map, path[i], path[i + 1]) then return false, i end
+    if not M.visible(map, path[i], path[i + 1]) then return false, i, "segment" end
+    if i >= 2 and not M.turn(map, path[i - 1], path[i], path[i + 1]) then return false, i, "turn" end
   end
   return true
 end
