@@ -674,4 +674,22 @@ describe("Moving AI benchmark data", function()
     ok = os.execute(("lua5.4 bin/octonav bench %sSimple.3dmap --fast 1 > /dev/null 2>&1"):format(voxdir))
     assert.is_not_true(ok)
   end)
+
+  it("EC1 problem 5133: smoothing keeps every turn to the rule (it once turned through a gap)", function()
+    -- found by the benchmark's checker once it checked turns: greedy smoothing kept a refined waypoint
+    -- at (181, 126, 139), where blocked voxels meet along an edge, and came into it from the start
+    -- along a direction that slipped through the gap there
+    if not exists(voxdir .. "EC1.3dmap") then return pending("EC1.3dmap is absent") end
+    local checker = require "octonav.checker"
+    local octonav = require "octonav"
+    local tree = assert(movingai.load_map(voxdir .. "EC1.3dmap"))
+    local vmap = assert(checker.voxel_map(voxdir .. "EC1.3dmap"))
+    local s = assert(movingai.load_scen(voxdir .. "EC1.3dmap.3dscen"))[5133]
+    local q = octonav.query.new(tree, { max_nodes = 1 << 20 })
+    for _, opts in ipairs { {}, { relax = 0 }, { smooth = "binary" }, { relax = 0, smooth = "binary" } } do
+      local path = assert(q:find(s.start, s.goal, opts))
+      local ok, i, what = checker.path(vmap, path)
+      assert.is_true(ok, ("bad %s at %s"):format(tostring(what), tostring(i)))
+    end
+  end)
 end)
