@@ -231,7 +231,7 @@ typedef struct on_query_opts {
     int partial;             /* on failure, return the path to the cell nearest the goal (ON_PARTIAL);
                               * nearest by its node's point (with face points: where the search
                               * entered it) */
-    size_t escalate;         /* after this many expansions (default 1000; 0 = never) switch to
+    size_t escalate;         /* after this many expansions (default 1500; 0 = never) switch to
                               * escalate_weight and escalate_size_bias (2.5, 1: the seed's search) for
                               * the rest of the search: trap cases stop flooding */
     double escalate_weight, escalate_size_bias;

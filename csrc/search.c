@@ -98,7 +98,7 @@ void on_query_opts_default(on_query_opts *o)
     o->weight = 1.4;           /* measured: see README, "Search defaults" */
     o->refine = 1;
     o->smooth = ON_SMOOTH_GREEDY;
-    o->escalate = 1000;        /* measured: see README, "Search defaults" */
+    o->escalate = 1500;        /* measured: see README, "Search defaults" */
     o->escalate_weight = 2.5;
     o->escalate_size_bias = 1.0;
     o->direct = 1;
