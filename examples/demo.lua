@@ -89,12 +89,53 @@ for _, r in ipairs(rays) do
   end
 end
 
--- a top view of the slice y = 10: '#' blocked, '.' free
-print("\n-- slice at y = 10 (x right, z down; one char = 2 units) --")
+print("\n-- paths --")
+-- from the west of the wall to the east of it: through the window, or over the wall's top
+local q = octonav.query.new(tree)
+local from, to = { -24, 11, -24 }, { 24, 11, 24 }
+local shown
+for _, preset in ipairs { { "default", nil }, { "seed", octonav.presets.seed }, { "astar", octonav.presets.astar } } do
+  local p, info = q:find(from, to, preset[2])
+  print(("%-8s length %6.2f  straight %6.2f  %4d expansions  %3d cells  %3d waypoints"):format(preset[1],
+    info.length, math.sqrt((to[1] - from[1]) ^ 2 + (to[2] - from[2]) ^ 2 + (to[3] - from[3]) ^ 2),
+    info.expansions, info.cells, #p))
+  shown = shown or p
+end
+local pts = {}
+for _, p in ipairs(shown) do pts[#pts + 1] = fmt_point(p) end
+print("default waypoints: " .. table.concat(pts, " "))
+-- the same search sliced, as a game runs it: at most 40 expansions a frame
+local status, frames = q:start(from, to), 0
+while status == "running" do
+  frames = frames + 1
+  status = q:step(40)
+end
+local sp, sinfo = q:result()
+print(("sliced, 40 expansions a frame: %s after %d frames, %d waypoints, length %.2f"):format(status, frames, #sp,
+  sinfo.length))
+-- failures are results, with a reason
+for _, case in ipairs { { "into the sealed bunker", { 14, 21, 14 } }, { "off the map", { 40, 10, 0 } } } do
+  local p, info = q:find(from, case[2])
+  print(("%-24s %s: %s%s"):format(case[1], tostring(p), info.reason,
+    info.nearest and (", nearest free point " .. fmt_point(info.nearest)) or ""))
+end
+
+-- a top view of the slice y = 10: '#' blocked, '.' free, 'o' the default path seen from above
+local on_path = {}
+for i = 1, #shown - 1 do
+  local a, b = shown[i], shown[i + 1]
+  local n = math.ceil(math.sqrt((b[1] - a[1]) ^ 2 + (b[3] - a[3]) ^ 2) * 2) + 1
+  for k = 0, n do
+    local x, z = a[1] + (b[1] - a[1]) * k / n, a[3] + (b[3] - a[3]) * k / n
+    on_path[(math.floor((x + 32) + 0.5)) .. "," .. (math.floor((z + 32) / 2))] = true
+  end
+end
+print("\n-- slice at y = 10 (x right, z down; one char = 2 units), 'o' the default path from above --")
 for z = -31, 31, 2 do
   local row = {}
   for x = -31, 31, 1 do
-    row[#row + 1] = (tree:locate { x, 10, z } == "free") and "." or "#"
+    local mark = on_path[(x + 32) .. "," .. ((z + 31) // 2)]
+    row[#row + 1] = mark and "o" or (tree:locate { x, 10, z } == "free") and "." or "#"
   end
   print(table.concat(row))
 end
