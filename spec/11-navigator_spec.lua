@@ -305,6 +305,40 @@ describe("octonav.navigator", function()
     assert.equal("cave", w2:in_hole(r2.pos))
   end)
 
+  it("a tile changed under the path: it plans again from where the agent is (replan = false: it walks on)", function()
+    -- a slab dropped across the way in tile 1 while the agent walks in tile 0: the path searched
+    -- before runs through it; with replan the navigator sees the path go stale (path:is_valid) and
+    -- plans again from the agent's position, so every step walked is clear of the slab
+    local SLAB = { { 20, 0, 0 }, { 21, 12, 16 } }
+    for _, replan in ipairs { true, false } do
+      local w = make_world { obstacles = true }
+      local nav = navigator.new(w, { replan = replan })
+      local dropped, through = false, false
+      local r = run(w, t0, t1, { nav = nav, frames = replan and 5000 or 1500, on_frame = function(_, status, _, pos)
+        if not dropped and status == "moving" and pos[1] > 6 then
+          assert.is_true(w.tree:visible({ 19, 6, 2 }, { 22, 6, 2 }))
+          w.tree:add_box(SLAB[1], SLAB[2])
+          dropped = true
+        end
+        if dropped and pos[1] > 20 and pos[1] < 21 and pos[2] < 12 then through = true end
+      end })
+      assert.is_true(dropped)
+      if replan then
+        assert.equal("arrived", r.status)
+        assert.equal(1, nav:stats().replans)
+        assert.is_false(through)
+        expect_valid_walk(w, r) -- on the changed tree: every step clear of the slab
+      else
+        assert.equal(0, nav:stats().replans)
+        -- the stale path runs into the slab: the agent either walks through it or stalls at its face
+        -- (measured: it stalls at x = 20 heading for a waypoint beyond, "moving" to the frame limit)
+        assert.is_true(through or r.status ~= "arrived", "arrived without replanning")
+      end
+    end
+    assert.error_matches(function() navigator.new(w2, { replan = 1 }) end, "option 'replan' must be a boolean", 1, true)
+    assert.is_true(navigator.new(w2).replan) -- the default
+  end)
+
   it("arrived stays arrived until the next go", function()
     local r = expect_arrival(w2, t0, { 12, 12, 15 })
     assert.same({ "arrived", { 12, 12, 15 } }, { r.nav:update(r.pos) })

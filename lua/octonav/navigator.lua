@@ -21,6 +21,10 @@
 --                              (straight line) to the end of the known path; nil: world.tile_size
 --                              (16 when absent)
 --   search = nil               options for q:start (e.g. octonav.presets.seed); nil: the defaults
+--   replan = true              when a step path the agent has not passed yet goes stale (a tile it
+--                              depends on was changed, cleared or unloaded: path:is_valid()), plan
+--                              the route again from the agent's position at the next update (counted
+--                              in stats().replans); false: keep walking the stale path
 --   streamer = nil             an octonav.streamer over this world (see "With a streamer" below)
 --   agent = nil                with a streamer: the streamer agent this navigator moves for (its
 --                              paths are registered under it); nil: the navigator adds its own agent
@@ -89,6 +93,7 @@ local MAX_RETRIES_STREAMING = 16 -- streamed tiles unloaded under a search resta
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true,
+  replan = true,
 }
 
 local function dist(a, b)
@@ -139,6 +144,8 @@ function M.new(world, opts)
     prefetch_distance = option(opts, "prefetch_distance", world.tile_size or 16,
       function(v) return type(v) == "number" and v >= 0 end, "a number >= 0"),
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
+    replan = option(opts, "replan", true, function(v) return type(v) == "boolean" end, "a boolean"),
+    replans = 0,
     queries = {},   -- tree -> octonav.query
     state = "idle",
     total_expansions = 0,
@@ -257,6 +264,7 @@ local function reset(self)
   end
   self.goal, self.reason, self.cells = nil, nil, nil
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
+  self.step_paths, self.step_end = {}, {}
   self.search, self.from0 = nil, nil
 end
 
@@ -303,16 +311,18 @@ function Nav:tree()
   return leg and leg.tree or nil
 end
 
---- nav:stats() -> { expansions, searches, checks, loading } since new(): expansions counted against
--- the budgets (exact, except while streaming, see update), searches started (q:start calls), smoother
--- checks; loading: the tile {i, j, k} the running search waited for in the last update, or nil.
+--- nav:stats() -> { expansions, searches, checks, loading, loading_hole, replans } since new():
+-- expansions counted against the budgets (exact, except while streaming, see update), searches
+-- started (q:start calls), smoother checks; loading: the tile {i, j, k} the running search waited
+-- for in the last update, or nil (loading_hole: the hole); replans: routes planned again because a
+-- path went stale (option replan).
 function Nav:stats()
   local checks = self.old_checks
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then checks = checks + leg.smoother:checks() end
   end
   return { expansions = self.total_expansions, searches = self.total_searches, checks = checks,
-    loading = self.loading, loading_hole = self.loading_hole }
+    loading = self.loading, loading_hole = self.loading_hole, replans = self.replans }
 end
 
 local function fail(self, reason)
@@ -427,6 +437,8 @@ local function append(self, k, best)
     }
   end
   self.known = k
+  self.step_paths[k] = path
+  self.step_end[k] = { leg = #self.legs, idx = #self.legs[#self.legs].smoother.path }
   if self.streamer then
     -- the step now holds the tiles its path crosses (a hole step keeps its hole)
     local old = self.step_locks[k] or new_set()
@@ -439,8 +451,6 @@ local function append(self, k, best)
     end
     release_set(self, old)
     self.step_locks[k] = set
-    local leg = self.legs[#self.legs]
-    self.step_end[k] = { leg = #self.legs, idx = #leg.smoother.path }
     if not self.registered then
       self.registered = setmetatable({ paths = {} }, Registered)
       if self.agent then self.streamer:set_path(self.agent, self.registered) end
@@ -449,20 +459,36 @@ local function append(self, k, best)
   end
 end
 
+-- Has the agent passed step k (it heads for a waypoint past the step's last point, or has left its
+-- leg)?
+local function passed(self, k)
+  local e = self.step_end[k]
+  if not e then return false end
+  local leg = self.legs[e.leg]
+  return self.leg_i > e.leg or (self.leg_i == e.leg and leg.smoother ~= nil and leg.smoother.i > e.idx)
+end
+
 -- Streaming: releases the locks of the steps the agent has passed.
 local function release_passed(self)
   local k = self.released + 1
   while k <= self.known do
-    local e = self.step_end[k]
-    local leg = self.legs[e.leg]
-    local passed = self.leg_i > e.leg or (self.leg_i == e.leg and leg.smoother and leg.smoother.i > e.idx)
-    if not passed then break end
+    if not passed(self, k) then break end
     release_set(self, self.step_locks[k])
     self.step_locks[k] = nil
     if self.registered then self.registered.paths[k] = nil end
     self.released = k
     k = k + 1
   end
+end
+
+-- The first step not passed yet whose path went stale (a tile it depends on was changed, cleared or
+-- unloaded since it was searched), or nil.
+local function stale_step(self)
+  for k = 1, self.known do
+    local p = self.step_paths[k]
+    if p and not passed(self, k) and not p:is_valid() then return k end
+  end
+  return nil
 end
 
 local function candidate_done(self, s, forced_reason)
@@ -618,6 +644,13 @@ function Nav:update(position, budget)
   if state == "idle" then return "idle", nil end
   if state == "failed" then return "failed", self.reason end
   if state == "arrived" then return "arrived", self.goal end
+  if self.replan and self.cells and stale_step(self) then
+    -- a tile under the path changed (re-baked, cleared, unloaded): plan again from here, now
+    local goal = self.goal
+    reset(self)
+    self.goal = goal
+    self.replans = self.replans + 1
+  end
   if not self.cells and streamer then
     -- the planner reads the start's and the goal's tiles and the holes whose bounds hold them
     -- (from where the agent is now: it should hold while it waits, but may not)
