@@ -1,11 +1,13 @@
 /*
  * fileio.c -- reading a whole file into memory, the one way every loader in the core does it
  * (tile and tree files, OBJ meshes, voxel maps): NUL-terminated for the text parsers, errors as a
- * status and, when asked, as a message "PATH: cannot read: REASON".
+ * status and, when asked, as a message "PATH: cannot read: REASON"; and the text parsers' message
+ * for a bad line, "PATH:LINE: REASON".
  */
 #include "tree.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,4 +64,11 @@ io_error:
 no_memory:
     if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
     return ON_FAILURE | ON_NO_MEMORY;
+}
+
+void on_parse_error(char *err, size_t errlen, const char *path, size_t line, const char *fmt, va_list ap)
+{
+    if (!err || !errlen) return;
+    int k = snprintf(err, errlen, "%s:%zu: ", path, line);
+    if (k >= 0 && (size_t)k < errlen) vsnprintf(err + k, errlen - (size_t)k, fmt, ap);
 }

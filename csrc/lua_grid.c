@@ -187,11 +187,7 @@ static int l_visible_many(lua_State *L)
 static int l_visible(lua_State *L)
 {
     on_grid *g = checkgrid(L, 1);
-    double a[3], b[3];
-    on_lua_checkpoint(L, 2, "from", a);
-    on_lua_checkpoint(L, 3, "to", b);
-    lua_pushboolean(L, on_ok(on_grid_visible(g, a, b)));
-    return 1;
+    return on_lua_visible(L, visible_of, g);
 }
 
 static int l_close(lua_State *L)

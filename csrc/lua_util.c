@@ -160,6 +160,15 @@ double *on_lua_checksegments(lua_State *L, int idx, size_t *n)
     return v;
 }
 
+int on_lua_visible(lua_State *L, on_lua_visible_fn fn, const void *obj)
+{
+    double a[3], b[3];
+    on_lua_checkpoint(L, 2, "from", a);
+    on_lua_checkpoint(L, 3, "to", b);
+    lua_pushboolean(L, on_ok(fn(obj, a, b)));
+    return 1;
+}
+
 int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
 {
     size_t n;

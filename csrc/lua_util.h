@@ -33,6 +33,8 @@ double *on_lua_checksegments(lua_State *L, int idx, size_t *n);
  * (the number clear on the stack); fills results[i] with booleans when argument 3 is a table. */
 typedef on_status (*on_lua_visible_fn)(const void *obj, const double a[3], const double b[3]);
 int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj);
+/* obj:visible(from, to) for the same objects: the points at arguments 2 and 3; pushes a boolean. */
+int on_lua_visible(lua_State *L, on_lua_visible_fn fn, const void *obj);
 /* Push nil and a reason for a failed status; returns 2. */
 int on_lua_fail(lua_State *L, on_status s, const char *context);
 /* Set field k of the table at the top to an integer / a number. */

@@ -21,9 +21,6 @@
 
 #define OBJ_MAX_EXTRA 4 /* numbers accepted after x y z: w, or r g b (and one spare) */
 
-/* ---- reading ---------------------------------------------------------------------------------- */
-
-
 /* ---- growable arrays -------------------------------------------------------------------------- */
 
 typedef struct dvec {
@@ -100,15 +97,10 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static on_status fail_at(obj_parser *p, const char *fmt, ...)
 {
-    if (p->err && p->errlen) {
-        int k = snprintf(p->err, p->errlen, "%s:%zu: ", p->path, p->line);
-        if (k >= 0 && (size_t)k < p->errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(p->err + k, p->errlen - (size_t)k, fmt, ap);
-            va_end(ap);
-        }
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    on_parse_error(p->err, p->errlen, p->path, p->line, fmt, ap);
+    va_end(ap);
     return ON_FAILURE | ON_CORRUPT;
 }
 

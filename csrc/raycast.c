@@ -293,7 +293,7 @@ static void sink_all(on_cell_sink sink, void *ud, const tree_probe *p, unsigned 
 }
 
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
- * every free cell the walk passes through, in order. */
+ * every free cell the walk passes through, in order, and at each crossing every free cell around it. */
 static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], double *t_hit,
                      on_cell_sink sink, void *ud)
 {
@@ -314,7 +314,6 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     if (sink) sink_all(sink, ud, &p, m);
     p.cur = p.cells[pick_largest(&p, m)];
     for (;;) {
-        if (sink) sink(ud, p.cur);
         on_tree_cell_nav(t, p.cur, p.cmin, &p.cs);
         const int64_t *cmin = p.cmin, cs = p.cs;
         /* when does the segment leave the current cell, per axis and first? */
@@ -330,6 +329,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
                 *t_hit = te;
                 return 0;
             }
+            if (sink) sink(ud, p.cur); /* the one cell entered (events report theirs below) */
             continue;
         }
         for (int j = 0; j < 3; j++)

@@ -47,6 +47,13 @@ typedef struct snode {
 
 /* A node-map slot is live only when stamped with the current search's number: a new search needs no
  * clearing, and a probe never reads the (cold) node array to tell live slots from stale ones. */
+/* A set of tiles with the salt each had when it was added (the tiles a search read; the tiles a
+ * result depends on). Few tiles: a linear scan. */
+typedef struct tileset {
+    uint32_t *tile, *salt;
+    size_t n, cap;
+} tileset;
+
 typedef struct mslot {
     uint64_t key;
     uint32_t idx;
@@ -68,8 +75,7 @@ struct on_query {
     on_cell *nb;
     size_t nbcap;
     on_lcache *lcache;    /* node-table lookups of recent expansions */
-    uint32_t *ttiles, *tsalts; /* tiles this search has read, with their salts then */
-    size_t ntouched, touchcap;
+    tileset touched;      /* tiles this search has read, with their salts then */
     /* the current search */
     on_query_opts o;
     double a[3], b[3];    /* nav space */
@@ -85,8 +91,7 @@ struct on_query {
     size_t ncorr, corrcap;
     uint32_t box_tile;    /* cell_box's remembered tile (UINT32_MAX: none) and its corner */
     double box_org[3];
-    uint32_t *ptiles, *psalts; /* the result's tiles (corridor and final segments), with salts */
-    size_t nptiles, ptilecap;
+    tileset ptiles;       /* the result's tiles (corridor and final segments), with salts */
     int ptiles_failed;
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */
     int corr_failed;      /* growing corr ran out of memory */
@@ -117,6 +122,48 @@ static uint64_t mix64(uint64_t x)
 
 static inline uint64_t cell_key(on_cell c) { return (uint64_t)c.tile << 32 | c.code; }
 
+static int tileset_init(tileset *s, size_t cap)
+{
+    s->n = 0;
+    s->cap = cap;
+    s->tile = malloc(cap * sizeof *s->tile);
+    s->salt = malloc(cap * sizeof *s->salt);
+    return s->tile && s->salt ? 0 : -1;
+}
+
+static void tileset_free(tileset *s)
+{
+    free(s->tile);
+    free(s->salt);
+}
+
+/* Index of tile in s, or -1. */
+static ptrdiff_t tileset_find(const tileset *s, uint32_t tile)
+{
+    for (size_t i = s->n; i-- > 0;)
+        if (s->tile[i] == tile) return (ptrdiff_t)i;
+    return -1;
+}
+
+/* Add tile with salt unless present; -1 on allocation failure (s unchanged). */
+static int tileset_add(tileset *s, uint32_t tile, uint32_t salt)
+{
+    if (tileset_find(s, tile) >= 0) return 0;
+    if (s->n == s->cap) {
+        size_t nc = s->cap * 2;
+        uint32_t *a = realloc(s->tile, nc * sizeof *a);
+        if (!a) return -1;
+        s->tile = a;
+        uint32_t *b = realloc(s->salt, nc * sizeof *b);
+        if (!b) return -1;
+        s->salt = b;
+        s->cap = nc;
+    }
+    s->tile[s->n] = tile;
+    s->salt[s->n++] = salt;
+    return 0;
+}
+
 on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
 {
     *out = NULL;
@@ -139,13 +186,7 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->corrcap = 64;
     q->corr = malloc(q->corrcap * sizeof *q->corr);
     q->lcache = malloc(sizeof *q->lcache);
-    q->touchcap = 64;
-    q->ttiles = malloc(q->touchcap * sizeof *q->ttiles);
-    q->tsalts = malloc(q->touchcap * sizeof *q->tsalts);
-    q->ptilecap = 16;
-    q->ptiles = malloc(q->ptilecap * sizeof *q->ptiles);
-    q->psalts = malloc(q->ptilecap * sizeof *q->psalts);
-    if (!q->ptiles || !q->psalts || !q->ttiles || !q->tsalts || !q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
+    if (tileset_init(&q->touched, 64) != 0 || tileset_init(&q->ptiles, 16) != 0 || !q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -171,10 +212,8 @@ void on_query_destroy(on_query *q)
     free(q->pts);
     free(q->corr);
     free(q->lcache);
-    free(q->ttiles);
-    free(q->tsalts);
-    free(q->ptiles);
-    free(q->psalts);
+    tileset_free(&q->touched);
+    tileset_free(&q->ptiles);
     free(q);
 }
 
@@ -403,8 +442,8 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->ncorr = 0;
     q->found = q->best = -1;
     q->best_h = INFINITY;
-    q->ntouched = 0;
-    q->nptiles = 0;
+    q->touched.n = 0;
+    q->ptiles.n = 0;
     q->direct = 0;
     if (o) q->o = *o;
     else on_query_opts_default(&q->o);
@@ -501,28 +540,15 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
 /* Remember that the search read tile `tile` (salt now); -1 on allocation failure. */
 static int touch_tile(on_query *q, uint32_t tile)
 {
-    for (size_t i = q->ntouched; i-- > 0;)
-        if (q->ttiles[i] == tile) return 0;
-    if (q->ntouched == q->touchcap) {
-        size_t nc = q->touchcap * 2;
-        uint32_t *a = realloc(q->ttiles, nc * sizeof *a);
-        if (!a) return -1;
-        q->ttiles = a;
-        uint32_t *b = realloc(q->tsalts, nc * sizeof *b);
-        if (!b) return -1;
-        q->tsalts = b;
-        q->touchcap = nc;
-    }
-    q->ttiles[q->ntouched] = tile;
-    q->tsalts[q->ntouched++] = on_tree_tile_salt(q->t, tile);
-    return 0;
+    if (tileset_find(&q->touched, tile) >= 0) return 0; /* (no salt read for a tile already in) */
+    return tileset_add(&q->touched, tile, on_tree_tile_salt(q->t, tile));
 }
 
 /* Did any tile the search read change (re-baked, cleared, unloaded) since it read it? */
 static int touched_changed(const on_query *q)
 {
-    for (size_t i = 0; i < q->ntouched; i++)
-        if (on_tree_tile_salt(q->t, q->ttiles[i]) != q->tsalts[i]) return 1;
+    for (size_t i = 0; i < q->touched.n; i++)
+        if (on_tree_tile_salt(q->t, q->touched.tile[i]) != q->touched.salt[i]) return 1;
     return 0;
 }
 
@@ -589,8 +615,8 @@ static on_status expand(on_query *q, int32_t u)
         node_point(q, from, pfrom);
     }
     double gfrom = q->nodes[from].g;
-    double umn[3], us;
-    cell_box(q, un->cell, umn, &us);
+    double umn[3], us = 0;
+    if (face_points(q)) cell_box(q, un->cell, umn, &us);
     for (size_t k = 0; k < nnb; k++) {
         int created;
         int32_t v = node_get(q, q->nb[k], &created);
@@ -813,10 +839,10 @@ static void smooth(on_query *q, int mode)
 {
     if (q->npts < 3) return;
     size_t w = 0, i = 0, n = q->npts;
-    double prevbuf[3];
     while (i < n - 1) {
-        /* the output so far is pts[0..w] (pts[w] == waypoint i); waypoints after i are untouched */
-        const double *prev = w > 0 ? memcpy(prevbuf, q->pts + 3 * (w - 1), sizeof prevbuf) : NULL;
+        /* the output so far is pts[0..w] (pts[w] == waypoint i); waypoints after i are untouched, and
+         * pts[w - 1] stays as it is until this step is done */
+        const double *prev = w > 0 ? q->pts + 3 * (w - 1) : NULL;
         size_t ok = i + 1, bad = n; /* bad: the first waypoint known not allowed (n: none yet) */
         if (mode == ON_SMOOTH_GREEDY) {
             for (size_t step = 1; ok < n - 1; step *= 2) {
@@ -924,35 +950,16 @@ static void relax(on_query *q, int passes)
  * only smoothing read. */
 static void ptile_add(on_query *q, uint32_t tile)
 {
-    for (size_t i = q->nptiles; i-- > 0;)
-        if (q->ptiles[i] == tile) return;
-    if (q->nptiles == q->ptilecap) {
-        size_t nc = q->ptilecap * 2;
-        uint32_t *a = realloc(q->ptiles, nc * sizeof *a);
-        if (!a) {
-            q->ptiles_failed = 1;
-            return;
-        }
-        q->ptiles = a;
-        uint32_t *b = realloc(q->psalts, nc * sizeof *b);
-        if (!b) {
-            q->ptiles_failed = 1;
-            return;
-        }
-        q->psalts = b;
-        q->ptilecap = nc;
-    }
-    uint32_t salt = on_tree_tile_salt(q->t, tile);
-    for (size_t j = 0; j < q->ntouched; j++)
-        if (q->ttiles[j] == tile) salt = q->tsalts[j];
-    q->ptiles[q->nptiles] = tile;
-    q->psalts[q->nptiles++] = salt;
+    if (tileset_find(&q->ptiles, tile) >= 0) return;
+    ptrdiff_t t = tileset_find(&q->touched, tile);
+    uint32_t salt = t >= 0 ? q->touched.salt[t] : on_tree_tile_salt(q->t, tile);
+    if (tileset_add(&q->ptiles, tile, salt) != 0) q->ptiles_failed = 1;
 }
 
 static void ptile_sink(void *ud, on_cell c)
 {
     on_query *q = ud;
-    if (q->nptiles > 0 && q->ptiles[q->nptiles - 1] == c.tile) return;
+    if (q->ptiles.n > 0 && q->ptiles.tile[q->ptiles.n - 1] == c.tile) return;
     ptile_add(q, c.tile);
 }
 
@@ -973,10 +980,9 @@ static uint32_t tile_inside(const on_query *q, const double p[3])
  * strictly inside one tile stays in it; any other is walked. -1 on allocation failure. */
 static int build_path_tiles(on_query *q)
 {
-    q->nptiles = 0;
+    q->ptiles.n = 0;
     q->ptiles_failed = 0;
-    for (size_t i = 0; i < q->ncorr; i++)
-        if (q->nptiles == 0 || q->ptiles[q->nptiles - 1] != q->corr[i].tile) ptile_add(q, q->corr[i].tile);
+    for (size_t i = 0; i < q->ncorr; i++) ptile_add(q, q->corr[i].tile);
     for (size_t i = 1; i < q->npts && q->t->ntiles > 1; i++) {
         const double *a = q->pts + 3 * (i - 1), *b = q->pts + 3 * i;
         uint32_t ta = tile_inside(q, a);
@@ -1050,12 +1056,12 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
 on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n)
 {
     /* built by finalize: the corridor's tiles and those the final segments cross, each once */
-    for (size_t i = 0; i < q->nptiles && i < cap; i++) {
-        tiles[i] = q->ptiles[i];
-        salts[i] = q->psalts[i];
+    for (size_t i = 0; i < q->ptiles.n && i < cap; i++) {
+        tiles[i] = q->ptiles.tile[i];
+        salts[i] = q->ptiles.salt[i];
     }
-    *n = q->nptiles;
-    return q->nptiles > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+    *n = q->ptiles.n;
+    return q->ptiles.n > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
 }
 
 on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o, double *path,

@@ -14,6 +14,8 @@
 #include "codes.h"
 #include "table.h"
 
+#include <stdarg.h>
+
 typedef struct on_tile {
     on_table table;
     uint32_t salt;     /* bumped on every replacement of this tile's contents */
@@ -98,6 +100,9 @@ uint32_t on_crc32(uint32_t crc, const uint8_t *p, size_t n);
 /* A whole file into a malloc'd, NUL-terminated buffer (fileio.c); err (may be NULL) gets
  * "PATH: cannot read: REASON" or "PATH: out of memory". */
 on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
+/* A text parser's message for a bad line into err (may be NULL): "PATH:LINE: " and the formatted
+ * reason, truncated to errlen. */
+void on_parse_error(char *err, size_t errlen, const char *path, size_t line, const char *fmt, va_list ap);
 
 /* Mark a change: bumps the revision and the tile's salt. */
 void on_tree_touch(on_tree *t, uint32_t tile);

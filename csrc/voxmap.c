@@ -22,9 +22,6 @@
 
 #define VOX_MAX_DIM 65535
 
-/* ---- reading ---------------------------------------------------------------------------------- */
-
-
 /* ---- parsing ---------------------------------------------------------------------------------- */
 
 typedef struct vox_parser {
@@ -42,15 +39,10 @@ __attribute__((format(printf, 2, 3)))
 #endif
 static on_status vfail(vox_parser *p, const char *fmt, ...)
 {
-    if (p->err && p->errlen) {
-        int k = snprintf(p->err, p->errlen, "%s:%zu: ", p->path, p->line);
-        if (k >= 0 && (size_t)k < p->errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(p->err + k, p->errlen - (size_t)k, fmt, ap);
-            va_end(ap);
-        }
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    on_parse_error(p->err, p->errlen, p->path, p->line, fmt, ap);
+    va_end(ap);
     return ON_FAILURE | ON_CORRUPT;
 }
 

@@ -4,42 +4,14 @@
  */
 #include "tree.h"
 #include "minitest.h"
+#include "scratch.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64];
-static char made[64][128];
-static int nmade;
-
-/* Write len bytes into a file in the temporary directory; returns its path (valid until the end of
- * the run). */
-static const char *put_bytes(const char *name, const char *text, size_t len)
-{
-    int i = 0;
-    while (i < nmade && strcmp(strrchr(made[i], '/') + 1, name) != 0) i++;
-    if (i == nmade) {
-        if (nmade == 64) {
-            fprintf(stderr, "too many files\n");
-            exit(2);
-        }
-        nmade++;
-    }
-    char *path = made[i];
-    snprintf(path, sizeof made[0], "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        perror(path);
-        exit(2);
-    }
-    fwrite(text, 1, len, f);
-    fclose(f);
-    return path;
-}
-
-static const char *put(const char *name, const char *text) { return put_bytes(name, text, strlen(text)); }
+static const char *put(const char *name, const char *text) { return scratch_put(name, text, strlen(text)); }
 
 static on_tree *make_tree(int tiles, int depth)
 {
@@ -88,7 +60,7 @@ static on_status load(const char *name, const char *text, on_tree **out, size_t 
 static int err_is(const char *err, const char *name, int line, const char *reason)
 {
     char want[512];
-    snprintf(want, sizeof want, "%s/%s:%d: %s", dir, name, line, reason);
+    snprintf(want, sizeof want, "%s/%s:%d: %s", scratch_dir, name, line, reason);
     if (strcmp(err, want) == 0) return 1;
     fprintf(stderr, "  got  \"%s\"\n  want \"%s\"\n", err, want);
     return 0;
@@ -357,7 +329,7 @@ static void test_errors(void)
 
     static const char nul[] = "v 0 0 0\nv 1 0\0 0\n";
     t = make_tree(1, 3);
-    s = on_tree_add_obj(t, put_bytes("nul.obj", nul, sizeof nul - 1), NULL, NULL, err, sizeof err);
+    s = on_tree_add_obj(t, scratch_put("nul.obj", nul, sizeof nul - 1), NULL, NULL, err, sizeof err);
     CHECK_EQ_INT(s, ON_FAILURE | ON_CORRUPT);
     CHECK(err_is(err, "nul.obj", 2, "NUL byte in text"));
     on_tree_destroy(t);
@@ -365,7 +337,7 @@ static void test_errors(void)
     /* missing file and a directory */
     t = make_tree(1, 3);
     char missing[256];
-    snprintf(missing, sizeof missing, "%s/no_such.obj", dir);
+    snprintf(missing, sizeof missing, "%s/no_such.obj", scratch_dir);
     nv = nt = 5;
     s = on_tree_add_obj(t, missing, &nv, &nt, err, sizeof err);
     CHECK_EQ_INT(s, ON_FAILURE | ON_IO);
@@ -373,7 +345,7 @@ static void test_errors(void)
     CHECK(strstr(err, "cannot read") != NULL);
     CHECK_EQ_INT(nv, 0);
     CHECK_EQ_INT(nt, 0);
-    s = on_tree_add_obj(t, dir, NULL, NULL, err, sizeof err);
+    s = on_tree_add_obj(t, scratch_dir, NULL, NULL, err, sizeof err);
     CHECK_EQ_INT(s, ON_FAILURE | ON_IO);
     /* a tiny error buffer is filled without overflow, and NULL err is fine */
     char tiny[8];
@@ -419,26 +391,16 @@ static void test_real_mesh(const char *path, double ox, double oy, double oz, in
     on_tree_destroy(t);
 }
 
-static void cleanup(void)
-{
-    for (int i = 0; i < nmade; i++) unlink(made[i]);
-    rmdir(dir);
-}
-
 static void run(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/onav_objXXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
+    scratch_open("onav_obj");
     test_cube();
     test_counts_and_forms();
     test_long_lines();
     test_errors();
     test_real_mesh("../shared/data/meshes/dungeon.obj", -30, -5, -95, 3, 2, 4, 5101, 10133);
     test_real_mesh("../shared/data/meshes/nav_test.obj", -30, -6, -48, 3, 1, 3, 884, 1612);
-    cleanup();
+    scratch_close();
 }
 
 TEST_MAIN("objfile", run())

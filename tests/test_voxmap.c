@@ -5,42 +5,18 @@
  */
 #include "tree.h"
 #include "minitest.h"
+#include "scratch.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char dir[64];
-static char made[64][128];
-static int nmade;
-
-static const char *put(const char *name, const char *text)
-{
-    int i = 0;
-    while (i < nmade && strcmp(strrchr(made[i], '/') + 1, name) != 0) i++;
-    if (i == nmade) {
-        if (nmade == 64) {
-            fprintf(stderr, "too many files\n");
-            exit(2);
-        }
-        nmade++;
-    }
-    char *path = made[i];
-    snprintf(path, sizeof made[0], "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        perror(path);
-        exit(2);
-    }
-    fwrite(text, 1, strlen(text), f);
-    fclose(f);
-    return path;
-}
+static const char *put(const char *name, const char *text) { return scratch_put(name, text, strlen(text)); }
 
 static int err_is(const char *err, const char *name, int line, const char *reason)
 {
     char want[512];
-    snprintf(want, sizeof want, "%s/%s:%d: %s", dir, name, line, reason);
+    snprintf(want, sizeof want, "%s/%s:%d: %s", scratch_dir, name, line, reason);
     if (strcmp(err, want) == 0) return 1;
     fprintf(stderr, "  got  \"%s\"\n  want \"%s\"\n", err, want);
     return 0;
@@ -220,12 +196,12 @@ static void test_errors(void)
         CHECK(m.xyz == NULL && m.count == 0);
     }
     char missing[256];
-    snprintf(missing, sizeof missing, "%s/missing.3dmap", dir);
+    snprintf(missing, sizeof missing, "%s/missing.3dmap", scratch_dir);
     on_status s = on_voxmap_read(missing, &m, err, sizeof err);
     CHECK_EQ_INT(s, ON_FAILURE | ON_IO);
     CHECK(strncmp(err, missing, strlen(missing)) == 0);
     CHECK(strstr(err, "cannot read") != NULL);
-    CHECK_EQ_INT(on_voxmap_read(dir, &m, NULL, 0), ON_FAILURE | ON_IO);
+    CHECK_EQ_INT(on_voxmap_read(scratch_dir, &m, NULL, 0), ON_FAILURE | ON_IO);
     CHECK_EQ_INT(on_voxmap_read(missing, NULL, err, sizeof err), ON_FAILURE | ON_INVALID);
     /* the largest dimensions parse */
     CHECK(on_ok(on_voxmap_read(put("big.3dmap", "voxel 65535 65535 65535\n65534 0 65534\n"), &m, err, sizeof err)));
@@ -271,23 +247,13 @@ static void test_simple_map(void)
     on_voxmap_free(&m);
 }
 
-static void cleanup(void)
-{
-    for (int i = 0; i < nmade; i++) unlink(made[i]);
-    rmdir(dir);
-}
-
 static void run(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/onav_voxXXXXXX");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
+    scratch_open("onav_vox");
     test_small();
     test_errors();
     test_simple_map();
-    cleanup();
+    scratch_close();
 }
 
 TEST_MAIN("voxmap", run())

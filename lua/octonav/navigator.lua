@@ -175,18 +175,7 @@ end
 
 local function new_set() return { tiles = {}, holes = {} } end
 
-local function tile_index_of(self, p)
-  local world = self.world
-  if type(world.tile_of) == "function" then return world:tile_of(p) end
-  local o, t, size = world.origin, world.tiles, world.tile_size
-  local idx = {}
-  for k = 1, 3 do
-    local c = floor((p[k] - o[k]) / size)
-    if c < 0 or c >= t[k] then return nil end
-    idx[k] = c
-  end
-  return idx[1] + t[1] * (idx[2] + t[2] * idx[3])
-end
+local function tile_index_of(self, p) return planner.tile_of(self.world, p) end
 
 local function set_tile(self, set, tile)
   if tile ~= nil and not set.tiles[tile] then

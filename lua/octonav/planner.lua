@@ -381,4 +381,8 @@ function M.plan(world, a, b)
   return nil, "unreachable"
 end
 
+--- planner.tile_of(world, p) -> the linear tile index of world point p (i + nx*(j + ny*k)), or nil
+-- outside the tile grid (world:tile_of when the world has it). The navigator locks tiles by it.
+M.tile_of = tile_of
+
 return M
