@@ -90,7 +90,7 @@ static double lua_heuristic(void *ud, const double p[3], const double goal[3], d
 
 static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth",
                                         "max_expansions", "partial", "heuristic", "escalate", "direct",
-                                        "relax", "points", NULL};
+                                        "relax", "points", "graph", NULL};
 
 /* Options table at idx -> core options; a heuristic function is stored as user value 2. */
 static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
@@ -129,6 +129,15 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
         if (s && strcmp(s, "face") == 0) o->points = ON_POINTS_FACE;
         else if (s && strcmp(s, "centre") == 0) o->points = ON_POINTS_CENTRE;
         else luaL_error(L, "option 'points' must be \"face\" or \"centre\"");
+        lua_pop(L, 1);
+    } else if (!lua_isnoneornil(L, idx)) {
+        lua_pop(L, 1);
+    }
+    if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "graph") != LUA_TNIL) {
+        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        if (s && strcmp(s, "auto") == 0) o->graph = ON_GRAPH_AUTO;
+        else if (s && strcmp(s, "cells") == 0) o->graph = ON_GRAPH_CELLS;
+        else luaL_error(L, "option 'graph' must be \"auto\" or \"cells\"");
         lua_pop(L, 1);
     } else if (!lua_isnoneornil(L, idx)) {
         lua_pop(L, 1);
@@ -264,6 +273,10 @@ static int push_result(lua_State *L, int qidx, lquery *u)
     lua_setfield(L, -2, "expansions");
     lua_pushinteger(L, (lua_Integer)info.visited);
     lua_setfield(L, -2, "visited");
+    if (info.graph) {
+        lua_pushstring(L, info.graph == ON_GRAPH_BOXES ? "boxes" : "cells");
+        lua_setfield(L, -2, "graph");
+    }
     if ((s & ON_BLOCKED) && isfinite(info.nearest[0])) {
         on_lua_pushpoint(L, info.nearest);
         lua_setfield(L, -2, "nearest");

@@ -6,6 +6,7 @@
  * errors: misuse raises; runtime failures (a file, an outside point) return nil, reason.
  */
 #include "lua_util.h"
+#include "boxes.h"
 #include "tree.h"
 
 #include <math.h>
@@ -437,6 +438,59 @@ static int l_stats(lua_State *L)
     on_lua_setnum(L, "bytes_per_node", st.bytes_per_node);
     on_lua_setnum(L, "load_factor", st.load_factor);
     on_lua_setint(L, "revision", (lua_Integer)on_tree_revision(t));
+    on_lua_setint(L, "tiles_prepared", (lua_Integer)st.tiles_prepared);
+    on_lua_setint(L, "boxes", (lua_Integer)st.boxes);
+    on_lua_setint(L, "box_bytes", (lua_Integer)st.box_bytes);
+    return 1;
+}
+
+/* tree:prepare([i, j, k]): the search graph of one tile or of all loaded tiles (boxes.h). */
+static int l_prepare(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    int64_t tile = lua_isnoneornil(L, 2) ? -1 : (int64_t)check_tile(L, t, 2);
+    size_t n = 0;
+    check_status(L, on_tree_prepare(t, tile, &n), "prepare");
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+/* tree:boxes(i, j, k): a prepared tile's boxes, each {min = {x,y,z}, max = {x,y,z}, neighbors = {...}}
+ * in world space (neighbors: 1-based indices of boxes of the same tile sharing a face), or nil and a
+ * reason when the tile has no valid graph. For tests and tools, not for hot paths. */
+static int l_boxes(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    uint32_t ti = check_tile(L, t, 2);
+    const on_boxset *s = on_tile_boxes(t, ti);
+    if (!s) {
+        lua_pushnil(L);
+        lua_pushstring(L, "tile not prepared");
+        return 2;
+    }
+    int ijk[3];
+    on_tile_coords(t, ti, ijk);
+    lua_createtable(L, (int)s->nbox, 0);
+    for (uint32_t i = 0; i < s->nbox; i++) {
+        double mn[3], mx[3];
+        for (int k = 0; k < 3; k++) {
+            double org = (double)ijk[k] * t->n;
+            mn[k] = t->p.origin[k] + (org + s->box[i].mn[k]) * t->p.scale;
+            mx[k] = t->p.origin[k] + (org + s->box[i].mx[k]) * t->p.scale;
+        }
+        lua_createtable(L, 0, 3);
+        on_lua_pushpoint(L, mn);
+        lua_setfield(L, -2, "min");
+        on_lua_pushpoint(L, mx);
+        lua_setfield(L, -2, "max");
+        lua_createtable(L, (int)(s->adj_off[i + 1] - s->adj_off[i]), 0);
+        for (uint32_t e = s->adj_off[i]; e < s->adj_off[i + 1]; e++) {
+            lua_pushinteger(L, (lua_Integer)s->adj[e] + 1);
+            lua_rawseti(L, -2, (lua_Integer)(e - s->adj_off[i] + 1));
+        }
+        lua_setfield(L, -2, "neighbors");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
     return 1;
 }
 
@@ -586,6 +640,8 @@ static const luaL_Reg methods[] = {
     {"clear_tile", l_clear_tile},
     {"tile_salt", l_tile_salt},
     {"compact", l_compact},
+    {"prepare", l_prepare},
+    {"boxes", l_boxes},
     {"export_obj", l_export_obj},
     {"close", l_close},
     {NULL, NULL},

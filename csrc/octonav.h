@@ -78,6 +78,9 @@ typedef struct on_tree_stats {
     size_t table_bytes;    /* the hash tables alone */
     double bytes_per_node; /* bytes / nodes (0 when there are no nodes) */
     double load_factor;    /* nodes / slots */
+    size_t tiles_prepared; /* tiles with a valid prepared search graph (on_tree_prepare) */
+    size_t boxes;          /* boxes in those graphs */
+    size_t box_bytes;      /* their memory (not in bytes) */
 } on_tree_stats;
 
 ON_API on_status on_tree_create(const on_tree_params *p, on_tree **out);
@@ -134,6 +137,13 @@ ON_API on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, ui
  * as on_tree_neighbors: the raw material of connect regions. */
 ON_API on_status on_tree_face_cells(const on_tree *t, uint32_t tile, int face, on_cell *out, size_t cap,
                                     size_t *count);
+
+/* Prepare the search graph of one loaded tile (tile >= 0) or of every loaded tile (tile = -1): free
+ * space merged into boxes joined across shared faces, which queries search instead of the cells
+ * (opts.graph). Tiles whose graph is still valid are skipped; a change to a tile (any edit, a reload)
+ * makes its graph invalid until prepared again, and searches through it go back to the cells.
+ * *boxes (may be NULL) gets the number of boxes built. */
+ON_API on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes);
 
 /* Every leaf-level region of the tree as a list of cubes: each free cell and each blocked cube
  * (a flagged child, or a solid tile), in tile order then pre-order. fn returns nonzero to stop. */
@@ -215,6 +225,9 @@ enum { ON_SMOOTH_NONE = 0, ON_SMOOTH_GREEDY = 1, ON_SMOOTH_BINARY = 2 };
 /* Where a search node's point is: the centre of the face its cell was entered through (default), or
  * the cell's centre (a fixed graph: weight 1 is then optimal on it; Lazy Theta* always uses centres). */
 enum { ON_POINTS_FACE = 0, ON_POINTS_CENTRE = 1 };
+/* What a search runs over: the prepared boxes where it can (on_tree_prepare; face points without
+ * Lazy Theta*; back to the cells when it meets a tile without a valid graph), or always the cells. */
+enum { ON_GRAPH_AUTO = 0, ON_GRAPH_CELLS = 1, ON_GRAPH_BOXES = 2 };
 
 /* A heuristic standing in for the built-in one: nav-space point, goal and cell size in leaves.
  * Return NAN to abort the search (it then fails with ON_INVALID). */
@@ -241,6 +254,7 @@ typedef struct on_query_opts {
                               * along each axis towards the shortest position between its neighbours,
                               * while both segments stay in sight and the turns keep to the visibility
                               * rule; each pass finer than the last (default 1; 0 = off) */
+    int graph;               /* ON_GRAPH_AUTO (default) or ON_GRAPH_CELLS */
     on_heuristic_fn heuristic;
     void *heuristic_ud;
 } on_query_opts;
@@ -255,6 +269,8 @@ typedef struct on_query_info {
     double nearest[3];       /* with ON_BLOCKED: the nearest free point to the blocked endpoint */
     int which;               /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
     uint32_t loading_tile;   /* with ON_LOADING: the tile the search waits for */
+    int graph;               /* what the search ran over: ON_GRAPH_BOXES or ON_GRAPH_CELLS (expansions,
+                              * cells and visited count its nodes) */
 } on_query_info;
 
 ON_API on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out);

@@ -21,6 +21,7 @@
  * Most searches stay in the small map, which fits in cache; one that outgrows it moves to the big
  * map, sized for max_nodes, once.
  */
+#include "boxes.h"
 #include "raycast.h"
 #include "tree.h"
 
@@ -77,7 +78,8 @@ struct on_query {
     on_lcache *lcache;    /* node-table lookups of recent expansions */
     tileset touched;      /* tiles this search has read, with their salts then */
     /* the current search */
-    on_query_opts o;
+    on_query_opts o;      /* its options (escalation changes the weights) */
+    on_query_opts o0;     /* as given */
     double a[3], b[3];    /* nav space */
     on_cell goal_cell;
     on_status state;
@@ -89,8 +91,11 @@ struct on_query {
     size_t npts, ptscap;
     on_cell *corr;
     size_t ncorr, corrcap;
-    uint32_t box_tile;    /* cell_box's remembered tile (UINT32_MAX: none) and its corner */
+    uint32_t box_tile;    /* node_box's remembered tile (UINT32_MAX: none), its corner and box set */
     double box_org[3];
+    const on_boxset *box_set;
+    int bx;               /* this search runs over the prepared boxes (cell.code: a box's index) */
+    double wa[3], wb[3];  /* the endpoints in world space (for starting again over the cells) */
     tileset ptiles;       /* the result's tiles (corridor and final segments), with salts */
     int ptiles_failed;
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */
@@ -339,20 +344,40 @@ static uint32_t heap_pop(on_query *q)
 
 /* ---- geometry helpers ------------------------------------------------------------------------ */
 
-static void cell_box(on_query *q, on_cell c, double mn[3], double *s)
+/* The tile's nav-space corner and box set, remembered for the last tile asked (neighbours mostly
+ * share it): on_tile_coords divides. */
+static void tile_org(on_query *q, uint32_t tile)
 {
-    /* the tile's nav-space corner, remembered for the last tile asked (neighbours mostly share it):
-     * on_tile_coords divides */
-    if (c.tile != q->box_tile) {
-        int ijk[3];
-        on_tile_coords(q->t, c.tile, ijk);
-        for (int i = 0; i < 3; i++) q->box_org[i] = (double)((int64_t)ijk[i] * q->t->n);
-        q->box_tile = c.tile;
+    if (tile == q->box_tile) return;
+    int ijk[3];
+    on_tile_coords(q->t, tile, ijk);
+    for (int i = 0; i < 3; i++) q->box_org[i] = (double)((int64_t)ijk[i] * q->t->n);
+    q->box_set = on_tile_boxes(q->t, tile);
+    q->box_tile = tile;
+}
+
+/* A search node's region in nav space: the cell's cube, or (over boxes) the box. *size: the cube's
+ * edge or the box's shortest side (the heuristic's and the size bias's "size"). */
+static void node_box(on_query *q, on_cell c, double mn[3], double mx[3], double *size)
+{
+    tile_org(q, c.tile);
+    if (q->bx) {
+        const on_box *b = &q->box_set->box[c.code];
+        double s = INFINITY;
+        for (int k = 0; k < 3; k++) {
+            mn[k] = q->box_org[k] + b->mn[k];
+            mx[k] = q->box_org[k] + b->mx[k];
+            if (mx[k] - mn[k] < s) s = mx[k] - mn[k];
+        }
+        *size = s;
+        return;
     }
+    double s = (double)(1u << on_code_layer(c.code));
     mn[0] = q->box_org[0] + (double)on_code_x(c.code);
     mn[1] = q->box_org[1] + (double)on_code_y(c.code);
     mn[2] = q->box_org[2] + (double)on_code_z(c.code);
-    *s = (double)(1u << on_code_layer(c.code));
+    for (int k = 0; k < 3; k++) mx[k] = mn[k] + s;
+    *size = s;
 }
 
 static int same_cell(on_cell x, on_cell y) { return x.tile == y.tile && x.code == y.code; }
@@ -370,9 +395,9 @@ static void node_point(on_query *q, int32_t i, double p[3])
         memcpy(p, q->nodes[i].pos, 3 * sizeof *p);
         return;
     }
-    double mn[3], s;
-    cell_box(q, q->nodes[i].cell, mn, &s);
-    for (int k = 0; k < 3; k++) p[k] = mn[k] + s * 0.5;
+    double mn[3], mx[3], s;
+    node_box(q, q->nodes[i].cell, mn, mx, &s);
+    for (int k = 0; k < 3; k++) p[k] = 0.5 * (mn[k] + mx[k]);
 }
 
 static inline double minf(double a, double b) { return a < b ? a : b; }
@@ -426,7 +451,29 @@ static int los(const on_query *q, const double a[3], const double b[3])
     return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 
+/* The box of the prepared graph holding nav point p of cell c's tile, as a search cell (code: the box's
+ * index); 0 when the tile has no valid graph. */
+static int box_cell(on_query *q, on_cell c, const double p[3], on_cell *out)
+{
+    tile_org(q, c.tile);
+    if (!q->box_set) return 0;
+    double local[3] = {p[0] - q->box_org[0], p[1] - q->box_org[1], p[2] - q->box_org[2]};
+    int64_t i = on_boxset_locate(q->box_set, local);
+    if (i < 0) return 0;
+    out->tile = c.tile;
+    out->code = (uint32_t)i;
+    return 1;
+}
+
+static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only);
+
 on_status on_query_init(on_query *q, const double a[3], const double b[3], const on_query_opts *o)
+{
+    return start(q, a, b, o, 0);
+}
+
+/* Begin a search; over the cells when `cells_only` (or when the boxes cannot be used). */
+static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only)
 {
     memset(&q->info, 0, sizeof q->info);
     q->nnodes = 0;
@@ -445,11 +492,19 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->touched.n = 0;
     q->ptiles.n = 0;
     q->direct = 0;
-    if (o) q->o = *o;
-    else on_query_opts_default(&q->o);
+    if (o != &q->o0) { /* (starting again over the cells passes the options kept) */
+        if (o) q->o0 = *o;
+        else on_query_opts_default(&q->o0);
+    }
+    q->o = q->o0;
     if (!(q->o.weight >= 0) || !isfinite(q->o.weight) || !isfinite(q->o.size_bias) ||
-        q->o.smooth < ON_SMOOTH_NONE || q->o.smooth > ON_SMOOTH_BINARY)
+        q->o.smooth < ON_SMOOTH_NONE || q->o.smooth > ON_SMOOTH_BINARY || q->o.graph < ON_GRAPH_AUTO ||
+        q->o.graph > ON_GRAPH_CELLS)
         return q->state = ON_FAILURE | ON_INVALID;
+    memmove(q->wa, a, sizeof q->wa);
+    memmove(q->wb, b, sizeof q->wb);
+    q->bx = 0;
+    q->box_tile = UINT32_MAX;
     on_cell sc, gc;
     const double *ends[2] = {a, b};
     on_cell *cells[2] = {&sc, &gc};
@@ -466,6 +521,17 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     }
     to_nav(q->t, a, q->a);
     to_nav(q->t, b, q->b);
+    if (!cells_only && q->o.graph == ON_GRAPH_AUTO && face_points(q)) {
+        /* over the boxes when both ends' tiles have valid graphs */
+        on_cell sb, gb;
+        if (box_cell(q, sc, q->a, &sb) && box_cell(q, gc, q->b, &gb)) {
+            sc = sb;
+            gc = gb;
+            q->bx = 1;
+            q->box_tile = UINT32_MAX; /* (node_box reads the box set only over boxes) */
+        }
+    }
+    q->info.graph = q->bx ? ON_GRAPH_BOXES : ON_GRAPH_CELLS;
     q->goal_cell = gc;
     if (touch_tile(q, sc.tile) != 0 || touch_tile(q, gc.tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
     int created;
@@ -473,7 +539,7 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
     q->nodes[s0].g = 0;
     q->nodes[s0].parent = -1;
     memcpy(q->nodes[s0].pos, q->a, sizeof q->a);
-    if (same_cell(sc, gc)) { /* one free cube holds both: the straight segment */
+    if (same_cell(sc, gc)) { /* one free cube or box holds both: the straight segment */
         q->found = s0;
         q->nodes[s0].closed = 1;
         return q->state = ON_SUCCESS;
@@ -498,8 +564,8 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
         }
         q->ncorr = 0;
     }
-    double mn[3], sz;
-    cell_box(q, sc, mn, &sz);
+    double mn[3], mx[3], sz;
+    node_box(q, sc, mn, mx, &sz);
     double h = heuristic(q, q->a, sz);
     if (isnan(h)) return q->state = ON_FAILURE | ON_INVALID;
     q->nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
@@ -552,24 +618,99 @@ static int touched_changed(const on_query *q)
     return 0;
 }
 
-/* A tile across a face of cell c that exists but is not loaded (streaming), or -1. */
+/* A node's region in its tile's own leaves (integers): the cell's cube or the box. */
+static void node_local(const on_query *q, on_cell c, uint32_t lo[3], uint32_t hi[3])
+{
+    if (q->bx) {
+        const on_box *b = &on_tile_boxes(q->t, c.tile)->box[c.code];
+        for (int k = 0; k < 3; k++) {
+            lo[k] = b->mn[k];
+            hi[k] = b->mx[k];
+        }
+        return;
+    }
+    uint32_t s = 1u << on_code_layer(c.code);
+    lo[0] = on_code_x(c.code);
+    lo[1] = on_code_y(c.code);
+    lo[2] = on_code_z(c.code);
+    for (int k = 0; k < 3; k++) hi[k] = lo[k] + s;
+}
+
+/* The tile across face `face` of tile `tile`, or -1 at the edge of the map. */
+static int64_t tile_beyond(const on_tree *t, uint32_t tile, int face)
+{
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    int axis = face >> 1;
+    ijk[axis] += (face & 1) ? 1 : -1;
+    if (ijk[axis] < 0 || ijk[axis] >= t->p.tiles[axis]) return -1;
+    return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
+}
+
+/* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. */
 static int64_t unloaded_beyond(const on_query *q, on_cell c)
 {
     const on_tree *t = q->t;
-    int ijk[3];
-    on_tile_coords(t, c.tile, ijk);
-    uint32_t s = 1u << on_code_layer(c.code);
-    uint32_t loc[3] = {on_code_x(c.code), on_code_y(c.code), on_code_z(c.code)};
+    uint32_t lo[3], hi[3];
+    node_local(q, c, lo, hi);
     for (int face = 0; face < 6; face++) {
         int axis = face >> 1, dir = face & 1;
-        if (dir ? loc[axis] + s != (uint32_t)t->n : loc[axis] != 0) continue; /* not on the tile border */
-        int nt[3] = {ijk[0], ijk[1], ijk[2]};
-        nt[axis] += dir ? 1 : -1;
-        if (nt[axis] < 0 || nt[axis] >= t->p.tiles[axis]) continue;
-        uint32_t ti = on_tile_index(t, nt[0], nt[1], nt[2]);
-        if (!t->tiles[ti].loaded) return ti;
+        if (dir ? hi[axis] != (uint32_t)t->n : lo[axis] != 0) continue; /* not on the tile border */
+        int64_t ti = tile_beyond(t, c.tile, face);
+        if (ti >= 0 && !t->tiles[ti].loaded) return ti;
     }
     return -1;
+}
+
+/* Room for n neighbours in q->nb; -1 on allocation failure. */
+static int nb_reserve(on_query *q, size_t n)
+{
+    if (n <= q->nbcap) return 0;
+    size_t nc = n + n / 2;
+    on_cell *bigger = realloc(q->nb, nc * sizeof *bigger);
+    if (!bigger) return -1;
+    q->nb = bigger;
+    q->nbcap = nc;
+    return 0;
+}
+
+/* Status of a box search that met a tile without a valid graph: it starts again over the cells. */
+#define ON_FALLBACK (ON_IN_PROGRESS | ON_STALE)
+
+/* The neighbours of box c: its tile's adjacency list, and across each tile face it touches the boxes
+ * of the next tile's facing side that share a face with it (from the group of c's block). */
+static on_status box_neighbors(on_query *q, on_cell c, size_t *count)
+{
+    const on_tree *t = q->t;
+    const on_boxset *s = on_tile_boxes(t, c.tile);
+    if (!s) return ON_FALLBACK;
+    const on_box *b = &s->box[c.code];
+    uint32_t a0 = s->adj_off[c.code], a1 = s->adj_off[c.code + 1];
+    size_t n = 0;
+    if (nb_reserve(q, a1 - a0) != 0) return ON_FAILURE | ON_NO_MEMORY;
+    for (uint32_t i = a0; i < a1; i++) q->nb[n++] = (on_cell){c.tile, s->adj[i]};
+    for (int face = 0; face < 6; face++) {
+        int axis = face >> 1, dir = face & 1;
+        if (dir ? b->mx[axis] != (uint32_t)t->n : b->mn[axis] != 0) continue;
+        int64_t ti = tile_beyond(t, c.tile, face);
+        if (ti < 0) continue;
+        const on_boxset *o = on_tile_boxes(t, (uint32_t)ti);
+        if (!o) {
+            if (!t->tiles[ti].loaded) continue; /* (unloaded_beyond made the search wait for it) */
+            return ON_FALLBACK;
+        }
+        if (touch_tile(q, (uint32_t)ti) != 0) return ON_FAILURE | ON_NO_MEMORY; /* its boxes are read */
+        int g = face ^ 1; /* the facing side */
+        uint32_t grp = on_boxset_face_group(o, g, b);
+        for (uint32_t i = o->face_off[g][grp]; i < o->face_off[g][grp + 1]; i++) {
+            uint32_t j = o->face[g][i];
+            if (!on_box_overlap2(b, &o->box[j], axis)) continue;
+            if (nb_reserve(q, n + 1) != 0) return ON_FAILURE | ON_NO_MEMORY;
+            q->nb[n++] = (on_cell){(uint32_t)ti, j};
+        }
+    }
+    *count = n;
+    return ON_SUCCESS;
 }
 
 static on_status expand(on_query *q, int32_t u)
@@ -582,15 +723,19 @@ static on_status expand(on_query *q, int32_t u)
     }
     if (touch_tile(q, q->nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
     size_t nnb;
-    for (;;) {
-        on_status s = on_tree_neighbors_cached(q->t, q->lcache, q->nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
-        if (on_ok(s)) break;
-        /* a rare large face: grow the buffer once and keep it */
-        size_t nc = nnb + nnb / 2;
-        on_cell *bigger = realloc(q->nb, nc * sizeof *bigger);
-        if (!bigger) return ON_FAILURE | ON_NO_MEMORY;
-        q->nb = bigger;
-        q->nbcap = nc;
+    if (q->bx) {
+        on_status s = box_neighbors(q, q->nodes[u].cell, &nnb);
+        if (s != ON_SUCCESS) {
+            if (s == ON_FALLBACK) heap_push_or_update(q, (uint32_t)u);
+            return s;
+        }
+    } else {
+        for (;;) {
+            on_status s = on_tree_neighbors_cached(q->t, q->lcache, q->nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
+            if (on_ok(s)) break;
+            /* a rare large face: grow the buffer once and keep it */
+            if (nb_reserve(q, nnb) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        }
     }
     if (q->o.any_angle) lazy_fix_parent(q, u, nnb);
     snode *un = &q->nodes[u];
@@ -615,20 +760,34 @@ static on_status expand(on_query *q, int32_t u)
         node_point(q, from, pfrom);
     }
     double gfrom = q->nodes[from].g;
-    double umn[3], us = 0;
-    if (face_points(q)) cell_box(q, un->cell, umn, &us);
+    double umn[3], umx[3], us = 0;
+    if (face_points(q)) node_box(q, un->cell, umn, umx, &us);
     for (size_t k = 0; k < nnb; k++) {
         int created;
         int32_t v = node_get(q, q->nb[k], &created);
         if (v < 0) return ON_FAILURE | ON_OUT_OF_NODES;
         snode *vn = &q->nodes[v];
         if (vn->closed) continue;
-        double mn[3], sz, pv[3];
-        cell_box(q, vn->cell, mn, &sz); /* its point (node_point: the centre) and its size */
-        if (face_points(q)) { /* the centre of the face u and v share */
-            for (int j = 0; j < 3; j++) pv[j] = 0.5 * (maxf(mn[j], umn[j]) + minf(mn[j] + sz, umn[j] + us));
+        double mn[3], mx[3], sz, pv[3];
+        node_box(q, vn->cell, mn, mx, &sz); /* its point (node_point: the centre) and its size */
+        if (q->bx) {
+            /* the point of the shared face where the line from u's point to the goal crosses its
+             * plane, clamped onto the face */
+            double flo[3], fhi[3];
+            int ax = 0;
+            for (int j = 0; j < 3; j++) {
+                flo[j] = maxf(mn[j], umn[j]);
+                fhi[j] = minf(mx[j], umx[j]);
+                if (flo[j] == fhi[j]) ax = j;
+            }
+            double d = q->b[ax] - pfrom[ax], tt = 0;
+            if (d != 0) tt = (flo[ax] - pfrom[ax]) / d;
+            if (!(tt >= 0 && tt <= 1)) tt = 0;
+            for (int j = 0; j < 3; j++) pv[j] = clampf(pfrom[j] + tt * (q->b[j] - pfrom[j]), flo[j], fhi[j]);
+        } else if (face_points(q)) { /* the centre of the face u and v share */
+            for (int j = 0; j < 3; j++) pv[j] = 0.5 * (maxf(mn[j], umn[j]) + minf(mx[j], umx[j]));
         } else {
-            for (int j = 0; j < 3; j++) pv[j] = mn[j] + sz * 0.5;
+            for (int j = 0; j < 3; j++) pv[j] = 0.5 * (mn[j] + mx[j]);
         }
         double g = gfrom + dist3(pfrom, pv);
         if (g < vn->g) {
@@ -652,9 +811,9 @@ static void escalate(on_query *q)
     q->o.size_bias = q->o.escalate_size_bias;
     for (size_t i = 0; i < q->nheap; i++) {
         snode *n = &q->nodes[q->heap[i]];
-        double p[3], mn[3], sz;
+        double p[3], mn[3], mx[3], sz;
         node_point(q, (int32_t)q->heap[i], p);
-        cell_box(q, n->cell, mn, &sz);
+        node_box(q, n->cell, mn, mx, &sz);
         double h = heuristic(q, p, sz);
         n->f = n->g + q->o.weight * (isnan(h) ? 0 : h) - q->o.size_bias * sz;
     }
@@ -687,6 +846,10 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {
             q->state = s;
             break;
+        }
+        if (s == ON_FALLBACK) { /* a tile without a valid box graph: again from the start, over the cells */
+            start(q, q->wa, q->wb, &q->o0, 1);
+            continue;
         }
         q->info.expansions++;
         n++;
@@ -752,12 +915,12 @@ static int refine(on_query *q, const double start[3], const double end[3])
     double *lo = q->pts + 3 * (m + 2);      /* face bounds after the end point */
     double *hi = lo + 3 * m;
     for (size_t i = 0; i < m; i++) {
-        double amn[3], as, bmn[3], bs;
-        cell_box(q, q->corr[i], amn, &as);
-        cell_box(q, q->corr[i + 1], bmn, &bs);
+        double amn[3], amx[3], as, bmn[3], bmx[3], bs;
+        node_box(q, q->corr[i], amn, amx, &as);
+        node_box(q, q->corr[i + 1], bmn, bmx, &bs);
         for (int k = 0; k < 3; k++) {
             lo[3 * i + k] = maxf(amn[k], bmn[k]);
-            hi[3 * i + k] = minf(amn[k] + as, bmn[k] + bs);
+            hi[3 * i + k] = minf(amx[k], bmx[k]);
         }
         /* start from the straight line start -> end, clamped onto the face: in open space that is
          * already the answer, and elsewhere it leaves less to move than the face centres */
@@ -1012,9 +1175,9 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         if (build_corridor(q, end) != 0) return ON_FAILURE | ON_NO_MEMORY;
         double stop[3];
         if (partial) { /* the point of the nearest cell closest to the goal */
-            double mn[3], s;
-            cell_box(q, q->nodes[end].cell, mn, &s);
-            for (int k = 0; k < 3; k++) stop[k] = clampf(q->b[k], mn[k], mn[k] + s);
+            double mn[3], mx[3], s;
+            node_box(q, q->nodes[end].cell, mn, mx, &s);
+            for (int k = 0; k < 3; k++) stop[k] = clampf(q->b[k], mn[k], mx[k]);
         } else {
             memcpy(stop, q->b, sizeof stop);
         }

@@ -3,6 +3,7 @@
  * neighbours across tiles, flood fill and statistics (see tree.h for the storage rules).
  */
 #include "tree.h"
+#include "boxes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,7 +61,10 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
 void on_tree_destroy(on_tree *t)
 {
     if (!t) return;
-    for (uint32_t i = 0; i < t->ntiles; i++) on_table_free(&t->tiles[i].table);
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        on_table_free(&t->tiles[i].table);
+        on_boxset_free(t->tiles[i].boxes);
+    }
     free(t->tiles);
     free(t);
 }
@@ -96,6 +100,12 @@ void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
         st->slots += tl->table.cap;
         st->table_bytes += on_table_bytes(&tl->table);
         st->tiles_loaded += tl->loaded;
+        const on_boxset *bs = on_tile_boxes(t, i);
+        if (bs) {
+            st->tiles_prepared++;
+            st->boxes += bs->nbox;
+            st->box_bytes += bs->bytes;
+        }
     }
     st->bytes = st->table_bytes + (size_t)t->ntiles * sizeof(on_tile) + sizeof(on_tree);
     st->bytes_per_node = st->nodes ? (double)st->bytes / (double)st->nodes : 0;
@@ -498,21 +508,21 @@ static int visit_rec(const on_table *tab, uint32_t tile, uint32_t code, on_cell_
     return 0;
 }
 
+int on_tree_visit_tile(const on_tree *t, uint32_t ti, on_cell_visit_fn fn, void *ud)
+{
+    const on_tile *tl = &t->tiles[ti];
+    if (!tl->loaded) return 0;
+    uint32_t root = on_root_code(t);
+    on_cell c = {ti, root};
+    if (tl->solid) return fn(ud, c, 1) ? 1 : 0;
+    if (!on_table_find(&tl->table, root)) return fn(ud, c, 0) ? 1 : 0;
+    return visit_rec(&tl->table, ti, root, fn, ud);
+}
+
 on_status on_tree_visit(const on_tree *t, on_cell_visit_fn fn, void *ud)
 {
-    uint32_t root = on_root_code(t);
-    for (uint32_t ti = 0; ti < t->ntiles; ti++) {
-        const on_tile *tl = &t->tiles[ti];
-        if (!tl->loaded) continue;
-        on_cell c = {ti, root};
-        if (tl->solid) {
-            if (fn(ud, c, 1)) break;
-        } else if (!on_table_find(&tl->table, root)) {
-            if (fn(ud, c, 0)) break;
-        } else if (visit_rec(&tl->table, ti, root, fn, ud)) {
-            break;
-        }
-    }
+    for (uint32_t ti = 0; ti < t->ntiles; ti++)
+        if (on_tree_visit_tile(t, ti, fn, ud)) break;
     return ON_SUCCESS;
 }
 
@@ -622,6 +632,8 @@ void on_tree_unload_tile(on_tree *t, uint32_t tile)
 {
     on_tile *tl = &t->tiles[tile];
     on_table_free(&tl->table);
+    on_boxset_free(tl->boxes);
+    tl->boxes = NULL;
     tl->solid = 0;
     tl->loaded = 0;
     on_tree_touch(t, tile);

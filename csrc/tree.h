@@ -16,8 +16,11 @@
 
 #include <stdarg.h>
 
+typedef struct on_boxset on_boxset; /* boxes.h */
+
 typedef struct on_tile {
     on_table table;
+    on_boxset *boxes;  /* the prepared search graph (boxes.h); valid only for the salt it records */
     uint32_t salt;     /* bumped on every replacement of this tile's contents */
     uint8_t solid;     /* root not stored and wholly blocked */
     uint8_t loaded;    /* 1 for tiles in memory (always 1 until streaming unloads tiles) */
@@ -83,6 +86,9 @@ int on_tree_leaf_free_near(const on_tree *t, on_lcache *lc, on_cell near, int64_
 
 /* Global nav-space min corner of a cell, in leaves. */
 void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size);
+
+/* on_tree_visit over one loaded tile (returns 1 when fn stopped it). */
+int on_tree_visit_tile(const on_tree *t, uint32_t tile, on_cell_visit_fn fn, void *ud);
 
 /* Block one free cell (set its bit in the parent, prune upward). */
 on_status on_tree_block_cell(on_tree *t, on_cell c);

@@ -1,0 +1,295 @@
+/*
+ * boxes.c -- building a tile's box set (see boxes.h) and finding the box that holds a point.
+ *
+ * Build: the tile's free cells are painted into a bitmap (one bit a leaf, rows along x); then, block
+ * by block, the lowest free bit not yet taken starts a box that grows along x (the run of free bits),
+ * then along y and z while every row it would take is free under the run's mask; its bits are
+ * cleared. Faces: a box's +k face touches the boxes that start on that plane in its own block (or,
+ * on the block's far face, in the next block), so candidates come from buckets by (block, plane).
+ */
+#include "boxes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void on_boxset_free(on_boxset *s)
+{
+    if (!s) return;
+    free(s->box);
+    free(s->adj_off);
+    free(s->adj);
+    free(s->block_off);
+    for (int f = 0; f < 6; f++) {
+        free(s->face[f]);
+        free(s->face_off[f]);
+    }
+    free(s);
+}
+
+/* ---- the bitmap ------------------------------------------------------------------------------- */
+
+typedef struct occ {
+    uint64_t *w;   /* row (z, y) at w + (z * n + y) * nw */
+    int n, nw;
+} occ;
+
+static inline uint64_t *occ_row(const occ *o, int y, int z) { return o->w + ((size_t)z * (size_t)o->n + (size_t)y) * (size_t)o->nw; }
+
+static inline uint64_t bits(int lo, int hi) /* bits lo .. hi-1 of a word, 0 <= lo < hi <= 64 */
+{
+    uint64_t m = hi - lo == 64 ? ~(uint64_t)0 : (((uint64_t)1 << (hi - lo)) - 1);
+    return m << lo;
+}
+
+static int paint_free(void *ud, on_cell c, int blocked)
+{
+    if (blocked) return 0;
+    const occ *o = ud;
+    int x = (int)on_code_x(c.code), y = (int)on_code_y(c.code), z = (int)on_code_z(c.code);
+    int s = 1 << on_code_layer(c.code);
+    for (int zz = z; zz < z + s; zz++)
+        for (int yy = y; yy < y + s; yy++) {
+            uint64_t *r = occ_row(o, yy, zz);
+            for (int wi = x / 64; wi * 64 < x + s; wi++) {
+                int lo = x > wi * 64 ? x - wi * 64 : 0, hi = x + s < wi * 64 + 64 ? x + s - wi * 64 : 64;
+                r[wi] |= bits(lo, hi);
+            }
+        }
+    return 0;
+}
+
+/* ---- growing arrays --------------------------------------------------------------------------- */
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < need) nc *= 2;
+    void *q = realloc(*p, nc * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+/* ---- the build -------------------------------------------------------------------------------- */
+
+/* Greedy boxes of one block (block coords bx, by, bz), appended to s->box; blk gets each one's
+ * block index. */
+static int block_boxes(on_boxset *s, const occ *o, int bx, int by, int bz, uint32_t b, size_t *cap,
+                       uint32_t **blk, size_t *blkcap)
+{
+    int B = s->bsize, x0 = bx * B, wi = x0 / 64, sh = x0 % 64;
+    uint64_t bmask = bits(sh, sh + B);
+    int y0 = by * B, z0 = bz * B;
+    for (int z = z0; z < z0 + B; z++)
+        for (int y = y0; y < y0 + B; y++) {
+            uint64_t *r = occ_row(o, y, z), word;
+            while ((word = r[wi] & bmask) != 0) {
+                /* the run of free bits from the lowest, then as many rows along y, then layers
+                 * along z, as are free under its mask */
+                int lo = __builtin_ctzll(word);
+                uint64_t inv = ~(word >> lo);
+                int run = inv ? __builtin_ctzll(inv) : 64 - lo;
+                uint64_t m = bits(lo, lo + run);
+                int y1 = y + 1, z1 = z + 1;
+                while (y1 < y0 + B && (occ_row(o, y1, z)[wi] & m) == m) y1++;
+                for (; z1 < z0 + B; z1++) {
+                    int ok = 1;
+                    for (int yy = y; yy < y1 && ok; yy++) ok = (occ_row(o, yy, z1)[wi] & m) == m;
+                    if (!ok) break;
+                }
+                for (int zz = z; zz < z1; zz++)
+                    for (int yy = y; yy < y1; yy++) occ_row(o, yy, zz)[wi] &= ~m;
+                if (grow((void **)&s->box, cap, s->nbox + 1, sizeof *s->box) ||
+                    grow((void **)blk, blkcap, s->nbox + 1, sizeof **blk))
+                    return -1;
+                on_box *bb = &s->box[s->nbox];
+                bb->mn[0] = (uint16_t)(wi * 64 + lo);
+                bb->mx[0] = (uint16_t)(wi * 64 + lo + run);
+                bb->mn[1] = (uint16_t)y;
+                bb->mx[1] = (uint16_t)y1;
+                bb->mn[2] = (uint16_t)z;
+                bb->mx[2] = (uint16_t)z1;
+                (*blk)[s->nbox++] = b;
+            }
+        }
+    return 0;
+}
+
+/* Face adjacency inside the tile as CSR; -1 on allocation failure. */
+static int build_adjacency(on_boxset *s, const uint32_t *blk)
+{
+    int B = s->bsize, nb = s->nb;
+    size_t nblk = (size_t)nb * nb * nb, nbuck = nblk * (size_t)B;
+    uint32_t stride[3] = {1, (uint32_t)nb, (uint32_t)(nb * nb)};
+    uint32_t *off = malloc((nbuck + 1) * sizeof *off), *ord = malloc((s->nbox + 1) * sizeof *ord);
+    uint32_t *deg = calloc((size_t)s->nbox + 1, sizeof *deg);
+    uint32_t *ea = NULL, *eb = NULL;
+    size_t ne = 0, ecap = 0, ebcap = 0;
+    int rc = -1;
+    if (!off || !ord || !deg) goto done;
+    for (int k = 0; k < 3; k++) {
+        /* buckets: boxes by (block, mn[k] within the block) */
+        memset(off, 0, (nbuck + 1) * sizeof *off);
+        for (uint32_t i = 0; i < s->nbox; i++) off[(size_t)blk[i] * B + s->box[i].mn[k] % B + 1]++;
+        for (size_t i = 0; i < nbuck; i++) off[i + 1] += off[i];
+        for (uint32_t i = 0; i < s->nbox; i++) ord[off[(size_t)blk[i] * B + s->box[i].mn[k] % B]++] = i;
+        for (size_t i = nbuck; i > 0; i--) off[i] = off[i - 1];
+        off[0] = 0;
+        for (uint32_t i = 0; i < s->nbox; i++) {
+            const on_box *a = &s->box[i];
+            int p = a->mx[k];
+            if (p >= B * nb) continue; /* the tile's face */
+            size_t bucket = p % B ? (size_t)blk[i] * B + (size_t)(p % B) : (size_t)(blk[i] + stride[k]) * B;
+            for (uint32_t j = off[bucket]; j < off[bucket + 1]; j++) {
+                uint32_t c = ord[j];
+                if (!on_box_overlap2(a, &s->box[c], k)) continue;
+                if (grow((void **)&ea, &ecap, ne + 1, sizeof *ea) || grow((void **)&eb, &ebcap, ne + 1, sizeof *eb))
+                    goto done;
+                ea[ne] = i;
+                eb[ne++] = c;
+                deg[i]++;
+                deg[c]++;
+            }
+        }
+    }
+    s->adj_off = malloc(((size_t)s->nbox + 1) * sizeof *s->adj_off);
+    s->adj = malloc((2 * ne + 1) * sizeof *s->adj);
+    if (!s->adj_off || !s->adj) goto done;
+    s->adj_off[0] = 0;
+    for (uint32_t i = 0; i < s->nbox; i++) s->adj_off[i + 1] = s->adj_off[i] + deg[i];
+    memset(deg, 0, (size_t)s->nbox * sizeof *deg);
+    for (size_t e = 0; e < ne; e++) {
+        s->adj[s->adj_off[ea[e]] + deg[ea[e]]++] = eb[e];
+        s->adj[s->adj_off[eb[e]] + deg[eb[e]]++] = ea[e];
+    }
+    s->bytes += ((size_t)s->nbox + 1 + 2 * ne) * sizeof(uint32_t);
+    rc = 0;
+done:
+    free(off);
+    free(ord);
+    free(deg);
+    free(ea);
+    free(eb);
+    return rc;
+}
+
+/* The boxes touching each tile face, grouped by the face's blocks; -1 on allocation failure. */
+static int build_faces(on_boxset *s)
+{
+    size_t ng = (size_t)s->nb * (size_t)s->nb;
+    int n = s->bsize * s->nb;
+    for (int f = 0; f < 6; f++) {
+        int k = f >> 1, far = f & 1;
+        s->face_off[f] = calloc(ng + 1, sizeof *s->face_off[f]);
+        if (!s->face_off[f]) return -1;
+        uint32_t *off = s->face_off[f], cnt = 0;
+        for (uint32_t i = 0; i < s->nbox; i++) {
+            const on_box *b = &s->box[i];
+            if (far ? b->mx[k] == n : b->mn[k] == 0) {
+                off[on_boxset_face_group(s, f, b) + 1]++;
+                cnt++;
+            }
+        }
+        for (size_t g = 0; g < ng; g++) off[g + 1] += off[g];
+        s->face[f] = malloc(((size_t)cnt + 1) * sizeof *s->face[f]);
+        if (!s->face[f]) return -1;
+        for (uint32_t i = 0; i < s->nbox; i++) {
+            const on_box *b = &s->box[i];
+            if (far ? b->mx[k] == n : b->mn[k] == 0) s->face[f][off[on_boxset_face_group(s, f, b)]++] = i;
+        }
+        for (size_t g = ng; g > 0; g--) off[g] = off[g - 1];
+        off[0] = 0;
+        s->bytes += (ng + 1 + cnt) * sizeof(uint32_t);
+    }
+    return 0;
+}
+
+/* A new box set for one loaded tile from the bitmap scratch o (n x n rows, zeroed here). */
+static on_status build_tile(const on_tree *t, uint32_t tile, occ *o, on_boxset **out)
+{
+    *out = NULL;
+    memset(o->w, 0, (size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
+    on_tree_visit_tile(t, tile, paint_free, o);
+    on_boxset *s = calloc(1, sizeof *s);
+    if (!s) return ON_FAILURE | ON_NO_MEMORY;
+    s->salt = t->tiles[tile].salt;
+    s->bsize = t->n < 64 ? t->n : 64;
+    s->nb = t->n / s->bsize;
+    size_t nblk = (size_t)s->nb * s->nb * s->nb, cap = 0, blkcap = 0;
+    uint32_t *blk = NULL;
+    s->block_off = malloc((nblk + 1) * sizeof *s->block_off);
+    if (!s->block_off) goto fail;
+    for (int bz = 0; bz < s->nb; bz++)
+        for (int by = 0; by < s->nb; by++)
+            for (int bx = 0; bx < s->nb; bx++) {
+                uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
+                s->block_off[b] = s->nbox;
+                if (block_boxes(s, o, bx, by, bz, b, &cap, &blk, &blkcap)) goto fail;
+            }
+    s->block_off[nblk] = s->nbox;
+    if (s->nbox) { /* trim to size */
+        on_box *tight = realloc(s->box, (size_t)s->nbox * sizeof *tight);
+        if (tight) s->box = tight;
+    }
+    s->bytes = sizeof *s + (size_t)s->nbox * sizeof(on_box) + (nblk + 1) * sizeof(uint32_t);
+    if (build_adjacency(s, blk) || build_faces(s)) goto fail;
+    free(blk);
+    *out = s;
+    return ON_SUCCESS;
+fail:
+    free(blk);
+    on_boxset_free(s);
+    return ON_FAILURE | ON_NO_MEMORY;
+}
+
+on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes)
+{
+    if (boxes) *boxes = 0;
+    if (!t || tile < -1 || tile >= (int64_t)t->ntiles) return ON_FAILURE | ON_INVALID;
+    occ o = {NULL, t->n, t->n < 64 ? 1 : t->n / 64};
+    uint32_t lo = tile < 0 ? 0 : (uint32_t)tile, hi = tile < 0 ? t->ntiles : (uint32_t)tile + 1;
+    on_status st = ON_SUCCESS;
+    for (uint32_t ti = lo; ti < hi; ti++) {
+        if (!t->tiles[ti].loaded || on_tile_boxes(t, ti)) continue;
+        if (!o.w) {
+            o.w = malloc((size_t)o.n * (size_t)o.n * (size_t)o.nw * sizeof *o.w);
+            if (!o.w) return ON_FAILURE | ON_NO_MEMORY;
+        }
+        on_boxset *s;
+        st = build_tile(t, ti, &o, &s);
+        if (on_failed(st)) break; /* the tile keeps no graph (its old one is stale): searches use cells */
+        on_boxset_free(t->tiles[ti].boxes);
+        t->tiles[ti].boxes = s;
+        if (boxes) *boxes += s->nbox;
+    }
+    free(o.w);
+    return st;
+}
+
+int64_t on_boxset_locate(const on_boxset *s, const double p[3])
+{
+    /* the point's block, and the block before along each axis where p lies on their shared face */
+    int lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        double u = p[k] / s->bsize;
+        int b = (int)u;
+        if (b >= s->nb) b = s->nb - 1;
+        if (b < 0) b = 0;
+        lo[k] = hi[k] = b;
+        if (b > 0 && p[k] == (double)(b * s->bsize)) lo[k] = b - 1;
+    }
+    for (int bz = lo[2]; bz <= hi[2]; bz++)
+        for (int by = lo[1]; by <= hi[1]; by++)
+            for (int bx = lo[0]; bx <= hi[0]; bx++) {
+                uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
+                for (uint32_t i = s->block_off[b]; i < s->block_off[b + 1]; i++) {
+                    const on_box *x = &s->box[i];
+                    if (p[0] >= x->mn[0] && p[0] <= x->mx[0] && p[1] >= x->mn[1] && p[1] <= x->mx[1] &&
+                        p[2] >= x->mn[2] && p[2] <= x->mx[2])
+                        return i;
+                }
+            }
+    return -1;
+}

@@ -1,0 +1,64 @@
+/*
+ * boxes.h -- the prepared search graph: a tile's free space merged into boxes (internal).
+ *
+ * An octree cell is aligned to powers of two, so free space next to an obstacle that is not splits
+ * into many small cells, and a search through it expands them one by one. on_tree_prepare merges
+ * each tile's free leaves greedily into axis-aligned boxes (none crossing a 64-leaf block, so a row
+ * of a block is one machine word) and joins boxes that share a face of positive area: 7 to 25 times
+ * fewer nodes than free cells on the Warframe maps, and a neighbour list read from an array instead
+ * of lookups in the node tables. A tile's box set is valid while the tile's salt is the one it was
+ * built for; the search (search.c) uses boxes only where every tile it reads has a valid set.
+ */
+#ifndef OCTONAV_BOXES_H
+#define OCTONAV_BOXES_H
+
+#include "tree.h"
+
+typedef struct on_box {
+    uint16_t mn[3], mx[3]; /* tile-local leaves, half-open [mn, mx) */
+} on_box;
+
+struct on_boxset {
+    uint32_t salt;          /* the tile's salt it was built from */
+    uint32_t nbox;
+    on_box *box;
+    uint32_t *adj_off;      /* nbox + 1: neighbours of box i inside the tile: adj[adj_off[i] .. adj_off[i+1]) */
+    uint32_t *adj;
+    int bsize, nb;          /* block side in leaves; blocks per tile side */
+    uint32_t *block_off;    /* nb^3 + 1: boxes of block b are [block_off[b], block_off[b+1]) */
+    /* per tile face f (0..5 = -x,+x,-y,+y,-z,+z): the boxes touching it, grouped by the block of the
+     * face they lie in (nb^2 groups): face[f][face_off[f][g] .. face_off[f][g+1]) */
+    uint32_t *face[6];
+    uint32_t *face_off[6];
+    size_t bytes;
+};
+
+void on_boxset_free(on_boxset *s);
+
+/* The valid box set of a tile, or NULL (none built, or built for other contents). */
+static inline const on_boxset *on_tile_boxes(const on_tree *t, uint32_t tile)
+{
+    const on_boxset *s = t->tiles[tile].boxes;
+    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
+}
+
+/* The box of s holding tile-local point p (closed boxes), or -1. */
+int64_t on_boxset_locate(const on_boxset *s, const double p[3]);
+
+/* Do boxes a and c (of one tile, or of two tiles side by side along axis k) share a face of positive
+ * area across axis k? Only the other two axes need checking. */
+static inline int on_box_overlap2(const on_box *a, const on_box *c, int k)
+{
+    for (int j = 0; j < 3; j++)
+        if (j != k && !(a->mn[j] < c->mx[j] && c->mn[j] < a->mx[j])) return 0;
+    return 1;
+}
+
+/* The block-column group (0..nb^2-1) of face f that box b lies in. */
+static inline uint32_t on_boxset_face_group(const on_boxset *s, int face, const on_box *b)
+{
+    int axis = face >> 1, u = (axis + 1) % 3, v = (axis + 2) % 3;
+    return (uint32_t)(b->mn[u] / s->bsize) + (uint32_t)s->nb * (uint32_t)(b->mn[v] / s->bsize);
+}
+
+#endif
