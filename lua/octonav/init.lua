@@ -20,6 +20,9 @@ M.presets = {
   astar = { weight = 1.0, smooth = "none", escalate = 0, points = "centre" },
   -- Lazy Theta*: any-angle parents, one line-of-sight check per expansion
   theta = { any_angle = true },
+  -- for trees prepared with tree:prepare(): the search runs over boxes, whose points are rougher
+  -- estimates than cell faces, so a lower weight keeps the paths as short (README, "Prepared graph")
+  boxes = { weight = 1.2 },
 }
 
 M.movingai = require "octonav.movingai"
