@@ -675,6 +675,35 @@ describe("Moving AI benchmark data", function()
     assert.is_not_true(ok)
   end)
 
+  it("bin/octonav bench --prepare: the preset runs over the prepared boxes, every path valid", function()
+    local out = os.tmpname()
+    local ok = os.execute(("lua5.4 bin/octonav bench %sComplex.3dmap --limit 40 --grid-limit 1 --repeat 1 --preset boxes --prepare > %s 2>&1")
+      :format(voxdir, out))
+    local f = assert(io.open(out))
+    local text = f:read("a")
+    f:close()
+    os.remove(out)
+    assert.is_true(ok == true, text)
+    local kv = {}
+    for k, v in text:match("([^\n]+)\n?$"):gmatch("(%S+)=(%S+)") do kv[k] = tonumber(v) end
+    assert.are.equal(7660, kv.boxes) -- Complex: 105,777 free cells merged into 7,660 boxes
+    assert.is_true(kv.box_bytes > 0 and kv.prepare_ms > 0)
+    assert.are.equal(40, kv.solved)
+    assert.are.equal(40, kv.valid)
+    -- and the same search over the cells, through the query (the tree prepared or not)
+    local t = assert(movingai.load_map(voxdir .. "Complex.3dmap"))
+    local q = octonav.query.new(t)
+    local scen = assert(movingai.load_scen(voxdir .. "Complex.3dmap.3dscen"))
+    local _, before = q:find(scen[7].start, scen[7].goal)
+    assert.are.equal(7660, t:prepare())
+    local _, over = q:find(scen[7].start, scen[7].goal)
+    local _, cells = q:find(scen[7].start, scen[7].goal, { graph = "cells" })
+    assert.are.equal("cells", before.graph)
+    assert.are.equal("boxes", over.graph)
+    assert.are.equal(before.length, cells.length)
+    assert.are.equal(before.expansions, cells.expansions)
+  end)
+
   it("EC1 problem 5133: smoothing keeps every turn to the rule (it once turned through a gap)", function()
     -- found by the benchmark's checker once it checked turns: greedy smoothing kept a refined waypoint
     -- at (181, 126, 139), where blocked voxels meet along an edge, and came into it from the start
