@@ -1,7 +1,9 @@
 /*
  * search.c -- the query: A* over the free cells of a tree, sliced (init / update / finalize).
  *
- * Graph: free cells joined across shared faces (on_tree_neighbors). Each search node has a point and
+ * Graph: free cells joined across shared faces (on_tree_neighbors), or, where the tiles are prepared
+ * (boxes.h, opts.graph), boxes of merged free leaves; a box's point is where the line from its parent's
+ * point to the goal crosses the face they share (clamped onto it). Each search node has a point and
  * edges cost the distance between points. Two point models (opts.points): "face" (the default), as
  * Detour does with polygon edges: a cell's point is the centre of the face it was entered through
  * (the start's is the start point), which tracks the true length of a path through cells of mixed
