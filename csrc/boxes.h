@@ -4,7 +4,7 @@
  * An octree cell is aligned to powers of two, so free space next to an obstacle that is not splits
  * into many small cells, and a search through it expands them one by one. on_tree_prepare merges
  * each tile's free leaves greedily into axis-aligned boxes (none crossing a 64-leaf block, so a row
- * of a block is one machine word) and joins boxes that share a face of positive area: 7 to 25 times
+ * of a block is one machine word) and joins boxes that share a face of positive area: 6 to 25 times
  * fewer nodes than free cells on the Warframe maps, and a neighbour list read from an array instead
  * of lookups in the node tables. A tile's box set is valid while the tile's salt is the one it was
  * built for; the search (search.c) uses boxes only where every tile it reads has a valid set.
