@@ -113,35 +113,13 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
     lua_Integer esc = on_lua_optinteger(L, idx, "escalate", (lua_Integer)o->escalate);
     if (esc < 0) luaL_error(L, "option 'escalate' must be >= 0");
     o->escalate = (size_t)esc;
-    if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "smooth") != LUA_TNIL) {
-        const char *s = lua_tostring(L, -1);
-        if (!s || lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
-        if (strcmp(s, "greedy") == 0) o->smooth = ON_SMOOTH_GREEDY;
-        else if (strcmp(s, "binary") == 0) o->smooth = ON_SMOOTH_BINARY;
-        else if (strcmp(s, "none") == 0) o->smooth = ON_SMOOTH_NONE;
-        else luaL_error(L, "option 'smooth' must be \"none\", \"greedy\" or \"binary\"");
-        lua_pop(L, 1);
-    } else if (!lua_isnoneornil(L, idx)) {
-        lua_pop(L, 1);
-    }
-    if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "points") != LUA_TNIL) {
-        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (s && strcmp(s, "face") == 0) o->points = ON_POINTS_FACE;
-        else if (s && strcmp(s, "centre") == 0) o->points = ON_POINTS_CENTRE;
-        else luaL_error(L, "option 'points' must be \"face\" or \"centre\"");
-        lua_pop(L, 1);
-    } else if (!lua_isnoneornil(L, idx)) {
-        lua_pop(L, 1);
-    }
-    if (!lua_isnoneornil(L, idx) && lua_getfield(L, idx, "graph") != LUA_TNIL) {
-        const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (s && strcmp(s, "auto") == 0) o->graph = ON_GRAPH_AUTO;
-        else if (s && strcmp(s, "cells") == 0) o->graph = ON_GRAPH_CELLS;
-        else luaL_error(L, "option 'graph' must be \"auto\" or \"cells\"");
-        lua_pop(L, 1);
-    } else if (!lua_isnoneornil(L, idx)) {
-        lua_pop(L, 1);
-    }
+    /* (the strings in the order of the ON_SMOOTH_*, ON_POINTS_* and ON_GRAPH_* values) */
+    static const char *const smooth[] = {"none", "greedy", "binary", NULL};
+    static const char *const points[] = {"face", "centre", NULL};
+    static const char *const graph[] = {"auto", "cells", NULL};
+    o->smooth = on_lua_optchoice(L, idx, "smooth", smooth, o->smooth, "\"none\", \"greedy\" or \"binary\"");
+    o->points = on_lua_optchoice(L, idx, "points", points, o->points, "\"face\" or \"centre\"");
+    o->graph = on_lua_optchoice(L, idx, "graph", graph, o->graph, "\"auto\" or \"cells\"");
     if (lua_isnoneornil(L, idx)) lua_pushnil(L);
     else lua_getfield(L, idx, "heuristic");
     if (!lua_isnil(L, -1) && !lua_isfunction(L, -1)) luaL_error(L, "option 'heuristic' must be a function");

@@ -131,6 +131,18 @@ int on_lua_optboolean(lua_State *L, int idx, const char *key, int def)
     return v;
 }
 
+int on_lua_optchoice(lua_State *L, int idx, const char *key, const char *const *names, int def, const char *msg)
+{
+    if (!getfield(L, idx, key)) return def;
+    const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    for (int i = 0; s && names[i]; i++)
+        if (strcmp(s, names[i]) == 0) {
+            lua_pop(L, 1);
+            return i;
+        }
+    return luaL_error(L, "option '%s' must be %s", key, msg);
+}
+
 int on_lua_fail(lua_State *L, on_status s, const char *context)
 {
     lua_pushnil(L);

@@ -26,6 +26,9 @@ void on_lua_checkopts(lua_State *L, int idx, const char *fname, const char *cons
 double on_lua_optnumber(lua_State *L, int idx, const char *key, double def);
 lua_Integer on_lua_optinteger(lua_State *L, int idx, const char *key, lua_Integer def);
 int on_lua_optboolean(lua_State *L, int idx, const char *key, int def);
+/* Option `key` as the index of its string in names (NULL-terminated), def when absent; anything else
+ * raises "option 'KEY' must be MSG". */
+int on_lua_optchoice(lua_State *L, int idx, const char *key, const char *const *names, int def, const char *msg);
 /* A flat array of 6*n finite numbers (segments ax, ay, az, bx, by, bz, ...): returns a malloc'd copy
  * (caller frees) and n; raises on bad input. */
 double *on_lua_checksegments(lua_State *L, int idx, size_t *n);

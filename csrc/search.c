@@ -530,7 +530,6 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
             sc = sb;
             gc = gb;
             q->bx = 1;
-            q->box_tile = UINT32_MAX; /* (node_box reads the box set only over boxes) */
         }
     }
     q->info.graph = q->bx ? ON_GRAPH_BOXES : ON_GRAPH_CELLS;
@@ -1167,6 +1166,13 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
     else if (q->o.partial && q->best >= 0 && (st & (ON_UNREACHABLE | ON_BUDGET | ON_OUT_OF_NODES))) {
         end = q->best;
         partial = 1;
+    }
+    if (end >= 0 && q->npts == 0 && q->bx && !q->direct && touched_changed(q)) {
+        /* the corridor's boxes may be gone (a tile changed, re-prepared or unloaded since the search):
+         * the result is stale, as a running search would be */
+        q->state = ON_FAILURE | ON_STALE;
+        if (info) *info = q->info;
+        return q->state;
     }
     if (end >= 0 && q->npts == 0 && q->direct) {
         if (push_pt(q, q->a) || push_pt(q, q->b)) return ON_FAILURE | ON_NO_MEMORY;

@@ -270,6 +270,17 @@ describe("searches over the prepared graph", function()
     assert.equal("failed", q:step(1))
     local _, i5 = q:result()
     assert.equal("tree_changed", i5.reason)
+    -- and one found over boxes whose tiles then change (re-prepared: the old boxes are freed) before
+    -- its result is read
+    s.tree:prepare()
+    local st = q:start(a, b, { direct = false })
+    while st == "running" do st = q:step(5) end
+    assert.equal("found", st)
+    s:box({ 0, 12, 12 }, { 1, 13, 13 })
+    s.tree:prepare()
+    local p6, i6 = q:result()
+    assert.is_nil(p6)
+    assert.equal("tree_changed", i6.reason)
   end)
 
   it("graph accepts \"auto\" and \"cells\" only; Lazy Theta* and cell centres search the cells", function()
