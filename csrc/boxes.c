@@ -206,17 +206,18 @@ static int build_faces(on_boxset *s)
     return 0;
 }
 
-/* A new box set for one loaded tile from the bitmap scratch o (n x n rows, zeroed here). */
-static on_status build_tile(const on_tree *t, uint32_t tile, occ *o, on_boxset **out)
+/* A new box set for a tile's contents (table and solid flag, tile depth) from the bitmap scratch o
+ * (n x n rows, zeroed here). Reads no tree. */
+static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o, on_boxset **out)
 {
     *out = NULL;
+    int n = 1 << depth;
     memset(o->w, 0, (size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
-    on_tree_visit_tile(t, tile, paint_free, o);
+    on_table_visit(tab, solid, depth, 0, paint_free, o);
     on_boxset *s = calloc(1, sizeof *s);
     if (!s) return ON_FAILURE | ON_NO_MEMORY;
-    s->salt = t->tiles[tile].salt;
-    s->bsize = t->n < 64 ? t->n : 64;
-    s->nb = t->n / s->bsize;
+    s->bsize = n < 64 ? n : 64;
+    s->nb = n / s->bsize;
     size_t nblk = (size_t)s->nb * s->nb * s->nb, cap = 0, blkcap = 0;
     uint32_t *blk = NULL;
     s->block_off = malloc((nblk + 1) * sizeof *s->block_off);
@@ -244,24 +245,49 @@ fail:
     return ON_FAILURE | ON_NO_MEMORY;
 }
 
+/* The bitmap scratch for tiles of depth `depth`; o->w NULL when out of memory. */
+static void occ_alloc(occ *o, int depth)
+{
+    o->n = 1 << depth;
+    o->nw = o->n < 64 ? 1 : o->n / 64;
+    o->w = malloc((size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
+}
+
+on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxset **out)
+{
+    *out = NULL;
+    occ o;
+    occ_alloc(&o, depth);
+    if (!o.w) return ON_FAILURE | ON_NO_MEMORY;
+    on_status st = build_set(tab, solid, depth, &o, out);
+    free(o.w);
+    return st;
+}
+
+void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s)
+{
+    on_boxset_free(t->tiles[tile].boxes);
+    s->salt = t->tiles[tile].salt;
+    t->tiles[tile].boxes = s;
+}
+
 on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes)
 {
     if (boxes) *boxes = 0;
     if (!t || tile < -1 || tile >= (int64_t)t->ntiles) return ON_FAILURE | ON_INVALID;
-    occ o = {NULL, t->n, t->n < 64 ? 1 : t->n / 64};
+    occ o = {NULL, 0, 0};
     uint32_t lo = tile < 0 ? 0 : (uint32_t)tile, hi = tile < 0 ? t->ntiles : (uint32_t)tile + 1;
     on_status st = ON_SUCCESS;
     for (uint32_t ti = lo; ti < hi; ti++) {
         if (!t->tiles[ti].loaded || on_tile_boxes(t, ti)) continue;
         if (!o.w) {
-            o.w = malloc((size_t)o.n * (size_t)o.n * (size_t)o.nw * sizeof *o.w);
+            occ_alloc(&o, t->p.depth);
             if (!o.w) return ON_FAILURE | ON_NO_MEMORY;
         }
         on_boxset *s;
-        st = build_tile(t, ti, &o, &s);
+        st = build_set(&t->tiles[ti].table, t->tiles[ti].solid, t->p.depth, &o, &s);
         if (on_failed(st)) break; /* the tile keeps no graph (its old one is stale): searches use cells */
-        on_boxset_free(t->tiles[ti].boxes);
-        t->tiles[ti].boxes = s;
+        on_tree_adopt_boxes(t, ti, s);
         if (boxes) *boxes += s->nbox;
     }
     free(o.w);

@@ -35,6 +35,13 @@ struct on_boxset {
 
 void on_boxset_free(on_boxset *s);
 
+/* A box set for a tile's contents not (yet) in a tree (a decoded table and its solid flag, tiles of
+ * depth `depth`): what a streamer worker builds beside the tile it decoded. Touches no tree. */
+on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxset **out);
+
+/* Give tile `tile` the box set s (built from the contents it holds now), replacing any old one. */
+void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s);
+
 /* The valid box set of a tile, or NULL (none built, or built for other contents). */
 static inline const on_boxset *on_tile_boxes(const on_tree *t, uint32_t tile)
 {

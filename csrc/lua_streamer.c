@@ -27,9 +27,10 @@ static lstreamer *checks(lua_State *L, int idx)
     return u;
 }
 
-static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", NULL};
+static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", NULL};
 
-/* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0 }) */
+/* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0,
+ *                                prepare = false }) */
 static int l_new(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
@@ -53,6 +54,7 @@ static int l_new(lua_State *L)
     if (m < 0) return luaL_error(L, "octonav.streamer.new: max_loaded must be >= 0");
     p.workers = (int)w;
     p.max_loaded = (size_t)m;
+    p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
     lstreamer *u = lua_newuserdatauv(L, sizeof *u, 1);
     memset(u, 0, sizeof *u);
     luaL_setmetatable(L, STREAMER_MT);

@@ -312,6 +312,7 @@ typedef struct on_streamer_params {
     double unload_padding;   /* world units, > load_padding */
     int workers;             /* 0..16 threads; 0 decodes inside on_streamer_update */
     size_t max_loaded;       /* 0 = no limit: loads beyond it wait */
+    int prepare;             /* 1: workers also build each tile's search graph (on_tree_prepare) */
 } on_streamer_params;
 
 enum { ON_TILE_UNLOADED = 0, ON_TILE_QUEUED = 1, ON_TILE_LOADED = 2, ON_TILE_FAILED = 3 };

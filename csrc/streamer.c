@@ -3,11 +3,13 @@
  *
  * Threads share only the job queue and the results list, under one mutex: a worker takes a tile
  * index, reads DIR/tiles/I_J_K.tile and decodes it into a fresh table (on_tile_decode, which touches
- * no tree), then hands the table back. Only on_streamer_update, on the caller's thread, changes the
+ * no tree) and, with params.prepare, builds its box set (on_boxset_build, which touches no tree
+ * either), then hands them back. Only on_streamer_update, on the caller's thread, changes the
  * tree: it installs results still wanted, frees the others, queues the loads now needed and unloads
  * tiles no agent, lock or pin keeps. So a search on the caller's thread never sees a tile change
  * under it, and a stale path is detected by the tile salts that install and unload bump.
  */
+#include "boxes.h"
 #include "tree.h"
 
 #include <math.h>
@@ -23,6 +25,7 @@ typedef struct result {
     on_status status;
     on_table table;
     uint8_t solid;
+    on_boxset *boxes;  /* with params.prepare: the tile's box set, built beside the decode */
 } result;
 
 typedef struct agent {
@@ -95,6 +98,8 @@ static result *load_tile(const on_streamer *s, uint32_t tile)
         r->status = on_tile_decode(s->t->p.depth, buf, len, &r->table, &r->solid);
         free(buf);
     }
+    /* out of memory here leaves the tile without a graph (searches take its cells), not unloaded */
+    if (on_ok(r->status) && s->p.prepare) on_boxset_build(&r->table, r->solid, s->t->p.depth, &r->boxes);
     return r;
 }
 
@@ -186,6 +191,7 @@ void on_streamer_destroy(on_streamer *s)
         result *r = s->results;
         s->results = r->next;
         on_table_free(&r->table);
+        on_boxset_free(r->boxes);
         free(r);
     }
     pthread_mutex_destroy(&s->mu);
@@ -398,6 +404,8 @@ static void install_results(on_streamer *s, result *list)
             s->nqueued--;
             if (on_ok(r->status)) {
                 on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
+                if (r->boxes) on_tree_adopt_boxes(s->t, r->tile, r->boxes);
+                r->boxes = NULL;
                 ts->state = ON_TILE_LOADED;
                 s->loaded[s->nloaded++] = r->tile;
                 emit(s, r->tile, ON_EVENT_LOADED, ON_SUCCESS);
@@ -408,6 +416,7 @@ static void install_results(on_streamer *s, result *list)
             }
         }
         on_table_free(&r->table);
+        on_boxset_free(r->boxes);
         free(r);
     }
 }

@@ -508,15 +508,20 @@ static int visit_rec(const on_table *tab, uint32_t tile, uint32_t code, on_cell_
     return 0;
 }
 
+int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, on_cell_visit_fn fn, void *ud)
+{
+    uint32_t root = on_code_make(0, 0, 0, (uint32_t)depth);
+    on_cell c = {ti, root};
+    if (solid) return fn(ud, c, 1) ? 1 : 0;
+    if (!on_table_find(tab, root)) return fn(ud, c, 0) ? 1 : 0;
+    return visit_rec(tab, ti, root, fn, ud);
+}
+
 int on_tree_visit_tile(const on_tree *t, uint32_t ti, on_cell_visit_fn fn, void *ud)
 {
     const on_tile *tl = &t->tiles[ti];
     if (!tl->loaded) return 0;
-    uint32_t root = on_root_code(t);
-    on_cell c = {ti, root};
-    if (tl->solid) return fn(ud, c, 1) ? 1 : 0;
-    if (!on_table_find(&tl->table, root)) return fn(ud, c, 0) ? 1 : 0;
-    return visit_rec(&tl->table, ti, root, fn, ud);
+    return on_table_visit(&tl->table, tl->solid, t->p.depth, ti, fn, ud);
 }
 
 on_status on_tree_visit(const on_tree *t, on_cell_visit_fn fn, void *ud)

@@ -90,6 +90,10 @@ void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size
 /* on_tree_visit over one loaded tile (returns 1 when fn stopped it). */
 int on_tree_visit_tile(const on_tree *t, uint32_t tile, on_cell_visit_fn fn, void *ud);
 
+/* The same over a tile's contents not (yet) in a tree: a table and its solid flag, for a tile of the
+ * given depth; cells report tile ti. Reads nothing else, so a streamer worker may call it. */
+int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, on_cell_visit_fn fn, void *ud);
+
 /* Block one free cell (set its bit in the parent, prune upward). */
 on_status on_tree_block_cell(on_tree *t, on_cell c);
 

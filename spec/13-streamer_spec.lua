@@ -167,6 +167,65 @@ describe("octonav.core.streamer", function()
     s:close()
   end)
 
+  it("prepare = true: workers build each tile's box graph, equal to tree:prepare's", function()
+    local ref = make_pack(files.tmpdir(), {}) -- the same contents (seeded), in memory
+    ref:prepare()
+    for _, workers in ipairs { 0, 2 } do
+      local tree = fresh_tree()
+      local s = core.streamer.new(tree, dir, { load_padding = 12, unload_padding = 20, workers = workers,
+        prepare = true })
+      local id = s:add_agent { 20, 4, 20 }
+      s:update(true)
+      local loaded = 0
+      for k = 0, TZ - 1 do
+        for i = 0, TX - 1 do
+          if s:is_loaded { i, 0, k } then
+            loaded = loaded + 1
+            assert.same(ref:boxes(i, 0, k), tree:boxes(i, 0, k))
+          else
+            assert.same({ nil, "tile not prepared" }, { tree:boxes(i, 0, k) })
+          end
+        end
+      end
+      assert.is_true(loaded >= 9)
+      local st = tree:stats()
+      assert.equal(loaded, st.tiles_prepared)
+      assert.equal(ref:stats().boxes > 0 and st.boxes > 0, true)
+      -- a search inside the loaded tiles runs over the boxes, as on the prepared reference
+      local q, rq = octonav.query.new(tree), octonav.query.new(ref)
+      local a, b = { 9.5, 4.5, 9.5 }, { 30.5, 4.5, 28.5 }
+      local p1, i1 = q:find(a, b)
+      local p2, i2 = rq:find(a, b)
+      assert.equal("boxes", i1.graph)
+      assert.equal(#p2, #p1)
+      for n = 1, #p1 do assert.same(p2[n], p1[n]) end
+      assert.equal(i2.length, i1.length)
+      assert.equal(i2.expansions, i1.expansions)
+      -- leaving: tiles unload and their graphs go with them
+      s:remove_agent(id)
+      s:update(true)
+      st = tree:stats()
+      assert.equal(0, st.tiles_prepared)
+      assert.equal(0, st.box_bytes)
+      q:close()
+      rq:close()
+      s:close()
+      tree:close()
+    end
+    -- without the option (the default) tiles come in unprepared
+    local tree = fresh_tree()
+    local s = core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2, workers = 0 })
+    s:add_agent { 4, 4, 4 }
+    s:update(true)
+    assert.is_true(s:is_loaded { 0, 0, 0 })
+    assert.equal(0, tree:stats().tiles_prepared)
+    s:close()
+    assert.has_error(function() core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2, prepare = 1 }) end,
+      "option 'prepare': boolean expected, got number")
+    tree:close()
+    ref:close()
+  end)
+
   it("force_load, force_unload, lock and retry", function()
     local tree = fresh_tree()
     local s = core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2, workers = 0 })

@@ -2,8 +2,11 @@
  * test_streamer.c -- the streamer against a reference of its rules: a world of tiles on disk, agents
  * random-walking, after every update the loaded set equals what load/unload paddings, locks and pins
  * require; loaded tiles equal the baked ones; missing and corrupt files fail cleanly; memory returns
- * to the baseline when the agents leave. Runs with worker threads (and under TSan in make check-tsan).
+ * to the baseline when the agents leave; with `prepare`, every loaded tile carries the box set
+ * on_tree_prepare builds for the same contents (boxes and neighbour lists equal). Runs with worker
+ * threads (and under TSan in make check-tsan).
  */
+#include "boxes.h"
 #include "minitest.h"
 #include "tree.h"
 
@@ -91,13 +94,23 @@ static int same_tile(const on_tree *a, const on_tree *b, uint32_t ti)
     return same;
 }
 
+/* Does loaded tile ti of t have a valid box set equal to orig's (prepared) one? */
+static int same_boxes(const on_tree *orig, const on_tree *t, uint32_t ti)
+{
+    const on_boxset *a = on_tile_boxes(orig, ti), *b = on_tile_boxes(t, ti);
+    if (!a || !b || a->nbox != b->nbox) return 0;
+    if (memcmp(a->box, b->box, a->nbox * sizeof *a->box) != 0) return 0;
+    if (memcmp(a->adj_off, b->adj_off, (a->nbox + 1) * sizeof *a->adj_off) != 0) return 0;
+    return memcmp(a->adj, b->adj, a->adj_off[a->nbox] * sizeof *a->adj) == 0;
+}
+
 #define NAGENTS 16
 
-static void test_walk(const char *dir, on_tree *orig, int workers)
+static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
 {
     on_tree *t;
     on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {6.0, 12.0, workers, 0};
+    on_streamer_params sp = {6.0, 12.0, workers, 0, prepare};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     on_tree_stats base;
@@ -109,7 +122,7 @@ static void test_walk(const char *dir, on_tree *orig, int workers)
         CHECK(on_ok(on_streamer_add_agent(s, pos[a], &ids[a])));
     }
     uint8_t ref[TX * TZ] = {0};
-    int mismatch = 0, content_bad = 0, failed_seen = 0, bad_failures = 0;
+    int mismatch = 0, content_bad = 0, failed_seen = 0, bad_failures = 0, boxes_bad = 0, boxes_checked = 0;
     const on_stream_event *ev;
     for (int frame = 0; frame < 400; frame++) {
         for (int a = 0; a < NAGENTS; a++) {
@@ -147,10 +160,16 @@ static void test_walk(const char *dir, on_tree *orig, int workers)
             int got = on_streamer_tile_state(s, ti) == ON_TILE_LOADED;
             if (got != want) mismatch++;
             if (got && frame % 50 == 0 && !same_tile(orig, t, ti)) content_bad++;
+            if (got && frame % 50 == 0) {
+                boxes_checked++;
+                if (prepare ? !same_boxes(orig, t, ti) : on_tile_boxes(t, ti) != NULL) boxes_bad++;
+            }
         }
     }
     CHECK_EQ_INT(mismatch, 0);
     CHECK_EQ_INT(content_bad, 0);
+    CHECK_EQ_INT(boxes_bad, 0);
+    CHECK(boxes_checked > 100);
     CHECK(failed_seen >= 1);
     CHECK_EQ_INT(bad_failures, 0);
     CHECK_EQ_INT(on_streamer_tile_state(s, 7), ON_TILE_FAILED);
@@ -171,6 +190,10 @@ static void test_walk(const char *dir, on_tree *orig, int workers)
     CHECK_EQ_INT(st.loaded, 0);
     CHECK_EQ_INT(st.agents, 0);
     CHECK_EQ_INT(st.tree_bytes, base.bytes);
+    on_tree_stats ts;
+    on_tree_stats_get(t, &ts);
+    CHECK_EQ_INT(ts.tiles_prepared, 0); /* unloading dropped the graphs */
+    CHECK_EQ_INT(ts.box_bytes, 0);
     CHECK(st.decoded > 0);
     /* misuse */
     CHECK((on_streamer_move_agent(s, 999, pos[0]) & ON_INVALID) != 0);
@@ -184,7 +207,7 @@ static void test_async(const char *dir, on_tree *orig)
 {
     on_tree *t;
     on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {1.0, 2.0, 2, 0};
+    on_streamer_params sp = {1.0, 2.0, 2, 0, 1};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     double p[3] = {30, 5, 30}; /* inside tile (2,0,2) = 14 (7 and 13 are the bad files) */
@@ -207,7 +230,7 @@ static void test_async(const char *dir, on_tree *orig)
     on_streamer_destroy(s); /* with loads possibly in flight elsewhere: joins cleanly */
     on_tree_destroy(t);
     /* bad parameters */
-    on_streamer_params bad = {5.0, 5.0, 1, 0};
+    on_streamer_params bad = {5.0, 5.0, 1, 0, 0};
     CHECK((on_streamer_create(orig, dir, &bad, &s) & ON_INVALID) != 0);
 }
 
@@ -229,8 +252,11 @@ TEST_MAIN("streamer", {
     char dir[] = "/tmp/octonav-streamer-XXXXXX";
     if (!mkdtemp(dir)) return 1;
     on_tree *orig = make_world(dir);
-    test_walk(dir, orig, 2);
-    test_walk(dir, orig, 0);
+    CHECK(on_ok(on_tree_prepare(orig, -1, NULL)));
+    test_walk(dir, orig, 2, 0);
+    test_walk(dir, orig, 0, 0);
+    test_walk(dir, orig, 2, 1);
+    test_walk(dir, orig, 0, 1);
     test_async(dir, orig);
     rm_dir(dir, orig);
     on_tree_destroy(orig);

@@ -5,6 +5,8 @@
 --     load_padding = 32, unload_padding = 64,  -- world units; unload_padding > load_padding (checked)
 --     workers = 1,                              -- worker threads reading and decoding tile files
 --     max_loaded = 0,                           -- 0 = no limit
+--     prepare = false,                          -- true: the workers also build each tile's search
+--                                               -- graph (tree:prepare), so queries run over boxes
 --   })                                          -- -> streamer, or nil, err when the pack cannot be read
 --   s.world                                     -- the world (docs/world.md) whose tiles it streams
 --   local id = s:add_agent(p); s:move_agent(id, p); s:remove_agent(id)
