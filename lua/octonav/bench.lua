@@ -307,7 +307,8 @@ end
 
 --- Streaming: a world of 16 x 1 x 16 tiles (depth 6) written to a temp pack, 100 agents random-walking
 -- for `frames` frames, one update() a frame (workers threads, no waiting). Reports tiles decoded per
--- second of worker time and the caller's time per update() (median, p99).
+-- second of worker time and the caller's time per update() (median, p99). opts.prepare: the workers
+-- also build each tile's box graph (streamer option prepare); boxes per tile are then reported.
 function M.streamer(opts)
   opts = opts or {}
   local octonav = require "octonav"
@@ -331,7 +332,8 @@ function M.streamer(opts)
     end
   end
   local tree = octonav.tree.new { tiles = { T, 1, T }, depth = D }
-  local s = core.streamer.new(tree, dir, { load_padding = size * 0.5, unload_padding = size, workers = workers })
+  local s = core.streamer.new(tree, dir, { load_padding = size * 0.5, unload_padding = size, workers = workers,
+    prepare = opts.prepare or false })
   local pos, ids = {}, {}
   for a = 1, 100 do
     pos[a] = { rnd() * T * size, rnd() * size, rnd() * T * size }
@@ -349,11 +351,12 @@ function M.streamer(opts)
     s:update()
     times[f] = (clock() - c0) * 1e6
   end
-  local st = s:stats()
+  local st, tst = s:stats(), tree:stats()
   s:close()
   os.execute("rm -rf '" .. dir .. "'")
   return {
-    frames = frames, workers = workers, decoded = st.decoded,
+    frames = frames, workers = workers, decoded = st.decoded, prepare = opts.prepare or false,
+    boxes_per_tile = tst.tiles_prepared > 0 and tst.boxes / tst.tiles_prepared or 0,
     decoded_per_s = st.decode_seconds > 0 and st.decoded / st.decode_seconds or 0,
     tile_nodes = src:stats().nodes / (T * T),
     update_median_us = median(times), update_p99_us = M.percentile(times, 0.99),
