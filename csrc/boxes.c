@@ -211,13 +211,12 @@ static int build_faces(on_boxset *s)
 static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o, on_boxset **out)
 {
     *out = NULL;
-    int n = 1 << depth;
     memset(o->w, 0, (size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
     on_table_visit(tab, solid, depth, 0, paint_free, o);
     on_boxset *s = calloc(1, sizeof *s);
     if (!s) return ON_FAILURE | ON_NO_MEMORY;
-    s->bsize = n < 64 ? n : 64;
-    s->nb = n / s->bsize;
+    s->bsize = o->n < 64 ? o->n : 64; /* (o->n: the tile's side, 1 << depth) */
+    s->nb = o->n / s->bsize;
     size_t nblk = (size_t)s->nb * s->nb * s->nb, cap = 0, blkcap = 0;
     uint32_t *blk = NULL;
     s->block_off = malloc((nblk + 1) * sizeof *s->block_off);

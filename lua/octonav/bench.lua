@@ -312,7 +312,7 @@ end
 function M.streamer(opts)
   opts = opts or {}
   local octonav = require "octonav"
-  local frames, workers = opts.frames or 2000, opts.workers or 1
+  local frames, workers, prepare = opts.frames or 2000, opts.workers or 1, opts.prepare or false
   local T, D = 16, 6
   local size = 1 << D
   local rnd = M.rng(3)
@@ -333,7 +333,7 @@ function M.streamer(opts)
   end
   local tree = octonav.tree.new { tiles = { T, 1, T }, depth = D }
   local s = core.streamer.new(tree, dir, { load_padding = size * 0.5, unload_padding = size, workers = workers,
-    prepare = opts.prepare or false })
+    prepare = prepare })
   local pos, ids = {}, {}
   for a = 1, 100 do
     pos[a] = { rnd() * T * size, rnd() * size, rnd() * T * size }
@@ -355,7 +355,7 @@ function M.streamer(opts)
   s:close()
   os.execute("rm -rf '" .. dir .. "'")
   return {
-    frames = frames, workers = workers, decoded = st.decoded, prepare = opts.prepare or false,
+    frames = frames, workers = workers, decoded = st.decoded, prepare = prepare,
     boxes_per_tile = tst.tiles_prepared > 0 and tst.boxes / tst.tiles_prepared or 0,
     decoded_per_s = st.decode_seconds > 0 and st.decoded / st.decode_seconds or 0,
     tile_nodes = src:stats().nodes / (T * T),
