@@ -9,22 +9,23 @@
 
 #define GRID_MT "octonav.grid"
 
-typedef struct lgrid {
-    on_grid *g;
-} lgrid;
+static void grid_destroy(on_lhandle *h)
+{
+    on_grid_destroy(h->p);
+}
+
+static void grid_describe(lua_State *L, on_lhandle *h)
+{
+    int d[3];
+    on_grid_dims(h->p, d);
+    lua_pushfstring(L, "octonav.grid: %dx%dx%d cells", d[0], d[1], d[2]);
+}
+
+static const on_lclass grid_class = {GRID_MT, "grid is in use", grid_destroy, grid_describe};
 
 static on_grid *checkgrid(lua_State *L, int idx)
 {
-    lgrid *u = luaL_checkudata(L, idx, GRID_MT);
-    if (!u->g) luaL_error(L, "attempt to use a closed octonav.grid");
-    return u->g;
-}
-
-static void pushgrid(lua_State *L, on_grid *g)
-{
-    lgrid *u = lua_newuserdatauv(L, sizeof *u, 0);
-    u->g = g;
-    luaL_setmetatable(L, GRID_MT);
+    return on_lua_checkhandle(L, idx, &grid_class)->p;
 }
 
 static int l_new(lua_State *L)
@@ -32,14 +33,16 @@ static int l_new(lua_State *L)
     lua_Integer w = luaL_checkinteger(L, 1), h = luaL_checkinteger(L, 2), d = luaL_optinteger(L, 3, 1);
     if (w < 1 || h < 1 || d < 1 || w > 65535 || h > 65535 || d > 65535 || (double)w * h * d >= 4294967296.0)
         return luaL_error(L, "octonav.grid.new: sizes must be 1..65535 with fewer than 2^32 cells");
+    on_lhandle *u = on_lua_newhandle(L, &grid_class, sizeof *u, 0);
     on_grid *g;
     on_status s = on_grid_create((int)w, (int)h, (int)d, &g);
     if (!on_ok(s)) return luaL_error(L, "octonav.grid.new: %s", on_status_string(s));
-    pushgrid(L, g);
+    u->p = g;
     return 1;
 }
 
-static int push_loaded(lua_State *L, on_status s, on_grid *g, const char *err, const char *path)
+/* The result of a loader into the closed handle h below: the grid, or nil and the reason. */
+static int push_loaded(lua_State *L, on_lhandle *h, on_status s, on_grid *g, const char *err, const char *path)
 {
     if (!on_ok(s)) {
         if (s & ON_NO_MEMORY) return luaL_error(L, "out of memory loading %s", path);
@@ -48,13 +51,14 @@ static int push_loaded(lua_State *L, on_status s, on_grid *g, const char *err, c
         else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
         return 2;
     }
-    pushgrid(L, g);
+    h->p = g;
     return 1;
 }
 
 static int l_load_voxmap(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
+    on_lhandle *h = on_lua_newhandle(L, &grid_class, sizeof *h, 0);
     char err[512] = "";
     on_voxmap m;
     on_grid *g = NULL;
@@ -63,16 +67,17 @@ static int l_load_voxmap(lua_State *L)
         s = on_grid_from_voxmap(&m, &g);
         on_voxmap_free(&m);
     }
-    return push_loaded(L, s, g, err, path);
+    return push_loaded(L, h, s, g, err, path);
 }
 
 static int l_load_map2d(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
+    on_lhandle *h = on_lua_newhandle(L, &grid_class, sizeof *h, 0);
     char err[512] = "";
     on_grid *g = NULL;
     on_status s = on_grid_read_map2d(path, &g, err, sizeof err);
-    return push_loaded(L, s, g, err, path);
+    return push_loaded(L, h, s, g, err, path);
 }
 
 static void check_cell3(lua_State *L, int idx, const char *name, int out[3])
@@ -190,44 +195,18 @@ static int l_visible(lua_State *L)
     return on_lua_visible(L, visible_of, g);
 }
 
-static int l_close(lua_State *L)
-{
-    lgrid *u = luaL_checkudata(L, 1, GRID_MT);
-    on_grid_destroy(u->g);
-    u->g = NULL;
-    return 0;
-}
-
-static int l_tostring(lua_State *L)
-{
-    lgrid *u = luaL_checkudata(L, 1, GRID_MT);
-    if (!u->g) {
-        lua_pushliteral(L, "octonav.grid (closed)");
-        return 1;
-    }
-    int d[3];
-    on_grid_dims(u->g, d);
-    lua_pushfstring(L, "octonav.grid: %dx%dx%d cells", d[0], d[1], d[2]);
-    return 1;
-}
-
 static const luaL_Reg methods[] = {
     {"set", l_set},       {"blocked", l_blocked}, {"dims", l_dims}, {"find", l_find},
     {"visible", l_visible},
-    {"visible_many", l_visible_many}, {"close", l_close},   {NULL, NULL},
+    {"visible_many", l_visible_many}, {NULL, NULL},
 };
-static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {
     {"new", l_new}, {"load_voxmap", l_load_voxmap}, {"load_map2d", l_load_map2d}, {NULL, NULL},
 };
 
 int on_lua_grid_open(lua_State *L)
 {
-    luaL_newmetatable(L, GRID_MT);
-    luaL_setfuncs(L, meta, 0);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    on_lua_newclass(L, &grid_class, methods);
     luaL_newlib(L, funcs);
     return 1;
 }

@@ -17,28 +17,47 @@
 #define DEFAULT_MAX_NODES 262144
 
 typedef struct lquery {
-    on_query *q;
+    on_lhandle h;         /* h.p: the on_query; h.busy: a search of this query is running */
     const on_tree *tree;  /* the tree it was made for, to detect a closed tree */
     lua_State *L;         /* set while the core runs, for the Lua heuristic */
-    int herr;             /* the heuristic raised: its message is on the stack of L */
+    int fidx;             /* the heuristic function's stack index in L while the core runs */
+    int herr;             /* the heuristic failed: 1 its error value is on top of L, 2 no stack space */
     int started;
+    size_t max_nodes;
     size_t cap;           /* result buffer (world points) */
     double *buf;
 } lquery;
 
-static lquery *checkq(lua_State *L, int idx)
+static void query_destroy(on_lhandle *h)
 {
-    lquery *u = luaL_checkudata(L, idx, QUERY_MT);
-    if (!u->q) luaL_error(L, "attempt to use a closed octonav.query");
-    return u;
+    lquery *u = (lquery *)h;
+    on_query_destroy(h->p);
+    free(u->buf);
+    u->buf = NULL;
+    u->cap = 0;
+}
+
+static void query_describe(lua_State *L, on_lhandle *h)
+{
+    lquery *u = (lquery *)h;
+    lua_pushfstring(L, "octonav.query: %s, %I nodes", h->busy ? "running" : u->started ? "sliced search started" : "idle",
+                    (lua_Integer)u->max_nodes);
+}
+
+static const on_lclass query_class = {QUERY_MT, "query is running", query_destroy, query_describe};
+
+/* The query for a call that runs, restarts or reads its search: refused while it runs (from its own
+ * heuristic), since the core's search state is in use. */
+static lquery *checkq_idle(lua_State *L, int idx, const char *fname)
+{
+    return (lquery *)on_lua_checkidle(L, idx, &query_class, fname);
 }
 
 /* 1 when the tree the query reads is still open. */
 static int tree_alive(lua_State *L, int qidx, const lquery *u)
 {
     lua_getiuservalue(L, qidx, 1);
-    on_ltree *lt = luaL_testudata(L, -1, ON_TREE_MT);
-    int ok = lt && lt->t == u->tree;
+    int ok = on_lua_testtree(L, -1) == u->tree;
     lua_pop(L, 1);
     return ok;
 }
@@ -51,40 +70,62 @@ static int l_new(lua_State *L)
     on_lua_checkopts(L, 2, "octonav.query.new", new_opts);
     lua_Integer maxn = on_lua_optinteger(L, 2, "max_nodes", DEFAULT_MAX_NODES);
     if (maxn < 2 || maxn > (1 << 30)) return luaL_error(L, "octonav.query.new: max_nodes must be 2..2^30");
-    lquery *u = lua_newuserdatauv(L, sizeof *u, 2);
-    memset(u, 0, sizeof *u);
-    luaL_setmetatable(L, QUERY_MT);
-    on_status s = on_query_create(t, (size_t)maxn, &u->q);
-    if (!on_ok(s)) return luaL_error(L, "octonav.query.new: %s", on_status_string(s));
-    u->tree = t;
+    lquery *u = (lquery *)on_lua_newhandle(L, &query_class, sizeof *u, 2);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
+    on_query *q;
+    on_status s = on_query_create(t, (size_t)maxn, &q);
+    if (!on_ok(s)) return luaL_error(L, "octonav.query.new: %s", on_status_string(s));
+    u->h.p = q;
+    u->tree = t;
+    u->max_nodes = (size_t)maxn;
     return 1;
 }
 
-/* The core's heuristic callback: calls the Lua function in user value 2 with world coordinates. */
+/* Describe a bad heuristic result for the error message: the number, or the type (and a short string). */
+static const char *describe_value(lua_State *L, int idx)
+{
+    if (lua_type(L, idx) == LUA_TNUMBER) return luaL_tolstring(L, idx, NULL);
+    if (lua_type(L, idx) == LUA_TSTRING) return lua_pushfstring(L, "string \"%s\"", lua_tostring(L, idx));
+    return luaL_typename(L, idx);
+}
+
+/* Called protected by lua_heuristic: the Lua function and its 7 arguments are on the stack; leaves
+ * the checked number. Any error in here (the function's, a bad result, memory) is caught by the pcall. */
+static int call_heuristic(lua_State *L)
+{
+    lua_call(L, 7, 1);
+    int isnum;
+    double h = (double)lua_tonumberx(L, -1, &isnum);
+    if (!isnum || !(h >= 0) || !isfinite(h))
+        return luaL_error(L, "heuristic must return a finite number >= 0 (got %s)", describe_value(L, -1));
+    return 1;
+}
+
+/* The core's heuristic callback: calls the Lua function at u->fidx with world coordinates. Nothing may
+ * raise through the C search (it would be left half done): the call is protected, and a failure stops
+ * the search (NaN) with the error value left on top of L for run() to raise once the core returned. */
 static double lua_heuristic(void *ud, const double p[3], const double goal[3], double size)
 {
     lquery *u = ud;
     lua_State *L = u->L;
     if (u->herr) return NAN;
+    if (!lua_checkstack(L, 10)) {
+        u->herr = 2;
+        return NAN;
+    }
     const on_tree_params *tp = &u->tree->p;
-    lua_pushvalue(L, -1); /* the function, kept on top by the caller */
+    lua_pushcfunction(L, call_heuristic);
+    lua_pushvalue(L, u->fidx);
     for (int i = 0; i < 3; i++) lua_pushnumber(L, tp->origin[i] + p[i] * tp->scale);
     for (int i = 0; i < 3; i++) lua_pushnumber(L, tp->origin[i] + goal[i] * tp->scale);
     lua_pushnumber(L, size * tp->scale);
-    if (lua_pcall(L, 7, 1, 0) != LUA_OK) {
-        u->herr = 1; /* the message stays on the stack above the function */
-        return NAN;
-    }
-    int isnum;
-    double h = (double)lua_tonumberx(L, -1, &isnum);
-    lua_pop(L, 1);
-    if (!isnum || !(h >= 0) || !isfinite(h)) {
-        lua_pushstring(L, "heuristic must return a finite number >= 0");
+    if (lua_pcall(L, 8, 1, 0) != LUA_OK) {
         u->herr = 1;
         return NAN;
     }
+    double h = (double)lua_tonumber(L, -1);
+    lua_pop(L, 1);
     return h / tp->scale;
 }
 
@@ -148,10 +189,10 @@ static const char *reason_of(on_status s, int which)
 static void attach_tiles(lua_State *L, int qidx, lquery *u)
 {
     size_t n = 0;
-    on_query_path_tiles(u->q, NULL, NULL, 0, &n);
+    on_query_path_tiles(u->h.p, NULL, NULL, 0, &n);
     uint32_t *tiles = malloc((n ? n : 1) * 2 * sizeof *tiles);
     if (!tiles) luaL_error(L, "query: out of memory");
-    on_query_path_tiles(u->q, tiles, tiles + n, n, &n);
+    on_query_path_tiles(u->h.p, tiles, tiles + n, n, &n);
     lua_createtable(L, (int)(2 * n), 0);
     for (size_t i = 0; i < n; i++) {
         lua_pushinteger(L, tiles[i]);
@@ -169,9 +210,9 @@ static void attach_tiles(lua_State *L, int qidx, lquery *u)
 static int still_valid(lua_State *L, int idx)
 {
     lua_getfield(L, idx, "_tree");
-    on_ltree *lt = luaL_testudata(L, -1, ON_TREE_MT);
+    const on_tree *t = on_lua_testtree(L, -1);
     lua_pop(L, 1);
-    if (!lt || !lt->t) return 0;
+    if (!t) return 0;
     if (lua_getfield(L, idx, "_tiles") != LUA_TTABLE) {
         lua_pop(L, 1);
         return 0;
@@ -183,7 +224,7 @@ static int still_valid(lua_State *L, int idx)
         lua_geti(L, -2, i + 1);
         lua_Integer tile = lua_tointeger(L, -2), salt = lua_tointeger(L, -1);
         lua_pop(L, 2);
-        if (tile < 0 || (uint64_t)tile >= lt->t->ntiles || on_tree_tile_salt(lt->t, (uint32_t)tile) != (uint32_t)salt)
+        if (tile < 0 || (uint64_t)tile >= t->ntiles || on_tree_tile_salt(t, (uint32_t)tile) != (uint32_t)salt)
             ok = 0;
     }
     lua_pop(L, 1);
@@ -213,13 +254,13 @@ static int push_result(lua_State *L, int qidx, lquery *u)
 {
     size_t n = 0;
     on_query_info info;
-    on_status s = on_query_finalize(u->q, u->buf, u->cap, &n, &info);
+    on_status s = on_query_finalize(u->h.p, u->buf, u->cap, &n, &info);
     if ((s & ON_BUFFER_SMALL) && n > 0) {
         double *bigger = realloc(u->buf, n * 3 * sizeof *bigger);
         if (!bigger) return luaL_error(L, "query: out of memory");
         u->buf = bigger;
         u->cap = n;
-        s = on_query_finalize(u->q, u->buf, u->cap, &n, &info);
+        s = on_query_finalize(u->h.p, u->buf, u->cap, &n, &info);
     }
     if (s & ON_NO_MEMORY) return luaL_error(L, "query: out of memory");
     int has_path = n > 0 && (on_ok(s) || (s & ON_PARTIAL));
@@ -272,31 +313,43 @@ static int push_result(lua_State *L, int qidx, lquery *u)
     return 2;
 }
 
-/* Run the core with the heuristic function (user value 2) on top of the stack; re-raise its error. */
+/* Run the core with the heuristic function (user value 2) and re-raise its error. While the core runs,
+ * the query and its tree are busy (a heuristic calling back cannot close, restart or change them) and
+ * the tree is anchored on the stack (collectable only once the search returned). No Lua error can
+ * cross the core (the heuristic is called protected), so the guards are always cleared. */
 static on_status run(lua_State *L, int qidx, lquery *u, int init, const double *a, const double *b,
                      const on_query_opts *o, size_t budget)
 {
+    lua_getiuservalue(L, qidx, 1);
+    on_lhandle *th = on_lua_testhandle(L, -1, &on_lua_tree_class);
+    if (!th) luaL_error(L, "query: its tree was closed");
     lua_getiuservalue(L, qidx, 2);
     int top = lua_gettop(L);
     u->L = L;
+    u->fidx = top;
     u->herr = 0;
+    u->h.busy = 1;
+    th->busy++;
     on_status s = ON_IN_PROGRESS;
-    if (init) s = on_query_init(u->q, a, b, o);
-    if (s == ON_IN_PROGRESS) s = on_query_update(u->q, budget, NULL);
+    if (init) s = on_query_init(u->h.p, a, b, o);
+    if (s == ON_IN_PROGRESS) s = on_query_update(u->h.p, budget, NULL);
+    th->busy--;
+    u->h.busy = 0;
     u->L = NULL;
     if (u->herr) {
-        /* the message is above the function; leave the query finished (failed) and raise it */
+        /* leave the query finished (failed) and raise the heuristic's error */
         lua_pushnil(L);
         lua_setiuservalue(L, qidx, 2);
+        if (u->herr == 2) return (on_status)luaL_error(L, "heuristic: Lua stack overflow");
         return (on_status)lua_error(L);
     }
-    lua_settop(L, top - 1);
+    lua_settop(L, top - 2);
     return s;
 }
 
 static int l_find(lua_State *L)
 {
-    lquery *u = checkq(L, 1);
+    lquery *u = checkq_idle(L, 1, "find");
     if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
     double a[3], b[3];
     on_lua_checkpoint(L, 2, "start", a);
@@ -314,7 +367,7 @@ static int l_find(lua_State *L)
         lua_setfield(L, -2, "reason");
         on_query_info info;
         size_t np;
-        on_query_finalize(u->q, NULL, 0, &np, &info);
+        on_query_finalize(u->h.p, NULL, 0, &np, &info);
         int ijk[3];
         on_tile_coords(u->tree, info.loading_tile, ijk);
         on_lua_pushint3(L, ijk);
@@ -334,7 +387,7 @@ static const char *state_name(on_status s)
 /* q:start(a, b, opts) -> "running" | "found" | "failed" */
 static int l_start(lua_State *L)
 {
-    lquery *u = checkq(L, 1);
+    lquery *u = checkq_idle(L, 1, "start");
     if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
     double a[3], b[3];
     on_lua_checkpoint(L, 2, "start", a);
@@ -350,7 +403,7 @@ static int l_start(lua_State *L)
 /* q:step(max_expansions) -> "running" | "found" | "failed" */
 static int l_step(lua_State *L)
 {
-    lquery *u = checkq(L, 1);
+    lquery *u = checkq_idle(L, 1, "step");
     lua_Integer n = luaL_checkinteger(L, 2);
     if (n < 1) luaL_argerror(L, 2, "max_expansions must be >= 1");
     if (!u->started) return luaL_error(L, "query:step: no search started (call start first)");
@@ -364,7 +417,7 @@ static int l_step(lua_State *L)
     if (s == (ON_IN_PROGRESS | ON_LOADING)) { /* the tile it waits for */
         on_query_info info;
         size_t np;
-        on_query_finalize(u->q, NULL, 0, &np, &info);
+        on_query_finalize(u->h.p, NULL, 0, &np, &info);
         int ijk[3];
         on_tile_coords(u->tree, info.loading_tile, ijk);
         on_lua_pushint3(L, ijk);
@@ -376,7 +429,7 @@ static int l_step(lua_State *L)
 /* q:result() -> path, info | nil, info (for a finished sliced search) */
 static int l_result(lua_State *L)
 {
-    lquery *u = checkq(L, 1);
+    lquery *u = checkq_idle(L, 1, "result");
     if (!u->started) return luaL_error(L, "query:result: no search started");
     if (!tree_alive(L, 1, u)) {
         lua_pushnil(L);
@@ -389,33 +442,14 @@ static int l_result(lua_State *L)
     }
     size_t n;
     on_query_info info;
-    if (on_query_finalize(u->q, NULL, 0, &n, &info) & ON_IN_PROGRESS)
+    if (on_query_finalize(u->h.p, NULL, 0, &n, &info) & ON_IN_PROGRESS)
         return luaL_error(L, "query:result: the search is still running (call step until it stops)");
     return push_result(L, 1, u);
 }
 
-static int l_close(lua_State *L)
-{
-    lquery *u = luaL_checkudata(L, 1, QUERY_MT);
-    on_query_destroy(u->q);
-    free(u->buf);
-    u->q = NULL;
-    u->buf = NULL;
-    u->cap = 0;
-    return 0;
-}
-
-static int l_tostring(lua_State *L)
-{
-    lquery *u = luaL_checkudata(L, 1, QUERY_MT);
-    lua_pushstring(L, u->q ? "octonav.query" : "octonav.query (closed)");
-    return 1;
-}
-
 static const luaL_Reg methods[] = {
-    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"result", l_result}, {"close", l_close}, {NULL, NULL},
+    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"result", l_result}, {NULL, NULL},
 };
-static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 
 int on_lua_query_open(lua_State *L)
@@ -430,11 +464,7 @@ int on_lua_query_open(lua_State *L)
     lua_pushcfunction(L, l_info_index);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
-    luaL_newmetatable(L, QUERY_MT);
-    luaL_setfuncs(L, meta, 0);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    on_lua_newclass(L, &query_class, methods);
     luaL_newlib(L, funcs);
     return 1;
 }

@@ -21,10 +21,19 @@ static lstreamer *checks(lua_State *L, int idx)
     lstreamer *u = luaL_checkudata(L, idx, STREAMER_MT);
     if (!u->s) luaL_error(L, "attempt to use a closed octonav.streamer");
     lua_getiuservalue(L, idx, 1);
-    on_ltree *lt = luaL_testudata(L, -1, ON_TREE_MT);
-    if (!lt || lt->t != u->tree) luaL_error(L, "octonav.streamer: its tree was closed");
+    if (on_lua_testtree(L, -1) != u->tree) luaL_error(L, "octonav.streamer: its tree was closed");
     lua_pop(L, 1);
     return u;
+}
+
+/* Raise while a search reads the streamer's tree (a Lua heuristic calling back): loads and unloads
+ * change the tree under it. */
+static void check_tree_idle(lua_State *L, const char *fname)
+{
+    checks(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    on_lua_checktree_idle(L, -1, fname);
+    lua_pop(L, 1);
 }
 
 static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", NULL};
@@ -33,7 +42,7 @@ static const char *const new_opts[] = {"load_padding", "unload_padding", "worker
  *                                prepare = false }) */
 static int l_new(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "octonav.streamer.new");
     const char *dir = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     on_lua_checkopts(L, 3, "octonav.streamer.new", new_opts);
@@ -129,8 +138,16 @@ static int tile_call(lua_State *L, tile_op op, const char *what)
 
 static int l_lock(lua_State *L) { return tile_call(L, on_streamer_lock, "lock: too many locks"); }
 static int l_unlock(lua_State *L) { return tile_call(L, on_streamer_unlock, "unlock: the tile is not locked"); }
-static int l_force_load(lua_State *L) { return tile_call(L, on_streamer_force_load, "force_load failed"); }
-static int l_force_unload(lua_State *L) { return tile_call(L, on_streamer_force_unload, "force_unload failed"); }
+static int l_force_load(lua_State *L)
+{
+    check_tree_idle(L, "force_load");
+    return tile_call(L, on_streamer_force_load, "force_load failed");
+}
+static int l_force_unload(lua_State *L)
+{
+    check_tree_idle(L, "force_unload");
+    return tile_call(L, on_streamer_force_unload, "force_unload failed");
+}
 static int l_retry(lua_State *L) { return tile_call(L, on_streamer_retry, "retry failed"); }
 
 static int l_is_loaded(lua_State *L)
@@ -161,6 +178,7 @@ static const char *fail_reason(on_status s)
 static int l_update(lua_State *L)
 {
     lstreamer *u = checks(L, 1);
+    check_tree_idle(L, "update");
     int wait = lua_toboolean(L, 2);
     const on_stream_event *ev;
     size_t n = 0;

@@ -1,8 +1,9 @@
 /*
  * lua_tree.c -- the `octonav.tree` userdata: construction, insertion, queries, files.
  *
- * Follows liolib's pattern: one metatable named ON_TREE_MT, methods in __index, __gc = __close,
- * a __tostring that summarises. A closed tree raises on use. The binding only converts values and
+ * Follows liolib's pattern through the class helper of lua_util.h: one metatable named ON_TREE_MT,
+ * the handle made closed before the tree, a __tostring that summarises. A closed tree raises on use;
+ * a tree a running search reads (a Lua heuristic calling back) refuses to close or change. The binding only converts values and
  * errors: misuse raises; runtime failures (a file, an outside point) return nil, reason.
  */
 #include "lua_util.h"
@@ -14,18 +15,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-on_tree *on_lua_checktree(lua_State *L, int idx)
+static void tree_destroy(on_lhandle *h)
 {
-    on_ltree *u = luaL_checkudata(L, idx, ON_TREE_MT);
-    if (!u->t) luaL_error(L, "attempt to use a closed octonav.tree");
-    return u->t;
+    on_tree_destroy(h->p);
 }
 
-void on_lua_pushtree(lua_State *L, on_tree *t)
+static void tree_describe(lua_State *L, on_lhandle *h)
 {
-    on_ltree *u = lua_newuserdatauv(L, sizeof *u, 1);
-    u->t = t;
-    luaL_setmetatable(L, ON_TREE_MT);
+    const on_tree *t = h->p;
+    on_tree_stats st;
+    on_tree_stats_get(t, &st);
+    const on_tree_params *p = &t->p;
+    char buf[240];
+    snprintf(buf, sizeof buf, "octonav.tree: %dx%dx%d tiles of %d^3 leaves (scale %g), %zu nodes, %.2f MB%s", p->tiles[0],
+             p->tiles[1], p->tiles[2], t->n, p->scale, st.nodes, (double)st.bytes / 1048576.0,
+             h->busy ? ", in use by a running search" : "");
+    lua_pushstring(L, buf);
+}
+
+const on_lclass on_lua_tree_class = {ON_TREE_MT, "tree is in use by a running search", tree_destroy, tree_describe};
+
+on_tree *on_lua_checktree(lua_State *L, int idx)
+{
+    return on_lua_checkhandle(L, idx, &on_lua_tree_class)->p;
+}
+
+on_tree *on_lua_testtree(lua_State *L, int idx)
+{
+    on_lhandle *h = on_lua_testhandle(L, idx, &on_lua_tree_class);
+    return h ? h->p : NULL;
+}
+
+on_tree *on_lua_checktree_idle(lua_State *L, int idx, const char *fname)
+{
+    return on_lua_checkidle(L, idx, &on_lua_tree_class, fname)->p;
 }
 
 static const char *const new_opts[] = {"tiles", "depth", "scale", "origin", "radius", NULL};
@@ -52,16 +75,18 @@ static int l_new(lua_State *L)
         return luaL_error(L, "octonav.tree.new: too many tiles");
     if (!(p.scale > 0)) return luaL_error(L, "octonav.tree.new: scale must be > 0");
     if (!(p.radius >= 0)) return luaL_error(L, "octonav.tree.new: radius must be >= 0");
+    on_lhandle *h = on_lua_newhandle(L, &on_lua_tree_class, sizeof *h, 0);
     on_tree *t;
     on_status s = on_tree_create(&p, &t);
     if (!on_ok(s)) return luaL_error(L, "octonav.tree.new: %s", on_status_string(s));
-    on_lua_pushtree(L, t);
+    h->p = t;
     return 1;
 }
 
 static int l_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
+    on_lhandle *h = on_lua_newhandle(L, &on_lua_tree_class, sizeof *h, 0);
     on_tree *t;
     on_status s = on_tree_load(path, &t);
     if (!on_ok(s)) {
@@ -69,32 +94,7 @@ static int l_load(lua_State *L)
         lua_pushfstring(L, "%s: %s", path, on_status_string(s));
         return 2;
     }
-    on_lua_pushtree(L, t);
-    return 1;
-}
-
-static int l_close(lua_State *L)
-{
-    on_ltree *u = luaL_checkudata(L, 1, ON_TREE_MT);
-    on_tree_destroy(u->t);
-    u->t = NULL;
-    return 0;
-}
-
-static int l_tostring(lua_State *L)
-{
-    on_ltree *u = luaL_checkudata(L, 1, ON_TREE_MT);
-    if (!u->t) {
-        lua_pushliteral(L, "octonav.tree (closed)");
-        return 1;
-    }
-    on_tree_stats st;
-    on_tree_stats_get(u->t, &st);
-    const on_tree_params *p = &u->t->p;
-    char buf[200];
-    snprintf(buf, sizeof buf, "octonav.tree: %dx%dx%d tiles of %d^3 leaves (scale %g), %zu nodes, %.2f MB", p->tiles[0],
-             p->tiles[1], p->tiles[2], u->t->n, p->scale, st.nodes, (double)st.bytes / 1048576.0);
-    lua_pushstring(L, buf);
+    h->p = t;
     return 1;
 }
 
@@ -108,7 +108,7 @@ static int check_status(lua_State *L, on_status s, const char *fname)
 
 static int l_add_box(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_box");
     double mn[3], mx[3];
     on_lua_checkpoint(L, 2, "min", mn);
     on_lua_checkpoint(L, 3, "max", mx);
@@ -121,7 +121,7 @@ static int l_add_box(lua_State *L)
 
 static int l_add_triangles(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_triangles");
     luaL_checktype(L, 2, LUA_TTABLE);
     luaL_checktype(L, 3, LUA_TTABLE);
     lua_Integer nv = luaL_len(L, 2), ni = luaL_len(L, 3);
@@ -168,7 +168,7 @@ static int l_add_triangles(lua_State *L)
 
 static int l_add_obj(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_obj");
     const char *path = luaL_checkstring(L, 2);
     char err[512] = "";
     size_t nv = 0, nt = 0;
@@ -190,7 +190,7 @@ static const char *const hf_opts[] = {"origin", "cell", "nx", "nz", "heights", N
 /* tree:add_heightfield{ origin = {x,y,z}, cell = 1, nx = , nz = , heights = {...} (nx*nz, x fastest) } */
 static int l_add_heightfield(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_heightfield");
     luaL_checktype(L, 2, LUA_TTABLE);
     on_lua_checkopts(L, 2, "add_heightfield", hf_opts);
     on_heightfield hf;
@@ -408,7 +408,7 @@ static int l_face_cells(lua_State *L)
 
 static int l_fill(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "fill");
     double p[3];
     on_lua_checkpoint(L, 2, "point", p);
     size_t n = 0;
@@ -447,7 +447,7 @@ static int l_stats(lua_State *L)
 /* tree:prepare([i, j, k]): the search graph of one tile or of all loaded tiles (boxes.h). */
 static int l_prepare(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "prepare");
     int64_t tile = lua_isnoneornil(L, 2) ? -1 : (int64_t)check_tile(L, t, 2);
     size_t n = 0;
     check_status(L, on_tree_prepare(t, tile, &n), "prepare");
@@ -535,7 +535,7 @@ static int l_encode_tile(lua_State *L)
 
 static int l_decode_tile(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "decode_tile");
     uint32_t ti = check_tile(L, t, 2);
     size_t len;
     const char *s = luaL_checklstring(L, 5, &len);
@@ -548,7 +548,7 @@ static int l_decode_tile(lua_State *L)
 
 static int l_clear_tile(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "clear_tile");
     on_tree_clear_tile(t, check_tile(L, t, 2));
     lua_settop(L, 1);
     return 1;
@@ -563,7 +563,7 @@ static int l_tile_salt(lua_State *L)
 
 static int l_compact(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_tree *t = on_lua_checktree_idle(L, 1, "compact");
     double load = luaL_optnumber(L, 2, 0);
     if (load != 0 && !(load > 0.1 && load <= ON_TABLE_MAX_LOAD))
         luaL_argerror(L, 2, "load factor must be in (0.1, 0.9]");
@@ -598,6 +598,7 @@ static int l_from_voxmap(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     lua_Integer depth = luaL_optinteger(L, 2, 9);
     if (depth < 1 || depth > ON_MAX_DEPTH) luaL_argerror(L, 2, "depth must be 1..9");
+    on_lhandle *h = on_lua_newhandle(L, &on_lua_tree_class, sizeof *h, 0);
     on_voxmap m;
     char err[512] = "";
     on_status s = on_voxmap_read(path, &m, err, sizeof err);
@@ -614,7 +615,7 @@ static int l_from_voxmap(lua_State *L)
     lua_Integer count = (lua_Integer)m.count;
     on_voxmap_free(&m);
     if (!on_ok(s)) return luaL_error(L, "load_map: %s", on_status_string(s));
-    on_lua_pushtree(L, t);
+    h->p = t;
     on_lua_pushint3(L, dims);
     lua_pushinteger(L, count);
     return 3;
@@ -643,14 +644,6 @@ static const luaL_Reg methods[] = {
     {"prepare", l_prepare},
     {"boxes", l_boxes},
     {"export_obj", l_export_obj},
-    {"close", l_close},
-    {NULL, NULL},
-};
-
-static const luaL_Reg meta[] = {
-    {"__gc", l_close},
-    {"__close", l_close},
-    {"__tostring", l_tostring},
     {NULL, NULL},
 };
 
@@ -663,11 +656,7 @@ static const luaL_Reg funcs[] = {
 
 int on_lua_tree_open(lua_State *L)
 {
-    luaL_newmetatable(L, ON_TREE_MT);
-    luaL_setfuncs(L, meta, 0);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    on_lua_newclass(L, &on_lua_tree_class, methods);
     luaL_newlib(L, funcs);
     return 1;
 }

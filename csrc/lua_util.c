@@ -211,3 +211,83 @@ void on_lua_setnum(lua_State *L, const char *k, double v)
     lua_pushnumber(L, v);
     lua_setfield(L, -2, k);
 }
+
+/* The shared metamethods read their class from upvalue 1. */
+static const on_lclass *upclass(lua_State *L)
+{
+    return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+on_lhandle *on_lua_testhandle(lua_State *L, int idx, const on_lclass *c)
+{
+    on_lhandle *h = luaL_testudata(L, idx, c->name);
+    return h && h->p ? h : NULL;
+}
+
+on_lhandle *on_lua_checkhandle(lua_State *L, int idx, const on_lclass *c)
+{
+    on_lhandle *h = luaL_checkudata(L, idx, c->name);
+    if (!h->p) luaL_error(L, "attempt to use a closed %s", c->name);
+    return h;
+}
+
+on_lhandle *on_lua_checkidle(lua_State *L, int idx, const on_lclass *c, const char *fname)
+{
+    on_lhandle *h = on_lua_checkhandle(L, idx, c);
+    if (h->busy) luaL_error(L, "%s: %s", fname, c->busy_msg);
+    return h;
+}
+
+on_lhandle *on_lua_newhandle(lua_State *L, const on_lclass *c, size_t size, int nuv)
+{
+    on_lhandle *h = lua_newuserdatauv(L, size < sizeof *h ? sizeof *h : size, nuv);
+    memset(h, 0, size < sizeof *h ? sizeof *h : size);
+    luaL_setmetatable(L, c->name);
+    return h;
+}
+
+/* obj:close() and __close: refused while a search uses the object (it would be freed under it). */
+static int l_close(lua_State *L)
+{
+    const on_lclass *c = upclass(L);
+    on_lhandle *h = luaL_checkudata(L, 1, c->name);
+    if (h->p && h->busy) return luaL_error(L, "close: %s", c->busy_msg);
+    if (h->p) c->destroy(h);
+    h->p = NULL;
+    return 0;
+}
+
+/* __gc never raises: a busy object is reachable from the running search, so it is only collected
+ * busy when the state itself is closed (os.exit(_, true) from a heuristic); then it is left to the OS. */
+static int l_gc(lua_State *L)
+{
+    const on_lclass *c = upclass(L);
+    on_lhandle *h = lua_touserdata(L, 1);
+    if (h && h->p && !h->busy) c->destroy(h);
+    if (h && !h->busy) h->p = NULL;
+    return 0;
+}
+
+static int l_tostring(lua_State *L)
+{
+    const on_lclass *c = upclass(L);
+    on_lhandle *h = luaL_checkudata(L, 1, c->name);
+    if (!h->p) lua_pushfstring(L, "%s (closed)", c->name);
+    else c->describe(L, h);
+    return 1;
+}
+
+void on_lua_newclass(lua_State *L, const on_lclass *c, const luaL_Reg *methods)
+{
+    static const luaL_Reg meta[] = {{"__gc", l_gc}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
+    luaL_newmetatable(L, c->name);
+    lua_pushlightuserdata(L, (void *)c);
+    luaL_setfuncs(L, meta, 1);
+    lua_newtable(L);
+    luaL_setfuncs(L, methods, 0);
+    lua_pushlightuserdata(L, (void *)c);
+    lua_pushcclosure(L, l_close, 1);
+    lua_setfield(L, -2, "close");
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}

@@ -50,13 +50,44 @@ int on_lua_grid_open(lua_State *L);
 int on_lua_query_open(lua_State *L);
 int on_lua_streamer_open(lua_State *L);
 
-/* The tree userdata, for the other binding files. */
+/* One class helper for every userdata type (liolib's luaL_Stream idea): each userdata starts with a
+ * handle whose `p` is the C object, NULL while closed. A handle is made closed (on_lua_newhandle) before
+ * its object is created, so an error between the two cannot leak the object. `busy` counts the
+ * running searches using the object: a Lua heuristic may call back into the library while the C search
+ * runs, and closing or changing what the search reads must then raise instead of freeing it. */
+typedef struct on_lhandle {
+    void *p;
+    unsigned busy;
+} on_lhandle;
+
+typedef struct on_lclass {
+    const char *name;                          /* the metatable's name, e.g. "octonav.tree" */
+    const char *busy_msg;                      /* the error while busy, e.g. "tree is in use by a running search" */
+    void (*destroy)(on_lhandle *h);            /* free h->p (and what the type keeps beside it) */
+    void (*describe)(lua_State *L, on_lhandle *h); /* push the __tostring text of an open object */
+} on_lclass;
+
+/* Register the class's metatable (__index = methods, __name, shared __gc/__close/__tostring and the
+ * `close` method); leaves nothing on the stack. */
+void on_lua_newclass(lua_State *L, const on_lclass *c, const luaL_Reg *methods);
+/* A new closed handle of `size` bytes (zeroed, at least sizeof(on_lhandle)) with nuv user values,
+ * pushed with its metatable. */
+on_lhandle *on_lua_newhandle(lua_State *L, const on_lclass *c, size_t size, int nuv);
+/* The open handle at idx; raises "bad argument" for another type and "attempt to use a closed NAME". */
+on_lhandle *on_lua_checkhandle(lua_State *L, int idx, const on_lclass *c);
+/* The same, and raises "FNAME: BUSY_MSG" while a search uses it (for calls that close or change it). */
+on_lhandle *on_lua_checkidle(lua_State *L, int idx, const on_lclass *c, const char *fname);
+/* The open handle at idx, or NULL (another type, or closed). */
+on_lhandle *on_lua_testhandle(lua_State *L, int idx, const on_lclass *c);
+
+/* The tree class, for the other binding files. */
 #define ON_TREE_MT "octonav.tree"
-typedef struct on_ltree {
-    on_tree *t;
-} on_ltree;
+extern const on_lclass on_lua_tree_class;
 on_tree *on_lua_checktree(lua_State *L, int idx);
-/* Wrap a tree made in C as a new userdata (takes ownership). */
-void on_lua_pushtree(lua_State *L, on_tree *t);
+/* The open tree at idx, or NULL. */
+on_tree *on_lua_testtree(lua_State *L, int idx);
+/* Raise "FNAME: tree is in use by a running search" while a search reads the tree at idx (for calls
+ * that change the tree: loads, unloads, edits). */
+on_tree *on_lua_checktree_idle(lua_State *L, int idx, const char *fname);
 
 #endif

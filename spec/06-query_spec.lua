@@ -864,7 +864,7 @@ describe("octonav.query: misuse raises", function()
     q3:close()
     raises(function() q3:find(a, b) end, "attempt to use a closed octonav.query")
     assert.equal("octonav.query (closed)", tostring(q3))
-    assert.equal("octonav.query", tostring(q))
+    assert.equal("octonav.query: idle, 262144 nodes", tostring(q))
   end)
 end)
 
