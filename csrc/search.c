@@ -18,27 +18,18 @@
  * REFINE_SWEEPS sweeps, so every segment stays inside one free cell and needs no line-of-sight
  * check); `smooth` then removes waypoints by line of sight (galloping or bisecting over the path), and
  * `relax` slides the remaining corners towards the obstacle edges they wrap around.
- * Memory: nodes, two index maps, a heap and the neighbour buffer are allocated at creation; a search
- * reuses them (the maps need no clearing: a slot is live only when stamped with this search's number).
- * Most searches stay in the small map, which fits in cache; one that outgrows it moves to the big
- * map, sized for max_nodes, once.
+ * Memory: the node pool, map and heap (nodepool.h) and the neighbour buffer are allocated at
+ * creation; a search reuses them.
  */
 #include "boxes.h"
+#include "nodepool.h"
 #include "raycast.h"
 #include "tree.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-typedef struct snode {
-    on_cell cell;
-    double g, f;
-    double pos[3];
-    int32_t parent;
-    int32_t heap;    /* position in the heap, -1 when not in it */
-    uint8_t closed;
-} snode;
 
 /* Refinement stops when no waypoint moved more than REFINE_TOL leaves in a sweep (smoothing and
  * relaxation follow, so a thousandth of a leaf is plenty), or after REFINE_SWEEPS sweeps (measured:
@@ -46,10 +37,6 @@ typedef struct snode {
 #define REFINE_TOL 1e-3
 #define REFINE_SWEEPS 8
 
-#define SMALL_MAP 32768 /* slots: 512 KB, for searches of up to 16384 cells */
-
-/* A node-map slot is live only when stamped with the current search's number: a new search needs no
- * clearing, and a probe never reads the (cold) node array to tell live slots from stale ones. */
 /* A set of tiles with the salt each had when it was added (the tiles a search read; the tiles a
  * result depends on). Few tiles: a linear scan. */
 typedef struct tileset {
@@ -57,24 +44,9 @@ typedef struct tileset {
     size_t n, cap;
 } tileset;
 
-typedef struct mslot {
-    uint64_t key;
-    uint32_t idx;
-    uint32_t stamp;
-} mslot;
-
 struct on_query {
     const on_tree *t;
-    size_t max_nodes;
-    snode *nodes;
-    size_t nnodes;
-    mslot *map;           /* the map in use: small or big */
-    size_t mapmask;
-    mslot *small, *big;
-    size_t smallmask, bigmask;
-    uint32_t stamp;       /* this search's number (slots of other numbers are empty) */
-    uint32_t *heap;
-    size_t nheap;
+    on_nodepool pool;     /* nodes, node map, open list */
     on_cell *nb;
     size_t nbcap;
     on_lcache *lcache;    /* node-table lookups of recent expansions */
@@ -116,18 +88,6 @@ void on_query_opts_default(on_query_opts *o)
     o->direct = 1;
     o->relax = 1;              /* measured: see README, "Search defaults" */
 }
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
-static inline uint64_t cell_key(on_cell c) { return (uint64_t)c.tile << 32 | c.code; }
 
 static int tileset_init(tileset *s, size_t cap)
 {
@@ -177,15 +137,7 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     if (!t || max_nodes < 2 || max_nodes > (1u << 30)) return ON_FAILURE | ON_INVALID;
     on_query *q = calloc(1, sizeof *q);
     if (!q) return ON_FAILURE | ON_NO_MEMORY;
-    size_t mapcap = 4;
-    while (mapcap < 2 * max_nodes) mapcap <<= 1;
-    size_t smallcap = mapcap < SMALL_MAP ? mapcap : SMALL_MAP;
     q->t = t;
-    q->max_nodes = max_nodes;
-    q->nodes = malloc(max_nodes * sizeof *q->nodes);
-    q->big = calloc(mapcap, sizeof *q->big); /* stamp 0: empty; searches count from 1 */
-    q->small = calloc(smallcap, sizeof *q->small);
-    q->heap = malloc(max_nodes * sizeof *q->heap);
     q->nbcap = 256;
     q->nb = malloc(q->nbcap * sizeof *q->nb);
     q->ptscap = 64;
@@ -193,14 +145,10 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     q->corrcap = 64;
     q->corr = malloc(q->corrcap * sizeof *q->corr);
     q->lcache = malloc(sizeof *q->lcache);
-    if (tileset_init(&q->touched, 64) != 0 || tileset_init(&q->ptiles, 16) != 0 || !q->nodes || !q->lcache || !q->big || !q->small || !q->heap || !q->nb || !q->pts || !q->corr) {
+    if (on_pool_init(&q->pool, max_nodes) != 0 || tileset_init(&q->touched, 64) != 0 || tileset_init(&q->ptiles, 16) != 0 || !q->lcache || !q->nb || !q->pts || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
-    q->bigmask = mapcap - 1;
-    q->smallmask = smallcap - 1;
-    q->map = q->small;
-    q->mapmask = q->smallmask;
     on_lcache_reset(q->lcache, t);
     q->state = ON_FAILURE | ON_INVALID; /* nothing started */
     q->box_tile = UINT32_MAX;
@@ -211,10 +159,7 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
 void on_query_destroy(on_query *q)
 {
     if (!q) return;
-    free(q->nodes);
-    free(q->big);
-    free(q->small);
-    free(q->heap);
+    on_pool_free(&q->pool);
     free(q->nb);
     free(q->pts);
     free(q->corr);
@@ -225,124 +170,6 @@ void on_query_destroy(on_query *q)
 }
 
 const on_tree *on_query_tree(const on_query *q) { return q->t; }
-
-/* ---- node map and heap ----------------------------------------------------------------------- */
-
-static void map_put(on_query *q, uint64_t key, uint32_t idx)
-{
-    size_t i = (size_t)mix64(key) & q->mapmask;
-    for (;;) {
-        mslot *s = &q->map[i];
-        if (s->stamp != q->stamp) {
-            s->key = key;
-            s->idx = idx;
-            s->stamp = q->stamp;
-            return;
-        }
-        i = (i + 1) & q->mapmask;
-    }
-}
-
-/* The search outgrew the small map: index every node in the big one (once per such search). */
-static void map_grow(on_query *q)
-{
-    q->map = q->big;
-    q->mapmask = q->bigmask;
-    for (size_t i = 0; i < q->nnodes; i++) map_put(q, cell_key(q->nodes[i].cell), (uint32_t)i);
-}
-
-/* Index of the node for cell c, creating it when new (*created = 1). -1 when the pool is full. */
-static int32_t node_get(on_query *q, on_cell c, int *created)
-{
-    if (q->map == q->small && 2 * (q->nnodes + 1) > q->smallmask + 1) map_grow(q);
-    uint64_t key = cell_key(c);
-    size_t i = (size_t)mix64(key) & q->mapmask;
-    for (;;) {
-        mslot *s = &q->map[i];
-        if (s->stamp == q->stamp) {
-            if (s->key == key) {
-                *created = 0;
-                return (int32_t)s->idx;
-            }
-        } else {
-            if (q->nnodes >= q->max_nodes) return -1;
-            snode *n = &q->nodes[q->nnodes];
-            n->cell = c;
-            n->g = INFINITY;
-            n->f = INFINITY;
-            n->parent = -1;
-            n->heap = -1;
-            n->closed = 0;
-            s->key = key;
-            s->idx = (uint32_t)q->nnodes;
-            s->stamp = q->stamp;
-            *created = 1;
-            return (int32_t)q->nnodes++;
-        }
-        i = (i + 1) & q->mapmask;
-    }
-}
-
-/* Heap order: lower f first; on ties, larger g (deeper nodes) first. */
-static inline int heap_less(const on_query *q, uint32_t a, uint32_t b)
-{
-    const snode *x = &q->nodes[a], *y = &q->nodes[b];
-    return x->f < y->f || (x->f == y->f && x->g > y->g);
-}
-
-static void heap_up(on_query *q, size_t i)
-{
-    uint32_t v = q->heap[i];
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!heap_less(q, v, q->heap[p])) break;
-        q->heap[i] = q->heap[p];
-        q->nodes[q->heap[i]].heap = (int32_t)i;
-        i = p;
-    }
-    q->heap[i] = v;
-    q->nodes[v].heap = (int32_t)i;
-}
-
-static void heap_down(on_query *q, size_t i)
-{
-    uint32_t v = q->heap[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= q->nheap) break;
-        if (c + 1 < q->nheap && heap_less(q, q->heap[c + 1], q->heap[c])) c++;
-        if (!heap_less(q, q->heap[c], v)) break;
-        q->heap[i] = q->heap[c];
-        q->nodes[q->heap[i]].heap = (int32_t)i;
-        i = c;
-    }
-    q->heap[i] = v;
-    q->nodes[v].heap = (int32_t)i;
-}
-
-/* Insert n, or restore the order around it after its f changed. f may rise as well as fall: with
- * face points a better g can come through another face, whose centre is farther from the goal. */
-static void heap_push_or_update(on_query *q, uint32_t n)
-{
-    if (q->nodes[n].heap < 0) {
-        q->heap[q->nheap] = n;
-        heap_up(q, q->nheap++);
-    } else {
-        heap_up(q, (size_t)q->nodes[n].heap);
-        heap_down(q, (size_t)q->nodes[n].heap);
-    }
-}
-
-static uint32_t heap_pop(on_query *q)
-{
-    uint32_t top = q->heap[0];
-    q->nodes[top].heap = -1;
-    if (--q->nheap > 0) {
-        q->heap[0] = q->heap[q->nheap];
-        heap_down(q, 0);
-    }
-    return top;
-}
 
 /* ---- geometry helpers ------------------------------------------------------------------------ */
 
@@ -394,38 +221,23 @@ static inline int face_points(const on_query *q) { return q->o.points == ON_POIN
 static void node_point(on_query *q, int32_t i, double p[3])
 {
     if (face_points(q)) {
-        memcpy(p, q->nodes[i].pos, 3 * sizeof *p);
+        memcpy(p, q->pool.nodes[i].pos, 3 * sizeof *p);
         return;
     }
     double mn[3], mx[3], s;
-    node_box(q, q->nodes[i].cell, mn, mx, &s);
+    node_box(q, q->pool.nodes[i].cell, mn, mx, &s);
     for (int k = 0; k < 3; k++) p[k] = 0.5 * (mn[k] + mx[k]);
-}
-
-static inline double minf(double a, double b) { return a < b ? a : b; }
-static inline double maxf(double a, double b) { return a > b ? a : b; }
-static inline double clampf(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
-
-static double dist3(const double a[3], const double b[3])
-{
-    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-    return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
 static double heuristic(on_query *q, const double p[3], double size)
 {
     if (q->o.heuristic) return q->o.heuristic(q->o.heuristic_ud, p, q->b, size);
-    return dist3(p, q->b);
+    return on_dist3(p, q->b);
 }
 
 /* ---- the search ------------------------------------------------------------------------------ */
 
 static int touch_tile(on_query *q, uint32_t tile);
-
-static void to_nav(const on_tree *t, const double w[3], double n[3])
-{
-    for (int i = 0; i < 3; i++) n[i] = (w[i] - t->p.origin[i]) * t->inv_scale;
-}
 
 /* Collects the cells of a straight walk into the corridor (on_tree_walk_cells). */
 static void corr_sink(void *ud, on_cell c)
@@ -478,15 +290,7 @@ on_status on_query_init(on_query *q, const double a[3], const double b[3], const
 static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only)
 {
     memset(&q->info, 0, sizeof q->info);
-    q->nnodes = 0;
-    q->map = q->small;
-    q->mapmask = q->smallmask;
-    if (++q->stamp == 0) { /* 2^32 searches: clear the stamps once and count again */
-        memset(q->big, 0, (q->bigmask + 1) * sizeof *q->big);
-        memset(q->small, 0, (q->smallmask + 1) * sizeof *q->small);
-        q->stamp = 1;
-    }
-    q->nheap = 0;
+    on_pool_reset(&q->pool);
     q->npts = 0;
     q->ncorr = 0;
     q->found = q->best = -1;
@@ -521,8 +325,8 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         }
         return q->state = s;
     }
-    to_nav(q->t, a, q->a);
-    to_nav(q->t, b, q->b);
+    on_to_nav(q->t, a, q->a);
+    on_to_nav(q->t, b, q->b);
     if (!cells_only && q->o.graph == ON_GRAPH_AUTO && face_points(q)) {
         /* over the boxes when both ends' tiles have valid graphs */
         on_cell sb, gb;
@@ -536,13 +340,13 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->goal_cell = gc;
     if (touch_tile(q, sc.tile) != 0 || touch_tile(q, gc.tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
     int created;
-    int32_t s0 = node_get(q, sc, &created); /* node 0: the start */
-    q->nodes[s0].g = 0;
-    q->nodes[s0].parent = -1;
-    memcpy(q->nodes[s0].pos, q->a, sizeof q->a);
+    int32_t s0 = on_pool_get(&q->pool, sc, &created); /* node 0: the start */
+    q->pool.nodes[s0].g = 0;
+    q->pool.nodes[s0].parent = -1;
+    memcpy(q->pool.nodes[s0].pos, q->a, sizeof q->a);
     if (same_cell(sc, gc)) { /* one free cube or box holds both: the straight segment */
         q->found = s0;
-        q->nodes[s0].closed = 1;
+        q->pool.nodes[s0].closed = 1;
         return q->state = ON_SUCCESS;
     }
     if (q->o.direct && q->o.smooth != ON_SMOOTH_NONE) {
@@ -560,7 +364,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
                 if (touch_tile(q, q->corr[i].tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
             q->direct = 1;
             q->found = s0;
-            q->nodes[s0].closed = 1;
+            q->pool.nodes[s0].closed = 1;
             return q->state = ON_SUCCESS;
         }
         q->ncorr = 0;
@@ -569,8 +373,8 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     node_box(q, sc, mn, mx, &sz);
     double h = heuristic(q, q->a, sz);
     if (isnan(h)) return q->state = ON_FAILURE | ON_INVALID;
-    q->nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
-    heap_push_or_update(q, (uint32_t)s0);
+    q->pool.nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
+    on_pool_push_or_update(&q->pool, (uint32_t)s0);
     return q->state = ON_IN_PROGRESS;
 }
 
@@ -578,7 +382,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
  * neighbour as parent (A*'s choice). */
 static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
 {
-    snode *n = &q->nodes[u];
+    on_snode *n = &q->pool.nodes[u];
     if (n->parent < 0) return;
     double pu[3], pp[3];
     node_point(q, u, pu);
@@ -588,19 +392,19 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     int32_t bp = -1;
     for (size_t k = 0; k < nnb; k++) {
         int created;
-        int32_t v = node_get(q, q->nb[k], &created);
-        if (v < 0 || created || !q->nodes[v].closed) continue;
+        int32_t v = on_pool_get(&q->pool, q->nb[k], &created);
+        if (v < 0 || created || !q->pool.nodes[v].closed) continue;
         double pv[3];
         node_point(q, v, pv);
-        double g = q->nodes[v].g + dist3(pv, pu);
+        double g = q->pool.nodes[v].g + on_dist3(pv, pu);
         if (g < best) {
             best = g;
             bp = v;
         }
     }
     if (bp >= 0) {
-        q->nodes[u].parent = bp;
-        q->nodes[u].g = best;
+        q->pool.nodes[u].parent = bp;
+        q->pool.nodes[u].g = best;
     }
 }
 
@@ -716,30 +520,30 @@ static on_status box_neighbors(on_query *q, on_cell c, size_t *count)
 
 static on_status expand(on_query *q, int32_t u)
 {
-    int64_t wait = unloaded_beyond(q, q->nodes[u].cell);
+    int64_t wait = unloaded_beyond(q, q->pool.nodes[u].cell);
     if (wait >= 0) { /* put u back and wait for the tile rather than taking it for a wall */
         q->info.loading_tile = (uint32_t)wait;
-        heap_push_or_update(q, (uint32_t)u);
+        on_pool_push_or_update(&q->pool, (uint32_t)u);
         return ON_IN_PROGRESS | ON_LOADING;
     }
-    if (touch_tile(q, q->nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
+    if (touch_tile(q, q->pool.nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
     size_t nnb;
     if (q->bx) {
-        on_status s = box_neighbors(q, q->nodes[u].cell, &nnb);
+        on_status s = box_neighbors(q, q->pool.nodes[u].cell, &nnb);
         if (s != ON_SUCCESS) {
-            if (s == ON_FALLBACK) heap_push_or_update(q, (uint32_t)u);
+            if (s == ON_FALLBACK) on_pool_push_or_update(&q->pool, (uint32_t)u);
             return s;
         }
     } else {
         for (;;) {
-            on_status s = on_tree_neighbors_cached(q->t, q->lcache, q->nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
+            on_status s = on_tree_neighbors_cached(q->t, q->lcache, q->pool.nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
             if (on_ok(s)) break;
             /* a rare large face: grow the buffer once and keep it */
             if (nb_reserve(q, nnb) != 0) return ON_FAILURE | ON_NO_MEMORY;
         }
     }
     if (q->o.any_angle) lazy_fix_parent(q, u, nnb);
-    snode *un = &q->nodes[u];
+    on_snode *un = &q->pool.nodes[u];
     un->closed = 1;
     double pu[3];
     node_point(q, u, pu);
@@ -748,7 +552,7 @@ static on_status expand(on_query *q, int32_t u)
         q->found = u;
         return ON_SUCCESS;
     }
-    double hu = dist3(pu, q->b);
+    double hu = on_dist3(pu, q->b);
     if (hu < q->best_h) {
         q->best_h = hu;
         q->best = u;
@@ -760,14 +564,14 @@ static on_status expand(on_query *q, int32_t u)
         from = un->parent;
         node_point(q, from, pfrom);
     }
-    double gfrom = q->nodes[from].g;
+    double gfrom = q->pool.nodes[from].g;
     double umn[3], umx[3], us = 0;
     if (face_points(q)) node_box(q, un->cell, umn, umx, &us);
     for (size_t k = 0; k < nnb; k++) {
         int created;
-        int32_t v = node_get(q, q->nb[k], &created);
+        int32_t v = on_pool_get(&q->pool, q->nb[k], &created);
         if (v < 0) return ON_FAILURE | ON_OUT_OF_NODES;
-        snode *vn = &q->nodes[v];
+        on_snode *vn = &q->pool.nodes[v];
         if (vn->closed) continue;
         double mn[3], mx[3], sz, pv[3];
         node_box(q, vn->cell, mn, mx, &sz); /* its point (node_point: the centre) and its size */
@@ -777,20 +581,20 @@ static on_status expand(on_query *q, int32_t u)
             double flo[3], fhi[3];
             int ax = 0;
             for (int j = 0; j < 3; j++) {
-                flo[j] = maxf(mn[j], umn[j]);
-                fhi[j] = minf(mx[j], umx[j]);
+                flo[j] = on_maxf(mn[j], umn[j]);
+                fhi[j] = on_minf(mx[j], umx[j]);
                 if (flo[j] == fhi[j]) ax = j;
             }
             double d = q->b[ax] - pfrom[ax], tt = 0;
             if (d != 0) tt = (flo[ax] - pfrom[ax]) / d;
             if (!(tt >= 0 && tt <= 1)) tt = 0;
-            for (int j = 0; j < 3; j++) pv[j] = clampf(pfrom[j] + tt * (q->b[j] - pfrom[j]), flo[j], fhi[j]);
+            for (int j = 0; j < 3; j++) pv[j] = on_clampf(pfrom[j] + tt * (q->b[j] - pfrom[j]), flo[j], fhi[j]);
         } else if (face_points(q)) { /* the centre of the face u and v share */
-            for (int j = 0; j < 3; j++) pv[j] = 0.5 * (maxf(mn[j], umn[j]) + minf(mx[j], umx[j]));
+            for (int j = 0; j < 3; j++) pv[j] = 0.5 * (on_maxf(mn[j], umn[j]) + on_minf(mx[j], umx[j]));
         } else {
             for (int j = 0; j < 3; j++) pv[j] = 0.5 * (mn[j] + mx[j]);
         }
-        double g = gfrom + dist3(pfrom, pv);
+        double g = gfrom + on_dist3(pfrom, pv);
         if (g < vn->g) {
             double h = heuristic(q, pv, sz);
             if (isnan(h)) return ON_FAILURE | ON_INVALID;
@@ -798,7 +602,7 @@ static on_status expand(on_query *q, int32_t u)
             memcpy(vn->pos, pv, sizeof pv);
             vn->parent = from;
             vn->f = g + q->o.weight * h - q->o.size_bias * sz;
-            heap_push_or_update(q, (uint32_t)v);
+            on_pool_push_or_update(&q->pool, (uint32_t)v);
         }
     }
     return ON_IN_PROGRESS;
@@ -810,15 +614,15 @@ static void escalate(on_query *q)
 {
     q->o.weight = q->o.escalate_weight;
     q->o.size_bias = q->o.escalate_size_bias;
-    for (size_t i = 0; i < q->nheap; i++) {
-        snode *n = &q->nodes[q->heap[i]];
+    for (size_t i = 0; i < q->pool.nheap; i++) {
+        on_snode *n = &q->pool.nodes[q->pool.heap[i]];
         double p[3], mn[3], mx[3], sz;
-        node_point(q, (int32_t)q->heap[i], p);
+        node_point(q, (int32_t)q->pool.heap[i], p);
         node_box(q, n->cell, mn, mx, &sz);
         double h = heuristic(q, p, sz);
         n->f = n->g + q->o.weight * (isnan(h) ? 0 : h) - q->o.size_bias * sz;
     }
-    for (size_t i = q->nheap / 2; i-- > 0;) heap_down(q, i);
+    on_pool_heapify(&q->pool);
 }
 
 on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
@@ -833,7 +637,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         q->state = ON_IN_PROGRESS;
     }
     while (q->state == ON_IN_PROGRESS && n < max_iter) {
-        if (q->nheap == 0) {
+        if (q->pool.nheap == 0) {
             q->state = ON_FAILURE | ON_UNREACHABLE;
             break;
         }
@@ -842,7 +646,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
             break;
         }
         if (q->o.escalate && q->info.expansions == q->o.escalate) escalate(q);
-        int32_t u = (int32_t)heap_pop(q);
+        int32_t u = (int32_t)on_pool_pop(&q->pool);
         on_status s = expand(q, u);
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {
             q->state = s;
@@ -857,7 +661,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         if (s != ON_IN_PROGRESS) q->state = s;
     }
     if (done) *done = n;
-    q->info.visited = q->nnodes;
+    q->info.visited = q->pool.nnodes;
     return q->state;
 }
 
@@ -880,7 +684,7 @@ static int push_pt(on_query *q, const double p[3])
 static int build_corridor(on_query *q, int32_t end)
 {
     size_t n = 0;
-    for (int32_t i = end; i >= 0; i = q->nodes[i].parent) n++;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
     if (n > q->corrcap) {
         on_cell *bigger = realloc(q->corr, n * sizeof *bigger);
         if (!bigger) return -1;
@@ -888,7 +692,7 @@ static int build_corridor(on_query *q, int32_t end)
         q->corrcap = n;
     }
     q->ncorr = n;
-    for (int32_t i = end; i >= 0; i = q->nodes[i].parent) q->corr[--n] = q->nodes[i].cell;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) q->corr[--n] = q->pool.nodes[i].cell;
     return 0;
 }
 
@@ -920,14 +724,14 @@ static int refine(on_query *q, const double start[3], const double end[3])
         node_box(q, q->corr[i], amn, amx, &as);
         node_box(q, q->corr[i + 1], bmn, bmx, &bs);
         for (int k = 0; k < 3; k++) {
-            lo[3 * i + k] = maxf(amn[k], bmn[k]);
-            hi[3 * i + k] = minf(amx[k], bmx[k]);
+            lo[3 * i + k] = on_maxf(amn[k], bmn[k]);
+            hi[3 * i + k] = on_minf(amx[k], bmx[k]);
         }
         /* start from the straight line start -> end, clamped onto the face: in open space that is
          * already the answer, and elsewhere it leaves less to move than the face centres */
         double u = (double)(i + 1) / (double)(m + 1);
         for (int k = 0; k < 3; k++)
-            x[3 * i + k] = clampf(start[k] + u * (end[k] - start[k]), lo[3 * i + k], hi[3 * i + k]);
+            x[3 * i + k] = on_clampf(start[k] + u * (end[k] - start[k]), lo[3 * i + k], hi[3 * i + k]);
     }
     double *e = q->pts + 3 * (m + 1);
     memcpy(e, end, 3 * sizeof *end);
@@ -940,9 +744,9 @@ static int refine(on_query *q, const double start[3], const double end[3])
              * would otherwise pin one another (the objective has a kink there) */
             size_t pi = i, ni = i;
             const double *P = start, *N = e;
-            while (pi > 0 && dist3(x + 3 * (pi - 1), X) < 1e-9) pi--;
+            while (pi > 0 && on_dist3(x + 3 * (pi - 1), X) < 1e-9) pi--;
             if (pi > 0) P = x + 3 * (pi - 1);
-            while (ni + 1 < m && dist3(x + 3 * (ni + 1), X) < 1e-9) ni++;
+            while (ni + 1 < m && on_dist3(x + 3 * (ni + 1), X) < 1e-9) ni++;
             if (ni + 1 < m) N = x + 3 * (ni + 1);
             for (int k = 0; k < 3; k++) {
                 if (lo[3 * i + k] == hi[3 * i + k]) continue; /* the face's fixed axis */
@@ -954,8 +758,8 @@ static int refine(on_query *q, const double start[3], const double end[3])
                     }
                 double sa = sqrt(A), sb = sqrt(B);
                 double u = sa + sb > 0 ? P[k] + (N[k] - P[k]) * sa / (sa + sb) : 0.5 * (P[k] + N[k]);
-                u = clampf(u, lo[3 * i + k], hi[3 * i + k]);
-                moved = maxf(moved, fabs(u - X[k]));
+                u = on_clampf(u, lo[3 * i + k], hi[3 * i + k]);
+                moved = on_maxf(moved, fabs(u - X[k]));
                 X[k] = u;
             }
         }
@@ -1047,7 +851,7 @@ static int corner_ok(on_query *q, const double *pa, const double A[3], const dou
 static int slide(on_query *q, const double *pa, const double A[3], double P[3], const double B[3], const double *nb,
                  const double C[3], int steps)
 {
-    double before = dist3(A, P) + dist3(P, B);
+    double before = on_dist3(A, P) + on_dist3(P, B);
     double lo = 0, hi = 1, best[3];
     for (int it = 0; it <= steps; it++) {
         double mid = it == 0 ? 1 : 0.5 * (lo + hi), X[3];
@@ -1061,7 +865,7 @@ static int slide(on_query *q, const double *pa, const double A[3], double P[3], 
         }
     }
     if (lo == 0) return 0;
-    double after = dist3(A, best) + dist3(best, B);
+    double after = on_dist3(A, best) + on_dist3(best, B);
     if (!(after < before)) return 0;
     memcpy(P, best, sizeof best);
     return 1;
@@ -1101,7 +905,7 @@ static void relax(on_query *q, int passes)
                  * with two halvings (measured: 35-40 checks a query instead of 59 for 1e-3 leaves and
                  * three, mean lengths within 0.0006); each later pass looks 4 times closer, one
                  * halving finer, so more passes buy precision */
-                double full = dist3(A, C) + dist3(C, B), now = dist3(A, P) + dist3(P, B);
+                double full = on_dist3(A, C) + on_dist3(C, B), now = on_dist3(A, P) + on_dist3(P, B);
                 if (now - full > thr * now) slide(q, pa, A, P, B, nb, C, steps);
             }
         }
@@ -1178,14 +982,14 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         if (push_pt(q, q->a) || push_pt(q, q->b)) return ON_FAILURE | ON_NO_MEMORY;
         q->info.cells = q->ncorr;
         if (build_path_tiles(q) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        q->info.length = dist3(q->a, q->b) * q->t->p.scale;
+        q->info.length = on_dist3(q->a, q->b) * q->t->p.scale;
     } else if (end >= 0 && q->npts == 0) {
         if (build_corridor(q, end) != 0) return ON_FAILURE | ON_NO_MEMORY;
         double stop[3];
         if (partial) { /* the point of the nearest cell closest to the goal */
             double mn[3], mx[3], s;
-            node_box(q, q->nodes[end].cell, mn, mx, &s);
-            for (int k = 0; k < 3; k++) stop[k] = clampf(q->b[k], mn[k], mx[k]);
+            node_box(q, q->pool.nodes[end].cell, mn, mx, &s);
+            for (int k = 0; k < 3; k++) stop[k] = on_clampf(q->b[k], mn[k], mx[k]);
         } else {
             memcpy(stop, q->b, sizeof stop);
         }
@@ -1194,11 +998,11 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
              * adjacent ones without it), goal point */
             q->npts = 0;
             size_t n = 0;
-            for (int32_t i = end; i >= 0; i = q->nodes[i].parent) n++;
+            for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
             for (size_t k = 0; k < n + 2; k++)
                 if (push_pt(q, q->a)) return ON_FAILURE | ON_NO_MEMORY;
             size_t k = n + 1;
-            for (int32_t i = end; i >= 0; i = q->nodes[i].parent) node_point(q, i, q->pts + 3 * --k);
+            for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) node_point(q, i, q->pts + 3 * --k);
             memcpy(q->pts + 3 * (n + 1), stop, sizeof stop);
             q->npts = n + 2;
         } else if (refine(q, q->a, stop) != 0) {
@@ -1210,7 +1014,7 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         q->info.cells = q->ncorr;
         if (build_path_tiles(q) != 0) return ON_FAILURE | ON_NO_MEMORY;
         double len = 0;
-        for (size_t i = 1; i < q->npts; i++) len += dist3(q->pts + 3 * (i - 1), q->pts + 3 * i);
+        for (size_t i = 1; i < q->npts; i++) len += on_dist3(q->pts + 3 * (i - 1), q->pts + 3 * i);
         q->info.length = len * q->t->p.scale;
     }
     if (info) *info = q->info;
@@ -1249,7 +1053,7 @@ on_status on_query_find(on_query *q, const double a[3], const double b[3], const
 on_status on_tree_nearest_free(const on_tree *t, const double p[3], double radius_leaves, double out[3])
 {
     double n[3];
-    to_nav(t, p, n);
+    on_to_nav(t, p, n);
     for (int k = 0; k < 3; k++)
         if (!isfinite(n[k]) || fabs(n[k]) > 1e15) return ON_FAILURE | ON_INVALID;
     int64_t c[3] = {(int64_t)floor(n[0]), (int64_t)floor(n[1]), (int64_t)floor(n[2])};
@@ -1269,7 +1073,7 @@ on_status on_tree_nearest_free(const on_tree *t, const double p[3], double radiu
                         double lo = (double)v[k] + 1e-3, hi = (double)v[k] + 1 - 1e-3;
                         q[k] = fmin(fmax(n[k], lo), hi);
                     }
-                    double d = dist3(q, n);
+                    double d = on_dist3(q, n);
                     if (d < best) {
                         best = d;
                         memcpy(bp, q, sizeof q);

@@ -1,0 +1,173 @@
+/*
+ * nodepool.c -- the search's node pool, stamped node map and heap (see nodepool.h).
+ */
+#include "nodepool.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int on_pool_init(on_nodepool *p, size_t max_nodes)
+{
+    memset(p, 0, sizeof *p);
+    size_t mapcap = 4;
+    while (mapcap < 2 * max_nodes) mapcap <<= 1;
+    size_t smallcap = mapcap < ON_POOL_SMALL_MAP ? mapcap : ON_POOL_SMALL_MAP;
+    p->max_nodes = max_nodes;
+    p->nodes = malloc(max_nodes * sizeof *p->nodes);
+    p->big = calloc(mapcap, sizeof *p->big); /* stamp 0: empty; searches count from 1 */
+    p->small = calloc(smallcap, sizeof *p->small);
+    p->heap = malloc(max_nodes * sizeof *p->heap);
+    p->bigmask = mapcap - 1;
+    p->smallmask = smallcap - 1;
+    p->map = p->small;
+    p->mapmask = p->smallmask;
+    return p->nodes && p->big && p->small && p->heap ? 0 : -1;
+}
+
+void on_pool_free(on_nodepool *p)
+{
+    free(p->nodes);
+    free(p->big);
+    free(p->small);
+    free(p->heap);
+    memset(p, 0, sizeof *p);
+}
+
+void on_pool_reset(on_nodepool *p)
+{
+    p->nnodes = 0;
+    p->nheap = 0;
+    p->map = p->small;
+    p->mapmask = p->smallmask;
+    if (++p->stamp == 0) { /* 2^32 searches: clear the stamps once and count again */
+        memset(p->big, 0, (p->bigmask + 1) * sizeof *p->big);
+        memset(p->small, 0, (p->smallmask + 1) * sizeof *p->small);
+        p->stamp = 1;
+    }
+}
+
+static inline uint64_t cell_key(on_cell c) { return (uint64_t)c.tile << 32 | c.code; }
+
+static void map_put(on_nodepool *p, uint64_t key, uint32_t idx)
+{
+    size_t i = (size_t)on_mix64(key) & p->mapmask;
+    for (;;) {
+        on_mslot *s = &p->map[i];
+        if (s->stamp != p->stamp) {
+            s->key = key;
+            s->idx = idx;
+            s->stamp = p->stamp;
+            return;
+        }
+        i = (i + 1) & p->mapmask;
+    }
+}
+
+/* The search outgrew the small map: index every node in the big one (once per such search). */
+static void map_grow(on_nodepool *p)
+{
+    p->map = p->big;
+    p->mapmask = p->bigmask;
+    for (size_t i = 0; i < p->nnodes; i++) map_put(p, cell_key(p->nodes[i].cell), (uint32_t)i);
+}
+
+int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
+{
+    /* (the small map stays at most half full; the big one holds 2 * max_nodes slots) */
+    if (p->map == p->small && 2 * (p->nnodes + 1) > p->smallmask + 1) map_grow(p);
+    uint64_t key = cell_key(c);
+    size_t i = (size_t)on_mix64(key) & p->mapmask;
+    for (;;) {
+        on_mslot *s = &p->map[i];
+        if (s->stamp == p->stamp) {
+            if (s->key == key) {
+                *created = 0;
+                return (int32_t)s->idx;
+            }
+        } else {
+            if (p->nnodes >= p->max_nodes) return -1;
+            on_snode *n = &p->nodes[p->nnodes];
+            n->cell = c;
+            n->g = INFINITY;
+            n->f = INFINITY;
+            n->parent = -1;
+            n->heap = -1;
+            n->closed = 0;
+            s->key = key;
+            s->idx = (uint32_t)p->nnodes;
+            s->stamp = p->stamp;
+            *created = 1;
+            return (int32_t)p->nnodes++;
+        }
+        i = (i + 1) & p->mapmask;
+    }
+}
+
+/* Heap order: lower f first; on ties, larger g (deeper nodes) first. */
+static inline int heap_less(const on_nodepool *p, uint32_t a, uint32_t b)
+{
+    const on_snode *x = &p->nodes[a], *y = &p->nodes[b];
+    return x->f < y->f || (x->f == y->f && x->g > y->g);
+}
+
+static void heap_up(on_nodepool *p, size_t i)
+{
+    uint32_t v = p->heap[i];
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        if (!heap_less(p, v, p->heap[par])) break;
+        p->heap[i] = p->heap[par];
+        p->nodes[p->heap[i]].heap = (int32_t)i;
+        i = par;
+    }
+    p->heap[i] = v;
+    p->nodes[v].heap = (int32_t)i;
+}
+
+static void heap_down(on_nodepool *p, size_t i)
+{
+    uint32_t v = p->heap[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= p->nheap) break;
+        if (c + 1 < p->nheap && heap_less(p, p->heap[c + 1], p->heap[c])) c++;
+        if (!heap_less(p, p->heap[c], v)) break;
+        p->heap[i] = p->heap[c];
+        p->nodes[p->heap[i]].heap = (int32_t)i;
+        i = c;
+    }
+    p->heap[i] = v;
+    p->nodes[v].heap = (int32_t)i;
+}
+
+/* f may rise as well as fall: with face points a better g can come through another face, whose
+ * centre is farther from the goal; so an update sifts both ways. */
+void on_pool_push_or_update(on_nodepool *p, uint32_t n)
+{
+    if (p->nodes[n].heap < 0) {
+        p->heap[p->nheap] = n;
+        heap_up(p, p->nheap++);
+    } else {
+        heap_up(p, (size_t)p->nodes[n].heap);
+        heap_down(p, (size_t)p->nodes[n].heap);
+    }
+}
+
+uint32_t on_pool_pop(on_nodepool *p)
+{
+    uint32_t top = p->heap[0];
+    p->nodes[top].heap = -1;
+    if (--p->nheap > 0) {
+        p->heap[0] = p->heap[p->nheap];
+        heap_down(p, 0);
+    }
+    return top;
+}
+
+/* Bottom-up (Floyd): O(n), once per escalation. */
+void on_pool_heapify(on_nodepool *p)
+{
+    for (size_t i = p->nheap / 2; i-- > 0;) heap_down(p, i);
+}

@@ -1,0 +1,64 @@
+/*
+ * nodepool.h -- a search's node pool, node map and open list (internal; the counterpart of Detour's
+ * dtNodePool / dtNodeQueue). Knows nothing of trees or graphs: a node is keyed by an on_cell (a
+ * tile and a code, whatever the graph means by them) and carries g, f, a point and a parent.
+ *
+ * Memory: nodes, two index maps and the heap are allocated once, for max_nodes; a search reuses
+ * them. The maps need no clearing: a slot is live only when stamped with this search's number, so a
+ * new search costs nothing and a probe never reads the (cold) node array to tell live slots from
+ * stale ones; after 2^32 searches the stamps are cleared once. Most searches stay in the small map,
+ * which fits in cache; one that outgrows it moves to the big map, sized for max_nodes, once.
+ */
+#ifndef OCTONAV_NODEPOOL_H
+#define OCTONAV_NODEPOOL_H
+
+#include "octonav.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ON_POOL_SMALL_MAP 32768 /* slots: 512 KB, for searches of up to 16384 nodes */
+
+typedef struct on_snode {
+    on_cell cell;
+    double g, f;
+    double pos[3];   /* the node's point, where the search entered it (set with g) */
+    int32_t parent;
+    int32_t heap;    /* position in the heap, -1 when not in it */
+    uint8_t closed;
+} on_snode;
+
+typedef struct on_mslot {
+    uint64_t key;
+    uint32_t idx;
+    uint32_t stamp;
+} on_mslot;
+
+typedef struct on_nodepool {
+    on_snode *nodes;
+    size_t nnodes, max_nodes;
+    on_mslot *map;        /* the map in use: small or big */
+    size_t mapmask;
+    on_mslot *small, *big;
+    size_t smallmask, bigmask;
+    uint32_t stamp;       /* this search's number (slots of other numbers are empty) */
+    uint32_t *heap;       /* the open list: node indices, a binary heap */
+    size_t nheap;
+} on_nodepool;
+
+/* Allocate for up to max_nodes nodes (>= 2); -1 on allocation failure (free it with on_pool_free). */
+int on_pool_init(on_nodepool *p, size_t max_nodes);
+void on_pool_free(on_nodepool *p);
+/* Empty the pool and the heap for a new search (a new stamp). */
+void on_pool_reset(on_nodepool *p);
+/* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
+ * not in the heap). -1 when the pool is full. */
+int32_t on_pool_get(on_nodepool *p, on_cell c, int *created);
+/* Insert node n into the heap, or restore the order around it after its f changed (up or down). */
+void on_pool_push_or_update(on_nodepool *p, uint32_t n);
+/* Remove and return the node of lowest f (ties: the larger g). The heap must not be empty. */
+uint32_t on_pool_pop(on_nodepool *p);
+/* Rebuild the heap's order after every node's f changed. */
+void on_pool_heapify(on_nodepool *p);
+
+#endif
