@@ -1,7 +1,9 @@
 /*
  * lua_streamer.c -- the `octonav.streamer` userdata of the C core (streamer.c): tiles of a tree loaded
  * and unloaded around agents on worker threads. The Lua module octonav.streamer wraps it for worlds
- * and pack directories. The userdata keeps its tree alive (user value 1); a closed tree stops it.
+ * and pack directories. The userdata keeps its tree alive (user value 1); closing the tree stops the
+ * streamer first (on_tree_destroy joins its workers), after which every method raises "its tree was
+ * closed" until s:close(). A tree takes one streamer at a time.
  */
 #include "lua_util.h"
 #include "tree.h"
@@ -64,6 +66,7 @@ static int l_new(lua_State *L)
     p.workers = (int)w;
     p.max_loaded = (size_t)m;
     p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
+    if (t->streamer) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
     lstreamer *u = lua_newuserdatauv(L, sizeof *u, 1);
     memset(u, 0, sizeof *u);
     luaL_setmetatable(L, STREAMER_MT);

@@ -301,10 +301,14 @@ ON_API on_status on_tree_nearest_free(const on_tree *t, const double p[3], doubl
 /* ---- streaming (the streamer object) ------------------------------------------------------------ */
 /* Tiles of a tree come and go around agents. Files (DIR/tiles/I_J_K.tile, tile blobs) are read and
  * decoded on worker threads; on_streamer_update, on the caller's thread, installs finished tiles,
- * starts the loads now needed and unloads far tiles. A tile is wanted when it lies within
- * load_padding of an agent, is locked or forced; a loaded tile stays while within unload_padding of
- * an agent (unload_padding > load_padding), locked or forced. The tree must outlive the streamer, and
- * nothing else may change its tiles while the streamer runs. */
+ * starts the loads now needed and unloads far tiles. A tile is wanted when the distance from an agent
+ * to the tile's box is <= load_padding (closed: a tile exactly load_padding away loads, on every
+ * side), or it is locked or forced; a loaded tile stays while that distance is <= unload_padding for
+ * some agent (unload_padding > load_padding), or it is locked or forced. A tree takes one streamer at
+ * a time (a second on_streamer_create answers ON_INVALID). Destroying the tree stops its streamer
+ * first: the workers are joined, queued loads dropped, and every streamer call answers ON_INVALID
+ * (tile_state -1, stats zero) until on_streamer_destroy. Nothing else may change the tree's tiles
+ * while the streamer runs. */
 typedef struct on_streamer on_streamer;
 
 typedef struct on_streamer_params {

@@ -40,7 +40,9 @@ typedef struct tstate {
 } tstate;
 
 struct on_streamer {
-    on_tree *t;
+    on_tree *t;         /* NULL once the tree was destroyed (on_streamer_detach) */
+    uint32_t ntiles;    /* the tree's tile grid, copied: workers never read the tree */
+    int grid[3], depth;
     char *dir;
     on_streamer_params p;
     tstate *tiles;
@@ -75,14 +77,14 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Read and decode one tile (any thread). */
+/* Read and decode one tile (any thread: reads only the streamer's copies of the tree's grid). */
 static result *load_tile(const on_streamer *s, uint32_t tile)
 {
     result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->tile = tile;
-    int ijk[3];
-    on_tile_coords(s->t, tile, ijk);
+    int ijk[3] = {(int)(tile % (uint32_t)s->grid[0]), (int)((tile / (uint32_t)s->grid[0]) % (uint32_t)s->grid[1]),
+                  (int)(tile / ((uint32_t)s->grid[0] * (uint32_t)s->grid[1]))};
     size_t plen = strlen(s->dir) + 64;
     char *path = malloc(plen);
     if (!path) {
@@ -95,11 +97,11 @@ static result *load_tile(const on_streamer *s, uint32_t tile)
     r->status = on_read_file(path, &buf, &len, NULL, 0);
     free(path);
     if (on_ok(r->status)) {
-        r->status = on_tile_decode(s->t->p.depth, buf, len, &r->table, &r->solid);
+        r->status = on_tile_decode(s->depth, buf, len, &r->table, &r->solid);
         free(buf);
     }
     /* out of memory here leaves the tile without a graph (searches take its cells), not unloaded */
-    if (on_ok(r->status) && s->p.prepare) on_boxset_build(&r->table, r->solid, s->t->p.depth, &r->boxes);
+    if (on_ok(r->status) && s->p.prepare) on_boxset_build(&r->table, r->solid, s->depth, &r->boxes);
     return r;
 }
 
@@ -111,7 +113,7 @@ static void *worker(void *arg)
         while (!s->stop && s->jcount == 0) pthread_cond_wait(&s->work, &s->mu);
         if (s->stop) break;
         uint32_t tile = s->jobs[s->jhead];
-        s->jhead = (s->jhead + 1) % s->t->ntiles;
+        s->jhead = (s->jhead + 1) % s->ntiles;
         s->jcount--;
         s->inflight++;
         pthread_mutex_unlock(&s->mu);
@@ -127,7 +129,7 @@ static void *worker(void *arg)
             s->results = r;
         } else {
             /* could not even allocate the result: hand back a marker by re-queueing the tile */
-            s->jobs[(s->jhead + s->jcount) % s->t->ntiles] = tile;
+            s->jobs[(s->jhead + s->jcount) % s->ntiles] = tile;
             s->jcount++;
         }
         pthread_cond_broadcast(&s->done);
@@ -142,9 +144,13 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
     if (!t || !dir || !p || !(p->load_padding >= 0) || !isfinite(p->load_padding) || !isfinite(p->unload_padding) ||
         !(p->unload_padding > p->load_padding) || p->workers < 0 || p->workers > 16)
         return ON_FAILURE | ON_INVALID;
+    if (t->streamer) return ON_FAILURE | ON_INVALID; /* one streamer per tree: both would unload tiles */
     on_streamer *s = calloc(1, sizeof *s);
     if (!s) return ON_FAILURE | ON_NO_MEMORY;
     s->t = t;
+    s->ntiles = t->ntiles;
+    memcpy(s->grid, t->p.tiles, sizeof s->grid);
+    s->depth = t->p.depth;
     s->p = *p;
     s->dir = malloc(strlen(dir) + 1);
     s->tiles = calloc(t->ntiles, sizeof *s->tiles);
@@ -175,18 +181,22 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
         return ON_FAILURE | ON_NO_MEMORY;
     }
     for (uint32_t i = 0; i < t->ntiles; i++) on_tree_unload_tile(t, i);
+    t->streamer = s;
     *out = s;
     return ON_SUCCESS;
 }
 
-void on_streamer_destroy(on_streamer *s)
+/* Join the workers and drop every queued or finished load: afterwards no thread but the caller's
+ * touches the streamer. Tiles marked queued go back to unloaded. */
+static void stop_workers(on_streamer *s)
 {
-    if (!s) return;
     pthread_mutex_lock(&s->mu);
     s->stop = 1;
     pthread_cond_broadcast(&s->work);
     pthread_mutex_unlock(&s->mu);
     for (int i = 0; i < s->nthreads; i++) pthread_join(s->threads[i], NULL);
+    s->nthreads = 0;
+    s->jcount = 0;
     while (s->results) {
         result *r = s->results;
         s->results = r->next;
@@ -194,6 +204,23 @@ void on_streamer_destroy(on_streamer *s)
         on_boxset_free(r->boxes);
         free(r);
     }
+    for (uint32_t i = 0; i < s->ntiles; i++)
+        if (s->tiles[i].state == ON_TILE_QUEUED) s->tiles[i].state = ON_TILE_UNLOADED;
+    s->nqueued = 0;
+}
+
+void on_streamer_detach(on_streamer *s)
+{
+    stop_workers(s);
+    s->t->streamer = NULL;
+    s->t = NULL;
+}
+
+void on_streamer_destroy(on_streamer *s)
+{
+    if (!s) return;
+    if (s->t) s->t->streamer = NULL;
+    stop_workers(s);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
@@ -214,7 +241,7 @@ static int finite3(const double p[3]) { return isfinite(p[0]) && isfinite(p[1]) 
 
 on_status on_streamer_add_agent(on_streamer *s, const double p[3], uint32_t *id)
 {
-    if (!finite3(p)) return ON_FAILURE | ON_INVALID;
+    if (!s->t || !finite3(p)) return ON_FAILURE | ON_INVALID;
     uint32_t i = 0;
     while (i < s->nagents && s->agents[i].live) i++;
     if (i == s->nagents) {
@@ -235,14 +262,14 @@ on_status on_streamer_add_agent(on_streamer *s, const double p[3], uint32_t *id)
 
 on_status on_streamer_move_agent(on_streamer *s, uint32_t id, const double p[3])
 {
-    if (id >= s->nagents || !s->agents[id].live || !finite3(p)) return ON_FAILURE | ON_INVALID;
+    if (!s->t || id >= s->nagents || !s->agents[id].live || !finite3(p)) return ON_FAILURE | ON_INVALID;
     memcpy(s->agents[id].p, p, sizeof s->agents[id].p);
     return ON_SUCCESS;
 }
 
 on_status on_streamer_remove_agent(on_streamer *s, uint32_t id)
 {
-    if (id >= s->nagents || !s->agents[id].live) return ON_FAILURE | ON_INVALID;
+    if (!s->t || id >= s->nagents || !s->agents[id].live) return ON_FAILURE | ON_INVALID;
     s->agents[id].live = 0;
     return ON_SUCCESS;
 }
@@ -266,7 +293,7 @@ static void repin(on_streamer *s, uint32_t tile, int was)
 
 on_status on_streamer_lock(on_streamer *s, uint32_t tile)
 {
-    if (tile >= s->t->ntiles || s->tiles[tile].locks == UINT32_MAX) return ON_FAILURE | ON_INVALID;
+    if (!s->t || tile >= s->ntiles || s->tiles[tile].locks == UINT32_MAX) return ON_FAILURE | ON_INVALID;
     int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].locks++;
     repin(s, tile, was);
@@ -275,7 +302,7 @@ on_status on_streamer_lock(on_streamer *s, uint32_t tile)
 
 on_status on_streamer_unlock(on_streamer *s, uint32_t tile)
 {
-    if (tile >= s->t->ntiles || s->tiles[tile].locks == 0) return ON_FAILURE | ON_INVALID;
+    if (!s->t || tile >= s->ntiles || s->tiles[tile].locks == 0) return ON_FAILURE | ON_INVALID;
     int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].locks--;
     repin(s, tile, was);
@@ -284,7 +311,7 @@ on_status on_streamer_unlock(on_streamer *s, uint32_t tile)
 
 on_status on_streamer_force_load(on_streamer *s, uint32_t tile)
 {
-    if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    if (!s->t || tile >= s->ntiles) return ON_FAILURE | ON_INVALID;
     int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].forced = 1;
     repin(s, tile, was);
@@ -322,7 +349,7 @@ static void emit(on_streamer *s, uint32_t tile, int kind, on_status st)
 
 on_status on_streamer_force_unload(on_streamer *s, uint32_t tile)
 {
-    if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    if (!s->t || tile >= s->ntiles) return ON_FAILURE | ON_INVALID;
     int was = is_pinned(&s->tiles[tile]);
     s->tiles[tile].forced = 0;
     repin(s, tile, was);
@@ -332,7 +359,7 @@ on_status on_streamer_force_unload(on_streamer *s, uint32_t tile)
 
 on_status on_streamer_retry(on_streamer *s, uint32_t tile)
 {
-    if (tile >= s->t->ntiles) return ON_FAILURE | ON_INVALID;
+    if (!s->t || tile >= s->ntiles) return ON_FAILURE | ON_INVALID;
     if (s->tiles[tile].state == ON_TILE_FAILED) {
         s->tiles[tile].state = ON_TILE_UNLOADED;
         s->nfailed--;
@@ -342,7 +369,7 @@ on_status on_streamer_retry(on_streamer *s, uint32_t tile)
 
 int on_streamer_tile_state(const on_streamer *s, uint32_t tile)
 {
-    return tile < s->t->ntiles ? s->tiles[tile].state : -1;
+    return s->t && tile < s->ntiles ? s->tiles[tile].state : -1;
 }
 
 /* ---- update ---------------------------------------------------------------------------------- */
@@ -389,7 +416,7 @@ static void queue_load(on_streamer *s, uint32_t tile)
         s->results = r;
         return;
     }
-    s->jobs[(s->jhead + s->jcount) % s->t->ntiles] = tile;
+    s->jobs[(s->jhead + s->jcount) % s->ntiles] = tile;
     s->jcount++;
     pthread_cond_signal(&s->work);
 }
@@ -425,6 +452,9 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
 {
     s->nev = 0;
     s->evlost = 0;
+    *ev = s->ev;
+    *nev = 0;
+    if (!s->t) return ON_FAILURE | ON_INVALID;
     const on_tree *t = s->t;
     int N = t->n;
     double tsize = (double)N * t->p.scale;
@@ -432,11 +462,13 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     pthread_mutex_lock(&s->mu);
     for (uint32_t a = 0; a < s->nagents; a++) {
         if (!s->agents[a].live) continue;
-        /* the range of tiles the load padding can reach, clamped to the grid (empty when off it) */
+        /* A superset of the tiles the load padding can reach (one tile more on each side, so rounding
+         * never drops a tile whose box lies exactly load_padding away), clamped to the grid (empty
+         * when off it); tile_dist alone decides, the same way on every side. */
         int lo[3], hi[3];
         for (int k = 0; k < 3; k++) {
             double rel = (s->agents[a].p[k] - t->p.origin[k]) / tsize, pad = s->p.load_padding / tsize;
-            double l = fmax(0.0, floor(rel - pad)), h = fmin((double)t->p.tiles[k] - 1, floor(rel + pad));
+            double l = fmax(0.0, floor(rel - pad) - 1), h = fmin((double)t->p.tiles[k] - 1, floor(rel + pad) + 1);
             lo[k] = l > h ? 1 : (int)l;
             hi[k] = l > h ? 0 : (int)h;
         }
@@ -477,6 +509,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
 void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
 {
     memset(st, 0, sizeof *st);
+    if (!s->t) return;
     for (uint32_t a = 0; a < s->nagents; a++) st->agents += s->agents[a].live;
     st->loaded = s->nloaded;
     st->queued = s->nqueued;

@@ -61,6 +61,7 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
 void on_tree_destroy(on_tree *t)
 {
     if (!t) return;
+    if (t->streamer) on_streamer_detach(t->streamer); /* its workers may still read t */
     for (uint32_t i = 0; i < t->ntiles; i++) {
         on_table_free(&t->tiles[i].table);
         on_boxset_free(t->tiles[i].boxes);

@@ -33,7 +33,12 @@ struct on_tree {
     uint64_t revision;
     double inv_scale;
     on_tile *tiles;
+    on_streamer *streamer; /* the streamer bound to this tree (streamer.c), or NULL */
 };
+
+/* Destroying a tree stops its streamer first (streamer.c): the workers are joined, queued loads
+ * dropped, and the streamer answers ON_INVALID from then on (on_streamer_destroy still frees it). */
+void on_streamer_detach(on_streamer *s);
 
 /* How a piece of geometry meets an axis-aligned cube (nav space, min corner and edge length). */
 enum { ON_MISS = 0, ON_PARTIAL_HIT = 1, ON_FULL_HIT = 2 };

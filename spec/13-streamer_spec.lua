@@ -47,12 +47,13 @@ local function tile_dist(i, k, p)
   return math.sqrt(dx * dx + dy * dy + dz * dz)
 end
 
--- the tiles within `pad` of p (a few per agent, found from its tile range)
+-- the tiles within `pad` of p (a few per agent: the tile range the padding reaches, one more tile on
+-- each side, and tile_dist decides)
 local function near(p, pad, into)
-  local i0 = math.max(0, math.floor((p[1] - pad) / TILE))
-  local i1 = math.min(TX - 1, math.floor((p[1] + pad) / TILE))
-  local k0 = math.max(0, math.floor((p[3] - pad) / TILE))
-  local k1 = math.min(TZ - 1, math.floor((p[3] + pad) / TILE))
+  local i0 = math.max(0, math.floor((p[1] - pad) / TILE) - 1)
+  local i1 = math.min(TX - 1, math.floor((p[1] + pad) / TILE) + 1)
+  local k0 = math.max(0, math.floor((p[3] - pad) / TILE) - 1)
+  local k1 = math.min(TZ - 1, math.floor((p[3] + pad) / TILE) + 1)
   for k = k0, k1 do
     for i = i0, i1 do
       if tile_dist(i, k, p) <= pad then into[i + TX * k] = true end
@@ -288,6 +289,77 @@ describe("octonav.core.streamer", function()
     assert.is_false(path:is_valid())
     assert.is_false(info.valid)
     s:close()
+  end)
+
+  it("loads a tile exactly load_padding away on all 6 sides, none farther", function()
+    -- 3 x 3 x 3 tiles of side 8; the agent at the centre of the middle one is exactly 4 from its six
+    -- face neighbours, sqrt(32) from the edge ones
+    local d3 = files.tmpdir()
+    local t = octonav.tree.new { tiles = { 3, 3, 3 }, depth = 3, scale = 1, origin = { 0, 0, 0 } }
+    t:add_box({ 1, 1, 1 }, { 2, 2, 2 })
+    assert(core.mkdir(d3 .. "/tiles"))
+    local names = {}
+    for k = 0, 2 do
+      for j = 0, 2 do
+        for i = 0, 2 do
+          names[#names + 1] = ("%s/tiles/%d_%d_%d.tile"):format(d3, i, j, k)
+          local f = assert(io.open(names[#names], "wb"))
+          f:write(t:encode_tile(i, j, k))
+          f:close()
+        end
+      end
+    end
+    for _, workers in ipairs { 0, 2 } do
+      for _, pad in ipairs { 4, 3.5 } do
+        local tree = octonav.tree.new { tiles = { 3, 3, 3 }, depth = 3, scale = 1, origin = { 0, 0, 0 } }
+        local s = core.streamer.new(tree, d3, { load_padding = pad, unload_padding = 8, workers = workers })
+        s:add_agent { 12, 12, 12 }
+        s:update(true)
+        local sides, loaded = 0, 0
+        for k = 0, 2 do
+          for j = 0, 2 do
+            for i = 0, 2 do
+              local off = math.abs(i - 1) + math.abs(j - 1) + math.abs(k - 1)
+              local got = s:is_loaded { i, j, k }
+              assert.are.equal(off == 0 or (off == 1 and pad == 4), got, ("tile %d,%d,%d pad %g"):format(i, j, k, pad))
+              if got then loaded = loaded + 1 end
+              if got and off == 1 then sides = sides + 1 end
+            end
+          end
+        end
+        assert.are.equal(pad == 4 and 7 or 1, loaded)
+        assert.are.equal(pad == 4 and 6 or 0, sides)
+        s:close()
+        tree:close()
+      end
+    end
+    t:close()
+    for _, n in ipairs(names) do os.remove(n) end
+    os.remove(d3 .. "/tiles")
+    os.remove(d3)
+  end)
+
+  it("tree:close() with loads still queued stops the streamer first; a tree takes one streamer", function()
+    for round = 1, 10 do
+      local tree = fresh_tree()
+      local s = core.streamer.new(tree, dir, { load_padding = 200, unload_padding = 400, workers = 1 })
+      assert.has_error(function() core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2 }) end,
+        "octonav.streamer.new: tree is used by a streamer")
+      s:add_agent { 60, 4, 60 }
+      s:update(false) -- 256 tiles queued for one worker
+      if round == 1 then assert.is_true(s:stats().queued > 100) end
+      tree:close() -- joins the worker, drops the queue (under ASan: no use after free)
+      assert.has_error(function() s:update() end, "octonav.streamer: its tree was closed")
+      assert.has_error(function() s:stats() end, "octonav.streamer: its tree was closed")
+      s:close()
+      assert.are.equal("octonav.streamer (closed)", tostring(s))
+    end
+    -- once its streamer is closed, the tree takes another
+    local tree = fresh_tree()
+    core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2 }):close()
+    local s = core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2 })
+    s:close()
+    tree:close()
   end)
 
   it("rejects misuse with clear errors", function()

@@ -1,7 +1,11 @@
 /*
- * test_streamer.c -- the streamer against a reference of its rules: a world of tiles on disk, agents
- * random-walking, after every update the loaded set equals what load/unload paddings, locks and pins
- * require; loaded tiles equal the baked ones; missing and corrupt files fail cleanly; memory returns
+ * test_streamer.c -- the streamer against a reference of its documented rules (octonav.h: a tile loads
+ * when the distance from an agent to the tile's box is <= load_padding, stays while <= unload_padding,
+ * locks and pins keep it), computed here in exact integer arithmetic on positions of a half-unit
+ * lattice (so tiles exactly a padding away on any side are decided without rounding), not with the
+ * streamer's own code: agents random-walking, after every update the loaded set equals the rules';
+ * a tile exactly load_padding away loads on all 6 sides; destroying the tree under a streamer with
+ * queued loads stops it (no worker touches the freed tree); loaded tiles equal the baked ones; missing and corrupt files fail cleanly; memory returns
  * to the baseline when the agents leave; with `prepare`, every loaded tile carries the box set
  * on_tree_prepare builds for the same contents (boxes and neighbour lists equal). Runs with worker
  * threads (and under TSan in make check-tsan).
@@ -66,17 +70,27 @@ static on_tree *make_world(const char *dir)
     return t;
 }
 
-static double tile_distance(const on_tree *t, uint32_t tile, const double p[3])
+/* The oracle's rule, from the public parameters only: is the box of tile (i, j, k) within pad of p?
+ * Everything in half units as integers (the tests keep origins, tile sizes, paddings and positions
+ * on the half-unit lattice), so a distance exactly equal to the padding compares exactly. */
+static long long half(double v) { return llround(v * 2); }
+
+static long long dist2(const on_tree_params *tp, uint32_t tile, const double p[3])
 {
-    int ijk[3];
-    on_tile_coords(t, tile, ijk);
-    double size = (double)t->n * t->p.scale, d2 = 0;
+    long long ijk[3] = {tile % (uint32_t)tp->tiles[0], (tile / (uint32_t)tp->tiles[0]) % (uint32_t)tp->tiles[1],
+                        tile / ((uint32_t)tp->tiles[0] * (uint32_t)tp->tiles[1])};
+    long long side = half(tp->scale) << tp->depth, d2 = 0;
     for (int k = 0; k < 3; k++) {
-        double lo = t->p.origin[k] + ijk[k] * size, hi = lo + size;
-        double e = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0;
+        long long lo = half(tp->origin[k]) + ijk[k] * side, hi = lo + side, v = half(p[k]);
+        long long e = v < lo ? lo - v : v > hi ? v - hi : 0;
         d2 += e * e;
     }
-    return sqrt(d2);
+    return d2;
+}
+
+static int within(const on_tree_params *tp, uint32_t tile, const double p[3], double pad)
+{
+    return dist2(tp, tile, p) <= half(pad) * half(pad);
 }
 
 static int same_tile(const on_tree *a, const on_tree *b, uint32_t ti)
@@ -118,16 +132,19 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
     double pos[NAGENTS][3];
     uint32_t ids[NAGENTS];
     for (int a = 0; a < NAGENTS; a++) {
-        pos[a][0] = -10 + rnd() * 96, pos[a][1] = rnd() * 16, pos[a][2] = -10 + rnd() * 96;
+        /* on the half-unit lattice: boxes exactly a padding away happen often */
+        pos[a][0] = -10 + floor(rnd() * 192) / 2, pos[a][1] = floor(rnd() * 32) / 2;
+        pos[a][2] = -10 + floor(rnd() * 192) / 2;
         CHECK(on_ok(on_streamer_add_agent(s, pos[a], &ids[a])));
     }
     uint8_t ref[TX * TZ] = {0};
+    int exact = 0; /* (tile, agent) pairs exactly load_padding apart: the walk must meet many */
     int mismatch = 0, content_bad = 0, failed_seen = 0, bad_failures = 0, boxes_bad = 0, boxes_checked = 0;
     const on_stream_event *ev;
     for (int frame = 0; frame < 400; frame++) {
         for (int a = 0; a < NAGENTS; a++) {
             for (int k = 0; k < 3; k += 2) {
-                pos[a][k] += (rnd() - 0.5) * 6;
+                pos[a][k] += floor(rnd() * 13 - 6) / 2; /* -3 .. 3 in half units */
                 if (pos[a][k] < -20) pos[a][k] = -20;
                 if (pos[a][k] > 100) pos[a][k] = 100;
             }
@@ -149,9 +166,9 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
         for (uint32_t ti = 0; ti < t->ntiles; ti++) {
             int near_load = 0, near_keep = 0;
             for (int a = 0; a < NAGENTS; a++) {
-                double d = tile_distance(t, ti, pos[a]);
-                near_load |= d <= sp.load_padding;
-                near_keep |= d <= sp.unload_padding;
+                near_load |= within(&orig->p, ti, pos[a], sp.load_padding);
+                exact += dist2(&orig->p, ti, pos[a]) == half(sp.load_padding) * half(sp.load_padding);
+                near_keep |= within(&orig->p, ti, pos[a], sp.unload_padding);
             }
             int pinned = (frame >= 100 && frame < 200) && (ti == 0 || ti == 35);
             int want = near_load || pinned || (ref[ti] && near_keep);
@@ -167,6 +184,7 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
         }
     }
     CHECK_EQ_INT(mismatch, 0);
+    CHECK(exact > 100);
     CHECK_EQ_INT(content_bad, 0);
     CHECK_EQ_INT(boxes_bad, 0);
     CHECK(boxes_checked > 100);
@@ -234,6 +252,109 @@ static void test_async(const char *dir, on_tree *orig)
     CHECK((on_streamer_create(orig, dir, &bad, &s) & ON_INVALID) != 0);
 }
 
+/* Write every tile of t as DIR/tiles/I_J_K.tile. */
+static void write_pack(const char *dir, const on_tree *t)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tiles", dir);
+    mkdir(path, 0700);
+    for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+        int c[3];
+        on_tile_coords(t, ti, c);
+        size_t len;
+        on_tree_encode_tile(t, ti, NULL, 0, &len);
+        uint8_t *b = malloc(len);
+        if (!b) continue;
+        on_tree_encode_tile(t, ti, b, len, &len);
+        snprintf(path, sizeof path, "%s/tiles/%d_%d_%d.tile", dir, c[0], c[1], c[2]);
+        write_file(path, b, len);
+        free(b);
+    }
+}
+
+/* 3 x 3 x 3 tiles of side 8, an agent at the centre of the middle one: load_padding 4 reaches the 6
+ * face neighbours exactly (distance 4 = the padding: loaded on every side), not the edge or corner
+ * ones (sqrt(32), sqrt(48)); 3.5 reaches only its own tile. */
+static void test_six_sides(const char *dir, int workers)
+{
+    on_tree_params tp = {{3, 3, 3}, 3, 1.0, {0, 0, 0}, 0};
+    on_tree *t;
+    CHECK(on_ok(on_tree_create(&tp, &t)));
+    const double box_lo[3] = {1, 1, 1}, box_hi[3] = {2, 2, 2};
+    on_tree_add_box(t, box_lo, box_hi);
+    write_pack(dir, t);
+    for (int round = 0; round < 2; round++) {
+        double pad = round == 0 ? 4.0 : 3.5;
+        on_streamer_params sp = {pad, 8.0, workers, 0, 0};
+        on_streamer *s;
+        CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+        const double c[3] = {12, 12, 12};
+        uint32_t id;
+        CHECK(on_ok(on_streamer_add_agent(s, c, &id)));
+        const on_stream_event *ev;
+        size_t nev;
+        on_streamer_update(s, 1, &ev, &nev);
+        int loaded = 0, sides = 0;
+        for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+            int ijk[3];
+            on_tile_coords(t, ti, ijk);
+            int off = abs(ijk[0] - 1) + abs(ijk[1] - 1) + abs(ijk[2] - 1);
+            int got = on_streamer_tile_state(s, ti) == ON_TILE_LOADED;
+            loaded += got;
+            if (off == 1) sides += got;
+            CHECK_EQ_INT(got, off == 0 || (off == 1 && round == 0));
+            CHECK_EQ_INT(got, within(&tp, ti, c, pad)); /* the oracle agrees */
+        }
+        CHECK_EQ_INT(loaded, round == 0 ? 7 : 1);
+        CHECK_EQ_INT(sides, round == 0 ? 6 : 0);
+        on_streamer_destroy(s);
+    }
+    on_tree_destroy(t);
+}
+
+/* Destroying a tree while its streamer has loads queued (one worker, 36 tiles asked for at once)
+ * stops the streamer first: no worker reads the freed tree (ASan/TSan in make check), and the
+ * streamer answers ON_INVALID until it is destroyed. A tree takes one streamer at a time. */
+static void test_tree_destroyed(const char *dir, const on_tree *orig)
+{
+    for (int round = 0; round < 20; round++) {
+        on_tree *t;
+        CHECK(on_ok(on_tree_create(&orig->p, &t)));
+        on_streamer_params sp = {200.0, 400.0, 1, 0, round & 1};
+        on_streamer *s, *second;
+        CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+        CHECK((on_streamer_create(t, dir, &sp, &second) & ON_INVALID) != 0);
+        const double p[3] = {40, 5, 40};
+        uint32_t id;
+        CHECK(on_ok(on_streamer_add_agent(s, p, &id)));
+        const on_stream_event *ev;
+        size_t nev;
+        CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+        on_streamer_stats st;
+        on_streamer_stats_get(s, &st);
+        if (round == 0) CHECK(st.queued > 20);
+        on_tree_destroy(t);
+        CHECK((on_streamer_update(s, 0, &ev, &nev) & ON_INVALID) != 0);
+        CHECK_EQ_INT(nev, 0);
+        CHECK_EQ_INT(on_streamer_tile_state(s, 0), -1);
+        CHECK((on_streamer_lock(s, 0) & ON_INVALID) != 0);
+        CHECK((on_streamer_move_agent(s, id, p) & ON_INVALID) != 0);
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.queued + st.loaded + st.agents, 0);
+        on_streamer_destroy(s);
+    }
+    /* after a streamer is destroyed, the tree takes another */
+    on_tree *t;
+    CHECK(on_ok(on_tree_create(&orig->p, &t)));
+    on_streamer_params sp = {1.0, 2.0, 1, 0, 0};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    on_streamer_destroy(s);
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+}
+
 static void rm_dir(const char *dir, const on_tree *t)
 {
     char path[512];
@@ -248,7 +369,8 @@ static void rm_dir(const char *dir, const on_tree *t)
     rmdir(dir);
 }
 
-TEST_MAIN("streamer", {
+static int run(void)
+{
     char dir[] = "/tmp/octonav-streamer-XXXXXX";
     if (!mkdtemp(dir)) return 1;
     on_tree *orig = make_world(dir);
@@ -258,6 +380,21 @@ TEST_MAIN("streamer", {
     test_walk(dir, orig, 2, 1);
     test_walk(dir, orig, 0, 1);
     test_async(dir, orig);
+    test_tree_destroyed(dir, orig);
     rm_dir(dir, orig);
+    char dir3[] = "/tmp/octonav-streamer3-XXXXXX";
+    if (!mkdtemp(dir3)) return 1;
+    test_six_sides(dir3, 0);
+    test_six_sides(dir3, 2);
+    on_tree_params p3 = {{3, 3, 3}, 3, 1.0, {0, 0, 0}, 0};
+    on_tree *t3;
+    on_tree_create(&p3, &t3);
+    rm_dir(dir3, t3);
+    on_tree_destroy(t3);
     on_tree_destroy(orig);
+    return 0;
+}
+
+TEST_MAIN("streamer", {
+    if (run()) return 1;
 })
