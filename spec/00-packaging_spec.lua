@@ -21,7 +21,7 @@ describe("octonav-scm-1.rockspec", function()
 
   it("lists every Lua module under its module name", function()
     local missing = {}
-    for _, path in ipairs(listing("ls lua/octonav/*.lua")) do
+    for _, path in ipairs(listing("find lua/octonav -name '*.lua' | sort")) do
       local name = path:match("lua/(.*)%.lua$"):gsub("/", ".")
       if name == "octonav.init" then name = "octonav" end
       if not text:find('["' .. name .. '"] = "' .. path .. '"', 1, true) then missing[#missing + 1] = path end

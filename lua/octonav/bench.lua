@@ -31,13 +31,7 @@ function M.percentile(xs, p)
   return xs[i]
 end
 
-local function file_size(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local n = f:seek("end")
-  f:close()
-  return n
-end
+local file_size = require("octonav.util").file_size
 
 M.MAPS = { "Simple", "Complex", "A1", "A2", "A3", "A4", "BC1", "DA1", "DB1", "DB2", "DC1", "EB1", "EC1" }
 

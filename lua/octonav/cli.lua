@@ -12,6 +12,8 @@ local core = require "octonav.core"
 local bake = require "octonav.bake"
 local world = require "octonav.world"
 local pack = require "octonav.pack"
+local util = require "octonav.util"
+local tilegrid = require "octonav.tilegrid"
 
 local M = {}
 
@@ -96,13 +98,7 @@ function M.load_config(path)
   return config
 end
 
-local function file_size(path)
-  local f = io.open(path, "rb")
-  if not f then return 0 end
-  local n = f:seek("end") or 0
-  f:close()
-  return n
-end
+local function file_size(path) return util.file_size(path) or 0 end
 
 -- ---- bake ------------------------------------------------------------------------------------------
 
@@ -162,7 +158,7 @@ local function cmd_info(args)
   local st = w.tree:stats()
   local files = file_size(pack.manifest_path(w.dir)) + file_size(pack.graph_path(w.dir))
   for t = 0, w.grid.count - 1 do
-    files = files + file_size(pack.tile_path(w.dir, bake.tile_coords(w.grid, t)))
+    files = files + file_size(pack.tile_path(w.dir, tilegrid.coords(w.grid, t)))
   end
   local ndoors, hole_nodes, hole_bytes = 0, 0, 0
   for _, h in ipairs(w.holes) do

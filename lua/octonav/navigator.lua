@@ -79,42 +79,23 @@
 local query_new = require("octonav.core").query.new
 local smoother = require "octonav.smoother"
 local planner = require "octonav.planner"
+local navlocks = require "octonav.navlocks"
+local util = require "octonav.util"
 
 local M = {}
 
 local Nav = {}
 Nav.__index = Nav
 
-local sqrt, type, floor, huge = math.sqrt, type, math.floor, math.huge
+local type, floor, huge = type, math.floor, math.huge
+local dist, copy, is_point, is_int = util.dist, util.copy, util.is_point, util.is_count
 local EPS = 1e-6
-local MAX_RETRIES = 3
-local MAX_RETRIES_STREAMING = 16 -- streamed tiles unloaded under a search restart it more often
 
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true,
   replan = true,
 }
-
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
-
-local function copy(p) return { p[1], p[2], p[3] } end
-
-local function is_point(p)
-  if type(p) ~= "table" then return false end
-  for k = 1, 3 do
-    local v = p[k]
-    if type(v) ~= "number" or v ~= v or v == huge or v == -huge then return false end
-  end
-  return true
-end
-
-local function is_int(v, min)
-  return type(v) == "number" and v == floor(v) and v >= min and v < 2 ^ 53
-end
 
 local function option(opts, name, default, ok, what)
   local v = opts[name]
@@ -162,92 +143,16 @@ function M.new(world, opts)
     end
     self.streamer = s
     self.agent = option(opts, "agent", nil, function(v) return math.type(v) == "integer" end, "an integer")
-    self.own_agent = opts.agent == nil
   elseif opts.agent ~= nil then
     error("octonav.navigator.new: option 'agent' needs option 'streamer'", 2)
   end
+  self.locks = navlocks.new(self, s, opts.agent == nil)
   return self
-end
-
--- ---- streaming: lock sets ---------------------------------------------------------------------------
--- A lock set { tiles = { [tile index] = true }, holes = { [hole index] = true } } holds one streamer
--- lock per member.
-
-local function new_set() return { tiles = {}, holes = {} } end
-
-local function tile_index_of(self, p) return planner.tile_of(self.world, p) end
-
-local function set_tile(self, set, tile)
-  if tile ~= nil and not set.tiles[tile] then
-    self.streamer:lock(tile)
-    set.tiles[tile] = true
-  end
-end
-
-local function set_hole(self, set, i)
-  if not set.holes[i] then
-    self.streamer:lock_hole(i)
-    set.holes[i] = true
-  end
-end
-
-local function release_set(self, set)
-  if not set then return end
-  local s = self.streamer
-  for t in pairs(set.tiles) do s:unlock(t) end
-  for i in pairs(set.holes) do s:unlock_hole(i) end
-  set.tiles, set.holes = {}, {}
-end
-
-local function tile_ijk(self, tile)
-  local n = self.world.tiles
-  return { tile % n[1], (tile // n[1]) % n[2], tile // (n[1] * n[2]) }
-end
-
--- Is everything in the set loaded? -> "ready" | "waiting", missing {i,j,k} | hole name | "failed"
-local function set_state(self, set)
-  local s = self.streamer
-  local missing
-  for t in pairs(set.tiles) do
-    local st = s:state(t)
-    if st == "failed" then return "failed" end
-    if st ~= "loaded" then missing = missing or tile_ijk(self, t) end
-  end
-  for i in pairs(set.holes) do
-    local st = s:hole_state(i)
-    if st == "failed" then return "failed" end
-    if st ~= "loaded" then missing = missing or self.world.holes[i].name end
-  end
-  if missing then return "waiting", missing end
-  return "ready"
-end
-
--- The registered path: every step path not passed yet must be valid.
-local Registered = {}
-Registered.__index = Registered
-function Registered:is_valid()
-  for _, p in pairs(self.paths) do
-    if not p:is_valid() then return false end
-  end
-  return true
-end
-
--- Releases every lock the navigator holds and unregisters its path.
-local function release_all(self)
-  if not self.streamer then return end
-  release_set(self, self.decide)
-  self.decide = nil
-  for _, set in pairs(self.step_locks or {}) do release_set(self, set) end
-  self.step_locks, self.step_end, self.released = {}, {}, 0
-  if self.registered and self.agent and self.streamer:path(self.agent) == self.registered then
-    self.streamer:set_path(self.agent, nil)
-  end
-  self.registered = nil
 end
 
 -- Forget the current goal's work (keeps the queries and the counters).
 local function reset(self)
-  release_all(self)
+  self.locks:release_all()
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
@@ -275,10 +180,7 @@ end
 -- navigator is idle afterwards (a later update adds a new agent).
 function Nav:close()
   self:cancel()
-  if self.streamer and self.own_agent and self.agent then
-    self.streamer:remove_agent(self.agent)
-    self.agent = nil
-  end
+  self.locks:close()
   for tree, q in pairs(self.queries) do
     q:close()
     self.queries[tree] = nil
@@ -318,7 +220,7 @@ local function fail(self, reason)
   self.state = "failed"
   self.reason = reason
   self.search = nil
-  release_all(self)
+  self.locks:release_all()
 end
 
 local function tree_of(self, step)
@@ -329,18 +231,7 @@ end
 local function query_for(self, tree)
   local q = self.queries[tree]
   if not q then
-    if self.streamer then -- drop the queries of hole trees the streamer has closed or replaced
-      local live = { [self.world.tree] = true }
-      for _, h in ipairs(self.world.holes) do
-        if h.tree then live[h.tree] = true end
-      end
-      for t, old in pairs(self.queries) do
-        if not live[t] then
-          old:close()
-          self.queries[t] = nil
-        end
-      end
-    end
+    self.locks:drop_stale_queries(self.queries)
     q = query_new(tree, { max_nodes = self.max_nodes })
     self.queries[tree] = q
   end
@@ -388,22 +279,9 @@ local function new_search(self, k)
     onward = nxt and nxt.exit, retries = 0, best = nil, best_score = huge, first_reason = nil,
   }
   self.search = s
-  if self.streamer then
-    -- lock what the search starts from and ends in; it starts once they are in (see work)
-    local set = new_set()
-    self.step_locks[k] = set
-    if step.kind == "tile" then
-      set_tile(self, set, tile_index_of(self, from))
-      set_tile(self, set, step.tile)
-      for _, c in ipairs(cands) do set_tile(self, set, tile_index_of(self, c.inside)) end
-    else
-      set_hole(self, set, step.hole)
-    end
-    s.pending = true
-    return s
-  end
-  s.q = query_for(self, tree)
-  start_candidate(self, s)
+  -- the search starts once what it starts from and ends in is loaded (see work)
+  self.locks:step_start(k, step, from, cands)
+  s.pending = true
   return s
 end
 
@@ -428,24 +306,7 @@ local function append(self, k, best)
   self.known = k
   self.step_paths[k] = path
   self.step_end[k] = { leg = #self.legs, idx = #self.legs[#self.legs].smoother.path }
-  if self.streamer then
-    -- the step now holds the tiles its path crosses (a hole step keeps its hole)
-    local old = self.step_locks[k] or new_set()
-    local set = new_set()
-    if step.kind == "tile" then
-      local tl = path._tiles or {}
-      for i = 1, #tl - 1, 2 do set_tile(self, set, tl[i]) end
-    else
-      set_hole(self, set, step.hole)
-    end
-    release_set(self, old)
-    self.step_locks[k] = set
-    if not self.registered then
-      self.registered = setmetatable({ paths = {} }, Registered)
-      if self.agent then self.streamer:set_path(self.agent, self.registered) end
-    end
-    self.registered.paths[k] = path
-  end
+  self.locks:step_found(k, step, path)
 end
 
 -- Has the agent passed step k (it heads for a waypoint past the step's last point, or has left its
@@ -455,19 +316,6 @@ local function passed(self, k)
   if not e then return false end
   local leg = self.legs[e.leg]
   return self.leg_i > e.leg or (self.leg_i == e.leg and leg.smoother ~= nil and leg.smoother.i > e.idx)
-end
-
--- Streaming: releases the locks of the steps the agent has passed.
-local function release_passed(self)
-  local k = self.released + 1
-  while k <= self.known do
-    if not passed(self, k) then break end
-    release_set(self, self.step_locks[k])
-    self.step_locks[k] = nil
-    if self.registered then self.registered.paths[k] = nil end
-    self.released = k
-    k = k + 1
-  end
 end
 
 -- The first step not passed yet whose path went stale (a tile it depends on was changed, cleared or
@@ -493,7 +341,7 @@ local function candidate_done(self, s, forced_reason)
     if score < s.best_score then
       s.best, s.best_score = { path = path, cand = c }, score
     end
-  elseif info.reason == "tree_changed" and s.retries < (self.streamer and MAX_RETRIES_STREAMING or MAX_RETRIES) then
+  elseif info.reason == "tree_changed" and s.retries < self.locks.max_retries then
     s.retries = s.retries + 1
     start_candidate(self, s)
     return
@@ -531,8 +379,8 @@ local function work(self, position, budget)
       if not want_next(self, position) then break end
       s = new_search(self, self.known + 1)
     end
-    if s.pending then -- streaming: the step's tiles (or hole) must be in before its search starts
-      local st, missing = set_state(self, self.step_locks[s.step])
+    if s.pending then -- the step's tiles (or hole) must be in before its search starts
+      local st, missing = self.locks:step_state(s.step)
       if st == "failed" then
         fail(self, "load_failed")
         break
@@ -559,13 +407,7 @@ local function work(self, position, budget)
         spent = spent + left
         s.unsure = true
         s.status = "loading"
-        local failed_tile = false
-        if self.streamer and s.tree == self.world.tree then
-          local ti = tile[1] + self.world.tiles[1] * (tile[2] + self.world.tiles[2] * tile[3])
-          set_tile(self, self.step_locks[s.step], ti)
-          failed_tile = self.streamer:state(ti) == "failed"
-        end
-        if failed_tile then
+        if self.locks:wait_tile(s.step, s.tree, tile) then
           candidate_done(self, s, "load_failed") -- the tile never comes: this candidate fails
         else
           self.loading = tile
@@ -625,10 +467,8 @@ function Nav:update(position, budget)
   elseif not is_int(budget, 0) then
     error("navigator:update: budget must be an integer >= 0", 2)
   end
-  local streamer = self.streamer
-  if streamer and self.own_agent then
-    if self.agent then streamer:move_agent(self.agent, position) else self.agent = streamer:add_agent(position) end
-  end
+  local locks = self.locks
+  locks:move_agent(position)
   local state = self.state
   if state == "idle" then return "idle", nil end
   if state == "failed" then return "failed", self.reason end
@@ -640,23 +480,11 @@ function Nav:update(position, budget)
     self.goal = goal
     self.replans = self.replans + 1
   end
-  if not self.cells and streamer then
+  if not self.cells then
     -- the planner reads the start's and the goal's tiles and the holes whose bounds hold them
     -- (from where the agent is now: it should hold while it waits, but may not)
     self.loading, self.loading_hole = nil, nil
-    local set = self.decide or new_set()
-    self.decide = set
-    for _, p in ipairs { position, self.goal } do
-      set_tile(self, set, tile_index_of(self, p))
-      for i, h in ipairs(self.world.holes) do
-        local mn, mx = h.min, h.max
-        if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3]
-          and p[3] <= mx[3] then
-          set_hole(self, set, i)
-        end
-      end
-    end
-    local st, missing = set_state(self, self.decide)
+    local st, missing = locks:plan_state(position, self.goal)
     if st == "failed" then
       fail(self, "load_failed")
       return "failed", self.reason
@@ -682,16 +510,15 @@ function Nav:update(position, budget)
     self.from0 = copy(position)
   end
   work(self, position, floor(budget))
-  if streamer and self.decide then -- planned: the start's and goal's cells are released
-    release_set(self, self.decide)
-    self.decide = nil
-  end
+  locks:planned()
   if self.state == "failed" then return "failed", self.reason end
   local status, wp = move(self, position)
   if status == "arrived" then wp = self.goal end
   self.state = status
-  if streamer then
-    if status == "arrived" then release_all(self) else release_passed(self) end
+  if status == "arrived" then
+    locks:release_all()
+  else
+    locks:release_passed(self.known, function(k) return passed(self, k) end)
   end
   return status, wp
 end

@@ -45,24 +45,14 @@
 -- The last step has no via.
 local M = {}
 
-local sqrt, type, floor, huge = math.sqrt, type, math.floor, math.huge
+local util = require "octonav.util"
+local tilegrid = require "octonav.tilegrid"
 
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
-
-local function copy(p) return { p[1], p[2], p[3] } end
+local type, huge = type, math.huge
+local dist, copy = util.dist, util.copy
 
 local function check_point(p, what)
-  local ok = type(p) == "table"
-  if ok then
-    for k = 1, 3 do
-      local v = p[k]
-      if type(v) ~= "number" or v ~= v or v == huge or v == -huge then ok = false end
-    end
-  end
-  if not ok then
+  if not util.is_point(p) then
     error(("octonav.planner.plan: %s must be a point {x, y, z} of finite numbers"):format(what), 3)
   end
 end
@@ -78,14 +68,7 @@ end
 -- Tile index of a world point (the linear index i + nx*(j + ny*k)) or nil outside the grid.
 local function tile_of(world, p)
   if type(world.tile_of) == "function" then return world:tile_of(p) end
-  local o, t, size = world.origin, world.tiles, world.tile_size
-  local idx = {}
-  for k = 1, 3 do
-    local c = floor((p[k] - o[k]) / size)
-    if c < 0 or c >= t[k] then return nil end
-    idx[k] = c
-  end
-  return idx[1] + t[1] * (idx[2] + t[2] * idx[3])
+  return tilegrid.tile_of(world, p)
 end
 
 local function hole_of(world, name)

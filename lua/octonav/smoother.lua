@@ -31,26 +31,19 @@ local M = {}
 local Smoother = {}
 Smoother.__index = Smoother
 
-local sqrt, type, floor = math.sqrt, type, math.floor
+local util = require "octonav.util"
+
+local type, floor = type, math.floor
 
 local DEFAULTS = { checks_per_frame = 8 }
 
-local function is_point(p)
-  if type(p) ~= "table" then return false end
-  for k = 1, 3 do
-    local v = p[k]
-    if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then return false end
-  end
-  return true
-end
+local is_point, copy_point, dist = util.is_point, util.copy, util.dist
 
 local function check_point(p, fname, what, level)
   if not is_point(p) then
     error(("%s: %s must be a point {x, y, z} of finite numbers, got %s"):format(fname, what, type(p)), level + 1)
   end
 end
-
-local function copy_point(p) return { p[1], p[2], p[3] } end
 
 local function check_tree(tree, fname)
   local tt = type(tree)
@@ -70,15 +63,7 @@ local function check_path(path, fname)
   return out
 end
 
-local function is_count(v, min)
-  return math.type(v) == "integer" and v >= min
-    or (type(v) == "number" and v == floor(v) and v >= min and v < 2 ^ 53)
-end
-
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return sqrt(dx * dx + dy * dy + dz * dz)
-end
+local is_count = util.is_count
 
 --- octonav.smoother.new(tree, path, opts) -> smoother.
 -- opts: { checks_per_frame = 8 } (an integer >= 1: line-of-sight checks an update may spend).

@@ -49,6 +49,7 @@
 -- decode_seconds, tree_bytes) plus holes_loaded, holes_locked, paths.
 local core = require "octonav.core"
 local world_mod = require "octonav.world"
+local tilegrid = require "octonav.tilegrid"
 
 local M = {}
 
@@ -103,8 +104,7 @@ local function tile_arg(self, tile, fname)
     if tile < 0 or tile >= n[1] * n[2] * n[3] then
       error(("streamer:%s: tile index %d out of range (0..%d)"):format(fname, tile, n[1] * n[2] * n[3] - 1), 3)
     end
-    local nx, ny = n[1], n[2]
-    return { tile % nx, (tile // nx) % ny, tile // (nx * ny) }
+    return tilegrid.ijk(self.world, tile)
   end
   if type(tile) ~= "table" then error("streamer:" .. fname .. ": tile must be {i, j, k} or a tile index", 3) end
   return tile

@@ -16,7 +16,8 @@
 -- hole also has `depth`, `origin` and `tree_tiles` (its tree's parameters).
 local core = require "octonav.core"
 local pack = require "octonav.pack"
-local bake = require "octonav.bake"
+local util = require "octonav.util"
+local tilegrid = require "octonav.tilegrid"
 
 local M = {}
 
@@ -24,22 +25,16 @@ local World = {}
 World.__index = World
 M.World = World
 
-local function finite(v) return type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge end
-
 local function check_point(p, fname, what)
-  if type(p) ~= "table" or not finite(p[1]) or not finite(p[2]) or not finite(p[3]) then
+  if not util.is_point(p) then
     error(("world:%s: %s: point {x, y, z} of finite numbers expected"):format(fname, what or "point"), 3)
   end
   return p
 end
 
-local function grid_of(m)
-  local T = (1 << m.depth) * m.scale
-  return { origin = m.origin, tiles = m.tiles, tile_size = T, leaves = 1 << m.depth, scale = m.scale,
-    depth = m.depth, radius = m.radius, count = m.tiles[1] * m.tiles[2] * m.tiles[3] }
-end
+local function grid_of(m) return tilegrid.new(m.origin, m.tiles, m.depth, m.scale, m.radius) end
 
-local function same3(a, b) return a[1] == b[1] and a[2] == b[2] and a[3] == b[3] end
+local same3 = util.same3
 
 -- A hole's tree, checked against its manifest entry.
 local function load_hole(dir, h, radius)
@@ -125,7 +120,7 @@ function M.load(dir, opts)
   end
   if with_tiles then
     for t = 0, grid.count - 1 do
-      local i, j, k = bake.tile_coords(grid, t)
+      local i, j, k = tilegrid.coords(grid, t)
       local blob, rerr = pack.read_tile(dir, i, j, k)
       if not blob then return abort(rerr) end
       local ok, derr = tree:decode_tile(i, j, k, blob)
@@ -147,7 +142,7 @@ function M.load(dir, opts)
     for j, d in ipairs(h.doors) do doors[j] = { inside = d.inside, outside = d.outside, open = true } end
     world.holes[i] = {
       name = h.name, kind = h.kind, min = h.min, max = h.max, scale = h.scale, depth = h.depth,
-      origin = h.origin, tree_tiles = h.tiles, tree = ht, doors = doors, tiles = bake.hole_tiles(grid, h),
+      origin = h.origin, tree_tiles = h.tiles, tree = ht, doors = doors, tiles = tilegrid.hole_tiles(grid, h),
     }
     world.hole_index[h.name] = i
   end
@@ -162,7 +157,7 @@ end
 --- Tile index (i + nx*(j + ny*k)) of a world point, or nil outside the tile grid.
 function World:tile_of(p)
   check_point(p, "tile_of")
-  return bake.tile_of(self.grid, p)
+  return tilegrid.tile_of(self.grid, p)
 end
 
 --- World box of a tile: min, max.
@@ -170,7 +165,7 @@ function World:tile_bounds(tile)
   if math.type(tile) ~= "integer" or tile < 0 or tile >= self.grid.count then
     error(("world:tile_bounds: tile must be an integer 0..%d"):format(self.grid.count - 1), 2)
   end
-  return bake.tile_bounds(self.grid, tile)
+  return tilegrid.bounds(self.grid, tile)
 end
 
 local function hole_arg(self, hole, fname)
@@ -330,12 +325,12 @@ end
 -- searches notice), re-baked holes get new trees, the graph tables are replaced; doors keep their
 -- open state. Returns the bake summary or nil, err.
 function World:rebake(region, config)
-  local s, err = bake.rebake(self.dir, region, config)
+  local s, err = require("octonav.bake").rebake(self.dir, region, config)
   if not s then return nil, err end
   local fresh, lerr = M.load(self.dir)
   if not fresh then return nil, lerr end
   for _, t in ipairs(s.rebaked) do
-    local i, j, k = bake.tile_coords(self.grid, t)
+    local i, j, k = tilegrid.coords(self.grid, t)
     assert(self.tree:decode_tile(i, j, k, fresh.tree:encode_tile(i, j, k)))
   end
   fresh.tree:close()

@@ -1,0 +1,52 @@
+--- octonav.util: the small checks and point maths every Lua layer uses.
+--
+--   util.finite(v)        a number that is neither NaN nor infinite
+--   util.is_point(p)      a table whose p[1], p[2], p[3] are finite numbers
+--   util.is_count(v, min) an integer >= min, or a float with an integer value >= min below 2^53
+--   util.copy(p)          { p[1], p[2], p[3] }
+--   util.same3(a, b)      the first three entries are equal
+--   util.dist(a, b)       Euclidean distance of two points
+--   util.file_size(path)  bytes of a readable file, or nil
+--
+-- The predicates return booleans: each layer raises its own message (naming its function and
+-- argument) when they fail.
+local M = {}
+
+local type, sqrt, floor, huge = type, math.sqrt, math.floor, math.huge
+
+function M.finite(v)
+  return type(v) == "number" and v == v and v ~= huge and v ~= -huge
+end
+
+function M.is_point(p)
+  if type(p) ~= "table" then return false end
+  for k = 1, 3 do
+    local v = p[k]
+    if type(v) ~= "number" or v ~= v or v == huge or v == -huge then return false end
+  end
+  return true
+end
+
+function M.is_count(v, min)
+  return math.type(v) == "integer" and v >= min
+    or (type(v) == "number" and v == floor(v) and v >= min and v < 2 ^ 53)
+end
+
+function M.copy(p) return { p[1], p[2], p[3] } end
+
+function M.same3(a, b) return a[1] == b[1] and a[2] == b[2] and a[3] == b[3] end
+
+function M.dist(a, b)
+  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
+  return sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+function M.file_size(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local n = f:seek("end")
+  f:close()
+  return n
+end
+
+return M
