@@ -15,7 +15,8 @@ build = {
     ["octonav.core"] = {
       sources = {
         "csrc/table.c", "csrc/fileio.c", "csrc/tree.c", "csrc/boxes.c", "csrc/geometry.c", "csrc/raycast.c", "csrc/tilefile.c",
-        "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c", "csrc/nodepool.c", "csrc/search.c", "csrc/streamer.c",
+        "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c", "csrc/nodepool.c", "csrc/graph.c",
+        "csrc/graph_cells.c", "csrc/graph_boxes.c", "csrc/tiledeps.c", "csrc/search.c", "csrc/streamer.c",
         "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c", "csrc/lua_streamer.c",
       },
       incdirs = { "csrc" },

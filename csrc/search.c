@@ -21,7 +21,7 @@
  * Memory: the node pool, map and heap (nodepool.h) and the neighbour buffer are allocated at
  * creation; a search reuses them.
  */
-#include "boxes.h"
+#include "graph.h"
 #include "nodepool.h"
 #include "raycast.h"
 #include "tree.h"
@@ -37,20 +37,12 @@
 #define REFINE_TOL 1e-3
 #define REFINE_SWEEPS 8
 
-/* A set of tiles with the salt each had when it was added (the tiles a search read; the tiles a
- * result depends on). Few tiles: a linear scan. */
-typedef struct tileset {
-    uint32_t *tile, *salt;
-    size_t n, cap;
-} tileset;
-
 struct on_query {
     const on_tree *t;
     on_nodepool pool;     /* nodes, node map, open list */
-    on_cell *nb;
-    size_t nbcap;
+    on_graph g;           /* what it runs over: the cells or the prepared boxes */
     on_lcache *lcache;    /* node-table lookups of recent expansions */
-    tileset touched;      /* tiles this search has read, with their salts then */
+    on_tileset touched;   /* tiles this search has read, with their salts then */
     /* the current search */
     on_query_opts o;      /* its options (escalation changes the weights) */
     on_query_opts o0;     /* as given */
@@ -65,13 +57,8 @@ struct on_query {
     size_t npts, ptscap;
     on_cell *corr;
     size_t ncorr, corrcap;
-    uint32_t box_tile;    /* node_box's remembered tile (UINT32_MAX: none), its corner and box set */
-    double box_org[3];
-    const on_boxset *box_set;
-    int bx;               /* this search runs over the prepared boxes (cell.code: a box's index) */
     double wa[3], wb[3];  /* the endpoints in world space (for starting again over the cells) */
-    tileset ptiles;       /* the result's tiles (corridor and final segments), with salts */
-    int ptiles_failed;
+    on_tileset ptiles;    /* the result's tiles (corridor and final segments), with salts */
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */
     int corr_failed;      /* growing corr ran out of memory */
 };
@@ -89,48 +76,6 @@ void on_query_opts_default(on_query_opts *o)
     o->relax = 1;              /* measured: see README, "Search defaults" */
 }
 
-static int tileset_init(tileset *s, size_t cap)
-{
-    s->n = 0;
-    s->cap = cap;
-    s->tile = malloc(cap * sizeof *s->tile);
-    s->salt = malloc(cap * sizeof *s->salt);
-    return s->tile && s->salt ? 0 : -1;
-}
-
-static void tileset_free(tileset *s)
-{
-    free(s->tile);
-    free(s->salt);
-}
-
-/* Index of tile in s, or -1. */
-static ptrdiff_t tileset_find(const tileset *s, uint32_t tile)
-{
-    for (size_t i = s->n; i-- > 0;)
-        if (s->tile[i] == tile) return (ptrdiff_t)i;
-    return -1;
-}
-
-/* Add tile with salt unless present; -1 on allocation failure (s unchanged). */
-static int tileset_add(tileset *s, uint32_t tile, uint32_t salt)
-{
-    if (tileset_find(s, tile) >= 0) return 0;
-    if (s->n == s->cap) {
-        size_t nc = s->cap * 2;
-        uint32_t *a = realloc(s->tile, nc * sizeof *a);
-        if (!a) return -1;
-        s->tile = a;
-        uint32_t *b = realloc(s->salt, nc * sizeof *b);
-        if (!b) return -1;
-        s->salt = b;
-        s->cap = nc;
-    }
-    s->tile[s->n] = tile;
-    s->salt[s->n++] = salt;
-    return 0;
-}
-
 on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
 {
     *out = NULL;
@@ -138,20 +83,19 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     on_query *q = calloc(1, sizeof *q);
     if (!q) return ON_FAILURE | ON_NO_MEMORY;
     q->t = t;
-    q->nbcap = 256;
-    q->nb = malloc(q->nbcap * sizeof *q->nb);
     q->ptscap = 64;
     q->pts = malloc(q->ptscap * 3 * sizeof *q->pts);
     q->corrcap = 64;
     q->corr = malloc(q->corrcap * sizeof *q->corr);
     q->lcache = malloc(sizeof *q->lcache);
-    if (on_pool_init(&q->pool, max_nodes) != 0 || tileset_init(&q->touched, 64) != 0 || tileset_init(&q->ptiles, 16) != 0 || !q->lcache || !q->nb || !q->pts || !q->corr) {
+    if (on_pool_init(&q->pool, max_nodes) != 0 || on_tileset_init(&q->touched, 64) != 0 ||
+        on_tileset_init(&q->ptiles, 16) != 0 || !q->lcache || on_graph_init(&q->g, t, q->lcache, &q->touched) != 0 ||
+        !q->pts || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
     on_lcache_reset(q->lcache, t);
     q->state = ON_FAILURE | ON_INVALID; /* nothing started */
-    q->box_tile = UINT32_MAX;
     *out = q;
     return ON_SUCCESS;
 }
@@ -160,54 +104,18 @@ void on_query_destroy(on_query *q)
 {
     if (!q) return;
     on_pool_free(&q->pool);
-    free(q->nb);
+    on_graph_free(&q->g);
     free(q->pts);
     free(q->corr);
     free(q->lcache);
-    tileset_free(&q->touched);
-    tileset_free(&q->ptiles);
+    on_tileset_free(&q->touched);
+    on_tileset_free(&q->ptiles);
     free(q);
 }
 
 const on_tree *on_query_tree(const on_query *q) { return q->t; }
 
 /* ---- geometry helpers ------------------------------------------------------------------------ */
-
-/* The tile's nav-space corner and box set, remembered for the last tile asked (neighbours mostly
- * share it): on_tile_coords divides. */
-static void tile_org(on_query *q, uint32_t tile)
-{
-    if (tile == q->box_tile) return;
-    int ijk[3];
-    on_tile_coords(q->t, tile, ijk);
-    for (int i = 0; i < 3; i++) q->box_org[i] = (double)((int64_t)ijk[i] * q->t->n);
-    q->box_set = on_tile_boxes(q->t, tile);
-    q->box_tile = tile;
-}
-
-/* A search node's region in nav space: the cell's cube, or (over boxes) the box. *size: the cube's
- * edge or the box's shortest side (the heuristic's and the size bias's "size"). */
-static void node_box(on_query *q, on_cell c, double mn[3], double mx[3], double *size)
-{
-    tile_org(q, c.tile);
-    if (q->bx) {
-        const on_box *b = &q->box_set->box[c.code];
-        double s = INFINITY;
-        for (int k = 0; k < 3; k++) {
-            mn[k] = q->box_org[k] + b->mn[k];
-            mx[k] = q->box_org[k] + b->mx[k];
-            if (mx[k] - mn[k] < s) s = mx[k] - mn[k];
-        }
-        *size = s;
-        return;
-    }
-    double s = (double)(1u << on_code_layer(c.code));
-    mn[0] = q->box_org[0] + (double)on_code_x(c.code);
-    mn[1] = q->box_org[1] + (double)on_code_y(c.code);
-    mn[2] = q->box_org[2] + (double)on_code_z(c.code);
-    for (int k = 0; k < 3; k++) mx[k] = mn[k] + s;
-    *size = s;
-}
 
 static int same_cell(on_cell x, on_cell y) { return x.tile == y.tile && x.code == y.code; }
 
@@ -225,7 +133,7 @@ static void node_point(on_query *q, int32_t i, double p[3])
         return;
     }
     double mn[3], mx[3], s;
-    node_box(q, q->pool.nodes[i].cell, mn, mx, &s);
+    on_graph_region(&q->g, q->pool.nodes[i].cell, mn, mx, &s);
     for (int k = 0; k < 3; k++) p[k] = 0.5 * (mn[k] + mx[k]);
 }
 
@@ -237,7 +145,8 @@ static double heuristic(on_query *q, const double p[3], double size)
 
 /* ---- the search ------------------------------------------------------------------------------ */
 
-static int touch_tile(on_query *q, uint32_t tile);
+/* Remember that the search read tile `tile` (salt now); -1 on allocation failure. */
+static int touch_tile(on_query *q, uint32_t tile) { return on_tileset_touch(&q->touched, q->t, tile); }
 
 /* Collects the cells of a straight walk into the corridor (on_tree_walk_cells). */
 static void corr_sink(void *ud, on_cell c)
@@ -263,20 +172,6 @@ static void corr_sink(void *ud, on_cell c)
 static int los(const on_query *q, const double a[3], const double b[3])
 {
     return on_tree_visible_nav(q->t, q->lcache, a, b);
-}
-
-/* The box of the prepared graph holding nav point p of cell c's tile, as a search cell (code: the box's
- * index); 0 when the tile has no valid graph. */
-static int box_cell(on_query *q, on_cell c, const double p[3], on_cell *out)
-{
-    tile_org(q, c.tile);
-    if (!q->box_set) return 0;
-    double local[3] = {p[0] - q->box_org[0], p[1] - q->box_org[1], p[2] - q->box_org[2]};
-    int64_t i = on_boxset_locate(q->box_set, local);
-    if (i < 0) return 0;
-    out->tile = c.tile;
-    out->code = (uint32_t)i;
-    return 1;
 }
 
 static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only);
@@ -309,8 +204,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         return q->state = ON_FAILURE | ON_INVALID;
     memmove(q->wa, a, sizeof q->wa);
     memmove(q->wb, b, sizeof q->wb);
-    q->bx = 0;
-    q->box_tile = UINT32_MAX;
+    on_graph_use(&q->g, ON_GRAPH_CELLS);
     on_cell sc, gc;
     const double *ends[2] = {a, b};
     on_cell *cells[2] = {&sc, &gc};
@@ -330,13 +224,15 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     if (!cells_only && q->o.graph == ON_GRAPH_AUTO && face_points(q)) {
         /* over the boxes when both ends' tiles have valid graphs */
         on_cell sb, gb;
-        if (box_cell(q, sc, q->a, &sb) && box_cell(q, gc, q->b, &gb)) {
+        on_graph_use(&q->g, ON_GRAPH_BOXES);
+        if (on_graph_locate(&q->g, sc, q->a, &sb) && on_graph_locate(&q->g, gc, q->b, &gb)) {
             sc = sb;
             gc = gb;
-            q->bx = 1;
+        } else {
+            on_graph_use(&q->g, ON_GRAPH_CELLS);
         }
     }
-    q->info.graph = q->bx ? ON_GRAPH_BOXES : ON_GRAPH_CELLS;
+    q->info.graph = q->g.kind;
     q->goal_cell = gc;
     if (touch_tile(q, sc.tile) != 0 || touch_tile(q, gc.tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
     int created;
@@ -370,7 +266,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         q->ncorr = 0;
     }
     double mn[3], mx[3], sz;
-    node_box(q, sc, mn, mx, &sz);
+    on_graph_region(&q->g, sc, mn, mx, &sz);
     double h = heuristic(q, q->a, sz);
     if (isnan(h)) return q->state = ON_FAILURE | ON_INVALID;
     q->pool.nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
@@ -392,7 +288,7 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     int32_t bp = -1;
     for (size_t k = 0; k < nnb; k++) {
         int created;
-        int32_t v = on_pool_get(&q->pool, q->nb[k], &created);
+        int32_t v = on_pool_get(&q->pool, q->g.nb[k], &created);
         if (v < 0 || created || !q->pool.nodes[v].closed) continue;
         double pv[3];
         node_point(q, v, pv);
@@ -408,119 +304,9 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     }
 }
 
-/* Remember that the search read tile `tile` (salt now); -1 on allocation failure. */
-static int touch_tile(on_query *q, uint32_t tile)
-{
-    if (tileset_find(&q->touched, tile) >= 0) return 0; /* (no salt read for a tile already in) */
-    return tileset_add(&q->touched, tile, on_tree_tile_salt(q->t, tile));
-}
-
-/* Did any tile the search read change (re-baked, cleared, unloaded) since it read it? */
-static int touched_changed(const on_query *q)
-{
-    for (size_t i = 0; i < q->touched.n; i++)
-        if (on_tree_tile_salt(q->t, q->touched.tile[i]) != q->touched.salt[i]) return 1;
-    return 0;
-}
-
-/* A node's region in its tile's own leaves (integers): the cell's cube or the box. */
-static void node_local(const on_query *q, on_cell c, uint32_t lo[3], uint32_t hi[3])
-{
-    if (q->bx) {
-        const on_box *b = &on_tile_boxes(q->t, c.tile)->box[c.code];
-        for (int k = 0; k < 3; k++) {
-            lo[k] = b->mn[k];
-            hi[k] = b->mx[k];
-        }
-        return;
-    }
-    uint32_t s = 1u << on_code_layer(c.code);
-    lo[0] = on_code_x(c.code);
-    lo[1] = on_code_y(c.code);
-    lo[2] = on_code_z(c.code);
-    for (int k = 0; k < 3; k++) hi[k] = lo[k] + s;
-}
-
-/* The tile across face `face` of tile `tile`, or -1 at the edge of the map. */
-static int64_t tile_beyond(const on_tree *t, uint32_t tile, int face)
-{
-    int ijk[3];
-    on_tile_coords(t, tile, ijk);
-    int axis = face >> 1;
-    ijk[axis] += (face & 1) ? 1 : -1;
-    if (ijk[axis] < 0 || ijk[axis] >= t->p.tiles[axis]) return -1;
-    return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
-}
-
-/* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. */
-static int64_t unloaded_beyond(const on_query *q, on_cell c)
-{
-    const on_tree *t = q->t;
-    uint32_t lo[3], hi[3];
-    node_local(q, c, lo, hi);
-    for (int face = 0; face < 6; face++) {
-        int axis = face >> 1, dir = face & 1;
-        if (dir ? hi[axis] != (uint32_t)t->n : lo[axis] != 0) continue; /* not on the tile border */
-        int64_t ti = tile_beyond(t, c.tile, face);
-        if (ti >= 0 && !t->tiles[ti].loaded) return ti;
-    }
-    return -1;
-}
-
-/* Room for n neighbours in q->nb; -1 on allocation failure. */
-static int nb_reserve(on_query *q, size_t n)
-{
-    if (n <= q->nbcap) return 0;
-    size_t nc = n + n / 2;
-    on_cell *bigger = realloc(q->nb, nc * sizeof *bigger);
-    if (!bigger) return -1;
-    q->nb = bigger;
-    q->nbcap = nc;
-    return 0;
-}
-
-/* Status of a box search that met a tile without a valid graph: it starts again over the cells. */
-#define ON_FALLBACK (ON_IN_PROGRESS | ON_STALE)
-
-/* The neighbours of box c: its tile's adjacency list, and across each tile face it touches the boxes
- * of the next tile's facing side that share a face with it (from the group of c's block). */
-static on_status box_neighbors(on_query *q, on_cell c, size_t *count)
-{
-    const on_tree *t = q->t;
-    const on_boxset *s = on_tile_boxes(t, c.tile);
-    if (!s) return ON_FALLBACK;
-    const on_box *b = &s->box[c.code];
-    uint32_t a0 = s->adj_off[c.code], a1 = s->adj_off[c.code + 1];
-    size_t n = 0;
-    if (nb_reserve(q, a1 - a0) != 0) return ON_FAILURE | ON_NO_MEMORY;
-    for (uint32_t i = a0; i < a1; i++) q->nb[n++] = (on_cell){c.tile, s->adj[i]};
-    for (int face = 0; face < 6; face++) {
-        int axis = face >> 1, dir = face & 1;
-        if (dir ? b->mx[axis] != (uint32_t)t->n : b->mn[axis] != 0) continue;
-        int64_t ti = tile_beyond(t, c.tile, face);
-        if (ti < 0) continue;
-        const on_boxset *o = on_tile_boxes(t, (uint32_t)ti);
-        if (!o) {
-            if (!t->tiles[ti].loaded) continue; /* (unloaded_beyond made the search wait for it) */
-            return ON_FALLBACK;
-        }
-        if (touch_tile(q, (uint32_t)ti) != 0) return ON_FAILURE | ON_NO_MEMORY; /* its boxes are read */
-        int g = face ^ 1; /* the facing side */
-        uint32_t grp = on_boxset_face_group(o, g, b);
-        for (uint32_t i = o->face_off[g][grp]; i < o->face_off[g][grp + 1]; i++) {
-            uint32_t j = o->face[g][i];
-            if (!on_box_overlap2(b, &o->box[j], axis)) continue;
-            if (nb_reserve(q, n + 1) != 0) return ON_FAILURE | ON_NO_MEMORY;
-            q->nb[n++] = (on_cell){(uint32_t)ti, j};
-        }
-    }
-    *count = n;
-    return ON_SUCCESS;
-}
-
 static on_status expand(on_query *q, int32_t u)
 {
-    int64_t wait = unloaded_beyond(q, q->pool.nodes[u].cell);
+    int64_t wait = on_graph_unloaded_beyond(&q->g, q->pool.nodes[u].cell);
     if (wait >= 0) { /* put u back and wait for the tile rather than taking it for a wall */
         q->info.loading_tile = (uint32_t)wait;
         on_pool_push_or_update(&q->pool, (uint32_t)u);
@@ -528,19 +314,10 @@ static on_status expand(on_query *q, int32_t u)
     }
     if (touch_tile(q, q->pool.nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
     size_t nnb;
-    if (q->bx) {
-        on_status s = box_neighbors(q, q->pool.nodes[u].cell, &nnb);
-        if (s != ON_SUCCESS) {
-            if (s == ON_FALLBACK) on_pool_push_or_update(&q->pool, (uint32_t)u);
-            return s;
-        }
-    } else {
-        for (;;) {
-            on_status s = on_tree_neighbors_cached(q->t, q->lcache, q->pool.nodes[u].cell, q->nb, NULL, q->nbcap, &nnb);
-            if (on_ok(s)) break;
-            /* a rare large face: grow the buffer once and keep it */
-            if (nb_reserve(q, nnb) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        }
+    on_status ns = on_graph_neighbors(&q->g, q->pool.nodes[u].cell, &nnb);
+    if (ns != ON_SUCCESS) {
+        if (ns == ON_FALLBACK) on_pool_push_or_update(&q->pool, (uint32_t)u);
+        return ns;
     }
     if (q->o.any_angle) lazy_fix_parent(q, u, nnb);
     on_snode *un = &q->pool.nodes[u];
@@ -566,31 +343,17 @@ static on_status expand(on_query *q, int32_t u)
     }
     double gfrom = q->pool.nodes[from].g;
     double umn[3], umx[3], us = 0;
-    if (face_points(q)) node_box(q, un->cell, umn, umx, &us);
+    if (face_points(q)) on_graph_region(&q->g, un->cell, umn, umx, &us);
     for (size_t k = 0; k < nnb; k++) {
         int created;
-        int32_t v = on_pool_get(&q->pool, q->nb[k], &created);
+        int32_t v = on_pool_get(&q->pool, q->g.nb[k], &created);
         if (v < 0) return ON_FAILURE | ON_OUT_OF_NODES;
         on_snode *vn = &q->pool.nodes[v];
         if (vn->closed) continue;
         double mn[3], mx[3], sz, pv[3];
-        node_box(q, vn->cell, mn, mx, &sz); /* its point (node_point: the centre) and its size */
-        if (q->bx) {
-            /* the point of the shared face where the line from u's point to the goal crosses its
-             * plane, clamped onto the face */
-            double flo[3], fhi[3];
-            int ax = 0;
-            for (int j = 0; j < 3; j++) {
-                flo[j] = on_maxf(mn[j], umn[j]);
-                fhi[j] = on_minf(mx[j], umx[j]);
-                if (flo[j] == fhi[j]) ax = j;
-            }
-            double d = q->b[ax] - pfrom[ax], tt = 0;
-            if (d != 0) tt = (flo[ax] - pfrom[ax]) / d;
-            if (!(tt >= 0 && tt <= 1)) tt = 0;
-            for (int j = 0; j < 3; j++) pv[j] = on_clampf(pfrom[j] + tt * (q->b[j] - pfrom[j]), flo[j], fhi[j]);
-        } else if (face_points(q)) { /* the centre of the face u and v share */
-            for (int j = 0; j < 3; j++) pv[j] = 0.5 * (on_maxf(mn[j], umn[j]) + on_minf(mx[j], umx[j]));
+        on_graph_region(&q->g, vn->cell, mn, mx, &sz); /* its point (node_point: the centre) and its size */
+        if (face_points(q)) {
+            q->g.ops->entry(pfrom, umn, umx, mn, mx, q->b, pv);
         } else {
             for (int j = 0; j < 3; j++) pv[j] = 0.5 * (mn[j] + mx[j]);
         }
@@ -618,7 +381,7 @@ static void escalate(on_query *q)
         on_snode *n = &q->pool.nodes[q->pool.heap[i]];
         double p[3], mn[3], mx[3], sz;
         node_point(q, (int32_t)q->pool.heap[i], p);
-        node_box(q, n->cell, mn, mx, &sz);
+        on_graph_region(&q->g, n->cell, mn, mx, &sz);
         double h = heuristic(q, p, sz);
         n->f = n->g + q->o.weight * (isnan(h) ? 0 : h) - q->o.size_bias * sz;
     }
@@ -628,7 +391,7 @@ static void escalate(on_query *q)
 on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
 {
     size_t n = 0;
-    if ((q->state & ON_IN_PROGRESS) && touched_changed(q)) q->state = ON_FAILURE | ON_STALE;
+    if ((q->state & ON_IN_PROGRESS) && on_tileset_changed(&q->touched, q->t)) q->state = ON_FAILURE | ON_STALE;
     if (q->state == (ON_IN_PROGRESS | ON_LOADING)) {
         if (!q->t->tiles[q->info.loading_tile].loaded) {
             if (done) *done = 0;
@@ -721,8 +484,8 @@ static int refine(on_query *q, const double start[3], const double end[3])
     double *hi = lo + 3 * m;
     for (size_t i = 0; i < m; i++) {
         double amn[3], amx[3], as, bmn[3], bmx[3], bs;
-        node_box(q, q->corr[i], amn, amx, &as);
-        node_box(q, q->corr[i + 1], bmn, bmx, &bs);
+        on_graph_region(&q->g, q->corr[i], amn, amx, &as);
+        on_graph_region(&q->g, q->corr[i + 1], bmn, bmx, &bs);
         for (int k = 0; k < 3; k++) {
             lo[3 * i + k] = on_maxf(amn[k], bmn[k]);
             hi[3 * i + k] = on_minf(amx[k], bmx[k]);
@@ -912,54 +675,6 @@ static void relax(on_query *q, int passes)
     }
 }
 
-/* ---- the result's tiles ---------------------------------------------------------------------- */
-
-/* Add a tile to the result's tiles (once), with the salt the search saw, or the salt now for a tile
- * only smoothing read. */
-static void ptile_add(on_query *q, uint32_t tile)
-{
-    if (tileset_find(&q->ptiles, tile) >= 0) return;
-    ptrdiff_t t = tileset_find(&q->touched, tile);
-    uint32_t salt = t >= 0 ? q->touched.salt[t] : on_tree_tile_salt(q->t, tile);
-    if (tileset_add(&q->ptiles, tile, salt) != 0) q->ptiles_failed = 1;
-}
-
-static void ptile_sink(void *ud, on_cell c)
-{
-    on_query *q = ud;
-    if (q->ptiles.n > 0 && q->ptiles.tile[q->ptiles.n - 1] == c.tile) return;
-    ptile_add(q, c.tile);
-}
-
-/* The tile whose open box holds nav point p strictly (not on a tile face), or UINT32_MAX. */
-static uint32_t tile_inside(const on_query *q, const double p[3])
-{
-    int ijk[3];
-    for (int k = 0; k < 3; k++) {
-        double u = p[k] / (double)q->t->n, f = floor(u);
-        if (u == f || f < 0 || f >= (double)q->t->p.tiles[k]) return UINT32_MAX;
-        ijk[k] = (int)f;
-    }
-    return on_tile_index(q->t, ijk[0], ijk[1], ijk[2]);
-}
-
-/* The result depends on the corridor's tiles and on every tile its final segments (smoothed and
- * relaxed, so possibly outside the corridor) cross or touch at a crossing: a segment with both ends
- * strictly inside one tile stays in it; any other is walked. -1 on allocation failure. */
-static int build_path_tiles(on_query *q)
-{
-    q->ptiles.n = 0;
-    q->ptiles_failed = 0;
-    for (size_t i = 0; i < q->ncorr; i++) ptile_add(q, q->corr[i].tile);
-    for (size_t i = 1; i < q->npts && q->t->ntiles > 1; i++) {
-        const double *a = q->pts + 3 * (i - 1), *b = q->pts + 3 * i;
-        uint32_t ta = tile_inside(q, a);
-        if (ta != UINT32_MAX && ta == tile_inside(q, b)) ptile_add(q, ta);
-        else on_tree_walk_cells(q->t, q->lcache, a, b, ptile_sink, q);
-    }
-    return q->ptiles_failed ? -1 : 0;
-}
-
 on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
 {
     on_status st = q->state;
@@ -971,7 +686,7 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         end = q->best;
         partial = 1;
     }
-    if (end >= 0 && q->npts == 0 && q->bx && !q->direct && touched_changed(q)) {
+    if (end >= 0 && q->npts == 0 && q->g.ops->borrows_tiles && !q->direct && on_tileset_changed(&q->touched, q->t)) {
         /* the corridor's boxes may be gone (a tile changed, re-prepared or unloaded since the search):
          * the result is stale, as a running search would be */
         q->state = ON_FAILURE | ON_STALE;
@@ -981,14 +696,14 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
     if (end >= 0 && q->npts == 0 && q->direct) {
         if (push_pt(q, q->a) || push_pt(q, q->b)) return ON_FAILURE | ON_NO_MEMORY;
         q->info.cells = q->ncorr;
-        if (build_path_tiles(q) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        if (on_tileset_of_path(&q->ptiles, &q->touched, q->t, q->lcache, q->corr, q->ncorr, q->pts, q->npts) != 0) return ON_FAILURE | ON_NO_MEMORY;
         q->info.length = on_dist3(q->a, q->b) * q->t->p.scale;
     } else if (end >= 0 && q->npts == 0) {
         if (build_corridor(q, end) != 0) return ON_FAILURE | ON_NO_MEMORY;
         double stop[3];
         if (partial) { /* the point of the nearest cell closest to the goal */
             double mn[3], mx[3], s;
-            node_box(q, q->pool.nodes[end].cell, mn, mx, &s);
+            on_graph_region(&q->g, q->pool.nodes[end].cell, mn, mx, &s);
             for (int k = 0; k < 3; k++) stop[k] = on_clampf(q->b[k], mn[k], mx[k]);
         } else {
             memcpy(stop, q->b, sizeof stop);
@@ -1012,7 +727,7 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         if (q->o.smooth != ON_SMOOTH_NONE) smooth(q, q->o.smooth);
         if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) relax(q, q->o.relax);
         q->info.cells = q->ncorr;
-        if (build_path_tiles(q) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        if (on_tileset_of_path(&q->ptiles, &q->touched, q->t, q->lcache, q->corr, q->ncorr, q->pts, q->npts) != 0) return ON_FAILURE | ON_NO_MEMORY;
         double len = 0;
         for (size_t i = 1; i < q->npts; i++) len += on_dist3(q->pts + 3 * (i - 1), q->pts + 3 * i);
         q->info.length = len * q->t->p.scale;

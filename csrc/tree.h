@@ -75,6 +75,16 @@ static inline void on_tile_coords(const on_tree *t, uint32_t tile, int ijk[3])
     ijk[1] = (int)((tile / (uint32_t)t->p.tiles[0]) % (uint32_t)t->p.tiles[1]);
     ijk[2] = (int)(tile / ((uint32_t)t->p.tiles[0] * (uint32_t)t->p.tiles[1]));
 }
+/* The tile across face `face` (0..5 = -x,+x,-y,+y,-z,+z) of tile `tile`, or -1 at the edge of the map. */
+static inline int64_t on_tile_beyond(const on_tree *t, uint32_t tile, int face)
+{
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    int axis = face >> 1;
+    ijk[axis] += (face & 1) ? 1 : -1;
+    if (ijk[axis] < 0 || ijk[axis] >= t->p.tiles[axis]) return -1;
+    return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
+}
 static inline uint32_t on_root_code(const on_tree *t) { return on_code_make(0, 0, 0, (uint32_t)t->p.depth); }
 
 /* Leaf-lattice state of a global leaf coordinate: 1 free, 0 blocked (outside counts as blocked).

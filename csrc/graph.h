@@ -1,0 +1,84 @@
+/*
+ * graph.h -- the graph a search runs over, behind one small interface (internal).
+ *
+ * A node is an on_cell: over the cells, a free cell of the tree (tile, code); over the boxes, a box
+ * of a tile's prepared graph (tile, index into its box set, boxes.h). What the search asks of a
+ * graph: a node's region (an axis-aligned box in nav space), its neighbours, the node holding a
+ * point (locate), and the point where the search enters a node from a neighbour (entry). Each kind
+ * is one table of operations (graph_cells.c, graph_boxes.c) chosen in one place, on_graph_use; a
+ * new kind (the world's portal graph) is one more table.
+ */
+#ifndef OCTONAV_GRAPH_H
+#define OCTONAV_GRAPH_H
+
+#include "boxes.h"
+#include "tiledeps.h"
+#include "tree.h"
+
+/* Status of a neighbour query over the boxes that met a tile without a valid box graph: the search
+ * starts again over the cells. */
+#define ON_FALLBACK (ON_IN_PROGRESS | ON_STALE)
+
+typedef struct on_graph on_graph;
+
+typedef struct on_graph_ops {
+    /* Node c's region in nav space; *size: the cube's edge or the box's shortest side (the
+     * heuristic's and the size bias's "size"). */
+    void (*region)(on_graph *g, on_cell c, double mn[3], double mx[3], double *size);
+    /* The same in its tile's own leaves (integers). */
+    void (*local)(on_graph *g, on_cell c, uint32_t lo[3], uint32_t hi[3]);
+    /* Node c's neighbours into g->nb (*count of them): ON_SUCCESS, ON_FALLBACK, or a failure. */
+    on_status (*neighbors)(on_graph *g, on_cell c, size_t *count);
+    /* The node holding nav point p, which lies in free tree cell `cell`; 0 when there is none. */
+    int (*locate)(on_graph *g, on_cell cell, const double p[3], on_cell *out);
+    /* Where a path from point `from` (in or on node u, region umn..umx) towards `goal` enters
+     * neighbour v (region vmn..vmx): a point on the face they share. */
+    void (*entry)(const double from[3], const double umn[3], const double umx[3], const double vmn[3],
+                  const double vmx[3], const double goal[3], double out[3]);
+    /* 1 when nodes index data a tile change frees (a result's corridor is then unusable once a tile
+     * it read changed, and is reported stale instead of read). */
+    int borrows_tiles;
+} on_graph_ops;
+
+struct on_graph {
+    const on_tree *t;
+    on_lcache *lc;              /* node-table lookups of recent expansions */
+    on_tileset *touched;        /* the tiles the search read: neighbours in other tiles are added */
+    int kind;                   /* ON_GRAPH_CELLS or ON_GRAPH_BOXES */
+    const on_graph_ops *ops;
+    on_cell *nb;                /* the last node's neighbours */
+    size_t nbcap;
+    uint32_t org_tile;          /* the tile last asked for (UINT32_MAX: none), its corner and box set */
+    double org[3];
+    const on_boxset *org_set;
+};
+
+extern const on_graph_ops on_graph_cells_ops, on_graph_boxes_ops;
+
+/* Set up over tree t with lookup cache lc, recording tiles read in touched; -1 on allocation failure
+ * (free it with on_graph_free). The graph is the cells until on_graph_use says otherwise. */
+int on_graph_init(on_graph *g, const on_tree *t, on_lcache *lc, on_tileset *touched);
+void on_graph_free(on_graph *g);
+/* Run over graph `kind` (ON_GRAPH_CELLS or ON_GRAPH_BOXES) from now on. */
+void on_graph_use(on_graph *g, int kind);
+/* Room for n neighbours in g->nb; -1 on allocation failure. */
+int on_graph_nb_reserve(on_graph *g, size_t n);
+/* Refresh g's remembered tile corner and box set for `tile` (neighbours mostly share it). */
+void on_graph_tile(on_graph *g, uint32_t tile);
+/* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. */
+int64_t on_graph_unloaded_beyond(on_graph *g, on_cell c);
+
+static inline void on_graph_region(on_graph *g, on_cell c, double mn[3], double mx[3], double *size)
+{
+    g->ops->region(g, c, mn, mx, size);
+}
+static inline on_status on_graph_neighbors(on_graph *g, on_cell c, size_t *count)
+{
+    return g->ops->neighbors(g, c, count);
+}
+static inline int on_graph_locate(on_graph *g, on_cell cell, const double p[3], on_cell *out)
+{
+    return g->ops->locate(g, cell, p, out);
+}
+
+#endif
