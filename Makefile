@@ -1,14 +1,16 @@
 # octonav -- build, test, check, bench, demo.
 #   make            the C module build/octonav/core.so (for use in the source tree, see .busted)
-#   make test       C unit tests + busted specs; ends with "N passed, N failed"
+#   make test       luacheck (0 warnings, see .luacheckrc), C unit tests + busted specs; ends with
+#                   "N passed, N failed, N skipped" (skipped: specs pending for absent data)
 #   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-tsan the C tests under ThreadSanitizer
 #   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
 #   make demo       bakes built-in scenes (a tree; a world with a cave) and walks an agent into the cave
-# Missing Debian packages (lua5.4 liblua5.4-dev lua-busted) are installed by tools/deps.sh.
+# Missing Debian packages (lua5.4 liblua5.4-dev lua-busted lua-check) are installed by tools/deps.sh.
 
 LUA      ?= lua5.4
 BUSTED   ?= busted
+LUACHECK ?= luacheck
 CC       ?= cc
 BUILD    ?= build
 LUA_INC  ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
@@ -28,7 +30,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench demo clean ctest spec
+.PHONY: all deps test check check-tsan test-run bench demo clean ctest spec lint
 
 all: deps $(MODULE)
 
@@ -52,7 +54,11 @@ $(BUILD)/tests/%: tests/%.c $(BUILD)/libonav.a tests/minitest.h tests/scratch.h 
 
 ctest: $(TEST_BIN)
 
-test: all ctest
+# lint fails on any warning (the Lua sources, the script, the examples and the specs)
+lint: deps
+	@$(LUACHECK) --formatter plain lua/ bin/ examples/ spec/ && echo "luacheck: 0 warnings"
+
+test: all ctest lint
 	@bash tools/runtests.sh $(BUILD)
 
 check:

@@ -116,7 +116,8 @@ print(("sliced, 40 expansions a frame: %s after %d frames, %d waypoints, length 
 -- the prepared graph: each tile's free space merged into boxes, which searches then run over
 local nboxes = tree:prepare()
 local bp, binfo = q:find(from, to, octonav.presets.boxes)
-print(("prepared: %d boxes (%.1f KB beside the tree); boxes preset: length %.2f, %d expansions, %d boxes, %d waypoints (graph %s)")
+print(("prepared: %d boxes (%.1f KB beside the tree); boxes preset: length %.2f, %d expansions, %d boxes, "
+  .. "%d waypoints (graph %s)")
   :format(nboxes, tree:stats().box_bytes / 1024, binfo.length, binfo.expansions, binfo.cells, #bp, binfo.graph))
 -- failures are results, with a reason
 for _, case in ipairs { { "into the sealed bunker", { 14, 21, 14 } }, { "off the map", { 40, 10, 0 } } } do

@@ -103,7 +103,7 @@ end
 
 -- every octree segment checked by the pure-Lua line-of-sight rule over the extruded voxels
 local vox = {}
-function vox:blocked(x, y, z)
+function vox.blocked(_, x, y, z)
   if y ~= 0 then return true end
   return is_blocked(x, z)
 end

@@ -61,7 +61,7 @@ print("== octonav world demo ==")
 local dir = os.tmpname()
 os.remove(dir)
 local t0 = octonav.core.clock()
-local summary = assert(octonav.bake(build_config(dir)))
+assert(octonav.bake(build_config(dir)))
 local bake_s = octonav.core.clock() - t0
 local world = assert(octonav.world.load(dir))
 local st = world.tree:stats()
@@ -76,7 +76,6 @@ for _, d in ipairs(report.doors) do
   print(("  door %d: outside blocked in the cave tree %s, inside free %s, connected %s"):format(d.door,
     tostring(d.outside_blocked), tostring(d.inside_free), tostring(d.connected)))
 end
-_ = summary
 
 -- the Cell route from the far side of the wall into the cave
 local start, goal = { 10, 16, 10 }, { 70, 12, 32 }

@@ -710,7 +710,6 @@ describe("Moving AI benchmark data", function()
     -- along a direction that slipped through the gap there
     if not exists(voxdir .. "EC1.3dmap") then return pending("EC1.3dmap is absent") end
     local checker = require "octonav.checker"
-    local octonav = require "octonav"
     local tree = assert(movingai.load_map(voxdir .. "EC1.3dmap"))
     local vmap = assert(checker.voxel_map(voxdir .. "EC1.3dmap"))
     local s = assert(movingai.load_scen(voxdir .. "EC1.3dmap.3dscen"))[5133]

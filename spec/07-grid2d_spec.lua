@@ -97,7 +97,7 @@ local function build_tree(m, depth)
     end
   end
   local vox = {}
-  function vox:blocked(x, y, z)
+  function vox.blocked(_, x, y, z)
     if y ~= 0 then return true end -- y < 0 is outside, y >= 1 is the blocked slab top
     return m:blocked2(x, z)
   end

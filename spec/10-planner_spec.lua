@@ -10,13 +10,10 @@
 -- pillar, door 1 on its -x side and door 2 on its +x side. Hole 2 "den" (tile 1, box
 -- [20,28]x[2,10]x[4,12]): a sealed room with one door on its -x side. The world tree blocks both
 -- hole boxes (the holes are reached only through their doors).
-local octonav = require "octonav"
 local planner = require "octonav.planner"
 
-local sqrt = math.sqrt
-
 local hw = dofile("spec/support/handworld.lua")
-local dist, make_hole, make_world = hw.dist, hw.make_hole, hw.make_world
+local dist, make_world = hw.dist, hw.make_world
 ---------------------------------------------------------------------------------------------------
 -- Route checks.
 

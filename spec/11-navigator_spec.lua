@@ -15,10 +15,8 @@
 local octonav = require "octonav"
 local navigator = require "octonav.navigator"
 
-local sqrt = math.sqrt
-
 local hw = dofile("spec/support/handworld.lua")
-local dist, make_hole, make_world = hw.dist, hw.make_hole, hw.make_world
+local dist, make_world = hw.dist, hw.make_world
 
 -- fmt(p) = "(x, y, z)" with %.6g; step_toward(pos, wp, speed): one frame's move
 -- (spec/support/geometry.lua)
@@ -411,7 +409,7 @@ describe("octonav.navigator end to end", function()
     s:force_load { 1, 0, 0 }
     s:update(true)
     local waits = 0
-    local r = expect_arrival(world, { 2, 8, 2 }, { 30, 12, 14 }, {
+    expect_arrival(world, { 2, 8, 2 }, { 30, 12, 14 }, {
       budget = 25,
       on_frame = function(frame, status, _, _, nav)
         if frame == 1 then
@@ -436,9 +434,9 @@ describe("octonav.navigator end to end", function()
 
   it("a closed door on a baked world", function()
     world:set_door(1, 2, false)
-    local r = expect_arrival(world, { 30, 12, 14 }, { 7, 6, 8 }, { budget = 25 })
+    expect_arrival(world, { 30, 12, 14 }, { 7, 6, 8 }, { budget = 25 })
     world:set_door(1, 1, false)
-    r = run(world, { 30, 12, 14 }, { 7, 6, 8 })
+    local r = run(world, { 30, 12, 14 }, { 7, 6, 8 })
     assert.same({ "failed", "door_closed" }, { r.status, r.second })
     world:set_door(1, 1, true)
     world:set_door(1, 2, true)

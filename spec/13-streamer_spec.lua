@@ -264,7 +264,8 @@ describe("octonav.core.streamer", function()
     assert.are.equal("loading", info.reason)
     assert.are.same({ 1, 0, 0 }, info.tile)
     -- the sliced search waits, resuming as tiles arrive
-    local st, tile = q:start(a, b)
+    local st = q:start(a, b)
+    local tile
     local waits = 0
     while st ~= "found" and st ~= "failed" do
       st, tile = q:step(100)

@@ -369,7 +369,8 @@ describe("octonav.streamer over a world", function()
     s:update(true)
     s:force_load { 0, 0, 3 }
     s:update(true)
-    local st, tile = q:start(a, b)
+    local st = q:start(a, b)
+    local tile
     while st == "running" or st == "loading" do
       st, tile = q:step(200)
       if st == "loading" then

@@ -119,7 +119,8 @@ function M.tree_map(dir, name, opts)
   return r
 end
 
-local TREE_HEAD = "| map | size | voxels | load ms | nodes | bytes/node (RAM) | file bytes/node | locate/s (Lua) | visible/s (Lua) | visible us (octree / dense walk) | speedup | clear | disagree |"
+local TREE_HEAD = "| map | size | voxels | load ms | nodes | bytes/node (RAM) | file bytes/node | locate/s (Lua) "
+  .. "| visible/s (Lua) | visible us (octree / dense walk) | speedup | clear | disagree |"
 local TREE_SEP = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 function M.tree_row(r)
@@ -200,7 +201,6 @@ function M.query_map(map_path, scen_path, opts)
       end
     end
     grid:close()
-    grid = nil
     collectgarbage()
   end
   local q = octonav.query.new(tree, { max_nodes = opts.max_nodes or 1 << 20 })
@@ -289,7 +289,8 @@ function M.query_kv(r)
   return table.concat(out, " ")
 end
 
-M.QUERY_HEAD = "| map | preset | scenarios | solved | valid | mean ratio | p99 ratio | max ratio | median us | p99 us | grid median us (n) | speedup | expansions / path cell |"
+M.QUERY_HEAD = "| map | preset | scenarios | solved | valid | mean ratio | p99 ratio | max ratio | median us | p99 us "
+  .. "| grid median us (n) | speedup | expansions / path cell |"
 M.QUERY_SEP = "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 
 function M.query_row(name, r)
@@ -447,7 +448,7 @@ function M.world(opts)
   end
   local plan_t, hier_t, seam_t, hier_len, seam_len, ratios = {}, {}, {}, 0, 0, {}
   local n = opts.paths or 40
-  for i = 1, n do
+  for _ = 1, n do
     local a, b = free_point(2, 30), free_point(226, 254) -- across the whole world
     local t0 = clock()
     local route = world:plan(a, b)
@@ -457,8 +458,7 @@ function M.world(opts)
     if route and seam_p then
       -- one query per route step, each from where the last one ended to the step's exit
       local len, from, ok = 0, a, true
-      for _, step in ipairs(route) do
-        local tree = step.kind == "hole" and world.holes[step.hole].tree or world.tree
+      for _, step in ipairs(route) do -- this world has no holes: every step is on world.tree
         local p, info = q:find(from, step.exit)
         if not p then ok = false break end
         len = len + info.length
@@ -473,7 +473,6 @@ function M.world(opts)
         ratios[#ratios + 1] = len / seam_info.length
       end
     end
-    _ = i
   end
   q:close()
   world:close()

@@ -138,7 +138,7 @@ function M.voxel_map(path)
   end
   f:close()
   local map = { W = W, H = H, D = D }
-  function map:blocked(x, y, z)
+  function map.blocked(_, x, y, z)
     if x < 0 or y < 0 or z < 0 or x >= W or y >= H or z >= D then return true end
     return set[x + W * (y + H * z)] == true
   end

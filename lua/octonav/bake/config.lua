@@ -99,7 +99,9 @@ local function check_geometry_entry(g, field)
   check_table(g, field, "geometry entry")
   local key
   for k in pairs(g) do
-    if not GEO_KEYS[k] then fail(field, ("unknown key '%s' (one of obj, box, triangles, heightfield, fn)"):format(tostring(k))) end
+    if not GEO_KEYS[k] then
+      fail(field, ("unknown key '%s' (one of obj, box, triangles, heightfield, fn)"):format(tostring(k)))
+    end
     if key then fail(field, ("has both '%s' and '%s': exactly one key expected"):format(key, k)) end
     key = k
   end
