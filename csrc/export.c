@@ -1,10 +1,16 @@
 /*
- * export.c -- the tree as an OBJ of boxes (blocked or free cubes, world space), to look at it in
- * any 3D viewer. Each box is 8 vertices and 6 quads.
+ * export.c -- the tree as an OBJ to look at in any 3D viewer, world space. Two forms:
+ *  - surface (the default of tree:export_obj): the boundary of blocked (or free) space as merged quads
+ *    (surface.c) on shared vertices, with one normal per axis direction: what a modeller shows well,
+ *    a small fraction of the boxes' size;
+ *  - boxes: each blocked or free cube as 8 vertices and 6 quads, one box per cell (tests and tools
+ *    that want the cells themselves).
  */
-#include "tree.h"
+#include "octonav.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct exp_ctx {
     const on_tree *t;
@@ -46,4 +52,116 @@ on_status on_tree_export_obj(const on_tree *t, const char *path, int what, size_
     if (fclose(f) != 0) x.err = 1;
     if (boxes) *boxes = x.boxes;
     return x.err ? (ON_FAILURE | ON_IO) : ON_SUCCESS;
+}
+
+/* ---- surface OBJ --------------------------------------------------------------------------------- */
+
+/* Vertices are shared through an open-addressing table keyed by their lattice coordinates, so a
+ * corner where several quads meet is written once. */
+typedef struct vtx_map {
+    int64_t (*key)[3];
+    uint32_t *id;      /* 0 = empty slot, else 1-based OBJ index */
+    size_t cap, n;
+} vtx_map;
+
+typedef struct surf_ctx {
+    FILE *f;
+    const on_tree_params *p;
+    vtx_map m;
+    size_t faces;
+    int err;           /* an on_status detail bit */
+} surf_ctx;
+
+static uint64_t hash3(const int64_t k[3])
+{
+    uint64_t h = (uint64_t)k[0] * 0x9E3779B97F4A7C15ull ^ (uint64_t)k[1] * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)k[2] * 0x165667B19E3779F9ull;
+    h ^= h >> 31;
+    return h * 0xD6E8FEB86659FD93ull;
+}
+
+static int map_grow(vtx_map *m)
+{
+    size_t cap = m->cap ? 2 * m->cap : 4096;
+    int64_t(*key)[3] = malloc(cap * sizeof *key);
+    uint32_t *id = calloc(cap, sizeof *id);
+    if (!key || !id) {
+        free(key);
+        free(id);
+        return 0;
+    }
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->id[i]) continue;
+        size_t j = hash3(m->key[i]) & (cap - 1);
+        while (id[j]) j = (j + 1) & (cap - 1);
+        memcpy(key[j], m->key[i], sizeof key[j]);
+        id[j] = m->id[i];
+    }
+    free(m->key);
+    free(m->id);
+    m->key = key;
+    m->id = id;
+    m->cap = cap;
+    return 1;
+}
+
+/* The OBJ index of lattice point k, writing its "v" line the first time; 0 on failure. */
+static uint32_t vertex(surf_ctx *x, const int64_t k[3])
+{
+    vtx_map *m = &x->m;
+    if (4 * (m->n + 1) > 3 * m->cap && !map_grow(m)) {
+        x->err = ON_NO_MEMORY;
+        return 0;
+    }
+    size_t j = hash3(k) & (m->cap - 1);
+    while (m->id[j]) {
+        if (!memcmp(m->key[j], k, sizeof m->key[j])) return m->id[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    if (m->n >= 0xfffffffeu) {
+        x->err = ON_NO_MEMORY;
+        return 0;
+    }
+    memcpy(m->key[j], k, sizeof m->key[j]);
+    m->id[j] = (uint32_t)++m->n;
+    if (fprintf(x->f, "v %.17g %.17g %.17g\n", x->p->origin[0] + (double)k[0] * x->p->scale,
+                x->p->origin[1] + (double)k[1] * x->p->scale, x->p->origin[2] + (double)k[2] * x->p->scale) < 0)
+        x->err = ON_IO;
+    return m->id[j];
+}
+
+static int emit_quad(void *ud, const int64_t c[4][3], int normal)
+{
+    surf_ctx *x = ud;
+    uint32_t id[4];
+    for (int j = 0; j < 4; j++)
+        if (!(id[j] = vertex(x, c[j]))) return 1;
+    if (fprintf(x->f, "f %u//%d %u//%d %u//%d %u//%d\n", id[0], normal + 1, id[1], normal + 1, id[2], normal + 1,
+                id[3], normal + 1) < 0)
+        x->err = ON_IO;
+    x->faces++;
+    return x->err != 0;
+}
+
+on_status on_tree_export_surface_obj(const on_tree *t, const char *path, int what, size_t *faces, size_t *verts)
+{
+    if (faces) *faces = 0;
+    if (verts) *verts = 0;
+    if (what != 0 && what != 1) return ON_FAILURE | ON_INVALID;
+    FILE *f = fopen(path, "wb");
+    if (!f) return ON_FAILURE | ON_IO;
+    surf_ctx x;
+    memset(&x, 0, sizeof x);
+    x.f = f;
+    x.p = on_tree_get_params(t);
+    fprintf(f, "# octonav %s surface\nvn -1 0 0\nvn 1 0 0\nvn 0 -1 0\nvn 0 1 0\nvn 0 0 -1\nvn 0 0 1\n",
+            what ? "free" : "blocked");
+    on_status st = on_tree_surface(t, what, emit_quad, &x);
+    if (!x.err && !on_ok(st)) x.err = (int)(st & ~(on_status)ON_FAILURE);
+    if (fclose(f) != 0 && !x.err) x.err = ON_IO;
+    if (faces) *faces = x.faces;
+    if (verts) *verts = x.m.n;
+    free(x.m.key);
+    free(x.m.id);
+    return x.err ? (ON_FAILURE | (on_status)x.err) : ON_SUCCESS;
 }

@@ -572,8 +572,11 @@ static int l_compact(lua_State *L)
     return 1;
 }
 
-static const char *const export_opts[] = {"what", NULL};
+static const char *const export_opts[] = {"what", "form", NULL};
 
+/* tree:export_obj(path [, { what = "blocked"|"free", form = "surface"|"boxes" }]) -> count | nil, err:
+ * the surface (merged faces on shared vertices; count = faces, then vertices) or one box per cell
+ * (count = boxes). */
 static int l_export_obj(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
@@ -586,11 +589,21 @@ static int l_export_obj(lua_State *L)
             return luaL_error(L, "export_obj: option 'what' must be \"blocked\" or \"free\"");
         what = strcmp(w, "free") == 0;
     }
-    size_t boxes = 0;
-    on_status s = on_tree_export_obj(t, path, what, &boxes);
+    static const char *const forms[] = {"surface", "boxes", NULL};
+    int boxes_form = on_lua_optchoice(L, 3, "form", forms, 0, "\"surface\" or \"boxes\"");
+    if (boxes_form) {
+        size_t boxes = 0;
+        on_status s = on_tree_export_obj(t, path, what, &boxes);
+        if (!on_ok(s)) return on_lua_fail(L, s, path);
+        lua_pushinteger(L, (lua_Integer)boxes);
+        return 1;
+    }
+    size_t faces = 0, verts = 0;
+    on_status s = on_tree_export_surface_obj(t, path, what, &faces, &verts);
     if (!on_ok(s)) return on_lua_fail(L, s, path);
-    lua_pushinteger(L, (lua_Integer)boxes);
-    return 1;
+    lua_pushinteger(L, (lua_Integer)faces);
+    lua_pushinteger(L, (lua_Integer)verts);
+    return 2;
 }
 
 static int l_from_voxmap(lua_State *L)

@@ -49,6 +49,7 @@ int on_lua_tree_open(lua_State *L);
 int on_lua_grid_open(lua_State *L);
 int on_lua_query_open(lua_State *L);
 int on_lua_streamer_open(lua_State *L);
+int on_lua_debug_open(lua_State *L);
 
 /* One class helper for every userdata type (liolib's luaL_Stream idea): each userdata starts with a
  * handle whose `p` is the C object, NULL while closed. A handle is made closed (on_lua_newhandle) before

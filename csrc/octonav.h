@@ -154,6 +154,18 @@ ON_API on_status on_tree_visit(const on_tree *t, on_cell_visit_fn fn, void *ud);
  * *boxes (may be NULL) gets the number written. */
 ON_API on_status on_tree_export_obj(const on_tree *t, const char *path, int what, size_t *boxes);
 
+/* The boundary between free and blocked space as merged quads (a viewer's or debug draw's surface):
+ * fn gets each quad's 4 corners in leaf units of the whole tile grid (world = origin + corner * scale),
+ * counter-clockwise seen from the side its normal points to, and the normal 0..5 = -x,+x,-y,+y,-z,+z,
+ * pointing out of blocked space (what = 0) or out of free space (what = 1). Unloaded tiles count as
+ * blocked; the outer faces of the tile grid are not part of it. fn returns nonzero to stop. */
+typedef int (*on_quad_fn)(void *ud, const int64_t corners[4][3], int normal);
+ON_API on_status on_tree_surface(const on_tree *t, int what, on_quad_fn fn, void *ud);
+/* That surface as an OBJ: shared vertices, six "vn" normals, one "f v//n" quad per merged face.
+ * *faces and *verts (may be NULL) get the counts. */
+ON_API on_status on_tree_export_surface_obj(const on_tree *t, const char *path, int what, size_t *faces,
+                                           size_t *verts);
+
 /* Line of sight between two world points (see README, "visibility rule").
  * visible: ON_SUCCESS when clear, ON_FAILURE|ON_BLOCKED otherwise.
  * raycast: ON_SUCCESS when clear; ON_FAILURE|ON_BLOCKED with *t_hit in [0,1] at the first blocked point. */

@@ -1,0 +1,95 @@
+/*
+ * lua_debug.c -- octonav.core.debug: what a tree looks like, packed for drawing. The Lua layer
+ * (lua/octonav/debug.lua) walks these for an engine's drawer and the viewer (lua/octonav/view.lua)
+ * embeds them in a page. Results are strings of little-endian float32 so a large tree costs no Lua
+ * table per cell, and a page can take the bytes as they are.
+ */
+#include "lua_util.h"
+
+#include <string.h>
+
+typedef struct pack_ctx {
+    luaL_Buffer *b;
+    const on_tree *t;
+    const on_tree_params *p;
+    int what;
+    lua_Integer n;
+} pack_ctx;
+
+static void put_f32(luaL_Buffer *b, double v)
+{
+    float f = (float)v;
+    char bytes[4];
+    memcpy(bytes, &f, 4);
+    luaL_addlstring(b, bytes, 4);
+}
+
+static int pack_quad(void *ud, const int64_t c[4][3], int normal)
+{
+    pack_ctx *x = ud;
+    for (int j = 0; j < 4; j++)
+        for (int a = 0; a < 3; a++) put_f32(x->b, x->p->origin[a] + (double)c[j][a] * x->p->scale);
+    put_f32(x->b, normal);
+    x->n++;
+    return 0;
+}
+
+static int pack_cell(void *ud, on_cell c, int blocked)
+{
+    pack_ctx *x = ud;
+    if (blocked != (x->what == 0)) return 0;
+    double mn[3], s;
+    on_tree_cell_bounds(x->t, c, mn, &s);
+    for (int a = 0; a < 3; a++) put_f32(x->b, mn[a]);
+    put_f32(x->b, s);
+    x->n++;
+    return 0;
+}
+
+static int check_what(lua_State *L, int idx)
+{
+    static const char *const names[] = {"blocked", "free", NULL};
+    return luaL_checkoption(L, idx, "blocked", names);
+}
+
+/* debug.surface(tree [, "blocked"|"free"]) -> bytes, count: the merged boundary quads, 13 float32
+ * each (4 corners x y z counter-clockwise from the normal's side, then the normal 0..5). */
+static int l_surface(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    pack_ctx x = {NULL, t, on_tree_get_params(t), check_what(L, 2), 0};
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    x.b = &b;
+    on_status s = on_tree_surface(t, x.what, pack_quad, &x);
+    if (!on_ok(s)) {
+        if (s & ON_NO_MEMORY) return luaL_error(L, "surface: out of memory");
+        return on_lua_fail(L, s, "surface");
+    }
+    luaL_pushresult(&b);
+    lua_pushinteger(L, x.n);
+    return 2;
+}
+
+/* debug.cells(tree [, "blocked"|"free"]) -> bytes, count: each blocked (or free) cube as 4 float32
+ * (min x, y, z, edge), world space. */
+static int l_cells(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    pack_ctx x = {NULL, t, on_tree_get_params(t), check_what(L, 2), 0};
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    x.b = &b;
+    on_status s = on_tree_visit(t, pack_cell, &x);
+    if (!on_ok(s)) return on_lua_fail(L, s, "cells");
+    luaL_pushresult(&b);
+    lua_pushinteger(L, x.n);
+    return 2;
+}
+
+int on_lua_debug_open(lua_State *L)
+{
+    static const luaL_Reg funcs[] = {{"surface", l_surface}, {"cells", l_cells}, {NULL, NULL}};
+    luaL_newlib(L, funcs);
+    return 1;
+}

@@ -1,0 +1,200 @@
+--- octonav.debug: nav data for an engine to draw with its own renderer (Detour's duDebugDraw idea).
+--
+-- `debug.draw(obj, drawer [, opts])` walks a tree, a path, a route or a world and calls the drawer's
+-- methods, all in world space:
+--   drawer:box(min, max, kind)         an axis-aligned box (a cell, a hole's bounds, a tile)
+--   drawer:line(a, b, kind)            a segment (a path leg, a door, a route step)
+--   drawer:point(p, kind)              a marker (a waypoint, a portal, a start or goal)
+--   drawer:quad(a, b, c, d, normal, kind)  optional: a face of the blocked surface, counter-clockwise
+--                                      seen from its normal ({x,y,z}, unit, axis-aligned); a drawer
+--                                      without `quad` gets the blocked cells as boxes instead
+-- Kinds: "blocked", "free", "surface", "path", "waypoint", "corridor", "route", "portal", "hole",
+-- "door", "door_closed", "start", "goal". The viewer (octonav.view) is a drawer like any other.
+-- Trees are walked in C (octonav.core.debug) and handed over as packed floats, so a tree of a million
+-- cells costs one string, not a million tables, until the drawer is called.
+local core = require "octonav.core"
+
+local M = {}
+
+local NORMALS = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 }, { 0, 1, 0 }, { 0, 0, -1 }, { 0, 0, 1 } }
+local unpack_f = string.unpack
+
+local DEFAULTS = {
+  cells = "blocked",    -- tree cells to draw: "blocked", "free", "both" or "none"
+  surface = true,       -- blocked space as merged faces through drawer:quad when the drawer has it
+  corridor = false,     -- paths: also the free cells the path passes through (kind "corridor")
+  tree = nil,           -- paths: the tree for the corridor (a path from q:find knows its own)
+  portals = true,       -- worlds: connect points
+  holes = true,         -- worlds: hole bounds, doors and the holes' own trees
+}
+
+local function check_opts(opts)
+  if opts == nil then return DEFAULTS end
+  if type(opts) ~= "table" then error("bad argument #3 to 'draw' (table expected, got " .. type(opts) .. ")", 3) end
+  local o = {}
+  for k, v in pairs(DEFAULTS) do o[k] = v end
+  for k, v in pairs(opts) do
+    if DEFAULTS[k] == nil and k ~= "tree" then error("draw: unknown option '" .. tostring(k) .. "'", 3) end
+    o[k] = v
+  end
+  if o.cells ~= "blocked" and o.cells ~= "free" and o.cells ~= "both" and o.cells ~= "none" then
+    error("draw: option 'cells' must be \"blocked\", \"free\", \"both\" or \"none\"", 3)
+  end
+  for _, k in ipairs { "surface", "corridor", "portals", "holes" } do
+    if type(o[k]) ~= "boolean" then error("draw: option '" .. k .. "' must be a boolean", 3) end
+  end
+  return o
+end
+
+local function is_tree(obj)
+  local mt = getmetatable(obj)
+  return type(obj) == "userdata" and type(mt) == "table" and mt.__name == "octonav.tree"
+end
+
+local function point(p)
+  return type(p) == "table" and type(p[1]) == "number" and type(p[2]) == "number" and type(p[3]) == "number"
+end
+
+local function draw_cells(tree, drawer, what, kind)
+  local bytes, n = core.debug.cells(tree, what)
+  for i = 0, n - 1 do
+    local x, y, z, s = unpack_f("<ffff", bytes, 16 * i + 1)
+    drawer:box({ x, y, z }, { x + s, y + s, z + s }, kind)
+  end
+  return n
+end
+
+local function draw_surface(tree, drawer)
+  local bytes, n = core.debug.surface(tree, "blocked")
+  for i = 0, n - 1 do
+    local ax, ay, az, bx, by, bz, cx, cy, cz, dx, dy, dz, nrm = unpack_f("<fffffffffffff", bytes, 52 * i + 1)
+    drawer:quad({ ax, ay, az }, { bx, by, bz }, { cx, cy, cz }, { dx, dy, dz }, NORMALS[math.floor(nrm) + 1],
+      "surface")
+  end
+  return n
+end
+
+local function draw_tree(tree, drawer, o)
+  if o.cells == "blocked" or o.cells == "both" then
+    if o.surface and type(drawer.quad) == "function" then draw_surface(tree, drawer)
+    else draw_cells(tree, drawer, "blocked", "blocked") end
+  end
+  if o.cells == "free" or o.cells == "both" then draw_cells(tree, drawer, "free", "free") end
+end
+
+--- The free cells a polyline passes through, in order, each once: samples every half of the smallest
+-- cell met so far along each leg (a cell is found again where the line leaves it).
+function M.corridor(tree, points)
+  local cells, seen = {}, {}
+  local function add(p)
+    local st, c = tree:locate(p)
+    if st ~= "free" then return 1e300 end
+    local key = ("%.9g %.9g %.9g %.9g"):format(c.min[1], c.min[2], c.min[3], c.size)
+    if not seen[key] then
+      seen[key] = true
+      cells[#cells + 1] = c
+    end
+    return c.size
+  end
+  for i = 1, #points - 1 do
+    local a, b = points[i], points[i + 1]
+    local len = math.sqrt((b[1] - a[1]) ^ 2 + (b[2] - a[2]) ^ 2 + (b[3] - a[3]) ^ 2)
+    local s, t = add(a), 0
+    while len > 0 and t < 1 do
+      local step = math.min(s, 1e9) * 0.25 / len
+      if step <= 0 or step ~= step then break end
+      t = math.min(1, t + step)
+      s = math.min(add { a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t, a[3] + (b[3] - a[3]) * t }, s * 4)
+    end
+  end
+  if #points > 0 then add(points[#points]) end
+  return cells
+end
+
+local function draw_path(path, drawer, o)
+  for i = 1, #path do
+    if not point(path[i]) then error("draw: path point " .. i .. " is not {x, y, z}", 3) end
+  end
+  for i = 1, #path - 1 do drawer:line(path[i], path[i + 1], "path") end
+  for i = 1, #path do
+    drawer:point(path[i], i == 1 and "start" or i == #path and "goal" or "waypoint")
+  end
+  if o.corridor then
+    local tree = o.tree
+    if not is_tree(tree) then error("draw: option 'tree' (an open octonav.tree) is needed for the corridor", 3) end
+    for _, c in ipairs(M.corridor(tree, path)) do
+      drawer:box(c.min, { c.min[1] + c.size, c.min[2] + c.size, c.min[3] + c.size }, "corridor")
+    end
+  end
+end
+
+local function draw_route(route, drawer)
+  local prev
+  for i, step in ipairs(route) do
+    if type(step) ~= "table" then error("draw: route step " .. i .. " is not a table", 3) end
+    local same = prev and point(step.enter) and prev[1] == step.enter[1] and prev[2] == step.enter[2]
+      and prev[3] == step.enter[3]
+    if point(step.enter) and not same then
+      drawer:point(step.enter, i == 1 and "start" or "portal")
+      if prev then drawer:line(prev, step.enter, "route") end
+      prev = step.enter
+    end
+    if point(step.exit) then
+      if prev then drawer:line(prev, step.exit, "route") end
+      drawer:point(step.exit, i == #route and "goal" or "portal")
+      prev = step.exit
+    end
+  end
+end
+
+local function draw_world(world, drawer, o)
+  if is_tree(world.tree) then draw_tree(world.tree, drawer, o) end
+  if o.portals and type(world.blocks) == "table" then
+    for _, b in pairs(world.blocks) do
+      if type(b) == "table" and type(b.points) == "table" then
+        for _, p in ipairs(b.points) do
+          if point(p.inside) and point(p.outside) then drawer:line(p.inside, p.outside, "portal") end
+        end
+      end
+      if type(b) == "table" and point(b.center) then drawer:point(b.center, "portal") end
+    end
+  end
+  if o.holes and type(world.holes) == "table" then
+    for _, h in ipairs(world.holes) do
+      if point(h.min) and point(h.max) then drawer:box(h.min, h.max, "hole") end
+      for _, d in ipairs(h.doors or {}) do
+        if point(d.inside) and point(d.outside) then
+          drawer:line(d.inside, d.outside, d.open == false and "door_closed" or "door")
+        end
+      end
+      if is_tree(h.tree) then draw_tree(h.tree, drawer, o) end
+    end
+  end
+end
+
+--- Walk obj (a tree, a path (an array of points), a route (an array of steps with enter/exit) or a
+-- world (a table with a tree, holes, blocks)) and call drawer's box/line/point/quad methods.
+-- Returns drawer. opts (all optional): see DEFAULTS above.
+function M.draw(obj, drawer, opts)
+  if type(drawer) ~= "table" and type(drawer) ~= "userdata" then
+    error("bad argument #2 to 'draw' (drawer expected, got " .. type(drawer) .. ")", 2)
+  end
+  for _, m in ipairs { "box", "line", "point" } do
+    if type(drawer[m]) ~= "function" then error("bad argument #2 to 'draw' (drawer has no method '" .. m .. "')", 2) end
+  end
+  local o = check_opts(opts)
+  if is_tree(obj) then
+    draw_tree(obj, drawer, o)
+  elseif type(obj) == "table" and obj.tree ~= nil and obj.holes ~= nil then
+    draw_world(obj, drawer, o)
+  elseif type(obj) == "table" and (#obj == 0 or point(obj[1])) then
+    draw_path(obj, drawer, o)
+  elseif type(obj) == "table" and type(obj[1]) == "table" and (obj[1].kind ~= nil or obj[1].enter ~= nil) then
+    draw_route(obj, drawer)
+  else
+    error("bad argument #1 to 'draw' (tree, path, route or world expected, got " .. type(obj) .. ")", 2)
+  end
+  return drawer
+end
+
+return M

@@ -1,0 +1,408 @@
+-- Seeing the nav data: the blocked surface as merged faces (csrc/surface.c), the surface OBJ
+-- (csrc/export.c), packed cells (csrc/lua_debug.c), octonav.debug.draw and the viewer page
+-- (lua/octonav/view.lua). The surface is checked leaf face by leaf face against locate.
+local octonav = require "octonav"
+local core = require "octonav.core"
+local ddraw = require "octonav.debug"
+local view = require "octonav.view"
+local Tree = octonav.tree
+local files = dofile("spec/support/files.lua")
+local prng = dofile("spec/support/prng.lua")
+
+
+local tmp = files.tracker()
+local tmppath, cleanup = tmp.file, tmp.cleanup
+
+-- every leaf of the grid: blocked[x][y][z] as booleans (nav leaf units)
+local function leaves(t)
+  local p = t:params()
+  local N, s, o = p.tile_leaves, p.scale, p.origin
+  local dims = { p.tiles[1] * N, p.tiles[2] * N, p.tiles[3] * N }
+  local b = {}
+  for x = 0, dims[1] - 1 do
+    for y = 0, dims[2] - 1 do
+      for z = 0, dims[3] - 1 do
+        b[(x * dims[2] + y) * dims[3] + z] = t:locate { o[1] + (x + 0.5) * s, o[2] + (y + 0.5) * s, o[3] + (z + 0.5) * s } == "blocked"
+      end
+    end
+  end
+  return function(x, y, z) return b[(x * dims[2] + y) * dims[3] + z] end, dims
+end
+
+-- the surface quads in leaf units: { mn = {..}, mx = {..}, axis, normal index }
+local function surface_quads(t, what)
+  local p = t:params()
+  local bytes, n = core.debug.surface(t, what)
+  assert.are.equal(52 * n, #bytes)
+  local quads = {}
+  for i = 0, n - 1 do
+    local v = { string.unpack(("<" .. ("f"):rep(13)), bytes, 52 * i + 1) }
+    local mn, mx = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
+    for c = 0, 3 do
+      for a = 1, 3 do
+        local l = (v[3 * c + a] - p.origin[a]) / p.scale
+        assert.is_true(math.abs(l - math.floor(l + 0.5)) < 1e-4, "corner off the leaf lattice")
+        l = math.floor(l + 0.5)
+        mn[a], mx[a] = math.min(mn[a], l), math.max(mx[a], l)
+      end
+    end
+    local flat
+    for a = 1, 3 do if mn[a] == mx[a] then assert.is_nil(flat); flat = a end end
+    assert.is_not_nil(flat, "a quad is not axis-aligned")
+    local nrm = math.floor(v[13] + 0.5)
+    assert.are.equal(flat, nrm // 2 + 1, "the normal is not across the quad's plane")
+    -- counter-clockwise seen from the normal: (b - a) x (c - a) points along the normal
+    local a1 = { v[1], v[2], v[3] }
+    local e1 = { v[4] - a1[1], v[5] - a1[2], v[6] - a1[3] }
+    local e2 = { v[7] - a1[1], v[8] - a1[2], v[9] - a1[3] }
+    local cross = { e1[2] * e2[3] - e1[3] * e2[2], e1[3] * e2[1] - e1[1] * e2[3], e1[1] * e2[2] - e1[2] * e2[1] }
+    local sign = (nrm % 2 == 1) and 1 or -1
+    assert.is_true(cross[flat] * sign > 0, "a quad is wound clockwise")
+    quads[#quads + 1] = { mn = mn, mx = mx, axis = flat, normal = nrm }
+  end
+  return quads
+end
+
+-- Each leaf face between a blocked and a free leaf inside the grid must be covered by exactly one
+-- quad, facing out of blocked space; no quad covers anything else.
+local function check_surface(t)
+  local blocked, dims = leaves(t)
+  local quads = surface_quads(t, "blocked")
+  local covered, area = {}, 0
+  for _, q in ipairs(quads) do
+    local a = q.axis
+    local u, v = a % 3 + 1, (a + 1) % 3 + 1
+    for i = q.mn[u], q.mx[u] - 1 do
+      for j = q.mn[v], q.mx[v] - 1 do
+        local c = { 0, 0, 0 }
+        c[a], c[u], c[v] = q.mn[a], i, j
+        local key = a .. ":" .. c[1] .. "," .. c[2] .. "," .. c[3]
+        assert.is_nil(covered[key], "two quads cover " .. key)
+        covered[key] = q.normal
+        area = area + 1
+      end
+    end
+  end
+  local faces = 0
+  for a = 1, 3 do
+    for x = 0, dims[1] - 1 do
+      for y = 0, dims[2] - 1 do
+        for z = 0, dims[3] - 1 do
+          local c = { x, y, z }
+          if c[a] > 0 then
+            local d = { x, y, z }
+            d[a] = d[a] - 1
+            local b1, b0 = blocked(x, y, z), blocked(d[1], d[2], d[3])
+            local key = a .. ":" .. x .. "," .. y .. "," .. z
+            if b1 ~= b0 then
+              faces = faces + 1
+              -- blocked on the high side: the normal points to -axis (index 2a-2), else +axis
+              local want = b1 and (2 * a - 2) or (2 * a - 1)
+              assert.are.equal(want, covered[key], "leaf face " .. key)
+            else
+              assert.is_nil(covered[key], "a quad covers " .. key .. ", which is not on the surface")
+            end
+          end
+        end
+      end
+    end
+  end
+  assert.are.equal(faces, area)
+  return #quads, faces
+end
+
+describe("surface", function()
+  after_each(cleanup)
+
+  it("a box in the open is six quads on eight shared vertices", function()
+    local t = Tree.new { tiles = { 2, 1, 1 }, depth = 3, scale = 0.5, origin = { -1, 2, 3 } }
+    t:add_box({ 0, 3, 4 }, { 1.5, 4.5, 5.5 })
+    local n = check_surface(t)
+    assert.are.equal(6, n)
+    local path = tmppath(".obj")
+    local faces, verts = t:export_obj(path)
+    assert.are.equal(6, faces)
+    assert.are.equal(8, verts)
+    local text = files.read(path)
+    local vs, seen = 0, {}
+    for x, y, z in text:gmatch("\nv (%S+) (%S+) (%S+)") do
+      vs = vs + 1
+      local k = x .. " " .. y .. " " .. z
+      assert.is_nil(seen[k], "vertex written twice")
+      seen[k] = true
+    end
+    assert.are.equal(8, vs)
+    assert.are.equal(6, select(2, text:gsub("\nf %d+//%d %d+//%d %d+//%d %d+//%d", "")))
+    assert.are.equal(6, select(2, text:gsub("\nvn ", "")))
+    assert.are.equal("# octonav blocked surface", text:match("^[^\n]+"))
+  end)
+
+  it("covers every blocked/free leaf face once on random scenes, across tiles", function()
+    local r = prng.xorshift(19)
+    for _ = 1, 6 do
+      local t = Tree.new { tiles = { 2, 2, 1 }, depth = 3 }
+      for _ = 1, 5 do
+        local a = { r.range(0, 14), r.range(0, 14), r.range(0, 6) }
+        t:add_box(a, { a[1] + r.range(0.5, 6), a[2] + r.range(0.5, 6), a[3] + r.range(0.5, 4) })
+      end
+      local n, faces = check_surface(t)
+      assert.is_true(n <= faces)
+    end
+  end)
+
+  it("leaves the grid's outer faces out; free space's surface points the other way", function()
+    local t = Tree.new { tiles = { 2, 1, 1 }, depth = 2 }
+    assert.are.equal(0, #surface_quads(t, "blocked"))
+    -- a tile that is fully blocked on the right: one 4x4 wall at x = 4 facing -x
+    t:add_box({ 4, 0, 0 }, { 8, 4, 4 })
+    local q = surface_quads(t, "blocked")
+    assert.are.equal(1, #q)
+    assert.are.same({ 4, 0, 0 }, q[1].mn)
+    assert.are.same({ 4, 4, 4 }, q[1].mx)
+    assert.are.equal(0, q[1].normal)
+    -- free space's surface is the same face, pointing the other way
+    local f = surface_quads(t, "free")
+    assert.are.equal(1, #f)
+    assert.are.equal(1, f[1].normal)
+  end)
+
+  it("packs cells covering exactly the blocked and the free leaves", function()
+    local t = Tree.new { tiles = { 2, 1, 1 }, depth = 3, scale = 2, origin = { 1, 1, 1 } }
+    t:add_box({ 3, 3, 3 }, { 12, 8, 9 })
+    local blocked, dims = leaves(t)
+    local nb = 0
+    for x = 0, dims[1] - 1 do
+      for y = 0, dims[2] - 1 do
+        for z = 0, dims[3] - 1 do if blocked(x, y, z) then nb = nb + 1 end end
+      end
+    end
+    for _, what in ipairs { "blocked", "free" } do
+      local bytes, n = core.debug.cells(t, what)
+      assert.are.equal(16 * n, #bytes)
+      local vol = 0
+      for i = 0, n - 1 do
+        local _, _, _, s = string.unpack("<ffff", bytes, 16 * i + 1)
+        vol = vol + (s / 2) ^ 3
+      end
+      assert.are.equal(what == "blocked" and nb or dims[1] * dims[2] * dims[3] - nb, vol)
+    end
+    assert.has_error(function() core.debug.cells(t, "walls") end)
+    assert.has_error(function() core.debug.surface({}) end)
+  end)
+
+  it("export_obj: the surface by default, boxes on request; errors with the path", function()
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 3 }
+    t:add_box({ 2, 2, 2 }, { 4, 4, 4 })
+    t:add_box({ 4, 2, 2 }, { 6, 4, 4 }) -- two cells, one 4x2x2 box: six merged faces
+    local path = tmppath(".obj")
+    assert.are.same({ 6, 8 }, { t:export_obj(path) })
+    assert.are.same({ 6, 8 }, { t:export_obj(path, { form = "surface", what = "free" }) })
+    assert.is_true(files.read(path):find("# octonav free surface", 1, true) == 1)
+    assert.are.equal(2, t:export_obj(path, { form = "boxes" }))
+    local n, err = t:export_obj("/nonexistent-dir-octonav/x.obj")
+    assert.is_nil(n)
+    assert.is_truthy(err:find("/nonexistent-dir-octonav/x.obj", 1, true), err)
+    assert.has_error(function() t:export_obj(path, { form = "mesh" }) end, "option 'form' must be \"surface\" or \"boxes\"")
+  end)
+end)
+
+-- a drawer that records every call
+local function recorder(with_quad)
+  local r = { calls = {} }
+  function r.box(self, mn, mx, kind) self.calls[#self.calls + 1] = { "box", mn, mx, kind } end
+  function r.line(self, a, b, kind) self.calls[#self.calls + 1] = { "line", a, b, kind } end
+  function r.point(self, p, kind) self.calls[#self.calls + 1] = { "point", p, kind } end
+  if with_quad then
+    function r.quad(self, a, b, c, d, n, kind) self.calls[#self.calls + 1] = { "quad", a, b, c, d, n, kind } end
+  end
+  return r
+end
+
+describe("octonav.debug.draw", function()
+  it("draws a path as legs and markers, and its corridor of free cells", function()
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 4 }
+    t:add_box({ 6, 0, 0 }, { 10, 16, 10 })
+    local q = octonav.query.new(t)
+    local path = assert(q:find({ 2, 8, 2 }, { 14, 8, 2 }))
+    local pts = {}
+    for i = 1, #path do pts[i] = path[i] end
+    local r = ddraw.draw(pts, recorder(), { corridor = true, tree = t })
+    local lines, points, boxes = 0, {}, 0
+    for _, c in ipairs(r.calls) do
+      if c[1] == "line" then lines = lines + 1; assert.are.equal("path", c[4]) end
+      if c[1] == "point" then points[#points + 1] = c[3] end
+      if c[1] == "box" then boxes = boxes + 1; assert.are.equal("corridor", c[4]) end
+    end
+    assert.are.equal(#pts - 1, lines)
+    assert.are.equal("start", points[1])
+    assert.are.equal("goal", points[#points])
+    assert.are.equal(#pts, #points)
+    -- the corridor: free cells, each containing a point of the path, none blocked
+    local cells = ddraw.corridor(t, pts)
+    assert.are.equal(boxes, #cells)
+    assert.is_true(#cells >= 2)
+    for _, c in ipairs(cells) do
+      local st = t:locate { c.min[1] + c.size / 2, c.min[2] + c.size / 2, c.min[3] + c.size / 2 }
+      assert.are.equal("free", st)
+    end
+  end)
+
+  it("draws a tree as quads when the drawer takes them, as boxes otherwise, and free cells on request", function()
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 3 }
+    t:add_box({ 2, 2, 2 }, { 4, 4, 4 }) -- one cell of the octree
+    local q = ddraw.draw(t, recorder(true))
+    assert.are.equal(6, #q.calls)
+    for _, c in ipairs(q.calls) do assert.are.equal("quad", c[1]); assert.are.equal("surface", c[7]) end
+    local b = ddraw.draw(t, recorder())
+    assert.are.equal(1, #b.calls)
+    assert.are.same({ "box", { 2, 2, 2 }, { 4, 4, 4 }, "blocked" }, b.calls[1])
+    local f = ddraw.draw(t, recorder(true), { cells = "free" })
+    local vol = 0
+    for _, c in ipairs(f.calls) do
+      assert.are.equal("free", c[4])
+      vol = vol + (c[3][1] - c[2][1]) ^ 3
+    end
+    assert.are.equal(8 ^ 3 - 8, vol)
+  end)
+
+  it("draws a route's steps and a world's holes, doors and portals", function()
+    local route = { { kind = "tile", tile = 0, enter = { 0, 0, 0 }, exit = { 1, 0, 0 } },
+      { kind = "hole", hole = 1, enter = { 1, 0, 0 }, exit = { 2, 0, 0 } } }
+    local r = ddraw.draw(route, recorder())
+    local kinds = {}
+    for _, c in ipairs(r.calls) do kinds[#kinds + 1] = c[1] .. ":" .. (c[4] or c[3]) end
+    -- step 2 enters where step 1 left: no second marker there, no zero-length leg
+    assert.are.same({ "point:start", "line:route", "point:portal", "line:route", "point:goal" }, kinds)
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 2 }
+    local world = { tree = t, holes = { { min = { 0, 0, 0 }, max = { 1, 1, 1 },
+      doors = { { inside = { 0.5, 0.5, 0.5 }, outside = { 2, 0.5, 0.5 }, open = false } } } },
+      blocks = { [1] = { center = { 3, 3, 3 }, points = { { inside = { 3, 3, 3 }, outside = { 3, 3, 4.1 } } } } } }
+    local w = ddraw.draw(world, recorder())
+    local got = {}
+    for _, c in ipairs(w.calls) do got[#got + 1] = c[1] .. ":" .. (c[4] or c[3]) end
+    table.sort(got)
+    assert.are.same({ "box:hole", "line:door_closed", "line:portal", "point:portal" }, got)
+  end)
+
+  it("rejects what it cannot draw and unknown options", function()
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 2 }
+    assert.has_error(function() ddraw.draw(t, {}) end, "bad argument #2 to 'draw' (drawer has no method 'box')")
+    assert.has_error(function() ddraw.draw(42, recorder()) end,
+      "bad argument #1 to 'draw' (tree, path, route or world expected, got number)")
+    assert.has_error(function() ddraw.draw(t, recorder(), { colour = 1 }) end, "draw: unknown option 'colour'")
+    assert.has_error(function() ddraw.draw(t, recorder(), { cells = "some" }) end)
+    assert.has_error(function() ddraw.draw({ { 0, 0, 0 } }, recorder(), { corridor = true }) end,
+      "draw: option 'tree' (an open octonav.tree) is needed for the corridor")
+  end)
+end)
+
+describe("octonav.view", function()
+  after_each(cleanup)
+
+  it("base64 matches the standard alphabet and padding", function()
+    assert.are.equal("", view._base64(""))
+    assert.are.equal("Zg==", view._base64("f"))
+    assert.are.equal("Zm8=", view._base64("fo"))
+    assert.are.equal("Zm9v", view._base64("foo"))
+    assert.are.equal("Zm9vYmFy", view._base64("foobar"))
+    assert.are.equal("AP8Q", view._base64("\0\255\16"))
+  end)
+
+  it("builds a page with everything drawn, and says what it holds", function()
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 3 }
+    t:add_box({ 1, 1, 1 }, { 3, 3, 3 })
+    local page = view.new { title = "a <test>" }
+    page:add(t)
+    page:add({ { 0.5, 0.5, 0.5 }, { 7, 7, 7 } })
+    assert.are.equal("octonav.view: 6 quads, 0 boxes, 1 lines, 2 points", tostring(page))
+    local html = page:html()
+    assert.is_truthy(html:find("<title>a &lt;test&gt;</title>", 1, true))
+    assert.is_truthy(html:find('"nquads":6,', 1, true))
+    assert.is_nil(html:find("@DATA@", 1, true))
+    local path = tmppath(".html")
+    assert.is_true(page:write(path))
+    assert.are.equal(html, files.read(path))
+    local ok, err = page:write("/nonexistent-dir-octonav/v.html")
+    assert.is_nil(ok)
+    assert.is_string(err)
+    assert.has_error(function() view.new { size = 3 } end, "view.new: unknown option 'size'")
+    assert.has_error(function() page:box({ 0, 0, 0 }, { 1, 1, 1 }, "lava") end, "view: unknown kind 'lava'")
+  end)
+
+  -- Chromium renders the page headless (SwiftShader) and the page reports its own pixels (#test).
+  local chromium
+  for _, name in ipairs { "chromium", "chromium-browser" } do
+    local h = io.popen("command -v " .. name .. " 2>/dev/null")
+    local p = h:read("l")
+    h:close()
+    if p and p ~= "" then chromium = p; break end
+  end
+
+  local function render(html_path, args)
+    local cmd = ("timeout 120 %s --headless --no-sandbox --use-angle=swiftshader --enable-unsafe-swiftshader " ..
+      "--window-size=800,600 %s 'file://%s#test' 2>/dev/null"):format(chromium, args, html_path)
+    local h = io.popen(cmd)
+    local out = h:read("a")
+    h:close()
+    return out
+  end
+
+  it("shows the geometry and the path in a headless Chromium (pixels where they must be)", function()
+    if not chromium then
+      pending("chromium is not installed (apt-get install chromium): the viewer is not rendered")
+      return
+    end
+    local t = Tree.new { tiles = { 2, 1, 2 }, depth = 4 }
+    t:add_box({ 10, 0, 10 }, { 22, 12, 22 })
+    t:add_box({ 0, 0, 0 }, { 32, 2, 32 })
+    local q = octonav.query.new(t)
+    local path = assert(q:find({ 4, 6, 4 }, { 28, 6, 28 }))
+    local pts = {}
+    for i = 1, #path do pts[i] = path[i] end
+    local page = view.new()
+    page:add(t)
+    page:add(pts)
+    local a, b = pts[1], pts[2]
+    local file = tmppath(".html")
+    assert(page:write(file, { probes = {
+      { "path", { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, (a[3] + b[3]) / 2 } },
+      { "top", { 16, 12, 16 } },       -- the top face of the block, facing the camera
+      { "floor", { 30, 2, 2 } },       -- the floor, far from the block
+    } }))
+    local out = render(file, "--dump-dom")
+    local json = out:match('<pre id="result">(.-)</pre>')
+    assert.is_string(json, "the page wrote no result")
+    assert.is_nil(json:find("error", 1, true), json)
+    local function pixels(name)
+      local px = json:match('"' .. name .. '":{"x":%-?%d+,"y":%-?%d+,"px":%[([%d,]+)%]')
+      assert.is_string(px, "no probe " .. name .. " in " .. json)
+      local v = {}
+      for n in px:gmatch("%d+") do v[#v + 1] = tonumber(n) end
+      assert.are.equal(100, #v)
+      return v
+    end
+    local function count(v, pred)
+      local n = 0
+      for i = 1, 100, 4 do if pred(v[i], v[i + 1], v[i + 2]) then n = n + 1 end end
+      return n
+    end
+    local function near(c, r, g, bl, tol)
+      return math.abs(r - c[1] * 255) <= tol and math.abs(g - c[2] * 255) <= tol and math.abs(bl - c[3] * 255) <= tol
+    end
+    local bg, pc, sc = view.colors.background, view.colors.path, view.colors.surface
+    -- the path's colour at its leg's middle
+    assert.is_true(count(pixels("path"), function(r, g, bl) return near(pc, r, g, bl, 3) end) >= 3)
+    -- lit grey geometry (not the background, not a path colour) on the block's top and the floor
+    for _, name in ipairs { "top", "floor" } do
+      assert.are.equal(25, count(pixels(name), function(r, g, bl)
+        return not near(bg, r, g, bl, 8) and math.abs(r - g) < 12 and math.abs(g - bl) < 16 and r <= sc[1] * 255 + 2
+          and r >= sc[1] * 255 * 0.5
+      end), name)
+    end
+    -- a corner of the canvas is background
+    local corner = json:match('"corner":%[(%d+),(%d+),(%d+)')
+    assert.is_truthy(corner)
+    local cr, cg, cb = json:match('"corner":%[(%d+),(%d+),(%d+)')
+    assert.is_true(near(bg, tonumber(cr), tonumber(cg), tonumber(cb), 3))
+  end)
+end)
