@@ -1,3 +1,4 @@
+-- luacheck: no max line length
 -- The viewer's page (octonav.view fills in @TITLE@ and @DATA@). Plain WebGL2, written for octonav:
 -- blocked space as one mesh of merged faces, boxes as instances of one wire cube, lines and points as
 -- they are; orbit (drag), pan (shift-drag or right-drag), zoom (wheel), layer toggles, a slice plane.
