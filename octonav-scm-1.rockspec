@@ -49,6 +49,7 @@ build = {
     ["octonav.debug"] = "lua/octonav/debug.lua",
     ["octonav.view"] = "lua/octonav/view.lua",
     ["octonav.view_page"] = "lua/octonav/view_page.lua",
+    ["octonav.image"] = "lua/octonav/image.lua",
   },
   install = { bin = { octonav = "bin/octonav" } },
 }

@@ -406,3 +406,104 @@ describe("octonav.view", function()
     assert.is_true(near(bg, tonumber(cr), tonumber(cg), tonumber(cb), 3))
   end)
 end)
+
+describe("octonav.image", function()
+  local image = require "octonav.image"
+  after_each(cleanup)
+
+  -- read back our own PNG: chunks with their CRCs, stored deflate blocks, Adler-32, RGB rows
+  local function decode(png)
+    assert.are.equal("\137PNG\r\n\26\n", png:sub(1, 8))
+    local pos, idat, w, h = 9, {}, nil, nil
+    while pos <= #png do
+      local len, kind = string.unpack(">I4c4", png, pos)
+      local data = png:sub(pos + 8, pos + 7 + len)
+      local crc = string.unpack(">I4", png, pos + 8 + len)
+      assert.are.equal(core.crc32(kind .. data), crc)
+      if kind == "IHDR" then
+        local bits, ctype
+        w, h, bits, ctype = string.unpack(">I4I4BB", data)
+        assert.are.same({ 8, 2 }, { bits, ctype })
+      elseif kind == "IDAT" then idat[#idat + 1] = data end
+      pos = pos + 12 + len
+    end
+    local z = table.concat(idat)
+    local raw, p = {}, 3
+    repeat
+      local final, len, nlen = string.unpack("<BI2I2", z, p)
+      assert.are.equal(len ~ 0xffff, nlen)
+      raw[#raw + 1] = z:sub(p + 5, p + 4 + len)
+      p = p + 5 + len
+    until final == 1
+    raw = table.concat(raw)
+    assert.are.equal(image._adler32(raw), string.unpack(">I4", z, p))
+    assert.are.equal(h * (1 + 3 * w), #raw)
+    return w, h, function(x, y)
+      local o = y * (1 + 3 * w) + 2 + 3 * x
+      return { raw:byte(o, o + 2) }
+    end
+  end
+
+  it("a slice shows blocked and free leaves where locate says, and the path over them", function()
+    local t = Tree.new { tiles = { 2, 1, 1 }, depth = 3, scale = 0.5, origin = { 1, 2, 3 } }
+    t:add_box({ 3, 2, 3 }, { 5, 6, 4 })   -- leaves x 4..7, z 0..1, all y
+    local img = image.slice(t, { axis = "y", at = 3 })
+    assert.are.equal("octonav.image: 16x8", tostring(img))
+    local path = tmppath(".png")
+    assert.is_true(img:write_png(path))
+    local w, h, px = decode(files.read(path))
+    assert.are.same({ 16, 8 }, { w, h })
+    local c = image.colors
+    for x = 0, w - 1 do
+      for y = 0, h - 1 do   -- the picture's y runs along +z
+        local want = t:locate { 1 + (x + 0.5) * 0.5, 3, 3 + (y + 0.5) * 0.5 } == "blocked" and c.blocked or c.free
+        assert.are.same(want, px(x, y))
+      end
+    end
+    assert.are.same(c.blocked, px(4, 0))
+    assert.are.same(c.free, px(0, 2))
+    img:path({ { 1.25, 3, 6.75 }, { 8.75, 3, 6.75 } })   -- along the last row, x from pixel 0 to 15
+    assert.is_true(img:write_png(path))
+    px = select(3, decode(files.read(path)))
+    assert.are.same(c.path, px(8, 7))
+    assert.are.same(c.start, px(0, 7))
+    assert.are.same(c.goal, px(15, 7))
+  end)
+
+  it("a top view shades by the height of the first hit; open columns stay background", function()
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 3 }
+    t:add_box({ 0, 0, 0 }, { 4, 2, 8 })
+    t:add_box({ 4, 0, 0 }, { 8, 6, 4 })
+    local img = image.top(t)
+    local low, high, open = img:get(1, 1), img:get(6, 1), img:get(6, 6)
+    assert.are.same(image.colors.background, open)
+    assert.is_true(high[1] > low[1])
+    assert.is_true(img:png():sub(1, 8) == "\137PNG\r\n\26\n")
+    assert.has_error(function() image.slice(t, { axis = "w" }) end, "slice: option 'axis' must be \"x\", \"y\" or \"z\"")
+    assert.has_error(function() image.top(t, { zoom = 2 }) end, "top: unknown option 'zoom'")
+    local ok, err = img:write_png("/nonexistent-dir-octonav/t.png")
+    assert.is_nil(ok)
+    assert.is_string(err)
+  end)
+
+  it("python's zlib (an independent inflater) reads the same pixels, where python3 is installed", function()
+    local h = io.popen("command -v python3 2>/dev/null")
+    local py = h:read("l")
+    h:close()
+    if not py or py == "" then pending("python3 is absent") return end
+    local img = image.new(3, 2, { 1, 2, 3 })
+    img:set(2, 1, { 250, 128, 7 })
+    local path = tmppath(".png")
+    assert.is_true(img:write_png(path))
+    local p = io.popen(py .. [[ -c "import zlib,sys
+d=open(sys.argv[1],'rb').read(); i=8; z=b''
+while i < len(d):
+  n=int.from_bytes(d[i:i+4],'big'); k=d[i+4:i+8]
+  if k==b'IDAT': z+=d[i+8:i+8+n]
+  i+=12+n
+print(list(zlib.decompress(z)))" ]] .. path)
+    local out = p:read("a")
+    p:close()
+    assert.are.equal("[0, 1, 2, 3, 1, 2, 3, 1, 2, 3, 0, 1, 2, 3, 1, 2, 3, 250, 128, 7]", out:match("%[.-%]"))
+  end)
+end)
