@@ -50,6 +50,7 @@ build = {
     ["octonav.view"] = "lua/octonav/view.lua",
     ["octonav.view_page"] = "lua/octonav/view_page.lua",
     ["octonav.image"] = "lua/octonav/image.lua",
+    ["octonav.cli_view"] = "lua/octonav/cli_view.lua",
   },
   install = { bin = { octonav = "bin/octonav" } },
 }

@@ -277,7 +277,7 @@ describe("octonav.debug.draw", function()
     local world = { tree = t, holes = { { min = { 0, 0, 0 }, max = { 1, 1, 1 },
       doors = { { inside = { 0.5, 0.5, 0.5 }, outside = { 2, 0.5, 0.5 }, open = false } } } },
       blocks = { [1] = { center = { 3, 3, 3 }, points = { { inside = { 3, 3, 3 }, outside = { 3, 3, 4.1 } } } } } }
-    local w = ddraw.draw(world, recorder())
+    local w = ddraw.draw(world, recorder(), { portals = "all" })
     local got = {}
     for _, c in ipairs(w.calls) do got[#got + 1] = c[1] .. ":" .. (c[4] or c[3]) end
     table.sort(got)
@@ -505,5 +505,52 @@ print(list(zlib.decompress(z)))" ]] .. path)
     local out = p:read("a")
     p:close()
     assert.are.equal("[0, 1, 2, 3, 1, 2, 3, 1, 2, 3, 0, 1, 2, 3, 1, 2, 3, 250, 128, 7]", out:match("%[.-%]"))
+  end)
+end)
+
+describe("octonav view (the command)", function()
+  local cv = require "octonav.cli_view"
+  after_each(cleanup)
+
+  local function run(args)
+    local o, e = {}, {}
+    local code = cv.run(args, { out = function(s) o[#o + 1] = s end, err = function(s) e[#e + 1] = s end })
+    return code, table.concat(o, "\n"), table.concat(e, "\n")
+  end
+
+  it("writes a page and a PNG for a tree file with a path over two legs", function()
+    local t = Tree.new { tiles = { 2, 1, 1 }, depth = 3 }
+    t:add_box({ 6, 0, 0 }, { 10, 6, 8 })
+    local tree_file, html, png = tmppath(".octn"), tmppath(".html"), tmppath(".png")
+    assert(t:save(tree_file))
+    local code, out, err = run { tree_file, "--path", "2", "4", "4", "2", "7", "4", "14", "4", "4", "-o", html,
+      "--png", png, "--slice", "y=4" }
+    assert.are.equal(0, code, err)
+    assert.is_truthy(out:find(png .. ": 16x8", 1, true), out)
+    assert.is_truthy(out:find(html .. ": octonav.view: ", 1, true), out)
+    assert.is_truthy(files.read(html):find('"nlines":', 1, true))
+    assert.are.equal("\137PNG", files.read(png):sub(1, 4))
+  end)
+
+  it("says what is wrong: usage, a missing file, an unreachable leg", function()
+    local code, _, err = run {}
+    assert.are.equal(2, code)
+    assert.is_truthy(err:find("an input (pack directory, tree file or .3dmap) expected", 1, true), err)
+    code, _, err = run { "x.octn", "--path", "1", "2" }
+    assert.are.equal(2, code)
+    assert.is_truthy(err:find("--path: at least two points of x y z expected", 1, true), err)
+    code, _, err = run { "x.octn", "--slice", "y=3" }
+    assert.are.equal(2, code)
+    assert.is_truthy(err:find("--slice goes with --png", 1, true), err)
+    code, _, err = run { "/nonexistent-octonav/x.octn" }
+    assert.are.equal(1, code)
+    assert.is_truthy(err:find("/nonexistent-octonav/x.octn", 1, true), err)
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 3 }
+    t:add_box({ 3, 0, 0 }, { 5, 8, 8 })
+    local tree_file = tmppath(".octn")
+    assert(t:save(tree_file))
+    code, _, err = run { tree_file, "--path", "1", "4", "4", "7", "4", "4", "-o", tmppath(".html") }
+    assert.are.equal(1, code)
+    assert.is_truthy(err:find("no path from (1, 4, 4) to (7, 4, 4): unreachable", 1, true), err)
   end)
 end)

@@ -24,7 +24,7 @@ local DEFAULTS = {
   surface = true,       -- blocked space as merged faces through drawer:quad when the drawer has it
   corridor = false,     -- paths: also the free cells the path passes through (kind "corridor")
   tree = nil,           -- paths: the tree for the corridor (a path from q:find knows its own)
-  portals = true,       -- worlds: connect points
+  portals = true,       -- worlds: connect blocks (their centres); "all": also each connect point's crossing
   holes = true,         -- worlds: hole bounds, doors and the holes' own trees
 }
 
@@ -40,7 +40,10 @@ local function check_opts(opts)
   if o.cells ~= "blocked" and o.cells ~= "free" and o.cells ~= "both" and o.cells ~= "none" then
     error("draw: option 'cells' must be \"blocked\", \"free\", \"both\" or \"none\"", 3)
   end
-  for _, k in ipairs { "surface", "corridor", "portals", "holes" } do
+  if o.portals ~= true and o.portals ~= false and o.portals ~= "all" then
+    error("draw: option 'portals' must be a boolean or \"all\"", 3)
+  end
+  for _, k in ipairs { "surface", "corridor", "holes" } do
     if type(o[k]) ~= "boolean" then error("draw: option '" .. k .. "' must be a boolean", 3) end
   end
   return o
@@ -151,7 +154,7 @@ local function draw_world(world, drawer, o)
   if is_tree(world.tree) then draw_tree(world.tree, drawer, o) end
   if o.portals and type(world.blocks) == "table" then
     for _, b in pairs(world.blocks) do
-      if type(b) == "table" and type(b.points) == "table" then
+      if o.portals == "all" and type(b) == "table" and type(b.points) == "table" then
         for _, p in ipairs(b.points) do
           if point(p.inside) and point(p.outside) then drawer:line(p.inside, p.outside, "portal") end
         end

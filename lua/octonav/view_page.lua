@@ -2,6 +2,7 @@
 -- The viewer's page (octonav.view fills in @TITLE@ and @DATA@). Plain WebGL2, written for octonav:
 -- blocked space as one mesh of merged faces, boxes as instances of one wire cube, lines and points as
 -- they are; orbit (drag), pan (shift-drag or right-drag), zoom (wheel), layer toggles, a slice plane.
+-- Faces are drawn from their free side only, so a closed map is seen from inside (walls facing away vanish).
 return [==[<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>@TITLE@</title>
 <style>
@@ -129,6 +130,7 @@ for (const k in pointGroups) {
 }
 if (nq > 0) layer("surface");
 if (layers.free) layers.free.on = nq == 0;   // free cells start hidden when there is a surface to see
+if (layers.portal) layers.portal.on = false; // connect points crowd a world's picture: shown on request
 
 // layer toggles
 const ui = document.getElementById("layers");
@@ -179,7 +181,11 @@ function draw() {
     gl.uniformMatrix4fv(gl.getUniformLocation(meshProg, "mvp"), false, m.mvp);
     gl.uniform3fv(gl.getUniformLocation(meshProg, "color"), palette[K.surface]);
     gl.uniform1f(gl.getUniformLocation(meshProg, "slice"), sy);
+    // faces are wound counter-clockwise from the free side: culling the others shows the world as seen
+    // from where agents are, so walls between the camera and the inside of a closed map vanish
+    gl.enable(gl.CULL_FACE); gl.frontFace(gl.CCW); gl.cullFace(gl.BACK);
     gl.drawArrays(gl.TRIANGLES, 0, nq * 6);
+    gl.disable(gl.CULL_FACE);
   }
   gl.useProgram(lineProg);
   gl.uniformMatrix4fv(gl.getUniformLocation(lineProg, "mvp"), false, m.mvp);

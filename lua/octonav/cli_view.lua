@@ -1,0 +1,147 @@
+--- `octonav view`: nav data as a page to open in a browser, or a PNG for terminals and CI.
+--   octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z [x y z ...]] [-o FILE.html]
+--                [--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor]
+-- A pack directory is opened as a world (its tree, holes, doors, connect points); a .3dmap as a
+-- Moving AI map; anything else as a tree file. --path searches leg by leg between the points given
+-- (the world's tree for a pack) and draws the path, with the route of world:plan for a pack.
+-- run(args, io) returns the exit code (0 done, 1 failed, 2 bad usage); io has out(...) and err(...).
+local core = require "octonav.core"
+local view = require "octonav.view"
+local image = require "octonav.image"
+
+local M = {}
+
+M.USAGE = "octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] " ..
+  "[--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor]"
+
+local function is_dir(path)
+  local f = io.open(path .. "/manifest.txt", "rb")
+  if f then f:close() return true end
+  return false
+end
+
+-- flags: -o FILE, --png FILE, --slice A=V, --path then numbers up to the next flag, --free, --corridor
+local function parse(args)
+  local o = { points = {} }
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    if a == "-o" or a == "--png" or a == "--slice" then
+      if args[i + 1] == nil then return nil, "missing value for " .. a end
+      o[a == "-o" and "html" or a:sub(3)] = args[i + 1]
+      i = i + 2
+    elseif a == "--free" or a == "--corridor" then
+      o[a:sub(3)] = true
+      i = i + 1
+    elseif a == "--path" then
+      i = i + 1
+      while args[i] ~= nil and not tostring(args[i]):match("^%-%-?%a") do
+        local v = tonumber(args[i])
+        if not v then return nil, ("--path: coordinate '%s' is not a number"):format(tostring(args[i])) end
+        o.points[#o.points + 1] = v
+        i = i + 1
+      end
+      if #o.points % 3 ~= 0 or #o.points < 6 then return nil, "--path: at least two points of x y z expected" end
+    elseif tostring(a):match("^%-") then
+      return nil, "unknown flag " .. tostring(a)
+    else
+      if o.input then return nil, "one input expected, got '" .. o.input .. "' and '" .. tostring(a) .. "'" end
+      o.input = a
+      i = i + 1
+    end
+  end
+  if not o.input then return nil, "an input (pack directory, tree file or .3dmap) expected" end
+  if o.slice and not o.slice:match("^[xyz]=[-+%d.eE]+$") then return nil, "--slice: AXIS=VALUE expected (e.g. y=12)" end
+  if o.slice and not o.png then return nil, "--slice goes with --png" end
+  return o
+end
+
+local function load(input)
+  if is_dir(input) then
+    local world = require "octonav.world"
+    local w, err = world.load(input)
+    if not w then return nil, err end
+    return { tree = w.tree, world = w }
+  end
+  if input:match("%.3dmap$") then
+    local movingai = require "octonav.movingai"
+    local ok, t, err = pcall(movingai.load_map, input)
+    if not ok then return nil, tostring(t) end
+    if not t then return nil, err end
+    return { tree = t }
+  end
+  local t, err = core.tree.load(input)
+  if not t then return nil, err end
+  return { tree = t }
+end
+
+function M.run(args, io_)
+  local o, perr = parse(args or {})
+  if not o then
+    io_.err("view: " .. perr)
+    io_.err("usage: " .. M.USAGE)
+    return 2
+  end
+  local d, lerr = load(o.input)
+  if not d then
+    io_.err(tostring(lerr))
+    return 1
+  end
+  local path, route
+  if #o.points > 0 then
+    local q = core.query.new(d.tree, { max_nodes = 1 << 20 })
+    path = {}
+    for k = 1, #o.points // 3 - 1 do
+      local a = { o.points[3 * k - 2], o.points[3 * k - 1], o.points[3 * k] }
+      local b = { o.points[3 * k + 1], o.points[3 * k + 2], o.points[3 * k + 3] }
+      local leg, reason = q:find(a, b)
+      if type(reason) == "table" then reason = reason.reason or reason.status end
+      if not leg then
+        io_.err(("view: no path from (%g, %g, %g) to (%g, %g, %g): %s"):format(a[1], a[2], a[3], b[1], b[2], b[3],
+          tostring(reason)))
+        q:close()
+        return 1
+      end
+      for n = (k == 1) and 1 or 2, #leg do path[#path + 1] = leg[n] end
+    end
+    q:close()
+    if d.world and #o.points == 6 then
+      local ok, r = pcall(d.world.plan, d.world, { o.points[1], o.points[2], o.points[3] },
+        { o.points[4], o.points[5], o.points[6] })
+      if ok and type(r) == "table" then route = r end
+    end
+  end
+  if o.png then
+    local img
+    if o.slice then
+      local axis, at = o.slice:match("^([xyz])=(.+)$")
+      img = image.slice(d.tree, { axis = axis, at = tonumber(at) })
+    else
+      img = image.top(d.tree)
+    end
+    if path then img:path(path) end
+    local ok, werr = img:write_png(o.png)
+    if not ok then
+      io_.err(tostring(werr))
+      return 1
+    end
+    io_.out(("%s: %dx%d"):format(o.png, img.w, img.h))
+  end
+  if o.html or not o.png then
+    local page = view.new { title = "octonav: " .. o.input }
+    local cells = o.free and "both" or "blocked"
+    page:add(d.world or d.tree, { cells = cells })
+    if path then page:add(path, { corridor = o.corridor == true, tree = d.tree }) end
+    if route then page:add(route) end
+    local file = o.html or "octonav-view.html"
+    local ok, werr = page:write(file)
+    if not ok then
+      io_.err(tostring(werr))
+      return 1
+    end
+    io_.out(("%s: %s"):format(file, tostring(page)))
+  end
+  return 0
+end
+
+return M
