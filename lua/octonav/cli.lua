@@ -35,7 +35,8 @@ M.USAGE = [[
 usage: octonav bake CONFIG.lua [--tile I,J,K] [--link]
        octonav info PACK
        octonav path PACK x y z x y z [--obj FILE]
-       octonav validate PACK]]
+       octonav validate PACK
+       octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice y=V]]]]
 
 local function usage(msg)
   if msg then err(msg) end
@@ -310,7 +311,12 @@ local function cmd_validate(args)
   return r.ok and 0 or 1
 end
 
-local COMMANDS = { bake = cmd_bake, info = cmd_info, path = cmd_path, validate = cmd_validate }
+-- view: lua/octonav/cli_view.lua (loaded when used: the viewer's page is a large string)
+local function cmd_view(args)
+  return require("octonav.cli_view").run(args, { out = out, err = function(s) err(s) end })
+end
+
+local COMMANDS = { bake = cmd_bake, info = cmd_info, path = cmd_path, validate = cmd_validate, view = cmd_view }
 
 --- Runs one command; returns the exit code.
 function M.main(cmd, args)
