@@ -184,69 +184,54 @@ static const char *reason_of(on_status s, int which)
     return "invalid";
 }
 
-/* The tiles a result depends on, as fields of the table at the top: _tree (the tree userdata, from
- * the query's user value 1) and _tiles = { tile, salt, tile, salt, ... } (linear tile indices). */
-static void attach_tiles(lua_State *L, int qidx, lquery *u)
+/* Push the record of what the finished search's result depends on (lua_path.c): the query's tree
+ * (user value 1) and the tiles it read with their salts. */
+static void push_record(lua_State *L, int qidx, lquery *u)
 {
     size_t n = 0;
     on_query_path_tiles(u->h.p, NULL, NULL, 0, &n);
-    uint32_t *tiles = malloc((n ? n : 1) * 2 * sizeof *tiles);
-    if (!tiles) luaL_error(L, "query: out of memory");
+    /* a Lua buffer, not malloc: pushing the record may raise (memory) and must not leak it */
+    uint32_t *tiles = lua_newuserdatauv(L, (n ? n : 1) * 2 * sizeof *tiles, 0);
     on_query_path_tiles(u->h.p, tiles, tiles + n, n, &n);
-    lua_createtable(L, (int)(2 * n), 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, tiles[i]);
-        lua_rawseti(L, -2, (lua_Integer)(2 * i + 1));
-        lua_pushinteger(L, tiles[n + i]);
-        lua_rawseti(L, -2, (lua_Integer)(2 * i + 2));
-    }
-    free(tiles);
-    lua_setfield(L, -2, "_tiles");
     lua_getiuservalue(L, qidx, 1);
-    lua_setfield(L, -2, "_tree");
-}
-
-/* Is the result in table idx still valid: its tree open and every tile's salt unchanged? */
-static int still_valid(lua_State *L, int idx)
-{
-    lua_getfield(L, idx, "_tree");
-    const on_tree *t = on_lua_testtree(L, -1);
+    on_lua_result_record(L, -1, tiles, tiles + n, n);
+    lua_replace(L, -3);
     lua_pop(L, 1);
-    if (!t) return 0;
-    if (lua_getfield(L, idx, "_tiles") != LUA_TTABLE) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    lua_Integer n = luaL_len(L, -1);
-    int ok = 1;
-    for (lua_Integer i = 1; i + 1 <= n && ok; i += 2) {
-        lua_geti(L, -1, i);
-        lua_geti(L, -2, i + 1);
-        lua_Integer tile = lua_tointeger(L, -2), salt = lua_tointeger(L, -1);
-        lua_pop(L, 2);
-        if (tile < 0 || (uint64_t)tile >= t->ntiles || on_tree_tile_salt(t, (uint32_t)tile) != (uint32_t)salt)
-            ok = 0;
-    }
-    lua_pop(L, 1);
-    return ok;
 }
 
-/* path:is_valid() */
-static int l_path_is_valid(lua_State *L)
+/* Push tile index `tile` of the query's tree as {i, j, k}. */
+static void push_tile(lua_State *L, const lquery *u, uint32_t tile)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_pushboolean(L, still_valid(L, 1));
-    return 1;
+    int ijk[3];
+    on_tile_coords(u->tree, tile, ijk);
+    on_lua_pushint3(L, ijk);
 }
 
-/* info.valid, computed when read */
-static int l_info_index(lua_State *L)
+/* Push the tile a search stopped at (ON_LOADING) waits for, as {i, j, k}. */
+static void push_loading_tile(lua_State *L, const lquery *u)
 {
-    if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "valid") == 0) {
-        lua_pushboolean(L, still_valid(L, 1));
-        return 1;
+    on_query_info info;
+    size_t np;
+    on_query_finalize(u->h.p, NULL, 0, &np, &info);
+    push_tile(L, u, info.loading_tile);
+}
+
+/* A failed result made here (not by the core): nil, { status = "failed", reason = reason } with the
+ * info metatable; the loading tile when the reason is "loading". */
+static int push_failure(lua_State *L, const lquery *u, const char *reason)
+{
+    lua_pushnil(L);
+    lua_createtable(L, 0, 3);
+    lua_pushliteral(L, "failed");
+    lua_setfield(L, -2, "status");
+    lua_pushstring(L, reason);
+    lua_setfield(L, -2, "reason");
+    if (strcmp(reason, "loading") == 0) {
+        push_loading_tile(L, u);
+        lua_setfield(L, -2, "tile");
     }
-    return 0;
+    on_lua_setinfo(L);
+    return 2;
 }
 
 /* Push path (or nil) and info for a finished search; returns 2. */
@@ -264,14 +249,17 @@ static int push_result(lua_State *L, int qidx, lquery *u)
     }
     if (s & ON_NO_MEMORY) return luaL_error(L, "query: out of memory");
     int has_path = n > 0 && (on_ok(s) || (s & ON_PARTIAL));
+    int rec = 0;
     if (has_path) {
-        lua_createtable(L, (int)n, 2);
+        push_record(L, qidx, u);
+        rec = lua_gettop(L);
+        lua_createtable(L, (int)n, 0);
         for (size_t i = 0; i < n; i++) {
             on_lua_pushpoint(L, u->buf + 3 * i);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
-        attach_tiles(L, qidx, u);
-        luaL_setmetatable(L, "octonav.path");
+        on_lua_result_attach(L, -1, rec);
+        on_lua_setpath(L);
     } else {
         lua_pushnil(L);
     }
@@ -301,15 +289,11 @@ static int push_result(lua_State *L, int qidx, lquery *u)
         lua_setfield(L, -2, "nearest");
     }
     if (s & ON_LOADING) {
-        int ijk[3];
-        on_tile_coords(u->tree, info.loading_tile, ijk);
-        on_lua_pushint3(L, ijk);
+        push_tile(L, u, info.loading_tile);
         lua_setfield(L, -2, "tile");
     }
-    if (has_path) {
-        attach_tiles(L, qidx, u);
-        luaL_setmetatable(L, "octonav.info");
-    }
+    if (rec) on_lua_result_attach(L, -1, rec);
+    on_lua_setinfo(L);
     return 2;
 }
 
@@ -358,22 +342,7 @@ static int l_find(lua_State *L)
     read_opts(L, 1, 4, u, &o);
     on_status s = run(L, 1, u, 1, a, b, &o, (size_t)-1);
     u->started = 0;
-    if (s == (ON_IN_PROGRESS | ON_LOADING)) { /* find cannot wait for a tile: report it */
-        lua_pushnil(L);
-        lua_createtable(L, 0, 3);
-        lua_pushliteral(L, "failed");
-        lua_setfield(L, -2, "status");
-        lua_pushliteral(L, "loading");
-        lua_setfield(L, -2, "reason");
-        on_query_info info;
-        size_t np;
-        on_query_finalize(u->h.p, NULL, 0, &np, &info);
-        int ijk[3];
-        on_tile_coords(u->tree, info.loading_tile, ijk);
-        on_lua_pushint3(L, ijk);
-        lua_setfield(L, -2, "tile");
-        return 2;
-    }
+    if (s == (ON_IN_PROGRESS | ON_LOADING)) return push_failure(L, u, "loading"); /* find cannot wait */
     return push_result(L, 1, u);
 }
 
@@ -415,12 +384,7 @@ static int l_step(lua_State *L)
     on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n);
     lua_pushstring(L, state_name(s));
     if (s == (ON_IN_PROGRESS | ON_LOADING)) { /* the tile it waits for */
-        on_query_info info;
-        size_t np;
-        on_query_finalize(u->h.p, NULL, 0, &np, &info);
-        int ijk[3];
-        on_tile_coords(u->tree, info.loading_tile, ijk);
-        on_lua_pushint3(L, ijk);
+        push_loading_tile(L, u);
         return 2;
     }
     return 1;
@@ -431,15 +395,7 @@ static int l_result(lua_State *L)
 {
     lquery *u = checkq_idle(L, 1, "result");
     if (!u->started) return luaL_error(L, "query:result: no search started");
-    if (!tree_alive(L, 1, u)) {
-        lua_pushnil(L);
-        lua_createtable(L, 0, 2);
-        lua_pushliteral(L, "failed");
-        lua_setfield(L, -2, "status");
-        lua_pushliteral(L, "tree_closed");
-        lua_setfield(L, -2, "reason");
-        return 2;
-    }
+    if (!tree_alive(L, 1, u)) return push_failure(L, u, "tree_closed");
     size_t n;
     on_query_info info;
     if (on_query_finalize(u->h.p, NULL, 0, &n, &info) & ON_IN_PROGRESS)
@@ -454,16 +410,7 @@ static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 
 int on_lua_query_open(lua_State *L)
 {
-    luaL_newmetatable(L, "octonav.path");
-    lua_newtable(L);
-    lua_pushcfunction(L, l_path_is_valid);
-    lua_setfield(L, -2, "is_valid");
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-    luaL_newmetatable(L, "octonav.info");
-    lua_pushcfunction(L, l_info_index);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    on_lua_path_open(L);
     on_lua_newclass(L, &query_class, methods);
     luaL_newlib(L, funcs);
     return 1;

@@ -44,6 +44,15 @@ int on_lua_fail(lua_State *L, on_status s, const char *context);
 void on_lua_setint(lua_State *L, const char *k, lua_Integer v);
 void on_lua_setnum(lua_State *L, const char *k, double v);
 
+/* Search results (lua_path.c). A record (what a result depends on: the tree userdata at treeidx and
+ * the salts of the tiles it read) is pushed, then attached to the path and the info tables, hidden from
+ * pairs(). on_lua_setpath / on_lua_setinfo give the table at the top its metatable. */
+void on_lua_result_record(lua_State *L, int treeidx, const uint32_t *tiles, const uint32_t *salts, size_t n);
+void on_lua_result_attach(lua_State *L, int idx, int recidx);
+void on_lua_setpath(lua_State *L);
+void on_lua_setinfo(lua_State *L);
+int on_lua_path_open(lua_State *L);
+
 /* Per-file openers called by luaopen_octonav_core (each leaves one table on the stack). */
 int on_lua_tree_open(lua_State *L);
 int on_lua_grid_open(lua_State *L);

@@ -793,11 +793,17 @@ describe("octonav.query: the Lua heuristic", function()
   it("a negative, NaN or non-number result raises", function()
     local s = pillars()
     local q = octonav.query.new(s.tree)
+    local said = { [-1] = "(got -1)", [math.huge] = "(got inf)", x = '(got string "x")' }
     for _, bad in ipairs { -1, 0 / 0, math.huge, "x", {}, false } do
       local ok, err = pcall(q.find, q, A, B, { heuristic = function() return bad end })
       assert.is_false(ok, tostring(bad))
-      assert.matches("heuristic must return a finite number >= 0", err, 1, true)
+      -- the message says what it got: the number, the string, or the type
+      local got = said[bad] or (bad ~= bad and "(got " .. tostring(bad) .. ")") or "(got " .. type(bad) .. ")"
+      assert.matches("heuristic must return a finite number >= 0 " .. got, err, 1, true)
     end
+    local ok, err = pcall(q.find, q, A, B, { heuristic = function() end })
+    assert.is_false(ok)
+    assert.matches("heuristic must return a finite number >= 0 (got nil)", err, 1, true)
     local path, info = q:find(A, B)
     expect_path(s, path, info, A, B)
   end)
