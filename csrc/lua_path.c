@@ -254,6 +254,28 @@ static int l_path_points(lua_State *L)
     return 3;
 }
 
+/* path:tiles() -> the linear indices of the tiles the path depends on (the tiles its search read;
+ * a streamer keeps them loaded while an agent follows the path); {} for a path not made by a search. */
+static int l_path_tiles(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    push_results(L);
+    lua_newtable(L);
+    lua_pushvalue(L, 1);
+    if (lua_rawget(L, -3) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return 1;
+    }
+    lua_getfield(L, -1, "tiles");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= n; i += 2) {
+        lua_rawgeti(L, -1, i);
+        lua_rawseti(L, -4, (i + 1) / 2);
+    }
+    lua_pop(L, 2);
+    return 1;
+}
+
 /* path:is_valid() */
 static int l_path_is_valid(lua_State *L)
 {
@@ -284,6 +306,7 @@ int on_lua_path_open(lua_State *L)
 {
     static const luaL_Reg path_methods[] = {{"length", l_path_length},     {"point_at", l_path_point_at},
                                             {"points", l_path_points},     {"is_valid", l_path_is_valid},
+                                            {"tiles", l_path_tiles},
                                             {NULL, NULL}};
     luaL_newmetatable(L, PATH_MT);
     luaL_newlib(L, path_methods);

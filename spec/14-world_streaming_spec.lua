@@ -385,9 +385,9 @@ describe("octonav.streamer over a world", function()
     s:set_path(far, path)
     assert.are.equal(path, s:path(id))
     assert.are.same({}, s:update(true).stale)
-    -- which tiles does it cross? (linear indices, from path._tiles)
+    -- which tiles does it cross? (linear indices, from path:tiles())
     local crossed = {}
-    for i = 1, #path._tiles, 2 do crossed[path._tiles[i]] = true end
+    for _, ti in ipairs(path:tiles()) do crossed[ti] = true end
     assert.is_true(crossed[8] and crossed[16], "the path crosses tiles (0,0,1) and (0,0,2)")
     s:remove_agent(far) -- its registration goes with it
     assert.are.same({}, s:update(true).stale)

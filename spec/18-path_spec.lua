@@ -98,6 +98,15 @@ describe("path helpers", function()
     end
   end)
 
+  it("path:tiles() lists the tiles the search read (linear indices); {} for a hand-made path", function()
+    local t = octonav.tree.new { depth = 3, tiles = { 3, 1, 1 } }
+    local p = octonav.query.new(t):find({ 1, 1, 1 }, { 14, 1, 1 })
+    local tiles = p:tiles()
+    table.sort(tiles)
+    assert.same({ 0, 1 }, tiles)
+    assert.same({}, setmetatable({ { 0, 0, 0 } }, mt):tiles())
+  end)
+
   it("misuse raises", function()
     assert.error_matches(function() path:point_at(0 / 0) end, "distance must not be NaN", 1, true)
     assert.error_matches(function() path:point_at("far") end, "number expected", 1, true)

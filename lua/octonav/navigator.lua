@@ -54,7 +54,7 @@
 --   * a step's search locks, when it starts, the tiles of its start point and of its exit points
 --     (or its hole), and holds ("planning" or "moving" on the known path) until they are in; a tile the
 --     search waits for ("loading") is locked too, so the streamer loads it; once the step's path is
---     known its lock set becomes the tiles that path crosses (path._tiles; the hole for a hole step);
+--     known its lock set becomes the tiles that path crosses (path:tiles(); the hole for a hole step);
 --   * a step's locks are released when the agent has passed the step (it heads for a waypoint past
 --     the step's last point, or has left its leg), and all locks at arrival, failure, nav:cancel(), a
 --     new nav:go() and nav:close();

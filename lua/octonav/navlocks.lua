@@ -170,8 +170,7 @@ function Locks:step_found(k, step, path)
   local old = self.steps[k] or new_set()
   local set = new_set()
   if step.kind == "tile" then
-    local tl = path._tiles or {}
-    for i = 1, #tl - 1, 2 do self:tile(set, tl[i]) end
+    for _, tile in ipairs(path.tiles and path:tiles() or {}) do self:tile(set, tile) end
   else
     self:hole(set, step.hole)
   end
