@@ -31,12 +31,13 @@ local function err(...)
   M.stderr:write("\n")
 end
 
-M.USAGE = [[
+M.USAGE = [==[
 usage: octonav bake CONFIG.lua [--tile I,J,K] [--link]
        octonav info PACK
        octonav path PACK x y z x y z [--obj FILE]
        octonav validate PACK
-       octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png] [--slice y=V]]]
+       octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html]
+                    [--png FILE.png] [--slice y=V]]==]
 
 local function usage(msg)
   if msg then err(msg) end
