@@ -1,0 +1,439 @@
+--- octonav.bench_world: the world benchmark of issue 11 (`bin/octonav bench-world`, `make bench`).
+--
+--   local bw = require "octonav.bench_world"
+--   local rows = bw.run { worlds = { "dungeon", "house", "t16", "t32" }, pairs = 60 }
+--   print(bw.table(rows))
+--
+-- Per world, with fixed seeds, everything in one process and one run:
+--   * bake (one process, timed) into a temporary directory, never into the repository;
+--   * open the pack (octonav.world.load): wall time, growth of the Lua heap and of the resident set,
+--     the tree's bytes (tree:stats().bytes) and the hierarchy's bytes (Lua heap growth of the open
+--     beyond what the tree holds in C: the graph tables), graph file sizes;
+--   * random start/goal pairs (free in the world tree, in no hole; a pair counts when one seamless
+--     q:find over the fully loaded tree finds a path): world:plan time (p50, p99); a navigator walks the
+--     route (the agent moves `speed` toward the waypoint each frame) and its walked length is compared
+--     with the seamless query's length (mean and max of the per-pair ratio); failures = pairs the
+--     seamless query solves and the navigator does not (failed, or no arrival within the frame limit);
+--   * 100 navigators at once over the same pairs (each frame updates all 100): frame time p99;
+--   * optionally, bake over `--tile` jobs: serial (`xargs -P1`) against `xargs -P2` (plus the link
+--     step), and a 4-tile rebake (world:rebake) on the baked pack.
+-- Worlds: "dungeon" (../shared/data/worlds/dungeon.lua), "house" (house.obj at 0.125 m leaves, depth
+-- 6, path weights), "t16" / "t32" (../shared/data/worlds/terrain.lua at 16x2x16 / 32x2x32) and
+-- "tN" for any N. Worlds whose data are absent are skipped (row.skipped says why).
+local core = require "octonav.core"
+
+local M = {}
+
+local clock = core.clock
+
+--- A seeded PRNG (xorshift64*): the same samples on every run and machine.
+local function rng(seed)
+  local s = (seed or 1) * 0x9E3779B97F4A7C15 | 1
+  return function()
+    s = s ~ (s >> 12); s = s ~ (s << 25); s = s ~ (s >> 27)
+    return ((s * 0x2545F4914F6CDD1D) >> 11) / 9007199254740992.0
+  end
+end
+
+local function pct(xs, p)
+  if #xs == 0 then return 0 end
+  local c = {}
+  for i, v in ipairs(xs) do c[i] = v end
+  table.sort(c)
+  return c[math.max(1, math.min(#c, math.ceil(#c * p)))]
+end
+
+local function dist(a, b)
+  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
+  return math.sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+local function exists(p)
+  local f = io.open(p, "rb")
+  if f then f:close() return true end
+  return false
+end
+
+local function rss_bytes()
+  local f = io.open("/proc/self/statm", "r")
+  if not f then return 0 end
+  local _, res = f:read("n", "n")
+  f:close()
+  return (res or 0) * 4096
+end
+
+local function tmpdir()
+  local d = os.tmpname()
+  os.remove(d)
+  assert(core.mkdir(d))
+  return d
+end
+
+local function sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local function rm_rf(d) os.execute("rm -rf " .. sh_quote(d)) end
+
+local function dir_bytes(d, pattern)
+  local p = io.popen("find " .. sh_quote(d) .. " -type f -name " .. sh_quote(pattern) ..
+    " -printf '%s\\n' 2>/dev/null")
+  local n = 0
+  for line in p:lines() do n = n + (tonumber(line) or 0) end
+  p:close()
+  return n
+end
+
+-- Runs a config file with os.getenv answering from `vars` first; relative obj paths resolved
+-- against the file's directory (as `bin/octonav bake` does).
+local function load_config(path, vars)
+  local genv = setmetatable({}, { __index = _G })
+  local function getenv(k)
+    local v = vars[k]
+    if v ~= nil then return tostring(v) end
+    return os.getenv(k)
+  end
+  genv.os = setmetatable({ getenv = getenv }, { __index = os })
+  local chunk = assert(loadfile(path, "t", genv))
+  local cfg = chunk()
+  local base = path:match("^(.*)/[^/]*$") or "."
+  for _, e in ipairs(cfg.geometry or {}) do
+    if type(e.obj) == "string" and e.obj:sub(1, 1) ~= "/" then e.obj = base .. "/" .. e.obj end
+  end
+  cfg.progress = function() end
+  return cfg
+end
+
+--- The worlds: name -> { config = function(out) -> config table, file = config path, env = vars }
+-- (file/env: how `bin/octonav bake FILE --tile` jobs see the same config).
+function M.world_spec(name, data)
+  data = data or "../shared/data"
+  if name == "dungeon" then
+    local file = data .. "/worlds/dungeon.lua"
+    if not exists(file) or not exists(data .. "/meshes/dungeon.obj") then
+      return nil, "dungeon.lua or dungeon.obj absent"
+    end
+    return { name = name, file = file, env = {} }
+  elseif name == "house" then
+    local obj = data .. "/meshes/house.obj"
+    if not exists(obj) then return nil, "house.obj absent" end
+    -- the house as spec/08 and spec/11 bake it, with path weights (the issue's figures)
+    local text = ([[
+-- house.obj (bench_world): 0.125 m leaves, depth 6, path weights. Environment: OUT (pack dir).
+return {
+  range = { min = { -11, -0.1, -9 }, max = { 8.8, 13.9, 8.6 } },
+  scale = 0.125, depth = 6,
+  geometry = { { obj = %q } },
+  connect = { merge_distance = 4, weights = os.getenv("WEIGHTS") or "path" },
+  output = os.getenv("OUT") or "house_pack",
+}
+]]):format(obj:sub(1, 1) == "/" and obj or (os.getenv("PWD") or ".") .. "/" .. obj)
+    local file = os.tmpname()
+    local f = assert(io.open(file, "w"))
+    f:write(text)
+    f:close()
+    return { name = name, file = file, env = {}, temp_file = true }
+  else
+    local n = name:match("^t(%d+)$")
+    if not n then error("octonav.bench_world: unknown world '" .. tostring(name) .. "'", 2) end
+    local file = data .. "/worlds/terrain.lua"
+    if not exists(file) then return nil, "terrain.lua absent" end
+    return { name = name, file = file, env = { NX = n, NZ = n, NY = 2 } }
+  end
+end
+
+local function env_prefix(env)
+  local parts = {}
+  for k, v in pairs(env) do parts[#parts + 1] = k .. "=" .. sh_quote(v) end
+  table.sort(parts)
+  return table.concat(parts, " ")
+end
+
+-- Bakes a world's config over `--tile` jobs with xargs -P<par>, then the link step; wall seconds.
+local function bake_jobs(spec, out, par, octonav_bin)
+  local cfg = load_config(spec.file, setmetatable({ OUT = out }, { __index = spec.env }))
+  local grid = require("octonav.bake").grid(cfg)
+  local list = os.tmpname()
+  local f = assert(io.open(list, "w"))
+  for k = 0, grid.tiles[3] - 1 do
+    for j = 0, grid.tiles[2] - 1 do
+      for i = 0, grid.tiles[1] - 1 do f:write(("%d,%d,%d\n"):format(i, j, k)) end
+    end
+  end
+  f:close()
+  local env = {}
+  for k, v in pairs(spec.env) do env[k] = v end
+  env.OUT = out
+  local pre = env_prefix(env)
+  local t0 = clock()
+  local ok1 = os.execute(("%s xargs -P%d -I{} lua5.4 %s bake %s --tile {} < %s > /dev/null"):format(pre, par,
+    sh_quote(octonav_bin), sh_quote(spec.file), sh_quote(list)))
+  local t1 = clock()
+  local ok2 = os.execute(("%s lua5.4 %s bake %s --link > /dev/null"):format(pre, sh_quote(octonav_bin),
+    sh_quote(spec.file)))
+  local t2 = clock()
+  os.remove(list)
+  return { ok = ok1 and ok2 and true or false, tiles_s = t1 - t0, link_s = t2 - t1, total_s = t2 - t0 }
+end
+
+local function pack_bytes(out)
+  local h = io.popen("cat " .. sh_quote(out) .. "/manifest.txt " .. sh_quote(out) .. "/tiles/* " ..
+    sh_quote(out) .. "/holes/* " .. sh_quote(out) .. "/graph* 2>/dev/null | md5sum")
+  local s = h:read("l")
+  h:close()
+  return s
+end
+
+-- Walks one navigator from a to b; returns status, walked length, frames.
+local function walk(nav_mod, world, a, b, speed, max_frames, nav_opts)
+  local nav = nav_mod.new(world, nav_opts)
+  nav:go(b)
+  local pos, walked, status, wp = { a[1], a[2], a[3] }, 0, nil, nil
+  local frames = 0
+  for f = 1, max_frames do
+    frames = f
+    status, wp = nav:update(pos)
+    if status == "arrived" or status == "failed" then break end
+    if status == "moving" and wp then
+      local d = dist(pos, wp)
+      if d > 0 then
+        local t = math.min(1, speed / d)
+        local np = { pos[1] + (wp[1] - pos[1]) * t, pos[2] + (wp[2] - pos[2]) * t, pos[3] + (wp[3] - pos[3]) * t }
+        walked = walked + dist(pos, np)
+        pos = np
+      end
+    end
+  end
+  local reason = status == "failed" and wp or nil
+  nav:close()
+  return status, walked, frames, reason
+end
+
+--- Opens a pack in this process and measures it: { open_s, open_heap, open_rss, tree_bytes, hier_bytes }.
+-- hier_bytes: the Lua heap the open added (graph tables) plus world:graph_bytes() when the world has
+-- it (a graph held in C).
+function M.open_probe(dir)
+  local world_mod = require "octonav.world"
+  collectgarbage()
+  collectgarbage()
+  local heap0, rss0 = collectgarbage("count") * 1024, rss_bytes()
+  local t0 = clock()
+  local world = assert(world_mod.load(dir))
+  local r = { open_s = clock() - t0 }
+  r.open_rss = rss_bytes() - rss0
+  collectgarbage()
+  collectgarbage()
+  r.open_heap = collectgarbage("count") * 1024 - heap0
+  r.tree_bytes = world.tree:stats().bytes
+  r.hier_bytes = r.open_heap + (world.graph_bytes and world:graph_bytes() or 0)
+  world:close()
+  return r
+end
+
+--- Measures one world (see the top of this file). opts: pairs (60), seed (1), data ("../shared/data"),
+-- walkers (100), frames (300: frames of the 100-navigator run), jobs (false: serial/-P2 tile bakes),
+-- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil).
+function M.measure(name, opts)
+  opts = opts or {}
+  local octonav = require "octonav"
+  local log = opts.log or function() end
+  local spec, why = M.world_spec(name, opts.data)
+  if not spec then return { name = name, skipped = why } end
+  local row = { name = name }
+  local out = tmpdir()
+  local cfg = load_config(spec.file, setmetatable({ OUT = out }, { __index = spec.env }))
+  -- bake (one process)
+  collectgarbage()
+  local t0 = clock()
+  local summary = assert(octonav.bake(cfg))
+  row.bake_s = clock() - t0
+  row.tiles = summary.tiles
+  row.blocks = summary.blocks
+  row.graph_file_bytes = dir_bytes(out, "graph*")
+  log(("%s: baked %d tiles in %.2f s"):format(name, row.tiles, row.bake_s))
+  -- open, in a fresh process (the resident set of this one holds the bake's garbage)
+  local probe = io.popen(("lua5.4 -e %s"):format(sh_quote(([[package.path=%q package.cpath=%q
+    local bw = require "octonav.bench_world" local r = bw.open_probe(%q)
+    print(r.open_s, r.open_heap, r.open_rss, r.tree_bytes, r.hier_bytes)]]):format(package.path, package.cpath, out))))
+  local line = probe:read("a")
+  probe:close()
+  local v = {}
+  for x in line:gmatch("%S+") do v[#v + 1] = tonumber(x) end
+  row.open_s, row.open_heap, row.open_rss, row.tree_bytes, row.hier_bytes = v[1], v[2], v[3], v[4], v[5]
+  assert(row.open_s, "open probe failed: " .. line)
+  local world = assert(octonav.world.load(out))
+  log(("%s: opened in %.2f s, heap +%.1f MB, rss +%.1f MB, tree %.2f MB, hierarchy %.2f MB"):format(name, row.open_s,
+    row.open_heap / 2^20, row.open_rss / 2^20, row.tree_bytes / 2^20, row.hier_bytes / 2^20))
+  -- pairs
+  local rnd = rng(opts.seed or 1)
+  local o, n, T = world.origin, world.tiles, world.tile_size
+  local function free_point()
+    for _ = 1, 100000 do
+      local p = { o[1] + rnd() * n[1] * T, o[2] + rnd() * n[2] * T, o[3] + rnd() * n[3] * T }
+      if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
+    end
+    error("bench_world: no free point in " .. name)
+  end
+  local q = octonav.query.new(world.tree, { max_nodes = 1 << 22 })
+  local pairs_, attempts = {}, 0
+  local want = opts.pairs or 60
+  while #pairs_ < want and attempts < want * 20 do
+    attempts = attempts + 1
+    local a, b = free_point(), free_point()
+    local p, info = q:find(a, b)
+    if p then pairs_[#pairs_ + 1] = { a = a, b = b, seamless = info.length } end
+  end
+  q:close()
+  row.pairs, row.unsolvable = #pairs_, attempts - #pairs_
+  -- plan time
+  local plan_us = {}
+  for _, pr in ipairs(pairs_) do
+    local best = math.huge
+    for _ = 1, 3 do
+      local t = clock()
+      world:plan(pr.a, pr.b)
+      best = math.min(best, clock() - t)
+    end
+    plan_us[#plan_us + 1] = best * 1e6
+  end
+  row.plan_p50_us, row.plan_p99_us = pct(plan_us, 0.5), pct(plan_us, 0.99)
+  log(("%s: %d pairs, plan p50 %.0f us p99 %.0f us"):format(name, #pairs_, row.plan_p50_us, row.plan_p99_us))
+  -- walks
+  local nav_mod = require "octonav.navigator"
+  local speed = opts.speed or 4 * world.scale
+  local ratios, sum_w, sum_s, fails, reasons = {}, 0, 0, 0, {}
+  for _, pr in ipairs(pairs_) do
+    local limit = math.floor(4 * pr.seamless / speed) + 3000
+    local status, walked, _, reason = walk(nav_mod, world, pr.a, pr.b, speed, limit)
+    if status == "arrived" then
+      ratios[#ratios + 1] = walked / pr.seamless
+      sum_w, sum_s = sum_w + walked, sum_s + pr.seamless
+    else
+      fails = fails + 1
+      local r = tostring(reason or status)
+      reasons[r] = (reasons[r] or 0) + 1
+    end
+  end
+  row.failures = fails
+  local rs = {}
+  for k, cnt in pairs(reasons) do rs[#rs + 1] = k .. " x" .. cnt end
+  table.sort(rs)
+  row.fail_reasons = table.concat(rs, ", ")
+  local mean = 0
+  for _, r in ipairs(ratios) do mean = mean + r end
+  row.ratio_mean = #ratios > 0 and mean / #ratios or 0
+  row.ratio_max = pct(ratios, 1.0)
+  log(("%s: walked/seamless mean %.3f max %.3f, %d failures (%s)"):format(name, row.ratio_mean, row.ratio_max, fails,
+    row.fail_reasons))
+  -- 100 navigators at once
+  local walkers = opts.walkers or 100
+  local navs, frame_ms = {}, {}
+  local nextp = 0
+  local function assign(slot)
+    nextp = nextp % #pairs_ + 1
+    local pr = pairs_[nextp]
+    local nav = nav_mod.new(world)
+    nav:go(pr.b)
+    navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] } }
+  end
+  if #pairs_ > 0 then
+    for s = 1, walkers do assign(s) end
+    for _ = 1, opts.frames or 300 do
+      local t = clock()
+      local moves = {}
+      for s = 1, walkers do
+        local w = navs[s]
+        local status, wp = w.nav:update(w.pos)
+        moves[s] = { status, wp }
+      end
+      frame_ms[#frame_ms + 1] = (clock() - t) * 1e3
+      for s = 1, walkers do
+        local w, status, wp = navs[s], moves[s][1], moves[s][2]
+        if status == "arrived" or status == "failed" then
+          w.nav:close()
+          assign(s)
+        elseif status == "moving" and wp then
+          local d = dist(w.pos, wp)
+          local tt = d > 0 and math.min(1, speed / d) or 0
+          local p = w.pos
+          w.pos = { p[1] + (wp[1] - p[1]) * tt, p[2] + (wp[2] - p[2]) * tt, p[3] + (wp[3] - p[3]) * tt }
+        end
+      end
+    end
+    for s = 1, walkers do navs[s].nav:close() end
+  end
+  row.frame_p50_ms, row.frame_p99_ms = pct(frame_ms, 0.5), pct(frame_ms, 0.99)
+  log(("%s: %d navigators: frame p50 %.2f ms p99 %.2f ms"):format(name, walkers, row.frame_p50_ms, row.frame_p99_ms))
+  -- 4-tile rebake: a box over 2 x 1 x 2 tiles in the middle of the ground layer
+  if opts.rebake then
+    local ci, ck = n[1] // 2, n[3] // 2
+    local lo = { o[1] + (ci - 1) * T + T * 0.25, o[2] + T * 0.25, o[3] + (ck - 1) * T + T * 0.25 }
+    local hi = { o[1] + (ci + 1) * T - T * 0.25, o[2] + T * 0.75, o[3] + (ck + 1) * T - T * 0.25 }
+    local rcfg = load_config(spec.file, setmetatable({ OUT = out }, { __index = spec.env }))
+    collectgarbage()
+    t0 = clock()
+    local ok, err = world:rebake({ min = lo, max = hi }, rcfg)
+    row.rebake_s = clock() - t0
+    row.rebake_ok = ok and true or tostring(err)
+    log(("%s: 4-tile rebake %.2f s (%s)"):format(name, row.rebake_s, tostring(row.rebake_ok)))
+  end
+  world:close()
+  -- tile jobs: serial against xargs -P2, then byte-identical packs
+  if opts.jobs then
+    local bin = opts.bin or "bin/octonav"
+    local d1, d2 = tmpdir(), tmpdir()
+    local s1 = bake_jobs(spec, d1, 1, bin)
+    local s2 = bake_jobs(spec, d2, 2, bin)
+    row.jobs_serial_s, row.jobs_p2_s = s1.total_s, s2.total_s
+    row.jobs_link_s = s2.link_s
+    row.jobs_ok = s1.ok and s2.ok
+    row.jobs_identical = pack_bytes(d1) == pack_bytes(d2) and pack_bytes(d1) == pack_bytes(out)
+    log(("%s: tile jobs serial %.2f s, -P2 %.2f s (link %.2f s), identical %s"):format(name, s1.total_s, s2.total_s,
+      s2.link_s, tostring(row.jobs_identical)))
+    rm_rf(d1)
+    rm_rf(d2)
+  end
+  rm_rf(out)
+  if spec.temp_file then os.remove(spec.file) end
+  return row
+end
+
+--- Runs several worlds: opts as measure, plus worlds = { names } (default dungeon, house, t16, t32).
+-- Per-world options in opts.per = { [name] = { ... } } override opts.
+function M.run(opts)
+  opts = opts or {}
+  local rows = {}
+  for _, name in ipairs(opts.worlds or { "dungeon", "house", "t16", "t32" }) do
+    local o = {}
+    for k, v in pairs(opts) do o[k] = v end
+    for k, v in pairs((opts.per or {})[name] or {}) do o[k] = v end
+    rows[#rows + 1] = M.measure(name, o)
+  end
+  return rows
+end
+
+local function f(v, fmt) return v and fmt:format(v) or "-" end
+
+--- Markdown table of rows from run().
+function M.table(rows)
+  local lines = {
+    "| world | tiles | pairs | walked/seamless mean | max | failures | hierarchy MB | tree MB | hier/tree | open s" ..
+      " | open RSS MB | plan p50 ms | plan p99 ms | 100-nav frame p99 ms | bake s | tile jobs serial s | -P2 s" ..
+      " | speedup | identical | 4-tile rebake s |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+  }
+  for _, r in ipairs(rows) do
+    if r.skipped then
+      lines[#lines + 1] = ("| %s | skipped: %s |"):format(r.name, r.skipped)
+    else
+      lines[#lines + 1] = ("| %s | %d | %d | %.3f | %.2f | %d | %.2f | %.2f | %.1f%% | %.2f | %.0f | %.2f | %.2f" ..
+        " | %.2f | %.1f | %s | %s | %s | %s | %s |"):format(r.name, r.tiles, r.pairs, r.ratio_mean, r.ratio_max,
+          r.failures, r.hier_bytes / 2^20, r.tree_bytes / 2^20,
+          100 * r.hier_bytes / math.max(1, r.tree_bytes), r.open_s, r.open_rss / 2^20, r.plan_p50_us / 1e3,
+          r.plan_p99_us / 1e3, r.frame_p99_ms, r.bake_s, f(r.jobs_serial_s, "%.1f"), f(r.jobs_p2_s, "%.1f"),
+          r.jobs_p2_s and ("%.2fx"):format(r.jobs_serial_s / r.jobs_p2_s) or "-",
+          r.jobs_identical == nil and "-" or (r.jobs_identical and "yes" or "NO"), f(r.rebake_s, "%.2f"))
+    end
+  end
+  return table.concat(lines, "\n")
+end
+
+return M
