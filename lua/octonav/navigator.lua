@@ -80,6 +80,7 @@ local query_new = require("octonav.core").query.new
 local smoother = require "octonav.smoother"
 local planner = require "octonav.planner"
 local navlocks = require "octonav.navlocks"
+local tilegrid = require "octonav.tilegrid"
 local util = require "octonav.util"
 
 local M = {}
@@ -127,6 +128,7 @@ function M.new(world, opts)
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
     replan = option(opts, "replan", true, function(v) return type(v) == "boolean" end, "a boolean"),
     replans = 0,
+    frame = 0,      -- updates so far
     queries = {},   -- tree -> octonav.query
     state = "idle",
     total_expansions = 0,
@@ -156,7 +158,7 @@ local function reset(self)
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
-  self.goal, self.reason, self.cells = nil, nil, nil
+  self.goal, self.reason, self.cells, self.route_steps = nil, nil, nil, nil
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
   self.step_paths, self.step_end = {}, {}
   self.search, self.from0 = nil, nil
@@ -194,7 +196,7 @@ function Nav:status()
 end
 
 --- nav:route() -> the Cell route being followed (docs/world.md), or nil.
-function Nav:route() return self.cells end
+function Nav:route() return self.route_steps end
 
 --- nav:tree() -> the tree the agent is moving on now (nil on a door leg or without a path).
 function Nav:tree()
@@ -345,6 +347,16 @@ local function candidate_done(self, s, forced_reason)
     s.retries = s.retries + 1
     start_candidate(self, s)
     return
+  elseif (info.reason == "goal_blocked" or info.reason == "start_blocked") and s.retries > 0
+    and s.retries < self.locks.max_retries and s.tree == self.world.tree then
+    -- restarted after its tree changed, and now an end point reads blocked: its tile may have been
+    -- unloaded (an unloaded tile reads blocked). Wait: report that tile as loading and start again
+    -- at the next update (counted as a retry, so a point really blocked now fails after the last).
+    s.retries = s.retries + 1
+    local t = planner.tile_of(self.world, info.reason == "goal_blocked" and c.inside or s.from)
+    s.status, s.wait_until = "waiting", self.frame + 1
+    s.wait_tile = t and tilegrid.ijk(self.world, t)
+    return
   else
     s.first_reason = s.first_reason or info.reason
   end
@@ -392,6 +404,16 @@ local function work(self, position, budget)
       s.pending = nil
       s.tree = tree_of(self, self.cells[s.step])
       s.q = query_for(self, s.tree)
+      start_candidate(self, s)
+    end
+    if s.status == "waiting" then -- see candidate_done: an end point read blocked after a change
+      if self.frame < s.wait_until then
+        self.loading = s.wait_tile
+        if s.wait_tile and self.locks:wait_tile(s.step, s.tree, s.wait_tile) then
+          candidate_done(self, s, "load_failed")
+        end
+        break
+      end
       start_candidate(self, s)
     end
     if s.status == "running" or s.status == "loading" then
@@ -456,6 +478,27 @@ local function move(self, position)
   end
 end
 
+-- The route's legs: consecutive tile steps joined into one step (on the world tree) that ends where
+-- the last of them ends (the goal, or a door's outside point), so one query searches the whole
+-- corridor toward that point instead of one query per connect block: the walk is as long as a
+-- seamless query's, whatever blocks the planner went through. `tiles` lists the joined steps' tiles.
+local function legs_of(route)
+  local out = {}
+  for _, step in ipairs(route) do
+    local last = out[#out]
+    if step.kind == "tile" and last and last.kind == "tile" then
+      last.exit, last.via, last.via_kind, last.via_hole = step.exit, step.via, step.via_kind, step.via_hole
+      last.tiles[#last.tiles + 1] = step.tile
+    else
+      local c = {}
+      for key, v in pairs(step) do c[key] = v end
+      if c.kind == "tile" then c.tiles = { c.tile } end
+      out[#out + 1] = c
+    end
+  end
+  return out
+end
+
 --- nav:update(position [, budget]) -> status, waypoint | reason (see the top of this file).
 -- budget: expansions of the C query this frame (an integer >= 0; default query_budget).
 function Nav:update(position, budget)
@@ -467,6 +510,7 @@ function Nav:update(position, budget)
   elseif not is_int(budget, 0) then
     error("navigator:update: budget must be an integer >= 0", 2)
   end
+  self.frame = self.frame + 1
   local locks = self.locks
   locks:move_agent(position)
   local state = self.state
@@ -506,7 +550,8 @@ function Nav:update(position, budget)
       fail(self, reason)
       return "failed", reason
     end
-    self.cells = route
+    self.route_steps = route
+    self.cells = legs_of(route)
     self.from0 = copy(position)
   end
   work(self, position, floor(budget))
