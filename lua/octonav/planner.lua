@@ -109,6 +109,81 @@ local function weight(world, tile, a, b)
 end
 
 ---------------------------------------------------------------------------------------------------
+-- Local reach: the start and the goal join the graph only at what they reach inside their own tile.
+-- A tile of the world tree is copied into a tree of one tile (same depth, scale, radius; origin at the
+-- tile's corner), so a query on it cannot leave the tile; the copy is cached per world and tile and
+-- made again when the tile's salt changes (a rebake, a reload). Costs are the query's path lengths.
+
+local LOCAL_CACHE = 32 -- local trees kept per world
+local locals = setmetatable({}, { __mode = "k" }) -- world -> { [tile] = entry, order = { tiles } }
+
+local function local_query(world, tile)
+  local tree = world.tree
+  if type(tree.tile_salt) ~= "function" or type(tree.encode_tile) ~= "function" then return nil end
+  local n = world.tiles
+  local i, j, k = tile % n[1], (tile // n[1]) % n[2], tile // (n[1] * n[2])
+  local okp, salt = pcall(tree.tile_salt, tree, i, j, k)
+  if not okp then return nil end
+  local cache = locals[world]
+  if not cache then
+    cache = { order = {} }
+    locals[world] = cache
+  end
+  local e = cache[tile]
+  if e and e.salt == salt then return e.q end
+  if e then
+    e.q:close()
+    e.tree:close()
+    cache[tile] = nil
+  end
+  local okb, blob = pcall(tree.encode_tile, tree, i, j, k)
+  if not okb then return nil end
+  local p = tree:params()
+  local T = world.tile_size
+  local o = world.origin
+  local lt = require("octonav.core").tree.new { tiles = { 1, 1, 1 }, depth = p.depth, scale = p.scale,
+    radius = p.radius, origin = { o[1] + i * T, o[2] + j * T, o[3] + k * T } }
+  if not lt:decode_tile(0, 0, 0, blob) then
+    lt:close()
+    return nil
+  end
+  e = { salt = salt, tree = lt, q = require("octonav.core").query.new(lt, { max_nodes = 1 << 16 }) }
+  cache[tile] = e
+  local order = cache.order
+  order[#order + 1] = tile
+  if #order > LOCAL_CACHE then
+    local old = table.remove(order, 1)
+    local oe = cache[old]
+    if oe and old ~= tile then
+      oe.q:close()
+      oe.tree:close()
+      cache[old] = nil
+    end
+  end
+  return e.q
+end
+
+-- reach(world, tile, p) -> function(target) -> path length inside the tile from p to target, or nil
+-- when target is not reached without leaving the tile. Without a usable tile copy (a hand-built
+-- world whose tree has no tile functions): the straight distance, as the seed did.
+local function reach(world, tile, p)
+  local q = local_query(world, tile)
+  local memo = {}
+  return function(target)
+    local r = memo[target]
+    if r ~= nil then return r or nil end
+    if not q then
+      r = dist(p, target)
+    else
+      local path, info = q:find(p, target)
+      r = path and info.length or false
+    end
+    memo[target] = r
+    return r or nil
+  end
+end
+
+---------------------------------------------------------------------------------------------------
 -- A binary min-heap of {f, key}.
 
 local function heap_push(h, f, key)
@@ -201,6 +276,10 @@ local function search(world, a, b, sc, gc, all_open)
     end
   end
 
+  -- what the start and the goal reach inside their tiles (lazily, memoised per target point)
+  local from_start = sc.kind == "tile" and reach(world, sc.tile, a) or nil
+  local to_goal = gt and reach(world, gt, b) or nil
+
   local g, parent, closed, open = { start = 0 }, {}, {}, {}
   local function relax(from, key, pos, cost)
     local ng = g[from] + cost
@@ -219,11 +298,13 @@ local function search(world, a, b, sc, gc, all_open)
       if sc.kind == "tile" then
         for _, id in ipairs(world.tile_blocks[sc.tile] or {}) do
           local n = block_node(id)
-          if n then relax("start", id, n.pos, dist(a, n.pos)) end
+          local c = n and from_start(n.pos)
+          if c then relax("start", id, n.pos, c) end
         end
         for _, j in ipairs(goal_doors_in[sc.tile] or {}) do
           local k, n = door_node(gh, j)
-          relax("start", k, n.pos, dist(a, n.pos))
+          local c = from_start(n.pos)
+          if c then relax("start", k, n.pos, c) end
         end
       else
         for j, door in ipairs(holes[sh].doors) do
@@ -249,7 +330,10 @@ local function search(world, a, b, sc, gc, all_open)
         local m = block_node(l.block)
         if m then relax(key, l.block, m.pos, l.cost) end
       end
-      if gt and n.tile == gt then relax(key, "goal", nil, dist(n.pos, b)) end
+      if gt and n.tile == gt then
+        local c = to_goal(n.pos)
+        if c then relax(key, "goal", nil, c) end
+      end
       for _, l in ipairs(to_goal_doors[id] or {}) do
         local k, m = door_node(gh, l.door)
         relax(key, k, m.pos, l.cost)
@@ -263,11 +347,16 @@ local function search(world, a, b, sc, gc, all_open)
         local m = block_node(l.block)
         if m then relax(key, l.block, m.pos, l.cost) end
       end
-      if gt and n.tile == gt then relax(key, "goal", nil, dist(n.pos, b)) end
+      if gt and n.tile == gt then
+        local c = to_goal(n.pos)
+        if c then relax(key, "goal", nil, c) end
+      end
       if gh and n.tile then
+        local from_door = reach(world, n.tile, n.pos)
         for _, j in ipairs(goal_doors_in[n.tile] or {}) do
           local k, m = door_node(gh, j)
-          relax(key, k, m.pos, dist(n.pos, m.pos))
+          local c = from_door(m.pos)
+          if c then relax(key, k, m.pos, c) end
         end
       end
     end
