@@ -130,7 +130,7 @@ local function local_query(world, tile)
     locals[world] = cache
   end
   local e = cache[tile]
-  if e and e.salt == salt then return e.q end
+  if e and e.salt == salt then return e.q, e.tree end
   if e then
     e.q:close()
     e.tree:close()
@@ -160,19 +160,21 @@ local function local_query(world, tile)
       cache[old] = nil
     end
   end
-  return e.q
+  return e.q, e.tree
 end
 
 -- reach(world, tile, p) -> function(target) -> path length inside the tile from p to target, or nil
 -- when target is not reached without leaving the tile. Without a usable tile copy (a hand-built
 -- world whose tree has no tile functions): the straight distance, as the seed did.
 local function reach(world, tile, p)
-  local q = local_query(world, tile)
+  local q, lt = local_query(world, tile)
   local memo = {}
   return function(target)
     local r = memo[target]
     if r ~= nil then return r or nil end
     if not q then
+      r = dist(p, target)
+    elseif lt:visible(p, target) then -- in sight inside the tile: the straight line (a ray, no search)
       r = dist(p, target)
     else
       local path, info = q:find(p, target)
