@@ -185,6 +185,72 @@ local function reach(world, tile, p)
   end
 end
 
+-- The blocks of a tile in components: two blocks are in one component when the tile's weights join
+-- them (with weights = "path" the bake weighs only pairs with a path inside the tile, so these are
+-- the tile's connected parts; with "straight" weights the whole tile is one). Memoised per weights
+-- table (a rebake or reload replaces it).
+local comps_memo = setmetatable({}, { __mode = "k" })
+
+local function components(world, tile)
+  local wt = world.weights[tile]
+  local ids = world.tile_blocks[tile] or {}
+  local key = wt or ids
+  local c = comps_memo[key]
+  if c then return c end
+  c = {}
+  local n = 0
+  for _, id in ipairs(ids) do
+    if not c[id] then
+      n = n + 1
+      local stack = { id }
+      c[id] = n
+      while #stack > 0 do
+        local x = table.remove(stack)
+        for _, y in ipairs(ids) do
+          if not c[y] and weight(world, tile, x, y) then
+            c[y] = n
+            stack[#stack + 1] = y
+          end
+        end
+      end
+    end
+  end
+  comps_memo[key] = c
+  return c
+end
+
+-- reach_blocks(world, tile, p) -> function(block id) -> cost or nil: a block is joined when p reaches
+-- its component inside the tile (one local search per component, to its block nearest p); the cost is
+-- the local path length for that block, the straight distance (a lower bound) for the others.
+local function reach_blocks(world, tile, p)
+  local comp = components(world, tile)
+  local to = reach(world, tile, p)
+  local rep = nil
+  local verdict = {}
+  return function(id)
+    local blk = world.blocks[id]
+    if not blk then return nil end
+    local k = comp[id]
+    if k == nil then return to(blk.center) end
+    if verdict[k] == nil then
+      if not rep then -- each component's block nearest p
+        rep = {}
+        for bid, kk in pairs(comp) do
+          local b2 = world.blocks[bid]
+          if b2 and (not rep[kk] or dist(p, b2.center) < dist(p, world.blocks[rep[kk]].center)
+            or dist(p, b2.center) == dist(p, world.blocks[rep[kk]].center) and bid < rep[kk]) then
+            rep[kk] = bid
+          end
+        end
+      end
+      verdict[k] = to(world.blocks[rep[k]].center) ~= nil
+    end
+    if not verdict[k] then return nil end
+    if rep[k] == id then return to(blk.center) end
+    return dist(p, blk.center)
+  end
+end
+
 ---------------------------------------------------------------------------------------------------
 -- A binary min-heap of {f, key}.
 
@@ -280,7 +346,9 @@ local function search(world, a, b, sc, gc, all_open)
 
   -- what the start and the goal reach inside their tiles (lazily, memoised per target point)
   local from_start = sc.kind == "tile" and reach(world, sc.tile, a) or nil
+  local start_blocks = sc.kind == "tile" and reach_blocks(world, sc.tile, a) or nil
   local to_goal = gt and reach(world, gt, b) or nil
+  local goal_blocks = gt and reach_blocks(world, gt, b) or nil
 
   local g, parent, closed, open = { start = 0 }, {}, {}, {}
   local function relax(from, key, pos, cost)
@@ -300,7 +368,7 @@ local function search(world, a, b, sc, gc, all_open)
       if sc.kind == "tile" then
         for _, id in ipairs(world.tile_blocks[sc.tile] or {}) do
           local n = block_node(id)
-          local c = n and from_start(n.pos)
+          local c = n and start_blocks(id)
           if c then relax("start", id, n.pos, c) end
         end
         for _, j in ipairs(goal_doors_in[sc.tile] or {}) do
@@ -333,7 +401,7 @@ local function search(world, a, b, sc, gc, all_open)
         if m then relax(key, l.block, m.pos, l.cost) end
       end
       if gt and n.tile == gt then
-        local c = to_goal(n.pos)
+        local c = goal_blocks(id)
         if c then relax(key, "goal", nil, c) end
       end
       for _, l in ipairs(to_goal_doors[id] or {}) do
