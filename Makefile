@@ -78,6 +78,7 @@ check-tsan:
 
 bench: all
 	@$(LUA) bin/octonav bench-all
+	@$(LUA) bin/octonav bench-world
 
 demo: all
 	@$(LUA) examples/demo.lua

@@ -28,6 +28,7 @@ build = {
     ["octonav"] = "lua/octonav/init.lua",
     ["octonav.movingai"] = "lua/octonav/movingai.lua",
     ["octonav.bench"] = "lua/octonav/bench.lua",
+    ["octonav.bench_world"] = "lua/octonav/bench_world.lua",
     ["octonav.checker"] = "lua/octonav/checker.lua",
     ["octonav.bake"] = "lua/octonav/bake.lua",
     ["octonav.pack"] = "lua/octonav/pack.lua",

@@ -138,6 +138,19 @@ describe("world graph", function()
     files.rm_rf(dir)
   end)
 
+  it("bake.job: job n of m bakes the tiles t % m == n; bad n, m raise", function()
+    local dir = files.tmpdir()
+    local cfg = room_config(dir, "path")
+    assert.same({ 2, nil }, { (select(1, bake.job(cfg, 1, 2))), nil })
+    assert.is_true(files.exists(dir .. "/tiles/1_0_0.tile") and files.exists(dir .. "/tiles/1_0_1.tile"))
+    assert.is_false(files.exists(dir .. "/tiles/0_0_0.tile") or files.exists(dir .. "/tiles/0_0_1.tile"))
+    for _, nm in ipairs { { 2, 2 }, { -1, 2 }, { 0, 0 }, { 0.5, 2 } } do
+      assert.has_error(function() bake.job(cfg, nm[1], nm[2]) end,
+        "octonav.bake.job: n, m: integers with 0 <= n < m expected")
+    end
+    files.rm_rf(dir)
+  end)
+
   it("tile jobs in any order, in separate processes two at a time, give the serial bake's bytes", function()
     local d1, d2 = files.tmpdir(), files.tmpdir()
     assert(bake.run(room_config(d1, "path")))
@@ -151,13 +164,20 @@ describe("world graph", function()
     assert.is_true(os.execute(("xargs -P2 -I{} lua5.4 bin/octonav bake %s --tile {} < %s > /dev/null")
       :format(cfgfile, list)))
     assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
+    -- the same as two jobs of a batch array (--job N/2), into a third directory
+    local d3 = files.tmpdir()
+    files.write(cfgfile, files.read(cfgfile):gsub(("%q"):format(d2):gsub("%p", "%%%0"), ("%q"):format(d3)))
+    assert.is_true(os.execute(("printf '0/2\\n1/2\\n' | xargs -P2 -I{} lua5.4 bin/octonav bake %s --job {} > /dev/null")
+      :format(cfgfile)))
+    assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
     local p = io.popen(("cd %s && find . -type f | sort"):format(d1))
     local names = {}
     for line in p:lines() do names[#names + 1] = line end
     p:close()
     assert.is_true(#names >= 6)
     for _, n in ipairs(names) do
-      assert.equal(files.read(d1 .. "/" .. n), files.read(d2 .. "/" .. n), n .. " differs")
+      assert.equal(files.read(d1 .. "/" .. n), files.read(d2 .. "/" .. n), n .. " differs (--tile jobs)")
+      assert.equal(files.read(d1 .. "/" .. n), files.read(d3 .. "/" .. n), n .. " differs (--job jobs)")
     end
     p = io.popen(("cd %s && find . -type f | sort"):format(d2))
     local n2 = 0
@@ -168,5 +188,6 @@ describe("world graph", function()
     os.remove(list)
     files.rm_rf(d1)
     files.rm_rf(d2)
+    files.rm_rf(d3)
   end)
 end)

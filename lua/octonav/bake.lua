@@ -3,6 +3,7 @@
 --   local bake = require "octonav.bake"
 --   bake(config)               -- or bake.run(config): every tile, then the link step -> summary
 --   bake.tile(config, i, j, k) -- one tile -> OUTPUT/tiles/I_J_K.tile (parallel processes)
+--   bake.job(config, n, m)     -- the tiles t with t % m == n (job n of m of a batch array)
 --   bake.link(config)          -- holes, graph and manifest from the tile files already written
 --   bake.grid(config)          -- the tile grid the config gives (origin, tiles, tile_size)
 --   bake.rebake(dir, region, config) -- re-bake the tiles overlapping a box (world:rebake calls it)
@@ -63,6 +64,26 @@ function M.tile(config, i, j, k)
   local wok, werr = pack.write_tile(cfg.output, i, j, k, blob)
   if not wok then return nil, werr end
   return true, #blob
+end
+
+--- Job n of m (0 <= n < m): bakes the tiles whose linear index t has t % m == n, in one process with
+-- the geometry gathered once (what `bin/octonav bake CONFIG --job N/M` runs: a batch array's job
+-- index -> tiles). Each tile's file is the one bake.tile and bake.run write. Returns the number of
+-- tiles and their bytes, or nil, err.
+function M.job(config, n, m)
+  local cfg = M.check(config)
+  if math.type(n) ~= "integer" or math.type(m) ~= "integer" or m < 1 or n < 0 or n >= m then
+    error("octonav.bake.job: n, m: integers with 0 <= n < m expected", 2)
+  end
+  local geo, err = geometry.collect(cfg)
+  if not geo then return nil, err end
+  local ok, derr = tiles.ensure_dirs(cfg.output)
+  if not ok then return nil, derr end
+  local list = {}
+  for t = n, cfg.grid.count - 1, m do list[#list + 1] = t end
+  local bytes, terr = tiles.bake(cfg, geo, cfg.output, list)
+  if not bytes then return nil, terr end
+  return #list, bytes
 end
 
 --- The link step alone: reads OUTPUT/tiles/*.tile, bakes the holes, writes graph and manifest.

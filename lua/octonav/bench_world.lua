@@ -15,8 +15,9 @@
 --     with the seamless query's length (mean and max of the per-pair ratio); failures = pairs the
 --     seamless query solves and the navigator does not (failed, or no arrival within the frame limit);
 --   * 100 navigators at once over the same pairs (each frame updates all 100): frame time p99;
---   * optionally, bake over `--tile` jobs: serial (`xargs -P1`) against `xargs -P2` (plus the link
---     step), and a 4-tile rebake (world:rebake) on the baked pack.
+--   * optionally (jobs = "tile" | "job"), bake over `--tile I,J,K` jobs (one per tile) or two
+--     `--job N/2` jobs: serial (`xargs -P1`) against `xargs -P2` (plus the link step each time), the
+--     packs compared byte for byte with the one-process bake; and a 4-tile rebake (world:rebake).
 -- Worlds: "dungeon" (../shared/data/worlds/dungeon.lua), "house" (house.obj at 0.125 m leaves, depth
 -- 6, path weights), "t16" / "t32" (../shared/data/worlds/terrain.lua at 16x2x16 / 32x2x32) and
 -- "tN" for any N. Worlds whose data are absent are skipped (row.skipped says why).
@@ -147,15 +148,20 @@ local function env_prefix(env)
   return table.concat(parts, " ")
 end
 
--- Bakes a world's config over `--tile` jobs with xargs -P<par>, then the link step; wall seconds.
-local function bake_jobs(spec, out, par, octonav_bin)
+-- Bakes a world's config over jobs with xargs -P<par>, then the link step; wall seconds. kind "tile":
+-- one `--tile I,J,K` job per tile; "job": `--job N/M` jobs, M = `batches`.
+local function bake_jobs(spec, out, par, octonav_bin, kind, batches)
   local cfg = load_config(spec.file, setmetatable({ OUT = out }, { __index = spec.env }))
   local grid = require("octonav.bake").grid(cfg)
   local list = os.tmpname()
   local f = assert(io.open(list, "w"))
-  for k = 0, grid.tiles[3] - 1 do
-    for j = 0, grid.tiles[2] - 1 do
-      for i = 0, grid.tiles[1] - 1 do f:write(("%d,%d,%d\n"):format(i, j, k)) end
+  if kind == "job" then
+    for n = 0, batches - 1 do f:write(("%d/%d\n"):format(n, batches)) end
+  else
+    for k = 0, grid.tiles[3] - 1 do
+      for j = 0, grid.tiles[2] - 1 do
+        for i = 0, grid.tiles[1] - 1 do f:write(("%d,%d,%d\n"):format(i, j, k)) end
+      end
     end
   end
   f:close()
@@ -164,8 +170,8 @@ local function bake_jobs(spec, out, par, octonav_bin)
   env.OUT = out
   local pre = env_prefix(env)
   local t0 = clock()
-  local ok1 = os.execute(("%s xargs -P%d -I{} lua5.4 %s bake %s --tile {} < %s > /dev/null"):format(pre, par,
-    sh_quote(octonav_bin), sh_quote(spec.file), sh_quote(list)))
+  local ok1 = os.execute(("%s xargs -P%d -I{} lua5.4 %s bake %s --%s {} < %s > /dev/null"):format(pre, par,
+    sh_quote(octonav_bin), sh_quote(spec.file), kind == "job" and "job" or "tile", sh_quote(list)))
   local t1 = clock()
   local ok2 = os.execute(("%s lua5.4 %s bake %s --link > /dev/null"):format(pre, sh_quote(octonav_bin),
     sh_quote(spec.file)))
@@ -229,7 +235,8 @@ function M.open_probe(dir)
 end
 
 --- Measures one world (see the top of this file). opts: pairs (60), seed (1), data ("../shared/data"),
--- walkers (100), frames (300: frames of the 100-navigator run), jobs (false: serial/-P2 tile bakes),
+-- walkers (100), frames (300: frames of the 100-navigator run), jobs (nil | "tile" | "job": serial and
+-- -P2 bakes over jobs),
 -- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil).
 function M.measure(name, opts)
   opts = opts or {}
@@ -380,8 +387,10 @@ function M.measure(name, opts)
   if opts.jobs then
     local bin = opts.bin or "bin/octonav"
     local d1, d2 = tmpdir(), tmpdir()
-    local s1 = bake_jobs(spec, d1, 1, bin)
-    local s2 = bake_jobs(spec, d2, 2, bin)
+    local kind = opts.jobs == "tile" and "tile" or "job"
+    local s1 = bake_jobs(spec, d1, 1, bin, kind, 2)
+    local s2 = bake_jobs(spec, d2, 2, bin, kind, 2)
+    row.jobs_kind = kind
     row.jobs_serial_s, row.jobs_p2_s = s1.total_s, s2.total_s
     row.jobs_link_s = s2.link_s
     row.jobs_ok = s1.ok and s2.ok
@@ -429,7 +438,7 @@ function M.table(rows)
           r.failures, r.hier_bytes / 2^20, r.tree_bytes / 2^20,
           100 * r.hier_bytes / math.max(1, r.tree_bytes), r.open_s, r.open_rss / 2^20, r.plan_p50_us / 1e3,
           r.plan_p99_us / 1e3, r.frame_p99_ms, r.bake_s, f(r.jobs_serial_s, "%.1f"), f(r.jobs_p2_s, "%.1f"),
-          r.jobs_p2_s and ("%.2fx"):format(r.jobs_serial_s / r.jobs_p2_s) or "-",
+          r.jobs_p2_s and ("%.2fx (%s)"):format(r.jobs_serial_s / r.jobs_p2_s, r.jobs_kind) or "-",
           r.jobs_identical == nil and "-" or (r.jobs_identical and "yes" or "NO"), f(r.rebake_s, "%.2f"))
     end
   end

@@ -1,5 +1,7 @@
 --- The world commands of bin/octonav (docs/world.md):
---   bake CONFIG.lua [--tile I,J,K] [--link]   bake a pack (all of it; one tile; or the link step only)
+--   bake CONFIG.lua [--tile I,J,K | --job N/M | --link]
+--                                             bake a pack (all of it; one tile; job N of M: the tiles
+--                                             t % M == N; or the link step only)
 --   info PACK                                 what a pack holds
 --   path PACK x y z x y z [--obj FILE]        plan a route and search each of its steps
 --   validate PACK                             check the holes' doors; exit code 1 when not ok
@@ -32,7 +34,7 @@ local function err(...)
 end
 
 M.USAGE = [==[
-usage: octonav bake CONFIG.lua [--tile I,J,K] [--link]
+usage: octonav bake CONFIG.lua [--tile I,J,K | --job N/M | --link]
        octonav info PACK
        octonav path PACK x y z x y z [--obj FILE]
        octonav validate PACK
@@ -105,10 +107,12 @@ local function file_size(path) return util.file_size(path) or 0 end
 -- ---- bake ------------------------------------------------------------------------------------------
 
 local function cmd_bake(args)
-  local flags, pos = parse(args, { tile = true }, { link = true })
+  local flags, pos = parse(args, { tile = true, job = true }, { link = true })
   if not flags then return usage(pos) end
   if #pos ~= 1 then return usage("bake: one CONFIG.lua expected") end
-  if flags.tile and flags.link then return usage("bake: --tile and --link do not go together") end
+  if (flags.tile and 1 or 0) + (flags.job and 1 or 0) + (flags.link and 1 or 0) > 1 then
+    return usage("bake: --tile, --job and --link do not go together")
+  end
   local config, cerr = M.load_config(pos[1])
   if not config then
     err(cerr)
@@ -119,6 +123,11 @@ local function cmd_bake(args)
       local i, j, k = flags.tile:match("^(%d+),(%d+),(%d+)$")
       if not i then error("octonav.bake: --tile: I,J,K expected (tile indices from 0)", 0) end
       return bake.tile(config, math.tointeger(tonumber(i)), math.tointeger(tonumber(j)), math.tointeger(tonumber(k)))
+    elseif flags.job then
+      local n, m = flags.job:match("^(%d+)/(%d+)$")
+      n, m = math.tointeger(tonumber(n)), math.tointeger(tonumber(m))
+      if not n or m < 1 or n >= m then error("octonav.bake: --job: N/M expected (job N of M, 0 <= N < M)", 0) end
+      return bake.job(config, n, m)
     elseif flags.link then
       return bake.link(config)
     end
@@ -134,6 +143,10 @@ local function cmd_bake(args)
   end
   if flags.tile then
     out(("tile %s: %d bytes -> %s"):format(flags.tile, rerr, config.output))
+    return 0
+  end
+  if flags.job then
+    out(("job %s: %d tiles, %d bytes -> %s"):format(flags.job, res, rerr, config.output))
     return 0
   end
   local s = res
