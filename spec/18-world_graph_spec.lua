@@ -114,7 +114,8 @@ describe("world graph", function()
       return p[1] > 12 and p[1] < 20 and p[2] > 2 and p[2] < 10 and p[3] > 2 and p[3] < 10
     end
     -- pairs whose straight line crosses the pocket
-    local crossing = { { { 4, 6, 6 }, { 28, 6, 6 } }, { { 4, 12, 6 }, { 28, 4, 12 } }, { { 14, 13, 1 }, { 18, 1, 14 } } }
+    local crossing = { { { 4, 6, 6 }, { 28, 6, 6 } }, { { 4, 12, 6 }, { 28, 4, 12 } },
+      { { 14, 13, 1 }, { 18, 1, 14 } } }
     for _, ab in ipairs(crossing) do
       local route = assert(w:plan(ab[1], ab[2]))
       for _, s in ipairs(route) do
