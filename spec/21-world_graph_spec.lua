@@ -1,7 +1,7 @@
--- spec/18-world_graph_spec.lua -- the world graph of issue 11 on small baked worlds: routes only
+-- spec/21-world_graph_spec.lua -- the world graph of issue 11 on small baked worlds: routes only
 -- through what the start and the goal really reach, no region sealed inside closed terrain in a
 -- route, and serial and parallel bakes giving the same bytes.
--- Run: busted --lua=lua5.4 spec/18-world_graph_spec.lua
+-- Run: busted --lua=lua5.4 spec/21-world_graph_spec.lua
 --
 -- The closed room world: 2 x 1 x 2 tiles of 16 leaves (scale 1), box [0,32] x [0,16] x [0,32]. A wall
 -- x in [8, 9] over the full height, z in [0, 24], cuts tile 0 (x, z < 16) in two: the start's room
