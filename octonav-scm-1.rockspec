@@ -16,7 +16,7 @@ build = {
       sources = {
         "csrc/table.c", "csrc/fileio.c", "csrc/tree.c", "csrc/boxes.c", "csrc/geometry.c", "csrc/raycast.c", "csrc/tilefile.c",
         "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c", "csrc/nodepool.c", "csrc/graph.c",
-        "csrc/graph_cells.c", "csrc/graph_boxes.c", "csrc/tiledeps.c", "csrc/search.c", "csrc/streamer.c",
+        "csrc/graph_cells.c", "csrc/graph_boxes.c", "csrc/tiledeps.c", "csrc/tighten.c", "csrc/search.c", "csrc/streamer.c",
         "csrc/surface.c",
         "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c", "csrc/lua_path.c",
         "csrc/lua_streamer.c", "csrc/lua_debug.c",

@@ -23,6 +23,7 @@
  */
 #include "graph.h"
 #include "nodepool.h"
+#include "tighten.h"
 #include "raycast.h"
 #include "tree.h"
 #include "util.h"
@@ -30,12 +31,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Refinement stops when no waypoint moved more than REFINE_TOL leaves in a sweep (smoothing and
- * relaxation follow, so a thousandth of a leaf is plenty), or after REFINE_SWEEPS sweeps (measured:
- * 8 sweeps instead of 32 change the mean length ratio by less than 1e-4 on the benchmark maps). */
-#define REFINE_TOL 1e-3
-#define REFINE_SWEEPS 8
 
 struct on_query {
     const on_tree *t;
@@ -53,10 +48,11 @@ struct on_query {
     double best_h;
     on_query_info info;
     /* results */
-    double *pts;          /* nav-space waypoints */
-    size_t npts, ptscap;
-    on_cell *corr;
+    on_pathbuf path;      /* nav-space waypoints */
+    on_cell *corr;        /* the nodes the path runs through */
     size_t ncorr, corrcap;
+    double *faces;        /* the corridor's faces (refine), 6 doubles each */
+    size_t facescap;      /* (in doubles) */
     double wa[3], wb[3];  /* the endpoints in world space (for starting again over the cells) */
     on_tileset ptiles;    /* the result's tiles (corridor and final segments), with salts */
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */
@@ -83,14 +79,13 @@ on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out)
     on_query *q = calloc(1, sizeof *q);
     if (!q) return ON_FAILURE | ON_NO_MEMORY;
     q->t = t;
-    q->ptscap = 64;
-    q->pts = malloc(q->ptscap * 3 * sizeof *q->pts);
+    on_pathbuf_reserve(&q->path, 64);
     q->corrcap = 64;
     q->corr = malloc(q->corrcap * sizeof *q->corr);
     q->lcache = malloc(sizeof *q->lcache);
     if (on_pool_init(&q->pool, max_nodes) != 0 || on_tileset_init(&q->touched, 64) != 0 ||
         on_tileset_init(&q->ptiles, 16) != 0 || !q->lcache || on_graph_init(&q->g, t, q->lcache, &q->touched) != 0 ||
-        !q->pts || !q->corr) {
+        !q->path.p || !q->corr) {
         on_query_destroy(q);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -105,7 +100,8 @@ void on_query_destroy(on_query *q)
     if (!q) return;
     on_pool_free(&q->pool);
     on_graph_free(&q->g);
-    free(q->pts);
+    on_pathbuf_free(&q->path);
+    free(q->faces);
     free(q->corr);
     free(q->lcache);
     on_tileset_free(&q->touched);
@@ -155,15 +151,9 @@ static void corr_sink(void *ud, on_cell c)
     /* the walk reports the cells around each crossing: skip the ones it just reported */
     for (size_t i = q->ncorr, k = 0; i-- > 0 && k < 8; k++)
         if (same_cell(q->corr[i], c)) return;
-    if (q->ncorr == q->corrcap) {
-        size_t nc = q->corrcap * 2;
-        on_cell *bigger = realloc(q->corr, nc * sizeof *bigger);
-        if (!bigger) {
-            q->corr_failed = 1;
-            return;
-        }
-        q->corr = bigger;
-        q->corrcap = nc;
+    if (on_grow((void **)&q->corr, &q->corrcap, q->ncorr + 1, sizeof *q->corr)) {
+        q->corr_failed = 1;
+        return;
     }
     q->corr[q->ncorr++] = c;
 }
@@ -186,7 +176,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
 {
     memset(&q->info, 0, sizeof q->info);
     on_pool_reset(&q->pool);
-    q->npts = 0;
+    q->path.n = 0;
     q->ncorr = 0;
     q->found = q->best = -1;
     q->best_h = INFINITY;
@@ -430,249 +420,103 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
 
 /* ---- building the path ----------------------------------------------------------------------- */
 
-static int push_pt(on_query *q, const double p[3])
-{
-    if (q->npts == q->ptscap) {
-        size_t nc = q->ptscap * 2;
-        double *bigger = realloc(q->pts, nc * 3 * sizeof *bigger);
-        if (!bigger) return -1;
-        q->pts = bigger;
-        q->ptscap = nc;
-    }
-    memcpy(q->pts + 3 * q->npts++, p, 3 * sizeof *p);
-    return 0;
-}
-
-/* Cells from the start to node `end`, in order. */
+/* Nodes from the start to node `end`, in order, into the corridor. */
 static int build_corridor(on_query *q, int32_t end)
 {
     size_t n = 0;
     for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
-    if (n > q->corrcap) {
-        on_cell *bigger = realloc(q->corr, n * sizeof *bigger);
-        if (!bigger) return -1;
-        q->corr = bigger;
-        q->corrcap = n;
-    }
+    if (on_grow((void **)&q->corr, &q->corrcap, n, sizeof *q->corr)) return -1;
     q->ncorr = n;
     for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) q->corr[--n] = q->pool.nodes[i].cell;
     return 0;
 }
 
-/* Shortest path through the chain of shared faces: waypoint i lies on the face between corridor cells
- * i and i+1. Coordinate descent over the two free coordinates of each face with the exact minimiser
- * of |P - x| + |x - N| along one coordinate (clamped, which is exact for a convex function of one
- * variable), sweeping forward and back until nothing moves more than REFINE_TOL or REFINE_SWEEPS
- * sweeps are done. */
-static int refine(on_query *q, const double start[3], const double end[3])
+/* The faces consecutive corridor nodes share, for refine. */
+static int corridor_faces(on_query *q)
 {
-    size_t m = q->ncorr - 1; /* faces */
-    q->npts = 0;
-    if (push_pt(q, start)) return -1;
-    if (m == 0) return push_pt(q, end);
-    /* faces as boxes with lo == hi on the axis they are perpendicular to */
-    size_t need = q->npts + m + 1;
-    while (q->ptscap < need + 2 * m) { /* room for waypoints and the face bounds (2 points each) */
-        size_t nc = q->ptscap * 2;
-        double *bigger = realloc(q->pts, nc * 3 * sizeof *bigger);
-        if (!bigger) return -1;
-        q->pts = bigger;
-        q->ptscap = nc;
-    }
-    double *x = q->pts + 3;                 /* waypoints 1..m */
-    double *lo = q->pts + 3 * (m + 2);      /* face bounds after the end point */
-    double *hi = lo + 3 * m;
+    size_t m = q->ncorr - 1;
+    if (on_grow((void **)&q->faces, &q->facescap, 6 * m, sizeof *q->faces)) return -1;
     for (size_t i = 0; i < m; i++) {
         double amn[3], amx[3], as, bmn[3], bmx[3], bs;
         on_graph_region(&q->g, q->corr[i], amn, amx, &as);
         on_graph_region(&q->g, q->corr[i + 1], bmn, bmx, &bs);
         for (int k = 0; k < 3; k++) {
-            lo[3 * i + k] = on_maxf(amn[k], bmn[k]);
-            hi[3 * i + k] = on_minf(amx[k], bmx[k]);
+            q->faces[6 * i + k] = on_maxf(amn[k], bmn[k]);
+            q->faces[6 * i + 3 + k] = on_minf(amx[k], bmx[k]);
         }
-        /* start from the straight line start -> end, clamped onto the face: in open space that is
-         * already the answer, and elsewhere it leaves less to move than the face centres */
-        double u = (double)(i + 1) / (double)(m + 1);
-        for (int k = 0; k < 3; k++)
-            x[3 * i + k] = on_clampf(start[k] + u * (end[k] - start[k]), lo[3 * i + k], hi[3 * i + k]);
     }
-    double *e = q->pts + 3 * (m + 1);
-    memcpy(e, end, 3 * sizeof *end);
-    for (int sweep = 0; sweep < REFINE_SWEEPS; sweep++) {
-        double moved = 0;
-        for (size_t s = 0; s < m; s++) {
-            size_t i = (sweep & 1) ? m - 1 - s : s;
-            double *X = x + 3 * i;
-            /* the nearest neighbours that do not coincide with X: waypoints stacked on one corner
-             * would otherwise pin one another (the objective has a kink there) */
-            size_t pi = i, ni = i;
-            const double *P = start, *N = e;
-            while (pi > 0 && on_dist3(x + 3 * (pi - 1), X) < 1e-9) pi--;
-            if (pi > 0) P = x + 3 * (pi - 1);
-            while (ni + 1 < m && on_dist3(x + 3 * (ni + 1), X) < 1e-9) ni++;
-            if (ni + 1 < m) N = x + 3 * (ni + 1);
-            for (int k = 0; k < 3; k++) {
-                if (lo[3 * i + k] == hi[3 * i + k]) continue; /* the face's fixed axis */
-                double A = 0, B = 0;
-                for (int j = 0; j < 3; j++)
-                    if (j != k) {
-                        A += (P[j] - X[j]) * (P[j] - X[j]);
-                        B += (N[j] - X[j]) * (N[j] - X[j]);
-                    }
-                double sa = sqrt(A), sb = sqrt(B);
-                double u = sa + sb > 0 ? P[k] + (N[k] - P[k]) * sa / (sa + sb) : 0.5 * (P[k] + N[k]);
-                u = on_clampf(u, lo[3 * i + k], hi[3 * i + k]);
-                moved = on_maxf(moved, fabs(u - X[k]));
-                X[k] = u;
-            }
-        }
-        if (moved < REFINE_TOL) break;
-    }
-    q->npts = m + 2;
     return 0;
 }
 
-/* Drop exactly repeated waypoints (several faces meeting at one corner pull their waypoints onto it).
- * Only exact repeats: two waypoints 1e-14 apart may sit on opposite sides of a lattice plane, and the
- * segment after the one dropped would then start a rounding error inside a blocked voxel. Collinear
- * and nearly equal points stay; smoothing removes them with a line-of-sight check. */
-static void simplify(on_query *q)
+/* The path without refinement: start point, the chain's node points (visible from one another under
+ * Lazy Theta*; adjacent ones without it), stop point. */
+static int node_chain(on_query *q, int32_t end, const double stop[3])
 {
-    size_t w = 1;
-    for (size_t r = 1; r < q->npts; r++) {
-        const double *p = q->pts + 3 * (w - 1), *c = q->pts + 3 * r;
-        if (p[0] == c[0] && p[1] == c[1] && p[2] == c[2] && r + 1 < q->npts) continue;
-        if (w != r) memmove(q->pts + 3 * w, c, 3 * sizeof *c);
-        w++;
+    size_t n = 0;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
+    if (on_pathbuf_reserve(&q->path, n + 2)) return -1;
+    memcpy(q->path.p, q->a, sizeof q->a);
+    size_t k = n + 1;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) node_point(q, i, q->path.p + 3 * --k);
+    memcpy(q->path.p + 3 * (n + 1), stop, 3 * sizeof *stop);
+    q->path.n = n + 2;
+    return 0;
+}
+
+static int sight_visible(void *ud, const double a[3], const double b[3])
+{
+    on_query *q = ud;
+    return on_tree_visible_nav(q->t, q->lcache, a, b);
+}
+
+static int sight_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    on_query *q = ud;
+    return on_tree_turn_ok(q->t, q->lcache, a, x, b);
+}
+
+/* The result's tiles, from the corridor and the final path. */
+static int path_tiles(on_query *q)
+{
+    return on_tileset_of_path(&q->ptiles, &q->touched, q->t, q->lcache, q->corr, q->ncorr, q->path.p, q->path.n);
+}
+
+/* The straight segment of a direct result (its corridor: the cells the walk crossed). */
+static int straight_path(on_query *q)
+{
+    if (on_pathbuf_push(&q->path, q->a) || on_pathbuf_push(&q->path, q->b)) return -1;
+    q->info.cells = q->ncorr;
+    if (path_tiles(q) != 0) return -1;
+    q->info.length = on_dist3(q->a, q->b) * q->t->p.scale;
+    return 0;
+}
+
+/* The searched path to node `end` (partial: the node nearest the goal), pulled tight: corridor,
+ * refine (or the node chain), simplify, smooth, relax; then its tiles and length. */
+static int tightened_path(on_query *q, int32_t end, int partial)
+{
+    if (build_corridor(q, end) != 0) return -1;
+    double stop[3];
+    if (partial) { /* the point of the nearest node closest to the goal */
+        double mn[3], mx[3], s;
+        on_graph_region(&q->g, q->pool.nodes[end].cell, mn, mx, &s);
+        for (int k = 0; k < 3; k++) stop[k] = on_clampf(q->b[k], mn[k], mx[k]);
+    } else {
+        memcpy(stop, q->b, sizeof stop);
     }
-    q->npts = w;
-}
-
-/* Can smoothing go from kept waypoint i (the kept one before it: prev, NULL at the start) straight to
- * waypoint c? In sight, and the turns at i and at c (on to c + 1, as the path before smoothing goes)
- * keep to the visibility rule: a turn exactly on an edge where blocked voxels meet could slip through
- * the gap there. The turns of the path before smoothing are sound (each waypoint lies on the face two
- * consecutive cells share), so c = i + 1 always passes once i did: smoothing never gets stuck. */
-static int jump_ok(on_query *q, const double *prev, size_t i, size_t c)
-{
-    const double *P = q->pts;
-    return los(q, P + 3 * i, P + 3 * c) && (!prev || on_tree_turn_ok(q->t, q->lcache, prev, P + 3 * i, P + 3 * c)) &&
-           (c + 1 >= q->npts || on_tree_turn_ok(q->t, q->lcache, P + 3 * i, P + 3 * c, P + 3 * (c + 1)));
-}
-
-/* String pulling by line of sight: from each kept waypoint, jump to the farthest one jump_ok allows.
- * greedy: gallop forward (the next waypoints 2, 4, 8, ... ahead, and the last one) while allowed, then
- * bisect between the last one allowed and the first one not: O(log n) checks per kept waypoint
- * instead of scanning back from the end (O(n)), and as short with relaxation after it (measured: mean
- * length ratio within 0.001 on the benchmark maps, p99 within 0.003). binary: bisect over the whole
- * rest of the path. Both assume what they bisect is monotone. */
-static void smooth(on_query *q, int mode)
-{
-    if (q->npts < 3) return;
-    size_t w = 0, i = 0, n = q->npts;
-    while (i < n - 1) {
-        /* the output so far is pts[0..w] (pts[w] == waypoint i); waypoints after i are untouched, and
-         * pts[w - 1] stays as it is until this step is done */
-        const double *prev = w > 0 ? q->pts + 3 * (w - 1) : NULL;
-        size_t ok = i + 1, bad = n; /* bad: the first waypoint known not allowed (n: none yet) */
-        if (mode == ON_SMOOTH_GREEDY) {
-            for (size_t step = 1; ok < n - 1; step *= 2) {
-                size_t c = ok + step < n - 1 ? ok + step : n - 1;
-                if (!jump_ok(q, prev, i, c)) {
-                    bad = c;
-                    break;
-                }
-                ok = c;
-            }
-        } else {
-            bad = n - 1;
-            if (jump_ok(q, prev, i, bad)) ok = bad;
-        }
-        while (bad < n && bad - ok > 1) {
-            size_t mid = ok + (bad - ok) / 2;
-            if (jump_ok(q, prev, i, mid)) ok = mid;
-            else bad = mid;
-        }
-        memmove(q->pts + 3 * ++w, q->pts + 3 * ok, 3 * sizeof *q->pts);
-        i = ok;
+    if (q->o.any_angle || !q->o.refine) {
+        if (node_chain(q, end, stop) != 0) return -1;
+    } else if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) {
+        return -1;
     }
-    q->npts = w + 1;
-}
-
-/* May the path run pa -> A -> X -> B -> nb (pa, nb: the waypoints around, NULL at the ends)? Both
- * segments in sight, and the turns at A, X and B allowed by the rule (on_tree_turn_ok): a corner moved
- * onto a lattice edge could otherwise slip through a zero-width gap there. */
-static int corner_ok(on_query *q, const double *pa, const double A[3], const double X[3], const double B[3],
-                     const double *nb)
-{
-    return los(q, A, X) && los(q, X, B) && on_tree_turn_ok(q->t, q->lcache, A, X, B) &&
-           (!pa || on_tree_turn_ok(q->t, q->lcache, pa, A, X)) && (!nb || on_tree_turn_ok(q->t, q->lcache, X, B, nb));
-}
-
-/* Move corner P (between A and B) from P towards C, as far as corner_ok holds (bisection, `steps`
- * halvings). Returns 1 when it moved. */
-static int slide(on_query *q, const double *pa, const double A[3], double P[3], const double B[3], const double *nb,
-                 const double C[3], int steps)
-{
-    double before = on_dist3(A, P) + on_dist3(P, B);
-    double lo = 0, hi = 1, best[3];
-    for (int it = 0; it <= steps; it++) {
-        double mid = it == 0 ? 1 : 0.5 * (lo + hi), X[3];
-        for (int k = 0; k < 3; k++) X[k] = P[k] + mid * (C[k] - P[k]);
-        if (corner_ok(q, pa, A, X, B, nb)) {
-            lo = mid;
-            memcpy(best, X, sizeof best);
-            if (it == 0) break; /* the whole move is free */
-        } else {
-            hi = mid;
-        }
-    }
-    if (lo == 0) return 0;
-    double after = on_dist3(A, best) + on_dist3(best, B);
-    if (!(after < before)) return 0;
-    memcpy(P, best, sizeof best);
-    return 1;
-}
-
-/* Corner relaxation: after smoothing, each kept corner P (between A and B) lies where the corridor of
- * cells bent, on a cell face, which need not be where the obstacle is (the corridor may pass through
- * leaves at some distance from it). Each pass drops a corner whose neighbours see each other, then
- * slides it along each axis towards the exact 1D minimiser of |A - X| + |X - B| (as in refine), as
- * far as both its segments stay in sight and the turns at A, P and B keep to the rule (corner_ok). `passes` passes, each finer than the one before. */
-static void relax(on_query *q, int passes)
-{
-    double thr = 1e-3;
-    int steps = 2;
-    for (int pass = 0; pass < passes && q->npts >= 3; pass++, thr *= 0.25, steps += steps < 8) {
-        for (size_t i = 1; i + 1 < q->npts; i++) {
-            double *A = q->pts + 3 * (i - 1), *P = q->pts + 3 * i, *B = q->pts + 3 * (i + 1);
-            const double *pa = i >= 2 ? q->pts + 3 * (i - 2) : NULL;
-            const double *nb = i + 2 < q->npts ? q->pts + 3 * (i + 2) : NULL;
-            if (los(q, A, B) && (!pa || on_tree_turn_ok(q->t, q->lcache, pa, A, B)) &&
-                (!nb || on_tree_turn_ok(q->t, q->lcache, A, B, nb))) { /* the corner is not needed */
-                memmove(P, B, 3 * sizeof *P * (q->npts - i - 1));
-                q->npts--;
-                i--;
-                continue;
-            }
-            for (int k = 0; k < 3; k++) {
-                double SA = 0, SB = 0;
-                for (int j = 0; j < 3; j++)
-                    if (j != k) {
-                        SA += (A[j] - P[j]) * (A[j] - P[j]);
-                        SB += (B[j] - P[j]) * (B[j] - P[j]);
-                    }
-                double sa = sqrt(SA), sb = sqrt(SB), C[3] = {P[0], P[1], P[2]};
-                C[k] = sa + sb > 0 ? A[k] + (B[k] - A[k]) * sa / (sa + sb) : 0.5 * (A[k] + B[k]);
-                /* pass 0 tries only moves that could gain a thousandth of the two segments' length,
-                 * with two halvings (measured: 35-40 checks a query instead of 59 for 1e-3 leaves and
-                 * three, mean lengths within 0.0006); each later pass looks 4 times closer, one
-                 * halving finer, so more passes buy precision */
-                double full = on_dist3(A, C) + on_dist3(C, B), now = on_dist3(A, P) + on_dist3(P, B);
-                if (now - full > thr * now) slide(q, pa, A, P, B, nb, C, steps);
-            }
-        }
-    }
+    on_simplify(&q->path);
+    on_sight sight = {sight_visible, sight_turn_ok, q};
+    if (q->o.smooth != ON_SMOOTH_NONE) on_smooth(&q->path, &sight, q->o.smooth);
+    if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) on_relax(&q->path, &sight, q->o.relax);
+    q->info.cells = q->ncorr;
+    if (path_tiles(q) != 0) return -1;
+    q->info.length = on_pathbuf_length(&q->path) * q->t->p.scale;
+    return 0;
 }
 
 on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
@@ -686,60 +530,23 @@ on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath
         end = q->best;
         partial = 1;
     }
-    if (end >= 0 && q->npts == 0 && q->g.ops->borrows_tiles && !q->direct && on_tileset_changed(&q->touched, q->t)) {
-        /* the corridor's boxes may be gone (a tile changed, re-prepared or unloaded since the search):
-         * the result is stale, as a running search would be */
-        q->state = ON_FAILURE | ON_STALE;
-        if (info) *info = q->info;
-        return q->state;
-    }
-    if (end >= 0 && q->npts == 0 && q->direct) {
-        if (push_pt(q, q->a) || push_pt(q, q->b)) return ON_FAILURE | ON_NO_MEMORY;
-        q->info.cells = q->ncorr;
-        if (on_tileset_of_path(&q->ptiles, &q->touched, q->t, q->lcache, q->corr, q->ncorr, q->pts, q->npts) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        q->info.length = on_dist3(q->a, q->b) * q->t->p.scale;
-    } else if (end >= 0 && q->npts == 0) {
-        if (build_corridor(q, end) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        double stop[3];
-        if (partial) { /* the point of the nearest cell closest to the goal */
-            double mn[3], mx[3], s;
-            on_graph_region(&q->g, q->pool.nodes[end].cell, mn, mx, &s);
-            for (int k = 0; k < 3; k++) stop[k] = on_clampf(q->b[k], mn[k], mx[k]);
-        } else {
-            memcpy(stop, q->b, sizeof stop);
+    if (end >= 0 && q->path.n == 0) { /* built once, on the first call after the search */
+        if (!q->direct && q->g.ops->borrows_tiles && on_tileset_changed(&q->touched, q->t)) {
+            /* the corridor's nodes may be gone (a tile changed, re-prepared or unloaded since the
+             * search): the result is stale, as a running search would be */
+            q->state = ON_FAILURE | ON_STALE;
+            if (info) *info = q->info;
+            return q->state;
         }
-        if (q->o.any_angle || !q->o.refine) {
-            /* start point, the chain's cell centres (visible from one another under Lazy Theta*;
-             * adjacent ones without it), goal point */
-            q->npts = 0;
-            size_t n = 0;
-            for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
-            for (size_t k = 0; k < n + 2; k++)
-                if (push_pt(q, q->a)) return ON_FAILURE | ON_NO_MEMORY;
-            size_t k = n + 1;
-            for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) node_point(q, i, q->pts + 3 * --k);
-            memcpy(q->pts + 3 * (n + 1), stop, sizeof stop);
-            q->npts = n + 2;
-        } else if (refine(q, q->a, stop) != 0) {
-            return ON_FAILURE | ON_NO_MEMORY;
-        }
-        simplify(q);
-        if (q->o.smooth != ON_SMOOTH_NONE) smooth(q, q->o.smooth);
-        if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) relax(q, q->o.relax);
-        q->info.cells = q->ncorr;
-        if (on_tileset_of_path(&q->ptiles, &q->touched, q->t, q->lcache, q->corr, q->ncorr, q->pts, q->npts) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        double len = 0;
-        for (size_t i = 1; i < q->npts; i++) len += on_dist3(q->pts + 3 * (i - 1), q->pts + 3 * i);
-        q->info.length = len * q->t->p.scale;
+        if ((q->direct ? straight_path(q) : tightened_path(q, end, partial)) != 0) return ON_FAILURE | ON_NO_MEMORY;
     }
     if (info) *info = q->info;
     if (end < 0) return st;
-    if (npath) *npath = q->npts;
-    if (path && cap >= q->npts)
-        for (size_t i = 0; i < q->npts; i++)
-            for (int k = 0; k < 3; k++) path[3 * i + k] = q->t->p.origin[k] + q->pts[3 * i + k] * q->t->p.scale;
-    else if (cap < q->npts)
-        return ON_FAILURE | ON_BUFFER_SMALL;
+    size_t n = q->path.n;
+    if (npath) *npath = n;
+    if (cap < n) return ON_FAILURE | ON_BUFFER_SMALL;
+    if (path)
+        for (size_t i = 0; i < n; i++) on_to_world(q->t, q->path.p + 3 * i, path + 3 * i);
     return partial ? (st | ON_PARTIAL) : st;
 }
 

@@ -137,5 +137,9 @@ static inline void on_to_nav(const on_tree *t, const double w[3], double n[3])
 {
     for (int i = 0; i < 3; i++) n[i] = (w[i] - t->p.origin[i]) * t->inv_scale;
 }
+static inline void on_to_world(const on_tree *t, const double n[3], double w[3])
+{
+    for (int i = 0; i < 3; i++) w[i] = t->p.origin[i] + n[i] * t->p.scale;
+}
 
 #endif
