@@ -6,6 +6,7 @@
 #   make check-tsan the C tests under ThreadSanitizer
 #   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
 #   make demo       bakes built-in scenes (a tree; a world with a cave) and walks an agent into the cave
+#   make fuzz       each libFuzzer target (fuzz/, clang) for FUZZ_SECONDS (default 20) from fuzz/corpus
 # Missing Debian packages (lua5.4 liblua5.4-dev lua-busted lua-check) are installed by tools/deps.sh.
 
 LUA      ?= lua5.4
@@ -30,7 +31,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench demo clean ctest spec lint
+.PHONY: all deps test check check-tsan test-run bench demo clean ctest spec lint fuzz fuzz-build
 
 all: deps $(MODULE)
 
@@ -84,6 +85,32 @@ demo: all
 	@$(LUA) examples/demo.lua
 	@echo
 	@$(LUA) examples/world_demo.lua
+
+# libFuzzer targets (fuzz/README.md): the core built with clang and -fsanitize=fuzzer-no-link plus
+# ASan+UBSan in build/fuzz, one binary per target; fuzz/run.sh runs each for FUZZ_SECONDS.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS ?= tile tree obj voxmap map2d manifest graph
+FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror -Icsrc $(FUZZ_SAN) -fsanitize=fuzzer
+FUZZ_BIN      = $(FUZZ_TARGETS:%=build/fuzz/bin/fuzz_%)
+
+fuzz: fuzz-build
+	@bash fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) OPT=-O1 \
+	  SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/libonav.a
+	@$(MAKE) --no-print-directory $(FUZZ_BIN)
+
+build/fuzz/bin/fuzz_%: fuzz/fuzz_%.c build/fuzz/libonav.a csrc/octonav.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< build/fuzz/libonav.a $(LDLIBS)
+
+build/fuzz/bin/fuzz_manifest build/fuzz/bin/fuzz_graph: fuzz/fuzz_pack.c build/fuzz/libonav.a csrc/fileio.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LUA_INC) -DPACK_TARGET=$(if $(findstring manifest,$@),1,2) \
+	  -DOCTONAV_LUA_DIR='"$(CURDIR)/lua"' -o $@ $< build/fuzz/libonav.a -llua5.4 $(LDLIBS)
 
 clean:
 	rm -rf build

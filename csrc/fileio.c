@@ -1,70 +1,226 @@
 /*
- * fileio.c -- reading a whole file into memory, the one way every loader in the core does it
- * (tile and tree files, OBJ meshes, voxel maps): NUL-terminated for the text parsers, errors as a
- * status and, when asked, as a message "PATH: cannot read: REASON"; and the text parsers' message
- * for a bad line, "PATH:LINE: REASON".
+ * fileio.c -- every file the core reads or writes goes through here (fileio.h).
+ *
+ * Reading: a loader wants a whole regular file in memory, NUL-terminated for the text parsers. A
+ * hostile path must not hang or exhaust the process, so the path is stat'ed first (a FIFO, device or
+ * directory is refused without being opened: opening a FIFO blocks until a writer comes), then opened
+ * with O_NONBLOCK (should the path be swapped for a FIFO between the stat and the open, the open still
+ * returns at once) and fstat'ed again: the checks that count are those on the descriptor actually
+ * read, so there is no window for a swap. Exactly st_size bytes are allocated and read (a file that
+ * grows meanwhile is read as it was), after the caller's limit for a well-formed file was checked.
+ *
+ * Writing: the data goes to a temporary beside the target, created with O_EXCL under a name made of
+ * the pid, the clock and a retry counter (mkstemp's guarantee, but with the usual 0666 & ~umask
+ * permissions: mkstemp makes 0600 files, and reading the umask would change process state), then
+ * fflush + fsync + rename. Two writers never share a temporary, and a reader sees one complete file.
+ *
+ * Messages: "PATH: cannot read: REASON" with the OS's reason, and the text parsers' "PATH:LINE: REASON".
  */
-#include "tree.h"
+#include "fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen)
+void on_errno_message(char *err, size_t errlen, const char *path, const char *what, int en)
+{
+    if (!err || !errlen) return;
+    char msg[128];
+    if (strerror_r(en, msg, sizeof msg) != 0) snprintf(msg, sizeof msg, "error %d", en);
+    snprintf(err, errlen, "%s: %s: %s", path, what, msg);
+}
+
+static const char *kind_of(mode_t m)
+{
+    if (S_ISDIR(m)) return "a directory";
+    if (S_ISFIFO(m)) return "a FIFO";
+    if (S_ISCHR(m)) return "a character device";
+    if (S_ISBLK(m)) return "a block device";
+    if (S_ISSOCK(m)) return "a socket";
+    return "a special file";
+}
+
+static on_status not_regular(char *err, size_t errlen, const char *path, const char *what, mode_t m)
+{
+    if (err && errlen) snprintf(err, errlen, "%s: %s: not a regular file (%s)", path, what, kind_of(m));
+    return ON_FAILURE | ON_IO;
+}
+
+static on_status io_fail(char *err, size_t errlen, const char *path, const char *what, int en)
+{
+    on_errno_message(err, errlen, path, what, en);
+    return ON_FAILURE | (en == ENOMEM ? ON_NO_MEMORY : ON_IO);
+}
+
+on_status on_read_file_max(const char *path, size_t max, uint8_t **out, size_t *len, char *err, size_t errlen)
 {
     *out = NULL;
     *len = 0;
-    FILE *f = fopen(path, "rb");
-    int en = 0;
-    if (!f) {
-        en = errno;
-        goto io_error;
+    if (!path) return ON_FAILURE | ON_INVALID;
+    struct stat st;
+    if (stat(path, &st) != 0) return io_fail(err, errlen, path, "cannot read", errno);
+    if (!S_ISREG(st.st_mode)) return not_regular(err, errlen, path, "cannot read", st.st_mode);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return io_fail(err, errlen, path, "cannot read", errno);
+    on_status s = ON_SUCCESS;
+    uint8_t *buf = NULL;
+    size_t n = 0;
+    if (fstat(fd, &st) != 0) {
+        s = io_fail(err, errlen, path, "cannot read", errno);
+        goto done;
     }
-    size_t cap = 1u << 16, n = 0;
-    uint8_t *buf = malloc(cap);
+    if (!S_ISREG(st.st_mode)) {
+        s = not_regular(err, errlen, path, "cannot read", st.st_mode);
+        goto done;
+    }
+    uint64_t size = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    if (max && size > max) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: %llu bytes, more than a well-formed file can hold (%zu)", path,
+                     (unsigned long long)size, max);
+        s = ON_FAILURE | ON_CORRUPT;
+        goto done;
+    }
+    buf = size < SIZE_MAX ? malloc((size_t)size + 1) : NULL;
     if (!buf) {
-        fclose(f);
-        goto no_memory;
+        if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
+        s = ON_FAILURE | ON_NO_MEMORY;
+        goto done;
     }
-    for (;;) {
-        if (cap - n < 2) { /* room for one more byte and the NUL */
-            uint8_t *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!bigger) {
-                free(buf);
-                fclose(f);
-                goto no_memory;
-            }
-            buf = bigger;
-            cap *= 2;
+    while (n < size) {
+        ssize_t got = read(fd, buf + n, (size_t)size - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            s = io_fail(err, errlen, path, "cannot read", errno);
+            goto done;
         }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) break;
+        if (got == 0) break; /* the file shrank meanwhile: what is there */
+        n += (size_t)got;
     }
-    if (ferror(f)) {
-        en = errno ? errno : EIO;
-        free(buf);
-        fclose(f);
-        goto io_error;
-    }
-    fclose(f);
     buf[n] = 0;
+done:
+    close(fd);
+    if (!on_ok(s)) {
+        free(buf);
+        return s;
+    }
     *out = buf;
     *len = n;
     return ON_SUCCESS;
-io_error:
-    if (err && errlen) {
-        char msg[128];
-        if (strerror_r(en, msg, sizeof msg) != 0) snprintf(msg, sizeof msg, "error %d", en);
-        snprintf(err, errlen, "%s: cannot read: %s", path, msg);
-    }
-    return ON_FAILURE | ON_IO;
-no_memory:
-    if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
-    return ON_FAILURE | ON_NO_MEMORY;
 }
+
+on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen)
+{
+    return on_read_file_max(path, 0, out, len, err, errlen);
+}
+
+/* ---- atomic writes ---------------------------------------------------------------------------- */
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+on_status on_atomic_open(on_atomic_file *a, const char *path, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->path = path;
+    if (err && errlen) err[0] = '\0';
+    if (!path) return ON_FAILURE | ON_INVALID;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* /dev/null, /dev/stdout, /dev/full: no rename over a device, the bytes go there directly */
+        if (!S_ISCHR(st.st_mode)) return not_regular(err, errlen, path, "cannot write", st.st_mode);
+        int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) return io_fail(err, errlen, path, "cannot write", errno);
+        a->f = fdopen(fd, "wb");
+        if (!a->f) {
+            int en = errno;
+            close(fd);
+            return io_fail(err, errlen, path, "cannot write", en);
+        }
+        return ON_SUCCESS;
+    }
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 48);
+    if (!tmp) return io_fail(err, errlen, path, "cannot write", ENOMEM);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long pid = (long)getpid();
+    uint64_t h = mix64((uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)&st ^
+                       (uint64_t)pid << 40);
+    int fd = -1;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(tmp, pl + 48, "%s.tmp.%ld.%08x", path, pid, (unsigned)(h & 0xffffffffu));
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd >= 0 || errno != EEXIST) break;
+        h = mix64(h);
+    }
+    if (fd < 0) {
+        int en = errno;
+        free(tmp);
+        return io_fail(err, errlen, path, "cannot write", en);
+    }
+    a->f = fdopen(fd, "wb");
+    if (!a->f) {
+        int en = errno;
+        close(fd);
+        unlink(tmp);
+        free(tmp);
+        return io_fail(err, errlen, path, "cannot write", en);
+    }
+    a->tmp = tmp;
+    return ON_SUCCESS;
+}
+
+int on_atomic_write(on_atomic_file *a, const void *p, size_t n)
+{
+    if (a->en) return -1;
+    errno = 0;
+    if (fwrite(p, 1, n, a->f) == n) return 0;
+    a->en = errno ? errno : EIO;
+    return -1;
+}
+
+on_status on_atomic_commit(on_atomic_file *a, char *err, size_t errlen)
+{
+    int en = a->en;
+    if (!en && ferror(a->f)) en = EIO;
+    if (!en && fflush(a->f) != 0) en = errno;
+    if (!en && a->tmp && fsync(fileno(a->f)) != 0) en = errno; /* on disk before the rename publishes it */
+    if (fclose(a->f) != 0 && !en) en = errno;
+    a->f = NULL;
+    if (!en && a->tmp && rename(a->tmp, a->path) != 0) en = errno;
+    if (a->tmp) {
+        if (en) unlink(a->tmp);
+        free(a->tmp);
+        a->tmp = NULL;
+    }
+    if (en) return io_fail(err, errlen, a->path, "cannot write", en);
+    return ON_SUCCESS;
+}
+
+void on_atomic_abort(on_atomic_file *a)
+{
+    if (a->f) fclose(a->f);
+    a->f = NULL;
+    if (a->tmp) {
+        unlink(a->tmp);
+        free(a->tmp);
+        a->tmp = NULL;
+    }
+}
+
+/* ---- parser messages ------------------------------------------------------------------------- */
 
 void on_parse_error(char *err, size_t errlen, const char *path, size_t line, const char *fmt, va_list ap)
 {

@@ -24,6 +24,7 @@
 #include "octonav.h"
 #include "grid.h"
 #include "raycast.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <math.h>
@@ -267,51 +268,56 @@ static int header_int(const char *s, long *v)
     return 1;
 }
 
-on_status on_grid_read_map2d(const char *path, on_grid **out, char *err, size_t errlen)
+/* The next line of [*pos, end): NUL-terminated in place (getline's view of it, without the line end:
+ * trailing CR and LF stripped), its length in *n. NULL at the end of the text. */
+static char *next_line(char *buf, size_t len, size_t *pos, size_t *n)
+{
+    if (*pos >= len) return NULL;
+    char *s = buf + *pos;
+    char *nl = memchr(s, '\n', len - *pos);
+    size_t k = nl ? (size_t)(nl - s) + 1 : len - *pos;
+    *pos += k;
+    if (nl) *nl = '\0';
+    else s[k] = '\0'; /* the last line: buf[len] is the text's NUL */
+    *n = chomp(s, nl ? k - 1 : k);
+    return s;
+}
+
+/* The same without changing the text (the rows are read twice): the line's start, its length
+ * without the line end in *n. */
+static const char *next_row(const char *buf, size_t len, size_t *pos, size_t *n)
+{
+    if (*pos >= len) return NULL;
+    const char *s = buf + *pos;
+    const char *nl = memchr(s, '\n', len - *pos);
+    size_t k = nl ? (size_t)(nl - s) : len - *pos;
+    *pos += nl ? k + 1 : k;
+    while (k > 0 && (s[k - 1] == '\n' || s[k - 1] == '\r')) k--;
+    *n = k;
+    return s;
+}
+
+on_status on_grid_parse_map2d(const char *path, char *buf, size_t len, on_grid **out, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    if (!out) {
+    if (!out || !buf || !path) {
         if (err && errlen) snprintf(err, errlen, "invalid argument");
         return ON_FAILURE | ON_INVALID;
     }
     *out = NULL;
-    if (!path) {
-        if (err && errlen) snprintf(err, errlen, "invalid argument");
-        return ON_FAILURE | ON_INVALID;
-    }
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (err && errlen) {
-            int en = errno;
-            char msg[128];
-            if (strerror_r(en, msg, sizeof msg) != 0) snprintf(msg, sizeof msg, "error %d", en);
-            snprintf(err, errlen, "%s: cannot read: %s", path, msg);
-        }
-        return ON_FAILURE | ON_IO;
-    }
-    char *line = NULL;
-    size_t linecap = 0;
+    size_t pos = 0, n;
+    char *line;
     long lineno = 0, width = 0, height = 0;
     int typed = 0;
-    on_grid *g = NULL;
-    on_status st = ON_FAILURE | ON_CORRUPT;
-    ssize_t got;
 
     /* header: type, height, width (any order), then "map" */
     for (;;) {
-        errno = 0;
-        got = getline(&line, &linecap, f);
-        if (got < 0) {
-            if (ferror(f)) {
-                st = errno == ENOMEM ? ON_FAILURE | ON_NO_MEMORY : ON_FAILURE | ON_IO;
-                map_error(err, errlen, path, lineno + 1, "read error");
-            } else {
-                map_error(err, errlen, path, lineno + 1, "unexpected end of file before \"map\"");
-            }
-            goto done;
+        line = next_line(buf, len, &pos, &n);
+        if (!line) {
+            map_error(err, errlen, path, lineno + 1, "unexpected end of file before \"map\"");
+            return ON_FAILURE | ON_CORRUPT;
         }
         lineno++;
-        size_t n = chomp(line, (size_t)got);
         if (blank(line, n)) continue;
         if (strcmp(line, "map") == 0) break;
         if (strncmp(line, "type", 4) == 0 && (line[4] == ' ' || line[4] == '\t')) {
@@ -321,89 +327,90 @@ on_status on_grid_read_map2d(const char *path, on_grid **out, char *err, size_t 
             while (vn > 0 && (v[vn - 1] == ' ' || v[vn - 1] == '\t')) vn--;
             if (vn != 6 || strncmp(v, "octile", 6) != 0) {
                 map_error(err, errlen, path, lineno, "unsupported map type (want \"type octile\")");
-                goto done;
+                return ON_FAILURE | ON_CORRUPT;
             }
             typed = 1;
         } else if (strncmp(line, "height", 6) == 0 && (line[6] == ' ' || line[6] == '\t')) {
             if (!header_int(line + 6, &height)) {
                 map_error(err, errlen, path, lineno, "bad height");
-                goto done;
+                return ON_FAILURE | ON_CORRUPT;
             }
         } else if (strncmp(line, "width", 5) == 0 && (line[5] == ' ' || line[5] == '\t')) {
             if (!header_int(line + 5, &width)) {
                 map_error(err, errlen, path, lineno, "bad width");
-                goto done;
+                return ON_FAILURE | ON_CORRUPT;
             }
         } else {
             map_error(err, errlen, path, lineno, "unexpected header line");
-            goto done;
+            return ON_FAILURE | ON_CORRUPT;
         }
     }
     if (!typed || !width || !height) {
         map_error(err, errlen, path, lineno, "header lacks %s before \"map\"",
                   !typed ? "\"type octile\"" : !height ? "\"height\"" : "\"width\"");
-        goto done;
+        return ON_FAILURE | ON_CORRUPT;
     }
-    st = on_grid_create((int)width, (int)height, 1, &g);
-    if (on_failed(st)) {
-        if (st & ON_NO_MEMORY) map_error(err, errlen, path, lineno, "out of memory");
-        else map_error(err, errlen, path, lineno, "map too large (%ld x %ld)", width, height);
-        goto done;
+    if ((uint64_t)width * (uint64_t)height >= ((uint64_t)1 << 32)) {
+        map_error(err, errlen, path, lineno, "map too large (%ld x %ld)", width, height);
+        return ON_FAILURE | ON_INVALID;
     }
-    st = ON_FAILURE | ON_CORRUPT;
-
+    /* Check the rows before the grid is allocated: it then costs at most what the file holds. */
+    size_t rows_at = pos;
+    long rows_line = lineno;
+    const char *row;
     for (long r = 0; r < height; r++) {
-        errno = 0;
-        got = getline(&line, &linecap, f);
-        if (got < 0) {
-            if (ferror(f)) {
-                st = errno == ENOMEM ? ON_FAILURE | ON_NO_MEMORY : ON_FAILURE | ON_IO;
-                map_error(err, errlen, path, lineno + 1, "read error");
-            } else {
-                map_error(err, errlen, path, lineno + 1, "map ends after %ld of %ld rows", r, height);
-            }
-            goto done;
+        row = next_row(buf, len, &pos, &n);
+        if (!row) {
+            map_error(err, errlen, path, lineno + 1, "map ends after %ld of %ld rows", r, height);
+            return ON_FAILURE | ON_CORRUPT;
         }
         lineno++;
-        size_t n = chomp(line, (size_t)got);
         if (n != (size_t)width) {
             map_error(err, errlen, path, lineno, "row has %zu characters, expected %ld", n, width);
-            goto done;
-        }
-        for (long x = 0; x < width; x++) {
-            char c = line[x];
-            if (c != '.' && c != 'G' && c != 'S') on_grid_set(g, (int)x, (int)r, 0, 1);
+            return ON_FAILURE | ON_CORRUPT;
         }
     }
     /* only blank lines may follow */
-    for (;;) {
-        errno = 0;
-        got = getline(&line, &linecap, f);
-        if (got < 0) {
-            if (ferror(f)) {
-                st = errno == ENOMEM ? ON_FAILURE | ON_NO_MEMORY : ON_FAILURE | ON_IO;
-                map_error(err, errlen, path, lineno + 1, "read error");
-                goto done;
-            }
-            break;
-        }
+    while ((row = next_row(buf, len, &pos, &n)) != NULL) {
         lineno++;
-        size_t n = chomp(line, (size_t)got);
-        if (!blank(line, n)) {
+        if (!blank(row, n)) {
             map_error(err, errlen, path, lineno, "extra data after the %ld map rows", height);
-            goto done;
+            return ON_FAILURE | ON_CORRUPT;
         }
     }
-    st = ON_SUCCESS;
-
-done:
-    free(line);
-    fclose(f);
+    on_grid *g;
+    on_status st = on_grid_create((int)width, (int)height, 1, &g);
     if (on_failed(st)) {
-        on_grid_destroy(g);
+        if (st & ON_NO_MEMORY) map_error(err, errlen, path, rows_line, "out of memory");
+        else map_error(err, errlen, path, rows_line, "map too large (%ld x %ld)", width, height);
         return st;
     }
+    for (long r = 0; r < height; r++) { /* the rows again, checked: width characters each */
+        row = next_row(buf, len, &rows_at, &n);
+        for (long x = 0; x < width; x++) {
+            char c = row[x];
+            if (c != '.' && c != 'G' && c != 'S') on_grid_set(g, (int)x, (int)r, 0, 1);
+        }
+    }
     *out = g;
+    return ON_SUCCESS;
+}
+
+on_status on_grid_read_map2d(const char *path, on_grid **out, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (!out || !path) {
+        if (out) *out = NULL;
+        if (err && errlen) snprintf(err, errlen, "invalid argument");
+        return ON_FAILURE | ON_INVALID;
+    }
+    *out = NULL;
+    uint8_t *buf;
+    size_t len;
+    on_status st = on_read_file(path, &buf, &len, err, errlen);
+    if (!on_ok(st)) return st;
+    st = on_grid_parse_map2d(path, (char *)buf, len, out, err, errlen);
+    free(buf);
     return st;
 }
 

@@ -88,10 +88,11 @@ static int l_load(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     on_lhandle *h = on_lua_newhandle(L, &on_lua_tree_class, sizeof *h, 0);
     on_tree *t;
-    on_status s = on_tree_load(path, &t);
+    char err[512];
+    on_status s = on_tree_load_msg(path, &t, err, sizeof err);
     if (!on_ok(s)) {
         lua_pushnil(L);
-        lua_pushfstring(L, "%s: %s", path, on_status_string(s));
+        lua_pushstring(L, err);
         return 2;
     }
     h->p = t;
@@ -513,8 +514,13 @@ static int l_save(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
     const char *path = luaL_checkstring(L, 2);
-    on_status s = on_tree_save(t, path);
-    if (!on_ok(s)) return on_lua_fail(L, s, path);
+    char err[512];
+    on_status s = on_tree_save_msg(t, path, err, sizeof err);
+    if (!on_ok(s)) {
+        lua_pushnil(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
     lua_pushboolean(L, 1);
     return 1;
 }
@@ -623,11 +629,18 @@ static int l_from_voxmap(lua_State *L)
         return 2;
     }
     on_tree *t;
-    s = on_tree_from_voxmap(&m, (int)depth, &t);
+    s = on_voxmap_fit(&m, (int)depth, err, sizeof err);
+    if (on_ok(s)) s = on_tree_from_voxmap(&m, (int)depth, &t);
     int dims[3] = {m.w, m.h, m.d};
     lua_Integer count = (lua_Integer)m.count;
     on_voxmap_free(&m);
-    if (!on_ok(s)) return luaL_error(L, "load_map: %s", on_status_string(s));
+    if (!on_ok(s)) {
+        if (s & ON_NO_MEMORY) return luaL_error(L, "load_map: out of memory");
+        lua_pushnil(L);
+        if (err[0]) lua_pushstring(L, err);
+        else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
+        return 2;
+    }
     h->p = t;
     on_lua_pushint3(L, dims);
     lua_pushinteger(L, count);

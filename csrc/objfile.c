@@ -11,6 +11,7 @@
  * on_tree_add_triangles call once the whole file has parsed.
  */
 #include "tree.h"
+#include "fileio.h"
 
 #include <limits.h>
 #include <math.h>
@@ -255,13 +256,24 @@ on_status on_obj_read(const char *path, double **verts, size_t *nverts, uint32_t
     size_t len;
     on_status rs = on_read_file(path, (uint8_t **)&buf, &len, err, errlen);
     if (!on_ok(rs)) return rs;
+    rs = on_obj_parse(path, buf, len, verts, nverts, tris, ntris, err, errlen);
+    free(buf);
+    return rs;
+}
+
+on_status on_obj_parse(const char *path, char *buf, size_t len, double **verts, size_t *nverts, uint32_t **tris,
+                       size_t *ntris, char *err, size_t errlen)
+{
+    *verts = NULL;
+    *tris = NULL;
+    *nverts = *ntris = 0;
+    if (err && errlen) err[0] = '\0';
     obj_parser p;
     memset(&p, 0, sizeof p);
     p.path = path;
     p.err = err;
     p.errlen = errlen;
     on_status st = parse_buffer(&p, buf, len);
-    free(buf);
     if (!on_ok(st)) {
         free(p.verts.v);
         free(p.tris.v);

@@ -44,6 +44,7 @@ typedef uint32_t on_status;
 #define ON_BUFFER_SMALL (1u << 11) /* caller's buffer too small; the needed size is reported */
 #define ON_VERSION      (1u << 12) /* data written by an unsupported format version */
 #define ON_LOADING      (1u << 13) /* a search reached a tile that is not loaded (streaming): it waits */
+#define ON_MISPLACED    (1u << 14) /* an intact tile file of another tile (a swapped file) */
 
 static inline int on_ok(on_status s) { return (s & ON_SUCCESS) != 0; }
 static inline int on_failed(on_status s) { return (s & ON_FAILURE) != 0; }
@@ -177,10 +178,21 @@ ON_API on_status on_tree_raycast(const on_tree *t, const double a[3], const doub
  * reported (ON_FAILURE|ON_BUFFER_SMALL). decode: replaces the tile; on failure the tile is unchanged. */
 ON_API on_status on_tree_encode_tile(const on_tree *t, uint32_t tile, uint8_t *buf, size_t cap, size_t *len);
 ON_API on_status on_tree_decode_tile(on_tree *t, uint32_t tile, const uint8_t *buf, size_t len);
+/* One tile as a tile file (a pack's tiles/I_J_K.tile): a 16-byte header recording the tile's
+ * position, then the blob; same buffer rules. A tile file decodes only at its own position
+ * (ON_MISPLACED for a swapped file; ON_VERSION for a bare blob). */
+ON_API on_status on_tree_encode_tile_file(const on_tree *t, uint32_t tile, uint8_t *buf, size_t cap, size_t *len);
+ON_API on_status on_tree_decode_tile_file(on_tree *t, uint32_t tile, const uint8_t *buf, size_t len);
 /* The whole tree. load returns a new tree in *out. */
 ON_API on_status on_tree_save(const on_tree *t, const char *path);
 ON_API on_status on_tree_load(const char *path, on_tree **out);
 ON_API on_status on_tree_load_memory(const uint8_t *buf, size_t len, on_tree **out);
+/* The same with a message in err (may be NULL): the OS's reason for an i/o failure ("PATH: cannot
+ * write: No space left on device", "PATH: cannot read: not a regular file (a FIFO)"), else
+ * "PATH: " and on_status_string. A save never leaves a partial file at path: it writes a uniquely
+ * named temporary beside it and renames it over path (a character device is written in place). */
+ON_API on_status on_tree_save_msg(const on_tree *t, const char *path, char *err, size_t errlen);
+ON_API on_status on_tree_load_msg(const char *path, on_tree **out, char *err, size_t errlen);
 
 /* ---- OBJ meshes -------------------------------------------------------------------------------- */
 /* Read a Wavefront OBJ (v and f lines; polygons fan-split; v, v/vt, v//vn, v/vt/vn; negative
@@ -192,6 +204,9 @@ ON_API on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, s
  * the caller frees; on failure both are NULL. */
 ON_API on_status on_obj_read(const char *path, double **verts, size_t *nverts, uint32_t **tris, size_t *ntris,
                              char *err, size_t errlen);
+/* The same over text in memory: buf[len] must be '\0'; the text is changed in place (line ends). */
+ON_API on_status on_obj_parse(const char *path, char *buf, size_t len, double **verts, size_t *nverts,
+                              uint32_t **tris, size_t *ntris, char *err, size_t errlen);
 
 /* ---- Moving AI voxel maps (.3dmap) ------------------------------------------------------------ */
 typedef struct on_voxmap {
@@ -201,10 +216,19 @@ typedef struct on_voxmap {
 } on_voxmap;
 /* Parse a .3dmap. On failure err gets "path:line: reason". */
 ON_API on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t errlen);
+/* The same over text in memory (buf[len] must be '\0'; path only names it in messages). */
+ON_API on_status on_voxmap_parse(const char *path, const char *buf, size_t len, on_voxmap *out, char *err,
+                                 size_t errlen);
 ON_API void on_voxmap_free(on_voxmap *m);
 /* A tree (scale 1, origin 0, radius 0) of the given tile depth where voxel (x,y,z) is the box
  * [x,x+1]x[y,y+1]x[z,z+1] and everything inside the tile grid but outside W x H x D is blocked. */
 ON_API on_status on_tree_from_voxmap(const on_voxmap *m, int depth, on_tree **out);
+/* Whether on_tree_from_voxmap can bake m at depth at a cost bounded by what a real map needs: the
+ * tile grid (at most 2^20 tiles, ON_MAX_TILES_PER_AXIS a side) and the blocked margin between the map
+ * and the tile grid (its boundary at most 2^23 leaf squares). ON_FAILURE | ON_INVALID with the reason
+ * in err (may be NULL) otherwise, e.g. "map too wide for depth 1: 9000 voxels along x need 4500 tiles
+ * (at most 4096)". on_tree_from_voxmap refuses what this refuses. */
+ON_API on_status on_voxmap_fit(const on_voxmap *m, int depth, char *err, size_t errlen);
 
 /* ---- dense grid baseline ------------------------------------------------------------------------ */
 /* The seeds' grid A*: 2D (d == 1: 8-connected, costs 1 and sqrt2) or 3D (26-connected, costs 1,
@@ -224,6 +248,9 @@ ON_API on_status on_grid_find(on_grid *g, const int start[3], const int goal[3],
 /* A Moving AI 2D map (.map: "type octile", "height H", "width W", "map", then H rows; '.', 'G' and
  * 'S' are passable, everything else blocked) as a grid with d == 1; row r is y = r. */
 ON_API on_status on_grid_read_map2d(const char *path, on_grid **out, char *err, size_t errlen);
+/* The same over text in memory: buf[len] must be '\0'; the text is changed in place (line ends). */
+ON_API on_status on_grid_parse_map2d(const char *path, char *buf, size_t len, on_grid **out, char *err,
+                                     size_t errlen);
 /* Line of sight over the dense grid by a voxel walk, by the same rule as on_tree_visible. */
 ON_API on_status on_grid_visible(const on_grid *g, const double a[3], const double b[3]);
 

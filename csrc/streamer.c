@@ -94,10 +94,10 @@ static result *load_tile(const on_streamer *s, uint32_t tile)
     snprintf(path, plen, "%s/tiles/%d_%d_%d.tile", s->dir, ijk[0], ijk[1], ijk[2]);
     uint8_t *buf;
     size_t len;
-    r->status = on_read_file(path, &buf, &len, NULL, 0);
+    r->status = on_read_file_max(path, on_tile_file_max_bytes(s->depth), &buf, &len, NULL, 0);
     free(path);
     if (on_ok(r->status)) {
-        r->status = on_tile_decode(s->depth, buf, len, &r->table, &r->solid);
+        r->status = on_tile_file_decode(s->depth, ijk, buf, len, &r->table, &r->solid);
         free(buf);
     }
     /* out of memory here leaves the tile without a graph (searches take its cells), not unloaded */

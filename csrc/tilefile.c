@@ -5,26 +5,32 @@
  * zlib's (reflected polynomial 0xEDB88320) over every byte before it.
  * Tile blob (12 + 2n + 4 bytes): "ONTL", u16 version 1, u8 depth, u8 flags (bit0 solid, others 0),
  *   u32 n; n nodes in pre-order from the root, children in index order 0..7, 2 bytes each:
- *   blockFlag, childrenFlag (bit i = child i stored); u32 CRC.
+ *   blockFlag, childrenFlag (bit i = child i stored); u32 CRC. A blob is a tile's contents wherever
+ *   the tile is: it can be moved to another position (the bake makes each tile in a tree of its own).
+ * Tile file (a pack's tiles/I_J_K.tile): "ONTF", u16 version 1, u16 i, j, k (the tile's position),
+ *   u32 CRC of those 12 bytes (16 bytes), then the blob. A file decodes only at its own position, so
+ *   swapped tile files are refused (ON_MISPLACED); a bare blob (the files written before the header
+ *   existed) is refused with ON_VERSION: packs are cheap to bake again, and an unchecked position is
+ *   what the header is for.
  * Tree file: "OCTN", u16 version 1, u8 depth, u8 0, u32 nx ny nz, f64 origin x y z, f64 scale,
- *   f64 radius (60 bytes); per tile in index order u32 blob length + blob; u32 CRC.
+ *   f64 radius (60 bytes); per tile in index order u32 blob length + blob; u32 CRC. (Its tiles are in
+ *   index order under one checksum: they cannot be swapped.)
  * Pre-order and index order make the bytes independent of the hash tables' layout, so
  * save -> load -> save is bit-exact. Decoding validates everything before the tree changes.
  */
 #include "tree.h"
+#include "fileio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <unistd.h>
-#define ON_HAVE_FSYNC 1
-#endif
 
 _Static_assert(sizeof(double) == 8, "f64 fields need a 64-bit double");
 
 #define FORMAT_VERSION 1u
 #define TILE_HEADER 12u
+#define TILE_FILE_VERSION 1u
+#define TILE_FILE_HEADER 16u
 #define TREE_HEADER 60u
 #define CRC_BYTES 4u
 #define TILE_MIN (TILE_HEADER + CRC_BYTES)
@@ -128,6 +134,12 @@ static on_status check_magic(const uint8_t *buf, size_t len, const char magic[4]
 static uint64_t max_nodes(uint32_t depth)
 {
     return (((uint64_t)1 << (3 * depth)) - 1) / 7;
+}
+
+size_t on_tile_file_max_bytes(int depth)
+{
+    if (depth < 1 || depth > ON_MAX_DEPTH) return TILE_FILE_HEADER + TILE_MIN;
+    return TILE_FILE_HEADER + TILE_MIN + 2 * (size_t)max_nodes((uint32_t)depth);
 }
 
 /* ---- one tile -------------------------------------------------------------------------------- */
@@ -262,15 +274,68 @@ on_status on_tree_decode_tile(on_tree *t, uint32_t tile, const uint8_t *buf, siz
     return ON_SUCCESS;
 }
 
-/* ---- the whole tree -------------------------------------------------------------------------- */
+/* ---- tile files ------------------------------------------------------------------------------- */
 
-static on_status write_all(FILE *f, const uint8_t *p, size_t n, uint32_t *crc)
+on_status on_tree_encode_tile_file(const on_tree *t, uint32_t tile, uint8_t *buf, size_t cap, size_t *len)
 {
-    *crc = on_crc32(*crc, p, n);
-    return fwrite(p, 1, n, f) == n ? ON_SUCCESS : (ON_FAILURE | ON_IO);
+    if (len) *len = 0;
+    if (!t || !len || tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
+    size_t blen = 0;
+    on_status s = on_tree_encode_tile(t, tile, buf && cap > TILE_FILE_HEADER ? buf + TILE_FILE_HEADER : NULL,
+                                      cap > TILE_FILE_HEADER ? cap - TILE_FILE_HEADER : 0, &blen);
+    *len = TILE_FILE_HEADER + blen;
+    if (s != ON_SUCCESS && s != (ON_FAILURE | ON_BUFFER_SMALL)) {
+        *len = 0;
+        return s;
+    }
+    if (!on_ok(s)) return s;
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    memcpy(buf, "ONTF", 4);
+    put_u16(buf + 4, TILE_FILE_VERSION);
+    for (int a = 0; a < 3; a++) put_u16(buf + 6 + 2 * a, (uint32_t)ijk[a]);
+    put_u32(buf + 12, on_crc32(0, buf, 12));
+    return ON_SUCCESS;
 }
 
-static on_status write_tree(const on_tree *t, FILE *f)
+on_status on_tile_file_decode(int depth, const int ijk[3], const uint8_t *buf, size_t len, on_table *out,
+                              uint8_t *solid)
+{
+    on_table_init(out);
+    *solid = 0;
+    if (!buf && len) return ON_FAILURE | ON_INVALID;
+    if (len >= 4 && memcmp(buf, "ONTL", 4) == 0) return ON_FAILURE | ON_VERSION; /* a bare blob: no position */
+    if (len < TILE_FILE_HEADER || memcmp(buf, "ONTF", 4) != 0) return ON_FAILURE | ON_CORRUPT;
+    if (get_u16(buf + 4) != TILE_FILE_VERSION) return ON_FAILURE | ON_VERSION;
+    if (on_crc32(0, buf, 12) != get_u32(buf + 12)) return ON_FAILURE | ON_CORRUPT;
+    /* an intact header of another position: a swapped or misnamed file, not damage */
+    for (int a = 0; a < 3; a++)
+        if (get_u16(buf + 6 + 2 * a) != (uint32_t)ijk[a]) return ON_FAILURE | ON_MISPLACED;
+    return on_tile_decode(depth, buf + TILE_FILE_HEADER, len - TILE_FILE_HEADER, out, solid);
+}
+
+on_status on_tree_decode_tile_file(on_tree *t, uint32_t tile, const uint8_t *buf, size_t len)
+{
+    if (!t || tile >= t->ntiles || (!buf && len)) return ON_FAILURE | ON_INVALID;
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    on_table tab;
+    uint8_t solid;
+    on_status s = on_tile_file_decode(t->p.depth, ijk, buf, len, &tab, &solid);
+    if (!on_ok(s)) return s;
+    on_tree_install_tile(t, tile, &tab, solid);
+    return ON_SUCCESS;
+}
+
+/* ---- the whole tree -------------------------------------------------------------------------- */
+
+static on_status write_all(on_atomic_file *f, const uint8_t *p, size_t n, uint32_t *crc)
+{
+    *crc = on_crc32(*crc, p, n);
+    return on_atomic_write(f, p, n) == 0 ? ON_SUCCESS : (ON_FAILURE | ON_IO);
+}
+
+static on_status write_tree(const on_tree *t, on_atomic_file *f)
 {
     uint8_t hdr[TREE_HEADER];
     memcpy(hdr, "OCTN", 4);
@@ -311,32 +376,29 @@ static on_status write_tree(const on_tree *t, FILE *f)
     if (!on_ok(s)) return s;
     uint8_t tail[CRC_BYTES];
     put_u32(tail, crc);
-    if (fwrite(tail, 1, sizeof tail, f) != sizeof tail || fflush(f) != 0) return ON_FAILURE | ON_IO;
-#ifdef ON_HAVE_FSYNC
-    if (fsync(fileno(f)) != 0) return ON_FAILURE | ON_IO; /* on disk before the rename publishes it */
-#endif
-    return ON_SUCCESS;
+    return write_all(f, tail, sizeof tail, &crc);
+}
+
+on_status on_tree_save_msg(const on_tree *t, const char *path, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (!t || !path) return ON_FAILURE | ON_INVALID;
+    on_atomic_file f;
+    on_status s = on_atomic_open(&f, path, err, errlen);
+    if (!on_ok(s)) return s;
+    s = write_tree(t, &f);
+    if (s & ON_IO) return on_atomic_commit(&f, err, errlen); /* reports the write's reason */
+    if (!on_ok(s)) {
+        on_atomic_abort(&f);
+        if (err && errlen) snprintf(err, errlen, "%s: cannot write: %s", path, on_status_string(s));
+        return s;
+    }
+    return on_atomic_commit(&f, err, errlen);
 }
 
 on_status on_tree_save(const on_tree *t, const char *path)
 {
-    if (!t || !path) return ON_FAILURE | ON_INVALID;
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 5);
-    if (!tmp) return ON_FAILURE | ON_NO_MEMORY;
-    memcpy(tmp, path, pl);
-    memcpy(tmp + pl, ".tmp", 5);
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        free(tmp);
-        return ON_FAILURE | ON_IO;
-    }
-    on_status s = write_tree(t, f);
-    if (fclose(f) != 0 && on_ok(s)) s = ON_FAILURE | ON_IO;
-    if (on_ok(s) && rename(tmp, path) != 0) s = ON_FAILURE | ON_IO;
-    if (!on_ok(s)) remove(tmp);
-    free(tmp);
-    return s;
+    return on_tree_save_msg(t, path, NULL, 0);
 }
 
 on_status on_tree_load_memory(const uint8_t *buf, size_t len, on_tree **out)
@@ -391,16 +453,23 @@ on_status on_tree_load_memory(const uint8_t *buf, size_t len, on_tree **out)
     return ON_SUCCESS;
 }
 
-on_status on_tree_load(const char *path, on_tree **out)
+on_status on_tree_load_msg(const char *path, on_tree **out, char *err, size_t errlen)
 {
+    if (err && errlen) err[0] = '\0';
     if (!out) return ON_FAILURE | ON_INVALID;
     *out = NULL;
     if (!path) return ON_FAILURE | ON_INVALID;
     uint8_t *buf;
     size_t n;
-    on_status s = on_read_file(path, &buf, &n, NULL, 0);
+    on_status s = on_read_file(path, &buf, &n, err, errlen);
     if (!on_ok(s)) return s;
     s = on_tree_load_memory(buf, n, out);
     free(buf);
+    if (!on_ok(s) && err && errlen) snprintf(err, errlen, "%s: %s", path, on_status_string(s));
     return s;
+}
+
+on_status on_tree_load(const char *path, on_tree **out)
+{
+    return on_tree_load_msg(path, out, NULL, 0);
 }

@@ -16,7 +16,8 @@ const char *on_status_string(on_status s)
     static const char *const names[] = {
         "out of memory", "invalid argument", "i/o error", "corrupt data", "outside the map",
         "blocked", "unreachable", "out of nodes", "budget exhausted", "tree changed during search",
-        "partial result", "buffer too small", "unsupported version",
+        "partial result", "buffer too small", "unsupported version", "waiting for a tile to load",
+        "tile file of another tile (a swapped file?)",
     };
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (s & (1u << i)) return names[i];

@@ -115,19 +115,16 @@ on_status on_tree_block_cell(on_tree *t, on_cell c);
 /* Decode a tile blob into a fresh table without touching any tree (thread-safe: workers use it).
  * On failure *out is empty. */
 on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *out, uint8_t *solid);
+/* The same for a tile file, which must record the position ijk (else ON_MISPLACED); and the largest
+ * tile file of a depth (the limit it is read with). */
+on_status on_tile_file_decode(int depth, const int ijk[3], const uint8_t *buf, size_t len, on_table *out,
+                              uint8_t *solid);
+size_t on_tile_file_max_bytes(int depth);
 /* Install a decoded table as a tile's contents (takes the table; *tab is left empty), or unload a
  * tile (its memory freed, loaded = 0). Both bump the salt. Caller's thread only. */
 void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t solid);
 void on_tree_unload_tile(on_tree *t, uint32_t tile);
-/* zlib's CRC-32, chainable (start from 0): the checksum of every octonav file (tilefile.c). */
-uint32_t on_crc32(uint32_t crc, const uint8_t *p, size_t n);
-
-/* A whole file into a malloc'd, NUL-terminated buffer (fileio.c); err (may be NULL) gets
- * "PATH: cannot read: REASON" or "PATH: out of memory". */
-on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
-/* A text parser's message for a bad line into err (may be NULL): "PATH:LINE: " and the formatted
- * reason, truncated to errlen. */
-void on_parse_error(char *err, size_t errlen, const char *path, size_t line, const char *fmt, va_list ap);
+#include "fileio.h" /* on_crc32, on_read_file, on_parse_error */
 
 /* Mark a change: bumps the revision and the tile's salt. */
 void on_tree_touch(on_tree *t, uint32_t tile);

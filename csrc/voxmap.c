@@ -12,8 +12,16 @@
  * many insertions as one box per voxel (A1: 23.8k runs for 123k voxels), and about 1.7x faster
  * overall than one add_box per voxel in file order. The tables are compacted at the end.
  * A map keeps duplicate lines as they are (count counts lines); baking ignores the repeats.
+ *
+ * What a header may ask for is bounded before anything is allocated (on_voxmap_fit): the tile grid
+ * (at most VOX_MAX_TILES tiles, ON_MAX_TILES_PER_AXIS a side) and the margin's cost, which is its
+ * boundary surface in leaves (the planes x = W, y = H, z = D inside the tile grid: every leaf-sized
+ * square of them splits nodes down to the leaves), at most VOX_MAX_MARGIN. The largest benchmark map
+ * (896 x 390 x 255 at depth 9) has a margin of 1.07M leaf squares and 128 tiles; a 25-byte header
+ * asking for 65535^3 voxels would have 12.9G.
  */
 #include "tree.h"
+#include "fileio.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +29,8 @@
 #include <string.h>
 
 #define VOX_MAX_DIM 65535
+#define VOX_MAX_TILES (1u << 20)
+#define VOX_MAX_MARGIN (1ull << 23)
 
 /* ---- parsing ---------------------------------------------------------------------------------- */
 
@@ -123,18 +133,23 @@ on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t err
     size_t len;
     on_status rs = on_read_file(path, (uint8_t **)&buf, &len, err, errlen);
     if (!on_ok(rs)) return rs;
+    rs = on_voxmap_parse(path, buf, len, out, err, errlen);
+    free(buf);
+    return rs;
+}
+
+on_status on_voxmap_parse(const char *path, const char *buf, size_t len, on_voxmap *out, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    memset(out, 0, sizeof *out);
     vox_parser p = {buf, buf + len, path, NULL, 0, 1, err, errlen};
     int dims[3];
     on_status st = parse_header(&p, dims);
-    if (on_failed(st)) {
-        free(buf);
-        return st;
-    }
+    if (on_failed(st)) return st;
     /* Every voxel line takes at least 5 bytes plus a line end: a bound that needs no growing. */
     size_t cap = (size_t)(p.end - p.s) / 5 + 1;
     uint16_t *xyz = malloc(cap * 3 * sizeof *xyz);
     if (!xyz) {
-        free(buf);
         if (err && errlen) snprintf(err, errlen, "%s: out of memory", path);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -163,7 +178,6 @@ on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t err
         }
         count++;
     }
-    free(buf);
     if (count == 0) {
         free(xyz);
         xyz = NULL;
@@ -178,7 +192,6 @@ on_status on_voxmap_read(const char *path, on_voxmap *out, char *err, size_t err
     out->xyz = xyz;
     return ON_SUCCESS;
 fail:
-    free(buf);
     free(xyz);
     return st;
 }
@@ -229,14 +242,60 @@ static int bits_for(uint64_t v)
     return b;
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static on_status fit_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return ON_FAILURE | ON_INVALID;
+}
+
+on_status on_voxmap_fit(const on_voxmap *m, int depth, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (!m) return fit_fail(err, errlen, "no map");
+    if (depth < 1 || depth > ON_MAX_DEPTH) return fit_fail(err, errlen, "depth %d out of range 1..%d", depth, ON_MAX_DEPTH);
+    int dims[3] = {m->w, m->h, m->d};
+    static const char axis[3] = {'x', 'y', 'z'};
+    uint64_t ext[3], tiles = 1, n = (uint64_t)1 << depth;
+    for (int i = 0; i < 3; i++) {
+        if (dims[i] < 1 || dims[i] > VOX_MAX_DIM)
+            return fit_fail(err, errlen, "map size %d along %c out of range 1..%d", dims[i], axis[i], VOX_MAX_DIM);
+        uint64_t ti = ((uint64_t)dims[i] + n - 1) / n;
+        if (ti > ON_MAX_TILES_PER_AXIS)
+            return fit_fail(err, errlen, "map too wide for depth %d: %d voxels along %c need %llu tiles (at most %d)",
+                            depth, dims[i], axis[i], (unsigned long long)ti, ON_MAX_TILES_PER_AXIS);
+        ext[i] = ti * n;
+        tiles *= ti;
+    }
+    if (tiles > VOX_MAX_TILES)
+        return fit_fail(err, errlen, "map %d x %d x %d needs %llu tiles at depth %d (at most %u): use a larger depth",
+                        dims[0], dims[1], dims[2], (unsigned long long)tiles, depth, VOX_MAX_TILES);
+    uint64_t W = (uint64_t)dims[0], H = (uint64_t)dims[1], D = (uint64_t)dims[2];
+    uint64_t margin = (W < ext[0] ? ext[1] * ext[2] : 0) + (H < ext[1] ? W * ext[2] : 0) + (D < ext[2] ? W * H : 0);
+    if (margin > VOX_MAX_MARGIN)
+        return fit_fail(err, errlen,
+                        "map %d x %d x %d at depth %d: the blocked margin up to the tile grid (%llu x %llu x %llu) "
+                        "would split %llu leaf squares (at most %llu)",
+                        dims[0], dims[1], dims[2], depth, (unsigned long long)ext[0], (unsigned long long)ext[1],
+                        (unsigned long long)ext[2], (unsigned long long)margin, (unsigned long long)VOX_MAX_MARGIN);
+    return ON_SUCCESS;
+}
+
 on_status on_tree_from_voxmap(const on_voxmap *m, int depth, on_tree **out)
 {
     if (!out) return ON_FAILURE | ON_INVALID;
     *out = NULL;
     if (!m || depth < 1 || depth > ON_MAX_DEPTH) return ON_FAILURE | ON_INVALID;
     int dims[3] = {m->w, m->h, m->d};
-    for (int i = 0; i < 3; i++)
-        if (dims[i] < 1 || dims[i] > VOX_MAX_DIM) return ON_FAILURE | ON_INVALID;
+    on_status fit = on_voxmap_fit(m, depth, NULL, 0);
+    if (on_failed(fit)) return fit;
     if (m->count && !m->xyz) return ON_FAILURE | ON_INVALID;
     for (size_t i = 0; i < m->count; i++)
         for (int a = 0; a < 3; a++)

@@ -59,9 +59,9 @@ static on_tree *make_world(const char *dir)
         int c[3];
         on_tile_coords(t, ti, c);
         size_t len;
-        on_tree_encode_tile(t, ti, NULL, 0, &len);
+        on_tree_encode_tile_file(t, ti, NULL, 0, &len);
         uint8_t *b = malloc(len);
-        on_tree_encode_tile(t, ti, b, len, &len);
+        on_tree_encode_tile_file(t, ti, b, len, &len);
         if (ti == 7) b[len / 2] ^= 0x55; /* corrupt */
         snprintf(path, sizeof path, "%s/tiles/%d_%d_%d.tile", dir, c[0], c[1], c[2]);
         if (ti != 13) write_file(path, b, len); /* 13 is missing */

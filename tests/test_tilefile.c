@@ -5,10 +5,15 @@
 #include "tree.h"
 #include "minitest.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define FAIL_CORRUPT (ON_FAILURE | ON_CORRUPT)
@@ -205,6 +210,20 @@ static int write_whole(const char *path, const uint8_t *p, size_t n)
 }
 
 static int file_exists(const char *path) { return access(path, F_OK) == 0; }
+
+/* Entries of a directory other than . and .. (leftover temporaries show up here). */
+static int dir_entries(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) n++;
+    closedir(dp);
+    return n;
+}
+
 
 /* A hand-made blob: header, the given nodes (2 bytes each), a correct CRC. */
 static size_t make_blob(uint8_t *out, const char *magic, unsigned version, unsigned depth, unsigned flags,
@@ -498,6 +517,7 @@ static void test_save_load(const tmpdir *d)
         if (!a) return;
         CHECK_EQ_INT(on_tree_save(a, pa), ON_SUCCESS);
         CHECK(!file_exists(ptmp));
+        CHECK_EQ_INT(dir_entries(d->dir), depth == 3 ? 1 : 2); /* the file (and b.oct): no temporary */
         on_tree *b = NULL;
         CHECK_EQ_INT(on_tree_load(pa, &b), ON_SUCCESS);
         if (!b) {
@@ -708,8 +728,7 @@ static void test_io_errors(const tmpdir *d)
     a->tiles[1].loaded = 0;
     CHECK_EQ_INT(on_tree_save(a, p), ON_FAILURE | ON_INVALID);
     CHECK(!file_exists(p));
-    path_in(p, sizeof p, d, "unloaded.oct.tmp");
-    CHECK(!file_exists(p));
+    CHECK_EQ_INT(dir_entries(d->dir), 0);
     a->tiles[1].loaded = 1;
     /* an empty file */
     path_in(p, sizeof p, d, "empty.oct");
@@ -717,6 +736,193 @@ static void test_io_errors(const tmpdir *d)
     CHECK_EQ_INT(on_tree_load(p, &o), FAIL_CORRUPT);
     remove(p);
     on_tree_destroy(a);
+}
+
+/* Tile files: the blob behind a header with the tile's position; refused at another position (a
+ * swapped file), as a bare blob (the old files), or damaged anywhere. */
+static void test_tile_files(void)
+{
+    on_tree *t = make_scene(41, 3, 3, 2, 1, 30);
+    if (!t) return;
+    size_t fl = 0, bl = 0, l2 = 0;
+    CHECK_EQ_INT(on_tree_encode_tile_file(t, 4, NULL, 0, &fl), ON_FAILURE | ON_BUFFER_SMALL);
+    uint8_t *f = malloc(fl), *blob = encode_alloc(t, 4, &bl);
+    CHECK_EQ_INT(on_tree_encode_tile_file(t, 4, f, fl - 1, &l2), ON_FAILURE | ON_BUFFER_SMALL);
+    CHECK_EQ_INT(l2, fl);
+    CHECK_EQ_INT(on_tree_encode_tile_file(t, 4, f, fl, &l2), ON_SUCCESS);
+    /* the layout: "ONTF", version 1, i j k = 1 1 0 (tile 4 of 3 x 2 x 1), CRC of the 12 bytes, the blob */
+    CHECK(fl == 16 + bl && memcmp(f, "ONTF\1\0\1\0\1\0\0\0", 12) == 0);
+    CHECK_EQ_INT(rd32(f + 12), tcrc(f, 12));
+    CHECK(memcmp(f + 16, blob, bl) == 0);
+    on_tree *u = empty_like(t);
+    if (!u) return;
+    CHECK_EQ_INT(on_tree_decode_tile_file(u, 4, f, fl), ON_SUCCESS);
+    size_t l3;
+    uint8_t *back = encode_alloc(u, 4, &l3);
+    CHECK(l3 == bl && memcmp(back, blob, bl) == 0);
+    free(back);
+    /* at any other position: misplaced, and the tile is unchanged */
+    int bad = 0;
+    for (uint32_t i = 0; i < u->ntiles; i++) {
+        if (i == 4) continue;
+        uint32_t salt = on_tree_tile_salt(u, i);
+        if (on_tree_decode_tile_file(u, i, f, fl) != (ON_FAILURE | ON_MISPLACED) || on_tree_tile_salt(u, i) != salt)
+            bad++;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(on_tree_decode_tile_file(u, 4, blob, bl), ON_FAILURE | ON_VERSION); /* a bare blob */
+    /* every truncation and every byte flip is refused: the header's CRC, the blob's CRC */
+    for (size_t l = 0; l < fl; l++) {
+        uint8_t *c = dup_bytes(f, l);
+        if (on_tree_decode_tile_file(u, 4, c, l) != FAIL_CORRUPT) bad++;
+        free(c);
+    }
+    for (size_t pos = 0; pos < fl; pos++) {
+        uint8_t *c = dup_bytes(f, fl);
+        c[pos] ^= 0x21;
+        on_status want = (pos == 4 || pos == 5 || pos == 16 + 4 || pos == 16 + 5) ? FAIL_VERSION : FAIL_CORRUPT;
+        if (on_tree_decode_tile_file(u, 4, c, fl) != want) bad++;
+        free(c);
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(on_tree_decode_tile_file(u, 9, f, fl), ON_FAILURE | ON_INVALID);
+    CHECK_EQ_INT(strcmp(on_status_string(ON_FAILURE | ON_MISPLACED), "tile file of another tile (a swapped file?)"), 0);
+    free(f);
+    free(blob);
+    on_tree_destroy(u);
+    on_tree_destroy(t);
+}
+
+/* What is not a regular file is refused at once, with its kind in the message: a FIFO (which used to
+ * block the reader forever waiting for a writer; the alarm turns a hang into a failed run), a link to
+ * /dev/zero (which used to be read until memory ran out), a directory. */
+static void test_not_regular(const tmpdir *d)
+{
+    char p[160], err[256];
+    on_tree *o = NULL;
+    alarm(20);
+    path_in(p, sizeof p, d, "fifo.oct");
+    CHECK(mkfifo(p, 0600) == 0);
+    CHECK_EQ_INT(on_tree_load_msg(p, &o, err, sizeof err), ON_FAILURE | ON_IO);
+    CHECK(o == NULL && strstr(err, "fifo.oct: cannot read: not a regular file (a FIFO)") != NULL);
+    uint8_t *buf = (uint8_t *)err;
+    size_t len = 7;
+    CHECK_EQ_INT(on_read_file(p, &buf, &len, NULL, 0), ON_FAILURE | ON_IO);
+    CHECK(buf == NULL && len == 0);
+    remove(p);
+    path_in(p, sizeof p, d, "zero.oct");
+    CHECK(symlink("/dev/zero", p) == 0);
+    CHECK_EQ_INT(on_tree_load_msg(p, &o, err, sizeof err), ON_FAILURE | ON_IO);
+    CHECK(strstr(err, "zero.oct: cannot read: not a regular file (a character device)") != NULL);
+    remove(p);
+    CHECK_EQ_INT(on_tree_load_msg(d->dir, &o, err, sizeof err), ON_FAILURE | ON_IO);
+    CHECK(strstr(err, ": cannot read: not a regular file (a directory)") != NULL);
+    path_in(p, sizeof p, d, "missing.oct");
+    CHECK_EQ_INT(on_tree_load_msg(p, &o, err, sizeof err), ON_FAILURE | ON_IO);
+    CHECK(strstr(err, "missing.oct: cannot read: No such file or directory") != NULL);
+    alarm(0);
+    /* the size limit: refused before anything is allocated, the exact limit passes */
+    path_in(p, sizeof p, d, "big.tile");
+    CHECK(write_whole(p, (const uint8_t *)"0123456789", 10) == 0);
+    CHECK_EQ_INT(on_read_file_max(p, 9, &buf, &len, err, sizeof err), ON_FAILURE | ON_CORRUPT);
+    CHECK(buf == NULL && strstr(err, "big.tile: 10 bytes, more than a well-formed file can hold (9)") != NULL);
+    CHECK_EQ_INT(on_read_file_max(p, 10, &buf, &len, err, sizeof err), ON_SUCCESS);
+    CHECK(len == 10 && buf && memcmp(buf, "0123456789", 11) == 0);
+    free(buf);
+    remove(p);
+    /* the limit a tile file is read with: the largest blob of its depth */
+    CHECK_EQ_INT(on_tile_file_max_bytes(1), 16 + 16 + 2);
+    CHECK_EQ_INT(on_tile_file_max_bytes(9), 16 + 16 + 2 * (((1ull << 27) - 1) / 7));
+}
+
+/* Save failures say why, and leave neither the target changed nor a temporary behind. */
+static void test_save_errors(const tmpdir *d)
+{
+    char p[160], err[256];
+    on_tree *a = make_scene(5, 3, 3, 1, 1, 5);
+    if (!a) return;
+    path_in(p, sizeof p, d, "no/such/dir/x.oct");
+    CHECK_EQ_INT(on_tree_save_msg(a, p, err, sizeof err), ON_FAILURE | ON_IO);
+    CHECK(strstr(err, "no/such/dir/x.oct: cannot write: No such file or directory") != NULL);
+    /* a full disk */
+    CHECK_EQ_INT(on_tree_save_msg(a, "/dev/full", err, sizeof err), ON_FAILURE | ON_IO);
+    CHECK_EQ_INT(strcmp(err, "/dev/full: cannot write: No space left on device"), 0);
+    /* a directory is not replaced */
+    CHECK_EQ_INT(on_tree_save_msg(a, d->dir, err, sizeof err), ON_FAILURE | ON_IO);
+    CHECK(strstr(err, ": cannot write: not a regular file (a directory)") != NULL);
+    CHECK_EQ_INT(dir_entries(d->dir), 0);
+    /* a write failing half-way (a file size limit, in a child): the old file stays whole */
+    path_in(p, sizeof p, d, "keep.oct");
+    on_tree *small = make_scene(6, 3, 2, 1, 1, 0), *big = make_scene(8, 4, 3, 2, 2, 100);
+    if (small) CHECK_EQ_INT(on_tree_save(small, p), ON_SUCCESS);
+    uint8_t *before = NULL, *after = NULL;
+    size_t lb = 0, la = 0;
+    CHECK(read_whole(p, &before, &lb) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        struct rlimit rl = {200, 200};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        char e2[256] = "";
+        on_status s = big ? on_tree_save_msg(big, p, e2, sizeof e2) : 0;
+        _exit(s == (ON_FAILURE | ON_IO) && strstr(e2, "keep.oct: cannot write: File too large") ? 0 : 1);
+    }
+    int ws = -1;
+    CHECK(pid > 0 && waitpid(pid, &ws, 0) == pid);
+    CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    CHECK(read_whole(p, &after, &la) == 0);
+    CHECK(lb > 60 && la == lb && memcmp(before, after, lb) == 0);
+    CHECK_EQ_INT(dir_entries(d->dir), 1);
+    free(before);
+    free(after);
+    remove(p);
+    on_tree_destroy(small);
+    on_tree_destroy(big);
+    on_tree_destroy(a);
+}
+
+/* Two processes saving different trees to one path over and over while a third loads it: every load
+ * gets one whole tree or the other (with one fixed temporary name the two writers wrote into the same
+ * file and published a mix), and no temporary is left behind. */
+static void test_concurrent_saves(const tmpdir *d)
+{
+    char p[160];
+    path_in(p, sizeof p, d, "shared.oct");
+    on_tree *t[2] = {make_scene(31, 4, 3, 2, 2, 200), make_scene(32, 4, 2, 2, 1, 50)};
+    if (!t[0] || !t[1]) return;
+    CHECK_EQ_INT(on_tree_save(t[0], p), ON_SUCCESS);
+    pid_t pid[2];
+    for (int w = 0; w < 2; w++) {
+        pid[w] = fork();
+        if (pid[w] == 0) {
+            int bad = 0;
+            for (int k = 0; k < 60; k++) bad += on_tree_save(t[w], p) != ON_SUCCESS;
+            _exit(bad ? 1 : 0);
+        }
+    }
+    int loads = 0, wrong = 0, running = 2;
+    while (running > 0) {
+        on_tree *o = NULL;
+        on_status s = on_tree_load(p, &o);
+        loads++;
+        if (s != ON_SUCCESS || !o || (tree_diff(o, t[0]) != 0 && tree_diff(o, t[1]) != 0)) wrong++;
+        on_tree_destroy(o);
+        running = 0;
+        for (int w = 0; w < 2; w++) {
+            int ws;
+            if (pid[w] > 0 && waitpid(pid[w], &ws, WNOHANG) == 0) running++;
+            else if (pid[w] > 0) {
+                CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+                pid[w] = 0;
+            }
+        }
+    }
+    CHECK(loads > 0);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(dir_entries(d->dir), 1);
+    remove(p);
+    on_tree_destroy(t[0]);
+    on_tree_destroy(t[1]);
 }
 
 static void run_all(void)
@@ -737,6 +943,10 @@ static void run_all(void)
     test_file_damage(&d);
     test_hostile_file();
     test_io_errors(&d);
+    test_tile_files();
+    test_not_regular(&d);
+    test_save_errors(&d);
+    test_concurrent_saves(&d);
     CHECK_EQ_INT(rmdir(d.dir), 0);
 }
 

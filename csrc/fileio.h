@@ -1,0 +1,54 @@
+/*
+ * fileio.h -- how the core touches files (internal; fileio.c): reading a whole file safely, publishing
+ * a written file atomically, the parsers' error messages, and the CRC-32 every octonav file carries.
+ */
+#ifndef OCTONAV_FILEIO_H
+#define OCTONAV_FILEIO_H
+
+#include "octonav.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* zlib's CRC-32, chainable (start from 0): the checksum of every octonav file (tilefile.c). */
+uint32_t on_crc32(uint32_t crc, const uint8_t *p, size_t n);
+
+/* A whole regular file into a malloc'd, NUL-terminated buffer. Anything else (a FIFO, a device such
+ * as /dev/zero, a directory) is refused without reading and without blocking, and a file larger than
+ * max bytes (0: no limit but the address space) is refused before anything is allocated. err (may
+ * be NULL) gets "PATH: cannot read: REASON", "PATH: not a regular file (a FIFO)", "PATH: N bytes,
+ * more than the M a well-formed file can hold" or "PATH: out of memory". */
+on_status on_read_file_max(const char *path, size_t max, uint8_t **out, size_t *len, char *err, size_t errlen);
+/* The same without a size limit. */
+on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
+
+/* Writing a file so that readers see the old contents or the new, never a mix: the data goes to a
+ * fresh, uniquely named temporary file beside the target (created with O_EXCL, so two writers never
+ * share one), is flushed to disk, then renamed over the target. A target that exists as a character
+ * device (/dev/null, /dev/full) is written in place; a directory, FIFO or other special file is
+ * refused. Errors carry the OS reason: "PATH: cannot write: No space left on device". */
+typedef struct on_atomic_file {
+    FILE *f;        /* write here between open and commit */
+    char *tmp;      /* the temporary's path (NULL when writing in place) */
+    const char *path;
+    int en;         /* errno of the first failed on_atomic_write */
+} on_atomic_file;
+on_status on_atomic_open(on_atomic_file *a, const char *path, char *err, size_t errlen);
+/* fwrite n bytes; 0 on success, -1 on failure (the reason is kept for on_atomic_commit). */
+int on_atomic_write(on_atomic_file *a, const void *p, size_t n);
+/* Flush, sync, close and publish; on any failure the temporary is removed and the target untouched. */
+on_status on_atomic_commit(on_atomic_file *a, char *err, size_t errlen);
+/* Give up: close and remove the temporary. */
+void on_atomic_abort(on_atomic_file *a);
+
+/* A text parser's message for a bad line into err (may be NULL): "PATH:LINE: " and the formatted
+ * reason, truncated to errlen. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 0)))
+#endif
+void on_parse_error(char *err, size_t errlen, const char *path, size_t line, const char *fmt, va_list ap);
+
+/* "PATH: REASON" from an errno value into err (may be NULL), as "PATH: cannot read: No such file". */
+void on_errno_message(char *err, size_t errlen, const char *path, const char *what, int en);
+
+#endif
