@@ -1,10 +1,11 @@
 /*
  * lua_core.c -- luaopen_octonav_core: the C module `octonav.core`, assembled from the per-file
  * openers (tree, grid, query, streamer), plus the few helpers the Lua layers need from C: clock,
- * mkdir, isatty, read_obj, crc32. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
+ * mkdir, isatty, read_obj, crc32, read_file, write_file. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "lua_util.h"
 #include "tree.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -96,6 +97,53 @@ static int l_crc32(lua_State *L)
     return 1;
 }
 
+/* core.read_file(path [, max]) -> string | nil, err: a whole regular file, refusing at once what is
+ * not one (a FIFO would block io.open's reader forever, /dev/zero never ends) and a file over max
+ * bytes (default: no limit) before reading it (fileio.c). */
+static int l_read_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer max = luaL_optinteger(L, 2, 0);
+    if (max < 0) luaL_argerror(L, 2, "max must be >= 0");
+    uint8_t *buf;
+    size_t len;
+    char err[512];
+    on_status s = on_read_file_max(path, (size_t)max, &buf, &len, err, sizeof err);
+    if (!on_ok(s)) {
+        if (s & ON_NO_MEMORY) return luaL_error(L, "read_file: %s", err);
+        lua_pushnil(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    lua_pushlstring(L, (const char *)buf, len);
+    free(buf);
+    return 1;
+}
+
+/* core.write_file(path, data) -> true | nil, err: written to a unique temporary beside path, synced
+ * and renamed over it (readers never see a partial file; two writers never share a temporary); the
+ * error carries the OS's reason ("PATH: cannot write: No space left on device"). */
+static int l_write_file(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    size_t len;
+    const char *data = luaL_checklstring(L, 2, &len);
+    char err[512];
+    on_atomic_file f;
+    on_status s = on_atomic_open(&f, path, err, sizeof err);
+    if (on_ok(s)) {
+        on_atomic_write(&f, data, len);
+        s = on_atomic_commit(&f, err, sizeof err);
+    }
+    if (!on_ok(s)) {
+        lua_pushnil(L);
+        lua_pushstring(L, err);
+        return 2;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* core.isatty(fd) -> boolean (0 stdin, 1 stdout, 2 stderr): for progress bars. */
 static int l_isatty(lua_State *L)
 {
@@ -117,6 +165,10 @@ int luaopen_octonav_core(lua_State *L)
     lua_setfield(L, -2, "crc32");
     lua_pushcfunction(L, l_isatty);
     lua_setfield(L, -2, "isatty");
+    lua_pushcfunction(L, l_read_file);
+    lua_setfield(L, -2, "read_file");
+    lua_pushcfunction(L, l_write_file);
+    lua_setfield(L, -2, "write_file");
     on_lua_tree_open(L);
     lua_setfield(L, -2, "tree");
     on_lua_grid_open(L);

@@ -23,11 +23,11 @@ local function make_pack(dir, bad)
   assert(require("octonav.core").mkdir(dir .. "/tiles"))
   for k = 0, TZ - 1 do
     for i = 0, TX - 1 do
-      local blob = t:encode_tile(i, 0, k)
+      local blob = require("octonav.pack").tile_file(i, 0, k, t:encode_tile(i, 0, k))
       local name = ("%s/tiles/%d_0_%d.tile"):format(dir, i, k)
       local b = bad[i .. "," .. k]
       if b ~= "missing" then
-        if b == "corrupt" then blob = blob:sub(1, 20) .. "\0\0\0" .. blob:sub(24) end
+        if b == "corrupt" then blob = blob:sub(1, 36) .. "\0\0\0" .. blob:sub(40) end -- inside the blob
         local f = assert(io.open(name, "wb"))
         f:write(blob)
         f:close()
@@ -305,7 +305,7 @@ describe("octonav.core.streamer", function()
         for i = 0, 2 do
           names[#names + 1] = ("%s/tiles/%d_%d_%d.tile"):format(d3, i, j, k)
           local f = assert(io.open(names[#names], "wb"))
-          f:write(t:encode_tile(i, j, k))
+          f:write(require("octonav.pack").tile_file(i, j, k, t:encode_tile(i, j, k)))
           f:close()
         end
       end

@@ -358,7 +358,7 @@ describe("octonav.query option direct", function()
       src:add_box({ 1, 6, 6 }, { 2, 7, 7 })
       for i = 0, 2 do
         local f = assert(io.open(("%s/tiles/%d_0_0.tile"):format(dir, i), "wb"))
-        f:write(src:encode_tile(i, 0, 0))
+        f:write(require("octonav.pack").tile_file(i, 0, 0, src:encode_tile(i, 0, 0)))
         f:close()
       end
     end)

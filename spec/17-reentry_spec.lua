@@ -253,7 +253,7 @@ describe("reentry: a heuristic calling back into the library", function()
     local files = dofile("spec/support/files.lua")
     local dir = files.tmpdir()
     assert(core.mkdir(dir .. "/tiles"))
-    files.write(dir .. "/tiles/0_0_0.tile", t:encode_tile(0, 0, 0))
+    files.write(dir .. "/tiles/0_0_0.tile", require("octonav.pack").tile_file(0, 0, 0, t:encode_tile(0, 0, 0)))
     local s = core.streamer.new(t, dir, { load_padding = 1, unload_padding = 2, workers = 0 })
     s:add_agent { 16, 16, 16 }
     s:update(true)

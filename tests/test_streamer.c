@@ -262,10 +262,10 @@ static void write_pack(const char *dir, const on_tree *t)
         int c[3];
         on_tile_coords(t, ti, c);
         size_t len;
-        on_tree_encode_tile(t, ti, NULL, 0, &len);
+        on_tree_encode_tile_file(t, ti, NULL, 0, &len);
         uint8_t *b = malloc(len);
         if (!b) continue;
-        on_tree_encode_tile(t, ti, b, len, &len);
+        on_tree_encode_tile_file(t, ti, b, len, &len);
         snprintf(path, sizeof path, "%s/tiles/%d_%d_%d.tile", dir, c[0], c[1], c[2]);
         write_file(path, b, len);
         free(b);

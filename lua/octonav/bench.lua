@@ -322,7 +322,7 @@ function M.streamer(opts)
   for k = 0, T - 1 do
     for i = 0, T - 1 do
       local f = assert(io.open(("%s/tiles/%d_0_%d.tile"):format(dir, i, k), "wb"))
-      f:write(src:encode_tile(i, 0, k))
+      f:write(require("octonav.pack").tile_file(i, 0, k, src:encode_tile(i, 0, k)))
       f:close()
     end
   end

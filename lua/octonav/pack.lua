@@ -11,6 +11,8 @@
 --   graph    = { blocks = { { id, tile, face, center = {..}, points = { { inside, outside } } } },
 --                links = { { a, b, cost } }, weights = { { tile, a, b, cost } },
 --                doors = { { hole = name, door = j, block = id, cost } } }
+local core = require "octonav.core"
+
 local M = {}
 
 M.VERSION = 1
@@ -20,46 +22,29 @@ M.KINDS = { under_terrain = true, over_terrain = true }
 -- ---- CRC-32 (zlib's) ----------------------------------------------------------------------------
 
 --- CRC-32 of a string (zlib's), as an integer 0..2^32-1: the core's, as for tile files.
-M.crc32 = require("octonav.core").crc32
+M.crc32 = core.crc32
 
 -- ---- files ---------------------------------------------------------------------------------------
 
 --- Create a directory and its parents. Returns true or nil, err.
 function M.mkdir(path)
   if type(path) ~= "string" or path == "" then error("pack.mkdir: path must be a non-empty string", 2) end
-  return require("octonav.core").mkdir(path)
+  return core.mkdir(path)
 end
 
---- Whole file as a string, or nil, "PATH: reason".
-function M.read_file(path)
-  local f, err = io.open(path, "rb")
-  if not f then
-    local reason = err and err:match("^.-: (.*)$") or err or "cannot open"
-    return nil, path .. ": " .. reason
-  end
-  local s = f:read("a")
-  f:close()
-  if not s then return nil, path .. ": read error" end
+--- Whole file as a string, or nil, "PATH: reason". Only a regular file is read (a FIFO, a device or a
+-- directory is refused at once, without blocking), and one over max bytes (optional) is refused
+-- before it is read.
+function M.read_file(path, max)
+  local s, err = core.read_file(path, max)
+  if not s then return nil, (err:gsub(": cannot read: ", ": ", 1)) end
   return s
 end
 
---- Write a file atomically (PATH.tmp, then rename). Returns true or nil, err.
+--- Write a file atomically: a uniquely named temporary beside it (two writers never share one), synced,
+-- then renamed over path. Returns true or nil, "PATH: cannot write: REASON" (the OS's reason).
 function M.write_file(path, data)
-  local tmp = path .. ".tmp"
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, err end
-  local ok, werr = f:write(data)
-  local cok, cerr = f:close()
-  if not ok or not cok then
-    os.remove(tmp)
-    return nil, tmp .. ": " .. tostring(werr or cerr)
-  end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    return nil, rerr
-  end
-  return true
+  return core.write_file(path, data)
 end
 
 function M.tile_name(i, j, k) return ("tiles/%d_%d_%d.tile"):format(i, j, k) end
@@ -68,13 +53,51 @@ function M.hole_path(dir, name) return dir .. "/holes/" .. name .. ".tree" end
 function M.manifest_path(dir) return dir .. "/manifest.txt" end
 function M.graph_path(dir) return dir .. "/graph.txt" end
 
---- Tile file = the tile blob (tree:encode_tile) as is.
-function M.write_tile(dir, i, j, k, blob)
-  return M.write_file(M.tile_path(dir, i, j, k), blob)
+-- Tile file: "ONTF", u16 version 1, u16 i, j, k, u32 CRC-32 of those 12 bytes, then the tile blob
+-- (tree:encode_tile). The position makes a swapped or misnamed file an error instead of a wrong world;
+-- the C streamer reads the same files (tilefile.c).
+M.TILE_FILE_VERSION = 1
+M.MAX_TILE_FILE = 16 + 16 + 2 * (((1 << 27) - 1) // 7) -- the largest tile of depth 9, with the header
+M.MAX_TEXT = 64 << 20 -- a manifest larger than this is refused unread
+M.MAX_TILES = 1 << 20 -- tiles in a world or hole grid (a 206-byte manifest must not cost gigabytes)
+local TILE_HEAD = "<c4 I2 I2 I2 I2"
+
+--- The bytes of tile (i, j, k)'s file holding blob.
+function M.tile_file(i, j, k, blob)
+  local head = TILE_HEAD:pack("ONTF", M.TILE_FILE_VERSION, i, j, k)
+  return head .. ("<I4"):pack(M.crc32(head)) .. blob
 end
 
+--- The blob in tile (i, j, k)'s file bytes (path names it in errors), or nil, "PATH: reason".
+function M.tile_blob(path, bytes, i, j, k)
+  if bytes:sub(1, 4) == "ONTL" then
+    return nil, path .. ": a bare tile blob without its position (a pack from before tile file version 1): bake it again"
+  end
+  if #bytes < 16 or bytes:sub(1, 4) ~= "ONTF" then return nil, path .. ": not a tile file (bad header)" end
+  local _, version, fi, fj, fk = TILE_HEAD:unpack(bytes)
+  if version ~= M.TILE_FILE_VERSION then
+    return nil, ("%s: unsupported tile file version %d (this build reads %d)"):format(path, version, M.TILE_FILE_VERSION)
+  end
+  if ("<I4"):unpack(bytes, 13) ~= M.crc32(bytes:sub(1, 12)) then
+    return nil, path .. ": corrupt tile file (header checksum mismatch)"
+  end
+  if fi ~= i or fj ~= j or fk ~= k then
+    return nil, ("%s: holds tile %d_%d_%d, not %d_%d_%d (a swapped or misnamed file)"):format(path, fi, fj, fk, i, j, k)
+  end
+  return bytes:sub(17)
+end
+
+--- Writes tile (i, j, k)'s file (the blob behind its header).
+function M.write_tile(dir, i, j, k, blob)
+  return M.write_file(M.tile_path(dir, i, j, k), M.tile_file(i, j, k, blob))
+end
+
+--- Reads tile (i, j, k)'s blob, checked to be that tile's. Returns the blob or nil, "PATH: reason".
 function M.read_tile(dir, i, j, k)
-  return M.read_file(M.tile_path(dir, i, j, k))
+  local path = M.tile_path(dir, i, j, k)
+  local bytes, err = M.read_file(path, M.MAX_TILE_FILE)
+  if not bytes then return nil, err end
+  return M.tile_blob(path, bytes, i, j, k)
 end
 
 -- ---- text: numbers, lines, checksum -------------------------------------------------------------
@@ -221,6 +244,9 @@ function M.parse_manifest(path, text)
         for a = 1, 3 do
           if f[a] < 1 or f[a] > 4096 then return bad(n, "tiles must be 1..4096 per axis") end
         end
+        if f[1] * f[2] * f[3] > M.MAX_TILES then
+          return bad(n, ("%d x %d x %d tiles, more than %d"):format(f[1], f[2], f[3], M.MAX_TILES))
+        end
         m.tiles = f
       else
         m.origin = f
@@ -238,6 +264,9 @@ function M.parse_manifest(path, text)
       for a = 1, 3 do
         if not (h.min[a] < h.max[a]) then return bad(n, "hole min must be below max") end
         if h.tiles[a] < 1 or h.tiles[a] > 4096 then return bad(n, "hole tiles must be 1..4096 per axis") end
+      end
+      if h.tiles[1] * h.tiles[2] * h.tiles[3] > M.MAX_TILES then
+        return bad(n, ("hole %d x %d x %d tiles, more than %d"):format(h.tiles[1], h.tiles[2], h.tiles[3], M.MAX_TILES))
       end
       m.holes[#m.holes + 1] = h
       hole_index[h.name] = #m.holes
@@ -261,7 +290,7 @@ end
 
 function M.read_manifest(dir)
   local path = M.manifest_path(dir)
-  local text, err = M.read_file(path)
+  local text, err = M.read_file(path, M.MAX_TEXT)
   if not text then return nil, err end
   return M.parse_manifest(path, text)
 end
