@@ -1,0 +1,581 @@
+/*
+ * test_portals.c -- a tile's portal graph (portals.c) on hand-made and random tiles: components and
+ * portals against a flood fill of the leaves, the portal size bound, exact weights on an open tile,
+ * a closed room whose only exit is on the far side (its local search joins no near portal), a pocket
+ * in solid never joined, weights never below the straight line and close to the 26-connected cell
+ * distance, the spanner's stretch, bit-exact round trips, every truncation and bit flip of a blob refused (run under ASan by
+ * make check: each attempt reads an exactly sized copy).
+ */
+#include "portals.h"
+#include "minitest.h"
+#include "tree.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static double rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (double)(rs >> 11) / 9007199254740992.0;
+}
+
+static on_tree *new_tree(int nx, int depth)
+{
+    on_tree_params p = {{nx, 1, 1}, depth, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    on_tree_create(&p, &t);
+    return t;
+}
+
+static void box(on_tree *t, double x0, double y0, double z0, double x1, double y1, double z1)
+{
+    double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
+    on_tree_add_box(t, a, b);
+}
+
+static on_boxset *boxes_of(const on_tree *t, uint32_t tile)
+{
+    on_boxset *s = NULL;
+    on_boxset_build(&t->tiles[tile].table, t->tiles[tile].solid, t->p.depth, &s);
+    return s;
+}
+
+static double dist(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* The weight of edge a-b, or 0 when none. */
+static uint32_t edge_w(const on_tgraph *g, uint32_t a, uint32_t b)
+{
+    for (uint32_t e = g->edge_off[a]; e < g->edge_off[a + 1]; e++)
+        if (g->edge_to[e] == b) return g->edge_w[e];
+    return 0;
+}
+
+/* ---- an open tile: one portal per face, exact weights ----------------------------------------- */
+static void test_open_tile(void)
+{
+    on_tree *t = new_tree(1, 4);
+    on_tgraph *g = NULL;
+    CHECK(on_ok(on_tgraph_build_tile(t, 0, NULL, &g)));
+    CHECK_EQ_INT(g->bound, 16);
+    CHECK_EQ_INT(g->ncomp, 1);
+    CHECK_EQ_INT(g->nportal, 6);
+    CHECK_EQ_INT(g->nedge, 15);
+    for (uint32_t p = 0; p < 6; p++) {
+        CHECK_EQ_INT(g->portal[p].face, p);
+        const on_prect *r = &g->rect[g->portal[p].rect];
+        CHECK_EQ_INT(g->portal[p].nrect, 1);
+        CHECK(r->mn[0] == 0 && r->mx[0] == 16 && r->mn[1] == 0 && r->mx[1] == 16);
+    }
+    /* one box: every weight is the straight line, rounded up to 1/16 */
+    CHECK_EQ_INT(edge_w(g, 0, 1), 256);
+    CHECK_EQ_INT(edge_w(g, 0, 2), (long long)ceil(16 * sqrt(128.0)));
+    CHECK_EQ_INT(edge_w(g, 3, 5), (long long)ceil(16 * sqrt(128.0)));
+    on_tgraph_free(g);
+    /* a smaller bound: 4 x 4 portals of 4 x 4 leaves per face */
+    on_tgraph_opts o = {.bound = 4, .tag = 77};
+    CHECK(on_ok(on_tgraph_build_tile(t, 0, &o, &g)));
+    CHECK_EQ_INT(g->nportal, 6 * 16);
+    CHECK_EQ_INT(g->tag, 77);
+    on_tgraph_free(g);
+    /* a solid tile: nothing */
+    box(t, -1, -1, -1, 17, 17, 17);
+    CHECK(on_ok(on_tgraph_build_tile(t, 0, NULL, &g)));
+    CHECK_EQ_INT(g->nportal, 0);
+    CHECK_EQ_INT(g->ncomp, 0);
+    on_tgraph_free(g);
+    on_tree_destroy(t);
+}
+
+/* ---- a closed room whose only exit is on the far side; a pocket in solid ------------------------ */
+static void test_room(void)
+{
+    on_tree *t = new_tree(1, 4);
+    /* room [1,7)^3 in walls [0,8)^3, a hole in its +x wall at y, z in [3,5) */
+    box(t, 0, 0, 0, 1, 8, 8);
+    box(t, 0, 0, 0, 8, 1, 8);
+    box(t, 0, 7, 0, 8, 8, 8);
+    box(t, 0, 0, 0, 8, 8, 1);
+    box(t, 0, 0, 7, 8, 8, 8);
+    box(t, 7, 0, 0, 8, 3, 8);
+    box(t, 7, 5, 0, 8, 8, 8);
+    box(t, 7, 3, 0, 8, 5, 3);
+    box(t, 7, 3, 5, 8, 5, 8);
+    /* the corridor on to the +x face, walled */
+    box(t, 8, 2, 2, 16, 3, 6);
+    box(t, 8, 5, 2, 16, 6, 6);
+    box(t, 8, 2, 2, 16, 6, 3);
+    box(t, 8, 2, 5, 16, 6, 6);
+    /* a pocket [10,12)^3 inside a solid shell [9,13)^3 */
+    box(t, 9, 9, 9, 13, 10, 13);
+    box(t, 9, 12, 9, 13, 13, 13);
+    box(t, 9, 9, 9, 10, 13, 13);
+    box(t, 12, 9, 9, 13, 13, 13);
+    box(t, 9, 9, 9, 13, 13, 10);
+    box(t, 9, 9, 12, 13, 13, 13);
+    on_boxset *s = boxes_of(t, 0);
+    on_tgraph *g = NULL;
+    CHECK(on_ok(on_tgraph_build(s, 4, NULL, &g)));
+    CHECK_EQ_INT(g->ncomp, 3); /* outside, room + corridor, pocket */
+    /* the room's only portal: the corridor's end on +x */
+    int64_t exit_p = -1;
+    uint32_t nroom = 0;
+    double start[3] = {1.5, 4, 4}, pocket[3] = {11, 11, 11};
+    on_reach r;
+    memset(&r, 0, sizeof r);
+    double *cost = malloc(g->nportal * sizeof *cost);
+    uint32_t reached = 0;
+    CHECK(on_ok(on_reach_portals(&r, s, g, start, cost, &reached)));
+    CHECK_EQ_INT(reached, 1);
+    for (uint32_t p = 0; p < g->nportal; p++) {
+        const on_portal *q = &g->portal[p];
+        const on_prect *x = &g->rect[q->rect];
+        if (q->face == 1 && q->nrect == 1 && x->mn[0] == 3 && x->mn[1] == 3 && x->mx[0] == 5 && x->mx[1] == 5)
+            exit_p = p;
+        if (cost[p] < HUGE_VAL) nroom++;
+    }
+    CHECK(exit_p >= 0);
+    CHECK_EQ_INT(nroom, 1);
+    if (exit_p >= 0) {
+        CHECK(fabs(cost[exit_p] - 14.5) < 1e-9); /* straight through the hole and the corridor */
+        for (uint32_t p = 0; p < g->nportal; p++)
+            if (p != (uint32_t)exit_p) CHECK(g->portal[p].comp != g->portal[exit_p].comp);
+    }
+    /* the nearest portal by straight line is on -x and not reached */
+    double best = HUGE_VAL;
+    uint32_t nearest = 0;
+    for (uint32_t p = 0; p < g->nportal; p++) {
+        double x[3];
+        on_portal_point(g, p, x);
+        if (dist(x, start) < best) best = dist(x, start), nearest = p;
+    }
+    CHECK(g->portal[nearest].face == 0);
+    CHECK(cost[nearest] == HUGE_VAL);
+    /* the pocket reaches nothing and no portal is of its component */
+    CHECK(on_ok(on_reach_portals(&r, s, g, pocket, cost, &reached)));
+    CHECK_EQ_INT(reached, 0);
+    /* a point in a wall */
+    double wall[3] = {0.5, 4, 4};
+    CHECK_EQ_INT(on_reach_portals(&r, s, g, wall, cost, &reached), ON_FAILURE | ON_BLOCKED);
+    free(cost);
+    on_reach_free(&r);
+    on_tgraph_free(g);
+    on_boxset_free(s);
+    on_tree_destroy(t);
+}
+
+/* ---- random tiles against a flood fill of the leaves --------------------------------------------- */
+
+/* Leaf components of tile 0 (6-connected): label per leaf (0 blocked). */
+static int flood(const on_tree *t, int n, int *lab)
+{
+    int nl = 0, *stack = malloc((size_t)n * n * n * sizeof *stack);
+    for (int i = 0; i < n * n * n; i++) lab[i] = -1;
+    for (int i = 0; i < n * n * n; i++) {
+        if (lab[i] >= 0) continue;
+        int x = i % n, y = (i / n) % n, z = i / (n * n);
+        if (!on_tree_leaf_free(t, x, y, z, NULL)) {
+            lab[i] = 0;
+            continue;
+        }
+        nl++;
+        int sp = 0;
+        stack[sp++] = i;
+        lab[i] = nl;
+        while (sp) {
+            int c = stack[--sp], cx = c % n, cy = (c / n) % n, cz = c / (n * n);
+            static const int d[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+            for (int k = 0; k < 6; k++) {
+                int ax = cx + d[k][0], ay = cy + d[k][1], az = cz + d[k][2];
+                if (ax < 0 || ay < 0 || az < 0 || ax >= n || ay >= n || az >= n) continue;
+                int j = ax + n * (ay + n * az);
+                if (lab[j] >= 0) continue;
+                if (!on_tree_leaf_free(t, ax, ay, az, NULL)) {
+                    lab[j] = 0;
+                    continue;
+                }
+                lab[j] = nl;
+                stack[sp++] = j;
+            }
+        }
+    }
+    free(stack);
+    return nl;
+}
+
+/* 26-connected Dijkstra (no corner cutting) over the free leaves of tile 0 from leaf src: dist per leaf
+ * (a binary heap with lazy deletion). */
+static void cell_dijkstra(const int *lab, int n, int src, double *d)
+{
+    int N = n * n * n;
+    for (int i = 0; i < N; i++) d[i] = HUGE_VAL;
+    size_t cap = (size_t)N * 27 + 1, hn = 0;
+    double *hk = malloc(cap * sizeof *hk);
+    int *hv = malloc(cap * sizeof *hv);
+    d[src] = 0;
+    hk[0] = 0;
+    hv[0] = src;
+    hn = 1;
+    while (hn) {
+        double key = hk[0];
+        int b = hv[0];
+        hn--;
+        { /* sift down the last entry */
+            size_t i = 0;
+            for (;;) {
+                size_t c = 2 * i + 1;
+                if (c >= hn) break;
+                if (c + 1 < hn && hk[c + 1] < hk[c]) c++;
+                if (hk[c] >= hk[hn]) break;
+                hk[i] = hk[c];
+                hv[i] = hv[c];
+                i = c;
+            }
+            hk[i] = hk[hn];
+            hv[i] = hv[hn];
+        }
+        if (key > d[b]) continue;
+        int bx = b % n, by = (b / n) % n, bz = b / (n * n);
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (!dx && !dy && !dz) continue;
+                    int ax = bx + dx, ay = by + dy, az = bz + dz;
+                    if (ax < 0 || ay < 0 || az < 0 || ax >= n || ay >= n || az >= n) continue;
+                    int ok = 1; /* every leaf of the box the move spans is free */
+                    for (int z = bz < az ? bz : az; z <= (bz > az ? bz : az) && ok; z++)
+                        for (int y = by < ay ? by : ay; y <= (by > ay ? by : ay) && ok; y++)
+                            for (int x = bx < ax ? bx : ax; x <= (bx > ax ? bx : ax) && ok; x++)
+                                ok = lab[x + n * (y + n * z)] > 0;
+                    if (!ok) continue;
+                    int j = ax + n * (ay + n * az);
+                    double nd = d[b] + sqrt((double)(dx * dx + dy * dy + dz * dz));
+                    if (nd >= d[j]) continue;
+                    d[j] = nd;
+                    size_t i = hn++;
+                    while (i > 0 && hk[(i - 1) / 2] > nd) {
+                        hk[i] = hk[(i - 1) / 2];
+                        hv[i] = hv[(i - 1) / 2];
+                        i = (i - 1) / 2;
+                    }
+                    hk[i] = nd;
+                    hv[i] = j;
+                }
+    }
+    free(hk);
+    free(hv);
+}
+
+/* The leaf just inside the tile under a portal's crossing point. */
+static int portal_leaf(const on_tgraph *g, uint32_t p, int n)
+{
+    double x[3];
+    on_portal_point(g, p, x);
+    int c[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = (int)floor(x[k]);
+        if (c[k] >= n) c[k] = n - 1;
+    }
+    /* on an even-sized rectangle the centre is a lattice point: take the leaf below-left (in the rect) */
+    const on_portal *q = &g->portal[p];
+    const on_prect *r = &g->rect[q->rect];
+    int k = q->face >> 1, u = (k + 1) % 3, v = (k + 2) % 3;
+    if (c[u] >= r->mx[0]) c[u] = r->mx[0] - 1;
+    if (c[v] >= r->mx[1]) c[v] = r->mx[1] - 1;
+    return c[0] + n * (c[1] + n * c[2]);
+}
+
+static void test_random_tiles(void)
+{
+    const int n = 16;
+    int *lab = malloc((size_t)n * n * n * sizeof *lab);
+    double *d = malloc((size_t)n * n * n * sizeof *d);
+    double worst = 0, sum = 0;
+    int nrect_total = 0, nratio = 0, over = 0, bad_span = 0, nspan = 0, bad_bound = 0, bad_cover = 0, bad_comp = 0, bad_w = 0, bad_conn = 0;
+    for (int trial = 0; trial < 24; trial++) {
+        on_tree *t = new_tree(1, 4);
+        int nb = 4 + trial % 12;
+        for (int i = 0; i < nb; i++) {
+            double a[3], b[3];
+            for (int k = 0; k < 3; k++) {
+                a[k] = floor(rnd() * n);
+                b[k] = a[k] + 1 + floor(rnd() * (trial % 2 ? 12 : 5));
+            }
+            box(t, a[0], a[1], a[2], b[0], b[1], b[2]);
+        }
+        on_tgraph_opts o = {.bound = trial % 3 == 0 ? 4 : 0, .stretch = trial % 4 == 1 ? 1.2 : 0};
+        on_tgraph *g = NULL;
+        CHECK(on_ok(on_tgraph_build_tile(t, 0, &o, &g)));
+        if (!g) continue;
+        int S = g->bound;
+        CHECK_EQ_INT(S, trial % 3 == 0 ? 4 : 16);
+        flood(t, n, lab);
+        /* portals: inside one S-square, disjoint, covering the free face leaves exactly */
+        for (int f = 0; f < 6; f++) {
+            int k = f >> 1, u = (k + 1) % 3, v = (k + 2) % 3;
+            int *cover = calloc((size_t)n * n, sizeof *cover);
+            for (uint32_t p = 0; p < g->nportal; p++) {
+                const on_portal *q = &g->portal[p];
+                if (q->face != f) continue;
+                const on_prect *r0 = &g->rect[q->rect];
+                for (uint32_t i = 0; i < q->nrect; i++) {
+                    const on_prect *r = &g->rect[q->rect + i];
+                    if (r->mn[0] / S != r0->mn[0] / S || r->mn[1] / S != r0->mn[1] / S ||
+                        r->mn[0] / S != (r->mx[0] - 1) / S || r->mn[1] / S != (r->mx[1] - 1) / S)
+                        bad_bound++;
+                    if (i > 0 && (r->mx[0] - r->mn[0]) * (r->mx[1] - r->mn[1]) >
+                                     (r0->mx[0] - r0->mn[0]) * (r0->mx[1] - r0->mn[1]))
+                        bad_bound++; /* the largest first */
+                    for (int b = r->mn[1]; b < r->mx[1]; b++)
+                        for (int a = r->mn[0]; a < r->mx[0]; a++) cover[a + n * b]++;
+                }
+                nrect_total += q->nrect;
+            }
+            for (int b = 0; b < n; b++)
+                for (int a = 0; a < n; a++) {
+                    int c[3];
+                    c[k] = (f & 1) ? n - 1 : 0;
+                    c[u] = a;
+                    c[v] = b;
+                    int fr = lab[c[0] + n * (c[1] + n * c[2])] > 0;
+                    if (cover[a + n * b] != fr) bad_cover++;
+                }
+            free(cover);
+        }
+        /* same component iff the same leaf component; edges only inside a component, never below the
+         * straight line; every component's portals connected by the edges */
+        for (uint32_t a = 0; a < g->nportal; a++) {
+            int la = lab[portal_leaf(g, a, n)];
+            double xa[3];
+            on_portal_point(g, a, xa);
+            cell_dijkstra(lab, n, portal_leaf(g, a, n), d);
+            /* connectivity over the edges from a */
+            char *seen = calloc(g->nportal, 1);
+            uint32_t *st = malloc(g->nportal * sizeof *st), sp = 0;
+            seen[a] = 1;
+            st[sp++] = a;
+            while (sp) {
+                uint32_t c = st[--sp];
+                for (uint32_t e = g->edge_off[c]; e < g->edge_off[c + 1]; e++)
+                    if (!seen[g->edge_to[e]]) seen[g->edge_to[e]] = 1, st[sp++] = g->edge_to[e];
+            }
+            for (uint32_t b = 0; b < g->nportal; b++) {
+                int lb = lab[portal_leaf(g, b, n)];
+                if ((lb == la) != (g->portal[a].comp == g->portal[b].comp)) bad_comp++;
+                if ((lb == la) != (seen[b] != 0)) bad_conn++;
+                uint32_t w = edge_w(g, a, b);
+                if (!w) continue;
+                double xb[3];
+                on_portal_point(g, b, xb);
+                if (w < dist(xa, xb) * ON_TGRAPH_UNIT - 1e-6 || lb != la) bad_w++;
+                /* against the cell path between the leaves under the points (+1 for the half leaves at
+                 * both ends) */
+                double ref = d[portal_leaf(g, b, n)] + 1;
+                double ratio = (w / ON_TGRAPH_UNIT) / ref;
+                if (ratio > worst) worst = ratio;
+                if (w / ON_TGRAPH_UNIT > 1.35 * ref + 2) over++;
+                sum += ratio;
+                nratio++;
+            }
+            free(seen);
+            free(st);
+        }
+        /* the spanner: every pair joined over the kept edges within stretch x its free path */
+        on_boxset *s = boxes_of(t, 0);
+        on_reach r;
+        memset(&r, 0, sizeof r);
+        double *cost = malloc((g->nportal + 1) * sizeof *cost), st = o.stretch > 0 ? o.stretch : 1.0;
+        uint64_t *gd = malloc((g->nportal + 1) * sizeof *gd);
+        char *done = malloc(g->nportal + 1);
+        for (uint32_t a = 0; a < g->nportal; a++) {
+            double xa[3];
+            uint32_t reached;
+            on_portal_point(g, a, xa);
+            on_reach_portals(&r, s, g, xa, cost, &reached);
+            for (uint32_t b = 0; b < g->nportal; b++) gd[b] = UINT64_MAX, done[b] = 0;
+            gd[a] = 0;
+            for (;;) {
+                int64_t c = -1;
+                for (uint32_t b = 0; b < g->nportal; b++)
+                    if (!done[b] && gd[b] != UINT64_MAX && (c < 0 || gd[b] < gd[c])) c = b;
+                if (c < 0) break;
+                done[c] = 1;
+                for (uint32_t e = g->edge_off[c]; e < g->edge_off[c + 1]; e++)
+                    if (gd[c] + g->edge_w[e] < gd[g->edge_to[e]]) gd[g->edge_to[e]] = gd[c] + g->edge_w[e];
+            }
+            for (uint32_t b = 0; b < g->nportal; b++) {
+                if (b <= a || g->portal[b].comp != g->portal[a].comp) continue; /* weights: from the lower portal */
+                double w = ceil(cost[b] * ON_TGRAPH_UNIT);
+                if ((double)gd[b] > floor(w * st)) bad_span++;
+                nspan++;
+            }
+        }
+        free(cost);
+        free(gd);
+        free(done);
+        on_reach_free(&r);
+        on_boxset_free(s);
+        on_tgraph_free(g);
+        on_tree_destroy(t);
+    }
+    CHECK(nrect_total > 0);
+    CHECK_EQ_INT(bad_span, 0);
+    CHECK(nspan > 1000);
+    CHECK_EQ_INT(bad_bound, 0);
+    CHECK_EQ_INT(bad_cover, 0);
+    CHECK_EQ_INT(bad_comp, 0);
+    CHECK_EQ_INT(bad_conn, 0);
+    CHECK_EQ_INT(bad_w, 0);
+    CHECK(nratio > 100);
+    /* an edge's free path is close to the 26-connected cell path (never far above it) */
+    printf("portals: edge weight / (26-connected cell path + 1): mean %.3f max %.3f over %d edges\n",
+           sum / nratio, worst, nratio);
+    CHECK_EQ_INT(over, 0); /* w <= 1.35 x cells + 2 leaves (the bound portals.h states) */
+    CHECK(sum / nratio < 1.0); /* and on average below the cell path: close to the any-angle length */
+    free(lab);
+    free(d);
+}
+
+/* ---- the binary form ------------------------------------------------------------------------------ */
+
+static uint32_t rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void wr32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Decode from an exactly sized heap copy (ASan sees any read past it). */
+static on_status decode_copy(const uint8_t *b, size_t len, int depth, on_tgraph **out)
+{
+    uint8_t *c = malloc(len ? len : 1);
+    memcpy(c, b, len);
+    on_status st = on_tgraph_decode(c, len, depth, out);
+    free(c);
+    return st;
+}
+
+static void test_binary(void)
+{
+    on_tree *t = new_tree(1, 5);
+    for (int i = 0; i < 30; i++) {
+        double a[3] = {floor(rnd() * 32), floor(rnd() * 32), floor(rnd() * 32)};
+        box(t, a[0], a[1], a[2], a[0] + 1 + floor(rnd() * 8), a[1] + 1 + floor(rnd() * 8), a[2] + 1 + floor(rnd() * 8));
+    }
+    on_tgraph_opts o = {.tag = 0xdeadbeefu};
+    on_tgraph *g = NULL, *h = NULL;
+    CHECK(on_ok(on_tgraph_build_tile(t, 0, &o, &g)));
+    size_t len = 0, len2 = 0;
+    CHECK_EQ_INT(on_tgraph_encode(g, NULL, 0, &len), ON_FAILURE | ON_BUFFER_SMALL);
+    CHECK(len > 36);
+    uint8_t *buf = malloc(len), *buf2 = malloc(len);
+    CHECK_EQ_INT(on_tgraph_encode(g, buf, len - 1, &len2), ON_FAILURE | ON_BUFFER_SMALL);
+    CHECK(on_ok(on_tgraph_encode(g, buf, len, &len2)));
+    CHECK_EQ_INT(len2, len);
+    CHECK(memcmp(buf, "ONTG", 4) == 0);
+    printf("portals: a random 32^3 tile: %u portals, %u edges, %u components, %zu bytes encoded, %zu in memory\n",
+           g->nportal, g->nedge, g->ncomp, len, g->bytes);
+    /* round trip: same graph, same bytes */
+    CHECK(on_ok(decode_copy(buf, len, 5, &h)));
+    if (h) {
+        CHECK(h->nportal == g->nportal && h->nedge == g->nedge && h->ncomp == g->ncomp && h->tag == g->tag &&
+              h->bound == g->bound && h->depth == g->depth);
+        int same = h->nrect == g->nrect;
+        for (uint32_t p = 0; p < g->nportal; p++) {
+            const on_portal *x = &g->portal[p], *y = &h->portal[p];
+            same &= x->face == y->face && x->comp == y->comp && x->rect == y->rect && x->nrect == y->nrect;
+        }
+        CHECK(same);
+        CHECK(memcmp(h->rect, g->rect, g->nrect * sizeof *g->rect) == 0);
+        CHECK(memcmp(h->edge_off, g->edge_off, (g->nportal + 1) * sizeof *g->edge_off) == 0);
+        CHECK(memcmp(h->edge_to, g->edge_to, 2 * g->nedge * sizeof *g->edge_to) == 0);
+        CHECK(memcmp(h->edge_w, g->edge_w, 2 * g->nedge * sizeof *g->edge_w) == 0);
+        CHECK(on_ok(on_tgraph_encode(h, buf2, len, &len2)));
+        CHECK(len2 == len && memcmp(buf, buf2, len) == 0);
+        on_tgraph_free(h);
+    }
+    /* the same graph from the decoded tile table (a bake job) */
+    CHECK(on_ok(on_tgraph_build_table(&t->tiles[0].table, t->tiles[0].solid, 5, &o, &h)));
+    if (h) {
+        CHECK(on_ok(on_tgraph_encode(h, buf2, len, &len2)));
+        CHECK(len2 == len && memcmp(buf, buf2, len) == 0);
+        on_tgraph_free(h);
+    }
+    /* every truncation */
+    int bad = 0;
+    for (size_t l = 0; l < len; l++) {
+        h = NULL;
+        on_status st = decode_copy(buf, l, 5, &h);
+        if (st != (ON_FAILURE | ON_CORRUPT) || h) bad++;
+        on_tgraph_free(h);
+    }
+    CHECK_EQ_INT(bad, 0);
+    /* every bit flip */
+    bad = 0;
+    for (size_t i = 0; i < len; i++)
+        for (int b = 0; b < 8; b++) {
+            buf[i] ^= (uint8_t)(1u << b);
+            h = NULL;
+            on_status st = decode_copy(buf, len, 5, &h);
+            if (!on_failed(st) || h) bad++;
+            buf[i] ^= (uint8_t)(1u << b);
+        }
+    CHECK_EQ_INT(bad, 0);
+    /* hostile content with a valid checksum: refused by the field checks */
+    memcpy(buf2, buf, len);
+    buf2[32] = 7; /* first portal's face */
+    wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
+    CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_CORRUPT);
+    memcpy(buf2, buf, len);
+    wr32(buf2 + 12, 0xffffffffu); /* portal count */
+    wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
+    CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_CORRUPT);
+    memcpy(buf2, buf, len);
+    wr32(buf2 + 20, rd32(buf + 20) + 1); /* edge count */
+    wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
+    CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_CORRUPT);
+    memcpy(buf2, buf, len);
+    buf2[4] = 2; /* another version */
+    wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
+    CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_VERSION);
+    CHECK_EQ_INT(decode_copy(buf, len, 6, &h), ON_FAILURE | ON_INVALID); /* built for other tiles */
+    /* an edge weight below the straight line: the last edge's weight varint set to 1 */
+    if (g->nedge > 0) {
+        /* re-encode with the first edge's weight lowered, then fix the CRC */
+        uint32_t a = 0;
+        while (g->edge_off[a + 1] == g->edge_off[a] || g->edge_to[g->edge_off[a]] < a) a++;
+        uint32_t e = g->edge_off[a], keep = g->edge_w[e], b = g->edge_to[e];
+        for (uint32_t f = g->edge_off[b]; f < g->edge_off[b + 1]; f++)
+            if (g->edge_to[f] == a) g->edge_w[f] = 1;
+        g->edge_w[e] = 1;
+        size_t l3;
+        on_tgraph_encode(g, NULL, 0, &l3);
+        uint8_t *b3 = malloc(l3);
+        CHECK(on_ok(on_tgraph_encode(g, b3, l3, &l3)));
+        CHECK_EQ_INT(decode_copy(b3, l3, 5, &h), ON_FAILURE | ON_CORRUPT);
+        free(b3);
+        g->edge_w[e] = keep;
+        for (uint32_t f = g->edge_off[b]; f < g->edge_off[b + 1]; f++)
+            if (g->edge_to[f] == a) g->edge_w[f] = keep;
+    }
+    free(buf);
+    free(buf2);
+    on_tgraph_free(g);
+    on_tree_destroy(t);
+}
+
+TEST_MAIN("portals", {
+    test_open_tile();
+    test_room();
+    test_random_tiles();
+    test_binary();
+})
