@@ -224,9 +224,31 @@ static int l_stats(lua_State *L)
     on_lua_setint(L, "queued", (lua_Integer)st.queued);
     on_lua_setint(L, "failed", (lua_Integer)st.failed);
     on_lua_setint(L, "locked", (lua_Integer)st.locked);
+    on_lua_setint(L, "waiting", (lua_Integer)st.waiting);
+    on_lua_setint(L, "evicted", (lua_Integer)st.evicted);
     on_lua_setint(L, "decoded", (lua_Integer)st.decoded);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
+    return 1;
+}
+
+/* s:waiting() -> { { tile = {i,j,k}, reason = "max_loaded" }, ... }: the tiles an agent's load padding
+ * asks for that the last update held back (nearest first). */
+static int l_waiting(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    const uint32_t *tiles;
+    size_t n;
+    on_streamer_waiting(u->s, &tiles, &n);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, 2);
+        push_tile(L, u->tree, tiles[i]);
+        lua_setfield(L, -2, "tile");
+        lua_pushliteral(L, "max_loaded");
+        lua_setfield(L, -2, "reason");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
     return 1;
 }
 
@@ -256,7 +278,7 @@ static const luaL_Reg methods[] = {
     {"add_agent", l_add_agent}, {"move_agent", l_move_agent}, {"remove_agent", l_remove_agent},
     {"lock", l_lock}, {"unlock", l_unlock}, {"force_load", l_force_load}, {"force_unload", l_force_unload},
     {"retry", l_retry}, {"is_loaded", l_is_loaded}, {"state", l_state}, {"update", l_update},
-    {"stats", l_stats}, {"close", l_close}, {NULL, NULL},
+    {"stats", l_stats}, {"waiting", l_waiting}, {"close", l_close}, {NULL, NULL},
 };
 static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};

@@ -354,7 +354,7 @@ typedef struct on_streamer_params {
     double load_padding;     /* world units, >= 0 */
     double unload_padding;   /* world units, > load_padding */
     int workers;             /* 0..16 threads; 0 decodes inside on_streamer_update */
-    size_t max_loaded;       /* 0 = no limit: loads beyond it wait */
+    size_t max_loaded;       /* 0 = no limit; see on_streamer_update for how it yields */
     int prepare;             /* 1: workers also build each tile's search graph (on_tree_prepare) */
 } on_streamer_params;
 
@@ -369,6 +369,8 @@ typedef struct on_stream_event {
 
 typedef struct on_streamer_stats {
     size_t agents, loaded, queued, failed, locked;
+    size_t waiting;          /* tiles within load_padding of an agent that max_loaded held back */
+    size_t evicted;          /* tiles unloaded early to make room under max_loaded, since creation */
     size_t decoded;          /* tiles decoded since creation */
     double decode_seconds;   /* worker time spent reading and decoding them */
     size_t tree_bytes;       /* the tree's resident bytes now (on_tree_stats) */
@@ -387,10 +389,18 @@ ON_API on_status on_streamer_force_unload(on_streamer *s, uint32_t tile); /* unp
 ON_API on_status on_streamer_retry(on_streamer *s, uint32_t tile);        /* a failed tile may load again */
 ON_API int on_streamer_tile_state(const on_streamer *s, uint32_t tile);   /* ON_TILE_*, -1 for a bad tile */
 /* wait != 0: block until every load queued so far has finished and install it in this call.
+ * max_loaded counts every loaded or queued tile. Locked and forced tiles always load (they may take
+ * the count above the limit). Above the limit, and whenever a needed tile finds no room, a loaded
+ * tile that only unload_padding keeps is unloaded (farthest first, an UNLOADED event). Tiles within
+ * load_padding of an agent load nearest first while loaded + queued < max_loaded; the rest wait,
+ * listed by on_streamer_waiting (and counted in stats.waiting) until an update finds room.
  * *ev / *nev: what changed, owned by the streamer, valid until the next update (ON_NO_MEMORY in the
  * status when an event could not be recorded). */
 ON_API on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **ev, size_t *nev);
 ON_API void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st);
+/* The tiles the last update held back because of max_loaded (owned by the streamer, valid until the
+ * next update). */
+ON_API void on_streamer_waiting(const on_streamer *s, const uint32_t **tiles, size_t *n);
 
 #ifdef __cplusplus
 }

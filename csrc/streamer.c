@@ -37,7 +37,14 @@ typedef struct tstate {
     uint8_t state;      /* ON_TILE_* */
     uint8_t forced;
     uint32_t locks;
+    uint32_t cand;      /* 1 + its index in this update's candidate list, 0 when not in it */
 } tstate;
+
+/* A tile and its distance to the nearest agent (load candidates, eviction candidates). */
+typedef struct cand {
+    uint32_t tile;
+    double d;
+} cand;
 
 struct on_streamer {
     on_tree *t;         /* NULL once the tree was destroyed (on_streamer_detach) */
@@ -53,6 +60,10 @@ struct on_streamer {
     uint32_t *pinned;   /* tiles locked or forced (unordered): update() visits these, not every tile */
     size_t npinned;
     size_t nqueued, nfailed;
+    cand *cands;        /* scratch: padding loads of one update, nearest first (capacity ntiles) */
+    cand *evict;        /* scratch: loaded tiles no rule needs now, farthest first (capacity ntiles) */
+    uint32_t *waiting;  /* tiles held back by max_loaded in the last update */
+    size_t nwaiting, evicted;
     on_stream_event *ev; /* events of the last update */
     size_t nev, evcap;
     int evlost;          /* an event could not be stored (out of memory) */
@@ -157,8 +168,15 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
     s->loaded = malloc(t->ntiles * sizeof *s->loaded);
     s->pinned = malloc(t->ntiles * sizeof *s->pinned);
     s->jobs = malloc(t->ntiles * sizeof *s->jobs);
+    s->cands = malloc(t->ntiles * sizeof *s->cands);
+    s->evict = malloc(t->ntiles * sizeof *s->evict);
+    s->waiting = malloc(t->ntiles * sizeof *s->waiting);
     s->threads = calloc((size_t)(p->workers ? p->workers : 1), sizeof *s->threads);
-    if (!s->dir || !s->tiles || !s->loaded || !s->pinned || !s->jobs || !s->threads) {
+    if (!s->dir || !s->tiles || !s->loaded || !s->pinned || !s->jobs || !s->cands || !s->evict || !s->waiting ||
+        !s->threads) {
+        free(s->cands);
+        free(s->evict);
+        free(s->waiting);
         free(s->dir);
         free(s->tiles);
         free(s->loaded);
@@ -231,6 +249,9 @@ void on_streamer_destroy(on_streamer *s)
     free(s->loaded);
     free(s->pinned);
     free(s->jobs);
+    free(s->cands);
+    free(s->evict);
+    free(s->waiting);
     free(s->threads);
     free(s);
 }
@@ -395,11 +416,20 @@ static int near_agent(const on_streamer *s, uint32_t tile, double pad)
     return 0;
 }
 
+/* Distance from a tile to the nearest live agent (HUGE_VAL with none). */
+static double nearest_agent(const on_streamer *s, uint32_t tile)
+{
+    double best = HUGE_VAL;
+    for (uint32_t a = 0; a < s->nagents; a++)
+        if (s->agents[a].live) best = fmin(best, tile_dist(s->t, tile, s->agents[a].p));
+    return best;
+}
+
+/* Queue a load (the caller holds mu; the caller checked max_loaded). */
 static void queue_load(on_streamer *s, uint32_t tile)
 {
     tstate *ts = &s->tiles[tile];
     if (ts->state != ON_TILE_UNLOADED) return;
-    if (s->p.max_loaded && s->nloaded + s->nqueued >= s->p.max_loaded) return;
     ts->state = ON_TILE_QUEUED;
     s->nqueued++;
     if (s->nthreads == 0) { /* no workers: load here, now */
@@ -419,6 +449,106 @@ static void queue_load(on_streamer *s, uint32_t tile)
     s->jobs[(s->jhead + s->jcount) % s->ntiles] = tile;
     s->jcount++;
     pthread_cond_signal(&s->work);
+}
+
+static int by_distance(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->d != y->d) return x->d < y->d ? -1 : 1;
+    return x->tile < y->tile ? -1 : x->tile > y->tile;
+}
+
+/* Loaded tiles that no rule needs now (not pinned, beyond load_padding of every agent: kept only by
+ * unload_padding), farthest first: what max_loaded may unload to make room for a needed tile. */
+static size_t find_evictable(on_streamer *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nloaded; i++) {
+        uint32_t tile = s->loaded[i];
+        if (is_pinned(&s->tiles[tile])) continue;
+        double d = nearest_agent(s, tile);
+        if (d > s->p.load_padding) s->evict[n++] = (cand){tile, -d};
+    }
+    qsort(s->evict, n, sizeof *s->evict, by_distance);
+    return n;
+}
+
+/* Step 1 of an update: start the loads the rules ask for. Locked and forced tiles load whatever
+ * max_loaded says (a lock is a promise to the caller, so it wins over the limit: the loaded count
+ * may exceed max_loaded by the pinned tiles); above the limit, loaded tiles no rule needs (kept only
+ * by unload_padding) are unloaded, farthest first. Tiles within load_padding of an agent then load
+ * nearest first while loaded + queued < max_loaded; at the limit such an unneeded tile is unloaded
+ * to make room, and what still does not fit is listed as waiting (never a silent wait:
+ * on_streamer_waiting, stats.waiting). The caller holds mu. */
+static void start_loads(on_streamer *s)
+{
+    const on_tree *t = s->t;
+    double tsize = (double)t->n * t->p.scale;
+    for (size_t i = 0; i < s->npinned; i++)
+        if (s->tiles[s->pinned[i]].state == ON_TILE_UNLOADED) queue_load(s, s->pinned[i]);
+    size_t nc = 0;
+    for (uint32_t a = 0; a < s->nagents; a++) {
+        if (!s->agents[a].live) continue;
+        /* A superset of the tiles the load padding can reach (one tile more on each side, so rounding
+         * never drops a tile whose box lies exactly load_padding away), clamped to the grid (empty
+         * when off it); tile_dist alone decides, the same way on every side. */
+        int lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            double rel = (s->agents[a].p[k] - t->p.origin[k]) / tsize, pad = s->p.load_padding / tsize;
+            double l = fmax(0.0, floor(rel - pad) - 1), h = fmin((double)t->p.tiles[k] - 1, floor(rel + pad) + 1);
+            lo[k] = l > h ? 1 : (int)l;
+            hi[k] = l > h ? 0 : (int)h;
+        }
+        for (int k = lo[2]; k <= hi[2]; k++)
+            for (int j = lo[1]; j <= hi[1]; j++)
+                for (int i = lo[0]; i <= hi[0]; i++) {
+                    uint32_t tile = on_tile_index(t, i, j, k);
+                    tstate *ts = &s->tiles[tile];
+                    if (ts->state != ON_TILE_UNLOADED) continue;
+                    double d = tile_dist(t, tile, s->agents[a].p);
+                    if (d > s->p.load_padding) continue;
+                    if (!ts->cand) {
+                        s->cands[nc++] = (cand){tile, d};
+                        ts->cand = (uint32_t)nc;
+                    } else {
+                        s->cands[ts->cand - 1].d = fmin(s->cands[ts->cand - 1].d, d);
+                    }
+                }
+    }
+    for (size_t c = 0; c < nc; c++) s->tiles[s->cands[c].tile].cand = 0;
+    qsort(s->cands, nc, sizeof *s->cands, by_distance);
+    size_t nev = 0, ev = 0;
+    int evict_known = 0;
+    s->nwaiting = 0;
+    /* above the limit (pinned tiles came in): tiles no rule needs go first */
+    if (s->p.max_loaded && s->nloaded + s->nqueued > s->p.max_loaded) {
+        nev = find_evictable(s);
+        evict_known = 1;
+        while (ev < nev && s->nloaded + s->nqueued > s->p.max_loaded) {
+            uint32_t out = s->evict[ev++].tile;
+            do_unload(s, out);
+            emit(s, out, ON_EVENT_UNLOADED, ON_SUCCESS);
+            s->evicted++;
+        }
+    }
+    for (size_t c = 0; c < nc; c++) {
+        uint32_t tile = s->cands[c].tile;
+        if (s->p.max_loaded && s->nloaded + s->nqueued >= s->p.max_loaded) {
+            if (!evict_known) {
+                nev = find_evictable(s);
+                evict_known = 1;
+            }
+            if (ev == nev) {
+                s->waiting[s->nwaiting++] = tile;
+                continue;
+            }
+            uint32_t out = s->evict[ev++].tile;
+            do_unload(s, out);
+            emit(s, out, ON_EVENT_UNLOADED, ON_SUCCESS);
+            s->evicted++;
+        }
+        queue_load(s, tile);
+    }
 }
 
 static void install_results(on_streamer *s, result *list)
@@ -455,34 +585,9 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     *ev = s->ev;
     *nev = 0;
     if (!s->t) return ON_FAILURE | ON_INVALID;
-    const on_tree *t = s->t;
-    int N = t->n;
-    double tsize = (double)N * t->p.scale;
     /* 1. loads now needed: tiles near agents, locked or pinned */
     pthread_mutex_lock(&s->mu);
-    for (uint32_t a = 0; a < s->nagents; a++) {
-        if (!s->agents[a].live) continue;
-        /* A superset of the tiles the load padding can reach (one tile more on each side, so rounding
-         * never drops a tile whose box lies exactly load_padding away), clamped to the grid (empty
-         * when off it); tile_dist alone decides, the same way on every side. */
-        int lo[3], hi[3];
-        for (int k = 0; k < 3; k++) {
-            double rel = (s->agents[a].p[k] - t->p.origin[k]) / tsize, pad = s->p.load_padding / tsize;
-            double l = fmax(0.0, floor(rel - pad) - 1), h = fmin((double)t->p.tiles[k] - 1, floor(rel + pad) + 1);
-            lo[k] = l > h ? 1 : (int)l;
-            hi[k] = l > h ? 0 : (int)h;
-        }
-        for (int k = lo[2]; k <= hi[2]; k++)
-            for (int j = lo[1]; j <= hi[1]; j++)
-                for (int i = lo[0]; i <= hi[0]; i++) {
-                    uint32_t tile = on_tile_index(t, i, j, k);
-                    if (s->tiles[tile].state == ON_TILE_UNLOADED &&
-                        tile_dist(t, tile, s->agents[a].p) <= s->p.load_padding)
-                        queue_load(s, tile);
-                }
-    }
-    for (size_t i = 0; i < s->npinned; i++)
-        if (s->tiles[s->pinned[i]].state == ON_TILE_UNLOADED) queue_load(s, s->pinned[i]);
+    start_loads(s);
     /* 2. finished loads (all of the queued ones when asked to wait) */
     if (wait)
         while (s->jcount || s->inflight) pthread_cond_wait(&s->done, &s->mu);
@@ -514,6 +619,8 @@ void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
     st->loaded = s->nloaded;
     st->queued = s->nqueued;
     st->failed = s->nfailed;
+    st->waiting = s->nwaiting;
+    st->evicted = s->evicted;
     for (size_t i = 0; i < s->npinned; i++) st->locked += s->tiles[s->pinned[i]].locks != 0;
     pthread_mutex_lock(&s->mu);
     st->decoded = s->decoded;
@@ -522,4 +629,10 @@ void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
     on_tree_stats ts;
     on_tree_stats_get(s->t, &ts);
     st->tree_bytes = ts.bytes;
+}
+
+void on_streamer_waiting(const on_streamer *s, const uint32_t **tiles, size_t *n)
+{
+    *tiles = s->waiting;
+    *n = s->t ? s->nwaiting : 0;
 }

@@ -292,9 +292,8 @@ describe("octonav.core.streamer", function()
     s:close()
   end)
 
-  it("loads a tile exactly load_padding away on all 6 sides, none farther", function()
-    -- 3 x 3 x 3 tiles of side 8; the agent at the centre of the middle one is exactly 4 from its six
-    -- face neighbours, sqrt(32) from the edge ones
+  -- 3 x 3 x 3 tiles of side 8 on disk -> dir, a function removing them
+  local function pack3()
     local d3 = files.tmpdir()
     local t = octonav.tree.new { tiles = { 3, 3, 3 }, depth = 3, scale = 1, origin = { 0, 0, 0 } }
     t:add_box({ 1, 1, 1 }, { 2, 2, 2 })
@@ -310,6 +309,18 @@ describe("octonav.core.streamer", function()
         end
       end
     end
+    t:close()
+    return d3, function()
+      for _, n in ipairs(names) do os.remove(n) end
+      os.remove(d3 .. "/tiles")
+      os.remove(d3)
+    end
+  end
+
+  it("loads a tile exactly load_padding away on all 6 sides, none farther", function()
+    -- the agent at the centre of the middle tile is exactly 4 from its six face neighbours, sqrt(32)
+    -- from the edge ones
+    local d3, remove = pack3()
     for _, workers in ipairs { 0, 2 } do
       for _, pad in ipairs { 4, 3.5 } do
         local tree = octonav.tree.new { tiles = { 3, 3, 3 }, depth = 3, scale = 1, origin = { 0, 0, 0 } }
@@ -334,10 +345,50 @@ describe("octonav.core.streamer", function()
         tree:close()
       end
     end
-    t:close()
-    for _, n in ipairs(names) do os.remove(n) end
-    os.remove(d3 .. "/tiles")
-    os.remove(d3)
+    remove()
+  end)
+
+  it("max_loaded below what an agent needs: nearest first, the rest listed as waiting, a lock wins", function()
+    local d3, remove = pack3()
+    for _, workers in ipairs { 0, 2 } do
+      local tree = octonav.tree.new { tiles = { 3, 3, 3 }, depth = 3, scale = 1, origin = { 0, 0, 0 } }
+      local s = core.streamer.new(tree, d3, { load_padding = 4, unload_padding = 30, workers = workers,
+        max_loaded = 3 })
+      local id = s:add_agent { 12, 12, 12 } -- wants its tile and the 6 face neighbours
+      s:update(true)
+      assert.is_true(s:is_loaded { 1, 1, 1 }) -- its own tile first
+      local st = s:stats()
+      assert.are.equal(3, st.loaded)
+      assert.are.equal(4, st.waiting)
+      local w = s:waiting()
+      assert.are.equal(4, #w)
+      for _, e in ipairs(w) do
+        assert.are.equal("max_loaded", e.reason)
+        local off = math.abs(e.tile[1] - 1) + math.abs(e.tile[2] - 1) + math.abs(e.tile[3] - 1)
+        assert.are.equal(1, off)
+        assert.are.equal("unloaded", s:state(e.tile))
+      end
+      s:lock { 0, 0, 0 } -- a lock wins over the limit
+      s:update(true)
+      assert.is_true(s:is_loaded { 0, 0, 0 })
+      assert.are.equal(4, s:stats().loaded)
+      -- away to the far corner: tiles only unload_padding keeps make room
+      s:move_agent(id, { 20, 20, 20 })
+      s:update(true)
+      st = s:stats()
+      assert.is_true(s:is_loaded { 2, 2, 2 })
+      assert.is_true(s:is_loaded { 0, 0, 0 })
+      assert.are.equal(3, st.loaded)
+      assert.are.equal(2, st.waiting)
+      assert.are.equal(3, st.evicted)
+      s:unlock { 0, 0, 0 }
+      s:update(true)
+      assert.are.equal("unloaded", s:state { 0, 0, 0 })
+      assert.are.equal(1, #s:waiting())
+      s:close()
+      tree:close()
+    end
+    remove()
   end)
 
   it("tree:close() with loads still queued stops the streamer first; a tree takes one streamer", function()

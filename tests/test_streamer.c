@@ -120,11 +120,16 @@ static int same_boxes(const on_tree *orig, const on_tree *t, uint32_t ti)
 
 #define NAGENTS 16
 
-static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
+/* With cap = max_loaded > 0 the loaded set is not the uncapped one; the rules' invariants are checked
+ * instead: pinned tiles loaded, every loaded tile pinned or within unload_padding, the loaded count
+ * never grows above max(cap, its last count) but by pinned loads (pinned tiles load whatever the cap
+ * says; the tiles loaded meanwhile stay while needed), the waiting list exactly the tiles within load_padding not loaded, and
+ * tiles wait only while the cap is full of tiles the rules need (nothing left to evict). */
+static void test_walk(const char *dir, on_tree *orig, int workers, int prepare, size_t cap)
 {
     on_tree *t;
     on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {6.0, 12.0, workers, 0, prepare};
+    on_streamer_params sp = {6.0, 12.0, workers, cap, prepare};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     on_tree_stats base;
@@ -139,6 +144,8 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
     }
     uint8_t ref[TX * TZ] = {0};
     int exact = 0; /* (tile, agent) pairs exactly load_padding apart: the walk must meet many */
+    int waited = 0; /* capped: frames with tiles waiting */
+    size_t prev_loaded = 0;
     int mismatch = 0, content_bad = 0, failed_seen = 0, bad_failures = 0, boxes_bad = 0, boxes_checked = 0;
     const on_stream_event *ev;
     for (int frame = 0; frame < 400; frame++) {
@@ -154,8 +161,13 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
         if (frame == 200) on_streamer_unlock(s, 0), on_streamer_force_unload(s, 35);
         size_t nev;
         on_streamer_update(s, 1, &ev, &nev);
+        int failed_now = 0;
+        size_t pinned_loads = 0;
         for (size_t e = 0; e < nev; e++)
-            if (ev[e].kind == ON_EVENT_FAILED) {
+            if (ev[e].kind == ON_EVENT_LOADED) {
+                pinned_loads += (frame >= 100 && frame < 200) && (ev[e].tile == 0 || ev[e].tile == 35);
+            } else if (ev[e].kind == ON_EVENT_FAILED) {
+                failed_now++;
                 failed_seen++;
                 if (ev[e].tile != 7 && ev[e].tile != 13) bad_failures++;
                 if (ev[e].tile == 7 && !(ev[e].status & ON_CORRUPT)) bad_failures++;
@@ -163,6 +175,7 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
             }
         if (frame == 200) ref[35] = 0; /* force_unload dropped it at once */
         /* reference: keep what still has a reason to stay, add what must load */
+        size_t nloaded = 0;
         for (uint32_t ti = 0; ti < t->ntiles; ti++) {
             int near_load = 0, near_keep = 0;
             for (int a = 0; a < NAGENTS; a++) {
@@ -175,20 +188,54 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare)
             if (ti == 7 || ti == 13) want = 0; /* their files are bad: never loaded */
             ref[ti] = (uint8_t)want;
             int got = on_streamer_tile_state(s, ti) == ON_TILE_LOADED;
-            if (got != want) mismatch++;
+            if (cap) {
+                ref[ti] = (uint8_t)got; /* the capped rules keep no reference set */
+                int bad = ti == 7 || ti == 13;
+                if (pinned && !bad && !got) mismatch++;
+                if (got && !pinned && !near_keep) mismatch++;
+                if (got && bad) mismatch++;
+                int listed = 0;
+                const uint32_t *wt;
+                size_t nw;
+                on_streamer_waiting(s, &wt, &nw);
+                for (size_t w = 0; w < nw; w++) listed += wt[w] == ti;
+                if (!bad && listed != (near_load && !got)) mismatch++; /* bad files may wait or fail */
+                if (nw && got && !pinned && !near_load) mismatch++; /* waiting: nothing left to evict */
+                nloaded += got;
+            } else if (got != want) {
+                mismatch++;
+            }
             if (got && frame % 50 == 0 && !same_tile(orig, t, ti)) content_bad++;
             if (got && frame % 50 == 0) {
                 boxes_checked++;
                 if (prepare ? !same_boxes(orig, t, ti) : on_tile_boxes(t, ti) != NULL) boxes_bad++;
             }
         }
+        if (cap) {
+            const uint32_t *wt;
+            size_t nw;
+            on_streamer_waiting(s, &wt, &nw);
+            on_streamer_stats st;
+            on_streamer_stats_get(s, &st);
+            if (nloaded > (prev_loaded > cap ? prev_loaded : cap) + pinned_loads || st.loaded != nloaded || st.waiting != nw) mismatch++;
+            /* tiles wait only at the limit (a bad file queued in this update held a slot, then failed) */
+            if (nw && nloaded + (size_t)failed_now < cap) mismatch++;
+            waited += nw > 0;
+            prev_loaded = nloaded;
+        }
     }
     CHECK_EQ_INT(mismatch, 0);
     CHECK(exact > 100);
+    if (cap) {
+        on_streamer_stats st;
+        on_streamer_stats_get(s, &st);
+        CHECK(st.evicted > 0);
+        CHECK(waited > 100);
+    }
     CHECK_EQ_INT(content_bad, 0);
     CHECK_EQ_INT(boxes_bad, 0);
-    CHECK(boxes_checked > 100);
-    CHECK(failed_seen >= 1);
+    CHECK(boxes_checked > (cap ? 50 : 100));
+    CHECK(failed_seen >= 1 || cap);
     CHECK_EQ_INT(bad_failures, 0);
     CHECK_EQ_INT(on_streamer_tile_state(s, 7), ON_TILE_FAILED);
     /* retry re-reads the (still corrupt) file and fails again, reported again */
@@ -312,6 +359,70 @@ static void test_six_sides(const char *dir, int workers)
     on_tree_destroy(t);
 }
 
+/* max_loaded below what one agent needs (the 3 x 3 x 3 pack of test_six_sides, load_padding 4: 7
+ * tiles wanted, max_loaded 3): its own tile loads first, then the nearest, the rest are listed as
+ * waiting (never a silent wait); a locked tile loads above the limit; moving away, tiles only
+ * unload_padding keeps make room for the new ones. */
+static void test_cap_lock(const char *dir, int workers)
+{
+    on_tree_params tp = {{3, 3, 3}, 3, 1.0, {0, 0, 0}, 0};
+    on_tree *t;
+    CHECK(on_ok(on_tree_create(&tp, &t)));
+    on_streamer_params sp = {4.0, 30.0, workers, 3, 0};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    const double c[3] = {12, 12, 12};
+    uint32_t id;
+    CHECK(on_ok(on_streamer_add_agent(s, c, &id)));
+    const on_stream_event *ev;
+    size_t nev, nw;
+    const uint32_t *wt;
+    on_streamer_update(s, 1, &ev, &nev);
+    on_streamer_stats st;
+    on_streamer_stats_get(s, &st);
+    CHECK_EQ_INT(st.loaded, 3);
+    CHECK_EQ_INT(st.waiting, 4);
+    uint32_t centre = on_tile_index(t, 1, 1, 1);
+    CHECK_EQ_INT(on_streamer_tile_state(s, centre), ON_TILE_LOADED);
+    on_streamer_waiting(s, &wt, &nw);
+    CHECK_EQ_INT(nw, 4);
+    for (size_t i = 0; i < nw; i++) {
+        CHECK(within(&tp, wt[i], c, 4.0));
+        CHECK_EQ_INT(on_streamer_tile_state(s, wt[i]), ON_TILE_UNLOADED);
+    }
+    /* a lock wins over the limit */
+    uint32_t corner = on_tile_index(t, 0, 0, 0);
+    CHECK(on_ok(on_streamer_lock(s, corner)));
+    on_streamer_update(s, 1, &ev, &nev);
+    CHECK_EQ_INT(on_streamer_tile_state(s, corner), ON_TILE_LOADED);
+    on_streamer_stats_get(s, &st);
+    CHECK_EQ_INT(st.loaded, 4);
+    CHECK_EQ_INT(st.waiting, 4);
+    CHECK_EQ_INT(st.locked, 1);
+    /* to the far corner: the tiles behind (beyond load_padding, within unload_padding) make room */
+    const double far[3] = {20, 20, 20};
+    CHECK(on_ok(on_streamer_move_agent(s, id, far)));
+    on_streamer_update(s, 1, &ev, &nev);
+    on_streamer_stats_get(s, &st);
+    uint32_t own = on_tile_index(t, 2, 2, 2);
+    CHECK_EQ_INT(on_streamer_tile_state(s, own), ON_TILE_LOADED);
+    CHECK_EQ_INT(on_streamer_tile_state(s, corner), ON_TILE_LOADED); /* still locked */
+    CHECK_EQ_INT(st.loaded, 3);
+    CHECK_EQ_INT(st.waiting, 2); /* (2,2,2) wants itself and 3 face neighbours: 2 fit beside the lock */
+    CHECK_EQ_INT(st.evicted, 3);  /* the three tiles around the centre */
+    for (uint32_t ti = 0; ti < t->ntiles; ti++)
+        if (on_streamer_tile_state(s, ti) == ON_TILE_LOADED) CHECK(ti == corner || within(&tp, ti, far, 4.0));
+    /* the lock released: room for one more */
+    CHECK(on_ok(on_streamer_unlock(s, corner)));
+    on_streamer_update(s, 1, &ev, &nev);
+    on_streamer_stats_get(s, &st);
+    CHECK_EQ_INT(st.loaded, 3);
+    CHECK_EQ_INT(st.waiting, 1);
+    CHECK_EQ_INT(on_streamer_tile_state(s, corner), ON_TILE_UNLOADED);
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+}
+
 /* Destroying a tree while its streamer has loads queued (one worker, 36 tiles asked for at once)
  * stops the streamer first: no worker reads the freed tree (ASan/TSan in make check), and the
  * streamer answers ON_INVALID until it is destroyed. A tree takes one streamer at a time. */
@@ -375,10 +486,12 @@ static int run(void)
     if (!mkdtemp(dir)) return 1;
     on_tree *orig = make_world(dir);
     CHECK(on_ok(on_tree_prepare(orig, -1, NULL)));
-    test_walk(dir, orig, 2, 0);
-    test_walk(dir, orig, 0, 0);
-    test_walk(dir, orig, 2, 1);
-    test_walk(dir, orig, 0, 1);
+    test_walk(dir, orig, 2, 0, 0);
+    test_walk(dir, orig, 0, 0, 0);
+    test_walk(dir, orig, 2, 1, 0);
+    test_walk(dir, orig, 0, 1, 0);
+    test_walk(dir, orig, 2, 0, 12);
+    test_walk(dir, orig, 0, 0, 12);
     test_async(dir, orig);
     test_tree_destroyed(dir, orig);
     rm_dir(dir, orig);
@@ -386,6 +499,8 @@ static int run(void)
     if (!mkdtemp(dir3)) return 1;
     test_six_sides(dir3, 0);
     test_six_sides(dir3, 2);
+    test_cap_lock(dir3, 0);
+    test_cap_lock(dir3, 2);
     on_tree_params p3 = {{3, 3, 3}, 3, 1.0, {0, 0, 0}, 0};
     on_tree *t3;
     on_tree_create(&p3, &t3);
