@@ -171,6 +171,7 @@ int luaopen_octonav_core(lua_State *L)
     lua_setfield(L, -2, "write_file");
     on_lua_tree_open(L);
     lua_setfield(L, -2, "tree");
+    on_lua_points_open(L);
     on_lua_grid_open(L);
     lua_setfield(L, -2, "grid");
     on_lua_query_open(L);

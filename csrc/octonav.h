@@ -173,6 +173,24 @@ ON_API on_status on_tree_export_surface_obj(const on_tree *t, const char *path, 
 ON_API on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3]);
 ON_API on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit);
 
+/* ---- point queries (pointquery.c) ------------------------------------------------------------- */
+/* The free space's connected components (face adjacency across tiles), for reachability without a
+ * search. Built for the tree as it is; once the tree changes, queries answer ON_STALE (build again). */
+typedef struct on_components on_components;
+ON_API on_status on_components_build(const on_tree *t, on_components **out);
+ON_API void on_components_destroy(on_components *m);
+ON_API void on_components_info(const on_components *m, size_t *components, size_t *cells, size_t *bytes);
+/* ON_SUCCESS when a and b are free and connected; ON_FAILURE with ON_UNREACHABLE (both free, not
+ * connected), ON_BLOCKED / ON_OUTSIDE (a point), or ON_STALE (the tree changed since the build). */
+ON_API on_status on_components_reachable(const on_components *m, const on_tree *t, const double a[3],
+                                         const double b[3]);
+/* Up to count free points, each uniform over the free volume (inside the sphere when centre is not
+ * NULL), drawn from the caller's xorshift state (any value; updated). out gets 3 * *written numbers.
+ * ON_FAILURE|ON_UNREACHABLE when there is no free space there (or 64 draws in a row fell outside the
+ * sphere); O(free cells) a call, then O(log cells) a point. */
+ON_API on_status on_tree_random_free(const on_tree *t, uint64_t *state, const double centre[3], double radius,
+                                     size_t count, double *out, size_t *written);
+
 /* ---- files ----------------------------------------------------------------------------------- */
 /* One tile as bytes. encode: *len gets the size; with buf NULL or cap too small only the size is
  * reported (ON_FAILURE|ON_BUFFER_SMALL). decode: replaces the tile; on failure the tile is unchanged. */
