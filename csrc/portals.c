@@ -170,8 +170,7 @@ static void entry_point(const on_box *a, const on_box *c, const double p[3], dou
  * where the segment a-c crosses the rectangle, else on one of its 4 edges, each a 1D problem with
  * a closed form (unfold the two points about the edge's line: s = (sa*rc + sc*ra) / (ra + rc), then
  * clamp, which is exact since the sum is convex along the line). */
-static void best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k,
-                         double q[3])
+void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3])
 {
     int i = (k + 1) % 3, j = (k + 2) % 3;
     if (c[k] != a[k]) {
@@ -238,7 +237,7 @@ static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const 
                 if (lo[i] == hi[i]) k = i; /* the axis across the shared face */
             }
             double nq[3];
-            best_on_face(pa, pc, lo, hi, k, nq);
+            on_best_on_face(pa, pc, lo, hi, k, nq);
             /* keep the move only when it shortens the two segments (a clamped crossing may not) */
             if (dist3(pa, nq) + dist3(nq, pc) < dist3(pa, q) + dist3(q, pc) - 1e-12) {
                 double d = dist3(q, nq);
@@ -395,6 +394,19 @@ on_status on_reach_portals(on_reach *r, const on_boxset *s, const on_tgraph *g, 
         }
     }
     return ON_SUCCESS;
+}
+
+double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])
+{
+    uint32_t in[8];
+    int n = locate_all(s, x, in);
+    double best = HUGE_VAL;
+    for (int i = 0; i < n; i++)
+        if (r->g[in[i]] != HUGE_VAL) {
+            double c = pulled_length(r, s, in[i], x);
+            if (c < best) best = c;
+        }
+    return best;
 }
 
 /* ---- the build --------------------------------------------------------------------------------- */

@@ -120,4 +120,11 @@ void on_reach_free(on_reach *r);
 on_status on_reach_portals(on_reach *r, const on_boxset *s, const on_tgraph *g, const double p[3], double *cost,
                            uint32_t *reached);
 
+/* After on_reach_portals over s: the cost of a free path from its point to point x in the same tile
+ * (HUGE_VAL when x is in no box the search reached). */
+double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3]);
+
+/* The point q of the rectangle [lo, hi] (degenerate along axis k) minimising |a - q| + |q - c|. */
+void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3]);
+
 #endif

@@ -1,0 +1,104 @@
+/*
+ * route.h -- the world graph (tiles' portal graphs linked across shared faces) and the sliced
+ * Cell-level route planner over it (internal; the Lua binding is lua_route.c).
+ *
+ * World graph: tile graphs (portals.h) are added and removed at run time, Detour-style: when a tile's
+ * graph is added, its portals are linked to those of each face neighbour whose graph is present (a
+ * rectangle of one overlapping a rectangle of the other with positive area on the shared face: a
+ * crossing exists there for sure); removing a graph drops its links. Links need nothing but the two
+ * graphs, so the Lua side may keep every tile's graph resident while the tiles themselves stream.
+ * A link's crossing point is the centre of the largest rectangle overlap (ties by position, the same
+ * from both sides); its cost is |portal point - crossing| + |crossing - other portal point|.
+ *
+ * Planner (an on_route, reading one world graph that must outlive it): A* over portals, started at
+ * the portals that a local search from each start point actually reaches inside its own tile
+ * (Dijkstra over the tile's boxes, taken from the tree: HPA*-style insertion, never by straight line),
+ * ended at those the same search from each goal point reaches. The heuristic (straight line to the
+ * nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
+ * closed inside terrain is never part of a route: only links and edges are followed. A face whose
+ * neighbour tile has no graph is pushed as a "missing tile" node: popped before the goal, the search
+ * fails with ON_LOADING and that tile (a route through it could be shorter); after, it is ignored.
+ * Start and goal in one tile or in neighbouring tiles (one point each): the search stops at once with
+ * success and info.near set, for the caller's direct query. Holes and doors are endpoint sets: start
+ * and goal may each be several points with an extra cost (a door's outside point with the cost inside
+ * the hole); closed doors are left out of the set. Costs are nav leaves inside, world units outside.
+ * Memory is allocated by create and start; steps allocate nothing.
+ * Quality (tests/test_route.c, random worlds of 8- and 16-leaf tiles against Dijkstra over all free
+ * leaves, 26-connected without corner cutting): found iff reachable; the graph cost (through the
+ * portals' points) is at most 2 x the optimum + 2 leaves (measured mean 1.19, max 1.94: the forced
+ * detour through each portal's point), the polyline through the pulled crossings mean 0.93, max 1.36
+ * of it (its straight segments are not checked: the caller's queries walk between crossings).
+ */
+#ifndef OCTONAV_ROUTE_H
+#define OCTONAV_ROUTE_H
+
+#include "portals.h"
+
+typedef struct on_wgraph on_wgraph;
+typedef struct on_route on_route;
+
+typedef struct on_wgraph_stats {
+    size_t tiles;          /* tiles with a graph */
+    size_t portals, edges, links, rects; /* links counted once per pair */
+    size_t bytes;          /* everything the world graph holds */
+} on_wgraph_stats;
+
+/* A world graph for the tile grid of p (tiles, depth, scale, origin). */
+on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out);
+void on_wgraph_destroy(on_wgraph *w);
+/* Give tile `tile` graph g (built for the grid's depth; the world takes it, also on failure), replacing
+ * any present one, and link it to its present neighbours. ON_INVALID for a bad tile or depth. */
+on_status on_wgraph_add_tile(on_wgraph *w, uint32_t tile, on_tgraph *g);
+/* Drop tile's graph and its links (ON_SUCCESS also when it had none). */
+on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile);
+const on_tgraph *on_wgraph_tile(const on_wgraph *w, uint32_t tile);
+/* Bumped by every add and remove: a running route fails with ON_STALE when it changed. */
+uint64_t on_wgraph_revision(const on_wgraph *w);
+void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st);
+const on_tree_params *on_wgraph_params(const on_wgraph *w);
+
+/* ---- planning -------------------------------------------------------------------------------- */
+enum { ON_ROUTE_FAR = 0, ON_ROUTE_SAME_TILE = 1, ON_ROUTE_NEIGHBOURS = 2 };
+
+/* One crossing of a route from a tile into the next, in order. */
+typedef struct on_route_step {
+    uint32_t tile, portal;       /* the tile left and its portal */
+    uint32_t to_tile, to_portal; /* the tile entered and its portal */
+    double point[3];             /* where it crosses, world space: on the shared face, inside the rectangle
+                                  * where both portals overlap (free on both sides), pulled towards the
+                                  * straight line between its neighbours */
+} on_route_cross;
+
+typedef struct on_route_info {
+    int near;                    /* ON_ROUTE_*: SAME_TILE / NEIGHBOURS: no steps, run one direct query */
+    double cost;                 /* world units: the graph's cost start -> portals -> goal (with endpoint
+                                  * costs): the length of a free path through the portals' points */
+    double length;               /* world units: the polyline start -> crossings -> goal (without endpoint
+                                  * costs), crossings pulled taut; a straight segment need not be free */
+    size_t start, goal;          /* which start point and goal point the route joins */
+    size_t expansions;           /* portals expanded */
+    uint32_t loading_tile;       /* with ON_LOADING: the tile whose graph (or, at an endpoint, tree tile) is missing */
+    int which;                   /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
+} on_route_info;
+
+/* max_nodes: search nodes (portals reached), 0 = 65536; ON_OUT_OF_NODES beyond. */
+on_status on_route_create(const on_wgraph *w, size_t max_nodes, on_route **out);
+void on_route_destroy(on_route *r);
+/* Start a route between world points a and b. The tree supplies the endpoint tiles' boxes (their tiles
+ * must be loaded: else ON_FAILURE|ON_LOADING with the tile); fails at once with ON_OUTSIDE, ON_BLOCKED,
+ * ON_LOADING (an endpoint tile's graph is missing), ON_UNREACHABLE (an endpoint reaches no portal),
+ * ON_NO_MEMORY; succeeds at once when near. Else ON_IN_PROGRESS: call on_route_step. */
+on_status on_route_start(on_route *r, const on_tree *t, const double a[3], const double b[3]);
+/* The same with endpoint sets: ns start points (3 doubles each) with extra costs (world units, may be
+ * NULL: 0), ng goal points likewise. Never near; a start and a goal in one tile also join directly
+ * (the local search's path between them). */
+on_status on_route_start_multi(on_route *r, const on_tree *t, const double *starts, const double *start_cost,
+                               size_t ns, const double *goals, const double *goal_cost, size_t ng);
+/* Expand up to budget portals: ON_IN_PROGRESS, ON_SUCCESS (found), or ON_FAILURE with ON_UNREACHABLE,
+ * ON_LOADING (info.loading_tile), ON_OUT_OF_NODES, ON_STALE (the world graph changed). */
+on_status on_route_step(on_route *r, size_t budget, size_t *done);
+/* The route's steps (cap too small: only *n, ON_BUFFER_SMALL) and info; returns the search status. */
+on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, size_t *n, on_route_info *info);
+size_t on_route_bytes(const on_route *r);
+
+#endif

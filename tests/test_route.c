@@ -1,0 +1,439 @@
+/*
+ * test_route.c -- the world graph and the route planner (route.c) against Dijkstra over the whole
+ * cell graph of small multi-tile worlds (free leaves, 6-connected for reachability, 26-connected
+ * without corner cutting for the optimum): a route is found iff the goal is reachable, its cost is
+ * never below the straight line and within the bound route.h documents of the optimum, every crossing
+ * lies on the shared face of its two tiles on leaves free on both sides. Hand-made cases: a closed room
+ * whose only exit is on the far side of its tile, a pocket in solid, near endpoints, a tile whose
+ * graph is missing (loading), a world graph changed under a running route (stale), endpoint sets
+ * (doors), out of nodes, tiles removed and added back (links rebuilt), bad arguments.
+ */
+#include "route.h"
+#include "minitest.h"
+#include "tree.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rs = 0x243F6A8885A308D3ull;
+static double rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (double)(rs >> 11) / 9007199254740992.0;
+}
+
+static on_tree *new_tree(int nx, int ny, int nz, int depth)
+{
+    on_tree_params p = {{nx, ny, nz}, depth, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    on_tree_create(&p, &t);
+    return t;
+}
+
+static void box(on_tree *t, double x0, double y0, double z0, double x1, double y1, double z1)
+{
+    double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
+    on_tree_add_box(t, a, b);
+}
+
+/* A world graph with every tile's graph. */
+static on_wgraph *world_of(const on_tree *t)
+{
+    on_wgraph *w = NULL;
+    on_wgraph_create(on_tree_get_params(t), &w);
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        on_tgraph *g = NULL;
+        if (on_ok(on_tgraph_build_tile(t, i, NULL, &g))) on_wgraph_add_tile(w, i, g);
+    }
+    return w;
+}
+
+/* Run a started route to its end in slices of `slice` expansions. */
+static on_status run(on_route *r, on_status st, size_t slice)
+{
+    while (on_in_progress(st)) {
+        size_t done = 0;
+        st = on_route_step(r, slice, &done);
+        if (on_in_progress(st) && done != slice) return ON_FAILURE; /* a slice stops only at its budget */
+    }
+    return st;
+}
+
+/* ---- reference: the whole cell graph ---------------------------------------------------------- */
+
+typedef struct lattice {
+    int d[3];
+    uint8_t *free;
+} lattice;
+
+static lattice lattice_of(const on_tree *t)
+{
+    lattice L;
+    for (int k = 0; k < 3; k++) L.d[k] = t->p.tiles[k] << t->p.depth;
+    size_t N = (size_t)L.d[0] * L.d[1] * L.d[2];
+    L.free = malloc(N);
+    for (int z = 0; z < L.d[2]; z++)
+        for (int y = 0; y < L.d[1]; y++)
+            for (int x = 0; x < L.d[0]; x++)
+                L.free[x + (size_t)L.d[0] * (y + (size_t)L.d[1] * z)] = (uint8_t)on_tree_leaf_free(t, x, y, z, NULL);
+    return L;
+}
+
+static int lfree(const lattice *L, int x, int y, int z)
+{
+    if (x < 0 || y < 0 || z < 0 || x >= L->d[0] || y >= L->d[1] || z >= L->d[2]) return 0;
+    return L->free[x + (size_t)L->d[0] * (y + (size_t)L->d[1] * z)];
+}
+
+/* 26-connected Dijkstra (a move's spanned box all free) from leaf s; dist per leaf (HUGE_VAL unreached).
+ * 26-connected without corner cutting reaches exactly what 6-connected does. */
+static void dijkstra(const lattice *L, const int s[3], double *dist)
+{
+    size_t N = (size_t)L->d[0] * L->d[1] * L->d[2], cap = N * 27 + 1, hn = 0;
+    for (size_t i = 0; i < N; i++) dist[i] = HUGE_VAL;
+    double *hk = malloc(cap * sizeof *hk);
+    size_t *hv = malloc(cap * sizeof *hv);
+    size_t si = s[0] + (size_t)L->d[0] * (s[1] + (size_t)L->d[1] * s[2]);
+    dist[si] = 0;
+    hk[0] = 0;
+    hv[0] = si;
+    hn = 1;
+    while (hn) {
+        double key = hk[0];
+        size_t b = hv[0];
+        hn--;
+        size_t i = 0;
+        for (;;) {
+            size_t c = 2 * i + 1;
+            if (c >= hn) break;
+            if (c + 1 < hn && hk[c + 1] < hk[c]) c++;
+            if (hk[c] >= hk[hn]) break;
+            hk[i] = hk[c];
+            hv[i] = hv[c];
+            i = c;
+        }
+        hk[i] = hk[hn];
+        hv[i] = hv[hn];
+        if (key > dist[b]) continue;
+        int bx = (int)(b % L->d[0]), by = (int)((b / L->d[0]) % L->d[1]), bz = (int)(b / ((size_t)L->d[0] * L->d[1]));
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (!dx && !dy && !dz) continue;
+                    int ok = 1;
+                    for (int z = 0; z <= abs(dz) && ok; z++)
+                        for (int y = 0; y <= abs(dy) && ok; y++)
+                            for (int x = 0; x <= abs(dx) && ok; x++)
+                                ok = lfree(L, bx + (dx < 0 ? -x : x), by + (dy < 0 ? -y : y), bz + (dz < 0 ? -z : z));
+                    if (!ok) continue;
+                    size_t j = (bx + dx) + (size_t)L->d[0] * ((by + dy) + (size_t)L->d[1] * (bz + dz));
+                    double nd = key + sqrt((double)(dx * dx + dy * dy + dz * dz));
+                    if (nd >= dist[j]) continue;
+                    dist[j] = nd;
+                    size_t y = hn++;
+                    while (y > 0 && hk[(y - 1) / 2] > nd) {
+                        hk[y] = hk[(y - 1) / 2];
+                        hv[y] = hv[(y - 1) / 2];
+                        y = (y - 1) / 2;
+                    }
+                    hk[y] = nd;
+                    hv[y] = j;
+                }
+    }
+    free(hk);
+    free(hv);
+}
+
+/* Is crossing c of a route valid: on the face between its tiles, leaves on both sides free? */
+static int crossing_ok(const on_tree *t, const lattice *L, const on_route_cross *c)
+{
+    int a[3], b[3], n = t->n, axis = -1;
+    on_tile_coords(t, c->tile, a);
+    on_tile_coords(t, c->to_tile, b);
+    for (int k = 0; k < 3; k++) {
+        int d = b[k] - a[k];
+        if (d == 0) continue;
+        if (axis >= 0 || abs(d) != 1) return 0;
+        axis = k;
+    }
+    if (axis < 0) return 0;
+    double plane = (double)((a[axis] > b[axis] ? a[axis] : b[axis]) * n);
+    if (fabs(c->point[axis] - plane) > 1e-9) return 0;
+    /* some leaf touching the point on the face (up to 4 where it lies on lattice lines) is free on
+     * both sides */
+    int u = (axis + 1) % 3, v = (axis + 2) % 3;
+    for (int du = -1; du <= 0; du++)
+        for (int dv = -1; dv <= 0; dv++) {
+            double pu = c->point[u], pv = c->point[v];
+            if ((du && pu != floor(pu)) || (dv && pv != floor(pv))) continue;
+            int l[3];
+            l[u] = (int)floor(pu) + du;
+            l[v] = (int)floor(pv) + dv;
+            l[axis] = (int)plane - 1;
+            int one = lfree(L, l[0], l[1], l[2]);
+            l[axis] = (int)plane;
+            if (one && lfree(L, l[0], l[1], l[2])) return 1;
+        }
+    return 0;
+}
+
+/* ---- random worlds ----------------------------------------------------------------------------- */
+
+/* Random worlds of NX x NY x NZ tiles of 2^DEPTH leaves: boxes, some with a wall with one hole, some
+ * with a sealed hollow shell across tile borders (goals inside it are unreachable from outside). */
+static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, double *mean_out, double *max_out)
+{
+    int found = 0, unreach = 0, bad_found = 0, bad_cost = 0, bad_cross = 0, bad_line = 0, pairs = 0, near = 0;
+    double worst = 0, sum = 0, worst_add = 0, lsum = 0, lworst = 0;
+    int tn = 1 << DEPTH, X = NX * tn, Y = NY * tn, Z = NZ * tn;
+    for (int seed = 0; seed < seeds; seed++) {
+        on_tree *t = new_tree(NX, NY, NZ, DEPTH);
+        int nb = (20 + 8 * seed) * X * Z / 1024;
+        for (int i = 0; i < nb; i++) {
+            double a[3] = {floor(rnd() * X), floor(rnd() * Y), floor(rnd() * Z)};
+            double s = (seed % 2 ? 8 : 4) * tn / 8;
+            box(t, a[0], a[1], a[2], a[0] + 1 + floor(rnd() * s), a[1] + 1 + floor(rnd() * s), a[2] + 1 + floor(rnd() * s));
+        }
+        if (seed % 3 == 2) /* a wall across the world with one hole */
+            for (int z = 0; z < Z; z++)
+                if (z < Z / 2 - 3 || z > Z / 2 - 2) box(t, X / 2 - 1, 0, z, X / 2 + 1, Y, z + 1);
+        int shell = seed % 2 == 0;
+        double c0 = tn - 3, c1 = tn + 3; /* the pocket [c0, c1)^3 around the corner of 8 tiles */
+        if (shell) {
+            box(t, c0 - 1, c0 - 1, c0 - 1, c1 + 1, c0, c1 + 1);
+            box(t, c0 - 1, c1, c0 - 1, c1 + 1, c1 + 1, c1 + 1);
+            box(t, c0 - 1, c0 - 1, c0 - 1, c0, c1 + 1, c1 + 1);
+            box(t, c1, c0 - 1, c0 - 1, c1 + 1, c1 + 1, c1 + 1);
+            box(t, c0 - 1, c0 - 1, c0 - 1, c1 + 1, c1 + 1, c0);
+            box(t, c0 - 1, c0 - 1, c1, c1 + 1, c1 + 1, c1 + 1);
+        }
+        lattice L = lattice_of(t);
+        on_wgraph *w = world_of(t);
+        on_route *r = NULL;
+        CHECK(on_ok(on_route_create(w, 0, &r)));
+        size_t N = (size_t)L.d[0] * L.d[1] * L.d[2];
+        double *dist = malloc(N * sizeof *dist);
+        for (int q = 0; q < 24; q++) {
+            int s[3], g[3];
+            do {
+                s[0] = (int)(rnd() * X), s[1] = (int)(rnd() * Y), s[2] = (int)(rnd() * Z);
+            } while (!lfree(&L, s[0], s[1], s[2]));
+            int inside = shell && q % 4 == 0, tries = 0;
+            do {
+                if (inside)
+                    for (int k = 0; k < 3; k++) g[k] = (int)c0 + (int)(rnd() * (c1 - c0));
+                else
+                    g[0] = (int)(rnd() * X), g[1] = (int)(rnd() * Y), g[2] = (int)(rnd() * Z);
+            } while (!lfree(&L, g[0], g[1], g[2]) && ++tries < 1000);
+            if (tries >= 1000) continue;
+            double a[3] = {s[0] + 0.5, s[1] + 0.5, s[2] + 0.5}, b[3] = {g[0] + 0.5, g[1] + 0.5, g[2] + 0.5};
+            dijkstra(&L, s, dist);
+            double opt = dist[g[0] + (size_t)L.d[0] * (g[1] + (size_t)L.d[1] * g[2])];
+            on_status st = run(r, on_route_start(r, t, a, b), 1 + q % 5);
+            on_route_info info;
+            size_t n = 0;
+            on_route_cross cr[256];
+            on_route_result(r, cr, 256, &n, &info);
+            if (on_ok(st) && info.near) {
+                near++;
+                continue;
+            }
+            pairs++;
+            if (opt == HUGE_VAL) {
+                if (st != (ON_FAILURE | ON_UNREACHABLE)) bad_found++;
+                else unreach++;
+                continue;
+            }
+            if (!on_ok(st)) {
+                bad_found++;
+                continue;
+            }
+            found++;
+            double line = sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+            if (info.cost < line - 1e-6) bad_line++;
+            double ratio = info.cost / opt;
+            sum += ratio;
+            if (ratio > worst) worst = ratio;
+            if (info.cost - opt > worst_add) worst_add = info.cost - opt;
+            if (info.cost > 2.0 * opt + 2) bad_cost++; /* the bound route.h documents */
+            if (info.length < line - 1e-6 || info.length > info.cost + 1e-6) bad_line++;
+            lsum += info.length / opt;
+            if (info.length / opt > lworst) lworst = info.length / opt;
+            for (size_t i = 0; i < n; i++) bad_cross += !crossing_ok(t, &L, &cr[i]);
+            if (n > 0) { /* the crossings chain from the start's tile to the goal's */
+                on_cell cs, cg;
+                on_tree_locate(t, a, &cs);
+                on_tree_locate(t, b, &cg);
+                bad_cross += cr[0].tile != cs.tile || cr[n - 1].to_tile != cg.tile;
+                for (size_t i = 1; i < n; i++) bad_cross += cr[i].tile != cr[i - 1].to_tile;
+            }
+        }
+        free(dist);
+        free(L.free);
+        on_route_destroy(r);
+        on_wgraph_destroy(w);
+        on_tree_destroy(t);
+    }
+    printf("route %dx%dx%d tiles of %d leaves: %d pairs (%d near skipped): %d found, %d unreachable; cost / optimum: mean %.3f max %.3f, "
+           "max excess %.2f leaves; crossings pulled: mean %.3f max %.3f\n",
+           NX, NY, NZ, tn, pairs, near, found, unreach, found ? sum / found : 0, worst, worst_add,
+           found ? lsum / found : 0, lworst);
+    CHECK_EQ_INT(bad_found, 0);
+    CHECK_EQ_INT(bad_line, 0);
+    CHECK_EQ_INT(bad_cost, 0);
+    CHECK_EQ_INT(bad_cross, 0);
+    CHECK(found > 40);
+    CHECK(unreach > 0);
+    *mean_out = found ? sum / found : 0;
+    *max_out = worst;
+}
+
+static void test_random_worlds(void)
+{
+    double mean, mx;
+    random_worlds(4, 2, 4, 3, 12, &mean, &mx);
+    random_worlds(3, 2, 3, 4, 6, &mean, &mx);
+}
+
+/* ---- hand-made cases ------------------------------------------------------------------------------ */
+
+static on_status plan(on_route *r, const on_tree *t, double ax, double ay, double az, double bx, double by, double bz)
+{
+    double a[3] = {ax, ay, az}, b[3] = {bx, by, bz};
+    return run(r, on_route_start(r, t, a, b), 3);
+}
+
+static void test_cases(void)
+{
+    on_tree *t = new_tree(4, 1, 1, 4); /* x in [0, 64), 16 leaves a tile */
+    /* tile 0: room [1,7)^3 in walls [0,8)^3, its hole at y, z in [3,5) on +x, a walled corridor to x = 16 */
+    box(t, 0, 0, 0, 1, 8, 8);
+    box(t, 0, 0, 0, 8, 1, 8);
+    box(t, 0, 7, 0, 8, 8, 8);
+    box(t, 0, 0, 0, 8, 8, 1);
+    box(t, 0, 0, 7, 8, 8, 8);
+    box(t, 7, 0, 0, 8, 3, 8);
+    box(t, 7, 5, 0, 8, 8, 8);
+    box(t, 7, 3, 0, 8, 5, 3);
+    box(t, 7, 3, 5, 8, 5, 8);
+    box(t, 8, 2, 2, 16, 3, 6);
+    box(t, 8, 5, 2, 16, 6, 6);
+    box(t, 8, 2, 2, 16, 6, 3);
+    box(t, 8, 2, 5, 16, 6, 6);
+    /* tile 1: a pocket [20,26) x [5,11) x [5,11) in a sealed shell */
+    box(t, 19, 4, 4, 27, 5, 12);
+    box(t, 19, 11, 4, 27, 12, 12);
+    box(t, 19, 4, 4, 20, 12, 12);
+    box(t, 26, 4, 4, 27, 12, 12);
+    box(t, 19, 4, 4, 27, 12, 5);
+    box(t, 19, 4, 11, 27, 12, 12);
+    on_wgraph *w = world_of(t);
+    on_route *r = NULL;
+    CHECK(on_ok(on_route_create(w, 0, &r)));
+    on_route_info info;
+    on_route_cross cr[16];
+    size_t n = 0;
+    /* the room: its only way out is the corridor to the far (+x) side of its tile, although the -x
+     * face's portals are nearer by straight line (and the world's -x face has nothing beyond) */
+    CHECK_EQ_INT(plan(r, t, 1.5, 4, 4, 60, 8, 8), ON_SUCCESS);
+    CHECK_EQ_INT(on_route_result(r, cr, 16, &n, &info), ON_SUCCESS);
+    CHECK_EQ_INT(n, 3);
+    CHECK_EQ_INT(info.near, ON_ROUTE_FAR);
+    if (n == 3) {
+        CHECK(cr[0].tile == 0 && cr[0].to_tile == 1 && cr[1].to_tile == 2 && cr[2].to_tile == 3);
+        CHECK(cr[0].point[0] == 16 && cr[0].point[1] >= 3 && cr[0].point[1] <= 5 && cr[0].point[2] >= 3 &&
+              cr[0].point[2] <= 5);
+    }
+    /* the corridor and the room force 14.5 leaves straight along y = z = 4 before anything else */
+    CHECK(info.cost >= 14.5 + sqrt(44 * 44 + 16 + 16) - 1e-9);
+    CHECK(info.length <= info.cost + 1e-9);
+    CHECK(info.expansions > 0);
+    /* the pocket: unreachable from outside, both ways; never in a route */
+    CHECK_EQ_INT(plan(r, t, 23, 8, 8, 60, 8, 8), ON_FAILURE | ON_UNREACHABLE);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.which, 0);
+    CHECK_EQ_INT(plan(r, t, 60, 8, 8, 23, 8, 8), ON_FAILURE | ON_UNREACHABLE);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.which, 1);
+    /* near: one tile, neighbouring tiles */
+    CHECK_EQ_INT(plan(r, t, 10, 10, 10, 12, 12, 12), ON_SUCCESS);
+    CHECK_EQ_INT(on_route_result(r, cr, 16, &n, &info), ON_SUCCESS);
+    CHECK(info.near == ON_ROUTE_SAME_TILE && n == 0);
+    CHECK_EQ_INT(plan(r, t, 10, 10, 10, 30, 12, 12), ON_SUCCESS);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK(info.near == ON_ROUTE_NEIGHBOURS && n == 0);
+    /* endpoints outside, blocked */
+    CHECK_EQ_INT(plan(r, t, -1, 8, 8, 60, 8, 8), ON_FAILURE | ON_OUTSIDE);
+    CHECK_EQ_INT(plan(r, t, 60, 8, 8, 0.5, 4, 4), ON_FAILURE | ON_BLOCKED);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.which, 1);
+    /* a missing tile graph on the way: loading, with the tile; back: found again (links remade) */
+    CHECK(on_ok(on_wgraph_remove_tile(w, 2)));
+    CHECK_EQ_INT(plan(r, t, 1.5, 4, 4, 60, 8, 8), ON_FAILURE | ON_LOADING);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.loading_tile, 2);
+    CHECK_EQ_INT(plan(r, t, 60, 8, 8, 35, 8, 8), ON_FAILURE | ON_LOADING); /* an endpoint's own tile */
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.loading_tile, 2);
+    on_tgraph *g = NULL;
+    CHECK(on_ok(on_tgraph_build_tile(t, 2, NULL, &g)));
+    CHECK(on_ok(on_wgraph_add_tile(w, 2, g)));
+    CHECK_EQ_INT(plan(r, t, 1.5, 4, 4, 60, 8, 8), ON_SUCCESS);
+    /* the world graph changed under a running route */
+    double a[3] = {1.5, 4, 4}, b[3] = {60, 8, 8};
+    CHECK_EQ_INT(on_route_start(r, t, a, b), ON_IN_PROGRESS);
+    CHECK(on_ok(on_tgraph_build_tile(t, 1, NULL, &g)));
+    CHECK(on_ok(on_wgraph_add_tile(w, 1, g)));
+    CHECK_EQ_INT(on_route_step(r, 100, NULL), ON_FAILURE | ON_STALE);
+    /* endpoint sets (a hole's doors): the cheaper goal with its cost wins */
+    double starts[3] = {1.5, 4, 4}, goals[6] = {60, 8, 8, 50, 8, 8}, gc[2] = {0, 100};
+    CHECK_EQ_INT(run(r, on_route_start_multi(r, t, starts, NULL, 1, goals, gc, 2), 2), ON_SUCCESS);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.goal, 0);
+    gc[0] = 100;
+    gc[1] = 0;
+    CHECK_EQ_INT(run(r, on_route_start_multi(r, t, starts, NULL, 1, goals, gc, 2), 2), ON_SUCCESS);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.goal, 1);
+    /* ... and a start and a goal in one tile join directly */
+    double s2[3] = {10, 10, 10}, g2[3] = {12, 10, 10};
+    CHECK_EQ_INT(run(r, on_route_start_multi(r, t, s2, NULL, 1, g2, NULL, 1), 2), ON_SUCCESS);
+    CHECK_EQ_INT(on_route_result(r, cr, 16, &n, &info), ON_SUCCESS);
+    CHECK(n == 0 && fabs(info.cost - 2) < 1e-9);
+    /* a result buffer too small */
+    CHECK_EQ_INT(plan(r, t, 1.5, 4, 4, 60, 8, 8), ON_SUCCESS);
+    CHECK_EQ_INT(on_route_result(r, cr, 1, &n, &info), ON_FAILURE | ON_BUFFER_SMALL);
+    CHECK_EQ_INT(n, 3);
+    /* out of nodes */
+    on_route *small = NULL;
+    CHECK(on_ok(on_route_create(w, 2, &small)));
+    CHECK_EQ_INT(plan(small, t, 1.5, 4, 4, 60, 8, 8), ON_FAILURE | ON_OUT_OF_NODES);
+    on_route_destroy(small);
+    /* a tree tile not loaded at an endpoint */
+    on_tree_unload_tile(t, 3);
+    CHECK_EQ_INT(plan(r, t, 1.5, 4, 4, 60, 8, 8), ON_FAILURE | ON_LOADING);
+    on_route_result(r, cr, 16, &n, &info);
+    CHECK_EQ_INT(info.loading_tile, 3);
+    /* stats */
+    on_wgraph_stats st;
+    on_wgraph_stats_get(w, &st);
+    CHECK_EQ_INT(st.tiles, 4);
+    CHECK(st.portals > 4 && st.links >= 3 && st.bytes > 0);
+    CHECK(on_route_bytes(r) > 0);
+    /* bad arguments */
+    CHECK_EQ_INT(on_wgraph_add_tile(w, 99, NULL), ON_FAILURE | ON_INVALID);
+    CHECK_EQ_INT(on_wgraph_remove_tile(w, 4), ON_FAILURE | ON_INVALID);
+    CHECK_EQ_INT(on_route_step(NULL, 1, NULL), ON_FAILURE | ON_INVALID);
+    on_route_destroy(r);
+    on_wgraph_destroy(w);
+    on_tree_destroy(t);
+}
+
+TEST_MAIN("route", {
+    test_cases();
+    test_random_worlds();
+})
