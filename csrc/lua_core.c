@@ -178,6 +178,7 @@ int luaopen_octonav_core(lua_State *L)
     lua_setfield(L, -2, "query");
     on_lua_streamer_open(L);
     lua_setfield(L, -2, "streamer");
+    on_lua_route_open(L);
     on_lua_debug_open(L);
     lua_setfield(L, -2, "debug");
     lua_pushliteral(L, "0.1.0");

@@ -59,6 +59,7 @@ int on_lua_grid_open(lua_State *L);
 int on_lua_query_open(lua_State *L);
 int on_lua_streamer_open(lua_State *L);
 int on_lua_debug_open(lua_State *L);
+int on_lua_route_open(lua_State *L); /* sets field "route" of the module table on top (lua_route.c) */
 /* Adds reachable, random_free and nearest_free to the tree class (after on_lua_tree_open). */
 int on_lua_points_open(lua_State *L);
 

@@ -1,0 +1,473 @@
+/*
+ * lua_route.c -- `octonav.core.route`: tile graphs (portals.c), the world graph and its planner
+ * (route.c) for Lua.
+ *
+ *   route.build(tree, i, j, k [, opts]) -> blob | nil, reason     a loaded tile's graph, encoded
+ *       opts: bound (portal size bound S, leaves; default by depth), stretch (>= 1, default 1), tag
+ *   route.info(blob) -> { portals, edges, components, rects, depth, bound, tag, bytes } | nil, reason
+ *   route.world(tree) -> graph        a world graph for the tree's tile grid (no tile yet)
+ *   graph:add_tile(i, j, k, blob | tree) -> true | nil, reason    (a tree: built from its loaded tile)
+ *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:stats() -> { tiles, portals, edges,
+ *       links, rects, bytes }; graph:planner([max_nodes]) -> planner
+ *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
+ *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
+ *       route (start and step to the end)
+ *   route = { cost, length, near = nil | "same_tile" | "neighbours", start, goal (1-based indices into
+ *             the endpoint sets), expansions, steps = { { tile, portal, to_tile, to_portal, point } } }
+ * Tiles are (i, j, k) from 0 in calls and linear indices i + nx * (j + ny * k) in results (the pack's
+ * numbering). Runtime failures return nil, reason ("loading", "unreachable", "start_outside",
+ * "goal_blocked", "out_of_nodes", "graph_changed", "corrupt", "version", ...) and, for "loading", the
+ * tile's linear index. A planner keeps its world graph alive; closing the graph makes it raise.
+ */
+#include "lua_util.h"
+#include "route.h"
+#include "tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WGRAPH_MT "octonav.route.graph"
+#define PLANNER_MT "octonav.route.planner"
+
+typedef struct lwgraph {
+    on_lhandle h; /* h.p: the on_wgraph */
+} lwgraph;
+
+typedef struct lplanner {
+    on_lhandle h; /* h.p: the on_route */
+    const on_wgraph *w;
+    on_route_cross *buf;
+    size_t cap;
+    int started;
+} lplanner;
+
+static void wgraph_destroy(on_lhandle *h) { on_wgraph_destroy(h->p); }
+
+static void wgraph_describe(lua_State *L, on_lhandle *h)
+{
+    on_wgraph_stats st;
+    on_wgraph_stats_get(h->p, &st);
+    lua_pushfstring(L, "octonav.route.graph: %I tiles, %I portals, %I edges, %I links, %I bytes", (lua_Integer)st.tiles,
+                    (lua_Integer)st.portals, (lua_Integer)st.edges, (lua_Integer)st.links, (lua_Integer)st.bytes);
+}
+
+static void planner_destroy(on_lhandle *h)
+{
+    lplanner *u = (lplanner *)h;
+    on_route_destroy(h->p);
+    free(u->buf);
+    u->buf = NULL;
+    u->cap = 0;
+}
+
+static void planner_describe(lua_State *L, on_lhandle *h)
+{
+    lplanner *u = (lplanner *)h;
+    lua_pushfstring(L, "octonav.route.planner: %s, %I bytes", u->started ? "started" : "idle",
+                    (lua_Integer)on_route_bytes(h->p));
+}
+
+static const on_lclass wgraph_class = {WGRAPH_MT, "graph is in use", wgraph_destroy, wgraph_describe};
+static const on_lclass planner_class = {PLANNER_MT, "planner is in use", planner_destroy, planner_describe};
+
+static const char *reason_of(on_status s, int which)
+{
+    if (s & ON_LOADING) return "loading";
+    if (s & ON_OUTSIDE) return which ? "goal_outside" : "start_outside";
+    if (s & ON_BLOCKED) return which ? "goal_blocked" : "start_blocked";
+    if (s & ON_UNREACHABLE) return "unreachable";
+    if (s & ON_OUT_OF_NODES) return "out_of_nodes";
+    if (s & ON_STALE) return "graph_changed";
+    if (s & ON_NO_MEMORY) return "out_of_memory";
+    if (s & ON_VERSION) return "version";
+    if (s & ON_CORRUPT) return "corrupt";
+    return "invalid";
+}
+
+/* A tile (i, j, k) at arguments idx..idx+2, checked against the grid; its linear index. */
+static uint32_t check_tile(lua_State *L, int idx, const on_tree_params *p)
+{
+    lua_Integer c[3];
+    for (int k = 0; k < 3; k++) {
+        c[k] = luaL_checkinteger(L, idx + k);
+        if (c[k] < 0 || c[k] >= p->tiles[k])
+            luaL_argerror(L, idx + k, lua_pushfstring(L, "tile %c index must be 0..%d", "ijk"[k], p->tiles[k] - 1));
+    }
+    return (uint32_t)c[0] + (uint32_t)p->tiles[0] * ((uint32_t)c[1] + (uint32_t)p->tiles[1] * (uint32_t)c[2]);
+}
+
+static void tgraph_opts(lua_State *L, int idx, on_tgraph_opts *o)
+{
+    static const char *const known[] = {"bound", "stretch", "tag", NULL};
+    memset(o, 0, sizeof *o);
+    if (lua_isnoneornil(L, idx)) return;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    on_lua_checkopts(L, idx, "route.build", known);
+    lua_Integer b = on_lua_optinteger(L, idx, "bound", 0);
+    if (b < 0 || b > 512) luaL_error(L, "route.build: option 'bound' must be 0..512");
+    double st = on_lua_optnumber(L, idx, "stretch", 1.0);
+    if (!(st >= 1.0) || !isfinite(st)) luaL_error(L, "route.build: option 'stretch' must be a finite number >= 1");
+    lua_Integer tag = on_lua_optinteger(L, idx, "tag", 0);
+    if (tag < 0 || tag > 0xffffffffLL) luaL_error(L, "route.build: option 'tag' must be 0..2^32-1");
+    o->bound = (int)b;
+    o->stretch = st;
+    o->tag = (uint32_t)tag;
+}
+
+/* Push the encoded graph g (freed here) as a string, or nil, reason. */
+static int push_blob(lua_State *L, on_tgraph *g)
+{
+    size_t len = 0;
+    on_tgraph_encode(g, NULL, 0, &len);
+    luaL_Buffer b;
+    uint8_t *p = (uint8_t *)luaL_buffinitsize(L, &b, len);
+    on_status st = on_tgraph_encode(g, p, len, &len);
+    on_tgraph_free(g);
+    if (!on_ok(st)) return luaL_error(L, "route.build: %s", on_status_string(st));
+    luaL_pushresultsize(&b, len);
+    return 1;
+}
+
+/* route.build(tree, i, j, k [, opts]) */
+static int l_build(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    uint32_t tile = check_tile(L, 2, on_tree_get_params(t));
+    on_tgraph_opts o;
+    tgraph_opts(L, 5, &o);
+    on_tgraph *g = NULL;
+    on_status st = on_tgraph_build_tile(t, tile, &o, &g);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, reason_of(st, 0));
+        return 2;
+    }
+    return push_blob(L, g);
+}
+
+/* route.info(blob) */
+static int l_info(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    on_tgraph *g = NULL;
+    on_status st = on_tgraph_decode((const uint8_t *)s, len, 0, &g);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, reason_of(st, 0));
+        return 2;
+    }
+    lua_createtable(L, 0, 8);
+    on_lua_setint(L, "portals", g->nportal);
+    on_lua_setint(L, "edges", g->nedge);
+    on_lua_setint(L, "components", g->ncomp);
+    on_lua_setint(L, "rects", g->nrect);
+    on_lua_setint(L, "depth", g->depth);
+    on_lua_setint(L, "bound", g->bound);
+    on_lua_setint(L, "tag", g->tag);
+    on_lua_setint(L, "bytes", (lua_Integer)g->bytes);
+    on_tgraph_free(g);
+    return 1;
+}
+
+/* route.world(tree) */
+static int l_world(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    lwgraph *u = (lwgraph *)on_lua_newhandle(L, &wgraph_class, sizeof(lwgraph), 0);
+    on_wgraph *w = NULL;
+    on_status st = on_wgraph_create(on_tree_get_params(t), &w);
+    if (!on_ok(st)) return luaL_error(L, "route.world: %s", on_status_string(st));
+    u->h.p = w;
+    return 1;
+}
+
+static on_wgraph *checkw(lua_State *L, int idx) { return on_lua_checkhandle(L, idx, &wgraph_class)->p; }
+
+/* graph:add_tile(i, j, k, blob | tree) */
+static int l_add_tile(lua_State *L)
+{
+    on_wgraph *w = checkw(L, 1);
+    const on_tree_params *p = on_wgraph_params(w);
+    uint32_t tile = check_tile(L, 2, p);
+    on_tgraph *g = NULL;
+    on_status st;
+    if (lua_type(L, 5) == LUA_TSTRING) {
+        size_t len;
+        const char *s = lua_tolstring(L, 5, &len);
+        st = on_tgraph_decode((const uint8_t *)s, len, p->depth, &g);
+        if (st == (ON_FAILURE | ON_INVALID)) {
+            lua_pushnil(L);
+            lua_pushliteral(L, "depth"); /* built for tiles of another depth */
+            return 2;
+        }
+    } else {
+        on_tree *t = on_lua_testtree(L, 5);
+        if (!t) return luaL_argerror(L, 5, "graph must be a tile graph string or an open tree");
+        const on_tree_params *tp = on_tree_get_params(t);
+        if (tp->depth != p->depth || memcmp(tp->tiles, p->tiles, sizeof tp->tiles) != 0)
+            return luaL_argerror(L, 5, "tree has another tile grid than the graph");
+        st = on_tgraph_build_tile(t, tile, NULL, &g);
+    }
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, reason_of(st, 0));
+        return 2;
+    }
+    st = on_wgraph_add_tile(w, tile, g);
+    if (on_failed(st)) return luaL_error(L, "add_tile: %s", on_status_string(st));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_remove_tile(lua_State *L)
+{
+    on_wgraph *w = checkw(L, 1);
+    uint32_t tile = check_tile(L, 2, on_wgraph_params(w));
+    on_status st = on_wgraph_remove_tile(w, tile);
+    if (on_failed(st)) return luaL_error(L, "remove_tile: %s", on_status_string(st));
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+static int l_has_tile(lua_State *L)
+{
+    on_wgraph *w = checkw(L, 1);
+    uint32_t tile = check_tile(L, 2, on_wgraph_params(w));
+    lua_pushboolean(L, on_wgraph_tile(w, tile) != NULL);
+    return 1;
+}
+
+static int l_stats(lua_State *L)
+{
+    on_wgraph *w = checkw(L, 1);
+    on_wgraph_stats st;
+    on_wgraph_stats_get(w, &st);
+    lua_createtable(L, 0, 6);
+    on_lua_setint(L, "tiles", (lua_Integer)st.tiles);
+    on_lua_setint(L, "portals", (lua_Integer)st.portals);
+    on_lua_setint(L, "edges", (lua_Integer)st.edges);
+    on_lua_setint(L, "links", (lua_Integer)st.links);
+    on_lua_setint(L, "rects", (lua_Integer)st.rects);
+    on_lua_setint(L, "bytes", (lua_Integer)st.bytes);
+    return 1;
+}
+
+/* graph:planner([max_nodes]) */
+static int l_planner(lua_State *L)
+{
+    on_wgraph *w = checkw(L, 1);
+    lua_Integer mx = luaL_optinteger(L, 2, 0);
+    if (mx < 0 || mx > (1 << 30)) return luaL_argerror(L, 2, "max_nodes must be 0..2^30");
+    lplanner *u = (lplanner *)on_lua_newhandle(L, &planner_class, sizeof(lplanner), 1);
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, 1); /* keeps the graph alive */
+    on_route *r = NULL;
+    on_status st = on_route_create(w, (size_t)mx, &r);
+    if (!on_ok(st)) return luaL_error(L, "planner: %s", on_status_string(st));
+    u->h.p = r;
+    u->w = w;
+    return 1;
+}
+
+/* The planner at idx, raising when it or its graph was closed. */
+static lplanner *checkp(lua_State *L, int idx)
+{
+    lplanner *u = (lplanner *)on_lua_checkhandle(L, idx, &planner_class);
+    lua_getiuservalue(L, idx, 1);
+    on_lhandle *g = on_lua_testhandle(L, -1, &wgraph_class);
+    lua_pop(L, 1);
+    if (!g || g->p != u->w) luaL_error(L, "planner: its world graph was closed");
+    return u;
+}
+
+/* Push the outcome of a status: "running" / "found" (1 value) or nil, reason[, tile] (2 or 3). */
+static int push_status(lua_State *L, lplanner *u, on_status st)
+{
+    if (on_in_progress(st)) {
+        lua_pushliteral(L, "running");
+        return 1;
+    }
+    if (on_ok(st)) {
+        lua_pushliteral(L, "found");
+        return 1;
+    }
+    on_route_info info;
+    size_t n;
+    on_route_result(u->h.p, NULL, 0, &n, &info);
+    lua_pushnil(L);
+    lua_pushstring(L, reason_of(st, info.which));
+    if (!(st & ON_LOADING)) return 2;
+    lua_pushinteger(L, info.loading_tile);
+    return 3;
+}
+
+static int l_start(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    on_tree *t = on_lua_checktree(L, 2);
+    double a[3], b[3];
+    on_lua_checkpoint(L, 3, "start", a);
+    on_lua_checkpoint(L, 4, "goal", b);
+    const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
+    if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
+        return luaL_argerror(L, 2, "tree has another tile grid than the graph");
+    u->started = 1;
+    return push_status(L, u, on_route_start(u->h.p, t, a, b));
+}
+
+/* A list of points at idx (argument argn) into a malloc'd array (3 doubles each); *n. Raises. */
+static double *check_points(lua_State *L, int idx, const char *name, size_t *n)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer len = luaL_len(L, idx);
+    if (len < 1 || len > 4096) luaL_argerror(L, idx, lua_pushfstring(L, "%s must hold 1..4096 points", name));
+    double *v = lua_newuserdatauv(L, (size_t)len * 3 * sizeof *v, 0); /* freed by the GC, even on error */
+    for (lua_Integer i = 0; i < len; i++) {
+        lua_geti(L, idx, i + 1);
+        on_lua_checkpoint_arg(L, -1, idx, name, v + 3 * i);
+        lua_pop(L, 1);
+    }
+    *n = (size_t)len;
+    return v;
+}
+
+static double *check_costs(lua_State *L, int opts, const char *key, size_t n)
+{
+    lua_getfield(L, opts, key);
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    if (!lua_istable(L, -1) || luaL_len(L, -1) != (lua_Integer)n)
+        luaL_error(L, "start_multi: option '%s' must be a list of one cost per point", key);
+    double *c = lua_newuserdatauv(L, n * sizeof *c, 0);
+    lua_insert(L, -2);
+    for (size_t i = 0; i < n; i++) {
+        lua_geti(L, -1, (lua_Integer)i + 1);
+        int isnum;
+        c[i] = lua_tonumberx(L, -1, &isnum);
+        if (!isnum || !(c[i] >= 0) || !isfinite(c[i]))
+            luaL_error(L, "start_multi: option '%s' must hold finite numbers >= 0", key);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1); /* the list; the userdata stays on the stack */
+    return c;
+}
+
+/* planner:start_multi(tree, starts, goals [, { start_costs = {...}, goal_costs = {...} }]) */
+static int l_start_multi(lua_State *L)
+{
+    static const char *const known[] = {"start_costs", "goal_costs", NULL};
+    lplanner *u = checkp(L, 1);
+    on_tree *t = on_lua_checktree(L, 2);
+    const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
+    if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
+        return luaL_argerror(L, 2, "tree has another tile grid than the graph");
+    size_t ns, ng;
+    double *s = check_points(L, 3, "starts", &ns);
+    double *g = check_points(L, 4, "goals", &ng);
+    double *sc = NULL, *gc = NULL;
+    if (!lua_isnoneornil(L, 5)) {
+        luaL_checktype(L, 5, LUA_TTABLE);
+        on_lua_checkopts(L, 5, "start_multi", known);
+        sc = check_costs(L, 5, "start_costs", ns);
+        gc = check_costs(L, 5, "goal_costs", ng);
+    }
+    u->started = 1;
+    return push_status(L, u, on_route_start_multi(u->h.p, t, s, sc, ns, g, gc, ng));
+}
+
+static int l_step(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    lua_Integer budget = luaL_checkinteger(L, 2);
+    if (budget < 1) return luaL_argerror(L, 2, "budget must be >= 1");
+    if (!u->started) return luaL_error(L, "step: no route started");
+    return push_status(L, u, on_route_step(u->h.p, (size_t)budget, NULL));
+}
+
+static int push_result(lua_State *L, lplanner *u)
+{
+    size_t n = 0;
+    on_route_info info;
+    on_status st = on_route_result(u->h.p, u->buf, u->cap, &n, &info);
+    if (st == (ON_FAILURE | ON_BUFFER_SMALL)) {
+        on_route_cross *b = realloc(u->buf, n * sizeof *b);
+        if (!b) return luaL_error(L, "result: out of memory");
+        u->buf = b;
+        u->cap = n;
+        st = on_route_result(u->h.p, u->buf, u->cap, &n, &info);
+    }
+    if (!on_ok(st)) {
+        if (on_in_progress(st)) return luaL_error(L, "result: the route is still running");
+        return push_status(L, u, st);
+    }
+    lua_createtable(L, 0, 7);
+    on_lua_setnum(L, "cost", info.cost);
+    if (info.near) {
+        lua_pushstring(L, info.near == ON_ROUTE_SAME_TILE ? "same_tile" : "neighbours");
+        lua_setfield(L, -2, "near");
+    } else {
+        on_lua_setnum(L, "length", info.length);
+        on_lua_setint(L, "start", (lua_Integer)info.start + 1);
+        on_lua_setint(L, "goal", (lua_Integer)info.goal + 1);
+    }
+    on_lua_setint(L, "expansions", (lua_Integer)info.expansions);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        const on_route_cross *c = &u->buf[i];
+        lua_createtable(L, 0, 5);
+        on_lua_setint(L, "tile", c->tile);
+        on_lua_setint(L, "portal", c->portal);
+        on_lua_setint(L, "to_tile", c->to_tile);
+        on_lua_setint(L, "to_portal", c->to_portal);
+        on_lua_pushpoint(L, c->point);
+        lua_setfield(L, -2, "point");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "steps");
+    return 1;
+}
+
+static int l_result(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    if (!u->started) return luaL_error(L, "result: no route started");
+    return push_result(L, u);
+}
+
+/* planner:plan(tree, a, b): start, step to the end, result. */
+static int l_plan(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    int nret = l_start(L);
+    if (nret > 1) return nret;
+    on_status st;
+    do st = on_route_step(u->h.p, 4096, NULL);
+    while (on_in_progress(st));
+    return push_result(L, u);
+}
+
+static int l_bytes(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    lua_pushinteger(L, (lua_Integer)on_route_bytes(u->h.p));
+    return 1;
+}
+
+int on_lua_route_open(lua_State *L)
+{
+    static const luaL_Reg gmethods[] = {{"add_tile", l_add_tile}, {"remove_tile", l_remove_tile},
+                                        {"has_tile", l_has_tile}, {"stats", l_stats},
+                                        {"planner", l_planner},   {NULL, NULL}};
+    static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
+                                        {"result", l_result}, {"plan", l_plan}, {"bytes", l_bytes}, {NULL, NULL}};
+    static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"world", l_world}, {NULL, NULL}};
+    on_lua_newclass(L, &wgraph_class, gmethods);
+    on_lua_newclass(L, &planner_class, pmethods);
+    luaL_newlib(L, funcs);
+    lua_setfield(L, -2, "route"); /* into the module table below it */
+    return 0;
+}
