@@ -10,8 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* zlib's CRC-32, chainable (start from 0): the checksum of every octonav file (tilefile.c). */
-uint32_t on_crc32(uint32_t crc, const uint8_t *p, size_t n);
+/* (on_crc32, zlib's CRC-32, is public: octonav.h) */
 
 /* A whole regular file into a malloc'd, NUL-terminated buffer. Anything else (a FIFO, a device such
  * as /dev/zero, a directory) is refused without reading and without blocking, and a file larger than

@@ -4,7 +4,6 @@
  * mkdir, isatty, read_obj, crc32, read_file, write_file. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "lua_util.h"
-#include "tree.h"
 #include "fileio.h"
 
 #include <errno.h>

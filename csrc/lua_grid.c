@@ -2,7 +2,6 @@
  * lua_grid.c -- the `octonav.grid` userdata: the dense grid A* baseline (grid.c) for Lua, with the
  * Moving AI loaders for .3dmap (3D) and .map (2D) files. Coordinates are 0-based cell indices.
  */
-#include "grid.h"
 #include "lua_util.h"
 
 #include <stdlib.h>

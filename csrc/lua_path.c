@@ -33,14 +33,21 @@ void on_lua_result_record(lua_State *L, int treeidx, const uint32_t *tiles, cons
     lua_createtable(L, 0, 2);
     lua_pushvalue(L, treeidx);
     lua_setfield(L, -2, "tree");
-    lua_createtable(L, (int)(2 * n), 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, tiles[i]);
-        lua_rawseti(L, -2, (lua_Integer)(2 * i + 1));
-        lua_pushinteger(L, salts[i]);
-        lua_rawseti(L, -2, (lua_Integer)(2 * i + 2));
+    /* tiles then salts, as the core's on_tree_tiles_unchanged reads them; n = size / 8 */
+    uint32_t *v = lua_newuserdatauv(L, 2 * n * sizeof *v, 0);
+    if (n) {
+        memcpy(v, tiles, n * sizeof *v);
+        memcpy(v + n, salts, n * sizeof *v);
     }
     lua_setfield(L, -2, "tiles");
+}
+
+/* The record's tiles and salts (pushed: keep it on the stack while using them); *n tiles. */
+static const uint32_t *record_tiles(lua_State *L, int rec, size_t *n)
+{
+    lua_getfield(L, rec, "tiles");
+    *n = lua_rawlen(L, -1) / (2 * sizeof(uint32_t));
+    return lua_touserdata(L, -1);
 }
 
 void on_lua_result_attach(lua_State *L, int idx, int recidx)
@@ -80,16 +87,9 @@ static void push_valid(lua_State *L, int idx)
     lua_getfield(L, rec, "tree");
     const on_tree *t = on_lua_testtree(L, -1);
     int ok = t != NULL;
-    lua_getfield(L, rec, "tiles");
-    lua_Integer n = ok ? (lua_Integer)lua_rawlen(L, -1) : 0;
-    uint32_t ntiles = ok ? on_tree_tile_count(t) : 0;
-    for (lua_Integer i = 1; i + 1 <= n && ok; i += 2) {
-        lua_rawgeti(L, -1, i);
-        lua_rawgeti(L, -2, i + 1);
-        lua_Integer tile = lua_tointeger(L, -2), salt = lua_tointeger(L, -1);
-        lua_pop(L, 2);
-        if (tile < 0 || tile >= (lua_Integer)ntiles || on_tree_tile_salt(t, (uint32_t)tile) != (uint32_t)salt) ok = 0;
-    }
+    size_t n;
+    const uint32_t *tiles = record_tiles(L, rec, &n);
+    if (ok) ok = on_tree_tiles_unchanged(t, tiles, tiles + n, n);
     lua_pop(L, 4);
     lua_pushboolean(L, ok);
 }
@@ -266,11 +266,11 @@ static int l_path_tiles(lua_State *L)
         lua_pop(L, 1);
         return 1;
     }
-    lua_getfield(L, -1, "tiles");
-    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
-    for (lua_Integer i = 1; i <= n; i += 2) {
-        lua_rawgeti(L, -1, i);
-        lua_rawseti(L, -4, (i + 1) / 2);
+    size_t n;
+    const uint32_t *tiles = record_tiles(L, lua_gettop(L), &n);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, tiles[i]);
+        lua_rawseti(L, -4, (lua_Integer)i + 1);
     }
     lua_pop(L, 2);
     return 1;

@@ -7,7 +7,6 @@
  * with its message and leaves the query reusable.
  */
 #include "lua_util.h"
-#include "tree.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,7 +113,7 @@ static double lua_heuristic(void *ud, const double p[3], const double goal[3], d
         u->herr = 2;
         return NAN;
     }
-    const on_tree_params *tp = &u->tree->p;
+    const on_tree_params *tp = on_tree_get_params(u->tree);
     lua_pushcfunction(L, call_heuristic);
     lua_pushvalue(L, u->fidx);
     for (int i = 0; i < 3; i++) lua_pushnumber(L, tp->origin[i] + p[i] * tp->scale);
@@ -203,7 +202,7 @@ static void push_record(lua_State *L, int qidx, lquery *u)
 static void push_tile(lua_State *L, const lquery *u, uint32_t tile)
 {
     int ijk[3];
-    on_tile_coords(u->tree, tile, ijk);
+    on_tree_tile_coords(u->tree, tile, ijk);
     on_lua_pushint3(L, ijk);
 }
 

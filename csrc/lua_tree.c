@@ -7,8 +7,6 @@
  * errors: misuse raises; runtime failures (a file, an outside point) return nil, reason.
  */
 #include "lua_util.h"
-#include "boxes.h"
-#include "tree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,10 +23,10 @@ static void tree_describe(lua_State *L, on_lhandle *h)
     const on_tree *t = h->p;
     on_tree_stats st;
     on_tree_stats_get(t, &st);
-    const on_tree_params *p = &t->p;
+    const on_tree_params *p = on_tree_get_params(t);
     char buf[240];
     snprintf(buf, sizeof buf, "octonav.tree: %dx%dx%d tiles of %d^3 leaves (scale %g), %zu nodes, %.2f MB%s", p->tiles[0],
-             p->tiles[1], p->tiles[2], t->n, p->scale, st.nodes, (double)st.bytes / 1048576.0,
+             p->tiles[1], p->tiles[2], 1 << p->depth, p->scale, st.nodes, (double)st.bytes / 1048576.0,
              h->busy ? ", in use by a running search" : "");
     lua_pushstring(L, buf);
 }
@@ -234,7 +232,7 @@ static void push_cell(lua_State *L, const on_tree *t, on_cell c)
     double mn[3], s;
     int ijk[3];
     on_tree_cell_bounds(t, c, mn, &s);
-    on_tile_coords(t, c.tile, ijk);
+    on_tree_tile_coords(t, c.tile, ijk);
     lua_createtable(L, 0, 4);
     on_lua_pushpoint(L, mn);
     lua_setfield(L, -2, "min");
@@ -251,11 +249,12 @@ static uint32_t check_tile(lua_State *L, const on_tree *t, int idx)
     int ijk[3];
     for (int i = 0; i < 3; i++) {
         lua_Integer v = luaL_checkinteger(L, idx + i);
-        if (v < 0 || v >= t->p.tiles[i])
-            luaL_argerror(L, idx + i, lua_pushfstring(L, "tile index out of range (0..%d)", t->p.tiles[i] - 1));
+        if (v < 0 || v >= on_tree_get_params(t)->tiles[i])
+            luaL_argerror(L, idx + i,
+                          lua_pushfstring(L, "tile index out of range (0..%d)", on_tree_get_params(t)->tiles[i] - 1));
         ijk[i] = (int)v;
     }
-    return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
+    return on_tree_tile_index(t, ijk);
 }
 
 /* A cell table (from locate or neighbors) back to an on_cell, checked against the tree. */
@@ -267,20 +266,17 @@ static on_cell check_cell(lua_State *L, const on_tree *t, int idx)
     on_lua_checkint3_arg(L, -1, idx, "cell.tile", ijk);
     lua_pop(L, 1);
     for (int i = 0; i < 3; i++)
-        if (ijk[i] < 0 || ijk[i] >= t->p.tiles[i]) luaL_argerror(L, idx, "cell: tile out of range");
+        if (ijk[i] < 0 || ijk[i] >= on_tree_get_params(t)->tiles[i]) luaL_argerror(L, idx, "cell: tile out of range");
     lua_getfield(L, idx, "code");
     int isint;
     lua_Integer code = lua_tointegerx(L, -1, &isint);
     lua_pop(L, 1);
     if (!isint || code < 0 || code > 0x7fffffff) luaL_argerror(L, idx, "cell: integer 'code' expected");
-    on_cell c = {on_tile_index(t, ijk[0], ijk[1], ijk[2]), (uint32_t)code};
+    on_cell c = {on_tree_tile_index(t, ijk), (uint32_t)code};
     /* it must still be a free cell of this tree */
-    int64_t m[3], s;
-    on_cell now;
-    if (on_code_layer(c.code) > (uint32_t)t->p.depth) luaL_argerror(L, idx, "cell: code has a bad layer");
-    on_tree_cell_nav(t, c, m, &s);
-    if (!on_tree_leaf_free(t, m[0], m[1], m[2], &now) || now.code != c.code || now.tile != c.tile)
-        luaL_argerror(L, idx, "cell: not a free cell of this tree (stale or made up)");
+    on_status s = on_tree_cell_check(t, c);
+    if (s & ON_INVALID) luaL_argerror(L, idx, "cell: code has a bad layer");
+    if (!on_ok(s)) luaL_argerror(L, idx, "cell: not a free cell of this tree (stale or made up)");
     return c;
 }
 
@@ -445,7 +441,7 @@ static int l_stats(lua_State *L)
     return 1;
 }
 
-/* tree:prepare([i, j, k]): the search graph of one tile or of all loaded tiles (boxes.h). */
+/* tree:prepare([i, j, k]): the search graph of one tile or of all loaded tiles (the prepared graph). */
 static int l_prepare(lua_State *L)
 {
     on_tree *t = on_lua_checktree_idle(L, 1, "prepare");
@@ -463,31 +459,27 @@ static int l_boxes(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
     uint32_t ti = check_tile(L, t, 2);
-    const on_boxset *s = on_tile_boxes(t, ti);
-    if (!s) {
+    uint32_t n;
+    if (!on_ok(on_tree_tile_box_count(t, ti, &n))) {
         lua_pushnil(L);
         lua_pushstring(L, "tile not prepared");
         return 2;
     }
-    int ijk[3];
-    on_tile_coords(t, ti, ijk);
-    lua_createtable(L, (int)s->nbox, 0);
-    for (uint32_t i = 0; i < s->nbox; i++) {
+    lua_createtable(L, (int)n, 0);
+    for (uint32_t i = 0; i < n; i++) {
         double mn[3], mx[3];
-        for (int k = 0; k < 3; k++) {
-            double org = (double)ijk[k] * t->n;
-            mn[k] = t->p.origin[k] + (org + s->box[i].mn[k]) * t->p.scale;
-            mx[k] = t->p.origin[k] + (org + s->box[i].mx[k]) * t->p.scale;
-        }
+        const uint32_t *nb;
+        uint32_t nn;
+        on_tree_tile_box(t, ti, i, mn, mx, &nb, &nn);
         lua_createtable(L, 0, 3);
         on_lua_pushpoint(L, mn);
         lua_setfield(L, -2, "min");
         on_lua_pushpoint(L, mx);
         lua_setfield(L, -2, "max");
-        lua_createtable(L, (int)(s->adj_off[i + 1] - s->adj_off[i]), 0);
-        for (uint32_t e = s->adj_off[i]; e < s->adj_off[i + 1]; e++) {
-            lua_pushinteger(L, (lua_Integer)s->adj[e] + 1);
-            lua_rawseti(L, -2, (lua_Integer)(e - s->adj_off[i] + 1));
+        lua_createtable(L, (int)nn, 0);
+        for (uint32_t e = 0; e < nn; e++) {
+            lua_pushinteger(L, (lua_Integer)nb[e] + 1);
+            lua_rawseti(L, -2, (lua_Integer)e + 1);
         }
         lua_setfield(L, -2, "neighbors");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -499,14 +491,15 @@ static int l_params(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
     lua_createtable(L, 0, 6);
-    on_lua_pushint3(L, t->p.tiles);
+    const on_tree_params *p = on_tree_get_params(t);
+    on_lua_pushint3(L, p->tiles);
     lua_setfield(L, -2, "tiles");
-    on_lua_setint(L, "depth", t->p.depth);
-    on_lua_setnum(L, "scale", t->p.scale);
-    on_lua_pushpoint(L, t->p.origin);
+    on_lua_setint(L, "depth", p->depth);
+    on_lua_setnum(L, "scale", p->scale);
+    on_lua_pushpoint(L, p->origin);
     lua_setfield(L, -2, "origin");
-    on_lua_setnum(L, "radius", t->p.radius);
-    on_lua_setint(L, "tile_leaves", t->n);
+    on_lua_setnum(L, "radius", p->radius);
+    on_lua_setint(L, "tile_leaves", 1 << p->depth);
     return 1;
 }
 
@@ -571,7 +564,7 @@ static int l_compact(lua_State *L)
 {
     on_tree *t = on_lua_checktree_idle(L, 1, "compact");
     double load = luaL_optnumber(L, 2, 0);
-    if (load != 0 && !(load > 0.1 && load <= ON_TABLE_MAX_LOAD))
+    if (load != 0 && !(load > 0.1 && load <= ON_MAX_LOAD_FACTOR))
         luaL_argerror(L, 2, "load factor must be in (0.1, 0.9]");
     check_status(L, on_tree_compact(t, load), "compact");
     lua_settop(L, 1);

@@ -93,6 +93,18 @@ ON_API uint64_t on_tree_revision(const on_tree *t);
 /* Per tile salt: bumped whenever that tile is replaced, cleared or re-baked. */
 ON_API uint32_t on_tree_tile_salt(const on_tree *t, uint32_t tile);
 ON_API uint32_t on_tree_tile_count(const on_tree *t);
+/* Tile (i, j, k) <-> linear tile index (i fastest, then j, then k); coordinates inside the grid. */
+ON_API uint32_t on_tree_tile_index(const on_tree *t, const int ijk[3]);
+ON_API void on_tree_tile_coords(const on_tree *t, uint32_t tile, int ijk[3]);
+/* 1 when each tiles[i] is a tile of t whose salt is still salts[i]: what a result read is unchanged
+ * (how a binding answers path:is_valid() for the tiles on_query_path_tiles gave). */
+ON_API int on_tree_tiles_unchanged(const on_tree *t, const uint32_t *tiles, const uint32_t *salts, size_t n);
+/* Is c (from on_tree_locate or on_tree_neighbors, possibly made up or stale) a free cell of t now?
+ * ON_SUCCESS; ON_FAILURE | ON_INVALID when it cannot be a cell of t (no such tile, or its code's layer
+ * exceeds the depth); ON_FAILURE | ON_STALE when the leaf at its corner is not that free cell. */
+ON_API on_status on_tree_cell_check(const on_tree *t, on_cell c);
+/* The highest load factor on_tree_compact accepts (0 there means the default). */
+#define ON_MAX_LOAD_FACTOR 0.9
 ON_API size_t on_tree_tile_nodes(const on_tree *t, uint32_t tile);
 
 /* Insertion, in world space. Geometry outside the tile grid is ignored. */
@@ -145,6 +157,12 @@ ON_API on_status on_tree_face_cells(const on_tree *t, uint32_t tile, int face, o
  * makes its graph invalid until prepared again, and searches through it go back to the cells.
  * *boxes (may be NULL) gets the number of boxes built. */
 ON_API on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes);
+/* A prepared tile's graph for tools and bindings: the box count (ON_FAILURE | ON_INVALID when the
+ * tile has no valid graph), and box i in world space with its neighbours (indices of boxes of the
+ * same tile sharing a face; the array is the tree's, valid until the tile changes). */
+ON_API on_status on_tree_tile_box_count(const on_tree *t, uint32_t tile, uint32_t *n);
+ON_API on_status on_tree_tile_box(const on_tree *t, uint32_t tile, uint32_t i, double min[3], double max[3],
+                                  const uint32_t **nbrs, uint32_t *nnbrs);
 
 /* Every leaf-level region of the tree as a list of cubes: each free cell and each blocked cube
  * (a flagged child, or a solid tile), in tile order then pre-order. fn returns nonzero to stop. */
@@ -220,6 +238,8 @@ ON_API on_status on_tree_add_obj(on_tree *t, const char *path, size_t *nverts, s
                                  char *err, size_t errlen);
 /* The same reader without a tree: malloc'd arrays (3*nverts doubles, 3*ntris 0-based indices) that
  * the caller frees; on failure both are NULL. */
+/* zlib's CRC-32, chainable (start from 0): the checksum of every octonav file (tilefile.c). */
+ON_API uint32_t on_crc32(uint32_t crc, const uint8_t *p, size_t n);
 ON_API on_status on_obj_read(const char *path, double **verts, size_t *nverts, uint32_t **tris, size_t *ntris,
                              char *err, size_t errlen);
 /* The same over text in memory: buf[len] must be '\0'; the text is changed in place (line ends). */
@@ -271,6 +291,11 @@ ON_API on_status on_grid_parse_map2d(const char *path, char *buf, size_t len, on
                                      size_t errlen);
 /* Line of sight over the dense grid by a voxel walk, by the same rule as on_tree_visible. */
 ON_API on_status on_grid_visible(const on_grid *g, const double a[3], const double b[3]);
+/* The path of the last on_grid_find on this grid, read again without searching (the search's parent
+ * directions are kept until the next search; editing cells does not touch them): up to cap cells
+ * written as x,y,z triples, start first (path may be NULL), the full cell count returned. 0 when the
+ * last search failed or there was none. A binding can search once with no buffer, then size one. */
+ON_API size_t on_grid_last_path(const on_grid *g, int32_t *path, size_t cap);
 
 /* ---- search (the query object) ------------------------------------------------------------------ */
 /* A query owns its search memory (preallocated for max_nodes cells) and reads one tree, which must

@@ -9,6 +9,8 @@
 #ifndef OCTONAV_TABLE_H
 #define OCTONAV_TABLE_H
 
+#include "octonav.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,7 +21,7 @@ typedef struct on_table {
     uint32_t count;   /* stored nodes */
 } on_table;
 
-#define ON_TABLE_MAX_LOAD 0.9
+#define ON_TABLE_MAX_LOAD ON_MAX_LOAD_FACTOR /* (octonav.h: what compact accepts) */
 
 void on_table_init(on_table *t);
 void on_table_free(on_table *t);

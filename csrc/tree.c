@@ -80,6 +80,34 @@ uint32_t on_tree_tile_salt(const on_tree *t, uint32_t tile)
     return tile < t->ntiles ? t->tiles[tile].salt : 0;
 }
 
+uint32_t on_tree_tile_index(const on_tree *t, const int ijk[3])
+{
+    return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
+}
+
+void on_tree_tile_coords(const on_tree *t, uint32_t tile, int ijk[3])
+{
+    on_tile_coords(t, tile, ijk);
+}
+
+int on_tree_tiles_unchanged(const on_tree *t, const uint32_t *tiles, const uint32_t *salts, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tiles[i] >= t->ntiles || t->tiles[tiles[i]].salt != salts[i]) return 0;
+    return 1;
+}
+
+on_status on_tree_cell_check(const on_tree *t, on_cell c)
+{
+    if (c.tile >= t->ntiles || on_code_layer(c.code) > (uint32_t)t->p.depth) return ON_FAILURE | ON_INVALID;
+    int64_t m[3], s;
+    on_cell now;
+    on_tree_cell_nav(t, c, m, &s);
+    if (!on_tree_leaf_free(t, m[0], m[1], m[2], &now) || now.code != c.code || now.tile != c.tile)
+        return ON_FAILURE | ON_STALE;
+    return ON_SUCCESS;
+}
+
 size_t on_tree_tile_nodes(const on_tree *t, uint32_t tile)
 {
     return tile < t->ntiles ? t->tiles[tile].table.count : 0;
