@@ -9,6 +9,7 @@ command -v lua5.4 >/dev/null 2>&1 || need+=(lua5.4)
 command -v busted >/dev/null 2>&1 || need+=(lua-busted)
 command -v luacheck >/dev/null 2>&1 || need+=(lua-check)
 command -v cc >/dev/null 2>&1 || need+=(gcc)
+command -v clang >/dev/null 2>&1 || need+=(clang) # CI builds with clang too, and the fuzzers need it
 command -v make >/dev/null 2>&1 || need+=(make)
 if [ ${#need[@]} -gt 0 ]; then
   echo "deps: installing ${need[*]}" >&2
