@@ -32,9 +32,7 @@ put("tile", "empty", t:encode_tile(1, 1, 1))
 local t2 = core.tree.new { tiles = { 2, 2, 2 }, depth = 2, scale = 1 }
 t2:add_box({ 0.5, 0.5, 0.5 }, { 1.5, 1.5, 3 })
 put("tile", "depth2", t2:encode_tile(0, 0, 0))
-put("tile", "file", core.tile_file and core.tile_file(t:encode_tile(1, 0, 1), 1, 0, 1) or
-  ("<c4 I2 I2 I2 I2"):pack("ONTF", 1, 1, 0, 1) .. ("<I4"):pack(pack.crc32(("<c4 I2 I2 I2 I2"):pack("ONTF", 1, 1, 0, 1)))
-  .. t:encode_tile(1, 0, 1))
+put("tile", "file", pack.tile_file(1, 0, 1, t:encode_tile(1, 0, 1)))
 
 -- Tree files: a small tree of depth 2 and one tile of depth 1 with a radius.
 local tmp = os.tmpname()
