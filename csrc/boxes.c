@@ -8,6 +8,7 @@
  * on the block's far face, in the next block), so candidates come from buckets by (block, plane).
  */
 #include "boxes.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -28,10 +29,7 @@ void on_boxset_free(on_boxset *s)
 
 /* ---- the bitmap ------------------------------------------------------------------------------- */
 
-typedef struct occ {
-    uint64_t *w;   /* row (z, y) at w + (z * n + y) * nw */
-    int n, nw;
-} occ;
+typedef on_boxbits occ;
 
 static inline uint64_t *occ_row(const occ *o, int y, int z) { return o->w + ((size_t)z * (size_t)o->n + (size_t)y) * (size_t)o->nw; }
 
@@ -55,20 +53,6 @@ static int paint_free(void *ud, on_cell c, int blocked)
                 r[wi] |= bits(lo, hi);
             }
         }
-    return 0;
-}
-
-/* ---- growing arrays --------------------------------------------------------------------------- */
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap : 256;
-    while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = nc;
     return 0;
 }
 
@@ -101,8 +85,8 @@ static int block_boxes(on_boxset *s, const occ *o, int bx, int by, int bz, uint3
                 }
                 for (int zz = z; zz < z1; zz++)
                     for (int yy = y; yy < y1; yy++) occ_row(o, yy, zz)[wi] &= ~m;
-                if (grow((void **)&s->box, cap, s->nbox + 1, sizeof *s->box) ||
-                    grow((void **)blk, blkcap, s->nbox + 1, sizeof **blk))
+                if (on_grow((void **)&s->box, cap, s->nbox + 1, sizeof *s->box) ||
+                    on_grow((void **)blk, blkcap, s->nbox + 1, sizeof **blk))
                     return -1;
                 on_box *bb = &s->box[s->nbox];
                 bb->mn[0] = (uint16_t)(wi * 64 + lo);
@@ -145,7 +129,7 @@ static int build_adjacency(on_boxset *s, const uint32_t *blk)
             for (uint32_t j = off[bucket]; j < off[bucket + 1]; j++) {
                 uint32_t c = ord[j];
                 if (!on_box_overlap2(a, &s->box[c], k)) continue;
-                if (grow((void **)&ea, &ecap, ne + 1, sizeof *ea) || grow((void **)&eb, &ebcap, ne + 1, sizeof *eb))
+                if (on_grow((void **)&ea, &ecap, ne + 1, sizeof *ea) || on_grow((void **)&eb, &ebcap, ne + 1, sizeof *eb))
                     goto done;
                 ea[ne] = i;
                 eb[ne++] = c;
@@ -244,52 +228,32 @@ fail:
     return ON_FAILURE | ON_NO_MEMORY;
 }
 
-/* The bitmap scratch for tiles of depth `depth`; o->w NULL when out of memory. */
-static void occ_alloc(occ *o, int depth)
+int on_boxbits_alloc(on_boxbits *o, int depth)
 {
     o->n = 1 << depth;
     o->nw = o->n < 64 ? 1 : o->n / 64;
     o->w = malloc((size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
+    return o->w ? 0 : -1;
+}
+
+void on_boxbits_free(on_boxbits *o)
+{
+    free(o->w);
+    o->w = NULL;
+}
+
+on_status on_boxset_build_in(const on_table *tab, uint8_t solid, int depth, on_boxbits *o, on_boxset **out)
+{
+    return build_set(tab, solid, depth, o, out);
 }
 
 on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxset **out)
 {
     *out = NULL;
     occ o;
-    occ_alloc(&o, depth);
-    if (!o.w) return ON_FAILURE | ON_NO_MEMORY;
+    if (on_boxbits_alloc(&o, depth)) return ON_FAILURE | ON_NO_MEMORY;
     on_status st = build_set(tab, solid, depth, &o, out);
-    free(o.w);
-    return st;
-}
-
-void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s)
-{
-    on_boxset_free(t->tiles[tile].boxes);
-    s->salt = t->tiles[tile].salt;
-    t->tiles[tile].boxes = s;
-}
-
-on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes)
-{
-    if (boxes) *boxes = 0;
-    if (!t || tile < -1 || tile >= (int64_t)t->ntiles) return ON_FAILURE | ON_INVALID;
-    occ o = {NULL, 0, 0};
-    uint32_t lo = tile < 0 ? 0 : (uint32_t)tile, hi = tile < 0 ? t->ntiles : (uint32_t)tile + 1;
-    on_status st = ON_SUCCESS;
-    for (uint32_t ti = lo; ti < hi; ti++) {
-        if (!t->tiles[ti].loaded || on_tile_boxes(t, ti)) continue;
-        if (!o.w) {
-            occ_alloc(&o, t->p.depth);
-            if (!o.w) return ON_FAILURE | ON_NO_MEMORY;
-        }
-        on_boxset *s;
-        st = build_set(&t->tiles[ti].table, t->tiles[ti].solid, t->p.depth, &o, &s);
-        if (on_failed(st)) break; /* the tile keeps no graph (its old one is stale): searches use cells */
-        on_tree_adopt_boxes(t, ti, s);
-        if (boxes) *boxes += s->nbox;
-    }
-    free(o.w);
+    on_boxbits_free(&o);
     return st;
 }
 

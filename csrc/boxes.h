@@ -7,18 +7,22 @@
  * of a block is one machine word) and joins boxes that share a face of positive area: 6 to 25 times
  * fewer nodes than free cells on the Warframe maps, and a neighbour list read from an array instead
  * of lookups in the node tables. A tile's box set is valid while the tile's salt is the one it was
- * built for; the search (search.c) uses boxes only where every tile it reads has a valid set.
+ * built for; the search (search.c, graph_boxes.c) uses boxes only where every tile it reads has a
+ * valid set. This file knows tables and node codes only: the tree holds a box set per tile and
+ * builds them (on_tree_prepare, prepare.c), a streamer worker builds them beside a decode.
  */
 #ifndef OCTONAV_BOXES_H
 #define OCTONAV_BOXES_H
 
-#include "tree.h"
+#include "octonav.h"
+#include "codes.h"
+#include "table.h"
 
 typedef struct on_box {
     uint16_t mn[3], mx[3]; /* tile-local leaves, half-open [mn, mx) */
 } on_box;
 
-struct on_boxset {
+typedef struct on_boxset {
     uint32_t salt;          /* the tile's salt it was built from */
     uint32_t nbox;
     on_box *box;
@@ -31,23 +35,25 @@ struct on_boxset {
     uint32_t *face[6];
     uint32_t *face_off[6];
     size_t bytes;
-};
+} on_boxset;
 
 void on_boxset_free(on_boxset *s);
+
+/* The bitmap a build paints a tile's free leaves into (one bit a leaf, rows along x: row (z, y) at
+ * w + (z * n + y) * nw), reusable for every tile of one depth. */
+typedef struct on_boxbits {
+    uint64_t *w;
+    int n, nw;
+} on_boxbits;
+/* For tiles of depth `depth`; -1 when out of memory. */
+int on_boxbits_alloc(on_boxbits *o, int depth);
+void on_boxbits_free(on_boxbits *o);
+/* on_boxset_build with a scratch bitmap of that depth (on_tree_prepare builds many tiles with one). */
+on_status on_boxset_build_in(const on_table *tab, uint8_t solid, int depth, on_boxbits *o, on_boxset **out);
 
 /* A box set for a tile's contents not (yet) in a tree (a decoded table and its solid flag, tiles of
  * depth `depth`): what a streamer worker builds beside the tile it decoded. Touches no tree. */
 on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxset **out);
-
-/* Give tile `tile` the box set s (built from the contents it holds now), replacing any old one. */
-void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s);
-
-/* The valid box set of a tile, or NULL (none built, or built for other contents). */
-static inline const on_boxset *on_tile_boxes(const on_tree *t, uint32_t tile)
-{
-    const on_boxset *s = t->tiles[tile].boxes;
-    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
-}
 
 /* The box of s holding tile-local point p (closed boxes), or -1. */
 int64_t on_boxset_locate(const on_boxset *s, const double p[3]);

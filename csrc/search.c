@@ -1,30 +1,27 @@
 /*
- * search.c -- the query: A* over the free cells of a tree, sliced (init / update / finalize).
+ * search.c -- the query: its API (create, init / update / finalize, find) and the A* loop over a
+ * search graph, sliced (the counterpart of Detour's dtNavMeshQuery).
  *
- * Graph: free cells joined across shared faces (on_tree_neighbors), or, where the tiles are prepared
- * (boxes.h, opts.graph), boxes of merged free leaves; a box's point is where the line from its parent's
- * point to the goal crosses the face they share (clamped onto it). Each search node has a point and
- * edges cost the distance between points. Two point models (opts.points): "face" (the default), as
- * Detour does with polygon edges: a cell's point is the centre of the face it was entered through
- * (the start's is the start point), which tracks the true length of a path through cells of mixed
- * sizes far better than centres (half the expansions, and the right way round obstacles more often:
- * see README, "Search defaults"); "centre": a cell's point is its centre, a fixed graph on which the
- * Euclidean heuristic is consistent and weight 1 gives the optimal path (Lazy Theta* always uses
- * it). Options: a weight and the seed's size bias (f = g + w*h - bias*size), Lazy Theta*
- * (parents may be any visible ancestor), a user heuristic, expansion budgets and partial results.
- * Before searching, `direct` returns the straight segment when the goal is in sight of the start.
- * After the search, `refine` pulls the waypoints tight inside the corridor of cells (each waypoint on
- * the face shared by two consecutive cells; coordinate descent with exact 1D minimisers, at most
- * REFINE_SWEEPS sweeps, so every segment stays inside one free cell and needs no line-of-sight
- * check); `smooth` then removes waypoints by line of sight (galloping or bisecting over the path), and
- * `relax` slides the remaining corners towards the obstacle edges they wrap around.
- * Memory: the node pool, map and heap (nodepool.h) and the neighbour buffer are allocated at
- * creation; a search reuses them.
+ * The rooms it uses: the node pool, node map and open list (nodepool.h); the graph, free cells or
+ * prepared boxes, behind one interface (graph.h: region, neighbours, locate, entry point); the path
+ * tightening stages (tighten.h); the tiles a search read and its result depends on (tiledeps.h).
+ * Each node has a point and edges cost the distance between points. Two point models (opts.points):
+ * "face" (the default), as Detour does with polygon edges: a node's point is where it was entered
+ * (graph.h's entry point: a cell's shared face centre; over boxes, where the line to the goal crosses
+ * the face), which tracks the true length of a path through cells of mixed sizes far better than
+ * centres (half the expansions, and the right way round obstacles more often: see README, "Search
+ * defaults"); "centre": a cell's point is its centre, a fixed graph on which the Euclidean heuristic
+ * is consistent and weight 1 gives the optimal path (Lazy Theta* always uses it). Options: a weight
+ * and the seed's size bias (f = g + w*h - bias*size), Lazy Theta* (parents may be any visible
+ * ancestor), escalation to greedier weights after a number of expansions, a user heuristic,
+ * expansion budgets and partial results. Before searching, `direct` returns the straight segment
+ * when the goal is in sight of the start. finalize builds the result once: the corridor of nodes,
+ * refine, simplify, smooth, relax (tighten.h), its tiles and its length.
  */
 #include "graph.h"
 #include "nodepool.h"
-#include "tighten.h"
 #include "raycast.h"
+#include "tighten.h"
 #include "tree.h"
 #include "util.h"
 
@@ -568,41 +565,4 @@ on_status on_query_find(on_query *q, const double a[3], const double b[3], const
     if (s == ON_IN_PROGRESS) on_query_update(q, (size_t)-1, NULL);
     if (q->state == (ON_IN_PROGRESS | ON_LOADING)) q->state = ON_FAILURE | ON_LOADING; /* cannot wait here */
     return on_query_finalize(q, path, cap, npath, info);
-}
-
-/* ---- nearest free point ---------------------------------------------------------------------- */
-
-on_status on_tree_nearest_free(const on_tree *t, const double p[3], double radius_leaves, double out[3])
-{
-    double n[3];
-    on_to_nav(t, p, n);
-    for (int k = 0; k < 3; k++)
-        if (!isfinite(n[k]) || fabs(n[k]) > 1e15) return ON_FAILURE | ON_INVALID;
-    int64_t c[3] = {(int64_t)floor(n[0]), (int64_t)floor(n[1]), (int64_t)floor(n[2])};
-    double best = INFINITY, bp[3] = {0, 0, 0};
-    int64_t R = (int64_t)radius_leaves;
-    for (int64_t r = 0; r <= R; r++) {
-        if ((double)(r - 1) > best) break; /* every voxel of this shell is farther than the best */
-        for (int64_t dz = -r; dz <= r; dz++)
-            for (int64_t dy = -r; dy <= r; dy++)
-                for (int64_t dx = -r; dx <= r; dx++) {
-                    if (llabs(dx) != r && llabs(dy) != r && llabs(dz) != r) continue; /* shell only */
-                    int64_t v[3] = {c[0] + dx, c[1] + dy, c[2] + dz};
-                    if (!on_tree_leaf_free(t, v[0], v[1], v[2], NULL)) continue;
-                    double q[3];
-                    for (int k = 0; k < 3; k++) {
-                        /* the voxel's closest point, kept a hair inside so it locates as free */
-                        double lo = (double)v[k] + 1e-3, hi = (double)v[k] + 1 - 1e-3;
-                        q[k] = fmin(fmax(n[k], lo), hi);
-                    }
-                    double d = on_dist3(q, n);
-                    if (d < best) {
-                        best = d;
-                        memcpy(bp, q, sizeof q);
-                    }
-                }
-    }
-    if (!isfinite(best)) return ON_FAILURE | ON_UNREACHABLE;
-    for (int k = 0; k < 3; k++) out[k] = t->p.origin[k] + bp[k] * t->p.scale;
-    return ON_SUCCESS;
 }

@@ -1,32 +1,19 @@
 /*
- * table.c -- Robin Hood hash map from node code to blockFlag (see table.h).
+ * table.c -- Robin Hood hash map from node code to blockFlag (see table.h), and the walk over the
+ * cubes a tile's table describes (on_table_visit).
  */
 #include "table.h"
 #include "codes.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* murmur3's finaliser: codes differ in few, structured bits; this spreads them over all 32. */
-static inline uint32_t mix(uint32_t h)
-{
-#ifdef MIXFIB
-    return h * 0x9E3779B1u;
-#else
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-#endif
-}
-
 /* Map the hash onto [0, cap) without a modulo (Lemire's multiply-shift). */
 static inline uint32_t home(uint32_t key, uint32_t cap)
 {
-    return (uint32_t)(((uint64_t)mix(key) * cap) >> 32);
+    return (uint32_t)(((uint64_t)on_mix32(key) * cap) >> 32);
 }
 
 static inline uint32_t dist(uint32_t slot, uint32_t h, uint32_t cap)
@@ -183,4 +170,32 @@ int on_table_remove(on_table *t, uint32_t key)
     }
     t->count--;
     return 1;
+}
+
+/* ---- visiting every cube ---------------------------------------------------------------------- */
+
+static int visit_rec(const on_table *tab, uint32_t tile, uint32_t code, on_cell_visit_fn fn, void *ud)
+{
+    uint8_t bf = *on_table_find(tab, code);
+    for (unsigned i = 0; i < 8; i++) {
+        uint32_t child = on_code_child(code, i);
+        on_cell c = {tile, child};
+        if (bf & (1u << i)) {
+            if (fn(ud, c, 1)) return 1;
+        } else if (on_code_layer(child) > 0 && on_table_find(tab, child)) {
+            if (visit_rec(tab, tile, child, fn, ud)) return 1;
+        } else if (fn(ud, c, 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, on_cell_visit_fn fn, void *ud)
+{
+    uint32_t root = on_code_make(0, 0, 0, (uint32_t)depth);
+    on_cell c = {ti, root};
+    if (solid) return fn(ud, c, 1) ? 1 : 0;
+    if (!on_table_find(tab, root)) return fn(ud, c, 0) ? 1 : 0;
+    return visit_rec(tab, ti, root, fn, ud);
 }

@@ -40,4 +40,11 @@ int on_table_remove(on_table *t, uint32_t key);
 int on_table_slot(const on_table *t, uint32_t i, uint32_t *key, uint8_t *val);
 size_t on_table_bytes(const on_table *t);
 
+/* Visit the cubes of one tile's contents held in a table (tree.h's storage rule: a stored node is
+ * subdivided, its value flags its fully blocked children) and its solid flag, for a tile of the given
+ * depth: fn(ud, cell, blocked) for every free cell and blocked cube, cells reporting tile ti; returns
+ * 1 when fn stopped it. Reads nothing else, so a streamer worker may call it (on_tree_visit_tile
+ * calls it for a tile of a tree). */
+int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, on_cell_visit_fn fn, void *ud);
+
 #endif

@@ -521,32 +521,6 @@ on_status on_tree_face_cells(const on_tree *t, uint32_t tile, int face, on_cell 
 
 /* ---- visiting every cube --------------------------------------------------------------------- */
 
-static int visit_rec(const on_table *tab, uint32_t tile, uint32_t code, on_cell_visit_fn fn, void *ud)
-{
-    uint8_t bf = *on_table_find(tab, code);
-    for (unsigned i = 0; i < 8; i++) {
-        uint32_t child = on_code_child(code, i);
-        on_cell c = {tile, child};
-        if (bf & (1u << i)) {
-            if (fn(ud, c, 1)) return 1;
-        } else if (on_code_layer(child) > 0 && on_table_find(tab, child)) {
-            if (visit_rec(tab, tile, child, fn, ud)) return 1;
-        } else if (fn(ud, c, 0)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, on_cell_visit_fn fn, void *ud)
-{
-    uint32_t root = on_code_make(0, 0, 0, (uint32_t)depth);
-    on_cell c = {ti, root};
-    if (solid) return fn(ud, c, 1) ? 1 : 0;
-    if (!on_table_find(tab, root)) return fn(ud, c, 0) ? 1 : 0;
-    return visit_rec(tab, ti, root, fn, ud);
-}
-
 int on_tree_visit_tile(const on_tree *t, uint32_t ti, on_cell_visit_fn fn, void *ud)
 {
     const on_tile *tl = &t->tiles[ti];
@@ -582,74 +556,6 @@ on_status on_tree_block_cell(on_tree *t, on_cell c)
         if (*v != 0xff) return ON_SUCCESS;
         code = parent;
     }
-}
-
-static int cell_still_free(const on_tree *t, on_cell c)
-{
-    int64_t m[3];
-    on_cell now;
-    on_tree_cell_nav(t, c, m, NULL);
-    return on_tree_leaf_free(t, m[0], m[1], m[2], &now) && now.tile == c.tile && now.code == c.code;
-}
-
-/* Breadth-first over free cells, blocking each as it is taken: blocked cells are never neighbours,
- * so no visited set is needed (a cell queued twice is found already blocked and skipped). */
-on_status on_tree_fill(on_tree *t, const double p[3], size_t *blocked_cells)
-{
-    if (blocked_cells) *blocked_cells = 0;
-    on_cell start;
-    on_status s = on_tree_locate(t, p, &start);
-    if (!on_ok(s)) return s;
-    size_t qcap = 1024, head = 0, tail = 0, nbcap = 256, done = 0;
-    on_cell *q = malloc(qcap * sizeof *q), *nb = malloc(nbcap * sizeof *nb);
-    if (!q || !nb) {
-        free(q);
-        free(nb);
-        return ON_FAILURE | ON_NO_MEMORY;
-    }
-    on_status rc = ON_SUCCESS;
-    q[tail++] = start;
-    while (head < tail) {
-        on_cell c = q[head++];
-        if (!cell_still_free(t, c)) continue;
-        size_t n;
-        for (;;) {
-            on_status ns = on_tree_neighbors(t, c, nb, NULL, nbcap, &n);
-            if (on_ok(ns)) break;
-            on_cell *bigger = realloc(nb, n * sizeof *nb);
-            if (!bigger) {
-                rc = ON_FAILURE | ON_NO_MEMORY;
-                goto out;
-            }
-            nb = bigger;
-            nbcap = n;
-        }
-        on_tree_block_cell(t, c);
-        done++;
-        /* compact the consumed front of the queue before growing it */
-        if (tail + n > qcap && head > 0) {
-            memmove(q, q + head, (tail - head) * sizeof *q);
-            tail -= head;
-            head = 0;
-        }
-        if (tail + n > qcap) {
-            size_t nc = (tail + n) * 2;
-            on_cell *bigger = realloc(q, nc * sizeof *q);
-            if (!bigger) {
-                rc = ON_FAILURE | ON_NO_MEMORY;
-                goto out;
-            }
-            q = bigger;
-            qcap = nc;
-        }
-        memcpy(q + tail, nb, n * sizeof *nb);
-        tail += n;
-    }
-out:
-    free(q);
-    free(nb);
-    if (blocked_cells) *blocked_cells = done;
-    return rc;
 }
 
 void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t solid)

@@ -11,12 +11,11 @@
 #define OCTONAV_TREE_H
 
 #include "octonav.h"
+#include "boxes.h"
 #include "codes.h"
 #include "table.h"
 
 #include <stdarg.h>
-
-typedef struct on_boxset on_boxset; /* boxes.h */
 
 typedef struct on_tile {
     on_table table;
@@ -105,9 +104,18 @@ void on_tree_cell_nav(const on_tree *t, on_cell c, int64_t min[3], int64_t *size
 /* on_tree_visit over one loaded tile (returns 1 when fn stopped it). */
 int on_tree_visit_tile(const on_tree *t, uint32_t tile, on_cell_visit_fn fn, void *ud);
 
-/* The same over a tile's contents not (yet) in a tree: a table and its solid flag, for a tile of the
- * given depth; cells report tile ti. Reads nothing else, so a streamer worker may call it. */
-int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, on_cell_visit_fn fn, void *ud);
+/* (over a tile's contents not in a tree: on_table_visit, table.h) */
+
+/* The valid box set of a tile (boxes.h), or NULL (none built, or built for other contents). */
+static inline const on_boxset *on_tile_boxes(const on_tree *t, uint32_t tile)
+{
+    const on_boxset *s = t->tiles[tile].boxes;
+    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
+}
+
+/* Give tile `tile` the box set s (built from the contents it holds now), replacing any old one
+ * (prepare.c). */
+void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s);
 
 /* Block one free cell (set its bit in the parent, prune upward). */
 on_status on_tree_block_cell(on_tree *t, on_cell c);

@@ -1,0 +1,34 @@
+/*
+ * prepare.c -- the prepared search graph on the tree's side: building a box set (boxes.h) for each
+ * loaded tile (on_tree_prepare) and giving a tile a box set built elsewhere (a streamer worker's).
+ * A tile's set is valid while its salt is the one the set records (on_tile_boxes, tree.h).
+ */
+#include "tree.h"
+
+void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s)
+{
+    on_boxset_free(t->tiles[tile].boxes);
+    s->salt = t->tiles[tile].salt;
+    t->tiles[tile].boxes = s;
+}
+
+/* One bitmap scratch for every tile built (allocated at the first tile that needs a set). */
+on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes)
+{
+    if (boxes) *boxes = 0;
+    if (!t || tile < -1 || tile >= (int64_t)t->ntiles) return ON_FAILURE | ON_INVALID;
+    on_boxbits o = {NULL, 0, 0};
+    uint32_t lo = tile < 0 ? 0 : (uint32_t)tile, hi = tile < 0 ? t->ntiles : (uint32_t)tile + 1;
+    on_status st = ON_SUCCESS;
+    for (uint32_t ti = lo; ti < hi; ti++) {
+        if (!t->tiles[ti].loaded || on_tile_boxes(t, ti)) continue;
+        if (!o.w && on_boxbits_alloc(&o, t->p.depth)) return ON_FAILURE | ON_NO_MEMORY;
+        on_boxset *s;
+        st = on_boxset_build_in(&t->tiles[ti].table, t->tiles[ti].solid, t->p.depth, &o, &s);
+        if (on_failed(st)) break; /* the tile keeps no graph (its old one is stale): searches use cells */
+        on_tree_adopt_boxes(t, ti, s);
+        if (boxes) *boxes += s->nbox;
+    }
+    on_boxbits_free(&o);
+    return st;
+}
