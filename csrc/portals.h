@@ -31,6 +31,7 @@
 #define OCTONAV_PORTALS_H
 
 #include "boxes.h"
+#include "tree.h" /* on_tree, on_tile_boxes, on_crc32 (boxes.h no longer includes it) */
 
 #define ON_TGRAPH_VERSION 1
 #define ON_TGRAPH_UNIT 16.0 /* stored weights: 1/16 leaf */
