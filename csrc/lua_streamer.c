@@ -186,13 +186,38 @@ static int l_update(lua_State *L)
     const on_stream_event *ev;
     size_t n = 0;
     if (on_streamer_update(u->s, wait, &ev, &n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 5);
+    lua_newtable(L); /* trees: the trees read for s:load_tree, each { id =, tree = } (the caller owns them) */
+    lua_newtable(L); /* trees_failed: { id =, reason = "PATH: reason" } */
+    int nt = 0, ntf = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].kind == ON_EVENT_TREE_LOADED) {
+            lua_createtable(L, 0, 2);
+            lua_pushinteger(L, (lua_Integer)ev[i].tile);
+            lua_setfield(L, -2, "id");
+            on_lhandle *h = on_lua_newhandle(L, &on_lua_tree_class, sizeof *h, 0);
+            h->p = ev[i].tree;
+            lua_setfield(L, -2, "tree");
+            lua_rawseti(L, -3, ++nt);
+        } else if (ev[i].kind == ON_EVENT_TREE_FAILED) {
+            lua_createtable(L, 0, 2);
+            lua_pushinteger(L, (lua_Integer)ev[i].tile);
+            lua_setfield(L, -2, "id");
+            lua_pushstring(L, ev[i].err[0] ? ev[i].err : on_status_string(ev[i].status));
+            lua_setfield(L, -2, "reason");
+            lua_rawseti(L, -2, ++ntf);
+        }
+    }
+    lua_setfield(L, -3, "trees_failed");
+    lua_setfield(L, -2, "trees");
     lua_newtable(L);
     lua_newtable(L);
     lua_newtable(L);
     int nl = 0, nu = 0, nf = 0;
     for (size_t i = 0; i < n; i++) {
-        if (ev[i].kind == ON_EVENT_LOADED) {
+        if (ev[i].kind == ON_EVENT_TREE_LOADED || ev[i].kind == ON_EVENT_TREE_FAILED) {
+            continue;
+        } else if (ev[i].kind == ON_EVENT_LOADED) {
             push_tile(L, u->tree, ev[i].tile);
             lua_rawseti(L, -4, ++nl);
         } else if (ev[i].kind == ON_EVENT_UNLOADED) {
@@ -230,6 +255,18 @@ static int l_stats(lua_State *L)
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
     return 1;
+}
+
+/* s:load_tree(id, path): read a whole tree file (a world's hole) on a worker; a later update lists
+ * it in `trees` ({ id =, tree = }) or `trees_failed` ({ id =, reason = }). */
+static int l_load_tree(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    const char *path = luaL_checkstring(L, 3);
+    if (id < 0 || id > 0xffffffffLL) luaL_argerror(L, 2, "id out of range");
+    if (!on_ok(on_streamer_load_tree(u->s, (uint32_t)id, path))) return luaL_error(L, "load_tree: out of memory");
+    return 0;
 }
 
 /* s:waiting() -> { { tile = {i,j,k}, reason = "max_loaded" }, ... }: the tiles an agent's load padding
@@ -278,7 +315,7 @@ static const luaL_Reg methods[] = {
     {"add_agent", l_add_agent}, {"move_agent", l_move_agent}, {"remove_agent", l_remove_agent},
     {"lock", l_lock}, {"unlock", l_unlock}, {"force_load", l_force_load}, {"force_unload", l_force_unload},
     {"retry", l_retry}, {"is_loaded", l_is_loaded}, {"state", l_state}, {"update", l_update},
-    {"stats", l_stats}, {"waiting", l_waiting}, {"close", l_close}, {NULL, NULL},
+    {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {"close", l_close}, {NULL, NULL},
 };
 static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};

@@ -402,12 +402,15 @@ typedef struct on_streamer_params {
 } on_streamer_params;
 
 enum { ON_TILE_UNLOADED = 0, ON_TILE_QUEUED = 1, ON_TILE_LOADED = 2, ON_TILE_FAILED = 3 };
-enum { ON_EVENT_LOADED = 1, ON_EVENT_UNLOADED = 2, ON_EVENT_FAILED = 3 };
+enum { ON_EVENT_LOADED = 1, ON_EVENT_UNLOADED = 2, ON_EVENT_FAILED = 3, ON_EVENT_TREE_LOADED = 4,
+       ON_EVENT_TREE_FAILED = 5 };
 
 typedef struct on_stream_event {
-    uint32_t tile;
+    uint32_t tile;           /* for the TREE events: the id given to on_streamer_load_tree */
     int kind;                /* ON_EVENT_* */
-    on_status status;        /* for ON_EVENT_FAILED: why (ON_IO, ON_CORRUPT, ON_NO_MEMORY) */
+    on_status status;        /* for the FAILED events: why (ON_IO, ON_CORRUPT, ON_NO_MEMORY, ...) */
+    on_tree *tree;           /* ON_EVENT_TREE_LOADED: the tree read; the caller owns it from then on */
+    char err[256];           /* ON_EVENT_TREE_FAILED: "PATH: reason" */
 } on_stream_event;
 
 typedef struct on_streamer_stats {
@@ -431,6 +434,10 @@ ON_API on_status on_streamer_force_load(on_streamer *s, uint32_t tile);   /* pin
 ON_API on_status on_streamer_force_unload(on_streamer *s, uint32_t tile); /* unpins; unloads now unless locked */
 ON_API on_status on_streamer_retry(on_streamer *s, uint32_t tile);        /* a failed tile may load again */
 ON_API int on_streamer_tile_state(const on_streamer *s, uint32_t tile);   /* ON_TILE_*, -1 for a bad tile */
+/* Read a whole tree file (a world's hole: small trees the streamer does not manage) on a worker; a
+ * later update reports it as ON_EVENT_TREE_LOADED / ON_EVENT_TREE_FAILED with `id` in .tile (with
+ * wait, the update that waits). Non-regular files (a FIFO) fail at once (fileio.c), never block. */
+ON_API on_status on_streamer_load_tree(on_streamer *s, uint32_t id, const char *path);
 /* wait != 0: block until every load queued so far has finished and install it in this call.
  * max_loaded counts every loaded or queued tile. Locked and forced tiles always load (they may take
  * the count above the limit). Above the limit, and whenever a needed tile finds no room, a loaded

@@ -28,6 +28,16 @@ typedef struct result {
     on_boxset *boxes;  /* with params.prepare: the tile's box set, built beside the decode */
 } result;
 
+/* A whole tree file to read on a worker (a world's hole, on_streamer_load_tree): queued, then done. */
+typedef struct tjob {
+    struct tjob *next;
+    uint32_t id;
+    on_tree *tree;      /* the result, NULL on failure */
+    on_status status;
+    char err[256];      /* on failure: "PATH: reason" */
+    char path[];
+} tjob;
+
 typedef struct agent {
     double p[3];
     int live;
@@ -73,6 +83,7 @@ struct on_streamer {
     uint32_t *jobs;     /* ring of queued tile indices, capacity ntiles */
     size_t jhead, jcount;
     result *results;
+    tjob *tjobs, *tdone; /* tree files queued (LIFO, order does not matter), and read */
     size_t inflight;    /* jobs taken by workers, not yet in results */
     int stop;
     size_t decoded;
@@ -121,8 +132,21 @@ static void *worker(void *arg)
     on_streamer *s = arg;
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (!s->stop && s->jcount == 0) pthread_cond_wait(&s->work, &s->mu);
+        while (!s->stop && s->jcount == 0 && !s->tjobs) pthread_cond_wait(&s->work, &s->mu);
         if (s->stop) break;
+        if (s->tjobs) { /* a tree file: read it outside the lock (a FIFO is refused by the reader) */
+            tjob *j = s->tjobs;
+            s->tjobs = j->next;
+            s->inflight++;
+            pthread_mutex_unlock(&s->mu);
+            j->status = on_tree_load_msg(j->path, &j->tree, j->err, sizeof j->err);
+            pthread_mutex_lock(&s->mu);
+            s->inflight--;
+            j->next = s->tdone;
+            s->tdone = j;
+            pthread_cond_broadcast(&s->done);
+            continue;
+        }
         uint32_t tile = s->jobs[s->jhead];
         s->jhead = (s->jhead + 1) % s->ntiles;
         s->jcount--;
@@ -225,6 +249,16 @@ static void stop_workers(on_streamer *s)
     for (uint32_t i = 0; i < s->ntiles; i++)
         if (s->tiles[i].state == ON_TILE_QUEUED) s->tiles[i].state = ON_TILE_UNLOADED;
     s->nqueued = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        tjob **list = pass ? &s->tdone : &s->tjobs;
+        while (*list) {
+            tjob *j = *list;
+            *list = j->next;
+            on_tree_destroy(j->tree);
+            free(j);
+        }
+    }
+    for (size_t i = 0; i < s->nev; i++) s->ev[i].tree = NULL; /* handed out already: the caller owns them */
 }
 
 void on_streamer_detach(on_streamer *s)
@@ -365,6 +399,8 @@ static void emit(on_streamer *s, uint32_t tile, int kind, on_status st)
     s->ev[s->nev].tile = tile;
     s->ev[s->nev].kind = kind;
     s->ev[s->nev].status = st;
+    s->ev[s->nev].tree = NULL;
+    s->ev[s->nev].err[0] = 0;
     s->nev++;
 }
 
@@ -391,6 +427,53 @@ on_status on_streamer_retry(on_streamer *s, uint32_t tile)
 int on_streamer_tile_state(const on_streamer *s, uint32_t tile)
 {
     return s->t && tile < s->ntiles ? s->tiles[tile].state : -1;
+}
+
+/* Queue reading DIR-relative or absolute `path` as a whole tree (a world's hole) on a worker; the
+ * next update that finds it read reports it (ON_EVENT_TREE_LOADED with the tree, owned by the
+ * caller from then on, or ON_EVENT_TREE_FAILED). Without workers it is read in that update. */
+on_status on_streamer_load_tree(on_streamer *s, uint32_t id, const char *path)
+{
+    if (!s->t || !path) return ON_FAILURE | ON_INVALID;
+    size_t n = strlen(path);
+    tjob *j = calloc(1, sizeof *j + n + 1);
+    if (!j) return ON_FAILURE | ON_NO_MEMORY;
+    j->id = id;
+    memcpy(j->path, path, n + 1);
+    pthread_mutex_lock(&s->mu);
+    j->next = s->tjobs;
+    s->tjobs = j;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    return ON_SUCCESS;
+}
+
+/* Trees read since the last update, as events (the caller holds none of the locks). Without workers
+ * the queued ones are read here, on the caller's thread. */
+static void report_trees(on_streamer *s, tjob *done)
+{
+    if (s->nthreads == 0) {
+        while (s->tjobs) {
+            tjob *j = s->tjobs;
+            s->tjobs = j->next;
+            j->status = on_tree_load_msg(j->path, &j->tree, j->err, sizeof j->err);
+            j->next = done;
+            done = j;
+        }
+    }
+    while (done) {
+        tjob *j = done;
+        done = j->next;
+        size_t before = s->nev;
+        emit(s, j->id, on_ok(j->status) ? ON_EVENT_TREE_LOADED : ON_EVENT_TREE_FAILED, j->status);
+        if (s->nev > before) {
+            s->ev[before].tree = j->tree;
+            snprintf(s->ev[before].err, sizeof s->ev[before].err, "%s", on_ok(j->status) ? "" : j->err);
+        } else {
+            on_tree_destroy(j->tree); /* no room to report it: as if never read */
+        }
+        free(j);
+    }
 }
 
 /* ---- update ---------------------------------------------------------------------------------- */
@@ -590,11 +673,14 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     start_loads(s);
     /* 2. finished loads (all of the queued ones when asked to wait) */
     if (wait)
-        while (s->jcount || s->inflight) pthread_cond_wait(&s->done, &s->mu);
+        while (s->jcount || s->inflight || (s->tjobs && s->nthreads)) pthread_cond_wait(&s->done, &s->mu);
     result *list = s->results;
     s->results = NULL;
+    tjob *trees = s->tdone;
+    s->tdone = NULL;
     pthread_mutex_unlock(&s->mu);
     install_results(s, list);
+    report_trees(s, trees);
     /* 3. unloads: loaded tiles no agent, lock or pin keeps */
     for (size_t i = 0; i < s->nloaded;) {
         uint32_t tile = s->loaded[i];

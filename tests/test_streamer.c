@@ -423,6 +423,50 @@ static void test_cap_lock(const char *dir, int workers)
     on_tree_destroy(t);
 }
 
+/* Whole tree files (a world's holes) read on the workers: the tree arrives as an event with its id
+ * and equals the saved one; a FIFO fails at once with the reader's reason (never blocks a worker or
+ * destroy); a destroy with tree loads still queued frees them. */
+static void test_load_tree(const char *dir, const on_tree *orig, int workers)
+{
+    char path[512], fifo[512];
+    snprintf(path, sizeof path, "%s/hole.tree", dir);
+    snprintf(fifo, sizeof fifo, "%s/fifo.tree", dir);
+    CHECK(on_ok(on_tree_save(orig, path)));
+    unlink(fifo);
+    CHECK(mkfifo(fifo, 0600) == 0);
+    on_tree *t;
+    CHECK(on_ok(on_tree_create(&orig->p, &t)));
+    on_streamer_params sp = {1.0, 2.0, workers, 0, 0};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    CHECK(on_ok(on_streamer_load_tree(s, 41, path)));
+    CHECK(on_ok(on_streamer_load_tree(s, 42, fifo)));
+    const on_stream_event *ev;
+    size_t nev;
+    CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
+    int got = 0, failed = 0;
+    for (size_t e = 0; e < nev; e++) {
+        if (ev[e].kind == ON_EVENT_TREE_LOADED && ev[e].tile == 41) {
+            got++;
+            for (uint32_t ti = 0; ti < orig->ntiles; ti++) CHECK(same_tile(orig, ev[e].tree, ti));
+            on_tree_destroy(ev[e].tree);
+        }
+        if (ev[e].kind == ON_EVENT_TREE_FAILED && ev[e].tile == 42) {
+            failed++;
+            CHECK(strstr(ev[e].err, "not a regular file") != NULL);
+        }
+    }
+    CHECK_EQ_INT(got, 1);
+    CHECK_EQ_INT(failed, 1);
+    /* queued and never collected: destroy frees them */
+    CHECK(on_ok(on_streamer_load_tree(s, 43, path)));
+    CHECK(on_ok(on_streamer_load_tree(s, 44, fifo)));
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+    unlink(path);
+    unlink(fifo);
+}
+
 /* Destroying a tree while its streamer has loads queued (one worker, 36 tiles asked for at once)
  * stops the streamer first: no worker reads the freed tree (ASan/TSan in make check), and the
  * streamer answers ON_INVALID until it is destroyed. A tree takes one streamer at a time. */
@@ -494,6 +538,8 @@ static int run(void)
     test_walk(dir, orig, 0, 0, 12);
     test_async(dir, orig);
     test_tree_destroyed(dir, orig);
+    test_load_tree(dir, orig, 0);
+    test_load_tree(dir, orig, 2);
     rm_dir(dir, orig);
     char dir3[] = "/tmp/octonav-streamer3-XXXXXX";
     if (!mkdtemp(dir3)) return 1;

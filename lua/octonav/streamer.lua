@@ -33,11 +33,13 @@
 --
 -- Holes (hole: index into world.holes or name): a hole's tree (holes/NAME.tree) is loaded while an
 -- agent is inside the hole's bounds (min..max, inclusive), or it is locked or forced, and unloaded
--- (tree closed, world.holes[i].tree = nil) when none of these holds; both happen in update(). Hole
--- trees are small and are read on the caller's thread, inside update(). s:lock_hole(h) /
--- s:unlock_hole(h) (counted), s:force_load_hole(h) / s:force_unload_hole(h) (unloads at once unless
--- locked; listed by the next update), s:retry_hole(h), s:hole_loaded(h), s:hole_state(h). A missing
--- or bad hole file is a holes_failed entry, not retried until s:retry_hole(h).
+-- (tree closed, world.holes[i].tree = nil) when none of these holds. Hole trees are read on the worker
+-- threads like tiles (s:hole_state(h) is "queued" meanwhile; update(true) waits for them too) and
+-- installed by update() on the caller's thread (a non-regular file such as a FIFO fails at once).
+-- s:lock_hole(h) / s:unlock_hole(h) (counted), s:force_load_hole(h) / s:force_unload_hole(h)
+-- (unloads at once unless locked; listed by the next update), s:retry_hole(h), s:hole_loaded(h),
+-- s:hole_state(h) -> "unloaded" | "queued" | "loaded" | "failed". A missing or bad hole file is a
+-- holes_failed entry, not retried until s:retry_hole(h).
 --
 -- Paths: s:set_path(agent, path) registers what an agent follows (a query path, or anything with an
 -- is_valid method; nil unregisters; a navigator bound to the streamer registers its own);
@@ -257,8 +259,12 @@ local function agent_inside(self, h)
   return false
 end
 
--- The holes' rule; fills changes.holes_loaded / holes_unloaded / holes_failed.
-local function update_holes(self, changes)
+local function hole_needed(self, h, hs) return hs.forced or hs.locks > 0 or agent_inside(self, h) end
+
+-- The holes' rule, before the core update: a needed hole's tree is queued for the workers (state
+-- "queued"; with update(true) it is read within the same update), a loaded hole no longer needed is
+-- unloaded (changes.holes_unloaded).
+local function queue_holes(self, changes)
   local world = self.world
   for i, h in ipairs(world.holes) do
     local hs = self.holes[i]
@@ -266,9 +272,30 @@ local function update_holes(self, changes)
       hs = { locks = 0, forced = false, state = h.tree and "loaded" or "unloaded" }
       self.holes[i] = hs
     end
-    local needed = hs.forced or hs.locks > 0 or agent_inside(self, h)
+    local needed = hole_needed(self, h, hs)
     if needed and hs.state == "unloaded" then
-      local tree, err = world:load_hole(i)
+      self.core:load_tree(i, world:hole_path(i))
+      hs.state = "queued"
+    elseif not needed and hs.state == "loaded" then
+      unload_hole(h, hs)
+      changes.holes_unloaded[#changes.holes_unloaded + 1] = h.name
+    end
+  end
+end
+
+-- Hole trees the workers read: installed when still wanted (checked against the manifest), closed
+-- otherwise; failures are holes_failed entries (not retried until s:retry_hole).
+local function install_holes(self, ev, changes)
+  local world = self.world
+  for _, r in ipairs(ev.trees) do
+    local h, hs = world.holes[r.id], self.holes[r.id]
+    if not (h and hs and hs.state == "queued") then
+      r.tree:close()
+    elseif not hole_needed(self, h, hs) then
+      r.tree:close()
+      hs.state = "unloaded"
+    else
+      local tree, err = world:check_hole_tree(r.id, r.tree)
       if tree then
         h.tree = tree
         hs.state = "loaded"
@@ -277,9 +304,13 @@ local function update_holes(self, changes)
         hs.state = "failed"
         changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = tostring(err) }
       end
-    elseif not needed and hs.state == "loaded" then
-      unload_hole(h, hs)
-      changes.holes_unloaded[#changes.holes_unloaded + 1] = h.name
+    end
+  end
+  for _, r in ipairs(ev.trees_failed) do
+    local h, hs = world.holes[r.id], self.holes[r.id]
+    if h and hs and hs.state == "queued" then
+      hs.state = "failed"
+      changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = r.reason }
     end
   end
 end
@@ -313,19 +344,18 @@ end
 -- read and installed.
 function Streamer:update(wait)
   check_open(self, "update")
+  local changes = { holes_loaded = {}, holes_unloaded = {}, holes_failed = {}, stale = {} }
+  for _, name in ipairs(self.dropped_holes) do changes.holes_unloaded[#changes.holes_unloaded + 1] = name end
+  self.dropped_holes = {}
+  queue_holes(self, changes)
   local ev = self.core:update(wait)
-  local changes = {
-    loaded = ev.loaded, unloaded = ev.unloaded, failed = {}, holes_loaded = {}, holes_unloaded = {},
-    holes_failed = {}, stale = {},
-  }
+  changes.loaded, changes.unloaded, changes.failed = ev.loaded, ev.unloaded, {}
+  install_holes(self, ev, changes)
   for _, t in ipairs(self.dropped) do table.insert(changes.unloaded, 1, t) end
   self.dropped = {}
   for _, f in ipairs(ev.failed) do
     changes.failed[#changes.failed + 1] = { f.tile, f.reason, tile = f.tile, reason = f.reason }
   end
-  for _, name in ipairs(self.dropped_holes) do changes.holes_unloaded[#changes.holes_unloaded + 1] = name end
-  self.dropped_holes = {}
-  update_holes(self, changes)
   local ids = {}
   for id, r in pairs(self.paths) do
     if not r.reported and not r.path:is_valid() then

@@ -37,10 +37,7 @@ local function grid_of(m) return tilegrid.new(m.origin, m.tiles, m.depth, m.scal
 local same3 = util.same3
 
 -- A hole's tree, checked against its manifest entry.
-local function load_hole(dir, h, radius)
-  local path = pack.hole_path(dir, h.name)
-  local tree, err = core.tree.load(path)
-  if not tree then return nil, err end
+local function check_hole(path, h, radius, tree)
   local p = tree:params()
   if p.depth ~= h.depth or p.scale ~= h.scale or p.radius ~= radius or not same3(p.origin, h.origin)
     or not same3(p.tiles, h.tiles) then
@@ -48,6 +45,13 @@ local function load_hole(dir, h, radius)
     return nil, path .. ": the tree's parameters differ from the manifest's hole line"
   end
   return tree
+end
+
+local function load_hole(dir, h, radius)
+  local path = pack.hole_path(dir, h.name)
+  local tree, err = core.tree.load(path)
+  if not tree then return nil, err end
+  return check_hole(path, h, radius, tree)
 end
 
 -- Graph tables of docs/world.md from a parsed graph; every tile, block and door gets its table.
@@ -223,6 +227,20 @@ function World:load_hole(hole)
   local _, h = hole_arg(self, hole, "load_hole")
   return load_hole(self.dir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
     tiles = h.tree_tiles }, self.radius)
+end
+
+--- world:hole_path(h) -> the file of hole h's tree (what load_hole reads).
+function World:hole_path(hole)
+  local _, h = hole_arg(self, hole, "hole_path")
+  return pack.hole_path(self.dir, h.name)
+end
+
+--- world:check_hole_tree(h, tree) -> tree | nil, err: load_hole's check of a tree read elsewhere (the
+-- streamer's workers); a tree whose parameters differ from the manifest's is closed.
+function World:check_hole_tree(hole, tree)
+  local _, h = hole_arg(self, hole, "check_hole_tree")
+  return check_hole(pack.hole_path(self.dir, h.name), { name = h.name, depth = h.depth, scale = h.scale,
+    origin = h.origin, tiles = h.tree_tiles }, self.radius, tree)
 end
 
 -- ---- checks and edits ----------------------------------------------------------------------------
