@@ -33,6 +33,13 @@ end
 
 local file_size = require("octonav.util").file_size
 
+-- a file the benchmark cannot read raises its "PATH: reason" as it is (no position: the command
+-- line prints it as one line)
+local function must(v, e)
+  if not v then error(e, 0) end
+  return v
+end
+
 M.MAPS = { "Simple", "Complex", "A1", "A2", "A3", "A4", "BC1", "DA1", "DB1", "DB2", "DC1", "EB1", "EC1" }
 
 --- Tree benchmark of one map: load, memory, file size, locate and visible throughput, and the
@@ -50,8 +57,8 @@ function M.tree_map(dir, name, opts)
   assert(tree:save(tmp))
   local fbytes = file_size(tmp)
   os.remove(tmp)
-  local grid = assert(movingai.load_grid(path))
-  local scen = assert(movingai.load_scen(path .. ".3dscen"))
+  local grid = must(movingai.load_grid(path))
+  local scen = must(movingai.load_scen(path .. ".3dscen"))
   local rnd = M.rng(opts.seed or 1)
   local W, H, D = info.dims[1], info.dims[2], info.dims[3]
 
@@ -159,10 +166,10 @@ function M.query_map(map_path, scen_path, opts)
   opts = opts or {}
   local octonav = require "octonav"
   local checker = require "octonav.checker"
-  local tree = assert(movingai.load_map(map_path))
+  local tree = must(movingai.load_map(map_path))
   local st = tree:stats()
-  local scen = assert(movingai.load_scen(scen_path))
-  local vmap = assert(checker.voxel_map(map_path))
+  local scen = must(movingai.load_scen(scen_path))
+  local vmap = must(checker.voxel_map(map_path))
   local order = {}
   for i = 1, #scen do order[i] = i end
   if opts.limit and opts.limit < #scen then
@@ -180,7 +187,7 @@ function M.query_map(map_path, scen_path, opts)
   local gtimes = {}
   local glimit = math.min(opts.grid_limit or #order, #order)
   if glimit > 0 then
-    local grid = assert(movingai.load_grid(map_path))
+    local grid = must(movingai.load_grid(map_path))
     local spent, n = 0, glimit
     for r = 1, rep do
       for k = 1, n do

@@ -1,11 +1,17 @@
---- The world commands of bin/octonav (docs/world.md):
+--- octonav's command line (bin/octonav is a launcher for M.run):
 --   bake CONFIG.lua [--tile I,J,K | --job N/M | --link]
 --                                             bake a pack (all of it; one tile; job N of M: the tiles
 --                                             t % M == N; or the link step only)
 --   info PACK                                 what a pack holds
 --   path PACK x y z x y z [--obj FILE]        plan a route and search each of its steps
 --   validate PACK                             check the holes' doors; exit code 1 when not ok
--- M.main(cmd, args) returns the exit code: 0 done, 1 failed (or not ok), 2 bad usage.
+--   view PACK_OR_TREE_OR_3DMAP [...]          a page or a PNG of the nav data (octonav.cli_view)
+--   bench MAP.3dmap [SCEN] [flags]            query benchmark on one Moving AI map
+--   bench-tree [DATA_DIR], bench-all [DATA_DIR]   the benchmark tables (bench-all writes README.md)
+--   bench-world [flags]                       the world benchmark (octonav.bench_world)
+--   --help, CMD --help, --version             to stdout, exit code 0
+-- M.run(argv) and M.main(cmd, args) return the exit code: 0 done, 1 failed (or not ok), 2 bad usage.
+-- Errors are one line on stderr ("octonav: ..."); bad usage adds the usage.
 --
 -- A config file is the user's own Lua code: it is run (loadfile) and must return the config table.
 -- Relative paths in it (geometry `obj` entries and `output`) are taken relative to the config file's
@@ -22,6 +28,10 @@ local M = {}
 -- output streams (specs may replace them)
 M.stdout = io.stdout
 M.stderr = io.stderr
+-- the project root (bin/octonav sets it): bench-all writes ROOT/README.md; data defaults under it
+M.root = "."
+
+M.VERSION = "octonav " .. core.version
 
 local function out(...)
   M.stdout:write(...)
@@ -33,17 +43,60 @@ local function err(...)
   M.stderr:write("\n")
 end
 
-M.USAGE = [==[
-usage: octonav bake CONFIG.lua [--tile I,J,K | --job N/M | --link]
-       octonav info PACK
-       octonav path PACK x y z x y z [--obj FILE]
-       octonav validate PACK
-       octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html]
-                    [--png FILE.png] [--slice y=V]]==]
+-- each command's usage: its synopsis line(s), then what it does
+local HELP = {
+  bake = [[
+octonav bake CONFIG.lua [--tile I,J,K | --job N/M | --link]
+    bake the pack a config file describes (docs/world.md): every tile and the link step; --tile
+    one tile only (parallel bakes); --job N/M the tiles t % M == N (job N of M, in one process);
+    --link the holes, graph and manifest from tiles already baked]],
+  info = [[
+octonav info PACK
+    what a pack holds: grid, nodes, files, holes, connect blocks and links]],
+  path = [[
+octonav path PACK x y z x y z [--obj FILE]
+    plan a route from the first point to the second and search each of its steps; --obj writes
+    the path as an OBJ polyline. A failure prints its reason (and the nearest free point to a
+    blocked end); exit code 1]],
+  validate = [[
+octonav validate PACK
+    check every hole's doors; exit code 1 when one is not ok]],
+  view = [==[
+octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice y=V]]
+             [--free] [--corridor]
+    a page (WebGL) or a PNG of the nav data, with paths (README, "Seeing the nav data")]==],
+  bench = [[
+octonav bench MAP.3dmap [SCEN] [--limit N] [--seed K] [--paths FILE] [--preset NAME] [--grid-limit M]
+              [--repeat R] [--prepare]
+    query benchmark on one map (SCEN defaults to MAP.3dmap.3dscen): N scenarios of a seeded sample
+    (all by default), presets default, seed, astar, theta, boxes; grid A* on the first M (25);
+    R passes (3), fastest kept; --paths writes every path; --prepare searches the prepared graph
+    (tree:prepare). The last line is key=value pairs]],
+  ["bench-tree"] = [[
+octonav bench-tree [DATA_DIR]
+    tree benchmark per map: load, memory, file size, locate and visible speed]],
+  ["bench-all"] = [[
+octonav bench-all [DATA_DIR]
+    every benchmark; writes the tables into README.md]],
+  ["bench-world"] = [[
+octonav bench-world [--worlds dungeon,house,t16,t32] [--pairs 60] [--frames 300] [--data DIR]
+    the world benchmark (issue 11); all worlds: writes its README table]],
+}
+local ORDER = { "bake", "info", "path", "validate", "view", "bench", "bench-tree", "bench-all", "bench-world" }
 
-local function usage(msg)
+local function usage_text()
+  local t = { "usage: octonav COMMAND [ARGS]   (octonav COMMAND --help: that command's usage)" }
+  for _, name in ipairs(ORDER) do t[#t + 1] = "  " .. HELP[name]:gsub("\n", "\n  ") end
+  t[#t + 1] = "  octonav --help | --version"
+  t[#t + 1] = "DATA_DIR defaults to ../shared/data/voxel beside the project (maps that are absent are skipped)."
+  return table.concat(t, "\n")
+end
+M.USAGE = usage_text()
+
+-- bad usage: the message, then the usage (of the command when known), on stderr; exit code 2
+local function usage(msg, cmd)
   if msg then err(msg) end
-  M.stderr:write(M.USAGE, "\n")
+  M.stderr:write(cmd and HELP[cmd] and ("usage: " .. HELP[cmd]) or M.USAGE, "\n")
   return 2
 end
 
@@ -108,10 +161,10 @@ local function file_size(path) return util.file_size(path) or 0 end
 
 local function cmd_bake(args)
   local flags, pos = parse(args, { tile = true, job = true }, { link = true })
-  if not flags then return usage(pos) end
-  if #pos ~= 1 then return usage("bake: one CONFIG.lua expected") end
+  if not flags then return usage("bake: " .. pos, "bake") end
+  if #pos ~= 1 then return usage("bake: one CONFIG.lua expected", "bake") end
   if (flags.tile and 1 or 0) + (flags.job and 1 or 0) + (flags.link and 1 or 0) > 1 then
-    return usage("bake: --tile, --job and --link do not go together")
+    return usage("bake: --tile, --job and --link do not go together", "bake")
   end
   local config, cerr = M.load_config(pos[1])
   if not config then
@@ -166,8 +219,8 @@ end
 
 local function cmd_info(args)
   local flags, pos = parse(args, {}, {})
-  if not flags then return usage(pos) end
-  if #pos ~= 1 then return usage("info: one PACK expected") end
+  if not flags then return usage("info: " .. pos, "info") end
+  if #pos ~= 1 then return usage("info: one PACK expected", "info") end
   local w = load_world(pos[1])
   if not w then return 1 end
   local st = w.tree:stats()
@@ -217,21 +270,37 @@ end
 
 -- ---- path ------------------------------------------------------------------------------------------
 
+-- "; nearest free point (x, y, z)" for a search that failed at a blocked end (info.nearest), or ""
+local function nearest_note(info)
+  if info and info.nearest then return "; nearest free point " .. fp(info.nearest) end
+  return ""
+end
+
+-- The query's answer for a blocked point p of tree (its info carries the nearest free point).
+local function probe(tree, p)
+  local q = core.query.new(tree)
+  local _, info = q:find(p, p)
+  q:close()
+  return info
+end
+
 local function cmd_path(args)
   local flags, pos = parse(args, { obj = true }, {})
-  if not flags then return usage(pos) end
-  if #pos ~= 7 then return usage("path: PACK x y z x y z expected") end
+  if not flags then return usage("path: " .. pos, "path") end
+  if #pos ~= 7 then return usage("path: PACK x y z x y z expected", "path") end
   local c = {}
   for n = 2, 7 do
     c[n - 1] = tonumber(pos[n])
-    if not c[n - 1] then return usage(("path: coordinate '%s' is not a number"):format(pos[n])) end
+    if not c[n - 1] then return usage(("path: coordinate '%s' is not a number"):format(pos[n]), "path") end
   end
   local a, b = { c[1], c[2], c[3] }, { c[4], c[5], c[6] }
   local w = load_world(pos[1])
   if not w then return 1 end
   local route, reason = w:plan(a, b)
   if not route then
-    out(("no route from %s to %s: %s"):format(fp(a), fp(b), tostring(reason)))
+    local info
+    if reason == "start_blocked" then info = probe(w.tree, a) elseif reason == "goal_blocked" then info = probe(w.tree, b) end
+    err(("path: no route from %s to %s: %s%s"):format(fp(a), fp(b), tostring(reason), nearest_note(info)))
     w:close()
     return 1
   end
@@ -248,14 +317,15 @@ local function cmd_path(args)
     out(("  %d. %s: enter %s exit %s%s"):format(n, where, fp(step.enter), fp(step.exit),
       step.via ~= nil and (" via " .. tostring(step.via)) or ""))
     if not tree then
-      out("     no tree for this step")
+      err(("path: step %d: no tree for this step"):format(n))
       w:close()
       return 1
     end
     local q = core.query.new(tree)
     local path, info = q:find(step.enter, step.exit)
     if not path then
-      out(("     search failed: %s"):format(tostring(info.reason)))
+      err(("path: step %d (%s) from %s to %s: search failed: %s%s"):format(n, where, fp(step.enter), fp(step.exit),
+        tostring(info.reason), nearest_note(info)))
       w:close()
       return 1
     end
@@ -310,8 +380,8 @@ local function yn(b) return b and "yes" or "NO" end
 
 local function cmd_validate(args)
   local flags, pos = parse(args, {}, {})
-  if not flags then return usage(pos) end
-  if #pos ~= 1 then return usage("validate: one PACK expected") end
+  if not flags then return usage("validate: " .. pos, "validate") end
+  if #pos ~= 1 then return usage("validate: one PACK expected", "validate") end
   local w = load_world(pos[1])
   if not w then return 1 end
   local r = w:validate()
@@ -325,19 +395,274 @@ local function cmd_validate(args)
   return r.ok and 0 or 1
 end
 
+-- ---- benchmarks ------------------------------------------------------------------------------------
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() return true end
+  return false
+end
+
+local function presets()
+  local o = require "octonav"
+  return { default = {}, seed = o.presets.seed, astar = o.presets.astar, theta = o.presets.theta, boxes = o.presets.boxes }
+end
+
+-- an integer flag: nil when absent, the value, or nil, message
+local function int_flag(flags, name, min)
+  local v = flags[name]
+  if v == nil then return nil end
+  local n = math.tointeger(tonumber(v))
+  if not n or n < min then return nil, ("--%s: an integer >= %d expected, got '%s'"):format(name, min, v) end
+  return n
+end
+
+local function cmd_bench(args)
+  local flags, pos = parse(args, { limit = true, seed = true, paths = true, preset = true, ["grid-limit"] = true,
+    ["repeat"] = true }, { prepare = true })
+  if not flags then return usage("bench: " .. pos, "bench") end
+  if #pos < 1 or #pos > 2 then return usage("bench: MAP.3dmap [SCEN] expected", "bench") end
+  local map = pos[1]
+  local scen = pos[2] or (map .. ".3dscen")
+  local n = {}
+  for _, f in ipairs { { "limit", 1 }, { "seed", 0 }, { "grid-limit", 0 }, { "repeat", 1 } } do
+    local v, e = int_flag(flags, f[1], f[2])
+    if e then return usage("bench: " .. e, "bench") end
+    n[f[1]] = v
+  end
+  local preset = flags.preset or "default"
+  local all = presets()
+  if not all[preset] then
+    return usage(("bench: unknown preset '%s' (default, seed, astar, theta, boxes)"):format(preset), "bench")
+  end
+  for _, path in ipairs { map, scen } do
+    local f, oerr = io.open(path, "rb")
+    if not f then
+      err("bench: ", tostring(oerr))
+      return 1
+    end
+    f:close()
+  end
+  local paths
+  if flags.paths then
+    local perr
+    paths, perr = io.open(flags.paths, "w")
+    if not paths then
+      err("bench: ", tostring(perr))
+      return 1
+    end
+  end
+  local bench = require "octonav.bench"
+  -- the benchmark asserts on what it cannot read (a corrupt map or scenario file): one line, no traceback
+  local ok, res = pcall(bench.query_map, map, scen, {
+    limit = n.limit, seed = n.seed or 1, presets = { { preset, all[preset], prepare = flags.prepare == true } },
+    paths = paths, grid_limit = n["grid-limit"] or 25, grid_seconds = 60, ["repeat"] = n["repeat"] or 3,
+  })
+  if paths then paths:close() end
+  if not ok then
+    err("bench: ", tostring(res))
+    return 1
+  end
+  local r = res[1]
+  out(bench.QUERY_HEAD)
+  out(bench.QUERY_SEP)
+  out(bench.query_row(map:match("([^/]+)%.3dmap$") or map, r))
+  out(bench.query_kv(r))
+  return 0
+end
+
+local function write_section(name, text)
+  local ok, werr = require("octonav.bench").write_section(M.root .. "/README.md", name, text)
+  if not ok then err("README not updated: ", tostring(werr)) end
+end
+
+-- bench-all, no outside data: the streaming table
+local function bench_streamer()
+  local bench = require "octonav.bench"
+  local lines = { "| frames | agents | worker threads | prepare | tiles decoded | tiles decoded / s (worker) "
+    .. "| nodes / tile | boxes / tile | update() median us | update() p99 us |",
+    "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|" }
+  for _, prep in ipairs { false, true } do
+    local r = bench.streamer { frames = 2000, workers = 1, prepare = prep }
+    lines[#lines + 1] = ("| %d | 100 | %d | %s | %d | %.0f | %.0f | %.0f | %.1f | %.1f |"):format(r.frames, r.workers,
+      prep and "yes" or "no", r.decoded, r.decoded_per_s, r.tile_nodes, r.boxes_per_tile, r.update_median_us,
+      r.update_p99_us)
+  end
+  local text = table.concat(lines, "\n")
+  out(text)
+  write_section("streamer", ("Measured %s (`make bench`): 16 x 1 x 16 tiles of 64^3 leaves, load padding 32, "
+    .. "unload padding 64.\n\n%s"):format(os.date("!%Y-%m-%d"), text))
+end
+
+-- bench-all, the world layer: needs no outside data except the meshes (skipped when absent)
+local function bench_world()
+  local bench = require "octonav.bench"
+  local rows = {}
+  local meshes
+  for _, weights in ipairs { "straight", "path" } do
+    local r = bench.world { paths = 40, weights = weights, mesh_dir = meshes and "/nonexistent" or nil }
+    if not meshes then
+      meshes = r.meshes
+    end
+    rows[#rows + 1] = ("| %s | %.1f | %d | %d | %.0f | %.0f | %.0f | %.3f | %.3f |"):format(weights, r.world_bake_s,
+      r.world_nodes, r.paths, r.plan_median_us, r.hier_median_us, r.seam_median_us, r.length_ratio_mean,
+      r.length_ratio_max)
+  end
+  local mrows = {}
+  for _, m in ipairs(meshes) do
+    mrows[#mrows + 1] = ("| %s | %.3f | %d | %d | %.2f | %.0f | %d | %.0f |"):format(m.name, m.scale, m.tiles,
+      m.triangles, m.seconds, m.tris_per_s, m.nodes, m.bytes / 1024)
+  end
+  local text = table.concat({
+    "Bake throughput (one process; `weights = \"straight\"`, depth 6):",
+    "",
+    "| mesh | scale | tiles | triangles | bake s | triangles / s | nodes | KB |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    table.concat(mrows, "\n"),
+    "",
+    "Long paths across an 8 x 2 x 8 world of 32^3-leaf tiles (terrain, six walls with gaps, 120 pillars), 40 "
+      .. "start/goal pairs from one end to the other: the hierarchical route (`world:plan`, then one query per step) "
+      .. "against one seamless query over the fully loaded tree.",
+    "",
+    "| weights | bake s | nodes | paths | plan median us | hierarchical median us | seamless median us "
+      .. "| length hierarchical / seamless (mean) | (max) |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    table.concat(rows, "\n"),
+  }, "\n")
+  out(text)
+  write_section("world", ("Measured %s (`make bench`).\n\n%s"):format(os.date("!%Y-%m-%d"), text))
+end
+
+-- bench-tree and the rest of bench-all: the tree table, then (bench-all) the query tables
+local function bench_maps(dir, all)
+  local bench = require "octonav.bench"
+  if not exists(dir .. "/Simple.3dmap") then
+    out("bench: no voxel maps in " .. dir .. ": skipped")
+    return 0
+  end
+  local _, table_text = bench.tree_all(dir, {})
+  out(table_text)
+  if not all then return 0 end
+  local stamp = os.date("!%Y-%m-%d")
+  write_section("tree", ("Measured %s on this project's 2-core machine (`make bench`).\n\n%s"):format(stamp, table_text))
+  -- queries: a seeded sample per map; the grid baseline on the first scenarios of that sample
+  local limit = tonumber(os.getenv("OCTONAV_BENCH_LIMIT") or "300")
+  local glimit = tonumber(os.getenv("OCTONAV_BENCH_GRID") or "25")
+  local p = presets()
+  local rows = { bench.QUERY_HEAD, bench.QUERY_SEP }
+  local prows = { "| map | boxes | box KB | prepare ms |", "|---|---:|---:|---:|" }
+  for _, name in ipairs(bench.MAPS) do
+    local map = dir .. "/" .. name .. ".3dmap"
+    if exists(map) then
+      local results = bench.query_map(map, map .. ".3dscen", {
+        limit = limit, seed = 1, grid_limit = glimit, grid_seconds = 20, ["repeat"] = 3,
+        presets = { { "default", p.default }, { "seed", p.seed }, { "boxes (prepared)", p.boxes, prepare = true } },
+      })
+      for _, r in ipairs(results) do
+        rows[#rows + 1] = bench.query_row(name, r)
+        M.stderr:write(rows[#rows], "\n")
+        if r.boxes then
+          prows[#prows + 1] = ("| %s | %d | %.0f | %.0f |"):format(name, r.boxes, r.box_bytes / 1024, r.prepare_ms)
+        end
+      end
+    end
+  end
+  local qtext = table.concat(rows, "\n") .. "\n\nThe prepared search graph (`tree:prepare()`, timed once per map):\n\n"
+    .. table.concat(prows, "\n")
+  out(qtext)
+  write_section("query", ("Measured %s (`make bench`): %d scenarios per map (seeded sample), grid A* on the first %d "
+    .. "of them (at most 20 s of grid searches per map; n says how many ran).\n\n%s"):format(stamp, limit, glimit, qtext))
+  return 0
+end
+
+local function data_dir(args, cmd)
+  local flags, pos = parse(args, {}, {})
+  if not flags then return nil, usage(cmd .. ": " .. pos, cmd) end
+  if #pos > 1 then return nil, usage(cmd .. ": at most one DATA_DIR expected", cmd) end
+  return pos[1] or (M.root .. "/../shared/data/voxel")
+end
+
+local function cmd_bench_tree(args)
+  local dir, code = data_dir(args, "bench-tree")
+  if not dir then return code end
+  return bench_maps(dir, false)
+end
+
+local function cmd_bench_all(args)
+  local dir, code = data_dir(args, "bench-all")
+  if not dir then return code end
+  bench_streamer()
+  bench_world()
+  return bench_maps(dir, true)
+end
+
 -- view: lua/octonav/cli_view.lua (loaded when used: the viewer's page is a large string)
 local function cmd_view(args)
   return require("octonav.cli_view").run(args, { out = out, err = function(s) err(s) end })
 end
 
-local COMMANDS = { bake = cmd_bake, info = cmd_info, path = cmd_path, validate = cmd_validate, view = cmd_view }
+-- the world benchmark of issue 11 (lua/octonav/bench_world.lua); writes the README's world_graph table
+local function cmd_bench_world(args)
+  local flags, pos = parse(args, { worlds = true, pairs = true, frames = true, data = true }, {})
+  if not flags then return usage("bench-world: " .. pos, "bench-world") end
+  if #pos > 0 then return usage("bench-world: no positional arguments expected", "bench-world") end
+  local n = {}
+  for _, f in ipairs { "pairs", "frames" } do
+    local v, e = int_flag(flags, f, 1)
+    if e then return usage("bench-world: " .. e, "bench-world") end
+    n[f] = v
+  end
+  local bw = require "octonav.bench_world"
+  local worlds = {}
+  for w in (flags.worlds or "dungeon,house,t16,t32"):gmatch("[^,]+") do worlds[#worlds + 1] = w end
+  local rows = bw.run { worlds = worlds, pairs = n.pairs or 60, frames = n.frames or 300,
+    bin = M.root .. "/bin/octonav", data = flags.data, per = { t16 = { jobs = "job" }, t32 = { rebake = true } },
+    log = function(m) M.stderr:write(m, "\n") end }
+  local text = bw.table(rows)
+  out(text)
+  if not flags.worlds then
+    write_section("world_graph", ("Measured %s (`make bench`, `bin/octonav bench-world`).\n\n%s")
+      :format(os.date("!%Y-%m-%d"), text))
+  end
+  return 0
+end
 
---- Runs one command; returns the exit code.
+local COMMANDS = {
+  bake = cmd_bake, info = cmd_info, path = cmd_path, validate = cmd_validate, view = cmd_view,
+  bench = cmd_bench, ["bench-tree"] = cmd_bench_tree, ["bench-all"] = cmd_bench_all, ["bench-world"] = cmd_bench_world,
+}
+
+local function wants_help(args)
+  for _, a in ipairs(args) do
+    if a == "--help" or a == "-h" then return true end
+  end
+  return false
+end
+
+--- Runs one command (cmd: its name, or --help / --version); returns the exit code.
 function M.main(cmd, args)
   args = args or {}
+  if cmd == "--help" or cmd == "-h" or cmd == "help" then
+    out(M.USAGE)
+    return 0
+  end
+  if cmd == "--version" then
+    out(M.VERSION)
+    return 0
+  end
+  if cmd == nil then return usage("a command expected") end
   local fn = COMMANDS[cmd]
-  if not fn then return usage(cmd and ("unknown command '" .. tostring(cmd) .. "'") or nil) end
+  if not fn then return usage(("unknown command '%s'"):format(tostring(cmd))) end
+  if wants_help(args) then
+    out("usage: " .. HELP[cmd])
+    return 0
+  end
   return fn(args)
+end
+
+--- Runs a command line (argv: { cmd, args... }, as `arg`); returns the exit code.
+function M.run(argv)
+  return M.main(argv[1], { table.unpack(argv, 2) })
 end
 
 return M

@@ -114,7 +114,10 @@ function M.load(dir, opts)
     scale = m.scale, depth = m.depth, radius = m.radius, origin = m.origin, tiles = m.tiles,
     tile_size = grid.tile_size, holes = {}, hole_index = {},
   }
-  local tree = core.tree.new { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin, radius = m.radius }
+  -- a manifest the tree cannot hold (too many tiles) is a bad file, not misuse: nil, reason
+  local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
+    radius = m.radius })
+  if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
   local function abort(e)
     tree:close()
     for _, h in ipairs(world.holes) do
