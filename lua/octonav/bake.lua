@@ -48,8 +48,13 @@ M.tile_of, M.tiles_in_box, M.hole_tiles = tilegrid.tile_of, tilegrid.in_box, til
 M.hole_params = holes.params
 M.read_obj, M.collect = geometry.read_obj, geometry.collect
 
-local function reporter(cfg, total)
-  return progress.new { callback = cfg.progress, total = total, label = "steps" }
+-- The bake's progress: `tiles` tile steps ("tile I,J,K"), then the link step's holes ("hole NAME") and
+-- graph tiles ("graph tile T"); each kind is a phase of its own for the time left (their steps cost
+-- very different times).
+local function reporter(cfg, ntiles)
+  local phases = { tile = ntiles, hole = #cfg.holes, graph = cfg.grid.count }
+  return progress.new { callback = cfg.progress, total = ntiles + #cfg.holes + cfg.grid.count, label = "steps",
+    phases = phases }
 end
 
 --- Bakes one tile of the config and writes OUTPUT/tiles/I_J_K.tile. Returns true, bytes or nil, err.
@@ -92,7 +97,7 @@ function M.link(config)
   local cfg = M.check(config)
   local ok, err = tiles.ensure_dirs(cfg.output)
   if not ok then return nil, err end
-  local p = reporter(cfg, cfg.grid.count + #cfg.holes)
+  local p = reporter(cfg, 0)
   local done = 0
   local s, lerr = link.run(cfg, { dir = cfg.output, report = function(what) done = done + 1; p:update(done, what) end })
   p:finish()
@@ -109,7 +114,7 @@ function M.run(config)
   local ok, derr = tiles.ensure_dirs(cfg.output)
   if not ok then return nil, derr end
   local n = cfg.grid.count
-  local p = reporter(cfg, 2 * n + #cfg.holes)
+  local p = reporter(cfg, n)
   local list = {}
   for t = 0, n - 1 do list[#list + 1] = t end
   local _, terr = tiles.bake(cfg, geo, cfg.output, list, function(done, what) p:update(done, what) end)
@@ -153,7 +158,7 @@ function M.rebake(dir, region, config)
   local changed = {}
   for _, t in ipairs(list) do changed[t] = true end
   local t0 = clock()
-  local p = reporter(cfg, #list + grid.count + #cfg.holes)
+  local p = reporter(cfg, #list)
   local _, terr = tiles.bake(cfg, geo, dir, list, function(done, what) p:update(done, what) end)
   if terr then
     p:finish()
