@@ -162,13 +162,15 @@ describe("octonav.world", function()
   it("plan delegates to octonav.planner", function()
     local seen
     local saved = package.loaded["octonav.planner"]
-    package.loaded["octonav.planner"] = { plan = function(wo, a, b) seen = { wo, a, b } return "route" end }
+    package.loaded["octonav.planner"] = {
+      plan_named = function(fname, wo, a, b) seen = { wo, a, b, fname } return "route" end }
     local r = w:plan({ 1, 2, 3 }, { 4, 5, 6 })
     package.loaded["octonav.planner"] = saved
     assert.are.equal("route", r)
     assert.are.equal(w, seen[1])
     assert.are.same({ 1, 2, 3 }, seen[2])
     assert.are.same({ 4, 5, 6 }, seen[3])
+    assert.are.equal("world:plan", seen[4]) -- its errors name world:plan
   end)
 
   it("load gives nil, err for a missing pack", function()

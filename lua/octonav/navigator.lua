@@ -189,6 +189,18 @@ function Nav:close()
   end
 end
 
+-- `local nav <close> = octonav.navigator.new(...)` closes it at the end of the block
+Nav.__close = function(self) self:close() end
+
+--- tostring(nav): "octonav.navigator: moving, step 2 of 3, goal (x, y, z)" (or idle, failed: reason, ...).
+function Nav:__tostring()
+  local parts = { "octonav.navigator: " .. tostring(self.state) }
+  if self.state == "failed" then parts[1] = parts[1] .. ": " .. tostring(self.reason) end
+  if self.cells then parts[#parts + 1] = ("step %d of %d searched"):format(self.known or 0, #self.cells) end
+  if self.goal then parts[#parts + 1] = ("goal (%.6g, %.6g, %.6g)"):format(self.goal[1], self.goal[2], self.goal[3]) end
+  return table.concat(parts, ", ")
+end
+
 --- nav:status() -> the status of the last update (or "idle"/"planning" after cancel/go), and the
 -- reason when it is "failed".
 function Nav:status()

@@ -51,19 +51,35 @@ local tilegrid = require "octonav.tilegrid"
 local type, huge = type, math.huge
 local dist, copy = util.dist, util.copy
 
-local function check_point(p, what)
+-- fname: the name errors give (octonav.planner.plan, or world:plan when the world calls it)
+local function check_point(fname, p, what)
   if not util.is_point(p) then
-    error(("octonav.planner.plan: %s must be a point {x, y, z} of finite numbers"):format(what), 3)
+    error(("%s: %s must be a point {x, y, z} of finite numbers"):format(fname, what), 3)
   end
 end
 
-local function check_world(world)
-  if type(world) ~= "table" then error("octonav.planner.plan: world must be a world table", 3) end
+local function check_world(fname, world)
+  if type(world) ~= "table" then error(fname .. ": world must be a world table", 3) end
   for _, k in ipairs { "tree", "holes", "blocks", "tile_blocks", "links", "weights", "door_links" } do
-    if world[k] == nil then error("octonav.planner.plan: world." .. k .. " is missing", 3) end
+    if world[k] == nil then error(fname .. ": world." .. k .. " is missing", 3) end
   end
-  if type(world.in_hole) ~= "function" then error("octonav.planner.plan: world:in_hole is missing", 3) end
+  if type(world.in_hole) ~= "function" then error(fname .. ": world:in_hole is missing", 3) end
 end
+
+-- A route prints as its steps: "octonav.route: 3 steps: tile 0 -> hole 1 -> tile 1" (holes by index).
+local Route = {}
+function Route.__tostring(route)
+  local parts = {}
+  for i, st in ipairs(route) do
+    if i > 8 then
+      parts[#parts + 1] = ("... (%d more)"):format(#route - 8)
+      break
+    end
+    parts[i] = st.kind == "hole" and ("hole " .. tostring(st.hole)) or ("tile " .. tostring(st.tile))
+  end
+  return ("octonav.route: %d step%s: %s"):format(#route, #route == 1 and "" or "s", table.concat(parts, " -> "))
+end
+M.Route = Route
 
 -- Tile index of a world point (the linear index i + nx*(j + ny*k)) or nil outside the grid.
 local function tile_of(world, p)
@@ -504,10 +520,10 @@ end
 
 --- plan(world, a, b) -> route | nil, reason (see the top of this file and docs/world.md).
 -- A second return value on success: the Cell-level cost of the route.
-function M.plan(world, a, b)
-  check_world(world)
-  check_point(a, "start")
-  check_point(b, "goal")
+local function plan(fname, world, a, b)
+  check_world(fname, world)
+  check_point(fname, a, "start")
+  check_point(fname, b, "goal")
   local sc, why = cell_of(world, a, "start")
   if not sc then return nil, why end
   local gc, why2 = cell_of(world, b, "goal")
@@ -515,13 +531,18 @@ function M.plan(world, a, b)
   if same_cell(sc, gc) then
     local step = { kind = sc.kind, enter = copy(a), exit = copy(b) }
     if sc.kind == "tile" then step.tile = sc.tile else step.hole = sc.hole end
-    return { step }, dist(a, b)
+    return setmetatable({ step }, Route), dist(a, b)
   end
   local seq, cost = search(world, a, b, sc, gc, false)
-  if seq then return build_route(world, a, b, sc, seq), cost end
+  if seq then return setmetatable(build_route(world, a, b, sc, seq), Route), cost end
   if search(world, a, b, sc, gc, true) then return nil, "door_closed" end
   return nil, "unreachable"
 end
+
+function M.plan(world, a, b) return plan("octonav.planner.plan", world, a, b) end
+
+--- The same, with errors naming `fname` (world:plan calls it so).
+function M.plan_named(fname, world, a, b) return plan(fname, world, a, b) end
 
 --- planner.tile_of(world, p) -> the linear tile index of world point p (i + nx*(j + ny*k)), or nil
 -- outside the tile grid (world:tile_of when the world has it). The navigator locks tiles by it.

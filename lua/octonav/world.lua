@@ -382,7 +382,7 @@ end
 
 --- The Cell-level route from a to b (octonav.planner, docs/world.md "Route"): route or nil, reason.
 function World:plan(a, b)
-  return require("octonav.planner").plan(self, a, b)
+  return require("octonav.planner").plan_named("world:plan", self, a, b)
 end
 
 --- Frees the trees (the world is unusable afterwards).
@@ -392,6 +392,9 @@ function World:close()
     if h.tree then h.tree:close() end
   end
 end
+
+-- `local w <close> = octonav.world.load(dir)` closes it at the end of the block
+World.__close = function(self) self:close() end
 
 function World:__tostring()
   local nb = 0
