@@ -1,12 +1,16 @@
 package = "octonav"
 version = "scm-1"
-source = { url = "git+file://." }
+-- `luarocks make --lua-version=5.4` in the source tree builds that tree and does not read source.url.
+-- `luarocks build octonav-scm-1.rockspec` (from any directory) fetches source.url: the address below is
+-- a placeholder for the project's published repository (set it where the project is published).
+source = { url = "git+https://github.com/octonav/octonav.git" }
 description = {
   summary = "3D navigation over a sparse octree for agents that fly or swim",
   detailed = [[
 A C core (sparse octree with compact hashed nodes, exact line of sight, compact tile files, a grid
 A* baseline) exposed as octonav.core, with Lua layers on top.]],
   license = "MIT",
+  homepage = "https://github.com/octonav/octonav", -- placeholder, as source.url
 }
 dependencies = { "lua >= 5.4" }
 build = {
