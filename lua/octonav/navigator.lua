@@ -32,13 +32,16 @@
 --                              removes it in nav:close()
 --
 -- How it works. The first update after go plans the Cell route (world:plan when the world has it,
--- else octonav.planner.plan): a small graph, not budgeted. Then each step of the route is searched
--- with octonav.query on the step's tree (world.tree, or the hole's tree), sliced: an update spends at
--- most `budget` expansions in total over q:step calls (q:start expands nothing), and several searches
--- may run in one frame while the budget lasts. Step 1 is searched from the agent's position; a tile
--- step after a tile step from the previous step's chosen exit point (the same tree: the query crosses
--- the tile face itself); a step after a door from the door point on its side. Each step is searched to
--- its exit point (the goal for the last step). The next step is searched as soon as the agent is
+-- else octonav.planner.plan): a small graph, not budgeted. The route's consecutive tile steps are then
+-- joined into one step on the world tree that ends where the last of them ends (at a door's outside
+-- point or at the goal): the route's corridor is searched by ONE query toward that point, not one
+-- query per connect block, so the walk is as long as a seamless query's whatever blocks the planner
+-- chose (nav:route() still returns the planner's route; the joined steps are what the searches,
+-- locks and `exits` below count). Each step is searched with octonav.query on the step's tree
+-- (world.tree, or the hole's tree), sliced: an update spends at most `budget` expansions in total over
+-- q:step calls (q:start expands nothing), and several searches may run in one frame while the budget
+-- lasts. Step 1 is searched from the agent's position, a step after a door from the door point on its
+-- side, each to its exit point (the goal for the last step). The next step is searched as soon as the agent is
 -- within prefetch_distance of the end of the known path, so while it walks; if it gets there first it
 -- holds ("planning"). Streaming: when q:step answers "loading" (the search waits for a tile that is
 -- not loaded) the frame's query work stops there and the search resumes in a later update once the
@@ -66,9 +69,13 @@
 -- Exit blocks with several connect points: when a step leaves through a connect block, up to
 -- exit_candidates of its points are searched one after the other (the planner's choice first, then
 -- the points nearest it), over as many frames as the budget needs, and the one with the least
--- path length + straight distance from its outside point to the next step's exit is kept. A candidate
--- that fails is skipped; when all fail the navigator fails with the first one's reason. A search that
--- fails with tree_changed is restarted (up to 3 times per candidate).
+-- path length + straight distance from its outside point to the next step's exit is kept. Since tile
+-- steps are joined, a step leaves through a door or ends at the goal, so this applies only to a
+-- route given by a planner whose tile steps are not consecutive. A candidate that fails is skipped;
+-- when all fail the navigator fails with the first one's reason. A search that fails with
+-- tree_changed is restarted (up to 3 times per candidate, 16 with a streamer); when the restarted
+-- search finds one of its end points blocked (an unloaded tile reads blocked), it reports that tile
+-- in stats().loading, locks it with a streamer, and starts again at the next update (a retry).
 --
 -- Smoothing while moving: the paths of consecutive steps on the same tree are joined into one
 -- octonav.smoother (it extends as steps arrive), so the agent cuts corners across tile faces too;
