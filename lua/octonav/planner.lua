@@ -13,19 +13,28 @@
 -- *_outside. Start and goal in the same cell -> a route of one step.
 --
 -- Graph. Nodes are connect blocks (at their centres), doors (at their outside points) and the goal.
---   start in tile T   -> every block of T: |a - centre|; each open door of the goal's hole whose
---                        outside point lies in T: |a - outside|
+--   start in tile T   -> the blocks of T that a reaches inside T (see "Local reach" below): the
+--                        local path length for the nearest block of each component reached, |a -
+--                        centre| for the others; each open door of the goal's hole whose outside
+--                        point lies in T and that a reaches inside T: the local path length
 --   start in hole H   -> each open door j of H: |a - inside| + |inside - outside|
 --   block -> block     weights[tile][a][b] (read both ways: the graph stores a symmetric weight once
 --                      or twice), links[id] (across a tile face)
 --   block -> door      door_links, only towards open doors of the goal's hole (the seed expands
 --                      towards a hole only when it is the target)
 --   door -> block      door_links, only from doors of the start's hole
---   door -> door       the start hole's door to a goal hole's door whose outside points share a tile:
---                      |outside - outside'|
---   -> goal            goal in tile T: from blocks of T (|centre - b|) and from start-hole doors whose
---                      outside point lies in T (|outside - b|); goal in hole G: from G's doors
+--   door -> door       the start hole's door to a goal hole's door whose outside points share a tile
+--                      and reach each other inside it: the local path length
+--   -> goal            goal in tile T: from the blocks of T that reach b inside T (as for the start)
+--                      and from start-hole doors whose outside point lies in T and reaches b inside T
+--                      (local path length); goal in hole G: from G's doors
 --                      (|outside - inside| + |inside - b|)
+-- Local reach (issue 11: a straight-line join picked blocks the start cannot reach, e.g. from a closed
+-- room whose only exit is on the far side of its tile): a point is joined only to what a query on a
+-- one-tile copy of its tile reaches (the query cannot leave the tile). Blocks go by components of the
+-- tile's weights: with weights = "path" the bake weighs only pairs of blocks with a path inside the
+-- tile, so one local search per component decides for all its blocks; with "straight" weights every
+-- pair is weighed and the tile is one component (the join is exact only for the nearest block).
 -- Heuristic: the straight distance from the node's point to b. Holes other than the start's and the
 -- goal's are never crossed (the seed's four cases: tile->tile, tile->hole, hole->tile,
 -- hole->tile->hole).
