@@ -172,6 +172,8 @@ local function local_query(world, tile)
     lt:close()
     return nil
   end
+  -- the tile's box graph (tree:prepare): local searches run over boxes, not cells
+  if type(lt.prepare) == "function" then pcall(lt.prepare, lt) end
   e = { salt = salt, tree = lt, q = require("octonav.core").query.new(lt, { max_nodes = 1 << 16 }) }
   cache[tile] = e
   local order = cache.order
