@@ -139,7 +139,7 @@ end
 -- tile's corner), so a query on it cannot leave the tile; the copy is cached per world and tile and
 -- made again when the tile's salt changes (a rebake, a reload). Costs are the query's path lengths.
 
-local LOCAL_CACHE = 32 -- local trees kept per world
+local LOCAL_CACHE = 4096 -- local trees kept per world (fewer than the tiles planned over: rebuilt, thrashing)
 local locals = setmetatable({}, { __mode = "k" }) -- world -> { [tile] = entry, order = { tiles } }
 
 local function local_query(world, tile)
