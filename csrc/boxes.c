@@ -257,32 +257,6 @@ on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxs
     return st;
 }
 
-on_status on_tree_tile_box_count(const on_tree *t, uint32_t tile, uint32_t *n)
-{
-    *n = 0;
-    const on_boxset *s = tile < t->ntiles ? on_tile_boxes(t, tile) : NULL;
-    if (!s) return ON_FAILURE | ON_INVALID;
-    *n = s->nbox;
-    return ON_SUCCESS;
-}
-
-on_status on_tree_tile_box(const on_tree *t, uint32_t tile, uint32_t i, double min[3], double max[3],
-                           const uint32_t **nbrs, uint32_t *nnbrs)
-{
-    const on_boxset *s = tile < t->ntiles ? on_tile_boxes(t, tile) : NULL;
-    if (!s || i >= s->nbox) return ON_FAILURE | ON_INVALID;
-    int ijk[3];
-    on_tile_coords(t, tile, ijk);
-    for (int k = 0; k < 3; k++) {
-        double org = (double)ijk[k] * t->n;
-        min[k] = t->p.origin[k] + (org + s->box[i].mn[k]) * t->p.scale;
-        max[k] = t->p.origin[k] + (org + s->box[i].mx[k]) * t->p.scale;
-    }
-    *nbrs = s->adj + s->adj_off[i];
-    *nnbrs = s->adj_off[i + 1] - s->adj_off[i];
-    return ON_SUCCESS;
-}
-
 int64_t on_boxset_locate(const on_boxset *s, const double p[3])
 {
     /* the point's block, and the block before along each axis where p lies on their shared face */

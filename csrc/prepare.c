@@ -1,7 +1,8 @@
 /*
  * prepare.c -- the prepared search graph on the tree's side: building a box set (boxes.h) for each
  * loaded tile (on_tree_prepare) and giving a tile a box set built elsewhere (a streamer worker's).
- * A tile's set is valid while its salt is the one the set records (on_tile_boxes, tree.h).
+ * A tile's set is valid while its salt is the one the set records (on_tile_boxes, tree.h). Also the
+ * public read access to a tile's boxes in world space (on_tree_tile_box_count, on_tree_tile_box).
  */
 #include "tree.h"
 
@@ -31,4 +32,30 @@ on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes)
     }
     on_boxbits_free(&o);
     return st;
+}
+
+on_status on_tree_tile_box_count(const on_tree *t, uint32_t tile, uint32_t *n)
+{
+    *n = 0;
+    const on_boxset *s = tile < t->ntiles ? on_tile_boxes(t, tile) : NULL;
+    if (!s) return ON_FAILURE | ON_INVALID;
+    *n = s->nbox;
+    return ON_SUCCESS;
+}
+
+on_status on_tree_tile_box(const on_tree *t, uint32_t tile, uint32_t i, double min[3], double max[3],
+                           const uint32_t **nbrs, uint32_t *nnbrs)
+{
+    const on_boxset *s = tile < t->ntiles ? on_tile_boxes(t, tile) : NULL;
+    if (!s || i >= s->nbox) return ON_FAILURE | ON_INVALID;
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    for (int k = 0; k < 3; k++) {
+        double org = (double)ijk[k] * t->n;
+        min[k] = t->p.origin[k] + (org + s->box[i].mn[k]) * t->p.scale;
+        max[k] = t->p.origin[k] + (org + s->box[i].mx[k]) * t->p.scale;
+    }
+    *nbrs = s->adj + s->adj_off[i];
+    *nnbrs = s->adj_off[i + 1] - s->adj_off[i];
+    return ON_SUCCESS;
 }
