@@ -1,0 +1,128 @@
+/*
+ * test_nodepool.c -- the search's node pool, stamped map and heap (nodepool.c): lookups across the
+ * move from the small map to the big one, a full pool, stamps wrapping around after 2^32 searches,
+ * and the heap's order (against a sort) when f falls and rises.
+ */
+#include "minitest.h"
+#include "nodepool.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (uint32_t)(rs >> 16);
+}
+
+static on_cell cell(uint32_t i) { return (on_cell){i % 7, i * 2654435761u}; }
+
+/* More nodes than the small map holds: every one found again at its index, in both maps. */
+static void growth(void)
+{
+    on_nodepool p;
+    size_t n = ON_POOL_SMALL_MAP; /* twice what the small map may hold */
+    CHECK(on_pool_init(&p, n) == 0);
+    on_pool_reset(&p);
+    int created, bad = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t k = on_pool_get(&p, cell(i), &created);
+        if (k != (int32_t)i || !created || p.nodes[k].parent != -1 || p.nodes[k].heap != -1) bad++;
+        if (i == 100) CHECK(p.map == p.small);
+    }
+    CHECK(p.map == p.big);
+    CHECK_EQ_INT(bad, 0);
+    for (uint32_t i = 0; i < n; i++)
+        if (on_pool_get(&p, cell(i), &created) != (int32_t)i || created) bad++;
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(on_pool_get(&p, cell((uint32_t)n), &created), -1); /* full */
+    /* a new search: empty again, back in the small map */
+    on_pool_reset(&p);
+    CHECK(p.map == p.small);
+    CHECK_EQ_INT(p.nnodes, 0);
+    CHECK_EQ_INT(on_pool_get(&p, cell(5), &created), 0);
+    CHECK(created);
+    on_pool_free(&p);
+}
+
+/* The stamp wraps to 0: the maps are cleared once and stale slots stay empty. */
+static void stamp_wrap(void)
+{
+    on_nodepool p;
+    CHECK(on_pool_init(&p, 64) == 0);
+    p.stamp = UINT32_MAX - 1;
+    on_pool_reset(&p); /* UINT32_MAX */
+    int created;
+    for (uint32_t i = 0; i < 20; i++) on_pool_get(&p, cell(i), &created);
+    CHECK_EQ_INT(p.stamp, UINT32_MAX);
+    on_pool_reset(&p); /* wraps: cleared, stamp 1 */
+    CHECK_EQ_INT(p.stamp, 1);
+    size_t live = 0;
+    for (size_t i = 0; i <= p.smallmask; i++) live += p.small[i].stamp != 0;
+    CHECK_EQ_INT(live, 0);
+    CHECK_EQ_INT(on_pool_get(&p, cell(3), &created), 0);
+    CHECK(created);
+    /* a slot stamped 1 by a search long ago would read as live now: the clearing prevents that */
+    on_pool_reset(&p);
+    CHECK_EQ_INT(p.stamp, 2);
+    CHECK_EQ_INT(on_pool_get(&p, cell(3), &created), 0);
+    CHECK(created);
+    on_pool_free(&p);
+}
+
+/* Pops come out in (f ascending, g descending) order after random pushes and updates that move f
+ * both ways; escalation's heapify after every f changed. */
+static void heap_order(void)
+{
+    on_nodepool p;
+    size_t n = 2000;
+    CHECK(on_pool_init(&p, n) == 0);
+    on_pool_reset(&p);
+    int created;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t k = on_pool_get(&p, cell(i), &created);
+        p.nodes[k].f = (double)(rnd() % 500);
+        p.nodes[k].g = (double)(rnd() % 50);
+        on_pool_push_or_update(&p, (uint32_t)k);
+    }
+    for (int r = 0; r < 3000; r++) { /* f rises and falls in place */
+        uint32_t k = rnd() % (uint32_t)n;
+        p.nodes[k].f += (double)((int)(rnd() % 201) - 100);
+        on_pool_push_or_update(&p, k);
+    }
+    int bad = 0;
+    double lf = -INFINITY, lg = INFINITY;
+    for (size_t i = 0; i < n / 2; i++) {
+        uint32_t k = on_pool_pop(&p);
+        const on_snode *x = &p.nodes[k];
+        if (x->f < lf || (x->f == lf && x->g > lg) || x->heap != -1) bad++;
+        lf = x->f;
+        lg = x->g;
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(p.nheap, n - n / 2);
+    /* every f changed (escalation): rebuilt bottom-up, then popped in order */
+    for (size_t i = 0; i < p.nheap; i++) p.nodes[p.heap[i]].f = (double)(rnd() % 1000);
+    on_pool_heapify(&p);
+    for (size_t i = 0; i < p.nheap; i++)
+        if (p.nodes[p.heap[i]].heap != (int32_t)i) bad++;
+    lf = -INFINITY;
+    lg = INFINITY;
+    while (p.nheap > 0) {
+        const on_snode *x = &p.nodes[on_pool_pop(&p)];
+        if (x->f < lf || (x->f == lf && x->g > lg)) bad++;
+        lf = x->f;
+        lg = x->g;
+    }
+    CHECK_EQ_INT(bad, 0);
+    on_pool_free(&p);
+}
+
+TEST_MAIN("nodepool", {
+    growth();
+    stamp_wrap();
+    heap_order();
+})

@@ -1,0 +1,162 @@
+/*
+ * test_tighten.c -- the path-tightening stages (tighten.c) on hand-made corridors, without a search:
+ * refine through chains of faces whose shortest paths are known in closed form, simplify's exact
+ * repeats, smooth and relax against an analytic obstacle (one axis-aligned block).
+ */
+#include "minitest.h"
+#include "tighten.h"
+#include "octonav.h"
+
+#include <math.h>
+#include <string.h>
+
+static double len(const on_pathbuf *p) { return on_pathbuf_length(p); }
+
+static void face(double *f, double x0, double y0, double z0, double x1, double y1, double z1)
+{
+    f[0] = x0, f[1] = y0, f[2] = z0, f[3] = x1, f[4] = y1, f[5] = z1;
+}
+
+/* An open corridor: faces x = 1, 2, 3 spanning [0,4]^2; the straight line from (0,0.5,0.5) to
+ * (4,3.5,3.5) crosses them all, so refine returns it (length sqrt(16 + 9 + 9)). */
+static void refine_straight(void)
+{
+    double f[18];
+    for (int i = 0; i < 3; i++) face(f + 6 * i, i + 1, 0, 0, i + 1, 4, 4);
+    on_pathbuf p = {0};
+    double a[3] = {0, 0.5, 0.5}, b[3] = {4, 3.5, 3.5};
+    CHECK(on_refine(&p, f, 3, a, b) == 0);
+    CHECK_EQ_INT(p.n, 5);
+    CHECK(fabs(len(&p) - sqrt(34.0)) < 1e-9);
+    for (size_t i = 1; i + 1 < p.n; i++) CHECK(fabs(p.p[3 * i] - (double)i) == 0); /* on its face */
+    on_pathbuf_free(&p);
+}
+
+/* A bend: from (0.5,0.5,0.5) up through the face y = 1 of a 1x1 column, then along x through the face
+ * x = 1 at height y in [1,2]: the corner is the edge point (1,1,z); shortest length from (0.5,0.5,0.5)
+ * to (2.5,1.5,0.5) via the corner region: the straight line passes y = 1 at x = 1 exactly, so the
+ * length is the straight distance sqrt(4 + 1). A second case forces a real corner. */
+static void refine_corner(void)
+{
+    /* cells: A = [0,1]^3, B = [0,1]x[1,3]x[0,1], C = [1,3]x[2,3]x[0,1]; faces A|B: y = 1, x,z in
+     * [0,1]; B|C: x = 1, y in [2,3], z in [0,1]. From (0.5,0.5,0.5) to (2.5,2.5,0.5): the path must
+     * bend at the edge x = 1, y = 2: length = |(0.5,0.5)->(1,2)| + |(1,2)->(2.5,2.5)| in the xy plane. */
+    double f[12];
+    face(f, 0, 1, 0, 1, 1, 1);
+    face(f + 6, 1, 2, 0, 1, 3, 1);
+    on_pathbuf p = {0};
+    double a[3] = {0.5, 0.5, 0.5}, b[3] = {2.5, 2.5, 0.5};
+    CHECK(on_refine(&p, f, 2, a, b) == 0);
+    CHECK_EQ_INT(p.n, 4);
+    double want = sqrt(0.25 + 2.25) + sqrt(2.25 + 0.25);
+    CHECK(fabs(len(&p) - want) < 1e-6);
+    CHECK(fabs(p.p[3 * 2 + 0] - 1) == 0 && fabs(p.p[3 * 2 + 1] - 2) < 1e-3);
+    /* no faces: the straight segment */
+    CHECK(on_refine(&p, f, 0, a, b) == 0);
+    CHECK_EQ_INT(p.n, 2);
+    on_pathbuf_free(&p);
+}
+
+static void simplify_repeats(void)
+{
+    on_pathbuf p = {0};
+    double pts[][3] = {{0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {2, 0, 0}, {2, 0, 1e-14}, {3, 0, 0}, {3, 0, 0}};
+    for (int i = 0; i < 8; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    on_simplify(&p);
+    /* exact repeats gone, the near one stays, the end point is kept even when it repeats */
+    CHECK_EQ_INT(p.n, 6);
+    CHECK(p.p[3 * 5] == 3 && p.p[3 * 4] == 3 && p.p[3 * 3 + 2] == 1e-14);
+    on_pathbuf_free(&p);
+}
+
+/* One blocked box [1,2] x [0,2] x [-10,10] (z is irrelevant): segments in sight when they miss it. */
+typedef struct block {
+    double lo[3], hi[3];
+    int calls;
+} block;
+
+static int seg_hits_box(const double a[3], const double b[3], const double lo[3], const double hi[3])
+{
+    double t0 = 0, t1 = 1;
+    for (int k = 0; k < 3; k++) {
+        double d = b[k] - a[k];
+        if (d == 0) {
+            if (a[k] <= lo[k] || a[k] >= hi[k]) return 0; /* touching the faces is allowed */
+            continue;
+        }
+        double u = (lo[k] - a[k]) / d, v = (hi[k] - a[k]) / d;
+        if (u > v) {
+            double w = u;
+            u = v;
+            v = w;
+        }
+        if (u > t0) t0 = u;
+        if (v < t1) t1 = v;
+        if (t0 >= t1) return 0;
+    }
+    return 1;
+}
+
+static int vis(void *ud, const double a[3], const double b[3])
+{
+    block *bl = ud;
+    bl->calls++;
+    return !seg_hits_box(a, b, bl->lo, bl->hi);
+}
+
+static int turn_any(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    (void)ud, (void)a, (void)x, (void)b;
+    return 1;
+}
+
+/* A zigzag below the block from (0,1,0) to (3,1,0): smoothing keeps one way round, every segment in
+ * sight and shorter; relaxation never lengthens it and cannot beat the shortest path round the block
+ * (via its corners (1,0) and (2,0): 2 sqrt 2 + 1). */
+static void smooth_relax_block(int mode)
+{
+    block bl = {{1, 0, -10}, {2, 2, 10}, 0};
+    on_sight s = {vis, turn_any, &bl};
+    on_pathbuf p = {0};
+    double pts[][3] = {{0, 1, 0}, {0.5, 0.2, 0}, {0.8, -0.5, 0}, {1.5, -0.6, 0}, {2.2, -0.5, 0}, {2.6, 0.2, 0}, {3, 1, 0}};
+    for (int i = 0; i < 7; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    for (size_t i = 1; i < p.n; i++) CHECK(vis(&bl, p.p + 3 * (i - 1), p.p + 3 * i)); /* a valid input */
+    double before = len(&p);
+    on_smooth(&p, &s, mode);
+    double smoothed = len(&p);
+    CHECK(smoothed < before);
+    CHECK(p.n >= 3); /* the block is in the way of the straight segment */
+    for (size_t i = 1; i < p.n; i++) CHECK(vis(&bl, p.p + 3 * (i - 1), p.p + 3 * i));
+    CHECK(p.p[0] == 0 && p.p[3 * (p.n - 1)] == 3);
+    on_relax(&p, &s, 6);
+    for (size_t i = 1; i < p.n; i++) CHECK(vis(&bl, p.p + 3 * (i - 1), p.p + 3 * i));
+    double want = 2 * sqrt(2.0) + 1;
+    CHECK(len(&p) <= smoothed);
+    CHECK(len(&p) >= want - 1e-9); /* never shorter than the true shortest path round the block */
+    on_pathbuf_free(&p);
+}
+
+/* In open space smoothing leaves the straight segment. */
+static void smooth_open(void)
+{
+    block bl = {{10, 10, 10}, {11, 11, 11}, 0};
+    on_sight s = {vis, turn_any, &bl};
+    on_pathbuf p = {0};
+    for (int i = 0; i <= 40; i++) {
+        double q[3] = {i * 0.25, (i % 3) * 0.1, 0};
+        CHECK(on_pathbuf_push(&p, q) == 0);
+    }
+    on_smooth(&p, &s, ON_SMOOTH_GREEDY);
+    CHECK_EQ_INT(p.n, 2);
+    CHECK(fabs(len(&p) - sqrt(100.0 + 0.01)) < 1e-12);
+    on_pathbuf_free(&p);
+}
+
+TEST_MAIN("tighten", {
+    refine_straight();
+    refine_corner();
+    simplify_repeats();
+    smooth_relax_block(ON_SMOOTH_GREEDY);
+    smooth_relax_block(ON_SMOOTH_BINARY);
+    smooth_open();
+})
