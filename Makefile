@@ -31,7 +31,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-pathserver bench-anchors demo clean ctest spec lint fuzz fuzz-build
 
 all: deps $(MODULE)
 
@@ -80,6 +80,30 @@ check-tsan:
 bench: all
 	@$(LUA) bin/octonav bench-all
 	@$(LUA) bin/octonav bench-world
+	@$(MAKE) --no-print-directory bench-pathserver
+	@if [ -f /usr/include/openvdb/openvdb.h ] && [ -f /usr/include/octomap/octomap.h ]; then \
+	  $(MAKE) --no-print-directory bench-anchors; \
+	else echo "bench-anchors: skipped (install libopenvdb-dev and liboctomap-dev)"; fi
+
+# C benchmark programs (bench/): never part of the library or its tests
+$(BUILD)/bench:
+	@mkdir -p $@
+
+$(BUILD)/bench/pathserver: bench/pathserver.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
+# path server throughput: 1,000 scenario queries a map, 2 workers against one thread
+bench-pathserver: $(BUILD)/bench/pathserver
+	@$(BUILD)/bench/pathserver
+
+# octonav against OpenVDB and OctoMap (needs libopenvdb-dev and liboctomap-dev; not a dependency)
+CXX ?= c++
+$(BUILD)/bench/anchors: bench/anchors.cpp bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Icsrc -o $@ $< $(BUILD)/libonav.a -lopenvdb -ltbb -loctomap -loctomath \
+	  $(LDLIBS)
+
+bench-anchors: $(BUILD)/bench/anchors
+	@$(BUILD)/bench/anchors
 
 demo: all
 	@$(LUA) examples/demo.lua

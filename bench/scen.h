@@ -1,0 +1,71 @@
+/*
+ * scen.h -- what the C benchmark programs share: a Moving AI .3dscen reader (start and goal at voxel
+ * centres), a seeded generator, a monotonic clock and the data directory (../shared/data/voxel,
+ * absent maps skipped). Header-only; each benchmark is one program.
+ */
+#ifndef OCTONAV_BENCH_SCEN_H
+#define OCTONAV_BENCH_SCEN_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#define BENCH_VOXEL_DIR "../shared/data/voxel"
+
+static const char *const bench_maps[] = {"Simple", "Complex", "A1", "A2",  "A3",  "A4",  "BC1",
+                                         "DA1",    "DB1",     "DB2", "DC1", "EB1", "EC1", NULL};
+
+typedef struct bench_scen {
+    double a[3], b[3];
+    double optimal;
+} bench_scen;
+
+/* The scenarios of a .3dscen file (malloc'd, *n of them), or NULL when it cannot be read. */
+static bench_scen *bench_read_scen(const char *path, size_t *n)
+{
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return NULL;
+    char line[512];
+    size_t cap = 1024, k = 0;
+    bench_scen *s = malloc(cap * sizeof *s);
+    int lineno = 0;
+    while (s && fgets(line, sizeof line, f)) {
+        if (++lineno <= 2) continue; /* "version 1", the map's name */
+        int v[6];
+        double opt;
+        if (sscanf(line, "%d %d %d %d %d %d %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &opt) != 7) continue;
+        if (k == cap) {
+            bench_scen *m = realloc(s, 2 * cap * sizeof *s);
+            if (!m) break;
+            s = m;
+            cap *= 2;
+        }
+        for (int i = 0; i < 3; i++) {
+            s[k].a[i] = v[i] + 0.5;
+            s[k].b[i] = v[3 + i] + 0.5;
+        }
+        s[k++].optimal = opt;
+    }
+    fclose(f);
+    *n = k;
+    return s;
+}
+
+/* xorshift64: the same sequence on every run */
+static inline double bench_rnd(unsigned long long *st)
+{
+    *st ^= *st << 13;
+    *st ^= *st >> 7;
+    *st ^= *st << 17;
+    return (double)(*st >> 11) / 9007199254740992.0;
+}
+
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+#endif
