@@ -28,6 +28,7 @@ build = {
         "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c", "csrc/lua_path.c",
         "csrc/lua_streamer.c", "csrc/lua_debug.c", "csrc/lua_points.c",
         "csrc/lua_route.c",
+        "csrc/lua_pathserver.c", "csrc/pathserver.c",
       },
       incdirs = { "csrc" },
       defines = { "_POSIX_C_SOURCE=200809L" },

@@ -180,6 +180,8 @@ int luaopen_octonav_core(lua_State *L)
     on_lua_route_open(L);
     on_lua_debug_open(L);
     lua_setfield(L, -2, "debug");
+    on_lua_pathserver_open(L);
+    lua_setfield(L, -2, "pathserver");
     lua_pushliteral(L, "0.1.0");
     lua_setfield(L, -2, "version");
     return 1;

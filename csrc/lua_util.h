@@ -62,6 +62,7 @@ int on_lua_debug_open(lua_State *L);
 int on_lua_route_open(lua_State *L); /* sets field "route" of the module table on top (lua_route.c) */
 /* Adds reachable, random_free and nearest_free to the tree class (after on_lua_tree_open). */
 int on_lua_points_open(lua_State *L);
+int on_lua_pathserver_open(lua_State *L);
 
 /* One class helper for every userdata type (liolib's luaL_Stream idea): each userdata starts with a
  * handle whose `p` is the C object, NULL while closed. A handle is made closed (on_lua_newhandle) before

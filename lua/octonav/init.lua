@@ -9,6 +9,7 @@ local M = {
   tree = core.tree,    -- octonav.tree.new{...}, octonav.tree.load(path)
   grid = core.grid,    -- the dense grid A* baseline
   query = core.query,  -- octonav.query.new(tree, { max_nodes = 262144 }): path searches
+  pathserver = core.pathserver, -- octonav.pathserver.new(tree, { workers = 2 }): searches on worker threads
 }
 
 --- Option presets for query:find / query:start.
