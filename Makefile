@@ -31,7 +31,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-pathserver bench-anchors demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-pathserver bench-anchors bench-los demo clean ctest spec lint fuzz fuzz-build
 
 all: deps $(MODULE)
 
@@ -92,9 +92,16 @@ $(BUILD)/bench:
 $(BUILD)/bench/pathserver: bench/pathserver.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
+$(BUILD)/bench/los: bench/los.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
 # path server throughput: 1,000 scenario queries a map, 2 workers against one thread
 bench-pathserver: $(BUILD)/bench/pathserver
 	@$(BUILD)/bench/pathserver
+
+# octonav's line of sight alone (for profiling: see bench/los.c)
+bench-los: $(BUILD)/bench/los
+	@$(BUILD)/bench/los
 
 # octonav against OpenVDB and OctoMap (needs libopenvdb-dev and liboctomap-dev; not a dependency)
 CXX ?= c++

@@ -1,10 +1,12 @@
 /*
  * scen.h -- what the C benchmark programs share: a Moving AI .3dscen reader (start and goal at voxel
  * centres), a seeded generator, a monotonic clock and the data directory (../shared/data/voxel,
- * absent maps skipped). Header-only; each benchmark is one program.
+ * absent maps skipped). Header-only, C and C++ alike; each benchmark is one program.
  */
 #ifndef OCTONAV_BENCH_SCEN_H
 #define OCTONAV_BENCH_SCEN_H
+
+#include "octonav.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +23,14 @@ typedef struct bench_scen {
 } bench_scen;
 
 /* The scenarios of a .3dscen file (malloc'd, *n of them), or NULL when it cannot be read. */
-static bench_scen *bench_read_scen(const char *path, size_t *n)
+static inline bench_scen *bench_read_scen(const char *path, size_t *n)
 {
     *n = 0;
     FILE *f = fopen(path, "r");
     if (!f) return NULL;
     char line[512];
     size_t cap = 1024, k = 0;
-    bench_scen *s = malloc(cap * sizeof *s);
+    bench_scen *s = (bench_scen *)malloc(cap * sizeof *s);
     int lineno = 0;
     while (s && fgets(line, sizeof line, f)) {
         if (++lineno <= 2) continue; /* "version 1", the map's name */
@@ -36,7 +38,7 @@ static bench_scen *bench_read_scen(const char *path, size_t *n)
         double opt;
         if (sscanf(line, "%d %d %d %d %d %d %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &opt) != 7) continue;
         if (k == cap) {
-            bench_scen *m = realloc(s, 2 * cap * sizeof *s);
+            bench_scen *m = (bench_scen *)realloc(s, 2 * cap * sizeof *s);
             if (!m) break;
             s = m;
             cap *= 2;
@@ -66,6 +68,36 @@ static inline double bench_now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* The line-of-sight benchmark's segments (6 doubles each: a then b): odd ones a random scenario's
+ * start -> goal, even ones between random free points of the W x H x D map (free in tree t). The same
+ * seed gives the same segments in every program. */
+static inline void bench_segments(const on_tree *t, int W, int H, int D, const bench_scen *scen, size_t ns, size_t nseg,
+                           double *out)
+{
+    unsigned long long rs = 0x6A09E667F3BCC909ull;
+    for (size_t i = 0; i < nseg; i++) {
+        double *a = out + 6 * i, *b = a + 3;
+        if (i % 2 == 1 && ns > 0) {
+            const bench_scen *s = &scen[(size_t)(bench_rnd(&rs) * (double)ns)];
+            for (int k = 0; k < 3; k++) {
+                a[k] = s->a[k];
+                b[k] = s->b[k];
+            }
+            continue;
+        }
+        for (int e = 0; e < 2; e++) {
+            double *p = e ? b : a;
+            for (;;) {
+                on_cell c;
+                p[0] = bench_rnd(&rs) * W;
+                p[1] = bench_rnd(&rs) * H;
+                p[2] = bench_rnd(&rs) * D;
+                if (on_ok(on_tree_locate(t, p, &c))) break;
+            }
+        }
+    }
 }
 
 #endif
