@@ -186,13 +186,106 @@ int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const 
 
 /* ---- octree walk ----------------------------------------------------------------------------- */
 
+/* The walk's view of the tree. Moving from cell to cell, most leaves it asks about share ancestors
+ * with the cell it is in: it keeps the values (blockFlags) of that cell's stored ancestors, so a
+ * question about a leaf of the same tile starts from their lowest common ancestor with no lookup,
+ * and only the levels below it cost a node-table lookup each. */
 typedef struct tree_probe {
     const on_tree *t;
     on_lcache *lc;        /* lookup cache (may be NULL) */
     on_cell cur;          /* the free cell the walk is in */
-    int64_t cmin[3], cs;  /* its nav-space box */
+    int64_t cmin[3], cs;  /* its nav-space box (cs = 0: no cell yet) */
+    int64_t torg[3];      /* its tile's min corner, in leaves */
+    uint8_t anc[ON_MAX_DEPTH + 2]; /* anc[l]: value of its stored ancestor at layer l (l > its layer) */
+    /* the entries of the last free_mask_tree: free cell, and the ancestor values its probe read */
     on_cell cells[8];
+    uint8_t vals[8][ON_MAX_DEPTH + 2];
+    uint32_t top[8];      /* layers >= top[e] are shared with cur (top = depth + 1: another tile) */
 } tree_probe;
+
+/* A node-table lookup, through the cache when there is one (the slot formula of tree.c's, so both
+ * fill the one cache the same way): the node's value, or -1 when it is not stored. */
+static inline int node_value(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
+{
+    if (!c) {
+        const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
+        return v ? *v : -1;
+    }
+    uint64_t key = (uint64_t)tile << 32 | code;
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
+    if (c->key[i] == key) return c->val[i];
+    const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
+    c->key[i] = key;
+    c->val[i] = (int16_t)(v ? *v : -1);
+    return c->val[i];
+}
+
+/* Is leaf (x, y, z) free? Then *c gets its free cell, vals[l] the values of the stored nodes read on
+ * the way down (layers below *top), and *top the lowest layer it shares with the current cell. */
+static int probe_leaf(const tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c, uint8_t *vals, uint32_t *top)
+{
+    const on_tree *t = p->t;
+    int64_t n = t->n;
+    uint32_t D = (uint32_t)t->p.depth;
+    int64_t lx = x - p->torg[0], ly = y - p->torg[1], lz = z - p->torg[2];
+    uint32_t ti, layer;
+    int v;
+    uint32_t L = on_code_layer(p->cur.code);
+    if (p->cs && L < D && lx >= 0 && ly >= 0 && lz >= 0 && lx < n && ly < n && lz < n) {
+        /* same tile: start at the lowest common ancestor, whose value the walk holds */
+        ti = p->cur.tile;
+        uint32_t diff = ((uint32_t)lx ^ on_code_x(p->cur.code)) | ((uint32_t)ly ^ on_code_y(p->cur.code)) |
+                        ((uint32_t)lz ^ on_code_z(p->cur.code));
+        layer = L + 1;
+        while ((diff >> layer) != 0) layer++;
+        *top = layer;
+        v = p->anc[layer];
+    } else {
+        if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+            return 0;
+        ti = on_tile_index(t, (int)(x / n), (int)(y / n), (int)(z / n));
+        const on_tile *tl = &t->tiles[ti];
+        if (tl->solid || !tl->loaded) return 0;
+        lx = x % n;
+        ly = y % n;
+        lz = z % n;
+        layer = D;
+        *top = D + 1;
+        v = node_value(t, p->lc, ti, on_root_code(t));
+        if (v >= 0) vals[D] = (uint8_t)v;
+    }
+    uint32_t code = on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, layer);
+    while (v >= 0) {
+        layer--;
+        unsigned ci = (((uint32_t)lx >> layer) & 1u) | ((((uint32_t)ly >> layer) & 1u) << 1) |
+                      ((((uint32_t)lz >> layer) & 1u) << 2);
+        if (v & (1 << ci)) return 0;
+        code = on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, layer);
+        if (layer == 0) break;
+        v = node_value(t, p->lc, ti, code);
+        if (v >= 0) vals[layer] = (uint8_t)v;
+    }
+    c->tile = ti;
+    c->code = code;
+    return 1;
+}
+
+/* Make c (found by probe_leaf with vals and top) the current cell. */
+static void enter_cell(tree_probe *p, on_cell c, const uint8_t *vals, uint32_t top)
+{
+    uint32_t L = on_code_layer(c.code);
+    for (uint32_t l = L + 1; l < top; l++) p->anc[l] = vals[l];
+    if (!p->cs || c.tile != p->cur.tile) {
+        int ijk[3];
+        on_tile_coords(p->t, c.tile, ijk);
+        for (int j = 0; j < 3; j++) p->torg[j] = (int64_t)ijk[j] * p->t->n;
+    }
+    p->cur = c;
+    p->cmin[0] = p->torg[0] + on_code_x(c.code);
+    p->cmin[1] = p->torg[1] + on_code_y(c.code);
+    p->cmin[2] = p->torg[2] + on_code_z(c.code);
+    p->cs = (int64_t)1 << L;
+}
 
 static unsigned free_mask_tree(tree_probe *p, const around *r)
 {
@@ -200,12 +293,12 @@ static unsigned free_mask_tree(tree_probe *p, const around *r)
     for (unsigned e = 0; e < 8; e++) {
         if (!(r->valid & (1u << e))) continue;
         int64_t v[3] = {r->lo[0] + (e & 1u), r->lo[1] + ((e >> 1) & 1u), r->lo[2] + ((e >> 2) & 1u)};
-        if (v[0] >= p->cmin[0] && v[0] < p->cmin[0] + p->cs && v[1] >= p->cmin[1] && v[1] < p->cmin[1] + p->cs &&
-            v[2] >= p->cmin[2] && v[2] < p->cmin[2] + p->cs) {
+        if (p->cs && v[0] >= p->cmin[0] && v[0] < p->cmin[0] + p->cs && v[1] >= p->cmin[1] &&
+            v[1] < p->cmin[1] + p->cs && v[2] >= p->cmin[2] && v[2] < p->cmin[2] + p->cs) {
             p->cells[e] = p->cur; /* inside the cell we are walking through: free, no lookup */
+            p->top[e] = 0;        /* (entering it changes nothing) */
             m |= 1u << e;
-        } else if (p->cs ? on_tree_leaf_free_near(p->t, p->lc, p->cur, v[0], v[1], v[2], &p->cells[e])
-                          : on_tree_leaf_free_cached(p->t, p->lc, v[0], v[1], v[2], &p->cells[e])) {
+        } else if (probe_leaf(p, v[0], v[1], v[2], &p->cells[e], p->vals[e], &p->top[e])) {
             m |= 1u << e;
         }
     }
@@ -275,11 +368,13 @@ static int fast_exit(walk *w, tree_probe *p, const double texit[3], double te, a
         }
     }
     on_cell c;
-    if (!on_tree_leaf_free_near(p->t, p->lc, p->cur, v[0], v[1], v[2], &c)) {
+    uint8_t vals[ON_MAX_DEPTH + 2];
+    uint32_t top;
+    if (!probe_leaf(p, v[0], v[1], v[2], &c, vals, &top)) {
         r->valid = 0;
         return 1;
     }
-    p->cur = c;
+    enter_cell(p, c, vals, top);
     r->valid = 1;
     return 1;
 }
@@ -307,14 +402,16 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     on_lcache_check(lc, t);
     p.cs = 0; /* no current cell yet */
     p.cmin[0] = p.cmin[1] = p.cmin[2] = 0;
+    p.torg[0] = p.torg[1] = p.torg[2] = 0;
+    p.cur.tile = p.cur.code = 0;
     around r;
     around_start(&w, &r);
     unsigned m = free_mask_tree(&p, &r);
     if (!m) return 0;
     if (sink) sink_all(sink, ud, &p, m);
-    p.cur = p.cells[pick_largest(&p, m)];
+    unsigned first = pick_largest(&p, m);
+    enter_cell(&p, p.cells[first], p.vals[first], p.top[first]);
     for (;;) {
-        on_tree_cell_nav(t, p.cur, p.cmin, &p.cs);
         const int64_t *cmin = p.cmin, cs = p.cs;
         /* when does the segment leave the current cell, per axis and first? */
         double te = INFINITY, texit[3] = {INFINITY, INFINITY, INFINITY};
@@ -344,7 +441,8 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
             return 0;
         }
         if (sink) sink_all(sink, ud, &p, fm);
-        p.cur = p.cells[pick_largest(&p, ok)];
+        unsigned e = pick_largest(&p, ok);
+        if (p.cells[e].code != p.cur.code || p.cells[e].tile != p.cur.tile) enter_cell(&p, p.cells[e], p.vals[e], p.top[e]);
         advance(&w, cross);
     }
 }
