@@ -106,7 +106,7 @@ bench-los: $(BUILD)/bench/los
 # octonav against OpenVDB and OctoMap (needs libopenvdb-dev and liboctomap-dev; not a dependency)
 CXX ?= c++
 $(BUILD)/bench/anchors: bench/anchors.cpp bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Icsrc -o $@ $< $(BUILD)/libonav.a -lopenvdb -ltbb -loctomap -loctomath \
+	$(CXX) -std=c++17 -O2 -DNDEBUG -g -Wall -Wextra -Icsrc -o $@ $< $(BUILD)/libonav.a -lopenvdb -ltbb -loctomap -loctomath \
 	  $(LDLIBS)
 
 bench-anchors: $(BUILD)/bench/anchors

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <iostream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -155,7 +157,12 @@ int main(int argc, char **argv)
             file.write(grids);
             file.close();
         }
-        ot->writeBinary(f3);
+        {
+            std::ostringstream quiet; // OctoMap reports the write on std::cout
+            std::streambuf *old = std::cout.rdbuf(quiet.rdbuf());
+            ot->writeBinary(f3);
+            std::cout.rdbuf(old);
+        }
         long fb1 = file_size(f1), fb2 = file_size(f2), fb3 = file_size(f3);
         unlink(f1.c_str());
         unlink(f2.c_str());
