@@ -31,7 +31,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-pathserver bench-anchors bench-los demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-pathserver bench-anchors bench-los bench-bake demo clean ctest spec lint fuzz fuzz-build
 
 all: deps $(MODULE)
 
@@ -94,6 +94,13 @@ $(BUILD)/bench/pathserver: bench/pathserver.c bench/scen.h $(BUILD)/libonav.a | 
 
 $(BUILD)/bench/los: bench/los.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
+$(BUILD)/bench/bake: bench/bake.c $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
+# bake throughput: the 4096^2 heightfield at 1 m leaves and the four meshes (CPU s, nodes/s, triangles/s)
+bench-bake: $(BUILD)/bench/bake
+	@$(BUILD)/bench/bake
 
 # path server throughput: 1,000 scenario queries a map, 2 workers against one thread
 bench-pathserver: $(BUILD)/bench/pathserver

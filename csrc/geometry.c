@@ -171,8 +171,36 @@ static int clip_poly(double (*p)[3], int n, double x0, double x1, double z0, dou
     return n;
 }
 
+/* The triangles of grid square (i, k) clipped to the rectangle: their min and max height into lo, hi.
+ * Returns 1 when anything is left. */
+static int square_clipped(const hf_geo *g, int i, int k, double x0, double x1, double z0, double z1, double *lo,
+                          double *hi)
+{
+    int any = 0;
+    double xa = g->ox + i * g->cell, xb = xa + g->cell, za = g->oz + k * g->cell, zb = za + g->cell;
+    double h00 = g->h[i + (size_t)k * g->nx], h10 = g->h[i + 1 + (size_t)k * g->nx];
+    double h01 = g->h[i + (size_t)(k + 1) * g->nx], h11 = g->h[i + 1 + (size_t)(k + 1) * g->nx];
+    double tris[2][3][3] = {{{xa, za, h00}, {xb, za, h10}, {xb, zb, h11}},
+                            {{xa, za, h00}, {xb, zb, h11}, {xa, zb, h01}}};
+    for (int tr = 0; tr < 2; tr++) {
+        double p[12][3];
+        for (int v = 0; v < 3; v++) p[v][0] = tris[tr][v][0], p[v][1] = tris[tr][v][1], p[v][2] = tris[tr][v][2];
+        int n = clip_poly(p, 3, x0, x1, z0, z1);
+        for (int v = 0; v < n; v++) {
+            *lo = fmin(*lo, p[v][2]);
+            *hi = fmax(*hi, p[v][2]);
+            any = 1;
+        }
+    }
+    return any;
+}
+
 /* Exact min and max of the surface over the rectangle (intersected with the heightfield's domain).
- * Returns 0 when they do not overlap. */
+ * Returns 0 when they do not overlap. A grid square wholly inside the rectangle keeps its triangles
+ * unclipped, so its part is the min and max of its four samples: those squares form one block (the
+ * corners are monotone in the index), read as a block of samples; only the squares around it, cut by
+ * the rectangle's edges, are clipped. The same numbers as clipping every square (clipping keeps an
+ * inside vertex as it is), at a fraction of the cost: bakes give bit-identical trees. */
 static int hf_range(const hf_geo *g, double x0, double x1, double z0, double z1, double *hmin, double *hmax)
 {
     double gx0 = (x0 - g->ox) / g->cell, gx1 = (x1 - g->ox) / g->cell;
@@ -181,23 +209,31 @@ static int hf_range(const hf_geo *g, double x0, double x1, double z0, double z1,
     int k0 = (int)fmax(0, floor(gz0)), k1 = (int)fmin(g->nz - 2, ceil(gz1) - 1);
     int any = 0;
     double lo = DBL_MAX, hi = -DBL_MAX;
+    /* the inside block [ia, ib] x [ka, kb] (empty when ia > ib or ka > kb) */
+    int ia = i0, ib = i1, ka = k0, kb = k1;
+    while (ia <= i1 && !(g->ox + ia * g->cell >= x0)) ia++;
+    while (ib >= ia && !(g->ox + ib * g->cell + g->cell <= x1)) ib--;
+    while (ka <= k1 && !(g->oz + ka * g->cell >= z0)) ka++;
+    while (kb >= ka && !(g->oz + kb * g->cell + g->cell <= z1)) kb--;
+    int block = ia <= ib && ka <= kb;
+    if (block) {
+        any = 1;
+        for (int k = ka; k <= kb + 1; k++) {
+            const double *row = g->h + (size_t)k * g->nx;
+            for (int i = ia; i <= ib + 1; i++) {
+                double v = row[i];
+                lo = v < lo ? v : lo;
+                hi = v > hi ? v : hi;
+            }
+        }
+    }
     for (int k = k0; k <= k1; k++)
         for (int i = i0; i <= i1; i++) {
-            double xa = g->ox + i * g->cell, xb = xa + g->cell, za = g->oz + k * g->cell, zb = za + g->cell;
-            double h00 = g->h[i + (size_t)k * g->nx], h10 = g->h[i + 1 + (size_t)k * g->nx];
-            double h01 = g->h[i + (size_t)(k + 1) * g->nx], h11 = g->h[i + 1 + (size_t)(k + 1) * g->nx];
-            double tris[2][3][3] = {{{xa, za, h00}, {xb, za, h10}, {xb, zb, h11}},
-                                    {{xa, za, h00}, {xb, zb, h11}, {xa, zb, h01}}};
-            for (int tr = 0; tr < 2; tr++) {
-                double p[12][3];
-                for (int v = 0; v < 3; v++) p[v][0] = tris[tr][v][0], p[v][1] = tris[tr][v][1], p[v][2] = tris[tr][v][2];
-                int n = clip_poly(p, 3, x0, x1, z0, z1);
-                for (int v = 0; v < n; v++) {
-                    lo = fmin(lo, p[v][2]);
-                    hi = fmax(hi, p[v][2]);
-                    any = 1;
-                }
+            if (block && i >= ia && i <= ib && k >= ka && k <= kb) {
+                i = ib; /* skip the block's squares in this row */
+                continue;
             }
+            any |= square_clipped(g, i, k, x0, x1, z0, z1, &lo, &hi);
         }
     *hmin = lo;
     *hmax = hi;
