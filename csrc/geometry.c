@@ -13,6 +13,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ---- boxes ----------------------------------------------------------------------------------- */
 
@@ -136,11 +137,24 @@ on_status on_tree_add_triangles(on_tree *t, const double *verts, size_t nverts, 
 
 /* ---- heightfields ---------------------------------------------------------------------------- */
 
+/* The last two ranges asked for at each cell size: a cell's two children stacked in y share their
+ * footprint, so the classifier asks for each footprint twice, with the other x neighbour's and the
+ * subtree of the first between them (deeper sizes: their own entries). */
+#define HF_MEMO 2
+#define HF_SIZES 32
+
+typedef struct hf_memo {
+    double x0, x1, z0, z1, lo, hi;
+    int any;
+} hf_memo;
+
 typedef struct hf_geo {
     double ox, oz, cell; /* nav space */
     int nx, nz;
     double *h;           /* nav-space heights, already raised by the radius */
     double r;
+    hf_memo memo[HF_SIZES][HF_MEMO]; /* by the cell size's binary exponent (mod HF_SIZES) */
+    unsigned next[HF_SIZES];         /* the entry to replace next */
 } hf_geo;
 
 /* Clip a convex polygon (x, z, y triples) to x in [x0, x1], z in [z0, z1] (Sutherland-Hodgman). */
@@ -169,6 +183,22 @@ static int clip_poly(double (*p)[3], int n, double x0, double x1, double z0, dou
         for (int i = 0; i < n; i++) p[i][0] = tmp[i][0], p[i][1] = tmp[i][1], p[i][2] = tmp[i][2];
     }
     return n;
+}
+
+/* floor and ceil without a libm call (x86-64 without SSE4.1 has no instruction for them); the same
+ * values: exact through an integer below 2^52, libm's beyond (and for NaN). */
+static inline double floor_fast(double x)
+{
+    if (!(fabs(x) < 4503599627370496.0)) return floor(x);
+    double t = (double)(int64_t)x;
+    return t > x ? t - 1.0 : t;
+}
+
+static inline double ceil_fast(double x)
+{
+    if (!(fabs(x) < 4503599627370496.0)) return ceil(x);
+    double t = (double)(int64_t)x;
+    return t < x ? t + 1.0 : t;
 }
 
 /* The triangles of grid square (i, k) clipped to the rectangle: their min and max height into lo, hi.
@@ -201,12 +231,12 @@ static int square_clipped(const hf_geo *g, int i, int k, double x0, double x1, d
  * corners are monotone in the index), read as a block of samples; only the squares around it, cut by
  * the rectangle's edges, are clipped. The same numbers as clipping every square (clipping keeps an
  * inside vertex as it is), at a fraction of the cost: bakes give bit-identical trees. */
-static int hf_range(const hf_geo *g, double x0, double x1, double z0, double z1, double *hmin, double *hmax)
+static int hf_range_of(const hf_geo *g, double x0, double x1, double z0, double z1, double *hmin, double *hmax)
 {
     double gx0 = (x0 - g->ox) / g->cell, gx1 = (x1 - g->ox) / g->cell;
     double gz0 = (z0 - g->oz) / g->cell, gz1 = (z1 - g->oz) / g->cell;
-    int i0 = (int)fmax(0, floor(gx0)), i1 = (int)fmin(g->nx - 2, ceil(gx1) - 1);
-    int k0 = (int)fmax(0, floor(gz0)), k1 = (int)fmin(g->nz - 2, ceil(gz1) - 1);
+    int i0 = (int)fmax(0, floor_fast(gx0)), i1 = (int)fmin(g->nx - 2, ceil_fast(gx1) - 1);
+    int k0 = (int)fmax(0, floor_fast(gz0)), k1 = (int)fmin(g->nz - 2, ceil_fast(gz1) - 1);
     int any = 0;
     double lo = DBL_MAX, hi = -DBL_MAX;
     /* the inside block [ia, ib] x [ka, kb] (empty when ia > ib or ka > kb) */
@@ -240,16 +270,42 @@ static int hf_range(const hf_geo *g, double x0, double x1, double z0, double z1,
     return any;
 }
 
+/* hf_range_of through the memo of recent rectangles of a cell of size s (the same rectangle, the same
+ * answer). */
+static int hf_range(hf_geo *g, double s, double x0, double x1, double z0, double z1, double *hmin, double *hmax)
+{
+    uint64_t bits;
+    memcpy(&bits, &s, sizeof bits);
+    unsigned lv = (unsigned)(bits >> 52) % HF_SIZES;
+    for (int i = 0; i < HF_MEMO; i++) {
+        const hf_memo *e = &g->memo[lv][i];
+        if (e->x0 == x0 && e->x1 == x1 && e->z0 == z0 && e->z1 == z1) {
+            *hmin = e->lo;
+            *hmax = e->hi;
+            return e->any;
+        }
+    }
+    hf_memo *e = &g->memo[lv][g->next[lv]++ % HF_MEMO];
+    e->any = hf_range_of(g, x0, x1, z0, z1, &e->lo, &e->hi);
+    e->x0 = x0;
+    e->x1 = x1;
+    e->z0 = z0;
+    e->z1 = z1;
+    *hmin = e->lo;
+    *hmax = e->hi;
+    return e->any;
+}
+
 static int classify_hf(void *ud, const double m[3], double s)
 {
-    const hf_geo *g = ud;
+    hf_geo *g = ud;
     double lo, hi, lo_in, hi_in;
-    if (!hf_range(g, m[0] - g->r, m[0] + s + g->r, m[2] - g->r, m[2] + s + g->r, &lo, &hi)) return ON_MISS;
+    if (!hf_range(g, s, m[0] - g->r, m[0] + s + g->r, m[2] - g->r, m[2] + s + g->r, &lo, &hi)) return ON_MISS;
     if (m[1] >= hi) return ON_MISS;
     /* full only when the footprint lies inside the domain and the cube lies below the lowest point */
     double dx1 = g->ox + (g->nx - 1) * g->cell, dz1 = g->oz + (g->nz - 1) * g->cell;
     if (m[0] >= g->ox && m[0] + s <= dx1 && m[2] >= g->oz && m[2] + s <= dz1 &&
-        hf_range(g, m[0], m[0] + s, m[2], m[2] + s, &lo_in, &hi_in) && m[1] + s <= lo_in)
+        hf_range(g, s, m[0], m[0] + s, m[2], m[2] + s, &lo_in, &hi_in) && m[1] + s <= lo_in)
         return ON_FULL_HIT;
     return ON_PARTIAL_HIT;
 }
@@ -277,6 +333,10 @@ on_status on_tree_add_heightfield(on_tree *t, const on_heightfield *hf)
     g.cell = hf->cell * t->inv_scale;
     g.nx = hf->nx;
     g.nz = hf->nz;
+    for (int l = 0; l < HF_SIZES; l++) {
+        for (int i = 0; i < HF_MEMO; i++) g.memo[l][i].x0 = NAN; /* matches no rectangle */
+        g.next[l] = 0;
+    }
     double lo[3] = {g.ox - g.r, -DBL_MAX, g.oz - g.r};
     double hi[3] = {g.ox + (g.nx - 1) * g.cell + g.r, top, g.oz + (g.nz - 1) * g.cell + g.r};
     on_status s = on_tree_insert(t, lo, hi, classify_hf, &g);
