@@ -90,29 +90,7 @@ static void read_opts(lua_State *L, int idx, on_query_opts *o)
         luaL_error(L, "submit: option 'heuristic' is not supported (searches run on worker threads)");
     if (lua_istable(L, idx)) lua_pop(L, 1);
     on_lua_checkopts(L, idx, "submit", find_opts);
-    on_query_opts_default(o);
-    o->weight = on_lua_optnumber(L, idx, "weight", o->weight);
-    if (!(o->weight >= 0)) luaL_error(L, "option 'weight' must be >= 0");
-    o->size_bias = on_lua_optnumber(L, idx, "size_bias", 0.0);
-    o->any_angle = on_lua_optboolean(L, idx, "any_angle", 0);
-    o->refine = on_lua_optboolean(L, idx, "refine", 1);
-    o->partial = on_lua_optboolean(L, idx, "partial", 0);
-    o->direct = on_lua_optboolean(L, idx, "direct", o->direct);
-    lua_Integer rx = on_lua_optinteger(L, idx, "relax", (lua_Integer)o->relax);
-    if (rx < 0 || rx > 100) luaL_error(L, "option 'relax' must be an integer 0..100");
-    o->relax = (int)rx;
-    lua_Integer me = on_lua_optinteger(L, idx, "max_expansions", 0);
-    if (me < 0) luaL_error(L, "option 'max_expansions' must be >= 0");
-    o->max_expansions = (size_t)me;
-    lua_Integer esc = on_lua_optinteger(L, idx, "escalate", (lua_Integer)o->escalate);
-    if (esc < 0) luaL_error(L, "option 'escalate' must be >= 0");
-    o->escalate = (size_t)esc;
-    static const char *const smooth[] = {"none", "greedy", "binary", NULL};
-    static const char *const points[] = {"face", "centre", NULL};
-    static const char *const graph[] = {"auto", "cells", NULL};
-    o->smooth = on_lua_optchoice(L, idx, "smooth", smooth, o->smooth, "\"none\", \"greedy\" or \"binary\"");
-    o->points = on_lua_optchoice(L, idx, "points", points, o->points, "\"face\" or \"centre\"");
-    o->graph = on_lua_optchoice(L, idx, "graph", graph, o->graph, "\"auto\" or \"cells\"");
+    on_lua_query_opts(L, idx, o);
 }
 
 /* ps:submit(start, goal [, opts]) -> id | nil, "queue_full" */
@@ -135,19 +113,6 @@ static int l_submit(lua_State *L)
     sync_pin(u);
     lua_pushinteger(L, (lua_Integer)id);
     return 1;
-}
-
-static const char *reason_of(on_status s, int which)
-{
-    if (s & ON_LOADING) return "loading";
-    if (s & ON_OUTSIDE) return which ? "goal_outside" : "start_outside";
-    if (s & ON_BLOCKED) return which ? "goal_blocked" : "start_blocked";
-    if (s & ON_UNREACHABLE) return "unreachable";
-    if (s & ON_OUT_OF_NODES) return "out_of_nodes";
-    if (s & ON_BUDGET) return "budget";
-    if (s & ON_STALE) return "tree_changed";
-    if (s & ON_NO_MEMORY) return "out_of_memory";
-    return "invalid";
 }
 
 /* One result as {id =, path =, info =}, path and info as q:find returns them (the result's record of
@@ -175,7 +140,7 @@ static void push_result(lua_State *L, int tree_idx, const on_tree *t, const on_p
     lua_pushstring(L, on_ok(s) ? "found" : (s & ON_PARTIAL) ? "partial" : "failed");
     lua_setfield(L, -2, "status");
     if (!on_ok(s)) {
-        lua_pushstring(L, reason_of(s, r->info.which));
+        lua_pushstring(L, on_lua_query_reason(s, r->info.which));
         lua_setfield(L, -2, "reason");
     }
     if (has_path) {

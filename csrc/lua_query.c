@@ -132,10 +132,10 @@ static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "ref
                                         "max_expansions", "partial", "heuristic", "escalate", "direct",
                                         "relax", "points", "graph", NULL};
 
-/* Options table at idx -> core options; a heuristic function is stored as user value 2. */
-static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
+/* The search options of q:find other than the heuristic, from the table at idx (checked for unknown
+ * names by the caller): shared with ps:submit (lua_pathserver.c). */
+void on_lua_query_opts(lua_State *L, int idx, on_query_opts *o)
 {
-    on_lua_checkopts(L, idx, "find", find_opts);
     on_query_opts_default(o);
     o->weight = on_lua_optnumber(L, idx, "weight", o->weight);
     if (o->weight < 0) luaL_error(L, "option 'weight' must be >= 0");
@@ -160,6 +160,13 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
     o->smooth = on_lua_optchoice(L, idx, "smooth", smooth, o->smooth, "\"none\", \"greedy\" or \"binary\"");
     o->points = on_lua_optchoice(L, idx, "points", points, o->points, "\"face\" or \"centre\"");
     o->graph = on_lua_optchoice(L, idx, "graph", graph, o->graph, "\"auto\" or \"cells\"");
+}
+
+/* Options table at idx -> core options; a heuristic function is stored as user value 2. */
+static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
+{
+    on_lua_checkopts(L, idx, "find", find_opts);
+    on_lua_query_opts(L, idx, o);
     if (lua_isnoneornil(L, idx)) lua_pushnil(L);
     else lua_getfield(L, idx, "heuristic");
     if (!lua_isnil(L, -1) && !lua_isfunction(L, -1)) luaL_error(L, "option 'heuristic' must be a function");
@@ -170,7 +177,7 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
     lua_setiuservalue(L, qidx, 2);
 }
 
-static const char *reason_of(on_status s, int which)
+const char *on_lua_query_reason(on_status s, int which)
 {
     if (s & ON_LOADING) return "loading";
     if (s & ON_OUTSIDE) return which ? "goal_outside" : "start_outside";
@@ -266,7 +273,7 @@ static int push_result(lua_State *L, int qidx, lquery *u)
     lua_pushstring(L, on_ok(s) ? "found" : (s & ON_PARTIAL) ? "partial" : "failed");
     lua_setfield(L, -2, "status");
     if (!on_ok(s)) {
-        lua_pushstring(L, reason_of(s, info.which));
+        lua_pushstring(L, on_lua_query_reason(s, info.which));
         lua_setfield(L, -2, "reason");
     }
     if (has_path) {

@@ -53,6 +53,11 @@ void on_lua_setpath(lua_State *L);
 void on_lua_setinfo(lua_State *L);
 int on_lua_path_open(lua_State *L);
 
+/* q:find's search options other than the heuristic, from the table at idx (lua_query.c; the caller
+ * checks the option names), and the reason string of a failed search's status (which: 0 start, 1 goal). */
+void on_lua_query_opts(lua_State *L, int idx, on_query_opts *o);
+const char *on_lua_query_reason(on_status s, int which);
+
 /* Per-file openers called by luaopen_octonav_core (each leaves one table on the stack). */
 int on_lua_tree_open(lua_State *L);
 int on_lua_grid_open(lua_State *L);

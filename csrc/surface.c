@@ -35,8 +35,7 @@ typedef struct sq_ctx {
     on_cell *nb;          /* neighbour scratch */
     uint8_t *nbf;
     size_t nbcap;
-    int64_t rect[64][4];  /* free neighbour squares on the current face: u0, v0, size; grown below */
-    int64_t (*rects)[4];
+    int64_t (*rects)[4];  /* free neighbour squares on the current face: u0, v0, size */
     size_t nrect, rectcap;
     int err;              /* an on_status detail bit */
 } sq_ctx;
@@ -77,8 +76,8 @@ static void split_face(sq_ctx *x, sq_quad *q, int64_t u0, int64_t v0, int64_t s)
         if (r[0] <= u0 && r[1] <= v0 && r[0] + r[2] >= u0 + s && r[1] + r[2] >= v0 + s) return; /* covered */
         touched = 1;
     }
-    if (!touched || s == 1) {
-        if (touched) return; /* a leaf square that a neighbour touches is covered by it */
+    if (s == 1 && touched) return; /* unreachable: an aligned neighbour touching a leaf square covers it */
+    if (!touched) {
         q->u0 = u0;
         q->u1 = u0 + s;
         q->v0 = v0;
@@ -124,13 +123,12 @@ static int visit_free(void *ud, on_cell c, int blocked)
         for (size_t i = 0; i < count; i++) {
             if (x->nbf[i] != f) continue;
             if (x->nrect == x->rectcap) {
-                size_t cap = 2 * x->rectcap;
-                int64_t(*r)[4] = x->rects == x->rect ? malloc(cap * sizeof *r) : realloc(x->rects, cap * sizeof *r);
+                size_t cap = x->rectcap ? 2 * x->rectcap : 64;
+                int64_t(*r)[4] = realloc(x->rects, cap * sizeof *r);
                 if (!r) {
                     x->err = ON_NO_MEMORY;
                     return 1;
                 }
-                if (x->rects == x->rect) memcpy(r, x->rect, sizeof x->rect);
                 x->rects = r;
                 x->rectcap = cap;
             }
@@ -201,8 +199,6 @@ on_status on_tree_surface(const on_tree *t, int what, on_quad_fn fn, void *ud)
     memset(&x, 0, sizeof x);
     x.t = t;
     x.p = on_tree_get_params(t);
-    x.rects = x.rect;
-    x.rectcap = sizeof x.rect / sizeof x.rect[0];
     on_status st = on_tree_visit(t, visit_free, &x);
     if (!x.err && !on_ok(st)) x.err = ON_INVALID;
     if (!x.err) {
@@ -230,7 +226,7 @@ on_status on_tree_surface(const on_tree *t, int what, on_quad_fn fn, void *ud)
             if (fn(ud, c, normal)) break;
         }
     }
-    if (x.rects != x.rect) free(x.rects);
+    free(x.rects);
     free(x.nb);
     free(x.nbf);
     free(x.out.q);
