@@ -51,6 +51,7 @@ struct on_graph {
     uint32_t org_tile;          /* the tile last asked for (UINT32_MAX: none), its corner and box set */
     double org[3];
     const on_boxset *org_set;
+    uint32_t fallback_tile;     /* after ON_FALLBACK: the tile without a valid box graph */
 };
 
 extern const on_graph_ops on_graph_cells_ops, on_graph_boxes_ops;

@@ -36,7 +36,10 @@ static on_status boxes_neighbors(on_graph *g, on_cell c, size_t *count)
 {
     const on_tree *t = g->t;
     const on_boxset *s = on_tile_boxes(t, c.tile);
-    if (!s) return ON_FALLBACK;
+    if (!s) {
+        g->fallback_tile = c.tile;
+        return ON_FALLBACK;
+    }
     const on_box *b = &s->box[c.code];
     uint32_t a0 = s->adj_off[c.code], a1 = s->adj_off[c.code + 1];
     size_t n = 0;
@@ -50,6 +53,7 @@ static on_status boxes_neighbors(on_graph *g, on_cell c, size_t *count)
         const on_boxset *o = on_tile_boxes(t, (uint32_t)ti);
         if (!o) {
             if (!t->tiles[ti].loaded) continue; /* (on_graph_unloaded_beyond made the search wait for it) */
+            g->fallback_tile = (uint32_t)ti;
             return ON_FALLBACK;
         }
         if (on_tileset_touch(g->touched, t, (uint32_t)ti) != 0) return ON_FAILURE | ON_NO_MEMORY; /* its boxes are read */

@@ -156,10 +156,12 @@ void on_lua_query_opts(lua_State *L, int idx, on_query_opts *o)
     /* (the strings in the order of the ON_SMOOTH_*, ON_POINTS_* and ON_GRAPH_* values) */
     static const char *const smooth[] = {"none", "greedy", "binary", NULL};
     static const char *const points[] = {"face", "centre", NULL};
-    static const char *const graph[] = {"auto", "cells", NULL};
+    static const char *const graph[] = {"auto", "cells", "boxes", NULL};
     o->smooth = on_lua_optchoice(L, idx, "smooth", smooth, o->smooth, "\"none\", \"greedy\" or \"binary\"");
     o->points = on_lua_optchoice(L, idx, "points", points, o->points, "\"face\" or \"centre\"");
-    o->graph = on_lua_optchoice(L, idx, "graph", graph, o->graph, "\"auto\" or \"cells\"");
+    o->graph = on_lua_optchoice(L, idx, "graph", graph, o->graph, "\"auto\", \"cells\" or \"boxes\"");
+    if (o->graph == ON_GRAPH_BOXES && (o->any_angle || o->points != ON_POINTS_FACE))
+        luaL_error(L, "option 'graph' = \"boxes\" needs face points without any_angle");
 }
 
 /* Options table at idx -> core options; a heuristic function is stored as user value 2. */
@@ -186,6 +188,7 @@ const char *on_lua_query_reason(on_status s, int which)
     if (s & ON_OUT_OF_NODES) return "out_of_nodes";
     if (s & ON_BUDGET) return "budget";
     if (s & ON_STALE) return "tree_changed";
+    if (s & ON_UNPREPARED) return "not_prepared";
     if (s & ON_NO_MEMORY) return "out_of_memory";
     return "invalid";
 }
@@ -294,7 +297,7 @@ static int push_result(lua_State *L, int qidx, lquery *u)
         on_lua_pushpoint(L, info.nearest);
         lua_setfield(L, -2, "nearest");
     }
-    if (s & ON_LOADING) {
+    if (s & (ON_LOADING | ON_UNPREPARED)) { /* the tile it waits for, or the one not prepared */
         push_tile(L, u, info.loading_tile);
         lua_setfield(L, -2, "tile");
     }

@@ -45,6 +45,8 @@ typedef uint32_t on_status;
 #define ON_VERSION      (1u << 12) /* data written by an unsupported format version */
 #define ON_LOADING      (1u << 13) /* a search reached a tile that is not loaded (streaming): it waits */
 #define ON_MISPLACED    (1u << 14) /* an intact tile file of another tile (a swapped file) */
+#define ON_UNPREPARED   (1u << 15) /* a search over the boxes (ON_GRAPH_BOXES) met a tile without a valid
+                                    * prepared graph (on_tree_prepare); info.loading_tile names it */
 
 static inline int on_ok(on_status s) { return (s & ON_SUCCESS) != 0; }
 static inline int on_failed(on_status s) { return (s & ON_FAILURE) != 0; }
@@ -307,8 +309,11 @@ enum { ON_SMOOTH_NONE = 0, ON_SMOOTH_GREEDY = 1, ON_SMOOTH_BINARY = 2 };
 /* Where a search node's point is: the centre of the face its cell was entered through (default), or
  * the cell's centre (a fixed graph: weight 1 is then optimal on it; Lazy Theta* always uses centres). */
 enum { ON_POINTS_FACE = 0, ON_POINTS_CENTRE = 1 };
-/* What a search runs over: the prepared boxes where it can (on_tree_prepare; face points without
- * Lazy Theta*; back to the cells when it meets a tile without a valid graph), or always the cells. */
+/* What a search runs over. AUTO: the prepared boxes where it can (on_tree_prepare; face points
+ * without Lazy Theta*; back to the cells when it meets a tile without a valid graph). CELLS: always
+ * the cells. BOXES: only the prepared boxes (face points without Lazy Theta*, else ON_INVALID); the
+ * search fails with ON_UNPREPARED (info.loading_tile: the tile) when an end's tile, or a tile it
+ * reaches, has no valid graph, instead of going back to the cells. */
 enum { ON_GRAPH_AUTO = 0, ON_GRAPH_CELLS = 1, ON_GRAPH_BOXES = 2 };
 
 /* A heuristic standing in for the built-in one: nav-space point, goal and cell size in leaves.
@@ -336,7 +341,7 @@ typedef struct on_query_opts {
                               * along each axis towards the shortest position between its neighbours,
                               * while both segments stay in sight and the turns keep to the visibility
                               * rule; each pass finer than the last (default 1; 0 = off) */
-    int graph;               /* ON_GRAPH_AUTO (default) or ON_GRAPH_CELLS */
+    int graph;               /* ON_GRAPH_AUTO (default), ON_GRAPH_CELLS or ON_GRAPH_BOXES */
     on_heuristic_fn heuristic;
     void *heuristic_ud;
 } on_query_opts;
@@ -350,7 +355,8 @@ typedef struct on_query_info {
     size_t visited;          /* cells reached (search nodes used) */
     double nearest[3];       /* with ON_BLOCKED: the nearest free point to the blocked endpoint */
     int which;               /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
-    uint32_t loading_tile;   /* with ON_LOADING: the tile the search waits for */
+    uint32_t loading_tile;   /* with ON_LOADING: the tile the search waits for; with ON_UNPREPARED:
+                              * the tile without a valid prepared graph */
     int graph;               /* what the search ran over: ON_GRAPH_BOXES or ON_GRAPH_CELLS (expansions,
                               * cells and visited count its nodes) */
 } on_query_info;

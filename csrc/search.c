@@ -155,9 +155,10 @@ static void corr_sink(void *ud, on_cell c)
     q->corr[q->ncorr++] = c;
 }
 
-/* Line of sight between two nav-space points. */
-static int los(const on_query *q, const double a[3], const double b[3])
+/* Line of sight between two nav-space points (Lazy Theta*'s parents, smoothing, relaxation). */
+static int sight_visible(void *ud, const double a[3], const double b[3])
 {
+    on_query *q = ud;
     return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 
@@ -187,7 +188,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->o = q->o0;
     if (!(q->o.weight >= 0) || !isfinite(q->o.weight) || !isfinite(q->o.size_bias) ||
         q->o.smooth < ON_SMOOTH_NONE || q->o.smooth > ON_SMOOTH_BINARY || q->o.graph < ON_GRAPH_AUTO ||
-        q->o.graph > ON_GRAPH_CELLS)
+        q->o.graph > ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_BOXES && !face_points(q)))
         return q->state = ON_FAILURE | ON_INVALID;
     memmove(q->wa, a, sizeof q->wa);
     memmove(q->wb, b, sizeof q->wb);
@@ -208,13 +209,18 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     }
     on_to_nav(q->t, a, q->a);
     on_to_nav(q->t, b, q->b);
-    if (!cells_only && q->o.graph == ON_GRAPH_AUTO && face_points(q)) {
-        /* over the boxes when both ends' tiles have valid graphs */
+    if (!cells_only && (q->o.graph == ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_AUTO && face_points(q)))) {
+        /* over the boxes when both ends' tiles have valid graphs (ON_GRAPH_BOXES: or not at all) */
         on_cell sb, gb;
         on_graph_use(&q->g, ON_GRAPH_BOXES);
-        if (on_graph_locate(&q->g, sc, q->a, &sb) && on_graph_locate(&q->g, gc, q->b, &gb)) {
+        int sok = on_graph_locate(&q->g, sc, q->a, &sb), gok = sok && on_graph_locate(&q->g, gc, q->b, &gb);
+        if (gok) {
             sc = sb;
             gc = gb;
+        } else if (q->o.graph == ON_GRAPH_BOXES) {
+            q->info.loading_tile = sok ? gc.tile : sc.tile;
+            q->info.graph = ON_GRAPH_BOXES;
+            return q->state = ON_FAILURE | ON_UNPREPARED;
         } else {
             on_graph_use(&q->g, ON_GRAPH_CELLS);
         }
@@ -270,7 +276,7 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     double pu[3], pp[3];
     node_point(q, u, pu);
     node_point(q, n->parent, pp);
-    if (los(q, pp, pu)) return;
+    if (sight_visible(q, pp, pu)) return;
     double best = INFINITY;
     int32_t bp = -1;
     for (size_t k = 0; k < nnb; k++) {
@@ -403,6 +409,11 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
             break;
         }
         if (s == ON_FALLBACK) { /* a tile without a valid box graph: again from the start, over the cells */
+            if (q->o0.graph == ON_GRAPH_BOXES) { /* (asked for the boxes alone: say which tile) */
+                q->info.loading_tile = q->g.fallback_tile;
+                q->state = ON_FAILURE | ON_UNPREPARED;
+                break;
+            }
             start(q, q->wa, q->wb, &q->o0, 1);
             continue;
         }
@@ -458,12 +469,6 @@ static int node_chain(on_query *q, int32_t end, const double stop[3])
     memcpy(q->path.p + 3 * (n + 1), stop, 3 * sizeof *stop);
     q->path.n = n + 2;
     return 0;
-}
-
-static int sight_visible(void *ud, const double a[3], const double b[3])
-{
-    on_query *q = ud;
-    return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 
 static int sight_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])

@@ -17,7 +17,7 @@ const char *on_status_string(on_status s)
         "out of memory", "invalid argument", "i/o error", "corrupt data", "outside the map",
         "blocked", "unreachable", "out of nodes", "budget exhausted", "tree changed during search",
         "partial result", "buffer too small", "unsupported version", "waiting for a tile to load",
-        "tile file of another tile (a swapped file?)",
+        "tile file of another tile (a swapped file?)", "tile not prepared (on_tree_prepare)",
     };
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (s & (1u << i)) return names[i];

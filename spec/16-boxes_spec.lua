@@ -283,13 +283,51 @@ describe("searches over the prepared graph", function()
     assert.equal("tree_changed", i6.reason)
   end)
 
-  it("graph accepts \"auto\" and \"cells\" only; Lazy Theta* and cell centres search the cells", function()
+  it("graph = \"boxes\" searches the boxes alone: not_prepared names the tile instead of the cells", function()
+    local s = scene { depth = 4, tiles = { 3, 1, 1 } }
+    s:box({ 16, 0, 0 }, { 32, 16, 7 }) -- the middle tile, but for a gap z in [7, 9]
+    s:box({ 16, 0, 9 }, { 32, 16, 16 })
+    local q = octonav.query.new(s.tree)
+    local a, b = { 4, 8, 2 }, { 44, 8, 14 }
+    local p, info = q:find(a, b, { graph = "boxes" })
+    assert.is_nil(p)
+    assert.equal("not_prepared", info.reason)
+    assert.same({ 0, 0, 0 }, info.tile)
+    s.tree:prepare(0, 0, 0)
+    s.tree:prepare(2, 0, 0)
+    p, info = q:find(a, b, { graph = "boxes" })
+    assert.is_nil(p)
+    assert.equal("not_prepared", info.reason)
+    assert.same({ 1, 0, 0 }, info.tile)
+    assert.equal("boxes", info.graph)
+    -- the same search in slices stops the same way
+    local st = q:start(a, b, { graph = "boxes" })
+    while st == "running" do st = q:step(1) end
+    assert.equal("failed", st)
+    local _, i2 = q:result()
+    assert.equal("not_prepared", i2.reason)
+    assert.same({ 1, 0, 0 }, i2.tile)
+    s.tree:prepare()
+    local p3, i3 = q:find(a, b, { graph = "boxes" })
+    local p4, i4 = q:find(a, b)
+    assert.equal("boxes", i3.graph)
+    expect_path(s, p3, i3, a, b)
+    assert.same(p4, p3)
+    assert.equal(i4.expansions, i3.expansions)
+  end)
+
+  it("graph accepts \"auto\", \"cells\" and \"boxes\"; Lazy Theta* and cell centres search the cells", function()
     local s, r = random_scene(BASE_SEED + 31, 1)
     s.tree:prepare()
     local q = octonav.query.new(s.tree)
     local a, b = random_free_point(r, s), random_free_point(r, s)
-    assert.has_error(function() q:find(a, b, { graph = "boxes" }) end, "option 'graph' must be \"auto\" or \"cells\"")
-    assert.has_error(function() q:find(a, b, { graph = 1 }) end, "option 'graph' must be \"auto\" or \"cells\"")
+    local msg = "option 'graph' must be \"auto\", \"cells\" or \"boxes\""
+    assert.has_error(function() q:find(a, b, { graph = "box" }) end, msg)
+    assert.has_error(function() q:find(a, b, { graph = 1 }) end, msg)
+    assert.has_error(function() q:find(a, b, { graph = "boxes", any_angle = true }) end,
+      "option 'graph' = \"boxes\" needs face points without any_angle")
+    assert.has_error(function() q:find(a, b, { graph = "boxes", points = "centre" }) end,
+      "option 'graph' = \"boxes\" needs face points without any_angle")
     for _, opts in ipairs { { any_angle = true }, { points = "centre" }, octonav.presets.seed } do
       local _, info = q:find(a, b, opts)
       assert.equal("cells", info.graph)
