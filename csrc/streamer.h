@@ -1,0 +1,115 @@
+/*
+ * streamer.h -- the streamer's state, shared by its three files (internal; the public API is in
+ * octonav.h): streamer.c (create and destroy, agents, locks and pins, stats), streamer_worker.c (the
+ * worker threads: reading and decoding tiles and tree files) and streamer_update.c (the rules an
+ * update applies: loads needed, max_loaded, installs, unloads, events).
+ *
+ * Threads share only the job queue and the results list, under one mutex: a worker takes a tile
+ * index, reads DIR/tiles/I_J_K.tile and decodes it into a fresh table (on_tile_decode, which touches
+ * no tree) and, with params.prepare, builds its box set (on_boxset_build, which touches no tree
+ * either), then hands them back. Only on_streamer_update, on the caller's thread, changes the
+ * tree: it installs results still wanted, frees the others, queues the loads now needed and unloads
+ * tiles no agent, lock or pin keeps. So a search on the caller's thread never sees a tile change
+ * under it, and a stale path is detected by the tile salts that install and unload bump.
+ */
+#ifndef OCTONAV_STREAMER_H
+#define OCTONAV_STREAMER_H
+
+#include "boxes.h"
+#include "tree.h"
+
+#include <pthread.h>
+
+typedef struct result {
+    struct result *next;
+    uint32_t tile;
+    on_status status;
+    on_table table;
+    uint8_t solid;
+    on_boxset *boxes;  /* with params.prepare: the tile's box set, built beside the decode */
+} result;
+
+/* A whole tree file to read on a worker (a world's hole, on_streamer_load_tree): queued, then done. */
+typedef struct tjob {
+    struct tjob *next;
+    uint32_t id;
+    on_tree *tree;      /* the result, NULL on failure */
+    on_status status;
+    char err[256];      /* on failure: "PATH: reason" */
+    char path[];
+} tjob;
+
+typedef struct agent {
+    double p[3];
+    int live;
+} agent;
+
+typedef struct tstate {
+    uint8_t state;      /* ON_TILE_* */
+    uint8_t forced;
+    uint32_t locks;
+    uint32_t cand;      /* 1 + its index in this update's candidate list, 0 when not in it */
+} tstate;
+
+/* A tile and its distance to the nearest agent (load candidates, eviction candidates). */
+typedef struct cand {
+    uint32_t tile;
+    double d;
+} cand;
+
+struct on_streamer {
+    on_tree *t;         /* NULL once the tree was destroyed (on_streamer_detach) */
+    uint32_t ntiles;    /* the tree's tile grid, copied: workers never read the tree */
+    int grid[3], depth;
+    char *dir;
+    on_streamer_params p;
+    tstate *tiles;
+    agent *agents;
+    uint32_t nagents, agentcap;
+    uint32_t *loaded;   /* indices of loaded tiles (unordered) */
+    size_t nloaded;
+    uint32_t *pinned;   /* tiles locked or forced (unordered): update() visits these, not every tile */
+    size_t npinned;
+    size_t nqueued, nfailed;
+    cand *cands;        /* scratch: padding loads of one update, nearest first (capacity ntiles) */
+    cand *evict;        /* scratch: loaded tiles no rule needs now, farthest first (capacity ntiles) */
+    uint32_t *waiting;  /* tiles held back by max_loaded in the last update */
+    size_t nwaiting, evicted;
+    on_stream_event *ev; /* events of the last update */
+    size_t nev, evcap;
+    int evlost;          /* an event could not be stored (out of memory) */
+    /* shared with the workers, under mu */
+    pthread_mutex_t mu;
+    pthread_cond_t work, done;
+    uint32_t *jobs;     /* ring of queued tile indices, capacity ntiles */
+    size_t jhead, jcount;
+    result *results;
+    tjob *tjobs, *tdone; /* tree files queued (LIFO, order does not matter), and read */
+    size_t inflight;    /* jobs taken by workers, not yet in results */
+    int stop;
+    size_t decoded;
+    double decode_seconds;
+    pthread_t *threads;
+    int nthreads;
+};
+
+/* streamer_worker.c */
+/* Seconds on a monotonic clock (decode time in the stats). */
+double on_streamer_now(void);
+/* The worker thread's loop (arg: the streamer). */
+void *on_streamer_worker(void *arg);
+/* Queue a tile's load (the caller holds mu and checked max_loaded); without workers it loads here. */
+void on_streamer_queue_load(on_streamer *s, uint32_t tile);
+/* Trees read since the last update, as events; without workers the queued ones are read here. */
+void on_streamer_report_trees(on_streamer *s, tjob *done);
+
+/* streamer_update.c */
+/* Unload a loaded tile from the tree and the loaded list. */
+void on_streamer_do_unload(on_streamer *s, uint32_t tile);
+/* Record an event of this update (sets evlost when out of memory). */
+void on_streamer_emit(on_streamer *s, uint32_t tile, int kind, on_status st);
+
+/* A tile kept by a lock or force_load. */
+static inline int on_streamer_is_pinned(const tstate *ts) { return ts->locks != 0 || ts->forced; }
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * streamer_update.c -- what on_streamer_update does (see streamer.h), on the caller's thread: start
+ * the loads the rules ask for (agents' load padding, locks and pins, within max_loaded: eviction
+ * farthest first, the rest listed as waiting), install the finished loads still wanted, report the
+ * tree files read, unload the tiles no agent, lock or pin keeps, and list it all as events.
+ */
+#include "streamer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void on_streamer_do_unload(on_streamer *s, uint32_t tile)
+{
+    on_tree_unload_tile(s->t, tile);
+    s->tiles[tile].state = ON_TILE_UNLOADED;
+    for (size_t i = 0; i < s->nloaded; i++)
+        if (s->loaded[i] == tile) {
+            s->loaded[i] = s->loaded[--s->nloaded];
+            break;
+        }
+}
+
+void on_streamer_emit(on_streamer *s, uint32_t tile, int kind, on_status st)
+{
+    if (s->nev == s->evcap) {
+        size_t nc = s->evcap ? s->evcap * 2 : 64;
+        on_stream_event *bigger = realloc(s->ev, nc * sizeof *bigger);
+        if (!bigger) {
+            s->evlost = 1;
+            return;
+        }
+        s->ev = bigger;
+        s->evcap = nc;
+    }
+    s->ev[s->nev].tile = tile;
+    s->ev[s->nev].kind = kind;
+    s->ev[s->nev].status = st;
+    s->ev[s->nev].tree = NULL;
+    s->ev[s->nev].err[0] = 0;
+    s->nev++;
+}
+
+/* ---- update ---------------------------------------------------------------------------------- */
+
+/* Distance from p to the world box of a tile (0 inside). */
+static double tile_dist(const on_tree *t, uint32_t tile, const double p[3])
+{
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    double size = (double)t->n * t->p.scale, d2 = 0;
+    for (int k = 0; k < 3; k++) {
+        double lo = t->p.origin[k] + ijk[k] * size, hi = lo + size;
+        double e = p[k] < lo ? lo - p[k] : p[k] > hi ? p[k] - hi : 0;
+        d2 += e * e;
+    }
+    return sqrt(d2);
+}
+
+static int near_agent(const on_streamer *s, uint32_t tile, double pad)
+{
+    for (uint32_t a = 0; a < s->nagents; a++)
+        if (s->agents[a].live && tile_dist(s->t, tile, s->agents[a].p) <= pad) return 1;
+    return 0;
+}
+
+/* Distance from a tile to the nearest live agent (HUGE_VAL with none). */
+static double nearest_agent(const on_streamer *s, uint32_t tile)
+{
+    double best = HUGE_VAL;
+    for (uint32_t a = 0; a < s->nagents; a++)
+        if (s->agents[a].live) best = fmin(best, tile_dist(s->t, tile, s->agents[a].p));
+    return best;
+}
+
+static int by_distance(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->d != y->d) return x->d < y->d ? -1 : 1;
+    return x->tile < y->tile ? -1 : x->tile > y->tile;
+}
+
+/* Loaded tiles that no rule needs now (not pinned, beyond load_padding of every agent: kept only by
+ * unload_padding), farthest first: what max_loaded may unload to make room for a needed tile. */
+static size_t find_evictable(on_streamer *s)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nloaded; i++) {
+        uint32_t tile = s->loaded[i];
+        if (on_streamer_is_pinned(&s->tiles[tile])) continue;
+        double d = nearest_agent(s, tile);
+        if (d > s->p.load_padding) s->evict[n++] = (cand){tile, -d};
+    }
+    qsort(s->evict, n, sizeof *s->evict, by_distance);
+    return n;
+}
+
+/* Step 1 of an update: start the loads the rules ask for. Locked and forced tiles load whatever
+ * max_loaded says (a lock is a promise to the caller, so it wins over the limit: the loaded count
+ * may exceed max_loaded by the pinned tiles); above the limit, loaded tiles no rule needs (kept only
+ * by unload_padding) are unloaded, farthest first. Tiles within load_padding of an agent then load
+ * nearest first while loaded + queued < max_loaded; at the limit such an unneeded tile is unloaded
+ * to make room, and what still does not fit is listed as waiting (never a silent wait:
+ * on_streamer_waiting, stats.waiting). The caller holds mu. */
+static void start_loads(on_streamer *s)
+{
+    const on_tree *t = s->t;
+    double tsize = (double)t->n * t->p.scale;
+    for (size_t i = 0; i < s->npinned; i++)
+        if (s->tiles[s->pinned[i]].state == ON_TILE_UNLOADED) on_streamer_queue_load(s, s->pinned[i]);
+    size_t nc = 0;
+    for (uint32_t a = 0; a < s->nagents; a++) {
+        if (!s->agents[a].live) continue;
+        /* A superset of the tiles the load padding can reach (one tile more on each side, so rounding
+         * never drops a tile whose box lies exactly load_padding away), clamped to the grid (empty
+         * when off it); tile_dist alone decides, the same way on every side. */
+        int lo[3], hi[3];
+        for (int k = 0; k < 3; k++) {
+            double rel = (s->agents[a].p[k] - t->p.origin[k]) / tsize, pad = s->p.load_padding / tsize;
+            double l = fmax(0.0, floor(rel - pad) - 1), h = fmin((double)t->p.tiles[k] - 1, floor(rel + pad) + 1);
+            lo[k] = l > h ? 1 : (int)l;
+            hi[k] = l > h ? 0 : (int)h;
+        }
+        for (int k = lo[2]; k <= hi[2]; k++)
+            for (int j = lo[1]; j <= hi[1]; j++)
+                for (int i = lo[0]; i <= hi[0]; i++) {
+                    uint32_t tile = on_tile_index(t, i, j, k);
+                    tstate *ts = &s->tiles[tile];
+                    if (ts->state != ON_TILE_UNLOADED) continue;
+                    double d = tile_dist(t, tile, s->agents[a].p);
+                    if (d > s->p.load_padding) continue;
+                    if (!ts->cand) {
+                        s->cands[nc++] = (cand){tile, d};
+                        ts->cand = (uint32_t)nc;
+                    } else {
+                        s->cands[ts->cand - 1].d = fmin(s->cands[ts->cand - 1].d, d);
+                    }
+                }
+    }
+    for (size_t c = 0; c < nc; c++) s->tiles[s->cands[c].tile].cand = 0;
+    qsort(s->cands, nc, sizeof *s->cands, by_distance);
+    size_t nev = 0, ev = 0;
+    int evict_known = 0;
+    s->nwaiting = 0;
+    /* above the limit (pinned tiles came in): tiles no rule needs go first */
+    if (s->p.max_loaded && s->nloaded + s->nqueued > s->p.max_loaded) {
+        nev = find_evictable(s);
+        evict_known = 1;
+        while (ev < nev && s->nloaded + s->nqueued > s->p.max_loaded) {
+            uint32_t out = s->evict[ev++].tile;
+            on_streamer_do_unload(s, out);
+            on_streamer_emit(s, out, ON_EVENT_UNLOADED, ON_SUCCESS);
+            s->evicted++;
+        }
+    }
+    for (size_t c = 0; c < nc; c++) {
+        uint32_t tile = s->cands[c].tile;
+        if (s->p.max_loaded && s->nloaded + s->nqueued >= s->p.max_loaded) {
+            if (!evict_known) {
+                nev = find_evictable(s);
+                evict_known = 1;
+            }
+            if (ev == nev) {
+                s->waiting[s->nwaiting++] = tile;
+                continue;
+            }
+            uint32_t out = s->evict[ev++].tile;
+            on_streamer_do_unload(s, out);
+            on_streamer_emit(s, out, ON_EVENT_UNLOADED, ON_SUCCESS);
+            s->evicted++;
+        }
+        on_streamer_queue_load(s, tile);
+    }
+}
+
+static void install_results(on_streamer *s, result *list)
+{
+    while (list) {
+        result *r = list;
+        list = r->next;
+        tstate *ts = &s->tiles[r->tile];
+        if (ts->state == ON_TILE_QUEUED) {
+            s->nqueued--;
+            if (on_ok(r->status)) {
+                on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
+                if (r->boxes) on_tree_adopt_boxes(s->t, r->tile, r->boxes);
+                r->boxes = NULL;
+                ts->state = ON_TILE_LOADED;
+                s->loaded[s->nloaded++] = r->tile;
+                on_streamer_emit(s, r->tile, ON_EVENT_LOADED, ON_SUCCESS);
+            } else {
+                ts->state = ON_TILE_FAILED;
+                s->nfailed++;
+                on_streamer_emit(s, r->tile, ON_EVENT_FAILED, r->status);
+            }
+        }
+        on_table_free(&r->table);
+        on_boxset_free(r->boxes);
+        free(r);
+    }
+}
+
+on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **ev, size_t *nev)
+{
+    s->nev = 0;
+    s->evlost = 0;
+    *ev = s->ev;
+    *nev = 0;
+    if (!s->t) return ON_FAILURE | ON_INVALID;
+    /* 1. loads now needed: tiles near agents, locked or pinned */
+    pthread_mutex_lock(&s->mu);
+    start_loads(s);
+    /* 2. finished loads (all of the queued ones when asked to wait) */
+    if (wait)
+        while (s->jcount || s->inflight || (s->tjobs && s->nthreads)) pthread_cond_wait(&s->done, &s->mu);
+    result *list = s->results;
+    s->results = NULL;
+    tjob *trees = s->tdone;
+    s->tdone = NULL;
+    pthread_mutex_unlock(&s->mu);
+    install_results(s, list);
+    on_streamer_report_trees(s, trees);
+    /* 3. unloads: loaded tiles no agent, lock or pin keeps */
+    for (size_t i = 0; i < s->nloaded;) {
+        uint32_t tile = s->loaded[i];
+        const tstate *ts = &s->tiles[tile];
+        if (!ts->locks && !ts->forced && !near_agent(s, tile, s->p.unload_padding)) {
+            on_streamer_do_unload(s, tile); /* moves the last entry into slot i */
+            on_streamer_emit(s, tile, ON_EVENT_UNLOADED, ON_SUCCESS);
+        } else {
+            i++;
+        }
+    }
+    *ev = s->ev;
+    *nev = s->nev;
+    return s->evlost ? (ON_SUCCESS | ON_NO_MEMORY) : ON_SUCCESS;
+}

@@ -1,0 +1,166 @@
+/*
+ * streamer_worker.c -- the streamer's worker threads (see streamer.h): a worker takes a queued tile,
+ * reads and decodes its file (and, with params.prepare, builds its box set) without touching the
+ * tree, and hands the result back under the mutex; tree files (a world's holes) are read the same
+ * way. Without workers the same reads happen inside on_streamer_update, on the caller's thread.
+ */
+#include "streamer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double on_streamer_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Read and decode one tile (any thread: reads only the streamer's copies of the tree's grid). */
+static result *load_tile(const on_streamer *s, uint32_t tile)
+{
+    result *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->tile = tile;
+    int ijk[3] = {(int)(tile % (uint32_t)s->grid[0]), (int)((tile / (uint32_t)s->grid[0]) % (uint32_t)s->grid[1]),
+                  (int)(tile / ((uint32_t)s->grid[0] * (uint32_t)s->grid[1]))};
+    size_t plen = strlen(s->dir) + 64;
+    char *path = malloc(plen);
+    if (!path) {
+        r->status = ON_FAILURE | ON_NO_MEMORY;
+        return r;
+    }
+    snprintf(path, plen, "%s/tiles/%d_%d_%d.tile", s->dir, ijk[0], ijk[1], ijk[2]);
+    uint8_t *buf;
+    size_t len;
+    r->status = on_read_file_max(path, on_tile_file_max_bytes(s->depth), &buf, &len, NULL, 0);
+    free(path);
+    if (on_ok(r->status)) {
+        r->status = on_tile_file_decode(s->depth, ijk, buf, len, &r->table, &r->solid);
+        free(buf);
+    }
+    /* out of memory here leaves the tile without a graph (searches take its cells), not unloaded */
+    if (on_ok(r->status) && s->p.prepare) on_boxset_build(&r->table, r->solid, s->depth, &r->boxes);
+    return r;
+}
+
+void *on_streamer_worker(void *arg)
+{
+    on_streamer *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (!s->stop && s->jcount == 0 && !s->tjobs) pthread_cond_wait(&s->work, &s->mu);
+        if (s->stop) break;
+        if (s->tjobs) { /* a tree file: read it outside the lock (a FIFO is refused by the reader) */
+            tjob *j = s->tjobs;
+            s->tjobs = j->next;
+            s->inflight++;
+            pthread_mutex_unlock(&s->mu);
+            j->status = on_tree_load_msg(j->path, &j->tree, j->err, sizeof j->err);
+            pthread_mutex_lock(&s->mu);
+            s->inflight--;
+            j->next = s->tdone;
+            s->tdone = j;
+            pthread_cond_broadcast(&s->done);
+            continue;
+        }
+        uint32_t tile = s->jobs[s->jhead];
+        s->jhead = (s->jhead + 1) % s->ntiles;
+        s->jcount--;
+        s->inflight++;
+        pthread_mutex_unlock(&s->mu);
+        double t0 = on_streamer_now();
+        result *r = load_tile(s, tile);
+        double dt = on_streamer_now() - t0;
+        pthread_mutex_lock(&s->mu);
+        s->inflight--;
+        s->decode_seconds += dt;
+        if (r) {
+            s->decoded++;
+            r->next = s->results;
+            s->results = r;
+        } else {
+            /* could not even allocate the result: hand back a marker by re-queueing the tile */
+            s->jobs[(s->jhead + s->jcount) % s->ntiles] = tile;
+            s->jcount++;
+        }
+        pthread_cond_broadcast(&s->done);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+/* Queue reading DIR-relative or absolute `path` as a whole tree (a world's hole) on a worker; the
+ * next update that finds it read reports it (ON_EVENT_TREE_LOADED with the tree, owned by the
+ * caller from then on, or ON_EVENT_TREE_FAILED). Without workers it is read in that update. */
+on_status on_streamer_load_tree(on_streamer *s, uint32_t id, const char *path)
+{
+    if (!s->t || !path) return ON_FAILURE | ON_INVALID;
+    size_t n = strlen(path);
+    tjob *j = calloc(1, sizeof *j + n + 1);
+    if (!j) return ON_FAILURE | ON_NO_MEMORY;
+    j->id = id;
+    memcpy(j->path, path, n + 1);
+    pthread_mutex_lock(&s->mu);
+    j->next = s->tjobs;
+    s->tjobs = j;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    return ON_SUCCESS;
+}
+
+/* Trees read since the last update, as events (the caller holds none of the locks). Without workers
+ * the queued ones are read here, on the caller's thread. */
+void on_streamer_report_trees(on_streamer *s, tjob *done)
+{
+    if (s->nthreads == 0) {
+        while (s->tjobs) {
+            tjob *j = s->tjobs;
+            s->tjobs = j->next;
+            j->status = on_tree_load_msg(j->path, &j->tree, j->err, sizeof j->err);
+            j->next = done;
+            done = j;
+        }
+    }
+    while (done) {
+        tjob *j = done;
+        done = j->next;
+        size_t before = s->nev;
+        on_streamer_emit(s, j->id, on_ok(j->status) ? ON_EVENT_TREE_LOADED : ON_EVENT_TREE_FAILED, j->status);
+        if (s->nev > before) {
+            s->ev[before].tree = j->tree;
+            snprintf(s->ev[before].err, sizeof s->ev[before].err, "%s", on_ok(j->status) ? "" : j->err);
+        } else {
+            on_tree_destroy(j->tree); /* no room to report it: as if never read */
+        }
+        free(j);
+    }
+}
+
+/* Queue a load (the caller holds mu; the caller checked max_loaded). */
+void on_streamer_queue_load(on_streamer *s, uint32_t tile)
+{
+    tstate *ts = &s->tiles[tile];
+    if (ts->state != ON_TILE_UNLOADED) return;
+    ts->state = ON_TILE_QUEUED;
+    s->nqueued++;
+    if (s->nthreads == 0) { /* no workers: load here, now */
+        double t0 = on_streamer_now();
+        result *r = load_tile(s, tile);
+        s->decode_seconds += on_streamer_now() - t0;
+        s->decoded += r != NULL;
+        if (!r) {
+            ts->state = ON_TILE_UNLOADED;
+            s->nqueued--;
+            return;
+        }
+        r->next = s->results;
+        s->results = r;
+        return;
+    }
+    s->jobs[(s->jhead + s->jcount) % s->ntiles] = tile;
+    s->jcount++;
+    pthread_cond_signal(&s->work);
+}
