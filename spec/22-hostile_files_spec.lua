@@ -107,6 +107,72 @@ describe("hostile files", function()
     end)
   end)
 
+  describe("the Lua readers (movingai.load_scen, checker.voxel_map) refuse what is not a regular file", function()
+    -- Each reader runs in a child lua5.4 under `timeout`: before the fix io.open blocked on the FIFO
+    -- (no writer) and read /dev/zero without end, so a regression fails here instead of hanging.
+    local function read_in_child(module, fn, path)
+      local script = ("package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path; package.cpath = %q; "
+        .. "local r, err = require(%q)[%q](%q); io.write(tostring(r == nil), '|', tostring(err))")
+        :format(package.cpath, module, fn, path)
+      local p = io.popen(("timeout 20 lua5.4 -e %q 2>&1; echo \"|rc=$?\""):format(script))
+      local out = p and p:read("a") or ""
+      if p then p:close() end
+      return out
+    end
+
+    local readers = {
+      { "octonav.movingai", "load_scen", ".3dscen" },
+      { "octonav.checker", "voxel_map", ".3dmap" },
+    }
+    for _, r in ipairs(readers) do
+      local module, fn, suffix = r[1], r[2], r[3]
+      it(("%s.%s: a FIFO and a symlink to /dev/zero are nil, reason at once"):format(module, fn), function()
+        local path = tmp.file(suffix)
+        if not mkfifo(path) then pending("no shell to make a FIFO") return end
+        local out = read_in_child(module, fn, path)
+        if out == "" then pending("no child process") return end
+        assert.are.equal("true|" .. path .. ": cannot read: not a regular file (a FIFO)|rc=0\n", out)
+        os.remove(path)
+        assert(os.execute("ln -s /dev/zero '" .. path .. "'"))
+        out = read_in_child(module, fn, path)
+        assert.are.equal("true|" .. path .. ": cannot read: not a regular file (a character device)|rc=0\n", out)
+        -- and in this process too (it would block here before the fix)
+        local v, err = require(module)[fn](path)
+        assert.is_nil(v)
+        assert.are.equal(path .. ": cannot read: not a regular file (a character device)", err)
+        os.remove(path)
+        v, err = require(module)[fn](path)
+        assert.is_nil(v)
+        assert.are.equal(path .. ": cannot read: No such file or directory", err)
+      end)
+    end
+
+    it("files over the readers' caps are refused unread", function()
+      local checker = require "octonav.checker"
+      local path = tmp.file(".3dscen")
+      local text = "version 1\nx.3dmap\n0 0 0 1 1 1 1.73205081 1\n"
+      writefile(path, text)
+      local saved = movingai.MAX_SCEN_FILE
+      movingai.MAX_SCEN_FILE = 16
+      local sc, err = movingai.load_scen(path)
+      movingai.MAX_SCEN_FILE = saved
+      assert.is_nil(sc)
+      assert.are.equal(("%s: %d bytes, more than a well-formed file can hold (16)"):format(path, #text), err)
+      assert.are.equal(1, #assert(movingai.load_scen(path)))
+      saved = checker.MAX_MAP_FILE
+      checker.MAX_MAP_FILE = 8
+      writefile(path, "voxel 2 2 2\n1 1 1\n")
+      local m
+      m, err = checker.voxel_map(path)
+      checker.MAX_MAP_FILE = saved
+      assert.is_nil(m)
+      assert.are.equal(path .. ": 18 bytes, more than a well-formed file can hold (8)", err)
+      m = assert(checker.voxel_map(path))
+      assert.is_true(m:blocked(1, 1, 1))
+      assert.is_false(m:blocked(0, 1, 1))
+    end)
+  end)
+
   describe("header counts are checked before anything is allocated", function()
     it("the 206-byte manifest with tiles 512 512 64 is refused (it took 3.2 GB and 30 s)", function()
       local dir = fresh_pack()

@@ -1,8 +1,14 @@
 --- octonav.checker: an independent line-of-sight checker in pure Lua, over any voxel map with a
 -- `blocked(x, y, z)` method (outside counts as blocked). It implements the rule of csrc/raycast.h
 -- without any C: the benchmark validates every path segment and every turn with it against the
--- map's own voxel list, and spec/02 compares the C walks against it.
+-- map's own voxel list, and spec/02 compares the C walks against it. Only reading a map file uses the
+-- core (core.read_file, which refuses a FIFO or a device at once instead of blocking on it).
+local core = require "octonav.core"
+
 local M = {}
+
+--- The largest .3dmap voxel_map reads (the benchmark's largest is 2.6 MB): a bigger file is refused unread.
+M.MAX_MAP_FILE = 256 << 20
 ---------------------------------------------------------------------------------------------------
 -- The line-of-sight rule of csrc/raycast.h over the dense reference, written from the rule.
 -- Per axis: the voxel index and the next plane crossing t = (k - a) / d. At an event (the smallest
@@ -122,21 +128,16 @@ end
 
 --- A voxel map read straight from a Moving AI .3dmap file (no octree): blocked(x, y, z).
 function M.voxel_map(path)
-  local f, err = io.open(path, "rb")
-  if not f then return nil, err end
-  local header = f:read("l") or ""
-  local W, H, D = header:match("^voxel%s+(%d+)%s+(%d+)%s+(%d+)")
-  if not W then
-    f:close()
-    return nil, path .. ":1: bad header"
-  end
+  local text, err = core.read_file(path, M.MAX_MAP_FILE)
+  if not text then return nil, err end
+  local W, H, D = text:match("^[^\n]*"):match("^voxel%s+(%d+)%s+(%d+)%s+(%d+)")
+  if not W then return nil, path .. ":1: bad header" end
   W, H, D = tonumber(W), tonumber(H), tonumber(D)
   local set = {}
-  for line in f:lines() do
+  for line in text:gmatch("[^\n]+") do
     local x, y, z = line:match("^%s*(%d+)%s+(%d+)%s+(%d+)")
     if x then set[tonumber(x) + W * (tonumber(y) + H * tonumber(z))] = true end
   end
-  f:close()
   local map = { W = W, H = H, D = D }
   function map.blocked(_, x, y, z)
     if x < 0 or y < 0 or z < 0 or x >= W or y >= H or z >= D then return true end

@@ -1,9 +1,20 @@
 --- Moving AI benchmark files: 3D voxel maps (.3dmap), their scenarios (.3dscen) and 2D maps (.map).
 -- Format: ../shared/data/voxel/SOURCES.md. A voxel (x, y, z) is the box [x, x+1] x [y, y+1] x [z, z+1]
--- in nav space (scale 1, origin 0); scenario endpoints are voxel centres.
+-- in nav space (scale 1, origin 0); scenario endpoints are voxel centres. Files are read whole by the
+-- core's regular-file reader (core.read_file): a FIFO or a device is refused at once, never blocks.
 local core = require "octonav.core"
 
 local M = {}
+
+--- The largest .3dscen read (the benchmark's largest is 424 KB): a bigger file is refused unread.
+M.MAX_SCEN_FILE = 64 << 20
+
+-- The lines of a whole file's text, as file:lines() gives them ("\n" ends a line; a last line without
+-- one still counts, an empty text has none).
+local function lines(text)
+  if text ~= "" and text:sub(-1) ~= "\n" then text = text .. "\n" end
+  return text:gmatch("(.-)\n")
+end
 
 local function check_opts(fname, opts, known)
   if opts == nil then return {} end
@@ -41,15 +52,14 @@ end
 -- (start and goal at voxel centres; `cells` holds the integer voxels) and the map name, or nil, err.
 function M.load_scen(path)
   if type(path) ~= "string" then error("load_scen: path must be a string", 2) end
-  local f, err = io.open(path, "rb")
-  if not f then return nil, err end
+  local text, err = core.read_file(path, M.MAX_SCEN_FILE)
+  if not text then return nil, err end
   local out, mapname, lineno = {}, nil, 0
-  for line in f:lines() do
+  for line in lines(text) do
     lineno = lineno + 1
     line = line:gsub("\r$", "")
     if lineno == 1 then
       if not line:match("^version%s+1%s*$") then
-        f:close()
         return nil, ("%s:1: expected 'version 1'"):format(path)
       end
     elseif lineno == 2 then
@@ -59,7 +69,6 @@ function M.load_scen(path)
         "^%s*(%d+)%s+(%d+)%s+(%d+)%s+(%d+)%s+(%d+)%s+(%d+)%s+([%d%.eE+-]+)")
       local optimal = tonumber(opt)
       if not optimal then
-        f:close()
         return nil, ("%s:%d: malformed scenario line"):format(path, lineno)
       end
       sx, sy, sz, gx, gy, gz = tonumber(sx), tonumber(sy), tonumber(sz), tonumber(gx), tonumber(gy), tonumber(gz)
@@ -72,7 +81,6 @@ function M.load_scen(path)
       }
     end
   end
-  f:close()
   if lineno < 2 then return nil, ("%s: too short"):format(path) end
   return out, mapname
 end
