@@ -261,11 +261,11 @@ ON_API on_status on_voxmap_parse(const char *path, const char *buf, size_t len, 
                                  size_t errlen);
 ON_API void on_voxmap_free(on_voxmap *m);
 /* A tree (scale 1, origin 0, radius 0) of the given tile depth where voxel (x,y,z) is the box
- * [x,x+1]x[y,y+1]x[z,z+1] and everything inside the tile grid but outside W x H x D is blocked. */
+ * [x,x+1]x[y,y+1]x[z,z+1] and everything inside the tile grid but outside W x H x D is blocked (by
+ * the map's bounds, which cost no nodes). */
 ON_API on_status on_tree_from_voxmap(const on_voxmap *m, int depth, on_tree **out);
 /* Whether on_tree_from_voxmap can bake m at depth at a cost bounded by what a real map needs: the
- * tile grid (at most 2^20 tiles, ON_MAX_TILES_PER_AXIS a side) and the blocked margin between the map
- * and the tile grid (its boundary at most 2^23 leaf squares). ON_FAILURE | ON_INVALID with the reason
+ * tile grid (at most 2^20 tiles, ON_MAX_TILES_PER_AXIS a side). ON_FAILURE | ON_INVALID with the reason
  * in err (may be NULL) otherwise, e.g. "map too wide for depth 1: 9000 voxels along x need 4500 tiles
  * (at most 4096)". on_tree_from_voxmap refuses what this refuses. */
 ON_API on_status on_voxmap_fit(const on_voxmap *m, int depth, char *err, size_t errlen);

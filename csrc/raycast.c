@@ -207,16 +207,12 @@ typedef struct tree_probe {
  * fill the one cache the same way): the node's value, or -1 when it is not stored. */
 static inline int node_value(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
 {
-    if (!c) {
-        const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
-        return v ? *v : -1;
-    }
+    if (!c) return on_table_get(&t->tiles[tile].table, code);
     uint64_t key = (uint64_t)tile << 32 | code;
     size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
     if (c->key[i] == key) return c->val[i];
-    const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
     c->key[i] = key;
-    c->val[i] = (int16_t)(v ? *v : -1);
+    c->val[i] = (int16_t)on_table_get(&t->tiles[tile].table, code);
     return c->val[i];
 }
 

@@ -30,7 +30,49 @@ void on_table_free(on_table *t)
 {
     free(t->keys);
     free(t->vals);
-    on_table_init(t);
+    t->keys = NULL;
+    t->vals = NULL;
+    t->cap = t->count = 0;
+}
+
+void on_table_limit(on_table *t, const uint16_t lim[3])
+{
+    for (int j = 0; j < 3; j++) t->lim[j] = lim[j];
+}
+
+/* A boundary node (partly inside the bounds, partly beyond): the flags of its children wholly beyond.
+ * -1 for any other node (wholly inside or wholly beyond, or a leaf). */
+static int outside_flags(const on_table *t, uint32_t key)
+{
+    uint32_t L = on_code_layer(key);
+    if (L == 0) return -1;
+    uint32_t h = 1u << (L - 1), c[3] = {on_code_x(key), on_code_y(key), on_code_z(key)};
+    static const unsigned upper[3] = {0xaau, 0xccu, 0xf0u}; /* children with bit j set */
+    unsigned m = 0;
+    int cut = 0;
+    for (int j = 0; j < 3; j++) {
+        uint32_t lim = t->lim[j];
+        if (!lim) continue;
+        if (c[j] >= lim) return -1;         /* wholly beyond */
+        if (c[j] + 2 * h > lim) cut = 1;    /* the bound runs through it */
+        if (c[j] + h >= lim) m |= upper[j]; /* its upper children are beyond */
+    }
+    return cut ? (int)m : -1;
+}
+
+int on_table_get(const on_table *t, uint32_t key)
+{
+    const uint8_t *v = on_table_find(t, key);
+    if (v) return *v;
+    return on_table_limited(t) ? outside_flags(t, key) : -1;
+}
+
+uint8_t *on_table_find_store(on_table *t, uint32_t key)
+{
+    uint8_t *v = on_table_find(t, key);
+    if (v || !on_table_limited(t) || outside_flags(t, key) < 0) return v;
+    if (on_table_insert(t, key, 0) != 0) return NULL;
+    return on_table_find(t, key);
 }
 
 size_t on_table_bytes(const on_table *t)
@@ -139,6 +181,10 @@ int on_table_insert(on_table *t, uint32_t key, uint8_t v)
         if (want > 0xf0000000u) return -1;
         if (rehash(t, cap_for((uint32_t)want, ON_TABLE_MAX_LOAD)) != 0) return -1;
     }
+    if (on_table_limited(t)) {
+        int m = outside_flags(t, key);
+        if (m > 0) v |= (uint8_t)m;
+    }
     raw_insert(t->keys, t->vals, t->cap, key, v);
     t->count++;
     return 0;
@@ -176,13 +222,13 @@ int on_table_remove(on_table *t, uint32_t key)
 
 static int visit_rec(const on_table *tab, uint32_t tile, uint32_t code, on_cell_visit_fn fn, void *ud)
 {
-    uint8_t bf = *on_table_find(tab, code);
+    uint8_t bf = (uint8_t)on_table_get(tab, code);
     for (unsigned i = 0; i < 8; i++) {
         uint32_t child = on_code_child(code, i);
         on_cell c = {tile, child};
         if (bf & (1u << i)) {
             if (fn(ud, c, 1)) return 1;
-        } else if (on_code_layer(child) > 0 && on_table_find(tab, child)) {
+        } else if (on_code_layer(child) > 0 && on_table_get(tab, child) >= 0) {
             if (visit_rec(tab, tile, child, fn, ud)) return 1;
         } else if (fn(ud, c, 0)) {
             return 1;
@@ -196,6 +242,6 @@ int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, o
     uint32_t root = on_code_make(0, 0, 0, (uint32_t)depth);
     on_cell c = {ti, root};
     if (solid) return fn(ud, c, 1) ? 1 : 0;
-    if (!on_table_find(tab, root)) return fn(ud, c, 0) ? 1 : 0;
+    if (on_table_get(tab, root) < 0) return fn(ud, c, 0) ? 1 : 0;
     return visit_rec(tab, ti, root, fn, ud);
 }

@@ -5,6 +5,13 @@
  * 5 bytes and the table runs full up to a 0.9 load factor; the capacity need not be a power of two
  * (the hash is mapped onto it by a multiply-shift), so a table built for a known node count (a file
  * being loaded, a bake being compacted) wastes little. Deletion shifts back, no tombstones.
+ *
+ * A map's bounds (on_table_limit): a table may know that its tile holds map only below lim[j] leaves
+ * along axis j (a voxel map whose size is not a multiple of the tile). Beyond is blocked, and costs no
+ * node: a node partly inside and partly outside (a "boundary node") reads as stored with its wholly
+ * outside children flagged even when no slot holds it, and the value of a boundary node that is
+ * stored has those flags too (on_table_insert adds them). So readers (on_table_get) see the tree a
+ * blocked margin box would have built, node for node, with none of the margin stored.
  */
 #ifndef OCTONAV_TABLE_H
 #define OCTONAV_TABLE_H
@@ -19,20 +26,32 @@ typedef struct on_table {
     uint8_t *vals;
     uint32_t cap;     /* slots */
     uint32_t count;   /* stored nodes */
+    uint16_t lim[3];  /* the map's extent in this tile per axis, in leaves (0: the whole tile) */
 } on_table;
 
 #define ON_TABLE_MAX_LOAD ON_MAX_LOAD_FACTOR /* (octonav.h: what compact accepts) */
 
 void on_table_init(on_table *t);
+/* Free the slots (the table is empty after; its bounds stay). */
 void on_table_free(on_table *t);
+/* Set the bounds (lim[j] in 1..tile size, or 0 for none along j); on an empty table only. */
+void on_table_limit(on_table *t, const uint16_t lim[3]);
+static inline int on_table_limited(const on_table *t) { return (t->lim[0] | t->lim[1] | t->lim[2]) != 0; }
 /* Make room for n entries at most ON_TABLE_MAX_LOAD full; 0 on success, -1 on allocation failure
  * (the table is left as it was). */
 int on_table_reserve(on_table *t, uint32_t n);
 /* Shrink (or grow) to the smallest capacity that holds count entries at the target load. */
 int on_table_compact(on_table *t, double load);
-/* Pointer to the value of key, or NULL. Valid until the next insert or remove. */
+/* Pointer to the value of a stored key, or NULL. Valid until the next insert or remove. For writers:
+ * a boundary node no slot holds is not found (on_table_get reads it). */
 uint8_t *on_table_find(const on_table *t, uint32_t key);
-/* Insert key (must not be present) with value v; -1 on allocation failure (table unchanged). */
+/* What readers see: the value of key, stored or a boundary node's, or -1 (not stored). */
+int on_table_get(const on_table *t, uint32_t key);
+/* For a writer changing a node readers see: the stored value, after storing a boundary node that no
+ * slot held yet; NULL when the node is neither (or on allocation failure). */
+uint8_t *on_table_find_store(on_table *t, uint32_t key);
+/* Insert key (must not be present) with value v (plus a boundary node's outside flags); -1 on
+ * allocation failure (table unchanged). */
 int on_table_insert(on_table *t, uint32_t key, uint8_t v);
 /* Remove key if present; returns 1 when removed. */
 int on_table_remove(on_table *t, uint32_t key);
@@ -40,7 +59,7 @@ int on_table_remove(on_table *t, uint32_t key);
 int on_table_slot(const on_table *t, uint32_t i, uint32_t *key, uint8_t *val);
 size_t on_table_bytes(const on_table *t);
 
-/* Visit the cubes of one tile's contents held in a table (tree.h's storage rule: a stored node is
+/* Visit the cubes of one tile's contents held in a table (as on_table_get reads it) (tree.h's storage rule: a stored node is
  * subdivided, its value flags its fully blocked children) and its solid flag, for a tile of the given
  * depth: fn(ud, cell, blocked) for every free cell and blocked cube, cells reporting tile ti; returns
  * 1 when fn stopped it. Reads nothing else, so a streamer worker may call it (on_tree_visit_tile

@@ -152,10 +152,10 @@ static void enc_walk(const on_table *tab, uint32_t code, uint8_t bf, uint8_t *ou
     if (on_code_layer(code) >= 2) /* children of layer 1 are leaves: never stored */
         for (unsigned i = 0; i < 8; i++) {
             if (bf & (1u << i)) continue;
-            const uint8_t *v = on_table_find(tab, on_code_child(code, i));
-            if (v) {
+            int v = on_table_get(tab, on_code_child(code, i));
+            if (v >= 0) {
                 cf |= (uint8_t)(1u << i);
-                kid[i] = *v;
+                kid[i] = (uint8_t)v;
             }
         }
     if (*count < room) {
@@ -173,18 +173,19 @@ on_status on_tree_encode_tile(const on_tree *t, uint32_t tile, uint8_t *buf, siz
     if (!t || !len || tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
     const on_tile *tl = &t->tiles[tile];
     if (!tl->loaded) return ON_FAILURE | ON_INVALID; /* its contents are not in memory */
-    const uint8_t *root = tl->solid ? NULL : on_table_find(&tl->table, on_root_code(t));
+    int root = tl->solid ? -1 : on_table_get(&tl->table, on_root_code(t));
     size_t n = 0;
-    if (root) {
-        /* A walk never meets more nodes than the table holds: with that much room, one pass. */
+    if (root >= 0) {
+        /* A walk never meets more nodes than the table holds (but for the boundary nodes of a table
+         * with bounds, table.h, which it writes as stored): with that much room, one pass. */
         size_t bound = TILE_MIN + 2 * (size_t)tl->table.count;
-        if (buf && cap >= bound) {
-            enc_walk(&tl->table, on_root_code(t), *root, buf + TILE_HEADER, tl->table.count, &n);
+        if (buf && cap >= bound && !on_table_limited(&tl->table)) {
+            enc_walk(&tl->table, on_root_code(t), (uint8_t)root, buf + TILE_HEADER, tl->table.count, &n);
         } else {
-            enc_walk(&tl->table, on_root_code(t), *root, NULL, 0, &n);
+            enc_walk(&tl->table, on_root_code(t), (uint8_t)root, NULL, 0, &n);
             if (buf && cap >= TILE_MIN + 2 * n) {
                 size_t m = 0;
-                enc_walk(&tl->table, on_root_code(t), *root, buf + TILE_HEADER, n, &m);
+                enc_walk(&tl->table, on_root_code(t), (uint8_t)root, buf + TILE_HEADER, n, &m);
             }
         }
     }

@@ -278,16 +278,12 @@ on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_
 /* A node-table lookup through an optional cache: the value, or -1 when the node is not stored. */
 static inline int lookup(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
 {
-    if (!c) {
-        const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
-        return v ? *v : -1;
-    }
+    if (!c) return on_table_get(&t->tiles[tile].table, code);
     uint64_t key = (uint64_t)tile << 32 | code;
     size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
     if (c->key[i] == key) return c->val[i];
-    const uint8_t *v = on_table_find(&t->tiles[tile].table, code);
     c->key[i] = key;
-    c->val[i] = (int16_t)(v ? *v : -1);
+    c->val[i] = (int16_t)on_table_get(&t->tiles[tile].table, code);
     return c->val[i];
 }
 
@@ -550,7 +546,7 @@ on_status on_tree_block_cell(on_tree *t, on_cell c)
         }
         drop_subtree(&tl->table, code);
         uint32_t parent = on_code_parent(code);
-        uint8_t *v = on_table_find(&tl->table, parent);
+        uint8_t *v = on_table_find_store(&tl->table, parent);
         if (!v) return ON_FAILURE | ON_INVALID;
         *v |= (uint8_t)(1u << on_code_child_index(code));
         if (*v != 0xff) return ON_SUCCESS;

@@ -5,20 +5,21 @@
  * Blank lines, spaces, tabs and CRLF are tolerated; anything else is an error. The file is read
  * whole and parsed by hand (no sscanf): the largest benchmark maps have over 200k lines.
  *
- * Baking (on_tree_from_voxmap): the margin between W x H x D and the tile grid goes in as up to three
- * boxes; then the voxels are sorted (LSD radix sort on the key (z*H + y)*W + x; duplicates dropped)
- * and each run of consecutive x at one (y, z) goes in as one box [x, x+k] x [y, y+1] x [z, z+1]; the
- * box classifier makes that exactly the run's leaves. On the Warframe maps that is about a fifth as
- * many insertions as one box per voxel (A1: 23.8k runs for 123k voxels), and about 1.7x faster
- * overall than one add_box per voxel in file order. The tables are compacted at the end.
+ * Baking (on_tree_from_voxmap): nothing is stored for the space between W x H x D and the tile grid:
+ * each tile's table gets the map's extent inside it (on_table_limit, table.h), beyond which everything
+ * reads as blocked, node for node as if a blocked margin box had been inserted, at no memory (that
+ * margin used to cost 1.4-48x the voxels' own nodes: Simple 9,694 nodes for 512 voxels). Then the
+ * voxels are sorted (LSD radix sort on the key (z*H + y)*W + x; duplicates dropped) and each run of
+ * consecutive x at one (y, z) goes in as one box [x, x+k] x [y, y+1] x [z, z+1]; the box classifier
+ * makes that exactly the run's leaves. On the Warframe maps that is about a fifth as many insertions
+ * as one box per voxel (A1: 23.8k runs for 123k voxels), and about 1.7x faster overall than one
+ * add_box per voxel in file order. The tables are compacted at the end.
  * A map keeps duplicate lines as they are (count counts lines); baking ignores the repeats.
  *
  * What a header may ask for is bounded before anything is allocated (on_voxmap_fit): the tile grid
- * (at most VOX_MAX_TILES tiles, ON_MAX_TILES_PER_AXIS a side) and the margin's cost, which is its
- * boundary surface in leaves (the planes x = W, y = H, z = D inside the tile grid: every leaf-sized
- * square of them splits nodes down to the leaves), at most VOX_MAX_MARGIN. The largest benchmark map
- * (896 x 390 x 255 at depth 9) has a margin of 1.07M leaf squares and 128 tiles; a 25-byte header
- * asking for 65535^3 voxels would have 12.9G.
+ * (at most VOX_MAX_TILES tiles, ON_MAX_TILES_PER_AXIS a side). The bounds cost nothing, so a header
+ * asking for a thin 65535 x 65535 x 1 map bakes 16,384 empty tables. (What visits every cube, as
+ * export, the surface and tree:prepare do, still meets the boundary's cubes, as it would the margin's.)
  */
 #include "tree.h"
 #include "fileio.h"
@@ -30,7 +31,6 @@
 
 #define VOX_MAX_DIM 65535
 #define VOX_MAX_TILES (1u << 20)
-#define VOX_MAX_MARGIN (1ull << 23)
 
 /* ---- parsing ---------------------------------------------------------------------------------- */
 
@@ -263,7 +263,7 @@ on_status on_voxmap_fit(const on_voxmap *m, int depth, char *err, size_t errlen)
     if (depth < 1 || depth > ON_MAX_DEPTH) return fit_fail(err, errlen, "depth %d out of range 1..%d", depth, ON_MAX_DEPTH);
     int dims[3] = {m->w, m->h, m->d};
     static const char axis[3] = {'x', 'y', 'z'};
-    uint64_t ext[3], tiles = 1, n = (uint64_t)1 << depth;
+    uint64_t tiles = 1, n = (uint64_t)1 << depth;
     for (int i = 0; i < 3; i++) {
         if (dims[i] < 1 || dims[i] > VOX_MAX_DIM)
             return fit_fail(err, errlen, "map size %d along %c out of range 1..%d", dims[i], axis[i], VOX_MAX_DIM);
@@ -271,20 +271,11 @@ on_status on_voxmap_fit(const on_voxmap *m, int depth, char *err, size_t errlen)
         if (ti > ON_MAX_TILES_PER_AXIS)
             return fit_fail(err, errlen, "map too wide for depth %d: %d voxels along %c need %llu tiles (at most %d)",
                             depth, dims[i], axis[i], (unsigned long long)ti, ON_MAX_TILES_PER_AXIS);
-        ext[i] = ti * n;
         tiles *= ti;
     }
     if (tiles > VOX_MAX_TILES)
         return fit_fail(err, errlen, "map %d x %d x %d needs %llu tiles at depth %d (at most %u): use a larger depth",
                         dims[0], dims[1], dims[2], (unsigned long long)tiles, depth, VOX_MAX_TILES);
-    uint64_t W = (uint64_t)dims[0], H = (uint64_t)dims[1], D = (uint64_t)dims[2];
-    uint64_t margin = (W < ext[0] ? ext[1] * ext[2] : 0) + (H < ext[1] ? W * ext[2] : 0) + (D < ext[2] ? W * H : 0);
-    if (margin > VOX_MAX_MARGIN)
-        return fit_fail(err, errlen,
-                        "map %d x %d x %d at depth %d: the blocked margin up to the tile grid (%llu x %llu x %llu) "
-                        "would split %llu leaf squares (at most %llu)",
-                        dims[0], dims[1], dims[2], depth, (unsigned long long)ext[0], (unsigned long long)ext[1],
-                        (unsigned long long)ext[2], (unsigned long long)margin, (unsigned long long)VOX_MAX_MARGIN);
     return ON_SUCCESS;
 }
 
@@ -311,13 +302,18 @@ on_status on_tree_from_voxmap(const on_voxmap *m, int depth, on_tree **out)
     on_status st = on_tree_create(&p, &t);
     if (on_failed(st)) return st;
 
-    /* The margin between W x H x D and the tile grid. */
-    int64_t ext[3] = {(int64_t)p.tiles[0] * n, (int64_t)p.tiles[1] * n, (int64_t)p.tiles[2] * n};
+    /* The map's extent in each tile: beyond it, blocked (table.h), W x H x D stays the map. */
     int64_t W = dims[0], H = dims[1], D = dims[2];
-    if (W < ext[0]) st = add_box_i(t, W, 0, 0, ext[0], ext[1], ext[2]);
-    if (on_ok(st) && H < ext[1]) st = add_box_i(t, 0, H, 0, W, ext[1], ext[2]);
-    if (on_ok(st) && D < ext[2]) st = add_box_i(t, 0, 0, D, W, H, ext[2]);
-    if (on_failed(st)) goto fail;
+    for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+        int ijk[3];
+        uint16_t lim[3];
+        on_tile_coords(t, ti, ijk);
+        for (int j = 0; j < 3; j++) {
+            int rest = dims[j] - ijk[j] * n;
+            lim[j] = (uint16_t)(rest >= n ? 0 : rest);
+        }
+        on_table_limit(&t->tiles[ti].table, lim);
+    }
 
     if (m->count) {
         /* key = (z * H + y) * W + x: runs of x are adjacent, rows of one slab follow each other */

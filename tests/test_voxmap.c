@@ -1,6 +1,8 @@
 /*
  * test_voxmap.c -- .3dmap reading (values, tolerated layout, errors with line numbers) and
- * on_tree_from_voxmap (exactly the voxels and the margin beyond W x H x D are blocked).
+ * on_tree_from_voxmap (exactly the voxels and the space beyond W x H x D are blocked; the map's bounds
+ * read node for node as the blocked margin box they replace, with none of it stored, also after
+ * blocking cells under a boundary node).
  * ../shared/data/voxel/Simple.3dmap is checked leaf by leaf when present.
  */
 #include "tree.h"
@@ -87,7 +89,7 @@ static void test_small(void)
         CHECK_EQ_INT(p->depth, depth);
         CHECK(p->scale == 1 && p->radius == 0 && p->origin[0] == 0 && p->origin[1] == 0 && p->origin[2] == 0);
         CHECK_EQ_INT(wrong_leaves(t, &m), 0);
-        /* spot checks: a voxel and its face neighbours, and the margin */
+        /* spot checks: a voxel and its face neighbours, and beyond the map */
         CHECK(!on_tree_leaf_free(t, 3, 4, 5, NULL));
         CHECK(on_tree_leaf_free(t, 2, 4, 5, NULL));
         CHECK(on_tree_leaf_free(t, 3, 3, 5, NULL));
@@ -140,7 +142,7 @@ static void test_small(void)
     }
     CHECK(on_ok(on_tree_from_voxmap(&m, 3, &t)));
     if (t) {
-        CHECK_EQ_INT(wrong_leaves(t, &m), 0); /* all blocked: voxels plus margin */
+        CHECK_EQ_INT(wrong_leaves(t, &m), 0); /* all blocked: voxels and beyond the map */
         on_tree_destroy(t);
     }
     on_voxmap_free(&m);
@@ -247,12 +249,186 @@ static void test_simple_map(void)
     on_voxmap_free(&m);
 }
 
+/* The tree a blocked margin box up to the tile grid makes (what on_tree_from_voxmap built before the
+ * bounds), one box per voxel. */
+static on_tree *margin_tree(const on_voxmap *m, int depth)
+{
+    int n = 1 << depth;
+    on_tree_params p;
+    memset(&p, 0, sizeof p);
+    int dims[3] = {m->w, m->h, m->d};
+    for (int i = 0; i < 3; i++) p.tiles[i] = (dims[i] + n - 1) / n;
+    p.depth = depth;
+    p.scale = 1;
+    on_tree *t;
+    if (!on_ok(on_tree_create(&p, &t))) return NULL;
+    double E[3] = {(double)p.tiles[0] * n, (double)p.tiles[1] * n, (double)p.tiles[2] * n};
+    double W = m->w, H = m->h, D = m->d;
+    const double lo[3][3] = {{W, 0, 0}, {0, H, 0}, {0, 0, D}}, hi[3][3] = {{E[0], E[1], E[2]}, {W, E[1], E[2]}, {W, H, E[2]}};
+    for (int a = 0; a < 3; a++)
+        if (lo[a][a] < E[a]) on_tree_add_box(t, lo[a], hi[a]);
+    for (size_t i = 0; i < m->count; i++) {
+        const uint16_t *c = m->xyz + 3 * i;
+        double a[3] = {c[0], c[1], c[2]}, b[3] = {c[0] + 1.0, c[1] + 1.0, c[2] + 1.0};
+        on_tree_add_box(t, a, b);
+    }
+    on_tree_compact(t, 0);
+    return t;
+}
+
+/* Every tile's encoding (pre-order of what readers see, boundary nodes as stored) is the same in a
+ * and b; returns the number of tiles that differ. */
+static size_t tiles_differ(const on_tree *a, const on_tree *b)
+{
+    size_t bad = 0, cap = 1 << 22;
+    uint8_t *ba = malloc(cap), *bb = malloc(cap);
+    for (uint32_t ti = 0; ti < on_tree_tile_count(a); ti++) {
+        size_t la = 0, lb = 0;
+        on_status sa = on_tree_encode_tile(a, ti, ba, cap, &la), sb = on_tree_encode_tile(b, ti, bb, cap, &lb);
+        bad += !on_ok(sa) || !on_ok(sb) || la != lb || memcmp(ba, bb, la) != 0;
+    }
+    free(ba);
+    free(bb);
+    return bad;
+}
+
+typedef struct visit_log {
+    uint64_t h;
+    size_t n;
+} visit_log;
+
+static int log_cell(void *ud, on_cell c, int blocked)
+{
+    visit_log *v = ud;
+    v->h = (v->h ^ ((uint64_t)c.tile << 33 | (uint64_t)c.code << 1 | (uint64_t)blocked)) * 0x100000001b3ull;
+    v->n++;
+    return 0;
+}
+
+/* The first free cell (in visit order) whose parent is a boundary node: a stored-or-not node the
+ * margin tree stores and the bounded tree does not. */
+typedef struct find_under {
+    const on_tree *t;
+    on_cell found;
+    int ok;
+} find_under;
+
+static int under_boundary(void *ud, on_cell c, int blocked)
+{
+    find_under *f = ud;
+    if (blocked || on_code_layer(c.code) >= (uint32_t)f->t->p.depth) return 0;
+    uint32_t parent = on_code_parent(c.code);
+    const on_table *tab = &f->t->tiles[c.tile].table;
+    if (on_table_find(tab, parent) || on_table_get(tab, parent) < 0) return 0;
+    f->found = c;
+    f->ok = 1;
+    return 1;
+}
+
+static void check_bounds_match(const on_voxmap *m, int depth)
+{
+    on_tree *t = NULL, *r = margin_tree(m, depth);
+    CHECK(on_ok(on_tree_from_voxmap(m, depth, &t)));
+    CHECK(r != NULL);
+    if (!t || !r) goto done;
+    CHECK_EQ_INT(tiles_differ(t, r), 0);
+    visit_log vt = {0xcbf29ce484222325ull, 0}, vr = vt;
+    on_tree_visit(t, log_cell, &vt);
+    on_tree_visit(r, log_cell, &vr);
+    CHECK(vt.h == vr.h && vt.n == vr.n);
+    on_tree_stats st, sr;
+    on_tree_stats_get(t, &st);
+    on_tree_stats_get(r, &sr);
+    CHECK(st.nodes <= sr.nodes);
+    /* blocking a free cell under a boundary node stores that node first, with its outside flags */
+    find_under f = {t, {0, 0}, 0};
+    on_tree_visit(t, under_boundary, &f);
+    if (f.ok) {
+        CHECK(on_ok(on_tree_block_cell(t, f.found)));
+        CHECK(on_ok(on_tree_block_cell(r, f.found)));
+        CHECK_EQ_INT(tiles_differ(t, r), 0);
+    }
+done:
+    on_tree_destroy(t);
+    on_tree_destroy(r);
+}
+
+static void test_bounds(void)
+{
+    /* seeded random maps of several shapes, sparse and dense, at every depth that fits */
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    static const int shapes[][3] = {{5, 6, 7}, {17, 3, 9}, {1, 1, 1}, {33, 20, 2}, {8, 8, 8}, {9, 16, 31}};
+    size_t checked = 0, under = 0;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int dense = 0; dense < 2; dense++) {
+            on_voxmap m;
+            memset(&m, 0, sizeof m);
+            m.w = shapes[si][0];
+            m.h = shapes[si][1];
+            m.d = shapes[si][2];
+            size_t cells = (size_t)m.w * (size_t)m.h * (size_t)m.d;
+            uint16_t *xyz = malloc(cells * 3 * sizeof *xyz);
+            for (int z = 0; z < m.d; z++)
+                for (int y = 0; y < m.h; y++)
+                    for (int x = 0; x < m.w; x++) {
+                        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+                        if ((rng >> 40) % 100 < (dense ? 70u : 15u)) {
+                            uint16_t *c = xyz + 3 * m.count++;
+                            c[0] = (uint16_t)x;
+                            c[1] = (uint16_t)y;
+                            c[2] = (uint16_t)z;
+                        }
+                    }
+            m.xyz = xyz;
+            for (int depth = 1; depth <= 6; depth++) {
+                check_bounds_match(&m, depth);
+                on_tree *t = NULL;
+                if (on_ok(on_tree_from_voxmap(&m, depth, &t))) {
+                    CHECK_EQ_INT(wrong_leaves(t, &m), 0);
+                    find_under f = {t, {0, 0}, 0};
+                    on_tree_visit(t, under_boundary, &f);
+                    under += (size_t)f.ok;
+                }
+                on_tree_destroy(t);
+                checked++;
+            }
+            free(xyz);
+        }
+    CHECK_EQ_INT(checked, 72);
+    CHECK(under > 20); /* blocking under a boundary node was exercised */
+
+    /* a thin map asking for 65535 x 65535 x 1: 16,384 tiles, no node */
+    on_voxmap m;
+    memset(&m, 0, sizeof m);
+    m.w = 65535;
+    m.h = 65535;
+    m.d = 1;
+    on_tree *t = NULL;
+    CHECK(on_ok(on_voxmap_fit(&m, 9, NULL, 0)));
+    CHECK(on_ok(on_tree_from_voxmap(&m, 9, &t)));
+    if (t) {
+        on_tree_stats st;
+        on_tree_stats_get(t, &st);
+        CHECK_EQ_INT(st.nodes, 0);
+        CHECK_EQ_INT(st.tiles, 128 * 128);
+        CHECK(on_tree_leaf_free(t, 65534, 65534, 0, NULL));
+        CHECK(!on_tree_leaf_free(t, 65535, 0, 0, NULL));
+        CHECK(!on_tree_leaf_free(t, 0, 65535, 0, NULL));
+        CHECK(!on_tree_leaf_free(t, 100, 100, 1, NULL));
+        double a[3] = {10.5, 10.5, 0.5}, b[3] = {60000.5, 20000.5, 0.5}, c[3] = {10.5, 10.5, 1.5};
+        CHECK(on_ok(on_tree_visible(t, a, b)));
+        CHECK(!on_ok(on_tree_visible(t, a, c)));
+        on_tree_destroy(t);
+    }
+}
+
 static void run(void)
 {
     scratch_open("onav_vox");
     test_small();
     test_errors();
     test_simple_map();
+    test_bounds();
     scratch_close();
 }
 
