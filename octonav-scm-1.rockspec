@@ -24,6 +24,7 @@ build = {
         "csrc/graph_cells.c", "csrc/graph_boxes.c", "csrc/tiledeps.c", "csrc/tighten.c", "csrc/search.c", "csrc/streamer.c",
         "csrc/surface.c",
         "csrc/streamer_worker.c", "csrc/streamer_update.c", "csrc/grid_map2d.c", "csrc/grid_search.c",
+        "csrc/lua_tree_edit.c", "csrc/lua_tree_cells.c",
         "csrc/portals.c", "csrc/route.c",
         "csrc/pointquery.c",
         "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c", "csrc/lua_path.c",

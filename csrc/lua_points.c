@@ -192,9 +192,6 @@ int on_lua_points_open(lua_State *L)
     static const luaL_Reg methods[] = {
         {"reachable", l_reachable}, {"random_free", l_random_free}, {"nearest_free", l_nearest_free}, {NULL, NULL}};
     on_lua_newclass(L, &components_class, none);
-    luaL_getmetatable(L, ON_TREE_MT);
-    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) return luaL_error(L, "points: the tree class is not open");
-    luaL_setfuncs(L, methods, 0);
-    lua_pop(L, 2);
+    on_lua_addmethods(L, ON_TREE_MT, methods);
     return 0;
 }

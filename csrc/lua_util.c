@@ -1,5 +1,6 @@
 /*
- * lua_util.c -- argument and option checking shared by the binding files (see lua_util.h).
+ * lua_util.c -- argument and option checking shared by the binding files, and the one class helper
+ * every userdata type uses (see lua_util.h).
  */
 #include "lua_util.h"
 
@@ -200,6 +201,25 @@ int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
     return 1;
 }
 
+uint32_t on_lua_checktile(lua_State *L, const on_tree *t, int idx)
+{
+    int ijk[3];
+    const on_tree_params *p = on_tree_get_params(t);
+    for (int i = 0; i < 3; i++) {
+        lua_Integer v = luaL_checkinteger(L, idx + i);
+        if (v < 0 || v >= p->tiles[i])
+            luaL_argerror(L, idx + i, lua_pushfstring(L, "tile index out of range (0..%d)", p->tiles[i] - 1));
+        ijk[i] = (int)v;
+    }
+    return on_tree_tile_index(t, ijk);
+}
+
+void on_lua_checkstatus(lua_State *L, on_status s, const char *fname)
+{
+    if (s & ON_NO_MEMORY) luaL_error(L, "%s: out of memory", fname);
+    if (s & ON_INVALID) luaL_error(L, "%s: invalid argument", fname);
+}
+
 void on_lua_setint(lua_State *L, const char *k, lua_Integer v)
 {
     lua_pushinteger(L, v);
@@ -275,6 +295,14 @@ static int l_tostring(lua_State *L)
     if (!h->p) lua_pushfstring(L, "%s (closed)", c->name);
     else c->describe(L, h);
     return 1;
+}
+
+void on_lua_addmethods(lua_State *L, const char *mtname, const luaL_Reg *methods)
+{
+    luaL_getmetatable(L, mtname);
+    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) luaL_error(L, "octonav: class %s is not open", mtname);
+    luaL_setfuncs(L, methods, 0);
+    lua_pop(L, 2);
 }
 
 void on_lua_newclass(lua_State *L, const on_lclass *c, const luaL_Reg *methods)

@@ -67,6 +67,10 @@ int on_lua_debug_open(lua_State *L);
 int on_lua_route_open(lua_State *L); /* sets field "route" of the module table on top (lua_route.c) */
 /* Adds reachable, random_free and nearest_free to the tree class (after on_lua_tree_open). */
 int on_lua_points_open(lua_State *L);
+/* Add the tree's edits (lua_tree_edit.c) and cell queries (lua_tree_cells.c) to the tree class
+ * (on_lua_tree_open calls them). */
+int on_lua_tree_edit_open(lua_State *L);
+int on_lua_tree_cells_open(lua_State *L);
 int on_lua_pathserver_open(lua_State *L);
 
 /* One class helper for every userdata type (liolib's luaL_Stream idea): each userdata starts with a
@@ -98,6 +102,8 @@ on_lhandle *on_lua_checkhandle(lua_State *L, int idx, const on_lclass *c);
 on_lhandle *on_lua_checkidle(lua_State *L, int idx, const on_lclass *c, const char *fname);
 /* The open handle at idx, or NULL (another type, or closed). */
 on_lhandle *on_lua_testhandle(lua_State *L, int idx, const on_lclass *c);
+/* Add methods to the class registered as `mtname` (a class whose methods come from several files). */
+void on_lua_addmethods(lua_State *L, const char *mtname, const luaL_Reg *methods);
 
 /* The tree class, for the other binding files. */
 #define ON_TREE_MT "octonav.tree"
@@ -108,5 +114,11 @@ on_tree *on_lua_testtree(lua_State *L, int idx);
 /* Raise "FNAME: tree is in use by a running search" while a search reads the tree at idx (for calls
  * that change the tree: loads, unloads, edits). */
 on_tree *on_lua_checktree_idle(lua_State *L, int idx, const char *fname);
+/* The tile of t given as integer arguments idx, idx+1, idx+2 (i, j, k); raises naming the argument
+ * out of range. */
+uint32_t on_lua_checktile(lua_State *L, const on_tree *t, int idx);
+/* Raise "FNAME: out of memory" or "FNAME: invalid argument" for those failures (misuse, or no
+ * memory); any other status returns, for the caller to answer nil, reason. */
+void on_lua_checkstatus(lua_State *L, on_status s, const char *fname);
 
 #endif

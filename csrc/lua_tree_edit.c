@@ -1,0 +1,160 @@
+/*
+ * lua_tree_edit.c -- the `octonav.tree` methods that put obstacles in or fill free space: add_box,
+ * add_triangles, add_obj, add_heightfield, fill (added to the tree class by on_lua_tree_edit_open,
+ * from on_lua_tree_open). Each refuses while a running search reads the tree; misuse raises, a file
+ * that cannot be read or an outside point returns nil, reason.
+ */
+#include "lua_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int l_add_box(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_box");
+    double mn[3], mx[3];
+    on_lua_checkpoint(L, 2, "min", mn);
+    on_lua_checkpoint(L, 3, "max", mx);
+    for (int i = 0; i < 3; i++)
+        if (mn[i] > mx[i]) luaL_argerror(L, 3, "max: must not be below min on any axis");
+    on_lua_checkstatus(L, on_tree_add_box(t, mn, mx), "add_box");
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_add_triangles(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_triangles");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_Integer nv = luaL_len(L, 2), ni = luaL_len(L, 3);
+    if (nv % 3) luaL_argerror(L, 2, "vertices: length must be a multiple of 3 (x, y, z, x, y, z, ...)");
+    if (ni % 3) luaL_argerror(L, 3, "indices: length must be a multiple of 3 (one triple per triangle)");
+    if (nv / 3 > 0xfffffffe || ni > 0x7fffffff) luaL_argerror(L, 2, "too many vertices or indices");
+    double *v = malloc((size_t)(nv ? nv : 1) * sizeof *v);
+    uint32_t *ix = malloc((size_t)(ni ? ni : 1) * sizeof *ix);
+    if (!v || !ix) {
+        free(v);
+        free(ix);
+        return luaL_error(L, "add_triangles: out of memory");
+    }
+    const char *err = NULL;
+    lua_Integer bad = 0;
+    for (lua_Integer i = 1; i <= nv && !err; i++) {
+        int isnum;
+        lua_geti(L, 2, i);
+        v[i - 1] = (double)lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum || !isfinite(v[i - 1])) err = "vertices: element %I is not a finite number", bad = i;
+    }
+    for (lua_Integer i = 1; i <= ni && !err; i++) {
+        int isint;
+        lua_geti(L, 3, i);
+        lua_Integer k = lua_tointegerx(L, -1, &isint);
+        lua_pop(L, 1);
+        if (!isint || k < 1 || k > nv / 3) err = "indices: element %I is not a vertex number (1..%I)", bad = i;
+        else ix[i - 1] = (uint32_t)(k - 1);
+    }
+    if (err) {
+        free(v);
+        free(ix);
+        lua_pushfstring(L, err, bad, nv / 3);
+        return luaL_argerror(L, strncmp(err, "vertices", 8) == 0 ? 2 : 3, lua_tostring(L, -1));
+    }
+    on_status s = on_tree_add_triangles(t, v, (size_t)(nv / 3), ix, (size_t)(ni / 3));
+    free(v);
+    free(ix);
+    on_lua_checkstatus(L, s, "add_triangles");
+    lua_pushinteger(L, ni / 3);
+    return 1;
+}
+
+static int l_add_obj(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_obj");
+    const char *path = luaL_checkstring(L, 2);
+    char err[512] = "";
+    size_t nv = 0, nt = 0;
+    on_status s = on_tree_add_obj(t, path, &nv, &nt, err, sizeof err);
+    if (!on_ok(s)) {
+        if (s & ON_NO_MEMORY) return luaL_error(L, "add_obj: out of memory");
+        lua_pushnil(L);
+        if (err[0]) lua_pushstring(L, err);
+        else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)nv);
+    lua_pushinteger(L, (lua_Integer)nt);
+    return 2;
+}
+
+static const char *const hf_opts[] = {"origin", "cell", "nx", "nz", "heights", NULL};
+
+/* tree:add_heightfield{ origin = {x,y,z}, cell = 1, nx = , nz = , heights = {...} (nx*nz, x fastest) } */
+static int l_add_heightfield(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_heightfield");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    on_lua_checkopts(L, 2, "add_heightfield", hf_opts);
+    on_heightfield hf;
+    hf.origin[0] = hf.origin[1] = hf.origin[2] = 0;
+    if (lua_getfield(L, 2, "origin") != LUA_TNIL) on_lua_checkpoint_arg(L, -1, 2, "origin", hf.origin);
+    lua_pop(L, 1);
+    hf.cell = on_lua_optnumber(L, 2, "cell", 1.0);
+    lua_Integer nx = on_lua_optinteger(L, 2, "nx", 0), nz = on_lua_optinteger(L, 2, "nz", 0);
+    if (!(hf.cell > 0)) return luaL_error(L, "add_heightfield: cell must be > 0");
+    if (nx < 2 || nz < 2 || nx > 1000000 || nz > 1000000 || nx * nz > 100000000)
+        return luaL_error(L, "add_heightfield: nx and nz must be at least 2 (and nx*nz at most 1e8)");
+    if (lua_getfield(L, 2, "heights") != LUA_TTABLE) return luaL_error(L, "add_heightfield: heights must be a table");
+    int hi = lua_gettop(L);
+    if (luaL_len(L, hi) != nx * nz)
+        return luaL_error(L, "add_heightfield: heights has %I values, nx*nz = %I", luaL_len(L, hi), nx * nz);
+    double *h = malloc((size_t)(nx * nz) * sizeof *h);
+    if (!h) return luaL_error(L, "add_heightfield: out of memory");
+    for (lua_Integer i = 0; i < nx * nz; i++) {
+        int isnum;
+        lua_geti(L, hi, i + 1);
+        h[i] = (double)lua_tonumberx(L, -1, &isnum);
+        lua_pop(L, 1);
+        if (!isnum || !isfinite(h[i])) {
+            free(h);
+            return luaL_error(L, "add_heightfield: heights[%I] is not a finite number", i + 1);
+        }
+    }
+    hf.nx = (int)nx;
+    hf.nz = (int)nz;
+    hf.heights = h;
+    on_status s = on_tree_add_heightfield(t, &hf);
+    free(h);
+    on_lua_checkstatus(L, s, "add_heightfield");
+    lua_settop(L, 1);
+    return 1;
+}
+
+static int l_fill(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "fill");
+    double p[3];
+    on_lua_checkpoint(L, 2, "point", p);
+    size_t n = 0;
+    on_status s = on_tree_fill(t, p, &n);
+    on_lua_checkstatus(L, s, "fill");
+    if (!on_ok(s)) {
+        lua_pushnil(L);
+        lua_pushstring(L, (s & ON_OUTSIDE) ? "outside" : "blocked");
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)n);
+    return 1;
+}
+
+int on_lua_tree_edit_open(lua_State *L)
+{
+    static const luaL_Reg methods[] = {
+        {"add_box", l_add_box},   {"add_triangles", l_add_triangles}, {"add_obj", l_add_obj},
+        {"add_heightfield", l_add_heightfield}, {"fill", l_fill}, {NULL, NULL},
+    };
+    on_lua_addmethods(L, ON_TREE_MT, methods);
+    return 0;
+}
