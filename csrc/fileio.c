@@ -220,6 +220,15 @@ void on_atomic_abort(on_atomic_file *a)
     }
 }
 
+on_status on_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+    on_atomic_file f;
+    on_status s = on_atomic_open(&f, path, err, errlen);
+    if (!on_ok(s)) return s;
+    on_atomic_write(&f, data, len);
+    return on_atomic_commit(&f, err, errlen);
+}
+
 /* ---- parser messages ------------------------------------------------------------------------- */
 
 void on_parse_error(char *err, size_t errlen, const char *path, size_t line, const char *fmt, va_list ap)

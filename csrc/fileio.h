@@ -10,15 +10,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* (on_crc32, zlib's CRC-32, is public: octonav.h) */
+/* (public in octonav.h: on_crc32, zlib's CRC-32; on_read_file_max, a whole regular file under a size
+ * limit; on_write_file_atomic, a whole file written through on_atomic_*) */
 
-/* A whole regular file into a malloc'd, NUL-terminated buffer. Anything else (a FIFO, a device such
- * as /dev/zero, a directory) is refused without reading and without blocking, and a file larger than
- * max bytes (0: no limit but the address space) is refused before anything is allocated. err (may
- * be NULL) gets "PATH: cannot read: REASON", "PATH: not a regular file (a FIFO)", "PATH: N bytes,
- * more than the M a well-formed file can hold" or "PATH: out of memory". */
-on_status on_read_file_max(const char *path, size_t max, uint8_t **out, size_t *len, char *err, size_t errlen);
-/* The same without a size limit. */
+/* on_read_file_max without a size limit. */
 on_status on_read_file(const char *path, uint8_t **out, size_t *len, char *err, size_t errlen);
 
 /* Writing a file so that readers see the old contents or the new, never a mix: the data goes to a

@@ -4,7 +4,6 @@
  * mkdir, isatty, read_obj, crc32, read_file, write_file. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "lua_util.h"
-#include "fileio.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -128,12 +127,7 @@ static int l_write_file(lua_State *L)
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
     char err[512];
-    on_atomic_file f;
-    on_status s = on_atomic_open(&f, path, err, sizeof err);
-    if (on_ok(s)) {
-        on_atomic_write(&f, data, len);
-        s = on_atomic_commit(&f, err, sizeof err);
-    }
+    on_status s = on_write_file_atomic(path, data, len, err, sizeof err);
     if (!on_ok(s)) {
         lua_pushnil(L);
         lua_pushstring(L, err);

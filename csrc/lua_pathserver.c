@@ -1,5 +1,5 @@
 /*
- * lua_pathserver.c -- the `octonav.pathserver` userdata: path requests on worker threads (pathserver.h).
+ * lua_pathserver.c -- the `octonav.pathserver` userdata: path requests on worker threads (pathserver.c).
  *
  * ps = core.pathserver.new(tree, {workers = 2, max_nodes = 262144, max_queued = 0}); id = ps:submit(
  * start, goal, opts) with q:find's options (but no Lua heuristic: searches run off the Lua thread);
@@ -9,8 +9,6 @@
  * edits, close and a streamer's update raise then, so no worker ever reads a tree being changed.
  */
 #include "lua_util.h"
-#include "pathserver.h"
-#include "tree.h"
 
 #include <math.h>
 #include <string.h>
@@ -159,7 +157,7 @@ static void push_result(lua_State *L, int tree_idx, const on_tree *t, const on_p
     }
     if (s & ON_LOADING) {
         int ijk[3];
-        on_tile_coords(t, r->info.loading_tile, ijk);
+        on_tree_tile_coords(t, r->info.loading_tile, ijk);
         on_lua_pushint3(L, ijk);
         lua_setfield(L, -2, "tile");
     }

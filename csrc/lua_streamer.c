@@ -3,25 +3,38 @@
  * and unloaded around agents on worker threads. The Lua module octonav.streamer wraps it for worlds
  * and pack directories. The userdata keeps its tree alive (user value 1); closing the tree stops the
  * streamer first (on_tree_destroy joins its workers), after which every method raises "its tree was
- * closed" until s:close(). A tree takes one streamer at a time.
+ * closed" until s:close(). A tree takes one streamer at a time. The userdata is on the class helper of
+ * lua_util.h (closed handle made before the streamer, shared close/gc/tostring).
  */
 #include "lua_util.h"
-#include "tree.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define STREAMER_MT "octonav.streamer"
-
 typedef struct lstreamer {
-    on_streamer *s;
+    on_lhandle h;       /* h.p: the on_streamer, NULL once closed */
     const on_tree *tree;
 } lstreamer;
 
+static void streamer_destroy(on_lhandle *h)
+{
+    on_streamer_destroy(h->p);
+}
+
+static void streamer_describe(lua_State *L, on_lhandle *h)
+{
+    on_streamer_stats st;
+    on_streamer_stats_get(h->p, &st);
+    lua_pushfstring(L, "octonav.streamer: %d agents, %d tiles loaded, %d queued, %d failed", (int)st.agents,
+                    (int)st.loaded, (int)st.queued, (int)st.failed);
+}
+
+static const on_lclass streamer_class = {"octonav.streamer", "streamer is in use", streamer_destroy,
+                                         streamer_describe};
+
 static lstreamer *checks(lua_State *L, int idx)
 {
-    lstreamer *u = luaL_checkudata(L, idx, STREAMER_MT);
-    if (!u->s) luaL_error(L, "attempt to use a closed octonav.streamer");
+    lstreamer *u = (lstreamer *)on_lua_checkhandle(L, idx, &streamer_class);
     lua_getiuservalue(L, idx, 1);
     if (on_lua_testtree(L, -1) != u->tree) luaL_error(L, "octonav.streamer: its tree was closed");
     lua_pop(L, 1);
@@ -66,12 +79,12 @@ static int l_new(lua_State *L)
     p.workers = (int)w;
     p.max_loaded = (size_t)m;
     p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
-    if (t->streamer) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
-    lstreamer *u = lua_newuserdatauv(L, sizeof *u, 1);
-    memset(u, 0, sizeof *u);
-    luaL_setmetatable(L, STREAMER_MT);
-    on_status s = on_streamer_create(t, dir, &p, &u->s);
-    if (!on_ok(s)) return luaL_error(L, "octonav.streamer.new: %s", on_status_string(s));
+    if (on_tree_streamer(t)) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
+    lstreamer *u = (lstreamer *)on_lua_newhandle(L, &streamer_class, sizeof *u, 1);
+    on_streamer *s;
+    on_status st = on_streamer_create(t, dir, &p, &s);
+    if (!on_ok(st)) return luaL_error(L, "octonav.streamer.new: %s", on_status_string(st));
+    u->h.p = s;
     u->tree = t;
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
@@ -82,16 +95,17 @@ static uint32_t check_tile(lua_State *L, const on_tree *t, int idx)
 {
     int ijk[3];
     on_lua_checkint3(L, idx, "tile", ijk);
+    const int *n = on_tree_get_params(t)->tiles;
     for (int i = 0; i < 3; i++)
-        if (ijk[i] < 0 || ijk[i] >= t->p.tiles[i])
-            luaL_argerror(L, idx, lua_pushfstring(L, "tile: index %d out of range (0..%d)", i + 1, t->p.tiles[i] - 1));
-    return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
+        if (ijk[i] < 0 || ijk[i] >= n[i])
+            luaL_argerror(L, idx, lua_pushfstring(L, "tile: index %d out of range (0..%d)", i + 1, n[i] - 1));
+    return on_tree_tile_index(t, ijk);
 }
 
 static void push_tile(lua_State *L, const on_tree *t, uint32_t tile)
 {
     int ijk[3];
-    on_tile_coords(t, tile, ijk);
+    on_tree_tile_coords(t, tile, ijk);
     on_lua_pushint3(L, ijk);
 }
 
@@ -101,7 +115,7 @@ static int l_add_agent(lua_State *L)
     double p[3];
     on_lua_checkpoint(L, 2, "position", p);
     uint32_t id;
-    if (!on_ok(on_streamer_add_agent(u->s, p, &id))) return luaL_error(L, "add_agent: out of memory");
+    if (!on_ok(on_streamer_add_agent(u->h.p, p, &id))) return luaL_error(L, "add_agent: out of memory");
     lua_pushinteger(L, (lua_Integer)id + 1);
     return 1;
 }
@@ -119,14 +133,14 @@ static int l_move_agent(lua_State *L)
     uint32_t id = check_agent(L, 2);
     double p[3];
     on_lua_checkpoint(L, 3, "position", p);
-    if (!on_ok(on_streamer_move_agent(u->s, id, p))) luaL_argerror(L, 2, "no such agent");
+    if (!on_ok(on_streamer_move_agent(u->h.p, id, p))) luaL_argerror(L, 2, "no such agent");
     return 0;
 }
 
 static int l_remove_agent(lua_State *L)
 {
     lstreamer *u = checks(L, 1);
-    if (!on_ok(on_streamer_remove_agent(u->s, check_agent(L, 2)))) luaL_argerror(L, 2, "no such agent");
+    if (!on_ok(on_streamer_remove_agent(u->h.p, check_agent(L, 2)))) luaL_argerror(L, 2, "no such agent");
     return 0;
 }
 
@@ -135,7 +149,7 @@ typedef on_status (*tile_op)(on_streamer *, uint32_t);
 static int tile_call(lua_State *L, tile_op op, const char *what)
 {
     lstreamer *u = checks(L, 1);
-    if (!on_ok(op(u->s, check_tile(L, u->tree, 2)))) return luaL_error(L, "%s", what);
+    if (!on_ok(op(u->h.p, check_tile(L, u->tree, 2)))) return luaL_error(L, "%s", what);
     return 0;
 }
 
@@ -156,7 +170,7 @@ static int l_retry(lua_State *L) { return tile_call(L, on_streamer_retry, "retry
 static int l_is_loaded(lua_State *L)
 {
     lstreamer *u = checks(L, 1);
-    lua_pushboolean(L, on_streamer_tile_state(u->s, check_tile(L, u->tree, 2)) == ON_TILE_LOADED);
+    lua_pushboolean(L, on_streamer_tile_state(u->h.p, check_tile(L, u->tree, 2)) == ON_TILE_LOADED);
     return 1;
 }
 
@@ -164,7 +178,7 @@ static int l_state(lua_State *L)
 {
     lstreamer *u = checks(L, 1);
     static const char *const names[] = {"unloaded", "queued", "loaded", "failed"};
-    lua_pushstring(L, names[on_streamer_tile_state(u->s, check_tile(L, u->tree, 2))]);
+    lua_pushstring(L, names[on_streamer_tile_state(u->h.p, check_tile(L, u->tree, 2))]);
     return 1;
 }
 
@@ -185,7 +199,7 @@ static int l_update(lua_State *L)
     int wait = lua_toboolean(L, 2);
     const on_stream_event *ev;
     size_t n = 0;
-    if (on_streamer_update(u->s, wait, &ev, &n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
+    if (on_streamer_update(u->h.p, wait, &ev, &n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
     lua_createtable(L, 0, 5);
     lua_newtable(L); /* trees: the trees read for s:load_tree, each { id =, tree = } (the caller owns them) */
     lua_newtable(L); /* trees_failed: { id =, reason = "PATH: reason" } */
@@ -242,7 +256,7 @@ static int l_stats(lua_State *L)
 {
     lstreamer *u = checks(L, 1);
     on_streamer_stats st;
-    on_streamer_stats_get(u->s, &st);
+    on_streamer_stats_get(u->h.p, &st);
     lua_createtable(L, 0, 8);
     on_lua_setint(L, "agents", (lua_Integer)st.agents);
     on_lua_setint(L, "loaded", (lua_Integer)st.loaded);
@@ -265,7 +279,7 @@ static int l_load_tree(lua_State *L)
     lua_Integer id = luaL_checkinteger(L, 2);
     const char *path = luaL_checkstring(L, 3);
     if (id < 0 || id > 0xffffffffLL) luaL_argerror(L, 2, "id out of range");
-    if (!on_ok(on_streamer_load_tree(u->s, (uint32_t)id, path))) return luaL_error(L, "load_tree: out of memory");
+    if (!on_ok(on_streamer_load_tree(u->h.p, (uint32_t)id, path))) return luaL_error(L, "load_tree: out of memory");
     return 0;
 }
 
@@ -276,7 +290,7 @@ static int l_waiting(lua_State *L)
     lstreamer *u = checks(L, 1);
     const uint32_t *tiles;
     size_t n;
-    on_streamer_waiting(u->s, &tiles, &n);
+    on_streamer_waiting(u->h.p, &tiles, &n);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 2);
@@ -289,44 +303,17 @@ static int l_waiting(lua_State *L)
     return 1;
 }
 
-static int l_close(lua_State *L)
-{
-    lstreamer *u = luaL_checkudata(L, 1, STREAMER_MT);
-    on_streamer_destroy(u->s);
-    u->s = NULL;
-    return 0;
-}
-
-static int l_tostring(lua_State *L)
-{
-    lstreamer *u = luaL_checkudata(L, 1, STREAMER_MT);
-    if (!u->s) {
-        lua_pushliteral(L, "octonav.streamer (closed)");
-        return 1;
-    }
-    on_streamer_stats st;
-    on_streamer_stats_get(u->s, &st);
-    lua_pushfstring(L, "octonav.streamer: %d agents, %d tiles loaded, %d queued, %d failed", (int)st.agents,
-                    (int)st.loaded, (int)st.queued, (int)st.failed);
-    return 1;
-}
-
 static const luaL_Reg methods[] = {
     {"add_agent", l_add_agent}, {"move_agent", l_move_agent}, {"remove_agent", l_remove_agent},
     {"lock", l_lock}, {"unlock", l_unlock}, {"force_load", l_force_load}, {"force_unload", l_force_unload},
     {"retry", l_retry}, {"is_loaded", l_is_loaded}, {"state", l_state}, {"update", l_update},
-    {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {"close", l_close}, {NULL, NULL},
+    {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {NULL, NULL},
 };
-static const luaL_Reg meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 
 int on_lua_streamer_open(lua_State *L)
 {
-    luaL_newmetatable(L, STREAMER_MT);
-    luaL_setfuncs(L, meta, 0);
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
+    on_lua_newclass(L, &streamer_class, methods);
     luaL_newlib(L, funcs);
     return 1;
 }

@@ -232,6 +232,20 @@ ON_API on_status on_tree_load_memory(const uint8_t *buf, size_t len, on_tree **o
 ON_API on_status on_tree_save_msg(const on_tree *t, const char *path, char *err, size_t errlen);
 ON_API on_status on_tree_load_msg(const char *path, on_tree **out, char *err, size_t errlen);
 
+/* ---- for bindings and tools: whole files, a tree's streamer (fileio.c, streamer.c) ---------------- */
+/* A whole regular file into a malloc'd, NUL-terminated buffer (the caller frees it). Anything else (a
+ * FIFO, a device such as /dev/zero, a directory) is refused without reading and without blocking, and
+ * a file larger than max bytes (0: no limit but the address space) is refused before anything is
+ * allocated. err (may be NULL) gets "PATH: cannot read: REASON", "PATH: not a regular file (a FIFO)",
+ * "PATH: N bytes, more than the M a well-formed file can hold" or "PATH: out of memory". */
+ON_API on_status on_read_file_max(const char *path, size_t max, uint8_t **out, size_t *len, char *err, size_t errlen);
+/* Write len bytes to path so that readers see the old contents or the new, never a mix: a uniquely
+ * named temporary beside path, synced, then renamed over it (a character device such as /dev/null is
+ * written in place; a directory or FIFO is refused). err gets "PATH: cannot write: REASON". */
+ON_API on_status on_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen);
+/* The streamer bound to t (on_streamer_create), or NULL: a tree takes one at a time. */
+ON_API struct on_streamer *on_tree_streamer(const on_tree *t);
+
 /* ---- OBJ meshes -------------------------------------------------------------------------------- */
 /* Read a Wavefront OBJ (v and f lines; polygons fan-split; v, v/vt, v//vn, v/vt/vn; negative
  * indices; CRLF; other lines ignored) and insert its triangles. *nverts / *ntris (may be NULL) get
@@ -385,6 +399,61 @@ ON_API on_status on_query_find(on_query *q, const double a[3], const double b[3]
 
 /* Nearest free point to p within `radius` leaves (search of the leaf lattice); ON_FAILURE when none. */
 ON_API on_status on_tree_nearest_free(const on_tree *t, const double p[3], double radius_leaves, double out[3]);
+
+/* ---- path server (pathserver.c): path requests answered on worker threads over one shared tree ---- */
+/*
+ * A path server owns N worker threads, each with its own query object (on_query_create) over the
+ * same tree. The caller submits requests (start, goal, options) and collects finished results in
+ * on_pathserver_update, on its own thread, in the order they finished. While requests are queued or
+ * running the tree is read by the workers and must not change: edit it only while the server is idle
+ * (on_pathserver_busy() == 0) or paused (on_pathserver_pause waits for the running requests and holds
+ * the queued ones until on_pathserver_resume). Searches only read the tree (each query keeps its own
+ * lookup cache; prepared box graphs are built by on_tree_prepare, never lazily by a search), so any
+ * number of workers may read it at once.
+ */
+typedef struct on_pathserver on_pathserver;
+
+typedef struct on_pathserver_params {
+    int workers;             /* 0..64 threads; 0 runs the requests inside on_pathserver_update */
+    size_t max_nodes;        /* each worker's query size, 2..2^30 (0: the default 262144) */
+    size_t max_queued;       /* requests waiting or unread at most (0: no limit); beyond it submit
+                              * fails with ON_BUFFER_SMALL */
+} on_pathserver_params;
+
+/* A finished request: what on_query_find reported for it. Owned by the server, valid until the next
+ * on_pathserver_update or on_pathserver_destroy. */
+typedef struct on_path_result {
+    uint64_t id;             /* as returned by on_pathserver_submit */
+    on_status status;        /* on_query_find's status (ON_NO_MEMORY: the result could not be kept) */
+    on_query_info info;
+    const double *path;      /* npath world points, x,y,z each (NULL when npath is 0) */
+    size_t npath;
+    const uint32_t *tiles;   /* the tiles the path depends on and their salts (on_query_path_tiles) */
+    const uint32_t *salts;
+    size_t ntiles;
+} on_path_result;
+
+/* The tree must outlive the server. */
+ON_API on_status on_pathserver_create(const on_tree *t, const on_pathserver_params *p, on_pathserver **out);
+/* Stops the workers (a running request finishes first), drops queued requests and frees everything. */
+ON_API void on_pathserver_destroy(on_pathserver *ps);
+/* Queue a search from a to b (world points) with options o (NULL: on_query_opts_default). A C
+ * heuristic in o is called on worker threads. *id (may be NULL) gets the request's number (from 1).
+ * ON_INVALID for a non-finite point; ON_BUFFER_SMALL beyond max_queued; ON_NO_MEMORY. */
+ON_API on_status on_pathserver_submit(on_pathserver *ps, const double a[3], const double b[3],
+                                      const on_query_opts *o, uint64_t *id);
+/* Hand back the requests finished since the last call (with 0 workers: run every queued request
+ * first). wait != 0: block until every submitted request has finished (a paused server runs nothing:
+ * ON_FAILURE|ON_INVALID). *res / *n: the results, valid until the next update. */
+ON_API on_status on_pathserver_update(on_pathserver *ps, int wait, const on_path_result **res, size_t *n);
+/* Requests submitted and not yet handed back by on_pathserver_update. */
+ON_API size_t on_pathserver_pending(on_pathserver *ps);
+/* Nonzero while workers may be reading the tree: requests queued (not paused) or running (with 0
+ * workers the tree is read only inside on_pathserver_update: never busy between calls). */
+ON_API int on_pathserver_busy(on_pathserver *ps);
+/* Let the running requests finish and start no new ones: on return the tree may be edited. */
+ON_API void on_pathserver_pause(on_pathserver *ps);
+ON_API void on_pathserver_resume(on_pathserver *ps);
 
 /* ---- streaming (the streamer object) ------------------------------------------------------------ */
 /* Tiles of a tree come and go around agents. Files (DIR/tiles/I_J_K.tile, tile blobs) are read and

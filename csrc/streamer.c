@@ -106,6 +106,11 @@ static void stop_workers(on_streamer *s)
     for (size_t i = 0; i < s->nev; i++) s->ev[i].tree = NULL; /* handed out already: the caller owns them */
 }
 
+on_streamer *on_tree_streamer(const on_tree *t)
+{
+    return t ? t->streamer : NULL;
+}
+
 void on_streamer_detach(on_streamer *s)
 {
     stop_workers(s);
