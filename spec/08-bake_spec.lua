@@ -64,9 +64,9 @@ local function wall_config(dir, y0, y1, z0, z1, connect)
   }
 end
 
-local function graph_of(dir)
-  local m = assert(pack.read_manifest(dir))
-  return assert(pack.read_graph(dir, m))
+-- route.info of tile (i, j, k)'s graph file
+local function graph_info(dir, i, j, k)
+  return assert(octonav.route.info(assert(pack.read_graph(dir, i, j, k))))
 end
 
 describe("octonav.bake", function()
@@ -112,6 +112,10 @@ describe("octonav.bake", function()
         } }, "config.holes[2].name: duplicate hole name 'c'" },
         { base_config { connect = { weights = "fast" } }, "config.connect.weights" },
         { base_config { connect = { merge = 3 } }, "config.connect: unknown key 'merge'" },
+        { base_config { connect = { bound = 9 } }, "config.connect.bound: integer 0..8 expected" },
+        { base_config { connect = { bound = 1.5 } }, "config.connect.bound" },
+        { base_config { connect = { stretch = 0.5 } }, "config.connect.stretch: finite number >= 1 expected" },
+        { base_config { connect = { merge_distance = -1 } }, "config.connect.merge_distance: must be >= 0" },
         { base_config { output = false }, "config.output: required" },
         { base_config { progress = 3 }, "config.progress" },
       }
@@ -128,7 +132,11 @@ describe("octonav.bake", function()
       assert.are.equal(1.0, cfg.scale)
       assert.are.equal(6, cfg.depth)
       assert.are.equal(0, cfg.radius)
-      assert.are.same({ merge_distance = 4, weights = "straight" }, cfg.connect)
+      assert.are.same({ bound = 0, stretch = 1 }, cfg.connect)
+      -- the version 1 options are accepted (the shared configs use them) and ignored
+      cfg = bake.check { range = { min = { 0, 0, 0 }, max = { 1, 1, 1 } }, output = "p",
+        connect = { merge_distance = 8, weights = "path" } }
+      assert.are.same({ bound = 0, stretch = 1 }, cfg.connect)
       assert.are.same({}, cfg.geometry)
       assert.are.same({}, cfg.holes)
     end)
@@ -208,12 +216,22 @@ describe("octonav.bake", function()
         end
       end
       assert.is_true(nonempty >= 8)
-      -- bake.tile alone writes the same file
+      -- each tile's graph is that tile's graph in the whole tree, tagged with the tile blob's CRC-32
+      for t = 0, g.count - 1 do
+        local i, j, k = bake.tile_coords(g, t)
+        local blob = full:encode_tile(i, j, k)
+        assert.are.equal(octonav.route.build(full, i, j, k, { tag = pack.crc32(blob:sub(1, -5)) }),
+          readfile(pack.graph_path(cfg.output, i, j, k)), ("graph %d,%d,%d"):format(i, j, k))
+      end
+      -- bake.tile alone writes the same files
       local one = dir .. "/one"
+      local whole = cfg.output
       cfg.output = one
       assert(bake.tile(cfg, 1, 0, 1))
       assert.are.equal(pack.tile_file(1, 0, 1, full:encode_tile(1, 0, 1)), readfile(pack.tile_path(one, 1, 0, 1)))
+      assert.are.equal(readfile(pack.graph_path(whole, 1, 0, 1)), readfile(pack.graph_path(one, 1, 0, 1)))
       assert.is_false(exists(pack.tile_path(one, 0, 0, 0)))
+      assert.is_false(exists(pack.graph_path(one, 0, 0, 0)))
       full:close()
     end)
 
@@ -243,30 +261,33 @@ describe("octonav.bake", function()
 
     it("writes every file, and they round-trip", function()
       assert.is_true(exists(dir .. "/manifest.txt"))
-      assert.is_true(exists(dir .. "/graph.txt"))
+      assert.is_false(exists(dir .. "/graph.txt"))
       assert.is_true(exists(dir .. "/tiles/0_0_0.tile"))
       assert.is_true(exists(dir .. "/tiles/1_0_0.tile"))
+      assert.is_true(exists(dir .. "/tiles/0_0_0.graph"))
+      assert.is_true(exists(dir .. "/tiles/1_0_0.graph"))
       assert.is_true(exists(dir .. "/holes/den.tree"))
       local mtext = readfile(dir .. "/manifest.txt")
-      assert.matches("^octonav%-pack 1\nscale 1\ndepth 3\norigin 0 0 0\ntiles 2 1 1\nradius 0\n", mtext)
+      assert.matches("^octonav%-pack 2\nscale 1\ndepth 3\norigin 0 0 0\ntiles 2 1 1\nradius 0\n", mtext)
       assert.matches("\nhole den under_terrain 1 1 1 5 5 5 0.5 3 1 1 1 1 1 1\n", mtext)
       assert.matches("\ndoor den 1 3 3 3 6 3 3\ncrc32 %x%x%x%x%x%x%x%x\n$", mtext)
       local m = assert(pack.read_manifest(dir))
       assert.are.equal(mtext, pack.manifest_text(m))
-      local gtext = readfile(dir .. "/graph.txt")
-      local g = assert(pack.read_graph(dir, m))
-      assert.are.equal(gtext, pack.graph_text(g))
-      -- the world holds exactly the tile files
+      -- the world holds exactly the tile files, and every tile's graph: the two tiles linked through
+      -- the opening (one portal each side, one link)
       local w = assert(world.load(dir))
       assert.are.equal(readfile(dir .. "/tiles/1_0_0.tile"), pack.tile_file(1, 0, 0, w.tree:encode_tile(1, 0, 0)))
       assert.are.equal(1, #w.holes)
+      local st = w.graph:stats()
+      assert.are.equal(2, st.tiles)
+      assert.are.equal(1, st.links)
+      assert.is_true(w:graph_bytes() > 0)
       w:close()
     end)
 
     it("gives nil, 'PATH: reason' for missing or corrupt files", function()
       local function load_err() local w, e = world.load(dir); assert.is_nil(w); return e end
       local mtext = readfile(dir .. "/manifest.txt")
-      local gtext = readfile(dir .. "/graph.txt")
       -- one flipped byte
       writefile(dir .. "/manifest.txt", mtext:gsub("scale 1", "scale 2"))
       has(load_err(), dir .. "/manifest.txt: checksum mismatch")
@@ -287,16 +308,23 @@ describe("octonav.bake", function()
       os.remove(dir .. "/manifest.txt")
       has(load_err(), dir .. "/manifest.txt: No such file or directory")
       writefile(dir .. "/manifest.txt", mtext)
-      -- graph
-      writefile(dir .. "/graph.txt", gtext:gsub("link", "lInk", 1))
-      has(load_err(), dir .. "/graph.txt: checksum mismatch")
-      writefile(dir .. "/graph.txt", reseal(gtext:gsub("\nlink (%d+) (%d+)", "\nlink %1 999", 1)))
-      assert.matches(dir:gsub("%p", "%%%0") .. "/graph%.txt:%d+: link between unknown blocks", load_err())
-      writefile(dir .. "/graph.txt", reseal(gtext:gsub("block 1 0 1", "block 1 7 1", 1)))
-      has(load_err(), dir .. "/graph.txt:1: tile index out of range")
-      writefile(dir .. "/graph.txt", "")
-      has(load_err(), dir .. "/graph.txt: empty file")
-      writefile(dir .. "/graph.txt", gtext)
+      -- a tile graph: flipped, truncated, missing, or left from another bake of its tile
+      local g0, g1 = readfile(dir .. "/tiles/0_0_0.graph"), readfile(dir .. "/tiles/1_0_0.graph")
+      writefile(dir .. "/tiles/1_0_0.graph", g1:sub(1, 20) .. string.char((g1:byte(21) + 1) % 256) .. g1:sub(22))
+      assert.are.equal(dir .. "/tiles/1_0_0.graph: corrupt", load_err())
+      writefile(dir .. "/tiles/1_0_0.graph", g1:sub(1, #g1 - 2))
+      assert.are.equal(dir .. "/tiles/1_0_0.graph: corrupt", load_err())
+      os.remove(dir .. "/tiles/1_0_0.graph")
+      has(load_err(), dir .. "/tiles/1_0_0.graph: No such file or directory")
+      writefile(dir .. "/tiles/1_0_0.graph", g0)
+      assert.are.equal(dir .. "/tiles/1_0_0.graph: built from another version of its tile (bake the tile again)",
+        load_err())
+      writefile(dir .. "/tiles/1_0_0.graph", g1)
+      -- a pack of version 1 (one graph.txt for the whole world)
+      writefile(dir .. "/manifest.txt", reseal(mtext:gsub("octonav%-pack 2", "octonav-pack 1")))
+      assert.are.equal(dir .. "/manifest.txt:1: a pack of version 1 (one graph.txt for the whole world); this build"
+        .. " reads version 2: bake it again", load_err())
+      writefile(dir .. "/manifest.txt", mtext)
       -- a tile
       local tile = readfile(dir .. "/tiles/1_0_0.tile")
       writefile(dir .. "/tiles/1_0_0.tile", tile:sub(1, 10) .. string.char((tile:byte(11) + 1) % 256) .. tile:sub(12))
@@ -331,130 +359,97 @@ describe("octonav.bake", function()
       assert.is_nil(w)
       has(e, dir .. "/manifest.txt:2: field 1 of 'scale': bad number 'os.exit(3)'")
       writefile(dir .. "/manifest.txt", mtext)
-      local gtext = readfile(dir .. "/graph.txt")
-      writefile(dir .. "/graph.txt", reseal("return os.exit(3)\n" .. gtext:match("^(.-)crc32") .. "crc32 0\n"))
-      w, e = world.load(dir)
-      assert.is_nil(w)
-      has(e, dir .. "/graph.txt:1: unknown line 'return'")
       assert.is_nil(_G.octonav_pwned)
     end)
   end)
 
   describe("link step", function()
-    it("culls free regions not reachable from the top: a closed box leaves no connect points inside", function()
+    it("reads the tile graphs only: no tile file, no geometry; a missing graph or hole names its job", function()
       local dir = tmpdir()
-      -- a hollow box across the shared face x = 8; inside it x in (6, 10), y in (3, 5), z in (3, 5)
-      local cfg = {
-        range = { min = { 0, 0, 0 }, max = { 16, 8, 8 } }, depth = 3, geometry = hollow({ 5, 2, 2 }, { 11, 6, 6 }),
-        output = dir,
-      }
+      local cfg = wall_config(dir, 2, 4, 2, 4)
       assert(bake(cfg))
-      local function inside_box(p) return p[1] > 6 and p[1] < 10 and p[2] > 3 and p[2] < 5 and p[3] > 3 and p[3] < 5 end
-      local g = graph_of(dir)
-      local total, within = 0, 0
-      for _, b in ipairs(g.blocks) do
-        for _, p in ipairs(b.points) do
-          total = total + 1
-          if inside_box(p.inside) then within = within + 1 end
-        end
-      end
-      assert.is_true(total > 0)
-      assert.are.equal(0, within)
-      -- the same box open at the top: its inside is reachable and gets points
-      cfg.geometry = hollow({ 5, 2, 2 }, { 11, 6, 6 }, true)
-      assert(bake(cfg))
-      g = graph_of(dir)
-      within = 0
-      for _, b in ipairs(g.blocks) do
-        for _, p in ipairs(b.points) do
-          if inside_box(p.inside) then within = within + 1 end
-        end
-      end
-      assert.is_true(within > 0)
+      local manifest = readfile(dir .. "/manifest.txt")
+      os.remove(dir .. "/manifest.txt")
+      -- the tile files gone and the geometry unreadable: the link step still writes the same manifest
+      local t0, t1 = readfile(pack.tile_path(dir, 0, 0, 0)), readfile(pack.tile_path(dir, 1, 0, 0))
+      os.remove(pack.tile_path(dir, 0, 0, 0))
+      os.remove(pack.tile_path(dir, 1, 0, 0))
+      cfg.geometry = { { obj = dir .. "/no such mesh.obj" } }
+      local s = assert(bake.link(cfg))
+      assert.are.equal(manifest, readfile(dir .. "/manifest.txt"))
+      assert.are.equal(2, s.tiles)
+      assert.is_true(s.portals >= 2 and s.graph_bytes > 0)
+      writefile(pack.tile_path(dir, 0, 0, 0), t0)
+      writefile(pack.tile_path(dir, 1, 0, 0), t1)
+      os.remove(pack.graph_path(dir, 1, 0, 0))
+      local ok, e = bake.link(cfg)
+      assert.is_nil(ok)
+      has(e, dir .. "/tiles/1_0_0.graph: ")
+      has(e, "(bake the tile: --tile 1,0,0)")
+      cfg.holes = { { name = "den", min = { 1, 1, 1 }, max = { 5, 5, 5 }, scale = 0.5,
+        doors = { { inside = { 3, 3, 3 }, outside = { 6, 3, 3 } } } } }
+      assert(bake.tile(wall_config(dir, 2, 4, 2, 4), 1, 0, 0))
+      ok, e = bake.link(cfg)
+      assert.is_nil(ok)
+      assert.are.equal(dir .. "/holes/den.tree: missing (bake the hole: --hole den)", e)
     end)
 
-    it("makes exactly the expected regions, blocks and links through a wall with one opening", function()
+    it("a closed wall leaves the tiles unlinked; an opening links them; a region sealed inside is its own component", function()
       local dir = tmpdir()
-      -- opening 2 x 2 leaves: one free cell of size 2 on each side of the face
-      assert(bake(wall_config(dir, 2, 4, 2, 4)))
-      local g = graph_of(dir)
-      assert.are.same({
-        { id = 1, tile = 0, face = 1, center = { 7.5, 3, 3 }, points = { { inside = { 7.5, 3, 3 }, outside = { 8.5, 3, 3 } } } },
-        { id = 2, tile = 1, face = 0, center = { 8.5, 3, 3 }, points = { { inside = { 8.5, 3, 3 }, outside = { 7.5, 3, 3 } } } },
-      }, g.blocks)
-      assert.are.same({ { a = 1, b = 2, cost = 1 }, { a = 2, b = 1, cost = 1 } }, g.links)
-      assert.are.same({}, g.weights)
-      -- opening 4 x 4 leaves: four cells of size 2 in one region; merge_distance 2.5 makes two blocks
-      -- (the corner opposite the first point is 2*sqrt(2) away), 4 makes one
-      assert(bake(wall_config(dir, 2, 6, 2, 6, { merge_distance = 2.5 })))
-      g = graph_of(dir)
-      assert.are.equal(4, #g.blocks)
-      local per = {}
-      for _, b in ipairs(g.blocks) do per[#per + 1] = #b.points end
-      assert.are.same({ 3, 1, 3, 1 }, per)
-      for _, b in ipairs(g.blocks) do
-        for _, p in ipairs(b.points) do
-          assert.are.equal(b.tile == 0 and 7.5 or 8.5, p.inside[1])
-          assert.is_true(p.inside[2] >= 2 and p.inside[2] <= 6 and p.inside[3] >= 2 and p.inside[3] <= 6)
-        end
-      end
-      -- each block leads into the blocks across the face that hold its points' mirrors
-      assert.are.same({ { a = 1, b = 3, cost = 1 }, { a = 2, b = 4, cost = 1 }, { a = 3, b = 1, cost = 1 },
-        { a = 4, b = 2, cost = 1 } }, g.links)
-      assert.are.equal(2, #g.weights)
-      assert(bake(wall_config(dir, 2, 6, 2, 6)))
-      g = graph_of(dir)
-      assert.are.equal(2, #g.blocks)
-      assert.are.equal(4, #g.blocks[1].points)
-    end)
-
-    it("weights = 'path' measures paths inside the tile and leaves out pairs without one", function()
-      local dir = tmpdir()
-      -- tile 0 (x < 8) has two openings in its +x wall (one per row of a y-split), and a floor
-      -- wall splitting it at y = 4 so the two blocks cannot reach each other inside tile 0
-      local cfg = wall_config(dir, 1, 7, 1, 7, { weights = "path", merge_distance = 1 })
-      cfg.geometry = {
-        box({ 7, 0, 0 }, { 9, 8, 1 }), box({ 7, 0, 7 }, { 9, 8, 8 }), box({ 7, 0, 0 }, { 9, 1, 8 }),
-        box({ 7, 7, 0 }, { 9, 8, 8 }), box({ 7, 3, 0 }, { 9, 5, 8 }), -- wall with openings y 1..3 and 5..7
-        box({ 0, 3.5, 0 }, { 7, 4.5, 8 }),                            -- floor splitting tile 0
-      }
+      local cfg = wall_config(dir, 2, 4, 2, 4)
+      cfg.geometry = { box({ 7, 0, 0 }, { 9, 8, 8 }) }
       assert(bake(cfg))
       local w = assert(world.load(dir))
-      local low, high = {}, {}
-      for _, id in ipairs(w.tile_blocks[0]) do
-        local b = w.blocks[id]
-        if b.center[2] < 4 then low[#low + 1] = id else high[#high + 1] = id end
-      end
-      assert.is_true(#low > 0 and #high > 0)
-      for _, a in ipairs(low) do
-        for _, b in ipairs(high) do assert.is_nil(w.weights[0][a] and w.weights[0][a][b]) end
-        for _, b in ipairs(low) do
-          if a ~= b then
-            local d = w.weights[0][a][b]
-            assert.is_number(d)
-            local ca, cb = w.blocks[a].center, w.blocks[b].center
-            local straight = math.sqrt((ca[1] - cb[1]) ^ 2 + (ca[2] - cb[2]) ^ 2 + (ca[3] - cb[3]) ^ 2)
-            assert.is_true(d >= straight - 1e-9)
-          end
+      assert.are.equal(0, w.graph:stats().links)
+      assert.are.same({ nil, "unreachable" }, { w:plan({ 2, 4, 4 }, { 14, 4, 4 }) })
+      w:close()
+      -- a hollow box across the shared face x = 8: its inside touches the face on both sides (linked
+      -- to itself across it), and no route from outside enters it
+      cfg.geometry = hollow({ 5, 2, 2 }, { 11, 6, 6 })
+      assert(bake(cfg))
+      w = assert(world.load(dir))
+      assert.is_true(graph_info(dir, 0, 0, 0).components >= 2)
+      local r = assert(w:plan({ 2, 4, 4 }, { 14, 4, 4 }))
+      for _, st in ipairs(r) do
+        for _, p in ipairs { st.enter, st.exit } do
+          assert.is_false(p[1] > 6 and p[1] < 10 and p[2] > 3 and p[2] < 5 and p[3] > 3 and p[3] < 5)
         end
       end
-      -- in tile 1 nothing splits: every pair has a weight
-      local n1 = #w.tile_blocks[1]
-      local pairs1 = 0
-      for _, row in pairs(w.weights[1]) do for _ in pairs(row) do pairs1 = pairs1 + 1 end end
-      assert.are.equal(n1 * (n1 - 1), pairs1)
+      assert.are.same({ nil, "unreachable" }, { w:plan({ 7.5, 4, 4 }, { 2, 4, 4 }) })
+      assert.is_table(w:plan({ 7.5, 4, 4 }, { 8.5, 4, 4 }))
       w:close()
+    end)
+
+    it("connect.bound and connect.stretch reach the tile graphs", function()
+      local dir = tmpdir()
+      local cfg = wall_config(dir, 0, 8, 0, 8) -- no wall: whole faces free
+      cfg.range.max = { 32, 16, 16 }
+      cfg.depth = 4
+      assert(bake(cfg))
+      local coarse = graph_info(dir, 0, 0, 0)
+      assert.are.equal(16, coarse.bound)
+      cfg.connect = { bound = 4 }
+      assert(bake(cfg))
+      local fine = graph_info(dir, 0, 0, 0)
+      assert.are.equal(4, fine.bound)
+      assert.is_true(fine.portals > coarse.portals)
+      cfg.connect = { bound = 4, stretch = 2 }
+      assert(bake(cfg))
+      assert.is_true(graph_info(dir, 0, 0, 0).edges < fine.edges)
     end)
   end)
 
   describe("rebake", function()
-    it("rewrites only the tiles overlapping the region; the others stay byte-identical", function()
+    it("rewrites only the tiles and graphs overlapping the region; the others stay byte-identical", function()
       local dir = tmpdir()
       local cfg = wall_config(dir, 2, 6, 2, 6, { weights = "path" })
       cfg.range.max = { 24, 8, 8 } -- 3 x 1 x 1 tiles
       assert(bake(cfg))
-      local before = {}
-      for i = 0, 2 do before[i] = readfile(pack.tile_path(dir, i, 0, 0)) end
+      local before, gbefore = {}, {}
+      for i = 0, 2 do
+        before[i] = readfile(pack.tile_path(dir, i, 0, 0))
+        gbefore[i] = readfile(pack.graph_path(dir, i, 0, 0))
+      end
       local w = assert(world.load(dir))
       local salt0 = w.tree:tile_salt(0, 0, 0)
       -- an edit inside tile 2 only
@@ -464,18 +459,24 @@ describe("octonav.bake", function()
       assert.are.equal(before[0], readfile(pack.tile_path(dir, 0, 0, 0)))
       assert.are.equal(before[1], readfile(pack.tile_path(dir, 1, 0, 0)))
       assert.are_not.equal(before[2], readfile(pack.tile_path(dir, 2, 0, 0)))
+      assert.are.equal(gbefore[0], readfile(pack.graph_path(dir, 0, 0, 0)))
+      assert.are.equal(gbefore[1], readfile(pack.graph_path(dir, 1, 0, 0)))
+      assert.are_not.equal(gbefore[2], readfile(pack.graph_path(dir, 2, 0, 0)))
+      -- the world graph holds the new graph of tile 2 (its id changed), the others' stay
+      assert.are.equal(pack.blob_id(readfile(pack.graph_path(dir, 2, 0, 0))), w.graph_ids[2])
+      assert.are.equal(pack.blob_id(gbefore[0]), w.graph_ids[0])
+      assert.are_not.equal(pack.blob_id(gbefore[2]), w.graph_ids[2])
       -- the world was reloaded in place: same tree object, the edit is there, tile 0 untouched
       assert.are.equal("blocked", (w.tree:locate { 20, 1, 4 }))
       assert.are.equal(salt0, w.tree:tile_salt(0, 0, 0))
       -- and the pack equals a full bake of the edited config
-      local graph = readfile(dir .. "/graph.txt")
       local dir2 = tmpdir()
       cfg.output = dir2
       assert(bake(cfg))
-      assert.are.equal(readfile(dir2 .. "/graph.txt"), graph)
       assert.are.equal(readfile(dir2 .. "/manifest.txt"), readfile(dir .. "/manifest.txt"))
       for i = 0, 2 do
         assert.are.equal(readfile(pack.tile_path(dir2, i, 0, 0)), readfile(pack.tile_path(dir, i, 0, 0)))
+        assert.are.equal(readfile(pack.graph_path(dir2, i, 0, 0)), readfile(pack.graph_path(dir, i, 0, 0)))
       end
       -- a config for another grid is misuse
       cfg.depth = 4
@@ -512,8 +513,8 @@ describe("octonav.bake", function()
           local s = assert(bake { range = c[2], scale = c[3], depth = c[4], geometry = { { obj = meshes .. "/" .. c[1] } },
             output = dir })
           local secs = octonav.core.clock() - t0
-          print(("\n  %s: scale %g depth %d, %d tiles, %.2f s, %d nodes, %d bytes, %d points in %d blocks, %d links")
-            :format(c[1], c[3], c[4], s.tiles, secs, s.nodes, s.bytes, s.points, s.blocks, s.links))
+          print(("\n  %s: scale %g depth %d, %d tiles, %.2f s, %d bytes, %d portals, %d edges")
+            :format(c[1], c[3], c[4], s.tiles, secs, s.bytes, s.portals, s.edges))
           local w = assert(world.load(dir))
           assert.is_true(w.tree:stats().nodes > 1000)
           w:close()

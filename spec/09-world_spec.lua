@@ -63,26 +63,18 @@ describe("octonav.world", function()
     assert.are.same({ 0 }, h.tiles)
     assert.are.same({ { inside = { 10, 4.5, 8 }, outside = { 12.75, 4.5, 8 }, open = true } }, h.doors)
     assert.are.equal(1, w.hole_index.cave)
-    -- graph tables: every block in its tile's list, links both ways across x = 16, weights symmetric
-    local n = 0
-    for id, b in pairs(w.blocks) do
-      n = n + 1
-      assert.are.equal(id, b.id)
-      local found = false
-      for _, x in ipairs(w.tile_blocks[b.tile]) do found = found or x == id end
-      assert.is_true(found)
-      assert.is_true(#b.points > 0)
-      for _, l in ipairs(w.links[id]) do assert.are_not.equal(b.tile, w.blocks[l.block].tile) end
-    end
-    assert.is_true(n >= 2)
+    -- the world graph: both tiles' graphs, linked across x = 16 (the world's wall has a window),
+    -- each added from its file (graph_ids: the file's identity)
+    local st = w.graph:stats()
+    assert.are.equal(2, st.tiles)
+    assert.is_true(st.links >= 1 and st.portals >= 2)
     for t = 0, 1 do
-      for a, row in pairs(w.weights[t]) do
-        for b, c in pairs(row) do assert.are.equal(c, w.weights[t][b][a]) end
-      end
+      local i, j, k = require("octonav.tilegrid").coords(w.grid, t)
+      assert.is_true(w.graph:has_tile(i, j, k))
+      local pack = require "octonav.pack"
+      assert.are.equal(pack.blob_id(assert(pack.read_graph(w.dir, i, j, k))), w.graph_ids[t])
     end
-    -- door links go to the blocks of tile 0, the one tile the cave overlaps and its door opens into
-    assert.is_true(#w.door_links[1][1] > 0)
-    for _, l in ipairs(w.door_links[1][1]) do assert.are.equal(0, w.blocks[l.block].tile) end
+    assert.are.equal(st.bytes, w:graph_bytes())
   end)
 
   it("maps points to tiles and between world and nav space (the seed's formulas)", function()
@@ -206,20 +198,26 @@ describe("octonav.world", function()
         }]])
       local code, o = run("bake", { d .. "/level.lua" })
       assert.are.equal(0, code)
-      assert.matches("baked .*/pack: 2 tiles, %d+ nodes", o)
-      local whole = readfile(d .. "/pack/graph.txt")
-      -- the same in parallel-style steps
+      assert.matches("baked .*/pack: 2 tiles, tile graphs %d+ bytes %(%d+ portals, %d+ edges%), 1 holes", o)
+      local names = { "manifest.txt", "tiles/0_0_0.tile", "tiles/1_0_0.tile", "tiles/0_0_0.graph",
+        "tiles/1_0_0.graph", "holes/den.tree" }
+      local whole = {}
+      for _, n in ipairs(names) do whole[n] = readfile(d .. "/pack/" .. n) end
+      -- the same in parallel-style steps: each tile, the hole, then the link step
       files.rm_rf(d .. "/pack")
       assert.are.equal(0, (run("bake", { d .. "/level.lua", "--tile", "0,0,0" })))
       assert.are.equal(0, (run("bake", { d .. "/level.lua", "--tile", "1,0,0" })))
       code, o = run("bake", { d .. "/level.lua", "--link" })
+      assert.are.equal(1, code, o) -- the hole is not baked yet
+      assert.are.equal(0, (run("bake", { d .. "/level.lua", "--hole", "den" })))
+      code, o = run("bake", { d .. "/level.lua", "--link" })
       assert.are.equal(0, code, o)
-      assert.are.equal(whole, readfile(d .. "/pack/graph.txt"))
+      for _, n in ipairs(names) do assert.are.equal(whole[n], readfile(d .. "/pack/" .. n), n) end
       code, o = run("info", { d .. "/pack" })
       assert.are.equal(0, code)
       assert.matches("tiles +2 x 1 x 1 = 2", o)
       assert.matches("holes +1, doors 1", o)
-      assert.matches("connect +%d+ points in %d+ blocks", o)
+      assert.matches("graph +2 tile graphs, %d+ portals, %d+ edges, %d+ links, %d+ bytes in memory", o)
       -- the den has no walls: the sealing fills it all, so validate reports it and fails
       code, o = run("validate", { d .. "/pack" })
       assert.are.equal(1, code)

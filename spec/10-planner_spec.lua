@@ -1,11 +1,12 @@
--- spec/10-planner_spec.lua -- octonav.planner: the Cell-level A* over connect blocks and doors, on
--- worlds built by hand as plain tables (docs/world.md) with real octonav trees, and end to end on a
--- baked world when octonav.bake and octonav.world exist.
+-- spec/10-planner_spec.lua -- octonav.planner: the Cell-level route over the C world graph (tile
+-- portal graphs, octonav.core.route) with holes and doors as endpoint sets, on worlds built by hand
+-- as plain tables (docs/world.md) with real octonav trees and a world graph built from them, and end
+-- to end on a baked world.
 -- Run: busted --lua=lua5.4 spec/10-planner_spec.lua
 --
 -- The hand world (scale 1, origin 0, tiles of 16 leaves): N tiles along x; between tiles k-1 and k a
--- wall x in [16k-1, 16k+1] with one opening y, z in [6, 10]; block 2k-1 (tile k-1, face +x) and block
--- 2k (tile k, face -x) hold three connect points each across the opening, linked both ways. Hole 1
+-- wall x in [16k-1, 16k+1] with one opening y, z in [6, 10] (the tiles' portals there are linked).
+-- Hole 1
 -- "cave" (tile 0, box [4,12]x[2,10]x[4,12], scale 0.5): a sealed room [5,11]x[3,9]x[5,11] with a
 -- pillar, door 1 on its -x side and door 2 on its +x side. Hole 2 "den" (tile 1, box
 -- [20,28]x[2,10]x[4,12]): a sealed room with one door on its -x side. The world tree blocks both
@@ -23,8 +24,9 @@ local function cell_of(w, p)
   return "tile", w:tile_of(p)
 end
 
--- Every step's enter and exit lie in its cell; consecutive steps join at a connect point pair (same
--- block) or at a door; the route starts at a and ends at b.
+-- Every step's enter and exit lie in its cell; consecutive tile steps join at a crossing point on
+-- their shared face (strictly inside the face's free opening: a point just either side is free), a
+-- tile and a hole at a door; the route starts at a and ends at b.
 local function expect_route(w, route, a, b)
   assert.is_table(route)
   assert.same(a, route[1].enter)
@@ -34,31 +36,31 @@ local function expect_route(w, route, a, b)
     assert.truthy(s.kind == "tile" or s.kind == "hole")
     local id = s.kind == "tile" and s.tile or s.hole
     assert.is_number(id)
-    for _, p in ipairs { s.enter, s.exit } do
-      local kind, cid = cell_of(w, p)
-      if s.kind == "hole" then
+    if s.kind == "hole" then
+      for _, p in ipairs { s.enter, s.exit } do
+        local kind, cid = cell_of(w, p)
         assert.equal("hole", kind)
         assert.equal(s.hole, cid)
-      else
-        assert.equal("tile", kind)
       end
-    end
-    if s.kind == "tile" then
-      assert.equal(s.tile, w:tile_of(s.enter))
-      assert.equal("free", (w.tree:locate(s.enter)))
-      assert.equal("free", (w.tree:locate(s.exit)))
     end
     local nx = route[i + 1]
     if nx then
-      if s.via_kind == "block" then
-        local blk = w.blocks[s.via]
-        assert.equal(s.tile, blk.tile)
-        local found = false
-        for _, p in ipairs(blk.points) do
-          if dist(p.inside, s.exit) == 0 and dist(p.outside, nx.enter) == 0 then found = true end
-        end
-        assert.is_true(found, "the exit is not a connect point pair of block " .. s.via)
+      if s.via_kind == "portal" then
         assert.equal("tile", nx.kind)
+        assert.equal(s.to_tile, nx.tile)
+        assert.same(s.exit, nx.enter)
+        -- on the face between the two tiles: a hair either side lies in each tile, and is free
+        local axis
+        for k = 1, 3 do
+          if s.exit[k] % w.tile_size == 0 and s.exit[k] > 0 then axis = k end
+        end
+        assert.is_number(axis, "the crossing is not on a tile face")
+        local lo, hi = { s.exit[1], s.exit[2], s.exit[3] }, { s.exit[1], s.exit[2], s.exit[3] }
+        lo[axis], hi[axis] = lo[axis] - 0.01, hi[axis] + 0.01
+        local mine, theirs = lo, hi
+        if w:tile_of(lo) ~= s.tile then mine, theirs = hi, lo end
+        assert.equal(s.tile, w:tile_of(mine))
+        assert.equal(nx.tile, w:tile_of(theirs))
       else
         assert.equal("door", s.via_kind)
         local door = w.holes[s.via_hole].doors[s.via]
@@ -128,7 +130,7 @@ describe("octonav.planner.plan", function()
       assert.same({ nil, "unreachable" }, { planner.plan(sealed, cave, den) })
     end)
 
-    it("unreachable: a sealed middle tile (no weight between its blocks)", function()
+    it("unreachable: a middle tile cut in two by a wall", function()
       local w3 = make_world { tiles = 3, sealed_tile = 1 }
       assert.same({ nil, "unreachable" }, { planner.plan(w3, t0, { 46, 8, 8 }) })
       assert.same({ nil, "unreachable" }, { planner.plan(w3, { 46, 8, 8 }, cave) })
@@ -173,11 +175,10 @@ describe("octonav.planner.plan", function()
       local r = planner.plan(w, t0, t1)
       expect_route(w, r, t0, t1)
       assert.equal("tile:0 tile:1", kinds(r))
-      assert.equal(1, r[1].via)
-      assert.equal("block", r[1].via_kind)
-      -- from t0 the point nearest the way on is one of the block's points
-      assert.equal(14.5, r[1].exit[1])
-      assert.equal(17.5, r[2].enter[1])
+      assert.equal("portal", r[1].via_kind)
+      -- through the wall's opening, on the face x = 16
+      assert.equal(16, r[1].exit[1])
+      assert.is_true(r[1].exit[2] >= 6 and r[1].exit[2] <= 10 and r[1].exit[3] >= 6 and r[1].exit[3] <= 10)
     end)
 
     it("outside -> hole: through the nearer door", function()
@@ -249,26 +250,19 @@ describe("octonav.planner.plan", function()
       assert.equal(2, planner.plan(w2, t1, cave)[2].via)
     end)
 
-    it("three tiles: weights inside the middle tile", function()
+    it("three tiles: through the middle tile", function()
       local w3 = make_world { tiles = 3 }
       local g = { 46, 8, 8 }
       local r = planner.plan(w3, t0, g)
       expect_route(w3, r, t0, g)
       assert.equal("tile:0 tile:1 tile:2", kinds(r))
-      assert.same({ 1, 3 }, { r[1].via, r[2].via })
+      assert.same({ 1, 2 }, { r[1].to_tile, r[2].to_tile })
       r = planner.plan(w3, g, cave)
       expect_route(w3, r, g, cave)
       assert.equal("tile:2 tile:1 tile:0 hole:1", kinds(r))
       r = planner.plan(w3, den, g)
       expect_route(w3, r, den, g)
       assert.equal("hole:2 tile:1 tile:2", kinds(r))
-    end)
-
-    it("weights stored the other way round are read too", function()
-      local w3 = make_world { tiles = 3 }
-      w3.weights[1] = { [3] = { [2] = 13 } }
-      local r = planner.plan(w3, t0, { 46, 8, 8 })
-      assert.equal("tile:0 tile:1 tile:2", kinds(r))
     end)
 
     it("returns the Cell-level cost", function()

@@ -82,10 +82,13 @@ local function copy_pack(src, dst)
   assert(core.mkdir(dst .. "/tiles"))
   assert(core.mkdir(dst .. "/holes"))
   local w = assert(world_mod.load(src, { tiles = false }))
-  local names = { "manifest.txt", "graph.txt" }
+  local names = { "manifest.txt" }
   for k = 0, w.tiles[3] - 1 do
     for j = 0, w.tiles[2] - 1 do
-      for i = 0, w.tiles[1] - 1 do names[#names + 1] = ("tiles/%d_%d_%d.tile"):format(i, j, k) end
+      for i = 0, w.tiles[1] - 1 do
+        names[#names + 1] = ("tiles/%d_%d_%d.tile"):format(i, j, k)
+        names[#names + 1] = ("tiles/%d_%d_%d.graph"):format(i, j, k)
+      end
     end
   end
   for _, h in ipairs(w.holes) do names[#names + 1] = "holes/" .. h.name .. ".tree" end
@@ -95,10 +98,13 @@ end
 
 -- Remove a pack directory without a shell: its known files, then its folders.
 local function remove_pack(dir)
-  local names = { "manifest.txt", "graph.txt", "manifest.txt.tmp", "graph.txt.tmp" }
+  local names = { "manifest.txt" }
   for k = 0, 15 do
     for j = 0, 3 do
-      for i = 0, 15 do names[#names + 1] = ("tiles/%d_%d_%d.tile"):format(i, j, k) end
+      for i = 0, 15 do
+        names[#names + 1] = ("tiles/%d_%d_%d.tile"):format(i, j, k)
+        names[#names + 1] = ("tiles/%d_%d_%d.graph"):format(i, j, k)
+      end
     end
   end
   names[#names + 1] = "holes/cave.tree"
@@ -169,17 +175,20 @@ local function key(t) return t[1] + NX * t[3] end
 ---------------------------------------------------------------------------------------------------
 
 describe("octonav.streamer over a world", function()
-  it("world.load(dir, { tiles = false }): manifest, holes and graph, no tile data", function()
+  it("world.load(dir, { tiles = false }): manifest and holes, no tile data, no tile graph", function()
     local w = assert(world_mod.load(pack, { tiles = false }))
     assert.are.equal(0, w.tree:stats().tiles_loaded)
     assert.are.equal("blocked", (w.tree:locate { 8, 8, 8 })) -- unloaded: never free
     assert.are.equal("free", (full.tree:locate { 8, 8, 8 }))
     assert.is_nil(w.holes[1].tree)
     assert.are.same(full.holes[1].min, w.holes[1].min)
-    local nb_full, nb = 0, 0
-    for _ in pairs(full.blocks) do nb_full = nb_full + 1 end
-    for _ in pairs(w.blocks) do nb = nb + 1 end
-    assert.are.equal(nb_full, nb)
+    assert.are.equal(0, w.graph:stats().tiles)
+    assert.is_true(w.graphs_stream)
+    -- graphs = true: every tile's graph at once (a skeleton), the same world graph as the full load's
+    local sk = assert(world_mod.load(pack, { tiles = false, graphs = true }))
+    assert.are.same(full.graph:stats(), sk.graph:stats())
+    assert.is_false(sk.graphs_stream)
+    sk:close()
     assert.has_error(function() w:in_hole(IN_CAVE) end,
       "world:in_hole: hole 'cave' is not loaded (streaming: load it first)")
     assert.is_nil(w:in_hole { 8, 8, 8 }) -- outside every hole's bounds: no tree needed
@@ -197,6 +206,46 @@ describe("octonav.streamer over a world", function()
     assert.is_nil(w.holes[1].tree)
     assert.has_error(function() world_mod.load(pack, { tile = false }) end, "octonav.world.load: unknown option 'tile'")
     w:close()
+  end)
+
+  it("tile graphs come and go with their tiles; a plan through tiles not loaded answers loading, then succeeds",
+    function()
+    local s = assert(streamer.new(pack, { load_padding = 1, unload_padding = 2, workers = 0 }))
+    local w = s.world
+    local a, b = { 8, 8, 8 }, { 120, 8, 120 } -- opposite corners: the route crosses the wall's gap
+    local ta, tb = w:tile_of(a), w:tile_of(b)
+    s:force_load(ta)
+    s:force_load(tb)
+    s:update(true)
+    assert.are.equal(2, w.graph:stats().tiles)
+    local needed, route, why, last = 0, nil, nil, nil
+    for _ = 1, NX * NZ do
+      local tile
+      route, why, tile = w:plan(a, b)
+      if route then break end
+      assert.are.equal("loading", why)
+      assert.is_false(s:is_loaded(tile))
+      needed, last = needed + 1, tile
+      s:force_load(tile)
+      s:update(true)
+      assert.is_true(s:is_loaded(tile))
+      assert.is_not_nil(w.graph_ids[tile])
+    end
+    assert.is_table(route, tostring(why))
+    assert.is_true(needed >= 3, "tiles asked for: " .. needed)
+    assert.is_true(w.graph:stats().tiles < NX * NZ) -- not every tile was needed
+    -- the route found while streaming costs what the route on the whole world costs (a tile that is
+    -- not loaded is asked for whenever a route through it could be shorter)
+    local _, cost = w:plan(a, b)
+    local _, full_cost = full:plan(a, b)
+    assert.is_true(math.abs(cost - full_cost) < 1e-9, ("%.9g vs %.9g"):format(cost, full_cost))
+    -- an unloaded tile's graph leaves the world graph
+    local n = w.graph:stats().tiles
+    s:force_unload(last)
+    s:update(true)
+    assert.is_nil(w.graph_ids[last])
+    assert.are.equal(n - 1, w.graph:stats().tiles)
+    s:close()
   end)
 
   it("rejects misuse with clear errors", function()

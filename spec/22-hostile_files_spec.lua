@@ -187,7 +187,6 @@ describe("hostile files", function()
       -- the most a manifest may ask for still loads without tiles
       m.tiles = { 1024, 1, 1024 }
       writefile(pack.manifest_path(dir), pack.manifest_text(m))
-      writefile(pack.graph_path(dir), pack.graph_text { blocks = {}, links = {}, weights = {}, doors = {} })
       w = assert(world.load(dir, { tiles = false }))
       assert.are.equal(1024 * 1024, w.grid.count)
       w:close()

@@ -1,20 +1,21 @@
 --- The bake: a config (docs/world.md, "Bake config") -> a nav pack directory.
 --
 --   local bake = require "octonav.bake"
---   bake(config)               -- or bake.run(config): every tile, then the link step -> summary
---   bake.tile(config, i, j, k) -- one tile -> OUTPUT/tiles/I_J_K.tile (parallel processes)
---   bake.job(config, n, m)     -- the tiles t with t % m == n (job n of m of a batch array)
---   bake.link(config)          -- holes, graph and manifest from the tile files already written
+--   bake(config)               -- or bake.run(config): every tile, every hole, then the link step -> summary
+--   bake.tile(config, i, j, k) -- one tile -> OUTPUT/tiles/I_J_K.tile and .graph (parallel processes)
+--   bake.hole(config, name)    -- one hole -> OUTPUT/holes/NAME.tree
+--   bake.job(config, n, m)     -- the tiles t with t % m == n and the holes h with (h - 1) % m == n
+--                              -- (job n of m of a batch array)
+--   bake.link(config)          -- the manifest, once every tile and hole file is written
 --   bake.grid(config)          -- the tile grid the config gives (origin, tiles, tile_size)
 --   bake.rebake(dir, region, config) -- re-bake the tiles overlapping a box (world:rebake calls it)
 --
 -- The pipeline (the seed's "大世界地图的烘焙过程" and "洞的定义及其烘焙过程"), one module per stage:
 --   octonav.bake.config    the config checked and normalised, the tile grid computed
 --   octonav.bake.geometry  the geometry gathered once; the part one tile or hole overlaps
---   octonav.bake.tiles     each tile baked on its own into a tile file
+--   octonav.bake.tiles     each tile baked on its own into a tile file and its portal graph file
 --   octonav.bake.holes     each hole's own tree, sealed outside its doors
---   octonav.bake.link      from the tile files: top-reachable face regions -> connect blocks, links,
---                          weights, door links; the graph and the manifest written last
+--   octonav.bake.link      reads the graph files only (checks them) and writes the manifest last
 -- The grid arithmetic is octonav.tilegrid's (bake.tile_of and the other grid functions below are it).
 --
 -- Misuse (a bad config) raises an error naming the field; runtime failures (files) return nil, err.
@@ -48,16 +49,31 @@ M.tile_of, M.tiles_in_box, M.hole_tiles = tilegrid.tile_of, tilegrid.in_box, til
 M.hole_params = holes.params
 M.read_obj, M.collect = geometry.read_obj, geometry.collect
 
--- The bake's progress: `tiles` tile steps ("tile I,J,K"), then the link step's holes ("hole NAME") and
--- graph tiles ("graph tile T"); each kind is a phase of its own for the time left (their steps cost
--- very different times).
-local function reporter(cfg, ntiles)
-  local phases = { tile = ntiles, hole = #cfg.holes, graph = cfg.grid.count }
-  return progress.new { callback = cfg.progress, total = ntiles + #cfg.holes + cfg.grid.count, label = "steps",
-    phases = phases }
+-- The bake's progress: `ntiles` tile steps ("tile I,J,K"), `nholes` hole steps ("hole NAME"), then the
+-- link step's graph tiles ("graph tile T"); each kind is a phase of its own for the time left.
+local function reporter(cfg, ntiles, nholes, linked)
+  local ngraph = linked and cfg.grid.count or 0
+  return progress.new { callback = cfg.progress, total = ntiles + nholes + ngraph, label = "steps",
+    phases = { tile = ntiles, hole = nholes, graph = ngraph } }
 end
 
---- Bakes one tile of the config and writes OUTPUT/tiles/I_J_K.tile. Returns true, bytes or nil, err.
+-- Bakes the holes of cfg whose names `want` holds (all when nil) into dir. Returns their bytes or nil, err.
+local function bake_holes(cfg, geo, dir, want, report)
+  local bytes = 0
+  for _, h in ipairs(cfg.holes) do
+    if want == nil or want[h.name] then
+      local ht, err = holes.bake(cfg, geo, h, dir)
+      if not ht then return nil, err end
+      ht:close()
+      bytes = bytes + (util.file_size(pack.hole_path(dir, h.name)) or 0)
+      if report then report("hole " .. h.name) end
+    end
+  end
+  return bytes
+end
+
+--- Bakes one tile of the config: OUTPUT/tiles/I_J_K.tile and its graph OUTPUT/tiles/I_J_K.graph.
+-- Only the geometry overlapping the tile is gathered into it. Returns true, bytes or nil, err.
 function M.tile(config, i, j, k)
   local cfg = M.check(config)
   tiles.check_args(cfg.grid, i, j, k)
@@ -65,16 +81,30 @@ function M.tile(config, i, j, k)
   if not geo then return nil, err end
   local ok, derr = tiles.ensure_dirs(cfg.output)
   if not ok then return nil, derr end
-  local blob = tiles.one(cfg, geo, i, j, k)
-  local wok, werr = pack.write_tile(cfg.output, i, j, k, blob)
-  if not wok then return nil, werr end
-  return true, #blob
+  local bytes, terr = tiles.bake(cfg, geo, cfg.output, { tilegrid.index(cfg.grid, i, j, k) })
+  if not bytes then return nil, terr end
+  return true, bytes
 end
 
---- Job n of m (0 <= n < m): bakes the tiles whose linear index t has t % m == n, in one process with
--- the geometry gathered once (what `bin/octonav bake CONFIG --job N/M` runs: a batch array's job
--- index -> tiles). Each tile's file is the one bake.tile and bake.run write. Returns the number of
--- tiles and their bytes, or nil, err.
+--- Bakes one hole of the config (by name) into OUTPUT/holes/NAME.tree. Returns true, bytes or nil, err.
+function M.hole(config, name)
+  local cfg = M.check(config)
+  local found = false
+  for _, h in ipairs(cfg.holes) do found = found or h.name == name end
+  if not found then error("octonav.bake.hole: no hole named " .. tostring(name), 2) end
+  local geo, err = geometry.collect(cfg)
+  if not geo then return nil, err end
+  local ok, derr = tiles.ensure_dirs(cfg.output)
+  if not ok then return nil, derr end
+  local bytes, herr = bake_holes(cfg, geo, cfg.output, { [name] = true })
+  if not bytes then return nil, herr end
+  return true, bytes
+end
+
+--- Job n of m (0 <= n < m): bakes the tiles whose linear index t has t % m == n and the holes number h
+-- with (h - 1) % m == n, in one process with the geometry gathered once (what `bin/octonav bake CONFIG
+-- --job N/M` runs: a batch array's job index -> tiles). The files are those bake.run writes. Returns
+-- the number of tiles and the bytes written, or nil, err.
 function M.job(config, n, m)
   local cfg = M.check(config)
   if math.type(n) ~= "integer" or math.type(m) ~= "integer" or m < 1 or n < 0 or n >= m then
@@ -88,24 +118,26 @@ function M.job(config, n, m)
   for t = n, cfg.grid.count - 1, m do list[#list + 1] = t end
   local bytes, terr = tiles.bake(cfg, geo, cfg.output, list)
   if not bytes then return nil, terr end
-  return #list, bytes
+  local want = {}
+  for h = n + 1, #cfg.holes, m do want[cfg.holes[h].name] = true end
+  local hb, herr = bake_holes(cfg, geo, cfg.output, want)
+  if not hb then return nil, herr end
+  return #list, bytes + hb
 end
 
---- The link step alone: reads OUTPUT/tiles/*.tile, bakes the holes, writes graph and manifest.
+--- The link step alone: checks OUTPUT/tiles/*.graph and the hole files, writes the manifest.
 -- Returns a summary or nil, err.
 function M.link(config)
   local cfg = M.check(config)
-  local ok, err = tiles.ensure_dirs(cfg.output)
-  if not ok then return nil, err end
-  local p = reporter(cfg, 0)
+  local p = reporter(cfg, 0, 0, true)
   local done = 0
   local s, lerr = link.run(cfg, { dir = cfg.output, report = function(what) done = done + 1; p:update(done, what) end })
   p:finish()
   return s, lerr
 end
 
---- The whole bake: every tile, then the link step. Returns a summary
--- { tiles, nodes, bytes, blocks, points, links, weights, door_links, holes, seconds } or nil, err.
+--- The whole bake: every tile, every hole, then the link step. Returns a summary { tiles, bytes,
+-- tile_bytes, graph_bytes, portals, edges, holes, hole_bytes, seconds, link_seconds } or nil, err.
 function M.run(config)
   local t0 = clock()
   local cfg = M.check(config)
@@ -114,30 +146,31 @@ function M.run(config)
   local ok, derr = tiles.ensure_dirs(cfg.output)
   if not ok then return nil, derr end
   local n = cfg.grid.count
-  local p = reporter(cfg, n)
+  local p = reporter(cfg, n, #cfg.holes, true)
   local list = {}
   for t = 0, n - 1 do list[#list + 1] = t end
-  local _, terr = tiles.bake(cfg, geo, cfg.output, list, function(done, what) p:update(done, what) end)
-  if terr then
-    p:finish()
-    return nil, terr
-  end
+  local bytes, terr = tiles.bake(cfg, geo, cfg.output, list, function(done, what) p:update(done, what) end)
   local done = n
-  local s, lerr = link.run(cfg, { dir = cfg.output, geo = geo,
-    report = function(what) done = done + 1; p:update(done, what) end })
+  local function step(what) done = done + 1; p:update(done, what) end
+  if bytes then bytes, terr = bake_holes(cfg, geo, cfg.output, nil, step) end
+  geo = nil -- luacheck: ignore 311 (the geometry may be large: let it go before the link step)
+  local s
+  if bytes then s, terr = link.run(cfg, { dir = cfg.output, report = step }) end
   p:finish()
-  if not s then return nil, lerr end
+  if not s then return nil, terr end
+  s.bytes = s.graph_bytes + s.hole_bytes
+  for t = 0, n - 1 do s.bytes = s.bytes + (util.file_size(pack.tile_path(cfg.output, tilegrid.coords(cfg.grid, t))) or 0) end
   s.seconds = clock() - t0
   return s
 end
 
-
 --- Re-bakes the tiles overlapping `region` ({ min = {..}, max = {..} }, grown by the radius and half a
--- leaf) from `config` into the pack at `dir` (config.output is not used): rewrites those tile files
--- only, re-bakes the holes whose bounds overlap the region (or that the pack lacks), and recomputes
--- the graph for the faces of those tiles (regions, culling, blocks), the weights of those tiles and
--- their neighbours, all links, and the door links of holes whose tiles changed; the rest of the graph
--- is carried over. The config must give the pack's grid. Returns a summary or nil, err.
+-- leaf) from `config` into the pack at `dir` (config.output is not used): rewrites those tiles' tile
+-- and graph files only, re-bakes the holes whose bounds overlap the region, whose manifest lines
+-- changed or whose file is missing, and rewrites the manifest when a hole changed. Nothing else of the
+-- pack is read or written: links are made when the world adds the new graphs. The config must give the
+-- pack's grid. Returns a summary { rebaked = { tile indices }, holes = { names }, bytes, seconds } or
+-- nil, err.
 function M.rebake(dir, region, config)
   if type(dir) ~= "string" then error("octonav.bake.rebake: dir must be a string", 2) end
   local cfg = M.check(config)
@@ -149,21 +182,11 @@ function M.rebake(dir, region, config)
     or not util.same3(manifest.origin, grid.origin) or not util.same3(manifest.tiles, grid.tiles) then
     error("octonav.bake.rebake: the config's grid (scale, depth, radius, range) differs from the pack's", 2)
   end
-  local previous, gerr = pack.read_graph(dir, manifest)
-  if not previous then return nil, gerr end
+  local t0 = clock()
   local geo, err = geometry.collect(cfg)
   if not geo then return nil, err end
   local lo, hi = geometry.grow(rmin, rmax, geometry.margin(cfg))
   local list = tilegrid.in_box(grid, lo, hi, false)
-  local changed = {}
-  for _, t in ipairs(list) do changed[t] = true end
-  local t0 = clock()
-  local p = reporter(cfg, #list)
-  local _, terr = tiles.bake(cfg, geo, dir, list, function(done, what) p:update(done, what) end)
-  if terr then
-    p:finish()
-    return nil, terr
-  end
   -- holes: re-bake those overlapping the region, new or changed ones, and those whose file is missing
   local function hole_text(h)
     return pack.manifest_text { scale = 1, depth = 1, origin = { 0, 0, 0 }, tiles = { 1, 1, 1 }, radius = 0, holes = { h } }
@@ -171,22 +194,33 @@ function M.rebake(dir, region, config)
   local old_holes = {}
   for _, h in ipairs(manifest.holes) do old_holes[h.name] = hole_text(h) end
   local new_holes = holes.manifest_lines(cfg)
-  local rebake_holes = {}
+  local want, names, lines_changed = {}, {}, #manifest.holes ~= #cfg.holes
   for n, h in ipairs(cfg.holes) do
     local hl, hh = geometry.grow(h.min, h.max, geometry.margin(cfg, h.scale))
-    if geometry.overlaps(hl, hh, rmin, rmax) or old_holes[h.name] ~= hole_text(new_holes[n])
-      or (util.file_size(pack.hole_path(dir, h.name)) or 0) == 0 then
-      rebake_holes[h.name] = true
+    local changed = old_holes[h.name] ~= hole_text(new_holes[n])
+    lines_changed = lines_changed or changed
+    if geometry.overlaps(hl, hh, rmin, rmax) or changed or (util.file_size(pack.hole_path(dir, h.name)) or 0) == 0 then
+      want[h.name] = true
+      names[#names + 1] = h.name
     end
   end
+  local p = reporter(cfg, #list, #names, false)
+  local bytes, terr = tiles.bake(cfg, geo, dir, list, function(done, what) p:update(done, what) end)
   local done = #list
-  local s, lerr = link.run(cfg, { dir = dir, geo = geo, changed = changed, previous = previous, holes = rebake_holes,
-    report = function(what) done = done + 1; p:update(done, what) end })
+  if bytes then
+    local hb
+    hb, terr = bake_holes(cfg, geo, dir, want, function(what) done = done + 1; p:update(done, what) end)
+    bytes = hb and bytes + hb
+  end
   p:finish()
-  if not s then return nil, lerr end
-  s.rebaked = list
-  s.seconds = clock() - t0
-  return s
+  if not bytes then return nil, terr end
+  if lines_changed then
+    local ok, werr = pack.write_manifest(dir, {
+      scale = cfg.scale, depth = cfg.depth, origin = grid.origin, tiles = grid.tiles, radius = cfg.radius,
+      holes = new_holes })
+    if not ok then return nil, werr end
+  end
+  return { rebaked = list, holes = names, tiles = #list, bytes = bytes, seconds = clock() - t0 }
 end
 
 setmetatable(M, { __call = function(_, config) return M.run(config) end })

@@ -1,7 +1,7 @@
 --- octonav's command line (bin/octonav is a launcher for M.run):
---   bake CONFIG.lua [--tile I,J,K | --job N/M | --link]
---                                             bake a pack (all of it; one tile; job N of M: the tiles
---                                             t % M == N; or the link step only)
+--   bake CONFIG.lua [--tile I,J,K | --hole NAME | --job N/M | --link]
+--                                             bake a pack (all of it; one tile; one hole; job N of M:
+--                                             the tiles t % M == N; or the link step only)
 --   info PACK                                 what a pack holds
 --   path PACK x y z x y z [--obj FILE]        plan a route and search each of its steps
 --   validate PACK                             check the holes' doors; exit code 1 when not ok
@@ -46,13 +46,14 @@ end
 -- each command's usage: its synopsis line(s), then what it does
 local HELP = {
   bake = [[
-octonav bake CONFIG.lua [--tile I,J,K | --job N/M | --link]
-    bake the pack a config file describes (docs/world.md): every tile and the link step; --tile
-    one tile only (parallel bakes); --job N/M the tiles t % M == N (job N of M, in one process);
-    --link the holes, graph and manifest from tiles already baked]],
+octonav bake CONFIG.lua [--tile I,J,K | --hole NAME | --job N/M | --link]
+    bake the pack a config file describes (docs/world.md): every tile, every hole and the link
+    step; --tile one tile and its graph only (parallel bakes); --hole one hole's tree; --job N/M
+    the tiles t % M == N and the holes h % M == N (job N of M, in one process); --link the
+    manifest, once every tile graph and hole is baked (reads the graph files only)]],
   info = [[
 octonav info PACK
-    what a pack holds: grid, nodes, files, holes, connect blocks and links]],
+    what a pack holds: grid, nodes, files, holes, tile graphs (portals, edges, links)]],
   path = [[
 octonav path PACK x y z x y z [--obj FILE]
     plan a route from the first point to the second and search each of its steps; --obj writes
@@ -160,11 +161,11 @@ local function file_size(path) return util.file_size(path) or 0 end
 -- ---- bake ------------------------------------------------------------------------------------------
 
 local function cmd_bake(args)
-  local flags, pos = parse(args, { tile = true, job = true }, { link = true })
+  local flags, pos = parse(args, { tile = true, job = true, hole = true }, { link = true })
   if not flags then return usage("bake: " .. pos, "bake") end
   if #pos ~= 1 then return usage("bake: one CONFIG.lua expected", "bake") end
-  if (flags.tile and 1 or 0) + (flags.job and 1 or 0) + (flags.link and 1 or 0) > 1 then
-    return usage("bake: --tile, --job and --link do not go together", "bake")
+  if (flags.tile and 1 or 0) + (flags.job and 1 or 0) + (flags.link and 1 or 0) + (flags.hole and 1 or 0) > 1 then
+    return usage("bake: --tile, --hole, --job and --link do not go together", "bake")
   end
   local config, cerr = M.load_config(pos[1])
   if not config then
@@ -181,6 +182,8 @@ local function cmd_bake(args)
       n, m = math.tointeger(tonumber(n)), math.tointeger(tonumber(m))
       if not n or m < 1 or n >= m then error("octonav.bake: --job: N/M expected (job N of M, 0 <= N < M)", 0) end
       return bake.job(config, n, m)
+    elseif flags.hole then
+      return bake.hole(config, flags.hole)
     elseif flags.link then
       return bake.link(config)
     end
@@ -194,8 +197,8 @@ local function cmd_bake(args)
     err(tostring(rerr))
     return 1
   end
-  if flags.tile then
-    out(("tile %s: %d bytes -> %s"):format(flags.tile, rerr, config.output))
+  if flags.tile or flags.hole then
+    out(("%s %s: %d bytes -> %s"):format(flags.tile and "tile" or "hole", flags.tile or flags.hole, rerr, config.output))
     return 0
   end
   if flags.job then
@@ -203,8 +206,8 @@ local function cmd_bake(args)
     return 0
   end
   local s = res
-  out(("baked %s: %d tiles, %d nodes, %d bytes, %d connect points in %d blocks, %d links, %d weights, %d holes, %d door links%s")
-    :format(config.output, s.tiles, s.nodes, s.bytes, s.points, s.blocks, s.links, s.weights, s.holes, s.door_links,
+  out(("baked %s: %d tiles, tile graphs %d bytes (%d portals, %d edges), %d holes (%d bytes)%s")
+    :format(config.output, s.tiles, s.graph_bytes, s.portals, s.edges, s.holes, s.hole_bytes,
       s.seconds and (" in %.2f s"):format(s.seconds) or (" (link %.2f s)"):format(s.link_seconds)))
   return 0
 end
@@ -224,9 +227,10 @@ local function cmd_info(args)
   local w = load_world(pos[1])
   if not w then return 1 end
   local st = w.tree:stats()
-  local files = file_size(pack.manifest_path(w.dir)) + file_size(pack.graph_path(w.dir))
+  local files = file_size(pack.manifest_path(w.dir))
   for t = 0, w.grid.count - 1 do
-    files = files + file_size(pack.tile_path(w.dir, tilegrid.coords(w.grid, t)))
+    local i, j, k = tilegrid.coords(w.grid, t)
+    files = files + file_size(pack.tile_path(w.dir, i, j, k)) + file_size(pack.graph_path(w.dir, i, j, k))
   end
   local ndoors, hole_nodes, hole_bytes = 0, 0, 0
   for _, h in ipairs(w.holes) do
@@ -235,20 +239,7 @@ local function cmd_info(args)
     hole_nodes, hole_bytes = hole_nodes + hs.nodes, hole_bytes + hs.bytes
     files = files + file_size(pack.hole_path(w.dir, h.name))
   end
-  local nblocks, npoints, nlinks, nweights, ndl = 0, 0, 0, 0, 0
-  for _, b in pairs(w.blocks) do
-    nblocks = nblocks + 1
-    npoints = npoints + #b.points
-  end
-  for _, l in pairs(w.links) do nlinks = nlinks + #l end
-  for _, wt in pairs(w.weights) do
-    for _, row in pairs(wt) do
-      for _ in pairs(row) do nweights = nweights + 1 end
-    end
-  end
-  for _, dl in pairs(w.door_links) do
-    for _, l in pairs(dl) do ndl = ndl + #l end
-  end
+  local gs = w.graph:stats()
   out(("pack      %s"):format(w.dir))
   out(("tiles     %d x %d x %d = %d, depth %d (%d leaves a side), scale %s, tile size %s, radius %s"):format(
     w.tiles[1], w.tiles[2], w.tiles[3], w.grid.count, w.depth, 1 << w.depth, g(w.scale), g(w.tile_size), g(w.radius)))
@@ -262,8 +253,8 @@ local function cmd_info(args)
     out(("  %s (%s) %s .. %s scale %s, %d doors, tiles %s"):format(h.name, h.kind, fp(h.min), fp(h.max), g(h.scale),
       #h.doors, table.concat(h.tiles, ",")))
   end
-  out(("connect   %d points in %d blocks, %d links, %d weights (directed), %d door links"):format(npoints, nblocks,
-    nlinks, nweights, ndl))
+  out(("graph     %d tile graphs, %d portals, %d edges, %d links, %d bytes in memory"):format(gs.tiles, gs.portals,
+    gs.edges, gs.links, gs.bytes))
   w:close()
   return 0
 end
@@ -305,26 +296,43 @@ local function cmd_path(args)
     return 1
   end
   out(("route: %d steps"):format(#route))
-  local polylines, total = {}, 0
   for n, step in ipairs(route) do
+    local where = step.kind == "hole" and ("hole %s"):format(w.holes[step.hole] and w.holes[step.hole].name
+      or tostring(step.hole)) or ("tile %s"):format(tostring(step.tile))
+    out(("  %d. %s: enter %s exit %s%s"):format(n, where, fp(step.enter), fp(step.exit),
+      step.via ~= nil and (" via %s %s"):format(step.via_kind or "", tostring(step.via)) or ""))
+  end
+  -- consecutive tile steps are searched as one leg on the world tree (as the navigator does): the
+  -- crossings between tiles are where the planner's graph passes, not points the path must touch
+  local legs = {}
+  for _, step in ipairs(route) do
+    local last = legs[#legs]
+    if step.kind == "tile" and last and last.kind == "tile" then
+      last.exit, last.tiles = step.exit, last.tiles .. "," .. tostring(step.tile)
+    else
+      legs[#legs + 1] = { kind = step.kind, hole = step.hole, enter = step.enter, exit = step.exit,
+        tiles = tostring(step.tile) }
+    end
+  end
+  out(("searched as %d leg%s"):format(#legs, #legs == 1 and "" or "s"))
+  local polylines, total = {}, 0
+  for n, step in ipairs(legs) do
     local tree, where
     if step.kind == "hole" then
       local h = w.holes[step.hole]
       tree, where = h.tree, ("hole %s"):format(h and h.name or tostring(step.hole))
     else
-      tree, where = w.tree, ("tile %s"):format(tostring(step.tile))
+      tree, where = w.tree, ("tiles %s"):format(step.tiles)
     end
-    out(("  %d. %s: enter %s exit %s%s"):format(n, where, fp(step.enter), fp(step.exit),
-      step.via ~= nil and (" via " .. tostring(step.via)) or ""))
     if not tree then
-      err(("path: step %d: no tree for this step"):format(n))
+      err(("path: leg %d: no tree for this leg"):format(n))
       w:close()
       return 1
     end
     local q = core.query.new(tree)
     local path, info = q:find(step.enter, step.exit)
     if not path then
-      err(("path: step %d (%s) from %s to %s: search failed: %s%s"):format(n, where, fp(step.enter), fp(step.exit),
+      err(("path: leg %d (%s) from %s to %s: search failed: %s%s"):format(n, where, fp(step.enter), fp(step.exit),
         tostring(info.reason), nearest_note(info)))
       w:close()
       return 1

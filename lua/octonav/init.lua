@@ -10,6 +10,7 @@ local M = {
   grid = core.grid,    -- the dense grid A* baseline
   query = core.query,  -- octonav.query.new(tree, { max_nodes = 262144 }): path searches
   pathserver = core.pathserver, -- octonav.pathserver.new(tree, { workers = 2 }): searches on worker threads
+  route = core.route,  -- tile portal graphs, the world graph and its planner (docs/world.md, "World graph")
 }
 
 --- Option presets for query:find / query:start.

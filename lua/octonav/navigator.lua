@@ -16,7 +16,10 @@
 --   arrive_distance = 0.5      world units: the agent has arrived when this close to the goal while
 --                              heading for it as its last waypoint
 --   max_nodes = 65536          search memory of each query (one query per tree, made when first used)
---   exit_candidates = 3        connect points of an exit block searched (see below); 1 = the planner's
+--   exit_candidates = 3        accepted and ignored (routes of pack version 1 left tiles through connect
+--                              blocks of several points; a C route crosses at one point)
+--   plan_budget = 4096         portals the C route planner may expand per update (octonav.planner's
+--                              sliced job); the navigator holds ("planning") while it runs
 --   prefetch_distance = nil    world units: the next step is searched once the agent is this close
 --                              (straight line) to the end of the known path; nil: world.tile_size
 --                              (16 when absent)
@@ -31,8 +34,14 @@
 --                              at the first update, moves it to the position of every update and
 --                              removes it in nav:close()
 --
--- How it works. The first update after go plans the Cell route (world:plan when the world has it,
--- else octonav.planner.plan): a small graph, not budgeted. The route's consecutive tile steps are then
+-- How it works. The first updates after go plan the Cell route with the C route planner over the
+-- world graph (octonav.planner.start with the navigator's own C planner, plan_budget portals an
+-- update). A plan answering "loading" (streaming: a tile whose graph is not loaded may lie on the
+-- route) locks that tile with the streamer and plans again once it is in (without a streamer the
+-- navigator fails with "loading"); "graph_changed" (a tile graph came or went meanwhile) plans again.
+-- Once walking, when the graph of a tile the route crosses is replaced (world.graph_ids changes: a
+-- rebake; a graph unloaded, or reloaded from the same file, is no change) the navigator plans again
+-- from where it is (counted in stats().replans, like a stale path). The route's consecutive tile steps are then
 -- joined into one step on the world tree that ends where the last of them ends (at a door's outside
 -- point or at the goal): the route's corridor is searched by ONE query toward that point, not one
 -- query per connect block, so the walk is as long as a seamless query's whatever blocks the planner
@@ -66,13 +75,7 @@
 --   * a tile or hole that fails to load where the navigator needs it fails the navigator (or the
 --     exit candidate whose search waits for it) with "load_failed".
 --
--- Exit blocks with several connect points: when a step leaves through a connect block, up to
--- exit_candidates of its points are searched one after the other (the planner's choice first, then
--- the points nearest it), over as many frames as the budget needs, and the one with the least
--- path length + straight distance from its outside point to the next step's exit is kept. Since tile
--- steps are joined, a step leaves through a door or ends at the goal, so this applies only to a
--- route given by a planner whose tile steps are not consecutive. A candidate that fails is skipped;
--- when all fail the navigator fails with the first one's reason. A search that fails with
+-- Each step has one exit candidate (its exit point; the goal for the last): a search that fails with
 -- tree_changed is restarted (up to 3 times per candidate, 16 with a streamer); when the restarted
 -- search finds one of its end points blocked (an unloaded tile reads blocked), it reports that tile
 -- in stats().loading, locks it with a streamer, and starts again at the next update (a retry).
@@ -101,7 +104,7 @@ local EPS = 1e-6
 
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
-  exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true,
+  exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
   replan = true,
 }
 
@@ -130,6 +133,7 @@ function M.new(world, opts)
       function(v) return type(v) == "number" and v >= 0 and v < huge end, "a number >= 0"),
     max_nodes = option(opts, "max_nodes", 65536, function(v) return is_int(v, 2) end, "an integer >= 2"),
     exit_candidates = option(opts, "exit_candidates", 3, function(v) return is_int(v, 1) end, "an integer >= 1"),
+    plan_budget = option(opts, "plan_budget", 4096, function(v) return is_int(v, 1) end, "an integer >= 1"),
     prefetch_distance = option(opts, "prefetch_distance", world.tile_size or 16,
       function(v) return type(v) == "number" and v >= 0 end, "a number >= 0"),
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
@@ -165,7 +169,7 @@ local function reset(self)
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
-  self.goal, self.reason, self.cells, self.route_steps = nil, nil, nil, nil
+  self.goal, self.reason, self.cells, self.route_steps, self.job, self.route_ids = nil, nil, nil, nil, nil, nil
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
   self.step_paths, self.step_end = {}, {}
   self.search, self.from0 = nil, nil
@@ -267,7 +271,7 @@ end
 
 -- The search of step k: its start point, its exit candidates, the point after it.
 local function new_search(self, k)
-  local route, world = self.cells, self.world
+  local route = self.cells
   local step = route[k]
   local tree = tree_of(self, step)
   local from
@@ -278,23 +282,8 @@ local function new_search(self, k)
   else
     from = step.enter
   end
-  local cands
   local nxt = route[k + 1]
-  if not nxt then
-    cands = { { inside = self.goal } }
-  else
-    local blk = step.via_kind == "block" and world.blocks[step.via]
-    if blk and blk.points and #blk.points > 0 then
-      local pts = {}
-      for _, p in ipairs(blk.points) do pts[#pts + 1] = p end
-      local ex = step.exit
-      table.sort(pts, function(p1, p2) return dist(p1.inside, ex) < dist(p2.inside, ex) end)
-      cands = {}
-      for i = 1, math.min(#pts, self.exit_candidates) do cands[i] = pts[i] end
-    else
-      cands = { { inside = step.exit, outside = nxt.enter } }
-    end
-  end
+  local cands = nxt and { { inside = step.exit, outside = nxt.enter } } or { { inside = self.goal } }
   local s = {
     step = k, tree = tree, from = from, cands = cands, ci = 1,
     onward = nxt and nxt.exit, retries = 0, best = nil, best_score = huge, first_reason = nil,
@@ -518,6 +507,88 @@ local function legs_of(route)
   return out
 end
 
+-- Has the graph of a tile the route crosses been replaced since it was planned (its graph_ids entry
+-- changed to another graph: a rebake)? A graph removed (its tile unloaded) is not a change.
+local function graph_changed(self)
+  local world = self.world
+  if world.graph_revision == nil or world.graph_revision == self.plan_revision then return false end
+  self.plan_revision = world.graph_revision
+  local ids = world.graph_ids
+  for t, id in pairs(self.route_ids or {}) do
+    local now = ids[t]
+    if now ~= nil and now ~= id then return true end
+  end
+  return false
+end
+
+-- The navigator's own C planner (several navigators plan at once, each sliced over its updates).
+local function route_planner(self)
+  local g = self.world.graph
+  if self.cplanner_graph ~= g then
+    self.cplanner = g:planner()
+    self.cplanner_graph = g
+  end
+  return self.cplanner
+end
+
+-- Plans the route (sliced: plan_budget portals this update). Returns nil once the route is known (the
+-- legs set up), or the status to return now ("planning" or "failed").
+local function plan_route(self, position)
+  local locks, world = self.locks, self.world
+  -- the planner reads the start's and the goal's tiles and the holes whose bounds hold them (from
+  -- where the agent is now: it should hold while it waits, but may not)
+  self.loading, self.loading_hole = nil, nil
+  local st, missing = locks:plan_state(position, self.goal)
+  if st == "failed" then
+    fail(self, "load_failed")
+    return "failed"
+  end
+  if st == "waiting" then
+    if type(missing) == "table" then self.loading = missing else self.loading_hole = missing end
+    self.state = "planning"
+    return "planning"
+  end
+  if not self.job then
+    self.job = planner.start_named("navigator:update", world, position, self.goal, route_planner(self))
+    self.from0 = copy(position)
+    self.plan_revision = world.graph_revision
+  end
+  local pst, reason, tile = self.job:step(self.plan_budget)
+  if pst == "running" then
+    self.state = "planning"
+    return "planning"
+  end
+  if pst ~= "found" then
+    self.job = nil
+    if reason == "graph_changed" then -- a tile graph came or went while planning: start again
+      self.state = "planning"
+      return "planning"
+    end
+    if reason == "loading" and tile and locks ~= navlocks.none then
+      -- streaming: the route may pass a tile whose graph is not loaded yet: lock it, plan again
+      if locks:plan_wait(tile) then
+        fail(self, "load_failed")
+        return "failed"
+      end
+      self.loading = tilegrid.ijk(world, tile)
+      self.state = "planning"
+      return "planning"
+    end
+    fail(self, reason)
+    return "failed"
+  end
+  local route = self.job:result()
+  self.job = nil
+  self.route_steps = route
+  self.cells = legs_of(route)
+  self.route_ids = {}
+  for _, step in ipairs(route) do
+    if step.kind == "tile" then self.route_ids[step.tile] = world.graph_ids and world.graph_ids[step.tile] end
+  end
+  locks:planned()
+  return nil
+end
+
 --- nav:update(position [, budget]) -> status, waypoint | reason (see the top of this file).
 -- budget: expansions of the C query this frame (an integer >= 0; default query_budget).
 function Nav:update(position, budget)
@@ -536,45 +607,19 @@ function Nav:update(position, budget)
   if state == "idle" then return "idle", nil end
   if state == "failed" then return "failed", self.reason end
   if state == "arrived" then return "arrived", self.goal end
-  if self.replan and self.cells and stale_step(self) then
-    -- a tile under the path changed (re-baked, cleared, unloaded): plan again from here, now
+  if self.replan and self.cells and (stale_step(self) or graph_changed(self)) then
+    -- a tile under the path changed (re-baked, cleared, unloaded), or the graph of a tile the route
+    -- crosses was replaced (a rebake): plan again from here, now
     local goal = self.goal
     reset(self)
     self.goal = goal
     self.replans = self.replans + 1
   end
   if not self.cells then
-    -- the planner reads the start's and the goal's tiles and the holes whose bounds hold them
-    -- (from where the agent is now: it should hold while it waits, but may not)
-    self.loading, self.loading_hole = nil, nil
-    local st, missing = locks:plan_state(position, self.goal)
-    if st == "failed" then
-      fail(self, "load_failed")
-      return "failed", self.reason
-    end
-    if st == "waiting" then
-      if type(missing) == "table" then self.loading = missing else self.loading_hole = missing end
-      self.state = "planning"
-      return "planning", nil
-    end
-  end
-  if not self.cells then
-    local route, reason
-    if type(self.world.plan) == "function" then
-      route, reason = self.world:plan(position, self.goal)
-    else
-      route, reason = planner.plan(self.world, position, self.goal)
-    end
-    if not route then
-      fail(self, reason)
-      return "failed", reason
-    end
-    self.route_steps = route
-    self.cells = legs_of(route)
-    self.from0 = copy(position)
+    local st = plan_route(self, position)
+    if st then return st, st == "failed" and self.reason or nil end
   end
   work(self, position, floor(budget))
-  locks:planned()
   if self.state == "failed" then return "failed", self.reason end
   local status, wp = move(self, position)
   if status == "arrived" then wp = self.goal end

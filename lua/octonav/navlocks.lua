@@ -32,6 +32,7 @@ none.move_agent, none.planned, none.step_start, none.step_found = nop, nop, nop,
 none.release_passed, none.release_all, none.close, none.drop_stale_queries = nop, nop, nop, nop
 none.plan_state, none.step_state = ready, ready
 function none.wait_tile() return false end
+M.none = none
 
 -- ---- with a streamer ---------------------------------------------------------------------------------
 
@@ -128,6 +129,15 @@ function Locks:plan_state(position, goal)
     end
   end
   return self:state(set)
+end
+
+--- The planner needs tile t (a linear index: its graph or its tree tile is not loaded): lock it with
+-- the planning set. -> true when it failed to load.
+function Locks:plan_wait(t)
+  local set = self.decide or new_set()
+  self.decide = set
+  self:tile(set, t)
+  return self.s:state(t) == "failed"
 end
 
 --- Planned: the start's and goal's cells are released.

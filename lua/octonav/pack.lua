@@ -1,4 +1,5 @@
---- Nav pack files (docs/world.md, "Pack directory"): the manifest, tile files, hole trees, the graph.
+--- Nav pack files (docs/world.md, "Pack directory"): the manifest, tile files, tile graph files, hole
+-- trees.
 --
 -- Writers take plain tables and write text with numbers as %.17g (exact round trips) and a last line
 -- "crc32 XXXXXXXX" (zlib's CRC-32 of every byte before that line). Readers check the checksum, then
@@ -8,15 +9,14 @@
 --   manifest = { scale, depth, origin = {x,y,z}, tiles = {nx,ny,nz}, radius,
 --                holes = { { name, kind, min, max, scale, depth, origin, tiles = {tx,ty,tz},
 --                            doors = { { inside = {..}, outside = {..} } } } } }
---   graph    = { blocks = { { id, tile, face, center = {..}, points = { { inside, outside } } } },
---                links = { { a, b, cost } }, weights = { { tile, a, b, cost } },
---                doors = { { hole = name, door = j, block = id, cost } } }
+-- Tile graph files (tiles/I_J_K.graph) hold a tile's portal graph as octonav.core.route.build encodes
+-- it (an "ONTG" blob with its own version and CRC-32, checked by the C decoder); its tag is the tile
+-- blob's identity (M.graph_tag), so a graph left from another bake of the tile is told apart.
 local core = require "octonav.core"
 
 local M = {}
 
-M.VERSION = 1
-M.FACES = { "-x", "+x", "-y", "+y", "-z", "+z" } -- FACE 0..5 in the graph is FACES[FACE + 1]
+M.VERSION = 2 -- 1: graph.txt (the Lua connect blocks); 2: a graph file per tile
 M.KINDS = { under_terrain = true, over_terrain = true }
 
 -- ---- CRC-32 (zlib's) ----------------------------------------------------------------------------
@@ -51,7 +51,8 @@ function M.tile_name(i, j, k) return ("tiles/%d_%d_%d.tile"):format(i, j, k) end
 function M.tile_path(dir, i, j, k) return dir .. "/" .. M.tile_name(i, j, k) end
 function M.hole_path(dir, name) return dir .. "/holes/" .. name .. ".tree" end
 function M.manifest_path(dir) return dir .. "/manifest.txt" end
-function M.graph_path(dir) return dir .. "/graph.txt" end
+function M.graph_name(i, j, k) return ("tiles/%d_%d_%d.graph"):format(i, j, k) end
+function M.graph_path(dir, i, j, k) return dir .. "/" .. M.graph_name(i, j, k) end
 
 -- Tile file: "ONTF", u16 version 1, u16 i, j, k, u32 CRC-32 of those 12 bytes, then the tile blob
 -- (tree:encode_tile). The position makes a swapped or misnamed file an error instead of a wrong world;
@@ -90,6 +91,27 @@ end
 --- Writes tile (i, j, k)'s file (the blob behind its header).
 function M.write_tile(dir, i, j, k, blob)
   return M.write_file(M.tile_path(dir, i, j, k), M.tile_file(i, j, k, blob))
+end
+
+--- A blob's identity: the CRC-32 of its bytes but the last four. Tile and graph blobs end with the
+-- CRC-32 of what precedes it, and the CRC-32 of such a whole blob is the same constant for every
+-- blob (the CRC's residue), so the last four bytes are left out.
+function M.blob_id(blob) return M.crc32(blob:sub(1, -5)) end
+
+--- The tag a tile's graph carries: the identity of the tile's blob (what the graph was built from).
+M.graph_tag = M.blob_id
+
+M.MAX_GRAPH_FILE = 64 << 20 -- a tile graph file larger than this is refused unread
+
+--- Writes tile (i, j, k)'s graph file (a route.build blob).
+function M.write_graph(dir, i, j, k, blob)
+  return M.write_file(M.graph_path(dir, i, j, k), blob)
+end
+
+--- Reads tile (i, j, k)'s graph blob (decoded and checked by the caller's route functions), or nil,
+-- "PATH: reason".
+function M.read_graph(dir, i, j, k)
+  return M.read_file(M.graph_path(dir, i, j, k), M.MAX_GRAPH_FILE)
 end
 
 --- Reads tile (i, j, k)'s blob, checked to be that tile's. Returns the blob or nil, "PATH: reason".
@@ -221,6 +243,11 @@ function M.parse_manifest(path, text)
   local m = { holes = {} }
   local hole_index = {}
   local function bad(n, why) return nil, ("%s:%d: %s"):format(path, n, why) end
+  local v = lines[1] and lines[1]:match("^octonav%-pack (%d+)$")
+  if v and v ~= tostring(M.VERSION) then
+    return bad(1, ("a pack of version %s%s; this build reads version %d: bake it again"):format(v,
+      v == "1" and " (one graph.txt for the whole world)" or "", M.VERSION))
+  end
   if lines[1] ~= "octonav-pack " .. M.VERSION then return bad(1, "expected 'octonav-pack " .. M.VERSION .. "'") end
   local single = { scale = "n", depth = "i", origin = "nnn", tiles = "iii", radius = "n" }
   for n = 2, #lines do
@@ -293,105 +320,6 @@ function M.read_manifest(dir)
   local text, err = M.read_file(path, M.MAX_TEXT)
   if not text then return nil, err end
   return M.parse_manifest(path, text)
-end
-
--- ---- graph ---------------------------------------------------------------------------------------
-
---- Text of a graph (see the module comment). Blocks are written in the order given, each followed
--- by its points; then links, weights and door links in the order given.
-function M.graph_text(g)
-  local L = {}
-  for _, b in ipairs(g.blocks) do
-    L[#L + 1] = ("block %d %d %d %s"):format(b.id, b.tile, b.face, pt(b.center))
-    for _, p in ipairs(b.points) do
-      L[#L + 1] = ("point %d %s %s"):format(b.id, pt(p.inside), pt(p.outside))
-    end
-  end
-  for _, l in ipairs(g.links) do
-    L[#L + 1] = ("link %d %d %s"):format(l.a, l.b, num(l.cost))
-  end
-  for _, w in ipairs(g.weights) do
-    L[#L + 1] = ("weight %d %d %d %s"):format(w.tile, w.a, w.b, num(w.cost))
-  end
-  for _, d in ipairs(g.doors) do
-    L[#L + 1] = ("door %s %d %d %s"):format(d.hole, d.door, d.block, num(d.cost))
-  end
-  return seal(L)
-end
-
-function M.write_graph(dir, g)
-  return M.write_file(M.graph_path(dir), M.graph_text(g))
-end
-
---- Parse graph text against its manifest (tile count, holes and doors). Returns graph or nil, err.
-function M.parse_graph(path, text, manifest)
-  local lines, err = unseal(path, text)
-  if not lines then return nil, err end
-  local ntiles = manifest.tiles[1] * manifest.tiles[2] * manifest.tiles[3]
-  local holes = {}
-  for _, h in ipairs(manifest.holes) do holes[h.name] = h end
-  local g = { blocks = {}, links = {}, weights = {}, doors = {} }
-  local by_id = {}
-  local function bad(n, why) return nil, ("%s:%d: %s"):format(path, n, why) end
-  local function cost_ok(c) return c >= 0 end
-  for n = 1, #lines do
-    local line = lines[n]
-    local key = line:match("^(%S+)")
-    if not key then return bad(n, "malformed line") end
-    if key == "block" then
-      local f, ferr = fields(line, key, "iiinnn")
-      if not f then return bad(n, ferr) end
-      if f[1] < 1 then return bad(n, "block id must be >= 1") end
-      if by_id[f[1]] then return bad(n, "duplicate block " .. f[1]) end
-      if f[2] < 0 or f[2] >= ntiles then return bad(n, "tile index out of range") end
-      if f[3] < 0 or f[3] > 5 then return bad(n, "face must be 0..5") end
-      local b = { id = f[1], tile = f[2], face = f[3], center = { f[4], f[5], f[6] }, points = {} }
-      by_id[b.id] = b
-      g.blocks[#g.blocks + 1] = b
-    elseif key == "point" then
-      local f, ferr = fields(line, key, "innnnnn")
-      if not f then return bad(n, ferr) end
-      local b = by_id[f[1]]
-      if not b then return bad(n, "point of an unknown block " .. f[1]) end
-      b.points[#b.points + 1] = { inside = { f[2], f[3], f[4] }, outside = { f[5], f[6], f[7] } }
-    elseif key == "link" then
-      local f, ferr = fields(line, key, "iin")
-      if not f then return bad(n, ferr) end
-      if not by_id[f[1]] or not by_id[f[2]] then return bad(n, "link between unknown blocks") end
-      if not cost_ok(f[3]) then return bad(n, "cost must be >= 0") end
-      g.links[#g.links + 1] = { a = f[1], b = f[2], cost = f[3] }
-    elseif key == "weight" then
-      local f, ferr = fields(line, key, "iiin")
-      if not f then return bad(n, ferr) end
-      local a, b = by_id[f[2]], by_id[f[3]]
-      if not a or not b then return bad(n, "weight between unknown blocks") end
-      if a.tile ~= f[1] or b.tile ~= f[1] then return bad(n, "weight between blocks of another tile") end
-      if not cost_ok(f[4]) then return bad(n, "cost must be >= 0") end
-      g.weights[#g.weights + 1] = { tile = f[1], a = f[2], b = f[3], cost = f[4] }
-    elseif key == "door" then
-      local f, ferr = fields(line, key, "siin")
-      if not f then return bad(n, ferr) end
-      local h = holes[f[1]]
-      if not h then return bad(n, "door link of an unknown hole '" .. f[1] .. "'") end
-      if f[2] < 1 or f[2] > #h.doors then return bad(n, "door index out of range") end
-      if not by_id[f[3]] then return bad(n, "door link to an unknown block " .. f[3]) end
-      if not cost_ok(f[4]) then return bad(n, "cost must be >= 0") end
-      g.doors[#g.doors + 1] = { hole = f[1], door = f[2], block = f[3], cost = f[4] }
-    else
-      return bad(n, "unknown line '" .. key:sub(1, 40) .. "'")
-    end
-  end
-  for _, b in ipairs(g.blocks) do
-    if #b.points == 0 then return nil, ("%s: block %d has no points"):format(path, b.id) end
-  end
-  return g
-end
-
-function M.read_graph(dir, manifest)
-  local path = M.graph_path(dir)
-  local text, err = M.read_file(path)
-  if not text then return nil, err end
-  return M.parse_graph(path, text, manifest)
 end
 
 return M

@@ -18,8 +18,10 @@
 --   --             stale = { agent id, ... } }
 --   s:close()
 --
--- A pack directory is loaded with octonav.world.load(dir, { tiles = false }): manifest, holes' lines
--- and graph, no tile data (the streamer owns that world and closes it with itself). A world object
+-- A pack directory is loaded with octonav.world.load(dir, { tiles = false }): manifest and holes'
+-- lines, no tile data and no tile graph (the streamer owns that world and closes it with itself); a
+-- tile's graph is added to the world graph when the tile loads and removed when it unloads (on the
+-- caller's thread inside update(): a graph file is about a kilobyte). A world object
 -- (octonav.world.load) is streamed through world.tree and world.dir: starting the streamer unloads
 -- every tile of its tree, and its holes are unloaded at the first update unless something keeps them.
 --
@@ -84,7 +86,7 @@ function M.new(src, opts)
   for i, h in ipairs(world.holes) do
     holes[i] = { locks = 0, forced = false, state = h.tree and "loaded" or "unloaded" }
   end
-  return setmetatable({
+  local self = setmetatable({
     world = world, core = cs, own = own,
     agents = {},          -- id -> position (a copy), for the holes' rule
     holes = holes,        -- per hole: locks, forced, state
@@ -93,6 +95,8 @@ function M.new(src, opts)
     dropped_holes = {},   -- the same for holes
     closed = false,
   }, Streamer)
+  world.streamer = self -- the world's rebake and planner ask it what is loaded
+  return self
 end
 
 local function check_open(self, fname)
@@ -340,6 +344,21 @@ end
 
 -- ---- update ----------------------------------------------------------------------------------------
 
+-- Tile graphs follow their tiles when the world streams them (world.graphs_stream: loaded with
+-- { tiles = false }): a loaded tile's graph file is read and added to the world graph, an unloaded
+-- tile's graph removed. A graph file that cannot be read is a `failed` entry for its tile (the tile
+-- stays loaded: queries work there, routes through it answer loading).
+local function sync_graphs(self, changes)
+  local world = self.world
+  if not world.graphs_stream then return end
+  local grid = world.grid
+  for _, t in ipairs(changes.unloaded) do world:remove_graph(tilegrid.index(grid, t[1], t[2], t[3])) end
+  for _, t in ipairs(changes.loaded) do
+    local ok, err = world:add_graph(tilegrid.index(grid, t[1], t[2], t[3]))
+    if not ok then changes.failed[#changes.failed + 1] = { t, err, tile = t, reason = err } end
+  end
+end
+
 --- s:update([wait]) -> changes (see the top of this file). wait: block until every queued tile is
 -- read and installed.
 function Streamer:update(wait)
@@ -353,6 +372,7 @@ function Streamer:update(wait)
   install_holes(self, ev, changes)
   for _, t in ipairs(self.dropped) do table.insert(changes.unloaded, 1, t) end
   self.dropped = {}
+  sync_graphs(self, changes)
   for _, f in ipairs(ev.failed) do
     changes.failed[#changes.failed + 1] = { f.tile, f.reason, tile = f.tile, reason = f.reason }
   end
@@ -387,6 +407,7 @@ function Streamer:close()
   if self.closed then return end
   self.closed = true
   self.core:close()
+  if self.world.streamer == self then self.world.streamer = nil end
   if self.own then self.world:close() end
 end
 

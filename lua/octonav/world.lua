@@ -6,14 +6,21 @@
 --   world:validate() -> { ok, doors = { { hole, name, door, outside_blocked, inside_free, connected,
 --                                         outside_free } } }
 --   world:set_door(hole, door, open), world:rebake(region, config), world:plan(a, b), world:close()
+--   world:add_graph(tile) / world:remove_graph(tile) / world:graph_bytes()
 --
--- Loading reads the manifest, every tile file (decoded into one tree), every hole tree and the graph,
--- all through octonav.pack (patterns only, checksums checked). For streaming (octonav.streamer),
--- `octonav.world.load(dir, { tiles = false })` reads the manifest, the holes' lines and the graph only:
--- world.tree has every tile unloaded and every hole's `tree` is nil; the streamer loads them
--- (world:load_hole(h) reads one hole's tree without installing it). Besides the fields of docs/world.md the
--- world keeps `dir` (its pack directory) and `grid` ({ origin, tiles, tile_size, count, ... }); each
--- hole also has `depth`, `origin` and `tree_tiles` (its tree's parameters).
+-- Loading reads the manifest, every tile file (decoded into one tree), every tile's graph file (added
+-- to the world graph, world.graph = octonav.core.route.world: its links across tile faces are made as
+-- the tiles' graphs are added) and every hole tree, all through octonav.pack. For streaming
+-- (octonav.streamer), `octonav.world.load(dir, { tiles = false })` reads the manifest and the holes'
+-- lines only: world.tree has every tile unloaded, the world graph holds no tile and every hole's
+-- `tree` is nil; the streamer loads them (a tile's graph with its tile: world:add_graph(t) /
+-- world:remove_graph(t); world:load_hole(h) reads one hole's tree without installing it). With
+-- `{ tiles = false, graphs = true }` every tile's graph is read at once and stays (a skeleton to
+-- plan over while the tiles stream). Besides the fields of docs/world.md the world keeps `dir` (its
+-- pack directory), `grid` ({ origin, tiles, tile_size, count, ... }), `graph_ids` (tile -> the identity
+-- (pack.blob_id) of the graph file the world graph holds for it: the tile graph's salt, which a rebake changes and
+-- an unload and reload of the same file does not) and `graph_revision` (bumped by every add and
+-- remove); each hole also has `depth`, `origin` and `tree_tiles` (its tree's parameters).
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local util = require "octonav.util"
@@ -54,38 +61,26 @@ local function load_hole(dir, h, radius)
   return check_hole(path, h, radius, tree)
 end
 
--- Graph tables of docs/world.md from a parsed graph; every tile, block and door gets its table.
-local function graph_tables(world, g)
-  local blocks, tile_blocks, links, weights, door_links = {}, {}, {}, {}, {}
-  for t = 0, world.grid.count - 1 do
-    tile_blocks[t] = {}
-    weights[t] = {}
+-- Reads tile t's graph file and adds it to the world graph. With `blob` (the tile's own blob, when
+-- the caller has it) the graph's tag must be that blob's CRC-32: a graph left from another bake of
+-- the tile is refused. Returns true or nil, "PATH: reason".
+local function add_graph(world, t, blob)
+  local i, j, k = tilegrid.coords(world.grid, t)
+  local path = pack.graph_path(world.dir, i, j, k)
+  local g, err = pack.read_graph(world.dir, i, j, k)
+  if not g then return nil, err end
+  if blob then
+    local info, ierr = core.route.info(g)
+    if not info then return nil, path .. ": " .. tostring(ierr) end
+    if info.tag ~= pack.graph_tag(blob) then
+      return nil, path .. ": built from another version of its tile (bake the tile again)"
+    end
   end
-  for _, b in ipairs(g.blocks) do
-    blocks[b.id] = { id = b.id, tile = b.tile, face = b.face, center = b.center, points = b.points }
-    table.insert(tile_blocks[b.tile], b.id)
-    links[b.id] = {}
-  end
-  for _, l in ipairs(g.links) do
-    table.insert(links[l.a], { block = l.b, cost = l.cost })
-  end
-  for _, w in ipairs(g.weights) do
-    local wt = weights[w.tile]
-    wt[w.a] = wt[w.a] or {}
-    wt[w.b] = wt[w.b] or {}
-    wt[w.a][w.b] = w.cost
-    wt[w.b][w.a] = w.cost
-  end
-  for i, h in ipairs(world.holes) do
-    door_links[i] = {}
-    for j = 1, #h.doors do door_links[i][j] = {} end
-  end
-  for _, d in ipairs(g.doors) do
-    local i = world.hole_index[d.hole]
-    table.insert(door_links[i][d.door], { block = d.block, cost = d.cost })
-  end
-  world.blocks, world.tile_blocks, world.links, world.weights, world.door_links =
-    blocks, tile_blocks, links, weights, door_links
+  local ok, aerr = world.graph:add_tile(i, j, k, g)
+  if not ok then return nil, path .. ": " .. tostring(aerr) end
+  world.graph_ids[t] = pack.blob_id(g)
+  world.graph_revision = world.graph_revision + 1
+  return true
 end
 
 -- Marks every tile of a fresh tree unloaded (what the C streamer does when it starts): a tree
@@ -94,31 +89,52 @@ local function unload_all(tree, dir)
   core.streamer.new(tree, dir, { load_padding = 0, unload_padding = 1, workers = 0 }):close()
 end
 
+-- The world's hole records from a manifest (trees not read).
+local function hole_records(grid, m)
+  local list, index = {}, {}
+  for i, h in ipairs(m.holes) do
+    local doors = {}
+    for j, d in ipairs(h.doors) do doors[j] = { inside = d.inside, outside = d.outside, open = true } end
+    list[i] = {
+      name = h.name, kind = h.kind, min = h.min, max = h.max, scale = h.scale, depth = h.depth,
+      origin = h.origin, tree_tiles = h.tiles, doors = doors, tiles = tilegrid.hole_tiles(grid, h),
+    }
+    index[h.name] = i
+  end
+  return list, index
+end
+
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
--- opts (optional): { tiles = true }; tiles = false: no tile file and no hole tree is read (for
--- octonav.streamer): world.tree has every tile unloaded, each hole's tree is nil.
+-- opts (optional): { tiles = true, graphs = tiles }; tiles = false: no tile file and no hole tree is
+-- read (for octonav.streamer): world.tree has every tile unloaded, each hole's tree is nil, and the
+-- world graph holds no tile unless graphs = true (then every tile's graph is read and stays).
 function M.load(dir, opts)
   if type(dir) ~= "string" or dir == "" then error("octonav.world.load: dir must be a non-empty string", 2) end
   if opts ~= nil and type(opts) ~= "table" then error("octonav.world.load: opts must be a table", 2) end
-  local with_tiles = true
+  local o = { tiles = true }
   for k, v in pairs(opts or {}) do
-    if k ~= "tiles" then error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2) end
-    if type(v) ~= "boolean" then error("octonav.world.load: option 'tiles' must be a boolean", 2) end
-    with_tiles = v
+    if k ~= "tiles" and k ~= "graphs" then error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2) end
+    if type(v) ~= "boolean" then error(("octonav.world.load: option '%s' must be a boolean"):format(k), 2) end
+    o[k] = v
   end
+  local with_tiles = o.tiles
+  local all_graphs = with_tiles or o.graphs == true
   local m, err = pack.read_manifest(dir)
   if not m then return nil, err end
   local grid = grid_of(m)
   local world = {
     dir = dir, grid = grid,
     scale = m.scale, depth = m.depth, radius = m.radius, origin = m.origin, tiles = m.tiles,
-    tile_size = grid.tile_size, holes = {}, hole_index = {},
+    tile_size = grid.tile_size, holes = {}, hole_index = {}, graph_ids = {}, graph_revision = 0,
+    graphs_stream = not all_graphs, with_tiles = with_tiles,
   }
   -- a manifest the tree cannot hold (too many tiles) is a bad file, not misuse: nil, reason
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
     radius = m.radius })
   if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
+  world.graph = core.route.world(tree)
   local function abort(e)
+    world.graph:close()
     tree:close()
     for _, h in ipairs(world.holes) do
       if h.tree then h.tree:close() end
@@ -132,30 +148,29 @@ function M.load(dir, opts)
       if not blob then return abort(rerr) end
       local ok, derr = tree:decode_tile(i, j, k, blob)
       if not ok then return abort(("%s: %s"):format(pack.tile_path(dir, i, j, k), tostring(derr))) end
+      local gok, gerr = add_graph(world, t, blob)
+      if not gok then return abort(gerr) end
     end
     tree:compact()
   else
     unload_all(tree, dir)
+    if all_graphs then
+      for t = 0, grid.count - 1 do
+        local gok, gerr = add_graph(world, t)
+        if not gok then return abort(gerr) end
+      end
+    end
   end
   world.tree = tree
-  for i, h in ipairs(m.holes) do
-    local ht
-    if with_tiles then
+  world.holes, world.hole_index = hole_records(grid, m)
+  if with_tiles then
+    for _, h in ipairs(world.holes) do
       local herr
-      ht, herr = load_hole(dir, h, m.radius)
-      if not ht then return abort(herr) end
+      h.tree, herr = load_hole(dir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
+        tiles = h.tree_tiles }, m.radius)
+      if not h.tree then return abort(herr) end
     end
-    local doors = {}
-    for j, d in ipairs(h.doors) do doors[j] = { inside = d.inside, outside = d.outside, open = true } end
-    world.holes[i] = {
-      name = h.name, kind = h.kind, min = h.min, max = h.max, scale = h.scale, depth = h.depth,
-      origin = h.origin, tree_tiles = h.tiles, tree = ht, doors = doors, tiles = tilegrid.hole_tiles(grid, h),
-    }
-    world.hole_index[h.name] = i
   end
-  local g, gerr = pack.read_graph(dir, m)
-  if not g then return abort(gerr) end
-  graph_tables(world, g)
   return setmetatable(world, World)
 end
 
@@ -323,60 +338,100 @@ function World:set_door(hole, door, open)
   return self
 end
 
--- Two holes' trees hold the same cells (same parameters, same tile blobs).
-local function trees_equal(a, b)
-  if not (same3(a.tree_tiles, b.tree_tiles) and a.depth == b.depth and a.scale == b.scale
-    and same3(a.origin, b.origin)) then
-    return false
+-- ---- the world graph -----------------------------------------------------------------------------
+
+local function tile_arg(self, tile, fname)
+  if math.type(tile) ~= "integer" or tile < 0 or tile >= self.grid.count then
+    error(("world:%s: tile must be an integer 0..%d"):format(fname, self.grid.count - 1), 3)
   end
-  local n = a.tree_tiles
-  for k = 0, n[3] - 1 do
-    for j = 0, n[2] - 1 do
-      for i = 0, n[1] - 1 do
-        if a.tree:encode_tile(i, j, k) ~= b.tree:encode_tile(i, j, k) then return false end
-      end
-    end
-  end
-  return true
+  return tile
+end
+
+--- world:add_graph(tile) -> true | nil, err: reads tile's graph file and adds it to the world graph
+-- (links to its present neighbours made; graph_ids[tile] set). The streamer calls it as the tile loads.
+function World:add_graph(tile)
+  return add_graph(self, tile_arg(self, tile, "add_graph"))
+end
+
+--- world:remove_graph(tile): drops tile's graph and its links (graph_ids[tile] = nil).
+function World:remove_graph(tile)
+  local i, j, k = tilegrid.coords(self.grid, tile_arg(self, tile, "remove_graph"))
+  if not self.graph:has_tile(i, j, k) then return end
+  self.graph:remove_tile(i, j, k)
+  self.graph_ids[tile] = nil
+  self.graph_revision = self.graph_revision + 1
+end
+
+--- world:graph_bytes() -> bytes the world graph holds (octonav.core.route's stats).
+function World:graph_bytes()
+  return self.graph:stats().bytes
 end
 
 --- Re-bakes the tiles overlapping region ({ min = {..}, max = {..} }) from config (the pack keeps no
--- config: pass the one it was baked from, edited), see octonav.bake.rebake. Then reloads: the
--- re-baked tiles are decoded into the same world tree (its salts change, so handles and running
--- searches notice), re-baked holes get new trees, the graph tables are replaced; doors keep their
--- open state. Returns the bake summary or nil, err.
+-- config: pass the one it was baked from, edited), see octonav.bake.rebake, then reloads what it
+-- rewrote and nothing else: each re-baked tile is decoded into the world tree (its salt changes, so
+-- handles and running searches notice) and its graph replaces the old one in the world graph (its
+-- graph_ids entry changes: navigators whose route crosses it plan again); re-baked holes get new trees and
+-- records, other holes keep theirs; doors keep their open state. On a streamed world (a tile not
+-- loaded) the tile stays unloaded and only its graph is replaced when the world graph holds it.
+-- Returns the bake summary or nil, err.
 function World:rebake(region, config)
   local s, err = require("octonav.bake").rebake(self.dir, region, config)
   if not s then return nil, err end
-  local fresh, lerr = M.load(self.dir)
-  if not fresh then return nil, lerr end
   for _, t in ipairs(s.rebaked) do
     local i, j, k = tilegrid.coords(self.grid, t)
-    assert(self.tree:decode_tile(i, j, k, fresh.tree:encode_tile(i, j, k)))
-  end
-  fresh.tree:close()
-  local old = {}
-  for _, h in ipairs(self.holes) do old[h.name] = h end
-  for _, h in ipairs(fresh.holes) do
-    local o = old[h.name]
-    if o then
-      for j, d in ipairs(h.doors) do
-        if o.doors[j] then d.open = o.doors[j].open end
-      end
-      if o.tree and trees_equal(o, h) then
-        -- unchanged tree: keep the object the planner and navigators may hold
-        h.tree:close()
-        h.tree = o.tree
-        old[h.name] = nil
-      end
+    local loaded = self.with_tiles
+    if self.streamer then loaded = self.streamer:is_loaded(t) end
+    local blob
+    if loaded then
+      local rerr
+      blob, rerr = pack.read_tile(self.dir, i, j, k)
+      if not blob then return nil, rerr end
+      local ok, derr = self.tree:decode_tile(i, j, k, blob)
+      if not ok then return nil, ("%s: %s"):format(pack.tile_path(self.dir, i, j, k), tostring(derr)) end
+    end
+    if loaded or self.graph:has_tile(i, j, k) then
+      local gok, gerr = add_graph(self, t, blob)
+      if not gok then return nil, gerr end
     end
   end
-  for _, o in pairs(old) do
-    if o.tree then o.tree:close() end
+  if #s.holes > 0 then
+    local m, merr = pack.read_manifest(self.dir)
+    if not m then return nil, merr end
+    local fresh = hole_records(self.grid, m)
+    local old = {}
+    for _, h in ipairs(self.holes) do old[h.name] = h end
+    local redo = {}
+    for _, name in ipairs(s.holes) do redo[name] = true end
+    for n, h in ipairs(fresh) do
+      local o = old[h.name]
+      local had_tree = o ~= nil and o.tree ~= nil
+      if o then
+        for j, d in ipairs(h.doors) do
+          if o.doors[j] then d.open = o.doors[j].open end
+        end
+        if not redo[h.name] then
+          fresh[n] = o
+        elseif o.tree then
+          o.tree:close()
+          o.tree = nil
+        end
+        old[h.name] = nil
+      end
+      if redo[h.name] and (had_tree or (self.with_tiles and not self.streamer)) then
+        local herr
+        h.tree, herr = load_hole(self.dir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
+          tiles = h.tree_tiles }, self.radius)
+        if not h.tree then return nil, herr end
+      end
+    end
+    for _, o in pairs(old) do
+      if o.tree then o.tree:close() end
+    end
+    self.holes = fresh
+    self.hole_index = {}
+    for n, h in ipairs(fresh) do self.hole_index[h.name] = n end
   end
-  self.holes, self.hole_index = fresh.holes, fresh.hole_index
-  self.blocks, self.tile_blocks, self.links, self.weights, self.door_links =
-    fresh.blocks, fresh.tile_blocks, fresh.links, fresh.weights, fresh.door_links
   return s
 end
 
@@ -385,8 +440,9 @@ function World:plan(a, b)
   return require("octonav.planner").plan_named("world:plan", self, a, b)
 end
 
---- Frees the trees (the world is unusable afterwards).
+--- Frees the trees and the world graph (the world is unusable afterwards).
 function World:close()
+  if self.graph then self.graph:close() end
   if self.tree then self.tree:close() end
   for _, h in ipairs(self.holes or {}) do
     if h.tree then h.tree:close() end
@@ -397,10 +453,9 @@ end
 World.__close = function(self) self:close() end
 
 function World:__tostring()
-  local nb = 0
-  for _ in pairs(self.blocks) do nb = nb + 1 end
-  return ("octonav.world: %dx%dx%d tiles of %g units, %d holes, %d connect blocks"):format(self.tiles[1],
-    self.tiles[2], self.tiles[3], self.tile_size, #self.holes, nb)
+  local st = self.graph:stats()
+  return ("octonav.world: %dx%dx%d tiles of %g units, %d holes, %d tile graphs, %d portals"):format(self.tiles[1],
+    self.tiles[2], self.tiles[3], self.tile_size, #self.holes, st.tiles, st.portals)
 end
 
 return M

@@ -1,5 +1,9 @@
 -- spec/support/handworld.lua: the hand-built world shared by spec/10 (planner) and spec/11
--- (navigator): plain tables following docs/world.md over real octonav trees, no bake involved.
+-- (navigator): plain tables following docs/world.md over real octonav trees, no bake involved; its
+-- world graph (w.graph) is built from the tree's tiles (graph:add_tile(i, j, k, tree)).
+-- Options: tiles (2), closed_wall = k (the wall between tiles k-1 and k has no opening), sealed_tile
+-- = t (a wall across the middle of tile t, top to bottom), sealed_den (the den's door opens into a
+-- closed box), nook (a third hole), obstacles.
 -- Loaded with dofile("spec/support/handworld.lua"); returns { dist, make_hole, make_world }.
 local octonav = require "octonav"
 
@@ -31,17 +35,8 @@ local function make_world(opts)
   local tree = octonav.tree.new { tiles = { n, 1, 1 }, depth = 4 }
   local w = {
     scale = 1, depth = 4, radius = 0, origin = { 0, 0, 0 }, tiles = { n, 1, 1 }, tile_size = T,
-    tree = tree, holes = {}, hole_index = {}, blocks = {}, tile_blocks = {}, links = {}, weights = {},
-    door_links = {},
+    tree = tree, holes = {}, hole_index = {},
   }
-  for t = 0, n - 1 do
-    w.tile_blocks[t] = {}
-    w.weights[t] = {}
-  end
-  local function add_block(id, tile, face, center, pts)
-    w.blocks[id] = { id = id, tile = tile, face = face, center = center, points = pts }
-    table.insert(w.tile_blocks[tile], id)
-  end
   for k = 1, n - 1 do
     local x = T * k
     if opts.closed_wall == k then
@@ -51,23 +46,11 @@ local function make_world(opts)
       tree:add_box({ x - 1, 10, 0 }, { x + 1, 16, 16 })
       tree:add_box({ x - 1, 6, 0 }, { x + 1, 10, 6 })
       tree:add_box({ x - 1, 6, 10 }, { x + 1, 10, 16 })
-      local left, right = {}, {}
-      for _, yz in ipairs { { 7, 7 }, { 8, 8 }, { 9, 9 } } do
-        left[#left + 1] = { inside = { x - 1.5, yz[1], yz[2] }, outside = { x + 1.5, yz[1], yz[2] } }
-        right[#right + 1] = { inside = { x + 1.5, yz[1], yz[2] }, outside = { x - 1.5, yz[1], yz[2] } }
-      end
-      add_block(2 * k - 1, k - 1, 1, { x - 1.5, 8, 8 }, left)
-      add_block(2 * k, k, 0, { x + 1.5, 8, 8 }, right)
-      w.links[2 * k - 1] = { { block = 2 * k, cost = 3 } }
-      w.links[2 * k] = { { block = 2 * k - 1, cost = 3 } }
     end
   end
-  -- weights inside middle tiles (stored once, a -> b)
-  for t = 1, n - 2 do
-    local a, b = 2 * t, 2 * t + 1
-    if w.blocks[a] and w.blocks[b] and opts.sealed_tile ~= t then
-      w.weights[t][a] = { [b] = dist(w.blocks[a].center, w.blocks[b].center) }
-    end
+  if opts.sealed_tile then -- a wall across the middle of that tile
+    local x = T * opts.sealed_tile + 8
+    tree:add_box({ x, 0, 0 }, { x + 1, 16, 16 })
   end
   -- obstacles inside the tiles (clear of the openings, the holes and the doors)
   if opts.obstacles then
@@ -93,12 +76,6 @@ local function make_world(opts)
   tree:add_box(cave.min, cave.max)
   w.holes[1] = cave
   w.hole_index.cave = 1
-  w.door_links[1] = { {}, {} }
-  if w.blocks[1] then
-    for j, d in ipairs(cave.doors) do
-      w.door_links[1][j] = { { block = 1, cost = dist(d.outside, w.blocks[1].center) } }
-    end
-  end
   if n >= 2 then
     local den = make_hole("den", { 20, 2, 4 }, { 28, 10, 12 }, { { 21, 3, 5 }, { 27, 9, 11 } },
       { { { 21.5, 6, 8 }, { 19.5, 6, 8 } } })
@@ -106,11 +83,12 @@ local function make_world(opts)
     tree:add_box(den.min, den.max)
     w.holes[2] = den
     w.hole_index.den = 2
-    w.door_links[2] = { {} }
-    if not opts.sealed_den then
-      for _, id in ipairs(w.tile_blocks[1]) do
-        table.insert(w.door_links[2][1], { block = id, cost = dist(den.doors[1].outside, w.blocks[id].center) })
-      end
+    if opts.sealed_den then -- a closed box around the door's outside point (19.5, 6, 8)
+      tree:add_box({ 17, 4, 6 }, { 18, 8, 10 })
+      tree:add_box({ 17, 4, 6 }, { 20, 5, 10 })
+      tree:add_box({ 17, 7, 6 }, { 20, 8, 10 })
+      tree:add_box({ 17, 4, 6 }, { 20, 8, 7 })
+      tree:add_box({ 17, 4, 9 }, { 20, 8, 10 })
     end
   end
   if opts.nook then -- hole 3, small, in tile 0: a door whose outside shares tile 0 with the cave's
@@ -121,9 +99,9 @@ local function make_world(opts)
     local i = #w.holes + 1
     w.holes[i] = nook
     w.hole_index.nook = i
-    w.door_links[i] = { {} }
-    if w.blocks[1] then w.door_links[i][1][1] = { block = 1, cost = dist(nook.doors[1].outside, w.blocks[1].center) } end
   end
+  w.graph = octonav.route.world(tree)
+  for t = 0, n - 1 do assert(w.graph:add_tile(t, 0, 0, tree)) end
   function w:in_hole(p)
     for _, h in ipairs(self.holes) do
       if p[1] >= h.min[1] and p[1] < h.max[1] and p[2] >= h.min[2] and p[2] < h.max[2]

@@ -184,15 +184,24 @@ function M.check(config)
   for n, h in ipairs(check_table(config.holes or {}, "config.holes", "array of holes")) do
     cfg.holes[n] = check_hole(h, ("config.holes[%d]"):format(n), names)
   end
+  -- connect: the tile graphs' options (octonav.core.route.build): bound (portal size bound S, leaves;
+  -- 0 = the default for the depth), stretch (>= 1: the greedy spanner's factor). merge_distance and
+  -- weights (the Lua connect blocks of pack version 1) are still accepted and checked, and ignored.
   local connect = check_table(config.connect or {}, "config.connect", "table")
-  check_keys(connect, { merge_distance = true, weights = true }, "config.connect")
-  cfg.connect = {
-    merge_distance = check_number(connect.merge_distance, "config.connect.merge_distance", 4, 0, false),
-    weights = connect.weights or "straight",
-  }
-  if cfg.connect.weights ~= "straight" and cfg.connect.weights ~= "path" then
+  check_keys(connect, { merge_distance = true, weights = true, bound = true, stretch = true }, "config.connect")
+  check_number(connect.merge_distance, "config.connect.merge_distance", 4, 0, false)
+  if connect.weights ~= nil and connect.weights ~= "straight" and connect.weights ~= "path" then
     fail("config.connect.weights", "\"straight\" or \"path\" expected")
   end
+  local bound = connect.bound == nil and 0 or connect.bound
+  if math.type(bound) ~= "integer" or bound < 0 or bound > (1 << depth) then
+    fail("config.connect.bound", ("integer 0..%d expected (0: the default)"):format(1 << depth))
+  end
+  local stretch = connect.stretch == nil and 1 or connect.stretch
+  if type(stretch) ~= "number" or not (stretch >= 1) or stretch == math.huge then
+    fail("config.connect.stretch", "finite number >= 1 expected")
+  end
+  cfg.connect = { bound = bound, stretch = stretch }
   if type(config.output) ~= "string" or config.output == "" then fail("config.output", "required: directory path") end
   cfg.output = config.output
   if config.progress ~= nil and type(config.progress) ~= "function" then

@@ -89,7 +89,7 @@ end
 
 -- The part of a heightfield that can touch [lo, hi] (whole squares, one square of margin), or nil.
 local function crop_hf(hf, lo, hi)
-  if lo[2] > hf.top then return nil end
+  if hf.top and lo[2] > hf.top then return nil end
   local ox, oz, c = hf.origin[1], hf.origin[3], hf.cell
   if ox > hi[1] or ox + (hf.nx - 1) * c < lo[1] or oz > hi[3] or oz + (hf.nz - 1) * c < lo[3] then return nil end
   local function range(o, n, a, b)
@@ -154,7 +154,9 @@ end
 local function insert(tree, sub)
   for _, b in ipairs(sub.boxes) do tree:add_box(b.min, b.max) end
   if #sub.I > 0 then tree:add_triangles(sub.V, sub.I) end
-  for _, hf in ipairs(sub.hfs) do tree:add_heightfield(hf) end
+  for _, hf in ipairs(sub.hfs) do
+    tree:add_heightfield { origin = hf.origin, cell = hf.cell, nx = hf.nx, nz = hf.nz, heights = hf.heights }
+  end
 end
 
 -- margin around a tile: the radius and half a leaf (so rounding can never drop a touching triangle)

@@ -1,12 +1,14 @@
 --- octonav.bake.tiles: the tile stage. Each tile is baked on its own into a 1x1x1 tree whose origin
 -- is the tile's world corner (same depth, scale and radius), from only the geometry that overlaps the
 -- tile grown by the radius and half a leaf; its blob equals that tile of one tree over the whole grid.
+-- Beside the tile file the job writes the tile's portal graph (octonav.core.route.build on that
+-- one-tile tree, options from config.connect, tagged with the CRC-32 of the tile blob): the tile's
+-- graph needs nothing from its neighbours, so every tile job is independent of the others.
 --
 --   tiles.check_args(grid, i, j, k)         raises for a tile index outside the grid (for bake.tile)
 --   tiles.ensure_dirs(dir)                  OUTPUT/tiles and OUTPUT/holes -> true | nil, err
---   tiles.one(cfg, geo, i, j, k) -> blob    one tile, its geometry selected by testing every triangle
 --   tiles.bake(cfg, geo, dir, list, report) the tiles in `list` (indices), triangles bucketed once;
---                                           writes their files -> bytes | nil, err
+--                                           writes their tile and graph files -> bytes | nil, err
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local tilegrid = require "octonav.tilegrid"
@@ -14,15 +16,27 @@ local geometry = require "octonav.bake.geometry"
 
 local M = {}
 
--- One tile's blob from its geometry.
+-- One tile's blob and graph blob from its geometry.
 local function tile_blob(cfg, sub, i, j, k)
   local tree = core.tree.new { tiles = { 1, 1, 1 }, depth = cfg.depth, scale = cfg.scale, radius = cfg.radius,
     origin = tilegrid.min(cfg.grid, i, j, k) }
   geometry.insert(tree, sub)
   local blob = tree:encode_tile(0, 0, 0)
+  local graph, gerr = core.route.build(tree, 0, 0, 0, { bound = cfg.connect.bound, stretch = cfg.connect.stretch,
+    tag = pack.graph_tag(blob) })
   tree:close()
-  return blob
+  if not graph then error(("octonav.bake: tile %d,%d,%d: its graph: %s"):format(i, j, k, tostring(gerr)), 0) end
+  return blob, graph
 end
+
+-- Writes tile (i, j, k)'s two files. Returns bytes or nil, err.
+local function write(dir, i, j, k, blob, graph)
+  local ok, err = pack.write_tile(dir, i, j, k, blob)
+  if ok then ok, err = pack.write_graph(dir, i, j, k, graph) end
+  if not ok then return nil, err end
+  return #blob + #graph
+end
+M.write = write
 
 function M.check_args(grid, i, j, k)
   for a, v in ipairs { i, j, k } do
@@ -40,25 +54,33 @@ function M.ensure_dirs(dir)
   return true
 end
 
-function M.one(cfg, geo, i, j, k)
-  local lo, hi = tilegrid.bounds(cfg.grid, tilegrid.index(cfg.grid, i, j, k))
-  lo, hi = geometry.grow(lo, hi, geometry.margin(cfg))
-  return tile_blob(cfg, geometry.select(geo, lo, hi, nil, true), i, j, k)
-end
-
 function M.bake(cfg, geo, dir, list, report)
   local grid = cfg.grid
   local m = geometry.margin(cfg)
+  if #list * 4 < grid.count then
+    -- a few tiles (a --tile job, a rebake): crop the geometry to their box first, so what follows
+    -- costs what those tiles hold rather than what the world holds
+    local blo, bhi = tilegrid.bounds(grid, list[1])
+    for n = 2, #list do
+      local lo, hi = tilegrid.bounds(grid, list[n])
+      for a = 1, 3 do
+        if lo[a] < blo[a] then blo[a] = lo[a] end
+        if hi[a] > bhi[a] then bhi[a] = hi[a] end
+      end
+    end
+    blo, bhi = geometry.grow(blo, bhi, m)
+    geo = geometry.select(geo, blo, bhi, nil, true)
+  end
   local buckets = geometry.bucket_triangles(geo, grid, m)
   local bytes = 0
   for n, t in ipairs(list) do
     local i, j, k = tilegrid.coords(grid, t)
     local lo, hi = tilegrid.bounds(grid, t)
     lo, hi = geometry.grow(lo, hi, m)
-    local blob = tile_blob(cfg, geometry.select(geo, lo, hi, buckets[t] or {}, true), i, j, k)
-    local ok, err = pack.write_tile(dir, i, j, k, blob)
-    if not ok then return nil, err end
-    bytes = bytes + #blob
+    local blob, graph = tile_blob(cfg, geometry.select(geo, lo, hi, buckets[t] or {}, true), i, j, k)
+    local nb, err = write(dir, i, j, k, blob, graph)
+    if not nb then return nil, err end
+    bytes = bytes + nb
     if report then report(n, ("tile %d,%d,%d"):format(i, j, k)) end
   end
   return bytes
