@@ -51,7 +51,6 @@ local function build_config(dir)
           { inside = { 78, 11, 32 }, outside = { 82, 11, 32 }, box = { min = { 79, 9, 30 }, max = { 80, 14, 34 } } },
         } },
     },
-    connect = { merge_distance = 6, weights = "path" },
     output = dir,
     progress = function() end,
   }
@@ -65,11 +64,10 @@ assert(octonav.bake(build_config(dir)))
 local bake_s = octonav.core.clock() - t0
 local world = assert(octonav.world.load(dir))
 local st = world.tree:stats()
-local nblocks = 0
-for _ in pairs(world.blocks) do nblocks = nblocks + 1 end
-print(("baked %d x %d x %d tiles in %.2f s: %d nodes (%.1f KB), %d connect blocks, hole 'cave' with %d doors")
-  :format(world.tiles[1], world.tiles[2], world.tiles[3], bake_s, st.nodes, st.bytes / 1024, nblocks,
-    #world.holes[1].doors))
+local gs = world.graph:stats()
+print(("baked %d x %d x %d tiles in %.2f s: %d nodes (%.1f KB), world graph %d portals (%.1f KB), hole 'cave' with %d doors")
+  :format(world.tiles[1], world.tiles[2], world.tiles[3], bake_s, st.nodes, st.bytes / 1024, gs.portals,
+    gs.bytes / 1024, #world.holes[1].doors))
 local report = world:validate()
 print("validate: " .. (report.ok and "ok" or "NOT ok"))
 for _, d in ipairs(report.doors) do
