@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* lua_areas.c: the list of areas of opts.areas, and the tree's set_areas / areas methods (declared
+ * here until lua_util.h lists them) */
+on_area *on_lua_checkareas(lua_State *L, int idx, const char *what, size_t *n);
+int on_lua_areas_open(lua_State *L);
+
 #define QUERY_MT "octonav.query"
 #define DEFAULT_MAX_NODES 262144
 
@@ -130,7 +135,7 @@ static double lua_heuristic(void *ud, const double p[3], const double goal[3], d
 
 static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth",
                                         "max_expansions", "partial", "heuristic", "escalate", "direct",
-                                        "relax", "points", "graph", NULL};
+                                        "relax", "points", "graph", "areas", NULL};
 
 /* The search options of q:find other than the heuristic, from the table at idx (checked for unknown
  * names by the caller): shared with ps:submit (lua_pathserver.c). */
@@ -164,7 +169,8 @@ void on_lua_query_opts(lua_State *L, int idx, on_query_opts *o)
         luaL_error(L, "option 'graph' = \"boxes\" needs face points without any_angle");
 }
 
-/* Options table at idx -> core options; a heuristic function is stored as user value 2. */
+/* Options table at idx -> core options; a heuristic function is stored as user value 2. Leaves the
+ * areas' buffer (o->areas) on the stack: keep it there until the search has started. */
 static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
 {
     on_lua_checkopts(L, idx, "find", find_opts);
@@ -177,6 +183,10 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
         o->heuristic_ud = u;
     }
     lua_setiuservalue(L, qidx, 2);
+    if (lua_isnoneornil(L, idx)) lua_pushnil(L);
+    else lua_getfield(L, idx, "areas");
+    o->areas = on_lua_checkareas(L, -1, "option 'areas'", &o->nareas);
+    lua_remove(L, -2);
 }
 
 const char *on_lua_query_reason(on_status s, int which)
@@ -284,6 +294,10 @@ static int push_result(lua_State *L, int qidx, lquery *u)
         lua_setfield(L, -2, "length");
         lua_pushinteger(L, (lua_Integer)info.cells);
         lua_setfield(L, -2, "cells");
+        if (info.areas) { /* the cost under the areas, when there were any */
+            lua_pushnumber(L, info.cost);
+            lua_setfield(L, -2, "cost");
+        }
     }
     lua_pushinteger(L, (lua_Integer)info.expansions);
     lua_setfield(L, -2, "expansions");
@@ -420,6 +434,7 @@ static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 int on_lua_query_open(lua_State *L)
 {
     on_lua_path_open(L);
+    on_lua_areas_open(L);
     on_lua_newclass(L, &query_class, methods);
     luaL_newlib(L, funcs);
     return 1;

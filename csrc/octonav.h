@@ -313,6 +313,33 @@ ON_API on_status on_grid_visible(const on_grid *g, const double a[3], const doub
  * last search failed or there was none. A binding can search once with no buffer, then size one. */
 ON_API size_t on_grid_last_path(const on_grid *g, int32_t *path, size_t cap);
 
+/* ---- area costs (areas.c) ------------------------------------------------------------------------ */
+/* An area is an axis-aligned box of world space where travel costs more (cost >= 1, a multiplier of
+ * length) or is forbidden (exclude). A point is in an area when it lies strictly inside its box (its
+ * faces are outside: a path may run along them). The cost of a segment is the integral along it of
+ * the largest multiplier of the areas holding each point (1 where none does): its length when it
+ * enters no area; infinite when it enters an excluded one. A search uses the tree's areas and its
+ * options' (on_query_opts.areas) together; areas of cost 1 change nothing and are dropped. The cost
+ * enters g; the heuristic stays the straight-line distance (cost >= length: admissible). Every edge
+ * of the search graph (a segment between node points) is costed this way, an edge entering an
+ * excluded area is never taken, and an end inside one fails as blocked. The line-of-sight stages
+ * (Lazy Theta*'s parents, the direct segment, smoothing, relaxation, refinement) take a shortcut only
+ * when it is not dearer than what it replaces. The search avoids an area only between graph nodes: a
+ * path inside one free cell (or box) is its straight segment, so with areas set, ON_GRAPH_AUTO
+ * searches the cells (finer than the boxes). info.cost is the result's cost in world units. */
+typedef struct on_area {
+    double min[3], max[3];   /* world units, min < max on every axis, finite */
+    double cost;             /* multiplier >= 1, finite (not read when exclude is set) */
+    int exclude;             /* nonzero: never entered (as if blocked) */
+} on_area;
+/* Replace the tree's areas with a copy of n areas (n = 0: none). ON_FAILURE | ON_INVALID (nothing
+ * changed) when one is not valid; ON_NO_MEMORY. Searches already started keep the areas they read. */
+ON_API on_status on_tree_set_areas(on_tree *t, const on_area *areas, size_t n);
+/* The tree's areas (the tree's array, valid until the next set): their count. */
+ON_API size_t on_tree_areas(const on_tree *t, const on_area **areas);
+/* 1 when a is a valid area (finite min < max, cost finite >= 1 unless excluded). */
+ON_API int on_area_valid(const on_area *a);
+
 /* ---- search (the query object) ------------------------------------------------------------------ */
 /* A query owns its search memory (preallocated for max_nodes cells) and reads one tree, which must
  * outlive it; many queries can share a tree. A search allocates nothing per expansion.
@@ -358,6 +385,8 @@ typedef struct on_query_opts {
     int graph;               /* ON_GRAPH_AUTO (default), ON_GRAPH_CELLS or ON_GRAPH_BOXES */
     on_heuristic_fn heuristic;
     void *heuristic_ud;
+    const on_area *areas;    /* areas of this search on top of the tree's (read by init; default none) */
+    size_t nareas;
 } on_query_opts;
 
 ON_API void on_query_opts_default(on_query_opts *o);
@@ -373,6 +402,8 @@ typedef struct on_query_info {
                               * the tile without a valid prepared graph */
     int graph;               /* what the search ran over: ON_GRAPH_BOXES or ON_GRAPH_CELLS (expansions,
                               * cells and visited count its nodes) */
+    double cost;             /* world units: the returned path's cost under the areas (= length without) */
+    size_t areas;            /* the areas the search used (the tree's and its own, but those of cost 1) */
 } on_query_info;
 
 ON_API on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out);

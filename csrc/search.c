@@ -16,8 +16,12 @@
  * ancestor), escalation to greedier weights after a number of expansions, a user heuristic,
  * expansion budgets and partial results. Before searching, `direct` returns the straight segment
  * when the goal is in sight of the start. finalize builds the result once: the corridor of nodes,
- * refine, simplify, smooth, relax (tighten.h), its tiles and its length.
+ * refine, simplify, smooth, relax (tighten.h), its tiles and its length. Area costs (areas.h): with
+ * areas, an edge costs its segment's weighted length (edge_cost), and every shortcut (direct,
+ * Lazy Theta*'s parent, refine, smooth, relax) is taken only when not dearer; without, every
+ * decision is the one made before areas existed (the same paths and expansions).
  */
+#include "areas.h"
 #include "graph.h"
 #include "nodepool.h"
 #include "raycast.h"
@@ -35,6 +39,8 @@ struct on_query {
     on_graph g;           /* what it runs over: the cells or the prepared boxes */
     on_lcache *lcache;    /* node-table lookups of recent expansions */
     on_tileset touched;   /* tiles this search has read, with their salts then */
+    on_areaset areas;     /* the current search's area costs (areas.h; none: edges cost their length) */
+    on_pathbuf alt;       /* the node chain, beside the refined path (areas: the cheaper is kept) */
     /* the current search */
     on_query_opts o;      /* its options (escalation changes the weights) */
     on_query_opts o0;     /* as given */
@@ -103,6 +109,8 @@ void on_query_destroy(on_query *q)
     free(q->lcache);
     on_tileset_free(&q->touched);
     on_tileset_free(&q->ptiles);
+    on_areaset_free(&q->areas);
+    on_pathbuf_free(&q->alt);
     free(q);
 }
 
@@ -134,6 +142,12 @@ static double heuristic(on_query *q, const double p[3], double size)
 {
     if (q->o.heuristic) return q->o.heuristic(q->o.heuristic_ud, p, q->b, size);
     return on_dist3(p, q->b);
+}
+
+/* The cost of the edge a -> b: its length, weighted by the areas when there are any. */
+static inline double edge_cost(const on_query *q, const double a[3], const double b[3])
+{
+    return q->areas.n ? on_areaset_cost(&q->areas, a, b) : on_dist3(a, b);
 }
 
 /* ---- the search ------------------------------------------------------------------------------ */
@@ -188,8 +202,13 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->o = q->o0;
     if (!(q->o.weight >= 0) || !isfinite(q->o.weight) || !isfinite(q->o.size_bias) ||
         q->o.smooth < ON_SMOOTH_NONE || q->o.smooth > ON_SMOOTH_BINARY || q->o.graph < ON_GRAPH_AUTO ||
-        q->o.graph > ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_BOXES && !face_points(q)))
+        q->o.graph > ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_BOXES && !face_points(q)) ||
+        (q->o.nareas && !q->o.areas))
         return q->state = ON_FAILURE | ON_INVALID;
+    for (size_t i = 0; i < q->o.nareas; i++)
+        if (!on_area_valid(&q->o.areas[i])) return q->state = ON_FAILURE | ON_INVALID;
+    if (on_areaset_build(&q->areas, q->t, q->o.areas, q->o.nareas) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
+    q->info.areas = q->areas.n;
     memmove(q->wa, a, sizeof q->wa);
     memmove(q->wb, b, sizeof q->wb);
     on_graph_use(&q->g, ON_GRAPH_CELLS);
@@ -209,7 +228,15 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     }
     on_to_nav(q->t, a, q->a);
     on_to_nav(q->t, b, q->b);
-    if (!cells_only && (q->o.graph == ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_AUTO && face_points(q)))) {
+    for (int w = 0; w < 2; w++) /* an end in an excluded area is as good as blocked */
+        if (q->areas.n && on_areaset_excluded(&q->areas, w ? q->b : q->a)) {
+            q->info.which = w;
+            q->info.nearest[0] = q->info.nearest[1] = q->info.nearest[2] = NAN;
+            return q->state = ON_FAILURE | ON_BLOCKED;
+        }
+    /* (with areas, AUTO keeps to the cells: the search avoids areas only between its nodes) */
+    if (!cells_only &&
+        (q->o.graph == ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_AUTO && face_points(q) && !q->areas.n))) {
         /* over the boxes when both ends' tiles have valid graphs (ON_GRAPH_BOXES: or not at all) */
         on_cell sb, gb;
         on_graph_use(&q->g, ON_GRAPH_BOXES);
@@ -234,13 +261,16 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->pool.nodes[s0].parent = -1;
     memcpy(q->pool.nodes[s0].pos, q->a, sizeof q->a);
     if (same_cell(sc, gc)) { /* one free cube or box holds both: the straight segment */
+        if (q->areas.n && edge_cost(q, q->a, q->b) == INFINITY) return q->state = ON_FAILURE | ON_UNREACHABLE;
         q->found = s0;
         q->pool.nodes[s0].closed = 1;
         return q->state = ON_SUCCESS;
     }
-    if (q->o.direct && q->o.smooth != ON_SMOOTH_NONE) {
+    if (q->o.direct && q->o.smooth != ON_SMOOTH_NONE &&
+        (!q->areas.n || on_areaset_cost(&q->areas, q->a, q->b) == on_dist3(q->a, q->b))) {
         /* in sight: the straight segment is the shortest path, and what smoothing would make of any
-         * path found; one walk instead of a search */
+         * path found; one walk instead of a search (with areas: when it enters none, the cheapest
+         * too, as no path costs less than its length) */
         q->ncorr = 0;
         q->corr_failed = 0;
         /* the endpoints' own cells too: an endpoint on a tile border may lie in a cell the walk,
@@ -285,7 +315,7 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
         if (v < 0 || created || !q->pool.nodes[v].closed) continue;
         double pv[3];
         node_point(q, v, pv);
-        double g = q->pool.nodes[v].g + on_dist3(pv, pu);
+        double g = q->pool.nodes[v].g + edge_cost(q, pv, pu);
         if (g < best) {
             best = g;
             bp = v;
@@ -337,6 +367,7 @@ static on_status expand(on_query *q, int32_t u)
     double gfrom = q->pool.nodes[from].g;
     double umn[3], umx[3], us = 0;
     if (face_points(q)) on_graph_region(&q->g, un->cell, umn, umx, &us);
+    const on_areaset *areas = q->areas.n ? &q->areas : NULL; /* (read once: not per edge) */
     for (size_t k = 0; k < nnb; k++) {
         int created;
         int32_t v = on_pool_get(&q->pool, q->g.nb[k], &created);
@@ -350,13 +381,21 @@ static on_status expand(on_query *q, int32_t u)
         } else {
             for (int j = 0; j < 3; j++) pv[j] = 0.5 * (mn[j] + mx[j]);
         }
-        double g = gfrom + on_dist3(pfrom, pv);
+        double g = gfrom + (areas ? on_areaset_cost(areas, pfrom, pv) : on_dist3(pfrom, pv));
+        int32_t par = from;
+        if (areas && from != u) { /* Lazy Theta*'s shortcut only when it is not dearer */
+            double gu = q->pool.nodes[u].g + on_areaset_cost(areas, pu, pv);
+            if (gu < g) {
+                g = gu;
+                par = u;
+            }
+        }
         if (g < vn->g) {
             double h = heuristic(q, pv, sz);
             if (isnan(h)) return ON_FAILURE | ON_INVALID;
             vn->g = g;
             memcpy(vn->pos, pv, sizeof pv);
-            vn->parent = from;
+            vn->parent = par;
             vn->f = g + q->o.weight * h - q->o.size_bias * sz;
             on_pool_push_or_update(&q->pool, (uint32_t)v);
         }
@@ -471,6 +510,11 @@ static int node_chain(on_query *q, int32_t end, const double stop[3])
     return 0;
 }
 
+static double sight_cost(void *ud, const double a[3], const double b[3])
+{
+    return on_areaset_cost(&((on_query *)ud)->areas, a, b);
+}
+
 static int sight_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
 {
     on_query *q = ud;
@@ -490,6 +534,7 @@ static int straight_path(on_query *q)
     q->info.cells = q->ncorr;
     if (path_tiles(q) != 0) return -1;
     q->info.length = on_dist3(q->a, q->b) * q->t->p.scale;
+    q->info.cost = edge_cost(q, q->a, q->b) * q->t->p.scale;
     return 0;
 }
 
@@ -506,18 +551,31 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     } else {
         memcpy(stop, q->b, sizeof stop);
     }
+    on_sight sight = {sight_visible, sight_turn_ok, q, q->areas.n ? sight_cost : NULL};
     if (q->o.any_angle || !q->o.refine) {
         if (node_chain(q, end, stop) != 0) return -1;
+    } else if (q->areas.n) {
+        /* refinement pulls the path tight by length: kept when it is not dearer than the chain of
+         * node points the search costed */
+        if (node_chain(q, end, stop) != 0 || on_pathbuf_reserve(&q->alt, q->path.n) != 0) return -1;
+        memcpy(q->alt.p, q->path.p, 3 * q->path.n * sizeof *q->path.p);
+        q->alt.n = q->path.n;
+        if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) return -1;
+        if (on_pathbuf_cost(&q->alt, &sight) < on_pathbuf_cost(&q->path, &sight)) {
+            on_pathbuf t = q->path;
+            q->path = q->alt;
+            q->alt = t;
+        }
     } else if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) {
         return -1;
     }
     on_simplify(&q->path);
-    on_sight sight = {sight_visible, sight_turn_ok, q};
     if (q->o.smooth != ON_SMOOTH_NONE) on_smooth(&q->path, &sight, q->o.smooth);
     if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) on_relax(&q->path, &sight, q->o.relax);
     q->info.cells = q->ncorr;
     if (path_tiles(q) != 0) return -1;
     q->info.length = on_pathbuf_length(&q->path) * q->t->p.scale;
+    q->info.cost = q->areas.n ? on_pathbuf_cost(&q->path, &sight) * q->t->p.scale : q->info.length;
     return 0;
 }
 

@@ -46,6 +46,22 @@ double on_pathbuf_length(const on_pathbuf *b)
     return len;
 }
 
+/* A segment's price: its cost under the sight's areas, or its length. */
+static inline double seg_cost(const on_sight *sg, const double a[3], const double b[3])
+{
+    return sg->cost ? sg->cost(sg->ud, a, b) : on_dist3(a, b);
+}
+
+/* With costs, a replacement may tie with what it replaces up to rounding. */
+#define COST_TOL 1e-9
+
+double on_pathbuf_cost(const on_pathbuf *b, const on_sight *sight)
+{
+    double c = 0;
+    for (size_t i = 1; i < b->n; i++) c += seg_cost(sight, b->p + 3 * (i - 1), b->p + 3 * i);
+    return c;
+}
+
 /* Shortest path through the chain of shared faces: waypoint i lies on the face between corridor cells
  * i and i+1. Coordinate descent over the two free coordinates of each face with the exact minimiser
  * of |P - x| + |x - N| along one coordinate (clamped, which is exact for a convex function of one
@@ -125,8 +141,14 @@ void on_simplify(on_pathbuf *path)
 static int jump_ok(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i, size_t c)
 {
     const double *P = path->p;
-    return sg->visible(sg->ud, P + 3 * i, P + 3 * c) && (!prev || sg->turn_ok(sg->ud, prev, P + 3 * i, P + 3 * c)) &&
-           (c + 1 >= path->n || sg->turn_ok(sg->ud, P + 3 * i, P + 3 * c, P + 3 * (c + 1)));
+    if (!(sg->visible(sg->ud, P + 3 * i, P + 3 * c) && (!prev || sg->turn_ok(sg->ud, prev, P + 3 * i, P + 3 * c)) &&
+          (c + 1 >= path->n || sg->turn_ok(sg->ud, P + 3 * i, P + 3 * c, P + 3 * (c + 1)))))
+        return 0;
+    if (!sg->cost) return 1;
+    /* with costs: not dearer than the waypoints it skips */
+    double chain = 0;
+    for (size_t k = i; k < c; k++) chain += sg->cost(sg->ud, P + 3 * k, P + 3 * (k + 1));
+    return sg->cost(sg->ud, P + 3 * i, P + 3 * c) <= chain + COST_TOL;
 }
 
 /* String pulling by line of sight: from each kept waypoint, jump to the farthest one jump_ok allows.
@@ -183,7 +205,7 @@ static int corner_ok(const on_sight *sg, const double *pa, const double A[3], co
 static int slide(const on_sight *sg, const double *pa, const double A[3], double P[3], const double B[3], const double *nb,
                  const double C[3], int steps)
 {
-    double before = on_dist3(A, P) + on_dist3(P, B);
+    double before = seg_cost(sg, A, P) + seg_cost(sg, P, B);
     double lo = 0, hi = 1, best[3];
     for (int it = 0; it <= steps; it++) {
         double mid = it == 0 ? 1 : 0.5 * (lo + hi), X[3];
@@ -197,7 +219,7 @@ static int slide(const on_sight *sg, const double *pa, const double A[3], double
         }
     }
     if (lo == 0) return 0;
-    double after = on_dist3(A, best) + on_dist3(best, B);
+    double after = seg_cost(sg, A, best) + seg_cost(sg, best, B);
     if (!(after < before)) return 0;
     memcpy(P, best, sizeof best);
     return 1;
@@ -218,7 +240,9 @@ void on_relax(on_pathbuf *path, const on_sight *sg, int passes)
             const double *pa = i >= 2 ? path->p + 3 * (i - 2) : NULL;
             const double *nb = i + 2 < path->n ? path->p + 3 * (i + 2) : NULL;
             if (sg->visible(sg->ud, A, B) && (!pa || sg->turn_ok(sg->ud, pa, A, B)) &&
-                (!nb || sg->turn_ok(sg->ud, A, B, nb))) { /* the corner is not needed */
+                (!nb || sg->turn_ok(sg->ud, A, B, nb)) &&
+                (!sg->cost || seg_cost(sg, A, B) <= seg_cost(sg, A, P) + seg_cost(sg, P, B) + COST_TOL)) {
+                /* the corner is not needed */
                 memmove(P, B, 3 * sizeof *P * (path->n - i - 1));
                 path->n--;
                 i--;

@@ -27,13 +27,19 @@ int on_pathbuf_push(on_pathbuf *b, const double p[3]);
 void on_pathbuf_free(on_pathbuf *b);
 /* The sum of the segments' lengths. */
 double on_pathbuf_length(const on_pathbuf *b);
+/* The sum of the segments' costs under sight->cost (their lengths when it is NULL). */
+typedef struct on_sight on_sight;
+double on_pathbuf_cost(const on_pathbuf *b, const on_sight *sight);
 
-/* What smoothing may assume: is b in sight of a; may a path turn at x (from a on to b)? */
-typedef struct on_sight {
+/* What smoothing may assume: is b in sight of a; may a path turn at x (from a on to b)? cost (may be
+ * NULL: a segment costs its length) prices a segment (area costs, areas.h): with it, smoothing and
+ * relaxation take a shortcut or move a corner only when the path does not get dearer. */
+struct on_sight {
     int (*visible)(void *ud, const double a[3], const double b[3]);
     int (*turn_ok)(void *ud, const double a[3], const double x[3], const double b[3]);
     void *ud;
-} on_sight;
+    double (*cost)(void *ud, const double a[3], const double b[3]);
+};
 
 /* The path start -> end through m faces (faces[6 i .. 6 i + 5]: face i's min and max corner, equal
  * on the axis it is perpendicular to), with one waypoint on each face, into path (m + 2 points).

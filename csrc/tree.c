@@ -68,6 +68,7 @@ void on_tree_destroy(on_tree *t)
         on_boxset_free(t->tiles[i].boxes);
     }
     free(t->tiles);
+    free(t->areas);
     free(t);
 }
 
@@ -275,18 +276,6 @@ on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_
 
 /* ---- lookups ------------------------------------------------------------------------------- */
 
-/* A node-table lookup through an optional cache: the value, or -1 when the node is not stored. */
-static inline int lookup(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
-{
-    if (!c) return on_table_get(&t->tiles[tile].table, code);
-    uint64_t key = (uint64_t)tile << 32 | code;
-    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
-    if (c->key[i] == key) return c->val[i];
-    c->key[i] = key;
-    c->val[i] = (int16_t)on_table_get(&t->tiles[tile].table, code);
-    return c->val[i];
-}
-
 void on_lcache_reset(on_lcache *c, const on_tree *t)
 {
     c->revision = on_tree_revision(t);
@@ -312,7 +301,7 @@ static int descend(const on_tree *t, on_lcache *lc, uint32_t ti, uint32_t layer,
         if (v & (1 << ci)) return 0;
         code = on_code_at(lx, ly, lz, layer);
         if (layer == 0) break;
-        v = lookup(t, lc, ti, code);
+        v = on_lcache_lookup(t, lc, ti, code);
     }
     if (cell) {
         cell->tile = ti;
@@ -336,7 +325,7 @@ int on_tree_leaf_free_cached(const on_tree *t, on_lcache *lc, int64_t x, int64_t
     if (tl->solid || !tl->loaded) return 0;
     uint32_t layer = (uint32_t)t->p.depth;
     return descend(t, lc, ti, layer, (uint32_t)(x % n), (uint32_t)(y % n), (uint32_t)(z % n),
-                   lookup(t, lc, ti, on_root_code(t)), cell);
+                   on_lcache_lookup(t, lc, ti, on_root_code(t)), cell);
 }
 
 int on_tree_leaf_free_near(const on_tree *t, on_lcache *lc, on_cell near, int64_t x, int64_t y, int64_t z,
@@ -357,7 +346,7 @@ int on_tree_leaf_free_near(const on_tree *t, on_lcache *lc, on_cell near, int64_
     while ((diff >> top) != 0) top++;
     uint32_t layer = top > L + 1 ? top : L + 1; /* the lowest layer where both agree */
     if (layer > (uint32_t)t->p.depth) layer = (uint32_t)t->p.depth;
-    int v = lookup(t, lc, near.tile, on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, layer));
+    int v = on_lcache_lookup(t, lc, near.tile, on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, layer));
     return descend(t, lc, near.tile, layer, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, v, cell);
 }
 
@@ -422,7 +411,7 @@ static void nb_collect(const on_tree *t, on_lcache *lc, uint32_t tile, uint32_t 
         if ((int)((i >> axis) & 1u) != hi) continue;
         if (bf & (1 << i)) continue;
         uint32_t child = on_code_child(code, i);
-        int cv = cl > 0 ? lookup(t, lc, tile, child) : -1;
+        int cv = cl > 0 ? on_lcache_lookup(t, lc, tile, child) : -1;
         if (cv >= 0)
             nb_collect(t, lc, tile, child, cv, axis, hi, face, o);
         else
@@ -475,7 +464,7 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, o
             layer = (uint32_t)(32 - __builtin_clz(diff));
         }
         uint32_t node = on_code_at(x, y, z, layer);
-        int v = lookup(t, lc, ti, node);
+        int v = on_lcache_lookup(t, lc, ti, node);
         if (v < 0) { /* only the root can be missing here: the whole tile is one free cell */
             nb_emit(&o, ti, node, face);
             continue;
@@ -490,7 +479,7 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, o
             unsigned ci = ((x >> layer) & 1u) | (((y >> layer) & 1u) << 1) | (((z >> layer) & 1u) << 2);
             if (v & (1 << ci)) break; /* blocked */
             node = on_code_at(x, y, z, layer);
-            if (layer == 0 || (v = lookup(t, lc, ti, node)) < 0) {
+            if (layer == 0 || (v = on_lcache_lookup(t, lc, ti, node)) < 0) {
                 nb_emit(&o, ti, node, face); /* a free cell at least as large as c */
                 break;
             }
@@ -508,7 +497,7 @@ on_status on_tree_face_cells(const on_tree *t, uint32_t tile, int face, on_cell 
     const on_tile *tl = &t->tiles[tile];
     if (tl->solid || !tl->loaded) return ON_SUCCESS;
     uint32_t root = on_root_code(t);
-    int v = lookup(t, NULL, tile, root);
+    int v = on_lcache_lookup(t, NULL, tile, root);
     if (v < 0) nb_emit(&o, tile, root, face);
     else nb_collect(t, NULL, tile, root, v, face >> 1, face & 1, face, &o);
     *count = o.count;

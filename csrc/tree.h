@@ -33,6 +33,8 @@ struct on_tree {
     double inv_scale;
     on_tile *tiles;
     on_streamer *streamer; /* the streamer bound to this tree (streamer.c), or NULL */
+    on_area *areas;        /* area costs every search uses (areas.c), nareas of them */
+    size_t nareas;
 };
 
 /* Destroying a tree stops its streamer first (streamer.c): the workers are joined, queued loads
@@ -62,6 +64,19 @@ void on_lcache_reset(on_lcache *c, const on_tree *t);
 void on_lcache_check(on_lcache *c, const on_tree *t);
 on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *c, on_cell cell, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count);
+
+/* A node-table lookup through an optional cache c (may be NULL; the caller has run on_lcache_check):
+ * the node's value, or -1 when it is not stored. Every user of a cache fills it through this. */
+static inline int on_lcache_lookup(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
+{
+    if (!c) return on_table_get(&t->tiles[tile].table, code);
+    uint64_t key = (uint64_t)tile << 32 | code;
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
+    if (c->key[i] == key) return c->val[i];
+    c->key[i] = key;
+    c->val[i] = (int16_t)on_table_get(&t->tiles[tile].table, code);
+    return c->val[i];
+}
 
 /* Tile index helpers. */
 static inline uint32_t on_tile_index(const on_tree *t, int i, int j, int k)

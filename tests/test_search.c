@@ -1,6 +1,7 @@
 /*
  * test_search.c -- the query's C API on hand-built scenes: searching the prepared boxes alone
- * (ON_GRAPH_BOXES, failing with ON_UNPREPARED and the tile when one is not prepared).
+ * (ON_GRAPH_BOXES, failing with ON_UNPREPARED and the tile when one is not prepared), and area costs
+ * (a dear gap avoided by a longer way round, an excluded box never entered, cost 1 = no area).
  */
 #include "minitest.h"
 #include "octonav.h"
@@ -96,6 +97,144 @@ static void boxes_only(void)
     on_tree_destroy(t);
 }
 
+/* A 16^3 tile with a wall x in [7, 9] closed but for two gaps through it along z: A at y in [2, 4]
+ * (on the straight line between the ends used below) and B at y in [12, 14]. */
+static on_tree *two_gaps(void)
+{
+    on_tree_params p = {{1, 1, 1}, 4, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    if (!on_ok(on_tree_create(&p, &t))) return NULL;
+    double w[3][2][3] = {{{7, 0, 0}, {9, 2, 16}}, {{7, 4, 0}, {9, 12, 16}}, {{7, 14, 0}, {9, 16, 16}}};
+    for (int i = 0; i < 3; i++) on_tree_add_box(t, w[i][0], w[i][1]);
+    return t;
+}
+
+/* Does segment a -> b run strictly inside box lo..hi for a positive length? */
+static int enters(const double a[3], const double b[3], const double lo[3], const double hi[3])
+{
+    double t0 = 0, t1 = 1;
+    for (int k = 0; k < 3; k++) {
+        double d = b[k] - a[k];
+        if (d == 0) {
+            if (!(a[k] > lo[k] && a[k] < hi[k])) return 0;
+            continue;
+        }
+        double u = (lo[k] - a[k]) / d, v = (hi[k] - a[k]) / d;
+        if (u > v) {
+            double x = u;
+            u = v;
+            v = x;
+        }
+        if (u > t0) t0 = u;
+        if (v < t1) t1 = v;
+    }
+    return t1 - t0 > 1e-9;
+}
+
+static double path_len(const double *p, size_t n)
+{
+    double len = 0;
+    for (size_t i = 1; i < n; i++) {
+        double d2 = 0;
+        for (int k = 0; k < 3; k++) d2 += (p[3 * i + k] - p[3 * i + k - 3]) * (p[3 * i + k] - p[3 * i + k - 3]);
+        len += sqrt(d2);
+    }
+    return len;
+}
+
+static void areas(void)
+{
+    on_tree *t = two_gaps();
+    on_query *q = NULL;
+    CHECK(t && on_ok(on_query_create(t, 4096, &q)));
+    double a[3] = {2, 3, 8}, b[3] = {14, 3, 8}, path[3 * 64], p0[3 * 64];
+    size_t n = 0, n0 = 0;
+    on_query_info info;
+    on_query_opts o;
+    on_query_opts_default(&o);
+    o.relax = 20;
+    /* no area: straight through gap A */
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, p0, 64, &n0, &info), ON_SUCCESS);
+    CHECK_EQ_INT(n0, 2);
+    CHECK(info.length == 12 && info.cost == 12 && info.areas == 0);
+
+    /* gap A at 10 times the cost: the way round through B, longer but cheaper; its corners are the
+     * near edges of B, (7, 12) and (9, 12): length 2 sqrt(5^2 + 9^2) + 2, entering no area */
+    on_area dear = {{6, 0, 0}, {10, 6, 16}, 10, 0};
+    o.areas = &dear;
+    o.nareas = 1;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_SUCCESS);
+    double round = 2 * sqrt(106.0) + 2;
+    CHECK_EQ_INT(n, 4);
+    CHECK(fabs(info.length - round) < 1e-9 && info.cost == info.length && info.areas == 1);
+    CHECK(fabs(path[3] - 7) < 1e-9 && fabs(path[4] - 12) < 1e-9 && fabs(path[6] - 9) < 1e-9 && fabs(path[7] - 12) < 1e-9);
+    for (size_t i = 1; i < n; i++) CHECK(!enters(path + 3 * i - 3, path + 3 * i, dear.min, dear.max));
+    /* the same from the tree's areas, and under Lazy Theta* */
+    CHECK(on_ok(on_tree_set_areas(t, &dear, 1)));
+    const on_area *ta;
+    CHECK_EQ_INT(on_tree_areas(t, &ta), 1);
+    CHECK(ta[0].cost == 10 && ta != &dear);
+    o.areas = NULL;
+    o.nareas = 0;
+    double p2[3 * 64];
+    size_t n2 = 0;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, p2, 64, &n2, &info), ON_SUCCESS);
+    CHECK(n2 == n && memcmp(p2, path, 3 * n * sizeof *path) == 0 && info.areas == 1);
+    o.any_angle = 1;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, p2, 64, &n2, &info), ON_SUCCESS);
+    CHECK(info.length < 12 + 2 * 9 && info.cost == info.length);
+    for (size_t i = 1; i < n2; i++) CHECK(!enters(p2 + 3 * i - 3, p2 + 3 * i, dear.min, dear.max));
+    o.any_angle = 0;
+    CHECK(on_ok(on_tree_set_areas(t, NULL, 0)));
+    CHECK_EQ_INT(on_tree_areas(t, NULL), 0);
+
+    /* at twice the cost, through A is cheaper: the straight segment, paying 4 leaves twice */
+    dear.cost = 2;
+    o.areas = &dear;
+    o.nareas = 1;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_SUCCESS);
+    CHECK_EQ_INT(n, 2);
+    CHECK(fabs(info.length - 12) < 1e-12 && fabs(info.cost - 16) < 1e-9);
+
+    /* excluded: never entered (the way round); an end inside it fails as blocked */
+    dear.exclude = 1;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_SUCCESS);
+    CHECK(fabs(info.length - round) < 1e-9 && info.cost == info.length);
+    for (size_t i = 1; i < n; i++) CHECK(!enters(path + 3 * i - 3, path + 3 * i, dear.min, dear.max));
+    double inside[3] = {8, 3, 8};
+    CHECK_EQ_INT(on_query_find(q, inside, b, &o, path, 64, &n, &info), ON_FAILURE | ON_BLOCKED);
+    CHECK_EQ_INT(info.which, 0);
+    /* both gaps excluded: unreachable */
+    on_area both[2] = {dear, {{6, 10, 0}, {10, 16, 16}, 1, 1}};
+    o.areas = both;
+    o.nareas = 2;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_FAILURE | ON_UNREACHABLE);
+
+    /* cost 1 is no area: the same path, bit for bit */
+    dear.exclude = 0;
+    dear.cost = 1;
+    o.areas = &dear;
+    o.nareas = 1;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_SUCCESS);
+    CHECK(n == n0 && memcmp(path, p0, 3 * n * sizeof *path) == 0 && info.areas == 0);
+
+    /* bad areas are refused */
+    on_area bad[4] = {{{0, 0, 0}, {1, 1, 1}, 0.5, 0}, {{0, 0, 0}, {0, 1, 1}, 2, 0}, {{0, 0, 0}, {1, 1, 1}, NAN, 0},
+                      {{0, 0, 0}, {1, INFINITY, 1}, 2, 1}};
+    for (int i = 0; i < 4; i++) {
+        o.areas = &bad[i];
+        CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_FAILURE | ON_INVALID);
+        CHECK_EQ_INT(on_tree_set_areas(t, &bad[i], 1), ON_FAILURE | ON_INVALID);
+    }
+    o.areas = NULL;
+    o.nareas = 1;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_FAILURE | ON_INVALID);
+    CHECK(path_len(p0, n0) == 12);
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("search", {
     boxes_only();
+    areas();
 })

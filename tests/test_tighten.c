@@ -116,7 +116,7 @@ static int turn_any(void *ud, const double a[3], const double x[3], const double
 static void smooth_relax_block(int mode)
 {
     block bl = {{1, 0, -10}, {2, 2, 10}, 0};
-    on_sight s = {vis, turn_any, &bl};
+    on_sight s = {vis, turn_any, &bl, NULL};
     on_pathbuf p = {0};
     double pts[][3] = {{0, 1, 0}, {0.5, 0.2, 0}, {0.8, -0.5, 0}, {1.5, -0.6, 0}, {2.2, -0.5, 0}, {2.6, 0.2, 0}, {3, 1, 0}};
     for (int i = 0; i < 7; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
@@ -140,7 +140,7 @@ static void smooth_relax_block(int mode)
 static void smooth_open(void)
 {
     block bl = {{10, 10, 10}, {11, 11, 11}, 0};
-    on_sight s = {vis, turn_any, &bl};
+    on_sight s = {vis, turn_any, &bl, NULL};
     on_pathbuf p = {0};
     for (int i = 0; i <= 40; i++) {
         double q[3] = {i * 0.25, (i % 3) * 0.1, 0};
