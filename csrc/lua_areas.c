@@ -112,9 +112,6 @@ static int l_areas(lua_State *L)
 int on_lua_areas_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {{"set_areas", l_set_areas}, {"areas", l_areas}, {NULL, NULL}};
-    luaL_getmetatable(L, ON_TREE_MT);
-    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) return luaL_error(L, "areas: the tree class is not open");
-    luaL_setfuncs(L, methods, 0);
-    lua_pop(L, 2);
+    on_lua_addmethods(L, ON_TREE_MT, methods);
     return 0;
 }
