@@ -248,6 +248,42 @@ describe("octonav.bake", function()
     end)
   end)
 
+  describe("what is not a regular file", function()
+    -- mkfifo through the shell; false where no child process can start
+    local function mkfifo(path) return os.execute("mkfifo '" .. path .. "' 2>/dev/null") == true end
+
+    it("a FIFO as an OBJ, a tile graph or a hole file is refused at once (core.read_file), never read", function()
+      local dir = tmpdir()
+      assert(pack.mkdir(dir))
+      local obj = dir .. "/level.obj"
+      if not mkfifo(obj) then pending("no shell to make a FIFO") return end
+      local s, e = bake(base_config { output = dir .. "/p", geometry = { { obj = obj } } })
+      assert.is_nil(s)
+      assert.are.equal(obj .. ": cannot read: not a regular file (a FIFO)", e)
+      -- a pack whose tile graph is a FIFO: world.load names it
+      local cfg = wall_config(dir .. "/p", 2, 4, 2, 4)
+      assert(bake(cfg))
+      local g = pack.graph_path(cfg.output, 1, 0, 0)
+      os.remove(g)
+      assert.is_true(mkfifo(g))
+      local w, werr = world.load(cfg.output)
+      assert.is_nil(w)
+      assert.are.equal(g .. ": not a regular file (a FIFO)", werr)
+      -- the link step refuses it too, and a FIFO as a hole file
+      local ok, lerr = bake.link(cfg)
+      assert.is_nil(ok)
+      has(lerr, g .. ": not a regular file (a FIFO)")
+      os.remove(g)
+      assert(bake(cfg))
+      cfg.holes = { { name = "den", min = { 1, 1, 1 }, max = { 5, 5, 5 }, scale = 0.5,
+        doors = { { inside = { 3, 3, 3 }, outside = { 6, 3, 3 } } } } }
+      assert.is_true(mkfifo(pack.hole_path(cfg.output, "den")))
+      ok, lerr = bake.link(cfg)
+      assert.is_nil(ok)
+      assert.are.equal(pack.hole_path(cfg.output, "den") .. ": missing (bake the hole: --hole den)", lerr)
+    end)
+  end)
+
   describe("pack files", function()
     local dir, cfg
     before_each(function()

@@ -8,7 +8,8 @@
 --   * bake (one process, timed) into a temporary directory, never into the repository;
 --   * open the pack (octonav.world.load): wall time, growth of the Lua heap and of the resident set,
 --     the tree's bytes (tree:stats().bytes) and the hierarchy's bytes (Lua heap growth of the open
---     beyond what the tree holds in C: the graph tables), graph file sizes;
+--     beyond what the tree holds in C, plus the world graph's bytes in C: world:graph_bytes()), graph
+--     file sizes;
 --   * random start/goal pairs (free in the world tree, in no hole; a pair counts when one seamless
 --     q:find over the fully loaded tree finds a path): world:plan time (p50, p99); a navigator walks the
 --     route (the agent moves `speed` toward the waypoint each frame) and its walked length is compared
@@ -16,8 +17,9 @@
 --     seamless query solves and the navigator does not (failed, or no arrival within the frame limit);
 --   * 100 navigators at once over the same pairs (each frame updates all 100): frame time p99;
 --   * optionally (jobs = "tile" | "job"), bake over `--tile I,J,K` jobs (one per tile) or two
---     `--job N/2` jobs: serial (`xargs -P1`) against `xargs -P2` (plus the link step each time), the
---     packs compared byte for byte with the one-process bake; and a 4-tile rebake (world:rebake).
+--     `--job N/2` jobs: serial (`xargs -P1`) against `xargs -P2` (plus the link step each time; wall
+--     and CPU seconds, the CPU of every process under bash's `time`), the packs compared byte for byte
+--     with the one-process bake; and a 4-tile rebake (world:rebake).
 -- Worlds: "dungeon" (../shared/data/worlds/dungeon.lua), "house" (house.obj at 0.125 m leaves, depth
 -- 6, path weights), "t16" / "t32" (../shared/data/worlds/terrain.lua at 16x2x16 / 32x2x32) and
 -- "tN" for any N. Worlds whose data are absent are skipped (row.skipped says why).
@@ -148,6 +150,19 @@ local function env_prefix(env)
   return table.concat(parts, " ")
 end
 
+-- Runs a shell command under bash's `time`: ok, CPU seconds (user + system of it and its children).
+local function timed(cmd)
+  local tf = os.tmpname()
+  local ok = os.execute(("bash -c %s 2> %s"):format(sh_quote("TIMEFORMAT='%3U %3S'; time ( " .. cmd .. " )"),
+    sh_quote(tf)))
+  local f = io.open(tf, "r")
+  local text = f and f:read("a") or ""
+  if f then f:close() end
+  os.remove(tf)
+  local u, sy = text:match("([%d%.]+) ([%d%.]+)%s*$")
+  return ok, (tonumber(u) or 0) + (tonumber(sy) or 0)
+end
+
 -- Bakes a world's config over jobs with xargs -P<par>, then the link step; wall seconds. kind "tile":
 -- one `--tile I,J,K` job per tile; "job": `--job N/M` jobs, M = `batches`.
 local function bake_jobs(spec, out, par, octonav_bin, kind, batches)
@@ -170,19 +185,20 @@ local function bake_jobs(spec, out, par, octonav_bin, kind, batches)
   env.OUT = out
   local pre = env_prefix(env)
   local t0 = clock()
-  local ok1 = os.execute(("%s xargs -P%d -I{} lua5.4 %s bake %s --%s {} < %s > /dev/null"):format(pre, par,
+  local ok1, cpu1 = timed(("%s xargs -P%d -I{} lua5.4 %s bake %s --%s {} < %s > /dev/null"):format(pre, par,
     sh_quote(octonav_bin), sh_quote(spec.file), kind == "job" and "job" or "tile", sh_quote(list)))
   local t1 = clock()
-  local ok2 = os.execute(("%s lua5.4 %s bake %s --link > /dev/null"):format(pre, sh_quote(octonav_bin),
+  local ok2, cpu2 = timed(("%s lua5.4 %s bake %s --link > /dev/null"):format(pre, sh_quote(octonav_bin),
     sh_quote(spec.file)))
   local t2 = clock()
   os.remove(list)
-  return { ok = ok1 and ok2 and true or false, tiles_s = t1 - t0, link_s = t2 - t1, total_s = t2 - t0 }
+  return { ok = ok1 and ok2 and true or false, tiles_s = t1 - t0, link_s = t2 - t1, total_s = t2 - t0,
+    cpu_s = cpu1 + cpu2 }
 end
 
 local function pack_bytes(out)
   local h = io.popen("cat " .. sh_quote(out) .. "/manifest.txt " .. sh_quote(out) .. "/tiles/* " ..
-    sh_quote(out) .. "/holes/* " .. sh_quote(out) .. "/graph* 2>/dev/null | md5sum")
+    sh_quote(out) .. "/holes/* 2>/dev/null | md5sum")
   local s = h:read("l")
   h:close()
   return s
@@ -253,8 +269,8 @@ function M.measure(name, opts)
   local summary = assert(octonav.bake(cfg))
   row.bake_s = clock() - t0
   row.tiles = summary.tiles
-  row.blocks = summary.blocks
-  row.graph_file_bytes = dir_bytes(out, "graph*")
+  row.portals = summary.portals
+  row.graph_file_bytes = dir_bytes(out, "*.graph")
   log(("%s: baked %d tiles in %.2f s"):format(name, row.tiles, row.bake_s))
   -- open, in a fresh process (the resident set of this one holds the bake's garbage)
   local probe = io.popen(("lua5.4 -e %s"):format(sh_quote(([[package.path=%q package.cpath=%q
@@ -392,11 +408,12 @@ function M.measure(name, opts)
     local s2 = bake_jobs(spec, d2, 2, bin, kind, 2)
     row.jobs_kind = kind
     row.jobs_serial_s, row.jobs_p2_s = s1.total_s, s2.total_s
+    row.jobs_serial_cpu, row.jobs_p2_cpu = s1.cpu_s, s2.cpu_s
     row.jobs_link_s = s2.link_s
     row.jobs_ok = s1.ok and s2.ok
     row.jobs_identical = pack_bytes(d1) == pack_bytes(d2) and pack_bytes(d1) == pack_bytes(out)
-    log(("%s: tile jobs serial %.2f s, -P2 %.2f s (link %.2f s), identical %s"):format(name, s1.total_s, s2.total_s,
-      s2.link_s, tostring(row.jobs_identical)))
+    log(("%s: tile jobs serial %.2f s (CPU %.2f s), -P2 %.2f s (CPU %.2f s, link %.2f s), identical %s"):format(name,
+      s1.total_s, s1.cpu_s, s2.total_s, s2.cpu_s, s2.link_s, tostring(row.jobs_identical)))
     rm_rf(d1)
     rm_rf(d2)
   end
@@ -426,19 +443,20 @@ function M.table(rows)
   local lines = {
     "| world | tiles | pairs | walked/seamless mean | max | failures | hierarchy MB | tree MB | hier/tree | open s" ..
       " | open RSS MB | plan p50 ms | plan p99 ms | 100-nav frame p99 ms | bake s | tile jobs serial s | -P2 s" ..
-      " | speedup | identical | 4-tile rebake s |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+      " | speedup | jobs CPU s serial / -P2 | identical | 4-tile rebake s |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
   }
   for _, r in ipairs(rows) do
     if r.skipped then
       lines[#lines + 1] = ("| %s | skipped: %s |"):format(r.name, r.skipped)
     else
       lines[#lines + 1] = ("| %s | %d | %d | %.3f | %.2f | %d | %.2f | %.2f | %.1f%% | %.2f | %.0f | %.2f | %.2f" ..
-        " | %.2f | %.1f | %s | %s | %s | %s | %s |"):format(r.name, r.tiles, r.pairs, r.ratio_mean, r.ratio_max,
+        " | %.2f | %.1f | %s | %s | %s | %s | %s | %s |"):format(r.name, r.tiles, r.pairs, r.ratio_mean, r.ratio_max,
           r.failures, r.hier_bytes / 2^20, r.tree_bytes / 2^20,
           100 * r.hier_bytes / math.max(1, r.tree_bytes), r.open_s, r.open_rss / 2^20, r.plan_p50_us / 1e3,
           r.plan_p99_us / 1e3, r.frame_p99_ms, r.bake_s, f(r.jobs_serial_s, "%.1f"), f(r.jobs_p2_s, "%.1f"),
           r.jobs_p2_s and ("%.2fx (%s)"):format(r.jobs_serial_s / r.jobs_p2_s, r.jobs_kind) or "-",
+          r.jobs_serial_cpu and ("%.1f / %.1f"):format(r.jobs_serial_cpu, r.jobs_p2_cpu) or "-",
           r.jobs_identical == nil and "-" or (r.jobs_identical and "yes" or "NO"), f(r.rebake_s, "%.2f"))
     end
   end

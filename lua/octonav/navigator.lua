@@ -18,7 +18,7 @@
 --   max_nodes = 65536          search memory of each query (one query per tree, made when first used)
 --   exit_candidates = 3        accepted and ignored (routes of pack version 1 left tiles through connect
 --                              blocks of several points; a C route crosses at one point)
---   plan_budget = 4096         portals the C route planner may expand per update (octonav.planner's
+--   plan_budget = 1024         portals the C route planner may expand per update (octonav.planner's
 --                              sliced job); the navigator holds ("planning") while it runs
 --   prefetch_distance = nil    world units: the next step is searched once the agent is this close
 --                              (straight line) to the end of the known path; nil: world.tile_size
@@ -95,8 +95,7 @@ local util = require "octonav.util"
 
 local M = {}
 
-local Nav = {}
-Nav.__index = Nav
+local Nav = util.class()
 
 local type, floor, huge = type, math.floor, math.huge
 local dist, copy, is_point, is_int = util.dist, util.copy, util.is_point, util.is_count
@@ -133,7 +132,7 @@ function M.new(world, opts)
       function(v) return type(v) == "number" and v >= 0 and v < huge end, "a number >= 0"),
     max_nodes = option(opts, "max_nodes", 65536, function(v) return is_int(v, 2) end, "an integer >= 2"),
     exit_candidates = option(opts, "exit_candidates", 3, function(v) return is_int(v, 1) end, "an integer >= 1"),
-    plan_budget = option(opts, "plan_budget", 4096, function(v) return is_int(v, 1) end, "an integer >= 1"),
+    plan_budget = option(opts, "plan_budget", 1024, function(v) return is_int(v, 1) end, "an integer >= 1"),
     prefetch_distance = option(opts, "prefetch_distance", world.tile_size or 16,
       function(v) return type(v) == "number" and v >= 0 end, "a number >= 0"),
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),

@@ -54,11 +54,11 @@
 local core = require "octonav.core"
 local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"
+local util = require "octonav.util"
 
 local M = {}
 
-local Streamer = {}
-Streamer.__index = Streamer
+local Streamer = util.class()
 M.Streamer = Streamer
 
 local type = type

@@ -6,7 +6,9 @@
 --   util.copy(p)          { p[1], p[2], p[3] }
 --   util.same3(a, b)      the first three entries are equal
 --   util.dist(a, b)       Euclidean distance of two points
---   util.file_size(path)  bytes of a readable file, or nil
+--   util.file_size(path)  bytes of a readable regular file, or nil (core.read_file: a FIFO or a device
+--                         is refused at once instead of blocking)
+--   util.class()          a method table whose instances look methods up in it (__index = itself)
 --
 -- The predicates return booleans: each layer raises its own message (naming its function and
 -- argument) when they fail.
@@ -42,11 +44,14 @@ function M.dist(a, b)
 end
 
 function M.file_size(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local n = f:seek("end")
-  f:close()
-  return n
+  local s = require("octonav.core").read_file(path)
+  return s and #s or nil
+end
+
+function M.class()
+  local c = {}
+  c.__index = c
+  return c
 end
 
 return M

@@ -28,8 +28,7 @@ local tilegrid = require "octonav.tilegrid"
 
 local M = {}
 
-local World = {}
-World.__index = World
+local World = util.class()
 M.World = World
 
 local function check_point(p, fname, what)
@@ -199,26 +198,24 @@ local function hole_arg(self, hole, fname)
   return i, self.holes[i]
 end
 
+-- The origin and scale of the world's nav space, or of a hole's (index or name) when given.
+local function space(self, p, hole, fname)
+  check_point(p, fname)
+  if hole == nil then return self.origin, self.scale end
+  local _, h = hole_arg(self, hole, fname)
+  return h.origin, h.scale
+end
+
 --- World -> nav space (the seed: P_nav = (P_world - Origin) / Scale), of the world or of a hole
 -- (index or name), whose origin is its min corner and scale its own.
 function World:to_nav(p, hole)
-  check_point(p, "to_nav")
-  local o, s = self.origin, self.scale
-  if hole ~= nil then
-    local _, h = hole_arg(self, hole, "to_nav")
-    o, s = h.origin, h.scale
-  end
+  local o, s = space(self, p, hole, "to_nav")
   return { (p[1] - o[1]) / s, (p[2] - o[2]) / s, (p[3] - o[3]) / s }
 end
 
 --- Nav -> world space (P_world = Origin + P_nav * Scale).
 function World:to_world(p, hole)
-  check_point(p, "to_world")
-  local o, s = self.origin, self.scale
-  if hole ~= nil then
-    local _, h = hole_arg(self, hole, "to_world")
-    o, s = h.origin, h.scale
-  end
+  local o, s = space(self, p, hole, "to_world")
   return { o[1] + p[1] * s, o[2] + p[2] * s, o[3] + p[3] * s }
 end
 
