@@ -1,5 +1,6 @@
 /*
- * nodepool.c -- the search's node pool, stamped node map and heap (see nodepool.h).
+ * nodepool.c -- the search's node pool, stamped node map and heap (see nodepool.h): all three grow
+ * by doubling with the nodes a search uses, up to max_nodes.
  */
 #include "nodepool.h"
 #include "util.h"
@@ -13,17 +14,18 @@ int on_pool_init(on_nodepool *p, size_t max_nodes)
     memset(p, 0, sizeof *p);
     size_t mapcap = 4;
     while (mapcap < 2 * max_nodes) mapcap <<= 1;
-    size_t smallcap = mapcap < ON_POOL_SMALL_MAP ? mapcap : ON_POOL_SMALL_MAP;
     p->max_nodes = max_nodes;
-    p->nodes = malloc(max_nodes * sizeof *p->nodes);
-    p->big = calloc(mapcap, sizeof *p->big); /* stamp 0: empty; searches count from 1 */
-    p->small = calloc(smallcap, sizeof *p->small);
-    p->heap = malloc(max_nodes * sizeof *p->heap);
-    p->bigmask = mapcap - 1;
+    p->bigmax = mapcap;
+    p->smallmax = mapcap < ON_POOL_SMALL_MAP ? mapcap : ON_POOL_SMALL_MAP;
+    p->nodecap = max_nodes < ON_POOL_FIRST_NODES ? max_nodes : ON_POOL_FIRST_NODES;
+    size_t smallcap = p->smallmax < ON_POOL_FIRST_MAP ? p->smallmax : ON_POOL_FIRST_MAP;
+    p->nodes = malloc(p->nodecap * sizeof *p->nodes);
+    p->heap = malloc(p->nodecap * sizeof *p->heap);
+    p->small = calloc(smallcap, sizeof *p->small); /* stamp 0: empty; searches count from 1 */
     p->smallmask = smallcap - 1;
     p->map = p->small;
     p->mapmask = p->smallmask;
-    return p->nodes && p->big && p->small && p->heap ? 0 : -1;
+    return p->nodes && p->small && p->heap ? 0 : -1;
 }
 
 void on_pool_free(on_nodepool *p)
@@ -35,6 +37,12 @@ void on_pool_free(on_nodepool *p)
     memset(p, 0, sizeof *p);
 }
 
+size_t on_pool_bytes(const on_nodepool *p)
+{
+    size_t slots = (p->small ? p->smallmask + 1 : 0) + (p->big ? p->bigmask + 1 : 0);
+    return p->nodecap * (sizeof *p->nodes + sizeof *p->heap) + slots * sizeof(on_mslot);
+}
+
 void on_pool_reset(on_nodepool *p)
 {
     p->nnodes = 0;
@@ -42,7 +50,7 @@ void on_pool_reset(on_nodepool *p)
     p->map = p->small;
     p->mapmask = p->smallmask;
     if (++p->stamp == 0) { /* 2^32 searches: clear the stamps once and count again */
-        memset(p->big, 0, (p->bigmask + 1) * sizeof *p->big);
+        if (p->big) memset(p->big, 0, (p->bigmask + 1) * sizeof *p->big);
         memset(p->small, 0, (p->smallmask + 1) * sizeof *p->small);
         p->stamp = 1;
     }
@@ -65,18 +73,54 @@ static void map_put(on_nodepool *p, uint64_t key, uint32_t idx)
     }
 }
 
-/* The search outgrew the small map: index every node in the big one (once per such search). */
-static void map_grow(on_nodepool *p)
+/* The map in use is half full: double the small map (up to smallmax), else move to the big map,
+ * made or doubled when it is not larger already (up to bigmax), and index every node of this search
+ * in the new map. -1 on allocation failure (nothing changed). */
+static int map_enlarge(on_nodepool *p)
 {
-    p->map = p->big;
-    p->mapmask = p->bigmask;
+    size_t cap = p->mapmask + 1;
+    on_mslot *m;
+    if (p->map == p->small && cap < p->smallmax) {
+        if (!(m = calloc(2 * cap, sizeof *m))) return -1;
+        free(p->small);
+        p->small = m;
+        p->smallmask = 2 * cap - 1;
+        p->map = m;
+        p->mapmask = p->smallmask;
+    } else {
+        if (p->map == p->big && cap >= p->bigmax) return 0; /* the pool is full first */
+        if (!p->big || p->bigmask + 1 <= cap) {
+            size_t want = 2 * cap < p->bigmax ? 2 * cap : p->bigmax;
+            if (!(m = calloc(want, sizeof *m))) return -1;
+            free(p->big);
+            p->big = m;
+            p->bigmask = want - 1;
+        }
+        p->map = p->big;
+        p->mapmask = p->bigmask;
+    }
     for (size_t i = 0; i < p->nnodes; i++) map_put(p, cell_key(p->nodes[i].cell), (uint32_t)i);
+    return 0;
+}
+
+/* Room for one more node: double the node array and the heap (up to max_nodes). */
+static int nodes_enlarge(on_nodepool *p)
+{
+    size_t cap = 2 * p->nodecap < p->max_nodes ? 2 * p->nodecap : p->max_nodes;
+    on_snode *n = realloc(p->nodes, cap * sizeof *n);
+    if (!n) return -1;
+    p->nodes = n;
+    uint32_t *h = realloc(p->heap, cap * sizeof *h);
+    if (!h) return -1; /* (the larger node array is kept; nodecap stays) */
+    p->heap = h;
+    p->nodecap = cap;
+    return 0;
 }
 
 int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
 {
-    /* (the small map stays at most half full; the big one holds 2 * max_nodes slots) */
-    if (p->map == p->small && 2 * (p->nnodes + 1) > p->smallmask + 1) map_grow(p);
+    /* (every map stays at most half full: the big one can hold 2 * max_nodes slots) */
+    if (2 * (p->nnodes + 1) > p->mapmask + 1 && map_enlarge(p) != 0) return -2;
     uint64_t key = cell_key(c);
     size_t i = (size_t)on_mix64(key) & p->mapmask;
     for (;;) {
@@ -88,6 +132,7 @@ int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
             }
         } else {
             if (p->nnodes >= p->max_nodes) return -1;
+            if (p->nnodes == p->nodecap && nodes_enlarge(p) != 0) return -2;
             on_snode *n = &p->nodes[p->nnodes];
             n->cell = c;
             n->g = INFINITY;

@@ -3,11 +3,15 @@
  * dtNodePool / dtNodeQueue). Knows nothing of trees or graphs: a node is keyed by an on_cell (a
  * tile and a code, whatever the graph means by them) and carries g, f, a point and a parent.
  *
- * Memory: nodes, two index maps and the heap are allocated once, for max_nodes; a search reuses
- * them. The maps need no clearing: a slot is live only when stamped with this search's number, so a
- * new search costs nothing and a probe never reads the (cold) node array to tell live slots from
- * stale ones; after 2^32 searches the stamps are cleared once. Most searches stay in the small map,
- * which fits in cache; one that outgrows it moves to the big map, sized for max_nodes, once.
+ * Memory follows the search: the node array, the heap and the maps start small (ON_POOL_FIRST_NODES
+ * nodes, ON_POOL_FIRST_MAP slots) and double when a search needs more, up to max_nodes nodes (maps at
+ * most half full); they never shrink, so once a query's searches have met their largest size a search
+ * allocates nothing. The maps need no clearing: a slot is live only when stamped with this search's
+ * number, so a new search costs nothing and a probe never reads the (cold) node array to tell live
+ * slots from stale ones; after 2^32 searches the stamps are cleared once. Most searches stay in the
+ * small map (at most ON_POOL_SMALL_MAP slots), which fits in cache; one that outgrows it moves to
+ * the big map once (made or doubled as needed). Growing moves the node array: a pointer into it is
+ * valid until the next on_pool_get.
  */
 #ifndef OCTONAV_NODEPOOL_H
 #define OCTONAV_NODEPOOL_H
@@ -17,7 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ON_POOL_SMALL_MAP 32768 /* slots: 512 KB, for searches of up to 16384 nodes */
+#define ON_POOL_SMALL_MAP 32768 /* slots: 512 KB at most, for searches of up to 16384 nodes */
+#define ON_POOL_FIRST_NODES 256 /* nodes (and heap entries) a pool starts with */
+#define ON_POOL_FIRST_MAP 512   /* slots the small map starts with */
 
 typedef struct on_snode {
     on_cell cell;
@@ -37,22 +43,26 @@ typedef struct on_mslot {
 typedef struct on_nodepool {
     on_snode *nodes;
     size_t nnodes, max_nodes;
+    size_t nodecap;       /* entries of nodes and heap (<= max_nodes) */
     on_mslot *map;        /* the map in use: small or big */
     size_t mapmask;
-    on_mslot *small, *big;
+    on_mslot *small, *big; /* big: NULL until a search outgrows the small map */
     size_t smallmask, bigmask;
+    size_t smallmax, bigmax; /* the slots each may grow to (bigmax: 2 * max_nodes, a power of two) */
     uint32_t stamp;       /* this search's number (slots of other numbers are empty) */
     uint32_t *heap;       /* the open list: node indices, a binary heap */
     size_t nheap;
 } on_nodepool;
 
-/* Allocate for up to max_nodes nodes (>= 2); -1 on allocation failure (free it with on_pool_free). */
+/* A pool for up to max_nodes nodes (>= 2), starting small; -1 on allocation failure (free it with
+ * on_pool_free). */
 int on_pool_init(on_nodepool *p, size_t max_nodes);
 void on_pool_free(on_nodepool *p);
 /* Empty the pool and the heap for a new search (a new stamp). */
 void on_pool_reset(on_nodepool *p);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
- * not in the heap). -1 when the pool is full. */
+ * not in the heap). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
+ * pool is unchanged). */
 int32_t on_pool_get(on_nodepool *p, on_cell c, int *created);
 /* Insert node n into the heap, or restore the order around it after its f changed (up or down). */
 void on_pool_push_or_update(on_nodepool *p, uint32_t n);
@@ -60,5 +70,7 @@ void on_pool_push_or_update(on_nodepool *p, uint32_t n);
 uint32_t on_pool_pop(on_nodepool *p);
 /* Rebuild the heap's order after every node's f changed. */
 void on_pool_heapify(on_nodepool *p);
+/* Bytes the pool holds now (nodes, heap and maps). */
+size_t on_pool_bytes(const on_nodepool *p);
 
 #endif

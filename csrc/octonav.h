@@ -341,8 +341,10 @@ ON_API size_t on_tree_areas(const on_tree *t, const on_area **areas);
 ON_API int on_area_valid(const on_area *a);
 
 /* ---- search (the query object) ------------------------------------------------------------------ */
-/* A query owns its search memory (preallocated for max_nodes cells) and reads one tree, which must
- * outlive it; many queries can share a tree. A search allocates nothing per expansion.
+/* A query owns its search memory (growing by doubling with the cells its searches reach, up to
+ * max_nodes: about 0.2 MB for a typical query whatever max_nodes) and reads one tree, which must
+ * outlive it; many queries can share a tree. Once a query's searches have met their largest size, a
+ * search allocates nothing.
  * Sliced like Detour: init, update(max_expansions) until it stops being ON_IN_PROGRESS, finalize. */
 typedef struct on_query on_query;
 

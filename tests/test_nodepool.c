@@ -1,7 +1,8 @@
 /*
  * test_nodepool.c -- the search's node pool, stamped map and heap (nodepool.c): lookups across the
  * move from the small map to the big one, a full pool, stamps wrapping around after 2^32 searches,
- * and the heap's order (against a sort) when f falls and rises.
+ * the heap's order (against a sort) when f falls and rises, and memory that follows the search
+ * (doubling up to max_nodes, node contents kept, nothing allocated again in steady state).
  */
 #include "minitest.h"
 #include "nodepool.h"
@@ -65,6 +66,22 @@ static void stamp_wrap(void)
     CHECK_EQ_INT(live, 0);
     CHECK_EQ_INT(on_pool_get(&p, cell(3), &created), 0);
     CHECK(created);
+    on_pool_free(&p);
+    /* the same with a big map in use */
+    CHECK(on_pool_init(&p, 40000) == 0);
+    on_pool_reset(&p);
+    for (uint32_t i = 0; i < 20000; i++) on_pool_get(&p, cell(i), &created);
+    CHECK(p.map == p.big);
+    p.stamp = UINT32_MAX;
+    on_pool_reset(&p);
+    CHECK_EQ_INT(p.stamp, 1);
+    live = 0;
+    for (size_t i = 0; i <= p.bigmask; i++) live += p.big[i].stamp != 0;
+    for (size_t i = 0; i <= p.smallmask; i++) live += p.small[i].stamp != 0;
+    CHECK_EQ_INT(live, 0);
+    p.stamp = 1;
+    CHECK_EQ_INT(on_pool_get(&p, cell(3), &created), 0);
+    CHECK(created);
     /* a slot stamped 1 by a search long ago would read as live now: the clearing prevents that */
     on_pool_reset(&p);
     CHECK_EQ_INT(p.stamp, 2);
@@ -121,8 +138,73 @@ static void heap_order(void)
     on_pool_free(&p);
 }
 
+/* A search of k nodes in p (a new search), each node's g set to its index; returns the number of
+ * nodes not found again at their index with their g. */
+static int search_of(on_nodepool *p, uint32_t k, uint32_t salt)
+{
+    int created, bad = 0;
+    on_pool_reset(p);
+    for (uint32_t i = 0; i < k; i++) {
+        int32_t x = on_pool_get(p, cell(i * 3 + salt), &created);
+        if (x != (int32_t)i || !created) bad++;
+        else p->nodes[x].g = (double)i;
+    }
+    for (uint32_t i = 0; i < k; i++) {
+        int32_t x = on_pool_get(p, cell(i * 3 + salt), &created);
+        if (x != (int32_t)i || created || p->nodes[x].g != (double)i) bad++;
+    }
+    return bad;
+}
+
+static void follows_search(void)
+{
+    on_nodepool p;
+    CHECK(on_pool_init(&p, (size_t)1 << 20) == 0);
+    /* a query at 2^20 nodes starts with 256 nodes and 512 slots, not ~100 bytes per max_node */
+    CHECK_EQ_INT(p.nodecap, ON_POOL_FIRST_NODES);
+    CHECK_EQ_INT(p.smallmask + 1, ON_POOL_FIRST_MAP);
+    CHECK(p.big == NULL);
+    CHECK_EQ_INT(on_pool_bytes(&p), 256 * (sizeof(on_snode) + 4) + 512 * sizeof(on_mslot));
+    /* 1,000 nodes: doubled to 1,024 nodes and 2,048 slots (at most half full) */
+    CHECK_EQ_INT(search_of(&p, 1000, 0), 0);
+    CHECK_EQ_INT(p.nodecap, 1024);
+    CHECK_EQ_INT(p.smallmask + 1, 2048);
+    CHECK(p.big == NULL);
+    /* steady state: searches up to that size allocate nothing */
+    const on_snode *nodes = p.nodes;
+    const on_mslot *small = p.small;
+    size_t bytes = on_pool_bytes(&p);
+    for (uint32_t r = 1; r <= 5; r++) CHECK_EQ_INT(search_of(&p, 1000 - 100 * r, r), 0);
+    CHECK(p.nodes == nodes && p.small == small && on_pool_bytes(&p) == bytes);
+    /* 40,000 nodes: through the small map's largest size (32,768 slots) into the big map, made at
+     * 65,536 slots and doubled to 131,072; the nodes to 65,536 */
+    CHECK_EQ_INT(search_of(&p, 40000, 7), 0);
+    CHECK_EQ_INT(p.smallmask + 1, ON_POOL_SMALL_MAP);
+    CHECK(p.map == p.big);
+    CHECK_EQ_INT(p.bigmask + 1, 131072);
+    CHECK_EQ_INT(p.nodecap, 65536);
+    /* and again, smaller and as large: the same memory, the big map reused */
+    const on_mslot *big = p.big;
+    nodes = p.nodes;
+    CHECK_EQ_INT(search_of(&p, 20000, 1), 0);
+    CHECK(p.map == p.big);
+    CHECK_EQ_INT(search_of(&p, 40000, 2), 0);
+    CHECK(p.big == big && p.nodes == nodes);
+    on_pool_free(&p);
+
+    /* the node array never passes max_nodes; the pool is full at max_nodes */
+    CHECK(on_pool_init(&p, 300) == 0);
+    CHECK_EQ_INT(search_of(&p, 300, 0), 0);
+    CHECK_EQ_INT(p.nodecap, 300);
+    int created;
+    CHECK_EQ_INT(on_pool_get(&p, cell(100000), &created), -1);
+    CHECK(p.bigmask + 1 <= 1024);
+    on_pool_free(&p);
+}
+
 TEST_MAIN("nodepool", {
     growth();
     stamp_wrap();
     heap_order();
+    follows_search();
 })
