@@ -128,7 +128,7 @@ demo: all
 # ASan+UBSan in build/fuzz, one binary per target; fuzz/run.sh runs each for FUZZ_SECONDS.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= tile tree obj voxmap map2d manifest graph
+FUZZ_TARGETS ?= tile tree obj voxmap map2d manifest
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror -Icsrc $(FUZZ_SAN) -fsanitize=fuzzer
 FUZZ_BIN      = $(FUZZ_TARGETS:%=build/fuzz/bin/fuzz_%)
@@ -145,9 +145,9 @@ build/fuzz/bin/fuzz_%: fuzz/fuzz_%.c build/fuzz/libonav.a csrc/octonav.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< build/fuzz/libonav.a $(LDLIBS)
 
-build/fuzz/bin/fuzz_manifest build/fuzz/bin/fuzz_graph: fuzz/fuzz_pack.c build/fuzz/libonav.a csrc/fileio.h
+build/fuzz/bin/fuzz_manifest: fuzz/fuzz_pack.c build/fuzz/libonav.a csrc/fileio.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LUA_INC) -DPACK_TARGET=$(if $(findstring manifest,$@),1,2) \
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LUA_INC) \
 	  -DOCTONAV_LUA_DIR='"$(CURDIR)/lua"' -o $@ $< build/fuzz/libonav.a -llua5.4 $(LDLIBS)
 
 clean:

@@ -58,21 +58,10 @@ put("voxmap", "crlf", "\5voxel 40 2 9\r\n\r\n39 1 8\r\n")
 put("map2d", "small", "type octile\nheight 3\nwidth 4\nmap\n..@.\nT.G.\n.S..\n")
 put("map2d", "crlf", "type octile\r\nwidth 2\r\nheight 1\r\nmap\r\n.@\r\n\r\n")
 
--- The manifest and graph (against the fuzz_pack harness's manifest: tiles 3 x 2 x 1, holes cave and pit).
+-- Manifests (the manifest target, fuzz_pack.c): one with a hole and its door, one bare.
 put("manifest", "pack", pack.manifest_text { scale = 0.5, depth = 3, origin = { 0, -1.5, 2 }, tiles = { 3, 2, 1 },
   radius = 0.25, holes = {
     { name = "cave", kind = "under_terrain", min = { 1, 1, 1 }, max = { 3, 3, 3 }, scale = 0.25, depth = 2,
       origin = { 1, 1, 1 }, tiles = { 2, 2, 2 }, doors = { { inside = { 2, 2, 2 }, outside = { 2, 4, 2 } } } } } })
 put("manifest", "bare", pack.manifest_text { scale = 1, depth = 9, origin = { 0, 0, 0 }, tiles = { 1, 1, 1 }, radius = 0 })
-put("graph", "graph", pack.graph_text {
-  blocks = {
-    { id = 1, tile = 0, face = 1, center = { 4, 2, 2 }, points = { { inside = { 3.9, 2, 2 }, outside = { 4.1, 2, 2 } } } },
-    { id = 2, tile = 1, face = 0, center = { 4, 2, 2 }, points = { { inside = { 4.1, 2, 2 }, outside = { 3.9, 2, 2 } } } },
-    { id = 3, tile = 1, face = 3, center = { 6, 4, 2 }, points = { { inside = { 6, 3.9, 2 }, outside = { 6, 4.1, 2 } } } },
-  },
-  links = { { a = 1, b = 2, cost = 0.2 }, { a = 2, b = 1, cost = 0.2 } },
-  weights = { { tile = 1, a = 2, b = 3, cost = 2.5 } },
-  doors = { { hole = "cave", door = 1, block = 1, cost = 1.5 }, { hole = "pit", door = 1, block = 3, cost = 0 } },
-})
-put("graph", "empty", pack.graph_text { blocks = {}, links = {}, weights = {}, doors = {} })
 print("fuzz/corpus written")
