@@ -313,6 +313,24 @@ ON_API on_status on_grid_visible(const on_grid *g, const double a[3], const doub
  * last search failed or there was none. A binding can search once with no buffer, then size one. */
 ON_API size_t on_grid_last_path(const on_grid *g, int32_t *path, size_t cap);
 
+/* ---- temporary obstacles (obstacles.c) ----------------------------------------------------------- */
+/* A box blocked until removed (Detour's TileCache obstacles). Adding blocks the box as on_tree_add_box
+ * does (inflated by the radius) and remembers, for each loaded tile the box overlaps, the tile's
+ * contents before the first obstacle on it. Removing restores each of its tiles to exactly those
+ * contents (the same bytes, bit for bit) and blocks the obstacles still in place there again, in the
+ * order they were added: the tree is as if the removed obstacle had never been added, whatever the
+ * order of removal. Both bump the salts of the tiles they change (a running search fails stale, a
+ * returned path turns invalid) and prepare again the tiles that had a valid prepared graph. A tile
+ * changed by other means while covered (an edit, clear, reload or unload) keeps what it holds then:
+ * its obstacles' blocks up to that change stay when they are removed. Ids start at 1 and are never
+ * reused by a tree. */
+ON_API on_status on_tree_add_obstacle(on_tree *t, const double min[3], const double max[3], uint32_t *id);
+/* ON_FAILURE | ON_INVALID for an id not in place. */
+ON_API on_status on_tree_remove_obstacle(on_tree *t, uint32_t id);
+/* The obstacles in place, in the order added: up to cap ids and boxes (6 doubles each: world min, then
+ * max; either may be NULL), *n the count; ON_FAILURE | ON_BUFFER_SMALL when *n > cap. */
+ON_API on_status on_tree_obstacles(const on_tree *t, uint32_t *ids, double *boxes, size_t cap, size_t *n);
+
 /* ---- area costs (areas.c) ------------------------------------------------------------------------ */
 /* An area is an axis-aligned box of world space where travel costs more (cost >= 1, a multiplier of
  * length) or is forbidden (exclude). A point is in an area when it lies strictly inside its box (its

@@ -69,6 +69,7 @@ void on_tree_destroy(on_tree *t)
     }
     free(t->tiles);
     free(t->areas);
+    on_obstacles_free(t->obstacles);
     free(t);
 }
 
@@ -219,7 +220,7 @@ static int insert_rec(ins_ctx *c, uint32_t code)
     return rc;
 }
 
-static on_status insert_tile(on_tree *t, uint32_t ti, on_classify_fn fn, void *ud)
+on_status on_tree_insert_tile(on_tree *t, uint32_t ti, on_classify_fn fn, void *ud)
 {
     on_tile *tl = &t->tiles[ti];
     if (tl->solid || !tl->loaded) return ON_SUCCESS;
@@ -268,7 +269,7 @@ on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_
     for (int k = a[2]; k <= b[2]; k++)
         for (int j = a[1]; j <= b[1]; j++)
             for (int i = a[0]; i <= b[0]; i++) {
-                on_status s = insert_tile(t, on_tile_index(t, i, j, k), fn, ud);
+                on_status s = on_tree_insert_tile(t, on_tile_index(t, i, j, k), fn, ud);
                 if (on_failed(s)) return s;
             }
     return ON_SUCCESS;

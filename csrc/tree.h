@@ -35,7 +35,11 @@ struct on_tree {
     on_streamer *streamer; /* the streamer bound to this tree (streamer.c), or NULL */
     on_area *areas;        /* area costs every search uses (areas.c), nareas of them */
     size_t nareas;
+    struct on_obstacles *obstacles; /* temporary obstacles and the tiles they cover (obstacles.c), or NULL */
 };
+
+/* Free a tree's obstacle records (obstacles.c; NULL is fine). */
+void on_obstacles_free(struct on_obstacles *o);
 
 /* Destroying a tree stops its streamer first (streamer.c): the workers are joined, queued loads
  * dropped, and the streamer answers ON_INVALID from then on (on_streamer_destroy still frees it). */
@@ -49,6 +53,8 @@ typedef int (*on_classify_fn)(void *ud, const double min[3], double size);
  * [lo, hi] (the geometry's bounds). Leaves hit partially are blocked; nodes hit fully are blocked
  * whole and their subtrees freed. */
 on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_classify_fn fn, void *ud);
+/* The same into one tile (a loaded tile that is not solid; others are left alone). */
+on_status on_tree_insert_tile(on_tree *t, uint32_t tile, on_classify_fn fn, void *ud);
 
 /* A query-local, direct-mapped cache of node-table lookups: neighbouring cells share ancestors, so a
  * search finds most of its lookups here instead of probing the (large, uncached) tables. Valid for

@@ -1,0 +1,272 @@
+/*
+ * obstacles.c -- temporary obstacles (octonav.h, "temporary obstacles"): boxes blocked until removed.
+ *
+ * The tree keeps, for every loaded tile an obstacle in place overlaps, a snapshot of the tile as it
+ * was before the first of them (its node table copied slot for slot, and its solid flag) and the salt
+ * the tile had after the last obstacle operation on it. Removing an obstacle rebuilds each of its
+ * tiles from the snapshot and inserts the obstacles still covering it again, in the order they were
+ * added, into that tile alone: the same contents, byte for byte, as if the removed one had never been
+ * added. A tile whose salt moved on by other means (an edit, clear, reload or unload) is snapshotted
+ * again as it is then, so what it holds is never lost. Tiles that had a valid prepared graph before a
+ * change are prepared again after it.
+ */
+#include "tree.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct snapshot {
+    uint32_t tile;
+    uint32_t salt;     /* the tile's salt after the last obstacle operation on it */
+    uint8_t solid;
+    on_table table;    /* the contents before the first obstacle */
+} snapshot;
+
+typedef struct obstacle {
+    uint32_t id;
+    double wmin[3], wmax[3]; /* as given (world) */
+    double lo[3], hi[3];     /* nav space, inflated by the radius */
+    uint32_t *tiles;         /* the loaded tiles it overlapped when added */
+    size_t ntiles;
+} obstacle;
+
+struct on_obstacles {
+    obstacle *ob;
+    size_t n, cap;
+    snapshot *snap;
+    size_t nsnap, snapcap;
+    uint32_t next_id;
+};
+
+/* ---- helpers ----------------------------------------------------------------------------------- */
+
+/* A copy of a table, slot for slot (the same bytes when encoded or compared). 0, or -1 on allocation
+ * failure (dst then empty). */
+static int table_copy(const on_table *src, on_table *dst)
+{
+    *dst = *src;
+    dst->keys = NULL;
+    dst->vals = NULL;
+    if (src->cap == 0) return 0;
+    dst->keys = malloc((size_t)src->cap * sizeof *dst->keys);
+    dst->vals = malloc(src->cap);
+    if (!dst->keys || !dst->vals) {
+        free(dst->keys);
+        free(dst->vals);
+        dst->keys = NULL;
+        dst->vals = NULL;
+        dst->cap = dst->count = 0;
+        return -1;
+    }
+    memcpy(dst->keys, src->keys, (size_t)src->cap * sizeof *dst->keys);
+    memcpy(dst->vals, src->vals, src->cap);
+    return 0;
+}
+
+/* The rule of on_tree_add_box (geometry.c): a cube is blocked when it overlaps the box with positive
+ * volume (an axis of zero extent counts as touching). */
+static int classify(void *ud, const double m[3], double s)
+{
+    const obstacle *b = ud;
+    int full = 1;
+    for (int i = 0; i < 3; i++) {
+        double cmin = m[i], cmax = m[i] + s;
+        if (b->lo[i] == b->hi[i]) {
+            if (b->lo[i] < cmin || b->lo[i] > cmax) return ON_MISS;
+            full = 0;
+        } else {
+            if (!(b->lo[i] < cmax && b->hi[i] > cmin)) return ON_MISS;
+            if (!(b->lo[i] <= cmin && b->hi[i] >= cmax)) full = 0;
+        }
+    }
+    return full ? ON_FULL_HIT : ON_PARTIAL_HIT;
+}
+
+static snapshot *find_snap(struct on_obstacles *o, uint32_t tile)
+{
+    for (size_t i = 0; i < o->nsnap; i++)
+        if (o->snap[i].tile == tile) return &o->snap[i];
+    return NULL;
+}
+
+static void drop_snap(struct on_obstacles *o, snapshot *s)
+{
+    on_table_free(&s->table);
+    *s = o->snap[--o->nsnap];
+}
+
+static int covers(const obstacle *b, uint32_t tile)
+{
+    for (size_t i = 0; i < b->ntiles; i++)
+        if (b->tiles[i] == tile) return 1;
+    return 0;
+}
+
+/* The tile's snapshot, made now when it has none or when the tile changed by other means since the
+ * last obstacle operation (then it holds what the tile holds now). NULL on allocation failure. */
+static snapshot *snap_for(on_tree *t, struct on_obstacles *o, uint32_t tile)
+{
+    snapshot *s = find_snap(o, tile);
+    on_tile *tl = &t->tiles[tile];
+    if (s && s->salt == tl->salt) return s;
+    on_table copy;
+    if (table_copy(&tl->table, &copy) != 0) return NULL;
+    if (!s) {
+        if (on_grow((void **)&o->snap, &o->snapcap, o->nsnap + 1, sizeof *o->snap) != 0) {
+            on_table_free(&copy);
+            return NULL;
+        }
+        s = &o->snap[o->nsnap++];
+        s->tile = tile;
+    } else {
+        on_table_free(&s->table);
+    }
+    s->table = copy;
+    s->solid = tl->solid;
+    s->salt = tl->salt;
+    return s;
+}
+
+/* Tile `tile` rebuilt: its snapshot, then every obstacle in place covering it, in order; prepared
+ * again when it was. -1 on allocation failure. */
+static int rebuild(on_tree *t, struct on_obstacles *o, snapshot *s)
+{
+    uint32_t tile = s->tile;
+    int prepared = on_tile_boxes(t, tile) != NULL;
+    on_table copy;
+    if (table_copy(&s->table, &copy) != 0) return -1;
+    on_tree_install_tile(t, tile, &copy, s->solid);
+    int rc = 0;
+    for (size_t i = 0; i < o->n && rc == 0; i++)
+        if (covers(&o->ob[i], tile) && on_failed(on_tree_insert_tile(t, tile, classify, &o->ob[i]))) rc = -1;
+    if (prepared && on_failed(on_tree_prepare(t, tile, NULL))) rc = -1;
+    s->salt = t->tiles[tile].salt;
+    return rc;
+}
+
+void on_obstacles_free(struct on_obstacles *o)
+{
+    if (!o) return;
+    for (size_t i = 0; i < o->n; i++) free(o->ob[i].tiles);
+    for (size_t i = 0; i < o->nsnap; i++) on_table_free(&o->snap[i].table);
+    free(o->ob);
+    free(o->snap);
+    free(o);
+}
+
+/* ---- the API ----------------------------------------------------------------------------------- */
+
+static int clampi(double v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : (int)v; }
+
+on_status on_tree_add_obstacle(on_tree *t, const double min[3], const double max[3], uint32_t *id)
+{
+    if (id) *id = 0;
+    obstacle b;
+    memset(&b, 0, sizeof b);
+    double r = t->p.radius * t->inv_scale;
+    for (int i = 0; i < 3; i++)
+        if (!isfinite(min[i]) || !isfinite(max[i]) || min[i] > max[i]) return ON_FAILURE | ON_INVALID;
+    memcpy(b.wmin, min, sizeof b.wmin);
+    memcpy(b.wmax, max, sizeof b.wmax);
+    on_to_nav(t, min, b.lo);
+    on_to_nav(t, max, b.hi);
+    if (!t->obstacles && !(t->obstacles = calloc(1, sizeof *t->obstacles))) return ON_FAILURE | ON_NO_MEMORY;
+    struct on_obstacles *o = t->obstacles;
+    if (o->next_id == UINT32_MAX) return ON_FAILURE | ON_INVALID;
+    /* the tiles it overlaps (on_tree_insert's rule: a box starting on a tile border touches the tile
+     * below, where it blocks nothing) */
+    int a[3], z[3];
+    size_t nt = 1;
+    for (int i = 0; i < 3; i++) {
+        b.lo[i] -= r;
+        b.hi[i] += r;
+        double ext = (double)t->p.tiles[i] * t->n;
+        if (!(b.hi[i] >= 0) || !(b.lo[i] <= ext)) nt = 0; /* wholly outside: blocks nothing */
+        a[i] = clampi(ceil(b.lo[i] / t->n) - 1, 0, t->p.tiles[i] - 1);
+        z[i] = clampi(floor(b.hi[i] / t->n), 0, t->p.tiles[i] - 1);
+        nt *= (size_t)(z[i] - a[i] + 1);
+    }
+    if (nt && !(b.tiles = malloc(nt * sizeof *b.tiles))) return ON_FAILURE | ON_NO_MEMORY;
+    if (on_grow((void **)&o->ob, &o->cap, o->n + 1, sizeof *o->ob) != 0) {
+        free(b.tiles);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    for (int k = a[2]; nt && k <= z[2]; k++)
+        for (int j = a[1]; j <= z[1]; j++)
+            for (int i = a[0]; i <= z[0]; i++) {
+                uint32_t ti = on_tile_index(t, i, j, k);
+                if (t->tiles[ti].loaded) b.tiles[b.ntiles++] = ti;
+            }
+    /* snapshots first: nothing changes unless all of them could be made */
+    for (size_t i = 0; i < b.ntiles; i++)
+        if (!snap_for(t, o, b.tiles[i])) {
+            free(b.tiles);
+            return ON_FAILURE | ON_NO_MEMORY;
+        }
+    b.id = ++o->next_id;
+    o->ob[o->n++] = b;
+    const obstacle *ob = &o->ob[o->n - 1];
+    on_status st = ON_SUCCESS;
+    for (size_t i = 0; i < ob->ntiles; i++) {
+        uint32_t ti = ob->tiles[i];
+        snapshot *s = find_snap(o, ti);
+        int prepared = on_tile_boxes(t, ti) != NULL;
+        if (on_failed(on_tree_insert_tile(t, ti, classify, (void *)ob)) ||
+            (prepared && t->tiles[ti].salt != s->salt && on_failed(on_tree_prepare(t, ti, NULL))))
+            st = ON_FAILURE | ON_NO_MEMORY;
+        s->salt = t->tiles[ti].salt;
+    }
+    if (on_failed(st)) { /* undo: the obstacle out, its tiles rebuilt without it */
+        obstacle gone = o->ob[--o->n];
+        for (size_t i = 0; i < gone.ntiles; i++) rebuild(t, o, find_snap(o, gone.tiles[i]));
+        free(gone.tiles);
+        return st;
+    }
+    if (id) *id = ob->id;
+    return ON_SUCCESS;
+}
+
+on_status on_tree_remove_obstacle(on_tree *t, uint32_t id)
+{
+    struct on_obstacles *o = t->obstacles;
+    size_t k = 0;
+    while (o && k < o->n && o->ob[k].id != id) k++;
+    if (!o || k == o->n) return ON_FAILURE | ON_INVALID;
+    obstacle gone = o->ob[k];
+    memmove(o->ob + k, o->ob + k + 1, (o->n - k - 1) * sizeof *o->ob);
+    o->n--;
+    on_status st = ON_SUCCESS;
+    for (size_t i = 0; i < gone.ntiles; i++) {
+        uint32_t ti = gone.tiles[i];
+        if (!t->tiles[ti].loaded) { /* unloaded since: it comes back as its file holds it */
+            snapshot *s = find_snap(o, ti);
+            if (s) drop_snap(o, s);
+            continue;
+        }
+        /* (changed by other means since: a fresh snapshot keeps what it holds, this obstacle too) */
+        snapshot *s = snap_for(t, o, ti);
+        if (!s || rebuild(t, o, s) != 0) st = ON_FAILURE | ON_NO_MEMORY;
+        int used = 0;
+        for (size_t j = 0; j < o->n && !used; j++) used = covers(&o->ob[j], ti);
+        if (s && !used) drop_snap(o, s);
+    }
+    free(gone.tiles);
+    return st;
+}
+
+on_status on_tree_obstacles(const on_tree *t, uint32_t *ids, double *boxes, size_t cap, size_t *n)
+{
+    const struct on_obstacles *o = t->obstacles;
+    size_t cnt = o ? o->n : 0;
+    for (size_t i = 0; i < cnt && i < cap; i++) {
+        if (ids) ids[i] = o->ob[i].id;
+        if (boxes) {
+            memcpy(boxes + 6 * i, o->ob[i].wmin, 3 * sizeof *boxes);
+            memcpy(boxes + 6 * i + 3, o->ob[i].wmax, 3 * sizeof *boxes);
+        }
+    }
+    *n = cnt;
+    return cnt > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+}

@@ -1,0 +1,140 @@
+-- spec/26-obstacles_spec.lua -- temporary obstacles (csrc/obstacles.c, lua_obstacles.c):
+-- tree:add_obstacle / remove_obstacle / obstacles. Removing gives back the same saved bytes, bit for
+-- bit, whatever the order; obstacles across tile borders and overlapping one another; salts, prepared
+-- graphs, running searches and returned paths see every change.
+-- Run: busted --lua=lua5.4 spec/26-obstacles_spec.lua
+local octonav = require "octonav"
+
+local function tmpname()
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. ".ontree"
+end
+
+-- The saved bytes of a tree (the whole file: every tile's encoding and the header).
+local function bytes(t)
+  local p = tmpname()
+  assert(t:save(p))
+  local f = assert(io.open(p, "rb"))
+  local s = f:read("a")
+  f:close()
+  os.remove(p)
+  return s
+end
+
+local function tiles_bytes(t)
+  local out = {}
+  for k = 0, 1 do
+    for i = 0, 2 do out[#out + 1] = t:encode_tile(i, 0, k) end
+  end
+  return out
+end
+
+-- A 3 x 1 x 2 world of 16^3-leaf tiles with some walls, half a unit a leaf.
+local function world(radius)
+  local t = octonav.tree.new { depth = 4, tiles = { 3, 1, 2 }, scale = 0.5, radius = radius or 0 }
+  t:add_box({ 3, 0, 0 }, { 3.5, 6, 12 })
+  t:add_box({ 10, 0, 5 }, { 20, 2, 6 })
+  t:add_box({ 15.5, 3, 7.75 }, { 17, 5, 9 })
+  return t
+end
+
+local OBSTACLES = {
+  { min = { 6, 0, 6 }, max = { 10, 3, 10 } },       -- across the x = 8 and z = 8 tile borders
+  { min = { 7.25, 1, 2 }, max = { 9, 8, 7 } },      -- overlapping the first, across x = 8
+  { min = { 15, 2.5, 7 }, max = { 16.75, 4, 8.5 } }, -- overlapping a wall, across x = 16 and z = 8
+}
+
+local PERMS = { { 1, 2, 3 }, { 1, 3, 2 }, { 2, 1, 3 }, { 2, 3, 1 }, { 3, 1, 2 }, { 3, 2, 1 } }
+
+describe("temporary obstacles", function()
+  for _, radius in ipairs { 0, 0.3 } do
+    it("added then removed in any order: the same bytes, bit for bit (radius " .. radius .. ")", function()
+      for _, perm in ipairs(PERMS) do
+        local t = world(radius)
+        t:prepare()
+        local before, tiles0 = bytes(t), tiles_bytes(t)
+        local ids = {}
+        for k, box in ipairs(OBSTACLES) do
+          ids[k] = assert(t:add_obstacle(box))
+          assert.equal(k, ids[k])
+        end
+        assert.are_not.equal(before, bytes(t))
+        assert.equal(6, t:stats().tiles_prepared) -- prepared again where they changed
+        for step, k in ipairs(perm) do
+          assert.is_true(t:remove_obstacle(ids[k]))
+          -- the same as a world with only the obstacles left, added in their order
+          local want = world(radius)
+          for j, box in ipairs(OBSTACLES) do
+            local left = true
+            for m = 1, step do left = left and perm[m] ~= j end
+            if left then want:add_obstacle(box) end
+          end
+          assert.equal(bytes(want), bytes(t))
+        end
+        assert.equal(before, bytes(t))
+        assert.same(tiles0, tiles_bytes(t))
+        assert.same({}, t:obstacles())
+        assert.equal(6, t:stats().tiles_prepared)
+      end
+    end)
+  end
+
+  it("blocks its box; obstacles() lists them in order; unknown ids answer nil, reason", function()
+    local t = world()
+    assert.equal("free", t:locate { 8, 1.5, 8 })
+    local a = t:add_obstacle(OBSTACLES[1])
+    local b = t:add_obstacle(OBSTACLES[3])
+    assert.equal("blocked", t:locate { 8, 1.5, 8 })
+    assert.same({ { id = a, min = { 6, 0, 6 }, max = { 10, 3, 10 } }, { id = b, min = { 15, 2.5, 7 }, max = { 16.75, 4, 8.5 } } },
+      t:obstacles())
+    assert.is_true(t:remove_obstacle(a))
+    assert.equal("free", t:locate { 8, 1.5, 8 })
+    local ok, err = t:remove_obstacle(a)
+    assert.is_nil(ok)
+    assert.equal("no obstacle 1 in place", err)
+    assert.equal(3, t:add_obstacle(OBSTACLES[1])) -- ids are not reused
+  end)
+
+  it("salts move, running searches fail as changed, returned paths turn invalid", function()
+    local t = world()
+    local q = octonav.query.new(t)
+    local a, b = { 1, 1, 1 }, { 22, 1, 14 }
+    local path = assert(q:find(a, b))
+    assert.is_true(path:is_valid())
+    local s0 = t:tile_salt(1, 0, 0)
+    local id = t:add_obstacle(OBSTACLES[1])
+    assert.is_true(t:tile_salt(1, 0, 0) ~= s0)
+    assert.is_false(path:is_valid())
+    local p2 = assert(q:find(a, b))
+    assert.equal("running", q:start(a, b, { direct = false }))
+    assert.equal("running", q:step(1))
+    t:remove_obstacle(id)
+    assert.equal("failed", q:step(100))
+    local _, info = q:result()
+    assert.equal("tree_changed", info.reason)
+    assert.is_false(p2:is_valid())
+  end)
+
+  it("bad arguments raise errors naming them", function()
+    local t = world()
+    local function msg(f)
+      local ok, err = pcall(f)
+      assert.is_false(ok)
+      return (tostring(err):gsub("^[^:]*:%d+: ", ""))
+    end
+    assert.equal("bad argument #1 to 'add_obstacle' (table expected, got no value)", msg(function() t:add_obstacle() end))
+    assert.equal("add_obstacle: unknown option 'size'",
+      msg(function() t:add_obstacle { min = { 0, 0, 0 }, max = { 1, 1, 1 }, size = 2 } end))
+    assert.equal("bad argument #1 to 'add_obstacle' (max: point {x, y, z} expected, got nil)",
+      msg(function() t:add_obstacle { min = { 0, 0, 0 } } end))
+    assert.equal("bad argument #1 to 'add_obstacle' (min must not exceed max on any axis)",
+      msg(function() t:add_obstacle { min = { 2, 0, 0 }, max = { 1, 1, 1 } } end))
+    assert.equal("bad argument #1 to 'remove_obstacle' (number expected, got string)",
+      msg(function() t:remove_obstacle("x") end))
+    local ok, err = t:remove_obstacle(0)
+    assert.is_nil(ok)
+    assert.equal("no obstacle 0 in place", err)
+    assert.same({}, t:obstacles())
+  end)
+end)

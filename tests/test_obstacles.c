@@ -1,0 +1,202 @@
+/*
+ * test_obstacles.c -- temporary obstacles (obstacles.c): adding then removing gives the same tree,
+ * bit for bit (every tile's table slot for slot, the values of its used slots, its solid flag and its
+ * encoded bytes), for
+ * overlapping obstacles across tile borders removed in every order and on random scenes; removing
+ * one of several leaves the tree as if only the others had been added; salts move, prepared graphs
+ * stay valid, a running search sees the change.
+ */
+#include "minitest.h"
+#include "tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static double rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+/* A 3 x 1 x 2 tree of 16^3-leaf tiles (scale 0.5, radius `radius`) with `nbox` random boxes drawn
+ * from `seed`. */
+static on_tree *scene(uint64_t seed, int nbox, double radius)
+{
+    on_tree_params p = {{3, 1, 2}, 4, 0.5, {-3, 1, 2}, radius};
+    on_tree *t = NULL;
+    if (!on_ok(on_tree_create(&p, &t))) return NULL;
+    rng_state = seed;
+    for (int i = 0; i < nbox; i++) {
+        double mn[3], mx[3];
+        for (int k = 0; k < 3; k++) {
+            double ext = (k == 0 ? 24 : k == 1 ? 8 : 16);
+            mn[k] = p.origin[k] + rnd() * ext;
+            mx[k] = mn[k] + rnd() * 3;
+        }
+        on_tree_add_box(t, mn, mx);
+    }
+    return t;
+}
+
+/* Every tile the same, bit for bit: table slots, counts, bounds, solid flag, encoded bytes. */
+static int same_tree(const on_tree *x, const on_tree *y)
+{
+    if (x->ntiles != y->ntiles) return 0;
+    uint8_t bx[1 << 15], by[1 << 15];
+    for (uint32_t i = 0; i < x->ntiles; i++) {
+        const on_table *a = &x->tiles[i].table, *b = &y->tiles[i].table;
+        if (a->cap != b->cap || a->count != b->count || memcmp(a->lim, b->lim, sizeof a->lim) != 0 ||
+            x->tiles[i].solid != y->tiles[i].solid)
+            return 0;
+        if (a->cap && memcmp(a->keys, b->keys, a->cap * sizeof *a->keys))
+            return 0;
+        for (uint32_t k = 0; k < a->cap; k++) /* (an empty slot's value is never written) */
+            if (a->keys[k] != ON_CODE_NONE && a->vals[k] != b->vals[k])
+                return 0;
+        size_t lx, ly;
+        if (!on_ok(on_tree_encode_tile(x, i, bx, sizeof bx, &lx)) || !on_ok(on_tree_encode_tile(y, i, by, sizeof by, &ly)) ||
+            lx != ly || memcmp(bx, by, lx) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int all_prepared_valid(const on_tree *t)
+{
+    for (uint32_t i = 0; i < t->ntiles; i++)
+        if (!on_tile_boxes(t, i)) return 0;
+    return 1;
+}
+
+/* Three overlapping obstacles, two across tile borders, removed in each of the 6 orders. */
+static void orders(double radius)
+{
+    double box[3][2][3] = {{{2, 3, 8}, {6, 5, 12}}, {{4, 1, 9}, {9.25, 4, 10}}, {{-1, 2, 3}, {0.3, 2.2, 4}}};
+    int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    for (int p = 0; p < 6; p++) {
+        on_tree *t = scene(77, 30, radius), *ref = scene(77, 30, radius);
+        on_tree_prepare(t, -1, NULL);
+        CHECK(same_tree(t, ref));
+        uint32_t salts[6], id[3];
+        for (uint32_t i = 0; i < 6; i++) salts[i] = t->tiles[i].salt;
+        for (int k = 0; k < 3; k++) {
+            CHECK_EQ_INT(on_tree_add_obstacle(t, box[k][0], box[k][1], &id[k]), ON_SUCCESS);
+            CHECK_EQ_INT(id[k], k + 1);
+        }
+        double inside[3] = {4, 4, 10};
+        on_cell c;
+        CHECK_EQ_INT(on_tree_locate(t, inside, &c), ON_FAILURE | ON_BLOCKED);
+        CHECK(!same_tree(t, ref));
+        CHECK(all_prepared_valid(t));
+        int moved = 0;
+        for (uint32_t i = 0; i < 6; i++) moved += t->tiles[i].salt != salts[i];
+        CHECK(moved >= 3);
+        size_t n;
+        uint32_t ids[3];
+        double bx[18];
+        CHECK_EQ_INT(on_tree_obstacles(t, ids, bx, 3, &n), ON_SUCCESS);
+        CHECK(n == 3 && ids[0] == 1 && ids[2] == 3 && memcmp(bx + 6, box[1], sizeof box[1]) == 0);
+        CHECK_EQ_INT(on_tree_obstacles(t, ids, bx, 2, &n), ON_FAILURE | ON_BUFFER_SMALL);
+        CHECK_EQ_INT(n, 3);
+        for (int k = 0; k < 3; k++) {
+            int r = perm[p][k];
+            CHECK_EQ_INT(on_tree_remove_obstacle(t, id[r]), ON_SUCCESS);
+            CHECK_EQ_INT(on_tree_remove_obstacle(t, id[r]), ON_FAILURE | ON_INVALID);
+            /* the tree is the scene with the obstacles left added, in their order */
+            on_tree *want = scene(77, 30, radius);
+            for (int j = 0; j < 3; j++) {
+                int left = 1;
+                for (int m = 0; m <= k; m++) left &= perm[p][m] != j;
+                if (left) on_tree_add_obstacle(want, box[j][0], box[j][1], NULL);
+            }
+            CHECK(same_tree(t, want));
+            CHECK(all_prepared_valid(t));
+            on_tree_destroy(want);
+        }
+        CHECK(same_tree(t, ref));
+        CHECK_EQ_INT(on_tree_obstacles(t, NULL, NULL, 0, &n), ON_SUCCESS);
+        CHECK_EQ_INT(n, 0);
+        on_tree_destroy(t);
+        on_tree_destroy(ref);
+    }
+}
+
+/* Random scenes and obstacles, removed in random order: back to the scene bit for bit. */
+static void random_rounds(void)
+{
+    for (int round = 0; round < 40; round++) {
+        uint64_t seed = 1000 + (uint64_t)round;
+        on_tree *t = scene(seed, 20 + round, round % 3 ? 0 : 0.3), *ref = scene(seed, 20 + round, round % 3 ? 0 : 0.3);
+        if (round % 2) on_tree_prepare(t, -1, NULL);
+        rng_state = seed * 7 + 1;
+        uint32_t id[12];
+        int n = 1 + (int)(rnd() * 12);
+        for (int k = 0; k < n; k++) {
+            double mn[3], mx[3];
+            for (int j = 0; j < 3; j++) {
+                mn[j] = t->p.origin[j] + rnd() * 20 - 2;
+                mx[j] = mn[j] + rnd() * (k % 4 ? 3 : 12);
+            }
+            CHECK_EQ_INT(on_tree_add_obstacle(t, mn, mx, &id[k]), ON_SUCCESS);
+        }
+        for (int left = n; left > 0; left--) {
+            int k = (int)(rnd() * left);
+            CHECK_EQ_INT(on_tree_remove_obstacle(t, id[k]), ON_SUCCESS);
+            id[k] = id[left - 1];
+        }
+        CHECK(same_tree(t, ref));
+        if (round % 2) CHECK(all_prepared_valid(t));
+        on_tree_destroy(t);
+        on_tree_destroy(ref);
+    }
+}
+
+/* A running search reads the change; a tile edited by other means keeps what it holds. */
+static void running_and_edits(void)
+{
+    on_tree *t = scene(5, 0, 0);
+    on_query *q;
+    CHECK(on_ok(on_query_create(t, 1 << 14, &q)));
+    on_query_opts o;
+    on_query_opts_default(&o);
+    o.direct = 0;
+    double a[3] = {-2.5, 2, 3}, b[3] = {8.5, 4, 9};
+    CHECK_EQ_INT(on_query_init(q, a, b, &o), ON_IN_PROGRESS);
+    CHECK_EQ_INT(on_query_update(q, 1, NULL), ON_IN_PROGRESS);
+    double mn[3] = {-3, 1, 2}, mx[3] = {-2, 2, 2.5};
+    uint32_t id;
+    CHECK_EQ_INT(on_tree_add_obstacle(t, mn, mx, &id), ON_SUCCESS);
+    CHECK_EQ_INT(on_query_update(q, 100, NULL), ON_FAILURE | ON_STALE);
+    /* an edit of the covered tile by other means: removing leaves the tile as it was edited */
+    double e0[3] = {0, 3, 3}, e1[3] = {0.5, 3.5, 3.5};
+    CHECK(on_ok(on_tree_add_box(t, e0, e1)));
+    on_tree *want = scene(5, 0, 0);
+    on_tree_add_box(want, mn, mx);
+    on_tree_add_box(want, e0, e1);
+    CHECK_EQ_INT(on_tree_remove_obstacle(t, id), ON_SUCCESS);
+    CHECK(same_tree(t, want));
+    /* bad boxes and ids */
+    double bad[3] = {0, NAN, 0};
+    CHECK_EQ_INT(on_tree_add_obstacle(t, bad, mx, &id), ON_FAILURE | ON_INVALID);
+    CHECK_EQ_INT(on_tree_add_obstacle(t, mx, mn, &id), ON_FAILURE | ON_INVALID);
+    CHECK_EQ_INT(on_tree_remove_obstacle(t, 99), ON_FAILURE | ON_INVALID);
+    /* wholly outside the map: an obstacle that blocks nothing */
+    double far0[3] = {100, 100, 100}, far1[3] = {101, 101, 101};
+    CHECK_EQ_INT(on_tree_add_obstacle(t, far0, far1, &id), ON_SUCCESS);
+    CHECK_EQ_INT(on_tree_remove_obstacle(t, id), ON_SUCCESS);
+    CHECK(same_tree(t, want));
+    on_tree_destroy(want);
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
+TEST_MAIN("obstacles", {
+    orders(0);
+    orders(0.25);
+    random_rounds();
+    running_and_edits();
+})
