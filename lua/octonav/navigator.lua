@@ -169,6 +169,10 @@ local function reset(self)
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
   self.goal, self.reason, self.cells, self.route_steps, self.job, self.route_ids = nil, nil, nil, nil, nil, nil
+  if self.cplanner then -- a plan dropped half way: its C planner goes back to the world's idle ones
+    planner.release(self.world, self.cplanner)
+    self.cplanner = nil
+  end
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
   self.step_paths, self.step_end = {}, {}
   self.search, self.from0 = nil, nil
@@ -520,14 +524,18 @@ local function graph_changed(self)
   return false
 end
 
--- The navigator's own C planner (several navigators plan at once, each sliced over its updates).
-local function route_planner(self)
-  local g = self.world.graph
-  if self.cplanner_graph ~= g then
-    self.cplanner = g:planner()
-    self.cplanner_graph = g
-  end
+-- The C planner the navigator plans with: taken from the world's idle ones while it plans (several
+-- navigators plan at once, each sliced over its updates), given back when the plan ends.
+local function take_planner(self)
+  if not self.cplanner then self.cplanner = planner.acquire(self.world) end
   return self.cplanner
+end
+
+local function give_planner(self)
+  if self.cplanner then
+    planner.release(self.world, self.cplanner)
+    self.cplanner = nil
+  end
 end
 
 -- Plans the route (sliced: plan_budget portals this update). Returns nil once the route is known (the
@@ -548,7 +556,7 @@ local function plan_route(self, position)
     return "planning"
   end
   if not self.job then
-    self.job = planner.start_named("navigator:update", world, position, self.goal, route_planner(self))
+    self.job = planner.start_named("navigator:update", world, position, self.goal, take_planner(self))
     self.from0 = copy(position)
     self.plan_revision = world.graph_revision
   end
@@ -559,6 +567,7 @@ local function plan_route(self, position)
   end
   if pst ~= "found" then
     self.job = nil
+    give_planner(self)
     if reason == "graph_changed" then -- a tile graph came or went while planning: start again
       self.state = "planning"
       return "planning"
@@ -578,6 +587,7 @@ local function plan_route(self, position)
   end
   local route = self.job:result()
   self.job = nil
+  give_planner(self)
   self.route_steps = route
   self.cells = legs_of(route)
   self.route_ids = {}

@@ -135,6 +135,31 @@ local function planner_of(world)
   return p
 end
 
+-- Idle C planners per world graph, for sliced jobs (a navigator takes one while it plans and gives
+-- it back: 100 navigators planning now and then share a few planners instead of holding 100).
+local idle = setmetatable({}, { __mode = "k" })
+
+--- planner.acquire(world) -> a C planner of world.graph that no other job uses until released.
+function M.acquire(world)
+  local list = idle[world.graph]
+  local p = list and list[#list]
+  if p then
+    list[#list] = nil
+    return p
+  end
+  return world.graph:planner()
+end
+
+--- planner.release(world, p): p (from acquire) is idle again.
+function M.release(world, p)
+  local list = idle[world.graph]
+  if not list then
+    list = {}
+    idle[world.graph] = list
+  end
+  list[#list + 1] = p
+end
+
 ---------------------------------------------------------------------------------------------------
 -- Route steps from the C result.
 
