@@ -3,12 +3,13 @@
  * (route.c) for Lua.
  *
  *   route.build(tree, i, j, k [, opts]) -> blob | nil, reason     a loaded tile's graph, encoded
- *       opts: bound (portal size bound S, leaves; default by depth), stretch (>= 1, default 1), tag
- *   route.info(blob) -> { portals, edges, components, rects, depth, bound, tag, bytes } | nil, reason
+ *       opts: bound (portal size bound S, leaves; default by depth), stretch (>= 1; accepted, unused:
+ *       every pair of portals of a component is kept), tag
+ *   route.info(blob) -> { portals, edges, components, rects, depth, bound, tag, bytes, crc, wshift } | nil, reason
  *   route.world(tree) -> graph        a world graph for the tree's tile grid (no tile yet)
  *   graph:add_tile(i, j, k, blob | tree) -> true | nil, reason    (a tree: built from its loaded tile)
  *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:stats() -> { tiles, portals, edges,
- *       links, rects, bytes }; graph:planner([max_nodes]) -> planner
+ *       links, rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
  *       route (start and step to the end)
@@ -158,7 +159,9 @@ static int l_info(lua_State *L)
         lua_pushstring(L, reason_of(st, 0));
         return 2;
     }
-    lua_createtable(L, 0, 8);
+    lua_createtable(L, 0, 10);
+    on_lua_setint(L, "crc", g->crc);
+    on_lua_setint(L, "wshift", g->wshift);
     on_lua_setint(L, "portals", g->nportal);
     on_lua_setint(L, "edges", g->nedge);
     on_lua_setint(L, "components", g->ncomp);
@@ -235,7 +238,7 @@ static int l_has_tile(lua_State *L)
 {
     on_wgraph *w = checkw(L, 1);
     uint32_t tile = check_tile(L, 2, on_wgraph_params(w));
-    lua_pushboolean(L, on_wgraph_tile(w, tile) != NULL);
+    lua_pushboolean(L, on_wgraph_has_tile(w, tile));
     return 1;
 }
 
@@ -244,8 +247,11 @@ static int l_stats(lua_State *L)
     on_wgraph *w = checkw(L, 1);
     on_wgraph_stats st;
     on_wgraph_stats_get(w, &st);
-    lua_createtable(L, 0, 6);
+    lua_createtable(L, 0, 9);
     on_lua_setint(L, "tiles", (lua_Integer)st.tiles);
+    on_lua_setint(L, "faces", (lua_Integer)st.faces);
+    on_lua_setint(L, "dormant", (lua_Integer)st.dormant);
+    on_lua_setint(L, "unresolved", (lua_Integer)st.unresolved);
     on_lua_setint(L, "portals", (lua_Integer)st.portals);
     on_lua_setint(L, "edges", (lua_Integer)st.edges);
     on_lua_setint(L, "links", (lua_Integer)st.links);
@@ -303,6 +309,15 @@ static int push_status(lua_State *L, lplanner *u, on_status st)
     return 3;
 }
 
+/* Link what a rebake left unresolved, from the tree's loaded tiles (route.h). */
+static void resolve(lua_State *L, int pidx, const on_tree *t)
+{
+    lua_getiuservalue(L, pidx, 1);
+    on_lhandle *g = on_lua_testhandle(L, -1, &wgraph_class);
+    lua_pop(L, 1);
+    if (g && g->p) on_wgraph_resolve(g->p, t, NULL); /* failures leave pairs unresolved: "loading" */
+}
+
 static int l_start(lua_State *L)
 {
     lplanner *u = checkp(L, 1);
@@ -314,6 +329,7 @@ static int l_start(lua_State *L)
     if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
         return luaL_argerror(L, 2, "tree has another tile grid than the graph");
     u->started = 1;
+    resolve(L, 1, t);
     return push_status(L, u, on_route_start(u->h.p, t, a, b));
 }
 
@@ -376,6 +392,7 @@ static int l_start_multi(lua_State *L)
         gc = check_costs(L, 5, "goal_costs", ng);
     }
     u->started = 1;
+    resolve(L, 1, t);
     return push_status(L, u, on_route_start_multi(u->h.p, t, s, sc, ns, g, gc, ng));
 }
 

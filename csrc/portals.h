@@ -4,26 +4,23 @@
  * Built from ONE tile's contents (its box set, boxes.h; nothing from the neighbours), so the tile's
  * bake job can write it beside the tile (tiles/I_J_K.graph) and a streamer worker can decode it:
  *  - components: the tile's free space in face-connected components (union-find over its boxes);
+ *    only those with a portal are kept (a pocket touching no tile face is never in a route), numbered
+ *    densely in the order of their first portal;
  *  - portals: on each of the 6 tile faces, the face regions (free leaves whose face lies on the tile
- *    face, 2D-connected on the face) split along the lines of the face's S-grid (S = the portal bound,
- *    see on_tgraph_opts): a portal is a 2D-connected piece of a region inside one S x S square, kept
- *    as the rectangles of free leaves it is cut into (greedy: a run along u grown along v), and
- *    tagged with its component. Two portals of neighbouring tiles are joined when a rectangle of one
- *    overlaps a rectangle of the other with positive area: every leaf of that overlap is free on
- *    both sides, so a link is never made where no crossing exists, nor missed where one does;
- *  - the crossing point of a portal is the centre of its largest rectangle, on the tile face;
- *  - edges join portals of one component, weighted by the length of a real free path inside the tile
- *    between their crossing points (never below the straight line): Dijkstra over the box graph whose
- *    node point is where the path entered the box (the previous point, or its parent's where the line
- *    from there crosses the shared face, clamped onto the next face; a point on a box boundary starts
- *    in every box holding it),
- *    then the corridor's crossing points relaxed until the string is taut inside the corridor's boxes
- *    (measured on random tiles: mean 0.91 of the 26-connected cell path + 1 leaf, never above 1.35 x
- *    it + 2 leaves: the corridor the Dijkstra picks is not always the shortest one). Weights are
- *    stored in 1/16 leaf, rounded up. Of a component's complete graph only a greedy t-spanner is kept
- *    (pairs by increasing weight; an edge is dropped when the edges kept so far already join its ends
- *    within t x its weight): every pair of portals stays joined within t x its weight, and with t = 1
- *    (the default) shortest paths over the tile's edges are exactly those of the complete graph.
+ *    face, 2D-connected on the face), split only along the lines of the face's S-grid (S = the portal
+ *    bound, see on_tgraph_bound: by default the whole face up to 64 leaves, so a region is one portal
+ *    there; on larger tiles max(64, n / 4)): a portal is a 2D-connected piece of a region inside one
+ *    S x S square, kept as the rectangles of free leaves it is cut into (greedy: a run along u grown
+ *    along v), the largest first, and tagged with its component. Portals are ordered by component,
+ *    then face, then position. Two portals of neighbouring tiles are joined when a rectangle of one
+ *    overlaps a rectangle of the other with positive area: every leaf of that overlap is free on both
+ *    sides, so a link is never made where no crossing exists, nor missed where one does;
+ *  - the point of a portal is the centre of its largest rectangle, on the tile face;
+ *  - weights: for every pair of portals of one component (a full matrix per component), the length
+ *    of a real free path inside the tile between their points (reach.h: never below the straight
+ *    line), closed under the triangle inequality through the other portals of the component (each
+ *    still the length of a free path: the concatenation), rounded up into 16 bits in units of
+ *    2^-wshift leaf (wshift 4 = 1/16 leaf unless a tile's longest weight needs a coarser unit).
  * Coordinates are tile-local leaves (0..n, n = 2^depth). Face f = 0..5 = -x,+x,-y,+y,-z,+z; on face f
  * (axis k = f >> 1) the rectangle axes are u = (k + 1) % 3 and v = (k + 2) % 3.
  */
@@ -31,11 +28,12 @@
 #define OCTONAV_PORTALS_H
 
 #include "boxes.h"
+#include "reach.h"
 #include "tree.h" /* on_tree, on_tile_boxes, on_crc32 (boxes.h no longer includes it) */
 
-#define ON_TGRAPH_VERSION 1
-#define ON_TGRAPH_UNIT 16.0 /* stored weights: 1/16 leaf */
-#define ON_TGRAPH_STRETCH 1.0 /* default spanner factor: shortest paths over the tile's edges exact */
+#define ON_TGRAPH_VERSION 2
+#define ON_TGRAPH_WSHIFT 4     /* finest weight unit: 1/16 leaf */
+#define ON_TGRAPH_WSHIFT_MIN (-16)
 
 typedef struct on_prect {
     uint16_t mn[2], mx[2]; /* a rectangle of free leaves on a face along (u, v), half-open */
@@ -45,30 +43,40 @@ typedef struct on_portal {
     uint8_t face;          /* 0..5 */
     uint32_t comp;         /* the tile's component it belongs to */
     uint32_t rect, nrect;  /* its rectangles: rect[rect .. rect + nrect), all in one S x S square of
-                            * the face, the largest first: its centre is the portal's crossing point */
+                            * the face, the largest first: its centre is the portal's point */
 } on_portal;
 
 typedef struct on_tgraph {
     int depth;             /* tile depth it was built for */
     int bound;             /* S: portals lie in one S x S square of their face */
+    int wshift;            /* weights are in units of 2^-wshift leaf (ON_TGRAPH_WSHIFT_MIN..ON_TGRAPH_WSHIFT) */
     uint32_t tag;          /* the caller's (e.g. the CRC of the tile file it was built from); kept in the blob */
-    uint32_t nportal, ncomp, nedge, nrect; /* nedge: undirected edges */
-    on_portal *portal;
+    uint32_t nportal, ncomp, nrect;
+    uint32_t npair;        /* pairs of portals of one component: the sum of m(m-1)/2 (the matrices' size) */
+    uint32_t nedge;        /* the pairs with an edge (weight > 0; all of them unless built with a stretch) */
+    on_portal *portal;     /* ordered by component */
     on_prect *rect;
-    uint32_t *edge_off;    /* nportal + 1: the edges of portal a are [edge_off[a], edge_off[a+1]) */
-    uint32_t *edge_to;     /* 2 * nedge entries (both directions) */
-    uint32_t *edge_w;      /* weights in 1/ON_TGRAPH_UNIT leaf */
+    uint32_t *comp_first;  /* ncomp + 1: component c's portals are [comp_first[c], comp_first[c+1]) */
+    uint32_t *comp_w;      /* ncomp + 1: its weights are w[comp_w[c] .. comp_w[c+1]) */
+    uint16_t *w;           /* per component of m portals: the upper triangle of its matrix, row by row;
+                            * 0 = no edge (dropped by the stretch) */
+    uint32_t crc;          /* the portals' identity: CRC-32 of the encoded depth, bound and portals (not
+                            * the tag, not the weights): links depend on nothing else (route.h) */
     size_t bytes;          /* memory held */
 } on_tgraph;
 
 typedef struct on_tgraph_opts {
-    int bound;             /* S, the portal size bound in leaves: 0 = default: clamp(n / 8, 16, 64), at
-                            * most n; else 1..n (rounded down to a power of two) */
-    double stretch;        /* edges kept: the greedy spanner's factor t >= 1 (0 = ON_TGRAPH_STRETCH) */
+    int bound;             /* S, the portal size bound in leaves: 0 = default (on_tgraph_bound); else
+                            * 1..n (rounded down to a power of two) */
+    double stretch;        /* t >= 1 (0 = 1): of a component's pairs, only a greedy t-spanner keeps its
+                            * weight (pairs by increasing weight; dropped (0) when the edges kept so far
+                            * join its ends within t x its weight; components of up to 128 portals):
+                            * t = 1 keeps every pair */
     uint32_t tag;          /* stored as is */
 } on_tgraph_opts;
 
-/* The portal bound S a build with opts->bound (0 = default) uses for tiles of the given depth. */
+/* The portal bound S a build with opts->bound (0 = default) uses for tiles of the given depth:
+ * default n up to 64 leaves (a face region is one portal), max(64, n / 4) above. */
 int on_tgraph_bound(int depth, int bound);
 
 /* The graph of the tile whose box set is s (tiles of depth `depth`). */
@@ -80,52 +88,38 @@ on_status on_tgraph_build_table(const on_table *tab, uint8_t solid, int depth, c
 on_status on_tgraph_build_tile(const on_tree *t, uint32_t tile, const on_tgraph_opts *o, on_tgraph **out);
 void on_tgraph_free(on_tgraph *g);
 
-/* The crossing point of portal p, tile-local leaves. */
+/* The point of portal p, tile-local leaves. */
 void on_portal_point(const on_tgraph *g, uint32_t p, double out[3]);
 
-/* Binary form (little-endian): "ONTG", u16 version, u8 depth, u8 log2(S), u32 tag, u32 portals,
- * components, edges, payload bytes, rectangles; the payload: per portal its face (a byte), component,
- * rectangle count - 1 and rectangles (u, v, width - 1, height - 1), then per portal a its edges to
- * portals b > a (count, then b - previous - 1 and weight), all as LEB128 varints; a CRC-32 of it all.
+/* The stored weight between portals a != b of one component (units of 2^-wshift leaf; 0: no edge). */
+static inline uint32_t on_tgraph_weight(const on_tgraph *g, uint32_t a, uint32_t b)
+{
+    uint32_t c = g->portal[a].comp, f = g->comp_first[c], m = g->comp_first[c + 1] - f;
+    uint32_t i = (a < b ? a : b) - f, j = (a < b ? b : a) - f;
+    return g->w[g->comp_w[c] + i * (2 * m - i - 1) / 2 + (j - i - 1)];
+}
+
+/* Binary form (little-endian): "ONTG", u16 version, u8 depth, u8 log2(S), u32 tag; then LEB128
+ * varints: portals, components, rectangles; per portal its face (a byte), component - the previous
+ * portal's (0 or 1), rectangle count - 1 and rectangles (u, v, width - 1, height - 1); a byte
+ * wshift + 16; per component of m portals its m(m-1)/2 weights (0 = no edge, 1..65535); a CRC-32 of
+ * it all.
  * encode: *len gets the size; with buf NULL or cap too small only the size is reported
  * (ON_FAILURE|ON_BUFFER_SMALL). decode: anything malformed (magic, size, checksum, a field out of
- * range, an edge across components or below the straight line) -> ON_FAILURE|ON_CORRUPT, another
+ * range, an overlong varint, a weight below the straight line) -> ON_FAILURE|ON_CORRUPT, another
  * version -> ON_FAILURE|ON_VERSION, another depth than expected_depth -> ON_FAILURE|ON_INVALID;
- * never reads outside [buf, buf + len). */
+ * never reads outside [buf, buf + len); a blob it accepts encodes back to the same bytes. */
 on_status on_tgraph_encode(const on_tgraph *g, uint8_t *buf, size_t cap, size_t *len);
 on_status on_tgraph_decode(const uint8_t *buf, size_t len, int expected_depth, on_tgraph **out);
 
-/* ---- local search (shared by the build and the planner's start/goal insertion) ---------------- */
-/* Scratch for searches over a box set, reused between searches (grows, never shrinks). */
-typedef struct on_reach {
-    size_t cap, heapcap;
-    double *g;             /* per box: cost so far, nav leaves */
-    double *pt;            /* per box: 3 doubles, where the path entered it */
-    uint32_t *parent;      /* per box, UINT32_MAX for the root */
-    uint32_t *heap_box;
-    double *heap_key;
-    uint32_t *target_off;  /* per box + 1: the portals whose crossing point it holds are */
-    uint32_t *target;      /* target[target_off[b] .. target_off[b+1]) */
-    uint32_t *chain;       /* a corridor of boxes, goal to root */
-    double *cpt;           /* its points: 3 doubles each, nbox + 2 */
-    size_t tcap;
-    size_t bytes;
-} on_reach;
+/* Sets g->crc (and g->bytes) from its encoding: the build's last step; -1 when out of memory. */
+int on_tgraph_seal(on_tgraph *g);
 
-void on_reach_free(on_reach *r);
+/* Only the portals (components, rectangles, crc; no weights: npair = nedge = 0) of a loaded tile of a
+ * tree with portal bound `bound` (as on_tgraph_opts): what linking needs, cheaply (route.h). */
+on_status on_tgraph_build_tile_portals(const on_tree *t, uint32_t tile, int bound, on_tgraph **out);
 
-/* From tile-local point p (in a free box of s), the cost of a free path inside the tile to each
- * portal of g (cost[p], HUGE_VAL where not reached): Dijkstra over the box graph, each reached portal's
- * path pulled tight in its corridor. *reached gets the number of portals reached; ON_FAILURE|ON_BLOCKED
- * when p is in no box, ON_NO_MEMORY. g must describe the same contents as s. */
-on_status on_reach_portals(on_reach *r, const on_boxset *s, const on_tgraph *g, const double p[3], double *cost,
-                           uint32_t *reached);
-
-/* After on_reach_portals over s: the cost of a free path from its point to point x in the same tile
- * (HUGE_VAL when x is in no box the search reached). */
-double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3]);
-
-/* The point q of the rectangle [lo, hi] (degenerate along axis k) minimising |a - q| + |q - c|. */
-void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3]);
+/* g->bytes from its counts. */
+void on_tgraph_count_bytes(on_tgraph *g);
 
 #endif

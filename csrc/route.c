@@ -1,258 +1,25 @@
 /*
- * route.c -- the world graph (tile graphs linked across shared faces) and the sliced route planner
- * over it (see route.h for the rules).
+ * route.c -- the sliced route planner over the world graph (see route.h for the rules, wgraph.h for
+ * the graph's resident form).
  *
- * Links: each tile slot keeps, per portal, the links to the portals of its face neighbours, rebuilt
- * for a tile and its 6 neighbours whenever one of them gains or loses its graph. Planner: A* over
- * (tile, portal) nodes in a preallocated pool found through an open-addressing map reset by a stamp;
- * a binary heap with positions for decrease-key; two kinds of pseudo node (the goal, a missing tile).
+ * A* over (tile, portal) nodes in a preallocated pool found through an open-addressing map reset by
+ * a stamp; a binary heap with positions for decrease-key; two kinds of pseudo node (the goal, a
+ * missing tile). Endpoints join through a local search in their own tile (reach.h).
  */
-#include "route.h"
+#include "wgraph.h"
 #include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct wlink {
-    uint32_t tile, portal;
-    float cost;            /* nav leaves */
-    float pt[3];           /* crossing point, global nav space */
-    float lo[3], hi[3];    /* the overlap rectangle it lies in (degenerate across the face) */
-} wlink;
-
-typedef struct wtile {
-    on_tgraph *g;
-    uint32_t *link_off;    /* nportal + 1 */
-    wlink *link;
-    size_t nlink;
-} wtile;
-
-struct on_wgraph {
-    on_tree_params p;
-    int n;
-    uint32_t ntiles;
-    uint64_t revision;
-    wtile *tiles;
-    size_t ngraphs;
-};
-
-const on_tree_params *on_wgraph_params(const on_wgraph *w) { return &w->p; }
-uint64_t on_wgraph_revision(const on_wgraph *w) { return w->revision; }
-const on_tgraph *on_wgraph_tile(const on_wgraph *w, uint32_t tile) { return tile < w->ntiles ? w->tiles[tile].g : NULL; }
-
-on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out)
-{
-    *out = NULL;
-    if (!p || p->depth < 1 || p->depth > ON_MAX_DEPTH || !(p->scale > 0) || !isfinite(p->scale)) return ON_FAILURE | ON_INVALID;
-    uint64_t nt = 1;
-    for (int k = 0; k < 3; k++) {
-        if (p->tiles[k] < 1 || p->tiles[k] > ON_MAX_TILES_PER_AXIS || !isfinite(p->origin[k])) return ON_FAILURE | ON_INVALID;
-        nt *= (uint64_t)p->tiles[k];
-    }
-    if (nt >= (1u << 31)) return ON_FAILURE | ON_INVALID;
-    on_wgraph *w = calloc(1, sizeof *w);
-    if (!w) return ON_FAILURE | ON_NO_MEMORY;
-    w->tiles = calloc((size_t)nt, sizeof *w->tiles);
-    if (!w->tiles) {
-        free(w);
-        return ON_FAILURE | ON_NO_MEMORY;
-    }
-    w->p = *p;
-    w->n = 1 << p->depth;
-    w->ntiles = (uint32_t)nt;
-    *out = w;
-    return ON_SUCCESS;
-}
-
-static void clear_links(wtile *t)
-{
-    free(t->link_off);
-    free(t->link);
-    t->link_off = NULL;
-    t->link = NULL;
-    t->nlink = 0;
-}
-
-void on_wgraph_destroy(on_wgraph *w)
-{
-    if (!w) return;
-    for (uint32_t i = 0; i < w->ntiles; i++) {
-        on_tgraph_free(w->tiles[i].g);
-        clear_links(&w->tiles[i]);
-    }
-    free(w->tiles);
-    free(w);
-}
-
-static void tile_ijk(const on_wgraph *w, uint32_t t, int c[3])
-{
-    c[0] = (int)(t % (uint32_t)w->p.tiles[0]);
-    c[1] = (int)((t / (uint32_t)w->p.tiles[0]) % (uint32_t)w->p.tiles[1]);
-    c[2] = (int)(t / ((uint32_t)w->p.tiles[0] * (uint32_t)w->p.tiles[1]));
-}
-
-/* The tile across face f of tile t, or UINT32_MAX outside the grid. */
-static uint32_t face_neighbour(const on_wgraph *w, uint32_t t, int f)
-{
-    int c[3];
-    tile_ijk(w, t, c);
-    c[f >> 1] += (f & 1) ? 1 : -1;
-    for (int k = 0; k < 3; k++)
-        if (c[k] < 0 || c[k] >= w->p.tiles[k]) return UINT32_MAX;
-    return (uint32_t)c[0] + (uint32_t)w->p.tiles[0] * ((uint32_t)c[1] + (uint32_t)w->p.tiles[1] * (uint32_t)c[2]);
-}
-
 /* Global nav-space point of portal p of tile t. */
-static void portal_global(const on_wgraph *w, uint32_t t, const on_tgraph *g, uint32_t p, double out[3])
+static void portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double out[3])
 {
     int c[3];
-    tile_ijk(w, t, c);
-    on_portal_point(g, p, out);
+    wg_tile_ijk(w, t, c);
+    ct_point(w->tiles[t], p, out);
     for (int k = 0; k < 3; k++) out[k] += (double)c[k] * w->n;
-}
-
-/* The best overlap of portal pa (of graph ga) with portal pb (of gb, on the opposite face): the
- * largest rectangle intersection, ties to the smallest (v, u); its centre in (u, v) in c. 0: none. */
-static int portal_overlap(const on_tgraph *ga, uint32_t pa, const on_tgraph *gb, uint32_t pb, double c[2], long ov[4])
-{
-    const on_portal *a = &ga->portal[pa], *b = &gb->portal[pb];
-    long best = 0, bu = 0, bv = 0;
-    for (uint32_t i = 0; i < a->nrect; i++)
-        for (uint32_t j = 0; j < b->nrect; j++) {
-            const on_prect *x = &ga->rect[a->rect + i], *y = &gb->rect[b->rect + j];
-            long u0 = x->mn[0] > y->mn[0] ? x->mn[0] : y->mn[0], u1 = x->mx[0] < y->mx[0] ? x->mx[0] : y->mx[0];
-            long v0 = x->mn[1] > y->mn[1] ? x->mn[1] : y->mn[1], v1 = x->mx[1] < y->mx[1] ? x->mx[1] : y->mx[1];
-            if (u0 >= u1 || v0 >= v1) continue;
-            long area = (u1 - u0) * (v1 - v0);
-            if (area > best || (area == best && (v0 < bv || (v0 == bv && u0 < bu)))) {
-                best = area;
-                bu = u0;
-                bv = v0;
-                c[0] = 0.5 * (double)(u0 + u1);
-                c[1] = 0.5 * (double)(v0 + v1);
-                ov[0] = u0;
-                ov[1] = v0;
-                ov[2] = u1;
-                ov[3] = v1;
-            }
-        }
-    return best > 0;
-}
-
-/* Rebuild tile t's links to its present neighbours; -1 on allocation failure (t keeps no links). */
-static int build_links(on_wgraph *w, uint32_t t)
-{
-    wtile *wt = &w->tiles[t];
-    clear_links(wt);
-    const on_tgraph *g = wt->g;
-    if (!g) return 0;
-    wt->link_off = calloc((size_t)g->nportal + 1, sizeof *wt->link_off);
-    if (!wt->link_off) return -1;
-    size_t cap = 0;
-    int c[3];
-    tile_ijk(w, t, c);
-    for (int pass = 0; pass < 2; pass++) {
-        size_t nl = 0;
-        for (uint32_t p = 0; p < g->nportal; p++) {
-            int f = g->portal[p].face;
-            uint32_t nt = face_neighbour(w, t, f);
-            const on_tgraph *h = nt == UINT32_MAX ? NULL : w->tiles[nt].g;
-            if (h) {
-                double pa[3], pb[3];
-                portal_global(w, t, g, p, pa);
-                for (uint32_t q = 0; q < h->nportal; q++) {
-                    double uv[2];
-                    long ov[4];
-                    if (h->portal[q].face != (f ^ 1) || !portal_overlap(g, p, h, q, uv, ov)) continue;
-                    if (pass == 1) {
-                        int k = f >> 1, u = (k + 1) % 3, v = (k + 2) % 3;
-                        double x[3];
-                        x[k] = (double)(c[k] * w->n) + ((f & 1) ? w->n : 0);
-                        x[u] = (double)(c[u] * w->n) + uv[0];
-                        x[v] = (double)(c[v] * w->n) + uv[1];
-                        portal_global(w, nt, h, q, pb);
-                        wlink *l = &wt->link[nl];
-                        l->tile = nt;
-                        l->portal = q;
-                        l->cost = (float)(on_dist3(pa, x) + on_dist3(x, pb));
-                        for (int i = 0; i < 3; i++) l->pt[i] = l->lo[i] = l->hi[i] = (float)x[i];
-                        l->lo[u] = (float)(c[u] * w->n + ov[0]);
-                        l->hi[u] = (float)(c[u] * w->n + ov[2]);
-                        l->lo[v] = (float)(c[v] * w->n + ov[1]);
-                        l->hi[v] = (float)(c[v] * w->n + ov[3]);
-                    }
-                    nl++;
-                }
-            }
-            if (pass == 1) wt->link_off[p + 1] = (uint32_t)nl;
-        }
-        if (pass == 0) {
-            cap = nl;
-            wt->link = malloc((cap + 1) * sizeof *wt->link);
-            if (!wt->link) {
-                clear_links(wt);
-                return -1;
-            }
-        }
-        wt->nlink = nl;
-    }
-    return 0;
-}
-
-/* Links of t and its 6 neighbours again. */
-static on_status relink(on_wgraph *w, uint32_t t)
-{
-    on_status st = ON_SUCCESS;
-    if (build_links(w, t)) st = ON_FAILURE | ON_NO_MEMORY;
-    for (int f = 0; f < 6; f++) {
-        uint32_t nt = face_neighbour(w, t, f);
-        if (nt != UINT32_MAX && w->tiles[nt].g && build_links(w, nt)) st = ON_FAILURE | ON_NO_MEMORY;
-    }
-    return st;
-}
-
-on_status on_wgraph_add_tile(on_wgraph *w, uint32_t tile, on_tgraph *g)
-{
-    if (!w || !g || tile >= w->ntiles || g->depth != w->p.depth) {
-        on_tgraph_free(g);
-        return ON_FAILURE | ON_INVALID;
-    }
-    if (!w->tiles[tile].g) w->ngraphs++;
-    on_tgraph_free(w->tiles[tile].g);
-    w->tiles[tile].g = g;
-    w->revision++;
-    on_status st = relink(w, tile);
-    if (on_failed(st)) on_wgraph_remove_tile(w, tile); /* no half-linked tile */
-    return st;
-}
-
-on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile)
-{
-    if (!w || tile >= w->ntiles) return ON_FAILURE | ON_INVALID;
-    if (!w->tiles[tile].g) return ON_SUCCESS;
-    on_tgraph_free(w->tiles[tile].g);
-    w->tiles[tile].g = NULL;
-    w->ngraphs--;
-    w->revision++;
-    return relink(w, tile);
-}
-
-void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st)
-{
-    memset(st, 0, sizeof *st);
-    st->bytes = sizeof *w + (size_t)w->ntiles * sizeof *w->tiles;
-    for (uint32_t i = 0; i < w->ntiles; i++) {
-        const wtile *t = &w->tiles[i];
-        if (!t->g) continue;
-        st->tiles++;
-        st->portals += t->g->nportal;
-        st->edges += t->g->nedge;
-        st->rects += t->g->nrect;
-        st->links += t->nlink;
-        st->bytes += t->g->bytes + ((size_t)t->g->nportal + 1) * sizeof(uint32_t) + t->nlink * sizeof(wlink);
-    }
-    st->links /= 2;
 }
 
 /* ---- the planner ------------------------------------------------------------------------------ */
@@ -267,8 +34,8 @@ typedef struct rnode {
     uint32_t parent;       /* NO_NODE: joined from a start */
     uint32_t heap;         /* position in the heap, NO_NODE when not in it */
     uint32_t start, goal;  /* for nodes joined from a start: which; for the goal node: which goal */
-    uint8_t closed, via_link;
-    const wlink *link;     /* with via_link: the link it came through */
+    uint8_t closed, via_link, link_k;
+    uint32_t link_owner, link_i; /* with via_link: the link it came through (owner tile, axis, index) */
 } rnode;
 
 typedef struct gjoin {
@@ -300,7 +67,8 @@ struct on_route {
     double *goalcost;
     size_t ngoal, goalcap;
     double *cost;          /* per portal scratch */
-    size_t costcap;
+    double *pts;           /* 3 per portal scratch: an endpoint tile's portal points */
+    size_t costcap, ptscap;
     on_reach reach;
     boxcache bc[2];
     uint64_t revision;
@@ -347,6 +115,7 @@ void on_route_destroy(on_route *r)
     free(r->startpt);
     free(r->goalcost);
     free(r->cost);
+    free(r->pts);
     on_reach_free(&r->reach);
     for (int i = 0; i < 2; i++) on_boxset_free(r->bc[i].own);
     free(r);
@@ -355,7 +124,7 @@ void on_route_destroy(on_route *r)
 size_t on_route_bytes(const on_route *r)
 {
     size_t b = sizeof *r + r->max_nodes * (sizeof(rnode) + sizeof(uint32_t)) + (r->mask + 1) * 2 * sizeof(uint32_t) +
-               r->gjcap * sizeof(gjoin) + r->goalcap * 4 * sizeof(double) + r->startcap * 3 * sizeof(double) + r->costcap * sizeof(double) + r->reach.bytes;
+               r->gjcap * sizeof(gjoin) + r->goalcap * 4 * sizeof(double) + r->startcap * 3 * sizeof(double) + r->costcap * sizeof(double) + r->ptscap * sizeof(double) + r->reach.bytes;
     for (int i = 0; i < 2; i++)
         if (r->bc[i].own) b += r->bc[i].own->bytes;
     return b;
@@ -475,10 +244,15 @@ static double heuristic(const on_route *r, const double x[3])
     return h;
 }
 
-/* Reach node (tile, portal) with cost g from parent (NO_NODE: from start `start`); pt: the crossing
- * when through a link. h: the heuristic at the node's point. 0, or -1 when out of nodes. */
+typedef struct via {
+    uint32_t owner, i;
+    int k;
+} via;
+
+/* Reach node (tile, portal) with cost g from parent (NO_NODE: from start `start`); lk: the link
+ * when through one. h: the heuristic at the node's point. 0, or -1 when out of nodes. */
 static int relax(on_route *r, uint32_t tile, uint32_t portal, double g, double h, uint32_t parent, uint32_t start,
-                 const wlink *lk)
+                 const via *lk)
 {
     uint32_t i = node_find(r, tile, portal, 1);
     if (i == NO_NODE) return -1;
@@ -489,7 +263,11 @@ static int relax(on_route *r, uint32_t tile, uint32_t portal, double g, double h
     n->parent = parent;
     n->start = start;
     n->via_link = lk != NULL;
-    n->link = lk;
+    if (lk) {
+        n->link_owner = lk->owner;
+        n->link_i = lk->i;
+        n->link_k = (uint8_t)lk->k;
+    }
     if (n->heap == NO_NODE) {
         r->heap[r->nheap] = i;
         n->heap = (uint32_t)r->nheap++;
@@ -524,7 +302,7 @@ typedef struct endpoint {
     double nav[3], local[3];
     uint32_t tile;
     const on_boxset *s;
-    const on_tgraph *g;
+    const ctile *g;
 } endpoint;
 
 static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], int which, endpoint *e)
@@ -545,7 +323,7 @@ static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], i
     }
     e->tile = (uint32_t)c[0] + (uint32_t)w->p.tiles[0] * ((uint32_t)c[1] + (uint32_t)w->p.tiles[1] * (uint32_t)c[2]);
     r->info.loading_tile = e->tile;
-    e->g = w->tiles[e->tile].g;
+    e->g = w->tiles[e->tile];
     if (!e->g || !t->tiles[e->tile].loaded) return ON_FAILURE | ON_LOADING;
     on_status st = tile_boxes(r, t, e->tile, &e->s);
     if (on_failed(st)) return st;
@@ -556,9 +334,11 @@ static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], i
 /* Reach the portals of e's tile from e: r->cost; *reached. */
 static on_status endpoint_reach(on_route *r, const endpoint *e, uint32_t *reached)
 {
-    if (on_grow((void **)&r->cost, &r->costcap, (size_t)e->g->nportal + 1, sizeof *r->cost))
+    if (on_grow((void **)&r->cost, &r->costcap, (size_t)e->g->np + 1, sizeof *r->cost) ||
+        on_grow((void **)&r->pts, &r->ptscap, 3 * (size_t)e->g->np + 3, sizeof *r->pts))
         return ON_FAILURE | ON_NO_MEMORY;
-    return on_reach_portals(&r->reach, e->s, e->g, e->local, r->cost, reached);
+    for (uint32_t p = 0; p < e->g->np; p++) ct_point(e->g, p, r->pts + 3 * (size_t)p);
+    return on_reach_points(&r->reach, e->s, r->pts, e->g->np, e->local, r->cost, reached);
 }
 
 static void route_reset(on_route *r)
@@ -619,8 +399,8 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
             st = endpoint_of(r, t, starts, 0, &sa);
             if (on_failed(st)) return r->status = st;
             int c1[3], c2[3], far = 0;
-            tile_ijk(r->w, sa.tile, c1);
-            tile_ijk(r->w, e.tile, c2);
+            wg_tile_ijk(r->w, sa.tile, c1);
+            wg_tile_ijk(r->w, e.tile, c2);
             for (int k = 0; k < 3; k++) far |= abs(c1[k] - c2[k]) > 1;
             if (!far) {
                 r->info.near = sa.tile == e.tile ? ON_ROUTE_SAME_TILE : ON_ROUTE_NEIGHBOURS;
@@ -633,7 +413,7 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
         if (on_failed(st)) return r->status = st;
         if (on_grow((void **)&r->gj, &r->gjcap, r->ngj + reached + 1, sizeof *r->gj))
             return r->status = ON_FAILURE | ON_NO_MEMORY;
-        for (uint32_t p = 0; p < e.g->nportal; p++)
+        for (uint32_t p = 0; p < e.g->np; p++)
             if (r->cost[p] < HUGE_VAL) r->gj[r->ngj++] = (gjoin){e.tile, p, (uint32_t)i, r->cost[p] + gc};
     }
     qsort(r->gj, r->ngj, sizeof *r->gj, gjoin_cmp);
@@ -648,10 +428,10 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
         uint32_t reached;
         st = endpoint_reach(r, &e, &reached);
         if (on_failed(st)) return r->status = st;
-        for (uint32_t p = 0; p < e.g->nportal; p++) {
+        for (uint32_t p = 0; p < e.g->np; p++) {
             if (r->cost[p] == HUGE_VAL) continue;
             double x[3];
-            portal_global(r->w, e.tile, e.g, p, x);
+            portal_global(r->w, e.tile, p, x);
             if (relax(r, e.tile, p, sc + r->cost[p], heuristic(r, x), NO_NODE, (uint32_t)i, NULL))
                 return r->status = ON_FAILURE | ON_OUT_OF_NODES;
             pushed++;
@@ -730,8 +510,8 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
             break;
         }
         uint32_t t = nd->tile, p = nd->portal;
-        double g = nd->g, x[3];
-        const on_tgraph *tg = w->tiles[t].g;
+        double g = nd->g, x[3], px[3];
+        const ctile *tg = w->tiles[t];
         /* the goal through this portal */
         const gjoin *gj = goal_join(r, t, p);
         if (gj) {
@@ -746,33 +526,51 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
                 break;
             }
             if (r->node[gn].g < before) r->node[gn].goal = gj->goal;
-            nd = &r->node[i];
         }
-        /* edges inside the tile */
-        for (uint32_t e = tg->edge_off[p]; e < tg->edge_off[p + 1]; e++) {
-            uint32_t q = tg->edge_to[e];
-            portal_global(w, t, tg, q, x);
-            if (relax(r, t, q, g + tg->edge_w[e] / ON_TGRAPH_UNIT, heuristic(r, x), i, r->node[i].start, NULL)) {
+        uint32_t start = r->node[i].start;
+        /* the other portals of its component */
+        uint32_t comp = ct_comp(tg, p), q1 = ct_comp_first(tg, comp + 1);
+        for (uint32_t q = ct_comp_first(tg, comp); q < q1; q++) {
+            double wq;
+            if (q == p || (wq = ct_weight(tg, p, q)) == 0) continue;
+            portal_global(w, t, q, x);
+            if (relax(r, t, q, g + wq, heuristic(r, x), i, start, NULL)) {
                 r->status = ON_FAILURE | ON_OUT_OF_NODES;
                 goto out;
             }
         }
         /* links into the neighbour, or a missing neighbour */
-        const wtile *wt = &w->tiles[t];
-        for (uint32_t l = wt->link_off ? wt->link_off[p] : 0; wt->link_off && l < wt->link_off[p + 1]; l++) {
-            const wlink *lk = &wt->link[l];
-            portal_global(w, lk->tile, w->tiles[lk->tile].g, lk->portal, x);
-            if (relax(r, lk->tile, lk->portal, g + lk->cost, heuristic(r, x), i, r->node[i].start, lk)) {
-                r->status = ON_FAILURE | ON_OUT_OF_NODES;
-                goto out;
-            }
-        }
-        uint32_t nt = face_neighbour(w, t, tg->portal[p].face);
-        if (nt != UINT32_MAX && !w->tiles[nt].g) {
-            portal_global(w, t, tg, p, x);
-            if (relax(r, nt, PORTAL_MISSING, g, heuristic(r, x), i, r->node[i].start, NULL)) {
+        int f = ct_face(tg, p), k = f >> 1;
+        uint32_t nt = on_wgraph_neighbour(w, t, f);
+        if (nt == UINT32_MAX) continue;
+        portal_global(w, t, p, px);
+        if (!w->tiles[nt] || (tg->unresolved & (1u << f))) {
+            /* missing: the neighbour's graph, or (unresolved) the graph of the side whose face is gone */
+            uint32_t need = w->tiles[nt] && !on_wgraph_face_kept(w, nt, f ^ 1) ? nt : !w->tiles[nt] ? nt : t;
+            if (relax(r, need, PORTAL_MISSING, g, heuristic(r, px), i, start, NULL)) {
                 r->status = ON_FAILURE | ON_OUT_OF_NODES;
                 break;
+            }
+            continue;
+        }
+        via lk = {(f & 1) ? t : nt, 0, k};
+        const ctile *oc = w->tiles[lk.owner];
+        int cw[3];
+        wg_tile_ijk(w, lk.owner, cw);
+        for (lk.i = 0; lk.i < oc->nlink[k]; lk.i++) {
+            uint32_t la, lb, lo[2], hi[2];
+            ct_link(oc, k, lk.i, &la, &lb, lo, hi);
+            if ((f & 1) ? la != p : lb != p) continue;
+            uint32_t q = (f & 1) ? lb : la;
+            double c[3];
+            int u = (k + 1) % 3, v = (k + 2) % 3;
+            c[k] = (double)(cw[k] + 1) * w->n;
+            c[u] = (double)cw[u] * w->n + 0.5 * (lo[0] + hi[0]);
+            c[v] = (double)cw[v] * w->n + 0.5 * (lo[1] + hi[1]);
+            portal_global(w, nt, q, x);
+            if (relax(r, nt, q, g + on_dist3(px, c) + on_dist3(c, x), heuristic(r, x), i, start, &lk)) {
+                r->status = ON_FAILURE | ON_OUT_OF_NODES;
+                goto out;
             }
         }
     }
@@ -782,12 +580,27 @@ out:
     return r->status;
 }
 
+/* The overlap rectangle of the link node nd came through, global nav space (degenerate across). */
+static void link_rect(const on_wgraph *w, const rnode *nd, double lo[3], double hi[3])
+{
+    uint32_t a, b, l[2], h[2];
+    int k = nd->link_k, u = (k + 1) % 3, v = (k + 2) % 3, c[3];
+    ct_link(w->tiles[nd->link_owner], k, nd->link_i, &a, &b, l, h);
+    wg_tile_ijk(w, nd->link_owner, c);
+    lo[k] = hi[k] = (double)(c[k] + 1) * w->n;
+    lo[u] = (double)c[u] * w->n + l[0];
+    hi[u] = (double)c[u] * w->n + h[0];
+    lo[v] = (double)c[v] * w->n + l[1];
+    hi[v] = (double)c[v] * w->n + h[1];
+}
+
 on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, size_t *n, on_route_info *info)
 {
     *n = 0;
     if (!r) return ON_FAILURE | ON_INVALID;
     if (info) *info = r->info;
     if (!on_ok(r->status) || r->goal_node == NO_NODE) return r->status;
+    if (r->w->revision != r->revision) return ON_FAILURE | ON_STALE; /* its links may be gone */
     const rnode *gn = &r->node[r->goal_node];
     if (info) {
         info->goal = gn->goal;
@@ -799,6 +612,7 @@ on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, 
     if (cnt > cap || (cnt && !steps)) return ON_FAILURE | ON_BUFFER_SMALL;
     size_t k = cnt;
     const on_tree_params *p = &r->w->p;
+    double lo[3], hi[3];
     for (uint32_t i = gn->parent; i != NO_NODE; i = r->node[i].parent) {
         const rnode *nd = &r->node[i];
         if (!nd->via_link) continue;
@@ -808,7 +622,8 @@ on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, 
         s->portal = from->portal;
         s->to_tile = nd->tile;
         s->to_portal = nd->portal;
-        for (int j = 0; j < 3; j++) s->point[j] = nd->link->pt[j];
+        link_rect(r->w, nd, lo, hi);
+        for (int j = 0; j < 3; j++) s->point[j] = 0.5 * (lo[j] + hi[j]);
     }
     /* pull the crossings taut: each moved inside its link's overlap rectangle (where the crossing is
      * free on both sides) to the best point between its neighbours, in passes */
@@ -820,14 +635,9 @@ on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, 
             const rnode *nd = &r->node[i];
             if (!nd->via_link) continue;
             k--;
-            const wlink *lk = nd->link;
-            double lo[3], hi[3], q[3];
-            int axis = 0;
-            for (int j = 0; j < 3; j++) {
-                lo[j] = lk->lo[j];
-                hi[j] = lk->hi[j];
-                if (lo[j] == hi[j]) axis = j;
-            }
+            double q[3];
+            int axis = nd->link_k;
+            link_rect(r->w, nd, lo, hi);
             const double *pa = k > 0 ? steps[k - 1].point : a, *pc = k + 1 < cnt ? steps[k + 1].point : b;
             on_best_on_face(pa, pc, lo, hi, axis, q);
             double d = on_dist3(q, steps[k].point);

@@ -5,11 +5,19 @@
  * World graph: tile graphs (portals.h) are added and removed at run time, Detour-style: when a tile's
  * graph is added, its portals are linked to those of each face neighbour whose graph is present (a
  * rectangle of one overlapping a rectangle of the other with positive area on the shared face: a
- * crossing exists there for sure); removing a graph drops its links. Links need nothing but the two
- * graphs, so the Lua side may keep every tile's graph resident while the tiles themselves stream.
- * A link's crossing point is the centre of the largest rectangle overlap (ties by position, the same
- * from both sides); its cost is |portal point - crossing| + |crossing - other portal point|.
- *
+ * crossing exists there for sure); one link per pair of portals, stored once (by the tile on the
+ * pair's negative side), its crossing point the centre of the largest rectangle overlap (ties by
+ * position); its cost |portal point - crossing| + |crossing - other portal point|. Links need nothing
+ * but the two graphs, so the Lua side may keep every tile's graph resident while the tiles stream.
+ * Memory (wgraph.h): a tile's graph is kept packed (portal points, components, 16-bit weight
+ * matrices, owned links); the rectangles of a face, needed only to link it, are kept only while the
+ * neighbour across it has no graph. When a tile's graph is removed, the links of each of its linked
+ * pairs are kept as dormant, keyed by the CRCs of both graphs: adding the same graph again restores
+ * them. A graph different from the one a neighbour was linked with (a rebake) meets a neighbour
+ * whose face rectangles were dropped: that face pair is "unresolved" (stats.unresolved) until the
+ * neighbour's graph is added again or on_wgraph_resolve rebuilds the neighbour's portals from its
+ * loaded tree tile (checked against the graph's portal CRC); the planner treats an unresolved pair
+ * as a missing tile (ON_LOADING with the tile whose face rectangles are gone).
  * Planner (an on_route, reading one world graph that must outlive it): A* over portals, started at
  * the portals that a local search from each start point actually reaches inside its own tile
  * (Dijkstra over the tile's boxes, taken from the tree: HPA*-style insertion, never by straight line),
@@ -39,19 +47,27 @@ typedef struct on_route on_route;
 
 typedef struct on_wgraph_stats {
     size_t tiles;          /* tiles with a graph */
-    size_t portals, edges, links, rects; /* links counted once per pair */
+    size_t portals, edges, links; /* edges: pairs of portals of one component; links: once per pair */
+    size_t rects, faces;   /* face rectangles kept for links to come, and their faces */
+    size_t dormant;        /* links kept for tiles that left */
+    size_t unresolved;     /* face pairs of present tiles that could not be linked (see above) */
     size_t bytes;          /* everything the world graph holds */
 } on_wgraph_stats;
 
 /* A world graph for the tile grid of p (tiles, depth, scale, origin). */
 on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out);
 void on_wgraph_destroy(on_wgraph *w);
-/* Give tile `tile` graph g (built for the grid's depth; the world takes it, also on failure), replacing
- * any present one, and link it to its present neighbours. ON_INVALID for a bad tile or depth. */
+/* Give tile `tile` graph g (built for the grid's depth; the world takes it and frees it, also on
+ * failure), replacing any present one, and link it to its present neighbours. ON_INVALID for a bad
+ * tile or depth. */
 on_status on_wgraph_add_tile(on_wgraph *w, uint32_t tile, on_tgraph *g);
+/* Link the unresolved face pairs whose missing side has its tile loaded in t (same grid) and built
+ * from the same contents (its portals' CRC); *resolved (may be NULL) gets how many. Cheap when there
+ * are none. The Lua binding calls it before each start. */
+on_status on_wgraph_resolve(on_wgraph *w, const on_tree *t, size_t *resolved);
 /* Drop tile's graph and its links (ON_SUCCESS also when it had none). */
 on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile);
-const on_tgraph *on_wgraph_tile(const on_wgraph *w, uint32_t tile);
+int on_wgraph_has_tile(const on_wgraph *w, uint32_t tile);
 /* Bumped by every add and remove: a running route fails with ON_STALE when it changed. */
 uint64_t on_wgraph_revision(const on_wgraph *w);
 void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st);

@@ -3,8 +3,8 @@
  * portals against a flood fill of the leaves, the portal size bound, exact weights on an open tile,
  * a closed room whose only exit is on the far side (its local search joins no near portal), a pocket
  * in solid never joined, weights never below the straight line and close to the 26-connected cell
- * distance, the spanner's stretch, bit-exact round trips, every truncation and bit flip of a blob refused (run under ASan by
- * make check: each attempt reads an exactly sized copy).
+ * distance, the matrices closed under the triangle inequality, bit-exact round trips, every truncation and bit
+ * flip of a blob refused (run under ASan by make check: each attempt reads an exactly sized copy).
  */
 #include "portals.h"
 #include "minitest.h"
@@ -50,12 +50,25 @@ static double dist(const double a[3], const double b[3])
     return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
 }
 
-/* The weight of edge a-b, or 0 when none. */
+/* The weight of edge a-b, or 0 when none (another component, or a == b). */
 static uint32_t edge_w(const on_tgraph *g, uint32_t a, uint32_t b)
 {
-    for (uint32_t e = g->edge_off[a]; e < g->edge_off[a + 1]; e++)
-        if (g->edge_to[e] == b) return g->edge_w[e];
-    return 0;
+    if (a == b || g->portal[a].comp != g->portal[b].comp) return 0;
+    return on_tgraph_weight(g, a, b);
+}
+
+/* Weights per leaf. */
+static double unit(const on_tgraph *g) { return ldexp(1.0, g->wshift); }
+
+/* The local search from p to every portal of g (reach.h, the portal points as targets). */
+static on_status reach_portals(on_reach *r, const on_boxset *s, const on_tgraph *g, const double p[3], double *cost,
+                               uint32_t *reached)
+{
+    double *pts = malloc((3 * (size_t)g->nportal + 3) * sizeof *pts);
+    for (uint32_t i = 0; i < g->nportal; i++) on_portal_point(g, i, pts + 3 * (size_t)i);
+    on_status st = on_reach_points(r, s, pts, g->nportal, p, cost, reached);
+    free(pts);
+    return st;
 }
 
 /* ---- an open tile: one portal per face, exact weights ----------------------------------------- */
@@ -68,6 +81,7 @@ static void test_open_tile(void)
     CHECK_EQ_INT(g->ncomp, 1);
     CHECK_EQ_INT(g->nportal, 6);
     CHECK_EQ_INT(g->nedge, 15);
+    CHECK_EQ_INT(g->wshift, 4);
     for (uint32_t p = 0; p < 6; p++) {
         CHECK_EQ_INT(g->portal[p].face, p);
         const on_prect *r = &g->rect[g->portal[p].rect];
@@ -123,7 +137,7 @@ static void test_room(void)
     on_boxset *s = boxes_of(t, 0);
     on_tgraph *g = NULL;
     CHECK(on_ok(on_tgraph_build(s, 4, NULL, &g)));
-    CHECK_EQ_INT(g->ncomp, 3); /* outside, room + corridor, pocket */
+    CHECK_EQ_INT(g->ncomp, 2); /* outside, room + corridor (the pocket has no portal: not kept) */
     /* the room's only portal: the corridor's end on +x */
     int64_t exit_p = -1;
     uint32_t nroom = 0;
@@ -132,7 +146,7 @@ static void test_room(void)
     memset(&r, 0, sizeof r);
     double *cost = malloc(g->nportal * sizeof *cost);
     uint32_t reached = 0;
-    CHECK(on_ok(on_reach_portals(&r, s, g, start, cost, &reached)));
+    CHECK(on_ok(reach_portals(&r, s, g, start, cost, &reached)));
     CHECK_EQ_INT(reached, 1);
     for (uint32_t p = 0; p < g->nportal; p++) {
         const on_portal *q = &g->portal[p];
@@ -159,11 +173,11 @@ static void test_room(void)
     CHECK(g->portal[nearest].face == 0);
     CHECK(cost[nearest] == HUGE_VAL);
     /* the pocket reaches nothing and no portal is of its component */
-    CHECK(on_ok(on_reach_portals(&r, s, g, pocket, cost, &reached)));
+    CHECK(on_ok(reach_portals(&r, s, g, pocket, cost, &reached)));
     CHECK_EQ_INT(reached, 0);
     /* a point in a wall */
     double wall[3] = {0.5, 4, 4};
-    CHECK_EQ_INT(on_reach_portals(&r, s, g, wall, cost, &reached), ON_FAILURE | ON_BLOCKED);
+    CHECK_EQ_INT(reach_portals(&r, s, g, wall, cost, &reached), ON_FAILURE | ON_BLOCKED);
     free(cost);
     on_reach_free(&r);
     on_tgraph_free(g);
@@ -298,7 +312,7 @@ static void test_random_tiles(void)
     int *lab = malloc((size_t)n * n * n * sizeof *lab);
     double *d = malloc((size_t)n * n * n * sizeof *d);
     double worst = 0, sum = 0;
-    int nrect_total = 0, nratio = 0, over = 0, bad_span = 0, nspan = 0, bad_bound = 0, bad_cover = 0, bad_comp = 0, bad_w = 0, bad_conn = 0;
+    int nrect_total = 0, nratio = 0, over = 0, bad_tri = 0, bad_fresh = 0, ntri = 0, bad_bound = 0, bad_cover = 0, bad_comp = 0, bad_w = 0, bad_conn = 0;
     for (int trial = 0; trial < 24; trial++) {
         on_tree *t = new_tree(1, 4);
         int nb = 4 + trial % 12;
@@ -310,7 +324,7 @@ static void test_random_tiles(void)
             }
             box(t, a[0], a[1], a[2], b[0], b[1], b[2]);
         }
-        on_tgraph_opts o = {.bound = trial % 3 == 0 ? 4 : 0, .stretch = trial % 4 == 1 ? 1.2 : 0};
+        on_tgraph_opts o = {.bound = trial % 3 == 0 ? 4 : 0};
         on_tgraph *g = NULL;
         CHECK(on_ok(on_tgraph_build_tile(t, 0, &o, &g)));
         if (!g) continue;
@@ -363,8 +377,11 @@ static void test_random_tiles(void)
             st[sp++] = a;
             while (sp) {
                 uint32_t c = st[--sp];
-                for (uint32_t e = g->edge_off[c]; e < g->edge_off[c + 1]; e++)
-                    if (!seen[g->edge_to[e]]) seen[g->edge_to[e]] = 1, st[sp++] = g->edge_to[e];
+                for (uint32_t e = 0; e < g->nportal; e++)
+                    if (!seen[e] && edge_w(g, c, e)) {
+                        seen[e] = 1;
+                        st[sp++] = e;
+                    }
             }
             for (uint32_t b = 0; b < g->nportal; b++) {
                 int lb = lab[portal_leaf(g, b, n)];
@@ -374,60 +391,50 @@ static void test_random_tiles(void)
                 if (!w) continue;
                 double xb[3];
                 on_portal_point(g, b, xb);
-                if (w < dist(xa, xb) * ON_TGRAPH_UNIT - 1e-6 || lb != la) bad_w++;
+                if (w < dist(xa, xb) * unit(g) - 1e-6 || lb != la) bad_w++;
                 /* against the cell path between the leaves under the points (+1 for the half leaves at
                  * both ends) */
                 double ref = d[portal_leaf(g, b, n)] + 1;
-                double ratio = (w / ON_TGRAPH_UNIT) / ref;
+                double ratio = (w / unit(g)) / ref;
                 if (ratio > worst) worst = ratio;
-                if (w / ON_TGRAPH_UNIT > 1.35 * ref + 2) over++;
+                if (w / unit(g) > 1.35 * ref + 2) over++;
                 sum += ratio;
                 nratio++;
             }
             free(seen);
             free(st);
         }
-        /* the spanner: every pair joined over the kept edges within stretch x its free path */
+        /* the matrices: never above a fresh search's free path (rounded up), and closed under the
+         * triangle inequality (up to the rounding of the two terms) */
         on_boxset *s = boxes_of(t, 0);
         on_reach r;
         memset(&r, 0, sizeof r);
-        double *cost = malloc((g->nportal + 1) * sizeof *cost), st = o.stretch > 0 ? o.stretch : 1.0;
-        uint64_t *gd = malloc((g->nportal + 1) * sizeof *gd);
-        char *done = malloc(g->nportal + 1);
+        double *cost = malloc((g->nportal + 1) * sizeof *cost);
         for (uint32_t a = 0; a < g->nportal; a++) {
             double xa[3];
             uint32_t reached;
             on_portal_point(g, a, xa);
-            on_reach_portals(&r, s, g, xa, cost, &reached);
-            for (uint32_t b = 0; b < g->nportal; b++) gd[b] = UINT64_MAX, done[b] = 0;
-            gd[a] = 0;
-            for (;;) {
-                int64_t c = -1;
-                for (uint32_t b = 0; b < g->nportal; b++)
-                    if (!done[b] && gd[b] != UINT64_MAX && (c < 0 || gd[b] < gd[c])) c = b;
-                if (c < 0) break;
-                done[c] = 1;
-                for (uint32_t e = g->edge_off[c]; e < g->edge_off[c + 1]; e++)
-                    if (gd[c] + g->edge_w[e] < gd[g->edge_to[e]]) gd[g->edge_to[e]] = gd[c] + g->edge_w[e];
-            }
-            for (uint32_t b = 0; b < g->nportal; b++) {
-                if (b <= a || g->portal[b].comp != g->portal[a].comp) continue; /* weights: from the lower portal */
-                double w = ceil(cost[b] * ON_TGRAPH_UNIT);
-                if ((double)gd[b] > floor(w * st)) bad_span++;
-                nspan++;
+            reach_portals(&r, s, g, xa, cost, &reached);
+            for (uint32_t b = a + 1; b < g->nportal; b++) {
+                if (!edge_w(g, a, b)) continue;
+                if (edge_w(g, a, b) > ceil(cost[b] * unit(g)) + 1) bad_fresh++;
+                for (uint32_t c = 0; c < g->nportal; c++) {
+                    if (c == a || c == b || !edge_w(g, a, c)) continue;
+                    ntri++;
+                    if (edge_w(g, a, b) > edge_w(g, a, c) + edge_w(g, c, b) + 1) bad_tri++;
+                }
             }
         }
         free(cost);
-        free(gd);
-        free(done);
         on_reach_free(&r);
         on_boxset_free(s);
         on_tgraph_free(g);
         on_tree_destroy(t);
     }
     CHECK(nrect_total > 0);
-    CHECK_EQ_INT(bad_span, 0);
-    CHECK(nspan > 1000);
+    CHECK_EQ_INT(bad_tri, 0);
+    CHECK_EQ_INT(bad_fresh, 0);
+    CHECK(ntri > 1000);
     CHECK_EQ_INT(bad_bound, 0);
     CHECK_EQ_INT(bad_cover, 0);
     CHECK_EQ_INT(bad_comp, 0);
@@ -445,10 +452,6 @@ static void test_random_tiles(void)
 
 /* ---- the binary form ------------------------------------------------------------------------------ */
 
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 static void wr32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -476,7 +479,7 @@ static void test_binary(void)
     CHECK(on_ok(on_tgraph_build_tile(t, 0, &o, &g)));
     size_t len = 0, len2 = 0;
     CHECK_EQ_INT(on_tgraph_encode(g, NULL, 0, &len), ON_FAILURE | ON_BUFFER_SMALL);
-    CHECK(len > 36);
+    CHECK(len > 20);
     uint8_t *buf = malloc(len), *buf2 = malloc(len);
     CHECK_EQ_INT(on_tgraph_encode(g, buf, len - 1, &len2), ON_FAILURE | ON_BUFFER_SMALL);
     CHECK(on_ok(on_tgraph_encode(g, buf, len, &len2)));
@@ -496,11 +499,26 @@ static void test_binary(void)
         }
         CHECK(same);
         CHECK(memcmp(h->rect, g->rect, g->nrect * sizeof *g->rect) == 0);
-        CHECK(memcmp(h->edge_off, g->edge_off, (g->nportal + 1) * sizeof *g->edge_off) == 0);
-        CHECK(memcmp(h->edge_to, g->edge_to, 2 * g->nedge * sizeof *g->edge_to) == 0);
-        CHECK(memcmp(h->edge_w, g->edge_w, 2 * g->nedge * sizeof *g->edge_w) == 0);
+        CHECK(memcmp(h->comp_first, g->comp_first, (g->ncomp + 1) * sizeof *g->comp_first) == 0);
+        CHECK(memcmp(h->comp_w, g->comp_w, (g->ncomp + 1) * sizeof *g->comp_w) == 0);
+        CHECK(memcmp(h->w, g->w, g->nedge * sizeof *g->w) == 0);
+        CHECK(h->wshift == g->wshift && h->crc == g->crc && h->npair == g->npair);
         CHECK(on_ok(on_tgraph_encode(h, buf2, len, &len2)));
         CHECK(len2 == len && memcmp(buf, buf2, len) == 0);
+        on_tgraph_free(h);
+    }
+    /* the portals alone (what linking needs): the same portals and identity, no weights */
+    CHECK(on_ok(on_tgraph_build_tile_portals(t, 0, 0, &h)));
+    if (h) {
+        CHECK(h->crc == g->crc && h->nportal == g->nportal && h->nrect == g->nrect && h->npair == 0);
+        CHECK(memcmp(h->rect, g->rect, g->nrect * sizeof *g->rect) == 0);
+        on_tgraph_free(h);
+    }
+    /* another tag: other bytes, the same portals' identity */
+    on_tgraph_opts o2 = {.tag = 5};
+    CHECK(on_ok(on_tgraph_build_tile(t, 0, &o2, &h)));
+    if (h) {
+        CHECK(h->crc == g->crc);
         on_tgraph_free(h);
     }
     /* the same graph from the decoded tile table (a bake job) */
@@ -531,41 +549,50 @@ static void test_binary(void)
         }
     CHECK_EQ_INT(bad, 0);
     /* hostile content with a valid checksum: refused by the field checks */
+    size_t at = 12; /* the varints: portals, components, rectangles; then the first face */
+    size_t at_np = at;
+    for (int i = 0; i < 3; i++)
+        while (buf[at++] & 0x80) {
+        }
+    size_t at_ncomp = at_np + 1 + (buf[at_np] & 0x80 ? 1 : 0);
     memcpy(buf2, buf, len);
-    buf2[32] = 7; /* first portal's face */
+    buf2[at] = 7; /* the first portal's face */
     wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
     CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_CORRUPT);
     memcpy(buf2, buf, len);
-    wr32(buf2 + 12, 0xffffffffu); /* portal count */
+    CHECK_EQ_INT(g->npair, 15); /* 15 weights of one byte or two after the wshift byte */
+    size_t at_w = len - 4;
+    for (int i = 0; i < 15; i++) at_w -= buf[at_w - 2] & 0x80 ? 2 : 1;
+    at_w--;
+    CHECK_EQ_INT(buf[at_w], 20);
+    buf2[at_w] = 40; /* wshift 24: finer than 1/16 leaf */
     wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
     CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_CORRUPT);
     memcpy(buf2, buf, len);
-    wr32(buf2 + 20, rd32(buf + 20) + 1); /* edge count */
+    buf2[at_np] ^= 1; /* portal count */
     wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
     CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_CORRUPT);
     memcpy(buf2, buf, len);
-    buf2[4] = 2; /* another version */
+    buf2[at_ncomp] ^= 1; /* component count */
+    wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
+    CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_CORRUPT);
+    memcpy(buf2, buf, len);
+    buf2[4] = 1; /* version 1, the format before the weight matrices */
     wr32(buf2 + len - 4, on_crc32(0, buf2, len - 4));
     CHECK_EQ_INT(decode_copy(buf2, len, 5, &h), ON_FAILURE | ON_VERSION);
     CHECK_EQ_INT(decode_copy(buf, len, 6, &h), ON_FAILURE | ON_INVALID); /* built for other tiles */
-    /* an edge weight below the straight line: the last edge's weight varint set to 1 */
+    /* a weight below the straight line: the first one set to 1, encoded with a valid CRC */
+    CHECK(g->nedge > 0);
     if (g->nedge > 0) {
-        /* re-encode with the first edge's weight lowered, then fix the CRC */
-        uint32_t a = 0;
-        while (g->edge_off[a + 1] == g->edge_off[a] || g->edge_to[g->edge_off[a]] < a) a++;
-        uint32_t e = g->edge_off[a], keep = g->edge_w[e], b = g->edge_to[e];
-        for (uint32_t f = g->edge_off[b]; f < g->edge_off[b + 1]; f++)
-            if (g->edge_to[f] == a) g->edge_w[f] = 1;
-        g->edge_w[e] = 1;
+        uint16_t keep = g->w[0];
+        g->w[0] = 1;
         size_t l3;
         on_tgraph_encode(g, NULL, 0, &l3);
         uint8_t *b3 = malloc(l3);
         CHECK(on_ok(on_tgraph_encode(g, b3, l3, &l3)));
         CHECK_EQ_INT(decode_copy(b3, l3, 5, &h), ON_FAILURE | ON_CORRUPT);
         free(b3);
-        g->edge_w[e] = keep;
-        for (uint32_t f = g->edge_off[b]; f < g->edge_off[b + 1]; f++)
-            if (g->edge_to[f] == a) g->edge_w[f] = keep;
+        g->w[0] = keep;
     }
     free(buf);
     free(buf2);
@@ -573,7 +600,58 @@ static void test_binary(void)
     on_tree_destroy(t);
 }
 
+/* ---- the stretch: a greedy spanner of each component's matrix ----------------------------------- */
+static void test_stretch(void)
+{
+    int kept = 0, all = 0, bad = 0;
+    for (int trial = 0; trial < 8; trial++) {
+        on_tree *t = new_tree(1, 5);
+        for (int i = 0; i < 20; i++) {
+            double a[3] = {floor(rnd() * 32), floor(rnd() * 32), floor(rnd() * 32)};
+            box(t, a[0], a[1], a[2], a[0] + 1 + floor(rnd() * 10), a[1] + 1 + floor(rnd() * 10), a[2] + 1 + floor(rnd() * 10));
+        }
+        on_tgraph_opts o1 = {.bound = 8}, o2 = {.bound = 8, .stretch = 1.5};
+        on_tgraph *g1 = NULL, *g2 = NULL;
+        CHECK(on_ok(on_tgraph_build_tile(t, 0, &o1, &g1)));
+        CHECK(on_ok(on_tgraph_build_tile(t, 0, &o2, &g2)));
+        if (!g1 || !g2) continue;
+        CHECK(g1->crc == g2->crc && g1->npair == g2->npair && g1->nedge == g1->npair);
+        kept += g2->nedge;
+        all += g1->nedge;
+        /* every pair joined over the kept edges within 1.5 x its full weight */
+        uint32_t np = g1->nportal;
+        uint64_t *d = malloc((np + 1) * sizeof *d);
+        char *done = malloc(np + 1);
+        for (uint32_t a = 0; a < np; a++) {
+            for (uint32_t b = 0; b < np; b++) d[b] = UINT64_MAX, done[b] = 0;
+            d[a] = 0;
+            for (;;) {
+                int64_t c = -1;
+                for (uint32_t b = 0; b < np; b++)
+                    if (!done[b] && d[b] != UINT64_MAX && (c < 0 || d[b] < d[c])) c = b;
+                if (c < 0) break;
+                done[c] = 1;
+                for (uint32_t b = 0; b < np; b++) {
+                    uint32_t w = edge_w(g2, (uint32_t)c, b);
+                    if (w && d[c] + w < d[b]) d[b] = d[c] + w;
+                }
+            }
+            for (uint32_t b = a + 1; b < np; b++)
+                if (edge_w(g1, a, b) && (double)d[b] > floor(1.5 * edge_w(g1, a, b))) bad++;
+        }
+        free(d);
+        free(done);
+        on_tgraph_free(g1);
+        on_tgraph_free(g2);
+        on_tree_destroy(t);
+    }
+    printf("portals: stretch 1.5 keeps %d of %d edges\n", kept, all);
+    CHECK_EQ_INT(bad, 0);
+    CHECK(kept < all && all > 500);
+}
+
 TEST_MAIN("portals", {
+    test_stretch();
     test_open_tile();
     test_room();
     test_random_tiles();

@@ -433,7 +433,110 @@ static void test_cases(void)
     on_tree_destroy(t);
 }
 
+/* ---- tiles coming and going: faces kept until linked, dormant links, unresolved pairs ------------- */
+static void test_streaming(void)
+{
+    on_tree *t = new_tree(4, 1, 1, 3); /* x in [0, 32), 8 leaves a tile */
+    box(t, 10, 0, 0, 12, 6, 8);        /* a wall in tile 1 with a gap above it */
+    on_wgraph *w = NULL;
+    CHECK(on_ok(on_wgraph_create(on_tree_get_params(t), &w)));
+    on_tgraph *g[4];
+    uint32_t crc[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        CHECK(on_ok(on_tgraph_build_tile(t, i, NULL, &g[i])));
+        crc[i] = g[i]->crc;
+    }
+    on_wgraph_stats st;
+    CHECK(on_ok(on_wgraph_add_tile(w, 0, g[0])));
+    CHECK(on_ok(on_wgraph_add_tile(w, 2, g[2])));
+    on_wgraph_stats_get(w, &st);
+    CHECK(st.faces == 3 && st.links == 0 && st.rects >= 3); /* 0: +x; 2: -x, +x (the rest is the world's border) */
+    CHECK(on_ok(on_tgraph_build_tile(t, 1, NULL, &g[1])));
+    CHECK(on_ok(on_wgraph_add_tile(w, 1, g[1])));
+    CHECK(on_ok(on_tgraph_build_tile(t, 3, NULL, &g[3])));
+    CHECK(on_ok(on_wgraph_add_tile(w, 3, g[3])));
+    on_wgraph_stats_get(w, &st);
+    CHECK(st.faces == 0 && st.rects == 0 && st.dormant == 0 && st.unresolved == 0 && st.links >= 3);
+    size_t links = st.links, bytes = st.bytes;
+    on_route *r = NULL;
+    CHECK(on_ok(on_route_create(w, 0, &r)));
+    on_route_info info;
+    on_route_cross cr[8];
+    size_t n = 0;
+    CHECK_EQ_INT(plan(r, t, 2, 2, 4, 30, 2, 4), ON_SUCCESS);
+    on_route_result(r, cr, 8, &n, &info);
+    double cost = info.cost;
+    CHECK(n == 3 && cost > 28);
+    /* tile 1 leaves: its links kept dormant; back with the same graph: restored, same route */
+    CHECK(on_ok(on_wgraph_remove_tile(w, 1)));
+    on_wgraph_stats_get(w, &st);
+    CHECK(st.dormant >= 2 && st.faces == 0 && st.links == links - st.dormant);
+    CHECK_EQ_INT(plan(r, t, 2, 2, 4, 30, 2, 4), ON_FAILURE | ON_LOADING);
+    on_route_result(r, cr, 8, &n, &info);
+    CHECK_EQ_INT(info.loading_tile, 1);
+    CHECK(on_ok(on_tgraph_build_tile(t, 1, NULL, &g[1])));
+    CHECK_EQ_INT(g[1]->crc, crc[1]);
+    CHECK(on_ok(on_wgraph_add_tile(w, 1, g[1])));
+    on_wgraph_stats_get(w, &st);
+    CHECK(st.dormant == 0 && st.links == links && st.bytes >= bytes && st.unresolved == 0);
+    CHECK_EQ_INT(plan(r, t, 2, 2, 4, 30, 2, 4), ON_SUCCESS);
+    on_route_result(r, cr, 8, &n, &info);
+    CHECK(n == 3 && info.cost == cost);
+    /* a rebake inside tile 1, away from its faces: other weights, the same portals (CRC): restored */
+    CHECK(on_ok(on_wgraph_remove_tile(w, 1)));
+    box(t, 13, 3, 3, 14, 4, 4);
+    CHECK(on_ok(on_tgraph_build_tile(t, 1, NULL, &g[1])));
+    CHECK_EQ_INT(g[1]->crc, crc[1]);
+    CHECK(on_ok(on_wgraph_add_tile(w, 1, g[1])));
+    on_wgraph_stats_get(w, &st);
+    CHECK(st.unresolved == 0 && st.dormant == 0 && st.links == links);
+    /* a rebake of tile 1 touching both its x faces (other portals): its neighbours' faces were dropped
+     * when linked, so both pairs are unresolved; the planner asks for the neighbour's graph; re-adding
+     * it links exactly */
+    CHECK(on_ok(on_wgraph_remove_tile(w, 1)));
+    box(t, 8, 0, 0, 9, 2, 8);
+    box(t, 15, 0, 0, 16, 2, 8);
+    CHECK(on_ok(on_tgraph_build_tile(t, 1, NULL, &g[1])));
+    CHECK(g[1]->crc != crc[1]);
+    CHECK(on_ok(on_wgraph_add_tile(w, 1, g[1])));
+    on_wgraph_stats_get(w, &st);
+    CHECK(st.unresolved == 2 && st.faces == 2 && st.dormant == 0);
+    CHECK_EQ_INT(plan(r, t, 2, 2, 4, 30, 2, 4), ON_FAILURE | ON_LOADING);
+    on_route_result(r, cr, 8, &n, &info);
+    CHECK_EQ_INT(info.loading_tile, 0); /* tile 0's +x face is the one gone */
+    CHECK(on_ok(on_tgraph_build_tile(t, 0, NULL, &g[0])));
+    CHECK(on_ok(on_wgraph_add_tile(w, 0, g[0])));
+    CHECK_EQ_INT(plan(r, t, 2, 2, 4, 30, 2, 4), ON_FAILURE | ON_LOADING);
+    on_route_result(r, cr, 8, &n, &info);
+    CHECK_EQ_INT(info.loading_tile, 2);
+    /* ... or from the tree: tile 2's portals rebuilt from its loaded tile (same contents, same CRC) */
+    size_t resolved = 0, tl = 0;
+    on_tree_encode_tile(t, 2, NULL, 0, &tl);
+    uint8_t *tb = malloc(tl);
+    CHECK(on_ok(on_tree_encode_tile(t, 2, tb, tl, &tl)));
+    on_tree_unload_tile(t, 2);
+    CHECK(on_ok(on_wgraph_resolve(w, t, &resolved)));
+    CHECK_EQ_INT(resolved, 0); /* not loaded: later */
+    CHECK(on_ok(on_tree_decode_tile(t, 2, tb, tl)));
+    free(tb);
+    CHECK(on_ok(on_wgraph_resolve(w, t, &resolved)));
+    CHECK_EQ_INT(resolved, 1);
+    on_wgraph_stats_get(w, &st);
+    CHECK(st.unresolved == 0 && st.faces == 0 && st.links >= 3);
+    CHECK_EQ_INT(plan(r, t, 2, 2, 4, 30, 2, 4), ON_SUCCESS);
+    on_route_result(r, cr, 8, &n, &info);
+    CHECK(n == 3 && info.cost >= cost);
+    for (size_t i = 0; i < n; i++) CHECK(cr[i].point[1] >= 2); /* over the new sills */
+    /* a result read after the graph changed is refused */
+    CHECK(on_ok(on_wgraph_remove_tile(w, 3)));
+    CHECK_EQ_INT(on_route_result(r, cr, 8, &n, &info), ON_FAILURE | ON_STALE);
+    on_route_destroy(r);
+    on_wgraph_destroy(w);
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("route", {
     test_cases();
+    test_streaming();
     test_random_worlds();
 })

@@ -17,7 +17,7 @@ for k = 0, nt[3] - 1 do
   for j = 0, nt[2] - 1 do
     for i = 0, nt[1] - 1 do
       local c0 = clock()
-      local blob = assert(route.build(tree, i, j, k, { stretch = tonumber(os.getenv("STRETCH") or 1) }))
+      local blob = assert(route.build(tree, i, j, k, { stretch = tonumber(os.getenv("STRETCH") or 1), bound = tonumber(os.getenv("BOUND") or 0) }))
       build_times[#build_times + 1] = clock() - c0
       blob_bytes = blob_bytes + #blob
       ntiles = ntiles + 1
@@ -30,9 +30,9 @@ local ts = tree:stats()
 local gs = g:stats()
 table.sort(build_times)
 print(("tiles %d; tree %d bytes (%.0f a tile); graph blobs %d bytes (%.0f a tile, %.1f%% of the tree); "
-  .. "graph in memory %d bytes (%.1f%%); %d portals, %d edges, %d links")
+  .. "graph in memory %d bytes (%.1f%%); %d portals, %d edges, %d links, %d rects")
   :format(ntiles, ts.bytes, ts.bytes / ntiles, blob_bytes, blob_bytes / ntiles, 100 * blob_bytes / ts.bytes,
-    gs.bytes, 100 * gs.bytes / ts.bytes, gs.portals, gs.edges, gs.links))
+    gs.bytes, 100 * gs.bytes / ts.bytes, gs.portals, gs.edges, gs.links, gs.rects))
 print(("build: %.1f ms total, %.3f ms a tile (p50 %.3f, max %.3f)"):format(build_s * 1e3, build_s * 1e3 / ntiles,
   build_times[(#build_times + 1) // 2] * 1e3, build_times[#build_times] * 1e3))
 -- random free pairs (fixed seed), far apart enough not to be "near"

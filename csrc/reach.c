@@ -1,0 +1,381 @@
+/*
+ * reach.c -- local searches inside one tile's box set (see reach.h): Dijkstra over the boxes from a
+ * point, targets mapped to the boxes holding them, each reached target's corridor pulled taut.
+ */
+#include "reach.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define dist3 on_dist3
+
+void on_reach_free(on_reach *r)
+{
+    free(r->g);
+    free(r->pt);
+    free(r->parent);
+    free(r->heap_box);
+    free(r->heap_key);
+    free(r->target_off);
+    free(r->target);
+    free(r->chain);
+    free(r->cpt);
+    memset(r, 0, sizeof *r);
+}
+
+/* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets. */
+static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
+{
+    if (nbox + 1 > r->cap) {
+        size_t c = nbox + 1;
+        double *g = realloc(r->g, c * sizeof *g);
+        if (g) r->g = g;
+        double *pt = realloc(r->pt, 3 * c * sizeof *pt);
+        if (pt) r->pt = pt;
+        uint32_t *par = realloc(r->parent, c * sizeof *par);
+        if (par) r->parent = par;
+        uint32_t *to = realloc(r->target_off, (c + 1) * sizeof *to);
+        if (to) r->target_off = to;
+        uint32_t *ch = realloc(r->chain, c * sizeof *ch);
+        if (ch) r->chain = ch;
+        double *cp = realloc(r->cpt, 3 * (c + 2) * sizeof *cp);
+        if (cp) r->cpt = cp;
+        if (!g || !pt || !par || !to || !ch || !cp) return -1;
+        r->cap = c;
+    }
+    /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots */
+    if (nadj + 9 > r->heapcap) { /* (up to 8 roots) */
+        size_t c = nadj + 9;
+        uint32_t *hb = realloc(r->heap_box, c * sizeof *hb);
+        if (hb) r->heap_box = hb;
+        double *hk = realloc(r->heap_key, c * sizeof *hk);
+        if (hk) r->heap_key = hk;
+        if (!hb || !hk) return -1;
+        r->heapcap = c;
+    }
+    if (ntarget + 1 > r->tcap) {
+        uint32_t *t = realloc(r->target, (ntarget + 1) * sizeof *t);
+        if (!t) return -1;
+        r->target = t;
+        r->tcap = ntarget + 1;
+    }
+    r->bytes = r->cap * (sizeof(double) * 4 + sizeof(uint32_t) * 3 + sizeof(double) * 3) +
+               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * sizeof(uint32_t);
+    return 0;
+}
+
+static void heap_push(on_reach *r, size_t *n, uint32_t b, double key)
+{
+    size_t i = (*n)++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (r->heap_key[p] <= key) break;
+        r->heap_key[i] = r->heap_key[p];
+        r->heap_box[i] = r->heap_box[p];
+        i = p;
+    }
+    r->heap_key[i] = key;
+    r->heap_box[i] = b;
+}
+
+static uint32_t heap_pop(on_reach *r, size_t *n, double *key)
+{
+    uint32_t top = r->heap_box[0];
+    *key = r->heap_key[0];
+    size_t m = --(*n);
+    double k = r->heap_key[m];
+    uint32_t b = r->heap_box[m];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= m) break;
+        if (c + 1 < m && r->heap_key[c + 1] < r->heap_key[c]) c++;
+        if (r->heap_key[c] >= k) break;
+        r->heap_key[i] = r->heap_key[c];
+        r->heap_box[i] = r->heap_box[c];
+        i = c;
+    }
+    if (m > 0) {
+        r->heap_key[i] = k;
+        r->heap_box[i] = b;
+    }
+    return top;
+}
+
+/* Where a path at point p (in or on box a) enters box c across their shared face: p clamped onto
+ * the face. The segment p -> q lies in a (a box is convex). */
+static void entry_point(const on_box *a, const on_box *c, const double p[3], double q[3])
+{
+    for (int j = 0; j < 3; j++) {
+        double lo = a->mn[j] > c->mn[j] ? a->mn[j] : c->mn[j];
+        double hi = a->mx[j] < c->mx[j] ? a->mx[j] : c->mx[j];
+        q[j] = p[j] < lo ? lo : p[j] > hi ? hi : p[j];
+    }
+}
+
+/* The point q of the rectangle [lo, hi] (degenerate along axis k) minimising |a - q| + |q - c|:
+ * where the segment a-c crosses the rectangle, else on one of its 4 edges, each a 1D problem with
+ * a closed form (unfold the two points about the edge's line: s = (sa*rc + sc*ra) / (ra + rc), then
+ * clamp, which is exact since the sum is convex along the line). */
+void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3])
+{
+    int i = (k + 1) % 3, j = (k + 2) % 3;
+    if (c[k] != a[k]) {
+        double t = (lo[k] - a[k]) / (c[k] - a[k]);
+        if (t >= 0 && t <= 1) {
+            double x = a[i] + t * (c[i] - a[i]), y = a[j] + t * (c[j] - a[j]);
+            if (x >= lo[i] && x <= hi[i] && y >= lo[j] && y <= hi[j]) {
+                q[k] = lo[k];
+                q[i] = x;
+                q[j] = y;
+                return;
+            }
+        }
+    }
+    double best = HUGE_VAL;
+    for (int e = 0; e < 4; e++) {
+        int ax = e < 2 ? i : j, ox = e < 2 ? j : i; /* the edge runs along ax at ox = lo or hi */
+        double fix = (e & 1) ? hi[ox] : lo[ox];
+        double ra = hypot(a[ox] - fix, a[k] - lo[k]), rc = hypot(c[ox] - fix, c[k] - lo[k]);
+        double sv = ra + rc > 1e-12 ? (a[ax] * rc + c[ax] * ra) / (ra + rc) : a[ax];
+        if (sv < lo[ax]) sv = lo[ax];
+        if (sv > hi[ax]) sv = hi[ax];
+        double cand[3];
+        cand[k] = lo[k];
+        cand[ax] = sv;
+        cand[ox] = fix;
+        double d = dist3(a, cand) + dist3(cand, c);
+        if (d < best) {
+            best = d;
+            memcpy(q, cand, sizeof cand);
+        }
+    }
+}
+
+/* The length of a free path from the search's root to point x held by box bt: the corridor of boxes
+ * back to the root, with the points where the path crosses from one box to the next, each on the
+ * face the two boxes share. The points are relaxed in passes (each moved to where the line between
+ * its neighbours crosses its face's plane, clamped onto the face) until they stop moving: the string
+ * pulled taut inside the corridor. A segment between two points on the faces of one box stays in
+ * that box (convex), so the path stays free; the relaxation only ever shortens it. */
+static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const double x[3])
+{
+    size_t m = 0;
+    for (uint32_t b = bt; b != UINT32_MAX; b = r->parent[b]) r->chain[m++] = b;
+    for (size_t i = 0; i < m / 2; i++) { /* root first */
+        uint32_t t = r->chain[i];
+        r->chain[i] = r->chain[m - 1 - i];
+        r->chain[m - 1 - i] = t;
+    }
+    /* P[0] = root point, P[j] (1..m-1) = where the path enters chain[j], P[m] = x */
+    double *P = r->cpt;
+    for (size_t j = 0; j < m; j++) memcpy(P + 3 * j, r->pt + 3 * (size_t)r->chain[j], 3 * sizeof *P);
+    memcpy(P + 3 * m, x, 3 * sizeof *P);
+    for (int pass = 0; pass < 64 && m > 1; pass++) {
+        double moved = 0;
+        for (size_t j = 1; j < m; j++) {
+            const on_box *a = &s->box[r->chain[j - 1]], *c = &s->box[r->chain[j]];
+            double lo[3], hi[3], *q = P + 3 * j;
+            const double *pa = q - 3, *pc = q + 3;
+            int k = 0;
+            for (int i = 0; i < 3; i++) {
+                lo[i] = a->mn[i] > c->mn[i] ? a->mn[i] : c->mn[i];
+                hi[i] = a->mx[i] < c->mx[i] ? a->mx[i] : c->mx[i];
+                if (lo[i] == hi[i]) k = i; /* the axis across the shared face */
+            }
+            double nq[3];
+            on_best_on_face(pa, pc, lo, hi, k, nq);
+            /* keep the move only when it shortens the two segments (a clamped crossing may not) */
+            if (dist3(pa, nq) + dist3(nq, pc) < dist3(pa, q) + dist3(q, pc) - 1e-12) {
+                double d = dist3(q, nq);
+                if (d > moved) moved = d;
+                memcpy(q, nq, sizeof nq);
+            }
+        }
+        if (moved < 1e-4) break;
+    }
+    double len = 0;
+    for (size_t j = 0; j < m; j++) len += dist3(P + 3 * j, P + 3 * (j + 1));
+    return len;
+}
+
+/* Does the segment p -> q (p in box a, q in box b, which share a face) cross from a into b through
+ * their shared face? */
+static int crosses_face(const on_box *a, const on_box *b, const double p[3], const double q[3])
+{
+    for (int k = 0; k < 3; k++) {
+        double plane;
+        if (a->mx[k] == b->mn[k]) plane = a->mx[k];
+        else if (a->mn[k] == b->mx[k]) plane = a->mn[k];
+        else continue;
+        if (q[k] == p[k]) return 0;
+        double t = (plane - p[k]) / (q[k] - p[k]);
+        if (t < 0 || t > 1) return 0;
+        for (int j = 0; j < 3; j++) {
+            if (j == k) continue;
+            double v = p[j] + t * (q[j] - p[j]);
+            double lo = a->mn[j] > b->mn[j] ? a->mn[j] : b->mn[j], hi = a->mx[j] < b->mx[j] ? a->mx[j] : b->mx[j];
+            if (v < lo - 1e-9 || v > hi + 1e-9) return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Dijkstra over the boxes from point p, in each of the boxes roots[0..nroot): g and pt of every box
+ * reached. */
+static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3])
+{
+    for (uint32_t i = 0; i < s->nbox; i++) r->g[i] = HUGE_VAL;
+    size_t n = 0;
+    for (int i = 0; i < nroot; i++) {
+        r->g[roots[i]] = 0;
+        r->parent[roots[i]] = UINT32_MAX;
+        memcpy(r->pt + 3 * (size_t)roots[i], p, 3 * sizeof(double));
+        heap_push(r, &n, roots[i], 0);
+    }
+    while (n > 0) {
+        double key;
+        uint32_t b = heap_pop(r, &n, &key);
+        if (key > r->g[b]) continue; /* an older entry */
+        const on_box *a = &s->box[b];
+        const double *pb = r->pt + 3 * (size_t)b;
+        uint32_t pa = r->parent[b];
+        for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) {
+            uint32_t c = s->adj[e];
+            double q[3];
+            entry_point(a, &s->box[c], pb, q);
+            double ng = key + dist3(pb, q);
+            if (pa != UINT32_MAX) {
+                /* any-angle: straight from the parent's point when that line crosses into b through
+                 * their shared face (a cost estimate steering the corridor; the path is relaxed later) */
+                const double *pp = r->pt + 3 * (size_t)pa;
+                double q2[3];
+                entry_point(a, &s->box[c], pp, q2);
+                double g2 = r->g[pa] + dist3(pp, q2);
+                if (g2 < ng && crosses_face(&s->box[pa], a, pp, q2)) {
+                    ng = g2;
+                    memcpy(q, q2, sizeof q);
+                }
+            }
+            if (ng < r->g[c]) {
+                r->g[c] = ng;
+                r->parent[c] = b;
+                memcpy(r->pt + 3 * (size_t)c, q, sizeof q);
+                heap_push(r, &n, c, ng);
+            }
+        }
+    }
+}
+
+/* Every box of s holding point p (closed boxes: a point on a shared face or corner is in each of
+ * them, at most 8 as box interiors are disjoint); returns the count. */
+int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8])
+{
+    int lo[3], hi[3], n = 0;
+    for (int k = 0; k < 3; k++) {
+        int b = (int)(p[k] / s->bsize);
+        if (b >= s->nb) b = s->nb - 1;
+        if (b < 0) b = 0;
+        lo[k] = hi[k] = b;
+        if (b > 0 && p[k] == (double)(b * s->bsize)) lo[k] = b - 1;
+    }
+    for (int bz = lo[2]; bz <= hi[2]; bz++)
+        for (int by = lo[1]; by <= hi[1]; by++)
+            for (int bx = lo[0]; bx <= hi[0]; bx++) {
+                uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
+                for (uint32_t i = s->block_off[b]; i < s->block_off[b + 1] && n < 8; i++) {
+                    const on_box *x = &s->box[i];
+                    if (p[0] >= x->mn[0] && p[0] <= x->mx[0] && p[1] >= x->mn[1] && p[1] <= x->mx[1] &&
+                        p[2] >= x->mn[2] && p[2] <= x->mx[2])
+                        out[n++] = i;
+                }
+            }
+    return n;
+}
+
+/* target_off / target: for each box, the targets it holds; -1 when a target is in no box. */
+static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt)
+{
+    memset(r->target_off, 0, ((size_t)s->nbox + 2) * sizeof *r->target_off);
+    uint32_t in[8];
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t p = 0; p < npt; p++) {
+            int n = on_boxset_locate_all(s, pts + 3 * (size_t)p, in);
+            if (n == 0) return -1;
+            for (int i = 0; i < n; i++) {
+                if (pass == 0) r->target_off[in[i] + 2]++;
+                else r->target[r->target_off[in[i] + 1]++] = p;
+            }
+        }
+        if (pass == 0)
+            for (uint32_t b = 0; b < s->nbox; b++) r->target_off[b + 2] += r->target_off[b + 1];
+    }
+    return 0;
+}
+
+/* After a search: cost[t] for every target t > after (UINT32_MAX: every target) it reached, the
+ * corridor to t pulled taut; *reached counts them. */
+static void collect(on_reach *r, const on_boxset *s, const double *pts, uint32_t after, double *cost, uint32_t *reached)
+{
+    for (uint32_t b = 0; b < s->nbox; b++) {
+        if (r->g[b] == HUGE_VAL) continue;
+        for (uint32_t i = r->target_off[b]; i < r->target_off[b + 1]; i++) {
+            uint32_t t = r->target[i];
+            if (after != UINT32_MAX && t <= after) continue;
+            double c = pulled_length(r, s, b, pts + 3 * (size_t)t);
+            if (cost[t] == HUGE_VAL) (*reached)++;
+            if (c < cost[t]) cost[t] = c;
+        }
+    }
+}
+
+on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
+                          double *cost, uint32_t *reached)
+{
+    *reached = 0;
+    for (uint32_t i = 0; i < npt; i++) cost[i] = HUGE_VAL;
+    if (s->nbox == 0) return ON_FAILURE | ON_BLOCKED;
+    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], (size_t)8 * npt)) return ON_FAILURE | ON_NO_MEMORY;
+    uint32_t roots[8];
+    int nroot = on_boxset_locate_all(s, p, roots);
+    if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
+    if (map_targets(r, s, pts, npt)) return ON_FAILURE | ON_CORRUPT; /* targets and boxes disagree */
+    reach_run(r, s, roots, nroot, p);
+    collect(r, s, pts, UINT32_MAX, cost, reached);
+    return ON_SUCCESS;
+}
+
+on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, uint32_t first,
+                               double *cost)
+{
+    for (uint32_t i = 0; i < npt; i++) cost[i] = HUGE_VAL;
+    uint32_t roots[8], reached = 0;
+    int nroot = on_boxset_locate_all(s, pts + 3 * (size_t)first, roots);
+    if (nroot == 0) return ON_FAILURE | ON_CORRUPT;
+    reach_run(r, s, roots, nroot, pts + 3 * (size_t)first);
+    collect(r, s, pts, first, cost, &reached);
+    return ON_SUCCESS;
+}
+
+on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt)
+{
+    if (s->nbox == 0) return ON_FAILURE | ON_CORRUPT;
+    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], (size_t)8 * npt)) return ON_FAILURE | ON_NO_MEMORY;
+    return map_targets(r, s, pts, npt) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS;
+}
+
+double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])
+{
+    uint32_t in[8];
+    int n = on_boxset_locate_all(s, x, in);
+    double best = HUGE_VAL;
+    for (int i = 0; i < n; i++)
+        if (r->g[in[i]] != HUGE_VAL) {
+            double c = pulled_length(r, s, in[i], x);
+            if (c < best) best = c;
+        }
+    return best;
+}

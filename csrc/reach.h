@@ -1,0 +1,61 @@
+/*
+ * reach.h -- local searches inside one tile's box set (internal): from a point, the length of a free
+ * path to each of a list of target points (the tile's portal points), used by the tile graph build
+ * (portals.c: the weights between portals) and by the route planner (route.c: joining a start or a
+ * goal to the portals its own tile actually reaches, HPA*-style).
+ *
+ * Dijkstra over the box graph whose node point is where the path entered the box (the previous
+ * point, or its parent's where the line from there crosses the shared face, clamped onto the next
+ * face; a point on a box boundary starts in every box holding it), then each target's corridor of
+ * boxes relaxed until the string is taut inside the corridor's boxes (never below the straight line;
+ * measured on random tiles: mean 0.91 of the 26-connected cell path + 1 leaf, never above 1.35 x it
+ * + 2 leaves: the corridor the Dijkstra picks is not always the shortest one).
+ */
+#ifndef OCTONAV_REACH_H
+#define OCTONAV_REACH_H
+
+#include "boxes.h"
+
+/* Scratch for searches over a box set, reused between searches (grows, never shrinks). */
+typedef struct on_reach {
+    size_t cap, heapcap;
+    double *g;             /* per box: cost so far, nav leaves */
+    double *pt;            /* per box: 3 doubles, where the path entered it */
+    uint32_t *parent;      /* per box, UINT32_MAX for the root */
+    uint32_t *heap_box;
+    double *heap_key;
+    uint32_t *target_off;  /* per box + 1: the targets it holds are */
+    uint32_t *target;      /* target[target_off[b] .. target_off[b+1]) */
+    uint32_t *chain;       /* a corridor of boxes, goal to root */
+    double *cpt;           /* its points: 3 doubles each, nbox + 2 */
+    size_t tcap;
+    size_t bytes;
+} on_reach;
+
+void on_reach_free(on_reach *r);
+
+/* From tile-local point p (in a free box of s), the cost of a free path inside the tile to each of
+ * the npt target points pts (3 doubles each; cost[i], HUGE_VAL where not reached). *reached gets the
+ * number reached; ON_FAILURE|ON_BLOCKED when p is in no box, ON_FAILURE|ON_CORRUPT when a target is
+ * in no box (targets and boxes of different contents), ON_NO_MEMORY. */
+on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
+                          double *cost, uint32_t *reached);
+
+/* After on_reach_points over s: the cost of a free path from its point to point x in the same tile
+ * (HUGE_VAL when x is in no box the search reached). */
+double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3]);
+
+/* The build's passes: on_reach_map once for the npt targets pts, then per target `first` a search
+ * from its point giving cost[i] (i > first) for the later targets it reaches (HUGE_VAL elsewhere).
+ * ON_FAILURE|ON_CORRUPT when a target is in no box, ON_NO_MEMORY. */
+on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt);
+on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, uint32_t first,
+                               double *cost);
+
+/* The point q of the rectangle [lo, hi] (degenerate along axis k) minimising |a - q| + |q - c|. */
+void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3]);
+
+/* Every box of s holding point p (closed boxes: at most 8); returns the count. */
+int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8]);
+
+#endif
