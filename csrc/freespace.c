@@ -43,13 +43,10 @@ on_status on_tree_fill(on_tree *t, const double p[3], size_t *blocked_cells)
         for (;;) {
             on_status ns = on_tree_neighbors(t, c, nb, NULL, nbcap, &n);
             if (on_ok(ns)) break;
-            on_cell *bigger = realloc(nb, n * sizeof *nb);
-            if (!bigger) {
+            if (on_grow((void **)&nb, &nbcap, n, sizeof *nb)) {
                 rc = ON_FAILURE | ON_NO_MEMORY;
                 goto out;
             }
-            nb = bigger;
-            nbcap = n;
         }
         on_tree_block_cell(t, c);
         done++;
@@ -59,15 +56,9 @@ on_status on_tree_fill(on_tree *t, const double p[3], size_t *blocked_cells)
             tail -= head;
             head = 0;
         }
-        if (tail + n > qcap) {
-            size_t nc = (tail + n) * 2;
-            on_cell *bigger = realloc(q, nc * sizeof *q);
-            if (!bigger) {
-                rc = ON_FAILURE | ON_NO_MEMORY;
-                goto out;
-            }
-            q = bigger;
-            qcap = nc;
+        if (on_grow((void **)&q, &qcap, tail + n, sizeof *q)) {
+            rc = ON_FAILURE | ON_NO_MEMORY;
+            goto out;
         }
         memcpy(q + tail, nb, n * sizeof *nb);
         tail += n;

@@ -127,14 +127,7 @@ static int l_write_file(lua_State *L)
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
     char err[512];
-    on_status s = on_write_file_atomic(path, data, len, err, sizeof err);
-    if (!on_ok(s)) {
-        lua_pushnil(L);
-        lua_pushstring(L, err);
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return on_lua_file_result(L, on_write_file_atomic(path, data, len, err, sizeof err), err, path, NULL);
 }
 
 /* core.isatty(fd) -> boolean (0 stdin, 1 stdout, 2 stderr): for progress bars. */
@@ -147,35 +140,22 @@ static int l_isatty(lua_State *L)
 
 int luaopen_octonav_core(lua_State *L)
 {
-    lua_newtable(L);
-    lua_pushcfunction(L, l_clock);
-    lua_setfield(L, -2, "clock");
-    lua_pushcfunction(L, l_mkdir);
-    lua_setfield(L, -2, "mkdir");
-    lua_pushcfunction(L, l_read_obj);
-    lua_setfield(L, -2, "read_obj");
-    lua_pushcfunction(L, l_crc32);
-    lua_setfield(L, -2, "crc32");
-    lua_pushcfunction(L, l_isatty);
-    lua_setfield(L, -2, "isatty");
-    lua_pushcfunction(L, l_read_file);
-    lua_setfield(L, -2, "read_file");
-    lua_pushcfunction(L, l_write_file);
-    lua_setfield(L, -2, "write_file");
-    on_lua_tree_open(L);
-    lua_setfield(L, -2, "tree");
-    on_lua_points_open(L);
-    on_lua_grid_open(L);
-    lua_setfield(L, -2, "grid");
-    on_lua_query_open(L);
-    lua_setfield(L, -2, "query");
-    on_lua_streamer_open(L);
-    lua_setfield(L, -2, "streamer");
-    on_lua_route_open(L);
-    on_lua_debug_open(L);
-    lua_setfield(L, -2, "debug");
-    on_lua_pathserver_open(L);
-    lua_setfield(L, -2, "pathserver");
+    static const luaL_Reg funcs[] = {{"clock", l_clock},         {"mkdir", l_mkdir},       {"read_obj", l_read_obj},
+                                     {"crc32", l_crc32},         {"isatty", l_isatty},     {"read_file", l_read_file},
+                                     {"write_file", l_write_file}, {NULL, NULL}};
+    /* the per-file openers: those with a name leave a table for that field; the others add methods
+     * to a class opened before them (points), or set their field themselves (route) */
+    static const struct {
+        const char *name;
+        lua_CFunction open;
+    } parts[] = {{"tree", on_lua_tree_open},         {NULL, on_lua_points_open},   {"grid", on_lua_grid_open},
+                 {"query", on_lua_query_open},       {"streamer", on_lua_streamer_open}, {NULL, on_lua_route_open},
+                 {"debug", on_lua_debug_open},       {"pathserver", on_lua_pathserver_open}};
+    luaL_newlib(L, funcs);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        parts[i].open(L);
+        if (parts[i].name) lua_setfield(L, -2, parts[i].name);
+    }
     lua_pushliteral(L, "0.1.0");
     lua_setfield(L, -2, "version");
     return 1;

@@ -52,40 +52,32 @@ static int check_what(lua_State *L, int idx)
     return luaL_checkoption(L, idx, "blocked", names);
 }
 
-/* debug.surface(tree [, "blocked"|"free"]) -> bytes, count: the merged boundary quads, 13 float32
- * each (4 corners x y z counter-clockwise from the normal's side, then the normal 0..5). */
-static int l_surface(lua_State *L)
+/* The tree at argument 1 packed by pack_quad (surface) or pack_cell (cells) into a string: bytes, count.
+ * Out of memory in the surface raises; other failures return nil, "FNAME: reason". */
+static int pack(lua_State *L, int surface, const char *fname)
 {
     on_tree *t = on_lua_checktree(L, 1);
     pack_ctx x = {NULL, t, on_tree_get_params(t), check_what(L, 2), 0};
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     x.b = &b;
-    on_status s = on_tree_surface(t, x.what, pack_quad, &x);
+    on_status s = surface ? on_tree_surface(t, x.what, pack_quad, &x) : on_tree_visit(t, pack_cell, &x);
     if (!on_ok(s)) {
-        if (s & ON_NO_MEMORY) return luaL_error(L, "surface: out of memory");
-        return on_lua_fail(L, s, "surface");
+        if (surface && (s & ON_NO_MEMORY)) return luaL_error(L, "%s: out of memory", fname);
+        return on_lua_fail(L, s, fname);
     }
     luaL_pushresult(&b);
     lua_pushinteger(L, x.n);
     return 2;
 }
 
+/* debug.surface(tree [, "blocked"|"free"]) -> bytes, count: the merged boundary quads, 13 float32
+ * each (4 corners x y z counter-clockwise from the normal's side, then the normal 0..5). */
+static int l_surface(lua_State *L) { return pack(L, 1, "surface"); }
+
 /* debug.cells(tree [, "blocked"|"free"]) -> bytes, count: each blocked (or free) cube as 4 float32
  * (min x, y, z, edge), world space. */
-static int l_cells(lua_State *L)
-{
-    on_tree *t = on_lua_checktree(L, 1);
-    pack_ctx x = {NULL, t, on_tree_get_params(t), check_what(L, 2), 0};
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    x.b = &b;
-    on_status s = on_tree_visit(t, pack_cell, &x);
-    if (!on_ok(s)) return on_lua_fail(L, s, "cells");
-    luaL_pushresult(&b);
-    lua_pushinteger(L, x.n);
-    return 2;
-}
+static int l_cells(lua_State *L) { return pack(L, 0, "cells"); }
 
 int on_lua_debug_open(lua_State *L)
 {

@@ -123,14 +123,6 @@ static int l_dims(lua_State *L)
     return 3;
 }
 
-static const char *reason_of(on_status s)
-{
-    if (s & ON_OUTSIDE) return "outside";
-    if (s & ON_BLOCKED) return "blocked";
-    if (s & ON_UNREACHABLE) return "unreachable";
-    return on_status_string(s);
-}
-
 /* grid:find(start, goal) -> path (array of {x,y,z} cells), info {length, expansions} | nil, info */
 static int l_find(lua_State *L)
 {
@@ -146,7 +138,7 @@ static int l_find(lua_State *L)
     if (!on_ok(s)) {
         lua_pushnil(L);
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, reason_of(s));
+        lua_pushstring(L, on_lua_reason(s, on_lua_place_reasons));
         lua_setfield(L, -2, "reason");
         lua_pushinteger(L, (lua_Integer)exp);
         lua_setfield(L, -2, "expansions");
@@ -174,30 +166,13 @@ static int l_find(lua_State *L)
     return 2;
 }
 
-/* obj:visible_many(segments [, results]) -> number clear; with a results table, results[i] = boolean.
- * One call for many segments: for agents checking many sight lines, and for benchmarks that
- * time the walk rather than the call. */
 static on_status visible_of(const void *obj, const double a[3], const double b[3])
 {
     return on_grid_visible((const on_grid *)obj, a, b);
 }
 
-static int l_visible_many(lua_State *L)
-{
-    on_grid *g = checkgrid(L, 1);
-    return on_lua_visible_many(L, visible_of, g);
-}
-
-static int l_visible(lua_State *L)
-{
-    on_grid *g = checkgrid(L, 1);
-    return on_lua_visible(L, visible_of, g);
-}
-
 static const luaL_Reg methods[] = {
-    {"set", l_set},       {"blocked", l_blocked}, {"dims", l_dims}, {"find", l_find},
-    {"visible", l_visible},
-    {"visible_many", l_visible_many}, {NULL, NULL},
+    {"set", l_set}, {"blocked", l_blocked}, {"dims", l_dims}, {"find", l_find}, {NULL, NULL},
 };
 static const luaL_Reg funcs[] = {
     {"new", l_new}, {"load_voxmap", l_load_voxmap}, {"load_map2d", l_load_map2d}, {NULL, NULL},
@@ -205,7 +180,9 @@ static const luaL_Reg funcs[] = {
 
 int on_lua_grid_open(lua_State *L)
 {
+    static const on_lua_visibility vis = {&grid_class, visible_of};
     on_lua_newclass(L, &grid_class, methods);
+    on_lua_addvisibility(L, &vis);
     luaL_newlib(L, funcs);
     return 1;
 }

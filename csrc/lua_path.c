@@ -308,17 +308,14 @@ int on_lua_path_open(lua_State *L)
                                             {"points", l_path_points},     {"is_valid", l_path_is_valid},
                                             {"tiles", l_path_tiles},
                                             {NULL, NULL}};
+    static const luaL_Reg path_meta[] = {{"__tostring", l_path_tostring}, {NULL, NULL}};
+    static const luaL_Reg info_meta[] = {{"__index", l_info_index}, {"__tostring", l_info_tostring}, {NULL, NULL}};
     luaL_newmetatable(L, PATH_MT);
+    luaL_setfuncs(L, path_meta, 0);
     luaL_newlib(L, path_methods);
     lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_path_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
     luaL_newmetatable(L, INFO_MT);
-    lua_pushcfunction(L, l_info_index);
-    lua_setfield(L, -2, "__index");
-    lua_pushcfunction(L, l_info_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    luaL_setfuncs(L, info_meta, 0);
+    lua_pop(L, 2);
     return 0;
 }

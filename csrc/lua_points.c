@@ -58,14 +58,6 @@ static on_components *components_for(lua_State *L, int tidx, on_tree *t, int reb
     return m;
 }
 
-static const char *point_reason(on_status s)
-{
-    if (s & ON_OUTSIDE) return "outside";
-    if (s & ON_BLOCKED) return "blocked";
-    if (s & ON_UNREACHABLE) return "unreachable";
-    return on_status_string(s);
-}
-
 /* tree:reachable(a, b) -> true | false, "unreachable" | nil, "a: blocked" (or outside): from the free
  * space's components, no search. */
 static int l_reachable(lua_State *L)
@@ -93,7 +85,7 @@ static int l_reachable(lua_State *L)
     on_cell c;
     int a_bad = !on_ok(on_tree_locate(t, a, &c));
     lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", a_bad ? "a" : "b", point_reason(s));
+    lua_pushfstring(L, "%s: %s", a_bad ? "a" : "b", on_lua_reason(s, on_lua_place_reasons));
     return 2;
 }
 

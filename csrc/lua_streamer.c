@@ -182,14 +182,11 @@ static int l_state(lua_State *L)
     return 1;
 }
 
-static const char *fail_reason(on_status s)
-{
-    if (s & ON_IO) return "missing or unreadable tile file";
-    if (s & ON_CORRUPT) return "corrupt tile file";
-    if (s & ON_VERSION) return "unsupported tile file version";
-    if (s & ON_NO_MEMORY) return "out of memory";
-    return on_status_string(s);
-}
+static const on_lua_reason_name fail_reasons[] = {{ON_IO, "missing or unreadable tile file"},
+                                                  {ON_CORRUPT, "corrupt tile file"},
+                                                  {ON_VERSION, "unsupported tile file version"},
+                                                  {ON_NO_MEMORY, "out of memory"},
+                                                  {0, NULL}};
 
 /* s:update([wait]) -> { loaded = { {i,j,k}, ... }, unloaded = {...}, failed = { { tile = {i,j,k}, reason = "..." } } } */
 static int l_update(lua_State *L)
@@ -241,7 +238,7 @@ static int l_update(lua_State *L)
             lua_createtable(L, 0, 2);
             push_tile(L, u->tree, ev[i].tile);
             lua_setfield(L, -2, "tile");
-            lua_pushstring(L, fail_reason(ev[i].status));
+            lua_pushstring(L, on_lua_reason(ev[i].status, fail_reasons));
             lua_setfield(L, -2, "reason");
             lua_rawseti(L, -2, ++nf);
         }
@@ -257,15 +254,13 @@ static int l_stats(lua_State *L)
     lstreamer *u = checks(L, 1);
     on_streamer_stats st;
     on_streamer_stats_get(u->h.p, &st);
+    static const char *const keys[] = {"agents", "loaded", "queued", "failed", "locked", "waiting", "evicted",
+                                       "decoded", NULL};
+    const lua_Integer v[] = {(lua_Integer)st.agents, (lua_Integer)st.loaded,  (lua_Integer)st.queued,
+                             (lua_Integer)st.failed, (lua_Integer)st.locked,  (lua_Integer)st.waiting,
+                             (lua_Integer)st.evicted, (lua_Integer)st.decoded};
     lua_createtable(L, 0, 8);
-    on_lua_setint(L, "agents", (lua_Integer)st.agents);
-    on_lua_setint(L, "loaded", (lua_Integer)st.loaded);
-    on_lua_setint(L, "queued", (lua_Integer)st.queued);
-    on_lua_setint(L, "failed", (lua_Integer)st.failed);
-    on_lua_setint(L, "locked", (lua_Integer)st.locked);
-    on_lua_setint(L, "waiting", (lua_Integer)st.waiting);
-    on_lua_setint(L, "evicted", (lua_Integer)st.evicted);
-    on_lua_setint(L, "decoded", (lua_Integer)st.decoded);
+    on_lua_setints(L, keys, v);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
     return 1;

@@ -102,13 +102,11 @@ static int l_stats(lua_State *L)
     on_tree *t = on_lua_checktree(L, 1);
     on_tree_stats st;
     on_tree_stats_get(t, &st);
+    static const char *const keys[] = {"tiles", "tiles_loaded", "nodes", "slots", "bytes", "table_bytes", NULL};
+    const lua_Integer v[] = {(lua_Integer)st.tiles, (lua_Integer)st.tiles_loaded, (lua_Integer)st.nodes,
+                             (lua_Integer)st.slots, (lua_Integer)st.bytes,        (lua_Integer)st.table_bytes};
     lua_createtable(L, 0, 12);
-    on_lua_setint(L, "tiles", (lua_Integer)st.tiles);
-    on_lua_setint(L, "tiles_loaded", (lua_Integer)st.tiles_loaded);
-    on_lua_setint(L, "nodes", (lua_Integer)st.nodes);
-    on_lua_setint(L, "slots", (lua_Integer)st.slots);
-    on_lua_setint(L, "bytes", (lua_Integer)st.bytes);
-    on_lua_setint(L, "table_bytes", (lua_Integer)st.table_bytes);
+    on_lua_setints(L, keys, v);
     on_lua_setnum(L, "bytes_per_node", st.bytes_per_node);
     on_lua_setnum(L, "load_factor", st.load_factor);
     on_lua_setint(L, "revision", (lua_Integer)on_tree_revision(t));
@@ -139,14 +137,7 @@ static int l_save(lua_State *L)
     on_tree *t = on_lua_checktree(L, 1);
     const char *path = luaL_checkstring(L, 2);
     char err[512];
-    on_status s = on_tree_save_msg(t, path, err, sizeof err);
-    if (!on_ok(s)) {
-        lua_pushnil(L);
-        lua_pushstring(L, err);
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return on_lua_file_result(L, on_tree_save_msg(t, path, err, sizeof err), err, path, NULL);
 }
 
 static int l_encode_tile(lua_State *L)
@@ -245,26 +236,14 @@ static int l_from_voxmap(lua_State *L)
     on_voxmap m;
     char err[512] = "";
     on_status s = on_voxmap_read(path, &m, err, sizeof err);
-    if (!on_ok(s)) {
-        if (s & ON_NO_MEMORY) return luaL_error(L, "load_map: out of memory");
-        lua_pushnil(L);
-        if (err[0]) lua_pushstring(L, err);
-        else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
-        return 2;
-    }
+    if (!on_ok(s)) return on_lua_file_result(L, s, err, path, "load_map");
     on_tree *t;
     s = on_voxmap_fit(&m, (int)depth, err, sizeof err);
     if (on_ok(s)) s = on_tree_from_voxmap(&m, (int)depth, &t);
     int dims[3] = {m.w, m.h, m.d};
     lua_Integer count = (lua_Integer)m.count;
     on_voxmap_free(&m);
-    if (!on_ok(s)) {
-        if (s & ON_NO_MEMORY) return luaL_error(L, "load_map: out of memory");
-        lua_pushnil(L);
-        if (err[0]) lua_pushstring(L, err);
-        else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
-        return 2;
-    }
+    if (!on_ok(s)) return on_lua_file_result(L, s, err, path, "load_map");
     h->p = t;
     on_lua_pushint3(L, dims);
     lua_pushinteger(L, count);

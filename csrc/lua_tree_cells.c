@@ -88,24 +88,9 @@ static int l_raycast(lua_State *L)
     return 2;
 }
 
-/* obj:visible_many(segments [, results]) -> number clear; with a results table, results[i] = boolean.
- * One call for many segments: for agents checking many sight lines, and for benchmarks that
- * time the walk rather than the call. */
 static on_status visible_of(const void *obj, const double a[3], const double b[3])
 {
     return on_tree_visible((const on_tree *)obj, a, b);
-}
-
-static int l_visible_many(lua_State *L)
-{
-    on_tree *t = on_lua_checktree(L, 1);
-    return on_lua_visible_many(L, visible_of, t);
-}
-
-static int l_visible(lua_State *L)
-{
-    on_tree *t = on_lua_checktree(L, 1);
-    return on_lua_visible(L, visible_of, t);
 }
 
 static int l_neighbors(lua_State *L)
@@ -221,10 +206,12 @@ static int l_boxes(lua_State *L)
 int on_lua_tree_cells_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"locate", l_locate},         {"raycast", l_raycast},       {"visible", l_visible},
-        {"visible_many", l_visible_many}, {"neighbors", l_neighbors}, {"face_cells", l_face_cells},
-        {"prepare", l_prepare},       {"boxes", l_boxes},           {NULL, NULL},
+        {"locate", l_locate},         {"raycast", l_raycast},       {"neighbors", l_neighbors},
+        {"face_cells", l_face_cells}, {"prepare", l_prepare},       {"boxes", l_boxes},
+        {NULL, NULL},
     };
+    static const on_lua_visibility vis = {&on_lua_tree_class, visible_of};
     on_lua_addmethods(L, ON_TREE_MT, methods);
+    on_lua_addvisibility(L, &vis);
     return 0;
 }

@@ -32,35 +32,25 @@ static int l_add_triangles(lua_State *L)
     if (nv % 3) luaL_argerror(L, 2, "vertices: length must be a multiple of 3 (x, y, z, x, y, z, ...)");
     if (ni % 3) luaL_argerror(L, 3, "indices: length must be a multiple of 3 (one triple per triangle)");
     if (nv / 3 > 0xfffffffe || ni > 0x7fffffff) luaL_argerror(L, 2, "too many vertices or indices");
-    double *v = malloc((size_t)(nv ? nv : 1) * sizeof *v);
-    uint32_t *ix = malloc((size_t)(ni ? ni : 1) * sizeof *ix);
-    if (!v || !ix) {
+    lua_Integer bad;
+    double *v = on_lua_tonumbers(L, 2, nv, &bad);
+    if (!v && bad) return luaL_argerror(L, 2, lua_pushfstring(L, "vertices: element %I is not a finite number", bad));
+    uint32_t *ix = v ? malloc((size_t)(ni ? ni : 1) * sizeof *ix) : NULL;
+    if (!ix) {
         free(v);
-        free(ix);
         return luaL_error(L, "add_triangles: out of memory");
     }
-    const char *err = NULL;
-    lua_Integer bad = 0;
-    for (lua_Integer i = 1; i <= nv && !err; i++) {
-        int isnum;
-        lua_geti(L, 2, i);
-        v[i - 1] = (double)lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum || !isfinite(v[i - 1])) err = "vertices: element %I is not a finite number", bad = i;
-    }
-    for (lua_Integer i = 1; i <= ni && !err; i++) {
+    for (lua_Integer i = 1; i <= ni; i++) {
         int isint;
         lua_geti(L, 3, i);
         lua_Integer k = lua_tointegerx(L, -1, &isint);
         lua_pop(L, 1);
-        if (!isint || k < 1 || k > nv / 3) err = "indices: element %I is not a vertex number (1..%I)", bad = i;
-        else ix[i - 1] = (uint32_t)(k - 1);
-    }
-    if (err) {
-        free(v);
-        free(ix);
-        lua_pushfstring(L, err, bad, nv / 3);
-        return luaL_argerror(L, strncmp(err, "vertices", 8) == 0 ? 2 : 3, lua_tostring(L, -1));
+        if (!isint || k < 1 || k > nv / 3) {
+            free(v);
+            free(ix);
+            return luaL_argerror(L, 3, lua_pushfstring(L, "indices: element %I is not a vertex number (1..%I)", i, nv / 3));
+        }
+        ix[i - 1] = (uint32_t)(k - 1);
     }
     on_status s = on_tree_add_triangles(t, v, (size_t)(nv / 3), ix, (size_t)(ni / 3));
     free(v);
@@ -77,13 +67,7 @@ static int l_add_obj(lua_State *L)
     char err[512] = "";
     size_t nv = 0, nt = 0;
     on_status s = on_tree_add_obj(t, path, &nv, &nt, err, sizeof err);
-    if (!on_ok(s)) {
-        if (s & ON_NO_MEMORY) return luaL_error(L, "add_obj: out of memory");
-        lua_pushnil(L);
-        if (err[0]) lua_pushstring(L, err);
-        else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
-        return 2;
-    }
+    if (!on_ok(s)) return on_lua_file_result(L, s, err, path, "add_obj");
     lua_pushinteger(L, (lua_Integer)nv);
     lua_pushinteger(L, (lua_Integer)nt);
     return 2;
@@ -110,18 +94,10 @@ static int l_add_heightfield(lua_State *L)
     int hi = lua_gettop(L);
     if (luaL_len(L, hi) != nx * nz)
         return luaL_error(L, "add_heightfield: heights has %I values, nx*nz = %I", luaL_len(L, hi), nx * nz);
-    double *h = malloc((size_t)(nx * nz) * sizeof *h);
+    lua_Integer bad;
+    double *h = on_lua_tonumbers(L, hi, nx * nz, &bad);
+    if (!h && bad) return luaL_error(L, "add_heightfield: heights[%I] is not a finite number", bad);
     if (!h) return luaL_error(L, "add_heightfield: out of memory");
-    for (lua_Integer i = 0; i < nx * nz; i++) {
-        int isnum;
-        lua_geti(L, hi, i + 1);
-        h[i] = (double)lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum || !isfinite(h[i])) {
-            free(h);
-            return luaL_error(L, "add_heightfield: heights[%I] is not a finite number", i + 1);
-        }
-    }
     hf.nx = (int)nx;
     hf.nz = (int)nz;
     hf.heights = h;

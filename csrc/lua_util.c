@@ -13,21 +13,33 @@ void on_lua_checkpoint(lua_State *L, int idx, const char *name, double out[3])
     on_lua_checkpoint_arg(L, idx, idx, name, out);
 }
 
+/* Elements 1..3 of the table at idx (absolute) into d (numbers) or n (integers, when n is not NULL),
+ * up to the first that is not one: returns its 1-based index, 0 when all are. Raises naming argument
+ * argn when idx holds no table ("NAME: WHAT expected, got TYPE"). */
+static int get3(lua_State *L, int idx, int argn, const char *name, const char *what, double d[3], lua_Integer n[3])
+{
+    if (lua_type(L, idx) != LUA_TTABLE)
+        luaL_argerror(L, argn, lua_pushfstring(L, "%s: %s expected, got %s", name, what, luaL_typename(L, idx)));
+    for (int i = 0; i < 3; i++) {
+        int ok = 0;
+        lua_geti(L, idx, i + 1);
+        if (n) n[i] = lua_tointegerx(L, -1, &ok);
+        else d[i] = (double)lua_tonumberx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok) return i + 1;
+    }
+    return 0;
+}
+
 void on_lua_checkpoint_arg(lua_State *L, int idx, int argn, const char *name, double out[3])
 {
     idx = lua_absindex(L, idx);
-    if (lua_type(L, idx) != LUA_TTABLE)
-        luaL_argerror(L, argn, lua_pushfstring(L, "%s: point {x, y, z} expected, got %s", name, luaL_typename(L, idx)));
-    for (int i = 0; i < 3; i++) {
-        int isnum = 0;
-        lua_geti(L, idx, i + 1);
-        out[i] = (double)lua_tonumberx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum)
-            luaL_argerror(L, argn, lua_pushfstring(L, "%s: point {x, y, z} expected, element %d is not a number", name, i + 1));
+    int bad = get3(L, idx, argn, name, "point {x, y, z}", out, NULL);
+    for (int i = 0; i < (bad ? bad - 1 : 3); i++) /* the first element at fault is the one named */
         if (!isfinite(out[i]))
             luaL_argerror(L, argn, lua_pushfstring(L, "%s: coordinates must be finite numbers (element %d)", name, i + 1));
-    }
+    if (bad)
+        luaL_argerror(L, argn, lua_pushfstring(L, "%s: point {x, y, z} expected, element %d is not a number", name, bad));
 }
 
 void on_lua_pushpoint(lua_State *L, const double p[3])
@@ -47,17 +59,15 @@ void on_lua_checkint3(lua_State *L, int idx, const char *name, int out[3])
 void on_lua_checkint3_arg(lua_State *L, int idx, int argn, const char *name, int out[3])
 {
     idx = lua_absindex(L, idx);
-    if (lua_type(L, idx) != LUA_TTABLE)
-        luaL_argerror(L, argn, lua_pushfstring(L, "%s: table of 3 integers expected, got %s", name, luaL_typename(L, idx)));
-    for (int i = 0; i < 3; i++) {
-        int isnum = 0;
-        lua_geti(L, idx, i + 1);
-        lua_Integer v = lua_tointegerx(L, -1, &isnum);
-        lua_pop(L, 1);
-        if (!isnum || v < -0x7fffffff || v > 0x7fffffff)
-            luaL_argerror(L, argn, lua_pushfstring(L, "%s: element %d must be an integer", name, i + 1));
-        out[i] = (int)v;
-    }
+    lua_Integer v[3];
+    int bad = get3(L, idx, argn, name, "table of 3 integers", NULL, v);
+    for (int i = 0; i < (bad ? bad - 1 : 3); i++)
+        if (v[i] < -0x7fffffff || v[i] > 0x7fffffff) {
+            bad = i + 1;
+            break;
+        }
+    if (bad) luaL_argerror(L, argn, lua_pushfstring(L, "%s: element %d must be an integer", name, bad));
+    for (int i = 0; i < 3; i++) out[i] = (int)v[i];
 }
 
 void on_lua_pushint3(lua_State *L, const int v[3])
@@ -152,28 +162,38 @@ int on_lua_fail(lua_State *L, on_status s, const char *context)
     return 2;
 }
 
-double *on_lua_checksegments(lua_State *L, int idx, size_t *n)
+double *on_lua_tonumbers(lua_State *L, int idx, lua_Integer n, lua_Integer *bad)
 {
-    luaL_checktype(L, idx, LUA_TTABLE);
-    lua_Integer len = luaL_len(L, idx);
-    if (len % 6) luaL_argerror(L, idx, "segments: length must be a multiple of 6 (ax, ay, az, bx, by, bz, ...)");
-    double *v = malloc((size_t)(len ? len : 1) * sizeof *v);
-    if (!v) luaL_error(L, "out of memory");
-    for (lua_Integer i = 0; i < len; i++) {
+    *bad = 0;
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    if (!v) return NULL;
+    for (lua_Integer i = 0; i < n; i++) {
         int isnum;
         lua_geti(L, idx, i + 1);
         v[i] = (double)lua_tonumberx(L, -1, &isnum);
         lua_pop(L, 1);
         if (!isnum || !isfinite(v[i])) {
             free(v);
-            luaL_argerror(L, idx, lua_pushfstring(L, "segments: element %I is not a finite number", i + 1));
+            *bad = i + 1;
+            return NULL;
         }
     }
+    return v;
+}
+
+double *on_lua_checksegments(lua_State *L, int idx, size_t *n)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer len = luaL_len(L, idx), bad;
+    if (len % 6) luaL_argerror(L, idx, "segments: length must be a multiple of 6 (ax, ay, az, bx, by, bz, ...)");
+    double *v = on_lua_tonumbers(L, idx, len, &bad);
+    if (!v && !bad) luaL_error(L, "out of memory");
+    if (!v) luaL_argerror(L, idx, lua_pushfstring(L, "segments: element %I is not a finite number", bad));
     *n = (size_t)(len / 6);
     return v;
 }
 
-int on_lua_visible(lua_State *L, on_lua_visible_fn fn, const void *obj)
+static int visible(lua_State *L, on_lua_visible_fn fn, const void *obj)
 {
     double a[3], b[3];
     on_lua_checkpoint(L, 2, "from", a);
@@ -182,7 +202,7 @@ int on_lua_visible(lua_State *L, on_lua_visible_fn fn, const void *obj)
     return 1;
 }
 
-int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
+static int visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
 {
     size_t n;
     double *s = on_lua_checksegments(L, 2, &n);
@@ -199,6 +219,58 @@ int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
     free(s);
     lua_pushinteger(L, clear);
     return 1;
+}
+
+/* obj:visible(from, to) and obj:visible_many(segments [, results]) for the class and line-of-sight
+ * function of the on_lua_visibility in upvalue 1. */
+static int l_visible(lua_State *L)
+{
+    const on_lua_visibility *v = lua_touserdata(L, lua_upvalueindex(1));
+    return visible(L, v->fn, on_lua_checkhandle(L, 1, v->c)->p);
+}
+
+static int l_visible_many(lua_State *L)
+{
+    const on_lua_visibility *v = lua_touserdata(L, lua_upvalueindex(1));
+    return visible_many(L, v->fn, on_lua_checkhandle(L, 1, v->c)->p);
+}
+
+void on_lua_addvisibility(lua_State *L, const on_lua_visibility *v)
+{
+    const luaL_Reg methods[] = {{"visible", l_visible}, {"visible_many", l_visible_many}, {NULL, NULL}};
+    luaL_getmetatable(L, v->c->name);
+    if (lua_getfield(L, -1, "__index") != LUA_TTABLE) luaL_error(L, "octonav: class %s is not open", v->c->name);
+    lua_pushlightuserdata(L, (void *)v);
+    luaL_setfuncs(L, methods, 1);
+    lua_pop(L, 2);
+}
+
+const char *on_lua_reason(on_status s, const on_lua_reason_name *names)
+{
+    for (; names->name; names++)
+        if (s & names->bit) return names->name;
+    return on_status_string(s);
+}
+
+const on_lua_reason_name on_lua_place_reasons[] = {
+    {ON_OUTSIDE, "outside"}, {ON_BLOCKED, "blocked"}, {ON_UNREACHABLE, "unreachable"}, {0, NULL}};
+
+int on_lua_file_result(lua_State *L, on_status s, const char *err, const char *path, const char *fname)
+{
+    if (on_ok(s)) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    if (fname && (s & ON_NO_MEMORY)) return luaL_error(L, "%s: out of memory", fname);
+    lua_pushnil(L);
+    if (err && err[0]) lua_pushstring(L, err);
+    else lua_pushfstring(L, "%s: %s", path, on_status_string(s));
+    return 2;
+}
+
+void on_lua_setints(lua_State *L, const char *const *keys, const lua_Integer *v)
+{
+    for (size_t i = 0; keys[i]; i++) on_lua_setint(L, keys[i], v[i]);
 }
 
 uint32_t on_lua_checktile(lua_State *L, const on_tree *t, int idx)

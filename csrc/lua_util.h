@@ -29,20 +29,40 @@ int on_lua_optboolean(lua_State *L, int idx, const char *key, int def);
 /* Option `key` as the index of its string in names (NULL-terminated), def when absent; anything else
  * raises "option 'KEY' must be MSG". */
 int on_lua_optchoice(lua_State *L, int idx, const char *key, const char *const *names, int def, const char *msg);
+/* The numbers t[1 .. n] of the table at idx as a malloc'd array (caller frees); NULL with *bad = 0
+ * when out of memory, NULL with *bad = the 1-based index of the first that is not a finite number. */
+double *on_lua_tonumbers(lua_State *L, int idx, lua_Integer n, lua_Integer *bad);
 /* A flat array of 6*n finite numbers (segments ax, ay, az, bx, by, bz, ...): returns a malloc'd copy
  * (caller frees) and n; raises on bad input. */
 double *on_lua_checksegments(lua_State *L, int idx, size_t *n);
-/* obj:visible_many(segments [, results]) for any object with a line-of-sight function: returns 1
- * (the number clear on the stack); fills results[i] with booleans when argument 3 is a table. */
+/* obj:visible(from, to) -> boolean and obj:visible_many(segments [, results]) -> number clear (with a
+ * results table, results[i] = boolean: one call for many sight lines, and for benchmarks that time
+ * the walk rather than the call), added to class c for objects with line-of-sight function fn.
+ * Give it a static on_lua_visibility (kept as the methods' upvalue). */
 typedef on_status (*on_lua_visible_fn)(const void *obj, const double a[3], const double b[3]);
-int on_lua_visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj);
-/* obj:visible(from, to) for the same objects: the points at arguments 2 and 3; pushes a boolean. */
-int on_lua_visible(lua_State *L, on_lua_visible_fn fn, const void *obj);
+typedef struct on_lua_visibility {
+    const struct on_lclass *c;
+    on_lua_visible_fn fn;
+} on_lua_visibility;
+void on_lua_addvisibility(lua_State *L, const on_lua_visibility *v);
+/* The reason string of a failed status: the name of the first listed bit it has (a list ending in
+ * {0, NULL}), else on_status_string. on_lua_place_reasons: outside, blocked, unreachable. */
+typedef struct on_lua_reason_name {
+    on_status bit;
+    const char *name;
+} on_lua_reason_name;
+const char *on_lua_reason(on_status s, const on_lua_reason_name *names);
+extern const on_lua_reason_name on_lua_place_reasons[];
+/* A file operation's answer: true (returns 1); or nil and err, or "PATH: STATUS" when err is empty
+ * (returns 2); with fname, out of memory raises "FNAME: out of memory" instead. */
+int on_lua_file_result(lua_State *L, on_status s, const char *err, const char *path, const char *fname);
 /* Push nil and a reason for a failed status; returns 2. */
 int on_lua_fail(lua_State *L, on_status s, const char *context);
 /* Set field k of the table at the top to an integer / a number. */
 void on_lua_setint(lua_State *L, const char *k, lua_Integer v);
 void on_lua_setnum(lua_State *L, const char *k, double v);
+/* Set fields keys[i] (a NULL-terminated list) to the integers v[i]. */
+void on_lua_setints(lua_State *L, const char *const *keys, const lua_Integer *v);
 
 /* Search results (lua_path.c). A record (what a result depends on: the tree userdata at treeidx and
  * the salts of the tiles it read) is pushed, then attached to the path and the info tables, hidden from

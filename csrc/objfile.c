@@ -12,6 +12,7 @@
  */
 #include "tree.h"
 #include "fileio.h"
+#include "util.h"
 
 #include <limits.h>
 #include <math.h>
@@ -36,14 +37,7 @@ typedef struct uvec {
 
 static int dvec_push3(dvec *a, const double x[3])
 {
-    if (a->cap - a->n < 3) {
-        size_t nc = a->cap ? a->cap * 2 : 3 * 1024;
-        if (nc > SIZE_MAX / 2 / sizeof *a->v) return -1;
-        double *p = realloc(a->v, nc * sizeof *p);
-        if (!p) return -1;
-        a->v = p;
-        a->cap = nc;
-    }
+    if (on_grow((void **)&a->v, &a->cap, a->n + 3, sizeof *a->v)) return -1;
     a->v[a->n++] = x[0];
     a->v[a->n++] = x[1];
     a->v[a->n++] = x[2];
@@ -52,14 +46,7 @@ static int dvec_push3(dvec *a, const double x[3])
 
 static int uvec_push3(uvec *a, uint32_t i0, uint32_t i1, uint32_t i2)
 {
-    if (a->cap - a->n < 3) {
-        size_t nc = a->cap ? a->cap * 2 : 3 * 2048;
-        if (nc > SIZE_MAX / 2 / sizeof *a->v) return -1;
-        uint32_t *p = realloc(a->v, nc * sizeof *p);
-        if (!p) return -1;
-        a->v = p;
-        a->cap = nc;
-    }
+    if (on_grow((void **)&a->v, &a->cap, a->n + 3, sizeof *a->v)) return -1;
     a->v[a->n++] = i0;
     a->v[a->n++] = i1;
     a->v[a->n++] = i2;

@@ -183,41 +183,32 @@ static void repin(on_streamer *s, uint32_t tile, int was)
     }
 }
 
-on_status on_streamer_lock(on_streamer *s, uint32_t tile)
-{
-    if (!s->t || tile >= s->ntiles || s->tiles[tile].locks == UINT32_MAX) return ON_FAILURE | ON_INVALID;
-    int was = on_streamer_is_pinned(&s->tiles[tile]);
-    s->tiles[tile].locks++;
-    repin(s, tile, was);
-    return ON_SUCCESS;
-}
-
-on_status on_streamer_unlock(on_streamer *s, uint32_t tile)
-{
-    if (!s->t || tile >= s->ntiles || s->tiles[tile].locks == 0) return ON_FAILURE | ON_INVALID;
-    int was = on_streamer_is_pinned(&s->tiles[tile]);
-    s->tiles[tile].locks--;
-    repin(s, tile, was);
-    return ON_SUCCESS;
-}
-
-on_status on_streamer_force_load(on_streamer *s, uint32_t tile)
+/* Change a tile's lock count by dlock (+1, -1 or 0) and its pin (forced: 1 set, 0 clear, -1 as it is),
+ * keeping the pinned list in step. ON_INVALID for a bad tile, too many locks or no lock to remove. */
+static on_status change_pins(on_streamer *s, uint32_t tile, int dlock, int forced)
 {
     if (!s->t || tile >= s->ntiles) return ON_FAILURE | ON_INVALID;
-    int was = on_streamer_is_pinned(&s->tiles[tile]);
-    s->tiles[tile].forced = 1;
+    tstate *ts = &s->tiles[tile];
+    if ((dlock > 0 && ts->locks == UINT32_MAX) || (dlock < 0 && ts->locks == 0)) return ON_FAILURE | ON_INVALID;
+    int was = on_streamer_is_pinned(ts);
+    if (dlock > 0) ts->locks++;
+    if (dlock < 0) ts->locks--;
+    if (forced >= 0) ts->forced = (uint8_t)forced;
     repin(s, tile, was);
     return ON_SUCCESS;
 }
+
+on_status on_streamer_lock(on_streamer *s, uint32_t tile) { return change_pins(s, tile, 1, -1); }
+
+on_status on_streamer_unlock(on_streamer *s, uint32_t tile) { return change_pins(s, tile, -1, -1); }
+
+on_status on_streamer_force_load(on_streamer *s, uint32_t tile) { return change_pins(s, tile, 0, 1); }
 
 on_status on_streamer_force_unload(on_streamer *s, uint32_t tile)
 {
-    if (!s->t || tile >= s->ntiles) return ON_FAILURE | ON_INVALID;
-    int was = on_streamer_is_pinned(&s->tiles[tile]);
-    s->tiles[tile].forced = 0;
-    repin(s, tile, was);
-    if (s->tiles[tile].state == ON_TILE_LOADED && !s->tiles[tile].locks) on_streamer_do_unload(s, tile);
-    return ON_SUCCESS;
+    on_status st = change_pins(s, tile, 0, 0);
+    if (on_ok(st) && s->tiles[tile].state == ON_TILE_LOADED && !s->tiles[tile].locks) on_streamer_do_unload(s, tile);
+    return st;
 }
 
 on_status on_streamer_retry(on_streamer *s, uint32_t tile)

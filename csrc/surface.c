@@ -149,25 +149,17 @@ static int visit_free(void *ud, on_cell c, int blocked)
 }
 
 /* Sort keys for the two merging passes: runs along u (same plane, face and v extent), then along v. */
-static int cmp_u(const void *pa, const void *pb)
+static int cmp_runs(const sq_quad *a, const sq_quad *b, int along_u)
 {
-    const sq_quad *a = pa, *b = pb;
-    if (a->face != b->face) return a->face < b->face ? -1 : 1;
-    if (a->plane != b->plane) return a->plane < b->plane ? -1 : 1;
-    if (a->v0 != b->v0) return a->v0 < b->v0 ? -1 : 1;
-    if (a->v1 != b->v1) return a->v1 < b->v1 ? -1 : 1;
-    return (a->u0 > b->u0) - (a->u0 < b->u0);
+    const int64_t ka[5] = {a->face, a->plane, along_u ? a->v0 : a->u0, along_u ? a->v1 : a->u1, along_u ? a->u0 : a->v0};
+    const int64_t kb[5] = {b->face, b->plane, along_u ? b->v0 : b->u0, along_u ? b->v1 : b->u1, along_u ? b->u0 : b->v0};
+    for (int i = 0; i < 5; i++)
+        if (ka[i] != kb[i]) return ka[i] < kb[i] ? -1 : 1;
+    return 0;
 }
 
-static int cmp_v(const void *pa, const void *pb)
-{
-    const sq_quad *a = pa, *b = pb;
-    if (a->face != b->face) return a->face < b->face ? -1 : 1;
-    if (a->plane != b->plane) return a->plane < b->plane ? -1 : 1;
-    if (a->u0 != b->u0) return a->u0 < b->u0 ? -1 : 1;
-    if (a->u1 != b->u1) return a->u1 < b->u1 ? -1 : 1;
-    return (a->v0 > b->v0) - (a->v0 < b->v0);
-}
+static int cmp_u(const void *pa, const void *pb) { return cmp_runs(pa, pb, 1); }
+static int cmp_v(const void *pa, const void *pb) { return cmp_runs(pa, pb, 0); }
 
 static size_t merge_runs(sq_quad *q, size_t n, int along_u)
 {

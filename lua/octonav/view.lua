@@ -84,20 +84,22 @@ local function kind_of(self, kind)
 end
 
 -- the drawer methods (octonav.debug calls these)
+-- a record of two points and a kind index (a box's corners, a line's ends) appended to self[list],
+-- counted in self[count]
+local function add_pair(self, list, count, a, b, k)
+  local t, n = self[list], self[count] * 7
+  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7] = a[1], a[2], a[3], b[1], b[2], b[3], k
+  self[count] = self[count] + 1
+  grow(self, a)
+  grow(self, b)
+end
+
 function Page:box(mn, mx, kind)
-  local k, t, n = kind_of(self, kind), self.boxes, self.nboxes * 7
-  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7] = mn[1], mn[2], mn[3], mx[1], mx[2], mx[3], k
-  self.nboxes = self.nboxes + 1
-  grow(self, mn)
-  grow(self, mx)
+  add_pair(self, "boxes", "nboxes", mn, mx, kind_of(self, kind))
 end
 
 function Page:line(a, b, kind)
-  local k, t, n = kind_of(self, kind), self.lines, self.nlines * 7
-  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5], t[n + 6], t[n + 7] = a[1], a[2], a[3], b[1], b[2], b[3], k
-  self.nlines = self.nlines + 1
-  grow(self, a)
-  grow(self, b)
+  add_pair(self, "lines", "nlines", a, b, kind_of(self, kind))
 end
 
 function Page:point(p, kind)
