@@ -15,10 +15,12 @@ int main(int argc, char **argv)
 {
     size_t nseg = 4000;
     int passes = 5, nmaps = 0;
+    double load = 0;
     const char *maps[32];
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-s") && i + 1 < argc) nseg = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "-p") && i + 1 < argc) passes = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-l") && i + 1 < argc) load = atof(argv[++i]);
         else if (nmaps < 32) maps[nmaps++] = argv[i];
     }
     if (!nmaps)
@@ -42,6 +44,7 @@ int main(int argc, char **argv)
         on_tree *t = NULL;
         on_grid *g = NULL;
         if (!on_ok(on_tree_from_voxmap(&vm, 9, &t)) || !on_ok(on_grid_from_voxmap(&vm, &g))) return 1;
+        if (load > 0 && !on_ok(on_tree_compact(t, load))) return 1;
         size_t ns;
         bench_scen *scen = bench_read_scen(spath, &ns);
         double *seg = malloc(nseg * 6 * sizeof *seg);

@@ -10,16 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Map the hash onto [0, cap) without a modulo (Lemire's multiply-shift). */
-static inline uint32_t home(uint32_t key, uint32_t cap)
-{
-    return (uint32_t)(((uint64_t)on_mix32(key) * cap) >> 32);
-}
-
-static inline uint32_t dist(uint32_t slot, uint32_t h, uint32_t cap)
-{
-    return slot >= h ? slot - h : slot + cap - h;
-}
+static inline uint32_t home(uint32_t key, uint32_t cap) { return on_table_home(key, cap); }
+static inline uint32_t dist(uint32_t slot, uint32_t h, uint32_t cap) { return on_table_dist(slot, h, cap); }
 
 void on_table_init(on_table *t)
 {
@@ -42,7 +34,7 @@ void on_table_limit(on_table *t, const uint16_t lim[3])
 
 /* A boundary node (partly inside the bounds, partly beyond): the flags of its children wholly beyond.
  * -1 for any other node (wholly inside or wholly beyond, or a leaf). */
-static int outside_flags(const on_table *t, uint32_t key)
+int on_table_outside(const on_table *t, uint32_t key)
 {
     uint32_t L = on_code_layer(key);
     if (L == 0) return -1;
@@ -60,17 +52,10 @@ static int outside_flags(const on_table *t, uint32_t key)
     return cut ? (int)m : -1;
 }
 
-int on_table_get(const on_table *t, uint32_t key)
-{
-    const uint8_t *v = on_table_find(t, key);
-    if (v) return *v;
-    return on_table_limited(t) ? outside_flags(t, key) : -1;
-}
-
 uint8_t *on_table_find_store(on_table *t, uint32_t key)
 {
     uint8_t *v = on_table_find(t, key);
-    if (v || !on_table_limited(t) || outside_flags(t, key) < 0) return v;
+    if (v || !on_table_limited(t) || on_table_outside(t, key) < 0) return v;
     if (on_table_insert(t, key, 0) != 0) return NULL;
     return on_table_find(t, key);
 }
@@ -159,20 +144,6 @@ int on_table_compact(on_table *t, double load)
     return rehash(t, c);
 }
 
-uint8_t *on_table_find(const on_table *t, uint32_t key)
-{
-    uint32_t cap = t->cap;
-    if (cap == 0) return NULL;
-    uint32_t i = home(key, cap), d = 0;
-    for (;;) {
-        uint32_t k = t->keys[i];
-        if (k == key) return &t->vals[i];
-        if (k == ON_CODE_NONE || dist(i, home(k, cap), cap) < d) return NULL;
-        if (++i == cap) i = 0;
-        d++;
-    }
-}
-
 int on_table_insert(on_table *t, uint32_t key, uint8_t v)
 {
     if ((double)(t->count + 1) > (double)t->cap * ON_TABLE_MAX_LOAD) {
@@ -182,7 +153,7 @@ int on_table_insert(on_table *t, uint32_t key, uint8_t v)
         if (rehash(t, cap_for((uint32_t)want, ON_TABLE_MAX_LOAD)) != 0) return -1;
     }
     if (on_table_limited(t)) {
-        int m = outside_flags(t, key);
+        int m = on_table_outside(t, key);
         if (m > 0) v |= (uint8_t)m;
     }
     raw_insert(t->keys, t->vals, t->cap, key, v);

@@ -42,11 +42,49 @@ static inline int on_table_limited(const on_table *t) { return (t->lim[0] | t->l
 int on_table_reserve(on_table *t, uint32_t n);
 /* Shrink (or grow) to the smallest capacity that holds count entries at the target load. */
 int on_table_compact(on_table *t, double load);
+/* A key's home slot: a multiplicative (Fibonacci) hash mapped onto [0, cap) without a modulo
+ * (Lemire's multiply-shift); and how far slot lies past home h. */
+static inline uint32_t on_table_home(uint32_t key, uint32_t cap)
+{
+    return (uint32_t)(((uint64_t)(uint32_t)(key * 0x9E3779B1u) * cap) >> 32);
+}
+static inline uint32_t on_table_dist(uint32_t slot, uint32_t h, uint32_t cap)
+{
+    return slot >= h ? slot - h : slot + cap - h;
+}
+
 /* Pointer to the value of a stored key, or NULL. Valid until the next insert or remove. For writers:
- * a boundary node no slot holds is not found (on_table_get reads it). */
-uint8_t *on_table_find(const on_table *t, uint32_t key);
-/* What readers see: the value of key, stored or a boundary node's, or -1 (not stored). */
-int on_table_get(const on_table *t, uint32_t key);
+ * a boundary node no slot holds is not found (on_table_get reads it). (Inline: line of sight and
+ * every search step look nodes up.) */
+static inline uint8_t *on_table_find(const on_table *t, uint32_t key)
+{
+    uint32_t cap = t->cap;
+    if (cap == 0) return NULL;
+    uint32_t i = on_table_home(key, cap), d = 0;
+    for (;;) {
+        uint32_t k = t->keys[i];
+        if (k == key) return &t->vals[i];
+        /* (an empty slot's key, ON_CODE_NONE, is farther from no home than 0: checked apart) */
+        if (k == 0xffffffffu || on_table_dist(i, on_table_home(k, cap), cap) < d) return NULL;
+        if (++i == cap) i = 0;
+        d++;
+    }
+}
+/* A boundary node's outside flags (table.h's header), or -1 when key is no boundary node. */
+int on_table_outside(const on_table *t, uint32_t key);
+/* What readers see: the value of key, stored or a boundary node's, or -1 (not stored). A miss looks
+ * for a bound through the node (lim in (min, min + size) along an axis) before on_table_outside. */
+static inline int on_table_get(const on_table *t, uint32_t key)
+{
+    const uint8_t *v = on_table_find(t, key);
+    if (v) return *v;
+    if (!on_table_limited(t)) return -1;
+    uint32_t s = 1u << (key & 15u), x = (key >> 4) & 511u, y = (key >> 13) & 511u, z = (key >> 22) & 511u;
+    if ((uint32_t)(t->lim[0] - x - 1) < s - 1 || (uint32_t)(t->lim[1] - y - 1) < s - 1 ||
+        (uint32_t)(t->lim[2] - z - 1) < s - 1)
+        return on_table_outside(t, key);
+    return -1;
+}
 /* For a writer changing a node readers see: the stored value, after storing a boundary node that no
  * slot held yet; NULL when the node is neither (or on allocation failure). */
 uint8_t *on_table_find_store(on_table *t, uint32_t key);
