@@ -466,10 +466,15 @@ function M.world(opts)
       -- one query per route step, each from where the last one ended to the step's exit
       local len, from, ok = 0, a, true
       for _, step in ipairs(route) do -- this world has no holes: every step is on world.tree
-        local p, info = q:find(from, step.exit)
+        local to = step.exit
+        local p, info = q:find(from, to)
+        if not p and info.nearest then -- a crossing on the edge of a wall: the free point beside it
+          to = info.nearest
+          p, info = q:find(from, to)
+        end
         if not p then ok = false break end
         len = len + info.length
-        from = step.exit
+        from = to
       end
       local t3 = clock()
       if ok then

@@ -216,9 +216,9 @@ end
 local function settle(job, st, reason, tile)
   if st then return st end
   if reason == "unreachable" and not job.all_open and (job.sc.kind == "hole" or job.gc.kind == "hole") then
-    local st2, r2 = begin(job, true)
-    while st2 == "running" do st2, r2 = job.p:step(PLAN_BUDGET) end
-    if st2 == "found" then reason = "door_closed" elseif r2 == "loading" then reason = "unreachable" end
+    local st2 = begin(job, true)
+    while st2 == "running" do st2 = job.p:step(PLAN_BUDGET) end
+    if st2 == "found" then reason = "door_closed" end
   end
   job.done = { nil, reason, tile }
   return nil, reason, tile
