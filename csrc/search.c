@@ -15,52 +15,19 @@
  * and the seed's size bias (f = g + w*h - bias*size), Lazy Theta* (parents may be any visible
  * ancestor), escalation to greedier weights after a number of expansions, a user heuristic,
  * expansion budgets and partial results. Before searching, `direct` returns the straight segment
- * when the goal is in sight of the start. finalize builds the result once: the corridor of nodes,
- * refine, simplify, smooth, relax (tighten.h), its tiles and its length. Area costs (areas.h): with
+ * when the goal is in sight of the start. finalize (search_path.c) builds the result once: the
+ * corridor of nodes, refine, simplify, smooth, relax (tighten.h), its tiles and its length. The
+ * query's state is in query.h. Area costs (areas.h): with
  * areas, an edge costs its segment's weighted length (edge_cost), and every shortcut (direct,
  * Lazy Theta*'s parent, refine, smooth, relax) is taken only when not dearer; without, every
  * decision is the one made before areas existed (the same paths and expansions).
  */
-#include "areas.h"
-#include "graph.h"
-#include "nodepool.h"
-#include "raycast.h"
-#include "tighten.h"
-#include "tree.h"
-#include "util.h"
+#include "query.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct on_query {
-    const on_tree *t;
-    on_nodepool pool;     /* nodes, node map, open list */
-    on_graph g;           /* what it runs over: the cells or the prepared boxes */
-    on_lcache *lcache;    /* node-table lookups of recent expansions */
-    on_tileset touched;   /* tiles this search has read, with their salts then */
-    on_areaset areas;     /* the current search's area costs (areas.h; none: edges cost their length) */
-    on_pathbuf alt;       /* the node chain, beside the refined path (areas: the cheaper is kept) */
-    /* the current search */
-    on_query_opts o;      /* its options (escalation changes the weights) */
-    on_query_opts o0;     /* as given */
-    double a[3], b[3];    /* nav space */
-    on_cell goal_cell;
-    on_status state;
-    int32_t found, best;  /* goal node; node nearest the goal (for partial results) */
-    double best_h;
-    on_query_info info;
-    /* results */
-    on_pathbuf path;      /* nav-space waypoints */
-    on_cell *corr;        /* the nodes the path runs through */
-    size_t ncorr, corrcap;
-    double *faces;        /* the corridor's faces (refine), 6 doubles each */
-    size_t facescap;      /* (in doubles) */
-    double wa[3], wb[3];  /* the endpoints in world space (for starting again over the cells) */
-    on_tileset ptiles;    /* the result's tiles (corridor and final segments), with salts */
-    int direct;           /* the result is the straight segment (corr: the cells it crosses) */
-    int corr_failed;      /* growing corr ran out of memory */
-};
 
 void on_query_opts_default(on_query_opts *o)
 {
@@ -116,27 +83,7 @@ void on_query_destroy(on_query *q)
 
 const on_tree *on_query_tree(const on_query *q) { return q->t; }
 
-/* ---- geometry helpers ------------------------------------------------------------------------ */
-
-static int same_cell(on_cell x, on_cell y) { return x.tile == y.tile && x.code == y.code; }
-
-/* Face points: the model of every search but Lazy Theta*'s (which needs centres, below). */
-static inline int face_points(const on_query *q) { return q->o.points == ON_POINTS_FACE && !q->o.any_angle; }
-
-/* A node's point. Face model: the centre of the face its cell was entered through (set with its g).
- * Centre model: its cell's centre. Segments between the centres of two face neighbours always stay
- * inside the two cells (the crossing point lies within the smaller cell's face), which Lazy Theta*'s
- * fallback parent relies on; the start and goal points join their own cells' centres, inside one cube. */
-static void node_point(on_query *q, int32_t i, double p[3])
-{
-    if (face_points(q)) {
-        memcpy(p, q->pool.nodes[i].pos, 3 * sizeof *p);
-        return;
-    }
-    double mn[3], mx[3], s;
-    on_graph_region(&q->g, q->pool.nodes[i].cell, mn, mx, &s);
-    for (int k = 0; k < 3; k++) p[k] = 0.5 * (mn[k] + mx[k]);
-}
+/* ---- the search ------------------------------------------------------------------------------ */
 
 static double heuristic(on_query *q, const double p[3], double size)
 {
@@ -144,13 +91,6 @@ static double heuristic(on_query *q, const double p[3], double size)
     return on_dist3(p, q->b);
 }
 
-/* The cost of the edge a -> b: its length, weighted by the areas when there are any. */
-static inline double edge_cost(const on_query *q, const double a[3], const double b[3])
-{
-    return q->areas.n ? on_areaset_cost(&q->areas, a, b) : on_dist3(a, b);
-}
-
-/* ---- the search ------------------------------------------------------------------------------ */
 
 /* Remember that the search read tile `tile` (salt now); -1 on allocation failure. */
 static int touch_tile(on_query *q, uint32_t tile) { return on_tileset_touch(&q->touched, q->t, tile); }
@@ -167,13 +107,6 @@ static void corr_sink(void *ud, on_cell c)
         return;
     }
     q->corr[q->ncorr++] = c;
-}
-
-/* Line of sight between two nav-space points (Lazy Theta*'s parents, smoothing, relaxation). */
-static int sight_visible(void *ud, const double a[3], const double b[3])
-{
-    on_query *q = ud;
-    return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 
 static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only);
@@ -463,162 +396,6 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
     if (done) *done = n;
     q->info.visited = q->pool.nnodes;
     return q->state;
-}
-
-/* ---- building the path ----------------------------------------------------------------------- */
-
-/* Nodes from the start to node `end`, in order, into the corridor. */
-static int build_corridor(on_query *q, int32_t end)
-{
-    size_t n = 0;
-    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
-    if (on_grow((void **)&q->corr, &q->corrcap, n, sizeof *q->corr)) return -1;
-    q->ncorr = n;
-    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) q->corr[--n] = q->pool.nodes[i].cell;
-    return 0;
-}
-
-/* The faces consecutive corridor nodes share, for refine. */
-static int corridor_faces(on_query *q)
-{
-    size_t m = q->ncorr - 1;
-    if (on_grow((void **)&q->faces, &q->facescap, 6 * m, sizeof *q->faces)) return -1;
-    for (size_t i = 0; i < m; i++) {
-        double amn[3], amx[3], as, bmn[3], bmx[3], bs;
-        on_graph_region(&q->g, q->corr[i], amn, amx, &as);
-        on_graph_region(&q->g, q->corr[i + 1], bmn, bmx, &bs);
-        for (int k = 0; k < 3; k++) {
-            q->faces[6 * i + k] = on_maxf(amn[k], bmn[k]);
-            q->faces[6 * i + 3 + k] = on_minf(amx[k], bmx[k]);
-        }
-    }
-    return 0;
-}
-
-/* The path without refinement: start point, the chain's node points (visible from one another under
- * Lazy Theta*; adjacent ones without it), stop point. */
-static int node_chain(on_query *q, int32_t end, const double stop[3])
-{
-    size_t n = 0;
-    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
-    if (on_pathbuf_reserve(&q->path, n + 2)) return -1;
-    memcpy(q->path.p, q->a, sizeof q->a);
-    size_t k = n + 1;
-    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) node_point(q, i, q->path.p + 3 * --k);
-    memcpy(q->path.p + 3 * (n + 1), stop, 3 * sizeof *stop);
-    q->path.n = n + 2;
-    return 0;
-}
-
-static double sight_cost(void *ud, const double a[3], const double b[3])
-{
-    return on_areaset_cost(&((on_query *)ud)->areas, a, b);
-}
-
-static int sight_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
-{
-    on_query *q = ud;
-    return on_tree_turn_ok(q->t, q->lcache, a, x, b);
-}
-
-/* The result's tiles, from the corridor and the final path. */
-static int path_tiles(on_query *q)
-{
-    return on_tileset_of_path(&q->ptiles, &q->touched, q->t, q->lcache, q->corr, q->ncorr, q->path.p, q->path.n);
-}
-
-/* The straight segment of a direct result (its corridor: the cells the walk crossed). */
-static int straight_path(on_query *q)
-{
-    if (on_pathbuf_push(&q->path, q->a) || on_pathbuf_push(&q->path, q->b)) return -1;
-    q->info.cells = q->ncorr;
-    if (path_tiles(q) != 0) return -1;
-    q->info.length = on_dist3(q->a, q->b) * q->t->p.scale;
-    q->info.cost = edge_cost(q, q->a, q->b) * q->t->p.scale;
-    return 0;
-}
-
-/* The searched path to node `end` (partial: the node nearest the goal), pulled tight: corridor,
- * refine (or the node chain), simplify, smooth, relax; then its tiles and length. */
-static int tightened_path(on_query *q, int32_t end, int partial)
-{
-    if (build_corridor(q, end) != 0) return -1;
-    double stop[3];
-    if (partial) { /* the point of the nearest node closest to the goal */
-        double mn[3], mx[3], s;
-        on_graph_region(&q->g, q->pool.nodes[end].cell, mn, mx, &s);
-        for (int k = 0; k < 3; k++) stop[k] = on_clampf(q->b[k], mn[k], mx[k]);
-    } else {
-        memcpy(stop, q->b, sizeof stop);
-    }
-    on_sight sight = {sight_visible, sight_turn_ok, q, q->areas.n ? sight_cost : NULL};
-    if (q->o.any_angle || !q->o.refine) {
-        if (node_chain(q, end, stop) != 0) return -1;
-    } else if (q->areas.n) {
-        /* refinement pulls the path tight by length: kept when it is not dearer than the chain of
-         * node points the search costed */
-        if (node_chain(q, end, stop) != 0 || on_pathbuf_reserve(&q->alt, q->path.n) != 0) return -1;
-        memcpy(q->alt.p, q->path.p, 3 * q->path.n * sizeof *q->path.p);
-        q->alt.n = q->path.n;
-        if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) return -1;
-        if (on_pathbuf_cost(&q->alt, &sight) < on_pathbuf_cost(&q->path, &sight)) {
-            on_pathbuf t = q->path;
-            q->path = q->alt;
-            q->alt = t;
-        }
-    } else if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) {
-        return -1;
-    }
-    on_simplify(&q->path);
-    if (q->o.smooth != ON_SMOOTH_NONE) on_smooth(&q->path, &sight, q->o.smooth);
-    if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) on_relax(&q->path, &sight, q->o.relax);
-    q->info.cells = q->ncorr;
-    if (path_tiles(q) != 0) return -1;
-    q->info.length = on_pathbuf_length(&q->path) * q->t->p.scale;
-    q->info.cost = q->areas.n ? on_pathbuf_cost(&q->path, &sight) * q->t->p.scale : q->info.length;
-    return 0;
-}
-
-on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
-{
-    on_status st = q->state;
-    if (npath) *npath = 0;
-    int32_t end = -1;
-    int partial = 0;
-    if (on_ok(st)) end = q->found;
-    else if (q->o.partial && q->best >= 0 && (st & (ON_UNREACHABLE | ON_BUDGET | ON_OUT_OF_NODES))) {
-        end = q->best;
-        partial = 1;
-    }
-    if (end >= 0 && q->path.n == 0) { /* built once, on the first call after the search */
-        if (!q->direct && q->g.ops->borrows_tiles && on_tileset_changed(&q->touched, q->t)) {
-            /* the corridor's nodes may be gone (a tile changed, re-prepared or unloaded since the
-             * search): the result is stale, as a running search would be */
-            q->state = ON_FAILURE | ON_STALE;
-            if (info) *info = q->info;
-            return q->state;
-        }
-        if ((q->direct ? straight_path(q) : tightened_path(q, end, partial)) != 0) return ON_FAILURE | ON_NO_MEMORY;
-    }
-    if (info) *info = q->info;
-    if (end < 0) return st;
-    size_t n = q->path.n;
-    if (npath) *npath = n;
-    if (cap < n) return ON_FAILURE | ON_BUFFER_SMALL;
-    if (path)
-        for (size_t i = 0; i < n; i++) on_to_world(q->t, q->path.p + 3 * i, path + 3 * i);
-    return partial ? (st | ON_PARTIAL) : st;
-}
-
-on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n)
-{
-    /* built by finalize: the corridor's tiles and those the final segments cross, each once */
-    for (size_t i = 0; i < q->ptiles.n && i < cap; i++) {
-        tiles[i] = q->ptiles.tile[i];
-        salts[i] = q->ptiles.salt[i];
-    }
-    *n = q->ptiles.n;
-    return q->ptiles.n > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
 }
 
 on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o, double *path,

@@ -1,0 +1,162 @@
+/*
+ * search_path.c -- a finished search's result, built once by on_query_finalize: the corridor of nodes,
+ * refine (or the chain of node points), simplify, smooth, relax (tighten.h), the tiles it depends on
+ * (tiledeps.h), its length and its cost under the areas (areas.h); and on_query_path_tiles.
+ */
+#include "query.h"
+
+/* ---- building the path ----------------------------------------------------------------------- */
+
+/* Nodes from the start to node `end`, in order, into the corridor. */
+static int build_corridor(on_query *q, int32_t end)
+{
+    size_t n = 0;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
+    if (on_grow((void **)&q->corr, &q->corrcap, n, sizeof *q->corr)) return -1;
+    q->ncorr = n;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) q->corr[--n] = q->pool.nodes[i].cell;
+    return 0;
+}
+
+/* The faces consecutive corridor nodes share, for refine. */
+static int corridor_faces(on_query *q)
+{
+    size_t m = q->ncorr - 1;
+    if (on_grow((void **)&q->faces, &q->facescap, 6 * m, sizeof *q->faces)) return -1;
+    for (size_t i = 0; i < m; i++) {
+        double amn[3], amx[3], as, bmn[3], bmx[3], bs;
+        on_graph_region(&q->g, q->corr[i], amn, amx, &as);
+        on_graph_region(&q->g, q->corr[i + 1], bmn, bmx, &bs);
+        for (int k = 0; k < 3; k++) {
+            q->faces[6 * i + k] = on_maxf(amn[k], bmn[k]);
+            q->faces[6 * i + 3 + k] = on_minf(amx[k], bmx[k]);
+        }
+    }
+    return 0;
+}
+
+/* The path without refinement: start point, the chain's node points (visible from one another under
+ * Lazy Theta*; adjacent ones without it), stop point. */
+static int node_chain(on_query *q, int32_t end, const double stop[3])
+{
+    size_t n = 0;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) n++;
+    if (on_pathbuf_reserve(&q->path, n + 2)) return -1;
+    memcpy(q->path.p, q->a, sizeof q->a);
+    size_t k = n + 1;
+    for (int32_t i = end; i >= 0; i = q->pool.nodes[i].parent) node_point(q, i, q->path.p + 3 * --k);
+    memcpy(q->path.p + 3 * (n + 1), stop, 3 * sizeof *stop);
+    q->path.n = n + 2;
+    return 0;
+}
+
+static double sight_cost(void *ud, const double a[3], const double b[3])
+{
+    return on_areaset_cost(&((on_query *)ud)->areas, a, b);
+}
+
+static int sight_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    on_query *q = ud;
+    return on_tree_turn_ok(q->t, q->lcache, a, x, b);
+}
+
+/* The result's tiles, from the corridor and the final path. */
+static int path_tiles(on_query *q)
+{
+    return on_tileset_of_path(&q->ptiles, &q->touched, q->t, q->lcache, q->corr, q->ncorr, q->path.p, q->path.n);
+}
+
+/* The straight segment of a direct result (its corridor: the cells the walk crossed). */
+static int straight_path(on_query *q)
+{
+    if (on_pathbuf_push(&q->path, q->a) || on_pathbuf_push(&q->path, q->b)) return -1;
+    q->info.cells = q->ncorr;
+    if (path_tiles(q) != 0) return -1;
+    q->info.length = on_dist3(q->a, q->b) * q->t->p.scale;
+    q->info.cost = edge_cost(q, q->a, q->b) * q->t->p.scale;
+    return 0;
+}
+
+/* The searched path to node `end` (partial: the node nearest the goal), pulled tight: corridor,
+ * refine (or the node chain), simplify, smooth, relax; then its tiles and length. */
+static int tightened_path(on_query *q, int32_t end, int partial)
+{
+    if (build_corridor(q, end) != 0) return -1;
+    double stop[3];
+    if (partial) { /* the point of the nearest node closest to the goal */
+        double mn[3], mx[3], s;
+        on_graph_region(&q->g, q->pool.nodes[end].cell, mn, mx, &s);
+        for (int k = 0; k < 3; k++) stop[k] = on_clampf(q->b[k], mn[k], mx[k]);
+    } else {
+        memcpy(stop, q->b, sizeof stop);
+    }
+    on_sight sight = {sight_visible, sight_turn_ok, q, q->areas.n ? sight_cost : NULL};
+    if (q->o.any_angle || !q->o.refine) {
+        if (node_chain(q, end, stop) != 0) return -1;
+    } else if (q->areas.n) {
+        /* refinement pulls the path tight by length: kept when it is not dearer than the chain of
+         * node points the search costed */
+        if (node_chain(q, end, stop) != 0 || on_pathbuf_reserve(&q->alt, q->path.n) != 0) return -1;
+        memcpy(q->alt.p, q->path.p, 3 * q->path.n * sizeof *q->path.p);
+        q->alt.n = q->path.n;
+        if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) return -1;
+        if (on_pathbuf_cost(&q->alt, &sight) < on_pathbuf_cost(&q->path, &sight)) {
+            on_pathbuf t = q->path;
+            q->path = q->alt;
+            q->alt = t;
+        }
+    } else if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) {
+        return -1;
+    }
+    on_simplify(&q->path);
+    if (q->o.smooth != ON_SMOOTH_NONE) on_smooth(&q->path, &sight, q->o.smooth);
+    if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) on_relax(&q->path, &sight, q->o.relax);
+    q->info.cells = q->ncorr;
+    if (path_tiles(q) != 0) return -1;
+    q->info.length = on_pathbuf_length(&q->path) * q->t->p.scale;
+    q->info.cost = q->areas.n ? on_pathbuf_cost(&q->path, &sight) * q->t->p.scale : q->info.length;
+    return 0;
+}
+
+on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
+{
+    on_status st = q->state;
+    if (npath) *npath = 0;
+    int32_t end = -1;
+    int partial = 0;
+    if (on_ok(st)) end = q->found;
+    else if (q->o.partial && q->best >= 0 && (st & (ON_UNREACHABLE | ON_BUDGET | ON_OUT_OF_NODES))) {
+        end = q->best;
+        partial = 1;
+    }
+    if (end >= 0 && q->path.n == 0) { /* built once, on the first call after the search */
+        if (!q->direct && q->g.ops->borrows_tiles && on_tileset_changed(&q->touched, q->t)) {
+            /* the corridor's nodes may be gone (a tile changed, re-prepared or unloaded since the
+             * search): the result is stale, as a running search would be */
+            q->state = ON_FAILURE | ON_STALE;
+            if (info) *info = q->info;
+            return q->state;
+        }
+        if ((q->direct ? straight_path(q) : tightened_path(q, end, partial)) != 0) return ON_FAILURE | ON_NO_MEMORY;
+    }
+    if (info) *info = q->info;
+    if (end < 0) return st;
+    size_t n = q->path.n;
+    if (npath) *npath = n;
+    if (cap < n) return ON_FAILURE | ON_BUFFER_SMALL;
+    if (path)
+        for (size_t i = 0; i < n; i++) on_to_world(q->t, q->path.p + 3 * i, path + 3 * i);
+    return partial ? (st | ON_PARTIAL) : st;
+}
+
+on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n)
+{
+    /* built by finalize: the corridor's tiles and those the final segments cross, each once */
+    for (size_t i = 0; i < q->ptiles.n && i < cap; i++) {
+        tiles[i] = q->ptiles.tile[i];
+        salts[i] = q->ptiles.salt[i];
+    }
+    *n = q->ptiles.n;
+    return q->ptiles.n > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+}
