@@ -7,8 +7,8 @@
  * flip of a blob refused (run under ASan by make check: each attempt reads an exactly sized copy).
  */
 #include "portals.h"
+#include "graph_test.h"
 #include "minitest.h"
-#include "tree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,27 +16,10 @@
 #include <string.h>
 
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
-static double rnd(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return (double)(rs >> 11) / 9007199254740992.0;
-}
-
-static on_tree *new_tree(int nx, int depth)
-{
-    on_tree_params p = {{nx, 1, 1}, depth, 1.0, {0, 0, 0}, 0};
-    on_tree *t = NULL;
-    on_tree_create(&p, &t);
-    return t;
-}
-
-static void box(on_tree *t, double x0, double y0, double z0, double x1, double y1, double z1)
-{
-    double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
-    on_tree_add_box(t, a, b);
-}
+static double rnd(void) { return gt_rnd(&rs); }
+static on_tree *new_tree(int nx, int depth) { return gt_tree(nx, 1, 1, depth); }
+#define box gt_box
+#define dist gt_dist
 
 static on_boxset *boxes_of(const on_tree *t, uint32_t tile)
 {
@@ -45,10 +28,6 @@ static on_boxset *boxes_of(const on_tree *t, uint32_t tile)
     return s;
 }
 
-static double dist(const double a[3], const double b[3])
-{
-    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-}
 
 /* The weight of edge a-b, or 0 when none (another component, or a == b). */
 static uint32_t edge_w(const on_tgraph *g, uint32_t a, uint32_t b)
@@ -112,28 +91,8 @@ static void test_open_tile(void)
 static void test_room(void)
 {
     on_tree *t = new_tree(1, 4);
-    /* room [1,7)^3 in walls [0,8)^3, a hole in its +x wall at y, z in [3,5) */
-    box(t, 0, 0, 0, 1, 8, 8);
-    box(t, 0, 0, 0, 8, 1, 8);
-    box(t, 0, 7, 0, 8, 8, 8);
-    box(t, 0, 0, 0, 8, 8, 1);
-    box(t, 0, 0, 7, 8, 8, 8);
-    box(t, 7, 0, 0, 8, 3, 8);
-    box(t, 7, 5, 0, 8, 8, 8);
-    box(t, 7, 3, 0, 8, 5, 3);
-    box(t, 7, 3, 5, 8, 5, 8);
-    /* the corridor on to the +x face, walled */
-    box(t, 8, 2, 2, 16, 3, 6);
-    box(t, 8, 5, 2, 16, 6, 6);
-    box(t, 8, 2, 2, 16, 6, 3);
-    box(t, 8, 2, 5, 16, 6, 6);
-    /* a pocket [10,12)^3 inside a solid shell [9,13)^3 */
-    box(t, 9, 9, 9, 13, 10, 13);
-    box(t, 9, 12, 9, 13, 13, 13);
-    box(t, 9, 9, 9, 10, 13, 13);
-    box(t, 12, 9, 9, 13, 13, 13);
-    box(t, 9, 9, 9, 13, 13, 10);
-    box(t, 9, 9, 12, 13, 13, 13);
+    gt_closed_room(t); /* its hole on +x at y, z in [3,5), the corridor on to the +x face */
+    gt_shell(t, 10, 10, 10, 12, 12, 12); /* a pocket [10,12)^3 inside a solid shell [9,13)^3 */
     on_boxset *s = boxes_of(t, 0);
     on_tgraph *g = NULL;
     CHECK(on_ok(on_tgraph_build(s, 4, NULL, &g)));
@@ -224,69 +183,6 @@ static int flood(const on_tree *t, int n, int *lab)
     return nl;
 }
 
-/* 26-connected Dijkstra (no corner cutting) over the free leaves of tile 0 from leaf src: dist per leaf
- * (a binary heap with lazy deletion). */
-static void cell_dijkstra(const int *lab, int n, int src, double *d)
-{
-    int N = n * n * n;
-    for (int i = 0; i < N; i++) d[i] = HUGE_VAL;
-    size_t cap = (size_t)N * 27 + 1, hn = 0;
-    double *hk = malloc(cap * sizeof *hk);
-    int *hv = malloc(cap * sizeof *hv);
-    d[src] = 0;
-    hk[0] = 0;
-    hv[0] = src;
-    hn = 1;
-    while (hn) {
-        double key = hk[0];
-        int b = hv[0];
-        hn--;
-        { /* sift down the last entry */
-            size_t i = 0;
-            for (;;) {
-                size_t c = 2 * i + 1;
-                if (c >= hn) break;
-                if (c + 1 < hn && hk[c + 1] < hk[c]) c++;
-                if (hk[c] >= hk[hn]) break;
-                hk[i] = hk[c];
-                hv[i] = hv[c];
-                i = c;
-            }
-            hk[i] = hk[hn];
-            hv[i] = hv[hn];
-        }
-        if (key > d[b]) continue;
-        int bx = b % n, by = (b / n) % n, bz = b / (n * n);
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    if (!dx && !dy && !dz) continue;
-                    int ax = bx + dx, ay = by + dy, az = bz + dz;
-                    if (ax < 0 || ay < 0 || az < 0 || ax >= n || ay >= n || az >= n) continue;
-                    int ok = 1; /* every leaf of the box the move spans is free */
-                    for (int z = bz < az ? bz : az; z <= (bz > az ? bz : az) && ok; z++)
-                        for (int y = by < ay ? by : ay; y <= (by > ay ? by : ay) && ok; y++)
-                            for (int x = bx < ax ? bx : ax; x <= (bx > ax ? bx : ax) && ok; x++)
-                                ok = lab[x + n * (y + n * z)] > 0;
-                    if (!ok) continue;
-                    int j = ax + n * (ay + n * az);
-                    double nd = d[b] + sqrt((double)(dx * dx + dy * dy + dz * dz));
-                    if (nd >= d[j]) continue;
-                    d[j] = nd;
-                    size_t i = hn++;
-                    while (i > 0 && hk[(i - 1) / 2] > nd) {
-                        hk[i] = hk[(i - 1) / 2];
-                        hv[i] = hv[(i - 1) / 2];
-                        i = (i - 1) / 2;
-                    }
-                    hk[i] = nd;
-                    hv[i] = j;
-                }
-    }
-    free(hk);
-    free(hv);
-}
-
 /* The leaf just inside the tile under a portal's crossing point. */
 static int portal_leaf(const on_tgraph *g, uint32_t p, int n)
 {
@@ -331,6 +227,7 @@ static void test_random_tiles(void)
         int S = g->bound;
         CHECK_EQ_INT(S, trial % 3 == 0 ? 4 : 16);
         flood(t, n, lab);
+        gt_lattice L = gt_lattice_of(t); /* one tile: its leaves, indexed as lab */
         /* portals: inside one S-square, disjoint, covering the free face leaves exactly */
         for (int f = 0; f < 6; f++) {
             int k = f >> 1, u = (k + 1) % 3, v = (k + 2) % 3;
@@ -369,7 +266,8 @@ static void test_random_tiles(void)
             int la = lab[portal_leaf(g, a, n)];
             double xa[3];
             on_portal_point(g, a, xa);
-            cell_dijkstra(lab, n, portal_leaf(g, a, n), d);
+            int src = portal_leaf(g, a, n), s3[3] = {src % n, (src / n) % n, src / (n * n)};
+            gt_dijkstra(&L, s3, d);
             /* connectivity over the edges from a */
             char *seen = calloc(g->nportal, 1);
             uint32_t *st = malloc(g->nportal * sizeof *st), sp = 0;
@@ -429,6 +327,7 @@ static void test_random_tiles(void)
         on_reach_free(&r);
         on_boxset_free(s);
         on_tgraph_free(g);
+        free(L.free);
         on_tree_destroy(t);
     }
     CHECK(nrect_total > 0);

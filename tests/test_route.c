@@ -9,8 +9,8 @@
  * (doors), out of nodes, tiles removed and added back (links rebuilt), bad arguments.
  */
 #include "route.h"
+#include "graph_test.h"
 #include "minitest.h"
-#include "tree.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,27 +18,9 @@
 #include <string.h>
 
 static uint64_t rs = 0x243F6A8885A308D3ull;
-static double rnd(void)
-{
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return (double)(rs >> 11) / 9007199254740992.0;
-}
-
-static on_tree *new_tree(int nx, int ny, int nz, int depth)
-{
-    on_tree_params p = {{nx, ny, nz}, depth, 1.0, {0, 0, 0}, 0};
-    on_tree *t = NULL;
-    on_tree_create(&p, &t);
-    return t;
-}
-
-static void box(on_tree *t, double x0, double y0, double z0, double x1, double y1, double z1)
-{
-    double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
-    on_tree_add_box(t, a, b);
-}
+static double rnd(void) { return gt_rnd(&rs); }
+#define new_tree gt_tree
+#define box gt_box
 
 /* A world graph with every tile's graph. */
 static on_wgraph *world_of(const on_tree *t)
@@ -65,91 +47,8 @@ static on_status run(on_route *r, on_status st, size_t slice)
 
 /* ---- reference: the whole cell graph ---------------------------------------------------------- */
 
-typedef struct lattice {
-    int d[3];
-    uint8_t *free;
-} lattice;
-
-static lattice lattice_of(const on_tree *t)
-{
-    lattice L;
-    for (int k = 0; k < 3; k++) L.d[k] = t->p.tiles[k] << t->p.depth;
-    size_t N = (size_t)L.d[0] * L.d[1] * L.d[2];
-    L.free = malloc(N);
-    for (int z = 0; z < L.d[2]; z++)
-        for (int y = 0; y < L.d[1]; y++)
-            for (int x = 0; x < L.d[0]; x++)
-                L.free[x + (size_t)L.d[0] * (y + (size_t)L.d[1] * z)] = (uint8_t)on_tree_leaf_free(t, x, y, z, NULL);
-    return L;
-}
-
-static int lfree(const lattice *L, int x, int y, int z)
-{
-    if (x < 0 || y < 0 || z < 0 || x >= L->d[0] || y >= L->d[1] || z >= L->d[2]) return 0;
-    return L->free[x + (size_t)L->d[0] * (y + (size_t)L->d[1] * z)];
-}
-
-/* 26-connected Dijkstra (a move's spanned box all free) from leaf s; dist per leaf (HUGE_VAL unreached).
- * 26-connected without corner cutting reaches exactly what 6-connected does. */
-static void dijkstra(const lattice *L, const int s[3], double *dist)
-{
-    size_t N = (size_t)L->d[0] * L->d[1] * L->d[2], cap = N * 27 + 1, hn = 0;
-    for (size_t i = 0; i < N; i++) dist[i] = HUGE_VAL;
-    double *hk = malloc(cap * sizeof *hk);
-    size_t *hv = malloc(cap * sizeof *hv);
-    size_t si = s[0] + (size_t)L->d[0] * (s[1] + (size_t)L->d[1] * s[2]);
-    dist[si] = 0;
-    hk[0] = 0;
-    hv[0] = si;
-    hn = 1;
-    while (hn) {
-        double key = hk[0];
-        size_t b = hv[0];
-        hn--;
-        size_t i = 0;
-        for (;;) {
-            size_t c = 2 * i + 1;
-            if (c >= hn) break;
-            if (c + 1 < hn && hk[c + 1] < hk[c]) c++;
-            if (hk[c] >= hk[hn]) break;
-            hk[i] = hk[c];
-            hv[i] = hv[c];
-            i = c;
-        }
-        hk[i] = hk[hn];
-        hv[i] = hv[hn];
-        if (key > dist[b]) continue;
-        int bx = (int)(b % L->d[0]), by = (int)((b / L->d[0]) % L->d[1]), bz = (int)(b / ((size_t)L->d[0] * L->d[1]));
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    if (!dx && !dy && !dz) continue;
-                    int ok = 1;
-                    for (int z = 0; z <= abs(dz) && ok; z++)
-                        for (int y = 0; y <= abs(dy) && ok; y++)
-                            for (int x = 0; x <= abs(dx) && ok; x++)
-                                ok = lfree(L, bx + (dx < 0 ? -x : x), by + (dy < 0 ? -y : y), bz + (dz < 0 ? -z : z));
-                    if (!ok) continue;
-                    size_t j = (bx + dx) + (size_t)L->d[0] * ((by + dy) + (size_t)L->d[1] * (bz + dz));
-                    double nd = key + sqrt((double)(dx * dx + dy * dy + dz * dz));
-                    if (nd >= dist[j]) continue;
-                    dist[j] = nd;
-                    size_t y = hn++;
-                    while (y > 0 && hk[(y - 1) / 2] > nd) {
-                        hk[y] = hk[(y - 1) / 2];
-                        hv[y] = hv[(y - 1) / 2];
-                        y = (y - 1) / 2;
-                    }
-                    hk[y] = nd;
-                    hv[y] = j;
-                }
-    }
-    free(hk);
-    free(hv);
-}
-
 /* Is crossing c of a route valid: on the face between its tiles, leaves on both sides free? */
-static int crossing_ok(const on_tree *t, const lattice *L, const on_route_cross *c)
+static int crossing_ok(const on_tree *t, const gt_lattice *L, const on_route_cross *c)
 {
     int a[3], b[3], n = t->n, axis = -1;
     on_tile_coords(t, c->tile, a);
@@ -174,9 +73,9 @@ static int crossing_ok(const on_tree *t, const lattice *L, const on_route_cross 
             l[u] = (int)floor(pu) + du;
             l[v] = (int)floor(pv) + dv;
             l[axis] = (int)plane - 1;
-            int one = lfree(L, l[0], l[1], l[2]);
+            int one = gt_lfree(L, l[0], l[1], l[2]);
             l[axis] = (int)plane;
-            if (one && lfree(L, l[0], l[1], l[2])) return 1;
+            if (one && gt_lfree(L, l[0], l[1], l[2])) return 1;
         }
     return 0;
 }
@@ -203,15 +102,8 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, double *
                 if (z < Z / 2 - 3 || z > Z / 2 - 2) box(t, X / 2 - 1, 0, z, X / 2 + 1, Y, z + 1);
         int shell = seed % 2 == 0;
         double c0 = tn - 3, c1 = tn + 3; /* the pocket [c0, c1)^3 around the corner of 8 tiles */
-        if (shell) {
-            box(t, c0 - 1, c0 - 1, c0 - 1, c1 + 1, c0, c1 + 1);
-            box(t, c0 - 1, c1, c0 - 1, c1 + 1, c1 + 1, c1 + 1);
-            box(t, c0 - 1, c0 - 1, c0 - 1, c0, c1 + 1, c1 + 1);
-            box(t, c1, c0 - 1, c0 - 1, c1 + 1, c1 + 1, c1 + 1);
-            box(t, c0 - 1, c0 - 1, c0 - 1, c1 + 1, c1 + 1, c0);
-            box(t, c0 - 1, c0 - 1, c1, c1 + 1, c1 + 1, c1 + 1);
-        }
-        lattice L = lattice_of(t);
+        if (shell) gt_shell(t, c0, c0, c0, c1, c1, c1);
+        gt_lattice L = gt_lattice_of(t);
         on_wgraph *w = world_of(t);
         on_route *r = NULL;
         CHECK(on_ok(on_route_create(w, 0, &r)));
@@ -221,17 +113,17 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, double *
             int s[3], g[3];
             do {
                 s[0] = (int)(rnd() * X), s[1] = (int)(rnd() * Y), s[2] = (int)(rnd() * Z);
-            } while (!lfree(&L, s[0], s[1], s[2]));
+            } while (!gt_lfree(&L, s[0], s[1], s[2]));
             int inside = shell && q % 4 == 0, tries = 0;
             do {
                 if (inside)
                     for (int k = 0; k < 3; k++) g[k] = (int)c0 + (int)(rnd() * (c1 - c0));
                 else
                     g[0] = (int)(rnd() * X), g[1] = (int)(rnd() * Y), g[2] = (int)(rnd() * Z);
-            } while (!lfree(&L, g[0], g[1], g[2]) && ++tries < 1000);
+            } while (!gt_lfree(&L, g[0], g[1], g[2]) && ++tries < 1000);
             if (tries >= 1000) continue;
             double a[3] = {s[0] + 0.5, s[1] + 0.5, s[2] + 0.5}, b[3] = {g[0] + 0.5, g[1] + 0.5, g[2] + 0.5};
-            dijkstra(&L, s, dist);
+            gt_dijkstra(&L, s, dist);
             double opt = dist[g[0] + (size_t)L.d[0] * (g[1] + (size_t)L.d[1] * g[2])];
             on_status st = run(r, on_route_start(r, t, a, b), 1 + q % 5);
             on_route_info info;
@@ -310,27 +202,8 @@ static on_status plan(on_route *r, const on_tree *t, double ax, double ay, doubl
 static void test_cases(void)
 {
     on_tree *t = new_tree(4, 1, 1, 4); /* x in [0, 64), 16 leaves a tile */
-    /* tile 0: room [1,7)^3 in walls [0,8)^3, its hole at y, z in [3,5) on +x, a walled corridor to x = 16 */
-    box(t, 0, 0, 0, 1, 8, 8);
-    box(t, 0, 0, 0, 8, 1, 8);
-    box(t, 0, 7, 0, 8, 8, 8);
-    box(t, 0, 0, 0, 8, 8, 1);
-    box(t, 0, 0, 7, 8, 8, 8);
-    box(t, 7, 0, 0, 8, 3, 8);
-    box(t, 7, 5, 0, 8, 8, 8);
-    box(t, 7, 3, 0, 8, 5, 3);
-    box(t, 7, 3, 5, 8, 5, 8);
-    box(t, 8, 2, 2, 16, 3, 6);
-    box(t, 8, 5, 2, 16, 6, 6);
-    box(t, 8, 2, 2, 16, 6, 3);
-    box(t, 8, 2, 5, 16, 6, 6);
-    /* tile 1: a pocket [20,26) x [5,11) x [5,11) in a sealed shell */
-    box(t, 19, 4, 4, 27, 5, 12);
-    box(t, 19, 11, 4, 27, 12, 12);
-    box(t, 19, 4, 4, 20, 12, 12);
-    box(t, 26, 4, 4, 27, 12, 12);
-    box(t, 19, 4, 4, 27, 12, 5);
-    box(t, 19, 4, 11, 27, 12, 12);
+    gt_closed_room(t); /* tile 0: the room, its exit a corridor to x = 16 */
+    gt_shell(t, 20, 5, 5, 26, 11, 11); /* tile 1: a pocket in a sealed shell */
     on_wgraph *w = world_of(t);
     on_route *r = NULL;
     CHECK(on_ok(on_route_create(w, 0, &r)));

@@ -1,0 +1,81 @@
+/*
+ * route_plan.h -- the route planner's state (internal to route.c, the search, and route_start.c, the
+ * endpoints; the API is route.h).
+ */
+#ifndef OCTONAV_ROUTE_PLAN_H
+#define OCTONAV_ROUTE_PLAN_H
+
+#include "wgraph.h"
+
+#define PORTAL_GOAL 0xfffffffeu    /* the goal pseudo node (tile 0) */
+#define PORTAL_MISSING 0xffffffffu /* a missing tile (tile = which) */
+#define NO_NODE 0xffffffffu
+
+typedef struct rnode {
+    uint32_t tile, portal;
+    double g, f;
+    uint32_t parent;       /* NO_NODE: joined from a start */
+    uint32_t heap;         /* position in the heap, NO_NODE when not in it */
+    uint32_t start, goal;  /* for nodes joined from a start: which; for the goal node: which goal */
+    uint8_t closed, via_link, link_k;
+    uint32_t link_owner, link_i; /* with via_link: the link it came through (owner tile, axis, index) */
+} rnode;
+
+typedef struct gjoin {
+    uint32_t tile, portal, goal;
+    double cost;           /* nav leaves: from the portal to the goal point, plus the goal's cost */
+} gjoin;
+
+typedef struct boxcache {
+    uint32_t tile;
+    on_boxset *own;        /* built here (NULL when the tree's prepared set was used) */
+    const on_boxset *s;
+} boxcache;
+
+struct on_route {
+    const on_wgraph *w;
+    size_t max_nodes;
+    rnode *node;
+    uint32_t nnode;
+    uint32_t *map;         /* node index + 1, 0 empty; open addressing, mask */
+    uint32_t *stamp, cur_stamp;
+    size_t mask;
+    uint32_t *heap;
+    size_t nheap;
+    gjoin *gj;
+    size_t ngj, gjcap;
+    double *goalpt;        /* 3 per goal, nav */
+    double *startpt;       /* 3 per start, nav */
+    size_t startcap;
+    double *goalcost;
+    size_t ngoal, goalcap;
+    double *cost;          /* per portal scratch */
+    double *pts;           /* 3 per portal scratch: an endpoint tile's portal points */
+    size_t costcap, ptscap;
+    on_reach reach;
+    boxcache bc[2];
+    uint64_t revision;
+    on_status status;
+    on_route_info info;
+    uint32_t goal_node;
+};
+
+typedef struct via { /* the link a node is reached through */
+    uint32_t owner, i;
+    int k;
+} via;
+
+/* Global nav-space point of portal p of tile t. */
+void on_route_portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double out[3]);
+/* The node of (tile, portal): found, or (create) made; NO_NODE when out of nodes or absent. */
+uint32_t on_route_node(on_route *r, uint32_t tile, uint32_t portal, int create);
+/* Reach node (tile, portal) with cost g from parent (NO_NODE: from start `start`); lk: the link
+ * when through one. h: the heuristic at the node's point. 0, or -1 when out of nodes. */
+int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, double h, uint32_t parent, uint32_t start,
+                   const via *lk);
+/* Straight line from nav point x to the nearest goal plus its cost: never above the cost left. */
+double on_route_heuristic(const on_route *r, const double x[3]);
+/* Forget the last search: stamps, counts, info, cached boxes. */
+void on_route_reset(on_route *r);
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * route_start.c -- the route planner's endpoints (see route.h): points to tiles, the tiles' boxes
+ * (the tree's prepared sets, else two built and cached here), the local search from each start and
+ * goal to the portals of its own tile (reach.h), the goal joins and the first nodes; near pairs.
+ */
+#include "route_plan.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The box set of a loaded tree tile: the tree's prepared one when valid, else one built here, kept
+ * until the next start (a start needs at most its endpoints' tiles; bc holds the last two built, and
+ * a set in use is never the one evicted: hits move to the front). */
+static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const on_boxset **out)
+{
+    *out = on_tile_boxes(t, tile);
+    if (*out) return ON_SUCCESS;
+    for (int i = 0; i < 2; i++)
+        if (r->bc[i].own && r->bc[i].tile == tile) {
+            boxcache hit = r->bc[i];
+            r->bc[i] = r->bc[0];
+            r->bc[0] = hit;
+            *out = hit.s;
+            return ON_SUCCESS;
+        }
+    boxcache *c = &r->bc[1];
+    on_boxset_free(c->own);
+    c->own = NULL;
+    on_status st = on_boxset_build(&t->tiles[tile].table, t->tiles[tile].solid, t->p.depth, &c->own);
+    if (on_failed(st)) return st;
+    c->tile = tile;
+    c->s = c->own;
+    boxcache tmp = r->bc[0]; /* most recent first */
+    r->bc[0] = r->bc[1];
+    r->bc[1] = tmp;
+    *out = r->bc[0].s;
+    return ON_SUCCESS;
+}
+
+static void boxes_clear(on_route *r)
+{
+    for (int i = 0; i < 2; i++) {
+        on_boxset_free(r->bc[i].own);
+        r->bc[i].own = NULL;
+        r->bc[i].s = NULL;
+    }
+}
+static int gjoin_cmp(const void *x, const void *y)
+{
+    const gjoin *a = x, *b = y;
+    if (a->tile != b->tile) return a->tile < b->tile ? -1 : 1;
+    if (a->portal != b->portal) return a->portal < b->portal ? -1 : 1;
+    return a->cost < b->cost ? -1 : a->cost > b->cost;
+}
+/* An endpoint in nav space: its tile, tile-local point, and that tile's boxes and graph. */
+typedef struct endpoint {
+    double nav[3], local[3];
+    uint32_t tile;
+    const on_boxset *s;
+    const ctile *g;
+} endpoint;
+
+static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], int which, endpoint *e)
+{
+    const on_wgraph *w = r->w;
+    int c[3];
+    r->info.which = which;
+    for (int k = 0; k < 3; k++) {
+        if (!isfinite(p[k])) return ON_FAILURE | ON_INVALID;
+        e->nav[k] = (p[k] - w->p.origin[k]) / w->p.scale;
+        double ti = floor(e->nav[k] / w->n);
+        if (ti < 0 || ti >= w->p.tiles[k]) {
+            if (e->nav[k] == (double)w->p.tiles[k] * w->n) ti = w->p.tiles[k] - 1; /* the far face */
+            else return ON_FAILURE | ON_OUTSIDE;
+        }
+        c[k] = (int)ti;
+        e->local[k] = e->nav[k] - ti * w->n;
+    }
+    e->tile = (uint32_t)c[0] + (uint32_t)w->p.tiles[0] * ((uint32_t)c[1] + (uint32_t)w->p.tiles[1] * (uint32_t)c[2]);
+    r->info.loading_tile = e->tile;
+    e->g = w->tiles[e->tile];
+    if (!e->g || !t->tiles[e->tile].loaded) return ON_FAILURE | ON_LOADING;
+    on_status st = tile_boxes(r, t, e->tile, &e->s);
+    if (on_failed(st)) return st;
+    if (on_boxset_locate(e->s, e->local) < 0) return ON_FAILURE | ON_BLOCKED;
+    return ON_SUCCESS;
+}
+
+/* Reach the portals of e's tile from e: r->cost; *reached. */
+static on_status endpoint_reach(on_route *r, const endpoint *e, uint32_t *reached)
+{
+    if (on_grow((void **)&r->cost, &r->costcap, (size_t)e->g->np + 1, sizeof *r->cost) ||
+        on_grow((void **)&r->pts, &r->ptscap, 3 * (size_t)e->g->np + 3, sizeof *r->pts))
+        return ON_FAILURE | ON_NO_MEMORY;
+    for (uint32_t p = 0; p < e->g->np; p++) ct_point(e->g, p, r->pts + 3 * (size_t)p);
+    return on_reach_points(&r->reach, e->s, r->pts, e->g->np, e->local, r->cost, reached);
+}
+
+void on_route_reset(on_route *r)
+{
+    boxes_clear(r);
+    r->cur_stamp++;
+    if (r->cur_stamp == 0) { /* wrapped: clear the stamps once */
+        memset(r->stamp, 0, (r->mask + 1) * sizeof *r->stamp);
+        r->cur_stamp = 1;
+    }
+    r->nnode = 0;
+    r->nheap = 0;
+    r->ngj = 0;
+    r->ngoal = 0;
+    memset(&r->info, 0, sizeof r->info);
+    r->goal_node = NO_NODE;
+    r->revision = r->w->revision;
+}
+
+/* Where the endpoint sets are checked and joined; see route.h. near_ok: a single pair may stop as near. */
+static on_status start_sets(on_route *r, const on_tree *t, const double *starts, const double *scost, size_t ns,
+                            const double *goals, const double *gcost, size_t ng, int near_ok)
+{
+    on_route_reset(r);
+    r->status = ON_FAILURE | ON_INVALID;
+    if (!t || ns == 0 || ng == 0 || !starts || !goals) return r->status;
+    const on_tree_params *tp = on_tree_get_params(t);
+    for (int k = 0; k < 3; k++)
+        if (tp->tiles[k] != r->w->p.tiles[k]) return r->status;
+    if (tp->depth != r->w->p.depth) return r->status;
+    double inv = 1.0 / r->w->p.scale;
+    if (ng > r->goalcap) { /* goal points and costs, sized together */
+        double *a = realloc(r->goalpt, ng * 3 * sizeof *a);
+        if (a) r->goalpt = a;
+        double *b = realloc(r->goalcost, ng * sizeof *b);
+        if (b) r->goalcost = b;
+        if (!a || !b) return r->status = ON_FAILURE | ON_NO_MEMORY;
+        r->goalcap = ng;
+    }
+    if (ns > r->startcap) {
+        double *a = realloc(r->startpt, ns * 3 * sizeof *a);
+        if (!a) return r->status = ON_FAILURE | ON_NO_MEMORY;
+        r->startpt = a;
+        r->startcap = ns;
+    }
+    endpoint e;
+    /* goals: their joins to their tile's portals */
+    for (size_t i = 0; i < ng; i++) {
+        on_status st = endpoint_of(r, t, goals + 3 * i, 1, &e);
+        if (on_failed(st)) return r->status = st;
+        double gc = gcost ? gcost[i] * inv : 0;
+        if (!(gc >= 0) || !isfinite(gc)) return r->status = ON_FAILURE | ON_INVALID;
+        memcpy(r->goalpt + 3 * i, e.nav, sizeof e.nav);
+        r->goalcost[i] = gc;
+        r->ngoal = i + 1;
+        if (near_ok) {
+            endpoint sa;
+            st = endpoint_of(r, t, starts, 0, &sa);
+            if (on_failed(st)) return r->status = st;
+            int c1[3], c2[3], far = 0;
+            wg_tile_ijk(r->w, sa.tile, c1);
+            wg_tile_ijk(r->w, e.tile, c2);
+            for (int k = 0; k < 3; k++) far |= abs(c1[k] - c2[k]) > 1;
+            if (!far) {
+                r->info.near = sa.tile == e.tile ? ON_ROUTE_SAME_TILE : ON_ROUTE_NEIGHBOURS;
+                r->info.cost = on_dist3(sa.nav, e.nav) * r->w->p.scale;
+                return r->status = ON_SUCCESS;
+            }
+        }
+        uint32_t reached;
+        st = endpoint_reach(r, &e, &reached);
+        if (on_failed(st)) return r->status = st;
+        if (on_grow((void **)&r->gj, &r->gjcap, r->ngj + reached + 1, sizeof *r->gj))
+            return r->status = ON_FAILURE | ON_NO_MEMORY;
+        for (uint32_t p = 0; p < e.g->np; p++)
+            if (r->cost[p] < HUGE_VAL) r->gj[r->ngj++] = (gjoin){e.tile, p, (uint32_t)i, r->cost[p] + gc};
+    }
+    qsort(r->gj, r->ngj, sizeof *r->gj, gjoin_cmp);
+    /* starts: push the portals each reaches (and a direct join to a goal in its tile) */
+    size_t pushed = 0;
+    for (size_t i = 0; i < ns; i++) {
+        on_status st = endpoint_of(r, t, starts + 3 * i, 0, &e);
+        if (on_failed(st)) return r->status = st;
+        memcpy(r->startpt + 3 * i, e.nav, sizeof e.nav);
+        double sc = scost ? scost[i] * inv : 0;
+        if (!(sc >= 0) || !isfinite(sc)) return r->status = ON_FAILURE | ON_INVALID;
+        uint32_t reached;
+        st = endpoint_reach(r, &e, &reached);
+        if (on_failed(st)) return r->status = st;
+        for (uint32_t p = 0; p < e.g->np; p++) {
+            if (r->cost[p] == HUGE_VAL) continue;
+            double x[3];
+            on_route_portal_global(r->w, e.tile, p, x);
+            if (on_route_relax(r, e.tile, p, sc + r->cost[p], on_route_heuristic(r, x), NO_NODE, (uint32_t)i, NULL))
+                return r->status = ON_FAILURE | ON_OUT_OF_NODES;
+            pushed++;
+        }
+        for (size_t j = 0; j < ng; j++) {
+            double gl[3];
+            int same = 1;
+            for (int k = 0; k < 3; k++) {
+                double ti = floor(r->goalpt[3 * j + k] / r->w->n);
+                if (ti >= r->w->p.tiles[k]) ti = r->w->p.tiles[k] - 1;
+                gl[k] = r->goalpt[3 * j + k] - ti * r->w->n;
+                same &= e.nav[k] - e.local[k] == ti * r->w->n;
+            }
+            if (!same) continue;
+            double d = on_reach_cost_to(&r->reach, e.s, gl);
+            if (d == HUGE_VAL) continue;
+            uint32_t gn = on_route_node(r, 0, PORTAL_GOAL, 1);
+            if (gn == NO_NODE) return r->status = ON_FAILURE | ON_OUT_OF_NODES;
+            if (on_route_relax(r, 0, PORTAL_GOAL, sc + d + r->goalcost[j], 0, NO_NODE, (uint32_t)i, NULL))
+                return r->status = ON_FAILURE | ON_OUT_OF_NODES;
+            r->node[gn].goal = (uint32_t)j;
+            pushed++;
+        }
+    }
+    r->info.which = 0;
+    if (!pushed) {
+        r->info.which = 0;
+        return r->status = ON_FAILURE | ON_UNREACHABLE;
+    }
+    if (r->ngj == 0 && on_route_node(r, 0, PORTAL_GOAL, 0) == NO_NODE) {
+        r->info.which = 1;
+        return r->status = ON_FAILURE | ON_UNREACHABLE;
+    }
+    return r->status = ON_IN_PROGRESS;
+}
+
+on_status on_route_start(on_route *r, const on_tree *t, const double a[3], const double b[3])
+{
+    if (!r || !a || !b) return ON_FAILURE | ON_INVALID;
+    return start_sets(r, t, a, NULL, 1, b, NULL, 1, 1);
+}
+
+on_status on_route_start_multi(on_route *r, const on_tree *t, const double *starts, const double *start_cost,
+                               size_t ns, const double *goals, const double *goal_cost, size_t ng)
+{
+    if (!r) return ON_FAILURE | ON_INVALID;
+    return start_sets(r, t, starts, start_cost, ns, goals, goal_cost, ng, 0);
+}

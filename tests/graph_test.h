@@ -1,0 +1,159 @@
+/*
+ * graph_test.h -- helpers shared by the tile graph and world graph tests (test_portals.c,
+ * test_route.c): a seeded xorshift, trees of n tiles, boxes, the closed room whose only exit is a
+ * corridor to the far side of its tile, a sealed shell, point distance; the reference: every free leaf
+ * of a tree as a lattice and a 26-connected Dijkstra over it without corner cutting.
+ */
+#ifndef OCTONAV_GRAPH_TEST_H
+#define OCTONAV_GRAPH_TEST_H
+
+#include "tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* xorshift64: uniform in [0, 1), state *s (never 0). */
+static inline double gt_rnd(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return (double)(*s >> 11) / 9007199254740992.0;
+}
+
+/* A tree of nx x ny x nz tiles of 2^depth leaves, scale 1 at the origin. */
+static inline on_tree *gt_tree(int nx, int ny, int nz, int depth)
+{
+    on_tree_params p = {{nx, ny, nz}, depth, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    on_tree_create(&p, &t);
+    return t;
+}
+
+static inline void gt_box(on_tree *t, double x0, double y0, double z0, double x1, double y1, double z1)
+{
+    double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
+    on_tree_add_box(t, a, b);
+}
+
+/* In the first 16-leaf tile: room [1,7)^3 in walls [0,8)^3, its only hole at y, z in [3,5) on +x, a
+ * walled corridor from there to x = 16 (the tile's far face). */
+static inline void gt_closed_room(on_tree *t)
+{
+    gt_box(t, 0, 0, 0, 1, 8, 8);
+    gt_box(t, 0, 0, 0, 8, 1, 8);
+    gt_box(t, 0, 7, 0, 8, 8, 8);
+    gt_box(t, 0, 0, 0, 8, 8, 1);
+    gt_box(t, 0, 0, 7, 8, 8, 8);
+    gt_box(t, 7, 0, 0, 8, 3, 8);
+    gt_box(t, 7, 5, 0, 8, 8, 8);
+    gt_box(t, 7, 3, 0, 8, 5, 3);
+    gt_box(t, 7, 3, 5, 8, 5, 8);
+    gt_box(t, 8, 2, 2, 16, 3, 6);
+    gt_box(t, 8, 5, 2, 16, 6, 6);
+    gt_box(t, 8, 2, 2, 16, 6, 3);
+    gt_box(t, 8, 2, 5, 16, 6, 6);
+}
+
+/* A sealed hollow shell: the pocket [x0, x1) x [y0, y1) x [z0, z1) inside walls one leaf thick. */
+static inline void gt_shell(on_tree *t, double x0, double y0, double z0, double x1, double y1, double z1)
+{
+    gt_box(t, x0 - 1, y0 - 1, z0 - 1, x1 + 1, y0, z1 + 1);
+    gt_box(t, x0 - 1, y1, z0 - 1, x1 + 1, y1 + 1, z1 + 1);
+    gt_box(t, x0 - 1, y0 - 1, z0 - 1, x0, y1 + 1, z1 + 1);
+    gt_box(t, x1, y0 - 1, z0 - 1, x1 + 1, y1 + 1, z1 + 1);
+    gt_box(t, x0 - 1, y0 - 1, z0 - 1, x1 + 1, y1 + 1, z0);
+    gt_box(t, x0 - 1, y0 - 1, z1, x1 + 1, y1 + 1, z1 + 1);
+}
+
+static inline double gt_dist(const double a[3], const double b[3])
+{
+    return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* ---- reference: the whole cell graph ---------------------------------------------------------- */
+
+typedef struct gt_lattice {
+    int d[3];
+    uint8_t *free;
+} gt_lattice;
+
+static inline gt_lattice gt_lattice_of(const on_tree *t)
+{
+    gt_lattice L;
+    for (int k = 0; k < 3; k++) L.d[k] = t->p.tiles[k] << t->p.depth;
+    size_t N = (size_t)L.d[0] * L.d[1] * L.d[2];
+    L.free = malloc(N);
+    for (int z = 0; z < L.d[2]; z++)
+        for (int y = 0; y < L.d[1]; y++)
+            for (int x = 0; x < L.d[0]; x++)
+                L.free[x + (size_t)L.d[0] * (y + (size_t)L.d[1] * z)] = (uint8_t)on_tree_leaf_free(t, x, y, z, NULL);
+    return L;
+}
+
+static inline int gt_lfree(const gt_lattice *L, int x, int y, int z)
+{
+    if (x < 0 || y < 0 || z < 0 || x >= L->d[0] || y >= L->d[1] || z >= L->d[2]) return 0;
+    return L->free[x + (size_t)L->d[0] * (y + (size_t)L->d[1] * z)];
+}
+
+/* 26-connected Dijkstra (a move's spanned box all free) from leaf s; dist per leaf (HUGE_VAL unreached).
+ * 26-connected without corner cutting reaches exactly what 6-connected does. */
+static inline void gt_dijkstra(const gt_lattice *L, const int s[3], double *dist)
+{
+    size_t N = (size_t)L->d[0] * L->d[1] * L->d[2], cap = N * 27 + 1, hn = 0;
+    for (size_t i = 0; i < N; i++) dist[i] = HUGE_VAL;
+    double *hk = malloc(cap * sizeof *hk);
+    size_t *hv = malloc(cap * sizeof *hv);
+    size_t si = s[0] + (size_t)L->d[0] * (s[1] + (size_t)L->d[1] * s[2]);
+    dist[si] = 0;
+    hk[0] = 0;
+    hv[0] = si;
+    hn = 1;
+    while (hn) {
+        double key = hk[0];
+        size_t b = hv[0];
+        hn--;
+        size_t i = 0;
+        for (;;) {
+            size_t c = 2 * i + 1;
+            if (c >= hn) break;
+            if (c + 1 < hn && hk[c + 1] < hk[c]) c++;
+            if (hk[c] >= hk[hn]) break;
+            hk[i] = hk[c];
+            hv[i] = hv[c];
+            i = c;
+        }
+        hk[i] = hk[hn];
+        hv[i] = hv[hn];
+        if (key > dist[b]) continue;
+        int bx = (int)(b % L->d[0]), by = (int)((b / L->d[0]) % L->d[1]), bz = (int)(b / ((size_t)L->d[0] * L->d[1]));
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (!dx && !dy && !dz) continue;
+                    int ok = 1;
+                    for (int z = 0; z <= abs(dz) && ok; z++)
+                        for (int y = 0; y <= abs(dy) && ok; y++)
+                            for (int x = 0; x <= abs(dx) && ok; x++)
+                                ok = gt_lfree(L, bx + (dx < 0 ? -x : x), by + (dy < 0 ? -y : y), bz + (dz < 0 ? -z : z));
+                    if (!ok) continue;
+                    size_t j = (bx + dx) + (size_t)L->d[0] * ((by + dy) + (size_t)L->d[1] * (bz + dz));
+                    double nd = key + sqrt((double)(dx * dx + dy * dy + dz * dz));
+                    if (nd >= dist[j]) continue;
+                    dist[j] = nd;
+                    size_t y = hn++;
+                    while (y > 0 && hk[(y - 1) / 2] > nd) {
+                        hk[y] = hk[(y - 1) / 2];
+                        hv[y] = hv[(y - 1) / 2];
+                        y = (y - 1) / 2;
+                    }
+                    hk[y] = nd;
+                    hv[y] = j;
+                }
+    }
+    free(hk);
+    free(hv);
+}
+
+#endif
