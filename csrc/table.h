@@ -61,6 +61,15 @@ static inline uint8_t *on_table_find(const on_table *t, uint32_t key)
     uint32_t cap = t->cap;
     if (cap == 0) return NULL;
     uint32_t i = on_table_home(key, cap), d = 0;
+    /* The first slots by key alone: most keys lie within a few slots of home (mean 4-5 at a 0.88
+     * load), and an empty slot ends every search (linear probing). Then Robin Hood's early end: a
+     * resident nearer its home than we are from ours means the key is absent. */
+    for (; d < 4; d++) {
+        uint32_t k = t->keys[i];
+        if (k == key) return &t->vals[i];
+        if (k == 0xffffffffu) return NULL;
+        if (++i == cap) i = 0;
+    }
     for (;;) {
         uint32_t k = t->keys[i];
         if (k == key) return &t->vals[i];
