@@ -128,7 +128,7 @@ demo: all
 # ASan+UBSan in build/fuzz, one binary per target; fuzz/run.sh runs each for FUZZ_SECONDS.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS ?= tile tree obj voxmap map2d manifest
+FUZZ_TARGETS ?= tile tree obj voxmap map2d manifest tgraph
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror -Icsrc $(FUZZ_SAN) -fsanitize=fuzzer
 FUZZ_BIN      = $(FUZZ_TARGETS:%=build/fuzz/bin/fuzz_%)

@@ -64,4 +64,11 @@ put("manifest", "pack", pack.manifest_text { scale = 0.5, depth = 3, origin = { 
     { name = "cave", kind = "under_terrain", min = { 1, 1, 1 }, max = { 3, 3, 3 }, scale = 0.25, depth = 2,
       origin = { 1, 1, 1 }, tiles = { 2, 2, 2 }, doors = { { inside = { 2, 2, 2 }, outside = { 2, 4, 2 } } } } } })
 put("manifest", "bare", pack.manifest_text { scale = 1, depth = 9, origin = { 0, 0, 0 }, tiles = { 1, 1, 1 }, radius = 0 })
+-- Tile graph blobs (the tgraph target): an open tile, a wall with a gap, a small portal bound with a stretch.
+local tg = core.tree.new { tiles = { 2, 1, 1 }, depth = 3, scale = 1 }
+tg:add_box({ 10, 0, 0 }, { 11, 5, 8 })
+tg:add_box({ 2, 2, 2 }, { 4, 8, 3 })
+put("tgraph", "open", core.route.build(tg, 0, 0, 0, { tag = 1 }))
+put("tgraph", "wall", core.route.build(tg, 1, 0, 0))
+put("tgraph", "small", core.route.build(tg, 0, 0, 0, { bound = 2, stretch = 1.5 }))
 print("fuzz/corpus written")
