@@ -4,7 +4,8 @@
  * fastest of P passes, and the count of answers that differ from the dense walk (on_grid_visible).
  * Instructions per segment: valgrind --tool=callgrind --toggle-collect=on_tree_visible
  *   build/bench/los -p 1 MAP   (then the total Ir / segments).
- * Usage: los [-s SEGMENTS] [-p PASSES] [MAP ...]   (run from the project root)
+ * -l LOAD compacts the node tables at that load factor first (a lower load: fewer probes, more bytes).
+ * Usage: los [-s SEGMENTS] [-p PASSES] [-l LOAD] [MAP ...]   (run from the project root)
  */
 #include "octonav.h"
 #include "scen.h"
@@ -26,7 +27,7 @@ int main(int argc, char **argv)
     if (!nmaps)
         for (; bench_maps[nmaps]; nmaps++) maps[nmaps] = bench_maps[nmaps];
     if (nseg < 1 || passes < 1) {
-        fprintf(stderr, "usage: los [-s SEGMENTS] [-p PASSES] [MAP ...]\n");
+        fprintf(stderr, "usage: los [-s SEGMENTS] [-p PASSES] [-l LOAD] [MAP ...]\n");
         return 2;
     }
     printf("| map | segments | clear | us / segment | disagree |\n|---|---:|---:|---:|---:|\n");
