@@ -160,3 +160,18 @@ int on_areaset_excluded(const on_areaset *s, const double p[3])
     }
     return 0;
 }
+
+int on_areaset_splits(const on_areaset *s, const double m[3], double size)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const on_navarea *a = &s->a[i];
+        int meets = 1, holds = 1;
+        for (int k = 0; k < 3 && meets; k++) {
+            double lo = m[k], hi = m[k] + size;
+            meets = a->mn[k] < hi && a->mx[k] > lo;
+            holds &= a->mn[k] <= lo && a->mx[k] >= hi;
+        }
+        if (meets && !holds) return 1;
+    }
+    return 0;
+}

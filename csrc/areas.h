@@ -30,6 +30,9 @@ void on_areaset_free(on_areaset *s);
 /* The cost of segment p -> q in nav units: its length weighted by the areas (octonav.h), INFINITY
  * when it enters an excluded area. Exactly on_dist3(p, q) when it enters none. */
 double on_areaset_cost(const on_areaset *s, const double p[3], const double q[3]);
+/* 1 when some area holds part of the open cube (min corner m, edge size) but not all of it: a search
+ * graph node there would mix prices (graph_areas.c splits it). */
+int on_areaset_splits(const on_areaset *s, const double m[3], double size);
 /* 1 when nav point p lies inside an excluded area. */
 int on_areaset_excluded(const on_areaset *s, const double p[3]);
 

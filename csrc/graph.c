@@ -23,15 +23,20 @@ int on_graph_init(on_graph *g, const on_tree *t, on_lcache *lc, on_tileset *touc
 void on_graph_free(on_graph *g)
 {
     free(g->nb);
-    g->nb = NULL;
-    g->nbcap = 0;
+    free(g->rnb);
+    free(g->rfaces);
+    g->nb = g->rnb = NULL;
+    g->rfaces = NULL;
+    g->nbcap = g->rcap = 0;
 }
 
 /* The one place a kind becomes its operations. */
 void on_graph_use(on_graph *g, int kind)
 {
-    g->kind = kind == ON_GRAPH_BOXES ? ON_GRAPH_BOXES : ON_GRAPH_CELLS;
-    g->ops = g->kind == ON_GRAPH_BOXES ? &on_graph_boxes_ops : &on_graph_cells_ops;
+    g->kind = kind == ON_GRAPH_BOXES ? ON_GRAPH_BOXES : kind == ON_GRAPH_AREA_CELLS ? kind : ON_GRAPH_CELLS;
+    g->ops = g->kind == ON_GRAPH_BOXES        ? &on_graph_boxes_ops
+             : g->kind == ON_GRAPH_AREA_CELLS ? &on_graph_area_cells_ops
+                                              : &on_graph_cells_ops;
     g->org_tile = UINT32_MAX;
 }
 

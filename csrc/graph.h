@@ -5,8 +5,8 @@
  * of a tile's prepared graph (tile, index into its box set, boxes.h). What the search asks of a
  * graph: a node's region (an axis-aligned box in nav space), its neighbours, the node holding a
  * point (locate), and the point where the search enters a node from a neighbour (entry). Each kind
- * is one table of operations (graph_cells.c, graph_boxes.c) chosen in one place, on_graph_use; a
- * new kind (the world's portal graph) is one more table.
+ * is one table of operations (graph_cells.c, graph_boxes.c, graph_areas.c) chosen in one place,
+ * on_graph_use; a new kind (the world's portal graph) is one more table.
  */
 #ifndef OCTONAV_GRAPH_H
 #define OCTONAV_GRAPH_H
@@ -52,15 +52,24 @@ struct on_graph {
     double org[3];
     const on_boxset *org_set;
     uint32_t fallback_tile;     /* after ON_FALLBACK: the tile without a valid box graph */
+    const struct on_areaset *areas; /* ON_GRAPH_AREA_CELLS: the areas that split cells */
+    on_cell *rnb;               /* (area cells) a free cell's own neighbours and their faces */
+    uint8_t *rfaces;
+    size_t rcap;
 };
 
-extern const on_graph_ops on_graph_cells_ops, on_graph_boxes_ops;
+/* (internal kind) the free cells split where an area's faces cross them (graph_areas.c); reported as
+ * ON_GRAPH_CELLS */
+#define ON_GRAPH_AREA_CELLS 3
+
+extern const on_graph_ops on_graph_cells_ops, on_graph_boxes_ops, on_graph_area_cells_ops;
 
 /* Set up over tree t with lookup cache lc, recording tiles read in touched; -1 on allocation failure
  * (free it with on_graph_free). The graph is the cells until on_graph_use says otherwise. */
 int on_graph_init(on_graph *g, const on_tree *t, on_lcache *lc, on_tileset *touched);
 void on_graph_free(on_graph *g);
-/* Run over graph `kind` (ON_GRAPH_CELLS or ON_GRAPH_BOXES) from now on. */
+/* Run over graph `kind` (ON_GRAPH_CELLS, ON_GRAPH_BOXES or ON_GRAPH_AREA_CELLS with g->areas set)
+ * from now on. */
 void on_graph_use(on_graph *g, int kind);
 /* Room for n neighbours in g->nb; -1 on allocation failure. */
 int on_graph_nb_reserve(on_graph *g, size_t n);

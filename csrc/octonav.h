@@ -342,9 +342,12 @@ ON_API on_status on_tree_obstacles(const on_tree *t, uint32_t *ids, double *boxe
  * of the search graph (a segment between node points) is costed this way, an edge entering an
  * excluded area is never taken, and an end inside one fails as blocked. The line-of-sight stages
  * (Lazy Theta*'s parents, the direct segment, smoothing, relaxation, refinement) take a shortcut only
- * when it is not dearer than what it replaces. The search avoids an area only between graph nodes: a
- * path inside one free cell (or box) is its straight segment, so with areas set, ON_GRAPH_AUTO
- * searches the cells (finer than the boxes). info.cost is the result's cost in world units. */
+ * when it is not dearer than what it replaces. With areas, ON_GRAPH_AUTO searches the free cells split
+ * where an area's faces cross them (down to single leaves), so a search goes round an area even inside
+ * one large free cell; over ON_GRAPH_BOXES a path inside one box is its straight segment. The search is
+ * exact on its graph (A* over the node points with weight 1), not over all paths in space: smoothing
+ * and relaxation then pull the path towards the continuous optimum without making it dearer. info.cost
+ * is the result's cost in world units. */
 typedef struct on_area {
     double min[3], max[3];   /* world units, min < max on every axis, finite */
     double cost;             /* multiplier >= 1, finite (not read when exclude is set) */

@@ -167,7 +167,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
             q->info.nearest[0] = q->info.nearest[1] = q->info.nearest[2] = NAN;
             return q->state = ON_FAILURE | ON_BLOCKED;
         }
-    /* (with areas, AUTO keeps to the cells: the search avoids areas only between its nodes) */
+    /* (with areas, AUTO keeps to the cells, split at the areas' faces below) */
     if (!cells_only &&
         (q->o.graph == ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_AUTO && face_points(q) && !q->areas.n))) {
         /* over the boxes when both ends' tiles have valid graphs (ON_GRAPH_BOXES: or not at all) */
@@ -185,7 +185,13 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
             on_graph_use(&q->g, ON_GRAPH_CELLS);
         }
     }
-    q->info.graph = q->g.kind;
+    if (q->areas.n && q->g.kind == ON_GRAPH_CELLS) { /* cells split at the areas' faces */
+        q->g.areas = &q->areas;
+        on_graph_use(&q->g, ON_GRAPH_AREA_CELLS);
+        on_graph_locate(&q->g, sc, q->a, &sc);
+        on_graph_locate(&q->g, gc, q->b, &gc);
+    }
+    q->info.graph = q->g.kind == ON_GRAPH_BOXES ? ON_GRAPH_BOXES : ON_GRAPH_CELLS;
     q->goal_cell = gc;
     if (touch_tile(q, sc.tile) != 0 || touch_tile(q, gc.tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
     int created;

@@ -210,7 +210,8 @@ static int slide(const on_sight *sg, const double *pa, const double A[3], double
     for (int it = 0; it <= steps; it++) {
         double mid = it == 0 ? 1 : 0.5 * (lo + hi), X[3];
         for (int k = 0; k < 3; k++) X[k] = P[k] + mid * (C[k] - P[k]);
-        if (corner_ok(sg, pa, A, X, B, nb)) {
+        if (corner_ok(sg, pa, A, X, B, nb) &&
+            (!sg->cost || seg_cost(sg, A, X) + seg_cost(sg, X, B) <= before + COST_TOL)) { /* (costs: no dearer) */
             lo = mid;
             memcpy(best, X, sizeof best);
             if (it == 0) break; /* the whole move is free */

@@ -109,6 +109,23 @@ describe("area costs", function()
     assert.is_nil(i1.cost)
   end)
 
+  it("an area in open space, inside one large free cell: the search goes round it", function()
+    local t = octonav.tree.new { depth = 5, scale = S, origin = O }
+    local q = octonav.query.new(t)
+    local cube = { min = W { 12, 12, 12 }, max = W { 20, 20, 20 }, cost = 10 }
+    local best = S * (2 * math.sqrt(116) + 8) -- over its top edge
+    for _, any in ipairs { false, true } do
+      local p, info = q:find(W { 2, 16, 16 }, W { 30, 16, 16 }, { areas = { cube }, relax = 20, any_angle = any })
+      expect_avoids(p, cube)
+      assert.equal(info.length, info.cost)
+      assert.is_true(info.length >= best - 1e-9 and info.length < best + 0.0025, info.length)
+    end
+    cube.cost = 1.1 -- through is cheaper: 20 + 8 * 1.1 leaves
+    local p, info = q:find(W { 2, 16, 16 }, W { 30, 16, 16 }, { areas = { cube } })
+    assert.equal(2, #p)
+    assert.is_true(near(info.cost, S * 28.8))
+  end)
+
   it("the tree's areas apply to every search; set_areas / areas round-trip", function()
     local t = two_gaps()
     local q = octonav.query.new(t)

@@ -1,7 +1,8 @@
 /*
  * test_search.c -- the query's C API on hand-built scenes: searching the prepared boxes alone
  * (ON_GRAPH_BOXES, failing with ON_UNPREPARED and the tile when one is not prepared), and area costs
- * (a dear gap avoided by a longer way round, an excluded box never entered, cost 1 = no area).
+ * (a dear gap avoided by a longer way round, an excluded box never entered, cost 1 = no area, an
+ * area inside one large free cell gone round).
  */
 #include "minitest.h"
 #include "octonav.h"
@@ -234,7 +235,50 @@ static void areas(void)
     on_tree_destroy(t);
 }
 
+/* An area inside one large free cell: the cells are split at its faces, and the search goes round
+ * it (over its top edge: optimum 2 sqrt(10^2 + 4^2) + 8), or through it when that is cheaper. */
+static void areas_in_open_space(void)
+{
+    on_tree_params p = {{1, 1, 1}, 5, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    on_query *q = NULL;
+    CHECK(on_ok(on_tree_create(&p, &t)) && on_ok(on_query_create(t, 1 << 16, &q)));
+    on_query_opts o;
+    on_query_opts_default(&o);
+    o.relax = 20;
+    on_area ar = {{12, 12, 12}, {20, 20, 20}, 10, 0};
+    o.areas = &ar;
+    o.nareas = 1;
+    double a[3] = {2, 16, 16}, b[3] = {30, 16, 16}, path[3 * 64], best = 2 * sqrt(116.0) + 8;
+    size_t n;
+    on_query_info info;
+    for (int any = 0; any < 2; any++)
+        for (int ex = 0; ex < 2; ex++) {
+            ar.exclude = ex;
+            o.any_angle = any;
+            CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_SUCCESS);
+            CHECK_EQ_INT(info.graph, ON_GRAPH_CELLS);
+            CHECK(info.cost == info.length && info.length >= best - 1e-9 && info.length < best + 0.005);
+            for (size_t i = 1; i < n; i++) CHECK(!enters(path + 3 * i - 3, path + 3 * i, ar.min, ar.max));
+        }
+    /* at 1.1 times the cost the straight line is cheaper: 20 + 8 * 1.1 */
+    ar.exclude = 0;
+    ar.cost = 1.1;
+    o.any_angle = 0;
+    CHECK_EQ_INT(on_query_find(q, a, b, &o, path, 64, &n, &info), ON_SUCCESS);
+    CHECK_EQ_INT(n, 2);
+    CHECK(fabs(info.cost - 28.8) < 1e-9 && info.length == 28);
+    /* an end inside the area: the node holding it is inside too, and the path leaves it straight */
+    ar.cost = 10;
+    double in[3] = {16, 16, 16};
+    CHECK_EQ_INT(on_query_find(q, in, b, &o, path, 64, &n, &info), ON_SUCCESS);
+    CHECK(fabs(info.cost - (4 * 10 + 10)) < 1e-9);
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("search", {
     boxes_only();
     areas();
+    areas_in_open_space();
 })
