@@ -321,6 +321,28 @@ describe("hostile files", function()
       assert.are.equal(dir .. ": cannot write: not a regular file (a directory)", err)
     end)
 
+    it("a save on a read-only filesystem says so (EROFS), as tree:save and pack.write_file", function()
+      -- a read-only tmpfs mounted over a fresh directory in a private user and mount namespace
+      -- (unshare -rm: no privilege needed where user namespaces are allowed); the saves run in that
+      -- child, the mount goes with it
+      local dir = tmp.dir(true)
+      local script = ("package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path; package.cpath = %q; "
+        .. "local octonav = require 'octonav'; local pack = require 'octonav.pack'; local d = %q; "
+        .. "local t = octonav.tree.new { tiles = { 1, 1, 1 }, depth = 2 }; "
+        .. "print('RESULT', select(2, t:save(d .. '/x.octn'))); "
+        .. "print('RESULT', select(2, pack.write_file(d .. '/manifest.txt', 'data')))"):format(package.cpath, dir)
+      local p = io.popen(("unshare -rm sh -c 'mount -t tmpfs -o ro none \"$1\" && exec lua5.4 -e \"$2\"' sh '%s' %q 2>&1")
+        :format(dir, script))
+      local out = p and p:read("a") or ""
+      if p then p:close() end
+      if not out:find("RESULT", 1, true) then
+        pending("no read-only filesystem to be had here (unshare -rm and mount): " .. out:sub(1, 200))
+        return
+      end
+      assert.are.equal(("RESULT\t%s/x.octn: cannot write: Read-only file system\n"
+        .. "RESULT\t%s/manifest.txt: cannot write: Read-only file system\n"):format(dir, dir), out)
+    end)
+
     it("two processes writing one pack file over and over never publish a mix", function()
       local dir = tmp.dir(true)
       local path = dir .. "/shared.txt"

@@ -1,7 +1,7 @@
 -- spec/24-abuse_spec.lua -- the binding under hostile use (issue 13): thousands of seeded random calls
--- on trees, queries, grids, paths and infos with wrong types, NaN and infinities, huge numbers, closed
--- objects, heuristics that raise, return junk, collect garbage or call back into the library (closing,
--- editing, searching), and random full collections. Every call must either return or raise a Lua error
+-- on trees (edits, point queries, area lists), queries, grids, paths and infos with wrong types, NaN
+-- and infinities, huge numbers, closed objects, heuristics that raise, return junk, collect garbage or
+-- call back into the library (closing, editing, searching), and random full collections. Every call must either return or raise a Lua error
 -- with a string message; the process never crashes (run it under `make check`: ASan + UBSan). At the
 -- end the library still answers a known search exactly. Prints the call count and the seed.
 -- Run: busted --lua=lua5.4 spec/24-abuse_spec.lua   (OCTONAV_SEED=n for another sequence,
@@ -41,7 +41,7 @@ describe("abuse: seeded random calls into the binding", function()
       local list = pool[kind]
       return #list > 0 and r.pick(list) or nil
     end
-    local heuristic -- forward
+    local heuristic, areas -- forward
     local function value()
       local k = r.int(1, 16)
       if k == 1 then return nil end
@@ -55,16 +55,31 @@ describe("abuse: seeded random calls into the binding", function()
       if k == 13 then return coroutine.create(function() end) end
       return object()
     end
+    -- area lists (tree:set_areas, opts.areas): mostly well formed, some junk
+    function areas()
+      local k = r.int(1, 6)
+      if k == 1 then return {} end
+      if k == 2 then return value() end
+      local list = {}
+      for i = 1, r.int(1, 3) do
+        local a = { min = point(), max = point() }
+        if r.chance(0.2) then a.exclude = true else a.cost = r.pick { 1, 2.5, 10, number() } end
+        if r.chance(0.05) then a.colour = "red" end
+        list[i] = a
+      end
+      return list
+    end
     local function opts()
       if r.chance(0.3) then return value() end
       local o = {}
       local keys = { "weight", "size_bias", "any_angle", "refine", "smooth", "max_expansions", "partial",
-        "heuristic", "escalate", "direct", "relax", "points", "graph", "max_nodes", "bogus" }
+        "heuristic", "escalate", "direct", "relax", "points", "graph", "max_nodes", "areas", "bogus" }
       for _ = 1, r.int(0, 3) do
         local key = r.pick(keys)
         local v = r.pick { value(), number(), r.chance(0.5), "none", "greedy", "centre", "cells", "auto", r.int(0, 50) }
         if key == "heuristic" and r.chance(0.7) then v = heuristic() end
         if key == "max_expansions" and r.chance(0.7) then v = r.int(1, 200) end
+        if key == "areas" and r.chance(0.7) then v = areas() end
         o[key] = v
       end
       return o
@@ -131,6 +146,17 @@ describe("abuse: seeded random calls into the binding", function()
       prepare = function() if r.chance(0.5) then return 0, 0, 0 end return value() end,
       boxes = function() return r.int(-1, 1), 0, 0 end,
       save = function() return "/nonexistent/dir/tree.bin" end,
+      export_obj = function() return "/nonexistent/dir/tree.obj", r.chance(0.5) and { what = value() } or nil end,
+      set_areas = function() return areas() end,
+      areas = function() end,
+      reachable = function() return point(), point() end,
+      -- max_distance stays small or invalid: a large one on a tree with no free space near p scans
+      -- O(R^4) leaves, grid or not (csrc/freespace.c; 1e4 on a 16^3 tree ran past 20 s)
+      nearest_free = function() return point(), r.pick { nil, 0, 1, 3, 8, -1, 0 / 0, math.huge, "x" } end,
+      random_free = function()
+        return r.pick { r.int(0, 1000), 0 / 0, "x", function() return r.int(1, 100) end },
+          r.chance(0.5) and { center = point(), radius = number(), count = r.pick { 1, 3, 0, -1, 2.5, "x" } } or nil
+      end,
       close = function() end,
     }
     -- a search that runs: two points inside the query's tree, the heuristic often, direct off often
@@ -142,7 +168,8 @@ describe("abuse: seeded random calls into the binding", function()
       local size = { p.tiles[1] * p.tile_leaves * p.scale, p.tile_leaves * p.scale, p.tiles[3] * p.tile_leaves * p.scale }
       local function inside() return { r.range(0, size[1]), r.range(0, size[2]), r.range(0, size[3]) } end
       local o = { heuristic = r.chance(0.7) and heuristic(q, t) or nil, direct = r.chance(0.5),
-        any_angle = r.chance(0.3), max_expansions = r.chance(0.3) and r.int(1, 100) or nil }
+        any_angle = r.chance(0.3), max_expansions = r.chance(0.3) and r.int(1, 100) or nil,
+        areas = r.chance(0.2) and areas() or nil }
       return inside(), inside(), o
     end
     local current_query
