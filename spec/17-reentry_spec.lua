@@ -139,6 +139,26 @@ describe("reentry: a heuristic calling back into the library", function()
     end
   end)
 
+  it("obstacles and areas raise: add_obstacle, remove_obstacle, set_areas; obstacles() and areas() read", function()
+    local id = assert(t:add_obstacle { min = { 60, 60, 60 }, max = { 61, 61, 61 } })
+    want_path, want_info = reference(t)
+    refused(function() return function() t:add_obstacle { min = { 0, 0, 0 }, max = { 32, 32, 32 } } end end,
+      "add_obstacle: " .. TREE_BUSY)
+    refused(function() return function() t:remove_obstacle(id) end end, "remove_obstacle: " .. TREE_BUSY)
+    refused(function() return function() t:set_areas { { min = { 0, 0, 0 }, max = { 9, 9, 9 }, cost = 5 } } end end,
+      "set_areas: " .. TREE_BUSY)
+    assert.equal(1, #t:obstacles())
+    assert.same({}, t:areas())
+    local q = octonav.query.new(t)
+    local seen
+    local path = q:find(A, B, { heuristic = function(...)
+      seen = { #t:obstacles(), #t:areas() }
+      return euclid(...)
+    end })
+    assert.is_not_nil(path)
+    assert.same({ 1, 0 }, seen)
+  end)
+
   it("reading the tree is allowed: locate, raycast, visible, stats, encode_tile, save", function()
     local q = octonav.query.new(t)
     local got = {}
