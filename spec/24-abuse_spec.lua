@@ -1,9 +1,10 @@
 -- spec/24-abuse_spec.lua -- the binding under hostile use (issue 13): thousands of seeded random calls
--- on trees (edits, point queries, area lists), queries, grids, paths and infos with wrong types, NaN
--- and infinities, huge numbers, closed objects, heuristics that raise, return junk, collect garbage or
--- call back into the library (closing, editing, searching), and random full collections. Every call must either return or raise a Lua error
--- with a string message; the process never crashes (run it under `make check`: ASan + UBSan). At the
--- end the library still answers a known search exactly. Prints the call count and the seed.
+-- on trees (edits, point queries, area lists), queries, path servers, grids, paths and infos with wrong
+-- types, NaN and infinities, huge numbers, closed objects, heuristics that raise, return junk, collect
+-- garbage or call back into the library (closing, editing, searching), and random full collections.
+-- Every call must either return or raise a Lua error with a string message; the process never crashes
+-- (run it under `make check`: ASan + UBSan). At the end the library still answers a known search
+-- exactly. Prints the call count and the seed.
 -- Run: busted --lua=lua5.4 spec/24-abuse_spec.lua   (OCTONAV_SEED=n for another sequence,
 --      OCTONAV_ABUSE_CALLS=n for another length)
 local octonav = require "octonav"
@@ -18,7 +19,7 @@ describe("abuse: seeded random calls into the binding", function()
   it("every call returns or raises a Lua error; nothing crashes; the library still works", function()
     local r = rng(SEED)
     local calls, raised, depth = 0, 0, 0
-    local pool = { trees = {}, queries = {}, grids = {}, paths = {}, infos = {} }
+    local pool = { trees = {}, queries = {}, grids = {}, paths = {}, infos = {}, servers = {} }
 
     local act -- forward: one random action (also called from inside heuristics)
 
@@ -37,7 +38,7 @@ describe("abuse: seeded random calls into the binding", function()
       return { r.int(0, 15), r.int(0, 15), r.int(0, 15) }
     end
     local function object()
-      local kind = r.pick { "trees", "queries", "grids", "paths", "infos" }
+      local kind = r.pick { "trees", "queries", "grids", "paths", "infos", "servers" }
       local list = pool[kind]
       return #list > 0 and r.pick(list) or nil
     end
@@ -189,6 +190,16 @@ describe("abuse: seeded random calls into the binding", function()
       visible_many = function() return { 0, 0, 0, 3, 3, number() } end,
       close = function() end,
     }
+    -- path servers (worker threads over a tree held busy while requests are out); their results are
+    -- not kept, so the seeded sequence of calls does not depend on the threads' timing
+    local server_methods = {
+      submit = function() return point(), point(), r.chance(0.6) and opts() or nil end,
+      update = function() return r.pick { true, false, nil, "x" } end,
+      pending = function() end,
+      pause = function() end,
+      resume = function() end,
+      close = function() end,
+    }
     local path_methods = {
       length = function() end,
       point_at = function() return number() end,
@@ -251,8 +262,15 @@ describe("abuse: seeded random calls into the binding", function()
         if #pool.trees > 0 then on(r.pick(pool.trees), tree_methods) end
       elseif k <= 80 then
         if #pool.queries > 0 then on(r.pick(pool.queries), query_methods) end
-      elseif k <= 86 then
+      elseif k <= 83 then
         if #pool.grids > 0 then on(r.pick(pool.grids), grid_methods) end
+      elseif k <= 84 then
+        local t = (#pool.trees > 0 and r.chance(0.9)) and r.pick(pool.trees) or value()
+        local res = call(octonav.pathserver.new, t, r.chance(0.8) and { workers = r.pick { 0, 1, 2, -1, "x" },
+          max_nodes = r.pick { nil, 64, 4096 }, max_queued = r.pick { nil, 0, 2 } } or value())
+        if res[1] then keep(pool.servers, res[2], 3) end
+      elseif k <= 86 then
+        if #pool.servers > 0 then on(r.pick(pool.servers), server_methods) end
       elseif k <= 92 then
         if #pool.paths > 0 then on(r.pick(pool.paths), path_methods) end
       elseif k <= 95 then
@@ -263,7 +281,7 @@ describe("abuse: seeded random calls into the binding", function()
         call(tostring, o)
       elseif k <= 98 then
         -- drop a random object and collect: finalizers run on closed, open and busy-free objects
-        local list = pool[r.pick { "trees", "queries", "grids", "paths", "infos" }]
+        local list = pool[r.pick { "trees", "queries", "grids", "paths", "infos", "servers" }]
         if #list > 0 then table.remove(list, r.int(1, #list)) end
         collectgarbage()
       else
@@ -280,6 +298,7 @@ describe("abuse: seeded random calls into the binding", function()
     local path, info = octonav.query.new(t):find({ 1, 1, 1 }, { 15, 1, 1 })
     assert.is_table(path, tostring(info))
     assert.near(math.sqrt(170) + 1 + math.sqrt(157), info.length, 1e-12)
+    for _, ps in ipairs(pool.servers) do pcall(ps.close, ps) end
     for _, tr in ipairs(pool.trees) do pcall(tr.close, tr) end
     collectgarbage()
     print(("\nabuse: %d calls (%d raised a Lua error), seed %d"):format(calls, raised, SEED))
