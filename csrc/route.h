@@ -35,7 +35,16 @@
  * leaves, 26-connected without corner cutting): found iff reachable; the graph cost (through the
  * portals' points) is at most 2 x the optimum + 2 leaves (measured mean 1.19, max 1.94: the forced
  * detour through each portal's point), the polyline through the pulled crossings mean 0.93, max 1.36
- * of it (its straight segments are not checked: the caller's queries walk between crossings).
+ * of it (its straight segments are not checked: the caller's queries walk between crossings); the
+ * same with one portal per face region (the default bound) as with the former 16-leaf squares.
+ * Measured (tools/bench_route.lua, terrain.lua worlds, 200 random far pairs, fastest of 5 passes):
+ * 16x2x16 and 32x2x32 tiles of 32^3 2 m leaves: graph memory 9.2% / 8.3% of the tree's bytes (56 /
+ * 204 KB), blobs 134 B a tile, plan p50 0.08 / 0.21 ms, p99 0.38 / 0.61 ms; 8x1x8 tiles of 512^3
+ * 1 m leaves: 0.7% of the tree (268 KB), blobs 11.8 KB a tile, but plan p50 0.4 s: an endpoint's
+ * local search builds its tile's boxes (~86 ms for ~84k boxes when the tree is not prepared) and
+ * runs a Dijkstra over all of them (~80 ms; p50 0.16 s with the tree prepared). A search directed
+ * towards the other end (A* with an early stop, and a full retry when it finds nothing) halved p50
+ * there but not p99; the join into big tiles needs a search bounded by more than direction.
  */
 #ifndef OCTONAV_ROUTE_H
 #define OCTONAV_ROUTE_H

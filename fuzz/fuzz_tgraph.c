@@ -4,7 +4,8 @@
  * made valid, so that mutations reach the fields), every accepted blob re-encodes to the same
  * bytes, and an accepted graph given to the three tiles of a 3 x 1 x 1 world graph links the same
  * after a tile leaves and comes back (dormant links), and a route over it from the first tile to the
- * last (an empty tree: every portal point is free) runs to an answer and a result.
+ * last (an empty tree: every portal point is free) runs to an answer and a result (tiles of depth up
+ * to 5: bigger empty tiles make each run slow).
  */
 #include "route.h"
 
@@ -46,6 +47,10 @@ static void one(const uint8_t *data, size_t size)
     if (!on_ok(on_tgraph_encode(g, buf, len, &len))) abort();
     if (len != size || memcmp(buf, data, size) != 0) abort(); /* accepted but not canonical */
     free(buf);
+    if (g->depth > 5) { /* the world part on small tiles only: an empty 512^3 tile's boxes cost a lot */
+        on_tgraph_free(g);
+        return;
+    }
     /* the world graph: the graph on all three tiles, the middle one removed and added again */
     on_tree_params p;
     memset(&p, 0, sizeof p);

@@ -2,7 +2,8 @@
 -- tree's bytes per tile, build time per tile, and route planning time (p50 / p99 over random pairs of free
 -- points, fixed seed; each pair the fastest of 5 passes). Usage: lua5.4 tools/bench_route.lua /tmp/pack 200
 -- (after `make`). Environment: BOUND, STRETCH (route.build options); FILES=1 reads the pack's own
--- tiles/I_J_K.graph instead of building (no build times: for big tiles).
+-- tiles/I_J_K.graph instead of building (no build times: for big tiles); PREPARE=1 prepares the tree's
+-- boxes first (the planner's local searches then skip building a tile's boxes).
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = "build/?.so;" .. package.cpath
 local octonav = require "octonav"
@@ -55,6 +56,7 @@ local function free_point()
     if tree:locate(p) == "free" then return p end
   end
 end
+if os.getenv("PREPARE") == "1" then tree:prepare() end
 local p = g:planner()
 local times, found, fails, near = {}, 0, {}, 0
 for _ = 1, npairs do
