@@ -81,6 +81,8 @@ bench: all
 	@$(LUA) bin/octonav bench-all
 	@$(LUA) bin/octonav bench-world
 	@$(MAKE) --no-print-directory bench-pathserver
+	@$(MAKE) --no-print-directory bench-qmem
+	@$(MAKE) --no-print-directory bench-obstacles
 	@if [ -f /usr/include/openvdb/openvdb.h ] && [ -f /usr/include/octomap/octomap.h ]; then \
 	  $(MAKE) --no-print-directory bench-anchors; \
 	else echo "bench-anchors: skipped (install libopenvdb-dev and liboctomap-dev)"; fi
@@ -95,6 +97,12 @@ $(BUILD)/bench/pathserver: bench/pathserver.c bench/scen.h $(BUILD)/libonav.a | 
 $(BUILD)/bench/los: bench/los.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
+$(BUILD)/bench/qmem: bench/qmem.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
+$(BUILD)/bench/obstacles: bench/obstacles.c $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
 $(BUILD)/bench/bake: bench/bake.c $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
@@ -105,6 +113,14 @@ bench-bake: $(BUILD)/bench/bake
 # path server throughput: 1,000 scenario queries a map, 2 workers against one thread
 bench-pathserver: $(BUILD)/bench/pathserver
 	@$(BUILD)/bench/pathserver
+
+# resident bytes per query object with 100 queries (query memory grows with the search)
+bench-qmem: $(BUILD)/bench/qmem
+	@$(BUILD)/bench/qmem
+
+# temporary obstacles: microseconds per add and remove on a 64^3 and a 512^3 tile
+bench-obstacles: $(BUILD)/bench/obstacles
+	@$(BUILD)/bench/obstacles
 
 # octonav's line of sight alone (for profiling: see bench/los.c)
 bench-los: $(BUILD)/bench/los

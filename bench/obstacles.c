@@ -5,7 +5,7 @@
  * every change). Obstacles are 4^3-leaf boxes at random places; each pass adds K of them one by one,
  * then removes them in random order; the fastest of P passes is reported per add and per remove.
  * Build and run (from the project root, after make):
- *   cc -O2 -Icsrc -o build/bench/obstacles bench/obstacles.c build/libonav.a -lm -lpthread
+ *   make bench-obstacles  (or build/bench/obstacles after it is built)
  *   build/bench/obstacles [-k K] [-p PASSES]
  */
 #include "octonav.h"

@@ -4,7 +4,7 @@
  * S scenario searches (default 10, default options): resident bytes per query (the process's
  * resident set from /proc/self/statm, after the searches, minus before the queries; the tree is built
  * before) and address space per query, beside the searches' median and largest node counts.
- * Build: cc -O2 -Icsrc -o build/bench/qmem bench/qmem.c build/libonav.a -lm -lpthread
+ * Build and run: make bench-qmem
  * Usage: qmem [-q QUERIES] [-m MAX_NODES] [-s SEARCHES] [MAP ...]   (run from the project root)
  */
 #include "octonav.h"
