@@ -12,6 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* lua_areas.c: the list of areas of opts.areas, and the tree's set_areas / areas methods (declared
+ * here until lua_util.h lists them) */
+on_area *on_lua_checkareas(lua_State *L, int idx, const char *what, size_t *n);
+int on_lua_areas_open(lua_State *L);
+/* lua_obstacles.c: the tree's add_obstacle / remove_obstacle / obstacles methods (the same) */
+int on_lua_obstacles_open(lua_State *L);
+
 #define QUERY_MT "octonav.query"
 #define DEFAULT_MAX_NODES 262144
 
@@ -429,6 +436,8 @@ static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 int on_lua_query_open(lua_State *L)
 {
     on_lua_path_open(L);
+    on_lua_areas_open(L);
+    on_lua_obstacles_open(L);
     on_lua_newclass(L, &query_class, methods);
     luaL_newlib(L, funcs);
     return 1;

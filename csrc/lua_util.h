@@ -92,11 +92,6 @@ int on_lua_points_open(lua_State *L);
 int on_lua_tree_edit_open(lua_State *L);
 int on_lua_tree_cells_open(lua_State *L);
 int on_lua_pathserver_open(lua_State *L);
-/* Add set_areas / areas (lua_areas.c) and add_obstacle / remove_obstacle / obstacles (lua_obstacles.c)
- * to the tree class (after on_lua_tree_open); opts.areas' list of areas (lua_areas.c). */
-int on_lua_areas_open(lua_State *L);
-int on_lua_obstacles_open(lua_State *L);
-on_area *on_lua_checkareas(lua_State *L, int idx, const char *what, size_t *n);
 
 /* One class helper for every userdata type (liolib's luaL_Stream idea): each userdata starts with a
  * handle whose `p` is the C object, NULL while closed. A handle is made closed (on_lua_newhandle) before

@@ -41,7 +41,9 @@
 -- navigator fails with "loading"); "graph_changed" (a tile graph came or went meanwhile) plans again.
 -- Once walking, when the graph of a tile the route crosses is replaced (world.graph_ids changes: a
 -- rebake; a graph unloaded, or reloaded from the same file, is no change) the navigator plans again
--- from where it is (counted in stats().replans, like a stale path). The route's consecutive tile steps are then
+-- from where it is (counted in stats().replans, like a stale path). So does a navigator whose route
+-- passes a door that world:set_door closes before the agent reaches it (stats().door_replans; the
+-- door's box is blocked in the trees, and the planner leaves closed doors out). The route's consecutive tile steps are then
 -- joined into one step on the world tree that ends where the last of them ends (at a door's outside
 -- point or at the goal): the route's corridor is searched by ONE query toward that point, not one
 -- query per connect block, so the walk is as long as a seamless query's whatever blocks the planner
@@ -138,6 +140,7 @@ function M.new(world, opts)
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
     replan = option(opts, "replan", true, function(v) return type(v) == "boolean" end, "a boolean"),
     replans = 0,
+    door_replans = 0, -- of which: a door ahead on the route was closed (world:set_door)
     frame = 0,      -- updates so far
     queries = {},   -- tree -> octonav.query
     state = "idle",
@@ -169,6 +172,7 @@ local function reset(self)
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
   self.goal, self.reason, self.cells, self.route_steps, self.job, self.route_ids = nil, nil, nil, nil, nil, nil
+  self.route_doors, self.door_seen = nil, nil
   if self.cplanner then -- a plan dropped half way: its C planner goes back to the world's idle ones
     planner.release(self.world, self.cplanner)
     self.cplanner = nil
@@ -234,14 +238,16 @@ end
 -- expansions counted against the budgets (exact, except while streaming, see update), searches
 -- started (q:start calls), smoother checks; loading: the tile {i, j, k} the running search waited
 -- for in the last update, or nil (loading_hole: the hole); replans: routes planned again because a
--- path went stale (option replan).
+-- path went stale (option replan) or a door went shut; door_replans: those of them because a door the
+-- route passes ahead of the agent was closed (world:set_door; done whatever the replan option says).
 function Nav:stats()
   local checks = self.old_checks
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then checks = checks + leg.smoother:checks() end
   end
   return { expansions = self.total_expansions, searches = self.total_searches, checks = checks,
-    loading = self.loading, loading_hole = self.loading_hole, replans = self.replans }
+    loading = self.loading, loading_hole = self.loading_hole, replans = self.replans,
+    door_replans = self.door_replans }
 end
 
 local function fail(self, reason)
@@ -524,6 +530,34 @@ local function graph_changed(self)
   return false
 end
 
+-- The doors the route passes: { hole, door, k } for each cell k that leaves through a door.
+local function doors_of(cells)
+  local out = {}
+  for k, c in ipairs(cells) do
+    if c.via_kind == "door" then out[#out + 1] = { hole = c.via_hole, door = c.via, k = k } end
+  end
+  return out
+end
+
+-- Is a door the route passes, and the agent has not reached yet, closed? A door counts as reached once
+-- the agent has passed the step leading to it (it is on the door's own leg, crossing): it goes on.
+local function door_closed_ahead(self)
+  for _, rd in ipairs(self.route_doors or {}) do
+    local h = self.world.holes[rd.hole]
+    local d = h and h.doors[rd.door]
+    if d and d.open == false and not passed(self, rd.k) then return true end
+  end
+  return false
+end
+
+-- Checked when a door changed since the last look (world.door_revision), and once after planning.
+local function door_changed(self)
+  local rev = self.world.door_revision or 0
+  if self.door_seen == rev then return false end
+  self.door_seen = rev
+  return door_closed_ahead(self)
+end
+
 -- The C planner the navigator plans with: taken from the world's idle ones while it plans (several
 -- navigators plan at once, each sliced over its updates), given back when the plan ends.
 local function take_planner(self)
@@ -590,6 +624,13 @@ local function plan_route(self, position)
   give_planner(self)
   self.route_steps = route
   self.cells = legs_of(route)
+  self.route_doors = doors_of(self.cells)
+  self.door_seen = nil -- a door closed while the plan ran: checked at the next update
+  if #self.route_doors > 0 then
+    locks:set_door_check(function() return self.cells ~= nil and door_closed_ahead(self) end)
+  else
+    locks:set_door_check(nil)
+  end
   self.route_ids = {}
   for _, step in ipairs(route) do
     if step.kind == "tile" then self.route_ids[step.tile] = world.graph_ids and world.graph_ids[step.tile] end
@@ -616,13 +657,16 @@ function Nav:update(position, budget)
   if state == "idle" then return "idle", nil end
   if state == "failed" then return "failed", self.reason end
   if state == "arrived" then return "arrived", self.goal end
-  if self.replan and self.cells and (stale_step(self) or graph_changed(self)) then
-    -- a tile under the path changed (re-baked, cleared, unloaded), or the graph of a tile the route
-    -- crosses was replaced (a rebake): plan again from here, now
+  local by_door = self.cells and door_changed(self)
+  if by_door or (self.replan and self.cells and (stale_step(self) or graph_changed(self))) then
+    -- a door ahead on the route was closed (whatever the replan option says), a tile under the path
+    -- changed (re-baked, cleared, unloaded, an obstacle), or the graph of a tile the route crosses was
+    -- replaced (a rebake): plan again from here, now
     local goal = self.goal
     reset(self)
     self.goal = goal
     self.replans = self.replans + 1
+    if by_door then self.door_replans = self.door_replans + 1 end
   end
   if not self.cells then
     local st = plan_route(self, position)

@@ -100,6 +100,8 @@ function Locks:tile_of(p) return planner_tile_of(self.world, p) end
 local Registered = {}
 Registered.__index = Registered
 function Registered:is_valid()
+  local closed = self.locks.door_closed -- the navigator's: a door ahead on its route is closed
+  if closed and closed() then return false end
   for _, p in pairs(self.paths) do
     if not p:is_valid() then return false end
   end
@@ -187,11 +189,16 @@ function Locks:step_found(k, step, path)
   self:release(old)
   self.steps[k] = set
   if not self.registered then
-    self.registered = setmetatable({ paths = {} }, Registered)
+    self.registered = setmetatable({ paths = {}, locks = self }, Registered)
     if self.nav.agent then self.s:set_path(self.nav.agent, self.registered) end
   end
   self.registered.paths[k] = path
 end
+
+--- door_closed() -> true when a door the route passes ahead of the agent is closed: the registered
+-- path is invalid then (the streamer lists the agent in `stale`). nil: no route.
+function Locks:set_door_check(fn) self.door_closed = fn end
+none.set_door_check = nop
 
 --- Releases the locks of the steps the agent has passed (passed(k) -> boolean), up to `known`.
 function Locks:release_passed(known, passed)

@@ -15,7 +15,8 @@
 --   --             failed = { { tile = {i,j,k}, reason = "corrupt tile file" }, ... },
 --   --             holes_loaded = { name, ... }, holes_unloaded = { name, ... },
 --   --             holes_failed = { { hole = name, reason = "..." }, ... },
---   --             stale = { agent id, ... } }
+--   --             stale = { agent id, ... },
+--   --             doors = { { hole = name, door = j, open = bool }, ... } }  -- world:set_door since the last update
 --   s:close()
 --
 -- A pack directory is loaded with octonav.world.load(dir, { tiles = false }): manifest and holes'
@@ -47,7 +48,13 @@
 -- is_valid method; nil unregisters; a navigator bound to the streamer registers its own);
 -- s:path(agent) returns it. update() lists in `stale` the agents whose registered path is no longer
 -- valid (path:is_valid() false: a tile it crosses was unloaded or re-baked, its hole tree closed), each
--- once until a new path is set.
+-- once until a new path is set. A navigator's registered path is also invalid once a door its route
+-- passes (ahead of the agent) is closed, so world:set_door puts those agents in `stale`.
+--
+-- Doors: a closed door's box is a temporary obstacle (world:set_door); a tile or hole tree loaded
+-- later comes back as its file holds it, so update() blocks the closed doors' boxes again over the
+-- tiles it loaded (world:reapply_doors: one remove_obstacle + add_obstacle per closed door over a
+-- loaded tile, which rebuilds the door's other loaded tiles too) and in a hole tree it installs.
 --
 -- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded,
 -- decode_seconds, tree_bytes) plus holes_loaded, holes_locked, paths.
@@ -96,6 +103,7 @@ function M.new(src, opts)
     closed = false,
   }, Streamer)
   world.streamer = self -- the world's rebake and planner ask it what is loaded
+  world.door_log = {}   -- world:set_door appends its changes: listed by the next update (changes.doors)
   return self
 end
 
@@ -303,6 +311,7 @@ local function install_holes(self, ev, changes)
       if tree then
         h.tree = tree
         hs.state = "loaded"
+        world:reapply_hole_doors(r.id) -- its closed doors' boxes blocked in the new tree
         changes.holes_loaded[#changes.holes_loaded + 1] = h.name
       else
         hs.state = "failed"
@@ -373,6 +382,13 @@ function Streamer:update(wait)
   for _, t in ipairs(self.dropped) do table.insert(changes.unloaded, 1, t) end
   self.dropped = {}
   sync_graphs(self, changes)
+  if #changes.loaded > 0 then -- closed doors over the tiles just loaded are blocked again there
+    local grid, idx = self.world.grid, {}
+    for n, t in ipairs(changes.loaded) do idx[n] = tilegrid.index(grid, t[1], t[2], t[3]) end
+    self.world:reapply_doors(idx)
+  end
+  changes.doors = self.world.door_log or {}
+  self.world.door_log = {}
   for _, f in ipairs(ev.failed) do
     changes.failed[#changes.failed + 1] = { f.tile, f.reason, tile = f.tile, reason = f.reason }
   end
@@ -407,7 +423,10 @@ function Streamer:close()
   if self.closed then return end
   self.closed = true
   self.core:close()
-  if self.world.streamer == self then self.world.streamer = nil end
+  if self.world.streamer == self then
+    self.world.streamer = nil
+    self.world.door_log = nil
+  end
   if self.own then self.world:close() end
 end
 

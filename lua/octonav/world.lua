@@ -5,7 +5,9 @@
 --   world:in_hole(p) -> name, i | nil
 --   world:validate() -> { ok, doors = { { hole, name, door, outside_blocked, inside_free, connected,
 --                                         outside_free } } }
---   world:set_door(hole, door, open), world:rebake(region, config), world:plan(a, b), world:close()
+--   world:set_door(hole, door, open), world:door_box(hole, door [, box]) (a closed door blocks its box
+--   in both trees), world:reapply_doors(tiles), world:reapply_hole_doors(hole),
+--   world:rebake(region, config), world:plan(a, b), world:close()
 --   world:add_graph(tile) / world:remove_graph(tile) / world:graph_bytes()
 --
 -- Loading reads the manifest, every tile file (decoded into one tree), every tile's graph file (added
@@ -93,7 +95,10 @@ local function hole_records(grid, m)
   local list, index = {}, {}
   for i, h in ipairs(m.holes) do
     local doors = {}
-    for j, d in ipairs(h.doors) do doors[j] = { inside = d.inside, outside = d.outside, open = true } end
+    for j, d in ipairs(h.doors) do
+      doors[j] = { inside = d.inside, outside = d.outside, open = true }
+      if d.box then doors[j].box = { min = d.box.min, max = d.box.max } end
+    end
     list[i] = {
       name = h.name, kind = h.kind, min = h.min, max = h.max, scale = h.scale, depth = h.depth,
       origin = h.origin, tree_tiles = h.tiles, doors = doors, tiles = tilegrid.hole_tiles(grid, h),
@@ -323,16 +328,108 @@ function World:validate()
   return report
 end
 
---- Opens or closes a door (hole: index or name; door: index; open: boolean). The planner only uses
--- open doors.
-function World:set_door(hole, door, open)
-  local _, h = hole_arg(self, hole, "set_door")
+-- ---- doors ----------------------------------------------------------------------------------------
+
+local function door_arg(self, hole, door, fname)
+  local i, h = hole_arg(self, hole, fname)
   if math.type(door) ~= "integer" or not h.doors[door] then
-    error(("world:set_door: door: integer 1..%d expected, got %s"):format(#h.doors, tostring(door)), 2)
+    error(("world:%s: door: integer 1..%d expected, got %s"):format(fname, #h.doors, tostring(door)), 3)
   end
+  return i, h, h.doors[door]
+end
+
+-- Blocks a closed door's box in the world tree and in its hole's tree (when loaded), as temporary
+-- obstacles (tree:add_obstacle); the ids are kept on the door (world_obstacle, hole_obstacle).
+local function block_door(self, h, d)
+  if not d.box then return end
+  if not d.world_obstacle then d.world_obstacle = self.tree:add_obstacle(d.box) end
+  if h.tree and not d.hole_obstacle then
+    d.hole_obstacle = h.tree:add_obstacle(d.box)
+    d.hole_tree = h.tree
+  end
+end
+
+local function unblock_door(self, h, d)
+  if d.world_obstacle then self.tree:remove_obstacle(d.world_obstacle) end
+  -- a hole tree the streamer closed meanwhile took its obstacle with it
+  if d.hole_obstacle and d.hole_tree == h.tree then h.tree:remove_obstacle(d.hole_obstacle) end
+  d.world_obstacle, d.hole_obstacle, d.hole_tree = nil, nil, nil
+end
+
+--- Opens or closes a door (hole: index or name; door: index; open: boolean). The planner only uses
+-- open doors. A closed door with a `box` (its doorway, from the bake config's door entry, or set with
+-- world:door_box) is blocked in the world tree and in its hole's tree as a temporary obstacle
+-- (tree:add_obstacle), removed when it opens: paths through the doorway go stale (path:is_valid()),
+-- navigators whose route passes the door plan again (stats().door_replans) and with a streamer the
+-- change is listed by its next update (changes.doors) and the agents whose path uses the door are in
+-- `stale`. Setting the state a door already has changes nothing.
+function World:set_door(hole, door, open)
+  local _, h, d = door_arg(self, hole, door, "set_door")
   if type(open) ~= "boolean" then error("world:set_door: open: boolean expected, got " .. type(open), 2) end
-  h.doors[door].open = open
+  if (d.open ~= false) == open then return self end
+  d.open = open
+  if open then unblock_door(self, h, d) else block_door(self, h, d) end
+  self.door_revision = (self.door_revision or 0) + 1
+  local log = self.door_log
+  if log then log[#log + 1] = { hole = h.name, door = door, open = open } end
   return self
+end
+
+--- world:door_box(hole, door [, box]) -> the door's box ({ min, max } or nil); with box, sets it
+-- first (a closed door is blocked again with the new box).
+function World:door_box(hole, door, box)
+  local _, h, d = door_arg(self, hole, door, "door_box")
+  if box ~= nil then
+    if type(box) ~= "table" or not util.is_point(box.min) or not util.is_point(box.max) then
+      error("world:door_box: box: { min = {x, y, z}, max = {x, y, z} } expected", 2)
+    end
+    unblock_door(self, h, d)
+    d.box = { min = { box.min[1], box.min[2], box.min[3] }, max = { box.max[1], box.max[2], box.max[3] } }
+    if d.open == false then block_door(self, h, d) end
+  end
+  return d.box
+end
+
+--- world:reapply_doors(tiles) -> count: the closed doors whose box overlaps one of `tiles` (tile
+-- indices just loaded) are blocked again in the world tree (a tile loaded after the obstacle was
+-- added comes back as its file holds it). The streamer calls it for the tiles its update loaded.
+function World:reapply_doors(tiles)
+  if #tiles == 0 then return 0 end
+  local set = {}
+  for _, t in ipairs(tiles) do set[t] = true end
+  local n, r = 0, self.radius or 0
+  for _, h in ipairs(self.holes) do
+    for _, d in ipairs(h.doors) do
+      if d.open == false and d.box then
+        local hit = false
+        local lo, hi = d.box.min, d.box.max
+        lo, hi = { lo[1] - r, lo[2] - r, lo[3] - r }, { hi[1] + r, hi[2] + r, hi[3] + r }
+        for _, t in ipairs(tilegrid.in_box(self.grid, lo, hi, false)) do
+          if set[t] then
+            hit = true
+            break
+          end
+        end
+        if hit then
+          if d.world_obstacle then self.tree:remove_obstacle(d.world_obstacle) end
+          d.world_obstacle = self.tree:add_obstacle(d.box)
+          n = n + 1
+        end
+      end
+    end
+  end
+  return n
+end
+
+--- world:reapply_hole_doors(hole): a hole tree just installed (the streamer) gets its closed doors'
+-- boxes blocked.
+function World:reapply_hole_doors(hole)
+  local _, h = hole_arg(self, hole, "reapply_hole_doors")
+  for _, d in ipairs(h.doors) do
+    if d.open == false and d.box and h.tree and d.hole_tree ~= h.tree then
+      d.hole_obstacle, d.hole_tree = h.tree:add_obstacle(d.box), h.tree
+    end
+  end
 end
 
 -- ---- the world graph -----------------------------------------------------------------------------
@@ -405,7 +502,11 @@ function World:rebake(region, config)
       local had_tree = o ~= nil and o.tree ~= nil
       if o then
         for j, d in ipairs(h.doors) do
-          if o.doors[j] then d.open = o.doors[j].open end
+          local od = o.doors[j]
+          if od then
+            d.open, d.box = od.open, d.box or od.box
+            d.world_obstacle = od.world_obstacle -- the world tree keeps its obstacles
+          end
         end
         if not redo[h.name] then
           fresh[n] = o
@@ -423,11 +524,17 @@ function World:rebake(region, config)
       end
     end
     for _, o in pairs(old) do
+      for _, od in ipairs(o.doors) do -- a hole gone from the manifest: its doors' obstacles go too
+        if od.world_obstacle then self.tree:remove_obstacle(od.world_obstacle) end
+      end
       if o.tree then o.tree:close() end
     end
     self.holes = fresh
     self.hole_index = {}
-    for n, h in ipairs(fresh) do self.hole_index[h.name] = n end
+    for n, h in ipairs(fresh) do
+      self.hole_index[h.name] = n
+      if h.tree then self:reapply_hole_doors(n) end
+    end
   end
   return s
 end
