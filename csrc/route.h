@@ -87,9 +87,7 @@ enum { ON_ROUTE_FAR = 0, ON_ROUTE_SAME_TILE = 1, ON_ROUTE_NEIGHBOURS = 2 };
 
 /* One crossing of a route from a tile into the next, in order. */
 typedef struct on_route_step {
-    uint32_t tile, portal;       /* the tile left and its portal (portals numbered as the world graph keeps
-                                  * them: a tile's portals in blob order without those on the world's
-                                  * border) */
+    uint32_t tile, portal;       /* the tile left and its portal */
     uint32_t to_tile, to_portal; /* the tile entered and its portal */
     double point[3];             /* where it crosses, world space: on the shared face, inside the rectangle
                                   * where both portals overlap (free on both sides), pulled towards the

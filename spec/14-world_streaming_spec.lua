@@ -648,4 +648,61 @@ describe("octonav.streamer over a world", function()
     nav:close()
     s:close()
   end)
+
+  it("a navigator waiting on data reports what it waits for and fails after wait_timeout", function()
+    -- workers 0 and no s:update(): the start's tile stays queued
+    local s = assert(streamer.new(pack, { load_padding = 4, unload_padding = 12, workers = 0 }))
+    assert.has_error(function() octonav.navigator.new(s.world, { streamer = s, wait_timeout = 0 }) end,
+      "octonav.navigator.new: option 'wait_timeout' must be an integer >= 1")
+    local nav = octonav.navigator.new(s.world, { streamer = s, wait_timeout = 5 })
+    nav:go { 8, 8, 40 }
+    local status, reason
+    for f = 1, 5 do
+      status = nav:update { 8, 8, 8 }
+      assert.are.equal("planning", status)
+      local w = nav:stats().waiting
+      assert.are.same({ 0, 0, 0 }, w.tile)
+      assert.are.equal("tile 0,0,0", w.what)
+      assert.are.equal(f, w.frames)
+      assert.are.equal(1, w.since)
+      assert.are.equal("unloaded", w.state)
+    end
+    status, reason = nav:update { 8, 8, 8 }
+    assert.are.equal("failed", status)
+    assert.are.equal("wait_timeout", reason)
+    assert.are.same({ 0, 0, 0 }, nav:stats().waiting.tile)
+    assert.are.equal(6, nav:stats().waiting.frames)
+    assert.matches("failed: wait_timeout, waiting 6 updates for tile 0,0,0", tostring(nav), 1, true)
+    assert.are.equal(0, s:stats().locked) -- its locks are released
+    nav:close()
+    s:close()
+  end)
+
+  it("max_loaded below what one navigator needs: it arrives (its locks win), never waits silently", function()
+    for _, max in ipairs { 1, 2 } do
+      local s = assert(streamer.new(pack, { load_padding = 4, unload_padding = 12, workers = 0, max_loaded = max }))
+      local nav = octonav.navigator.new(s.world, { streamer = s, wait_timeout = 50 })
+      local pos, goal = { 8, 8, 8 }, { 60, 8, 8 }
+      nav:go(goal)
+      local status, second
+      local silent = 0
+      for _ = 1, 3000 do
+        s:update(true)
+        status, second = nav:update(pos)
+        if status == "arrived" or status == "failed" then break end
+        if status == "moving" then
+          local d = dist(pos, second)
+          local f = d <= 0.5 and 1 or 0.5 / d
+          pos = { pos[1] + (second[1] - pos[1]) * f, pos[2] + (second[2] - pos[2]) * f, pos[3] + (second[3] - pos[3]) * f }
+        elseif status == "planning" and not nav:stats().waiting and not nav.job and nav.cells == nil then
+          silent = silent + 1
+        end
+      end
+      -- locked tiles load whatever max_loaded says, so it gets there
+      assert.are.equal("arrived", status, "max_loaded " .. max .. ": " .. tostring(second))
+      assert.are.equal(0, silent)
+      nav:close()
+      s:close()
+    end
+  end)
 end)

@@ -29,6 +29,9 @@
 --                              the route again from the agent's position at the next update (counted
 --                              in stats().replans); false: keep walking the stale path
 --   streamer = nil             an octonav.streamer over this world (see "With a streamer" below)
+--   wait_timeout = 600         updates in a row the navigator may wait on data (a tile or hole that is
+--                              not loaded: stats().waiting says which, since when and why) before it
+--                              fails with "wait_timeout" (stats().waiting keeps what it waited for)
 --   agent = nil                with a streamer: the streamer agent this navigator moves for (its
 --                              paths are registered under it); nil: the navigator adds its own agent
 --                              at the first update, moves it to the position of every update and
@@ -106,7 +109,7 @@ local EPS = 1e-6
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
-  replan = true,
+  replan = true, wait_timeout = true,
 }
 
 local function option(opts, name, default, ok, what)
@@ -139,6 +142,7 @@ function M.new(world, opts)
       function(v) return type(v) == "number" and v >= 0 end, "a number >= 0"),
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
     replan = option(opts, "replan", true, function(v) return type(v) == "boolean" end, "a boolean"),
+    wait_timeout = option(opts, "wait_timeout", 600, function(v) return is_int(v, 1) end, "an integer >= 1"),
     replans = 0,
     door_replans = 0, -- of which: a door ahead on the route was closed (world:set_door)
     frame = 0,      -- updates so far
@@ -172,7 +176,7 @@ local function reset(self)
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
   self.goal, self.reason, self.cells, self.route_steps, self.job, self.route_ids = nil, nil, nil, nil, nil, nil
-  self.route_doors, self.door_seen = nil, nil
+  self.route_doors, self.door_seen, self.wait = nil, nil, nil
   if self.cplanner then -- a plan dropped half way: its C planner goes back to the world's idle ones
     planner.release(self.world, self.cplanner)
     self.cplanner = nil
@@ -214,6 +218,9 @@ Nav.__close = function(self) self:close() end
 function Nav:__tostring()
   local parts = { "octonav.navigator: " .. tostring(self.state) }
   if self.state == "failed" then parts[1] = parts[1] .. ": " .. tostring(self.reason) end
+  if self.wait then
+    parts[#parts + 1] = ("waiting %d updates for %s"):format(self.wait.frames, self.wait.what)
+  end
   if self.cells then parts[#parts + 1] = ("step %d of %d searched"):format(self.known or 0, #self.cells) end
   if self.goal then parts[#parts + 1] = ("goal (%.6g, %.6g, %.6g)"):format(self.goal[1], self.goal[2], self.goal[3]) end
   return table.concat(parts, ", ")
@@ -234,7 +241,17 @@ function Nav:tree()
   return leg and leg.tree or nil
 end
 
---- nav:stats() -> { expansions, searches, checks, loading, loading_hole, replans } since new():
+local function copy_wait(w)
+  return { tile = w.tile and copy(w.tile), hole = w.hole, what = w.what, since = w.since, frames = w.frames,
+    state = w.state, reason = w.reason }
+end
+
+--- nav:stats() -> { expansions, searches, checks, loading, loading_hole, replans, door_replans,
+-- waiting } since new(); waiting (nil when the last update did not wait on data): { tile = {i,j,k} |
+-- hole = name, what = "tile I,J,K" | "hole NAME", since = the update it began waiting (in a row),
+-- frames = updates waited so far, state = the streamer's state of it ("unloaded", "queued",
+-- "failed"; nil without a streamer), reason = "max_loaded" when the streamer's limit keeps it out,
+-- else nil };
 -- expansions counted against the budgets (exact, except while streaming, see update), searches
 -- started (q:start calls), smoother checks; loading: the tile {i, j, k} the running search waited
 -- for in the last update, or nil (loading_hole: the hole); replans: routes planned again because a
@@ -247,7 +264,7 @@ function Nav:stats()
   end
   return { expansions = self.total_expansions, searches = self.total_searches, checks = checks,
     loading = self.loading, loading_hole = self.loading_hole, replans = self.replans,
-    door_replans = self.door_replans }
+    door_replans = self.door_replans, waiting = self.wait and copy_wait(self.wait) or nil }
 end
 
 local function fail(self, reason)
@@ -639,6 +656,43 @@ local function plan_route(self, position)
   return nil
 end
 
+-- What this update waited on (self.loading / self.loading_hole, set by plan_route and work): kept
+-- in self.wait while it goes on in a row; past wait_timeout updates the navigator fails with
+-- "wait_timeout". Returns true when it failed.
+local function track_wait(self)
+  local tile, hole = self.loading, self.loading_hole
+  if not tile and not hole then
+    self.wait = nil
+    return false
+  end
+  local w = self.wait
+  if not w then
+    w = { since = self.frame }
+    self.wait = w
+  end
+  w.tile, w.hole, w.frames = tile, hole, self.frame - w.since + 1
+  w.what = tile and ("tile %d,%d,%d"):format(tile[1], tile[2], tile[3]) or ("hole " .. tostring(hole))
+  w.state, w.reason = nil, nil
+  local s = self.streamer
+  if s and not s.closed then
+    if tile then
+      w.state = s:state(tile)
+      for _, e in ipairs(s:waiting()) do
+        local t = e.tile
+        if t[1] == tile[1] and t[2] == tile[2] and t[3] == tile[3] then w.reason = e.reason end
+      end
+    else
+      w.state = s:hole_state(hole)
+    end
+  end
+  if w.frames > self.wait_timeout then
+    fail(self, "wait_timeout")
+    self.wait = w -- fail keeps no search; what it waited for stays readable
+    return true
+  end
+  return false
+end
+
 --- nav:update(position [, budget]) -> status, waypoint | reason (see the top of this file).
 -- budget: expansions of the C query this frame (an integer >= 0; default query_budget).
 function Nav:update(position, budget)
@@ -670,9 +724,11 @@ function Nav:update(position, budget)
   end
   if not self.cells then
     local st = plan_route(self, position)
+    if st == "planning" and track_wait(self) then return "failed", self.reason end
     if st then return st, st == "failed" and self.reason or nil end
   end
   work(self, position, floor(budget))
+  if self.state ~= "failed" then track_wait(self) end
   if self.state == "failed" then return "failed", self.reason end
   local status, wp = move(self, position)
   if status == "arrived" then wp = self.goal end

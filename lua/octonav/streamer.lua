@@ -31,7 +31,8 @@
 -- unload unless locked or forced. s:lock(tile) / s:unlock(tile) (counted: a locked tile loads and
 -- stays), s:force_load(tile) (pinned until s:force_unload(tile), which unloads at once unless locked;
 -- that unload is listed by the next update), s:retry(tile) (a failed tile is not retried by itself),
--- s:is_loaded(tile), s:state(tile) -> "unloaded" | "queued" | "loaded" | "failed". Reading and decoding
+-- s:is_loaded(tile), s:state(tile) -> "unloaded" | "queued" | "loaded" | "failed", s:waiting() (the
+-- tiles max_loaded keeps out: { { tile, reason = "max_loaded" }, ... }). Reading and decoding
 -- tile files happen on the worker threads; update() installs them, so the tree changes only there.
 --
 -- Holes (hole: index into world.holes or name): a hole's tree (holes/NAME.tree) is loaded while an
@@ -195,6 +196,13 @@ end
 function Streamer:is_loaded(tile)
   check_open(self, "is_loaded")
   return self.core:is_loaded(tile_arg(self, tile, "is_loaded"))
+end
+
+--- s:waiting() -> { { tile = {i,j,k}, reason = "max_loaded" }, ... }: the tiles the load rule wants
+-- that do not fit under max_loaded (the C streamer's list, as of the last update).
+function Streamer:waiting()
+  check_open(self, "waiting")
+  return self.core:waiting()
 end
 
 function Streamer:state(tile)
