@@ -398,6 +398,21 @@ local function cmd_validate(args)
       :format(d.name, d.door, yn(d.outside_blocked), yn(d.inside_free), yn(d.connected), yn(d.outside_free),
         d.ok and "ok" or "NOT OK"))
   end
+  local function pt(p) return ("(%g, %g, %g)"):format(p[1], p[2], p[3]) end
+  for _, x in ipairs(r.leaks) do
+    out(("hole %s door %d: LEAK: the sealing reached its inside point %s"):format(x.name, x.door, pt(x.position)))
+  end
+  for _, x in ipairs(r.unclosed) do
+    out(("hole %s door %d: its box %s-%s does not cross its opening"):format(x.name, x.door, pt(x.box.min),
+      pt(x.box.max)))
+  end
+  for _, x in ipairs(r.pockets) do
+    if x.error then
+      out(("hole %s: pockets not checked: %s"):format(x.name, x.error))
+    else
+      out(("hole %s: POCKET at %s (reached from no door)"):format(x.name, pt(x.position)))
+    end
+  end
   out(("%d holes, %d doors: %s"):format(#w.holes, #r.doors, r.ok and "ok" or "NOT OK"))
   w:close()
   return r.ok and 0 or 1

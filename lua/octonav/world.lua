@@ -273,12 +273,72 @@ end
 --                    point of the hole's first door whose inside point is free (for that door
 --                    itself: inside_free): no door leads into a pocket cut off from the others
 --   outside_free     the outside point is free in the world tree: agents can reach the door
--- ok is true when every door passes all four.
+-- ok is true when every door passes all four and the hole lists below are empty:
+--   pockets  { hole, name, position }: one entry per pocket, free space inside the hole's tree that no
+--            door's inside point reaches (position: a free point in it); the hole's tree is read
+--            again and flooded from the inside points for this (at most MAX_POCKETS entries a hole;
+--            an entry with `error` instead of `position` when that read failed)
+--   leaks    { hole, name, door, position }: a door whose inside point is not free: the sealing (from
+--            the bounds' faces and the outside points, docs/world.md "Holes") reached it, so the
+--            outside meets the inside other than through a closed door (position: the inside point)
+--   unclosed { hole, name, door, box }: a door whose `box` does not lie across its opening (the
+--            segment from its inside to its outside point does not cross the box)
 -- A hole whose tree is not loaded (a streamed world) is read for the check and closed after; one whose
 -- file cannot be read gives door entries with ok = false and `error`. On a streamed world,
 -- outside_free is only true where the world tile holding the outside point is loaded.
+local MAX_POCKETS = 64
+
+-- Does the segment a-b cross box {min, max} (slab test)?
+local function segment_crosses(a, b, box)
+  local t0, t1 = 0, 1
+  for k = 1, 3 do
+    local d = b[k] - a[k]
+    if d == 0 then
+      if a[k] < box.min[k] or a[k] > box.max[k] then return false end
+    else
+      local u, v = (box.min[k] - a[k]) / d, (box.max[k] - a[k]) / d
+      if u > v then u, v = v, u end
+      if u > t0 then t0 = u end
+      if v < t1 then t1 = v end
+      if t0 > t1 then return false end
+    end
+  end
+  return true
+end
+
+-- The pockets of hole i (see validate): a fresh copy of its tree flooded from the doors' inside
+-- points, then one pocket per free box of its prepared graph still free (flooded in turn).
+local function find_pockets(self, i, h, report)
+  local tree, err = self:load_hole(i)
+  if not tree then return err end
+  for _, d in ipairs(h.doors) do
+    if tree:locate(d.inside) == "free" then tree:fill(d.inside) end
+  end
+  tree:prepare()
+  local centers = {}
+  for ti = 0, h.tree_tiles[1] - 1 do
+    for tj = 0, h.tree_tiles[2] - 1 do
+      for tk = 0, h.tree_tiles[3] - 1 do
+        for _, b in ipairs(tree:boxes(ti, tj, tk) or {}) do
+          centers[#centers + 1] = { (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2, (b.min[3] + b.max[3]) / 2 }
+        end
+      end
+    end
+  end
+  local n = 0
+  for _, c in ipairs(centers) do
+    if tree:locate(c) == "free" then
+      n = n + 1
+      if n <= MAX_POCKETS then report.pockets[#report.pockets + 1] = { hole = i, name = h.name, position = c } end
+      tree:fill(c)
+    end
+  end
+  if n > 0 then report.ok = false end
+  tree:close()
+end
+
 function World:validate()
-  local report = { ok = true, doors = {} }
+  local report = { ok = true, doors = {}, pockets = {}, leaks = {}, unclosed = {} }
   for i, h in ipairs(self.holes) do
     local q
     local ref
@@ -320,6 +380,21 @@ function World:validate()
       r.ok = outside_blocked and inside_free and connected and outside_free
       if not r.ok then report.ok = false end
       report.doors[#report.doors + 1] = r
+      if not inside_free then
+        report.leaks[#report.leaks + 1] = { hole = i, name = h.name, door = j, position = d.inside }
+        report.ok = false
+      end
+      if d.box and not segment_crosses(d.inside, d.outside, d.box) then
+        report.unclosed[#report.unclosed + 1] = { hole = i, name = h.name, door = j, box = d.box }
+        report.ok = false
+      end
+    end
+    do
+      local err = find_pockets(self, i, h, report)
+      if err then
+        report.ok = false
+        report.pockets[#report.pockets + 1] = { hole = i, name = h.name, error = err }
+      end
     end
     if q then q:close() end
     if temp then tree:close() end

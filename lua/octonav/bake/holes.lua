@@ -2,7 +2,19 @@
 -- corner, depth and tile counts fitted to its bounds) with the geometry overlapping its bounds
 -- (heightfields only for kind = "over_terrain": "under_terrain" holes are made of meshes and boxes),
 -- everything of that tree outside the bounds blocked, each door's optional `box` (the doorway)
--- blocked, then the free space outside the doors sealed with tree:fill from each door's outside point.
+-- blocked, then the outside sealed (tree:fill blocks the free space connected to a point):
+--
+-- Sealing rule (watertight): every free cell on the faces of the hole's bounds is outside, except a
+-- door's opening, and is filled; then each door's outside point is filled too (outside air enclosed
+-- inside the bounds). A door's opening is its `box` (blocked, so it never gets filled through); for a
+-- door without a box, the opening is where the bounds' face cuts its doorway: the free leaves of the
+-- face's layer joined (within that layer) to the leaf where the segment from its inside to its
+-- outside point leaves the bounds (none when the outside point is inside the bounds). A boxless
+-- door whose doorway is not cut by a face, with outside air around it, leaks (world:validate
+-- reports inside points the sealing reached, and pockets). The free cells on a face are found
+-- by walking the leaf layer just inside it (the layer holding the max face, and the one before when
+-- that face cuts a leaf, which the block beyond the bounds takes) row by row, skipping each free
+-- cell's extent: at most one locate per leaf of the faces.
 --
 --   holes.params(hole) -> { depth, origin, tiles, scale }   the hole tree's parameters
 --   holes.bake(cfg, geo, hole, dir) -> tree | nil, err       bakes and saves DIR/holes/NAME.tree
@@ -31,6 +43,108 @@ function M.params(hole)
   return { depth = depth, origin = { hole.min[1], hole.min[2], hole.min[3] }, tiles = tiles, scale = hole.scale }
 end
 
+-- The leaf layers (0-based indices along axis a) just inside the min and max faces of the bounds on
+-- axis a: the first, the last, and the one before the last when the max face cuts a leaf (the block
+-- beyond the bounds takes that leaf).
+local function layers(h, n, a)
+  local s, o = h.scale, h.min
+  local minl, maxl = { 0 }, { n[a] - 1 }
+  if o[a] + n[a] * s > h.max[a] + 1e-9 * s and n[a] >= 2 then maxl[2] = n[a] - 2 end
+  return minl, maxl
+end
+
+local function key(a, la, j, k) return (((a << 20) + la << 20) + j << 20) + k end
+
+-- The openings of the doors without a box (see the module comment): for each such door whose
+-- segment from inside to outside leaves the bounds, the free leaves of the face layers there that
+-- are joined, within the layer, to the leaf where the segment crosses. Returns a set of keys.
+local function openings(tree, h, n)
+  local s, o, set = h.scale, h.min, {}
+  for _, d in ipairs(h.doors) do
+    local I, O = d.inside, d.outside
+    local t, axis, side = math.huge, nil, nil
+    for a = 1, 3 do
+      local dv = O[a] - I[a]
+      if dv > 0 and O[a] > h.max[a] then
+        local u = (h.max[a] - I[a]) / dv
+        if u < t then t, axis, side = u, a, "max" end
+      elseif dv < 0 and O[a] < h.min[a] then
+        local u = (h.min[a] - I[a]) / dv
+        if u < t then t, axis, side = u, a, "min" end
+      end
+    end
+    if not d.box and axis then
+      local a = axis
+      local b, c = a % 3 + 1, (a + 1) % 3 + 1
+      local minl, maxl = layers(h, n, a)
+      local function leaf(v, ax)
+        local i = math.floor((v - o[ax]) / s)
+        return math.max(0, math.min(n[ax] - 1, i))
+      end
+      for _, la in ipairs(side == "min" and minl or maxl) do
+        local p = {}
+        p[a] = o[a] + (la + 0.5) * s
+        local stack = { { leaf(I[b] + t * (O[b] - I[b]), b), leaf(I[c] + t * (O[c] - I[c]), c) } }
+        while #stack > 0 do
+          local jk = table.remove(stack)
+          local j, k = jk[1], jk[2]
+          local kk = key(a, la, j, k)
+          if j >= 0 and j < n[b] and k >= 0 and k < n[c] and not set[kk] then
+            p[b], p[c] = o[b] + (j + 0.5) * s, o[c] + (k + 0.5) * s
+            if tree:locate(p) == "free" then
+              set[kk] = true
+              stack[#stack + 1] = { j + 1, k }
+              stack[#stack + 1] = { j - 1, k }
+              stack[#stack + 1] = { j, k + 1 }
+              stack[#stack + 1] = { j, k - 1 }
+            end
+          end
+        end
+      end
+    end
+  end
+  return set
+end
+
+--- Seals a hole's tree (see the module comment: the sealing rule). Returns the number of fills from
+-- the faces.
+function M.seal(tree, h)
+  local s, o = h.scale, h.min
+  local n = {}
+  for a = 1, 3 do n[a] = math.max(1, math.ceil((h.max[a] - o[a]) / s - 1e-9)) end
+  local open = openings(tree, h, n)
+  local fills = 0
+  for a = 1, 3 do
+    local b, c = a % 3 + 1, (a + 1) % 3 + 1
+    local minl, maxl = layers(h, n, a)
+    for _, la in ipairs(table.move(maxl, 1, #maxl, 2, { minl[1] })) do
+      local p = {}
+      p[a] = o[a] + (la + 0.5) * s
+      for k = 0, n[c] - 1 do
+        p[c] = o[c] + (k + 0.5) * s
+        local j = 0
+        while j < n[b] do
+          p[b] = o[b] + (j + 0.5) * s
+          local st, cell = tree:locate(p)
+          if st == "free" and not open[key(a, la, j, k)] then
+            tree:fill({ p[1], p[2], p[3] })
+            fills = fills + 1
+            -- the rest of this cell along b is filled with it
+            local after = math.floor((cell.min[b] + cell.size - o[b]) / s + 0.5)
+            j = after > j and after or j + 1
+          else
+            j = j + 1
+          end
+        end
+      end
+    end
+  end
+  for _, d in ipairs(h.doors) do
+    if tree:locate(d.outside) == "free" then tree:fill(d.outside) end
+  end
+  return fills
+end
+
 --- Bakes one hole's tree (see the module comment) and saves it to DIR/holes/NAME.tree.
 -- Returns the tree (open; the caller closes it) or nil, err.
 function M.bake(cfg, geo, h, dir)
@@ -54,9 +168,7 @@ function M.bake(cfg, geo, h, dir)
   for _, d in ipairs(h.doors) do
     if d.box then tree:add_box(d.box.min, d.box.max) end
   end
-  for _, d in ipairs(h.doors) do
-    if tree:locate(d.outside) == "free" then tree:fill(d.outside) end
-  end
+  M.seal(tree, h)
   tree:compact()
   local path = pack.hole_path(dir, h.name)
   local ok, err = tree:save(path)
