@@ -106,13 +106,14 @@ describe("watertight holes", function()
     local off = { min = { 6, 3, 6 }, max = { 7, 4, 7 } }
     local w = baked { door = { inside = { 10, 4.5, 8 }, outside = { 12.75, 4.5, 8 }, box = off } }
     assert.is_nil(w:in_hole { 8, 5, 8 })
-    -- the manifest does not carry door boxes (octonav.pack): validate checks the box a door record has
-    w.holes[1].doors[1].box = off
+    -- the manifest does not carry door boxes (octonav.pack): validate checks the box the door has
+    assert.is_nil(w:door_box(1, 1))
+    w:door_box(1, 1, off)
     local r = w:validate()
     assert.is_false(r.ok)
     assert.are.same({ { hole = 1, name = "cave", door = 1, box = off } }, r.unclosed)
     assert.are.same({ { hole = 1, name = "cave", door = 1, position = { 10, 4.5, 8 } } }, r.leaks)
-    w.holes[1].doors[1].box = { min = { 11, 3, 7 }, max = { 12, 6, 9 } }
+    w:door_box(1, 1, { min = { 11, 3, 7 }, max = { 12, 6, 9 } })
     assert.are.same({}, w:validate().unclosed)
     w:close()
   end)
