@@ -705,4 +705,51 @@ describe("octonav.streamer over a world", function()
       s:close()
     end
   end)
+
+  it("unloaded is not blocked: world:plan and a navigator without a streamer name the tile", function()
+    for _, graphs in ipairs { false, true } do
+      local w = assert(world_mod.load(pack, { tiles = false, graphs = graphs }))
+      -- start in tile (0,0,0) = index 0, goal in tile (3,0,0) = index 3: neither loaded
+      local r, reason, tile = w:plan({ 8, 8, 8 }, { 56, 8, 8 })
+      assert.is_nil(r)
+      assert.are.equal("unloaded", reason)
+      assert.are.equal(0, tile)
+      local nav = octonav.navigator.new(w)
+      nav:go { 56, 8, 8 }
+      local status, why = nav:update { 8, 8, 8 }
+      assert.are.equal("failed", status)
+      assert.are.equal("unloaded", why)
+      assert.are.same({ 0, 0, 0 }, nav:stats().failed_tile)
+      assert.matches("failed: unloaded (tile 0,0,0)", tostring(nav), 1, true)
+      nav:close()
+      -- with a streamer, the same point is coming: "loading"
+      local s = assert(streamer.new(w, { load_padding = 1, unload_padding = 2, workers = 0 }))
+      r, reason, tile = w:plan({ 8, 8, 8 }, { 56, 8, 8 })
+      assert.is_nil(r)
+      assert.are.equal("loading", reason)
+      assert.are.equal(0, tile)
+      s:close()
+      w:close()
+    end
+    -- a search reaching a tile not loaded (start and goal tiles loaded by hand, the middle not)
+    local w = assert(world_mod.load(pack, { tiles = false, graphs = true }))
+    local pk = require "octonav.pack"
+    for _, i in ipairs { 0, 3 } do
+      assert(w.tree:decode_tile(i, 0, 0, assert(pk.read_tile(pack, i, 0, 0))))
+    end
+    w.with_tiles = nil -- the planner takes the tree as whole (a caller loading tiles by hand)
+    local nav = octonav.navigator.new(w)
+    nav:go { 56, 8, 8 }
+    local status, why
+    for _ = 1, 100 do
+      status, why = nav:update { 8, 8, 8 }
+      if status ~= "planning" then break end
+    end
+    assert.are.equal("failed", status)
+    assert.are.equal("unloaded", why)
+    assert.are.equal(0, nav:stats().failed_tile[2])
+    assert.is_true(nav:stats().failed_tile[1] == 1 or nav:stats().failed_tile[1] == 2)
+    nav:close()
+    w:close()
+  end)
 end)

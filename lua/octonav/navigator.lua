@@ -40,8 +40,10 @@
 -- How it works. The first updates after go plan the Cell route with the C route planner over the
 -- world graph (octonav.planner.start with the navigator's own C planner, plan_budget portals an
 -- update). A plan answering "loading" (streaming: a tile whose graph is not loaded may lie on the
--- route) locks that tile with the streamer and plans again once it is in (without a streamer the
--- navigator fails with "loading"); "graph_changed" (a tile graph came or went meanwhile) plans again.
+-- route) locks that tile with the streamer and plans again once it is in (without a streamer, on a
+-- world loaded with { tiles = false }, the planner and a search reaching a tile not loaded make the
+-- navigator fail with "unloaded", the tile in stats().failed_tile); "graph_changed" (a tile graph
+-- came or went meanwhile) plans again.
 -- Once walking, when the graph of a tile the route crosses is replaced (world.graph_ids changes: a
 -- rebake; a graph unloaded, or reloaded from the same file, is no change) the navigator plans again
 -- from where it is (counted in stats().replans, like a stale path). So does a navigator whose route
@@ -176,7 +178,7 @@ local function reset(self)
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
   self.goal, self.reason, self.cells, self.route_steps, self.job, self.route_ids = nil, nil, nil, nil, nil, nil
-  self.route_doors, self.door_seen, self.wait = nil, nil, nil
+  self.route_doors, self.door_seen, self.wait, self.failed_tile = nil, nil, nil, nil
   if self.cplanner then -- a plan dropped half way: its C planner goes back to the world's idle ones
     planner.release(self.world, self.cplanner)
     self.cplanner = nil
@@ -218,6 +220,10 @@ Nav.__close = function(self) self:close() end
 function Nav:__tostring()
   local parts = { "octonav.navigator: " .. tostring(self.state) }
   if self.state == "failed" then parts[1] = parts[1] .. ": " .. tostring(self.reason) end
+  if self.state == "failed" and self.failed_tile then
+    local t = self.failed_tile
+    parts[1] = parts[1] .. (" (tile %d,%d,%d)"):format(t[1], t[2], t[3])
+  end
   if self.wait then
     parts[#parts + 1] = ("waiting %d updates for %s"):format(self.wait.frames, self.wait.what)
   end
@@ -251,7 +257,7 @@ end
 -- hole = name, what = "tile I,J,K" | "hole NAME", since = the update it began waiting (in a row),
 -- frames = updates waited so far, state = the streamer's state of it ("unloaded", "queued",
 -- "failed"; nil without a streamer), reason = "max_loaded" when the streamer's limit keeps it out,
--- else nil };
+-- else nil }; failed_tile: the tile {i, j, k} a failure "unloaded" (or "loading") names;
 -- expansions counted against the budgets (exact, except while streaming, see update), searches
 -- started (q:start calls), smoother checks; loading: the tile {i, j, k} the running search waited
 -- for in the last update, or nil (loading_hole: the hole); replans: routes planned again because a
@@ -264,7 +270,7 @@ function Nav:stats()
   end
   return { expansions = self.total_expansions, searches = self.total_searches, checks = checks,
     loading = self.loading, loading_hole = self.loading_hole, replans = self.replans,
-    door_replans = self.door_replans, waiting = self.wait and copy_wait(self.wait) or nil }
+    door_replans = self.door_replans, failed_tile = self.failed_tile, waiting = self.wait and copy_wait(self.wait) or nil }
 end
 
 local function fail(self, reason)
@@ -463,7 +469,12 @@ local function work(self, position, budget)
         spent = spent + left
         s.unsure = true
         s.status = "loading"
-        if self.locks:wait_tile(s.step, s.tree, tile) then
+        if self.locks == navlocks.none then
+          -- no streamer: nothing will load the tile (a world loaded with { tiles = false })
+          self.failed_tile = tile
+          fail(self, "unloaded")
+          break
+        elseif self.locks:wait_tile(s.step, s.tree, tile) then
           candidate_done(self, s, "load_failed") -- the tile never comes: this candidate fails
         else
           self.loading = tile
@@ -634,6 +645,7 @@ local function plan_route(self, position)
       return "planning"
     end
     fail(self, reason)
+    if tile then self.failed_tile = tilegrid.ijk(world, tile) end -- unloaded, loading: which tile
     return "failed"
   end
   local route = self.job:result()

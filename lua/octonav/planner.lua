@@ -15,7 +15,9 @@
 -- The result is the route of docs/world.md, or nil and one of "start_outside", "goal_outside",
 -- "start_blocked", "goal_blocked", "unreachable", "door_closed" (no route with the doors as they
 -- are, but one with every door open), "loading" (with the tile index whose graph or tree tile the
--- route needs: streaming), "out_of_nodes", "graph_changed" (a tile graph was added or removed while
+-- route needs, or that holds the start or the goal: streaming, world.streamer set), "unloaded" (the
+-- same on a world loaded with { tiles = false } and no streamer: nothing will load it),
+-- "out_of_nodes", "graph_changed" (a tile graph was added or removed while
 -- a sliced job ran: start it again).
 --
 -- Cells. A point is in hole H when world:in_hole(p) names H; else in the tile holding it (none:
@@ -104,6 +106,9 @@ local function tile_loaded(world, t)
   if world.streamer then return world.streamer:is_loaded(t) end
   return world.with_tiles ~= false
 end
+
+-- Will a tile that is not loaded come (a streamer), or is it out for good ("unloaded")?
+local function world_streams(world) return world.streamer ~= nil end
 
 -- The endpoint set of a cell: points, costs, and what each point is ({ hole, door } or false).
 local function endpoints(world, cell, p, all_open)
@@ -220,6 +225,7 @@ local function settle(job, st, reason, tile)
     while st2 == "running" do st2 = job.p:step(PLAN_BUDGET) end
     if st2 == "found" then reason = "door_closed" end
   end
+  if reason == "loading" and not world_streams(job.world) then reason = "unloaded" end
   job.done = { nil, reason, tile }
   return nil, reason, tile
 end
@@ -241,6 +247,14 @@ local function start(fname, world, a, b, p)
     return job
   end
   job.sc, job.gc = sc, gc
+  -- a start or goal in a tile whose data is not in the tree: an unloaded tile reads blocked, which is
+  -- not the truth there (with a streamer it is coming: "loading"; without one: "unloaded")
+  for _, c in ipairs { sc, gc } do
+    if c.kind == "tile" and not tile_loaded(world, c.tile) then
+      job.done = { nil, world.streamer and "loading" or "unloaded", c.tile }
+      return job
+    end
+  end
   if sc.kind == "hole" and gc.kind == "hole" and sc.hole == gc.hole then
     job.route = setmetatable({ { kind = "hole", hole = sc.hole, enter = copy(a), exit = copy(b) } }, Route)
     job.cost = dist(a, b)
