@@ -195,7 +195,10 @@ const char *on_lua_query_reason(on_status s, int which)
 {
     if (s & ON_LOADING) return "loading";
     if (s & ON_OUTSIDE) return which ? "goal_outside" : "start_outside";
-    if (s & ON_BLOCKED) return which ? "goal_blocked" : "start_blocked";
+    /* An end in a tile not loaded (the core's ON_UNLOADED) still reads blocked here: the Lua layers
+     * (navigator.lua's wait for an end's tile) take start_blocked / goal_blocked for it until they read
+     * "unloaded" (issue 12, the binding's next step). */
+    if (s & (ON_BLOCKED | ON_UNLOADED)) return which ? "goal_blocked" : "start_blocked";
     if (s & ON_UNREACHABLE) return "unreachable";
     if (s & ON_OUT_OF_NODES) return "out_of_nodes";
     if (s & ON_BUDGET) return "budget";

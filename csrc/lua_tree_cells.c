@@ -61,7 +61,7 @@ static int l_locate(lua_State *L)
         push_cell(L, t, c);
         return 2;
     }
-    if (s & ON_BLOCKED) {
+    if (s & (ON_BLOCKED | ON_UNLOADED)) { /* (unloaded: see on_lua_query_reason) */
         lua_pushliteral(L, "blocked");
         return 1;
     }

@@ -47,6 +47,8 @@ typedef uint32_t on_status;
 #define ON_MISPLACED    (1u << 14) /* an intact tile file of another tile (a swapped file) */
 #define ON_UNPREPARED   (1u << 15) /* a search over the boxes (ON_GRAPH_BOXES) met a tile without a valid
                                     * prepared graph (on_tree_prepare); info.loading_tile names it */
+#define ON_UNLOADED     (1u << 16) /* a point lies in a tile that is not loaded (streaming): neither free
+                                    * nor blocked as far as the tree knows; the tile is named */
 
 static inline int on_ok(on_status s) { return (s & ON_SUCCESS) != 0; }
 static inline int on_failed(on_status s) { return (s & ON_FAILURE) != 0; }
@@ -136,7 +138,8 @@ ON_API on_status on_tree_compact(on_tree *t, double load);
 ON_API on_status on_tree_clear_tile(on_tree *t, uint32_t tile);
 
 /* Point queries, world space. Returns ON_SUCCESS with *cell set when p is free,
- * ON_FAILURE|ON_BLOCKED when blocked, ON_FAILURE|ON_OUTSIDE when outside. */
+ * ON_FAILURE|ON_BLOCKED when blocked, ON_FAILURE|ON_OUTSIDE when outside, ON_FAILURE|ON_UNLOADED when
+ * p's tile is not loaded (cell->tile names it, cell->code is 0xffffffff: no cell). */
 ON_API on_status on_tree_locate(const on_tree *t, const double p[3], on_cell *cell);
 
 /* Geometry of a cell in world space: min corner and edge length. */
@@ -420,9 +423,10 @@ typedef struct on_query_info {
     size_t cells;            /* cells in the corridor of the result */
     size_t visited;          /* cells reached (search nodes used) */
     double nearest[3];       /* with ON_BLOCKED: the nearest free point to the blocked endpoint */
-    int which;               /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
+    int which;               /* with ON_OUTSIDE / ON_BLOCKED / ON_UNLOADED: 0 start, 1 goal */
     uint32_t loading_tile;   /* with ON_LOADING: the tile the search waits for; with ON_UNPREPARED:
-                              * the tile without a valid prepared graph */
+                              * the tile without a valid prepared graph; with ON_UNLOADED: the
+                              * unloaded tile the endpoint `which` lies in */
     int graph;               /* what the search ran over: ON_GRAPH_BOXES or ON_GRAPH_CELLS (expansions,
                               * cells and visited count its nodes) */
     double cost;             /* world units: the returned path's cost under the areas (= length without) */
@@ -432,7 +436,9 @@ typedef struct on_query_info {
 ON_API on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out);
 ON_API void on_query_destroy(on_query *q);
 ON_API const on_tree *on_query_tree(const on_query *q);
-/* Start a search between world points. Failures at once: ON_OUTSIDE, ON_BLOCKED (info via finalize). */
+/* Start a search between world points. Failures at once: ON_OUTSIDE, ON_BLOCKED, ON_UNLOADED (an
+ * endpoint's tile is not loaded: info.loading_tile; a tile the search reaches later makes it wait,
+ * ON_LOADING) (info via finalize). */
 ON_API on_status on_query_init(on_query *q, const double a[3], const double b[3], const on_query_opts *o);
 /* Expand up to max_iter cells. ON_IN_PROGRESS while running (with ON_LOADING while it waits for an
  * unloaded tile it reached: call again once the tile is in); ON_SUCCESS when found; ON_FAILURE with
@@ -447,7 +453,8 @@ ON_API on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t
  * search or the smoothing read it (a path is stale once one of them changes: compare with
  * on_tree_tile_salt). Same buffer rules as on_tree_neighbors. */
 ON_API on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n);
-/* init + update to the end + finalize (a search that would wait for a tile fails with ON_LOADING). */
+/* init + update to the end + finalize (a search that would wait for a tile fails with ON_LOADING; an
+ * endpoint in an unloaded tile, with ON_UNLOADED). */
 ON_API on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o,
                                double *path, size_t cap, size_t *npath, on_query_info *info);
 

@@ -152,6 +152,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         on_status s = on_tree_locate(q->t, ends[w], cells[w]);
         if (on_ok(s)) continue;
         q->info.which = w;
+        if (s & ON_UNLOADED) q->info.loading_tile = cells[w]->tile; /* (the tile, not a cell) */
         if (s & ON_BLOCKED) {
             double nf[3];
             if (on_ok(on_tree_nearest_free(q->t, ends[w], 64, nf))) memcpy(q->info.nearest, nf, sizeof nf);

@@ -18,6 +18,7 @@ const char *on_status_string(on_status s)
         "blocked", "unreachable", "out of nodes", "budget exhausted", "tree changed during search",
         "partial result", "buffer too small", "unsupported version", "waiting for a tile to load",
         "tile file of another tile (a swapped file?)", "tile not prepared (on_tree_prepare)",
+        "tile not loaded",
     };
     for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
         if (s & (1u << i)) return names[i];
@@ -360,6 +361,15 @@ on_status on_tree_locate(const on_tree *t, const double p[3], on_cell *cell)
         if (isnan(n[i])) return ON_FAILURE | ON_INVALID;
         if (n[i] < 0 || n[i] >= (double)t->p.tiles[i] * t->n) return ON_FAILURE | ON_OUTSIDE;
         q[i] = (int64_t)floor(n[i]);
+    }
+    int64_t side = t->n;
+    uint32_t ti = on_tile_index(t, (int)(q[0] / side), (int)(q[1] / side), (int)(q[2] / side));
+    if (!t->tiles[ti].loaded) { /* not known to be blocked: say which tile it waits for */
+        if (cell) {
+            cell->tile = ti;
+            cell->code = ON_CODE_NONE;
+        }
+        return ON_FAILURE | ON_UNLOADED;
     }
     on_cell c;
     if (!on_tree_leaf_free(t, q[0], q[1], q[2], &c)) return ON_FAILURE | ON_BLOCKED;

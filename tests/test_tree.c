@@ -1,7 +1,8 @@
 /*
  * test_tree.c -- the tree against a dense voxel reference: random box scenes over several tiles,
  * every leaf located, the storage invariants, neighbours, fill, and line of sight (octree walk vs the
- * dense walk) over random, axis-aligned and lattice-diagonal segments.
+ * dense walk) over random, axis-aligned and lattice-diagonal segments; a tile not loaded (locate and
+ * search answer ON_UNLOADED, not ON_BLOCKED).
  */
 #include "minitest.h"
 #include "raycast.h"
@@ -269,6 +270,69 @@ static void test_fill(void)
     on_tree_destroy(t);
 }
 
+/* Unloaded is not blocked: a point in a tile not loaded locates as ON_UNLOADED with its tile; a search
+ * with an end there fails ON_UNLOADED (which end, which tile); a search that must cross one fails
+ * ON_LOADING with that tile; loaded again, the same path as before to the bit. */
+static void test_unloaded(void)
+{
+    on_tree_params p = {{2, 1, 2}, 3, 1.0, {0, 0, 0}, 0}; /* tiles 0 (0,0,0), 1 (1,0,0), 2 (0,0,1), 3 (1,0,1) */
+    on_tree *t;
+    CHECK(on_ok(on_tree_create(&p, &t)));
+    double wlo[3] = {7, 0, 0}, whi[3] = {9, 8, 8}; /* closes the border of tiles 0 and 1 */
+    CHECK(on_ok(on_tree_add_box(t, wlo, whi)));
+    double a[3] = {3.5, 4.5, 4.5}, b[3] = {12.5, 4.5, 4.5}, wall[3] = {7.5, 4.5, 4.5};
+    on_query *q;
+    CHECK(on_ok(on_query_create(t, 4096, &q)));
+    double ref[3 * 64], path[3 * 64];
+    size_t nref = 0, n = 0;
+    on_query_info info;
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, ref, 64, &nref, &info), ON_SUCCESS);
+    double len = info.length;
+    CHECK(len >= 2 + 2 * sqrt(2 * 3.5 * 3.5) - 1e-9); /* round the wall (z >= 8: through tiles 2 and 3) */
+    uint8_t blob[4096];
+    size_t blen[2];
+    CHECK(on_ok(on_tree_encode_tile(t, 1, blob, 2048, &blen[0])));
+    CHECK(on_ok(on_tree_encode_tile(t, 2, blob + 2048, 2048, &blen[1])));
+    /* goal's tile unloaded */
+    on_tree_unload_tile(t, 1);
+    on_cell c = {0, 0};
+    CHECK_EQ_INT(on_tree_locate(t, b, &c), ON_FAILURE | ON_UNLOADED);
+    CHECK_EQ_INT(c.tile, 1);
+    CHECK_EQ_INT(c.code, ON_CODE_NONE);
+    CHECK_EQ_INT(on_tree_locate(t, wall, &c), ON_FAILURE | ON_BLOCKED); /* loaded and blocked: unchanged */
+    CHECK_EQ_INT(on_tree_locate(t, a, &c), ON_SUCCESS);
+    CHECK_EQ_INT(c.tile, 0);
+    CHECK(strcmp(on_status_string(ON_FAILURE | ON_UNLOADED), "tile not loaded") == 0);
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, 64, &n, &info), ON_FAILURE | ON_UNLOADED);
+    CHECK_EQ_INT(info.which, 1);
+    CHECK_EQ_INT(info.loading_tile, 1);
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_INT(on_query_init(q, b, a, NULL), ON_FAILURE | ON_UNLOADED); /* the start's */
+    CHECK_EQ_INT(on_query_finalize(q, path, 64, &n, &info), ON_FAILURE | ON_UNLOADED);
+    CHECK_EQ_INT(info.which, 0);
+    CHECK_EQ_INT(info.loading_tile, 1);
+    /* both ends loaded, the only way through an unloaded tile: the search waits for it */
+    CHECK(on_ok(on_tree_decode_tile(t, 1, blob, blen[0])));
+    on_tree_unload_tile(t, 2);
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, 64, &n, &info), ON_FAILURE | ON_LOADING);
+    CHECK_EQ_INT(info.loading_tile, 2);
+    CHECK_EQ_INT(on_query_init(q, a, b, NULL), ON_IN_PROGRESS);
+    CHECK_EQ_INT(on_query_update(q, (size_t)-1, NULL), ON_IN_PROGRESS | ON_LOADING);
+    CHECK(on_ok(on_tree_decode_tile(t, 2, blob + 2048, blen[1])));
+    CHECK_EQ_INT(on_query_update(q, (size_t)-1, NULL), ON_SUCCESS); /* a tile loaded while it waits is welcome */
+    CHECK_EQ_INT(on_query_finalize(q, path, 64, &n, &info), ON_SUCCESS);
+    CHECK_EQ_INT(n, nref);
+    CHECK(info.length == len);
+    CHECK(memcmp(path, ref, 3 * nref * sizeof *path) == 0);
+    /* all loaded again: the path of before, bit for bit */
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, 64, &n, &info), ON_SUCCESS);
+    CHECK_EQ_INT(n, nref);
+    CHECK(info.length == len);
+    CHECK(memcmp(path, ref, 3 * nref * sizeof *path) == 0);
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
 static void test_codes(void)
 {
     uint32_t c = on_code_make(96, 32, 160, 5);
@@ -316,4 +380,5 @@ TEST_MAIN("tree", {
     test_rule();
     test_fill();
     test_visible();
+    test_unloaded();
 })
