@@ -7,6 +7,9 @@
  * The server keeps its tree userdata alive (user value 1) and, from submit until update has handed
  * every result back (or pause), holds the tree busy (on_lhandle.busy, as a running search does): tree
  * edits, close and a streamer's update raise then, so no worker ever reads a tree being changed.
+ * From new until the server is closed (or collected) the tree is also held (on_lhandle.held): closing
+ * it raises "tree is in use by a path server" even while the server is paused or idle, since a resume
+ * or the next submit would search it.
  */
 #include "lua_util.h"
 
@@ -40,6 +43,7 @@ static void ps_destroy(on_lhandle *h)
     on_pathserver_destroy(h->p);
     h->p = NULL;
     sync_pin(u);
+    u->tree_h->held--;
 }
 
 static void ps_describe(lua_State *L, on_lhandle *h)
@@ -75,6 +79,8 @@ static int l_new(lua_State *L)
     on_pathserver_params p = {(int)w, (size_t)mn, (size_t)mq};
     on_status s = on_pathserver_create(t, &p, (on_pathserver **)&u->h.p);
     if (!on_ok(s)) return luaL_error(L, "octonav.pathserver.new: %s", on_status_string(s));
+    u->tree_h->held++; /* released by ps_destroy, which runs only once h.p is set */
+    u->tree_h->held_msg = "tree is in use by a path server";
     return 1;
 }
 

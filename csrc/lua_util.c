@@ -344,6 +344,7 @@ static int l_close(lua_State *L)
     const on_lclass *c = upclass(L);
     on_lhandle *h = luaL_checkudata(L, 1, c->name);
     if (h->p && h->busy) return luaL_error(L, "close: %s", c->busy_msg);
+    if (h->p && h->held) return luaL_error(L, "close: %s", h->held_msg);
     if (h->p) c->destroy(h);
     h->p = NULL;
     return 0;

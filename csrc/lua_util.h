@@ -97,10 +97,14 @@ int on_lua_pathserver_open(lua_State *L);
  * handle whose `p` is the C object, NULL while closed. A handle is made closed (on_lua_newhandle) before
  * its object is created, so an error between the two cannot leak the object. `busy` counts the
  * running searches using the object: a Lua heuristic may call back into the library while the C search
- * runs, and closing or changing what the search reads must then raise instead of freeing it. */
+ * runs, and closing or changing what the search reads must then raise instead of freeing it. `held`
+ * counts longer-lived users that need the object open but let it change (path servers over a tree,
+ * also while paused or idle): close raises "close: <held_msg>" while it is > 0. */
 typedef struct on_lhandle {
     void *p;
     unsigned busy;
+    unsigned held;
+    const char *held_msg;
 } on_lhandle;
 
 typedef struct on_lclass {

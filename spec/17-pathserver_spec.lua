@@ -214,6 +214,45 @@ describe("octonav.pathserver", function()
     ps:close()
   end)
 
+  it("refuses to close its tree while the server is open, paused or idle; a closed server releases it", function()
+    local s = scenes.scene { depth = 4 }
+    local a, b = { 1, 8, 8 }, { 15, 8, 8 }
+    -- paused with a request queued: the tree may be edited but not closed (resume would search it)
+    local ps = octonav.pathserver.new(s.tree, { workers = 1 })
+    ps:submit(a, b)
+    ps:pause()
+    s.tree:add_box({ 7, 0, 0 }, { 8, 16, 16 })
+    assert.has_error(function() s.tree:close() end, "close: tree is in use by a path server")
+    s.tree:clear_tile(0, 0, 0)
+    ps:resume()
+    local got = ps:update(true)
+    assert.equal(14, got[1].info.length)
+    -- idle (every result handed back): still refused, the next submit would search it
+    ps:submit(a, b)
+    ps:update(true)
+    assert.has_error(function() s.tree:close() end, "close: tree is in use by a path server")
+    ps:submit(a, b)
+    assert.equal(14, ps:update(true)[1].info.length)
+    -- two servers over one tree: closing one leaves the other holding it
+    local ps2 = octonav.pathserver.new(s.tree, { workers = 0 })
+    ps:close()
+    assert.has_error(function() s.tree:close() end, "close: tree is in use by a path server")
+    ps2:close()
+    s.tree:close()
+    assert.has_error(function() octonav.pathserver.new(s.tree) end, "attempt to use a closed octonav.tree")
+  end)
+
+  it("releases its tree when collected", function()
+    local s = scenes.scene { depth = 3 }
+    local ps = octonav.pathserver.new(s.tree, { workers = 1 })
+    ps:submit({ 1, 1, 1 }, { 6, 6, 6 })
+    ps:update(true)
+    ps = nil -- luacheck: ignore 311
+    collectgarbage()
+    collectgarbage()
+    s.tree:close()
+  end)
+
   it("refuses a streamer's update on a tree it reads", function()
     local s = scenes.scene { depth = 3 }
     local ps = octonav.pathserver.new(s.tree, { workers = 1 })

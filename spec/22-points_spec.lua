@@ -153,4 +153,37 @@ describe("tree:nearest_free", function()
     assert.are.same({ nil, "no free point within max_distance" }, { t:nearest_free({ 8.2, 4, 4 }, 0.5) })
     assert.has_error(function() t:nearest_free({ 1, 1, 1 }, -1) end)
   end)
+
+  -- Far outside the grid with a huge max_distance: the search walks only the grid's voxels. Run in a
+  -- child under `timeout` so that a regression (hours of shells outside the grid) fails, not hangs.
+  it("answers promptly and exactly for a point far outside the grid", function()
+    local script, out = os.tmpname(), os.tmpname()
+    local f = assert(io.open(script, "w"))
+    f:write(("package.path = %q\npackage.cpath = %q\n"):format(package.path, package.cpath), [[
+      local t = require("octonav").tree.new { depth = 4 }
+      local function show(p, d)
+        local q, err = t:nearest_free(p, d)
+        io.write(q and ("%.17g %.17g %.17g\n"):format(q[1], q[2], q[3]) or (tostring(err) .. "\n"))
+      end
+      show({ 4.5, 4.5, 1000 }, 1e4)
+      show({ -500, 2000, 1000 }, 1e300)
+      show({ 4.5, 4.5, 1000 }, 900)
+      t:add_box({ 0, 0, 8 }, { 16, 16, 16 })
+      show({ 4.5, 4.5, 1000 }, 1e4)
+      show({ 4.5, 4.5, 1e6 }, 1e7)
+    ]])
+    f:close()
+    local ok, _, code = os.execute(("timeout 60 lua5.4 %s > %s 2>&1"):format(script, out))
+    local text = assert(io.open(out)):read("a")
+    os.remove(script)
+    os.remove(out)
+    assert.are.equal(true, ok, ("exit %s: %s"):format(code, text))
+    assert.are.equal(table.concat({
+      "4.5 4.5 15.999000000000001",
+      "0.001 15.999000000000001 15.999000000000001",
+      "no free point within max_distance",
+      "4.5 4.5 7.9989999999999997",
+      "4.5 4.5 7.9989999999999997",
+    }, "\n") .. "\n", text)
+  end)
 end)
