@@ -158,6 +158,11 @@ end
 
 local function file_size(path) return util.file_size(path) or 0 end
 
+-- stat-based checks (a FIFO never blocks them): lua/octonav/cli_view.lua
+local function exists(path) return require("octonav.cli_view").exists(path) end
+local function readable(path) return require("octonav.cli_view").readable(path) end
+local function writable(path) return require("octonav.cli_view").writable(path) end
+
 -- ---- bake ------------------------------------------------------------------------------------------
 
 local function cmd_bake(args)
@@ -279,6 +284,12 @@ local function cmd_path(args)
   local flags, pos = parse(args, { obj = true }, {})
   if not flags then return usage("path: " .. pos, "path") end
   if #pos ~= 7 then return usage("path: PACK x y z x y z expected", "path") end
+  local ook, oerr0 = true, nil
+  if flags.obj then ook, oerr0 = writable(flags.obj) end
+  if not ook then
+    err("path: ", oerr0)
+    return 1
+  end
   local c = {}
   for n = 2, 7 do
     c[n - 1] = tonumber(pos[n])
@@ -420,11 +431,6 @@ end
 
 -- ---- benchmarks ------------------------------------------------------------------------------------
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() return true end
-  return false
-end
 
 local function presets()
   local o = require "octonav"
@@ -458,13 +464,18 @@ local function cmd_bench(args)
   if not all[preset] then
     return usage(("bench: unknown preset '%s' (default, seed, astar, theta, boxes)"):format(preset), "bench")
   end
+  local pok, perr0 = true, nil
+  if flags.paths then pok, perr0 = writable(flags.paths) end
+  if not pok then
+    err("bench: ", perr0)
+    return 1
+  end
   for _, path in ipairs { map, scen } do
-    local f, oerr = io.open(path, "rb")
-    if not f then
+    local ok, oerr = readable(path)
+    if not ok then
       err("bench: ", tostring(oerr))
       return 1
     end
-    f:close()
   end
   local paths
   if flags.paths then

@@ -14,11 +14,38 @@ local M = {}
 M.USAGE = "octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] " ..
   "[--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor]"
 
-local function is_dir(path)
-  local f = io.open(path .. "/manifest.txt", "rb")
-  if f then f:close() return true end
-  return false
+-- Paths are checked with core.read_file (a stat before any open, so a FIFO never blocks us), not
+-- io.open: opening a FIFO with no writer (or, to write, with no reader) blocks forever.
+-- read_file(path, 1) fails for a regular file over 1 byte too; only these reasons mean it is absent.
+local function absent(e) return e:find("No such file or directory", 1, true) or e:find("Not a directory", 1, true) end
+
+-- Does path exist (of whatever kind)?
+function M.exists(path)
+  local s, e = core.read_file(path, 1)
+  return s ~= nil or not absent(e)
 end
+
+-- A file to read: true, or nil, reason (missing, unreadable, or not a regular file: a FIFO, a device).
+function M.readable(path)
+  local s, e = core.read_file(path, 1)
+  if s or (e:find("more than a well-formed file can hold", 1, true) and not e:find("cannot read", 1, true)) then
+    return true
+  end
+  return nil, (e:gsub(": cannot read: ", ": ", 1)) -- io.open's form: "PATH: No such file or directory"
+end
+
+-- A path that io.open(path, "wb") will not block on: true, or nil, reason when it exists and is neither
+-- a regular file nor a character device (/dev/null, /dev/stdout): a FIFO, a directory, a socket.
+function M.writable(path)
+  local _, e = core.read_file(path, 1)
+  if e and e:find("not a regular file", 1, true) and not e:find("(a character device)", 1, true) then
+    return nil, (e:gsub(": cannot read: ", ": cannot write: ", 1))
+  end
+  return true
+end
+
+-- A pack directory: one holding a manifest.txt (of any kind: world.load says what is wrong with it).
+local function is_dir(path) return M.exists(path .. "/manifest.txt") end
 
 -- flags: -o FILE, --png FILE, --slice A=V, --path then numbers up to the next flag, --free, --corridor
 local function parse(args)
@@ -81,6 +108,14 @@ function M.run(args, io_)
     io_.err("view: " .. perr)
     io_.err("usage: " .. M.USAGE)
     return 2
+  end
+  for _, out in ipairs { o.png or false, o.html or (not o.png and "octonav-view.html") or false } do
+    local ok, werr = true, nil
+    if out then ok, werr = M.writable(out) end
+    if not ok then
+      io_.err("view: " .. werr)
+      return 1
+    end
   end
   local d, lerr = load(o.input)
   if not d then
