@@ -3,6 +3,7 @@
 -- (lua/octonav/world.lua, docs/world.md "Holes").
 local bake = require "octonav.bake"
 local world = require "octonav.world"
+local cli = require "octonav.cli"
 
 local files = dofile("spec/support/files.lua")
 local tmp = files.tracker(files.rm_rf)
@@ -134,6 +135,30 @@ describe("watertight holes", function()
     assert.is_nil(w:in_hole { 8, 5, 8 })
     assert.are.same({ { hole = 1, name = "cave", door = 1, position = { 10, 4.5, 8 } } }, w:validate().leaks)
     w:close()
+  end)
+
+  it("bin/octonav validate prints each leak and pocket with its position, exit code 1", function()
+    local function validate(opts)
+      local d = tmp.dir()
+      assert(bake(config(d, opts)))
+      local o = {}
+      cli.stdout = { write = function(_, ...) for _, x in ipairs { ... } do o[#o + 1] = x end end }
+      local ok, code = pcall(cli.main, "validate", { d })
+      cli.stdout = io.stdout
+      assert(ok, code)
+      return code, table.concat(o)
+    end
+    local code, o = validate { window = true }
+    assert.are.equal(1, code)
+    assert.matches("\nhole cave door 1: LEAK: the sealing reached its inside point %(10, 4%.5, 8%)\n", o)
+    assert.matches("1 holes, 1 doors: NOT OK\n$", o)
+    code, o = validate { closet = true }
+    assert.are.equal(1, code)
+    assert.matches("\nhole cave: POCKET at %([%d.]+, [%d.]+, [%d.]+%) %(reached from no door%)\n", o)
+    assert.is_nil(o:find("LEAK", 1, true))
+    code, o = validate()
+    assert.are.equal(0, code)
+    assert.matches("1 holes, 1 doors: ok\n$", o)
   end)
 
   it("the dungeon world of ../shared: validate and the loose tower's outside air", function()
