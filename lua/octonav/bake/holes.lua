@@ -14,7 +14,8 @@
 -- reports inside points the sealing reached, and pockets). The free cells on a face are found
 -- by walking the leaf layer just inside it (the layer holding the max face, and the one before when
 -- that face cuts a leaf, which the block beyond the bounds takes) row by row, skipping each free
--- cell's extent: at most one locate per leaf of the faces.
+-- cell's extent (a blocked leaf is one step), all before the first fill, then filled from: at most
+-- one locate per leaf of the faces.
 --
 --   holes.params(hole) -> { depth, origin, tiles, scale }   the hole tree's parameters
 --   holes.bake(cfg, geo, hole, dir) -> tree | nil, err       bakes and saves DIR/holes/NAME.tree
@@ -84,19 +85,22 @@ local function openings(tree, h, n)
       for _, la in ipairs(side == "min" and minl or maxl) do
         local p = {}
         p[a] = o[a] + (la + 0.5) * s
-        local stack = { { leaf(I[b] + t * (O[b] - I[b]), b), leaf(I[c] + t * (O[c] - I[c]), c) } }
-        while #stack > 0 do
-          local jk = table.remove(stack)
-          local j, k = jk[1], jk[2]
+        -- a depth-first walk over the layer's leaves; stack entries j * 2^20 + k
+        local stack = { (leaf(I[b] + t * (O[b] - I[b]), b) << 20) + leaf(I[c] + t * (O[c] - I[c]), c) }
+        local top = 1
+        while top > 0 do
+          local jk = stack[top]
+          top = top - 1
+          local j, k = jk >> 20, jk & 0xfffff
           local kk = key(a, la, j, k)
-          if j >= 0 and j < n[b] and k >= 0 and k < n[c] and not set[kk] then
+          if not set[kk] then
             p[b], p[c] = o[b] + (j + 0.5) * s, o[c] + (k + 0.5) * s
             if tree:locate(p) == "free" then
               set[kk] = true
-              stack[#stack + 1] = { j + 1, k }
-              stack[#stack + 1] = { j - 1, k }
-              stack[#stack + 1] = { j, k + 1 }
-              stack[#stack + 1] = { j, k - 1 }
+              if j + 1 < n[b] then top = top + 1; stack[top] = ((j + 1) << 20) + k end
+              if j > 0 then top = top + 1; stack[top] = ((j - 1) << 20) + k end
+              if k + 1 < n[c] then top = top + 1; stack[top] = (j << 20) + k + 1 end
+              if k > 0 then top = top + 1; stack[top] = (j << 20) + k - 1 end
             end
           end
         end
@@ -113,7 +117,7 @@ function M.seal(tree, h)
   local n = {}
   for a = 1, 3 do n[a] = math.max(1, math.ceil((h.max[a] - o[a]) / s - 1e-9)) end
   local open = openings(tree, h, n)
-  local fills = 0
+  local fills, seeds, seen = 0, {}, {}
   for a = 1, 3 do
     local b, c = a % 3 + 1, (a + 1) % 3 + 1
     local minl, maxl = layers(h, n, a)
@@ -127,9 +131,12 @@ function M.seal(tree, h)
           p[b] = o[b] + (j + 0.5) * s
           local st, cell = tree:locate(p)
           if st == "free" and not open[key(a, la, j, k)] then
-            tree:fill({ p[1], p[2], p[3] })
-            fills = fills + 1
-            -- the rest of this cell along b is filled with it
+            local id = cell.code .. "@" .. cell.tile[1] .. "," .. cell.tile[2] .. "," .. cell.tile[3]
+            if not seen[id] then
+              seen[id] = true
+              seeds[#seeds + 1] = { p[1], p[2], p[3] }
+            end
+            -- the rest of this cell along b is the same cell
             local after = math.floor((cell.min[b] + cell.size - o[b]) / s + 0.5)
             j = after > j and after or j + 1
           else
@@ -137,6 +144,13 @@ function M.seal(tree, h)
           end
         end
       end
+    end
+  end
+  -- fill after the walk: before any fill the free cells are whole, so the walk skips them whole
+  for _, q in ipairs(seeds) do
+    if tree:locate(q) == "free" then
+      tree:fill(q)
+      fills = fills + 1
     end
   end
   for _, d in ipairs(h.doors) do
