@@ -324,9 +324,7 @@ static void test_streaming(void)
     CHECK(on_ok(on_wgraph_add_tile(w, 2, g[2])));
     on_wgraph_stats_get(w, &st);
     CHECK(st.faces == 3 && st.links == 0 && st.rects >= 3); /* 0: +x; 2: -x, +x (the rest is the world's border) */
-    CHECK(on_ok(on_tgraph_build_tile(t, 1, NULL, &g[1])));
     CHECK(on_ok(on_wgraph_add_tile(w, 1, g[1])));
-    CHECK(on_ok(on_tgraph_build_tile(t, 3, NULL, &g[3])));
     CHECK(on_ok(on_wgraph_add_tile(w, 3, g[3])));
     on_wgraph_stats_get(w, &st);
     CHECK(st.faces == 0 && st.rects == 0 && st.dormant == 0 && st.unresolved == 0 && st.links >= 3);
