@@ -1,0 +1,101 @@
+-- spec/29-unloaded_spec.lua -- unloaded tiles on a tree whose tiles stream in: a search that must
+-- cross an unloaded tile answers "loading" with that tile and, resumed once it is in, finds the fully
+-- loaded tree's path; with every tile loaded every answer is the fully loaded tree's, to the bit. (An
+-- end in an unloaded tile: C ON_UNLOADED, tests/test_tree.c; the binding's "unloaded" answer waits
+-- for navigator.lua to read it.)
+-- Run: busted --lua=lua5.4 spec/29-unloaded_spec.lua
+--
+-- The scene: 2 x 1 x 2 tiles of 8 leaves (scale 1, origin 0), a wall x in [7, 9], z in [0, 8] over the
+-- whole height closing the border of tiles (0,0,0) and (1,0,0): from A in the first to B in the
+-- second the way runs round the wall's end, through tiles (0,0,1) and (1,0,1).
+local octonav = require "octonav"
+local core = octonav.core
+local pack = require "octonav.pack"
+local files = dofile("spec/support/files.lua")
+
+local PARAMS = { tiles = { 2, 1, 2 }, depth = 3, scale = 1, origin = { 0, 0, 0 } }
+local A, B, WALL = { 3.5, 4.5, 4.5 }, { 12.5, 4.5, 4.5 }, { 7.5, 4.5, 4.5 }
+
+local function scene()
+  local t = octonav.tree.new(PARAMS)
+  t:add_box({ 7, 0, 0 }, { 9, 8, 8 })
+  return t
+end
+
+describe("unloaded tiles", function()
+  local dir, ref, tree, s, q, rq
+  local tiles = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 1, 0, 1 } }
+
+  setup(function()
+    dir = files.tmpdir()
+    ref = scene()
+    assert(core.mkdir(dir .. "/tiles"))
+    for _, ijk in ipairs(tiles) do
+      local i, j, k = ijk[1], ijk[2], ijk[3]
+      files.write(("%s/tiles/%d_%d_%d.tile"):format(dir, i, j, k), pack.tile_file(i, j, k, ref:encode_tile(i, j, k)))
+    end
+    tree = octonav.tree.new(PARAMS)
+    s = core.streamer.new(tree, dir, { load_padding = 1, unload_padding = 2, workers = 0 }) -- every tile unloaded
+    q, rq = octonav.query.new(tree), octonav.query.new(ref)
+  end)
+  teardown(function()
+    q:close()
+    rq:close()
+    s:close()
+    tree:close()
+    ref:close()
+    files.rm_rf(dir)
+  end)
+
+  -- load exactly the tiles listed (the others unloaded)
+  local function only(list)
+    for _, ijk in ipairs(tiles) do s:force_unload(ijk) end
+    for _, ijk in ipairs(list) do s:force_load(ijk) end
+    s:update(true)
+    for _, ijk in ipairs(tiles) do
+      local want = false
+      for _, l in ipairs(list) do
+        if l[1] == ijk[1] and l[2] == ijk[2] and l[3] == ijk[3] then want = true end
+      end
+      assert.equal(want, s:is_loaded(ijk))
+    end
+  end
+
+  it("locate where loaded: blocked and free as on the loaded tree", function()
+    only { { 0, 0, 0 } }
+    assert.equal("blocked", (tree:locate(WALL)))
+    assert.same({ ref:locate(A) }, { tree:locate(A) })
+    assert.equal("free", (tree:locate(A)))
+    assert.same({ nil, "outside" }, { tree:locate { -1, 4, 4 } })
+  end)
+
+  it("a search that must cross an unloaded tile answers 'loading' with it, and goes on once it is in", function()
+    only { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 0, 1 } }
+    local path, info = q:find(A, B)
+    assert.is_nil(path)
+    assert.same({ "failed", "loading", { 0, 0, 1 } }, { info.status, info.reason, info.tile })
+    assert.equal("running", q:start(A, B))
+    assert.same({ "loading", { 0, 0, 1 } }, { q:step(1000) })
+    s:force_load { 0, 0, 1 }
+    s:update(true)
+    assert.equal("found", q:step(1000))
+    local p1, i1 = q:result()
+    local p2, i2 = rq:find(A, B)
+    assert.same(p2, p1)
+    assert.equal(i2.length, i1.length)
+  end)
+
+  it("every tile loaded: the answers of the tree that never streamed", function()
+    only(tiles)
+    for _, p in ipairs { A, B, WALL, { 8.5, 4.5, 12.5 }, { 0, 0, 0 }, { 15.99, 7.99, 15.99 } } do
+      assert.same({ ref:locate(p) }, { tree:locate(p) })
+    end
+    local p1, i1 = q:find(A, B)
+    local p2, i2 = rq:find(A, B)
+    assert.is_table(p1)
+    assert.same(p2, p1)
+    assert.equal(i2.length, i1.length)
+    assert.equal(i2.expansions, i1.expansions)
+    assert.is_true(i1.length >= 2 + 2 * math.sqrt(2 * 3.5 * 3.5) - 1e-9) -- round the wall's end
+  end)
+end)
