@@ -752,4 +752,42 @@ describe("octonav.streamer over a world", function()
     nav:close()
     w:close()
   end)
+
+  it("a rebake while streaming keeps the loaded set the streamer's; a tile loading meanwhile gets the new file", function()
+    local d = tmpdir()
+    copy_pack(pack, d)
+    local pk = require "octonav.pack"
+    local s = assert(streamer.new(d, { load_padding = 4, unload_padding = 12, workers = 1 }))
+    local w = s.world
+    s:add_agent { 8, 8, 8 }
+    s:update(true)
+    local loaded = s:stats().loaded
+    assert.is_true(s:is_loaded(0) and not s:is_loaded(3))
+    s:lock(3)
+    s:update() -- tile 3 queued: its worker may read the file before or after the rebake
+    local cfg = config(d)
+    cfg.geometry[#cfg.geometry + 1] = box({ 2, 1, 2 }, { 6, 6, 6 })     -- in tile 0 (loaded)
+    cfg.geometry[#cfg.geometry + 1] = box({ 50, 1, 2 }, { 54, 6, 6 })   -- in tile 3 (queued or loaded)
+    cfg.geometry[#cfg.geometry + 1] = box({ 98, 1, 98 }, { 102, 6, 102 }) -- in tile 54 (not loaded)
+    local sum = assert(w:rebake({ min = { 2, 1, 2 }, max = { 102, 6, 102 } }, cfg))
+    assert.is_true(#sum.rebaked > 3)
+    s:update(true)
+    -- the loaded set is the streamer's: tile 3 (locked) besides what was loaded; the graph follows it
+    assert.are.equal(loaded + 1, s:stats().loaded)
+    assert.are.equal(s:stats().loaded, w.graph:stats().tiles)
+    assert.is_false(s:is_loaded(54))
+    for t = 0, w.grid.count - 1 do
+      assert.are.equal(s:is_loaded(t), w.graph:has_tile(require("octonav.tilegrid").coords(w.grid, t)))
+    end
+    -- the loaded tiles hold the new files
+    assert.are.equal("blocked", (w.tree:locate { 4, 3, 4 }))
+    assert.are.equal("blocked", (w.tree:locate { 52, 3, 4 }))
+    for _, ijk in ipairs { { 0, 0, 0 }, { 3, 0, 0 } } do
+      assert.are.equal(pk.blob_id(assert(pk.read_tile(d, ijk[1], ijk[2], ijk[3]))),
+        pk.blob_id(w.tree:encode_tile(ijk[1], ijk[2], ijk[3])))
+    end
+    assert.is_nil(w.reread)
+    s:close()
+    remove_pack(d)
+  end)
 end)

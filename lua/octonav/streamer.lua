@@ -62,6 +62,7 @@
 local core = require "octonav.core"
 local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"
+local pack = require "octonav.pack"
 local util = require "octonav.util"
 
 local M = {}
@@ -376,6 +377,25 @@ local function sync_graphs(self, changes)
   end
 end
 
+-- Tiles world:rebake rewrote while they were queued (world.reread): a worker may have read the old
+-- file, so once loaded each is decoded again from its file here (a failure is a `failed` entry).
+local function reread(self, changes)
+  local world = self.world
+  if not world.reread or #changes.loaded == 0 then return end
+  local grid = world.grid
+  for _, t in ipairs(changes.loaded) do
+    local ti = tilegrid.index(grid, t[1], t[2], t[3])
+    if world.reread[ti] then
+      world.reread[ti] = nil
+      local blob, err = pack.read_tile(world.dir, t[1], t[2], t[3])
+      local ok = blob ~= nil
+      if ok then ok, err = world.tree:decode_tile(t[1], t[2], t[3], blob) end
+      if not ok then changes.failed[#changes.failed + 1] = { t, tostring(err), tile = t, reason = tostring(err) } end
+    end
+  end
+  if next(world.reread) == nil then world.reread = nil end
+end
+
 --- s:update([wait]) -> changes (see the top of this file). wait: block until every queued tile is
 -- read and installed.
 function Streamer:update(wait)
@@ -389,6 +409,7 @@ function Streamer:update(wait)
   install_holes(self, ev, changes)
   for _, t in ipairs(self.dropped) do table.insert(changes.unloaded, 1, t) end
   self.dropped = {}
+  reread(self, changes)
   sync_graphs(self, changes)
   if #changes.loaded > 0 then -- closed doors over the tiles just loaded are blocked again there
     local grid, idx = self.world.grid, {}

@@ -542,7 +542,9 @@ end
 -- handles and running searches notice) and its graph replaces the old one in the world graph (its
 -- graph_ids entry changes: navigators whose route crosses it plan again); re-baked holes get new trees and
 -- records, other holes keep theirs; doors keep their open state. On a streamed world (a tile not
--- loaded) the tile stays unloaded and only its graph is replaced when the world graph holds it.
+-- loaded) the tile stays unloaded and only its graph is replaced when the world graph holds it; the
+-- loaded set stays what the streamer says (only the tiles it has loaded are decoded; a tile it is
+-- loading, "queued", is decoded again from the new file by its update once it is in: world.reread).
 -- Returns the bake summary or nil, err.
 function World:rebake(region, config)
   local s, err = require("octonav.bake").rebake(self.dir, region, config)
@@ -550,7 +552,15 @@ function World:rebake(region, config)
   for _, t in ipairs(s.rebaked) do
     local i, j, k = tilegrid.coords(self.grid, t)
     local loaded = self.with_tiles
-    if self.streamer then loaded = self.streamer:is_loaded(t) end
+    if self.streamer then
+      local st = self.streamer:state(t)
+      loaded = st == "loaded"
+      -- a worker may have read the old file: the streamer's update decodes the new one once it is in
+      if st == "queued" then
+        self.reread = self.reread or {}
+        self.reread[t] = true
+      end
+    end
     local blob
     if loaded then
       local rerr
