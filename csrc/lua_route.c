@@ -381,6 +381,7 @@ static int l_start_multi(lua_State *L)
     const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
     if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
         return luaL_argerror(L, 2, "tree has another tile grid than the graph");
+    lua_settop(L, 5); /* the point arrays below are pushed above the options: keep index 5 the options */
     size_t ns, ng;
     double *s = check_points(L, 3, "starts", &ns);
     double *g = check_points(L, 4, "goals", &ng);

@@ -207,9 +207,10 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
             if (d == HUGE_VAL) continue;
             uint32_t gn = on_route_node(r, 0, PORTAL_GOAL, 1);
             if (gn == NO_NODE) return r->status = ON_FAILURE | ON_OUT_OF_NODES;
+            double before = r->node[gn].g;
             if (on_route_relax(r, 0, PORTAL_GOAL, sc + d + r->goalcost[j], 0, NO_NODE, (uint32_t)i, NULL))
                 return r->status = ON_FAILURE | ON_OUT_OF_NODES;
-            r->node[gn].goal = (uint32_t)j;
+            if (r->node[gn].g < before) r->node[gn].goal = (uint32_t)j; /* only the goal that won names it */
             pushed++;
         }
     }

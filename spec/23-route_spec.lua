@@ -113,6 +113,19 @@ describe("octonav.core.route", function()
     p:start_multi(t, { { 1.5, 4, 4 } }, { { 60, 8, 8 }, { 50, 8, 8 } }, { goal_costs = { 100, 0 } })
     repeat local s = assert(p:step(8)) until s == "found"
     assert.are.equal(2, p:result().goal)
+    -- without an options table (the points must not be read as the options)
+    assert.are.equal("running", p:start_multi(t, { { 1.5, 4, 4 } }, { { 60, 8, 8 }, { 50, 8, 8 } }))
+    repeat local s = assert(p:step(8)) until s == "found"
+    assert.are.equal(2, p:result().goal)
+    -- goals joined directly inside the start's tile: the goal named is the one that won, not the last
+    for _, c in ipairs { { { 0, 100 }, 1 }, { { 100, 0 }, 2 } } do
+      local st = p:start_multi(t, { { 1.5, 4, 4 } }, { { 3, 4, 4 }, { 6, 4, 4 } }, { goal_costs = c[1] })
+      while st == "running" do st = assert(p:step(8)) end
+      assert.are.equal("found", st)
+      local r = p:result()
+      assert.are.equal(c[2], r.goal)
+      assert.is_true(r.cost < 100)
+    end
   end)
 
   it("raises on misuse, naming the argument", function()
