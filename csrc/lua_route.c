@@ -21,8 +21,6 @@
  * tile's linear index. A planner keeps its world graph alive; closing the graph makes it raise.
  */
 #include "lua_util.h"
-#include "route.h"
-#include "tree.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -159,17 +157,19 @@ static int l_info(lua_State *L)
         lua_pushstring(L, reason_of(st, 0));
         return 2;
     }
+    on_tgraph_info gi;
+    on_tgraph_get_info(g, &gi);
     lua_createtable(L, 0, 10);
-    on_lua_setint(L, "crc", g->crc);
-    on_lua_setint(L, "wshift", g->wshift);
-    on_lua_setint(L, "portals", g->nportal);
-    on_lua_setint(L, "edges", g->nedge);
-    on_lua_setint(L, "components", g->ncomp);
-    on_lua_setint(L, "rects", g->nrect);
-    on_lua_setint(L, "depth", g->depth);
-    on_lua_setint(L, "bound", g->bound);
-    on_lua_setint(L, "tag", g->tag);
-    on_lua_setint(L, "bytes", (lua_Integer)g->bytes);
+    on_lua_setint(L, "crc", gi.crc);
+    on_lua_setint(L, "wshift", gi.wshift);
+    on_lua_setint(L, "portals", gi.portals);
+    on_lua_setint(L, "edges", gi.edges);
+    on_lua_setint(L, "components", gi.components);
+    on_lua_setint(L, "rects", gi.rects);
+    on_lua_setint(L, "depth", gi.depth);
+    on_lua_setint(L, "bound", gi.bound);
+    on_lua_setint(L, "tag", gi.tag);
+    on_lua_setint(L, "bytes", (lua_Integer)gi.bytes);
     on_tgraph_free(g);
     return 1;
 }

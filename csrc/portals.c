@@ -15,6 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+void on_tgraph_get_info(const on_tgraph *g, on_tgraph_info *out)
+{
+    *out = (on_tgraph_info){.depth = g->depth, .bound = g->bound, .wshift = g->wshift, .tag = g->tag,
+                            .crc = g->crc, .portals = g->nportal, .edges = g->nedge, .components = g->ncomp,
+                            .rects = g->nrect, .bytes = g->bytes};
+}
+
 void on_tgraph_free(on_tgraph *g)
 {
     if (!g) return;

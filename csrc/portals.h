@@ -46,7 +46,7 @@ typedef struct on_portal {
                             * the face, the largest first: its centre is the portal's point */
 } on_portal;
 
-typedef struct on_tgraph {
+struct on_tgraph { /* typedef in octonav.h */
     int depth;             /* tile depth it was built for */
     int bound;             /* S: portals lie in one S x S square of their face */
     int wshift;            /* weights are in units of 2^-wshift leaf (ON_TGRAPH_WSHIFT_MIN..ON_TGRAPH_WSHIFT) */
@@ -63,17 +63,9 @@ typedef struct on_tgraph {
     uint32_t crc;          /* the portals' identity: CRC-32 of the encoded depth, bound and portals (not
                             * the tag, not the weights): links depend on nothing else (route.h) */
     size_t bytes;          /* memory held */
-} on_tgraph;
+};
 
-typedef struct on_tgraph_opts {
-    int bound;             /* S, the portal size bound in leaves: 0 = default (on_tgraph_bound); else
-                            * 1..n (rounded down to a power of two) */
-    double stretch;        /* t >= 1 (0 = 1): of a component's pairs, only a greedy t-spanner keeps its
-                            * weight (pairs by increasing weight; dropped (0) when the edges kept so far
-                            * join its ends within t x its weight; components of up to 128 portals):
-                            * t = 1 keeps every pair */
-    uint32_t tag;          /* stored as is */
-} on_tgraph_opts;
+/* on_tgraph_opts is public (octonav.h). */
 
 /* The portal bound S a build with opts->bound (0 = default) uses for tiles of the given depth:
  * default n up to 64 leaves (a face region is one portal), max(64, n / 4) above. */
@@ -84,9 +76,7 @@ on_status on_tgraph_build(const on_boxset *s, int depth, const on_tgraph_opts *o
 /* The same from a tile's contents (a decoded table and its solid flag: a bake job or a worker). */
 on_status on_tgraph_build_table(const on_table *tab, uint8_t solid, int depth, const on_tgraph_opts *o,
                                 on_tgraph **out);
-/* The same for a loaded tile of a tree (its prepared boxes when valid, else built here). */
-on_status on_tgraph_build_tile(const on_tree *t, uint32_t tile, const on_tgraph_opts *o, on_tgraph **out);
-void on_tgraph_free(on_tgraph *g);
+/* on_tgraph_build_tile, on_tgraph_free, on_tgraph_encode and on_tgraph_decode are public (octonav.h). */
 
 /* The point of portal p, tile-local leaves. */
 void on_portal_point(const on_tgraph *g, uint32_t p, double out[3]);
@@ -109,8 +99,6 @@ static inline uint32_t on_tgraph_weight(const on_tgraph *g, uint32_t a, uint32_t
  * range, an overlong varint, a weight below the straight line) -> ON_FAILURE|ON_CORRUPT, another
  * version -> ON_FAILURE|ON_VERSION, another depth than expected_depth -> ON_FAILURE|ON_INVALID;
  * never reads outside [buf, buf + len); a blob it accepts encodes back to the same bytes. */
-on_status on_tgraph_encode(const on_tgraph *g, uint8_t *buf, size_t cap, size_t *len);
-on_status on_tgraph_decode(const uint8_t *buf, size_t len, int expected_depth, on_tgraph **out);
 
 /* Sets g->crc (and g->bytes) from its encoding: the build's last step; -1 when out of memory. */
 int on_tgraph_seal(on_tgraph *g);
