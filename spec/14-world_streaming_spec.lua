@@ -790,4 +790,66 @@ describe("octonav.streamer over a world", function()
     s:close()
     remove_pack(d)
   end)
+
+  it("a search answering 'unloaded' (an end in a tile not loaded): fails without a streamer, waits with one", function()
+    -- the binding's answer for the core's ON_UNLOADED, simulated on the query's methods: the first
+    -- search of each navigator answers it for tile (7, 0, 7), a corner no route needs
+    local probe = octonav.core.query.new(full.tree)
+    local qm = getmetatable(probe).__index
+    probe:close()
+    local real_start, real_result = qm.start, qm.result
+    local fake = setmetatable({}, { __mode = "k" })
+    local armed = true
+    qm.start = function(q, ...)
+      if armed then
+        armed = false
+        fake[q] = true
+        return "failed"
+      end
+      fake[q] = nil
+      return real_start(q, ...)
+    end
+    qm.result = function(q, ...)
+      if fake[q] then return nil, { status = "failed", reason = "unloaded", tile = { 7, 0, 7 } } end
+      return real_result(q, ...)
+    end
+    local ok, err = pcall(function()
+      local nav = octonav.navigator.new(full)
+      nav:go { 56, 8, 8 }
+      local status, why
+      for _ = 1, 50 do
+        status, why = nav:update { 8, 8, 8 }
+        if status ~= "planning" then break end
+      end
+      assert.are.equal("failed", status)
+      assert.are.equal("unloaded", why)
+      assert.are.same({ 7, 0, 7 }, nav:stats().failed_tile)
+      nav:close()
+      -- with a streamer: it locks the tile, waits for it (stats().waiting names it), then goes on
+      -- (the tile is loaded only by that lock: far from the agent)
+      armed = true
+      local s = assert(streamer.new(pack, { load_padding = 4, unload_padding = 12, workers = 0 }))
+      nav = octonav.navigator.new(s.world, { streamer = s })
+      nav:go { 56, 8, 8 }
+      local pos, waited = { 8, 8, 8 }, false
+      for _ = 1, 3000 do
+        status, why = nav:update(pos)
+        local w = nav:stats().waiting
+        if w and w.tile and w.tile[1] == 7 and w.tile[2] == 0 and w.tile[3] == 7 then waited = true end
+        s:update(true)
+        if status == "arrived" or status == "failed" then break end
+        if status == "moving" then
+          local d = dist(pos, why)
+          local f = d <= 0.5 and 1 or 0.5 / d
+          pos = { pos[1] + (why[1] - pos[1]) * f, pos[2] + (why[2] - pos[2]) * f, pos[3] + (why[3] - pos[3]) * f }
+        end
+      end
+      assert.is_true(waited)
+      assert.are.equal("arrived", status)
+      nav:close()
+      s:close()
+    end)
+    qm.start, qm.result = real_start, real_result
+    assert(ok, err)
+  end)
 end)

@@ -42,7 +42,9 @@
 -- update). A plan answering "loading" (streaming: a tile whose graph is not loaded may lie on the
 -- route) locks that tile with the streamer and plans again once it is in (without a streamer, on a
 -- world loaded with { tiles = false }, the planner and a search reaching a tile not loaded make the
--- navigator fail with "unloaded", the tile in stats().failed_tile); "graph_changed" (a tile graph
+-- navigator fail with "unloaded", the tile in stats().failed_tile; a search answering "unloaded" (an
+-- end point in a tile not loaded, with info.tile) does the same, and with a streamer locks that tile
+-- and starts the search again once it is in); "graph_changed" (a tile graph
 -- came or went meanwhile) plans again.
 -- Once walking, when the graph of a tile the route crosses is replaced (world.graph_ids changes: a
 -- rebake; a graph unloaded, or reloaded from the same file, is no change) the navigator plans again
@@ -296,7 +298,7 @@ local function query_for(self, tree)
 end
 
 local function start_candidate(self, s)
-  s.used = 0
+  s.used, s.until_loaded = 0, nil
   s.status = s.q:start(s.from, s.cands[s.ci].inside, self.search_opts)
   self.total_searches = self.total_searches + 1
 end
@@ -370,6 +372,24 @@ local function stale_step(self)
   return nil
 end
 
+-- The tile {i, j, k} an "unloaded" answer names (info.tile: {i, j, k} or an index), else the tile of
+-- whichever end point is in a tile that is not loaded (the goal's first).
+local function unloaded_tile(self, info, goal, from)
+  local t = info.tile
+  if type(t) == "table" then return { t[1], t[2], t[3] } end
+  if math.type(t) == "integer" then return tilegrid.ijk(self.world, t) end
+  local world = self.world
+  for _, p in ipairs { goal, from } do
+    local ti = planner.tile_of(world, p)
+    if ti then
+      local loaded = world.streamer and world.streamer:is_loaded(ti) or (not world.streamer and world.with_tiles ~= false)
+      if not loaded then return tilegrid.ijk(world, ti) end
+    end
+  end
+  local ti = planner.tile_of(world, goal)
+  return ti and tilegrid.ijk(world, ti) or nil
+end
+
 local function candidate_done(self, s, forced_reason)
   local path, info
   if forced_reason then
@@ -386,6 +406,18 @@ local function candidate_done(self, s, forced_reason)
   elseif info.reason == "tree_changed" and s.retries < self.locks.max_retries then
     s.retries = s.retries + 1
     start_candidate(self, s)
+    return
+  elseif info.reason == "unloaded" and s.tree == self.world.tree then
+    -- an end point lies in a tile that is not loaded (the binding's answer for the core's ON_UNLOADED):
+    -- without a streamer nothing will load it; with one, lock it and start again once it is in
+    local t = unloaded_tile(self, info, c.inside, s.from)
+    if self.locks == navlocks.none then
+      self.failed_tile = t
+      self.search = nil
+      fail(self, "unloaded")
+      return
+    end
+    s.status, s.wait_until, s.wait_tile, s.until_loaded = "waiting", self.frame + 1, t, true
     return
   elseif (info.reason == "goal_blocked" or info.reason == "start_blocked") and s.retries > 0
     and s.retries < self.locks.max_retries and s.tree == self.world.tree then
@@ -447,7 +479,12 @@ local function work(self, position, budget)
       start_candidate(self, s)
     end
     if s.status == "waiting" then -- see candidate_done: an end point read blocked after a change
-      if self.frame < s.wait_until then
+      local ready = self.frame >= s.wait_until
+      if s.until_loaded and s.wait_tile then -- "unloaded": until the tile is in
+        local w = s.wait_tile
+        ready = self.streamer:is_loaded(tilegrid.index(self.world, w[1], w[2], w[3]))
+      end
+      if not ready then
         self.loading = s.wait_tile
         if s.wait_tile and self.locks:wait_tile(s.step, s.tree, s.wait_tile) then
           candidate_done(self, s, "load_failed")
