@@ -259,11 +259,17 @@ on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxs
 
 int64_t on_boxset_locate(const on_boxset *s, const double p[3])
 {
-    /* the point's block, and the block before along each axis where p lies on their shared face */
-    int lo[3], hi[3];
+    uint32_t in[8];
+    return on_boxset_locate_all(s, p, in) > 0 ? (int64_t)in[0] : -1; /* the first in block order */
+}
+
+/* Every box of s holding point p (closed boxes: a point on a shared face or corner is in each of
+ * them, at most 8 as box interiors are disjoint); returns the count. */
+int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8])
+{
+    int lo[3], hi[3], n = 0;
     for (int k = 0; k < 3; k++) {
-        double u = p[k] / s->bsize;
-        int b = (int)u;
+        int b = (int)(p[k] / s->bsize);
         if (b >= s->nb) b = s->nb - 1;
         if (b < 0) b = 0;
         lo[k] = hi[k] = b;
@@ -273,12 +279,12 @@ int64_t on_boxset_locate(const on_boxset *s, const double p[3])
         for (int by = lo[1]; by <= hi[1]; by++)
             for (int bx = lo[0]; bx <= hi[0]; bx++) {
                 uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
-                for (uint32_t i = s->block_off[b]; i < s->block_off[b + 1]; i++) {
+                for (uint32_t i = s->block_off[b]; i < s->block_off[b + 1] && n < 8; i++) {
                     const on_box *x = &s->box[i];
                     if (p[0] >= x->mn[0] && p[0] <= x->mx[0] && p[1] >= x->mn[1] && p[1] <= x->mx[1] &&
                         p[2] >= x->mn[2] && p[2] <= x->mx[2])
-                        return i;
+                        out[n++] = i;
                 }
             }
-    return -1;
+    return n;
 }

@@ -57,6 +57,9 @@ on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxs
 
 /* The box of s holding tile-local point p (closed boxes), or -1. */
 int64_t on_boxset_locate(const on_boxset *s, const double p[3]);
+/* Every box of s holding point p (closed boxes: a point on a shared face or corner is in each of
+ * them, at most 8 as box interiors are disjoint); returns the count. */
+int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8]);
 
 /* Do boxes a and c (of one tile, or of two tiles side by side along axis k) share a face of positive
  * area across axis k? Only the other two axes need checking. */

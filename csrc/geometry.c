@@ -21,21 +21,29 @@ typedef struct box_geo {
     double lo[3], hi[3];
 } box_geo;
 
-static int classify_box(void *ud, const double m[3], double s)
+/* The rule of on_tree_add_box, shared with the temporary obstacles (obstacles.c): a cube (corner m,
+ * side s) is hit when it overlaps the box [lo, hi] with positive volume, an axis of zero extent
+ * counting as touching; fully when the box holds it. */
+int on_box_classify(const double lo[3], const double hi[3], const double m[3], double s)
 {
-    const box_geo *b = ud;
     int full = 1;
     for (int i = 0; i < 3; i++) {
         double cmin = m[i], cmax = m[i] + s;
-        if (b->lo[i] == b->hi[i]) {
-            if (b->lo[i] < cmin || b->lo[i] > cmax) return ON_MISS;
+        if (lo[i] == hi[i]) {
+            if (lo[i] < cmin || lo[i] > cmax) return ON_MISS;
             full = 0;
         } else {
-            if (!(b->lo[i] < cmax && b->hi[i] > cmin)) return ON_MISS;
-            if (!(b->lo[i] <= cmin && b->hi[i] >= cmax)) full = 0;
+            if (!(lo[i] < cmax && hi[i] > cmin)) return ON_MISS;
+            if (!(lo[i] <= cmin && hi[i] >= cmax)) full = 0;
         }
     }
     return full ? ON_FULL_HIT : ON_PARTIAL_HIT;
+}
+
+static int classify_box(void *ud, const double m[3], double s)
+{
+    const box_geo *b = ud;
+    return on_box_classify(b->lo, b->hi, m, s);
 }
 
 static int finite3(const double v[3])

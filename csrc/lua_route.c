@@ -224,10 +224,18 @@ static int l_add_tile(lua_State *L)
     return 1;
 }
 
-static int l_remove_tile(lua_State *L)
+/* The world graph and tile index (i, j, k) at 2..4 of graph:remove_tile / graph:has_tile. */
+static on_wgraph *check_wtile(lua_State *L, uint32_t *tile)
 {
     on_wgraph *w = checkw(L, 1);
-    uint32_t tile = check_tile(L, 2, on_wgraph_params(w));
+    *tile = check_tile(L, 2, on_wgraph_params(w));
+    return w;
+}
+
+static int l_remove_tile(lua_State *L)
+{
+    uint32_t tile;
+    on_wgraph *w = check_wtile(L, &tile);
     on_status st = on_wgraph_remove_tile(w, tile);
     if (on_failed(st)) return luaL_error(L, "remove_tile: %s", on_status_string(st));
     lua_pushboolean(L, 1);
@@ -236,8 +244,8 @@ static int l_remove_tile(lua_State *L)
 
 static int l_has_tile(lua_State *L)
 {
-    on_wgraph *w = checkw(L, 1);
-    uint32_t tile = check_tile(L, 2, on_wgraph_params(w));
+    uint32_t tile;
+    on_wgraph *w = check_wtile(L, &tile);
     lua_pushboolean(L, on_wgraph_has_tile(w, tile));
     return 1;
 }
@@ -247,16 +255,13 @@ static int l_stats(lua_State *L)
     on_wgraph *w = checkw(L, 1);
     on_wgraph_stats st;
     on_wgraph_stats_get(w, &st);
+    static const char *const keys[] = {"tiles", "faces", "dormant", "unresolved", "portals",
+                                       "edges", "links", "rects",   "bytes",      NULL};
+    const lua_Integer v[] = {(lua_Integer)st.tiles, (lua_Integer)st.faces, (lua_Integer)st.dormant,
+                             (lua_Integer)st.unresolved, (lua_Integer)st.portals, (lua_Integer)st.edges,
+                             (lua_Integer)st.links, (lua_Integer)st.rects, (lua_Integer)st.bytes};
     lua_createtable(L, 0, 9);
-    on_lua_setint(L, "tiles", (lua_Integer)st.tiles);
-    on_lua_setint(L, "faces", (lua_Integer)st.faces);
-    on_lua_setint(L, "dormant", (lua_Integer)st.dormant);
-    on_lua_setint(L, "unresolved", (lua_Integer)st.unresolved);
-    on_lua_setint(L, "portals", (lua_Integer)st.portals);
-    on_lua_setint(L, "edges", (lua_Integer)st.edges);
-    on_lua_setint(L, "links", (lua_Integer)st.links);
-    on_lua_setint(L, "rects", (lua_Integer)st.rects);
-    on_lua_setint(L, "bytes", (lua_Integer)st.bytes);
+    on_lua_setints(L, keys, v);
     return 1;
 }
 

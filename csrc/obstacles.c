@@ -65,23 +65,11 @@ static int table_copy(const on_table *src, on_table *dst)
     return 0;
 }
 
-/* The rule of on_tree_add_box (geometry.c): a cube is blocked when it overlaps the box with positive
- * volume (an axis of zero extent counts as touching). */
+/* The rule of on_tree_add_box (on_box_classify, geometry.c). */
 static int classify(void *ud, const double m[3], double s)
 {
     const obstacle *b = ud;
-    int full = 1;
-    for (int i = 0; i < 3; i++) {
-        double cmin = m[i], cmax = m[i] + s;
-        if (b->lo[i] == b->hi[i]) {
-            if (b->lo[i] < cmin || b->lo[i] > cmax) return ON_MISS;
-            full = 0;
-        } else {
-            if (!(b->lo[i] < cmax && b->hi[i] > cmin)) return ON_MISS;
-            if (!(b->lo[i] <= cmin && b->hi[i] >= cmax)) full = 0;
-        }
-    }
-    return full ? ON_FULL_HIT : ON_PARTIAL_HIT;
+    return on_box_classify(b->lo, b->hi, m, s);
 }
 
 static snapshot *find_snap(struct on_obstacles *o, uint32_t tile)

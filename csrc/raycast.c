@@ -203,17 +203,11 @@ typedef struct tree_probe {
     uint32_t top[8];      /* layers >= top[e] are shared with cur (top = depth + 1: another tile) */
 } tree_probe;
 
-/* A node-table lookup, through the cache when there is one (the slot formula of tree.c's, so both
- * fill the one cache the same way): the node's value, or -1 when it is not stored. */
+/* A node-table lookup through the cache when there is one (tree.h's, so every user fills the one
+ * cache the same way). */
 static inline int node_value(const on_tree *t, on_lcache *c, uint32_t tile, uint32_t code)
 {
-    if (!c) return on_table_get(&t->tiles[tile].table, code);
-    uint64_t key = (uint64_t)tile << 32 | code;
-    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
-    if (c->key[i] == key) return c->val[i];
-    c->key[i] = key;
-    c->val[i] = (int16_t)on_table_get(&t->tiles[tile].table, code);
-    return c->val[i];
+    return on_lcache_lookup(t, c, tile, code);
 }
 
 /* Is leaf (x, y, z) free? Then *c gets its free cell, vals[l] the values of the stored nodes read on

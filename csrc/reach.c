@@ -270,32 +270,6 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     }
 }
 
-/* Every box of s holding point p (closed boxes: a point on a shared face or corner is in each of
- * them, at most 8 as box interiors are disjoint); returns the count. */
-int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8])
-{
-    int lo[3], hi[3], n = 0;
-    for (int k = 0; k < 3; k++) {
-        int b = (int)(p[k] / s->bsize);
-        if (b >= s->nb) b = s->nb - 1;
-        if (b < 0) b = 0;
-        lo[k] = hi[k] = b;
-        if (b > 0 && p[k] == (double)(b * s->bsize)) lo[k] = b - 1;
-    }
-    for (int bz = lo[2]; bz <= hi[2]; bz++)
-        for (int by = lo[1]; by <= hi[1]; by++)
-            for (int bx = lo[0]; bx <= hi[0]; bx++) {
-                uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
-                for (uint32_t i = s->block_off[b]; i < s->block_off[b + 1] && n < 8; i++) {
-                    const on_box *x = &s->box[i];
-                    if (p[0] >= x->mn[0] && p[0] <= x->mx[0] && p[1] >= x->mn[1] && p[1] <= x->mx[1] &&
-                        p[2] >= x->mn[2] && p[2] <= x->mx[2])
-                        out[n++] = i;
-                }
-            }
-    return n;
-}
-
 /* target_off / target: for each box, the targets it holds; -1 when a target is in no box. */
 static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt)
 {

@@ -55,7 +55,5 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
 /* The point q of the rectangle [lo, hi] (degenerate along axis k) minimising |a - q| + |q - c|. */
 void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3]);
 
-/* Every box of s holding point p (closed boxes: at most 8); returns the count. */
-int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8]);
 
 #endif

@@ -47,6 +47,9 @@ void on_streamer_detach(on_streamer *s);
 
 /* How a piece of geometry meets an axis-aligned cube (nav space, min corner and edge length). */
 enum { ON_MISS = 0, ON_PARTIAL_HIT = 1, ON_FULL_HIT = 2 };
+/* How the box [lo, hi] meets the cube at m of side s (ON_MISS, ON_PARTIAL_HIT, ON_FULL_HIT): the rule
+ * of on_tree_add_box and of temporary obstacles (geometry.c). */
+int on_box_classify(const double lo[3], const double hi[3], const double m[3], double s);
 typedef int (*on_classify_fn)(void *ud, const double min[3], double size);
 
 /* Insert geometry described by a classifier into every tile overlapping the nav-space box
