@@ -161,7 +161,7 @@ static void push_result(lua_State *L, int tree_idx, const on_tree *t, const on_p
         on_lua_pushpoint(L, r->info.nearest);
         lua_setfield(L, -2, "nearest");
     }
-    if (s & ON_LOADING) {
+    if (s & (ON_LOADING | ON_UNLOADED)) { /* the tile waited for, or an end's unloaded tile */
         int ijk[3];
         on_tree_tile_coords(t, r->info.loading_tile, ijk);
         on_lua_pushint3(L, ijk);

@@ -194,11 +194,9 @@ static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts 
 const char *on_lua_query_reason(on_status s, int which)
 {
     if (s & ON_LOADING) return "loading";
+    if (s & ON_UNLOADED) return "unloaded"; /* an end in a tile not loaded (info.tile) */
     if (s & ON_OUTSIDE) return which ? "goal_outside" : "start_outside";
-    /* An end in a tile not loaded (the core's ON_UNLOADED) still reads blocked here: the Lua layers
-     * (navigator.lua's wait for an end's tile) take start_blocked / goal_blocked for it until they read
-     * "unloaded" (issue 12, the binding's next step). */
-    if (s & (ON_BLOCKED | ON_UNLOADED)) return which ? "goal_blocked" : "start_blocked";
+    if (s & ON_BLOCKED) return which ? "goal_blocked" : "start_blocked";
     if (s & ON_UNREACHABLE) return "unreachable";
     if (s & ON_OUT_OF_NODES) return "out_of_nodes";
     if (s & ON_BUDGET) return "budget";
@@ -316,7 +314,8 @@ static int push_result(lua_State *L, int qidx, lquery *u)
         on_lua_pushpoint(L, info.nearest);
         lua_setfield(L, -2, "nearest");
     }
-    if (s & (ON_LOADING | ON_UNPREPARED)) { /* the tile it waits for, or the one not prepared */
+    if (s & (ON_LOADING | ON_UNPREPARED | ON_UNLOADED)) { /* the tile it waits for, the one not prepared,
+                                                          * or an end's unloaded one */
         push_tile(L, u, info.loading_tile);
         lua_setfield(L, -2, "tile");
     }

@@ -2,7 +2,8 @@
  * lua_tree_cells.c -- the `octonav.tree` methods that read its cells and its prepared graph: locate,
  * raycast, visible, visible_many, neighbors, face_cells, prepare, boxes (added to the tree class by
  * on_lua_tree_cells_open, from on_lua_tree_open). Cells are tables {min, size, code, tile}; a cell
- * passed back in is checked to be a free cell of this tree still.
+ * passed back in is checked to be a free cell of this tree still. locate answers "unloaded", {i,j,k}
+ * for a point in a tile not loaded (not "blocked": the tree does not know).
  */
 #include "lua_util.h"
 
@@ -61,9 +62,16 @@ static int l_locate(lua_State *L)
         push_cell(L, t, c);
         return 2;
     }
-    if (s & (ON_BLOCKED | ON_UNLOADED)) { /* (unloaded: see on_lua_query_reason) */
+    if (s & ON_BLOCKED) {
         lua_pushliteral(L, "blocked");
         return 1;
+    }
+    if (s & ON_UNLOADED) { /* "unloaded", {i, j, k}: its tile is not in memory */
+        int ijk[3];
+        on_tree_tile_coords(t, c.tile, ijk);
+        lua_pushliteral(L, "unloaded");
+        on_lua_pushint3(L, ijk);
+        return 2;
     }
     lua_pushnil(L);
     lua_pushliteral(L, "outside");

@@ -1,8 +1,8 @@
--- spec/29-unloaded_spec.lua -- unloaded tiles on a tree whose tiles stream in: a search that must
--- cross an unloaded tile answers "loading" with that tile and, resumed once it is in, finds the fully
--- loaded tree's path; with every tile loaded every answer is the fully loaded tree's, to the bit. (An
--- end in an unloaded tile: C ON_UNLOADED, tests/test_tree.c; the binding's "unloaded" answer waits
--- for navigator.lua to read it.)
+-- spec/29-unloaded_spec.lua -- unloaded is not blocked: on a tree whose tiles stream in, a point in a
+-- tile not loaded locates as "unloaded" with its tile, a search with its start or goal there fails
+-- with reason "unloaded" and the tile (not start_blocked / goal_blocked), a search that must cross an
+-- unloaded tile answers "loading" with that tile, and once loaded every answer is the fully loaded
+-- tree's, to the bit.
 -- Run: busted --lua=lua5.4 spec/29-unloaded_spec.lua
 --
 -- The scene: 2 x 1 x 2 tiles of 8 leaves (scale 1, origin 0), a wall x in [7, 9], z in [0, 8] over the
@@ -61,12 +61,48 @@ describe("unloaded tiles", function()
     end
   end
 
-  it("locate where loaded: blocked and free as on the loaded tree", function()
+  it("locate: 'unloaded' and the tile; blocked and free where loaded, as on the loaded tree", function()
+    only {}
+    assert.same({ "unloaded", { 0, 0, 0 } }, { tree:locate(A) })
+    assert.same({ "unloaded", { 1, 0, 0 } }, { tree:locate(B) })
+    assert.same({ "unloaded", { 0, 0, 0 } }, { tree:locate(WALL) }) -- blocked there, but not known yet
+    assert.same({ nil, "outside" }, { tree:locate { -1, 4, 4 } })
     only { { 0, 0, 0 } }
     assert.equal("blocked", (tree:locate(WALL)))
     assert.same({ ref:locate(A) }, { tree:locate(A) })
     assert.equal("free", (tree:locate(A)))
-    assert.same({ nil, "outside" }, { tree:locate { -1, 4, 4 } })
+    assert.same({ "unloaded", { 1, 0, 0 } }, { tree:locate(B) })
+  end)
+
+  it("find: an end in an unloaded tile fails 'unloaded' with the tile", function()
+    only { { 0, 0, 0 }, { 0, 0, 1 }, { 1, 0, 1 } }
+    local path, info = q:find(A, B)
+    assert.is_nil(path)
+    assert.equal("failed", info.status)
+    assert.equal("unloaded", info.reason)
+    assert.same({ 1, 0, 0 }, info.tile)
+    assert.is_nil(info.nearest)
+    path, info = q:find(B, A) -- the start's tile
+    assert.is_nil(path)
+    assert.equal("unloaded", info.reason)
+    assert.same({ 1, 0, 0 }, info.tile)
+    -- a blocked end in a loaded tile is still blocked
+    path, info = q:find(WALL, A)
+    assert.is_nil(path)
+    assert.equal("start_blocked", info.reason)
+    assert.is_nil(info.tile)
+  end)
+
+  it("start / result: the same answer from a sliced search", function()
+    only { { 1, 0, 0 } }
+    assert.equal("failed", q:start(A, B))
+    local path, info = q:result()
+    assert.is_nil(path)
+    assert.same({ "failed", "unloaded", { 0, 0, 0 } }, { info.status, info.reason, info.tile })
+    assert.equal("failed", q:start(B, A)) -- the goal's tile
+    path, info = q:result()
+    assert.is_nil(path)
+    assert.same({ "failed", "unloaded", { 0, 0, 0 } }, { info.status, info.reason, info.tile })
   end)
 
   it("a search that must cross an unloaded tile answers 'loading' with it, and goes on once it is in", function()

@@ -411,7 +411,13 @@ local function candidate_done(self, s, forced_reason)
     -- an end point lies in a tile that is not loaded (the binding's answer for the core's ON_UNLOADED):
     -- without a streamer nothing will load it; with one, lock it and start again once it is in
     local t = unloaded_tile(self, info, c.inside, s.from)
-    if self.locks == navlocks.none then
+    if self.locks == navlocks.none and s.retries > 0 and s.retries < self.locks.max_retries then
+      -- restarted after its tree changed: the caller's own streamer (one the navigator was not given)
+      -- unloaded the tile under it; report it as loading and start again at the next update (a retry)
+      s.retries = s.retries + 1
+      s.status, s.wait_until, s.wait_tile = "waiting", self.frame + 1, t
+      return
+    elseif self.locks == navlocks.none then
       self.failed_tile = t
       self.search = nil
       fail(self, "unloaded")
