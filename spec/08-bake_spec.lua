@@ -309,6 +309,16 @@ describe("octonav.bake", function()
       assert.matches("\ndoor den 1 3 3 3 6 3 3\ncrc32 %x%x%x%x%x%x%x%x\n$", mtext)
       local m = assert(pack.read_manifest(dir))
       assert.are.equal(mtext, pack.manifest_text(m))
+      -- a door's box rides on its line (6 more numbers) and round-trips; a box upside down is refused
+      m.holes[1].doors[1].box = { min = { 4, 2.5, 2 }, max = { 4.5, 4, 4 } }
+      local boxed = pack.manifest_text(m)
+      assert.matches("\ndoor den 1 3 3 3 6 3 3 4 2.5 2 4.5 4 4\n", boxed)
+      local m2 = assert(pack.parse_manifest("m", boxed))
+      assert.are.same(m.holes[1].doors[1].box, m2.holes[1].doors[1].box)
+      assert.are.equal(boxed, pack.manifest_text(m2))
+      m.holes[1].doors[1].box = { min = { 5, 2.5, 2 }, max = { 4.5, 4, 4 } }
+      local _, berr = pack.parse_manifest("m", pack.manifest_text(m))
+      assert.matches("^m:%d+: door box min must not be above max$", berr)
       -- the world holds exactly the tile files, and every tile's graph: the two tiles linked through
       -- the opening (one portal each side, one link)
       local w = assert(world.load(dir))

@@ -61,7 +61,8 @@ describe("octonav.world", function()
     assert.are.same({ 13, 9, 13 }, h.max)
     assert.are.equal(0.5, h.scale)
     assert.are.same({ 0 }, h.tiles)
-    assert.are.same({ { inside = { 10, 4.5, 8 }, outside = { 12.75, 4.5, 8 }, open = true } }, h.doors)
+    assert.are.same({ { inside = { 10, 4.5, 8 }, outside = { 12.75, 4.5, 8 }, open = true,
+      box = { min = { 11, 3, 7 }, max = { 12, 6, 9 } } } }, h.doors) -- the door's box from the manifest
     assert.are.equal(1, w.hole_index.cave)
     -- the world graph: both tiles' graphs, linked across x = 16 (the world's wall has a window),
     -- each added from its file (graph_ids: the file's identity)

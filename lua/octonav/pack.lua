@@ -8,7 +8,8 @@
 --
 --   manifest = { scale, depth, origin = {x,y,z}, tiles = {nx,ny,nz}, radius,
 --                holes = { { name, kind, min, max, scale, depth, origin, tiles = {tx,ty,tz},
---                            doors = { { inside = {..}, outside = {..} } } } } }
+--                            doors = { { inside = {..}, outside = {..}, box = { min, max } or nil } } } } }
+-- A door line holds its box (the doorway a closed door blocks) after its two points when it has one.
 -- Tile graph files (tiles/I_J_K.graph) hold a tile's portal graph as octonav.core.route.build encodes
 -- it (an "ONTG" blob with its own version and CRC-32, checked by the C decoder); its tag is the tile
 -- blob's identity (M.graph_tag), so a graph left from another bake of the tile is told apart.
@@ -226,7 +227,8 @@ function M.manifest_text(m)
   end
   for _, h in ipairs(m.holes or {}) do
     for j, d in ipairs(h.doors) do
-      L[#L + 1] = ("door %s %d %s %s"):format(h.name, j, pt(d.inside), pt(d.outside))
+      local box = d.box and (" %s %s"):format(pt(d.box.min), pt(d.box.max)) or ""
+      L[#L + 1] = ("door %s %d %s %s%s"):format(h.name, j, pt(d.inside), pt(d.outside), box)
     end
   end
   return seal(L)
@@ -298,13 +300,21 @@ function M.parse_manifest(path, text)
       m.holes[#m.holes + 1] = h
       hole_index[h.name] = #m.holes
     elseif key == "door" then
-      local f, ferr = fields(line, key, "sinnnnnn")
+      local boxed = select(2, line:gsub(" ", "")) == 14 -- a door with its box: 6 more numbers
+      local f, ferr = fields(line, key, boxed and "sinnnnnnnnnnnn" or "sinnnnnn")
       if not f then return bad(n, ferr) end
       local hi = hole_index[f[1]]
       if not hi then return bad(n, "door of an unknown hole '" .. f[1] .. "'") end
       local h = m.holes[hi]
       if f[2] ~= #h.doors + 1 then return bad(n, ("door index %d out of order (expected %d)"):format(f[2], #h.doors + 1)) end
       h.doors[f[2]] = { inside = { f[3], f[4], f[5] }, outside = { f[6], f[7], f[8] } }
+      if boxed then
+        local box = { min = { f[9], f[10], f[11] }, max = { f[12], f[13], f[14] } }
+        for a = 1, 3 do
+          if not (box.min[a] <= box.max[a]) then return bad(n, "door box min must not be above max") end
+        end
+        h.doors[f[2]].box = box
+      end
     else
       return bad(n, "unknown line '" .. key:sub(1, 40) .. "'")
     end
