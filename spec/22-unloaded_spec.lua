@@ -1,9 +1,9 @@
--- spec/29-unloaded_spec.lua -- unloaded is not blocked: on a tree whose tiles stream in, a point in a
+-- spec/22-unloaded_spec.lua -- unloaded is not blocked: on a tree whose tiles stream in, a point in a
 -- tile not loaded locates as "unloaded" with its tile, a search with its start or goal there fails
 -- with reason "unloaded" and the tile (not start_blocked / goal_blocked), a search that must cross an
 -- unloaded tile answers "loading" with that tile, and once loaded every answer is the fully loaded
 -- tree's, to the bit.
--- Run: busted --lua=lua5.4 spec/29-unloaded_spec.lua
+-- Run: busted --lua=lua5.4 spec/22-unloaded_spec.lua
 --
 -- The scene: 2 x 1 x 2 tiles of 8 leaves (scale 1, origin 0), a wall x in [7, 9], z in [0, 8] over the
 -- whole height closing the border of tiles (0,0,0) and (1,0,0): from A in the first to B in the

@@ -1,4 +1,4 @@
--- spec/20-tilegrid_spec.lua -- octonav.tilegrid (tile-grid arithmetic) and octonav.util (shared checks)
+-- spec/26-tilegrid_spec.lua -- octonav.tilegrid (tile-grid arithmetic) and octonav.util (shared checks)
 local tilegrid = require "octonav.tilegrid"
 local util = require "octonav.util"
 

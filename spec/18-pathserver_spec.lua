@@ -1,4 +1,4 @@
--- spec/17-pathserver_spec.lua -- octonav.pathserver: path searches on worker threads.
+-- spec/18-pathserver_spec.lua -- octonav.pathserver: path searches on worker threads.
 -- Every result equals q:find's for the same request (points bit for bit, length, reason); ids and
 -- pending counts; the tree is refused to edits (and close, and a streamer) while requests are out,
 -- pause lets it be edited and later requests see the edit; stale results are detected; misuse raises

@@ -1,4 +1,4 @@
--- spec/22-hostile_files_spec.lua -- files that are not what they claim (issue 13, "Hangs and exhaustion
+-- spec/34-hostile_files_spec.lua -- files that are not what they claim (issue 13, "Hangs and exhaustion
 -- from tiny hostile files" and "Integrity"): a FIFO or /dev/zero where a tile or hole tree belongs, a
 -- manifest or .3dmap whose header asks for gigabytes, swapped and old-format tile files, overlapping
 -- saves, and save errors that say why. Each case here hung, exhausted memory, raised, or silently

@@ -1,8 +1,8 @@
--- spec/21-world_graph_spec.lua -- the world graph of issue 11 (the C tile graphs, octonav.core.route,
+-- spec/25-world_graph_spec.lua -- the world graph of issue 11 (the C tile graphs, octonav.core.route,
 -- wired into the bake, the world and the planner) on small baked worlds: routes only through what
 -- the start and the goal really reach, no region sealed inside closed terrain in a route, serial and
 -- parallel bakes giving the same bytes, and a rebake's new graphs detected by a walking navigator.
--- Run: busted --lua=lua5.4 spec/21-world_graph_spec.lua
+-- Run: busted --lua=lua5.4 spec/25-world_graph_spec.lua
 --
 -- The closed room world: 2 x 1 x 2 tiles of 16 leaves (scale 1), box [0,32] x [0,16] x [0,32]. A wall
 -- x in [8, 9] over the full height, z in [0, 24], cuts tile 0 (x, z < 16) in two: the start's room

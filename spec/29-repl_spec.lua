@@ -1,4 +1,4 @@
--- spec/24-repl_spec.lua -- what a REPL user meets: tostring of worlds, routes and navigators, <close>,
+-- spec/29-repl_spec.lua -- what a REPL user meets: tostring of worlds, routes and navigators, <close>,
 -- and errors that name the function called
 local octonav = require "octonav"
 local files = dofile("spec/support/files.lua")

@@ -1,7 +1,7 @@
--- spec/18-path_spec.lua -- what a search returns, seen from a REPL and a game loop: the path's helpers
+-- spec/17-path_spec.lua -- what a search returns, seen from a REPL and a game loop: the path's helpers
 -- (length, point_at, points, is_valid), tostring of paths, infos, queries, trees and grids, the
 -- readable message of assert(q:find(a, b)), and no internal fields in pairs(info).
--- Run: busted --lua=lua5.4 spec/18-path_spec.lua
+-- Run: busted --lua=lua5.4 spec/17-path_spec.lua
 local octonav = require "octonav"
 
 local sqrt = math.sqrt

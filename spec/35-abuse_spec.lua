@@ -1,11 +1,11 @@
--- spec/24-abuse_spec.lua -- the binding under hostile use (issue 13): thousands of seeded random calls
+-- spec/35-abuse_spec.lua -- the binding under hostile use (issue 13): thousands of seeded random calls
 -- on trees (edits, point queries, area lists), queries, path servers, grids, paths and infos with wrong
 -- types, NaN and infinities, huge numbers, closed objects, heuristics that raise, return junk, collect
 -- garbage or call back into the library (closing, editing, searching), and random full collections.
 -- Every call must either return or raise a Lua error with a string message; the process never crashes
 -- (run it under `make check`: ASan + UBSan). At the end the library still answers a known search
 -- exactly. Prints the call count and the seed.
--- Run: busted --lua=lua5.4 spec/24-abuse_spec.lua   (OCTONAV_SEED=n for another sequence,
+-- Run: busted --lua=lua5.4 spec/35-abuse_spec.lua   (OCTONAV_SEED=n for another sequence,
 --      OCTONAV_ABUSE_CALLS=n for another length)
 local octonav = require "octonav"
 local core = require "octonav.core"

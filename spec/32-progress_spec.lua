@@ -1,4 +1,4 @@
--- spec/23-progress_spec.lua -- octonav.progress: the time left of a job whose steps cost differently
+-- spec/32-progress_spec.lua -- octonav.progress: the time left of a job whose steps cost differently
 local progress = require "octonav.progress"
 
 -- a job like a bake: 20 tile steps of 0.1 s, then 20 graph steps of 2.4 s (50 s in all); the first

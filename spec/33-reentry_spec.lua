@@ -1,9 +1,9 @@
--- spec/17-reentry_spec.lua -- a Lua heuristic calling back into the library while the C search runs
+-- spec/33-reentry_spec.lua -- a Lua heuristic calling back into the library while the C search runs
 -- (issue 13, memory safety). Each reproducer below crashed (use after free, NULL lua_State) or gave a
 -- wrong answer before the busy guard: now the call inside the heuristic raises a clear error, the
 -- outer search finishes with the same path as without the callback, and the objects stay usable.
 -- A heuristic that raises (any value, from any depth, or by yielding) leaves no guard set.
--- Run: busted --lua=lua5.4 spec/17-reentry_spec.lua (and under `make check` for ASan).
+-- Run: busted --lua=lua5.4 spec/33-reentry_spec.lua (and under `make check` for ASan).
 local octonav = require "octonav"
 
 local sqrt = math.sqrt
