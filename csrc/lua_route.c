@@ -6,6 +6,7 @@
  *       opts: bound (portal size bound S, leaves; default by depth), stretch (>= 1; accepted, unused:
  *       every pair of portals of a component is kept), tag
  *   route.info(blob) -> { portals, edges, components, rects, depth, bound, tag, bytes, crc, wshift } | nil, reason
+ *   route.portals(blob) -> { {x, y, z, face = F}, ... } (each portal's point, tile-local leaves) | nil, reason
  *   route.world(tree) -> graph        a world graph for the tree's tile grid (no tile yet)
  *   graph:add_tile(i, j, k, blob | tree) -> true | nil, reason    (a tree: built from its loaded tile)
  *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:stats() -> { tiles, portals, edges,
@@ -171,6 +172,41 @@ static int l_info(lua_State *L)
     on_lua_setint(L, "tag", gi.tag);
     on_lua_setint(L, "bytes", (lua_Integer)gi.bytes);
     on_tgraph_free(g);
+    return 1;
+}
+
+/* route.portals(blob) -> { {x, y, z, face = F}, ... } (tile-local leaves) | nil, reason: each portal's
+ * point, for drawing (octonav.debug). */
+static int l_portals(lua_State *L)
+{
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    /* every portal takes at least one byte of the blob: room for all of them, allocated by Lua before
+     * the graph exists, so nothing below that may raise runs while it does */
+    double *pt = lua_newuserdatauv(L, (len + 1) * 4 * sizeof *pt, 0);
+    on_tgraph *g = NULL;
+    on_status st = on_tgraph_decode((const uint8_t *)s, len, 0, &g);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, reason_of(st, 0));
+        return 2;
+    }
+    on_tgraph_info gi;
+    on_tgraph_get_info(g, &gi);
+    size_t n = gi.portals <= len ? gi.portals : len;
+    for (uint32_t p = 0; p < n; p++) pt[4 * p + 3] = on_tgraph_portal_point(g, p, pt + 4 * p);
+    on_tgraph_free(g);
+    lua_createtable(L, (int)n, 0);
+    for (size_t p = 0; p < n; p++) {
+        lua_createtable(L, 3, 1);
+        for (int k = 0; k < 3; k++) {
+            lua_pushnumber(L, pt[4 * p + (size_t)k]);
+            lua_rawseti(L, -2, k + 1);
+        }
+        lua_pushinteger(L, (lua_Integer)pt[4 * p + 3]);
+        lua_setfield(L, -2, "face");
+        lua_rawseti(L, -2, (lua_Integer)p + 1);
+    }
     return 1;
 }
 
@@ -487,7 +523,7 @@ int on_lua_route_open(lua_State *L)
                                         {"planner", l_planner},   {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
                                         {"result", l_result}, {"plan", l_plan}, {"bytes", l_bytes}, {NULL, NULL}};
-    static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"world", l_world}, {NULL, NULL}};
+    static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"portals", l_portals}, {"world", l_world}, {NULL, NULL}};
     on_lua_newclass(L, &wgraph_class, gmethods);
     on_lua_newclass(L, &planner_class, pmethods);
     luaL_newlib(L, funcs);

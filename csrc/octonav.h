@@ -614,6 +614,9 @@ typedef struct on_tgraph_info {
 ON_API on_status on_tgraph_build_tile(const on_tree *t, uint32_t tile, const on_tgraph_opts *o, on_tgraph **out);
 ON_API void on_tgraph_free(on_tgraph *g);
 ON_API void on_tgraph_get_info(const on_tgraph *g, on_tgraph_info *out);
+/* Portal p's point (0 <= p < info.portals): the centre of its largest rectangle on its face, in the
+ * tile's leaves (0..2^depth on each axis); its face (0..5: -x, +x, -y, +y, -z, +z) is returned. */
+ON_API int on_tgraph_portal_point(const on_tgraph *g, uint32_t p, double out[3]);
 /* The blob (portals.h gives the format): encode reports the size in *len (buf NULL or cap too small:
  * ON_FAILURE|ON_BUFFER_SMALL); decode refuses anything malformed (ON_CORRUPT), another version
  * (ON_VERSION), another depth than expected_depth (ON_INVALID; 0 accepts any). */

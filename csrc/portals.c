@@ -61,6 +61,12 @@ void on_portal_point(const on_tgraph *g, uint32_t p, double out[3])
     out[v] = 0.5 * ((double)r->mn[1] + (double)r->mx[1]);
 }
 
+int on_tgraph_portal_point(const on_tgraph *g, uint32_t p, double out[3])
+{
+    on_portal_point(g, p, out);
+    return g->portal[p].face;
+}
+
 static uint32_t uf_find(uint32_t *par, uint32_t x)
 {
     while (par[x] != x) {

@@ -275,13 +275,49 @@ describe("octonav.debug.draw", function()
     assert.are.same({ "point:start", "line:route", "point:portal", "line:route", "point:goal" }, kinds)
     local t = Tree.new { tiles = { 1, 1, 1 }, depth = 2 }
     local world = { tree = t, holes = { { min = { 0, 0, 0 }, max = { 1, 1, 1 },
-      doors = { { inside = { 0.5, 0.5, 0.5 }, outside = { 2, 0.5, 0.5 }, open = false } } } },
-      blocks = { [1] = { center = { 3, 3, 3 }, points = { { inside = { 3, 3, 3 }, outside = { 3, 3, 4.1 } } } } } }
+      doors = { { inside = { 0.5, 0.5, 0.5 }, outside = { 2, 0.5, 0.5 }, open = false } } } } }
     local w = ddraw.draw(world, recorder(), { portals = "all" })
     local got = {}
     for _, c in ipairs(w.calls) do got[#got + 1] = c[1] .. ":" .. (c[4] or c[3]) end
     table.sort(got)
-    assert.are.same({ "box:hole", "line:door_closed", "line:portal", "point:portal" }, got)
+    assert.are.same({ "box:hole", "line:door_closed" }, got)
+  end)
+
+  it("draws a baked world's portals from its tile graphs (the world's border only with 'all')", function()
+    local bw = dofile("spec/support/bakedworld.lua")
+    if not (bw.has_bake and bw.has_world) then
+      pending("octonav.bake / octonav.world are not there")
+      return
+    end
+    local dir = os.tmpname()
+    os.remove(dir)
+    local world = bw.bake_and_load(dir)
+    local function portals(opt)
+      local pts = {}
+      for _, c in ipairs(ddraw.draw(world, recorder(), { portals = opt, cells = "none", surface = false,
+        holes = false }).calls) do
+        assert.are.equal("point", c[1])
+        assert.are.equal("portal", c[3])
+        pts[#pts + 1] = c[2]
+      end
+      return pts
+    end
+    -- two tiles of 16 along x joined through the wall's window: each tile's portal on the shared
+    -- face x = 16, and nothing else inside the world
+    local inner = portals(true)
+    assert.is_true(#inner >= 2)
+    for _, p in ipairs(inner) do assert.are.equal(16, p[1]) end
+    -- with 'all', the portals on the world's border too (the outer faces of the two tiles)
+    local every = portals("all")
+    assert.is_true(#every > #inner)
+    local border = 0
+    for _, p in ipairs(every) do
+      if p[1] ~= 16 then border = border + 1 end
+    end
+    assert.are.equal(#every - #inner, border)
+    assert.is_true(#portals(false) == 0)
+    world:close()
+    os.execute("rm -rf '" .. dir .. "'")
   end)
 
   it("rejects what it cannot draw and unknown options", function()

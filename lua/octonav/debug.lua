@@ -13,6 +13,8 @@
 -- Trees are walked in C (octonav.core.debug) and handed over as packed floats, so a tree of a million
 -- cells costs one string, not a million tables, until the drawer is called.
 local core = require "octonav.core"
+local pack = require "octonav.pack"
+local tilegrid = require "octonav.tilegrid"
 
 local M = {}
 
@@ -24,7 +26,8 @@ local DEFAULTS = {
   surface = true,       -- blocked space as merged faces through drawer:quad when the drawer has it
   corridor = false,     -- paths: also the free cells the path passes through (kind "corridor")
   tree = nil,           -- paths: the tree for the corridor (a path from q:find knows its own)
-  portals = true,       -- worlds: connect blocks (their centres); "all": also each connect point's crossing
+  portals = true,       -- worlds: the portals of the loaded tiles' graphs (their points, read from the pack's
+                        -- graph files); "all": also those on the world's border, which no route uses
   holes = true,         -- worlds: hole bounds, doors and the holes' own trees
 }
 
@@ -150,18 +153,36 @@ local function draw_route(route, drawer)
   end
 end
 
-local function draw_world(world, drawer, o)
-  if is_tree(world.tree) then draw_tree(world.tree, drawer, o) end
-  if o.portals and type(world.blocks) == "table" then
-    for _, b in pairs(world.blocks) do
-      if o.portals == "all" and type(b) == "table" and type(b.points) == "table" then
-        for _, p in ipairs(b.points) do
-          if point(p.inside) and point(p.outside) then drawer:line(p.inside, p.outside, "portal") end
-        end
+-- A world's portals: each tile whose graph the world holds (world.graph_ids), read back from its graph
+-- file, its portals' points in world space (kind "portal"); the world border's only with all.
+local function draw_portals(world, drawer, all)
+  local grid, ids = world.grid, world.graph_ids
+  if type(ids) ~= "table" or type(world.dir) ~= "string" or type(grid) ~= "table" or not is_tree(world.tree) then
+    return
+  end
+  local tiles = {}
+  for t in pairs(ids) do tiles[#tiles + 1] = t end
+  table.sort(tiles)
+  local leaf = world.tree:params().scale
+  for _, t in ipairs(tiles) do
+    local i, j, k = tilegrid.coords(grid, t)
+    local blob = pack.read_graph(world.dir, i, j, k)
+    local pts = blob and core.route.portals(blob)
+    local mn, c = tilegrid.min(grid, i, j, k), { i, j, k }
+    for _, p in ipairs(pts or {}) do
+      local a = (p.face >> 1) + 1
+      local step = (p.face & 1) == 1 and 1 or -1
+      local beyond = c[a] + step
+      if all or (beyond >= 0 and beyond < grid.tiles[a]) then
+        drawer:point({ mn[1] + p[1] * leaf, mn[2] + p[2] * leaf, mn[3] + p[3] * leaf }, "portal")
       end
-      if type(b) == "table" and point(b.center) then drawer:point(b.center, "portal") end
     end
   end
+end
+
+local function draw_world(world, drawer, o)
+  if is_tree(world.tree) then draw_tree(world.tree, drawer, o) end
+  if o.portals then draw_portals(world, drawer, o.portals == "all") end
   if o.holes and type(world.holes) == "table" then
     for _, h in ipairs(world.holes) do
       if point(h.min) and point(h.max) then drawer:box(h.min, h.max, "hole") end
@@ -176,7 +197,7 @@ local function draw_world(world, drawer, o)
 end
 
 --- Walk obj (a tree, a path (an array of points), a route (an array of steps with enter/exit) or a
--- world (a table with a tree, holes, blocks)) and call drawer's box/line/point/quad methods.
+-- world (octonav.world: its tree, holes and tile graphs)) and call drawer's box/line/point/quad methods.
 -- Returns drawer. opts (all optional): see DEFAULTS above.
 function M.draw(obj, drawer, opts)
   if type(drawer) ~= "table" and type(drawer) ~= "userdata" then

@@ -130,7 +130,7 @@ for (const k in pointGroups) {
 }
 if (nq > 0) layer("surface");
 if (layers.free) layers.free.on = nq == 0;   // free cells start hidden when there is a surface to see
-if (layers.portal) layers.portal.on = false; // connect points crowd a world's picture: shown on request
+if (layers.portal) layers.portal.on = false; // portals crowd a world's picture: shown on request
 
 // layer toggles
 const ui = document.getElementById("layers");
