@@ -22,6 +22,8 @@ void on_reach_free(on_reach *r)
     free(r->target);
     free(r->chain);
     free(r->cpt);
+    free(r->done);
+    free(r->gneed);
     memset(r, 0, sizeof *r);
 }
 
@@ -42,7 +44,9 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
         if (ch) r->chain = ch;
         double *cp = realloc(r->cpt, 3 * (c + 2) * sizeof *cp);
         if (cp) r->cpt = cp;
-        if (!g || !pt || !par || !to || !ch || !cp) return -1;
+        uint8_t *dn = realloc(r->done, c);
+        if (dn) r->done = dn;
+        if (!g || !pt || !par || !to || !ch || !cp || !dn) return -1;
         r->cap = c;
     }
     /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots */
@@ -57,12 +61,14 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
     }
     if (ntarget + 1 > r->tcap) {
         uint32_t *t = realloc(r->target, (ntarget + 1) * sizeof *t);
-        if (!t) return -1;
-        r->target = t;
+        if (t) r->target = t;
+        uint32_t *gn = realloc(r->gneed, (ntarget + 1) * sizeof *gn);
+        if (gn) r->gneed = gn;
+        if (!t || !gn) return -1;
         r->tcap = ntarget + 1;
     }
-    r->bytes = r->cap * (sizeof(double) * 4 + sizeof(uint32_t) * 3 + sizeof(double) * 3) +
-               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * sizeof(uint32_t);
+    r->bytes = r->cap * (sizeof(double) * 4 + sizeof(uint32_t) * 3 + sizeof(double) * 3 + 1) +
+               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * 2 * sizeof(uint32_t);
     return 0;
 }
 
@@ -224,27 +230,71 @@ static int crosses_face(const on_box *a, const on_box *b, const double p[3], con
     return 0;
 }
 
+/* How a search from a point may stop early (reach_run; NULL: to exhaustion). */
+typedef struct reach_stop {
+    const uint32_t *group; /* per target its component (< npt) */
+    uint32_t npt;
+    const double *pts;     /* the targets' points */
+    const double *to;      /* NULL, or a point to head for (A* by straight line to it) */
+    double slack, add;
+} reach_stop;
+
 /* Dijkstra over the boxes from point p, in each of the boxes roots[0..nroot): g and pt of every box
- * reached. */
-static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3])
+ * reached. With d: the search stops once every box holding a target of a component it has met is
+ * settled (a box's g and parent are final once popped); with d->to as well it is an A* towards that
+ * point (keys g + straight line on, consistent), stopped once the smallest key left is above
+ * (1 + slack) x the best total met (a settled target's g + straight lines to it and on) + add. */
+static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3],
+                      const reach_stop *d)
 {
     for (uint32_t i = 0; i < s->nbox; i++) r->g[i] = HUGE_VAL;
+    size_t need = 0; /* target entries of the met components in boxes not yet settled */
+    const double *to = d ? d->to : NULL;
+    double best = HUGE_VAL;
+    if (d) {
+        memset(r->done, 0, s->nbox);
+        for (uint32_t i = 0; i < d->npt; i++) r->gneed[i] = 0;
+        for (uint32_t i = 0; i < r->target_off[s->nbox]; i++) r->gneed[d->group[r->target[i]]]++;
+    }
     size_t n = 0;
     for (int i = 0; i < nroot; i++) {
         r->g[roots[i]] = 0;
         r->parent[roots[i]] = UINT32_MAX;
         memcpy(r->pt + 3 * (size_t)roots[i], p, 3 * sizeof(double));
-        heap_push(r, &n, roots[i], 0);
+        heap_push(r, &n, roots[i], to ? dist3(p, to) : 0);
     }
     while (n > 0) {
         double key;
         uint32_t b = heap_pop(r, &n, &key);
-        if (key > r->g[b]) continue; /* an older entry */
-        const on_box *a = &s->box[b];
         const double *pb = r->pt + 3 * (size_t)b;
+        double h = to ? dist3(pb, to) : 0;
+        if (key > r->g[b] + h + 1e-9) continue; /* an older entry */
+        if (d && !r->done[b]) {
+            if (key > best * (1 + d->slack) + d->add) break;
+            r->done[b] = 1;
+            int met = 0;
+            for (uint32_t i = r->target_off[b]; i < r->target_off[b + 1]; i++) {
+                uint32_t t = r->target[i], *gn = &r->gneed[d->group[t]];
+                if (*gn != UINT32_MAX) { /* first met: all its entries are needed */
+                    need += *gn;
+                    *gn = UINT32_MAX;
+                }
+                need--;
+                met = 1;
+                if (to) {
+                    const double *tp = d->pts + 3 * (size_t)t;
+                    double f = r->g[b] + dist3(pb, tp) + dist3(tp, to);
+                    if (f < best) best = f;
+                }
+            }
+            if (met && need == 0) break;
+        }
+        key = r->g[b];
+        const on_box *a = &s->box[b];
         uint32_t pa = r->parent[b];
         for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) {
             uint32_t c = s->adj[e];
+            if (d && r->done[c]) continue; /* settled: never reopened */
             double q[3];
             entry_point(a, &s->box[c], pb, q);
             double ng = key + dist3(pb, q);
@@ -264,7 +314,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                 r->g[c] = ng;
                 r->parent[c] = b;
                 memcpy(r->pt + 3 * (size_t)c, q, sizeof q);
-                heap_push(r, &n, c, ng);
+                heap_push(r, &n, c, to ? ng + dist3(q, to) : ng);
             }
         }
     }
@@ -309,6 +359,13 @@ static void collect(on_reach *r, const on_boxset *s, const double *pts, uint32_t
 on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
                           double *cost, uint32_t *reached)
 {
+    return on_reach_points_group(r, s, pts, npt, p, NULL, NULL, 0, 0, cost, reached);
+}
+
+on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
+                                const uint32_t *group, const double *to, double slack, double add, double *cost,
+                                uint32_t *reached)
+{
     *reached = 0;
     for (uint32_t i = 0; i < npt; i++) cost[i] = HUGE_VAL;
     if (s->nbox == 0) return ON_FAILURE | ON_BLOCKED;
@@ -317,7 +374,8 @@ on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, ui
     int nroot = on_boxset_locate_all(s, p, roots);
     if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
     if (map_targets(r, s, pts, npt)) return ON_FAILURE | ON_CORRUPT; /* targets and boxes disagree */
-    reach_run(r, s, roots, nroot, p);
+    reach_stop d = {group, npt, pts, to, slack, add};
+    reach_run(r, s, roots, nroot, p, group ? &d : NULL);
     collect(r, s, pts, UINT32_MAX, cost, reached);
     return ON_SUCCESS;
 }
@@ -329,7 +387,7 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
     uint32_t roots[8], reached = 0;
     int nroot = on_boxset_locate_all(s, pts + 3 * (size_t)first, roots);
     if (nroot == 0) return ON_FAILURE | ON_CORRUPT;
-    reach_run(r, s, roots, nroot, pts + 3 * (size_t)first);
+    reach_run(r, s, roots, nroot, pts + 3 * (size_t)first, NULL);
     collect(r, s, pts, first, cost, &reached);
     return ON_SUCCESS;
 }

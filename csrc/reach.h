@@ -26,6 +26,8 @@ typedef struct on_reach {
     double *heap_key;
     uint32_t *target_off;  /* per box + 1: the targets it holds are */
     uint32_t *target;      /* target[target_off[b] .. target_off[b+1]) */
+    uint8_t *done;         /* per box: settled (searches by component) */
+    uint32_t *gneed;       /* per component: its target entries, UINT32_MAX once met */
     uint32_t *chain;       /* a corridor of boxes, goal to root */
     double *cpt;           /* its points: 3 doubles each, nbox + 2 */
     size_t tcap;
@@ -40,6 +42,18 @@ void on_reach_free(on_reach *r);
  * in no box (targets and boxes of different contents), ON_NO_MEMORY. */
 on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
                           double *cost, uint32_t *reached);
+
+/* The same, stopped early: group[i] is target i's component (< npt; the tile graph's, from the union
+ * of the box graph, so the point's component is the set of targets it can reach). The search stops
+ * once every box holding a target of the point's component is settled. With `to` (a tile-local
+ * point, may be outside the tile) it is an A* heading there, stopped as well once no box left can
+ * lead to a total (cost + straight line on to `to`) within (1 + slack) x the best met + add: it
+ * reaches at least one target of the component when any (the caller goes on through the tile
+ * graph's edges), others are left HUGE_VAL. Costs found are lengths of free paths. Boxes beyond
+ * are left unreached: on_reach_cost_to may not see them. group NULL: on_reach_points. */
+on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
+                                const uint32_t *group, const double *to, double slack, double add, double *cost,
+                                uint32_t *reached);
 
 /* After on_reach_points over s: the cost of a free path from its point to point x in the same tile
  * (HUGE_VAL when x is in no box the search reached). */

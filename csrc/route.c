@@ -30,6 +30,7 @@ on_status on_route_create(const on_wgraph *w, size_t max_nodes, on_route **out)
     if (!r) return ON_FAILURE | ON_NO_MEMORY;
     r->w = w;
     r->max_nodes = max_nodes;
+    r->directed_boxes = ROUTE_DIRECTED_BOXES;
     size_t m = 1;
     while (m < 2 * max_nodes) m *= 2;
     r->mask = m - 1;
@@ -59,6 +60,7 @@ void on_route_destroy(on_route *r)
     free(r->goalcost);
     free(r->cost);
     free(r->pts);
+    free(r->grp);
     on_reach_free(&r->reach);
     for (int i = 0; i < 2; i++) on_boxset_free(r->bc[i].own);
     free(r);
@@ -67,7 +69,7 @@ void on_route_destroy(on_route *r)
 size_t on_route_bytes(const on_route *r)
 {
     size_t b = sizeof *r + r->max_nodes * (sizeof(rnode) + sizeof(uint32_t)) + (r->mask + 1) * 2 * sizeof(uint32_t) +
-               r->gjcap * sizeof(gjoin) + r->goalcap * 4 * sizeof(double) + r->startcap * 3 * sizeof(double) + r->costcap * sizeof(double) + r->ptscap * sizeof(double) + r->reach.bytes;
+               r->gjcap * sizeof(gjoin) + r->goalcap * 4 * sizeof(double) + r->startcap * 3 * sizeof(double) + r->costcap * sizeof(double) + r->ptscap * sizeof(double) + r->grpcap * sizeof(uint32_t) + r->reach.bytes;
     for (int i = 0; i < 2; i++)
         if (r->bc[i].own) b += r->bc[i].own->bytes;
     return b;

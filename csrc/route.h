@@ -21,8 +21,13 @@
  * Planner (an on_route, reading one world graph that must outlive it): A* over portals, started at
  * the portals that a local search from each start point actually reaches inside its own tile
  * (Dijkstra over the tile's boxes, taken from the tree: HPA*-style insertion, never by straight line),
- * ended at those the same search from each goal point reaches. The heuristic (straight line to the
- * nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
+ * ended at those the same search from each goal point reaches. The local search stops once every
+ * portal of the endpoint's component is settled (the tile graph's components are those of the box
+ * graph); in a tile of more than 4096 boxes it is an A* heading for the other end's first point,
+ * stopped once no box left can beat the best total (cost + straight line on) met by n/8 leaves: it
+ * reaches at least one portal of the component, and the planner goes on from there by the tile
+ * graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
+ * line to the nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
  * closed inside terrain is never part of a route: only links and edges are followed. A face whose
  * neighbour tile has no graph is pushed as a "missing tile" node: popped before the goal, the search
  * fails with ON_LOADING and that tile (a route through it could be shorter); after, it is ignored.
@@ -40,11 +45,12 @@
  * Measured (tools/bench_route.lua, terrain.lua worlds, 200 random far pairs, fastest of 5 passes):
  * 16x2x16 and 32x2x32 tiles of 32^3 2 m leaves: graph memory 9.2% / 8.3% of the tree's bytes (56 /
  * 204 KB), blobs 134 B a tile, plan p50 0.08 / 0.21 ms, p99 0.38 / 0.61 ms; 8x1x8 tiles of 512^3
- * 1 m leaves: 0.7% of the tree (268 KB), blobs 11.8 KB a tile, but plan p50 0.4 s: an endpoint's
- * local search builds its tile's boxes (~86 ms for ~84k boxes when the tree is not prepared) and
- * runs a Dijkstra over all of them (~80 ms; p50 0.16 s with the tree prepared). A search directed
- * towards the other end (A* with an early stop, and a full retry when it finds nothing) halved p50
- * there but not p99; the join into big tiles needs a search bounded by more than direction.
+ * 1 m leaves: 0.7% of the tree (268 KB), blobs 11.8 KB a tile. There a full local search settles
+ * ~84k boxes (~25 ms an endpoint with the tree prepared: plan p50 52 ms, p99 70 ms, 35 pairs); the
+ * directed join brings it to p50 1.6 ms, p90 12 ms, p99 49 ms (the tail: endpoints whose way to the
+ * other end is blocked inside their tile flood most of it). Unprepared, building a tile's boxes
+ * (~86 ms for ~84k) per endpoint still dominates. The same checks as above with the directed join
+ * forced on every tile: mean 1.19 / 1.18, max 1.82 / 1.53 (8- / 16-leaf tiles).
  */
 #ifndef OCTONAV_ROUTE_H
 #define OCTONAV_ROUTE_H

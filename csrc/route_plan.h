@@ -51,14 +51,26 @@ struct on_route {
     size_t ngoal, goalcap;
     double *cost;          /* per portal scratch */
     double *pts;           /* 3 per portal scratch: an endpoint tile's portal points */
-    size_t costcap, ptscap;
+    uint32_t *grp;         /* per portal scratch: its component */
+    size_t costcap, ptscap, grpcap;
     on_reach reach;
     boxcache bc[2];
     uint64_t revision;
     on_status status;
     on_route_info info;
     uint32_t goal_node;
+    size_t directed_boxes; /* endpoint tiles of more boxes join by a directed search (route_start.c) */
 };
+
+/* An endpoint whose tile has more than ROUTE_DIRECTED_BOXES boxes joins by the directed local search
+ * (reach.h: A* towards the other end's first point, stopped once no box left can beat the best total
+ * met by more than x (1 + ROUTE_DIRECTED_SLACK) + ROUTE_DIRECTED_ADD x n leaves): the full search of
+ * a 512^3 terrain tile settles ~84k boxes (~25 ms). It reaches at least one portal of the endpoint's
+ * component, and the planner follows the tile graph's edges from there, so a route is still found iff
+ * one exists; its cost may pass through a portal the full join would not have used. */
+#define ROUTE_DIRECTED_BOXES 4096
+#define ROUTE_DIRECTED_SLACK 0
+#define ROUTE_DIRECTED_ADD 0.125
 
 typedef struct via { /* the link a node is reached through */
     uint32_t owner, i;

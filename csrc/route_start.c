@@ -88,14 +88,44 @@ static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], i
     return ON_SUCCESS;
 }
 
-/* Reach the portals of e's tile from e: r->cost; *reached. */
-static on_status endpoint_reach(on_route *r, const endpoint *e, uint32_t *reached)
+/* Reach the portals of e's tile from e: r->cost; *reached. whole: search the whole tile (a goal in
+ * it is joined directly, on_reach_cost_to), else stop once the portals of e's component are reached
+ * (the planner goes on from them through the tile graph's edges), and in a tile of more than
+ * r->directed_boxes boxes head for other (a world point: the other end) and stop early (reach.h). */
+static on_status endpoint_reach(on_route *r, const endpoint *e, int whole, const double other[3], uint32_t *reached)
 {
     if (on_grow((void **)&r->cost, &r->costcap, (size_t)e->g->np + 1, sizeof *r->cost) ||
-        on_grow((void **)&r->pts, &r->ptscap, 3 * (size_t)e->g->np + 3, sizeof *r->pts))
+        on_grow((void **)&r->pts, &r->ptscap, 3 * (size_t)e->g->np + 3, sizeof *r->pts) ||
+        on_grow((void **)&r->grp, &r->grpcap, (size_t)e->g->np + 1, sizeof *r->grp))
         return ON_FAILURE | ON_NO_MEMORY;
-    for (uint32_t p = 0; p < e->g->np; p++) ct_point(e->g, p, r->pts + 3 * (size_t)p);
-    return on_reach_points(&r->reach, e->s, r->pts, e->g->np, e->local, r->cost, reached);
+    for (uint32_t p = 0; p < e->g->np; p++) {
+        ct_point(e->g, p, r->pts + 3 * (size_t)p);
+        r->grp[p] = ct_comp(e->g, p);
+    }
+    if (whole) return on_reach_points(&r->reach, e->s, r->pts, e->g->np, e->local, r->cost, reached);
+    if (e->s->nbox <= r->directed_boxes)
+        return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, NULL, 0, 0, r->cost,
+                                     reached);
+    const on_tree_params *p = &r->w->p;
+    double to[3];
+    for (int k = 0; k < 3; k++) to[k] = (other[k] - p->origin[k]) / p->scale - (e->nav[k] - e->local[k]);
+    return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, to, ROUTE_DIRECTED_SLACK,
+                                 ROUTE_DIRECTED_ADD * r->w->n, r->cost, reached);
+}
+
+/* Is a goal of r in e's tile? */
+static int goal_in_tile(const on_route *r, const endpoint *e, size_t ng)
+{
+    for (size_t j = 0; j < ng; j++) {
+        int same = 1;
+        for (int k = 0; k < 3; k++) {
+            double ti = floor(r->goalpt[3 * j + k] / r->w->n);
+            if (ti >= r->w->p.tiles[k]) ti = r->w->p.tiles[k] - 1;
+            same &= e->nav[k] - e->local[k] == ti * r->w->n;
+        }
+        if (same) return 1;
+    }
+    return 0;
 }
 
 void on_route_reset(on_route *r)
@@ -166,7 +196,7 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
             }
         }
         uint32_t reached;
-        st = endpoint_reach(r, &e, &reached);
+        st = endpoint_reach(r, &e, 0, starts, &reached);
         if (on_failed(st)) return r->status = st;
         if (on_grow((void **)&r->gj, &r->gjcap, r->ngj + reached + 1, sizeof *r->gj))
             return r->status = ON_FAILURE | ON_NO_MEMORY;
@@ -183,7 +213,7 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
         double sc = scost ? scost[i] * inv : 0;
         if (!(sc >= 0) || !isfinite(sc)) return r->status = ON_FAILURE | ON_INVALID;
         uint32_t reached;
-        st = endpoint_reach(r, &e, &reached);
+        st = endpoint_reach(r, &e, goal_in_tile(r, &e, ng), goals, &reached);
         if (on_failed(st)) return r->status = st;
         for (uint32_t p = 0; p < e.g->np; p++) {
             if (r->cost[p] == HUGE_VAL) continue;

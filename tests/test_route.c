@@ -9,6 +9,7 @@
  * (doors), out of nodes, tiles removed and added back (links rebuilt), bad arguments.
  */
 #include "route.h"
+#include "route_plan.h"
 #include "graph_test.h"
 #include "minitest.h"
 
@@ -84,7 +85,7 @@ static int crossing_ok(const on_tree *t, const gt_lattice *L, const on_route_cro
 
 /* Random worlds of NX x NY x NZ tiles of 2^DEPTH leaves: boxes, some with a wall with one hole, some
  * with a sealed hollow shell across tile borders (goals inside it are unreachable from outside). */
-static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, double *mean_out, double *max_out)
+static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int directed, double *mean_out, double *max_out)
 {
     int found = 0, unreach = 0, bad_found = 0, bad_cost = 0, bad_cross = 0, bad_line = 0, pairs = 0, near = 0;
     double worst = 0, sum = 0, worst_add = 0, lsum = 0, lworst = 0;
@@ -107,6 +108,7 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, double *
         on_wgraph *w = world_of(t);
         on_route *r = NULL;
         CHECK(on_ok(on_route_create(w, 0, &r)));
+        if (directed) r->directed_boxes = 0; /* every endpoint joins by the directed search */
         size_t N = (size_t)L.d[0] * L.d[1] * L.d[2];
         double *dist = malloc(N * sizeof *dist);
         for (int q = 0; q < 24; q++) {
@@ -170,9 +172,9 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, double *
         on_wgraph_destroy(w);
         on_tree_destroy(t);
     }
-    printf("route %dx%dx%d tiles of %d leaves: %d pairs (%d near skipped): %d found, %d unreachable; cost / optimum: mean %.3f max %.3f, "
+    printf("route %dx%dx%d tiles of %d leaves%s: %d pairs (%d near skipped): %d found, %d unreachable; cost / optimum: mean %.3f max %.3f, "
            "max excess %.2f leaves; crossings pulled: mean %.3f max %.3f\n",
-           NX, NY, NZ, tn, pairs, near, found, unreach, found ? sum / found : 0, worst, worst_add,
+           NX, NY, NZ, tn, directed ? " (directed joins)" : "", pairs, near, found, unreach, found ? sum / found : 0, worst, worst_add,
            found ? lsum / found : 0, lworst);
     CHECK_EQ_INT(bad_found, 0);
     CHECK_EQ_INT(bad_line, 0);
@@ -187,8 +189,11 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, double *
 static void test_random_worlds(void)
 {
     double mean, mx;
-    random_worlds(4, 2, 4, 3, 12, &mean, &mx);
-    random_worlds(3, 2, 3, 4, 6, &mean, &mx);
+    random_worlds(4, 2, 4, 3, 12, 0, &mean, &mx);
+    random_worlds(3, 2, 3, 4, 6, 0, &mean, &mx);
+    /* the directed joins of big tiles (route_plan.h), forced on these small ones: the same checks */
+    random_worlds(4, 2, 4, 3, 12, 1, &mean, &mx);
+    random_worlds(3, 2, 3, 4, 6, 1, &mean, &mx);
 }
 
 /* ---- hand-made cases ------------------------------------------------------------------------------ */
