@@ -268,7 +268,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
         uint32_t b = heap_pop(r, &n, &key);
         const double *pb = r->pt + 3 * (size_t)b;
         double h = to ? dist3(pb, to) : 0;
-        if (key > r->g[b] + h + 1e-9) continue; /* an older entry */
+        if (to ? key > r->g[b] + h + 1e-9 : key > r->g[b]) continue; /* an older entry */
         if (d && !r->done[b]) {
             if (key > best * (1 + d->slack) + d->add) break;
             r->done[b] = 1;
