@@ -358,16 +358,25 @@ static on_status run(lua_State *L, int qidx, lquery *u, int init, const double *
     return s;
 }
 
-static int l_find(lua_State *L)
+/* q:find and q:start: the query at 1 idle with its tree open, start and goal at 2 and 3, options at
+ * 4; starts the search and runs it for budget expansions */
+static on_status begin_search(lua_State *L, const char *fname, lquery **up, size_t budget)
 {
-    lquery *u = checkq_idle(L, 1, "find");
-    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
+    lquery *u = checkq_idle(L, 1, fname);
+    if (!tree_alive(L, 1, u)) luaL_error(L, "query: its tree was closed");
     double a[3], b[3];
     on_lua_checkpoint(L, 2, "start", a);
     on_lua_checkpoint(L, 3, "goal", b);
     on_query_opts o;
     read_opts(L, 1, 4, u, &o);
-    on_status s = run(L, 1, u, 1, a, b, &o, (size_t)-1);
+    *up = u;
+    return run(L, 1, u, 1, a, b, &o, budget);
+}
+
+static int l_find(lua_State *L)
+{
+    lquery *u;
+    on_status s = begin_search(L, "find", &u, (size_t)-1);
     u->started = 0;
     if (s == (ON_IN_PROGRESS | ON_LOADING)) return push_failure(L, u, "loading"); /* find cannot wait */
     return push_result(L, 1, u);
@@ -383,14 +392,8 @@ static const char *state_name(on_status s)
 /* q:start(a, b, opts) -> "running" | "found" | "failed" */
 static int l_start(lua_State *L)
 {
-    lquery *u = checkq_idle(L, 1, "start");
-    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
-    double a[3], b[3];
-    on_lua_checkpoint(L, 2, "start", a);
-    on_lua_checkpoint(L, 3, "goal", b);
-    on_query_opts o;
-    read_opts(L, 1, 4, u, &o);
-    on_status s = run(L, 1, u, 1, a, b, &o, 0);
+    lquery *u;
+    on_status s = begin_search(L, "start", &u, 0);
     u->started = 1;
     lua_pushstring(L, state_name(s));
     return 1;
