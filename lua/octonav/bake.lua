@@ -72,15 +72,22 @@ local function bake_holes(cfg, geo, dir, want, report)
   return bytes
 end
 
+-- The geometry of cfg gathered once and the output's directories made: geo or nil, err.
+local function gather(cfg)
+  local geo, err = geometry.collect(cfg)
+  if not geo then return nil, err end
+  local ok, derr = tiles.ensure_dirs(cfg.output)
+  if not ok then return nil, derr end
+  return geo
+end
+
 --- Bakes one tile of the config: OUTPUT/tiles/I_J_K.tile and its graph OUTPUT/tiles/I_J_K.graph.
 -- Only the geometry overlapping the tile is gathered into it. Returns true, bytes or nil, err.
 function M.tile(config, i, j, k)
   local cfg = M.check(config)
   tiles.check_args(cfg.grid, i, j, k)
-  local geo, err = geometry.collect(cfg)
+  local geo, err = gather(cfg)
   if not geo then return nil, err end
-  local ok, derr = tiles.ensure_dirs(cfg.output)
-  if not ok then return nil, derr end
   local bytes, terr = tiles.bake(cfg, geo, cfg.output, { tilegrid.index(cfg.grid, i, j, k) })
   if not bytes then return nil, terr end
   return true, bytes
@@ -92,10 +99,8 @@ function M.hole(config, name)
   local found = false
   for _, h in ipairs(cfg.holes) do found = found or h.name == name end
   if not found then error("octonav.bake.hole: no hole named " .. tostring(name), 2) end
-  local geo, err = geometry.collect(cfg)
+  local geo, err = gather(cfg)
   if not geo then return nil, err end
-  local ok, derr = tiles.ensure_dirs(cfg.output)
-  if not ok then return nil, derr end
   local bytes, herr = bake_holes(cfg, geo, cfg.output, { [name] = true })
   if not bytes then return nil, herr end
   return true, bytes
@@ -110,10 +115,8 @@ function M.job(config, n, m)
   if math.type(n) ~= "integer" or math.type(m) ~= "integer" or m < 1 or n < 0 or n >= m then
     error("octonav.bake.job: n, m: integers with 0 <= n < m expected", 2)
   end
-  local geo, err = geometry.collect(cfg)
+  local geo, err = gather(cfg)
   if not geo then return nil, err end
-  local ok, derr = tiles.ensure_dirs(cfg.output)
-  if not ok then return nil, derr end
   local list = {}
   for t = n, cfg.grid.count - 1, m do list[#list + 1] = t end
   local bytes, terr = tiles.bake(cfg, geo, cfg.output, list)
@@ -141,10 +144,8 @@ end
 function M.run(config)
   local t0 = clock()
   local cfg = M.check(config)
-  local geo, err = geometry.collect(cfg)
+  local geo, err = gather(cfg)
   if not geo then return nil, err end
-  local ok, derr = tiles.ensure_dirs(cfg.output)
-  if not ok then return nil, derr end
   local n = cfg.grid.count
   local p = reporter(cfg, n, #cfg.holes, true)
   local list = {}

@@ -225,12 +225,19 @@ local function load_world(path)
   return w
 end
 
-local function cmd_info(args)
+-- `CMD PACK` (info, validate): the pack's world, or nil and the exit code (bad usage: 2, load failed: 1)
+local function pack_command(args, cmd)
   local flags, pos = parse(args, {}, {})
-  if not flags then return usage("info: " .. pos, "info") end
-  if #pos ~= 1 then return usage("info: one PACK expected", "info") end
+  if not flags then return nil, usage(cmd .. ": " .. pos, cmd) end
+  if #pos ~= 1 then return nil, usage(cmd .. ": one PACK expected", cmd) end
   local w = load_world(pos[1])
-  if not w then return 1 end
+  if not w then return nil, 1 end
+  return w
+end
+
+local function cmd_info(args)
+  local w, code = pack_command(args, "info")
+  if not w then return code end
   local st = w.tree:stats()
   local files = file_size(pack.manifest_path(w.dir))
   for t = 0, w.grid.count - 1 do
@@ -398,11 +405,8 @@ end
 local function yn(b) return b and "yes" or "NO" end
 
 local function cmd_validate(args)
-  local flags, pos = parse(args, {}, {})
-  if not flags then return usage("validate: " .. pos, "validate") end
-  if #pos ~= 1 then return usage("validate: one PACK expected", "validate") end
-  local w = load_world(pos[1])
-  if not w then return 1 end
+  local w, code = pack_command(args, "validate")
+  if not w then return code end
   local r = w:validate()
   for _, d in ipairs(r.doors) do
     out(("hole %s door %d: outside blocked in hole %s, inside free %s, connected %s, outside free in world %s -> %s")
