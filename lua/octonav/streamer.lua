@@ -415,6 +415,7 @@ function Streamer:update(wait)
     local grid, idx = self.world.grid, {}
     for n, t in ipairs(changes.loaded) do idx[n] = tilegrid.index(grid, t[1], t[2], t[3]) end
     self.world:reapply_doors(idx)
+    self.world:reapply_hole_insides(idx) -- the holes' insides blocked there (docs/world.md)
   end
   changes.doors = self.world.door_log or {}
   self.world.door_log = {}

@@ -40,6 +40,8 @@ local function check_point(p, fname, what)
   return p
 end
 
+local inside_boxes, block_inside -- holes' insides in the world tree (defined below)
+
 local function grid_of(m) return tilegrid.new(m.origin, m.tiles, m.depth, m.scale, m.radius) end
 
 local same3 = util.same3
@@ -109,7 +111,9 @@ local function hole_records(grid, m)
 end
 
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
--- opts (optional): { tiles = true, graphs = tiles }; tiles = false: no tile file and no hole tree is
+-- opts (optional): { tiles = true, graphs = tiles, block_holes = false }; block_holes = true: every
+-- hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept up by the streamer
+-- and rebake: docs/world.md "The world tree around a hole"); tiles = false: no tile file and no hole tree is
 -- read (for octonav.streamer): world.tree has every tile unloaded, each hole's tree is nil, and the
 -- world graph holds no tile unless graphs = true (then every tile's graph is read and stays).
 function M.load(dir, opts)
@@ -117,7 +121,9 @@ function M.load(dir, opts)
   if opts ~= nil and type(opts) ~= "table" then error("octonav.world.load: opts must be a table", 2) end
   local o = { tiles = true }
   for k, v in pairs(opts or {}) do
-    if k ~= "tiles" and k ~= "graphs" then error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2) end
+    if k ~= "tiles" and k ~= "graphs" and k ~= "block_holes" then
+      error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2)
+    end
     if type(v) ~= "boolean" then error(("octonav.world.load: option '%s' must be a boolean"):format(k), 2) end
     o[k] = v
   end
@@ -130,7 +136,7 @@ function M.load(dir, opts)
     dir = dir, grid = grid,
     scale = m.scale, depth = m.depth, radius = m.radius, origin = m.origin, tiles = m.tiles,
     tile_size = grid.tile_size, holes = {}, hole_index = {}, graph_ids = {}, graph_revision = 0,
-    graphs_stream = not all_graphs, with_tiles = with_tiles,
+    graphs_stream = not all_graphs, with_tiles = with_tiles, block_holes = o.block_holes == true,
   }
   -- a manifest the tree cannot hold (too many tiles) is a bad file, not misuse: nil, reason
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
@@ -175,7 +181,14 @@ function M.load(dir, opts)
       if not h.tree then return abort(herr) end
     end
   end
-  return setmetatable(world, World)
+  setmetatable(world, World)
+  if with_tiles and world.block_holes then -- every hole's inside blocked in the world tree (docs/world.md)
+    for i, h in ipairs(world.holes) do
+      local ok, berr = block_inside(world, i, h)
+      if not ok then return abort(berr) end
+    end
+  end
+  return world
 end
 
 -- ---- spaces ---------------------------------------------------------------------------------------
@@ -283,6 +296,11 @@ end
 --            outside meets the inside other than through a closed door (position: the inside point)
 --   unclosed { hole, name, door, box }: a door whose `box` does not lie across its opening (the
 --            segment from its inside to its outside point does not cross the box)
+--   world    { hole, name, position }: what the world tree offers inside the hole: a free world cell
+--            overlapping the hole's sealed inside (the free space of its tree; position: a point of
+--            that cell in the inside), at most MAX_POCKETS a hole; empty while the inside is blocked
+--            in the world tree (world:block_hole_inside; unloaded world tiles offer nothing); its
+--            entries make ok false only on a world loaded with block_holes = true
 -- A hole whose tree is not loaded (a streamed world) is read for the check and closed after; one whose
 -- file cannot be read gives door entries with ok = false and `error`. On a streamed world,
 -- outside_free is only true where the world tile holding the outside point is loaded.
@@ -337,8 +355,38 @@ local function find_pockets(self, i, h, report)
   tree:close()
 end
 
+-- What the world tree offers inside hole i (see validate's `world`): every world leaf (the world's
+-- finest cell) overlapping a free box of the hole's sealed tree is located in the world tree; a free
+-- one gives an entry (position: its centre clamped into the box), at most MAX_POCKETS a hole.
+local function world_inside(self, i, h, report)
+  local boxes, err = inside_boxes(self, i, h)
+  if not boxes then return err end
+  local leaf = self.tile_size / (1 << self.depth)
+  local o, n = self.origin, 0
+  for _, b in ipairs(boxes) do
+    local lo, hi = {}, {}
+    for a = 1, 3 do
+      lo[a] = math.floor((b.min[a] - o[a]) / leaf)
+      hi[a] = math.ceil((b.max[a] - o[a]) / leaf) - 1
+    end
+    for x = lo[1], hi[1] do
+      for y = lo[2], hi[2] do
+        for z = lo[3], hi[3] do
+          local c = { o[1] + (x + 0.5) * leaf, o[2] + (y + 0.5) * leaf, o[3] + (z + 0.5) * leaf }
+          for a = 1, 3 do c[a] = math.max(b.min[a], math.min(b.max[a], c[a])) end
+          if self.tree:locate(c) == "free" then
+            n = n + 1
+            if n <= MAX_POCKETS then report.world[#report.world + 1] = { hole = i, name = h.name, position = c } end
+          end
+        end
+      end
+    end
+  end
+  if n > 0 and self.block_holes then report.ok = false end
+end
+
 function World:validate()
-  local report = { ok = true, doors = {}, pockets = {}, leaks = {}, unclosed = {} }
+  local report = { ok = true, doors = {}, pockets = {}, leaks = {}, unclosed = {}, world = {} }
   for i, h in ipairs(self.holes) do
     local q
     local ref
@@ -394,6 +442,13 @@ function World:validate()
       if err then
         report.ok = false
         report.pockets[#report.pockets + 1] = { hole = i, name = h.name, error = err }
+      end
+    end
+    do
+      local err = world_inside(self, i, h, report)
+      if err then
+        report.ok = false
+        report.world[#report.world + 1] = { hole = i, name = h.name, error = err }
       end
     end
     if q then q:close() end
@@ -507,6 +562,110 @@ function World:reapply_hole_doors(hole)
   end
 end
 
+-- ---- holes' insides in the world tree ------------------------------------------------------------
+
+-- The free boxes of hole h's sealed tree (its inside), world space: a fresh copy of its tree read
+-- from the pack and prepared (the loaded one is left unprepared: its searches keep their graph),
+-- cached on the hole record (a rebaked hole gets a new record). Returns the list or nil, err.
+function inside_boxes(self, i, h)
+  if h.inside_boxes then return h.inside_boxes end
+  local tree, err = self:load_hole(i)
+  if not tree then return nil, err end
+  tree:prepare()
+  local list = {}
+  for ti = 0, h.tree_tiles[1] - 1 do
+    for tj = 0, h.tree_tiles[2] - 1 do
+      for tk = 0, h.tree_tiles[3] - 1 do
+        for _, b in ipairs(tree:boxes(ti, tj, tk) or {}) do list[#list + 1] = { min = b.min, max = b.max } end
+      end
+    end
+  end
+  tree:close()
+  h.inside_boxes = list
+  return list
+end
+
+local function unblock_inside(self, h)
+  for _, id in ipairs(h.inside_obstacles or {}) do self.tree:remove_obstacle(id) end
+  h.inside_obstacles = nil
+end
+
+-- Blocks hole h's inside in the world tree: one temporary obstacle per free box of its sealed tree,
+-- shrunk by the world's radius (add_obstacle grows it back: the world leaves overlapping the box are
+-- blocked, a box thinner than twice the radius is blocked from its middle plane, the radius around
+-- it). An obstacle that would block a door's outside point free before is taken back and counted in
+-- h.inside_skipped (validate's world entry then shows the free cells it leaves). Returns the count
+-- of obstacles in place, or nil, err.
+function block_inside(self, i, h)
+  local boxes, err = inside_boxes(self, i, h)
+  if not boxes then return nil, err end
+  unblock_inside(self, h)
+  local r, ids, watch = self.radius or 0, {}, {}
+  for _, d in ipairs(h.doors) do
+    if self.tree:locate(d.outside) == "free" then watch[#watch + 1] = d.outside end
+  end
+  h.inside_skipped = 0
+  for _, b in ipairs(boxes) do
+    local lo, hi = {}, {}
+    for a = 1, 3 do
+      lo[a], hi[a] = b.min[a] + r, b.max[a] - r
+      if lo[a] > hi[a] then
+        lo[a] = (b.min[a] + b.max[a]) / 2
+        hi[a] = lo[a]
+      end
+    end
+    local id = self.tree:add_obstacle({ min = lo, max = hi })
+    for _, p in ipairs(watch) do
+      if self.tree:locate(p) ~= "free" then
+        self.tree:remove_obstacle(id)
+        h.inside_skipped = h.inside_skipped + 1
+        id = nil
+        break
+      end
+    end
+    ids[#ids + 1] = id
+  end
+  h.inside_obstacles = ids
+  return #ids
+end
+
+--- world:block_hole_inside(hole) -> count | nil, err: hole's sealed inside (the free space of its tree)
+-- is blocked in the world tree's loaded tiles as temporary obstacles (docs/world.md "The world tree
+-- around a hole"), replacing the ones it had. Loading a pack does it for every hole, the streamer
+-- for the tiles it loads (world:reapply_hole_insides).
+function World:block_hole_inside(hole)
+  local i, h = hole_arg(self, hole, "block_hole_inside")
+  return block_inside(self, i, h)
+end
+
+--- world:unblock_hole_inside(hole): removes those obstacles (the world tree offers the cave again;
+-- for checks: validate's world entry names the leak).
+function World:unblock_hole_inside(hole)
+  local _, h = hole_arg(self, hole, "unblock_hole_inside")
+  unblock_inside(self, h)
+  h.inside_blocked_off = true
+end
+
+--- world:reapply_hole_insides(tiles) -> count: the holes whose bounds overlap one of `tiles` (tile
+-- indices just loaded) get their inside blocked again (block_hole_inside). The streamer calls it
+-- with reapply_doors. Returns the number of obstacles added.
+function World:reapply_hole_insides(tiles)
+  local set, n = {}, 0
+  for _, t in ipairs(tiles) do set[t] = true end
+  if not self.block_holes then return 0 end
+  for i, h in ipairs(self.holes) do
+    if not h.inside_blocked_off then
+      for _, t in ipairs(h.tiles) do
+        if set[t] then
+          n = n + (block_inside(self, i, h) or 0)
+          break
+        end
+      end
+    end
+  end
+  return n
+end
+
 -- ---- the world graph -----------------------------------------------------------------------------
 
 local function tile_arg(self, tile, fname)
@@ -593,6 +752,9 @@ function World:rebake(region, config)
             d.world_obstacle = od.world_obstacle -- the world tree keeps its obstacles
           end
         end
+        if redo[h.name] then -- its old inside's obstacles go (blocked again below)
+          for _, id in ipairs(o.inside_obstacles or {}) do self.tree:remove_obstacle(id) end
+        end
         if not redo[h.name] then
           fresh[n] = o
         elseif o.tree then
@@ -621,6 +783,14 @@ function World:rebake(region, config)
       if h.tree then self:reapply_hole_doors(n) end
     end
   end
+  -- the rebaked tiles come back as their files hold them, a rebaked hole has a new inside
+  local redo_tiles = {}
+  for _, t in ipairs(s.rebaked) do redo_tiles[#redo_tiles + 1] = t end
+  for _, name in ipairs(s.holes) do
+    local h = self.holes[self.hole_index[name]]
+    for _, t in ipairs(h and h.tiles or {}) do redo_tiles[#redo_tiles + 1] = t end
+  end
+  self:reapply_hole_insides(redo_tiles)
   return s
 end
 
