@@ -236,14 +236,17 @@ typedef struct reach_stop {
     uint32_t npt;
     const double *pts;     /* the targets' points */
     const double *to;      /* NULL, or a point to head for (A* by straight line to it) */
+    double weight;         /* the straight line's weight in the keys (1: plain A*) */
     double slack, add;
 } reach_stop;
 
 /* Dijkstra over the boxes from point p, in each of the boxes roots[0..nroot): g and pt of every box
  * reached. With d: the search stops once every box holding a target of a component it has met is
  * settled (a box's g and parent are final once popped); with d->to as well it is an A* towards that
- * point (keys g + straight line on, consistent), stopped once the smallest key left is above
- * (1 + slack) x the best total met (a settled target's g + straight lines to it and on) + add. */
+ * point (keys g + weight x straight line on; weight > 1 is greedier: a box may settle above its best
+ * cost, and a settled box is never reopened), stopped once the smallest key left is above
+ * (1 + slack) x the best total met (a settled target's g + straight line to it + weight x the line
+ * on) + add. */
 static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3],
                       const reach_stop *d)
 {
@@ -261,13 +264,13 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
         r->g[roots[i]] = 0;
         r->parent[roots[i]] = UINT32_MAX;
         memcpy(r->pt + 3 * (size_t)roots[i], p, 3 * sizeof(double));
-        heap_push(r, &n, roots[i], to ? dist3(p, to) : 0);
+        heap_push(r, &n, roots[i], to ? d->weight * dist3(p, to) : 0);
     }
     while (n > 0) {
         double key;
         uint32_t b = heap_pop(r, &n, &key);
         const double *pb = r->pt + 3 * (size_t)b;
-        double h = to ? dist3(pb, to) : 0;
+        double h = to ? d->weight * dist3(pb, to) : 0;
         if (to ? key > r->g[b] + h + 1e-9 : key > r->g[b]) continue; /* an older entry */
         if (d && !r->done[b]) {
             if (key > best * (1 + d->slack) + d->add) break;
@@ -283,7 +286,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                 met = 1;
                 if (to) {
                     const double *tp = d->pts + 3 * (size_t)t;
-                    double f = r->g[b] + dist3(pb, tp) + dist3(tp, to);
+                    double f = r->g[b] + dist3(pb, tp) + d->weight * dist3(tp, to);
                     if (f < best) best = f;
                 }
             }
@@ -314,7 +317,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                 r->g[c] = ng;
                 r->parent[c] = b;
                 memcpy(r->pt + 3 * (size_t)c, q, sizeof q);
-                heap_push(r, &n, c, to ? ng + dist3(q, to) : ng);
+                heap_push(r, &n, c, to ? ng + d->weight * dist3(q, to) : ng);
             }
         }
     }
@@ -359,12 +362,12 @@ static void collect(on_reach *r, const on_boxset *s, const double *pts, uint32_t
 on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
                           double *cost, uint32_t *reached)
 {
-    return on_reach_points_group(r, s, pts, npt, p, NULL, NULL, 0, 0, cost, reached);
+    return on_reach_points_group(r, s, pts, npt, p, NULL, NULL, 1, 0, 0, cost, reached);
 }
 
 on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
-                                const uint32_t *group, const double *to, double slack, double add, double *cost,
-                                uint32_t *reached)
+                                const uint32_t *group, const double *to, double weight, double slack, double add,
+                                double *cost, uint32_t *reached)
 {
     *reached = 0;
     for (uint32_t i = 0; i < npt; i++) cost[i] = HUGE_VAL;
@@ -374,7 +377,7 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
     int nroot = on_boxset_locate_all(s, p, roots);
     if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
     if (map_targets(r, s, pts, npt)) return ON_FAILURE | ON_CORRUPT; /* targets and boxes disagree */
-    reach_stop d = {group, npt, pts, to, slack, add};
+    reach_stop d = {group, npt, pts, to, weight, slack, add};
     reach_run(r, s, roots, nroot, p, group ? &d : NULL);
     collect(r, s, pts, UINT32_MAX, cost, reached);
     return ON_SUCCESS;

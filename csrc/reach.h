@@ -46,14 +46,15 @@ on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, ui
 /* The same, stopped early: group[i] is target i's component (< npt; the tile graph's, from the union
  * of the box graph, so the point's component is the set of targets it can reach). The search stops
  * once every box holding a target of the point's component is settled. With `to` (a tile-local
- * point, may be outside the tile) it is an A* heading there, stopped as well once no box left can
- * lead to a total (cost + straight line on to `to`) within (1 + slack) x the best met + add: it
+ * point, may be outside the tile) it is an A* heading there (the straight line on weighted by
+ * weight >= 1), stopped as well once no box left can lead to a total (cost + weight x straight line
+ * on to `to`) within (1 + slack) x the best met + add: it
  * reaches at least one target of the component when any (the caller goes on through the tile
  * graph's edges), others are left HUGE_VAL. Costs found are lengths of free paths. Boxes beyond
  * are left unreached: on_reach_cost_to may not see them. group NULL: on_reach_points. */
 on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
-                                const uint32_t *group, const double *to, double slack, double add, double *cost,
-                                uint32_t *reached);
+                                const uint32_t *group, const double *to, double weight, double slack, double add,
+                                double *cost, uint32_t *reached);
 
 /* After on_reach_points over s: the cost of a free path from its point to point x in the same tile
  * (HUGE_VAL when x is in no box the search reached). */

@@ -23,8 +23,8 @@
  * (Dijkstra over the tile's boxes, taken from the tree: HPA*-style insertion, never by straight line),
  * ended at those the same search from each goal point reaches. The local search stops once every
  * portal of the endpoint's component is settled (the tile graph's components are those of the box
- * graph); in a tile of more than 4096 boxes it is an A* heading for the other end's first point,
- * stopped once no box left can beat the best total (cost + straight line on) met by n/8 leaves: it
+ * graph); in a tile of more than 4096 boxes it is an A* heading for the other end's first point
+ * (straight line weighted 1.5), stopped once no box left can beat the best total met by n/8 leaves: it
  * reaches at least one portal of the component, and the planner goes on from there by the tile
  * graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
  * line to the nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
@@ -47,10 +47,11 @@
  * 204 KB), blobs 134 B a tile, plan p50 0.08 / 0.21 ms, p99 0.38 / 0.61 ms; 8x1x8 tiles of 512^3
  * 1 m leaves: 0.7% of the tree (268 KB), blobs 11.8 KB a tile. There a full local search settles
  * ~84k boxes (~25 ms an endpoint with the tree prepared: plan p50 52 ms, p99 70 ms, 35 pairs); the
- * directed join brings it to p50 1.6 ms, p90 12 ms, p99 49 ms (the tail: endpoints whose way to the
- * other end is blocked inside their tile flood most of it). Unprepared, building a tile's boxes
+ * directed join brings it to p50 0.7 ms, p90 4 ms, p99 10 ms, route costs mean 1.005, max 1.07 x
+ * those of the full join (the tail: endpoints whose way to the other end is blocked inside their
+ * tile search much of it; route_plan.h has the weight's trade-off). Unprepared, building a tile's boxes
  * (~86 ms for ~84k) per endpoint still dominates. The same checks as above with the directed join
- * forced on every tile: mean 1.19 / 1.18, max 1.82 / 1.53 (8- / 16-leaf tiles).
+ * forced on every tile: mean 1.19 / 1.20, max 1.82 / 1.69 (8- / 16-leaf tiles).
  */
 #ifndef OCTONAV_ROUTE_H
 #define OCTONAV_ROUTE_H

@@ -104,13 +104,13 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, int whole, const
     }
     if (whole) return on_reach_points(&r->reach, e->s, r->pts, e->g->np, e->local, r->cost, reached);
     if (e->s->nbox <= r->directed_boxes)
-        return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, NULL, 0, 0, r->cost,
+        return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, NULL, 1, 0, 0, r->cost,
                                      reached);
     const on_tree_params *p = &r->w->p;
     double to[3];
     for (int k = 0; k < 3; k++) to[k] = (other[k] - p->origin[k]) / p->scale - (e->nav[k] - e->local[k]);
-    return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, to, ROUTE_DIRECTED_SLACK,
-                                 ROUTE_DIRECTED_ADD * r->w->n, r->cost, reached);
+    return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
+                                 ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, r->cost, reached);
 }
 
 /* Is a goal of r in e's tile? */

@@ -1,7 +1,7 @@
 -- tools/bench_route.lua PACK [PAIRS] -- the world graph (C) on a baked pack: tile graph bytes against the
 -- tree's bytes per tile, build time per tile, and route planning time (p50 / p99 over random pairs of free
 -- points, fixed seed; each pair the fastest of 5 passes). Usage: lua5.4 tools/bench_route.lua /tmp/pack 200
--- (after `make`). Environment: BOUND, STRETCH (route.build options); FILES=1 reads the pack's own
+-- (after `make`). Environment: COSTS=FILE writes each found route's cost; BOUND, STRETCH (route.build options); FILES=1 reads the pack's own
 -- tiles/I_J_K.graph instead of building (no build times: for big tiles); PREPARE=1 prepares the tree's
 -- boxes first (the planner's local searches then skip building a tile's boxes).
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
@@ -58,7 +58,7 @@ local function free_point()
 end
 if os.getenv("PREPARE") == "1" then tree:prepare() end
 local p = g:planner()
-local times, found, fails, near = {}, 0, {}, 0
+local times, found, fails, near, costs = {}, 0, {}, 0, {}
 for _ = 1, npairs do
   local a, b = free_point(), free_point()
   local best = math.huge
@@ -71,6 +71,7 @@ for _ = 1, npairs do
   end
   if r and r.near then near = near + 1
   else
+    if r and os.getenv("COSTS") then costs[#costs + 1] = ("%.6f"):format(r.cost) end
     times[#times + 1] = best
     if r then found = found + 1 else fails[why] = (fails[why] or 0) + 1 end
   end
@@ -81,3 +82,8 @@ local fl = {}
 for k, v in pairs(fails) do fl[#fl + 1] = k .. " " .. v end
 print(("plan: %d far pairs (%d near skipped), %d found, failed: %s; p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms (best of 5)")
   :format(#times, near, found, table.concat(fl, ", "), pct(0.5), pct(0.9), pct(0.99), times[#times] * 1e3))
+if os.getenv("COSTS") then -- each found route's cost, one a line (to compare two builds)
+  local f = assert(io.open(os.getenv("COSTS"), "w"))
+  f:write(table.concat(costs, "\n"), "\n")
+  f:close()
+end
