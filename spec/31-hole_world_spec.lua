@@ -37,7 +37,7 @@ describe("the world tree around a hole", function()
   setup(function()
     dir = files.tmpname()
     baked.bake_and_load(dir):close()
-    w = assert(world_mod.load(dir, { block_holes = true }))
+    w = assert(world_mod.load(dir)) -- block_holes is on by default
   end)
   teardown(function()
     if w then w:close() end
@@ -119,8 +119,8 @@ describe("the world tree around a hole", function()
     local q1 <close> = core.query.new(w2.tree)
     local p1, i1 = q1:find(WEST, INSIDE)
     assert.is_truthy(p1, i1.reason)
-    -- loaded without block_holes (the default): nothing blocked; validate lists the cells, ok stays true
-    local w3 <close> = assert(world_mod.load(dir))
+    -- loaded with block_holes = false: nothing blocked; validate lists the cells, ok stays true
+    local w3 <close> = assert(world_mod.load(dir, { block_holes = false }))
     assert.equal("free", (w3.tree:locate(INSIDE)))
     assert.same({}, w3.tree:obstacles())
     local r3 = w3:validate()

@@ -111,7 +111,7 @@ local function hole_records(grid, m)
 end
 
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
--- opts (optional): { tiles = true, graphs = tiles, block_holes = false }; block_holes = true: every
+-- opts (optional): { tiles = true, graphs = tiles, block_holes = true }; block_holes: every
 -- hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept up by the streamer
 -- and rebake: docs/world.md "The world tree around a hole"); tiles = false: no tile file and no hole tree is
 -- read (for octonav.streamer): world.tree has every tile unloaded, each hole's tree is nil, and the
@@ -136,7 +136,7 @@ function M.load(dir, opts)
     dir = dir, grid = grid,
     scale = m.scale, depth = m.depth, radius = m.radius, origin = m.origin, tiles = m.tiles,
     tile_size = grid.tile_size, holes = {}, hole_index = {}, graph_ids = {}, graph_revision = 0,
-    graphs_stream = not all_graphs, with_tiles = with_tiles, block_holes = o.block_holes == true,
+    graphs_stream = not all_graphs, with_tiles = with_tiles, block_holes = o.block_holes ~= false,
   }
   -- a manifest the tree cannot hold (too many tiles) is a bad file, not misuse: nil, reason
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
@@ -300,7 +300,7 @@ end
 --            overlapping the hole's sealed inside (the free space of its tree; position: a point of
 --            that cell in the inside), at most MAX_POCKETS a hole; empty while the inside is blocked
 --            in the world tree (world:block_hole_inside; unloaded world tiles offer nothing); its
---            entries make ok false only on a world loaded with block_holes = true
+--            entries make ok false on a world loaded with block_holes (the default)
 -- A hole whose tree is not loaded (a streamed world) is read for the check and closed after; one whose
 -- file cannot be read gives door entries with ok = false and `error`. On a streamed world,
 -- outside_free is only true where the world tile holding the outside point is loaded.
