@@ -5,6 +5,7 @@
  * kinds of pseudo node (the goal, a missing tile); the result with its crossings pulled taut. The
  * endpoints join in route_start.c.
  */
+#include "route.h"
 #include "route_plan.h"
 #include "util.h"
 

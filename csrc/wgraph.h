@@ -15,7 +15,7 @@
 #ifndef OCTONAV_WGRAPH_H
 #define OCTONAV_WGRAPH_H
 
-#include "route.h"
+#include "portals.h" /* the tile graphs it links; the API is octonav.h's "World graph" (route.h documents it) */
 
 #include <math.h>
 #include <string.h>
