@@ -323,15 +323,16 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     }
 }
 
-/* target_off / target: for each box, the targets it holds; -1 when a target is in no box. */
-static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt)
+/* target_off / target: for each box, the targets it holds; -1 when a target is in no box, unless
+ * lenient: then such a target is left out (never reached). */
+static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, int lenient)
 {
     memset(r->target_off, 0, ((size_t)s->nbox + 2) * sizeof *r->target_off);
     uint32_t in[8];
     for (int pass = 0; pass < 2; pass++) {
         for (uint32_t p = 0; p < npt; p++) {
             int n = on_boxset_locate_all(s, pts + 3 * (size_t)p, in);
-            if (n == 0) return -1;
+            if (n == 0 && !lenient) return -1;
             for (int i = 0; i < n; i++) {
                 if (pass == 0) r->target_off[in[i] + 2]++;
                 else r->target[r->target_off[in[i] + 1]++] = p;
@@ -376,7 +377,9 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
     uint32_t roots[8];
     int nroot = on_boxset_locate_all(s, p, roots);
     if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
-    if (map_targets(r, s, pts, npt)) return ON_FAILURE | ON_CORRUPT; /* targets and boxes disagree */
+    /* lenient: the tile's boxes come from the tree as it is now, the portals from its bake; a portal
+     * an edit has blocked since (a closed door, a hole's inside, a temporary obstacle) is not reached */
+    if (map_targets(r, s, pts, npt, 1)) return ON_FAILURE | ON_CORRUPT;
     reach_stop d = {group, npt, pts, to, weight, slack, add};
     reach_run(r, s, roots, nroot, p, group ? &d : NULL);
     collect(r, s, pts, UINT32_MAX, cost, reached);
@@ -399,7 +402,7 @@ on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint3
 {
     if (s->nbox == 0) return ON_FAILURE | ON_CORRUPT;
     if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], (size_t)8 * npt)) return ON_FAILURE | ON_NO_MEMORY;
-    return map_targets(r, s, pts, npt) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS;
+    return map_targets(r, s, pts, npt, 0) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS; /* one tile's own boxes */
 }
 
 double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])

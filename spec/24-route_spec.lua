@@ -128,6 +128,22 @@ describe("octonav.core.route", function()
     end
   end)
 
+  it("a portal blocked after its graph was built is not reached (never 'corrupt')", function()
+    local t = room_world()
+    local g = full_graph(t)
+    local p = g:planner()
+    assert.is_table((p:plan(t, { 1.5, 4, 4 }, { 60, 8, 8 })))
+    -- the room's only way out: the portal of tile 0 on its +x face; an obstacle over it (the tile's
+    -- boxes now come from the tree as edited, the graph from before the edit)
+    local exit
+    for _, q in ipairs(assert(route.portals(assert(route.build(t, 0, 0, 0))))) do
+      if q.face == 1 and q[2] < 8 then exit = q end
+    end
+    assert.is_truthy(exit)
+    t:add_obstacle { min = { exit[1] - 1, exit[2] - 1, exit[3] - 1 }, max = { exit[1] + 1, exit[2] + 1, exit[3] + 1 } }
+    assert.are.same({ nil, "unreachable" }, { p:plan(t, { 1.5, 4, 4 }, { 60, 8, 8 }) })
+  end)
+
   it("raises on misuse, naming the argument", function()
     local t = room_world()
     local g = full_graph(t)
