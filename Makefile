@@ -31,7 +31,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-pathserver bench-anchors bench-los bench-bake demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake demo clean ctest spec lint fuzz fuzz-build
 
 all: deps $(MODULE)
 
@@ -80,6 +80,7 @@ check-tsan:
 bench: all
 	@$(LUA) bin/octonav bench-all
 	@$(LUA) bin/octonav bench-world
+	@$(MAKE) --no-print-directory bench-soak
 	@$(MAKE) --no-print-directory bench-pathserver
 	@$(MAKE) --no-print-directory bench-qmem
 	@$(MAKE) --no-print-directory bench-obstacles
@@ -113,6 +114,12 @@ bench-bake: $(BUILD)/bench/bake
 # path server throughput: 1,000 scenario queries a map, 2 workers against one thread
 bench-pathserver: $(BUILD)/bench/pathserver
 	@$(BUILD)/bench/pathserver
+
+# the streaming soak of issue 12: 100 navigators, doors toggling, max_loaded (counts of agents through a
+# closed door, silent stalls and loaded-set rule violations: each must be 0)
+bench-soak: all
+	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" \
+	  $(LUA) -e 'print(require("octonav.bench_world").soak_report())'
 
 # resident bytes per query object with 100 queries (query memory grows with the search)
 bench-qmem: $(BUILD)/bench/qmem

@@ -147,19 +147,27 @@ static int l_build(lua_State *L)
 }
 
 /* route.info(blob) */
+/* The tile graph in the blob at argument 1 (the caller frees it and makes no Lua allocation while it
+ * holds it: an error there would leak it), or NULL with nil, reason pushed. */
+static on_tgraph *decode_arg(lua_State *L, size_t *len)
+{
+    const char *s = luaL_checklstring(L, 1, len);
+    on_tgraph *g = NULL;
+    on_status st = on_tgraph_decode((const uint8_t *)s, *len, 0, &g);
+    if (!on_failed(st)) return g;
+    lua_pushnil(L);
+    lua_pushstring(L, reason_of(st, 0));
+    return NULL;
+}
+
 static int l_info(lua_State *L)
 {
     size_t len;
-    const char *s = luaL_checklstring(L, 1, &len);
-    on_tgraph *g = NULL;
-    on_status st = on_tgraph_decode((const uint8_t *)s, len, 0, &g);
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, reason_of(st, 0));
-        return 2;
-    }
+    on_tgraph *g = decode_arg(L, &len);
+    if (!g) return 2;
     on_tgraph_info gi;
     on_tgraph_get_info(g, &gi);
+    on_tgraph_free(g);
     lua_createtable(L, 0, 10);
     on_lua_setint(L, "crc", gi.crc);
     on_lua_setint(L, "wshift", gi.wshift);
@@ -171,7 +179,6 @@ static int l_info(lua_State *L)
     on_lua_setint(L, "bound", gi.bound);
     on_lua_setint(L, "tag", gi.tag);
     on_lua_setint(L, "bytes", (lua_Integer)gi.bytes);
-    on_tgraph_free(g);
     return 1;
 }
 
@@ -179,18 +186,13 @@ static int l_info(lua_State *L)
  * point, for drawing (octonav.debug). */
 static int l_portals(lua_State *L)
 {
-    size_t len;
-    const char *s = luaL_checklstring(L, 1, &len);
     /* every portal takes at least one byte of the blob: room for all of them, allocated by Lua before
-     * the graph exists, so nothing below that may raise runs while it does */
+     * the graph exists, so nothing that may raise runs while it does */
+    size_t len;
+    luaL_checklstring(L, 1, &len);
     double *pt = lua_newuserdatauv(L, (len + 1) * 4 * sizeof *pt, 0);
-    on_tgraph *g = NULL;
-    on_status st = on_tgraph_decode((const uint8_t *)s, len, 0, &g);
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, reason_of(st, 0));
-        return 2;
-    }
+    on_tgraph *g = decode_arg(L, &len);
+    if (!g) return 2;
     on_tgraph_info gi;
     on_tgraph_get_info(g, &gi);
     size_t n = gi.portals <= len ? gi.portals : len;

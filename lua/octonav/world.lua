@@ -437,18 +437,11 @@ function World:validate()
         report.ok = false
       end
     end
-    do
-      local err = find_pockets(self, i, h, report)
+    for _, check in ipairs { { find_pockets, report.pockets }, { world_inside, report.world } } do
+      local err = check[1](self, i, h, report)
       if err then
         report.ok = false
-        report.pockets[#report.pockets + 1] = { hole = i, name = h.name, error = err }
-      end
-    end
-    do
-      local err = world_inside(self, i, h, report)
-      if err then
-        report.ok = false
-        report.world[#report.world + 1] = { hole = i, name = h.name, error = err }
+        check[2][#check[2] + 1] = { hole = i, name = h.name, error = err }
       end
     end
     if q then q:close() end
