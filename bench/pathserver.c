@@ -98,15 +98,9 @@ int main(int argc, char **argv)
     double tot1 = 0, totw = 0;
     int bad = 0;
     for (int m = 0; m < nmaps; m++) {
-        char path[512], spath[520];
-        snprintf(path, sizeof path, "%s/%s.3dmap", BENCH_VOXEL_DIR, maps[m]);
-        snprintf(spath, sizeof spath, "%s.3dscen", path);
+        char spath[520];
         on_voxmap vm;
-        char err[256];
-        if (!on_ok(on_voxmap_read(path, &vm, err, sizeof err))) {
-            fprintf(stderr, "%s: skipped (%s)\n", maps[m], err);
-            continue;
-        }
+        if (bench_open_map(maps[m], &vm, spath, sizeof spath)) continue;
         on_tree *t = NULL;
         on_status st = on_tree_from_voxmap(&vm, 9, &t);
         on_voxmap_free(&vm);

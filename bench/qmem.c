@@ -54,15 +54,9 @@ int main(int argc, char **argv)
     printf("| map | queries | max_nodes | resident bytes / query | address space / query | nodes median / max |\n"
            "|---|---:|---:|---:|---:|---:|\n");
     for (int m = 0; m < nmaps; m++) {
-        char path[512], spath[520];
-        snprintf(path, sizeof path, "%s/%s.3dmap", BENCH_VOXEL_DIR, maps[m]);
-        snprintf(spath, sizeof spath, "%s.3dscen", path);
+        char spath[520];
         on_voxmap vm;
-        char err[256];
-        if (!on_ok(on_voxmap_read(path, &vm, err, sizeof err))) {
-            fprintf(stderr, "%s: skipped (%s)\n", maps[m], err);
-            continue;
-        }
+        if (bench_open_map(maps[m], &vm, spath, sizeof spath)) continue;
         on_tree *t = NULL;
         if (!on_ok(on_tree_from_voxmap(&vm, 9, &t))) return 1;
         on_voxmap_free(&vm);

@@ -55,6 +55,20 @@ static inline bench_scen *bench_read_scen(const char *path, size_t *n)
 }
 
 /* xorshift64: the same sequence on every run */
+/* Reads map `name` of BENCH_VOXEL_DIR into *vm and puts its scenario file's path in spath (cap bytes);
+ * 0 on success, -1 with a "skipped" line on stderr when the map cannot be read. */
+static inline int bench_open_map(const char *name, on_voxmap *vm, char *spath, size_t cap)
+{
+    char path[512], err[256];
+    snprintf(path, sizeof path, "%s/%s.3dmap", BENCH_VOXEL_DIR, name);
+    snprintf(spath, cap, "%s.3dscen", path);
+    if (!on_ok(on_voxmap_read(path, vm, err, sizeof err))) {
+        fprintf(stderr, "%s: skipped (%s)\n", name, err);
+        return -1;
+    }
+    return 0;
+}
+
 static inline double bench_rnd(unsigned long long *st)
 {
     *st ^= *st << 13;
