@@ -74,6 +74,20 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
 
 static void heap_push(on_reach *r, size_t *n, uint32_t b, double key)
 {
+    /* a box reopened by an any-angle shortcut (no done[] without a stop) is pushed again: more
+     * entries than the neighbour count are possible, so the heap grows when full */
+    if (*n == r->heapcap) {
+        size_t c = 2 * r->heapcap + 16;
+        uint32_t *hb = realloc(r->heap_box, c * sizeof *hb);
+        if (hb) r->heap_box = hb;
+        double *hk = hb ? realloc(r->heap_key, c * sizeof *hk) : NULL;
+        if (hk) r->heap_key = hk;
+        if (!hb || !hk) {
+            r->heap_failed = 1;
+            return;
+        }
+        r->heapcap = c;
+    }
     size_t i = (*n)++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -381,7 +395,9 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
      * an edit has blocked since (a closed door, a hole's inside, a temporary obstacle) is not reached */
     if (map_targets(r, s, pts, npt, 1)) return ON_FAILURE | ON_CORRUPT;
     reach_stop d = {group, npt, pts, to, weight, slack, add};
+    r->heap_failed = 0;
     reach_run(r, s, roots, nroot, p, group ? &d : NULL);
+    if (r->heap_failed) return ON_FAILURE | ON_NO_MEMORY;
     collect(r, s, pts, UINT32_MAX, cost, reached);
     return ON_SUCCESS;
 }
@@ -393,7 +409,9 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
     uint32_t roots[8], reached = 0;
     int nroot = on_boxset_locate_all(s, pts + 3 * (size_t)first, roots);
     if (nroot == 0) return ON_FAILURE | ON_CORRUPT;
+    r->heap_failed = 0;
     reach_run(r, s, roots, nroot, pts + 3 * (size_t)first, NULL);
+    if (r->heap_failed) return ON_FAILURE | ON_NO_MEMORY;
     collect(r, s, pts, first, cost, &reached);
     return ON_SUCCESS;
 }

@@ -19,6 +19,7 @@
 /* Scratch for searches over a box set, reused between searches (grows, never shrinks). */
 typedef struct on_reach {
     size_t cap, heapcap;
+    int heap_failed;       /* a heap push found no memory to grow: the last search is incomplete */
     double *g;             /* per box: cost so far, nav leaves */
     double *pt;            /* per box: 3 doubles, where the path entered it */
     uint32_t *parent;      /* per box, UINT32_MAX for the root */

@@ -246,7 +246,6 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
     }
     r->info.which = 0;
     if (!pushed) {
-        r->info.which = 0;
         return r->status = ON_FAILURE | ON_UNREACHABLE;
     }
     if (r->ngj == 0 && on_route_node(r, 0, PORTAL_GOAL, 0) == NO_NODE) {

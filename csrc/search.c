@@ -311,7 +311,7 @@ static on_status expand(on_query *q, int32_t u)
     for (size_t k = 0; k < nnb; k++) {
         int created;
         int32_t v = on_pool_get(&q->pool, q->g.nb[k], &created);
-        if (v < 0) return ON_FAILURE | ON_OUT_OF_NODES;
+        if (v < 0) return ON_FAILURE | (v == -2 ? ON_NO_MEMORY : ON_OUT_OF_NODES); /* -2: growing failed */
         on_snode *vn = &q->pool.nodes[v];
         if (vn->closed) continue;
         double mn[3], mx[3], sz, pv[3];

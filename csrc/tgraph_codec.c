@@ -5,6 +5,7 @@
  * between their portals), and the seal that gives a built graph its CRC identity.
  */
 #include "portals.h"
+#include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -128,12 +129,6 @@ int on_tgraph_seal(on_tgraph *g)
     return on_ok(st) ? 0 : -1;
 }
 
-static double dist3(const double a[3], const double b[3])
-{
-    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-    return sqrt(dx * dx + dy * dy + dz * dz);
-}
-
 /* The portals (and their rectangles) from [*pp, end) into g (counts set, arrays allocated); -1 bad. */
 static int decode_portals(on_tgraph *g, const uint8_t **pp, const uint8_t *end, uint32_t nr)
 {
@@ -189,7 +184,7 @@ static int decode_weights(on_tgraph *g, const uint8_t **pp, const uint8_t *end)
                 double x[3], y[3];
                 on_portal_point(g, f + i, x);
                 on_portal_point(g, f + j, y);
-                if ((double)w < floor(dist3(x, y) * unit)) return -1; /* shorter than the straight line */
+                if ((double)w < floor(on_dist3(x, y) * unit)) return -1; /* shorter than the straight line */
             }
     }
     *pp = p;

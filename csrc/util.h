@@ -40,17 +40,6 @@ static inline int on_grow(void **p, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-/* murmur3's 32-bit finaliser: node codes differ in few, structured bits; this spreads them over all 32. */
-static inline uint32_t on_mix32(uint32_t h)
-{
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
-}
-
 /* murmur3's 64-bit finaliser (tile << 32 | code keys of the search's node map). */
 static inline uint64_t on_mix64(uint64_t x)
 {

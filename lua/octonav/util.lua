@@ -43,9 +43,13 @@ function M.dist(a, b)
   return sqrt(dx * dx + dy * dy + dz * dz)
 end
 
+-- A regular file's size, or nil (missing, not a regular file: a FIFO never blocks). read_file with a
+-- cap of 1 byte refuses a larger file before reading it and names its size: nothing is read.
 function M.file_size(path)
-  local s = require("octonav.core").read_file(path)
-  return s and #s or nil
+  local s, err = require("octonav.core").read_file(path, 1)
+  if s then return #s end
+  local n = err and err:match(": (%d+) bytes, more than a well%-formed file can hold %(%d+%)$")
+  return n and tonumber(n) or nil
 end
 
 function M.class()

@@ -628,6 +628,7 @@ end
 -- for the tiles it loads (world:reapply_hole_insides).
 function World:block_hole_inside(hole)
   local i, h = hole_arg(self, hole, "block_hole_inside")
+  h.inside_blocked_off = nil -- blocked again: tiles loaded later get it too (reapply_hole_insides)
   return block_inside(self, i, h)
 end
 
@@ -643,9 +644,9 @@ end
 -- indices just loaded) get their inside blocked again (block_hole_inside). The streamer calls it
 -- with reapply_doors. Returns the number of obstacles added.
 function World:reapply_hole_insides(tiles)
+  if not self.block_holes then return 0 end
   local set, n = {}, 0
   for _, t in ipairs(tiles) do set[t] = true end
-  if not self.block_holes then return 0 end
   for i, h in ipairs(self.holes) do
     if not h.inside_blocked_off then
       for _, t in ipairs(h.tiles) do
@@ -701,6 +702,7 @@ end
 function World:rebake(region, config)
   local s, err = require("octonav.bake").rebake(self.dir, region, config)
   if not s then return nil, err end
+  local decoded = {} -- rebaked tiles decoded here: their closed doors are blocked again below
   for _, t in ipairs(s.rebaked) do
     local i, j, k = tilegrid.coords(self.grid, t)
     local loaded = self.with_tiles
@@ -720,6 +722,7 @@ function World:rebake(region, config)
       if not blob then return nil, rerr end
       local ok, derr = self.tree:decode_tile(i, j, k, blob)
       if not ok then return nil, ("%s: %s"):format(pack.tile_path(self.dir, i, j, k), tostring(derr)) end
+      decoded[#decoded + 1] = t
     end
     if loaded or self.graph:has_tile(i, j, k) then
       local gok, gerr = add_graph(self, t, blob)
@@ -767,6 +770,7 @@ function World:rebake(region, config)
       for _, od in ipairs(o.doors) do -- a hole gone from the manifest: its doors' obstacles go too
         if od.world_obstacle then self.tree:remove_obstacle(od.world_obstacle) end
       end
+      unblock_inside(self, o) -- and its inside's
       if o.tree then o.tree:close() end
     end
     self.holes = fresh
@@ -783,6 +787,7 @@ function World:rebake(region, config)
     local h = self.holes[self.hole_index[name]]
     for _, t in ipairs(h and h.tiles or {}) do redo_tiles[#redo_tiles + 1] = t end
   end
+  self:reapply_doors(decoded)
   self:reapply_hole_insides(redo_tiles)
   return s
 end
