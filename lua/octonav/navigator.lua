@@ -173,6 +173,14 @@ function M.new(world, opts)
   return self
 end
 
+-- A plan's C planner goes back to the world's idle ones (planner.acquire / planner.release).
+local function give_planner(self)
+  if self.cplanner then
+    planner.release(self.world, self.cplanner)
+    self.cplanner = nil
+  end
+end
+
 -- Forget the current goal's work (keeps the queries and the counters).
 local function reset(self)
   self.locks:release_all()
@@ -181,10 +189,7 @@ local function reset(self)
   end
   self.goal, self.reason, self.cells, self.route_steps, self.job, self.route_ids = nil, nil, nil, nil, nil, nil
   self.route_doors, self.door_seen, self.wait, self.failed_tile = nil, nil, nil, nil
-  if self.cplanner then -- a plan dropped half way: its C planner goes back to the world's idle ones
-    planner.release(self.world, self.cplanner)
-    self.cplanner = nil
-  end
+  give_planner(self) -- a plan dropped half way
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
   self.step_paths, self.step_end = {}, {}
   self.search, self.from0 = nil, nil
@@ -634,13 +639,6 @@ end
 local function take_planner(self)
   if not self.cplanner then self.cplanner = planner.acquire(self.world) end
   return self.cplanner
-end
-
-local function give_planner(self)
-  if self.cplanner then
-    planner.release(self.world, self.cplanner)
-    self.cplanner = nil
-  end
 end
 
 -- Plans the route (sliced: plan_budget portals this update). Returns nil once the route is known (the
