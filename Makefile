@@ -31,7 +31,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir demo clean ctest spec lint fuzz fuzz-build
 
 all: deps $(MODULE)
 
@@ -101,6 +101,9 @@ $(BUILD)/bench/los: bench/los.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
 $(BUILD)/bench/qmem: bench/qmem.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
+$(BUILD)/bench/query: bench/query.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
 $(BUILD)/bench/obstacles: bench/obstacles.c $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
@@ -120,6 +123,15 @@ bench-pathserver: $(BUILD)/bench/pathserver
 bench-soak: all
 	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" \
 	  $(LUA) -e 'print(require("octonav.bench_world").soak_report())'
+
+# queries in C (issue 15): median / p99 us, quality, expansions, neighbours, line-of-sight checks;
+# bench-query-ir: instructions per query on DC1, Complex and A1 (callgrind, deterministic)
+bench-query: $(BUILD)/bench/query
+	@$(BUILD)/bench/query
+	@$(BUILD)/bench/query -P
+
+bench-query-ir: $(BUILD)/bench/query
+	@sh bench/query_ir.sh $(BUILD)/bench/query DC1 Complex A1
 
 # resident bytes per query object with 100 queries (query memory grows with the search)
 bench-qmem: $(BUILD)/bench/qmem

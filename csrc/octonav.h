@@ -431,6 +431,9 @@ typedef struct on_query_info {
                               * cells and visited count its nodes) */
     double cost;             /* world units: the returned path's cost under the areas (= length without) */
     size_t areas;            /* the areas the search used (the tree's and its own, but those of cost 1) */
+    size_t neighbors;        /* neighbour entries the search looked at (edges scanned from expanded nodes) */
+    size_t los;              /* line-of-sight checks the query made (search, direct, smoothing, relaxation) */
+    size_t turns;            /* turn checks (the visibility rule at a corner) of smoothing and relaxation */
 } on_query_info;
 
 ON_API on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out);

@@ -78,6 +78,7 @@ static inline double edge_cost(const on_query *q, const double a[3], const doubl
 static inline int sight_visible(void *ud, const double a[3], const double b[3])
 {
     on_query *q = ud;
+    q->info.los++;
     return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 

@@ -216,6 +216,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         /* the endpoints' own cells too: an endpoint on a tile border may lie in a cell the walk,
          * leaving the other way, never enters (and the path depends on that cell staying free) */
         corr_sink(q, sc);
+        q->info.los++;
         if (on_tree_walk_cells(q->t, q->lcache, q->a, q->b, corr_sink, q)) {
             corr_sink(q, gc);
             if (q->corr_failed) return q->state = ON_FAILURE | ON_NO_MEMORY;
@@ -308,6 +309,7 @@ static on_status expand(on_query *q, int32_t u)
     double umn[3], umx[3], us = 0;
     if (face_points(q)) on_graph_region(&q->g, un->cell, umn, umx, &us);
     const on_areaset *areas = q->areas.n ? &q->areas : NULL; /* (read once: not per edge) */
+    q->info.neighbors += nnb;
     for (size_t k = 0; k < nnb; k++) {
         int created;
         int32_t v = on_pool_get(&q->pool, q->g.nb[k], &created);

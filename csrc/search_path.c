@@ -58,6 +58,7 @@ static double sight_cost(void *ud, const double a[3], const double b[3])
 static int sight_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
 {
     on_query *q = ud;
+    q->info.turns++;
     return on_tree_turn_ok(q->t, q->lcache, a, x, b);
 }
 

@@ -1,0 +1,213 @@
+/*
+ * bench/query.c -- the query benchmark in C (issue 15): over each map, the same seeded sample of
+ * scenarios as `bin/octonav bench` (300 by default, Fisher-Yates with bench.lua's generator, seed 1),
+ * one query object (max_nodes 2^20) and the default options (or -P: the prepared tree and the
+ * `boxes` preset, weight 1.2). Each scenario's fastest of P whole passes gives the time; the last
+ * pass gives the paths, their length ratio to the scenario's optimum, and what each query did:
+ * expansions, neighbour entries looked at, nodes reached, line-of-sight and turn checks (means per
+ * query) and expansions per path cell (median, as bench.lua). Every segment of every path is
+ * checked against the dense voxel walk (on_grid_visible: the exact rule); the turns are checked by
+ * bench.lua's pure-Lua checker (write the paths with -w and compare them, or run `bin/octonav bench`).
+ * Instructions per query (deterministic): `make bench-query-ir` runs -c (one pass, no timing) under
+ * callgrind, counting inside on_query_find only, and divides by the queries.
+ * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P] [-c] [MAP ...]   (from the root)
+ */
+#include "octonav.h"
+#include "scen.h"
+
+#include <math.h>
+#include <string.h>
+
+/* bench.lua's generator (xorshift64*), so both benchmarks draw the same sample. */
+typedef struct lua_rng {
+    uint64_t s;
+} lua_rng;
+
+static void lrng_init(lua_rng *r, uint64_t seed) { r->s = seed * 0x9E3779B97F4A7C15ull | 1; }
+
+/* 1..n */
+static size_t lrng_pick(lua_rng *r, size_t n)
+{
+    uint64_t s = r->s;
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    r->s = s;
+    double x = (double)((s * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
+    return (size_t)floor(x * (double)n) + 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* bench.lua's percentile: the ceil(n p)-th smallest (1-based); the median is the ((n + 1) / 2)-th. */
+static double pct(double *xs, size_t n, double p)
+{
+    if (!n) return 0;
+    qsort(xs, n, sizeof *xs, cmp_double);
+    size_t i = (size_t)ceil((double)n * p);
+    if (i < 1) i = 1;
+    if (i > n) i = n;
+    return xs[i - 1];
+}
+
+static double median(double *xs, size_t n)
+{
+    if (!n) return 0;
+    qsort(xs, n, sizeof *xs, cmp_double);
+    return xs[(n + 1) / 2 - 1];
+}
+
+int main(int argc, char **argv)
+{
+    size_t limit = 300;
+    unsigned long long seed = 1;
+    int passes = 5, prepared = 0, count_only = 0, nmaps = 0;
+    const char *maps[32], *paths_file = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-n") && i + 1 < argc) limit = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "-s") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "-p") && i + 1 < argc) passes = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "-w") && i + 1 < argc) paths_file = argv[++i];
+        else if (!strcmp(argv[i], "-P")) prepared = 1;
+        else if (!strcmp(argv[i], "-c")) count_only = 1;
+        else if (argv[i][0] != '-' && nmaps < 32) maps[nmaps++] = argv[i];
+        else {
+            nmaps = -1;
+            break;
+        }
+    }
+    if (nmaps < 0 || limit < 1 || passes < 1) {
+        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P] [-c] [MAP ...]\n");
+        return 2;
+    }
+    if (!nmaps)
+        for (; bench_maps[nmaps]; nmaps++) maps[nmaps] = bench_maps[nmaps];
+    if (count_only) passes = 1;
+    FILE *pf = paths_file ? fopen(paths_file, "w") : NULL;
+    if (paths_file && !pf) {
+        fprintf(stderr, "query: cannot write %s\n", paths_file);
+        return 1;
+    }
+    printf("| map | preset | scenarios | solved | segments valid | mean ratio | p99 ratio | max ratio | median us | p99 us "
+           "| expansions / path cell | expansions | neighbours | nodes | los checks | turn checks |\n"
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    int bad = 0;
+    for (int m = 0; m < nmaps; m++) {
+        char spath[520];
+        on_voxmap vm;
+        if (bench_open_map(maps[m], &vm, spath, sizeof spath)) continue;
+        on_tree *t = NULL;
+        on_grid *grid = NULL;
+        if (!on_ok(on_tree_from_voxmap(&vm, 9, &t)) || !on_ok(on_grid_from_voxmap(&vm, &grid))) return 1;
+        on_voxmap_free(&vm);
+        size_t nscen;
+        bench_scen *scen = bench_read_scen(spath, &nscen);
+        if (!scen || !nscen) return 1;
+        size_t *order = malloc(nscen * sizeof *order);
+        if (!order) return 1;
+        for (size_t i = 0; i < nscen; i++) order[i] = i;
+        size_t n = nscen;
+        if (limit < nscen) { /* bench.lua: seeded Fisher-Yates, then the first `limit` */
+            lua_rng r;
+            lrng_init(&r, seed);
+            for (size_t i = nscen; i >= 2; i--) {
+                size_t j = lrng_pick(&r, i);
+                size_t tmp = order[i - 1];
+                order[i - 1] = order[j - 1];
+                order[j - 1] = tmp;
+            }
+            n = limit;
+        }
+        double prep_ms = 0;
+        size_t boxes = 0, box_bytes = 0;
+        on_query_opts o;
+        on_query_opts_default(&o);
+        if (prepared) {
+            double t0 = bench_now();
+            if (!on_ok(on_tree_prepare(t, -1, &boxes))) return 1;
+            prep_ms = (bench_now() - t0) * 1e3;
+            on_tree_stats st;
+            on_tree_stats_get(t, &st);
+            box_bytes = st.box_bytes;
+            o.weight = 1.2; /* octonav.presets.boxes */
+        }
+        on_query *q = NULL;
+        if (!on_ok(on_query_create(t, (size_t)1 << 20, &q))) return 1;
+        size_t cap = 1 << 16;
+        double *pbuf = malloc(cap * 3 * sizeof *pbuf), *best = malloc(n * sizeof *best);
+        double *ratio = malloc(n * sizeof *ratio), *epc = malloc(n * sizeof *epc);
+        if (!pbuf || !best || !ratio || !epc) return 1;
+        size_t solved = 0, valid = 0, nr = 0;
+        double sum_exp = 0, sum_nb = 0, sum_vis = 0, sum_los = 0, sum_turn = 0;
+        for (int p = 0; p < passes; p++) {
+            for (size_t k = 0; k < n; k++) {
+                const bench_scen *s = &scen[order[k]];
+                size_t np = 0;
+                on_query_info info;
+                double t0 = count_only ? 0 : bench_now();
+                on_status st = on_query_find(q, s->a, s->b, &o, pbuf, cap, &np, &info);
+                double dt = count_only ? 0 : bench_now() - t0;
+                if (p == 0 || dt < best[k]) best[k] = dt;
+                if (p != passes - 1) continue;
+                int ok = on_ok(st) && np >= 2;
+                if (pf) {
+                    fprintf(pf, "%zu %s %.6f", order[k], ok ? "found" : "failed", ok ? info.length : 0.0);
+                    for (size_t i = 0; ok && i < np; i++)
+                        fprintf(pf, " %.6f %.6f %.6f", pbuf[3 * i], pbuf[3 * i + 1], pbuf[3 * i + 2]);
+                    fputc('\n', pf);
+                }
+                if (!ok) continue;
+                solved++;
+                int segs_ok = 1;
+                for (size_t i = 0; i + 1 < np && segs_ok; i++)
+                    segs_ok = on_ok(on_grid_visible(grid, pbuf + 3 * i, pbuf + 3 * i + 3));
+                valid += (size_t)segs_ok;
+                ratio[nr] = info.length / s->optimal;
+                epc[nr++] = (double)info.expansions / (double)(info.cells ? info.cells : 1);
+                sum_exp += (double)info.expansions;
+                sum_nb += (double)info.neighbors;
+                sum_vis += (double)info.visited;
+                sum_los += (double)info.los;
+                sum_turn += (double)info.turns;
+            }
+        }
+        double mean = 0;
+        for (size_t i = 0; i < nr; i++) mean += ratio[i];
+        mean = nr ? mean / (double)nr : 0;
+        double p99r = pct(ratio, nr, 0.99), maxr = pct(ratio, nr, 1.0);
+        double med_epc = median(epc, nr);
+        for (size_t k = 0; k < n; k++) best[k] *= 1e6;
+        double dn = nr ? (double)nr : 1;
+        char mus[32], pus[32];
+        if (count_only) {
+            snprintf(mus, sizeof mus, "-");
+            snprintf(pus, sizeof pus, "-");
+        } else {
+            double med = median(best, n), p99 = pct(best, n, 0.99);
+            snprintf(mus, sizeof mus, "%.1f", med);
+            snprintf(pus, sizeof pus, "%.1f", p99);
+        }
+        printf("| %s | %s | %zu | %zu | %zu | %.4f | %.4f | %.4f | %s | %s | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+               maps[m], prepared ? "boxes (prepared)" : "default", n, solved, valid, mean, p99r, maxr, mus, pus,
+               med_epc, sum_exp / dn, sum_nb / dn, sum_vis / dn, sum_los / dn, sum_turn / dn);
+        if (prepared)
+            printf("|   %s prepared: %zu boxes, %zu bytes, %.1f ms |\n", maps[m], boxes, box_bytes, prep_ms);
+        fflush(stdout);
+        bad |= solved != n || valid != solved;
+        on_query_destroy(q);
+        free(pbuf);
+        free(best);
+        free(ratio);
+        free(epc);
+        free(order);
+        free(scen);
+        on_grid_destroy(grid);
+        on_tree_destroy(t);
+    }
+    if (pf) fclose(pf);
+    return bad;
+}
