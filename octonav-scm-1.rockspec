@@ -45,6 +45,7 @@ build = {
     ["octonav.bake"] = "lua/octonav/bake.lua",
     ["octonav.pack"] = "lua/octonav/pack.lua",
     ["octonav.world"] = "lua/octonav/world.lua",
+    ["octonav.world_agents"] = "lua/octonav/world_agents.lua",
     ["octonav.progress"] = "lua/octonav/progress.lua",
     ["octonav.cli"] = "lua/octonav/cli.lua",
     ["octonav.planner"] = "lua/octonav/planner.lua",

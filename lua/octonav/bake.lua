@@ -16,6 +16,9 @@
 --   octonav.bake.tiles     each tile baked on its own into a tile file and its portal graph file
 --   octonav.bake.holes     each hole's own tree, sealed outside its doors
 --   octonav.bake.link      reads the graph files only (checks them) and writes the manifest last
+-- Agents (config.agents, docs/world.md "Agents"): every step bakes its tiles and holes once per agent
+-- (its radius), into pack.agent_dir (the first agent's files where a one-agent pack has them); the
+-- link step checks every agent's files and writes one manifest listing them.
 -- The grid arithmetic is octonav.tilegrid's (bake.tile_of and the other grid functions below are it).
 --
 -- Misuse (a bad config) raises an error naming the field; runtime failures (files) return nil, err.
@@ -50,19 +53,24 @@ M.hole_params = holes.params
 M.read_obj, M.collect = geometry.read_obj, geometry.collect
 
 -- The bake's progress: `ntiles` tile steps ("tile I,J,K"), `nholes` hole steps ("hole NAME"), then the
--- link step's graph tiles ("graph tile T"); each kind is a phase of its own for the time left.
+-- link step's graph tiles ("graph tile T"), each for every agent (" (NAME)" after each step's name
+-- when there are several); each kind is a phase of its own for the time left.
 local function reporter(cfg, ntiles, nholes, linked)
-  local ngraph = linked and cfg.grid.count or 0
-  return progress.new { callback = cfg.progress, total = ntiles + nholes + ngraph, label = "steps",
-    phases = { tile = ntiles, hole = nholes, graph = ngraph } }
+  local na = #cfg.agents
+  local ngraph = linked and cfg.grid.count * na or 0
+  return progress.new { callback = cfg.progress, total = (ntiles + nholes) * na + ngraph, label = "steps",
+    phases = { tile = ntiles * na, hole = nholes * na, graph = ngraph } }
 end
 
--- Bakes the holes of cfg whose names `want` holds (all when nil) into dir. Returns their bytes or nil, err.
-local function bake_holes(cfg, geo, dir, want, report)
+local function suffix(cfg, ac) return #cfg.agents > 1 and (" (%s)"):format(ac.agent.name) or "" end
+
+-- Bakes the holes of cfg whose names `want` holds (all when nil) for agent config ac into its dir.
+-- Returns their bytes or nil, err.
+local function bake_holes(ac, geo, dir, want, report)
   local bytes = 0
-  for _, h in ipairs(cfg.holes) do
+  for _, h in ipairs(ac.holes) do
     if want == nil or want[h.name] then
-      local ht, err = holes.bake(cfg, geo, h, dir)
+      local ht, err = holes.bake(ac, geo, h, dir)
       if not ht then return nil, err end
       ht:close()
       bytes = bytes + (util.file_size(pack.hole_path(dir, h.name)) or 0)
@@ -72,28 +80,61 @@ local function bake_holes(cfg, geo, dir, want, report)
   return bytes
 end
 
--- The geometry of cfg gathered once and the output's directories made: geo or nil, err.
-local function gather(cfg)
+-- The geometry of cfg gathered once and the output's directories made (every agent's): geo or nil, err.
+local function gather(cfg, dir)
   local geo, err = geometry.collect(cfg)
   if not geo then return nil, err end
-  local ok, derr = tiles.ensure_dirs(cfg.output)
-  if not ok then return nil, derr end
+  for n, a in ipairs(cfg.agents) do
+    local ok, derr = tiles.ensure_dirs(pack.agent_dir(dir or cfg.output, n, a.name))
+    if not ok then return nil, derr end
+  end
   return geo
 end
 
---- Bakes one tile of the config: OUTPUT/tiles/I_J_K.tile and its graph OUTPUT/tiles/I_J_K.graph.
+-- Bakes the tiles in `list` and the holes `want` holds (all when nil, none when false) for every
+-- agent of cfg into the pack at dir, the geometry gathered once (geo). report(what) after each step.
+-- Returns { bytes (blobs, graphs and hole files), agents = { { name, radius, tile_bytes, graph_bytes,
+-- hole_bytes, seconds }, ... } } or nil, err.
+local function bake_agents(cfg, geo, dir, list, want, report)
+  local out = { bytes = 0, agents = {} }
+  for n in ipairs(cfg.agents) do
+    local t0 = clock()
+    local ac = config_mod.agent_cfg(cfg, n)
+    local adir = pack.agent_dir(dir, n, ac.agent.name)
+    local sfx = suffix(cfg, ac)
+    local bytes, sizes = 0, { tile_bytes = 0, graph_bytes = 0 }
+    if #list > 0 then
+      bytes, sizes = tiles.bake(ac, geo, adir, list, report and function(_, what) report(what .. sfx) end)
+      if not bytes then return nil, sizes end
+    end
+    local hb = 0
+    if want ~= false then
+      local herr
+      hb, herr = bake_holes(ac, geo, adir, want, report and function(what) report(what .. sfx) end)
+      if not hb then return nil, herr end
+    end
+    out.bytes = out.bytes + bytes + hb
+    out.agents[n] = { name = ac.agent.name, radius = ac.radius, tile_bytes = sizes.tile_bytes,
+      graph_bytes = sizes.graph_bytes, hole_bytes = hb, seconds = clock() - t0 }
+  end
+  return out
+end
+
+--- Bakes one tile of the config, for every agent: OUTPUT/tiles/I_J_K.tile and its graph
+-- OUTPUT/tiles/I_J_K.graph (and the same under OUTPUT/agents/NAME for the agents after the first).
 -- Only the geometry overlapping the tile is gathered into it. Returns true, bytes or nil, err.
 function M.tile(config, i, j, k)
   local cfg = M.check(config)
   tiles.check_args(cfg.grid, i, j, k)
   local geo, err = gather(cfg)
   if not geo then return nil, err end
-  local bytes, terr = tiles.bake(cfg, geo, cfg.output, { tilegrid.index(cfg.grid, i, j, k) })
-  if not bytes then return nil, terr end
-  return true, bytes
+  local r, terr = bake_agents(cfg, geo, cfg.output, { tilegrid.index(cfg.grid, i, j, k) }, false)
+  if not r then return nil, terr end
+  return true, r.bytes
 end
 
---- Bakes one hole of the config (by name) into OUTPUT/holes/NAME.tree. Returns true, bytes or nil, err.
+--- Bakes one hole of the config (by name), for every agent, into OUTPUT/holes/NAME.tree (and under
+-- OUTPUT/agents/AGENT). Returns true, bytes or nil, err.
 function M.hole(config, name)
   local cfg = M.check(config)
   local found = false
@@ -101,15 +142,15 @@ function M.hole(config, name)
   if not found then error("octonav.bake.hole: no hole named " .. tostring(name), 2) end
   local geo, err = gather(cfg)
   if not geo then return nil, err end
-  local bytes, herr = bake_holes(cfg, geo, cfg.output, { [name] = true })
-  if not bytes then return nil, herr end
-  return true, bytes
+  local r, herr = bake_agents(cfg, geo, cfg.output, {}, { [name] = true })
+  if not r then return nil, herr end
+  return true, r.bytes
 end
 
 --- Job n of m (0 <= n < m): bakes the tiles whose linear index t has t % m == n and the holes number h
--- with (h - 1) % m == n, in one process with the geometry gathered once (what `bin/octonav bake CONFIG
--- --job N/M` runs: a batch array's job index -> tiles). The files are those bake.run writes. Returns
--- the number of tiles and the bytes written, or nil, err.
+-- with (h - 1) % m == n, for every agent, in one process with the geometry gathered once (what
+-- `bin/octonav bake CONFIG --job N/M` runs: a batch array's job index -> tiles). The files are those
+-- bake.run writes. Returns the number of tiles and the bytes written, or nil, err.
 function M.job(config, n, m)
   local cfg = M.check(config)
   if math.type(n) ~= "integer" or math.type(m) ~= "integer" or m < 1 or n < 0 or n >= m then
@@ -119,17 +160,15 @@ function M.job(config, n, m)
   if not geo then return nil, err end
   local list = {}
   for t = n, cfg.grid.count - 1, m do list[#list + 1] = t end
-  local bytes, terr = tiles.bake(cfg, geo, cfg.output, list)
-  if not bytes then return nil, terr end
   local want = {}
   for h = n + 1, #cfg.holes, m do want[cfg.holes[h].name] = true end
-  local hb, herr = bake_holes(cfg, geo, cfg.output, want)
-  if not hb then return nil, herr end
-  return #list, bytes + hb
+  local r, terr = bake_agents(cfg, geo, cfg.output, list, want)
+  if not r then return nil, terr end
+  return #list, r.bytes
 end
 
---- The link step alone: checks OUTPUT/tiles/*.graph and the hole files, writes the manifest.
--- Returns a summary or nil, err.
+--- The link step alone: checks OUTPUT/tiles/*.graph and the hole files (every agent's), writes the
+-- manifest. Returns a summary or nil, err.
 function M.link(config)
   local cfg = M.check(config)
   local p = reporter(cfg, 0, 0, true)
@@ -139,8 +178,11 @@ function M.link(config)
   return s, lerr
 end
 
---- The whole bake: every tile, every hole, then the link step. Returns a summary { tiles, bytes,
--- tile_bytes, graph_bytes, portals, edges, holes, hole_bytes, seconds, link_seconds } or nil, err.
+--- The whole bake: every tile and every hole for every agent, then the link step. Returns a summary
+-- { tiles, bytes, tile_bytes, graph_bytes, portals, edges, holes, hole_bytes, seconds, link_seconds,
+-- agents = { { name, radius, bytes, tile_bytes, graph_bytes, hole_bytes, portals, edges, seconds,
+-- link_seconds }, ... } } (the totals over the agents; an agent's seconds: its tiles, holes and
+-- link checks) or nil, err.
 function M.run(config)
   local t0 = clock()
   local cfg = M.check(config)
@@ -150,28 +192,41 @@ function M.run(config)
   local p = reporter(cfg, n, #cfg.holes, true)
   local list = {}
   for t = 0, n - 1 do list[#list + 1] = t end
-  local bytes, terr = tiles.bake(cfg, geo, cfg.output, list, function(done, what) p:update(done, what) end)
-  local done = n
+  local done = 0
   local function step(what) done = done + 1; p:update(done, what) end
-  if bytes then bytes, terr = bake_holes(cfg, geo, cfg.output, nil, step) end
+  local r, terr = bake_agents(cfg, geo, cfg.output, list, nil, step)
   geo = nil -- luacheck: ignore 311 (the geometry may be large: let it go before the link step)
   local s
-  if bytes then s, terr = link.run(cfg, { dir = cfg.output, report = step }) end
+  if r then s, terr = link.run(cfg, { dir = cfg.output, report = step }) end
   p:finish()
   if not s then return nil, terr end
-  s.bytes = s.graph_bytes + s.hole_bytes
-  for t = 0, n - 1 do s.bytes = s.bytes + (util.file_size(pack.tile_path(cfg.output, tilegrid.coords(cfg.grid, t))) or 0) end
+  s.bytes, s.tile_bytes = 0, 0
+  for a, e in ipairs(s.agents) do
+    local b = r.agents[a]
+    e.tile_bytes, e.seconds = b.tile_bytes, b.seconds + e.link_seconds
+    e.bytes = e.tile_bytes + e.graph_bytes + e.hole_bytes
+    s.bytes, s.tile_bytes = s.bytes + e.bytes, s.tile_bytes + e.tile_bytes
+  end
   s.seconds = clock() - t0
   return s
 end
 
---- Re-bakes the tiles overlapping `region` ({ min = {..}, max = {..} }, grown by the radius and half a
--- leaf) from `config` into the pack at `dir` (config.output is not used): rewrites those tiles' tile
--- and graph files only, re-bakes the holes whose bounds overlap the region, whose manifest lines
--- changed or whose file is missing, and rewrites the manifest when a hole changed. Nothing else of the
--- pack is read or written: links are made when the world adds the new graphs. The config must give the
--- pack's grid. Returns a summary { rebaked = { tile indices }, holes = { names }, bytes, seconds } or
--- nil, err.
+-- Do a manifest's agents and a config's agents agree (names and radii, in order)?
+local function same_agents(m, cfg)
+  if #m.agents ~= #cfg.agents then return false end
+  for n, a in ipairs(cfg.agents) do
+    if m.agents[n].name ~= a.name or m.agents[n].radius ~= a.radius then return false end
+  end
+  return true
+end
+
+--- Re-bakes the tiles overlapping `region` ({ min = {..}, max = {..} }, grown by the largest agent's
+-- radius and half a leaf) from `config` into the pack at `dir` (config.output is not used), for
+-- every agent: rewrites those tiles' tile and graph files only, re-bakes the holes whose bounds
+-- overlap the region, whose manifest lines changed or whose file is missing, and rewrites the
+-- manifest when a hole changed. Nothing else of the pack is read or written: links are made when the
+-- world adds the new graphs. The config must give the pack's grid and agents. Returns a summary {
+-- rebaked = { tile indices }, holes = { names }, bytes, seconds } or nil, err.
 function M.rebake(dir, region, config)
   if type(dir) ~= "string" then error("octonav.bake.rebake: dir must be a string", 2) end
   local cfg = M.check(config)
@@ -179,16 +234,21 @@ function M.rebake(dir, region, config)
   local grid = cfg.grid
   local manifest, merr = pack.read_manifest(dir)
   if not manifest then return nil, merr end
-  if manifest.scale ~= cfg.scale or manifest.depth ~= cfg.depth or manifest.radius ~= cfg.radius
+  if manifest.scale ~= cfg.scale or manifest.depth ~= cfg.depth or not same_agents(manifest, cfg)
     or not util.same3(manifest.origin, grid.origin) or not util.same3(manifest.tiles, grid.tiles) then
     error("octonav.bake.rebake: the config's grid (scale, depth, radius, range) differs from the pack's", 2)
   end
   local t0 = clock()
-  local geo, err = geometry.collect(cfg)
+  local geo, err = gather(cfg, dir)
   if not geo then return nil, err end
-  local lo, hi = geometry.grow(rmin, rmax, geometry.margin(cfg))
+  local widest = cfg -- the margins of the agent of the largest radius cover every agent's
+  for n, a in ipairs(cfg.agents) do
+    if a.radius > widest.radius then widest = config_mod.agent_cfg(cfg, n) end
+  end
+  local lo, hi = geometry.grow(rmin, rmax, geometry.margin(widest))
   local list = tilegrid.in_box(grid, lo, hi, false)
   -- holes: re-bake those overlapping the region, new or changed ones, and those whose file is missing
+  -- (for any agent)
   local function hole_text(h)
     return pack.manifest_text { scale = 1, depth = 1, origin = { 0, 0, 0 }, tiles = { 1, 1, 1 }, radius = 0, holes = { h } }
   end
@@ -197,31 +257,28 @@ function M.rebake(dir, region, config)
   local new_holes = holes.manifest_lines(cfg)
   local want, names, lines_changed = {}, {}, #manifest.holes ~= #cfg.holes
   for n, h in ipairs(cfg.holes) do
-    local hl, hh = geometry.grow(h.min, h.max, geometry.margin(cfg, h.scale))
+    local hl, hh = geometry.grow(h.min, h.max, geometry.margin(widest, h.scale))
     local changed = old_holes[h.name] ~= hole_text(new_holes[n])
     lines_changed = lines_changed or changed
-    if geometry.overlaps(hl, hh, rmin, rmax) or changed or (util.file_size(pack.hole_path(dir, h.name)) or 0) == 0 then
+    local missing = false
+    for a, ag in ipairs(cfg.agents) do
+      missing = missing or (util.file_size(pack.hole_path(pack.agent_dir(dir, a, ag.name), h.name)) or 0) == 0
+    end
+    if geometry.overlaps(hl, hh, rmin, rmax) or changed or missing then
       want[h.name] = true
       names[#names + 1] = h.name
     end
   end
   local p = reporter(cfg, #list, #names, false)
-  local bytes, terr = tiles.bake(cfg, geo, dir, list, function(done, what) p:update(done, what) end)
-  local done = #list
-  if bytes then
-    local hb
-    hb, terr = bake_holes(cfg, geo, dir, want, function(what) done = done + 1; p:update(done, what) end)
-    bytes = hb and bytes + hb
-  end
+  local done = 0
+  local r, terr = bake_agents(cfg, geo, dir, list, want, function(what) done = done + 1; p:update(done, what) end)
   p:finish()
-  if not bytes then return nil, terr end
+  if not r then return nil, terr end
   if lines_changed then
-    local ok, werr = pack.write_manifest(dir, {
-      scale = cfg.scale, depth = cfg.depth, origin = grid.origin, tiles = grid.tiles, radius = cfg.radius,
-      holes = new_holes })
+    local ok, werr = pack.write_manifest(dir, link.manifest(cfg))
     if not ok then return nil, werr end
   end
-  return { rebaked = list, holes = names, tiles = #list, bytes = bytes, seconds = clock() - t0 }
+  return { rebaked = list, holes = names, tiles = #list, bytes = r.bytes, seconds = clock() - t0 }
 end
 
 setmetatable(M, { __call = function(_, config) return M.run(config) end })

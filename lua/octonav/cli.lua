@@ -214,6 +214,13 @@ local function cmd_bake(args)
   out(("baked %s: %d tiles, tile graphs %d bytes (%d portals, %d edges), %d holes (%d bytes)%s")
     :format(config.output, s.tiles, s.graph_bytes, s.portals, s.edges, s.holes, s.hole_bytes,
       s.seconds and (" in %.2f s"):format(s.seconds) or (" (link %.2f s)"):format(s.link_seconds)))
+  if #s.agents > 1 then -- per agent: its files' bytes and (a whole bake) its seconds
+    for _, a in ipairs(s.agents) do
+      out(("  agent %s radius %s: tiles %s, tile graphs %d bytes (%d portals), holes %d bytes%s"):format(a.name,
+        g(a.radius), a.tile_bytes and ("%d bytes"):format(a.tile_bytes) or "checked", a.graph_bytes, a.portals,
+        a.hole_bytes, a.seconds and (" in %.2f s"):format(a.seconds) or ""))
+    end
+  end
   return 0
 end
 
@@ -239,20 +246,22 @@ local function cmd_info(args)
   local w, code = pack_command(args, "info")
   if not w then return code end
   local st = w.tree:stats()
-  local files = file_size(pack.manifest_path(w.dir))
-  for t = 0, w.grid.count - 1 do
-    local i, j, k = tilegrid.coords(w.grid, t)
-    files = files + file_size(pack.tile_path(w.dir, i, j, k)) + file_size(pack.graph_path(w.dir, i, j, k))
+  local files = file_size(pack.manifest_path(w.pack_dir or w.dir))
+  for _, aw in ipairs(w.group or { w }) do
+    for t = 0, w.grid.count - 1 do
+      local i, j, k = tilegrid.coords(w.grid, t)
+      files = files + file_size(pack.tile_path(aw.dir, i, j, k)) + file_size(pack.graph_path(aw.dir, i, j, k))
+    end
+    for _, h in ipairs(aw.holes) do files = files + file_size(pack.hole_path(aw.dir, h.name)) end
   end
   local ndoors, hole_nodes, hole_bytes = 0, 0, 0
   for _, h in ipairs(w.holes) do
     ndoors = ndoors + #h.doors
     local hs = h.tree:stats()
     hole_nodes, hole_bytes = hole_nodes + hs.nodes, hole_bytes + hs.bytes
-    files = files + file_size(pack.hole_path(w.dir, h.name))
   end
   local gs = w.graph:stats()
-  out(("pack      %s"):format(w.dir))
+  out(("pack      %s"):format(w.pack_dir or w.dir))
   out(("tiles     %d x %d x %d = %d, depth %d (%d leaves a side), scale %s, tile size %s, radius %s"):format(
     w.tiles[1], w.tiles[2], w.tiles[3], w.grid.count, w.depth, 1 << w.depth, g(w.scale), g(w.tile_size), g(w.radius)))
   out(("world     %s .. %s"):format(fp(w.origin), fp({ w.origin[1] + w.tiles[1] * w.tile_size,
@@ -267,6 +276,14 @@ local function cmd_info(args)
   end
   out(("graph     %d tile graphs, %d portals, %d edges, %d links, %d bytes in memory"):format(gs.tiles, gs.portals,
     gs.edges, gs.links, gs.bytes))
+  if w.group and #w.group > 1 then
+    -- the first lines are the default agent's; one line per agent (memory in bytes)
+    out(("agents    %d"):format(#w.group))
+    for _, a in ipairs(w:stats().agents) do
+      out(("  %s radius %s: tree %d nodes (%d bytes), graph %d portals (%d bytes), holes' trees %d bytes"):format(
+        a.name, g(a.radius), a.nodes, a.tree_bytes, a.portals, a.graph_bytes, a.hole_bytes))
+    end
+  end
   w:close()
   return 0
 end

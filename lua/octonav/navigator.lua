@@ -32,7 +32,9 @@
 --   wait_timeout = 600         updates in a row the navigator may wait on data (a tile or hole that is
 --                              not loaded: stats().waiting says which, since when and why) before it
 --                              fails with "wait_timeout" (stats().waiting keeps what it waited for)
---   agent = nil                with a streamer: the streamer agent this navigator moves for (its
+--   agent = nil                a string: the world's agent (clearance radius) of that name: the
+--                              navigator plans and walks on world:agent(name)'s tree and graph; an
+--                              integer, with a streamer: the streamer agent this navigator moves for (its
 --                              paths are registered under it); nil: the navigator adds its own agent
 --                              at the first update, moves it to the position of every update and
 --                              removes it in nav:close()
@@ -116,6 +118,12 @@ local OPTION_NAMES = {
   replan = true, wait_timeout = true,
 }
 
+local function copy_table(t)
+  local c = {}
+  for k, v in pairs(t) do c[k] = v end
+  return c
+end
+
 local function option(opts, name, default, ok, what)
   local v = opts[name]
   if v == nil then return default end
@@ -132,6 +140,13 @@ function M.new(world, opts)
   opts = opts or {}
   for k in pairs(opts) do
     if not OPTION_NAMES[k] then error("octonav.navigator.new: unknown option '" .. tostring(k) .. "'", 2) end
+  end
+  local agent_name = opts.agent -- a string: the world's agent of that name (world:agent), not a streamer agent
+  if type(agent_name) == "string" then
+    if type(world.agent) ~= "function" then error("octonav.navigator.new: option 'agent': the world has no agents", 2) end
+    world = world:agent(agent_name)
+    opts = copy_table(opts)
+    opts.agent = nil
   end
   local self = setmetatable({
     world = world,
@@ -161,7 +176,7 @@ function M.new(world, opts)
     if type(s) ~= "table" or type(s.lock) ~= "function" or type(s.lock_hole) ~= "function" then
       error("octonav.navigator.new: option 'streamer' must be an octonav.streamer", 2)
     end
-    if s.world ~= world then
+    if s.world ~= world and not (world.group ~= nil and s.world.group == world.group) then
       error("octonav.navigator.new: option 'streamer' streams another world", 2)
     end
     self.streamer = s

@@ -7,8 +7,14 @@
 -- or dofile. A missing or corrupt file gives nil, "PATH: reason" or nil, "PATH:LINE: reason".
 --
 --   manifest = { scale, depth, origin = {x,y,z}, tiles = {nx,ny,nz}, radius,
+--                agents = { { name, radius }, ... }, agents_listed,
 --                holes = { { name, kind, min, max, scale, depth, origin, tiles = {tx,ty,tz},
 --                            doors = { { inside = {..}, outside = {..}, box = { min, max } or nil } } } } }
+-- Agents (several clearance radii from one bake): `agent NAME RADIUS` lines, one per agent in order,
+-- written when the bake config listed `agents`; the first agent's radius is the `radius` line's. A
+-- manifest without agent lines has one agent "default" of its radius (agents_listed false). The first
+-- agent's files are the pack's own (tiles/, holes/), every other agent's are under agents/NAME/ with
+-- the same layout (M.agent_dir): a one-agent pack is what it was before agents existed.
 -- A door line holds its box (the doorway a closed door blocks) after its two points when it has one.
 -- Tile graph files (tiles/I_J_K.graph) hold a tile's portal graph as octonav.core.route.build encodes
 -- it (an "ONTG" blob with its own version and CRC-32, checked by the C decoder); its tag is the tile
@@ -48,6 +54,19 @@ function M.write_file(path, data)
   return core.write_file(path, data)
 end
 
+M.DEFAULT_AGENT = "default"
+M.MAX_AGENTS = 16
+
+--- Is s an agent name (an identifier: a letter or '_', then letters, digits or '_'; at most 64)?
+function M.is_agent_name(s) return type(s) == "string" and #s <= 64 and s:match("^[%a_][%w_]*$") ~= nil end
+
+--- The directory holding agent n's files (tiles/, holes/): the pack's own for the first agent,
+-- DIR/agents/NAME for the others.
+function M.agent_dir(dir, n, name)
+  if n == 1 then return dir end
+  return dir .. "/agents/" .. name
+end
+
 function M.tile_name(i, j, k) return ("tiles/%d_%d_%d.tile"):format(i, j, k) end
 function M.tile_path(dir, i, j, k) return dir .. "/" .. M.tile_name(i, j, k) end
 function M.hole_path(dir, name) return dir .. "/holes/" .. name .. ".tree" end
@@ -63,6 +82,7 @@ M.MAX_TILE_FILE = 16 + 16 + 2 * (((1 << 27) - 1) // 7) -- the largest tile of de
 M.MAX_TEXT = 64 << 20 -- a manifest larger than this is refused unread
 M.MAX_TILES = 1 << 20 -- tiles in a world or hole grid (a 206-byte manifest must not cost gigabytes)
 local TILE_HEAD = "<c4 I2 I2 I2 I2"
+M.TILE_FILE_HEAD = 16 -- bytes before the blob: the 12 above and their CRC-32
 
 --- The bytes of tile (i, j, k)'s file holding blob.
 function M.tile_file(i, j, k, blob)
@@ -221,6 +241,9 @@ function M.manifest_text(m)
     "tiles " .. pt(m.tiles),
     "radius " .. num(m.radius),
   }
+  if m.agents_listed then
+    for _, a in ipairs(m.agents) do L[#L + 1] = ("agent %s %s"):format(a.name, num(a.radius)) end
+  end
   for _, h in ipairs(m.holes or {}) do
     L[#L + 1] = ("hole %s %s %s %s %s %d %s %s"):format(h.name, h.kind, pt(h.min), pt(h.max), num(h.scale),
       h.depth, pt(h.origin), pt(h.tiles))
@@ -243,7 +266,7 @@ function M.parse_manifest(path, text)
   local lines, err = unseal(path, text)
   if not lines then return nil, err end
   local m = { holes = {} }
-  local hole_index = {}
+  local hole_index, agent_index, agents = {}, {}, {}
   local function bad(n, why) return nil, ("%s:%d: %s"):format(path, n, why) end
   local v = lines[1] and lines[1]:match("^octonav%-pack (%d+)$")
   if v and v ~= tostring(M.VERSION) then
@@ -280,6 +303,15 @@ function M.parse_manifest(path, text)
       else
         m.origin = f
       end
+    elseif key == "agent" then
+      local f, ferr = fields(line, key, "sn")
+      if not f then return bad(n, ferr) end
+      if not M.is_agent_name(f[1]) then return bad(n, "agent name '" .. f[1] .. "' is not an identifier") end
+      if agent_index[f[1]] then return bad(n, "duplicate agent '" .. f[1] .. "'") end
+      if not (f[2] >= 0) then return bad(n, "agent radius must be >= 0") end
+      if #agents >= M.MAX_AGENTS then return bad(n, ("more than %d agents"):format(M.MAX_AGENTS)) end
+      agents[#agents + 1] = { name = f[1], radius = f[2] }
+      agent_index[f[1]] = #agents
     elseif key == "hole" then
       local f, ferr = fields(line, key, "ssnnnnnnninnniii")
       if not f then return bad(n, ferr) end
@@ -321,6 +353,14 @@ function M.parse_manifest(path, text)
   end
   for _, key in ipairs { "scale", "depth", "origin", "tiles", "radius" } do
     if m[key] == nil then return nil, ("%s: missing '%s' line"):format(path, key) end
+  end
+  if #agents > 0 then
+    if agents[1].radius ~= m.radius then
+      return nil, ("%s: the first agent's radius is not the 'radius' line's"):format(path)
+    end
+    m.agents, m.agents_listed = agents, true
+  else
+    m.agents, m.agents_listed = { { name = M.DEFAULT_AGENT, radius = m.radius } }, false
   end
   return m
 end

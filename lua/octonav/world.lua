@@ -9,6 +9,11 @@
 --   in both trees), world:reapply_doors(tiles), world:reapply_hole_doors(hole),
 --   world:rebake(region, config), world:plan(a, b), world:close()
 --   world:add_graph(tile) / world:remove_graph(tile) / world:graph_bytes()
+--   world:agents(), world:agent(name), world:agent_tree(name), world:stats()   (octonav.world_agents)
+--
+-- Agents: a pack baked for several radii loads as one world per agent (load_agent below), grouped by
+-- octonav.world_agents; load returns the default agent's. Door changes, rebake and close act on
+-- every agent of the group; the rest on the agent's world they are called on.
 --
 -- Loading reads the manifest, every tile file (decoded into one tree), every tile's graph file (added
 -- to the world graph, world.graph = octonav.core.route.world: its links across tile faces are made as
@@ -41,6 +46,7 @@ local function check_point(p, fname, what)
 end
 
 local inside_boxes, block_inside -- holes' insides in the world tree (defined below)
+local agents_mod = require "octonav.world_agents"
 
 local function grid_of(m) return tilegrid.new(m.origin, m.tiles, m.depth, m.scale, m.radius) end
 
@@ -110,37 +116,24 @@ local function hole_records(grid, m)
   return list, index
 end
 
---- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
--- opts (optional): { tiles = true, graphs = tiles, block_holes = true }; block_holes: every
--- hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept up by the streamer
--- and rebake: docs/world.md "The world tree around a hole"); tiles = false: no tile file and no hole tree is
--- read (for octonav.streamer): world.tree has every tile unloaded, each hole's tree is nil, and the
--- world graph holds no tile unless graphs = true (then every tile's graph is read and stays).
-function M.load(dir, opts)
-  if type(dir) ~= "string" or dir == "" then error("octonav.world.load: dir must be a non-empty string", 2) end
-  if opts ~= nil and type(opts) ~= "table" then error("octonav.world.load: opts must be a table", 2) end
-  local o = { tiles = true }
-  for k, v in pairs(opts or {}) do
-    if k ~= "tiles" and k ~= "graphs" and k ~= "block_holes" then
-      error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2)
-    end
-    if type(v) ~= "boolean" then error(("octonav.world.load: option '%s' must be a boolean"):format(k), 2) end
-    o[k] = v
-  end
+-- Loads agent n of manifest m (its files under pack.agent_dir) as a world of its own (see M.load).
+-- Returns the world or nil, err.
+local function load_agent(dir, m, n, o)
+  local agent = m.agents[n]
+  local adir = pack.agent_dir(dir, n, agent.name)
+  local radius = agent.radius
   local with_tiles = o.tiles
   local all_graphs = with_tiles or o.graphs == true
-  local m, err = pack.read_manifest(dir)
-  if not m then return nil, err end
   local grid = grid_of(m)
   local world = {
-    dir = dir, grid = grid,
-    scale = m.scale, depth = m.depth, radius = m.radius, origin = m.origin, tiles = m.tiles,
+    dir = adir, pack_dir = dir, agent_name = agent.name, grid = grid,
+    scale = m.scale, depth = m.depth, radius = radius, origin = m.origin, tiles = m.tiles,
     tile_size = grid.tile_size, holes = {}, hole_index = {}, graph_ids = {}, graph_revision = 0,
     graphs_stream = not all_graphs, with_tiles = with_tiles, block_holes = o.block_holes ~= false,
   }
   -- a manifest the tree cannot hold (too many tiles) is a bad file, not misuse: nil, reason
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
-    radius = m.radius })
+    radius = radius })
   if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
   world.graph = core.route.world(tree)
   local function abort(e)
@@ -154,16 +147,16 @@ function M.load(dir, opts)
   if with_tiles then
     for t = 0, grid.count - 1 do
       local i, j, k = tilegrid.coords(grid, t)
-      local blob, rerr = pack.read_tile(dir, i, j, k)
+      local blob, rerr = pack.read_tile(adir, i, j, k)
       if not blob then return abort(rerr) end
       local ok, derr = tree:decode_tile(i, j, k, blob)
-      if not ok then return abort(("%s: %s"):format(pack.tile_path(dir, i, j, k), tostring(derr))) end
+      if not ok then return abort(("%s: %s"):format(pack.tile_path(adir, i, j, k), tostring(derr))) end
       local gok, gerr = add_graph(world, t, blob)
       if not gok then return abort(gerr) end
     end
     tree:compact()
   else
-    unload_all(tree, dir)
+    unload_all(tree, adir)
     if all_graphs then
       for t = 0, grid.count - 1 do
         local gok, gerr = add_graph(world, t)
@@ -176,8 +169,8 @@ function M.load(dir, opts)
   if with_tiles then
     for _, h in ipairs(world.holes) do
       local herr
-      h.tree, herr = load_hole(dir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
-        tiles = h.tree_tiles }, m.radius)
+      h.tree, herr = load_hole(adir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
+        tiles = h.tree_tiles }, radius)
       if not h.tree then return abort(herr) end
     end
   end
@@ -189,6 +182,36 @@ function M.load(dir, opts)
     end
   end
   return world
+end
+
+--- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
+-- opts (optional): { tiles = true, graphs = tiles, block_holes = true, agents = every agent };
+-- block_holes: every hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept
+-- up by the streamer and rebake: docs/world.md "The world tree around a hole"); tiles = false: no
+-- tile file and no hole tree is read (for octonav.streamer): world.tree has every tile unloaded, each
+-- hole's tree is nil, and the world graph holds no tile unless graphs = true (then every tile's graph
+-- is read and stays). agents: a list of agent names to open (default: the pack's agents, in its
+-- order); the first is the default agent, whose tree, graph and holes the returned world holds
+-- (world.tree, world.graph, ...); each agent is a world of its own (world:agent(name)) sharing the
+-- doors' states (octonav.world_agents, docs/world.md "Agents").
+function M.load(dir, opts)
+  if type(dir) ~= "string" or dir == "" then error("octonav.world.load: dir must be a non-empty string", 2) end
+  if opts ~= nil and type(opts) ~= "table" then error("octonav.world.load: opts must be a table", 2) end
+  local o = { tiles = true }
+  for k, v in pairs(opts or {}) do
+    if k == "agents" then
+      agents_mod.check_names(v)
+    else
+      if k ~= "tiles" and k ~= "graphs" and k ~= "block_holes" then
+        error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2)
+      end
+      if type(v) ~= "boolean" then error(("octonav.world.load: option '%s' must be a boolean"):format(k), 2) end
+    end
+    o[k] = v
+  end
+  local m, err = pack.read_manifest(dir)
+  if not m then return nil, err end
+  return agents_mod.load(dir, m, o, load_agent)
 end
 
 -- ---- spaces ---------------------------------------------------------------------------------------
@@ -324,27 +347,34 @@ local function segment_crosses(a, b, box)
   return true
 end
 
--- The pockets of hole i (see validate): a fresh copy of its tree flooded from the doors' inside
--- points, then one pocket per free box of its prepared graph still free (flooded in turn).
-local function find_pockets(self, i, h, report)
-  local tree, err = self:load_hole(i)
-  if not tree then return err end
-  for _, d in ipairs(h.doors) do
-    if tree:locate(d.inside) == "free" then tree:fill(d.inside) end
-  end
+-- The free boxes (world space) of a sealed hole tree: it is prepared (tree:boxes).
+local function free_boxes(tree, h)
   tree:prepare()
-  local centers = {}
+  local list = {}
   for ti = 0, h.tree_tiles[1] - 1 do
     for tj = 0, h.tree_tiles[2] - 1 do
       for tk = 0, h.tree_tiles[3] - 1 do
-        for _, b in ipairs(tree:boxes(ti, tj, tk) or {}) do
-          centers[#centers + 1] = { (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2, (b.min[3] + b.max[3]) / 2 }
-        end
+        for _, b in ipairs(tree:boxes(ti, tj, tk) or {}) do list[#list + 1] = { min = b.min, max = b.max } end
       end
     end
   end
+  return list
+end
+
+-- The pockets of hole i (see validate): a fresh copy of its tree (read once: its free boxes are the
+-- hole's inside boxes too, cached when not yet) flooded from the doors' inside points; then each free
+-- box of the sealed tree whose centre is still free is in a pocket (flooded in turn).
+local function find_pockets(self, i, h, report)
+  local tree, err = self:load_hole(i)
+  if not tree then return err end
+  local boxes = free_boxes(tree, h)
+  h.inside_boxes = h.inside_boxes or boxes
+  for _, d in ipairs(h.doors) do
+    if tree:locate(d.inside) == "free" then tree:fill(d.inside) end
+  end
   local n = 0
-  for _, c in ipairs(centers) do
+  for _, b in ipairs(boxes) do
+    local c = { (b.min[1] + b.max[1]) / 2, (b.min[2] + b.max[2]) / 2, (b.min[3] + b.max[3]) / 2 }
     if tree:locate(c) == "free" then
       n = n + 1
       if n <= MAX_POCKETS then report.pockets[#report.pockets + 1] = { hole = i, name = h.name, position = c } end
@@ -385,7 +415,30 @@ local function world_inside(self, i, h, report)
   if n > 0 and self.block_holes then report.ok = false end
 end
 
+local validate_one
+
+--- world:validate() -> the report above for this world's agent, with `agents`: one such report per
+-- agent loaded with it ({ name, radius, ok, doors, pockets, leaks, unclosed, world }, the default
+-- agent first); ok is false when any agent's is.
 function World:validate()
+  local report
+  local list = {}
+  for n, w in ipairs(agents_mod.each(self)) do
+    local r = validate_one(w)
+    r.name, r.radius = w.agent_name, w.radius
+    list[n] = r
+    if w == self then
+      report = {}
+      for k, v in pairs(r) do report[k] = v end
+      report.name, report.radius = nil, nil
+    end
+  end
+  for _, r in ipairs(list) do report.ok = report.ok and r.ok end
+  report.agents = list
+  return report
+end
+
+function validate_one(self)
   local report = { ok = true, doors = {}, pockets = {}, leaks = {}, unclosed = {}, world = {} }
   for i, h in ipairs(self.holes) do
     local q
@@ -487,28 +540,37 @@ end
 -- change is listed by its next update (changes.doors) and the agents whose path uses the door are in
 -- `stale`. Setting the state a door already has changes nothing.
 function World:set_door(hole, door, open)
-  local _, h, d = door_arg(self, hole, door, "set_door")
+  local i, h, d = door_arg(self, hole, door, "set_door")
   if type(open) ~= "boolean" then error("world:set_door: open: boolean expected, got " .. type(open), 2) end
   if (d.open ~= false) == open then return self end
-  d.open = open
-  if open then unblock_door(self, h, d) else block_door(self, h, d) end
-  self.door_revision = (self.door_revision or 0) + 1
-  local log = self.door_log
+  local group = agents_mod.each(self)
+  for _, w in ipairs(group) do -- every agent's trees
+    local wh = w.holes[i]
+    local wd = wh.doors[door]
+    wd.open = open
+    if open then unblock_door(w, wh, wd) else block_door(w, wh, wd) end
+    w.door_revision = (w.door_revision or 0) + 1
+  end
+  local log = group[1].door_log
   if log then log[#log + 1] = { hole = h.name, door = door, open = open } end
   return self
 end
 
 --- world:door_box(hole, door [, box]) -> the door's box ({ min, max } or nil); with box, sets it
--- first (a closed door is blocked again with the new box).
+-- first (a closed door is blocked again with the new box), for every agent.
 function World:door_box(hole, door, box)
-  local _, h, d = door_arg(self, hole, door, "door_box")
+  local i, _, d = door_arg(self, hole, door, "door_box")
   if box ~= nil then
     if type(box) ~= "table" or not util.is_point(box.min) or not util.is_point(box.max) then
       error("world:door_box: box: { min = {x, y, z}, max = {x, y, z} } expected", 2)
     end
-    unblock_door(self, h, d)
-    d.box = { min = { box.min[1], box.min[2], box.min[3] }, max = { box.max[1], box.max[2], box.max[3] } }
-    if d.open == false then block_door(self, h, d) end
+    for _, w in ipairs(agents_mod.each(self)) do
+      local wh = w.holes[i]
+      local wd = wh.doors[door]
+      unblock_door(w, wh, wd)
+      wd.box = { min = { box.min[1], box.min[2], box.min[3] }, max = { box.max[1], box.max[2], box.max[3] } }
+      if wd.open == false then block_door(w, wh, wd) end
+    end
   end
   return d.box
 end
@@ -564,18 +626,9 @@ function inside_boxes(self, i, h)
   if h.inside_boxes then return h.inside_boxes end
   local tree, err = self:load_hole(i)
   if not tree then return nil, err end
-  tree:prepare()
-  local list = {}
-  for ti = 0, h.tree_tiles[1] - 1 do
-    for tj = 0, h.tree_tiles[2] - 1 do
-      for tk = 0, h.tree_tiles[3] - 1 do
-        for _, b in ipairs(tree:boxes(ti, tj, tk) or {}) do list[#list + 1] = { min = b.min, max = b.max } end
-      end
-    end
-  end
+  h.inside_boxes = free_boxes(tree, h)
   tree:close()
-  h.inside_boxes = list
-  return list
+  return h.inside_boxes
 end
 
 local function unblock_inside(self, h)
@@ -699,9 +752,20 @@ end
 -- loaded set stays what the streamer says (only the tiles it has loaded are decoded; a tile it is
 -- loading, "queued", is decoded again from the new file by its update once it is in: world.reread).
 -- Returns the bake summary or nil, err.
+local reload_rebaked
+
 function World:rebake(region, config)
-  local s, err = require("octonav.bake").rebake(self.dir, region, config)
+  local s, err = require("octonav.bake").rebake(self.pack_dir or self.dir, region, config)
   if not s then return nil, err end
+  for _, w in ipairs(agents_mod.each(self)) do -- every agent's files were rebaked
+    local ok, rerr = reload_rebaked(w, s)
+    if not ok then return nil, rerr end
+  end
+  return s
+end
+
+-- What rebake does for one agent's world once the bake (summary s) is done. Returns true or nil, err.
+function reload_rebaked(self, s)
   local decoded = {} -- rebaked tiles decoded here: their closed doors are blocked again below
   for _, t in ipairs(s.rebaked) do
     local i, j, k = tilegrid.coords(self.grid, t)
@@ -730,7 +794,7 @@ function World:rebake(region, config)
     end
   end
   if #s.holes > 0 then
-    local m, merr = pack.read_manifest(self.dir)
+    local m, merr = pack.read_manifest(self.pack_dir or self.dir)
     if not m then return nil, merr end
     local fresh = hole_records(self.grid, m)
     local old = {}
@@ -789,30 +853,54 @@ function World:rebake(region, config)
   end
   self:reapply_doors(decoded)
   self:reapply_hole_insides(redo_tiles)
-  return s
+  return true
 end
 
 --- The Cell-level route from a to b (octonav.planner, docs/world.md "Route"): route or nil, reason.
-function World:plan(a, b)
-  return require("octonav.planner").plan_named("world:plan", self, a, b)
+-- opts (optional): { agent = name } plans on that agent's tree and graph (default: this world's).
+function World:plan(a, b, opts)
+  local w = self
+  if opts ~= nil then
+    if type(opts) ~= "table" then error("world:plan: opts: table expected, got " .. type(opts), 2) end
+    for k in pairs(opts) do
+      if k ~= "agent" then error("world:plan: unknown option '" .. tostring(k) .. "'", 2) end
+    end
+    if opts.agent ~= nil and type(opts.agent) ~= "string" then
+      error("world:plan: option 'agent' must be an agent name (string)", 2)
+    end
+    w = agents_mod.pick(self, opts.agent, "world:plan")
+  end
+  return require("octonav.planner").plan_named("world:plan", w, a, b)
 end
 
---- Frees the trees and the world graph (the world is unusable afterwards).
+--- Frees every agent's trees and world graph (the world and its agents' worlds are unusable
+-- afterwards).
 function World:close()
-  if self.graph then self.graph:close() end
-  if self.tree then self.tree:close() end
-  for _, h in ipairs(self.holes or {}) do
-    if h.tree then h.tree:close() end
+  for _, w in ipairs(agents_mod.each(self)) do
+    if w.graph then w.graph:close() end
+    if w.tree then w.tree:close() end
+    for _, h in ipairs(w.holes or {}) do
+      if h.tree then h.tree:close() end
+    end
   end
 end
+
+agents_mod.install(World)
 
 -- `local w <close> = octonav.world.load(dir)` closes it at the end of the block
 World.__close = function(self) self:close() end
 
 function World:__tostring()
   local st = self.graph:stats()
-  return ("octonav.world: %dx%dx%d tiles of %g units, %d holes, %d tile graphs, %d portals"):format(self.tiles[1],
-    self.tiles[2], self.tiles[3], self.tile_size, #self.holes, st.tiles, st.portals)
+  local group = agents_mod.each(self)
+  local agents = ""
+  if #group > 1 then
+    local names = {}
+    for n, w in ipairs(group) do names[n] = ("%s r=%g"):format(w.agent_name, w.radius) end
+    agents = (", agents %s (this: %s)"):format(table.concat(names, ", "), self.agent_name)
+  end
+  return ("octonav.world: %dx%dx%d tiles of %g units, %d holes, %d tile graphs, %d portals%s"):format(self.tiles[1],
+    self.tiles[2], self.tiles[3], self.tile_size, #self.holes, st.tiles, st.portals, agents)
 end
 
 return M

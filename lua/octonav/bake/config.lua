@@ -158,9 +158,42 @@ local function check_hole(h, field, names)
 end
 
 local CONFIG_KEYS = {
-  range = true, scale = true, depth = true, radius = true, geometry = true, holes = true, connect = true,
-  output = true, progress = true,
+  range = true, scale = true, depth = true, radius = true, agents = true, geometry = true, holes = true,
+  connect = true, output = true, progress = true,
 }
+
+-- The agents: config.agents (a list of { name = identifier, radius = r >= 0 }, names unique) or one
+-- agent "default" of config.radius (default 0). Giving both is an error. Returns the list and whether
+-- the config listed them (then the manifest lists them: a config with `radius` gives the same pack as
+-- before agents existed).
+local function check_agents(config)
+  if config.agents == nil then
+    return { { name = "default", radius = check_number(config.radius, "config.radius", 0, 0, false) } }, false
+  end
+  if config.radius ~= nil then
+    fail("config", "give either 'radius' (one agent) or 'agents' (a list of { name, radius }), not both")
+  end
+  local list = check_table(config.agents, "config.agents", "array of { name = ..., radius = ... }")
+  if #list == 0 then fail("config.agents", "at least one agent expected") end
+  if #list > pack.MAX_AGENTS then fail("config.agents", ("at most %d agents"):format(pack.MAX_AGENTS)) end
+  for k in pairs(list) do
+    if math.type(k) ~= "integer" or k < 1 or k > #list then fail("config.agents", "array of agents expected (no other keys)") end
+  end
+  local out, names = {}, {}
+  for n, a in ipairs(list) do
+    local field = ("config.agents[%d]"):format(n)
+    check_table(a, field, "agent table { name = ..., radius = ... }")
+    check_keys(a, { name = true, radius = true }, field)
+    if not pack.is_agent_name(a.name) then
+      fail(field .. ".name", "identifier expected (a letter or '_', then letters, digits or '_')")
+    end
+    if names[a.name] then fail(field .. ".name", ("duplicate agent name '%s'"):format(a.name)) end
+    names[a.name] = true
+    if a.radius == nil then fail(field .. ".radius", "required (the agent's clearance, world units, >= 0)") end
+    out[n] = { name = a.name, radius = check_number(a.radius, field .. ".radius", 0, 0, false) }
+  end
+  return out, true
+end
 
 --- Validates a config and returns a normalised copy (defaults filled in, grid computed).
 -- Raises "octonav.bake: FIELD: reason" on misuse.
@@ -174,7 +207,8 @@ function M.check(config)
   local depth = config.depth == nil and 6 or config.depth
   if math.type(depth) ~= "integer" or depth < 1 or depth > 9 then fail("config.depth", "integer 1..9 expected") end
   cfg.depth = depth
-  cfg.radius = check_number(config.radius, "config.radius", 0, 0, false)
+  cfg.agents, cfg.agents_listed = check_agents(config)
+  cfg.radius = cfg.agents[1].radius -- the default agent's (what one-agent stages read)
   cfg.geometry = {}
   for n, g in ipairs(check_table(config.geometry or {}, "config.geometry", "array of geometry entries")) do
     cfg.geometry[n] = check_geometry_entry(g, ("config.geometry[%d]"):format(n))
@@ -219,6 +253,17 @@ function M.check(config)
     end
   end
   return cfg
+end
+
+--- The config of agent n of a checked cfg: a shallow copy whose radius is the agent's and whose
+-- output is the agent's directory (pack.agent_dir), with `agent` (its entry) and `agent_index` set.
+function M.agent_cfg(cfg, n)
+  local a = cfg.agents[n]
+  local c = {}
+  for k, v in pairs(cfg) do c[k] = v end
+  c.radius, c.agent, c.agent_index = a.radius, a, n
+  c.output = pack.agent_dir(cfg.output, n, a.name)
+  return c
 end
 
 M.fail = fail

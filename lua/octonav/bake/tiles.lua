@@ -8,7 +8,9 @@
 --   tiles.check_args(grid, i, j, k)         raises for a tile index outside the grid (for bake.tile)
 --   tiles.ensure_dirs(dir)                  OUTPUT/tiles and OUTPUT/holes -> true | nil, err
 --   tiles.bake(cfg, geo, dir, list, report) the tiles in `list` (indices), triangles bucketed once;
---                                           writes their tile and graph files -> bytes | nil, err
+--                                           writes their tile and graph files -> bytes (blobs and
+--                                           graphs), { tile_bytes, graph_bytes } (the files' sizes) |
+--                                           nil, err
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local tilegrid = require "octonav.tilegrid"
@@ -72,7 +74,7 @@ function M.bake(cfg, geo, dir, list, report)
     geo = geometry.select(geo, blo, bhi, nil, true)
   end
   local buckets = geometry.bucket_triangles(geo, grid, m)
-  local bytes = 0
+  local bytes, sizes = 0, { tile_bytes = 0, graph_bytes = 0 }
   for n, t in ipairs(list) do
     local i, j, k = tilegrid.coords(grid, t)
     local lo, hi = tilegrid.bounds(grid, t)
@@ -81,9 +83,11 @@ function M.bake(cfg, geo, dir, list, report)
     local nb, err = write(dir, i, j, k, blob, graph)
     if not nb then return nil, err end
     bytes = bytes + nb
+    sizes.tile_bytes = sizes.tile_bytes + pack.TILE_FILE_HEAD + #blob
+    sizes.graph_bytes = sizes.graph_bytes + #graph
     if report then report(n, ("tile %d,%d,%d"):format(i, j, k)) end
   end
-  return bytes
+  return bytes, sizes
 end
 
 return M

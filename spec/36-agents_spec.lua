@@ -1,0 +1,347 @@
+-- spec/36-agents_spec.lua -- several agent sizes from one bake (issue 16): the bake config's `agents`,
+-- the pack's layout (the first agent's files where a one-agent pack has them, the others' under
+-- agents/NAME/), the world's agents (world:agent, world:agent_tree, world:plan(a, b, { agent }),
+-- world:stats), the navigator's `agent` option, streaming, doors and validate per agent.
+-- Run: busted --lua=lua5.4 spec/36-agents_spec.lua
+--
+-- The gap world: 6 x 1 x 3 tiles of 4 leaves (scale 1, depth 2), box [0,24] x [0,4] x [0,12]; tile
+-- index i + 6k. A wall fills the middle row (z in [4, 8], every height) but for a gap 2 wide at
+-- x in [5, 7] (tile 7) and an opening 4 wide at x in [16, 20] (tile 10). Agent "small" (radius 0)
+-- goes from S = (6, 2, 2) straight through the gap to G = (6, 2, 10): tiles 1, 7, 13, length 8. For
+-- agent "large" (radius 1) the walls grow by 1: the gap is shut ([.., 6] and [6, ..]), the opening
+-- leaves x in [17, 19], and the wall east of the gap is the box x in [6, 17], z in [3, 9]; its way
+-- round is S -> (17, 2, 3) -> (17, 2, 9) -> G, length 2 sqrt(11^2 + 1) + 6, through tiles 1, 2, 3, 4
+-- (the south row), 10 (the opening), 16, 15, 14, 13 (the north row back west).
+local octonav = require "octonav"
+local files = dofile("spec/support/files.lua")
+local bake = require "octonav.bake"
+local world_mod = require "octonav.world"
+local pack = require "octonav.pack"
+
+local S, G = { 6, 2, 2 }, { 6, 2, 10 }
+local LARGE_LENGTH = 2 * math.sqrt(122) + 6
+
+local function wall(x0, x1, z0, z1) return { box = { min = { x0, -8, z0 }, max = { x1, 12, z1 } } } end
+
+local function gap_config(dir, agents)
+  return {
+    range = { min = { 0, 0, 0 }, max = { 24, 4, 12 } }, depth = 2, scale = 1,
+    agents = agents or { { name = "small", radius = 0 }, { name = "large", radius = 1 } },
+    geometry = { wall(-8, 5, 4, 8), wall(7, 16, 4, 8), wall(20, 32, 4, 8) },
+    output = dir, progress = function() end,
+  }
+end
+
+local function route_tiles(route)
+  local out = {}
+  for n, st in ipairs(route) do out[n] = st.tile end
+  return out
+end
+
+local function dist(a, b)
+  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
+  return math.sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+-- Walks a navigator (made with opts) from a to b, stepping at most 0.5 toward each waypoint and onto
+-- it exactly; returns the status and the length walked.
+local function walk(w, opts, a, b)
+  local nav = octonav.navigator.new(w, opts)
+  nav:go(b)
+  local pos, len, status, wp = { a[1], a[2], a[3] }, 0, nil, nil
+  for _ = 1, 5000 do
+    status, wp = nav:update(pos)
+    if status == "arrived" or status == "failed" then break end
+    if status == "moving" then
+      local d = dist(pos, wp)
+      local t = d > 0 and math.min(1, 0.5 / d) or 0
+      local np = { pos[1] + (wp[1] - pos[1]) * t, pos[2] + (wp[2] - pos[2]) * t, pos[3] + (wp[3] - pos[3]) * t }
+      len = len + dist(pos, np)
+      pos = np
+    end
+  end
+  nav:close()
+  return status, len, wp
+end
+
+-- Every file under dir, relative names sorted.
+local function list_files(dir)
+  local p = io.popen(("cd '%s' && find . -type f | sort"):format(dir))
+  local names = {}
+  for line in p:lines() do names[#names + 1] = line:sub(3) end
+  p:close()
+  return names
+end
+
+local function points(path)
+  local out = {}
+  for i = 1, #path do out[i] = { path[i][1], path[i][2], path[i][3] } end
+  return out
+end
+
+local function err_of(f, ...)
+  local ok, e = pcall(f, ...)
+  assert(not ok, "expected an error")
+  return tostring(e)
+end
+
+describe("agents", function()
+  local dir
+  local tmp = {}
+
+  setup(function()
+    dir = files.tmpdir()
+    assert(bake.run(gap_config(dir)))
+  end)
+
+  teardown(function()
+    files.rm_rf(dir)
+    for _, d in ipairs(tmp) do files.rm_rf(d) end
+  end)
+
+  local function tmpdir()
+    tmp[#tmp + 1] = files.tmpdir()
+    return tmp[#tmp]
+  end
+
+  describe("bake config", function()
+    it("rejects duplicate names, negative radii, bad names, unknown keys, and radius with agents", function()
+      local function check(agents, extra)
+        local cfg = gap_config("/nonexistent", agents)
+        for k, v in pairs(extra or {}) do cfg[k] = v end
+        return err_of(bake.check, cfg)
+      end
+      assert.equal("octonav.bake: config.agents[2].name: duplicate agent name 'a'",
+        check { { name = "a", radius = 0 }, { name = "a", radius = 1 } })
+      assert.equal("octonav.bake: config.agents[1].radius: must be >= 0",
+        check { { name = "a", radius = -0.5 } })
+      assert.equal("octonav.bake: config.agents[1].name: identifier expected (a letter or '_', then letters, "
+        .. "digits or '_')", check { { name = "big-one", radius = 1 } })
+      assert.equal("octonav.bake: config.agents[1].name: identifier expected (a letter or '_', then letters, "
+        .. "digits or '_')", check { { name = "1st", radius = 1 } })
+      assert.equal("octonav.bake: config.agents[1]: unknown key 'height'",
+        check { { name = "a", radius = 1, height = 2 } })
+      assert.equal("octonav.bake: config.agents[1].radius: required (the agent's clearance, world units, >= 0)",
+        check { { name = "a" } })
+      assert.equal("octonav.bake: config.agents: at least one agent expected", check {})
+      assert.equal("octonav.bake: config.agents: array of agents expected (no other keys)",
+        check { { name = "a", radius = 0 }, large = { name = "b", radius = 1 } })
+      assert.equal("octonav.bake: config: give either 'radius' (one agent) or 'agents' (a list of { name, radius }), "
+        .. "not both", check(nil, { radius = 0.5 }))
+      -- a config without agents is one agent "default" of its radius
+      local cfg = gap_config("/nonexistent")
+      cfg.agents, cfg.radius = nil, 0.5
+      assert.same({ { name = "default", radius = 0.5 } }, bake.check(cfg).agents)
+    end)
+  end)
+
+  describe("the pack", function()
+    it("holds the first agent's files where a one-agent pack has them, the others' under agents/NAME", function()
+      local names = list_files(dir)
+      local want = { "manifest.txt" }
+      for t = 0, 17 do
+        local i, k = t % 6, t // 6
+        for _, prefix in ipairs { "", "agents/large/" } do
+          want[#want + 1] = ("%stiles/%d_0_%d.tile"):format(prefix, i, k)
+          want[#want + 1] = ("%stiles/%d_0_%d.graph"):format(prefix, i, k)
+        end
+      end
+      table.sort(want)
+      assert.same(want, names)
+      local m = assert(pack.read_manifest(dir))
+      assert.same({ { name = "small", radius = 0 }, { name = "large", radius = 1 } }, m.agents)
+      assert.is_true(m.agents_listed)
+      assert.equal(0, m.radius)
+      assert.matches("\nradius 0\nagent small 0\nagent large 1\ncrc32 ", files.read(dir .. "/manifest.txt"))
+    end)
+
+    it("each agent's files are those of a one-agent bake of its radius (a one-agent pack is unchanged)", function()
+      for _, a in ipairs { { name = "small", radius = 0, sub = "" }, { name = "large", radius = 1, sub = "agents/large/" } } do
+        local one = tmpdir()
+        local cfg = gap_config(one)
+        cfg.agents, cfg.radius = nil, a.radius
+        local s = assert(bake.run(cfg))
+        assert.is_nil(s.agents[2])
+        assert.equal("default", s.agents[1].name)
+        for _, n in ipairs(list_files(one)) do
+          if n ~= "manifest.txt" then
+            assert.equal(files.read(one .. "/" .. n), files.read(dir .. "/" .. a.sub .. n), a.name .. ": " .. n)
+          end
+        end
+        -- its manifest has no agent line; loaded, it is one agent "default"
+        assert.is_nil(files.read(one .. "/manifest.txt"):find("\nagent ", 1, true))
+        local w = assert(world_mod.load(one))
+        assert.same({ { name = "default", radius = a.radius } }, w:agents())
+        w:close()
+      end
+    end)
+
+    it("a manifest whose agents are bad is refused with its line", function()
+      local text = files.read(dir .. "/manifest.txt"):gsub("crc32 %x+\n$", "")
+      local function parse(body) return pack.parse_manifest("M", body .. ("crc32 %08x\n"):format(pack.crc32(body))) end
+      assert.same({ nil, "M:8: duplicate agent 'small'" },
+        { parse(text:gsub("agent large 1", "agent small 1")) })
+      assert.same({ nil, "M:8: agent radius must be >= 0" }, { parse(text:gsub("agent large 1", "agent large -1")) })
+      assert.same({ nil, "M:7: agent name 'sm-all' is not an identifier" },
+        { parse(text:gsub("agent small 0", "agent sm-all 0")) })
+      assert.same({ nil, "M: the first agent's radius is not the 'radius' line's" },
+        { parse(text:gsub("radius 0\n", "radius 1\n")) })
+    end)
+
+    it("the bake's summary gives the bytes per agent (the files' sizes) and their totals", function()
+      local d = tmpdir()
+      local s = assert(bake.run(gap_config(d)))
+      assert.equal(2, #s.agents)
+      local total = 0
+      for n, a in ipairs(s.agents) do
+        local sub = n == 1 and "" or "agents/" .. a.name .. "/"
+        local tiles, graphs = 0, 0
+        for _, f in ipairs(list_files(d .. "/" .. sub .. "tiles")) do
+          local size = #files.read(d .. "/" .. sub .. "tiles/" .. f)
+          if f:match("%.tile$") then tiles = tiles + size else graphs = graphs + size end
+        end
+        assert.equal(tiles, a.tile_bytes, a.name)
+        assert.equal(graphs, a.graph_bytes, a.name)
+        assert.equal(0, a.hole_bytes)
+        assert.equal(tiles + graphs, a.bytes)
+        total = total + a.bytes
+      end
+      assert.equal("small", s.agents[1].name)
+      assert.equal(1, s.agents[2].radius)
+      assert.equal(total, s.bytes)
+      assert.equal(s.agents[1].graph_bytes + s.agents[2].graph_bytes, s.graph_bytes)
+      assert.equal(s.agents[1].portals + s.agents[2].portals, s.portals)
+    end)
+
+    it("serial and --job bakes (two processes) give the same bytes for both agents", function()
+      local d2 = tmpdir()
+      local cfgfile = files.tmpname(".lua")
+      tmp[#tmp + 1] = cfgfile
+      files.write(cfgfile, ([[
+        local function wall(x0, x1, z0, z1) return { box = { min = { x0, -8, z0 }, max = { x1, 12, z1 } } } end
+        return { range = { min = { 0, 0, 0 }, max = { 24, 4, 12 } }, depth = 2, scale = 1,
+          agents = { { name = "small", radius = 0 }, { name = "large", radius = 1 } },
+          geometry = { wall(-8, 5, 4, 8), wall(7, 16, 4, 8), wall(20, 32, 4, 8) }, output = %q }]]):format(d2))
+      assert.is_true(os.execute(("printf '0/2\\n1/2\\n' | xargs -P2 -I{} lua5.4 bin/octonav bake %s --job {} > /dev/null")
+        :format(cfgfile)))
+      assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
+      local names = list_files(dir)
+      assert.same(names, list_files(d2))
+      for _, n in ipairs(names) do assert.equal(files.read(dir .. "/" .. n), files.read(d2 .. "/" .. n), n) end
+      -- --tile bakes that tile for every agent
+      local d3 = tmpdir()
+      files.write(cfgfile, files.read(cfgfile):gsub(("%q"):format(d2):gsub("%p", "%%%0"), ("%q"):format(d3)))
+      assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --tile 4,0,1 > /dev/null"):format(cfgfile)))
+      assert.same({ "agents/large/tiles/4_0_1.graph", "agents/large/tiles/4_0_1.tile", "tiles/4_0_1.graph",
+        "tiles/4_0_1.tile" }, list_files(d3))
+      for _, n in ipairs(list_files(d3)) do assert.equal(files.read(dir .. "/" .. n), files.read(d3 .. "/" .. n), n) end
+    end)
+  end)
+
+  describe("the world", function()
+    it("opens every agent; the first is the default; agents, agent, agent_tree, stats", function()
+      local w <close> = assert(world_mod.load(dir))
+      assert.same({ { name = "small", radius = 0 }, { name = "large", radius = 1 } }, w:agents())
+      assert.equal("small", w.agent_name)
+      assert.equal(0, w.radius)
+      local large = w:agent("large")
+      assert.equal(1, large.radius)
+      assert.equal(large.tree, w:agent_tree("large"))
+      assert.equal(w.tree, w:agent_tree())
+      assert.equal(w.tree, w:agent_tree("small"))
+      assert.equal(1, large:agent_tree():params().radius)
+      assert.are_not.equal(w.tree:encode_tile(1, 0, 1), large.tree:encode_tile(1, 0, 1)) -- the gap's tile
+      assert.equal("free", (w.tree:locate { 6, 2, 6 }))
+      assert.equal("blocked", (large.tree:locate { 6, 2, 6 }))
+      assert.equal(dir .. "/agents/large", large.dir)
+      assert.equal(dir, large.pack_dir)
+      local st = w:stats()
+      assert.equal(2, #st.agents)
+      for n, a in ipairs(w:agents()) do
+        local e, aw = st.agents[n], w:agent(a.name)
+        assert.equal(a.name, e.name)
+        assert.equal(a.radius, e.radius)
+        assert.equal(aw.tree:stats().bytes, e.tree_bytes)
+        assert.equal(aw:graph_bytes(), e.graph_bytes)
+        assert.equal(18, e.tiles_loaded)
+        assert.equal(e.tree_bytes + e.graph_bytes + e.hole_bytes, e.bytes)
+      end
+      assert.equal(st.agents[1].bytes + st.agents[2].bytes, st.bytes)
+      assert.equal(st.agents[1].tree_bytes + st.agents[2].tree_bytes, st.tree_bytes)
+      assert.has_error(function() w:agent("huge") end, "world:agent: agent: unknown agent huge (loaded: small, large)")
+      assert.matches("agents small r=0, large r=1 %(this: small%)", tostring(w))
+    end)
+
+    it("plans per agent: the small agent through the gap, the large one round by the opening", function()
+      local w <close> = assert(world_mod.load(dir))
+      local r, cost = w:plan(S, G, { agent = "small" })
+      assert.same({ 1, 7, 13 }, route_tiles(r))
+      assert.equal(8, cost)
+      assert.same({ 1, 7, 13 }, route_tiles((w:plan(S, G)))) -- the default agent
+      r = w:plan(S, G, { agent = "large" })
+      assert.same({ 1, 2, 3, 4, 10, 16, 15, 14, 13 }, route_tiles(r))
+      assert.same({ 1, 2, 3, 4, 10, 16, 15, 14, 13 }, route_tiles((w:agent("large"):plan(S, G))))
+      -- the searches on each agent's tree
+      local q = octonav.query.new(w:agent_tree("small"))
+      local path, info = q:find(S, G)
+      assert.same({ S, G }, points(path))
+      assert.equal(8, info.length)
+      q:close()
+      q = octonav.query.new(w:agent_tree("large"))
+      path, info = q:find(S, G)
+      assert.same({ S, { 17, 2, 3 }, { 17, 2, 9 }, G }, points(path))
+      assert.near(LARGE_LENGTH, info.length, 1e-9)
+      q:close()
+      assert.has_error(function() w:plan(S, G, { agent = "huge" }) end,
+        "world:plan: agent: unknown agent huge (loaded: small, large)")
+      assert.has_error(function() w:plan(S, G, { agnet = "large" }) end, "world:plan: unknown option 'agnet'")
+    end)
+
+    it("a navigator with agent = NAME walks that agent's way", function()
+      local w <close> = assert(world_mod.load(dir))
+      local status, len = walk(w, { agent = "small", arrive_distance = 0 }, S, G)
+      assert.equal("arrived", status)
+      assert.near(8, len, 1e-9)
+      status, len = walk(w, { agent = "large", arrive_distance = 0 }, S, G)
+      assert.equal("arrived", status)
+      assert.near(LARGE_LENGTH, len, 1e-9)
+      local nav = octonav.navigator.new(w, { agent = "large" })
+      assert.equal(w:agent("large"), nav.world)
+      nav:close()
+      assert.has_error(function() octonav.navigator.new(w, { agent = "huge" }) end,
+        "world:agent: agent: unknown agent huge (loaded: small, large)")
+    end)
+
+    it("loads the agents asked for (the first is the default); an unknown one is nil, reason", function()
+      local w <close> = assert(world_mod.load(dir, { agents = { "large" } }))
+      assert.same({ { name = "large", radius = 1 } }, w:agents())
+      assert.equal(1, w.radius)
+      assert.same({ 1, 2, 3, 4, 10, 16, 15, 14, 13 }, route_tiles((w:plan(S, G))))
+      assert.same({ nil, dir .. ": no agent 'huge' (the pack's agents: small, large)" },
+        { world_mod.load(dir, { agents = { "large", "huge" } }) })
+      for _, bad in ipairs { {}, "large", { "large", "large" }, { 1 } } do
+        assert.has_error(function() world_mod.load(dir, { agents = bad }) end,
+          "octonav.world.load: option 'agents' must be a non-empty list of distinct agent names")
+      end
+    end)
+
+    it("a rebake rebakes every agent: with the opening shut the large agent has no way", function()
+      local d = tmpdir()
+      local cfg = gap_config(d)
+      assert(bake.run(cfg))
+      local w <close> = assert(world_mod.load(d))
+      local salt = w:agent_tree("large"):tile_salt(4, 0, 1)
+      table.insert(cfg.geometry, wall(16, 20, 4, 8))
+      local s = assert(w:rebake({ min = { 16, 0, 4 }, max = { 20, 4, 8 } }, cfg))
+      assert.same({ 3, 4, 5, 9, 10, 11, 15, 16, 17 }, s.rebaked)
+      assert.are_not.equal(salt, w:agent_tree("large"):tile_salt(4, 0, 1))
+      assert.same({ nil, "unreachable" }, { w:plan(S, G, { agent = "large" }) })
+      assert.same({ 1, 7, 13 }, route_tiles((w:plan(S, G, { agent = "small" }))))
+      -- the files are a fresh bake's
+      local fresh = tmpdir()
+      cfg.output = fresh
+      assert(bake.run(cfg))
+      for _, n in ipairs(list_files(fresh)) do assert.equal(files.read(fresh .. "/" .. n), files.read(d .. "/" .. n), n) end
+    end)
+  end)
+end)
