@@ -78,6 +78,29 @@ void on_graph_tile(on_graph *g, uint32_t tile);
 /* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. */
 int64_t on_graph_unloaded_beyond(on_graph *g, on_cell c);
 
+/* A free cell's region (ON_GRAPH_CELLS): its tile's corner plus its code's position, its size the
+ * cube's edge (graph_cells.c's region; the search's loop calls it directly). */
+static inline void on_graph_cell_region(on_graph *g, on_cell c, double mn[3], double mx[3], double *size)
+{
+    on_graph_tile(g, c.tile);
+    double s = (double)(1u << on_code_layer(c.code));
+    mn[0] = g->org[0] + (double)on_code_x(c.code);
+    mn[1] = g->org[1] + (double)on_code_y(c.code);
+    mn[2] = g->org[2] + (double)on_code_z(c.code);
+    for (int k = 0; k < 3; k++) mx[k] = mn[k] + s;
+    *size = s;
+}
+
+/* The centre of the face two touching regions share (graph_cells.c's entry point). */
+static inline void on_graph_face_centre(const double umn[3], const double umx[3], const double vmn[3],
+                                        const double vmx[3], double out[3])
+{
+    for (int j = 0; j < 3; j++) {
+        double lo = vmn[j] > umn[j] ? vmn[j] : umn[j], hi = vmx[j] < umx[j] ? vmx[j] : umx[j];
+        out[j] = 0.5 * (lo + hi);
+    }
+}
+
 static inline void on_graph_region(on_graph *g, on_cell c, double mn[3], double mx[3], double *size)
 {
     g->ops->region(g, c, mn, mx, size);

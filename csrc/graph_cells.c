@@ -8,13 +8,7 @@
 
 static void cells_region(on_graph *g, on_cell c, double mn[3], double mx[3], double *size)
 {
-    on_graph_tile(g, c.tile);
-    double s = (double)(1u << on_code_layer(c.code));
-    mn[0] = g->org[0] + (double)on_code_x(c.code);
-    mn[1] = g->org[1] + (double)on_code_y(c.code);
-    mn[2] = g->org[2] + (double)on_code_z(c.code);
-    for (int k = 0; k < 3; k++) mx[k] = mn[k] + s;
-    *size = s;
+    on_graph_cell_region(g, c, mn, mx, size);
 }
 
 static void cells_local(on_graph *g, on_cell c, uint32_t lo[3], uint32_t hi[3])
@@ -51,7 +45,7 @@ static void cells_entry(const double from[3], const double umn[3], const double 
 {
     (void)from;
     (void)goal;
-    for (int j = 0; j < 3; j++) out[j] = 0.5 * (on_maxf(vmn[j], umn[j]) + on_minf(vmx[j], umx[j]));
+    on_graph_face_centre(umn, umx, vmn, vmx, out);
 }
 
 const on_graph_ops on_graph_cells_ops = {cells_region, cells_local, cells_neighbors, cells_locate, cells_entry, 0};

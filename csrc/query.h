@@ -40,6 +40,8 @@ struct on_query {
     size_t ncorr, corrcap;
     double *faces;        /* the corridor's faces (refine), 6 doubles each */
     size_t facescap;      /* (in doubles) */
+    unsigned char *clear; /* per refined waypoint: strictly inside its face (on_sight's clear) */
+    size_t clearcap;
     double wa[3], wb[3];  /* the endpoints in world space (for starting again over the cells) */
     on_tileset ptiles;    /* the result's tiles (corridor and final segments), with salts */
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */

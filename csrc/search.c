@@ -72,6 +72,7 @@ void on_query_destroy(on_query *q)
     on_graph_free(&q->g);
     on_pathbuf_free(&q->path);
     free(q->faces);
+    free(q->clear);
     free(q->corr);
     free(q->lcache);
     on_tileset_free(&q->touched);
@@ -307,7 +308,10 @@ static on_status expand(on_query *q, int32_t u)
     }
     double gfrom = q->pool.nodes[from].g;
     double umn[3], umx[3], us = 0;
-    if (face_points(q)) on_graph_region(&q->g, un->cell, umn, umx, &us);
+    int fp = face_points(q);
+    /* the plain cell graph's region and entry point inline (the same as its operations) */
+    int cells = fp && q->g.kind == ON_GRAPH_CELLS;
+    if (fp) on_graph_region(&q->g, un->cell, umn, umx, &us);
     const on_areaset *areas = q->areas.n ? &q->areas : NULL; /* (read once: not per edge) */
     q->info.neighbors += nnb;
     for (size_t k = 0; k < nnb; k++) {
@@ -317,10 +321,14 @@ static on_status expand(on_query *q, int32_t u)
         on_snode *vn = &q->pool.nodes[v];
         if (vn->closed) continue;
         double mn[3], mx[3], sz, pv[3];
-        on_graph_region(&q->g, vn->cell, mn, mx, &sz); /* its point (node_point: the centre) and its size */
-        if (face_points(q)) {
+        if (cells) {
+            on_graph_cell_region(&q->g, vn->cell, mn, mx, &sz);
+            on_graph_face_centre(umn, umx, mn, mx, pv);
+        } else if (fp) {
+            on_graph_region(&q->g, vn->cell, mn, mx, &sz); /* its point and its size */
             q->g.ops->entry(pfrom, umn, umx, mn, mx, q->b, pv);
         } else {
+            on_graph_region(&q->g, vn->cell, mn, mx, &sz); /* its point (node_point: the centre) and size */
             for (int j = 0; j < 3; j++) pv[j] = 0.5 * (mn[j] + mx[j]);
         }
         double g = gfrom + (areas ? on_areaset_cost(areas, pfrom, pv) : on_dist3(pfrom, pv));

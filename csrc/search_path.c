@@ -35,6 +35,24 @@ static int corridor_faces(on_query *q)
     return 0;
 }
 
+/* After refine: which waypoints lie strictly inside their face (inside both of its free cells'
+ * shared face, off its edges), so that every voxel around them is free and any turn there keeps to
+ * the visibility rule (smoothing then skips the turn check: on_sight's clear). The ends: 0 (never a
+ * turn smoothing checks). -1 on allocation failure. */
+static int refined_clear(on_query *q)
+{
+    size_t n = q->path.n, m = q->ncorr - 1;
+    if (on_grow((void **)&q->clear, &q->clearcap, n, 1)) return -1;
+    q->clear[0] = q->clear[n - 1] = 0;
+    for (size_t i = 1; i + 1 < n && i <= m; i++) {
+        const double *x = q->path.p + 3 * i, *lo = q->faces + 6 * (i - 1), *hi = lo + 3;
+        int in = 1;
+        for (int k = 0; k < 3 && in; k++) in = lo[k] == hi[k] || (x[k] > lo[k] && x[k] < hi[k]);
+        q->clear[i] = (unsigned char)in;
+    }
+    return 0;
+}
+
 /* The path without refinement: start point, the chain's node points (visible from one another under
  * Lazy Theta*; adjacent ones without it), stop point. */
 static int node_chain(on_query *q, int32_t end, const double stop[3])
@@ -92,7 +110,7 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     } else {
         memcpy(stop, q->b, sizeof stop);
     }
-    on_sight sight = {sight_visible, sight_turn_ok, q, q->areas.n ? sight_cost : NULL};
+    on_sight sight = {sight_visible, sight_turn_ok, q, q->areas.n ? sight_cost : NULL, NULL};
     if (q->o.any_angle || !q->o.refine) {
         if (node_chain(q, end, stop) != 0) return -1;
     } else if (q->areas.n) {
@@ -106,12 +124,19 @@ static int tightened_path(on_query *q, int32_t end, int partial)
             on_pathbuf t = q->path;
             q->path = q->alt;
             q->alt = t;
+        } else {
+            if (refined_clear(q) != 0) return -1;
+            sight.clear = q->clear;
         }
-    } else if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0) {
-        return -1;
+    } else {
+        if (corridor_faces(q) != 0 || on_refine(&q->path, q->faces, q->ncorr - 1, q->a, stop) != 0 ||
+            refined_clear(q) != 0)
+            return -1;
+        sight.clear = q->clear;
     }
-    on_simplify(&q->path);
+    on_simplify(&q->path, q->clear && sight.clear ? q->clear : NULL);
     if (q->o.smooth != ON_SMOOTH_NONE) on_smooth(&q->path, &sight, q->o.smooth);
+    sight.clear = NULL; /* (the flags follow the waypoints smoothing was given, not its output) */
     if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) on_relax(&q->path, &sight, q->o.relax);
     q->info.cells = q->ncorr;
     if (path_tiles(q) != 0) return -1;

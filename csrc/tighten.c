@@ -96,17 +96,15 @@ int on_refine(on_pathbuf *path, const double *faces, size_t m, const double star
             if (pi > 0) P = x + 3 * (pi - 1);
             while (ni + 1 < m && on_dist3(x + 3 * (ni + 1), X) < 1e-9) ni++;
             if (ni + 1 < m) N = x + 3 * (ni + 1);
+            const double *flo = faces + 6 * i, *fhi = flo + 3;
             for (int k = 0; k < 3; k++) {
-                if (faces[6 * i + k] == faces[6 * i + 3 + k]) continue; /* the face's fixed axis */
-                double A = 0, B = 0;
-                for (int j = 0; j < 3; j++)
-                    if (j != k) {
-                        A += (P[j] - X[j]) * (P[j] - X[j]);
-                        B += (N[j] - X[j]) * (N[j] - X[j]);
-                    }
+                if (flo[k] == fhi[k]) continue; /* the face's fixed axis */
+                int j1 = k == 0, j2 = k == 2 ? 1 : 2; /* the other two axes, in order */
+                double A = (P[j1] - X[j1]) * (P[j1] - X[j1]) + (P[j2] - X[j2]) * (P[j2] - X[j2]);
+                double B = (N[j1] - X[j1]) * (N[j1] - X[j1]) + (N[j2] - X[j2]) * (N[j2] - X[j2]);
                 double sa = sqrt(A), sb = sqrt(B);
                 double u = sa + sb > 0 ? P[k] + (N[k] - P[k]) * sa / (sa + sb) : 0.5 * (P[k] + N[k]);
-                u = on_clampf(u, faces[6 * i + k], faces[6 * i + 3 + k]);
+                u = on_clampf(u, flo[k], fhi[k]);
                 moved = on_maxf(moved, fabs(u - X[k]));
                 X[k] = u;
             }
@@ -121,13 +119,16 @@ int on_refine(on_pathbuf *path, const double *faces, size_t m, const double star
  * Only exact repeats: two waypoints 1e-14 apart may sit on opposite sides of a lattice plane, and the
  * segment after the one dropped would then start a rounding error inside a blocked voxel. Collinear
  * and nearly equal points stay; smoothing removes them with a line-of-sight check. */
-void on_simplify(on_pathbuf *path)
+void on_simplify(on_pathbuf *path, unsigned char *clear)
 {
     size_t w = 1;
     for (size_t r = 1; r < path->n; r++) {
         const double *p = path->p + 3 * (w - 1), *c = path->p + 3 * r;
         if (p[0] == c[0] && p[1] == c[1] && p[2] == c[2] && r + 1 < path->n) continue;
-        if (w != r) memmove(path->p + 3 * w, c, 3 * sizeof *c);
+        if (w != r) {
+            memmove(path->p + 3 * w, c, 3 * sizeof *c);
+            if (clear) clear[w] = clear[r];
+        }
         w++;
     }
     path->n = w;
@@ -141,8 +142,10 @@ void on_simplify(on_pathbuf *path)
 static int jump_ok(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i, size_t c)
 {
     const double *P = path->p;
-    if (!(sg->visible(sg->ud, P + 3 * i, P + 3 * c) && (!prev || sg->turn_ok(sg->ud, prev, P + 3 * i, P + 3 * c)) &&
-          (c + 1 >= path->n || sg->turn_ok(sg->ud, P + 3 * i, P + 3 * c, P + 3 * (c + 1)))))
+    const unsigned char *clear = sg->clear;
+    if (!(sg->visible(sg->ud, P + 3 * i, P + 3 * c) &&
+          (!prev || (clear && clear[i]) || sg->turn_ok(sg->ud, prev, P + 3 * i, P + 3 * c)) &&
+          (c + 1 >= path->n || (clear && clear[c]) || sg->turn_ok(sg->ud, P + 3 * i, P + 3 * c, P + 3 * (c + 1)))))
         return 0;
     if (!sg->cost) return 1;
     /* with costs: not dearer than the waypoints it skips */

@@ -39,13 +39,18 @@ struct on_sight {
     int (*turn_ok)(void *ud, const double a[3], const double x[3], const double b[3]);
     void *ud;
     double (*cost)(void *ud, const double a[3], const double b[3]);
+    /* May be NULL. For on_smooth: clear[i] nonzero when every voxel around waypoint i of the path it
+     * is given is free (a waypoint strictly inside the face two free cells share), so that any turn
+     * there keeps to the rule and turn_ok need not be asked. */
+    const unsigned char *clear;
 };
 
 /* The path start -> end through m faces (faces[6 i .. 6 i + 5]: face i's min and max corner, equal
  * on the axis it is perpendicular to), with one waypoint on each face, into path (m + 2 points).
  * -1 on allocation failure. */
 int on_refine(on_pathbuf *path, const double *faces, size_t m, const double start[3], const double end[3]);
-void on_simplify(on_pathbuf *path);
+/* clear (may be NULL): one flag per waypoint (on_sight's clear), dropped with its waypoint. */
+void on_simplify(on_pathbuf *path, unsigned char *clear);
 /* mode: ON_SMOOTH_GREEDY or ON_SMOOTH_BINARY (octonav.h). */
 void on_smooth(on_pathbuf *path, const on_sight *sight, int mode);
 void on_relax(on_pathbuf *path, const on_sight *sight, int passes);

@@ -62,7 +62,7 @@ static void simplify_repeats(void)
     on_pathbuf p = {0};
     double pts[][3] = {{0, 0, 0}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {2, 0, 0}, {2, 0, 1e-14}, {3, 0, 0}, {3, 0, 0}};
     for (int i = 0; i < 8; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
-    on_simplify(&p);
+    on_simplify(&p, NULL);
     /* exact repeats gone, the near one stays, the end point is kept even when it repeats */
     CHECK_EQ_INT(p.n, 6);
     CHECK(p.p[3 * 5] == 3 && p.p[3 * 4] == 3 && p.p[3 * 3 + 2] == 1e-14);
@@ -116,7 +116,7 @@ static int turn_any(void *ud, const double a[3], const double x[3], const double
 static void smooth_relax_block(int mode)
 {
     block bl = {{1, 0, -10}, {2, 2, 10}, 0};
-    on_sight s = {vis, turn_any, &bl, NULL};
+    on_sight s = {vis, turn_any, &bl, NULL, NULL};
     on_pathbuf p = {0};
     double pts[][3] = {{0, 1, 0}, {0.5, 0.2, 0}, {0.8, -0.5, 0}, {1.5, -0.6, 0}, {2.2, -0.5, 0}, {2.6, 0.2, 0}, {3, 1, 0}};
     for (int i = 0; i < 7; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
@@ -136,11 +136,57 @@ static void smooth_relax_block(int mode)
     on_pathbuf_free(&p);
 }
 
+static int turn_calls;
+static int turn_count(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    (void)ud, (void)a, (void)x, (void)b;
+    turn_calls++;
+    return 1;
+}
+
+/* on_sight's clear flags: simplify drops a flag with its waypoint; smoothing asks turn_ok only at
+ * waypoints not flagged, and its path is the one it makes without flags. */
+static void smooth_clear_flags(void)
+{
+    double pts[][3] = {{0, 1, 0}, {0.5, 0.2, 0}, {0.8, -0.5, 0}, {0.8, -0.5, 0}, {1.5, -0.6, 0}, {2.2, -0.5, 0},
+                       {2.6, 0.2, 0}, {3, 1, 0}};
+    unsigned char flags[8] = {0, 1, 0, 1, 1, 0, 1, 0};
+    on_pathbuf p = {0}, r = {0};
+    for (int i = 0; i < 8; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0 && on_pathbuf_push(&r, pts[i]) == 0);
+    on_simplify(&p, flags);
+    on_simplify(&r, NULL);
+    CHECK_EQ_INT(p.n, 7); /* the repeat (index 3) went, and with it its flag */
+    unsigned char want[7] = {0, 1, 0, 1, 0, 1, 0};
+    CHECK(memcmp(flags, want, 7) == 0);
+    block bl = {{1, 0, -10}, {2, 2, 10}, 0};
+    on_sight plain = {vis, turn_count, &bl, NULL, NULL}, flagged = {vis, turn_count, &bl, NULL, flags};
+    turn_calls = 0;
+    on_smooth(&r, &plain, ON_SMOOTH_GREEDY);
+    int calls_plain = turn_calls;
+    turn_calls = 0;
+    on_smooth(&p, &flagged, ON_SMOOTH_GREEDY);
+    CHECK(turn_calls < calls_plain);
+    CHECK_EQ_INT(p.n, r.n);
+    CHECK(memcmp(p.p, r.p, 3 * p.n * sizeof *p.p) == 0);
+    /* every interior waypoint flagged: no turn is asked at all */
+    on_pathbuf_free(&p);
+    for (int i = 0; i < 8; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    unsigned char all[8] = {0, 1, 1, 1, 1, 1, 1, 0};
+    on_simplify(&p, all);
+    flagged.clear = all;
+    turn_calls = 0;
+    on_smooth(&p, &flagged, ON_SMOOTH_GREEDY);
+    CHECK_EQ_INT(turn_calls, 0);
+    CHECK_EQ_INT(p.n, r.n);
+    on_pathbuf_free(&p);
+    on_pathbuf_free(&r);
+}
+
 /* In open space smoothing leaves the straight segment. */
 static void smooth_open(void)
 {
     block bl = {{10, 10, 10}, {11, 11, 11}, 0};
-    on_sight s = {vis, turn_any, &bl, NULL};
+    on_sight s = {vis, turn_any, &bl, NULL, NULL};
     on_pathbuf p = {0};
     for (int i = 0; i <= 40; i++) {
         double q[3] = {i * 0.25, (i % 3) * 0.1, 0};
@@ -158,5 +204,6 @@ TEST_MAIN("tighten", {
     simplify_repeats();
     smooth_relax_block(ON_SMOOTH_GREEDY);
     smooth_relax_block(ON_SMOOTH_BINARY);
+    smooth_clear_flags();
     smooth_open();
 })
