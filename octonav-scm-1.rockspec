@@ -50,6 +50,7 @@ build = {
     ["octonav.cli"] = "lua/octonav/cli.lua",
     ["octonav.planner"] = "lua/octonav/planner.lua",
     ["octonav.navigator"] = "lua/octonav/navigator.lua",
+    ["octonav.navbudget"] = "lua/octonav/navbudget.lua",
     ["octonav.smoother"] = "lua/octonav/smoother.lua",
     ["octonav.streamer"] = "lua/octonav/streamer.lua",
     ["octonav.util"] = "lua/octonav/util.lua",

@@ -15,7 +15,12 @@
 --     route (the agent moves `speed` toward the waypoint each frame) and its walked length is compared
 --     with the seamless query's length (mean and max of the per-pair ratio); failures = pairs the
 --     seamless query solves and the navigator does not (failed, or no arrival within the frame limit);
---   * 100 navigators at once over the same pairs (each frame updates all 100): frame time p99;
+--   * the pack opened a second time and its tree prepared (tree:prepare, unless prepare = false);
+--   * 100 navigators at once over the same pairs (each frame updates all 100), side by side, fastest
+--     of `passes` runs each: before (each navigator its own budgets, the tree as loaded) and after (one
+--     octonav.navigator.budget shared by all, `budget` = its options, on the prepared tree): frame p50
+--     and p99 by the wall clock and by the CPU clock, arrivals, the most work in one frame (M.crowd);
+--     plan times and walks are measured on the prepared tree, the walks with a budget of their own;
 --   * optionally (jobs = "tile" | "job"), bake over `--tile I,J,K` jobs (one per tile) or two
 --     `--job N/2` jobs: serial (`xargs -P1`) against `xargs -P2` (plus the link step each time; wall
 --     and CPU seconds, the CPU of every process under bash's `time`), the packs compared byte for byte
@@ -207,13 +212,14 @@ local function pack_bytes(out)
 end
 
 -- Walks one navigator from a to b; returns status, walked length, frames.
-local function walk(nav_mod, world, a, b, speed, max_frames, nav_opts)
+local function walk(nav_mod, world, a, b, speed, max_frames, nav_opts, budget)
   local nav = nav_mod.new(world, nav_opts)
   nav:go(b)
   local pos, walked, status, wp = { a[1], a[2], a[3] }, 0, nil, nil
   local frames = 0
   for f = 1, max_frames do
     frames = f
+    if budget then budget:frame() end
     status, wp = nav:update(pos)
     if status == "arrived" or status == "failed" then break end
     if status == "moving" and wp then
@@ -229,6 +235,74 @@ local function walk(nav_mod, world, a, b, speed, max_frames, nav_opts)
   local reason = status == "failed" and wp or nil
   nav:close()
   return status, walked, frames, reason
+end
+
+local WORK_KINDS = { "expansions", "portals", "plans", "results", "checks" }
+
+--- The most work of each kind in one frame, as text ("expansions 1000, portals 2048, ...").
+function M.work_text(max)
+  if not max then return "-" end
+  local parts = {}
+  for _, k in ipairs(WORK_KINDS) do parts[#parts + 1] = ("%s %d"):format(k, max[k] or 0) end
+  return table.concat(parts, ", ")
+end
+
+--- bench_world.crowd(world, pairs, opts) -> { p50_ms, p99_ms, cpu_p50_ms, cpu_p99_ms, arrived, failed,
+-- max, budget }: `walkers` (100) navigators at once over `pairs` ({ a, b } each, taken in turn: a
+-- navigator that arrives or fails gets the next pair) for `frames` (300) frames, the agents moving
+-- `speed` a frame toward their waypoints; frame = the updates of every navigator (with a budget, its
+-- budget:frame() too), timed by the wall clock and by the process's CPU clock (os.clock: on a machine
+-- shared with other jobs, the wall clock also counts the time this process waited for a core). opts.budget:
+-- the options of one octonav.navigator.budget shared by all of them (nil: none, each navigator spends
+-- its own query_budget, plan_budget and checks_per_frame every update); max = the budget's most work in
+-- one frame (budget:stats().max).
+function M.crowd(world, pairs_, opts)
+  local nav_mod = require "octonav.navigator"
+  local walkers, speed = opts.walkers or 100, opts.speed or 4 * world.scale
+  local budget = opts.budget and nav_mod.budget(opts.budget) or nil
+  local nav_opts = budget and { budget = budget } or nil
+  local navs, frame_ms, cpu_ms = {}, {}, {}
+  local nextp, arrived, failed = 0, 0, 0
+  local function assign(slot)
+    nextp = nextp % #pairs_ + 1
+    local pr = pairs_[nextp]
+    local nav = nav_mod.new(world, nav_opts)
+    nav:go(pr.b)
+    navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] } }
+  end
+  if #pairs_ > 0 then
+    collectgarbage()
+    for s = 1, walkers do assign(s) end
+    local moves = {}
+    for s = 1, walkers do moves[s] = {} end
+    for _ = 1, opts.frames or 300 do
+      local t, c = clock(), os.clock()
+      if budget then budget:frame() end
+      for s = 1, walkers do
+        local w, m = navs[s], moves[s]
+        m[1], m[2] = w.nav:update(w.pos)
+      end
+      frame_ms[#frame_ms + 1] = (clock() - t) * 1e3
+      cpu_ms[#cpu_ms + 1] = (os.clock() - c) * 1e3
+      for s = 1, walkers do
+        local w, status, wp = navs[s], moves[s][1], moves[s][2]
+        if status == "arrived" or status == "failed" then
+          if status == "arrived" then arrived = arrived + 1 else failed = failed + 1 end
+          w.nav:close()
+          assign(s)
+        elseif status == "moving" and wp then
+          local d = dist(w.pos, wp)
+          local tt = d > 0 and math.min(1, speed / d) or 0
+          local p = w.pos
+          w.pos = { p[1] + (wp[1] - p[1]) * tt, p[2] + (wp[2] - p[2]) * tt, p[3] + (wp[3] - p[3]) * tt }
+        end
+      end
+    end
+    for s = 1, walkers do navs[s].nav:close() end
+  end
+  return { p50_ms = pct(frame_ms, 0.5), p99_ms = pct(frame_ms, 0.99), cpu_p50_ms = pct(cpu_ms, 0.5),
+    cpu_p99_ms = pct(cpu_ms, 0.99), arrived = arrived, failed = failed,
+    max = budget and budget:stats().max or nil, budget = budget and budget:stats().per_frame or nil }
 end
 
 --- Opens a pack in this process and measures it: { open_s, open_heap, open_rss, tree_bytes, hier_bytes }.
@@ -253,8 +327,9 @@ function M.open_probe(dir)
 end
 
 --- Measures one world (see the top of this file). opts: pairs (60), seed (1), data ("../shared/data"),
--- walkers (100), frames (300: frames of the 100-navigator run), jobs (nil | "tile" | "job": serial and
--- -P2 bakes over jobs),
+-- walkers (100), frames (300: frames of the 100-navigator run), passes (2: runs of each crowd variant),
+-- prepare (true: the after runs, plans and walks on a prepared tree), budget (nil: the budget's
+-- defaults), jobs (nil | "tile" | "job": serial and -P2 bakes over jobs),
 -- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil).
 function M.measure(name, opts)
   opts = opts or {}
@@ -308,26 +383,63 @@ function M.measure(name, opts)
   end
   q:close()
   row.pairs, row.unsolvable = #pairs_, attempts - #pairs_
+  -- the same pack opened again, its tree prepared for searches over boxes (tree:prepare: a game
+  -- prepares its nav data once); the first copy stays as it was before the frame budget existed
+  local nav_mod = require "octonav.navigator"
+  local speed = opts.speed or 4 * world.scale
+  local walkers = opts.walkers or 100
+  local pworld = world
+  if opts.prepare ~= false then
+    pworld = assert(octonav.world.load(out))
+    collectgarbage()
+    t0 = clock()
+    pworld.tree:prepare()
+    row.prepare_s = clock() - t0
+    row.box_bytes = pworld.tree:stats().box_bytes
+    log(("%s: prepared in %.2f s, boxes %.2f MB"):format(name, row.prepare_s, row.box_bytes / 2^20))
+  end
+  -- 100 navigators at once, side by side in this process, fastest of `passes` (2) runs each: before =
+  -- each navigator spending its own query_budget a frame on the tree as loaded (no shared budget);
+  -- after = one octonav.navigator.budget shared by all of them (opts.budget: its options), on the
+  -- prepared tree
+  local before, after
+  local function fastest(acc, r)
+    if not acc then return r end
+    for _, k in ipairs { "p50_ms", "p99_ms", "cpu_p50_ms", "cpu_p99_ms" } do acc[k] = math.min(acc[k], r[k]) end
+    return acc
+  end
+  for _ = 1, opts.passes or 2 do
+    before = fastest(before, M.crowd(world, pairs_, { walkers = walkers, frames = opts.frames, speed = speed }))
+    after = fastest(after, M.crowd(pworld, pairs_, { walkers = walkers, frames = opts.frames, speed = speed,
+      budget = opts.budget or {} }))
+  end
+  row.before, row.after = before, after
+  row.frame_p50_ms, row.frame_p99_ms = after.p50_ms, after.p99_ms
+  log(("%s: %d navigators, before (no shared budget, tree as loaded): frame p50 %.2f ms p99 %.2f ms (CPU p50 %.2f" ..
+    " p99 %.2f), %d arrived"):format(name, walkers, before.p50_ms, before.p99_ms, before.cpu_p50_ms, before.cpu_p99_ms,
+    before.arrived))
+  log(("%s: %d navigators, after (one shared budget, tree prepared): frame p50 %.2f ms p99 %.2f ms (CPU p50 %.2f p99" ..
+    " %.2f), %d arrived, most work in a frame: %s"):format(name, walkers, after.p50_ms, after.p99_ms, after.cpu_p50_ms,
+    after.cpu_p99_ms, after.arrived, M.work_text(after.max)))
   -- plan time
   local plan_us = {}
   for _, pr in ipairs(pairs_) do
     local best = math.huge
     for _ = 1, 3 do
       local t = clock()
-      world:plan(pr.a, pr.b)
+      pworld:plan(pr.a, pr.b)
       best = math.min(best, clock() - t)
     end
     plan_us[#plan_us + 1] = best * 1e6
   end
   row.plan_p50_us, row.plan_p99_us = pct(plan_us, 0.5), pct(plan_us, 0.99)
   log(("%s: %d pairs, plan p50 %.0f us p99 %.0f us"):format(name, #pairs_, row.plan_p50_us, row.plan_p99_us))
-  -- walks
-  local nav_mod = require "octonav.navigator"
-  local speed = opts.speed or 4 * world.scale
+  -- walks (one navigator at a time, with a budget of the same amounts as the crowd's)
   local ratios, sum_w, sum_s, fails, reasons = {}, 0, 0, 0, {}
   for _, pr in ipairs(pairs_) do
     local limit = math.floor(4 * pr.seamless / speed) + 3000
-    local status, walked, _, reason = walk(nav_mod, world, pr.a, pr.b, speed, limit)
+    local budget = nav_mod.budget(opts.budget)
+    local status, walked, _, reason = walk(nav_mod, pworld, pr.a, pr.b, speed, limit, { budget = budget }, budget)
     if status == "arrived" then
       ratios[#ratios + 1] = walked / pr.seamless
       sum_w, sum_s = sum_w + walked, sum_s + pr.seamless
@@ -348,45 +460,6 @@ function M.measure(name, opts)
   row.ratio_max = pct(ratios, 1.0)
   log(("%s: walked/seamless mean %.3f max %.3f, %d failures (%s)"):format(name, row.ratio_mean, row.ratio_max, fails,
     row.fail_reasons))
-  -- 100 navigators at once
-  local walkers = opts.walkers or 100
-  local navs, frame_ms = {}, {}
-  local nextp = 0
-  local function assign(slot)
-    nextp = nextp % #pairs_ + 1
-    local pr = pairs_[nextp]
-    local nav = nav_mod.new(world)
-    nav:go(pr.b)
-    navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] } }
-  end
-  if #pairs_ > 0 then
-    for s = 1, walkers do assign(s) end
-    for _ = 1, opts.frames or 300 do
-      local t = clock()
-      local moves = {}
-      for s = 1, walkers do
-        local w = navs[s]
-        local status, wp = w.nav:update(w.pos)
-        moves[s] = { status, wp }
-      end
-      frame_ms[#frame_ms + 1] = (clock() - t) * 1e3
-      for s = 1, walkers do
-        local w, status, wp = navs[s], moves[s][1], moves[s][2]
-        if status == "arrived" or status == "failed" then
-          w.nav:close()
-          assign(s)
-        elseif status == "moving" and wp then
-          local d = dist(w.pos, wp)
-          local tt = d > 0 and math.min(1, speed / d) or 0
-          local p = w.pos
-          w.pos = { p[1] + (wp[1] - p[1]) * tt, p[2] + (wp[2] - p[2]) * tt, p[3] + (wp[3] - p[3]) * tt }
-        end
-      end
-    end
-    for s = 1, walkers do navs[s].nav:close() end
-  end
-  row.frame_p50_ms, row.frame_p99_ms = pct(frame_ms, 0.5), pct(frame_ms, 0.99)
-  log(("%s: %d navigators: frame p50 %.2f ms p99 %.2f ms"):format(name, walkers, row.frame_p50_ms, row.frame_p99_ms))
   -- 4-tile rebake: a box over 2 x 1 x 2 tiles in the middle of the ground layer
   if opts.rebake then
     local ci, ck = n[1] // 2, n[3] // 2
@@ -400,6 +473,7 @@ function M.measure(name, opts)
     row.rebake_ok = ok and true or tostring(err)
     log(("%s: 4-tile rebake %.2f s (%s)"):format(name, row.rebake_s, tostring(row.rebake_ok)))
   end
+  if pworld ~= world then pworld:close() end
   world:close()
   -- tile jobs: serial against xargs -P2, then byte-identical packs
   if opts.jobs then
@@ -460,6 +534,29 @@ function M.table(rows)
           r.jobs_p2_s and ("%.2fx (%s)"):format(r.jobs_serial_s / r.jobs_p2_s, r.jobs_kind) or "-",
           r.jobs_serial_cpu and ("%.1f / %.1f"):format(r.jobs_serial_cpu, r.jobs_p2_cpu) or "-",
           r.jobs_identical == nil and "-" or (r.jobs_identical and "yes" or "NO"), f(r.rebake_s, "%.2f"))
+    end
+  end
+  lines[#lines + 1] = ""
+  lines[#lines + 1] = M.crowd_table(rows)
+  return table.concat(lines, "\n")
+end
+
+--- Markdown table of the 100-navigator runs of rows from run(): before (no shared budget, the tree as
+-- loaded) and after (one octonav.navigator.budget, the tree prepared), side by side.
+function M.crowd_table(rows)
+  local lines = {
+    "| world | frame p50 / p99 ms before | after | CPU p50 / p99 ms before | after | arrived in the run before" ..
+      " / after | budget a frame | most work in one frame | boxes MB |",
+    "|---|---:|---:|---:|---:|---:|---|---|---:|",
+  }
+  for _, r in ipairs(rows) do
+    if not r.skipped and r.before then
+      local b, a = r.before, r.after
+      local per = a.budget
+      lines[#lines + 1] = ("| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %d / %d | %s | %s | %s |")
+        :format(r.name, b.p50_ms, b.p99_ms, a.p50_ms, a.p99_ms, b.cpu_p50_ms, b.cpu_p99_ms, a.cpu_p50_ms, a.cpu_p99_ms,
+          b.arrived, a.arrived, per and M.work_text(per) or "-", M.work_text(a.max),
+          r.box_bytes and ("%.2f"):format(r.box_bytes / 2^20) or "-")
     end
   end
   return table.concat(lines, "\n")

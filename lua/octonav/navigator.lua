@@ -38,6 +38,9 @@
 --                              paths are registered under it); nil: the navigator adds its own agent
 --                              at the first update, moves it to the position of every update and
 --                              removes it in nav:close()
+--   budget = nil               an octonav.navigator.budget shared with other navigators (see "A shared
+--                              frame budget" below); nil: each update spends its own query_budget,
+--                              plan_budget and checks_per_frame
 --
 -- How it works. The first updates after go plan the Cell route with the C route planner over the
 -- world graph (octonav.planner.start with the navigator's own C planner, plan_budget portals an
@@ -67,6 +70,17 @@
 -- not loaded) the frame's query work stops there and the search resumes in a later update once the
 -- tile is in (nav:stats().loading names it; loading and locking tiles is the caller's streamer's
 -- job); such a step counts as having spent the whole rest of the frame's budget.
+--
+-- A shared frame budget (opts.budget = octonav.navigator.budget(...), lua/octonav/navbudget.lua): the
+-- game calls budget:frame() once per frame, then updates its navigators; each update takes from the
+-- budget what it is about to spend, never more than its own limits (query_budget or the update's
+-- budget argument, plan_budget, checks_per_frame), and gives back what it did not spend: expansions
+-- before its q:step calls; one of `plans` before a route plan starts (the C start joins the ends in
+-- their tiles, not sliced) and portals before each plan step; one of `results` before each q:step
+-- (a step that finds the path is followed by q:result, the C finalize, not sliced; given back when
+-- the step did not find it); checks before smoothing. Refused, the navigator holds ("planning", or
+-- "moving" on the path it knows, smoothing nothing that frame) and waits its turn in the budget's
+-- line. So a frame of all the navigators does at most the budget's amounts of each kind of work.
 --
 -- With a streamer (opts.streamer, octonav.streamer on the same world), the navigator takes care of
 -- the tiles and holes it reads (the seed's 流式加载方案). Its locks are counted streamer locks
@@ -101,6 +115,7 @@ local query_new = require("octonav.core").query.new
 local smoother = require "octonav.smoother"
 local planner = require "octonav.planner"
 local navlocks = require "octonav.navlocks"
+local navbudget = require "octonav.navbudget"
 local tilegrid = require "octonav.tilegrid"
 local util = require "octonav.util"
 
@@ -115,7 +130,7 @@ local EPS = 1e-6
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
-  replan = true, wait_timeout = true,
+  replan = true, wait_timeout = true, budget = true,
 }
 
 local function copy_table(t)
@@ -162,6 +177,8 @@ function M.new(world, opts)
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
     replan = option(opts, "replan", true, function(v) return type(v) == "boolean" end, "a boolean"),
     wait_timeout = option(opts, "wait_timeout", 600, function(v) return is_int(v, 1) end, "an integer >= 1"),
+    budget = option(opts, "budget", navbudget.unlimited, navbudget.is_budget,
+      "an octonav.navigator.budget"),
     replans = 0,
     door_replans = 0, -- of which: a door ahead on the route was closed (world:set_door)
     frame = 0,      -- updates so far
@@ -221,6 +238,7 @@ end
 --- nav:cancel(): stop; the status is "idle" until the next go. Releases every streamer lock.
 function Nav:cancel()
   reset(self)
+  self.budget:forget(self)
   self.state = "idle"
 end
 
@@ -479,9 +497,11 @@ local function want_next(self, position)
   return dist(position, self.exits[self.known].inside) <= self.prefetch_distance
 end
 
--- Query work for this frame: at most `budget` expansions. Returns the expansions spent.
-local function work(self, position, budget)
-  local spent = 0
+-- Query work for this frame: at most `want` expansions, of which the shared budget (when given)
+-- grants its share (taken when a step is first needed). Returns the expansions spent.
+local function work(self, position, want)
+  local spent, budget = 0, nil
+  local B = self.budget
   self.loading, self.loading_hole = nil, nil
   while self.state ~= "failed" do
     local s = self.search
@@ -520,9 +540,14 @@ local function work(self, position, budget)
       start_candidate(self, s)
     end
     if s.status == "running" or s.status == "loading" then
+      if not budget then budget = B:take("expansions", self, want) end
       local left = budget - spent
       if left <= 0 then break end
+      -- a step that finds the path is followed by its result (q:result: the C finalize, not sliced):
+      -- one of the shared budget's `results` is taken before each step, and given back unless found
+      if B:take("results", self, 1) == 0 then break end
       local st, tile = s.q:step(left)
+      B:give("results", self, st == "found" and 0 or 1, false)
       if st == "running" then
         spent = spent + left
         s.used = s.used + left
@@ -556,13 +581,17 @@ local function work(self, position, budget)
       candidate_done(self, s)
     end
   end
+  if budget then
+    -- it keeps its place in the budget's line while it spent all it got and a search still runs
+    local s = self.search
+    B:give("expansions", self, budget - spent, spent >= budget and s ~= nil)
+  end
   self.total_expansions = self.total_expansions + spent
   return spent
 end
 
--- Movement: the waypoint for this frame.
-local function move(self, position)
-  local checks_left = self.checks_per_frame
+-- The legs walked this frame (see move).
+local function move_legs(self, position)
   while true do
     local leg = self.legs[self.leg_i]
     if not leg then return "planning", nil end
@@ -572,8 +601,12 @@ local function move(self, position)
       if not has_next then return "planning", leg.to end
       self.leg_i = self.leg_i + 1
     else
-      local wp, used = leg.smoother:update(position, checks_left)
-      checks_left = checks_left - used
+      if not self.checks_left then -- the frame's checks, taken when a smoother first needs them
+        local got = self.budget:take("checks", self, self.checks_per_frame)
+        self.checks_got, self.checks_left = got, got
+      end
+      local wp, used = leg.smoother:update(position, self.checks_left)
+      self.checks_left = self.checks_left - used
       if leg.smoother:remaining() > 1 then return "moving", wp end
       if not has_next and self.known == #self.cells and self.search == nil then
         if dist(position, wp) <= self.arrive_distance then return "arrived", wp end
@@ -584,6 +617,18 @@ local function move(self, position)
       self.leg_i = self.leg_i + 1
     end
   end
+end
+
+-- Movement: the waypoint for this frame (checks_per_frame line-of-sight checks at most, of which a
+-- shared budget grants its share; what is left goes back to it).
+local function move(self, position)
+  self.checks_left, self.checks_got = nil, nil
+  local status, wp = move_legs(self, position)
+  local left = self.checks_left
+  if left then
+    self.budget:give("checks", self, left, left == 0 and self.checks_got < self.checks_per_frame)
+  end
+  return status, wp
 end
 
 -- The route's legs: consecutive tile steps joined into one step (on the world tree) that ends where
@@ -673,17 +718,33 @@ local function plan_route(self, position)
     self.state = "planning"
     return "planning"
   end
+  local B = self.budget
   if not self.job then
+    -- a plan's start joins its ends in their tiles (C, not sliced): one of the budget's `plans`
+    if B:take("plans", self, 1) == 0 then
+      self.state = "planning"
+      return "planning"
+    end
+    B:give("plans", self, 0, false)
     self.job = planner.start_named("navigator:update", world, position, self.goal, take_planner(self))
     self.from0 = copy(position)
     self.plan_revision = world.graph_revision
+    self.plan_spent = 0
   end
-  local pst, reason, tile = self.job:step(self.plan_budget)
+  local portals = B:take("portals", self, self.plan_budget)
+  if portals == 0 then
+    self.state = "planning"
+    return "planning"
+  end
+  local pst, reason, tile = self.job:step(portals)
   if pst == "running" then
+    self.plan_spent = self.plan_spent + portals
+    B:give("portals", self, 0, true)
     self.state = "planning"
     return "planning"
   end
   if pst ~= "found" then
+    B:give("portals", self, 0, false) -- (a failed step's portals are not reported: all of them count)
     self.job = nil
     give_planner(self)
     if reason == "graph_changed" then -- a tile graph came or went while planning: start again
@@ -705,6 +766,9 @@ local function plan_route(self, position)
     return "failed"
   end
   local route = self.job:result()
+  -- the portals the plan expanded in all (the C result's count) less those counted in earlier updates
+  local used = math.max(0, math.min(portals, (self.job.expansions or huge) - self.plan_spent))
+  B:give("portals", self, portals - used, false)
   self.job = nil
   give_planner(self)
   self.route_steps = route
@@ -804,9 +868,17 @@ function Nav:update(position, budget)
   if status == "arrived" then
     locks:release_all()
   else
-    locks:release_passed(self.known, function(k) return passed(self, k) end)
+    local fn = self.passed_fn -- made once: an update allocates no closure
+    if not fn then
+      fn = function(k) return passed(self, k) end
+      self.passed_fn = fn
+    end
+    locks:release_passed(self.known, fn)
   end
   return status, wp
 end
+
+--- octonav.navigator.budget(opts) -> a frame budget shared by navigators (octonav.navbudget).
+M.budget = navbudget.new
 
 return M

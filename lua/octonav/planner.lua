@@ -308,6 +308,7 @@ function Job:result()
   if #r.steps == 0 and #self.goals > 1 then r = direct_goal(self, r) end
   self.route = build_route(self.world, self.a, self.b, self.sc, self.gc, r, self.swhat, self.gwhat)
   self.cost = r.cost
+  self.expansions = r.expansions -- portals the C planner expanded (job.expansions, for budgets)
   self.done = { "found" }
   return self.route, self.cost
 end

@@ -113,7 +113,13 @@ function Smoother:update(position, max_checks)
     if tree:visible(position, path[j]) then
       i = j
     else
-      self.fail_j, self.fail_pos = j, copy_point(position)
+      local fp2 = self.fail_pos -- reused: a frame's update allocates nothing
+      if fp2 then
+        fp2[1], fp2[2], fp2[3] = position[1], position[2], position[3]
+      else
+        self.fail_pos = copy_point(position)
+      end
+      self.fail_j = j
       break
     end
   end

@@ -1,0 +1,198 @@
+--- octonav.navbudget: a frame budget shared by navigators (`octonav.navigator.budget(opts)`), as a
+-- game engine's crowd shares its search iterations between agents (Detour's crowd and path queue).
+--
+--   local budget = octonav.navigator.budget { expansions = 500 }    -- the defaults below otherwise
+--   local navs = { octonav.navigator.new(world, { budget = budget }), ... }
+--   each frame: budget:frame(); for each navigator: nav:update(position)
+--
+-- Per frame, over all the navigators given this budget (defaults):
+--   expansions = 1000  C query expansions (each navigator's update takes at most its query_budget)
+--   portals    = 2048  C route planner portals (each takes at most its plan_budget an update)
+--   plans      = 2     route plans started (a start joins its start and goal to the portals their
+--                      local searches reach in their own tiles: C work that is not sliced)
+--   results    = 4     search results read (q:result finalizes a found search: corridor, refine,
+--                      smoothing and relaxation with line-of-sight checks: C work that is not sliced)
+--   checks     = 200   smoothing line-of-sight checks (each takes at most its checks_per_frame)
+-- Unknown option names raise; each value is an integer >= 0 (0: none of that work is done, so
+-- navigators needing it wait). The worst case of a frame is these counts times their unit costs plus
+-- the Lua of each navigator's update (README, "World benchmark", measures them).
+--
+-- Fairness: a navigator that asks for more than is left (or is refused), or spends all it got and
+-- still wants more (a search still running), joins a line. At each budget:frame() the line's
+-- navigators get their share reserved first, in line order (first come, first served, as Detour's
+-- path queue), from the head until the frame's amount runs out; the rest is handed out as navigators
+-- ask. A navigator keeps its place while it spends all it gets and wants more (a long search runs to
+-- its end near the head of the line rather than every search crawling), and leaves the line once a
+-- frame leaves it something over; one that did not ask in the last frame (not updated, closed) loses
+-- its place. So no navigator waits longer than the work of those ahead of it in line divided by the
+-- per-frame amount.
+--
+-- budget:frame() starts a frame (call it once per frame, before the navigators' updates; without it
+-- the first frame's amounts are all there is). budget:stats() -> { frames, per_frame = {kind = n},
+-- used = {kind = this frame}, max = {kind = most in one frame}, total = {kind = since new}, waiting =
+-- {kind = navigators in line} }. budget:forget(nav) drops a navigator's place and reservations
+-- (nav:close() does it).
+local util = require "octonav.util"
+
+local M = {}
+
+local Budget = util.class()
+
+local KINDS = { "expansions", "portals", "plans", "results", "checks" }
+local DEFAULTS = { expansions = 1000, portals = 2048, plans = 2, results = 4, checks = 200 }
+M.DEFAULTS = DEFAULTS
+
+local min = math.min
+
+--- octonav.navigator.budget(opts) -> budget (see the top of this file).
+function M.new(opts)
+  if opts ~= nil and type(opts) ~= "table" then error("octonav.navigator.budget: opts must be a table", 2) end
+  opts = opts or {}
+  for k in pairs(opts) do
+    if DEFAULTS[k] == nil then error("octonav.navigator.budget: unknown option '" .. tostring(k) .. "'", 2) end
+  end
+  local self = setmetatable({ frames = 0, pools = {} }, Budget)
+  for _, kind in ipairs(KINDS) do
+    local v = opts[kind]
+    if v == nil then v = DEFAULTS[kind] end
+    if not util.is_count(v, 0) then
+      error(("octonav.navigator.budget: option '%s' must be an integer >= 0"):format(kind), 2)
+    end
+    -- (plain tables, no weak keys: they hold the navigators in line only, each dropped when it leaves
+    -- the line or misses a frame; and weak tables cost the garbage collector's atomic phase)
+    self.pools[kind] = {
+      per_frame = math.floor(v), free = math.floor(v), used = 0, max = 0, total = 0,
+      line = {},     -- navigators waiting, first come first
+      inline = {},   -- navigator -> true while in line
+      reserved = {}, -- navigator in line -> the amount reserved for it this frame
+      asks = {},     -- navigator in line -> the last amount it asked for
+      seen = {},     -- navigator in line -> the frame it last asked in
+    }
+  end
+  return self
+end
+
+local function leave_line(p, who)
+  if not p.inline[who] then return end
+  p.inline[who], p.asks[who], p.seen[who] = nil, nil, nil
+  local r = p.reserved[who]
+  if r then
+    p.reserved[who] = nil
+    p.free = p.free + r
+  end
+  local line = p.line
+  for i = 1, #line do
+    if line[i] == who then
+      table.remove(line, i)
+      return
+    end
+  end
+end
+
+--- budget:frame(): a new frame: every amount full again, reserved first for the line.
+function Budget:frame()
+  local n = self.frames
+  self.frames = n + 1
+  for _, kind in ipairs(KINDS) do
+    local p = self.pools[kind]
+    p.used = 0
+    local free = p.per_frame
+    local line, reserved, asks, seen, inline = p.line, p.reserved, p.asks, p.seen, p.inline
+    local kept = 0
+    for i = 1, #line do
+      local who = line[i]
+      line[i] = nil
+      reserved[who] = nil
+      if seen[who] == n then -- asked in the frame that just ended: keeps its place
+        kept = kept + 1
+        line[kept] = who
+        local r = min(asks[who], free)
+        if r > 0 then
+          reserved[who] = r
+          free = free - r
+        end
+      else
+        inline[who], asks[who], seen[who] = nil, nil, nil
+      end
+    end
+    p.free = free
+  end
+end
+
+--- budget:take(kind, who, want) -> the amount `who` may spend now (0..want). Internal (navigator.lua).
+function Budget:take(kind, who, want)
+  local p = self.pools[kind]
+  p.last_ask = want
+  local g
+  local r = p.reserved[who]
+  if r then
+    p.reserved[who] = nil
+    g = min(want, r)
+    p.free = p.free + (r - g)
+  else
+    g = min(want, p.free)
+    p.free = p.free - g
+  end
+  if g < want and not p.inline[who] then
+    p.inline[who] = true
+    p.line[#p.line + 1] = who
+  end
+  if p.inline[who] then p.seen[who], p.asks[who] = self.frames, want end
+  p.used = p.used + g
+  p.total = p.total + g
+  if p.used > p.max then p.max = p.used end
+  return g
+end
+
+--- budget:give(kind, who, unused, more): `who` spent all but `unused` of what it took; more: it would
+-- have spent more (it keeps its place in line, or joins it at the end); otherwise it leaves the line.
+-- Internal.
+function Budget:give(kind, who, unused, more)
+  local p = self.pools[kind]
+  if unused > 0 then
+    p.free = p.free + unused
+    p.used = p.used - unused
+    p.total = p.total - unused
+  end
+  if not more then
+    leave_line(p, who)
+  elseif not p.inline[who] then -- it spent all it got and wants more: it waits in line from now
+    p.inline[who] = true
+    p.line[#p.line + 1] = who
+    p.seen[who], p.asks[who] = self.frames, p.last_ask
+  end
+end
+
+--- budget:forget(who): `who` leaves every line and gives back what was reserved for it.
+function Budget:forget(who)
+  for _, kind in ipairs(KINDS) do leave_line(self.pools[kind], who) end
+end
+
+--- budget:stats() -> { frames, per_frame, used, max, total, waiting } (see the top of this file).
+function Budget:stats()
+  local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {} }
+  for _, kind in ipairs(KINDS) do
+    local p = self.pools[kind]
+    r.per_frame[kind], r.used[kind], r.max[kind], r.total[kind], r.waiting[kind] = p.per_frame, p.used, p.max,
+      p.total, #p.line
+  end
+  return r
+end
+
+function Budget:__tostring()
+  local p = self.pools.expansions
+  return ("octonav.navigator.budget: frame %d, %d of %d expansions used, %d waiting"):format(self.frames, p.used,
+    p.per_frame, #p.line)
+end
+
+--- The budget of a navigator given none: everything it asks for (its own per-update limits).
+M.unlimited = {
+  take = function(_, _, _, want) return want end,
+  give = function() end,
+  forget = function() end,
+}
+
+--- Is v a budget made by M.new?
+function M.is_budget(v) return getmetatable(v) == Budget end
+
+return M
