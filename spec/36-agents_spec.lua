@@ -344,4 +344,166 @@ describe("agents", function()
       for _, n in ipairs(list_files(fresh)) do assert.equal(files.read(fresh .. "/" .. n), files.read(d .. "/" .. n), n) end
     end)
   end)
+
+  -- The cave world of spec/support/bakedworld.lua (two tiles of 16 along x, a wall with a window, the
+  -- hole "cave" with two doors 2 x 2 wide), baked for "small" (radius 0) and "large" (radius 0.5),
+  -- door 1 with its box (the doorway x in [4, 5], y in [5, 7], z in [7, 9]). For the large agent the
+  -- cave's wall x in [4, 5] grows to [3.5, 5.5]: the world leaf holding door 1's outside point
+  -- (3.5, 6, 8) is blocked, and so is door 2's: the doors are there but the large agent cannot use
+  -- them (validate says so for it alone); the window (y, z in [6, 10]) still lets it through.
+  describe("with holes and streaming", function()
+    local bw = dofile("spec/support/bakedworld.lua")
+    local cave
+
+    setup(function()
+      cave = files.tmpdir()
+      local cfg = bw.config(cave)
+      cfg.agents = { { name = "small", radius = 0 }, { name = "large", radius = 0.5 } }
+      cfg.holes[1].doors[1].box = { min = { 4, 5, 7 }, max = { 5, 7, 9 } }
+      assert(bw.call_bake(cfg))
+    end)
+
+    teardown(function() files.rm_rf(cave) end)
+
+    it("validates per agent: the large agent cannot reach the cave's doors", function()
+      local w <close> = assert(world_mod.load(cave))
+      local r = w:validate()
+      assert.is_false(r.ok)
+      assert.equal(2, #r.agents)
+      assert.equal("small", r.agents[1].name)
+      assert.is_true(r.agents[1].ok)
+      assert.equal("large", r.agents[2].name)
+      assert.equal(0.5, r.agents[2].radius)
+      assert.is_false(r.agents[2].ok)
+      for j, d in ipairs(r.agents[2].doors) do
+        assert.same({ j, true, true, true, false }, { d.door, d.outside_blocked, d.inside_free, d.connected, d.outside_free })
+      end
+      assert.same(r.agents[1].doors, r.doors) -- the top level is the default agent's
+      local large = w:agent("large")
+      assert.is_false(large:validate().ok)
+      assert.equal(7, select(2, w:plan({ 2, 8, 8 }, { 8, 6, 8 })))
+      assert.same({ nil, "unreachable" }, { w:plan({ 2, 8, 8 }, { 8, 6, 8 }, { agent = "large" }) })
+      assert.same({ 0, 1 }, route_tiles((w:plan({ 2, 8, 8 }, { 30, 8, 8 }, { agent = "large" }))))
+    end)
+
+    it("a door closed or opened applies to every agent's world tree and hole tree", function()
+      local w <close> = assert(world_mod.load(cave))
+      local before = {}
+      for _, a in ipairs(w:agents()) do
+        local aw = w:agent(a.name)
+        before[a.name] = { aw.tree:encode_tile(0, 0, 0), aw.holes[1].tree:encode_tile(0, 0, 0),
+          #aw.tree:obstacles() }
+        assert.equal(0, #aw.holes[1].tree:obstacles())
+      end
+      assert.equal("free", (w.tree:locate { 4.5, 6, 8 }))
+      w:agent("large"):set_door("cave", 1, false) -- from any agent's world
+      for _, a in ipairs(w:agents()) do
+        local aw = w:agent(a.name)
+        assert.is_false(aw.holes[1].doors[1].open, a.name)
+        assert.equal(before[a.name][3] + 1, #aw.tree:obstacles(), a.name)
+        assert.equal(1, #aw.holes[1].tree:obstacles(), a.name)
+        assert.equal("blocked", (aw.tree:locate { 4.5, 6, 8 }), a.name)
+        assert.equal(1, aw.door_revision, a.name)
+      end
+      w:set_door("cave", 1, true)
+      for _, a in ipairs(w:agents()) do
+        local aw = w:agent(a.name)
+        assert.is_true(aw.holes[1].doors[1].open)
+        assert.equal(before[a.name][1], aw.tree:encode_tile(0, 0, 0), a.name)
+        assert.equal(before[a.name][2], aw.holes[1].tree:encode_tile(0, 0, 0), a.name)
+        assert.equal(before[a.name][3], #aw.tree:obstacles(), a.name)
+      end
+      -- door_box too
+      w:door_box("cave", 2, { min = { 11, 5, 7 }, max = { 12, 7, 9 } })
+      assert.same({ min = { 11, 5, 7 }, max = { 12, 7, 9 } }, w:agent("large").holes[1].doors[2].box)
+    end)
+
+    it("one streamer loads and unloads a tile's files for every agent together", function()
+      local streamer = require "octonav.streamer"
+      local s <close> = assert(streamer.new(cave, { load_padding = 1, unload_padding = 2, workers = 0 }))
+      local w = s.world
+      assert.same({ { name = "small", radius = 0 }, { name = "large", radius = 0.5 } }, w:agents())
+      local small, large = w:agent("small"), w:agent("large")
+      local function states(p) return { (small.tree:locate(p)), (large.tree:locate(p)) } end
+      local id = s:add_agent { 2, 8, 8 }
+      local ch = s:update(true)
+      assert.same({ { 0, 0, 0 } }, ch.loaded)
+      assert.same({ "free", "free" }, states { 2, 8, 8 })
+      assert.same({ "unloaded", "unloaded" }, states { 20, 8, 8 })
+      assert.is_true(s:is_loaded(0))
+      assert.equal("loaded", s:state(0))
+      assert.equal("unloaded", s:state(1))
+      assert.is_true(small.graph:has_tile(0, 0, 0) and large.graph:has_tile(0, 0, 0))
+      local st = s:stats()
+      assert.equal(2, #st.per_agent)
+      for n, aw in ipairs { small, large } do
+        local e = st.per_agent[n]
+        assert.equal(aw.agent_name, e.name)
+        assert.equal(aw.radius, e.radius)
+        assert.equal(1, e.loaded)
+        assert.equal(aw.tree:stats().bytes, e.tree_bytes)
+        assert.equal(aw:graph_bytes(), e.graph_bytes)
+        assert.is_true(e.graph_bytes > 0)
+      end
+      assert.equal(st.per_agent[1].tree_bytes + st.per_agent[2].tree_bytes, st.tree_bytes)
+      -- across to tile 1: tile 0 leaves both trees as tile 1 enters both
+      s:move_agent(id, { 30, 8, 8 })
+      ch = s:update(true)
+      assert.same({ { 1, 0, 0 } }, ch.loaded)
+      assert.same({ { 0, 0, 0 } }, ch.unloaded)
+      assert.same({ "unloaded", "unloaded" }, states { 2, 8, 8 })
+      assert.same({ "free", "free" }, states { 30, 8, 8 })
+      assert.is_false(small.graph:has_tile(0, 0, 0) or large.graph:has_tile(0, 0, 0))
+      -- locks and pins reach every agent's tiles
+      s:force_load(0)
+      ch = s:update(true)
+      assert.same({ { 0, 0, 0 } }, ch.loaded)
+      assert.same({ "free", "free" }, states { 2, 8, 8 })
+      s:force_unload(0)
+      assert.same({ "unloaded", "unloaded" }, states { 2, 8, 8 })
+      assert.same({ { 0, 0, 0 } }, s:update(true).unloaded)
+      -- the cave: every agent's tree of it comes in the same update
+      s:move_agent(id, { 8, 6, 8 })
+      ch = s:update(true)
+      assert.same({ "cave" }, ch.holes_loaded)
+      assert.is_not_nil(small.holes[1].tree)
+      assert.is_not_nil(large.holes[1].tree)
+      assert.equal(0.5, large.holes[1].tree:params().radius)
+      assert.equal(0, small.holes[1].tree:params().radius)
+      -- a door closed while streaming: both trees, listed once
+      w:set_door("cave", 1, false)
+      assert.equal(1, #small.holes[1].tree:obstacles())
+      assert.equal(1, #large.holes[1].tree:obstacles())
+      assert.same({ { hole = "cave", door = 1, open = false } }, s:update(true).doors)
+      s:move_agent(id, { 30, 8, 8 })
+      ch = s:update(true)
+      assert.same({ "cave" }, ch.holes_unloaded)
+      assert.is_nil(small.holes[1].tree)
+      assert.is_nil(large.holes[1].tree)
+    end)
+
+    it("a navigator for the large agent walks through the window with the streamer", function()
+      local streamer = require "octonav.streamer"
+      local s <close> = assert(streamer.new(cave, { load_padding = 2, unload_padding = 6, workers = 0 }))
+      local nav = octonav.navigator.new(s.world, { agent = "large", streamer = s })
+      assert.equal(s.world:agent("large"), nav.world)
+      nav:go { 30, 8, 8 }
+      local pos, status, wp = { 2, 8, 8 }, nil, nil
+      local large = s.world:agent("large")
+      for _ = 1, 3000 do
+        s:update(true)
+        status, wp = nav:update(pos)
+        if status == "arrived" or status == "failed" then break end
+        if status == "moving" then
+          local d = dist(pos, wp)
+          local t = d > 0 and math.min(1, 0.5 / d) or 0
+          local np = { pos[1] + (wp[1] - pos[1]) * t, pos[2] + (wp[2] - pos[2]) * t, pos[3] + (wp[3] - pos[3]) * t }
+          assert.is_true(large.tree:visible(pos, np), "a step the large agent's tree does not allow")
+          pos = np
+        end
+      end
+      assert.equal("arrived", status, tostring(wp))
+      nav:close()
+    end)
+  end)
 end)

@@ -57,8 +57,19 @@
 -- tiles it loaded (world:reapply_doors: one remove_obstacle + add_obstacle per closed door over a
 -- loaded tile, which rebuilds the door's other loaded tiles too) and in a hole tree it installs.
 --
+-- World agents (several radii from one bake, docs/world.md "Agents"): the streamer streams every agent
+-- of the world's group (world.group) together. Each agent's tree gets a C streamer of its own (its
+-- workers read that agent's files), given the same streamer agents, locks, pins and retries, so all
+-- decide the same loads. A tile is loaded for the streamer when every agent's tree has it: s:is_loaded
+-- and `changes.loaded` / `unloaded` say so for the unit (s:state: "failed" if any agent's failed,
+-- else "loaded" if all, else "queued" if any is, else "unloaded"; s:agent_state(agent_world, tile)
+-- one agent's); each agent's tile graphs, closed doors and holes' insides follow its own tree's loads,
+-- and each tree keeps its own salts. A hole is installed when every agent's tree of it has been read
+-- (in one update), and unloaded for all at once. `failed` entries carry `agent` (its name) when there
+-- are several.
+--
 -- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded,
--- decode_seconds, tree_bytes) plus holes_loaded, holes_locked, paths.
+-- decode_seconds, tree_bytes) plus holes_loaded, holes_locked, paths, per_agent (see Streamer:stats).
 local core = require "octonav.core"
 local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"
@@ -71,6 +82,9 @@ local Streamer = util.class()
 M.Streamer = Streamer
 
 local type = type
+
+-- The worlds of a world's agents (octonav.world_agents: the group; the world alone when it has none).
+local function agent_worlds(world) return world.group or { world } end
 
 --- octonav.streamer.new(world_or_pack_dir, opts) -> streamer | nil, err (see the top of this file).
 function M.new(src, opts)
@@ -86,26 +100,41 @@ function M.new(src, opts)
   else
     error("octonav.streamer.new: a world (octonav.world.load) or a pack directory expected, got " .. type(src), 2)
   end
-  local ok, cs = pcall(core.streamer.new, world.tree, world.dir, opts)
-  if not ok then
-    if own then world:close() end
-    error(cs, 2)
+  -- one C streamer per agent (its tree, its files), all given the same agents, locks and pins, so
+  -- they decide the same loads; the tiles' unit state is theirs together (see "Agents" above)
+  local group, cores = agent_worlds(world), {}
+  for n, aw in ipairs(group) do
+    local ok, cs = pcall(core.streamer.new, aw.tree, aw.dir, opts)
+    if not ok then
+      for _, c in ipairs(cores) do c:close() end
+      if own then world:close() end
+      error(cs, 2)
+    end
+    cores[n] = cs
   end
   local holes = {}
   for i, h in ipairs(world.holes) do
     holes[i] = { locks = 0, forced = false, state = h.tree and "loaded" or "unloaded" }
   end
   local self = setmetatable({
-    world = world, core = cs, own = own,
+    world = world, core = cores[1], own = own,
+    group = group,        -- the agents' worlds (world.group, or the world alone)
+    cores = cores,        -- their C streamers, in the same order
+    ids = {},             -- streamer agent id (cores[1]'s) -> { the id in each core }
+    unit = {},            -- tile index -> true while every agent's tree has the tile loaded
+    pending = {},         -- hole index -> { [agent n] = tree read } until every agent's has come
     agents = {},          -- id -> position (a copy), for the holes' rule
     holes = holes,        -- per hole: locks, forced, state
     paths = {},           -- agent id -> { path = p, reported = bool }
-    dropped = {},         -- tiles force_unload unloaded at once, listed by the next update
+    dropped = {},         -- per agent n: tiles force_unload unloaded at once, listed by the next update
     dropped_holes = {},   -- the same for holes
     closed = false,
   }, Streamer)
-  world.streamer = self -- the world's rebake and planner ask it what is loaded
-  world.door_log = {}   -- world:set_door appends its changes: listed by the next update (changes.doors)
+  for n, aw in ipairs(group) do
+    aw.streamer = self  -- the world's rebake and planner ask it what is loaded
+    self.dropped[n] = {}
+  end
+  group[1].door_log = {} -- world:set_door appends its changes: listed by the next update (changes.doors)
   return self
 end
 
@@ -140,6 +169,9 @@ end
 function Streamer:add_agent(p)
   check_open(self, "add_agent")
   local id = self.core:add_agent(p)
+  local ids = { id }
+  for n = 2, #self.cores do ids[n] = self.cores[n]:add_agent(p) end
+  self.ids[id] = ids
   self.agents[id] = { p[1], p[2], p[3] }
   return id
 end
@@ -147,6 +179,8 @@ end
 function Streamer:move_agent(id, p)
   check_open(self, "move_agent")
   self.core:move_agent(id, p)
+  local ids = self.ids[id]
+  for n = 2, #self.cores do self.cores[n]:move_agent(ids[n], p) end
   local a = self.agents[id]
   a[1], a[2], a[3] = p[1], p[2], p[3]
 end
@@ -154,6 +188,9 @@ end
 function Streamer:remove_agent(id)
   check_open(self, "remove_agent")
   self.core:remove_agent(id)
+  local ids = self.ids[id]
+  for n = 2, #self.cores do self.cores[n]:remove_agent(ids[n]) end
+  self.ids[id] = nil
   self.agents[id] = nil
   self.paths[id] = nil
 end
@@ -168,35 +205,50 @@ end
 
 function Streamer:lock(tile)
   check_open(self, "lock")
-  self.core:lock(tile_arg(self, tile, "lock"))
+  local t = tile_arg(self, tile, "lock")
+  for _, c in ipairs(self.cores) do c:lock(t) end
 end
 
 function Streamer:unlock(tile)
   check_open(self, "unlock")
-  self.core:unlock(tile_arg(self, tile, "unlock"))
+  local t = tile_arg(self, tile, "unlock")
+  for _, c in ipairs(self.cores) do c:unlock(t) end
 end
 
 function Streamer:force_load(tile)
   check_open(self, "force_load")
-  self.core:force_load(tile_arg(self, tile, "force_load"))
+  local t = tile_arg(self, tile, "force_load")
+  for _, c in ipairs(self.cores) do c:force_load(t) end
 end
 
 function Streamer:force_unload(tile)
   check_open(self, "force_unload")
   local t = tile_arg(self, tile, "force_unload")
-  local was = self.core:is_loaded(t)
-  self.core:force_unload(t)
-  if was and not self.core:is_loaded(t) then self.dropped[#self.dropped + 1] = { t[1], t[2], t[3] } end
+  for n, c in ipairs(self.cores) do
+    local was = c:is_loaded(t)
+    c:force_unload(t)
+    if was and not c:is_loaded(t) then table.insert(self.dropped[n], { t[1], t[2], t[3] }) end
+  end
 end
 
 function Streamer:retry(tile)
   check_open(self, "retry")
-  self.core:retry(tile_arg(self, tile, "retry"))
+  local t = tile_arg(self, tile, "retry")
+  for _, c in ipairs(self.cores) do c:retry(t) end
 end
 
+-- Is tile t ({i,j,k}) loaded in every agent's tree?
+local function all_loaded(self, t)
+  for _, c in ipairs(self.cores) do
+    if not c:is_loaded(t) then return false end
+  end
+  return true
+end
+
+--- s:is_loaded(tile): the tile is loaded for every agent (a tile loads and unloads as a unit).
 function Streamer:is_loaded(tile)
   check_open(self, "is_loaded")
-  return self.core:is_loaded(tile_arg(self, tile, "is_loaded"))
+  return all_loaded(self, tile_arg(self, tile, "is_loaded"))
 end
 
 --- s:waiting() -> { { tile = {i,j,k}, reason = "max_loaded" }, ... }: the tiles the load rule wants
@@ -206,16 +258,43 @@ function Streamer:waiting()
   return self.core:waiting()
 end
 
+--- s:agent_state(agent_world, tile) -> the state of tile in that agent's tree (its own C streamer's;
+-- s:state is the unit's over every agent). world:rebake asks it.
+function Streamer:agent_state(aw, tile)
+  check_open(self, "agent_state")
+  local t = tile_arg(self, tile, "agent_state")
+  for n, w in ipairs(self.group) do
+    if w == aw then return self.cores[n]:state(t) end
+  end
+  error("streamer:agent_state: the world is not one of this streamer's agents", 2)
+end
+
+-- The unit state of a tile over the agents: "failed" if any agent's failed, else "loaded" if every
+-- agent's is, else "queued" if any is queued, else "unloaded".
+local STATE_RANK = { failed = 4, queued = 3, unloaded = 2, loaded = 1 }
+
 function Streamer:state(tile)
   check_open(self, "state")
-  return self.core:state(tile_arg(self, tile, "state"))
+  local t = tile_arg(self, tile, "state")
+  local st = self.core:state(t)
+  for n = 2, #self.cores do
+    local o = self.cores[n]:state(t)
+    if STATE_RANK[o] > STATE_RANK[st] then st = o end
+  end
+  return st
 end
 
 -- ---- holes -----------------------------------------------------------------------------------------
 
-local function unload_hole(h, hs)
-  if h.tree then h.tree:close() end
-  h.tree = nil
+-- Closes hole i's trees (every agent's) and any read for it still pending.
+local function unload_hole(self, i, hs)
+  for _, aw in ipairs(self.group) do
+    local h = aw.holes[i]
+    if h and h.tree then h.tree:close() end
+    if h then h.tree = nil end
+  end
+  for _, tree in pairs(self.pending[i] or {}) do tree:close() end
+  self.pending[i] = nil
   hs.state = "unloaded"
 end
 
@@ -240,10 +319,10 @@ end
 
 function Streamer:force_unload_hole(hole)
   check_open(self, "force_unload_hole")
-  local _, h, hs = hole_arg(self, hole, "force_unload_hole")
+  local i, h, hs = hole_arg(self, hole, "force_unload_hole")
   hs.forced = false
   if hs.state == "loaded" and hs.locks == 0 then
-    unload_hole(h, hs)
+    unload_hole(self, i, hs)
     self.dropped_holes[#self.dropped_holes + 1] = h.name
   end
 end
@@ -295,44 +374,63 @@ local function queue_holes(self, changes)
     end
     local needed = hole_needed(self, h, hs)
     if needed and hs.state == "unloaded" then
-      self.core:load_tree(i, world:hole_path(i))
+      for n, c in ipairs(self.cores) do c:load_tree(i, self.group[n]:hole_path(i)) end
       hs.state = "queued"
     elseif not needed and hs.state == "loaded" then
-      unload_hole(h, hs)
+      unload_hole(self, i, hs)
       changes.holes_unloaded[#changes.holes_unloaded + 1] = h.name
     end
   end
 end
 
--- Hole trees the workers read: installed when still wanted (checked against the manifest), closed
--- otherwise; failures are holes_failed entries (not retried until s:retry_hole).
-local function install_holes(self, ev, changes)
-  local world = self.world
-  for _, r in ipairs(ev.trees) do
-    local h, hs = world.holes[r.id], self.holes[r.id]
-    if not (h and hs and hs.state == "queued") then
-      r.tree:close()
-    elseif not hole_needed(self, h, hs) then
-      r.tree:close()
-      hs.state = "unloaded"
-    else
-      local tree, err = world:check_hole_tree(r.id, r.tree)
-      if tree then
-        h.tree = tree
-        hs.state = "loaded"
-        world:reapply_hole_doors(r.id) -- its closed doors' boxes blocked in the new tree
-        changes.holes_loaded[#changes.holes_loaded + 1] = h.name
+-- Hole trees the workers read (evs: each agent's C streamer's events): a hole is installed when
+-- every agent's tree of it has come and it is still wanted (each checked against the manifest),
+-- closed otherwise; failures (any agent's) are holes_failed entries (not retried until s:retry_hole).
+local function install_holes(self, evs, changes)
+  local world, group = self.world, self.group
+  local function fail(i, h, hs, reason)
+    for _, tree in pairs(self.pending[i] or {}) do tree:close() end
+    self.pending[i] = nil
+    hs.state = "failed"
+    changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = reason }
+  end
+  for n, ev in ipairs(evs) do
+    for _, r in ipairs(ev.trees) do
+      local h, hs = world.holes[r.id], self.holes[r.id]
+      if not (h and hs and hs.state == "queued") then
+        r.tree:close()
+      elseif not hole_needed(self, h, hs) then
+        r.tree:close()
+        unload_hole(self, r.id, hs)
       else
-        hs.state = "failed"
-        changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = tostring(err) }
+        local tree, err = group[n]:check_hole_tree(r.id, r.tree)
+        if tree then
+          local p = self.pending[r.id] or {}
+          self.pending[r.id] = p
+          if p[n] then p[n]:close() end
+          p[n] = tree
+        else
+          fail(r.id, h, hs, tostring(err))
+        end
       end
     end
+    for _, r in ipairs(ev.trees_failed) do
+      local h, hs = world.holes[r.id], self.holes[r.id]
+      if h and hs and hs.state == "queued" then fail(r.id, h, hs, r.reason) end
+    end
   end
-  for _, r in ipairs(ev.trees_failed) do
-    local h, hs = world.holes[r.id], self.holes[r.id]
-    if h and hs and hs.state == "queued" then
-      hs.state = "failed"
-      changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = r.reason }
+  for i, p in pairs(self.pending) do
+    local complete = true
+    for n = 1, #group do complete = complete and p[n] ~= nil end
+    local hs = self.holes[i]
+    if complete and hs and hs.state == "queued" then
+      self.pending[i] = nil
+      for n, aw in ipairs(group) do
+        aw.holes[i].tree = p[n]
+        aw:reapply_hole_doors(i) -- its closed doors' boxes blocked in the new tree
+      end
+      hs.state = "loaded"
+      changes.holes_loaded[#changes.holes_loaded + 1] = world.holes[i].name
     end
   end
 end
@@ -364,36 +462,74 @@ end
 
 -- Tile graphs follow their tiles when the world streams them (world.graphs_stream: loaded with
 -- { tiles = false }): a loaded tile's graph file is read and added to the world graph, an unloaded
--- tile's graph removed. A graph file that cannot be read is a `failed` entry for its tile (the tile
--- stays loaded: queries work there, routes through it answer loading).
-local function sync_graphs(self, changes)
-  local world = self.world
-  if not world.graphs_stream then return end
-  local grid = world.grid
-  for _, t in ipairs(changes.unloaded) do world:remove_graph(tilegrid.index(grid, t[1], t[2], t[3])) end
-  for _, t in ipairs(changes.loaded) do
-    local ok, err = world:add_graph(tilegrid.index(grid, t[1], t[2], t[3]))
-    if not ok then changes.failed[#changes.failed + 1] = { t, err, tile = t, reason = err } end
+-- tile's graph removed (for agent world aw: its tiles in `loaded` and `unloaded`). A graph file that
+-- cannot be read is a `failed` entry for its tile (the tile stays loaded: queries work there, routes
+-- through it answer loading).
+local function sync_graphs(aw, loaded, unloaded, failed)
+  if not aw.graphs_stream then return end
+  local grid = aw.grid
+  for _, t in ipairs(unloaded) do aw:remove_graph(tilegrid.index(grid, t[1], t[2], t[3])) end
+  for _, t in ipairs(loaded) do
+    local ok, err = aw:add_graph(tilegrid.index(grid, t[1], t[2], t[3]))
+    if not ok then failed[#failed + 1] = { t, err, tile = t, reason = err } end
   end
 end
 
--- Tiles world:rebake rewrote while they were queued (world.reread): a worker may have read the old
+-- Tiles world:rebake rewrote while they were queued (aw.reread): a worker may have read the old
 -- file, so once loaded each is decoded again from its file here (a failure is a `failed` entry).
-local function reread(self, changes)
-  local world = self.world
-  if not world.reread or #changes.loaded == 0 then return end
-  local grid = world.grid
-  for _, t in ipairs(changes.loaded) do
+local function reread(aw, loaded, failed)
+  if not aw.reread or #loaded == 0 then return end
+  local grid = aw.grid
+  for _, t in ipairs(loaded) do
     local ti = tilegrid.index(grid, t[1], t[2], t[3])
-    if world.reread[ti] then
-      world.reread[ti] = nil
-      local blob, err = pack.read_tile(world.dir, t[1], t[2], t[3])
+    if aw.reread[ti] then
+      aw.reread[ti] = nil
+      local blob, err = pack.read_tile(aw.dir, t[1], t[2], t[3])
       local ok = blob ~= nil
-      if ok then ok, err = world.tree:decode_tile(t[1], t[2], t[3], blob) end
-      if not ok then changes.failed[#changes.failed + 1] = { t, tostring(err), tile = t, reason = tostring(err) } end
+      if ok then ok, err = aw.tree:decode_tile(t[1], t[2], t[3], blob) end
+      if not ok then failed[#failed + 1] = { t, tostring(err), tile = t, reason = tostring(err) } end
     end
   end
-  if next(world.reread) == nil then world.reread = nil end
+  if next(aw.reread) == nil then aw.reread = nil end
+end
+
+-- One agent's side of an update: its tiles' graphs, rereads, and closed doors and holes' insides
+-- blocked again over the tiles its tree just loaded. Appends failures to `failed`.
+local function agent_update(aw, loaded, unloaded, failed)
+  reread(aw, loaded, failed)
+  sync_graphs(aw, loaded, unloaded, failed)
+  if #loaded > 0 then -- closed doors over the tiles just loaded are blocked again there
+    local grid, idx = aw.grid, {}
+    for n, t in ipairs(loaded) do idx[n] = tilegrid.index(grid, t[1], t[2], t[3]) end
+    aw:reapply_doors(idx)
+    aw:reapply_hole_insides(idx) -- the holes' insides blocked there (docs/world.md)
+  end
+end
+
+-- Several agents: the tiles that became loaded for every agent (in some agent's `loaded` list this
+-- update) and those no longer loaded for every agent that were (in some `unloaded` list, which holds
+-- the tiles force_unload dropped too).
+local function unit_changes(self, evs)
+  local grid, loaded, unloaded, seen = self.world.grid, {}, {}, {}
+  local function visit(list, into, now)
+    for _, t in ipairs(list) do
+      local ti = tilegrid.index(grid, t[1], t[2], t[3])
+      if not seen[ti] then
+        seen[ti] = true
+        local all = all_loaded(self, t)
+        if now and all and not self.unit[ti] then
+          self.unit[ti] = true
+          into[#into + 1] = t
+        elseif not all and self.unit[ti] then
+          self.unit[ti] = nil
+          unloaded[#unloaded + 1] = t
+        end
+      end
+    end
+  end
+  for _, ev in ipairs(evs) do visit(ev.unloaded, unloaded, false) end
+  for _, ev in ipairs(evs) do visit(ev.loaded, loaded, true) end
+  return loaded, unloaded
 end
 
 --- s:update([wait]) -> changes (see the top of this file). wait: block until every queued tile is
@@ -404,24 +540,33 @@ function Streamer:update(wait)
   for _, name in ipairs(self.dropped_holes) do changes.holes_unloaded[#changes.holes_unloaded + 1] = name end
   self.dropped_holes = {}
   queue_holes(self, changes)
-  local ev = self.core:update(wait)
-  changes.loaded, changes.unloaded, changes.failed = ev.loaded, ev.unloaded, {}
-  install_holes(self, ev, changes)
-  for _, t in ipairs(self.dropped) do table.insert(changes.unloaded, 1, t) end
+  local evs = {}
+  for n, c in ipairs(self.cores) do evs[n] = c:update(wait) end
+  install_holes(self, evs, changes)
+  local dropped = self.dropped
   self.dropped = {}
-  reread(self, changes)
-  sync_graphs(self, changes)
-  if #changes.loaded > 0 then -- closed doors over the tiles just loaded are blocked again there
-    local grid, idx = self.world.grid, {}
-    for n, t in ipairs(changes.loaded) do idx[n] = tilegrid.index(grid, t[1], t[2], t[3]) end
-    self.world:reapply_doors(idx)
-    self.world:reapply_hole_insides(idx) -- the holes' insides blocked there (docs/world.md)
+  local failed = {}
+  for n, aw in ipairs(self.group) do
+    self.dropped[n] = {}
+    local unloaded = evs[n].unloaded
+    for _, t in ipairs(dropped[n]) do table.insert(unloaded, 1, t) end
+    local f = {}
+    agent_update(aw, evs[n].loaded, unloaded, f)
+    for _, x in ipairs(evs[n].failed) do f[#f + 1] = { x.tile, x.reason, tile = x.tile, reason = x.reason } end
+    for _, x in ipairs(f) do
+      if #self.group > 1 then x.agent = aw.agent_name end
+      failed[#failed + 1] = x
+    end
   end
-  changes.doors = self.world.door_log or {}
-  self.world.door_log = {}
-  for _, f in ipairs(ev.failed) do
-    changes.failed[#changes.failed + 1] = { f.tile, f.reason, tile = f.tile, reason = f.reason }
+  if #self.cores == 1 then
+    changes.loaded, changes.unloaded = evs[1].loaded, evs[1].unloaded
+  else
+    changes.loaded, changes.unloaded = unit_changes(self, evs)
   end
+  changes.failed = failed
+  local log_world = self.group[1]
+  changes.doors = log_world.door_log or {}
+  log_world.door_log = {}
   local ids = {}
   for id, r in pairs(self.paths) do
     if not r.reported and not r.path:is_valid() then
@@ -434,6 +579,10 @@ function Streamer:update(wait)
   return changes
 end
 
+--- s:stats() -> the C streamer's stats (of the default agent's tree; decoded, decode_seconds and
+-- tree_bytes summed over the world's agents) plus holes_loaded, holes_locked, paths and per_agent =
+-- { { name, radius, loaded, queued, failed, decoded, tree_bytes, graph_bytes, hole_bytes }, ... }
+-- (memory per world agent: its tree, its world graph, its loaded holes' trees).
 function Streamer:stats()
   check_open(self, "stats")
   local st = self.core:stats()
@@ -444,6 +593,21 @@ function Streamer:stats()
   end
   for _ in pairs(self.paths) do np = np + 1 end
   st.holes_loaded, st.holes_locked, st.paths = hl, hk, np
+  st.per_agent = {} -- (st.agents is the C streamer's count of streamer agents)
+  for n, aw in ipairs(self.group) do
+    local cs = n == 1 and st or self.cores[n]:stats()
+    local hb = 0
+    for _, h in ipairs(aw.holes) do
+      if h.tree then hb = hb + h.tree:stats().bytes end
+    end
+    st.per_agent[n] = { name = aw.agent_name, radius = aw.radius, loaded = cs.loaded, queued = cs.queued,
+      failed = cs.failed, decoded = cs.decoded, tree_bytes = cs.tree_bytes, graph_bytes = aw:graph_bytes(),
+      hole_bytes = hb }
+    if n > 1 then
+      st.decoded, st.decode_seconds = st.decoded + cs.decoded, st.decode_seconds + cs.decode_seconds
+      st.tree_bytes = st.tree_bytes + cs.tree_bytes
+    end
+  end
   return st
 end
 
@@ -452,11 +616,17 @@ end
 function Streamer:close()
   if self.closed then return end
   self.closed = true
-  self.core:close()
-  if self.world.streamer == self then
-    self.world.streamer = nil
-    self.world.door_log = nil
+  for _, c in ipairs(self.cores) do c:close() end
+  for n, aw in ipairs(self.group) do
+    if aw.streamer == self then
+      aw.streamer = nil
+      if n == 1 then aw.door_log = nil end
+    end
   end
+  for _, p in pairs(self.pending) do
+    for _, tree in pairs(p) do tree:close() end
+  end
+  self.pending = {}
   if self.own then self.world:close() end
 end
 

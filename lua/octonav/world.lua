@@ -771,7 +771,7 @@ function reload_rebaked(self, s)
     local i, j, k = tilegrid.coords(self.grid, t)
     local loaded = self.with_tiles
     if self.streamer then
-      local st = self.streamer:state(t)
+      local st = self.streamer:agent_state(self, t) -- this agent's tree's own state
       loaded = st == "loaded"
       -- a worker may have read the old file: the streamer's update decodes the new one once it is in
       if st == "queued" then
