@@ -340,6 +340,58 @@ describe("octonav.navigator", function()
     assert.is_true(navigator.new(w2).replan) -- the default
   end)
 
+  it("an agent stopped on the face of a blocked leaf starts from there (nudged off the face)", function()
+    -- the post of tile 1 blocks the leaves x in [18, 19), y in [3, 16), z in [0, 5): a point on its -x
+    -- face (x = 18) reads blocked (a face belongs to the leaf on its + side), and so the C query says;
+    -- the navigator starts the search NUDGE leaves off the face, on the free side, and walks from there
+    local q = octonav.query.new(w2.tree)
+    local face, within, edge = { 18, 8, 2.5 }, { 18 + 0.5 * navigator.FACE_EPS, 8, 2.5 }, { 18, 3, 2.5 }
+    for _, p in ipairs { face, within, edge } do
+      assert.equal("blocked", (w2.tree:locate(p)))
+      local _, info = q:find(p, t0)
+      assert.equal("start_blocked", info.reason)
+      local nav = navigator.new(w2)
+      local r = run(w2, p, t0, { nav = nav })
+      assert.equal("arrived", r.status, tostring(r.second))
+      -- the first waypoint is in sight from the nudged start, NUDGE leaves from the face on the -x side
+      -- (for the edge too: one axis is enough there), and every later step is in sight on the tree
+      local s = { 18 - navigator.NUDGE, p[2], p[3] }
+      assert.equal("free", (w2.tree:locate(s)))
+      assert.is_true(w2.tree:visible(s, r.legs[1].to))
+      for i = 2, #r.walked do
+        local seg = r.walked[i]
+        assert.is_true(seg.tree:visible(seg.from, seg.to), "walked segment " .. i)
+      end
+    end
+    q:close()
+    -- inside the blocked leaf, off its faces: the search still fails start_blocked
+    local r = run(w2, { 18.5, 8, 2.5 }, t0)
+    assert.same({ "failed", "start_blocked" }, { r.status, r.second })
+  end)
+
+  it("a replan due while the agent crosses a door waits until it is through", function()
+    -- into the cave through its west door; on the door leg (inside the doorway, where neither tree
+    -- holds the agent) a box dropped into the cave makes the hole step's path stale: the navigator
+    -- crosses first and plans again from the door's inside point
+    local w = make_world { obstacles = true }
+    local nav = navigator.new(w)
+    local crossing, dropped, replanned_at = false, false, nil
+    local r = run(w, t0, cave, { nav = nav, speed = 0.25, on_frame = function(_, _, _, pos, n)
+      local leg = n.legs and n.legs[n.leg_i]
+      if leg and leg.kind == "door" and not dropped and pos[1] > 4.1 then
+        crossing = true
+        assert.equal("blocked", (w.tree:locate(pos))) -- in the doorway: the world tree blocks the cave
+        w.holes[1].tree:add_box({ 8.5, 3, 5 }, { 9, 9, 7.5 })
+        dropped = true
+      end
+      if dropped and not replanned_at and n:stats().replans == 1 then replanned_at = { pos[1], pos[2], pos[3] } end
+    end })
+    assert.is_true(crossing)
+    assert.equal("arrived", r.status, tostring(r.second))
+    assert.equal(1, nav:stats().replans)
+    assert.same({ 5.5, 6, 8 }, replanned_at) -- the door's inside point
+  end)
+
   it("arrived stays arrived until the next go", function()
     local r = expect_arrival(w2, t0, { 12, 12, 15 })
     assert.same({ "arrived", { 12, 12, 15 } }, { r.nav:update(r.pos) })

@@ -51,6 +51,9 @@
 -- end point in a tile not loaded, with info.tile) does the same, and with a streamer locks that tile
 -- and starts the search again once it is in); "graph_changed" (a tile graph
 -- came or went meanwhile) plans again.
+-- A start on a face of a blocked leaf (it reads blocked) is moved NUDGE leaves off the face to the
+-- free side first (free_start below). A replan that falls due while the agent crosses a door (on a
+-- door leg) waits until it is through, then plans from the door point on the other side.
 -- Once walking, when the graph of a tile the route crosses is replaced (world.graph_ids changes: a
 -- rebake; a graph unloaded, or reloaded from the same file, is no change) the navigator plans again
 -- from where it is (counted in stats().replans, like a stale path). So does a navigator whose route
@@ -224,7 +227,7 @@ local function reset(self)
   give_planner(self) -- a plan dropped half way
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
   self.step_paths, self.step_end = {}, {}
-  self.search, self.from0 = nil, nil
+  self.search, self.from0, self.pending_replan = nil, nil, nil
 end
 
 --- nav:go(goal): a new goal (world point). Planning starts with the next update.
@@ -341,6 +344,49 @@ local function start_candidate(self, s)
   self.total_searches = self.total_searches + 1
 end
 
+-- A start on the face of a blocked leaf (an agent that stopped on a waypoint of a path pulled taut
+-- against an obstacle, or beside a door closed since): the tree's locate reads a point on a leaf face
+-- as the leaf on its + side, so such a start reads blocked although the agent stands on free space's
+-- boundary. Within FACE_EPS leaves of a leaf face (on each axis), the start is nudged NUDGE leaves off
+-- that face to the side that is free (one axis first, then two, then three; the nearest free one), so
+-- the search starts from where the agent stands, to within NUDGE leaves. A point that is not on a
+-- face, or whose every side is blocked, is returned as it is (the search then says start_blocked).
+local FACE_EPS, NUDGE = 1e-6, 1e-5
+M.FACE_EPS, M.NUDGE = FACE_EPS, NUDGE
+
+local function free_start(tree, p)
+  if tree:locate(p) ~= "blocked" then return p end
+  local pr = tree:params()
+  local scale, o = pr.scale, pr.origin
+  local sides = {} -- per axis: the nudged coordinates to try (none when not on a face)
+  local on_face = false
+  for k = 1, 3 do
+    local n = (p[k] - o[k]) / scale
+    local r = floor(n + 0.5)
+    if math.abs(n - r) <= FACE_EPS then
+      sides[k] = { o[k] + (r - NUDGE) * scale, o[k] + (r + NUDGE) * scale }
+      on_face = true
+    else
+      sides[k] = {}
+    end
+  end
+  if not on_face then return p end
+  local best, best_d
+  -- every combination of nudged axes (each axis: as it is, or one of its two sides)
+  for a = 0, #sides[1] do
+    for b = 0, #sides[2] do
+      for c = 0, #sides[3] do
+        if a + b + c > 0 then
+          local q = { a > 0 and sides[1][a] or p[1], b > 0 and sides[2][b] or p[2], c > 0 and sides[3][c] or p[3] }
+          local d = dist(p, q)
+          if (not best_d or d < best_d) and tree:locate(q) == "free" then best, best_d = q, d end
+        end
+      end
+    end
+  end
+  return best or p
+end
+
 -- The search of step k: its start point, its exit candidates, the point after it.
 local function new_search(self, k)
   local route = self.cells
@@ -348,7 +394,7 @@ local function new_search(self, k)
   local tree = tree_of(self, step)
   local from
   if k == 1 then
-    from = self.from0
+    from = free_start(tree, self.from0) -- where the agent stands (see free_start)
   elseif step.kind == "tile" and route[k - 1].kind == "tile" then
     from = self.exits[k - 1].inside
   else
@@ -726,8 +772,14 @@ local function plan_route(self, position)
       return "planning"
     end
     B:give("plans", self, 0, false)
-    self.job = planner.start_named("navigator:update", world, position, self.goal, take_planner(self))
-    self.from0 = copy(position)
+    -- a start on a blocked leaf's face, outside the holes: off it (free_start; the planner's local
+    -- search takes a face point, but not one a hair inside the leaf)
+    local from = position
+    if world.tree:locate(position) == "blocked" and world:in_hole(position) == nil then
+      from = free_start(world.tree, position)
+    end
+    self.from0 = copy(from)
+    self.job = planner.start_named("navigator:update", world, self.from0, self.goal, take_planner(self))
     self.plan_revision = world.graph_revision
     self.plan_spent = 0
   end
@@ -844,15 +896,24 @@ function Nav:update(position, budget)
   if state == "failed" then return "failed", self.reason end
   if state == "arrived" then return "arrived", self.goal end
   local by_door = self.cells and door_changed(self)
-  if by_door or (self.replan and self.cells and (stale_step(self) or graph_changed(self))) then
+  local pending = self.pending_replan
+  if pending or by_door or (self.replan and self.cells and (stale_step(self) or graph_changed(self))) then
     -- a door ahead on the route was closed (whatever the replan option says), a tile under the path
     -- changed (re-baked, cleared, unloaded, an obstacle), or the graph of a tile the route crosses was
-    -- replaced (a rebake): plan again from here, now
-    local goal = self.goal
-    reset(self)
-    self.goal = goal
-    self.replans = self.replans + 1
-    if by_door then self.door_replans = self.door_replans + 1 end
+    -- replaced (a rebake): plan again from here, now; unless the agent is crossing a door (on a door
+    -- leg, inside the doorway, where no tree holds it): it crosses first, and plans again from the
+    -- door point on the other side
+    local leg = self.legs[self.leg_i]
+    if leg and leg.kind == "door" and dist(position, leg.to) > EPS then
+      self.pending_replan = { door = by_door or (pending and pending.door) }
+    else
+      local goal = self.goal
+      by_door = by_door or (pending and pending.door)
+      reset(self)
+      self.goal = goal
+      self.replans = self.replans + 1
+      if by_door then self.door_replans = self.door_replans + 1 end
+    end
   end
   if not self.cells then
     local st = plan_route(self, position)
