@@ -4,14 +4,24 @@
  * has thousands of nodes), with and without a prepared graph (prepared tiles are prepared again after
  * every change). Obstacles are 4^3-leaf boxes at random places; each pass adds K of them one by one,
  * then removes them in random order; the fastest of P passes is reported per add and per remove.
+ * Second table: what obstacles add to a tile load by the streamer (on_streamer_update installing a
+ * tile re-blocks the obstacles covering it after a snapshot of the tile; with prepare, the tile's box
+ * set, built by the worker, is built again on the caller's thread): a 64^3 and a 256^3 tile are
+ * written to a temporary pack, then unloaded and loaded again by a streamer with one worker, with N
+ * obstacles over the tile and N more over a tile never loaded; the caller's time in the update that
+ * installs the tile (fastest of P passes of L loads, per load), the extra over no obstacle, and the
+ * worker's time per load beside it.
  * Build and run (from the project root, after make):
  *   make bench-obstacles  (or build/bench/obstacles after it is built)
- *   build/bench/obstacles [-k K] [-p PASSES]
+ *   build/bench/obstacles [-k K] [-p PASSES] [-loads]   (-loads: the second table only)
  */
 #include "octonav.h"
 #include "scen.h"
 
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static double rnd(void)
@@ -77,22 +87,155 @@ static void run(int depth, int nbox, int prepared, int k, int passes)
     on_tree_destroy(t);
 }
 
+/* ---- tile loads with obstacles over them --------------------------------------------------------- */
+
+/* The tile (0,0,0) of a 2 x 1 x 1 tree as DIR/tiles/0_0_0.tile (the other tile is never loaded). */
+static int write_tile(const char *dir, const on_tree *t)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tiles", dir);
+    if (mkdir(path, 0700) != 0) return -1;
+    size_t len;
+    on_tree_encode_tile_file(t, 0, NULL, 0, &len);
+    uint8_t *b = malloc(len);
+    if (!b) return -1;
+    on_tree_encode_tile_file(t, 0, b, len, &len);
+    snprintf(path, sizeof path, "%s/tiles/0_0_0.tile", dir);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(b, 1, len, f) == len;
+    if (f) fclose(f);
+    free(b);
+    return ok ? 0 : -1;
+}
+
+static void rm_pack(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tiles/0_0_0.tile", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/tiles", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* Seconds per load of tile 0 on the caller's thread (the on_streamer_update that installs it: with
+ * obstacles over it, their snapshot, blocking and, with prepare, the box set built again), fastest of
+ * `passes` runs of `loads` unload + load cycles, with nobs obstacles over tile 0 and nobs over tile 1
+ * (never loaded); *decode: the worker's read and decode (and prepare) time per load, fastest too. */
+static double load_time(const char *dir, int depth, int prepare, int nobs, int loads, int passes, double *decode)
+{
+    on_tree_params p = {{2, 1, 1}, depth, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    if (!on_ok(on_tree_create(&p, &t))) return -1;
+    on_streamer_params sp = {0, 1, 1, 0, prepare};
+    on_streamer *s = NULL;
+    if (!on_ok(on_streamer_create(t, dir, &sp, &s))) {
+        on_tree_destroy(t);
+        return -1;
+    }
+    double n = (double)(1 << depth), best = 1e30;
+    *decode = 1e30;
+    rng = 4242;
+    for (int i = 0; i < 2 * nobs; i++) {
+        double mn[3], mx[3];
+        for (int a = 0; a < 3; a++) {
+            mn[a] = rnd() * (n - 4) + (a == 0 && i >= nobs ? n : 0);
+            mx[a] = mn[a] + 4;
+        }
+        uint32_t id;
+        on_tree_add_obstacle(t, mn, mx, &id);
+    }
+    const on_stream_event *ev;
+    size_t nev;
+    for (int pass = 0; pass < passes; pass++) {
+        double sum = 0;
+        on_streamer_stats st0, st1;
+        on_streamer_stats_get(s, &st0);
+        for (int l = 0; l < loads; l++) {
+            on_streamer_force_load(s, 0);
+            for (;;) {
+                double t0 = bench_now();
+                on_streamer_update(s, 0, &ev, &nev);
+                double dt = bench_now() - t0;
+                if (on_streamer_tile_state(s, 0) == ON_TILE_LOADED) {
+                    sum += dt;
+                    break;
+                }
+                struct timespec ts = {0, 20000};
+                nanosleep(&ts, NULL);
+            }
+            on_streamer_force_unload(s, 0);
+            on_streamer_update(s, 0, &ev, &nev);
+        }
+        on_streamer_stats_get(s, &st1);
+        if (sum / loads < best) best = sum / loads;
+        double dec = (st1.decode_seconds - st0.decode_seconds) / loads;
+        if (dec < *decode) *decode = dec;
+    }
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+    return best;
+}
+
+static void run_loads(int depth, int nbox, int loads, int passes)
+{
+    char dir[] = "/tmp/octonav-bench-obstacles-XXXXXX";
+    if (!mkdtemp(dir)) return;
+    on_tree_params p = {{2, 1, 1}, depth, 1.0, {0, 0, 0}, 0};
+    on_tree *src = cluttered(depth, nbox); /* (one tile: copied into tile 0 of a 2 x 1 x 1 tree) */
+    on_tree *t = NULL;
+    if (src && on_ok(on_tree_create(&p, &t))) {
+        size_t len;
+        on_tree_encode_tile(src, 0, NULL, 0, &len);
+        uint8_t *b = malloc(len);
+        if (b) {
+            on_tree_encode_tile(src, 0, b, len, &len);
+            on_tree_decode_tile(t, 0, b, len);
+            free(b);
+        }
+    }
+    if (t && write_tile(dir, t) == 0) {
+        static const int counts[] = {0, 1, 16, 256};
+        size_t nodes = on_tree_tile_nodes(t, 0);
+        for (int prepare = 0; prepare < 2; prepare++) {
+            double dec, base = load_time(dir, depth, prepare, 0, loads, passes, &dec);
+            for (size_t c = 0; c < sizeof counts / sizeof *counts; c++) {
+                double dt = c == 0 ? base : load_time(dir, depth, prepare, counts[c], loads, passes, &dec);
+                printf("| %d^3 | %zu | %s | %d | %.0f | %.1f | %+.1f |\n", 1 << depth, nodes, prepare ? "yes" : "no",
+                       counts[c], dec * 1e6, dt * 1e6, (dt - base) * 1e6);
+            }
+        }
+    }
+    on_tree_destroy(t);
+    on_tree_destroy(src);
+    rm_pack(dir);
+}
+
 int main(int argc, char **argv)
 {
-    int k = 32, passes = 5;
+    int k = 32, passes = 5, loads_only = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-k") && i + 1 < argc) k = atoi(argv[++i]);
+        if (!strcmp(argv[i], "-loads")) loads_only = 1;
+        else if (!strcmp(argv[i], "-k") && i + 1 < argc) k = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-p") && i + 1 < argc) passes = atoi(argv[++i]);
     }
     if (k < 1 || passes < 1) {
-        fprintf(stderr, "usage: obstacles [-k K] [-p PASSES]\n");
+        fprintf(stderr, "usage: obstacles [-k K] [-p PASSES] [-loads]\n");
         return 2;
     }
-    printf("| tile | nodes | table bytes | prepared | obstacles | us / add | us / remove |\n");
-    printf("|---|---:|---:|---|---:|---:|---:|\n");
-    for (int prepared = 0; prepared < 2; prepared++) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    for (int prepared = 0; prepared < 2 && !loads_only; prepared++) {
+        if (prepared == 0) {
+            printf("| tile | nodes | table bytes | prepared | obstacles | us / add | us / remove |\n");
+            printf("|---|---:|---:|---|---:|---:|---:|\n");
+        }
         run(6, 200, prepared, k, passes);
         run(9, 4000, prepared, k, passes);
     }
+    printf("\n| tile | nodes | prepared | obstacles over it (and as many elsewhere) | worker us / load (read, "
+           "decode, prepare) | caller us / load (install) | extra caller us |\n");
+    printf("|---|---:|---|---:|---:|---:|---:|\n");
+    run_loads(6, 200, 200, passes);
+    run_loads(8, 1000, 20, passes);
     return 0;
 }

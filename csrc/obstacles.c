@@ -9,6 +9,12 @@
  * added. A tile whose salt moved on by other means (an edit, clear, reload or unload) is snapshotted
  * again as it is then, so what it holds is never lost. Tiles that had a valid prepared graph before a
  * change are prepared again after it.
+ *
+ * An obstacle covers every tile its inflated box touches (on_tree_tile_range), loaded or not: the
+ * streamer (streamer_update.c) calls on_obstacles_tile_loaded for each tile it installs, which
+ * snapshots the tile as read from its file and blocks the obstacles covering it, in order (and
+ * on_obstacles_tile_unloaded when it unloads one, dropping its snapshot). So an obstacle survives its
+ * tiles streaming out and in, and removing it gives back the bytes the file held.
  */
 #include "tree.h"
 #include "util.h"
@@ -28,8 +34,8 @@ typedef struct obstacle {
     uint32_t id;
     double wmin[3], wmax[3]; /* as given (world) */
     double lo[3], hi[3];     /* nav space, inflated by the radius */
-    uint32_t *tiles;         /* the loaded tiles it overlapped when added */
-    size_t ntiles;
+    int a[3], z[3];          /* the tiles it covers: a..z on each axis (on_tree_tile_range) */
+    int any;                 /* 0 when wholly outside the grid (it covers no tile) */
 } obstacle;
 
 struct on_obstacles {
@@ -85,10 +91,21 @@ static void drop_snap(struct on_obstacles *o, snapshot *s)
     *s = o->snap[--o->nsnap];
 }
 
-static int covers(const obstacle *b, uint32_t tile)
+static int covers(const on_tree *t, const obstacle *b, uint32_t tile)
 {
-    for (size_t i = 0; i < b->ntiles; i++)
-        if (b->tiles[i] == tile) return 1;
+    if (!b->any) return 0;
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    for (int k = 0; k < 3; k++)
+        if (ijk[k] < b->a[k] || ijk[k] > b->z[k]) return 0;
+    return 1;
+}
+
+/* Does an obstacle in place cover the tile? */
+static int covered(const on_tree *t, const struct on_obstacles *o, uint32_t tile)
+{
+    for (size_t i = 0; i < o->n; i++)
+        if (covers(t, &o->ob[i], tile)) return 1;
     return 0;
 }
 
@@ -128,7 +145,7 @@ static int rebuild(on_tree *t, struct on_obstacles *o, snapshot *s)
     on_tree_install_tile(t, tile, &copy, s->solid);
     int rc = 0;
     for (size_t i = 0; i < o->n && rc == 0; i++)
-        if (covers(&o->ob[i], tile) && on_failed(on_tree_insert_tile(t, tile, classify, &o->ob[i]))) rc = -1;
+        if (covers(t, &o->ob[i], tile) && on_failed(on_tree_insert_tile(t, tile, classify, &o->ob[i]))) rc = -1;
     if (prepared && on_failed(on_tree_prepare(t, tile, NULL))) rc = -1;
     s->salt = t->tiles[tile].salt;
     return rc;
@@ -137,7 +154,6 @@ static int rebuild(on_tree *t, struct on_obstacles *o, snapshot *s)
 void on_obstacles_free(struct on_obstacles *o)
 {
     if (!o) return;
-    for (size_t i = 0; i < o->n; i++) free(o->ob[i].tiles);
     for (size_t i = 0; i < o->nsnap; i++) on_table_free(&o->snap[i].table);
     free(o->ob);
     free(o->snap);
@@ -146,7 +162,26 @@ void on_obstacles_free(struct on_obstacles *o)
 
 /* ---- the API ----------------------------------------------------------------------------------- */
 
-static int clampi(double v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : (int)v; }
+/* The loaded tiles obstacle b covers, into *out (malloc'd; NULL when none), *n of them. -1 on
+ * allocation failure. */
+static int loaded_tiles(const on_tree *t, const obstacle *b, uint32_t **out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    if (!b->any) return 0;
+    size_t nt = 1;
+    for (int i = 0; i < 3; i++) nt *= (size_t)(b->z[i] - b->a[i] + 1);
+    uint32_t *tl = malloc(nt * sizeof *tl);
+    if (!tl) return -1;
+    for (int k = b->a[2]; k <= b->z[2]; k++)
+        for (int j = b->a[1]; j <= b->z[1]; j++)
+            for (int i = b->a[0]; i <= b->z[0]; i++) {
+                uint32_t ti = on_tile_index(t, i, j, k);
+                if (t->tiles[ti].loaded) tl[(*n)++] = ti;
+            }
+    *out = tl;
+    return 0;
+}
 
 on_status on_tree_add_obstacle(on_tree *t, const double min[3], const double max[3], uint32_t *id)
 {
@@ -160,45 +195,35 @@ on_status on_tree_add_obstacle(on_tree *t, const double min[3], const double max
     memcpy(b.wmax, max, sizeof b.wmax);
     on_to_nav(t, min, b.lo);
     on_to_nav(t, max, b.hi);
-    if (!t->obstacles && !(t->obstacles = calloc(1, sizeof *t->obstacles))) return ON_FAILURE | ON_NO_MEMORY;
-    struct on_obstacles *o = t->obstacles;
-    if (o->next_id == UINT32_MAX) return ON_FAILURE | ON_INVALID;
-    /* the tiles it overlaps (on_tree_insert's rule: a box starting on a tile border touches the tile
-     * below, where it blocks nothing) */
-    int a[3], z[3];
-    size_t nt = 1;
     for (int i = 0; i < 3; i++) {
         b.lo[i] -= r;
         b.hi[i] += r;
-        double ext = (double)t->p.tiles[i] * t->n;
-        if (!(b.hi[i] >= 0) || !(b.lo[i] <= ext)) nt = 0; /* wholly outside: blocks nothing */
-        a[i] = clampi(ceil(b.lo[i] / t->n) - 1, 0, t->p.tiles[i] - 1);
-        z[i] = clampi(floor(b.hi[i] / t->n), 0, t->p.tiles[i] - 1);
-        nt *= (size_t)(z[i] - a[i] + 1);
     }
-    if (nt && !(b.tiles = malloc(nt * sizeof *b.tiles))) return ON_FAILURE | ON_NO_MEMORY;
-    if (on_grow((void **)&o->ob, &o->cap, o->n + 1, sizeof *o->ob) != 0) {
-        free(b.tiles);
+    /* the tiles it covers (on_tree_insert's rule: a box starting on a tile border touches the tile
+     * below, where it blocks nothing) */
+    b.any = on_tree_tile_range(t, b.lo, b.hi, b.a, b.z);
+    if (!t->obstacles && !(t->obstacles = calloc(1, sizeof *t->obstacles))) return ON_FAILURE | ON_NO_MEMORY;
+    struct on_obstacles *o = t->obstacles;
+    if (o->next_id == UINT32_MAX) return ON_FAILURE | ON_INVALID;
+    uint32_t *tiles;
+    size_t ntiles;
+    if (loaded_tiles(t, &b, &tiles, &ntiles) != 0 ||
+        on_grow((void **)&o->ob, &o->cap, o->n + 1, sizeof *o->ob) != 0) {
+        free(tiles);
         return ON_FAILURE | ON_NO_MEMORY;
     }
-    for (int k = a[2]; nt && k <= z[2]; k++)
-        for (int j = a[1]; j <= z[1]; j++)
-            for (int i = a[0]; i <= z[0]; i++) {
-                uint32_t ti = on_tile_index(t, i, j, k);
-                if (t->tiles[ti].loaded) b.tiles[b.ntiles++] = ti;
-            }
     /* snapshots first: nothing changes unless all of them could be made */
-    for (size_t i = 0; i < b.ntiles; i++)
-        if (!snap_for(t, o, b.tiles[i])) {
-            free(b.tiles);
+    for (size_t i = 0; i < ntiles; i++)
+        if (!snap_for(t, o, tiles[i])) {
+            free(tiles);
             return ON_FAILURE | ON_NO_MEMORY;
         }
     b.id = ++o->next_id;
     o->ob[o->n++] = b;
     const obstacle *ob = &o->ob[o->n - 1];
     on_status st = ON_SUCCESS;
-    for (size_t i = 0; i < ob->ntiles; i++) {
-        uint32_t ti = ob->tiles[i];
+    for (size_t i = 0; i < ntiles; i++) {
+        uint32_t ti = tiles[i];
         snapshot *s = find_snap(o, ti);
         int prepared = on_tile_boxes(t, ti) != NULL;
         if (on_failed(on_tree_insert_tile(t, ti, classify, (void *)ob)) ||
@@ -207,11 +232,12 @@ on_status on_tree_add_obstacle(on_tree *t, const double min[3], const double max
         s->salt = t->tiles[ti].salt;
     }
     if (on_failed(st)) { /* undo: the obstacle out, its tiles rebuilt without it */
-        obstacle gone = o->ob[--o->n];
-        for (size_t i = 0; i < gone.ntiles; i++) rebuild(t, o, find_snap(o, gone.tiles[i]));
-        free(gone.tiles);
+        o->n--;
+        for (size_t i = 0; i < ntiles; i++) rebuild(t, o, find_snap(o, tiles[i]));
+        free(tiles);
         return st;
     }
+    free(tiles);
     if (id) *id = ob->id;
     return ON_SUCCESS;
 }
@@ -226,22 +252,51 @@ on_status on_tree_remove_obstacle(on_tree *t, uint32_t id)
     memmove(o->ob + k, o->ob + k + 1, (o->n - k - 1) * sizeof *o->ob);
     o->n--;
     on_status st = ON_SUCCESS;
-    for (size_t i = 0; i < gone.ntiles; i++) {
-        uint32_t ti = gone.tiles[i];
-        if (!t->tiles[ti].loaded) { /* unloaded since: it comes back as its file holds it */
-            snapshot *s = find_snap(o, ti);
-            if (s) drop_snap(o, s);
-            continue;
-        }
-        /* (changed by other means since: a fresh snapshot keeps what it holds, this obstacle too) */
-        snapshot *s = snap_for(t, o, ti);
-        if (!s || rebuild(t, o, s) != 0) st = ON_FAILURE | ON_NO_MEMORY;
-        int used = 0;
-        for (size_t j = 0; j < o->n && !used; j++) used = covers(&o->ob[j], ti);
-        if (s && !used) drop_snap(o, s);
-    }
-    free(gone.tiles);
+    for (int kz = gone.a[2]; gone.any && kz <= gone.z[2]; kz++)
+        for (int j = gone.a[1]; j <= gone.z[1]; j++)
+            for (int i = gone.a[0]; i <= gone.z[0]; i++) {
+                uint32_t ti = on_tile_index(t, i, j, kz);
+                if (!t->tiles[ti].loaded) { /* it comes back as its file holds it, with the obstacles left */
+                    snapshot *s = find_snap(o, ti);
+                    if (s) drop_snap(o, s);
+                    continue;
+                }
+                /* (changed by other means since: a fresh snapshot keeps what it holds, this obstacle too) */
+                snapshot *s = snap_for(t, o, ti);
+                if (!s || rebuild(t, o, s) != 0) st = ON_FAILURE | ON_NO_MEMORY;
+                if (s && !covered(t, o, ti)) drop_snap(o, s);
+            }
     return st;
+}
+
+/* ---- tiles streamed in and out ------------------------------------------------------------------ */
+
+on_status on_obstacles_tile_loaded(on_tree *t, uint32_t tile)
+{
+    struct on_obstacles *o = t->obstacles;
+    if (!o) return ON_SUCCESS;
+    snapshot *s = find_snap(o, tile);
+    if (!covered(t, o, tile)) {
+        if (s) drop_snap(o, s);
+        return ON_SUCCESS;
+    }
+    /* the tile as its file holds it (its salt moved on at the install: a fresh snapshot) */
+    if (!(s = snap_for(t, o, tile))) return ON_FAILURE | ON_NO_MEMORY;
+    int prepared = on_tile_boxes(t, tile) != NULL;
+    on_status st = ON_SUCCESS;
+    for (size_t i = 0; i < o->n && !on_failed(st); i++)
+        if (covers(t, &o->ob[i], tile) && on_failed(on_tree_insert_tile(t, tile, classify, &o->ob[i])))
+            st = ON_FAILURE | ON_NO_MEMORY;
+    if (!on_failed(st) && prepared && t->tiles[tile].salt != s->salt && on_failed(on_tree_prepare(t, tile, NULL)))
+        st = ON_FAILURE | ON_NO_MEMORY;
+    s->salt = t->tiles[tile].salt;
+    return st;
+}
+
+void on_obstacles_tile_unloaded(on_tree *t, uint32_t tile)
+{
+    snapshot *s = t->obstacles ? find_snap(t->obstacles, tile) : NULL;
+    if (s) drop_snap(t->obstacles, s);
 }
 
 on_status on_tree_obstacles(const on_tree *t, uint32_t *ids, double *boxes, size_t cap, size_t *n)

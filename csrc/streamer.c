@@ -67,7 +67,10 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
         on_streamer_destroy(s);
         return ON_FAILURE | ON_NO_MEMORY;
     }
-    for (uint32_t i = 0; i < t->ntiles; i++) on_tree_unload_tile(t, i);
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        on_tree_unload_tile(t, i);
+        on_obstacles_tile_unloaded(t, i); /* (the obstacles stay: they come back with the tiles) */
+    }
     t->streamer = s;
     *out = s;
     return ON_SUCCESS;

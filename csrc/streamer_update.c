@@ -13,6 +13,7 @@
 void on_streamer_do_unload(on_streamer *s, uint32_t tile)
 {
     on_tree_unload_tile(s->t, tile);
+    on_obstacles_tile_unloaded(s->t, tile);
     s->tiles[tile].state = ON_TILE_UNLOADED;
     for (size_t i = 0; i < s->nloaded; i++)
         if (s->loaded[i] == tile) {
@@ -185,6 +186,14 @@ static void install_results(on_streamer *s, result *list)
                 on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
                 if (r->boxes) on_tree_adopt_boxes(s->t, r->tile, r->boxes);
                 r->boxes = NULL;
+                /* the tree's obstacles over it blocked again (an obstacle outlives its tiles' unloads) */
+                r->status = on_obstacles_tile_loaded(s->t, r->tile);
+                if (on_failed(r->status)) { /* never loaded without them */
+                    on_tree_unload_tile(s->t, r->tile);
+                    on_obstacles_tile_unloaded(s->t, r->tile);
+                }
+            }
+            if (on_ok(r->status)) {
                 ts->state = ON_TILE_LOADED;
                 s->loaded[s->nloaded++] = r->tile;
                 on_streamer_emit(s, r->tile, ON_EVENT_LOADED, ON_SUCCESS);

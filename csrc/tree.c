@@ -257,16 +257,23 @@ static int clampi(double v, int lo, int hi)
     return (int)v;
 }
 
-on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_classify_fn fn, void *ud)
+int on_tree_tile_range(const on_tree *t, const double lo[3], const double hi[3], int a[3], int b[3])
 {
-    int a[3], b[3];
+    int in = 1;
     for (int i = 0; i < 3; i++) {
         double ext = (double)t->p.tiles[i] * t->n;
-        if (!(hi[i] >= 0) || !(lo[i] <= ext)) return ON_SUCCESS; /* wholly outside (or NaN) */
+        if (!(hi[i] >= 0) || !(lo[i] <= ext)) in = 0; /* wholly outside (or NaN) */
         /* geometry starting exactly on a tile border still touches the last leaves of the tile below */
         a[i] = clampi(ceil(lo[i] / t->n) - 1, 0, t->p.tiles[i] - 1);
         b[i] = clampi(floor(hi[i] / t->n), 0, t->p.tiles[i] - 1);
     }
+    return in;
+}
+
+on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_classify_fn fn, void *ud)
+{
+    int a[3], b[3];
+    if (!on_tree_tile_range(t, lo, hi, a, b)) return ON_SUCCESS;
     for (int k = a[2]; k <= b[2]; k++)
         for (int j = a[1]; j <= b[1]; j++)
             for (int i = a[0]; i <= b[0]; i++) {

@@ -40,6 +40,13 @@ struct on_tree {
 
 /* Free a tree's obstacle records (obstacles.c; NULL is fine). */
 void on_obstacles_free(struct on_obstacles *o);
+/* For the streamer: the tree's temporary obstacles across tile loads (obstacles.c). A tile just
+ * installed gets the obstacles covering it blocked, in the order added, after a snapshot of it as
+ * read (what removing them gives back), and is prepared again when it came prepared; ON_FAILURE |
+ * ON_NO_MEMORY when that could not be done whole (the tile must not stay loaded then). An unloaded
+ * tile's snapshot goes. */
+on_status on_obstacles_tile_loaded(on_tree *t, uint32_t tile);
+void on_obstacles_tile_unloaded(on_tree *t, uint32_t tile);
 
 /* Destroying a tree stops its streamer first (streamer.c): the workers are joined, queued loads
  * dropped, and the streamer answers ON_INVALID from then on (on_streamer_destroy still frees it). */
@@ -58,6 +65,11 @@ typedef int (*on_classify_fn)(void *ud, const double min[3], double size);
 on_status on_tree_insert(on_tree *t, const double lo[3], const double hi[3], on_classify_fn fn, void *ud);
 /* The same into one tile (a loaded tile that is not solid; others are left alone). */
 on_status on_tree_insert_tile(on_tree *t, uint32_t tile, on_classify_fn fn, void *ud);
+/* The tiles the nav-space box [lo, hi] touches under on_tree_insert's rule (a box starting exactly on
+ * a tile border touches the last leaves of the tile below too): a[k]..b[k] on each axis, clamped to
+ * the grid. 0 when the box lies wholly outside the grid or has a NaN bound (a and b then clamped all
+ * the same), else 1. */
+int on_tree_tile_range(const on_tree *t, const double lo[3], const double hi[3], int a[3], int b[3]);
 
 /* A query-local, direct-mapped cache of node-table lookups: neighbouring cells share ancestors, so a
  * search finds most of its lookups here instead of probing the (large, uncached) tables. Valid for

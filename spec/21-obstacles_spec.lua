@@ -138,3 +138,127 @@ describe("temporary obstacles", function()
     assert.same({}, t:obstacles())
   end)
 end)
+
+-- The C streamer (octonav.core.streamer) keeps the tree's obstacles across unload and load: a tile it
+-- installs gets the obstacles registered on the tree that overlap it, and removing one gives back the
+-- freshly loaded tile's bytes.
+describe("temporary obstacles under the C streamer", function()
+  local files = dofile("spec/support/files.lua")
+  local core = octonav.core
+  local dir
+  local PARAMS = { depth = 3, tiles = { 3, 1, 1 }, scale = 1 }
+
+  -- 3 x 1 x 1 tiles of 8^3 leaves on disk: a wall across the middle tile with one gap, at z 0..2
+  local function baked()
+    local t = octonav.tree.new(PARAMS)
+    t:add_box({ 11, 0, 2 }, { 13, 8, 8 })
+    return t
+  end
+
+  setup(function()
+    dir = files.tmpdir()
+    assert(core.mkdir(dir .. "/tiles"))
+    local t = baked()
+    for i = 0, 2 do
+      files.write(("%s/tiles/%d_0_0.tile"):format(dir, i), require("octonav.pack").tile_file(i, 0, 0, t:encode_tile(i, 0, 0)))
+    end
+    t:close()
+  end)
+  teardown(function() files.rm_rf(dir) end)
+
+  local GAP = { min = { 10, 0, 0 }, max = { 14, 8, 2 } } -- closes the wall's gap
+  local A, B = { 2.5, 4.5, 6.5 }, { 21.5, 4.5, 6.5 }
+
+  -- the same search on an in-memory tree holding the baked tiles and the boxes given as obstacles
+  local function reference(boxes, prepare)
+    local t = baked()
+    for _, b in ipairs(boxes) do t:add_obstacle(b) end
+    if prepare then t:prepare() end
+    local p, info = octonav.query.new(t):find(A, B)
+    return t, p, info
+  end
+
+  for _, workers in ipairs { 0, 2 } do
+    for _, prepare in ipairs { false, true } do
+      local what = ("workers %d, prepare %s"):format(workers, tostring(prepare))
+
+      it("an obstacle still blocks after its tile is streamed out and in (" .. what .. ")", function()
+        local tree = octonav.tree.new(PARAMS)
+        local s = core.streamer.new(tree, dir, { load_padding = 0, unload_padding = 1, workers = workers,
+          prepare = prepare })
+        for i = 0, 2 do s:force_load { i, 0, 0 } end
+        s:update(true)
+        local loaded = tree:encode_tile(1, 0, 0)
+        local q = octonav.query.new(tree)
+        local open = assert(q:find(A, B)) -- through the gap
+        local id = assert(tree:add_obstacle(GAP))
+        local blocked = tree:encode_tile(1, 0, 0)
+        local _, info = q:find(A, B)
+        assert.equal("unreachable", info.reason)
+        -- out and in again
+        s:force_unload { 1, 0, 0 }
+        s:update(true)
+        assert.is_false(s:is_loaded { 1, 0, 0 })
+        s:force_load { 1, 0, 0 }
+        s:update(true)
+        assert.is_true(s:is_loaded { 1, 0, 0 })
+        assert.equal(blocked, tree:encode_tile(1, 0, 0))
+        _, info = q:find(A, B)
+        assert.equal("unreachable", info.reason)
+        if prepare then -- prepared again with the obstacle in, as tree:prepare would
+          local ref = reference({ GAP }, true)
+          assert.same(ref:boxes(1, 0, 0), tree:boxes(1, 0, 0))
+          assert.equal(3, tree:stats().tiles_prepared)
+          ref:close()
+        end
+        -- removing it gives back the loaded tile's bytes, and the path through the gap
+        assert.is_true(tree:remove_obstacle(id))
+        assert.equal(loaded, tree:encode_tile(1, 0, 0))
+        local again, info2 = assert(q:find(A, B))
+        assert.same(open, again)
+        local _, _, rinfo = reference({}, prepare)
+        assert.equal(rinfo.length, info2.length)
+        q:close()
+        s:close()
+        tree:close()
+      end)
+
+      it("an obstacle added while its tile is out applies when the tile comes in (" .. what .. ")", function()
+        local tree = octonav.tree.new(PARAMS)
+        local s = core.streamer.new(tree, dir, { load_padding = 0, unload_padding = 1, workers = workers,
+          prepare = prepare })
+        s:force_load { 0, 0, 0 }
+        s:force_load { 2, 0, 0 }
+        s:update(true)
+        -- a second obstacle over the start's tile makes the path reroute (no wall there)
+        local SIDE = { min = { 3, 0, 4 }, max = { 5, 8, 8 } }
+        local id1 = assert(tree:add_obstacle(GAP))
+        local id2 = assert(tree:add_obstacle(SIDE))
+        s:force_load { 1, 0, 0 }
+        s:update(true)
+        local ref, _, rinfo = reference({ GAP, SIDE }, prepare)
+        for i = 0, 2 do assert.equal(ref:encode_tile(i, 0, 0), tree:encode_tile(i, 0, 0)) end
+        local q = octonav.query.new(tree)
+        local _, info = q:find(A, B)
+        assert.equal("unreachable", info.reason)
+        assert.equal("unreachable", rinfo.reason)
+        -- the gap opens: the path reroutes round SIDE exactly as on the reference
+        assert.is_true(tree:remove_obstacle(id1))
+        ref:close()
+        local ref2, rp2, rinfo2 = reference({ SIDE }, prepare)
+        for i = 0, 2 do assert.equal(ref2:encode_tile(i, 0, 0), tree:encode_tile(i, 0, 0)) end
+        local p2, info2 = assert(q:find(A, B))
+        assert.same(rp2, p2)
+        assert.equal(rinfo2.length, info2.length)
+        assert.is_true(tree:remove_obstacle(id2))
+        local base = baked()
+        for i = 0, 2 do assert.equal(base:encode_tile(i, 0, 0), tree:encode_tile(i, 0, 0)) end
+        base:close()
+        ref2:close()
+        q:close()
+        s:close()
+        tree:close()
+      end)
+    end
+  end
+end)

@@ -7,8 +7,9 @@
  * a tile exactly load_padding away loads on all 6 sides; destroying the tree under a streamer with
  * queued loads stops it (no worker touches the freed tree); loaded tiles equal the baked ones; missing and corrupt files fail cleanly; memory returns
  * to the baseline when the agents leave; with `prepare`, every loaded tile carries the box set
- * on_tree_prepare builds for the same contents (boxes and neighbour lists equal). Runs with worker
- * threads (and under TSan in make check-tsan).
+ * on_tree_prepare builds for the same contents (boxes and neighbour lists equal); temporary obstacles
+ * added and removed while tiles stream keep every loaded tile equal to a copy that never streams.
+ * Runs with worker threads (and under TSan in make check-tsan).
  */
 #include "boxes.h"
 #include "minitest.h"
@@ -510,6 +511,108 @@ static void test_tree_destroyed(const char *dir, const on_tree *orig)
     on_tree_destroy(t);
 }
 
+/* A copy of every tile of src in a new tree of the same parameters. */
+static on_tree *clone_tree(const on_tree *src)
+{
+    on_tree *t;
+    if (!on_ok(on_tree_create(&src->p, &t))) return NULL;
+    for (uint32_t ti = 0; ti < src->ntiles; ti++) {
+        size_t len;
+        on_tree_encode_tile(src, ti, NULL, 0, &len);
+        uint8_t *b = malloc(len);
+        if (!b) continue;
+        on_tree_encode_tile(src, ti, b, len, &len);
+        CHECK(on_ok(on_tree_decode_tile(t, ti, b, len)));
+        free(b);
+    }
+    return t;
+}
+
+/* Temporary obstacles outlive their tiles' unloads: agents walk (tiles stream in and out) while
+ * obstacles are added and removed at random on the streamed tree and, by the same calls, on a copy
+ * of the baked tree that never streams. After every update each loaded tile holds exactly the bytes
+ * of the copy's tile (the file's contents with the obstacles in place over it, in order) and, with
+ * prepare, the box set the copy's (prepared) tile has; once every obstacle is gone the loaded tiles
+ * hold the baked bytes again. */
+static void test_obstacles(const char *dir, on_tree *orig, int workers, int prepare)
+{
+    on_tree *ref = clone_tree(orig), *t;
+    CHECK(ref != NULL);
+    if (!ref) return;
+    if (prepare) CHECK(on_ok(on_tree_prepare(ref, -1, NULL)));
+    on_tree_create(&orig->p, &t);
+    on_streamer_params sp = {6.0, 12.0, workers, 0, prepare};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    enum { NA = 4, MAXOB = 64 };
+    double pos[NA][3];
+    uint32_t aid[NA], ids[MAXOB];
+    int nob = 0, added = 0, reloaded = 0, bad = 0, bad_boxes = 0, checked = 0;
+    for (int a = 0; a < NA; a++) {
+        pos[a][0] = -10 + rnd() * 96, pos[a][1] = rnd() * 16, pos[a][2] = -10 + rnd() * 96;
+        CHECK(on_ok(on_streamer_add_agent(s, pos[a], &aid[a])));
+    }
+    uint8_t seen[TX * TZ] = {0}; /* 1: loaded once, 2: loaded again after an unload */
+    const on_stream_event *ev;
+    size_t nev;
+    for (int frame = 0; frame < 300; frame++) {
+        for (int a = 0; a < NA; a++) {
+            for (int k = 0; k < 3; k += 2) {
+                pos[a][k] += rnd() * 8 - 4;
+                if (pos[a][k] < -20) pos[a][k] = -20;
+                if (pos[a][k] > 100) pos[a][k] = 100;
+            }
+            on_streamer_move_agent(s, aid[a], pos[a]);
+        }
+        double r = rnd();
+        if (r < 0.3 && nob < MAXOB) {
+            double mn[3] = {-10 + rnd() * 96, rnd() * 14, -10 + rnd() * 96};
+            double mx[3] = {mn[0] + 1 + rnd() * 8, mn[1] + 1 + rnd() * 4, mn[2] + 1 + rnd() * 8};
+            uint32_t a, b;
+            CHECK(on_ok(on_tree_add_obstacle(t, mn, mx, &a)));
+            CHECK(on_ok(on_tree_add_obstacle(ref, mn, mx, &b)));
+            CHECK_EQ_INT((int)a, (int)b);
+            ids[nob++] = a;
+            added++;
+        } else if (r < 0.5 && nob > 0) {
+            int i = (int)(rnd() * nob);
+            CHECK(on_ok(on_tree_remove_obstacle(t, ids[i])));
+            CHECK(on_ok(on_tree_remove_obstacle(ref, ids[i])));
+            ids[i] = ids[--nob];
+        }
+        on_streamer_update(s, 1, &ev, &nev);
+        for (size_t e = 0; e < nev; e++)
+            if (ev[e].kind == ON_EVENT_LOADED) {
+                if (seen[ev[e].tile] == 1) seen[ev[e].tile] = 2, reloaded++;
+                else if (!seen[ev[e].tile]) seen[ev[e].tile] = 1;
+            }
+        for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+            if (on_streamer_tile_state(s, ti) != ON_TILE_LOADED) continue;
+            checked++;
+            bad += !same_tile(ref, t, ti);
+            if (prepare) bad_boxes += !same_boxes(ref, t, ti);
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    CHECK_EQ_INT(bad_boxes, 0);
+    CHECK(added >= 50);
+    CHECK(reloaded >= 5); /* tiles came back after an unload */
+    CHECK(checked > 1000);
+    while (nob > 0) CHECK(on_ok(on_tree_remove_obstacle(t, ids[--nob])));
+    on_streamer_update(s, 1, &ev, &nev);
+    int loaded = 0;
+    for (uint32_t ti = 0; ti < t->ntiles; ti++)
+        if (on_streamer_tile_state(s, ti) == ON_TILE_LOADED) {
+            loaded++;
+            CHECK(same_tile(orig, t, ti));
+            if (prepare) CHECK(same_boxes(orig, t, ti));
+        }
+    CHECK(loaded > 0);
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+    on_tree_destroy(ref);
+}
+
 static void rm_dir(const char *dir, const on_tree *t)
 {
     char path[512];
@@ -540,6 +643,9 @@ static int run(void)
     test_tree_destroyed(dir, orig);
     test_load_tree(dir, orig, 0);
     test_load_tree(dir, orig, 2);
+    test_obstacles(dir, orig, 0, 0);
+    test_obstacles(dir, orig, 2, 0);
+    test_obstacles(dir, orig, 2, 1);
     rm_dir(dir, orig);
     char dir3[] = "/tmp/octonav-streamer3-XXXXXX";
     if (!mkdtemp(dir3)) return 1;
