@@ -1,6 +1,7 @@
 /*
  * lua_query.c -- the `octonav.query` userdata: path searches over a tree (search.c).
  *
+ * q:corridor() and q:visited([max]) read back what the last search used (search_corridor.c).
  * A query keeps its tree userdata alive (user value 1) and the Lua heuristic of the running search
  * (user value 2). A tree closed under a query is detected before the core is called. Failures are
  * results (nil, info with a reason); misuse raises. A Lua heuristic that raises aborts the search
@@ -433,8 +434,75 @@ static int l_result(lua_State *L)
     return push_result(L, 1, u);
 }
 
+/* ---- what the search used (search_corridor.c) -------------------------------------------------- */
+
+#define DEFAULT_MAX_VISITED 100000
+
+/* Push the n world boxes at b (6 doubles each) as { { min = {x,y,z}, max = {x,y,z} [, expanded =
+ * bool] }, ... } (expanded when ex is not NULL). */
+static void push_boxes(lua_State *L, const double *b, const uint8_t *ex, size_t n)
+{
+    lua_createtable(L, n > INT32_MAX ? INT32_MAX : (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_createtable(L, 0, ex ? 3 : 2);
+        on_lua_pushpoint(L, b + 6 * i);
+        lua_setfield(L, -2, "min");
+        on_lua_pushpoint(L, b + 6 * i + 3);
+        lua_setfield(L, -2, "max");
+        if (ex) {
+            lua_pushboolean(L, ex[i]);
+            lua_setfield(L, -2, "expanded");
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
+/* nil, reason for what on_query_corridor / on_query_visited refused */
+static int push_refusal(lua_State *L, on_status s)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, (s & ON_STALE) ? "tree_changed" : "no_result");
+    return 2;
+}
+
+/* q:corridor() -> { { min = {x,y,z}, max = {x,y,z} }, ... } | nil, reason: the last result's corridor */
+static int l_corridor(lua_State *L)
+{
+    lquery *u = checkq_idle(L, 1, "corridor");
+    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
+    size_t n = 0;
+    on_status s = on_query_corridor(u->h.p, NULL, 0, &n);
+    if (on_failed(s) && !(s & ON_BUFFER_SMALL)) return push_refusal(L, s);
+    /* a Lua buffer: pushing the list may raise (memory) and must not leak it */
+    double *b = lua_newuserdatauv(L, (n ? n : 1) * 6 * sizeof *b, 0);
+    on_query_corridor(u->h.p, b, n, &n);
+    push_boxes(L, b, NULL, n);
+    return 1;
+}
+
+/* q:visited([max]) -> { { min = {x,y,z}, max = {x,y,z}, expanded = bool }, ... }, total | nil, reason:
+ * the first max (default 100,000) nodes the last search reached, and how many it reached */
+static int l_visited(lua_State *L)
+{
+    lquery *u = checkq_idle(L, 1, "visited");
+    lua_Integer maxn = luaL_optinteger(L, 2, DEFAULT_MAX_VISITED);
+    if (maxn < 0) luaL_argerror(L, 2, "max must be >= 0");
+    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
+    size_t n = 0;
+    on_status s = on_query_visited(u->h.p, NULL, NULL, 0, &n);
+    if (on_failed(s) && !(s & ON_BUFFER_SMALL)) return push_refusal(L, s);
+    size_t total = n, cap = (lua_Unsigned)maxn < n ? (size_t)maxn : n;
+    double *b = lua_newuserdatauv(L, (cap ? cap : 1) * 6 * sizeof *b, 0);
+    uint8_t *ex = lua_newuserdatauv(L, cap ? cap : 1, 0);
+    on_query_visited(u->h.p, b, ex, cap, &n);
+    push_boxes(L, b, ex, cap);
+    lua_pushinteger(L, (lua_Integer)total);
+    return 2;
+}
+
 static const luaL_Reg methods[] = {
-    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"result", l_result}, {NULL, NULL},
+    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"result", l_result},
+    {"corridor", l_corridor}, {"visited", l_visited}, {NULL, NULL},
 };
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 

@@ -456,6 +456,21 @@ ON_API on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t
  * search or the smoothing read it (a path is stale once one of them changes: compare with
  * on_tree_tile_salt). Same buffer rules as on_tree_neighbors. */
 ON_API on_status on_query_path_tiles(const on_query *q, uint32_t *tiles, uint32_t *salts, size_t cap, size_t *n);
+/* What the search used, for debugging and drawing (search_corridor.c), as world-space boxes of 6
+ * doubles (min x, y, z, then max x, y, z; free cells are cubes, prepared boxes need not be). The
+ * buffers are the caller's: *n gets the count; up to cap entries are filled (boxes or expanded may be
+ * NULL: the count alone); ON_FAILURE | ON_BUFFER_SMALL when cap < *n. Over prepared boxes, a tile the
+ * search read that changed since makes them ON_FAILURE | ON_STALE (*n = 0), as for finalize.
+ * The corridor of the result on_query_finalize built (whole or partial): the graph nodes the path was
+ * made through, in order from the start's, info.cells of them; for a direct result (the goal in
+ * sight), the tree cells the straight segment crosses. ON_FAILURE | ON_INVALID when there is no
+ * result (no search finalized since the last init, or it failed without a partial path). */
+ON_API on_status on_query_corridor(on_query *q, double *boxes, size_t cap, size_t *n);
+/* The nodes the search reached (info.visited of them, as of the last update; a running search's so
+ * far), in the order first reached; expanded[i] = 1 for those it expanded (the closed set:
+ * info.expansions of them), 0 for those still open or never worth opening. A search that never ran
+ * (a direct or one-cell result, or a failure at init) reached none. */
+ON_API on_status on_query_visited(on_query *q, double *boxes, uint8_t *expanded, size_t cap, size_t *n);
 /* init + update to the end + finalize (a search that would wait for a tile fails with ON_LOADING; an
  * endpoint in an unloaded tile, with ON_UNLOADED). */
 ON_API on_status on_query_find(on_query *q, const double a[3], const double b[3], const on_query_opts *o,

@@ -316,6 +316,18 @@ describe("octonav.debug.draw", function()
     end
     assert.are.equal(#every - #inner, border)
     assert.is_true(#portals(false) == 0)
+    -- each graph file is read once while the world holds that graph: drawing again reads none
+    local pack, tilegrid = require "octonav.pack", require "octonav.tilegrid"
+    local moved = {}
+    for t in pairs(world.graph_ids) do
+      local f = pack.graph_path(world.dir, tilegrid.coords(world.grid, t))
+      assert(os.rename(f, f .. ".away"))
+      moved[#moved + 1] = f
+    end
+    assert.is_true(#moved >= 2)
+    assert.are.same(inner, portals(true))
+    assert.are.same(every, portals("all"))
+    for _, f in ipairs(moved) do assert(os.rename(f .. ".away", f)) end
     world:close()
     os.execute("rm -rf '" .. dir .. "'")
   end)
@@ -324,11 +336,163 @@ describe("octonav.debug.draw", function()
     local t = Tree.new { tiles = { 1, 1, 1 }, depth = 2 }
     assert.has_error(function() ddraw.draw(t, {}) end, "bad argument #2 to 'draw' (drawer has no method 'box')")
     assert.has_error(function() ddraw.draw(42, recorder()) end,
-      "bad argument #1 to 'draw' (tree, path, route or world expected, got number)")
+      "bad argument #1 to 'draw' (tree, path, route, world or query expected, got number)")
     assert.has_error(function() ddraw.draw(t, recorder(), { colour = 1 }) end, "draw: unknown option 'colour'")
     assert.has_error(function() ddraw.draw(t, recorder(), { cells = "some" }) end)
     assert.has_error(function() ddraw.draw({ { 0, 0, 0 } }, recorder(), { corridor = true }) end,
-      "draw: option 'tree' (an open octonav.tree) is needed for the corridor")
+      "draw: option 'query' (the path's query) or 'tree' (an open octonav.tree) is needed for the corridor")
+  end)
+end)
+
+-- What a search used (csrc/search_corridor.c): q:corridor() and q:visited([max]), on a tile of 8^3
+-- leaves whose corner column x < 4, z < 4 is blocked: the free space is six cubes of 4 (the tree's
+-- cells), or two boxes once prepared. From (1, 1, 6) to (6, 1, 1) the blocked column hides the goal,
+-- and the way round goes through the cube at (4, 0, 4).
+describe("what a search used: q:corridor(), q:visited()", function()
+  local A, B = { 1, 1, 6 }, { 6, 1, 1 }
+  local function scene()
+    local t = Tree.new { depth = 3, tiles = { 1, 1, 1 }, scale = 1 }
+    t:add_box({ 0, 0, 0 }, { 4, 8, 4 })
+    return t, octonav.query.new(t)
+  end
+  local function box(x, y, z, X, Y, Z) return { min = { x, y, z }, max = { X, Y, Z } } end
+  local function vbox(e, x, y, z, X, Y, Z) return { min = { x, y, z }, max = { X, Y, Z }, expanded = e } end
+  local function expanded(list)
+    local n = 0
+    for _, c in ipairs(list) do if c.expanded then n = n + 1 end end
+    return n
+  end
+
+  it("over the cells: the corridor's cubes in order, every node reached in order with the expanded ones", function()
+    local t, q = scene()
+    local path, info = assert(q:find(A, B, { graph = "cells" }))
+    assert.are.equal("cells", info.graph)
+    local corr = q:corridor()
+    assert.are.same({ box(0, 0, 4, 4, 4, 8), box(4, 0, 4, 8, 4, 8), box(4, 0, 0, 8, 4, 4) }, corr)
+    assert.are.equal(info.cells, #corr)
+    -- the path runs through its corridor: each point in one of its boxes
+    for _, p in ipairs(path) do
+      local inside = false
+      for _, c in ipairs(corr) do
+        inside = inside or (p[1] >= c.min[1] and p[1] <= c.max[1] and p[2] >= c.min[2] and p[2] <= c.max[2]
+          and p[3] >= c.min[3] and p[3] <= c.max[3])
+      end
+      assert.is_true(inside)
+    end
+    local v, total = q:visited()
+    -- the start's cube, its two free neighbours (x+ first), the one above (4, 0, 4), the goal's
+    assert.are.same({ vbox(true, 0, 0, 4, 4, 4, 8), vbox(true, 4, 0, 4, 8, 4, 8), vbox(false, 0, 4, 4, 4, 8, 8),
+      vbox(false, 4, 4, 4, 8, 8, 8), vbox(true, 4, 0, 0, 8, 4, 4) }, v)
+    assert.are.equal(info.visited, total)
+    assert.are.equal(info.visited, #v)
+    assert.are.equal(info.expansions, expanded(v))
+    -- at most max, the first reached; the total beside
+    local two, all = q:visited(2)
+    assert.are.same({ v[1], v[2] }, two)
+    assert.are.equal(5, all)
+    assert.are.same({}, (q:visited(0)))
+    q:close()
+    t:close()
+  end)
+
+  it("over the prepared boxes, a direct result, a one-box result", function()
+    local t, q = scene()
+    t:prepare()
+    local _, info = assert(q:find(A, B))
+    assert.are.equal("boxes", info.graph)
+    assert.are.same({ box(0, 0, 4, 4, 8, 8), box(4, 0, 0, 8, 8, 8) }, q:corridor())
+    local v, total = q:visited()
+    assert.are.same({ vbox(true, 0, 0, 4, 4, 8, 8), vbox(true, 4, 0, 0, 8, 8, 8) }, v)
+    assert.are.equal(info.expansions, expanded(v))
+    assert.are.equal(info.visited, total)
+    -- the goal in sight (no search): the start's box, the cells the straight segment crosses, the
+    -- goal's box; nothing visited
+    _, info = assert(q:find(A, { 6, 1, 5 }))
+    assert.are.equal(0, info.expansions)
+    assert.are.same({ box(0, 0, 4, 4, 8, 8), box(0, 0, 4, 4, 4, 8), box(4, 0, 4, 8, 4, 8), box(4, 0, 0, 8, 8, 8) },
+      q:corridor())
+    assert.are.equal(4, info.cells)
+    assert.are.same({ {}, 0 }, { q:visited() })
+    -- both ends in one box: that box
+    _, info = assert(q:find({ 5, 1, 1 }, { 6, 6, 6 }))
+    assert.are.same({ box(4, 0, 0, 8, 8, 8) }, q:corridor())
+    assert.are.equal(1, info.cells)
+    q:close()
+    t:close()
+  end)
+
+  it("a sliced search's nodes so far; no result, a changed tree and bad arguments", function()
+    local t, q = scene()
+    assert.are.equal("running", q:start(A, B, { graph = "cells", direct = false }))
+    assert.are.same({ nil, "no_result" }, { q:corridor() })
+    assert.are.equal("running", q:step(1))
+    assert.are.same({ { vbox(true, 0, 0, 4, 4, 4, 8), vbox(false, 4, 0, 4, 8, 4, 8), vbox(false, 0, 4, 4, 4, 8, 8) }, 3 },
+      { q:visited() })
+    while q:step(10) == "running" do end
+    assert(q:result())
+    assert.are.equal(3, #q:corridor())
+    -- a failed search has no result
+    local p, info = q:find({ 1, 1, 1 }, B)
+    assert.is_nil(p)
+    assert.are.equal("start_blocked", info.reason)
+    assert.are.same({ nil, "no_result" }, { q:corridor() })
+    assert.are.same({ {}, 0 }, { q:visited() })
+    -- over prepared boxes, a tile changed since the search: its boxes are gone
+    t:prepare()
+    assert(q:find(A, B))
+    local id = t:add_obstacle { min = { 6, 6, 6 }, max = { 7, 7, 7 } }
+    assert.are.same({ nil, "tree_changed" }, { q:corridor() })
+    assert.are.same({ nil, "tree_changed" }, { q:visited() })
+    t:remove_obstacle(id)
+    -- over the cells the cubes are known whatever changed (a cell is its own box)
+    assert(q:find(A, B, { graph = "cells" }))
+    assert(t:add_obstacle { min = { 6, 6, 6 }, max = { 7, 7, 7 } })
+    assert.are.equal(3, #q:corridor())
+    assert.has_error(function() q:visited(-1) end, "bad argument #1 to 'visited' (max must be >= 0)")
+    assert.has_error(function() q:visited("x") end, "bad argument #1 to 'visited' (number expected, got string)")
+    q:close()
+    assert.has_error(function() q:corridor() end)
+    t:close()
+  end)
+
+  it("debug.draw shows them: the path's corridor and visited nodes from its query, or the query alone", function()
+    local t, q = scene()
+    local path = assert(q:find(A, B, { graph = "cells" }))
+    local function kinds(r)
+      local n = {}
+      for _, c in ipairs(r.calls) do
+        local k = c[1] .. ":" .. (c[4] or c[3])
+        n[k] = (n[k] or 0) + 1
+      end
+      return n
+    end
+    local r = ddraw.draw(path, recorder(), { query = q, corridor = true, visited = "all" })
+    assert.are.same({ ["line:path"] = #path - 1, ["point:start"] = 1, ["point:goal"] = 1,
+      ["point:waypoint"] = #path - 2, ["box:corridor"] = 3, ["box:visited"] = 3, ["box:frontier"] = 2 }, kinds(r))
+    -- the corridor's boxes as q:corridor() gives them, in order
+    local corr, k = q:corridor(), 0
+    for _, c in ipairs(r.calls) do
+      if c[4] == "corridor" then
+        k = k + 1
+        assert.are.same({ corr[k].min, corr[k].max }, { c[2], c[3] })
+      end
+    end
+    assert.are.same({ ["box:corridor"] = 3 }, kinds(ddraw.draw(q, recorder())))
+    assert.are.same({ ["box:visited"] = 3 }, kinds(ddraw.draw(q, recorder(), { corridor = false, visited = true })))
+    assert.are.same({ ["box:corridor"] = 3, ["box:visited"] = 2 },
+      kinds(ddraw.draw(q, recorder(), { visited = true, max_visited = 2 })))
+    assert.has_error(function() ddraw.draw(path, recorder(), { visited = true }) end,
+      "draw: option 'visited' needs option 'query' (the path's query)")
+    assert.has_error(function() ddraw.draw(path, recorder(), { query = t }) end,
+      "draw: option 'query' must be an octonav.query")
+    assert.has_error(function() ddraw.draw(q, recorder(), { visited = 1 }) end,
+      "draw: option 'visited' must be a boolean or \"all\"")
+    assert.has_error(function() ddraw.draw(q, recorder(), { max_visited = -1 }) end,
+      "draw: option 'max_visited' must be an integer >= 0")
+    q:find({ 1, 1, 1 }, B) -- no result now
+    assert.has_error(function() ddraw.draw(q, recorder()) end, "draw: the query's corridor: no_result")
+    q:close()
+    t:close()
   end)
 end)
 
@@ -384,7 +548,8 @@ describe("octonav.view", function()
     return out
   end
 
-  it("shows the geometry and the path in a headless Chromium (pixels where they must be)", function()
+  it("shows the geometry, the path and its search corridor in a headless Chromium (pixels where they must be)",
+    function()
     if not chromium then
       pending("chromium is not installed (apt-get install chromium): the viewer is not rendered")
       return
@@ -398,13 +563,17 @@ describe("octonav.view", function()
     for i = 1, #path do pts[i] = path[i] end
     local page = view.new()
     page:add(t)
-    page:add(pts)
+    page:add(pts, { query = q, corridor = true })
     local a, b = pts[1], pts[2]
+    -- the middle of the goal cell's top edge on the side facing the camera (+x, +y, +z)
+    local corr = q:corridor()
+    local last = corr[#corr]
     local file = tmppath(".html")
     assert(page:write(file, { probes = {
       { "path", { (a[1] + b[1]) / 2, (a[2] + b[2]) / 2, (a[3] + b[3]) / 2 } },
       { "top", { 16, 12, 16 } },       -- the top face of the block, facing the camera
       { "floor", { 30, 2, 2 } },       -- the floor, far from the block
+      { "corridor", { (last.min[1] + last.max[1]) / 2, last.max[2], last.max[3] } },
     } }))
     local out = render(file, "--dump-dom")
     local json = out:match('<pre id="result">(.-)</pre>')
@@ -426,9 +595,15 @@ describe("octonav.view", function()
     local function near(c, r, g, bl, tol)
       return math.abs(r - c[1] * 255) <= tol and math.abs(g - c[2] * 255) <= tol and math.abs(bl - c[3] * 255) <= tol
     end
-    local bg, pc, sc = view.colors.background, view.colors.path, view.colors.surface
+    local bg, pc, sc, cc = view.colors.background, view.colors.path, view.colors.surface, view.colors.corridor
     -- the path's colour at its leg's middle
     assert.is_true(count(pixels("path"), function(r, g, bl) return near(pc, r, g, bl, 3) end) >= 3)
+    -- the search corridor's colour on its goal cell's edge (the boxes are outlines: a line of pixels),
+    -- nowhere on the block's top or the floor
+    assert.is_true(count(pixels("corridor"), function(r, g, bl) return near(cc, r, g, bl, 3) end) >= 3)
+    for _, name in ipairs { "top", "floor" } do
+      assert.are.equal(0, count(pixels(name), function(r, g, bl) return near(cc, r, g, bl, 40) end), name)
+    end
     -- lit grey geometry (not the background, not a path colour) on the block's top and the floor
     for _, name in ipairs { "top", "floor" } do
       assert.are.equal(25, count(pixels(name), function(r, g, bl)
@@ -567,6 +742,19 @@ describe("octonav view (the command)", function()
     assert.is_truthy(out:find(html .. ": octonav.view: ", 1, true), out)
     assert.is_truthy(files.read(html):find('"nlines":', 1, true))
     assert.are.equal("\137PNG", files.read(png):sub(1, 4))
+    assert.is_truthy(files.read(html):find('"nboxes":0,', 1, true))
+    -- --corridor and --visited: each leg's corridor and expanded cells, as the legs' queries give them
+    local q, want = octonav.query.new(t), 0
+    for _, leg in ipairs { { { 2, 4, 4 }, { 2, 7, 4 } }, { { 2, 7, 4 }, { 14, 4, 4 } } } do
+      local _, info = assert(q:find(leg[1], leg[2]))
+      want = want + #q:corridor() + info.expansions
+    end
+    q:close()
+    code, out, err = run { tree_file, "--path", "2", "4", "4", "2", "7", "4", "14", "4", "4", "-o", html,
+      "--corridor", "--visited" }
+    assert.are.equal(0, code, err)
+    assert.is_true(want > 2)
+    assert.is_truthy(files.read(html):find('"nboxes":' .. want .. ',', 1, true), out)
   end)
 
   it("says what is wrong: usage, a missing file, an unreachable leg", function()

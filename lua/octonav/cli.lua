@@ -64,8 +64,9 @@ octonav validate PACK
     check every hole's doors; exit code 1 when one is not ok]],
   view = [==[
 octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice y=V]]
-             [--free] [--corridor]
-    a page (WebGL) or a PNG of the nav data, with paths (README, "Seeing the nav data")]==],
+             [--free] [--corridor] [--visited]
+    a page (WebGL) or a PNG of the nav data, with paths and their searches' corridors and visited
+    cells (README, "Seeing the nav data")]==],
   bench = [[
 octonav bench MAP.3dmap [SCEN] [--limit N] [--seed K] [--paths FILE] [--preset NAME] [--grid-limit M]
               [--repeat R] [--prepare]

@@ -1,9 +1,11 @@
 --- `octonav view`: nav data as a page to open in a browser, or a PNG for terminals and CI.
 --   octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z [x y z ...]] [-o FILE.html]
---                [--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor]
+--                [--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor] [--visited]
 -- A pack directory is opened as a world (its tree, holes, doors, connect points); a .3dmap as a
 -- Moving AI map; anything else as a tree file. --path searches leg by leg between the points given
 -- (the world's tree for a pack) and draws the path, with the route of world:plan for a pack.
+-- --corridor draws each leg's search corridor (the cells or boxes its path was built through) and
+-- --visited the cells its search expanded (q:corridor(), q:visited(): see octonav.debug).
 -- run(args, io) returns the exit code (0 done, 1 failed, 2 bad usage); io has out(...) and err(...).
 local core = require "octonav.core"
 local view = require "octonav.view"
@@ -12,7 +14,7 @@ local image = require "octonav.image"
 local M = {}
 
 M.USAGE = "octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] " ..
-  "[--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor]"
+  "[--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor] [--visited]"
 
 -- Paths are checked with core.read_file (a stat before any open, so a FIFO never blocks us), not
 -- io.open: opening a FIFO with no writer (or, to write, with no reader) blocks forever.
@@ -47,7 +49,8 @@ end
 -- A pack directory: one holding a manifest.txt (of any kind: world.load says what is wrong with it).
 local function is_dir(path) return M.exists(path .. "/manifest.txt") end
 
--- flags: -o FILE, --png FILE, --slice A=V, --path then numbers up to the next flag, --free, --corridor
+-- flags: -o FILE, --png FILE, --slice A=V, --path then numbers up to the next flag, --free, --corridor,
+-- --visited
 local function parse(args)
   local o = { points = {} }
   local i = 1
@@ -57,7 +60,7 @@ local function parse(args)
       if args[i + 1] == nil then return nil, "missing value for " .. a end
       o[a == "-o" and "html" or a:sub(3)] = args[i + 1]
       i = i + 2
-    elseif a == "--free" or a == "--corridor" then
+    elseif a == "--free" or a == "--corridor" or a == "--visited" then
       o[a:sub(3)] = true
       i = i + 1
     elseif a == "--path" then
@@ -122,6 +125,8 @@ function M.run(args, io_)
     io_.err(tostring(lerr))
     return 1
   end
+  -- the page (when one is written) takes each leg's search as it is found
+  local page = (o.html or not o.png) and view.new { title = "octonav: " .. o.input } or nil
   local path, route
   if #o.points > 0 then
     local q = core.query.new(d.tree, { max_nodes = 1 << 20 })
@@ -138,6 +143,9 @@ function M.run(args, io_)
         return 1
       end
       for n = (k == 1) and 1 or 2, #leg do path[#path + 1] = leg[n] end
+      if page and (o.corridor or o.visited) then
+        page:add(q, { corridor = o.corridor == true, visited = o.visited == true })
+      end
     end
     q:close()
     if d.world and #o.points == 6 then
@@ -162,11 +170,10 @@ function M.run(args, io_)
     end
     io_.out(("%s: %dx%d"):format(o.png, img.w, img.h))
   end
-  if o.html or not o.png then
-    local page = view.new { title = "octonav: " .. o.input }
+  if page then
     local cells = o.free and "both" or "blocked"
     page:add(d.world or d.tree, { cells = cells })
-    if path then page:add(path, { corridor = o.corridor == true, tree = d.tree }) end
+    if path then page:add(path) end
     if route then page:add(route) end
     local file = o.html or "octonav-view.html"
     local ok, werr = page:write(file)

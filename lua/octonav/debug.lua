@@ -1,15 +1,16 @@
 --- octonav.debug: nav data for an engine to draw with its own renderer (Detour's duDebugDraw idea).
 --
--- `debug.draw(obj, drawer [, opts])` walks a tree, a path, a route or a world and calls the drawer's
--- methods, all in world space:
+-- `debug.draw(obj, drawer [, opts])` walks a tree, a path, a route, a world or a query (what its last
+-- search used) and calls the drawer's methods, all in world space:
 --   drawer:box(min, max, kind)         an axis-aligned box (a cell, a hole's bounds, a tile)
 --   drawer:line(a, b, kind)            a segment (a path leg, a door, a route step)
 --   drawer:point(p, kind)              a marker (a waypoint, a portal, a start or goal)
 --   drawer:quad(a, b, c, d, normal, kind)  optional: a face of the blocked surface, counter-clockwise
 --                                      seen from its normal ({x,y,z}, unit, axis-aligned); a drawer
 --                                      without `quad` gets the blocked cells as boxes instead
--- Kinds: "blocked", "free", "surface", "path", "waypoint", "corridor", "route", "portal", "hole",
--- "door", "door_closed", "start", "goal". The viewer (octonav.view) is a drawer like any other.
+-- Kinds: "blocked", "free", "surface", "path", "waypoint", "corridor", "visited", "frontier", "route",
+-- "portal", "hole", "door", "door_closed", "start", "goal". The viewer (octonav.view) is a drawer like
+-- any other.
 -- Trees are walked in C (octonav.core.debug) and handed over as packed floats, so a tree of a million
 -- cells costs one string, not a million tables, until the drawer is called.
 local core = require "octonav.core"
@@ -17,6 +18,7 @@ local pack = require "octonav.pack"
 local tilegrid = require "octonav.tilegrid"
 
 local M = {}
+local draw_search
 
 local NORMALS = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 }, { 0, 1, 0 }, { 0, 0, -1 }, { 0, 0, 1 } }
 local unpack_f = string.unpack
@@ -24,12 +26,22 @@ local unpack_f = string.unpack
 local DEFAULTS = {
   cells = "blocked",    -- tree cells to draw: "blocked", "free", "both" or "none"
   surface = true,       -- blocked space as merged faces through drawer:quad when the drawer has it
-  corridor = false,     -- paths: also the free cells the path passes through (kind "corridor")
-  tree = nil,           -- paths: the tree for the corridor (a path from q:find knows its own)
+  corridor = false,     -- paths: also their corridor (kind "corridor"): with `query`, the nodes its search
+                        -- built the path through (q:corridor()); without, the free cells of `tree` the
+                        -- path's segments pass through, located again. Queries: true unless set false
+  tree = nil,           -- paths without `query`: the tree for the corridor
+  query = nil,          -- paths: the query whose last result the path is (q:find, q:result): the corridor
+                        -- and the visited nodes come from its search
+  visited = false,      -- paths with `query`, and queries: the nodes the search expanded (kind "visited",
+                        -- its closed set); "all": also those it reached and left open (kind "frontier")
+  max_visited = 100000, -- at most this many of the nodes the search reached (the first reached) are drawn
   portals = true,       -- worlds: the portals of the loaded tiles' graphs (their points, read from the pack's
-                        -- graph files); "all": also those on the world's border, which no route uses
+                        -- graph files once per graph: cached while the world holds it); "all": also those
+                        -- on the world's border, which no route uses
   holes = true,         -- worlds: hole bounds, doors and the holes' own trees
 }
+local KNOWN = { tree = true, query = true }
+for k in pairs(DEFAULTS) do KNOWN[k] = true end
 
 local function check_opts(opts)
   if opts == nil then return DEFAULTS end
@@ -37,8 +49,14 @@ local function check_opts(opts)
   local o = {}
   for k, v in pairs(DEFAULTS) do o[k] = v end
   for k, v in pairs(opts) do
-    if DEFAULTS[k] == nil and k ~= "tree" then error("draw: unknown option '" .. tostring(k) .. "'", 3) end
+    if not KNOWN[k] then error("draw: unknown option '" .. tostring(k) .. "'", 3) end
     o[k] = v
+  end
+  if o.visited ~= true and o.visited ~= false and o.visited ~= "all" then
+    error("draw: option 'visited' must be a boolean or \"all\"", 3)
+  end
+  if math.type(o.max_visited) ~= "integer" or o.max_visited < 0 then
+    error("draw: option 'max_visited' must be an integer >= 0", 3)
   end
   if o.cells ~= "blocked" and o.cells ~= "free" and o.cells ~= "both" and o.cells ~= "none" then
     error("draw: option 'cells' must be \"blocked\", \"free\", \"both\" or \"none\"", 3)
@@ -52,10 +70,12 @@ local function check_opts(opts)
   return o
 end
 
-local function is_tree(obj)
+local function is_class(obj, name)
   local mt = getmetatable(obj)
-  return type(obj) == "userdata" and type(mt) == "table" and mt.__name == "octonav.tree"
+  return type(obj) == "userdata" and type(mt) == "table" and mt.__name == name
 end
+
+local function is_tree(obj) return is_class(obj, "octonav.tree") end
 
 local function point(p)
   return type(p) == "table" and type(p[1]) == "number" and type(p[2]) == "number" and type(p[3]) == "number"
@@ -117,6 +137,25 @@ function M.corridor(tree, points)
   return cells
 end
 
+-- What query q's last search used: its result's corridor (kind "corridor") and the nodes it expanded
+-- ("visited") or reached and left open ("frontier", with visited = "all"). Raises (at `level`) for a
+-- query without a result, or one whose prepared tiles changed since.
+function draw_search(q, drawer, corridor, visited, max_visited, level)
+  if corridor then
+    local list, why = q:corridor()
+    if not list then error("draw: the query's corridor: " .. why, level + 1) end
+    for _, c in ipairs(list) do drawer:box(c.min, c.max, "corridor") end
+  end
+  if visited then
+    local list, why = q:visited(max_visited)
+    if not list then error("draw: the query's visited nodes: " .. why, level + 1) end
+    for _, c in ipairs(list) do
+      if c.expanded then drawer:box(c.min, c.max, "visited")
+      elseif visited == "all" then drawer:box(c.min, c.max, "frontier") end
+    end
+  end
+end
+
 local function draw_path(path, drawer, o)
   for i = 1, #path do
     if not point(path[i]) then error("draw: path point " .. i .. " is not {x, y, z}", 3) end
@@ -125,12 +164,19 @@ local function draw_path(path, drawer, o)
   for i = 1, #path do
     drawer:point(path[i], i == 1 and "start" or i == #path and "goal" or "waypoint")
   end
-  if o.corridor then
+  if o.query ~= nil then
+    if not is_class(o.query, "octonav.query") then error("draw: option 'query' must be an octonav.query", 3) end
+    draw_search(o.query, drawer, o.corridor, o.visited, o.max_visited, 3)
+  elseif o.corridor then
     local tree = o.tree
-    if not is_tree(tree) then error("draw: option 'tree' (an open octonav.tree) is needed for the corridor", 3) end
+    if not is_tree(tree) then
+      error("draw: option 'query' (the path's query) or 'tree' (an open octonav.tree) is needed for the corridor", 3)
+    end
     for _, c in ipairs(M.corridor(tree, path)) do
       drawer:box(c.min, { c.min[1] + c.size, c.min[2] + c.size, c.min[3] + c.size }, "corridor")
     end
+  elseif o.visited then
+    error("draw: option 'visited' needs option 'query' (the path's query)", 3)
   end
 end
 
@@ -153,8 +199,36 @@ local function draw_route(route, drawer)
   end
 end
 
--- A world's portals: each tile whose graph the world holds (world.graph_ids), read back from its graph
--- file, its portals' points in world space (kind "portal"); the world border's only with all.
+-- Portal points of the tile graphs already read, per world (weak: gone with the world): for each tile,
+-- the graph's id (world.graph_ids[t], which a rebake changes) and its portals as { x, y, z, border }.
+local portal_cache = setmetatable({}, { __mode = "k" })
+
+-- Tile t's portals in world space, read from its graph file the first time its graph id is met.
+local function tile_portals(world, t, id)
+  local cache = portal_cache[world]
+  if not cache then
+    cache = {}
+    portal_cache[world] = cache
+  end
+  local hit = cache[t]
+  if hit and hit.id == id then return hit.points end
+  local grid, leaf = world.grid, world.tree:params().scale
+  local i, j, k = tilegrid.coords(grid, t)
+  local blob = pack.read_graph(world.dir, i, j, k)
+  local pts = blob and core.route.portals(blob)
+  local mn, c, points = tilegrid.min(grid, i, j, k), { i, j, k }, {}
+  for n, p in ipairs(pts or {}) do
+    local a = (p.face >> 1) + 1
+    local beyond = c[a] + ((p.face & 1) == 1 and 1 or -1)
+    points[n] = { mn[1] + p[1] * leaf, mn[2] + p[2] * leaf, mn[3] + p[3] * leaf,
+      border = beyond < 0 or beyond >= grid.tiles[a] }
+  end
+  if blob then cache[t] = { id = id, points = points } end -- (a missing file is read again next time)
+  return points
+end
+
+-- A world's portals: each tile whose graph the world holds (world.graph_ids), its portals' points in
+-- world space (kind "portal"); the world border's only with all.
 local function draw_portals(world, drawer, all)
   local grid, ids = world.grid, world.graph_ids
   if type(ids) ~= "table" or type(world.dir) ~= "string" or type(grid) ~= "table" or not is_tree(world.tree) then
@@ -163,19 +237,15 @@ local function draw_portals(world, drawer, all)
   local tiles = {}
   for t in pairs(ids) do tiles[#tiles + 1] = t end
   table.sort(tiles)
-  local leaf = world.tree:params().scale
+  local cache = portal_cache[world]
+  if cache then -- tiles whose graph the world dropped
+    for t in pairs(cache) do
+      if ids[t] == nil then cache[t] = nil end
+    end
+  end
   for _, t in ipairs(tiles) do
-    local i, j, k = tilegrid.coords(grid, t)
-    local blob = pack.read_graph(world.dir, i, j, k)
-    local pts = blob and core.route.portals(blob)
-    local mn, c = tilegrid.min(grid, i, j, k), { i, j, k }
-    for _, p in ipairs(pts or {}) do
-      local a = (p.face >> 1) + 1
-      local step = (p.face & 1) == 1 and 1 or -1
-      local beyond = c[a] + step
-      if all or (beyond >= 0 and beyond < grid.tiles[a]) then
-        drawer:point({ mn[1] + p[1] * leaf, mn[2] + p[2] * leaf, mn[3] + p[3] * leaf }, "portal")
-      end
+    for _, p in ipairs(tile_portals(world, t, ids[t])) do
+      if all or not p.border then drawer:point({ p[1], p[2], p[3] }, "portal") end
     end
   end
 end
@@ -196,9 +266,10 @@ local function draw_world(world, drawer, o)
   end
 end
 
---- Walk obj (a tree, a path (an array of points), a route (an array of steps with enter/exit) or a
--- world (octonav.world: its tree, holes and tile graphs)) and call drawer's box/line/point/quad methods.
--- Returns drawer. opts (all optional): see DEFAULTS above.
+--- Walk obj (a tree, a path (an array of points), a route (an array of steps with enter/exit), a
+-- world (octonav.world: its tree, holes and tile graphs) or a query (octonav.query: what its last
+-- search used, the corridor unless opts.corridor is false, the visited nodes with opts.visited)) and
+-- call drawer's box/line/point/quad methods. Returns drawer. opts (all optional): see DEFAULTS above.
 function M.draw(obj, drawer, opts)
   if type(drawer) ~= "table" and type(drawer) ~= "userdata" then
     error("bad argument #2 to 'draw' (drawer expected, got " .. type(drawer) .. ")", 2)
@@ -207,7 +278,9 @@ function M.draw(obj, drawer, opts)
     if type(drawer[m]) ~= "function" then error("bad argument #2 to 'draw' (drawer has no method '" .. m .. "')", 2) end
   end
   local o = check_opts(opts)
-  if is_tree(obj) then
+  if is_class(obj, "octonav.query") then
+    draw_search(obj, drawer, not opts or opts.corridor ~= false, o.visited, o.max_visited, 2)
+  elseif is_tree(obj) then
     draw_tree(obj, drawer, o)
   elseif type(obj) == "table" and obj.tree ~= nil and obj.holes ~= nil then
     draw_world(obj, drawer, o)
@@ -216,7 +289,7 @@ function M.draw(obj, drawer, opts)
   elseif type(obj) == "table" and type(obj[1]) == "table" and (obj[1].kind ~= nil or obj[1].enter ~= nil) then
     draw_route(obj, drawer)
   else
-    error("bad argument #1 to 'draw' (tree, path, route or world expected, got " .. type(obj) .. ")", 2)
+    error("bad argument #1 to 'draw' (tree, path, route, world or query expected, got " .. type(obj) .. ")", 2)
   end
   return drawer
 end

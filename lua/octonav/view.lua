@@ -1,11 +1,12 @@
 --- octonav.view: a self-contained HTML page (WebGL2, no network at view time) showing nav data:
--- the blocked surface or the free cells, paths with their corridor, routes, portals, holes and doors,
+-- the blocked surface or the free cells, paths with their search corridor (and the cells the search
+-- visited), routes, portals, holes and doors,
 -- with orbit, zoom, pan, layer toggles and a slice plane. It is a drawer for octonav.debug.draw, so
 -- it shows exactly what an engine's own drawer would be given.
 --
 --   local v = view.new()                 -- a page under construction
 --   v:add(tree_or_world)                 -- any object debug.draw takes, with its options
---   v:add(path, { corridor = true, tree = tree })
+--   v:add(path, { corridor = true, query = q })  -- q: the query that found path (or tree = tree)
 --   v:write("nav.html")                  -- or v:html() for the text
 --   view.write("nav.html", { tree, path })  -- the same in one call
 --
@@ -22,6 +23,8 @@ M.colors = {
   blocked = { 0.62, 0.64, 0.70 },
   free = { 0.20, 0.55, 0.95 },
   corridor = { 0.30, 0.85, 0.55 },
+  visited = { 0.55, 0.35, 0.20 },
+  frontier = { 0.35, 0.30, 0.50 },
   path = { 1.00, 0.30, 0.10 },
   waypoint = { 1.00, 0.85, 0.20 },
   start = { 0.20, 1.00, 0.30 },

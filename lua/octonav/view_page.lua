@@ -55,20 +55,20 @@ void main(){ if (vy > slice) discard;
   o = vec4(color * min(l, 1.0), 1.0); }`);
 // lines and wire boxes: a unit cube's 12 edges instanced per box (min, max, kind) or one segment per line
 const lineProg = program(HEAD + `
-uniform mat4 mvp; uniform vec2 offset; uniform vec3 pal[16];
+uniform mat4 mvp; uniform vec2 offset; uniform vec3 pal[32];
 in vec3 unit; in vec3 bmin; in vec3 bmax; in float kind; out vec3 col; out float vy;
 void main(){ vec3 p = mix(bmin, bmax, unit); vy = p.y; col = pal[int(kind)];
   vec4 c = mvp * vec4(p, 1.0); gl_Position = c + vec4(offset * c.w, 0.0, 0.0); }`, HEAD + `
 uniform float slice; uniform float clip; in vec3 col; in float vy; out vec4 o;
 void main(){ if (clip > 0.5 && vy > slice) discard; o = vec4(col, 1.0); }`);
 const pointProg = program(HEAD + `
-uniform mat4 mvp; uniform vec3 pal[16]; uniform float psize; in vec3 pos; in float kind; out vec3 col;
+uniform mat4 mvp; uniform vec3 pal[32]; uniform float psize; in vec3 pos; in float kind; out vec3 col;
 void main(){ col = pal[int(kind)]; gl_Position = mvp * vec4(pos, 1.0); gl_PointSize = psize; }`, HEAD + `
 in vec3 col; out vec4 o; void main(){ o = vec4(col, 1.0); }`);
 
 const kinds = D.kinds, palette = D.palette, K = {};
 kinds.forEach((k, i) => K[k] = i);
-const palFlat = new Float32Array(48); palette.forEach((c, i) => palFlat.set(c, 3 * i));
+const palFlat = new Float32Array(96); palette.forEach((c, i) => palFlat.set(c, 3 * i));
 
 // the surface mesh: two triangles a quad
 const Q = f32(D.quads), nq = D.nquads;
