@@ -46,6 +46,7 @@ build = {
     ["octonav.pack"] = "lua/octonav/pack.lua",
     ["octonav.world"] = "lua/octonav/world.lua",
     ["octonav.world_agents"] = "lua/octonav/world_agents.lua",
+    ["octonav.world_doors"] = "lua/octonav/world_doors.lua",
     ["octonav.progress"] = "lua/octonav/progress.lua",
     ["octonav.cli"] = "lua/octonav/cli.lua",
     ["octonav.planner"] = "lua/octonav/planner.lua",
