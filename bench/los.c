@@ -30,7 +30,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: los [-s SEGMENTS] [-p PASSES] [-l LOAD] [MAP ...]\n");
         return 2;
     }
-    printf("| map | segments | clear | us / segment | disagree |\n|---|---:|---:|---:|---:|\n");
+    printf("| map | segments | clear | us / segment | disagree | tree bytes | losmap bytes | losmap build ms |\n"
+           "|---|---:|---:|---:|---:|---:|---:|---:|\n");
     int bad = 0;
     for (int m = 0; m < nmaps; m++) {
         char spath[520];
@@ -40,6 +41,12 @@ int main(int argc, char **argv)
         on_grid *g = NULL;
         if (!on_ok(on_tree_from_voxmap(&vm, 9, &t)) || !on_ok(on_grid_from_voxmap(&vm, &g))) return 1;
         if (load > 0 && !on_ok(on_tree_compact(t, load))) return 1;
+        double tb = bench_now();
+        size_t lbytes = 0;
+        if (!on_ok(on_tree_los_prepare(t, &lbytes))) return 1;
+        tb = bench_now() - tb;
+        on_tree_stats tst;
+        on_tree_stats_get(t, &tst);
         size_t ns;
         bench_scen *scen = bench_read_scen(spath, &ns);
         double *seg = malloc(nseg * 6 * sizeof *seg);
@@ -59,7 +66,8 @@ int main(int argc, char **argv)
             clear += (size_t)ref[i];
             dis += got[i] != ref[i];
         }
-        printf("| %s | %zu | %zu | %.3f | %zu |\n", maps[m], nseg, clear, best * 1e6 / (double)nseg, dis);
+        printf("| %s | %zu | %zu | %.3f | %zu | %zu | %zu | %.2f |\n", maps[m], nseg, clear, best * 1e6 / (double)nseg, dis,
+               tst.bytes, lbytes, tb * 1e3);
         fflush(stdout);
         bad |= dis != 0;
         free(seg);

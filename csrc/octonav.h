@@ -195,6 +195,11 @@ ON_API on_status on_tree_export_surface_obj(const on_tree *t, const char *path, 
  * raycast: ON_SUCCESS when clear; ON_FAILURE|ON_BLOCKED with *t_hit in [0,1] at the first blocked point. */
 ON_API on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3]);
 ON_API on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit);
+/* Line of sight reads a tile through its mask hierarchy (losmap.h), built the first time a line of sight
+ * reads the tile and dropped by every change to it. This builds every loaded tile's now (a first query
+ * without the build's cost); *bytes (may be NULL) gets their memory. ON_FAILURE|ON_NO_MEMORY when one
+ * could not be built (line of sight then reads that tile's node table). */
+ON_API on_status on_tree_los_prepare(const on_tree *t, size_t *bytes);
 
 /* ---- point queries (pointquery.c) ------------------------------------------------------------- */
 /* The free space's connected components (face adjacency across tiles), for reachability without a

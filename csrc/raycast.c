@@ -8,6 +8,7 @@
  * and after, and every voxel between them, are in that cube).
  */
 #include "raycast.h"
+#include "losmap.h"
 #include "tree.h"
 
 #include <math.h>
@@ -201,6 +202,10 @@ typedef struct tree_probe {
     on_cell cells[8];
     uint8_t vals[8][ON_MAX_DEPTH + 2];
     uint32_t top[8];      /* layers >= top[e] are shared with cur (top = depth + 1: another tile) */
+    const on_losmap *lm;  /* the losmap of tile lmtile (NULL: none, the node table answers) */
+    uint32_t lmtile;
+    int chain_ok;         /* chain[] holds cur's nodes in lm (cur is in tile lmtile) */
+    const on_losnode *chain[ON_LOS_LEVELS];
 } tree_probe;
 
 /* A node-table lookup through the cache when there is one (tree.h's, so every user fills the one
@@ -212,24 +217,16 @@ static inline int node_value(const on_tree *t, on_lcache *c, uint32_t tile, uint
 
 /* Is leaf (x, y, z) free? Then *c gets its free cell, vals[l] the values of the stored nodes read on
  * the way down (layers below *top), and *top the lowest layer it shares with the current cell. */
-static int probe_leaf(const tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c, uint8_t *vals, uint32_t *top)
+static int probe_leaf(tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c, uint8_t *vals, uint32_t *top)
 {
     const on_tree *t = p->t;
     int64_t n = t->n;
     uint32_t D = (uint32_t)t->p.depth;
     int64_t lx = x - p->torg[0], ly = y - p->torg[1], lz = z - p->torg[2];
     uint32_t ti, layer;
-    int v;
-    uint32_t L = on_code_layer(p->cur.code);
-    if (p->cs && L < D && lx >= 0 && ly >= 0 && lz >= 0 && lx < n && ly < n && lz < n) {
-        /* same tile: start at the lowest common ancestor, whose value the walk holds */
+    int v, same = p->cs && lx >= 0 && ly >= 0 && lz >= 0 && lx < n && ly < n && lz < n;
+    if (same) {
         ti = p->cur.tile;
-        uint32_t diff = ((uint32_t)lx ^ on_code_x(p->cur.code)) | ((uint32_t)ly ^ on_code_y(p->cur.code)) |
-                        ((uint32_t)lz ^ on_code_z(p->cur.code));
-        layer = L + 1;
-        while ((diff >> layer) != 0) layer++;
-        *top = layer;
-        v = p->anc[layer];
     } else {
         if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
             return 0;
@@ -239,6 +236,31 @@ static int probe_leaf(const tree_probe *p, int64_t x, int64_t y, int64_t z, on_c
         lx = x % n;
         ly = y % n;
         lz = z % n;
+    }
+    if (ti != p->lmtile) {
+        p->lmtile = ti;
+        p->lm = on_tile_losmap(t, ti);
+    }
+    if (p->lm) { /* the tile's masks: a few bit operations, no lookup */
+        p->chain[p->lm->top] = p->lm->node;
+        int l = on_losmap_leaf_from(p->lm, p->chain, p->lm->top, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
+        if (l < 0) return 0;
+        c->tile = ti;
+        c->code = on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, (uint32_t)l);
+        *top = 0; /* (no ancestor values to keep) */
+        return 1;
+    }
+    /* no losmap (out of memory): the node table */
+    uint32_t L = on_code_layer(p->cur.code);
+    if (same && L < D) {
+        /* same tile: start at the lowest common ancestor, whose value the walk holds */
+        uint32_t diff = ((uint32_t)lx ^ on_code_x(p->cur.code)) | ((uint32_t)ly ^ on_code_y(p->cur.code)) |
+                        ((uint32_t)lz ^ on_code_z(p->cur.code));
+        layer = L + 1;
+        while ((diff >> layer) != 0) layer++;
+        *top = layer;
+        v = p->anc[layer];
+    } else {
         layer = D;
         *top = D + 1;
         v = node_value(t, p->lc, ti, on_root_code(t));
@@ -331,41 +353,77 @@ static void sync_axis(walk *w, int j, double t)
     }
 }
 
-/* The common exit: through the interior of one face of the current cell, well away from every
+/* The common step: out of the current cell through the interior of one face, well away from every
  * lattice edge (each other coordinate at least FAST_MARGIN from an integer), so only the voxel
- * entered needs a lookup. Returns 0 to fall back to the exact event machinery; otherwise 1, with
- * r->valid = 0 when the voxel entered is blocked, else the walk moved into its cell. The margin keeps
- * the answer identical to the exact comparisons of plane parameters (rounding is far smaller). */
+ * entered needs a look. The exit parameters are estimated with reciprocals (inv[j] = 1 / d[j]): the
+ * margins keep every decision the same as the exact comparisons of plane parameters would make (the
+ * estimate is off by rounding, far less than the margins, for coordinates below FAST_COORD), and a
+ * blocked voxel's t is computed by the exact expression. Returns 1 when the walk moved into the
+ * entered voxel's cell, 0 when that voxel is blocked (*t_hit set), 2 when the segment ends in the
+ * current cell, -1 to take the exact event machinery instead. */
 #define FAST_MARGIN 1e-6
-static int fast_exit(walk *w, tree_probe *p, const double texit[3], double te, around *r)
+#define END_MARGIN 1e-9
+#define FAST_COORD 1e7
+static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit)
 {
     int e = -1;
-    int64_t v[3];
+    double te = INFINITY;
+    int64_t bnd[3] = {0, 0, 0}, v[3];
     for (int j = 0; j < 3; j++) {
-        if (w->two[j]) return 0;
-        if (!w->step[j]) {
-            v[j] = w->idx[j];
-            continue;
-        }
-        if (texit[j] == te) {
-            if (e >= 0) return 0; /* leaves through an edge or corner of the cell */
+        if (!w->step[j]) continue;
+        bnd[j] = w->step[j] > 0 ? p->cmin[j] + p->cs : p->cmin[j];
+        double tj = ((double)bnd[j] - w->a[j]) * inv[j];
+        if (tj < te) {
+            te = tj;
             e = j;
-            v[j] = w->step[j] > 0 ? p->cmin[j] + p->cs : p->cmin[j] - 1;
+        }
+    }
+    if (te > 1.0 + END_MARGIN) return 2;
+    if (!(te < 1.0 - END_MARGIN)) return -1;
+    for (int j = 0; j < 3; j++) {
+        if (j == e) {
+            v[j] = w->step[j] > 0 ? bnd[j] : bnd[j] - 1;
+        } else if (!w->step[j]) {
+            v[j] = w->idx[j];
         } else {
             double x = w->a[j] + te * w->d[j], f = floor(x);
-            if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) return 0;
+            if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) return -1;
             v[j] = (int64_t)f;
         }
+    }
+    int64_t n = p->t->n;
+    int64_t lx = v[0] - p->torg[0], ly = v[1] - p->torg[1], lz = v[2] - p->torg[2];
+    if (p->chain_ok && lx >= 0 && ly >= 0 && lz >= 0 && lx < n && ly < n && lz < n) {
+        /* same tile, its masks: start at the lowest node holding both the cell and the voxel */
+        const on_losmap *m = p->lm;
+        uint32_t diff = ((uint32_t)lx ^ (uint32_t)(p->cmin[0] - p->torg[0])) |
+                        ((uint32_t)ly ^ (uint32_t)(p->cmin[1] - p->torg[1])) |
+                        ((uint32_t)lz ^ (uint32_t)(p->cmin[2] - p->torg[2]));
+        uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
+        if (L < 2) L = 2;
+        if (L > m->top) L = m->top;
+        int l = on_losmap_leaf_from(m, p->chain, L, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
+        if (l < 0) {
+            *t_hit = tplane(w, e, bnd[e]);
+            return 0;
+        }
+        uint32_t msk = ~((1u << l) - 1u);
+        p->cur.code = on_code_make((uint32_t)lx & msk, (uint32_t)ly & msk, (uint32_t)lz & msk, (uint32_t)l);
+        p->cmin[0] = p->torg[0] + ((uint32_t)lx & msk);
+        p->cmin[1] = p->torg[1] + ((uint32_t)ly & msk);
+        p->cmin[2] = p->torg[2] + ((uint32_t)lz & msk);
+        p->cs = (int64_t)1 << l;
+        return 1;
     }
     on_cell c;
     uint8_t vals[ON_MAX_DEPTH + 2];
     uint32_t top;
     if (!probe_leaf(p, v[0], v[1], v[2], &c, vals, &top)) {
-        r->valid = 0;
-        return 1;
+        *t_hit = tplane(w, e, bnd[e]);
+        return 0;
     }
     enter_cell(p, c, vals, top);
-    r->valid = 1;
+    p->chain_ok = p->lm != NULL; /* probe_leaf's descent left the cell's chain */
     return 1;
 }
 
@@ -394,6 +452,8 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     p.cmin[0] = p.cmin[1] = p.cmin[2] = 0;
     p.torg[0] = p.torg[1] = p.torg[2] = 0;
     p.cur.tile = p.cur.code = 0;
+    p.lm = NULL;
+    p.lmtile = UINT32_MAX;
     around r;
     around_start(&w, &r);
     unsigned m = free_mask_tree(&p, &r);
@@ -401,24 +461,32 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     if (sink) sink_all(sink, ud, &p, m);
     unsigned first = pick_largest(&p, m);
     enter_cell(&p, p.cells[first], p.vals[first], p.top[first]);
+    p.chain_ok = 0;
+    double inv[3];
+    int fast = !(w.two[0] | w.two[1] | w.two[2]);
+    for (int j = 0; j < 3; j++) {
+        inv[j] = w.step[j] ? 1.0 / w.d[j] : 0;
+        if (!(fabs(a[j]) < FAST_COORD && fabs(b[j]) < FAST_COORD)) fast = 0;
+    }
     for (;;) {
+        if (fast) {
+            int rc = fast_step(&w, &p, inv, t_hit);
+            if (rc == 1) {
+                if (sink) sink(ud, p.cur); /* the one cell entered (events report theirs below) */
+                continue;
+            }
+            if (rc >= 0) return rc == 2;
+        }
         const int64_t *cmin = p.cmin, cs = p.cs;
         /* when does the segment leave the current cell, per axis and first? */
-        double te = INFINITY, texit[3] = {INFINITY, INFINITY, INFINITY};
+        double te = INFINITY;
         for (int j = 0; j < 3; j++)
             if (w.step[j]) {
-                texit[j] = tplane(&w, j, w.step[j] > 0 ? cmin[j] + cs : cmin[j]);
-                if (texit[j] < te) te = texit[j];
+                double tj = tplane(&w, j, w.step[j] > 0 ? cmin[j] + cs : cmin[j]);
+                if (tj < te) te = tj;
             }
         if (!(te < 1.0)) return 1;
-        if (fast_exit(&w, &p, texit, te, &r)) {
-            if (!r.valid) { /* fast path found the voxel entered blocked */
-                *t_hit = te;
-                return 0;
-            }
-            if (sink) sink(ud, p.cur); /* the one cell entered (events report theirs below) */
-            continue;
-        }
+        p.chain_ok = 0;
         for (int j = 0; j < 3; j++)
             if (w.step[j]) sync_axis(&w, j, te);
         double tev;

@@ -4,6 +4,7 @@
  */
 #include "tree.h"
 #include "boxes.h"
+#include "losmap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
         on_table_init(&t->tiles[i].table);
         t->tiles[i].loaded = 1;
         t->tiles[i].salt = 1;
+        atomic_init(&t->tiles[i].los, NULL);
     }
     *out = t;
     return ON_SUCCESS;
@@ -67,6 +69,7 @@ void on_tree_destroy(on_tree *t)
     for (uint32_t i = 0; i < t->ntiles; i++) {
         on_table_free(&t->tiles[i].table);
         on_boxset_free(t->tiles[i].boxes);
+        on_tile_losmap_drop(&t->tiles[i]);
     }
     free(t->tiles);
     free(t->areas);
@@ -121,6 +124,7 @@ void on_tree_touch(on_tree *t, uint32_t tile)
     t->revision++;
     t->tiles[tile].salt++;
     if (t->tiles[tile].salt == 0) t->tiles[tile].salt = 1; /* 0 means "no tile" to callers */
+    on_tile_losmap_drop(&t->tiles[tile]); /* built again from the new contents when read */
 }
 
 void on_tree_stats_get(const on_tree *t, on_tree_stats *st)

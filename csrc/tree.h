@@ -16,13 +16,16 @@
 #include "table.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 
+struct on_losmap;
 typedef struct on_tile {
     on_table table;
     on_boxset *boxes;  /* the prepared search graph (boxes.h); valid only for the salt it records */
     uint32_t salt;     /* bumped on every replacement of this tile's contents */
     uint8_t solid;     /* root not stored and wholly blocked */
     uint8_t loaded;    /* 1 for tiles in memory (always 1 until streaming unloads tiles) */
+    _Atomic(struct on_losmap *) los; /* line of sight's mask hierarchy (losmap.h), built on first use */
 } on_tile;
 
 struct on_tree {

@@ -1,0 +1,212 @@
+/*
+ * losmap.c -- building a tile's losmap from its node table, publishing it in the tile, freeing it
+ * (the structure and its life: losmap.h).
+ */
+#include "losmap.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define ST_FREE (-1)
+#define ST_BLOCKED (-2)
+#define VIRTUAL 0xfe /* the value of a cube above the root: its child 0 holds the tile, the rest is outside */
+
+typedef struct builder {
+    const on_table *tab;
+    uint32_t depth;
+    uint8_t solid;
+    on_losnode *node;
+    size_t nnode, capnode;
+    uint64_t *brick;
+    size_t nbrick, capbrick;
+} builder;
+
+/* The octree's cube at `layer`, min corner (x, y, z), child ci of a cube whose value is pv: blocked,
+ * free, or stored with its value. */
+static int cube_state(const builder *b, uint32_t layer, uint32_t x, uint32_t y, uint32_t z, int pv, unsigned ci)
+{
+    if (pv & (1 << ci)) return ST_BLOCKED;
+    if (layer > b->depth) return VIRTUAL;
+    if (layer == b->depth && b->solid) return ST_BLOCKED;
+    int v = on_table_get(b->tab, on_code_make(x, y, z, layer));
+    return v < 0 ? ST_FREE : v;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 64;
+    while (nc < need) nc *= 2;
+    void *q = realloc(*p, nc * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+/* The 64 children of the level-L cube at (x, y, z) whose octree state is s (a stored or virtual
+ * value): their states, and the masks. */
+static void children(const builder *b, uint32_t L, uint32_t x, uint32_t y, uint32_t z, int s, int st[64],
+                     uint64_t *any, uint64_t *full)
+{
+    uint32_t l1 = 2 * L - 1, h1 = 1u << l1, h2 = h1 >> 1;
+    *any = *full = 0;
+    for (unsigned ci = 0; ci < 8; ci++) {
+        uint32_t x1 = x + ((ci & 1u) ? h1 : 0), y1 = y + ((ci & 2u) ? h1 : 0), z1 = z + ((ci & 4u) ? h1 : 0);
+        int s1 = cube_state(b, l1, x1, y1, z1, s, ci);
+        for (unsigned gi = 0; gi < 8; gi++) {
+            unsigned cx = ((ci & 1u) << 1) | (gi & 1u), cy = (ci & 2u) | ((gi >> 1) & 1u),
+                     cz = ((ci >> 1) & 2u) | ((gi >> 2) & 1u);
+            unsigned c = cx | cy << 2 | cz << 4;
+            int s2 = s1 < 0 ? s1
+                            : cube_state(b, l1 - 1, x1 + ((gi & 1u) ? h2 : 0), y1 + ((gi & 2u) ? h2 : 0),
+                                         z1 + ((gi & 4u) ? h2 : 0), s1, gi);
+            st[c] = s2;
+            if (s2 == ST_BLOCKED) {
+                *any |= 1ull << c;
+                *full |= 1ull << c;
+            } else if (s2 != ST_FREE) {
+                *any |= 1ull << c;
+            }
+        }
+    }
+}
+
+/* A brick: the leaves of the layer-2 cube at (x, y, z) whose stored value is s. */
+static uint64_t brick_of(const builder *b, uint32_t x, uint32_t y, uint32_t z, int s)
+{
+    uint64_t m = 0;
+    for (unsigned ci = 0; ci < 8; ci++) {
+        int s1 = cube_state(b, 1, x + ((ci & 1u) ? 2 : 0), y + ((ci & 2u) ? 2 : 0), z + ((ci & 4u) ? 2 : 0), s, ci);
+        if (s1 == ST_FREE) continue;
+        for (unsigned gi = 0; gi < 8; gi++) {
+            if (s1 != ST_BLOCKED && !(s1 & (1 << gi))) continue;
+            unsigned cx = ((ci & 1u) << 1) | (gi & 1u), cy = (ci & 2u) | ((gi >> 1) & 1u),
+                     cz = ((ci >> 1) & 2u) | ((gi >> 2) & 1u);
+            m |= 1ull << (cx | cy << 2 | cz << 4);
+        }
+    }
+    return m;
+}
+
+/* Fill node[ni], the level-L cube at (x, y, z) with octree state s, and its mixed children. */
+static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint32_t z, int s)
+{
+    int st[64];
+    uint64_t any, full;
+    children(b, L, x, y, z, s, st, &any, &full);
+    uint64_t mixed = any & ~full;
+    size_t k = on_los_rank(mixed, 63) + (mixed >> 63);
+    on_losnode *nd = &b->node[ni];
+    nd->any = any;
+    nd->full = full;
+    uint32_t q = 1u << (2 * (L - 1));
+    if (L == 2) {
+        if (grow((void **)&b->brick, &b->capbrick, b->nbrick + k, sizeof *b->brick)) return -1;
+        nd->base = (uint32_t)b->nbrick;
+        size_t at = b->nbrick;
+        b->nbrick += k;
+        for (unsigned c = 0; c < 64; c++)
+            if (mixed & (1ull << c))
+                b->brick[at++] = brick_of(b, x + (c & 3u) * q, y + ((c >> 2) & 3u) * q, z + ((c >> 4) & 3u) * q, st[c]);
+        return 0;
+    }
+    if (grow((void **)&b->node, &b->capnode, b->nnode + k, sizeof *b->node)) return -1;
+    size_t at = b->nnode;
+    b->node[ni].base = (uint32_t)at;
+    b->nnode += k;
+    for (unsigned c = 0; c < 64; c++)
+        if (mixed & (1ull << c))
+            if (fill(b, at++, L - 1, x + (c & 3u) * q, y + ((c >> 2) & 3u) * q, z + ((c >> 4) & 3u) * q, st[c]))
+                return -1;
+    return 0;
+}
+
+static on_losmap *build(const on_tree *t, const on_tile *tl)
+{
+    builder b = {&tl->table, (uint32_t)t->p.depth, tl->solid, NULL, 0, 0, NULL, 0, 0};
+    uint32_t top = ((uint32_t)t->p.depth + 1) / 2;
+    if (top < 2) top = 2;
+    on_losmap *m = malloc(sizeof *m);
+    if (!m || grow((void **)&b.node, &b.capnode, 1, sizeof *b.node)) goto fail;
+    b.nnode = 1;
+    /* the top's octree state: the root itself, or a virtual cube above it */
+    int s = 2 * top == b.depth ? cube_state(&b, b.depth, 0, 0, 0, VIRTUAL, 0) : VIRTUAL;
+    if (s == ST_FREE) {
+        b.node[0].any = b.node[0].full = 0;
+        b.node[0].base = 0;
+    } else if (s == ST_BLOCKED) {
+        b.node[0].any = b.node[0].full = ~0ull;
+        b.node[0].base = 0;
+    } else if (fill(&b, 0, top, 0, 0, 0, s)) {
+        goto fail;
+    }
+    /* give back the slack */
+    on_losnode *nn = realloc(b.node, b.nnode * sizeof *b.node);
+    if (nn) b.node = nn;
+    if (b.nbrick) {
+        uint64_t *nb = realloc(b.brick, b.nbrick * sizeof *b.brick);
+        if (nb) b.brick = nb;
+    }
+    m->top = top;
+    m->depth = b.depth;
+    m->nnode = (uint32_t)b.nnode;
+    m->nbrick = (uint32_t)b.nbrick;
+    m->node = b.node;
+    m->brick = b.brick;
+    m->bytes = sizeof *m + b.nnode * sizeof *b.node + b.nbrick * sizeof *b.brick;
+    return m;
+fail:
+    free(b.node);
+    free(b.brick);
+    free(m);
+    return NULL;
+}
+
+static void losmap_free(on_losmap *m)
+{
+    if (!m) return;
+    free(m->node);
+    free(m->brick);
+    free(m);
+}
+
+const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
+{
+    on_tile *tl = &t->tiles[tile]; /* (the pointer is the tile's cache: atomics only) */
+    on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire);
+    if (m) return m;
+    if (tl->solid || !tl->loaded) return NULL;
+    m = build(t, tl);
+    if (!m) return NULL;
+    on_losmap *none = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&tl->los, &none, m, memory_order_acq_rel, memory_order_acquire)) {
+        losmap_free(m); /* another reader published one first */
+        return none;
+    }
+    return m;
+}
+
+void on_tile_losmap_drop(on_tile *tl)
+{
+    losmap_free(atomic_exchange_explicit(&tl->los, NULL, memory_order_acq_rel));
+}
+
+size_t on_tree_losmap_bytes(const on_tree *t)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_losmap *m = atomic_load_explicit(&t->tiles[i].los, memory_order_acquire);
+        if (m) n += m->bytes;
+    }
+    return n;
+}
+
+on_status on_tree_los_prepare(const on_tree *t, size_t *bytes)
+{
+    on_status st = ON_SUCCESS;
+    for (uint32_t i = 0; i < t->ntiles; i++)
+        if (t->tiles[i].loaded && !t->tiles[i].solid && !on_tile_losmap(t, i)) st = ON_FAILURE | ON_NO_MEMORY;
+    if (bytes) *bytes = on_tree_losmap_bytes(t);
+    return st;
+}

@@ -1,0 +1,99 @@
+/*
+ * losmap.h -- a tile's occupancy as a hierarchy of 64-bit masks, for line of sight (raycast.c).
+ *
+ * The node table answers "which free cell holds this leaf" with a hash lookup per layer; the walk asks
+ * that once or more for every cell it crosses. A losmap answers it with a few bit operations per two
+ * layers: a node of level L covers 4^L leaves and holds two masks over its 4 x 4 x 4 children (any:
+ * the child holds a blocked leaf; full: the child is wholly blocked) and the index of its first mixed
+ * child (any and not full; the others follow in bit order, so child c is at base + the mixed bits below
+ * c). A level-1 node is a brick: one 64-bit mask of its 4 x 4 x 4 leaves (1 = blocked). The top node
+ * has level max(2, ceil(depth / 2)); where it covers more than the tile, the rest reads as blocked.
+ * Child c = x | y << 2 | z << 4 (x, y, z in 0..3). The free cell of a free leaf is the octree's, read
+ * off the masks: the largest aligned empty cube holding the leaf (an empty child, or the empty 2 x 2 x
+ * 2 group of children around it).
+ *
+ * Life: built from the node table (on_table_get, so a map's bounds read as blocked) the first time a
+ * line of sight reads the tile, published in the tile with an atomic compare-and-swap (concurrent
+ * readers on worker threads may race to build; one copy wins, the others are freed unused), and freed
+ * by on_tree_touch, which every change to a tile's contents calls on the writer's thread (edits,
+ * obstacles, tile installs and unloads, clear_tile): a losmap present is always the tile's contents.
+ */
+#ifndef OCTONAV_LOSMAP_H
+#define OCTONAV_LOSMAP_H
+
+#include "tree.h"
+
+#include <stdint.h>
+
+typedef struct on_losnode {
+    uint64_t any, full;
+    uint32_t base; /* index of the first mixed child (in node[] above level 2, in brick[] at level 2) */
+} on_losnode;
+
+typedef struct on_losmap {
+    uint32_t top;      /* level of node[0] */
+    uint32_t depth;    /* the tile's depth (the layer of a wholly free tile's cell) */
+    uint32_t nnode, nbrick;
+    on_losnode *node;  /* node[0] is the top */
+    uint64_t *brick;
+    size_t bytes;      /* everything it holds */
+} on_losmap;
+
+#define ON_LOS_LEVELS ((ON_MAX_DEPTH + 1) / 2 + 2) /* room for levels 0 .. top (top >= 2) */
+
+/* The tile's losmap, built now when it has none; NULL when it cannot be built (out of memory) or the
+ * tile is solid or not loaded (the walk reads those as blocked without it). Thread-safe for readers
+ * while no writer runs. */
+const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile);
+
+/* Free a tile's losmap (the writer's side: on_tree_touch and on_tree_destroy). */
+void on_tile_losmap_drop(on_tile *tl);
+
+/* Bytes held by the losmaps built so far. */
+size_t on_tree_losmap_bytes(const on_tree *t);
+
+/* Rank of bit c among the set bits of m below it. */
+static inline uint32_t on_los_rank(uint64_t m, unsigned c)
+{
+    uint64_t x = m & ((1ull << c) - 1u);
+#if defined(__POPCNT__)
+    return (uint32_t)__builtin_popcountll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* The 2 x 2 x 2 group of children (or leaves of a brick) around child c. */
+static inline uint64_t on_los_group(unsigned c) { return 0x330033ull << (c & 42u); }
+
+/* Tile-local leaf (x, y, z) (inside the tile): the layer of its free cell, or -1 when blocked. The
+ * descent starts at chain[L], a node of level L (2 <= L <= top) holding the leaf (chain[top] is
+ * node[0]), and writes the nodes it passes below into chain[L - 1 ..] (so a next leaf starts at the
+ * lowest node the two share). */
+static inline int on_losmap_leaf_from(const on_losmap *m, const on_losnode **chain, uint32_t L, uint32_t x,
+                                      uint32_t y, uint32_t z)
+{
+    const on_losnode *nd = chain[L];
+    if (!nd->any) return (int)m->depth; /* (only the top of a wholly free tile) */
+    for (;; L--) {
+        uint32_t sh = 2 * (L - 1);
+        unsigned c = ((x >> sh) & 3u) | ((y >> sh) & 3u) << 2 | ((z >> sh) & 3u) << 4;
+        uint64_t bit = 1ull << c;
+        if (!(nd->any & bit)) return (nd->any & on_los_group(c)) ? (int)sh : (int)sh + 1;
+        if (nd->full & bit) return -1;
+        uint32_t i = nd->base + on_los_rank(nd->any & ~nd->full, c);
+        if (L == 2) {
+            uint64_t b = m->brick[i];
+            unsigned v = (x & 3u) | (y & 3u) << 2 | (z & 3u) << 4;
+            if (b & (1ull << v)) return -1;
+            return (b & on_los_group(v)) ? 0 : 1;
+        }
+        nd = &m->node[i];
+        chain[L - 1] = nd;
+    }
+}
+
+#endif

@@ -1,0 +1,341 @@
+/*
+ * test_losmap.c -- line of sight's mask hierarchy (losmap.h) against the node table and the dense walk:
+ * every leaf's free cell read off the masks equals the octree's (box scenes at depths 1-7, voxel maps
+ * whose bounds cut the tiles); line of sight equals the dense walk (answer and t) over random, voxel
+ * centre, lattice, axis-aligned and diagonal segments, before and after edits (add_box, clear_tile,
+ * obstacles added and removed, a tile decoded again), each of which drops the edited tile's masks; and
+ * hand-made cases at brick and tile edges (faces, grazed corners, zero-width gaps, ends on boundaries,
+ * points outside the map).
+ */
+#include "losmap.h"
+#include "minitest.h"
+#include "raycast.h"
+#include "tree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct dense {
+    int nx, ny, nz;
+    unsigned char *b; /* 1 = blocked */
+} dense;
+
+static int dense_free(const void *ud, int64_t x, int64_t y, int64_t z)
+{
+    const dense *d = ud;
+    if (x < 0 || y < 0 || z < 0 || x >= d->nx || y >= d->ny || z >= d->nz) return 0;
+    return !d->b[x + (size_t)d->nx * (y + (size_t)d->ny * z)];
+}
+
+static void dense_set(dense *d, const int lo[3], const int hi[3], unsigned char v)
+{
+    for (int z = lo[2]; z < hi[2]; z++)
+        for (int y = lo[1]; y < hi[1]; y++)
+            for (int x = lo[0]; x < hi[0]; x++) d->b[x + (size_t)d->nx * (y + (size_t)d->ny * z)] = v;
+}
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+static double rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+static int rndi(int n) { return (int)(rnd() * n); }
+
+static void rand_box(const dense *d, int lo[3], int hi[3], int maxside)
+{
+    int dim[3] = {d->nx, d->ny, d->nz};
+    for (int j = 0; j < 3; j++) {
+        lo[j] = rndi(dim[j]);
+        hi[j] = lo[j] + 1 + rndi(maxside);
+        if (hi[j] > dim[j]) hi[j] = dim[j];
+    }
+}
+
+static void add_box(on_tree *t, dense *d, const int lo[3], const int hi[3])
+{
+    double mn[3] = {lo[0], lo[1], lo[2]}, mx[3] = {hi[0], hi[1], hi[2]};
+    CHECK(on_ok(on_tree_add_box(t, mn, mx)));
+    dense_set(d, lo, hi, 1);
+}
+
+static void scene(int depth, int tx, int ty, int tz, int nboxes, int maxside, on_tree **tp, dense *d)
+{
+    on_tree_params p = {{tx, ty, tz}, depth, 1.0, {0, 0, 0}, 0};
+    CHECK(on_ok(on_tree_create(&p, tp)));
+    int n = 1 << depth;
+    d->nx = tx * n, d->ny = ty * n, d->nz = tz * n;
+    d->b = calloc((size_t)d->nx * d->ny * d->nz, 1);
+    for (int i = 0; i < nboxes; i++) {
+        int lo[3], hi[3];
+        rand_box(d, lo, hi, maxside);
+        add_box(*tp, d, lo, hi);
+    }
+}
+
+/* Every leaf: the masks give the node table's answer and free cell. Returns the mismatches. */
+static long cells_agree(const on_tree *t)
+{
+    long bad = 0;
+    int64_t n = t->n;
+    for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+        const on_losmap *m = on_tile_losmap(t, ti);
+        if (!m) {
+            bad += !(t->tiles[ti].solid || !t->tiles[ti].loaded);
+            continue;
+        }
+        int ijk[3];
+        on_tile_coords(t, ti, ijk);
+        for (uint32_t z = 0; z < n; z++)
+            for (uint32_t y = 0; y < n; y++)
+                for (uint32_t x = 0; x < n; x++) {
+                    on_cell c;
+                    int f = on_tree_leaf_free(t, ijk[0] * n + x, ijk[1] * n + y, ijk[2] * n + z, &c);
+                    const on_losnode *chain[ON_LOS_LEVELS];
+                    chain[m->top] = m->node;
+                    int l = on_losmap_leaf_from(m, chain, m->top, x, y, z);
+                    if (f != (l >= 0) || (f && (c.tile != ti || c.code != on_code_at(x, y, z, (uint32_t)l)))) bad++;
+                }
+    }
+    return bad;
+}
+
+static void rand_point(const dense *d, double p[3], int kind)
+{
+    int dim[3] = {d->nx, d->ny, d->nz};
+    for (int j = 0; j < 3; j++) {
+        if (kind == 0) p[j] = rnd() * dim[j];
+        else if (kind == 1) p[j] = rndi(dim[j]) + 0.5;
+        else if (kind == 2) p[j] = rndi(dim[j] + 1);
+        else p[j] = rnd() * (dim[j] + 8) - 4; /* some outside the map */
+    }
+}
+
+/* Segments of every kind: tree walk against dense walk, answer and t. Returns the disagreements and
+ * adds the blocked ones to *blocked. */
+static long los_agree(const on_tree *t, const dense *d, int count, long *blocked)
+{
+    long bad = 0;
+    for (int i = 0; i < count; i++) {
+        double a[3], b[3];
+        int kind = i % 4;
+        rand_point(d, a, kind);
+        rand_point(d, b, kind);
+        if (i % 7 == 0) {
+            int ax = rndi(3);
+            for (int j = 0; j < 3; j++)
+                if (j != ax) b[j] = a[j];
+        } else if (i % 7 == 1) {
+            double len = (double)(rndi(9) + 1) * (rnd() < 0.5 ? 1 : -1);
+            b[0] = a[0] + len;
+            b[1] = a[1] + (rnd() < 0.5 ? len : -len);
+            b[2] = (i % 2) ? a[2] : a[2] + len;
+        }
+        double th_d = -1, th_t = -1;
+        int vd = on_walk_dense(dense_free, d, a, b, &th_d);
+        int vt = on_ok(on_tree_raycast(t, a, b, &th_t));
+        if (!vd) ++*blocked;
+        if (vd != vt || (!vd && th_d != th_t)) {
+            if (bad < 4)
+                fprintf(stderr, "los mismatch: (%.17g %.17g %.17g)->(%.17g %.17g %.17g) dense %d@%.17g tree %d@%.17g\n",
+                        a[0], a[1], a[2], b[0], b[1], b[2], vd, th_d, vt, th_t);
+            bad++;
+        }
+    }
+    return bad;
+}
+
+static int tile_has_losmap(const on_tree *t, uint32_t ti)
+{
+    return atomic_load(&t->tiles[ti].los) != NULL;
+}
+
+static void test_cells(void)
+{
+    static const int cfg[][5] = {
+        /* depth, tiles x y z, boxes */
+        {1, 3, 2, 2, 4}, {2, 2, 2, 1, 6}, {3, 2, 1, 2, 9}, {4, 2, 2, 2, 12}, {5, 2, 1, 1, 20}, {6, 1, 2, 1, 25},
+        {7, 1, 1, 1, 30},
+    };
+    for (size_t k = 0; k < sizeof cfg / sizeof cfg[0]; k++) {
+        on_tree *t;
+        dense d;
+        scene(cfg[k][0], cfg[k][1], cfg[k][2], cfg[k][3], cfg[k][4], (1 << cfg[k][0]) / 2 + 2, &t, &d);
+        CHECK_EQ_INT(cells_agree(t), 0);
+        on_tree_destroy(t);
+        free(d.b);
+    }
+    /* an empty tile and a solid one */
+    on_tree *t;
+    dense d;
+    scene(5, 2, 1, 1, 0, 1, &t, &d);
+    int lo[3] = {32, 0, 0}, hi[3] = {64, 32, 32};
+    add_box(t, &d, lo, hi);
+    CHECK(t->tiles[1].solid);
+    CHECK_EQ_INT(cells_agree(t), 0);
+    CHECK(on_tile_losmap(t, 0) != NULL && on_tile_losmap(t, 1) == NULL);
+    long blocked = 0;
+    CHECK_EQ_INT(los_agree(t, &d, 2000, &blocked), 0);
+    on_tree_destroy(t);
+    free(d.b);
+}
+
+/* Voxel maps whose size cuts the tiles: the bounds read as blocked, in the masks too. */
+static void test_bounds(void)
+{
+    static const int dims[][4] = {{37, 20, 45, 4}, {21, 9, 30, 5}, {5, 3, 7, 1}, {70, 33, 9, 6}};
+    for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++) {
+        on_voxmap vm;
+        vm.w = dims[k][0], vm.h = dims[k][1], vm.d = dims[k][2];
+        dense d = {vm.w, vm.h, vm.d, calloc((size_t)vm.w * vm.h * vm.d, 1)};
+        size_t cap = (size_t)vm.w * vm.h * vm.d / 6 + 1;
+        vm.xyz = malloc(cap * 3 * sizeof *vm.xyz);
+        vm.count = 0;
+        for (size_t i = 0; i < cap; i++) {
+            int x = rndi(vm.w), y = rndi(vm.h), z = rndi(vm.d);
+            size_t at = x + (size_t)vm.w * (y + (size_t)vm.h * z);
+            if (d.b[at]) continue;
+            d.b[at] = 1;
+            vm.xyz[3 * vm.count] = (uint16_t)x, vm.xyz[3 * vm.count + 1] = (uint16_t)y;
+            vm.xyz[3 * vm.count + 2] = (uint16_t)z;
+            vm.count++;
+        }
+        on_tree *t;
+        CHECK(on_ok(on_tree_from_voxmap(&vm, dims[k][3], &t)));
+        CHECK_EQ_INT(cells_agree(t), 0);
+        long blocked = 0;
+        CHECK_EQ_INT(los_agree(t, &d, 3000, &blocked), 0);
+        CHECK(blocked > 300 && blocked < 2700);
+        on_tree_destroy(t);
+        free(vm.xyz);
+        free(d.b);
+    }
+}
+
+/* Edits drop the edited tiles' masks; line of sight after them is the new contents'. */
+static void test_edits(void)
+{
+    for (int s = 0; s < 6; s++) {
+        on_tree *t;
+        dense d;
+        int depth = 3 + s % 3;
+        scene(depth, 2, 1 + s % 2, 2, 4 + s, (1 << depth) / 2, &t, &d);
+        long blocked = 0;
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        size_t bytes = 0;
+        CHECK(on_ok(on_tree_los_prepare(t, &bytes)));
+        CHECK(bytes > 0 && bytes == on_tree_losmap_bytes(t));
+        /* add_box: the tiles it touches lose their masks, the others keep theirs */
+        int n = t->n, lo[3] = {1, 1, 1}, hi[3] = {3, 2, n + 1}; /* tiles (0,0,0) and (0,0,1) */
+        add_box(t, &d, lo, hi);
+        CHECK(!tile_has_losmap(t, on_tile_index(t, 0, 0, 0)) && !tile_has_losmap(t, on_tile_index(t, 0, 0, 1)));
+        CHECK(tile_has_losmap(t, on_tile_index(t, 1, 0, 0)));
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        CHECK_EQ_INT(cells_agree(t), 0);
+        for (int i = 0; i < 3; i++) {
+            int blo[3], bhi[3];
+            rand_box(&d, blo, bhi, n);
+            add_box(t, &d, blo, bhi);
+            CHECK_EQ_INT(los_agree(t, &d, 500, &blocked), 0);
+        }
+        /* clear_tile */
+        uint32_t ct = on_tile_index(t, 1, 0, 1);
+        CHECK(on_ok(on_tree_clear_tile(t, ct)));
+        CHECK(!tile_has_losmap(t, ct));
+        int clo[3] = {n, 0, n}, chi[3] = {2 * n, n, 2 * n};
+        dense_set(&d, clo, chi, 0);
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        /* an obstacle, then its removal */
+        unsigned char *before = malloc((size_t)d.nx * d.ny * d.nz);
+        memcpy(before, d.b, (size_t)d.nx * d.ny * d.nz);
+        int olo[3] = {n / 2, 0, n / 2}, ohi[3] = {n + n / 2, d.ny, n / 2 + 1}; /* a wall over 2 tiles */
+        double omn[3] = {olo[0], olo[1], olo[2]}, omx[3] = {ohi[0], ohi[1], ohi[2]};
+        uint32_t id;
+        CHECK(on_ok(on_tree_add_obstacle(t, omn, omx, &id)));
+        dense_set(&d, olo, ohi, 1);
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        CHECK_EQ_INT(cells_agree(t), 0);
+        CHECK(on_ok(on_tree_remove_obstacle(t, id)));
+        memcpy(d.b, before, (size_t)d.nx * d.ny * d.nz);
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        free(before);
+        /* a tile decoded again from another tile's blob */
+        uint8_t *buf = malloc(on_tile_file_max_bytes(depth));
+        size_t len = 0;
+        uint32_t src = on_tile_index(t, 0, 0, 0), dst = on_tile_index(t, 1, 0, 0);
+        CHECK(on_ok(on_tree_encode_tile(t, src, buf, on_tile_file_max_bytes(depth), &len)));
+        CHECK(on_ok(on_tree_decode_tile(t, dst, buf, len)));
+        CHECK(!tile_has_losmap(t, dst));
+        for (int z = 0; z < n; z++)
+            for (int y = 0; y < n; y++)
+                for (int x = 0; x < n; x++)
+                    d.b[(x + n) + (size_t)d.nx * (y + (size_t)d.ny * z)] = d.b[x + (size_t)d.nx * (y + (size_t)d.ny * z)];
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        CHECK_EQ_INT(cells_agree(t), 0);
+        free(buf);
+        on_tree_destroy(t);
+        free(d.b);
+    }
+}
+
+static int los(const on_tree *t, double ax, double ay, double az, double bx, double by, double bz, double *th)
+{
+    double a[3] = {ax, ay, az}, b[3] = {bx, by, bz};
+    return on_ok(on_tree_raycast(t, a, b, th));
+}
+
+/* Hand-made cases where bricks (4 leaves), their groups (8) and tiles (16) meet. */
+static void test_edges(void)
+{
+    on_tree *t;
+    dense d;
+    scene(4, 2, 2, 1, 0, 1, &t, &d); /* 32 x 32 x 16, empty */
+    double th;
+    CHECK(los(t, 0.5, 0.5, 0.5, 31.5, 31.5, 15.5, &th) && th == 1.0);
+    /* voxels (7,7,z) and (8,8,z) for all z meet only along the edge x = y = 8, a brick-group corner */
+    int a0[3] = {7, 7, 0}, a1[3] = {8, 8, 16}, b0[3] = {8, 8, 0}, b1[3] = {9, 9, 16};
+    add_box(t, &d, a0, a1);
+    add_box(t, &d, b0, b1);
+    CHECK(!los(t, 7.5, 8.5, 3.25, 8.5, 7.5, 3.75, &th)); /* through the zero-width gap */
+    CHECK(th == 0.5);
+    /* the line x + y = 16 meets both walls only at that edge, crossing from free (7,8) to free (8,7):
+     * the same gap */
+    CHECK(!los(t, 6, 10, 3.5, 10, 6, 3.5, &th) && th == 0.5);
+    /* x + y = 15 runs through wall (7,7)'s interior from its corner (7,8) on */
+    CHECK(!los(t, 5, 10, 3.5, 10, 5, 3.5, &th) && th == 0.4);
+    /* x + y = 18 touches wall (8,8) only at its corner edge (9,9), passing free (8,9), (9,9), (9,8): clear */
+    CHECK(los(t, 7, 11, 3.5, 11, 7, 3.5, &th));
+    CHECK(!los(t, 7.5, 7.5, 1.5, 20.5, 20.5, 1.5, &th) && fabs(th - 0.0) < 1e-12); /* starts in a blocked voxel */
+    /* along the face y = 7 of the first wall (sliding): clear */
+    CHECK(los(t, 0, 7, 5.5, 7, 7, 5.5, &th));
+    /* along the tile face x = 16, from outside the first tile row into the second */
+    CHECK(los(t, 16, 0.5, 0.5, 16, 31.5, 0.5, &th));
+    /* a wall filling tile (1,0,0)'s x = 16 layer: a segment along the tile face slides along it */
+    int w0[3] = {16, 0, 0}, w1[3] = {17, 16, 16};
+    add_box(t, &d, w0, w1);
+    CHECK(los(t, 16, 0.5, 0.5, 16, 15.5, 15.5, &th));     /* on the face: free voxels at x = 15 */
+    CHECK(!los(t, 15.5, 2.5, 2.5, 17.5, 2.5, 2.5, &th) && th == 0.25);
+    /* ends exactly on a blocked face and on the map's boundary */
+    CHECK(los(t, 10.5, 2.5, 2.5, 16, 2.5, 2.5, &th));
+    CHECK(los(t, 10.5, 20.5, 2.5, 32, 20.5, 2.5, &th));
+    CHECK(!los(t, 10.5, 20.5, 2.5, 32.5, 20.5, 2.5, &th) && th == 21.5 / 22.0);
+    /* points outside the map */
+    CHECK(!los(t, -1, 20.5, 2.5, 10.5, 20.5, 2.5, &th) && th == 0.0);
+    CHECK(!los(t, 1e300, 0.5, 0.5, 0.5, 0.5, 0.5, &th));
+    /* everything above again, against the dense walk, along with random segments */
+    long blocked = 0;
+    CHECK_EQ_INT(los_agree(t, &d, 3000, &blocked), 0);
+    CHECK_EQ_INT(cells_agree(t), 0);
+    on_tree_destroy(t);
+    free(d.b);
+}
+
+TEST_MAIN("losmap", {
+    test_cells();
+    test_bounds();
+    test_edits();
+    test_edges();
+})
