@@ -60,6 +60,11 @@ int64_t on_graph_unloaded_beyond(on_graph *g, on_cell c)
 {
     const on_tree *t = g->t;
     uint32_t lo[3], hi[3];
+    if (g->kind == ON_GRAPH_CELLS) { /* (most cells are inside their tile: no call for them) */
+        uint32_t s = 1u << on_code_layer(c.code), x = on_code_x(c.code), y = on_code_y(c.code), z = on_code_z(c.code);
+        uint32_t n = (uint32_t)t->n;
+        if (x && y && z && x + s != n && y + s != n && z + s != n) return -1;
+    }
     g->ops->local(g, c, lo, hi);
     for (int face = 0; face < 6; face++) {
         int axis = face >> 1, dir = face & 1;
