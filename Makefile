@@ -83,6 +83,8 @@ bench: all
 	@$(MAKE) --no-print-directory bench-soak
 	@$(MAKE) --no-print-directory bench-pathserver
 	@$(MAKE) --no-print-directory bench-qmem
+	@$(MAKE) --no-print-directory bench-query
+	@$(MAKE) --no-print-directory bench-query-ir
 	@$(MAKE) --no-print-directory bench-obstacles
 	@if [ -f /usr/include/openvdb/openvdb.h ] && [ -f /usr/include/octomap/octomap.h ]; then \
 	  $(MAKE) --no-print-directory bench-anchors; \

@@ -195,11 +195,14 @@ void on_smooth(on_pathbuf *path, const on_sight *sg, int mode)
 
 /* May the path run pa -> A -> X -> B -> nb (pa, nb: the waypoints around, NULL at the ends)? Both
  * segments in sight, and the turns at A, X and B allowed by the rule (on_tree_turn_ok): a corner moved
- * onto a lattice edge could otherwise slip through a zero-width gap there. */
+ * onto a lattice edge could otherwise slip through a zero-width gap there. The turn at X first: a
+ * corner slid onto an obstacle's edge fails it often, and it costs less than a line of sight
+ * (measured on DC1: 17,000 instructions a query fewer than with the segments first, the same answers;
+ * the other orders tried cost more). */
 static int corner_ok(const on_sight *sg, const double *pa, const double A[3], const double X[3], const double B[3],
                      const double *nb)
 {
-    return sg->visible(sg->ud, A, X) && sg->visible(sg->ud, X, B) && sg->turn_ok(sg->ud, A, X, B) &&
+    return sg->turn_ok(sg->ud, A, X, B) && sg->visible(sg->ud, A, X) && sg->visible(sg->ud, X, B) &&
            (!pa || sg->turn_ok(sg->ud, pa, A, X)) && (!nb || sg->turn_ok(sg->ud, X, B, nb));
 }
 
