@@ -161,6 +161,31 @@ describe("octonav.planner.plan", function()
       assert.same({ nil, "unreachable" }, { planner.plan(w3, t1, cave) })
       assert.same({ nil, "door_closed" }, { planner.plan(w3, t0, cave) })
     end)
+
+    it("door_closed is found by a sliced search too: the all-open probe runs over the steps' budgets", function()
+      local w2 = make_world()
+      w2:set_door(1, 1, false)
+      w2:set_door(1, 2, false)
+      for _, ends in ipairs { { t1, cave }, { cave, t1 } } do
+        local job = planner.start(w2, ends[1], ends[2], w2.graph:planner())
+        local steps, st, reason = 0, "running", nil
+        while st == "running" do
+          st, reason = job:step(1)
+          steps = steps + 1
+        end
+        assert.same({ nil, "door_closed" }, { st, reason })
+        assert.is_true(steps > 2, "the probe ran over " .. steps .. " steps of 1 portal") -- not inside start
+        assert.same({ nil, "door_closed" }, { job:step(1) }) -- stays answered
+        assert.same({ nil, "door_closed" }, { job:result() })
+      end
+      local w3 = make_world { closed_wall = 1 }
+      w3:set_door(1, 1, false)
+      w3:set_door(1, 2, false)
+      local job = planner.start(w3, t1, cave, w3.graph:planner())
+      local st, reason = job:step(1)
+      while st == "running" do st, reason = job:step(1) end
+      assert.same({ nil, "unreachable" }, { st, reason })
+    end)
   end)
 
   describe("routes", function()

@@ -1,6 +1,6 @@
 -- spec/37-navbudget_spec.lua -- octonav.navigator.budget: one frame budget shared by many navigators
 -- (lua/octonav/navbudget.lua). The budget's own accounting on exact sequences of asks (the line, the
--- reservations, forget); then 20 navigators on the hand world of spec/10 and spec/11 sharing one
+-- reservations, forget); then 100 navigators on the hand world of spec/10 and spec/11 sharing one
 -- small budget, the work of every frame counted from outside the navigator (q:step's expansions,
 -- route plans started, searches found, line-of-sight checks), and all of them arriving.
 -- Run: busted --lua=lua5.4 spec/37-navbudget_spec.lua
@@ -15,8 +15,8 @@ local dist, step_toward = geometry.dist, geometry.step_toward
 describe("octonav.navigator.budget", function()
   it("has documented defaults and rejects unknown or bad options", function()
     local b = navigator.budget()
-    assert.same({ expansions = 1000, portals = 2048, plans = 2, results = 4, checks = 200 }, b:stats().per_frame)
-    assert.same({ expansions = 7, portals = 2048, plans = 0, results = 4, checks = 200 },
+    assert.same({ expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200 }, b:stats().per_frame)
+    assert.same({ expansions = 7, portals = 1024, plans = 0, results = 3, checks = 200 },
       navigator.budget { expansions = 7, plans = 0 }:stats().per_frame)
     assert.has_error(function() navigator.budget { expansion = 5 } end,
       "octonav.navigator.budget: unknown option 'expansion'")
@@ -184,8 +184,8 @@ describe("navigators sharing one budget", function()
   it("no frame does more work than the budget, no update more than its share, and all arrive", function()
     local limits = { expansions = 40, portals = 64, plans = 1, results = 1, checks = 6 }
     local budget = navigator.budget(limits)
-    local most, frames, left = crowd(w, 20, budget, { query_budget = 25 }, 3000)
-    assert.equal(0, left, "all 20 arrive")
+    local most, frames, left = crowd(w, 100, budget, { query_budget = 25 }, 6000)
+    assert.equal(0, left, "all 100 arrive")
     assert.is_true(most.frame.steps <= 40, "expansions in one frame: " .. most.frame.steps)
     assert.is_true(most.update <= 25, "expansions in one update: " .. most.update)
     assert.is_true(most.frame.plans <= 1, "route plans started in one frame: " .. most.frame.plans)
@@ -197,7 +197,7 @@ describe("navigators sharing one budget", function()
     assert.equal(40, st.max.expansions) -- the budget was the bound: some frame used all of it
     assert.equal(1, st.max.plans)
     -- the same crowd with no shared budget does more in some frame (so the budget above did bind)
-    local free = crowd(w, 20, nil, { query_budget = 25 }, 3000)
+    local free = crowd(w, 100, nil, { query_budget = 25 }, 6000)
     assert.is_true(free.frame.steps > 40 and free.frame.plans > 1 and free.frame.checks > 6)
   end)
 

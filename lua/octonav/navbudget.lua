@@ -7,10 +7,10 @@
 --
 -- Per frame, over all the navigators given this budget (defaults):
 --   expansions = 1000  C query expansions (each navigator's update takes at most its query_budget)
---   portals    = 2048  C route planner portals (each takes at most its plan_budget an update)
+--   portals    = 1024  C route planner portals (each takes at most its plan_budget an update)
 --   plans      = 2     route plans started (a start joins its start and goal to the portals their
 --                      local searches reach in their own tiles: C work that is not sliced)
---   results    = 4     search results read (q:result finalizes a found search: corridor, refine,
+--   results    = 3     search results read (q:result finalizes a found search: corridor, refine,
 --                      smoothing and relaxation with line-of-sight checks: C work that is not sliced)
 --   checks     = 200   smoothing line-of-sight checks (each takes at most its checks_per_frame)
 -- Unknown option names raise; each value is an integer >= 0 (0: none of that work is done, so
@@ -39,7 +39,7 @@ local M = {}
 local Budget = util.class()
 
 local KINDS = { "expansions", "portals", "plans", "results", "checks" }
-local DEFAULTS = { expansions = 1000, portals = 2048, plans = 2, results = 4, checks = 200 }
+local DEFAULTS = { expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200 }
 M.DEFAULTS = DEFAULTS
 
 local min = math.min

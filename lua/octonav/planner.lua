@@ -218,12 +218,19 @@ local function begin(job, all_open)
 end
 
 -- A failure of the search with the doors as they are: "door_closed" when opening every door helps.
+-- That second search (the probe, every door open) is sliced like the first: it runs over the next
+-- steps' budgets, and its outcome only names the failure (found: "door_closed", else the first
+-- search's reason).
 local function settle(job, st, reason, tile)
-  if st then return st end
-  if reason == "unreachable" and not job.all_open and (job.sc.kind == "hole" or job.gc.kind == "hole") then
-    local st2 = begin(job, true)
-    while st2 == "running" do st2 = job.p:step(PLAN_BUDGET) end
-    if st2 == "found" then reason = "door_closed" end
+  if job.probe then
+    if st == "running" then return st end
+    reason, tile = st == "found" and "door_closed" or job.probe, nil
+    job.probe = nil
+  elseif st then
+    return st
+  elseif reason == "unreachable" and not job.all_open and (job.sc.kind == "hole" or job.gc.kind == "hole") then
+    job.probe = reason
+    return settle(job, begin(job, true))
   end
   if reason == "loading" and not world_streams(job.world) then reason = "unloaded" end
   job.done = { nil, reason, tile }
