@@ -3,19 +3,22 @@
  * (route.c) for Lua.
  *
  *   route.build(tree, i, j, k [, opts]) -> blob | nil, reason     a loaded tile's graph, encoded
- *       opts: bound (portal size bound S, leaves; default by depth), stretch (>= 1; accepted, unused:
- *       every pair of portals of a component is kept), tag
+ *       opts: bound (portal size bound S, leaves; default by depth), stretch (>= 1, default 1: every
+ *       pair of portals of a component keeps its weight; above 1 only a greedy stretch-spanner of each
+ *       component's pairs does, the others get no edge: on_tgraph_opts), tag
  *   route.info(blob) -> { portals, edges, components, rects, depth, bound, tag, bytes, crc, wshift } | nil, reason
  *   route.portals(blob) -> { {x, y, z, face = F}, ... } (each portal's point, tile-local leaves) | nil, reason
  *   route.world(tree) -> graph        a world graph for the tree's tile grid (no tile yet)
  *   graph:add_tile(i, j, k, blob | tree) -> true | nil, reason    (a tree: built from its loaded tile)
- *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:stats() -> { tiles, portals, edges,
+ *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's
+ *       identity (the CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges,
  *       links, rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
  *       route (start and step to the end)
  *   route = { cost, length, near = nil | "same_tile" | "neighbours", start, goal (1-based indices into
- *             the endpoint sets), expansions, steps = { { tile, portal, to_tile, to_portal, point } } }
+ *             the endpoint sets), expansions, join_boxes (boxes the endpoints' local searches settled),
+ *             steps = { { tile, portal, to_tile, to_portal, point } } }
  * Tiles are (i, j, k) from 0 in calls and linear indices i + nx * (j + ny * k) in results (the pack's
  * numbering). Runtime failures return nil, reason ("loading", "unreachable", "start_outside",
  * "goal_blocked", "out_of_nodes", "graph_changed", "corrupt", "version", ...) and, for "loading", the
@@ -288,6 +291,16 @@ static int l_has_tile(lua_State *L)
     return 1;
 }
 
+/* graph:tile_id(i, j, k) -> the held graph's identity (its blob's CRC-32) | nil */
+static int l_tile_id(lua_State *L)
+{
+    uint32_t tile, id;
+    on_wgraph *w = check_wtile(L, &tile);
+    if (on_wgraph_tile_id(w, tile, &id)) lua_pushinteger(L, (lua_Integer)id);
+    else lua_pushnil(L);
+    return 1;
+}
+
 static int l_stats(lua_State *L)
 {
     on_wgraph *w = checkw(L, 1);
@@ -476,6 +489,7 @@ static int push_result(lua_State *L, lplanner *u)
         on_lua_setint(L, "goal", (lua_Integer)info.goal + 1);
     }
     on_lua_setint(L, "expansions", (lua_Integer)info.expansions);
+    on_lua_setint(L, "join_boxes", (lua_Integer)info.join_boxes);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         const on_route_cross *c = &u->buf[i];
@@ -521,7 +535,7 @@ static int l_bytes(lua_State *L)
 int on_lua_route_open(lua_State *L)
 {
     static const luaL_Reg gmethods[] = {{"add_tile", l_add_tile}, {"remove_tile", l_remove_tile},
-                                        {"has_tile", l_has_tile}, {"stats", l_stats},
+                                        {"has_tile", l_has_tile}, {"tile_id", l_tile_id}, {"stats", l_stats},
                                         {"planner", l_planner},   {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
                                         {"result", l_result}, {"plan", l_plan}, {"bytes", l_bytes}, {NULL, NULL}};

@@ -669,6 +669,9 @@ ON_API on_status on_wgraph_resolve(on_wgraph *w, const on_tree *t, size_t *resol
 /* Drop tile's graph and its links (ON_SUCCESS also when it had none). */
 ON_API on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile);
 ON_API int on_wgraph_has_tile(const on_wgraph *w, uint32_t tile);
+/* The identity of the graph the tile holds (the CRC-32 its blob ends with: what pack.blob_id gives for
+ * the file), 1; 0 when the tile holds none. */
+ON_API int on_wgraph_tile_id(const on_wgraph *w, uint32_t tile, uint32_t *id);
 /* Bumped by every add and remove: a running route fails with ON_STALE when it changed. */
 ON_API uint64_t on_wgraph_revision(const on_wgraph *w);
 ON_API void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st);
@@ -694,6 +697,7 @@ typedef struct on_route_info {
                                   * costs), crossings pulled taut; a straight segment need not be free */
     size_t start, goal;          /* which start point and goal point the route joins */
     size_t expansions;           /* portals expanded */
+    size_t join_boxes;           /* boxes the endpoints' local searches settled (their work) */
     uint32_t loading_tile;       /* with ON_LOADING: the tile whose graph (or, at an endpoint, tree tile) is missing */
     int which;                   /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
 } on_route_info;

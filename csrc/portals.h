@@ -62,6 +62,8 @@ struct on_tgraph { /* typedef in octonav.h */
                             * 0 = no edge (dropped by the stretch) */
     uint32_t crc;          /* the portals' identity: CRC-32 of the encoded depth, bound and portals (not
                             * the tag, not the weights): links depend on nothing else (route.h) */
+    uint32_t blob_crc;     /* the CRC-32 its encoding ends with (the blob's identity; set by decode and
+                            * seal) */
     size_t bytes;          /* memory held */
 };
 

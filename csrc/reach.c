@@ -11,20 +11,43 @@
 
 #define dist3 on_dist3
 
+/* Passes of the corridor relaxation (pulled_length): the build's and a full search's, and a directed
+ * search's (each pass only shortens the free path, so fewer passes give a longer one, never a wrong
+ * one). */
+#define PULL_PASSES 64
+#define ROUTE_PULL_PASSES 16
+
 void on_reach_free(on_reach *r)
 {
     free(r->g);
     free(r->pt);
     free(r->parent);
+    free(r->seen);
+    free(r->done);
     free(r->heap_box);
     free(r->heap_key);
-    free(r->target_off);
-    free(r->target);
+    free(r->tmark);
+    free(r->thead);
+    free(r->tent_t);
+    free(r->tent_next);
+    free(r->tbox_off);
+    free(r->tbox);
     free(r->chain);
     free(r->cpt);
-    free(r->done);
     free(r->gneed);
+    free(r->hkey);
+    free(r->order);
+    free(r->hp);
     memset(r, 0, sizeof *r);
+}
+
+/* realloc *p to n elements of size sz; 0, or -1 (unchanged) when out of memory */
+static int regrow(void **p, size_t n, size_t sz)
+{
+    void *q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    return 0;
 }
 
 /* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets. */
@@ -32,45 +55,44 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
 {
     if (nbox + 1 > r->cap) {
         size_t c = nbox + 1;
-        double *g = realloc(r->g, c * sizeof *g);
-        if (g) r->g = g;
-        double *pt = realloc(r->pt, 3 * c * sizeof *pt);
-        if (pt) r->pt = pt;
-        uint32_t *par = realloc(r->parent, c * sizeof *par);
-        if (par) r->parent = par;
-        uint32_t *to = realloc(r->target_off, (c + 1) * sizeof *to);
-        if (to) r->target_off = to;
-        uint32_t *ch = realloc(r->chain, c * sizeof *ch);
-        if (ch) r->chain = ch;
-        double *cp = realloc(r->cpt, 3 * (c + 2) * sizeof *cp);
-        if (cp) r->cpt = cp;
-        uint8_t *dn = realloc(r->done, c);
-        if (dn) r->done = dn;
-        if (!g || !pt || !par || !to || !ch || !cp || !dn) return -1;
+        if (regrow((void **)&r->g, c, sizeof *r->g) || regrow((void **)&r->pt, 3 * c, sizeof *r->pt) ||
+            regrow((void **)&r->parent, c, sizeof *r->parent) || regrow((void **)&r->seen, c, sizeof *r->seen) ||
+            regrow((void **)&r->hkey, c, sizeof *r->hkey) ||
+            regrow((void **)&r->done, c, sizeof *r->done) || regrow((void **)&r->tmark, c, sizeof *r->tmark) ||
+            regrow((void **)&r->thead, c, sizeof *r->thead) || regrow((void **)&r->chain, c, sizeof *r->chain) ||
+            regrow((void **)&r->cpt, 3 * (c + 2), sizeof *r->cpt))
+            return -1;
+        /* the stamps start again: nothing is seen, done or mapped */
+        memset(r->seen, 0, c * sizeof *r->seen);
+        memset(r->done, 0, c * sizeof *r->done);
+        memset(r->tmark, 0, c * sizeof *r->tmark);
+        r->cur = r->tcur = 0;
         r->cap = c;
     }
     /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots */
     if (nadj + 9 > r->heapcap) { /* (up to 8 roots) */
         size_t c = nadj + 9;
-        uint32_t *hb = realloc(r->heap_box, c * sizeof *hb);
-        if (hb) r->heap_box = hb;
-        double *hk = realloc(r->heap_key, c * sizeof *hk);
-        if (hk) r->heap_key = hk;
-        if (!hb || !hk) return -1;
+        if (regrow((void **)&r->heap_box, c, sizeof *r->heap_box) || regrow((void **)&r->heap_key, c, sizeof *r->heap_key))
+            return -1;
         r->heapcap = c;
     }
     if (ntarget + 1 > r->tcap) {
-        uint32_t *t = realloc(r->target, (ntarget + 1) * sizeof *t);
-        if (t) r->target = t;
-        uint32_t *gn = realloc(r->gneed, (ntarget + 1) * sizeof *gn);
-        if (gn) r->gneed = gn;
-        if (!t || !gn) return -1;
-        r->tcap = ntarget + 1;
+        size_t c = ntarget + 1;
+        if (regrow((void **)&r->tent_t, 8 * c, sizeof *r->tent_t) ||
+            regrow((void **)&r->tent_next, 8 * c, sizeof *r->tent_next) ||
+            regrow((void **)&r->tbox, 8 * c, sizeof *r->tbox) || regrow((void **)&r->tbox_off, c + 1, sizeof *r->tbox_off) ||
+            regrow((void **)&r->gneed, c, sizeof *r->gneed) || regrow((void **)&r->order, c, sizeof *r->order) ||
+            regrow((void **)&r->hp, c, sizeof *r->hp))
+            return -1;
+        r->tcap = c;
     }
-    r->bytes = r->cap * (sizeof(double) * 4 + sizeof(uint32_t) * 3 + sizeof(double) * 3 + 1) +
-               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * 2 * sizeof(uint32_t);
+    r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 6 + sizeof(double) * 3) +
+               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 3 + 3) * sizeof(uint32_t) + sizeof(double));
     return 0;
 }
+
+/* The cost so far of box b in the last search (HUGE_VAL: not reached). */
+static inline double gval(const on_reach *r, uint32_t b) { return r->seen[b] == r->cur ? r->g[b] : HUGE_VAL; }
 
 static void heap_push(on_reach *r, size_t *n, uint32_t b, double key)
 {
@@ -180,7 +202,7 @@ void on_best_on_face(const double a[3], const double c[3], const double lo[3], c
  * its neighbours crosses its face's plane, clamped onto the face) until they stop moving: the string
  * pulled taut inside the corridor. A segment between two points on the faces of one box stays in
  * that box (convex), so the path stays free; the relaxation only ever shortens it. */
-static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const double x[3])
+static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const double x[3], int passes)
 {
     size_t m = 0;
     for (uint32_t b = bt; b != UINT32_MAX; b = r->parent[b]) r->chain[m++] = b;
@@ -193,7 +215,7 @@ static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const 
     double *P = r->cpt;
     for (size_t j = 0; j < m; j++) memcpy(P + 3 * j, r->pt + 3 * (size_t)r->chain[j], 3 * sizeof *P);
     memcpy(P + 3 * m, x, 3 * sizeof *P);
-    for (int pass = 0; pass < 64 && m > 1; pass++) {
+    for (int pass = 0; pass < passes && m > 1; pass++) {
         double moved = 0;
         for (size_t j = 1; j < m; j++) {
             const on_box *a = &s->box[r->chain[j - 1]], *c = &s->box[r->chain[j]];
@@ -216,6 +238,7 @@ static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const 
         }
         if (moved < 1e-4) break;
     }
+
     double len = 0;
     for (size_t j = 0; j < m; j++) len += dist3(P + 3 * j, P + 3 * (j + 1));
     return len;
@@ -252,7 +275,28 @@ typedef struct reach_stop {
     const double *to;      /* NULL, or a point to head for (A* by straight line to it) */
     double weight;         /* the straight line's weight in the keys (1: plain A*) */
     double slack, add;
+    size_t budget;         /* > 0: stop this many settled boxes after the first target met */
+    const uint32_t *order; /* with to: the targets by increasing straight line on to `to` (hp) */
+    const double *hp;      /* with to: per target, the straight line from it to `to` */
 } reach_stop;
+
+/* The key's estimate at point q heading for d->to: weight x the shortest straight line to `to` through
+ * one of the targets (never below the straight line to `to`, which it was before: a search pulled to
+ * the targets on its way rather than only towards `to`). */
+static double heading(const reach_stop *d, const double q[3])
+{
+    double h = HUGE_VAL;
+    for (uint32_t i = 0; i < d->npt; i++) {
+        uint32_t t = d->order[i];
+        if (d->hp[t] >= h) break; /* the rest are farther on */
+        double x = dist3(q, d->pts + 3 * (size_t)t) + d->hp[t];
+        if (x < h) h = x;
+    }
+    if (h == HUGE_VAL) h = dist3(q, d->to);
+    return d->weight * h;
+}
+
+#define NO_ENTRY UINT32_MAX
 
 /* Dijkstra over the boxes from point p, in each of the boxes roots[0..nroot): g and pt of every box
  * reached. With d: the search stops once every box holding a target of a component it has met is
@@ -260,49 +304,64 @@ typedef struct reach_stop {
  * point (keys g + weight x straight line on; weight > 1 is greedier: a box may settle above its best
  * cost, and a settled box is never reopened), stopped once the smallest key left is above
  * (1 + slack) x the best total met (a settled target's g + straight line to it + weight x the line
- * on) + add. */
+ * on) + add; and with d->budget, d->budget settled boxes after the first target met. */
 static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3],
                       const reach_stop *d)
 {
-    for (uint32_t i = 0; i < s->nbox; i++) r->g[i] = HUGE_VAL;
+    if (++r->cur == 0) { /* wrapped: clear the stamps once */
+        memset(r->seen, 0, s->nbox * sizeof *r->seen);
+        memset(r->done, 0, s->nbox * sizeof *r->done);
+        r->cur = 1;
+    }
+    const uint32_t cur = r->cur;
     size_t need = 0; /* target entries of the met components in boxes not yet settled */
     const double *to = d ? d->to : NULL;
     double best = HUGE_VAL;
+    size_t pops = 0, met_at = 0;
+    int met_any = 0;
     if (d) {
-        memset(r->done, 0, s->nbox);
         for (uint32_t i = 0; i < d->npt; i++) r->gneed[i] = 0;
-        for (uint32_t i = 0; i < r->target_off[s->nbox]; i++) r->gneed[d->group[r->target[i]]]++;
+        for (uint32_t i = 0; i < r->nent; i++) r->gneed[d->group[r->tent_t[i]]]++;
     }
     size_t n = 0;
     for (int i = 0; i < nroot; i++) {
+        r->seen[roots[i]] = cur;
         r->g[roots[i]] = 0;
+        if (to) r->hkey[roots[i]] = heading(d, p);
         r->parent[roots[i]] = UINT32_MAX;
         memcpy(r->pt + 3 * (size_t)roots[i], p, 3 * sizeof(double));
-        heap_push(r, &n, roots[i], to ? d->weight * dist3(p, to) : 0);
+        heap_push(r, &n, roots[i], to ? heading(d, p) : 0);
     }
     while (n > 0) {
         double key;
         uint32_t b = heap_pop(r, &n, &key);
         const double *pb = r->pt + 3 * (size_t)b;
-        double h = to ? d->weight * dist3(pb, to) : 0;
-        if (to ? key > r->g[b] + h + 1e-9 : key > r->g[b]) continue; /* an older entry */
-        if (d && !r->done[b]) {
+        if (to ? key > r->g[b] + r->hkey[b] + 1e-9 : key > r->g[b]) continue; /* an older entry */
+        if (!d) pops++;
+        if (d && r->done[b] != cur) {
             if (key > best * (1 + d->slack) + d->add) break;
-            r->done[b] = 1;
+            if (met_any && d->budget && pops - met_at >= d->budget) break;
+            r->done[b] = cur;
+            pops++;
             int met = 0;
-            for (uint32_t i = r->target_off[b]; i < r->target_off[b + 1]; i++) {
-                uint32_t t = r->target[i], *gn = &r->gneed[d->group[t]];
-                if (*gn != UINT32_MAX) { /* first met: all its entries are needed */
-                    need += *gn;
-                    *gn = UINT32_MAX;
+            if (r->tmark[b] == r->tcur)
+                for (uint32_t e = r->thead[b]; e != NO_ENTRY; e = r->tent_next[e]) {
+                    uint32_t t = r->tent_t[e], *gn = &r->gneed[d->group[t]];
+                    if (*gn != UINT32_MAX) { /* first met: all its entries are needed */
+                        need += *gn;
+                        *gn = UINT32_MAX;
+                    }
+                    need--;
+                    met = 1;
+                    if (to) {
+                        const double *tp = d->pts + 3 * (size_t)t;
+                        double f = r->g[b] + dist3(pb, tp) + d->weight * d->hp[t];
+                        if (f < best) best = f;
+                    }
                 }
-                need--;
-                met = 1;
-                if (to) {
-                    const double *tp = d->pts + 3 * (size_t)t;
-                    double f = r->g[b] + dist3(pb, tp) + d->weight * dist3(tp, to);
-                    if (f < best) best = f;
-                }
+            if (met && !met_any) {
+                met_any = 1;
+                met_at = pops;
             }
             if (met && need == 0) break;
         }
@@ -311,7 +370,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
         uint32_t pa = r->parent[b];
         for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) {
             uint32_t c = s->adj[e];
-            if (d && r->done[c]) continue; /* settled: never reopened */
+            if (d && r->done[c] == cur) continue; /* settled: never reopened */
             double q[3];
             entry_point(a, &s->box[c], pb, q);
             double ng = key + dist3(pb, q);
@@ -327,78 +386,96 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                     memcpy(q, q2, sizeof q);
                 }
             }
-            if (ng < r->g[c]) {
+            if (ng < gval(r, c)) {
+                r->seen[c] = cur;
                 r->g[c] = ng;
                 r->parent[c] = b;
                 memcpy(r->pt + 3 * (size_t)c, q, sizeof q);
-                heap_push(r, &n, c, to ? ng + d->weight * dist3(q, to) : ng);
+                if (to) r->hkey[c] = heading(d, q);
+                heap_push(r, &n, c, to ? ng + r->hkey[c] : ng);
             }
         }
     }
+    r->pops = pops;
 }
 
-/* target_off / target: for each box, the targets it holds; -1 when a target is in no box, unless
- * lenient: then such a target is left out (never reached). */
+/* The target map: for each target its boxes (tbox), for each box its targets (tmark, thead, the
+ * entries); -1 when a target is in no box, unless lenient: then such a target is left out (never
+ * reached). Touches only the boxes holding targets. */
 static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, int lenient)
 {
-    memset(r->target_off, 0, ((size_t)s->nbox + 2) * sizeof *r->target_off);
+    if (++r->tcur == 0) {
+        memset(r->tmark, 0, s->nbox * sizeof *r->tmark);
+        r->tcur = 1;
+    }
     uint32_t in[8];
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t p = 0; p < npt; p++) {
-            int n = on_boxset_locate_all(s, pts + 3 * (size_t)p, in);
-            if (n == 0 && !lenient) return -1;
-            for (int i = 0; i < n; i++) {
-                if (pass == 0) r->target_off[in[i] + 2]++;
-                else r->target[r->target_off[in[i] + 1]++] = p;
-            }
+    r->nent = 0;
+    r->tbox_off[0] = 0;
+    for (uint32_t p = 0; p < npt; p++) {
+        int n = on_boxset_locate_all(s, pts + 3 * (size_t)p, in);
+        if (n == 0 && !lenient) return -1;
+        for (int i = 0; i < n; i++) {
+            uint32_t b = in[i], e = r->nent++;
+            r->tbox[e] = b;
+            r->tent_t[e] = p;
+            r->tent_next[e] = r->tmark[b] == r->tcur ? r->thead[b] : NO_ENTRY;
+            r->thead[b] = e;
+            r->tmark[b] = r->tcur;
         }
-        if (pass == 0)
-            for (uint32_t b = 0; b < s->nbox; b++) r->target_off[b + 2] += r->target_off[b + 1];
+        r->tbox_off[p + 1] = r->nent;
     }
     return 0;
 }
 
 /* After a search: cost[t] for every target t > after (UINT32_MAX: every target) it reached, the
  * corridor to t pulled taut; *reached counts them. */
-static void collect(on_reach *r, const on_boxset *s, const double *pts, uint32_t after, double *cost, uint32_t *reached)
+static void collect(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, uint32_t after, int settled,
+                    double *cost, uint32_t *reached)
 {
-    for (uint32_t b = 0; b < s->nbox; b++) {
-        if (r->g[b] == HUGE_VAL) continue;
-        for (uint32_t i = r->target_off[b]; i < r->target_off[b + 1]; i++) {
-            uint32_t t = r->target[i];
-            if (after != UINT32_MAX && t <= after) continue;
-            double c = pulled_length(r, s, b, pts + 3 * (size_t)t);
+    for (uint32_t t = after == UINT32_MAX ? 0 : after + 1; t < npt; t++)
+        for (uint32_t e = r->tbox_off[t]; e < r->tbox_off[t + 1]; e++) {
+            uint32_t b = r->tbox[e];
+            if (gval(r, b) == HUGE_VAL || (settled && r->done[b] != r->cur)) continue;
+            double c = pulled_length(r, s, b, pts + 3 * (size_t)t, settled ? ROUTE_PULL_PASSES : PULL_PASSES);
             if (cost[t] == HUGE_VAL) (*reached)++;
             if (c < cost[t]) cost[t] = c;
         }
-    }
 }
 
 on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
                           double *cost, uint32_t *reached)
 {
-    return on_reach_points_group(r, s, pts, npt, p, NULL, NULL, 1, 0, 0, cost, reached);
+    return on_reach_points_group(r, s, pts, npt, p, NULL, NULL, 1, 0, 0, 0, cost, reached);
 }
 
 on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
                                 const uint32_t *group, const double *to, double weight, double slack, double add,
-                                double *cost, uint32_t *reached)
+                                size_t budget, double *cost, uint32_t *reached)
 {
     *reached = 0;
     for (uint32_t i = 0; i < npt; i++) cost[i] = HUGE_VAL;
     if (s->nbox == 0) return ON_FAILURE | ON_BLOCKED;
-    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], (size_t)8 * npt)) return ON_FAILURE | ON_NO_MEMORY;
+    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
     uint32_t roots[8];
     int nroot = on_boxset_locate_all(s, p, roots);
     if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
     /* lenient: the tile's boxes come from the tree as it is now, the portals from its bake; a portal
      * an edit has blocked since (a closed door, a hole's inside, a temporary obstacle) is not reached */
     if (map_targets(r, s, pts, npt, 1)) return ON_FAILURE | ON_CORRUPT;
-    reach_stop d = {group, npt, pts, to, weight, slack, add};
+    reach_stop d = {group, npt, pts, to, weight, slack, add, budget, r->order, r->hp};
+    if (to) { /* the targets by their straight line on to `to` (insertion sort: a tile's portals) */
+        for (uint32_t i = 0; i < npt; i++) {
+            double h = dist3(pts + 3 * (size_t)i, to);
+            uint32_t j = i;
+            for (; j > 0 && r->hp[r->order[j - 1]] > h; j--) r->order[j] = r->order[j - 1];
+            r->order[j] = i;
+            r->hp[i] = h;
+        }
+    }
     r->heap_failed = 0;
     reach_run(r, s, roots, nroot, p, group ? &d : NULL);
     if (r->heap_failed) return ON_FAILURE | ON_NO_MEMORY;
-    collect(r, s, pts, UINT32_MAX, cost, reached);
+    collect(r, s, pts, npt, UINT32_MAX, to != NULL && group != NULL, cost, reached);
     return ON_SUCCESS;
 }
 
@@ -412,14 +489,14 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
     r->heap_failed = 0;
     reach_run(r, s, roots, nroot, pts + 3 * (size_t)first, NULL);
     if (r->heap_failed) return ON_FAILURE | ON_NO_MEMORY;
-    collect(r, s, pts, first, cost, &reached);
+    collect(r, s, pts, npt, first, 0, cost, &reached);
     return ON_SUCCESS;
 }
 
 on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt)
 {
     if (s->nbox == 0) return ON_FAILURE | ON_CORRUPT;
-    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], (size_t)8 * npt)) return ON_FAILURE | ON_NO_MEMORY;
+    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
     return map_targets(r, s, pts, npt, 0) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS; /* one tile's own boxes */
 }
 
@@ -429,8 +506,8 @@ double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])
     int n = on_boxset_locate_all(s, x, in);
     double best = HUGE_VAL;
     for (int i = 0; i < n; i++)
-        if (r->g[in[i]] != HUGE_VAL) {
-            double c = pulled_length(r, s, in[i], x);
+        if (gval(r, in[i]) != HUGE_VAL) {
+            double c = pulled_length(r, s, in[i], x, PULL_PASSES);
             if (c < best) best = c;
         }
     return best;

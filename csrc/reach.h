@@ -16,23 +16,34 @@
 
 #include "boxes.h"
 
-/* Scratch for searches over a box set, reused between searches (grows, never shrinks). */
+/* Scratch for searches over a box set, reused between searches (grows, never shrinks). A search
+ * touches only the boxes it reaches: per-box entries are valid when their stamp is the search's
+ * (seen, done) or the target map's (tmark), so nothing is cleared per box between searches. */
 typedef struct on_reach {
     size_t cap, heapcap;
     int heap_failed;       /* a heap push found no memory to grow: the last search is incomplete */
-    double *g;             /* per box: cost so far, nav leaves */
+    uint32_t cur, tcur;    /* the last search's stamp, the target map's */
+    double *g;             /* per box: cost so far, nav leaves (valid when seen[b] == cur) */
     double *pt;            /* per box: 3 doubles, where the path entered it */
     uint32_t *parent;      /* per box, UINT32_MAX for the root */
+    uint32_t *seen, *done; /* per box: reached / settled by search `cur` */
     uint32_t *heap_box;
     double *heap_key;
-    uint32_t *target_off;  /* per box + 1: the targets it holds are */
-    uint32_t *target;      /* target[target_off[b] .. target_off[b+1]) */
-    uint8_t *done;         /* per box: settled (searches by component) */
+    uint32_t *tmark;       /* per box: holds targets of map `tcur`, listed from thead[b] */
+    uint32_t *thead;
+    uint32_t *tent_t, *tent_next; /* the (box, target) entries: target, next entry of that box */
+    uint32_t nent;
+    uint32_t *tbox_off;    /* per target + 1: its boxes are tbox[tbox_off[t] .. tbox_off[t+1]) */
+    uint32_t *tbox;
     uint32_t *gneed;       /* per component: its target entries, UINT32_MAX once met */
+    double *hkey;          /* per box: the heading part of its key (searches with a `to`) */
+    uint32_t *order;       /* per target: the targets by straight line on to `to` */
+    double *hp;            /* per target: that straight line */
     uint32_t *chain;       /* a corridor of boxes, goal to root */
     double *cpt;           /* its points: 3 doubles each, nbox + 2 */
     size_t tcap;
     size_t bytes;
+    size_t pops;           /* boxes the last search settled (reach_run) */
 } on_reach;
 
 void on_reach_free(on_reach *r);
@@ -47,15 +58,20 @@ on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, ui
 /* The same, stopped early: group[i] is target i's component (< npt; the tile graph's, from the union
  * of the box graph, so the point's component is the set of targets it can reach). The search stops
  * once every box holding a target of the point's component is settled. With `to` (a tile-local
- * point, may be outside the tile) it is an A* heading there (the straight line on weighted by
- * weight >= 1), stopped as well once no box left can lead to a total (cost + weight x straight line
- * on to `to`) within (1 + slack) x the best met + add: it
+ * point, may be outside the tile) it is an A* heading there through the targets (its estimate: weight
+ * x the shortest straight line on to `to` by way of one target, never below the straight line to
+ * `to`), stopped as well once no box left can lead to a total (cost + weight x straight line from a
+ * target on to `to`) within (1 + slack) x the best met + add; only the targets in settled boxes are
+ * reached then (their corridors relaxed in fewer passes): it
  * reaches at least one target of the component when any (the caller goes on through the tile
- * graph's edges), others are left HUGE_VAL. Costs found are lengths of free paths. Boxes beyond
- * are left unreached: on_reach_cost_to may not see them. group NULL: on_reach_points. */
+ * graph's edges), others are left HUGE_VAL. budget > 0 (with group): the search also stops once it
+ * has settled `budget` boxes since it met its first target (the targets met by then are reached; it
+ * never stops before one is met, so "reached at least one target of the component" holds). Costs found
+ * are lengths of free paths. Boxes beyond are left unreached: on_reach_cost_to may not see them.
+ * group NULL: on_reach_points. */
 on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
                                 const uint32_t *group, const double *to, double weight, double slack, double add,
-                                double *cost, uint32_t *reached);
+                                size_t budget, double *cost, uint32_t *reached);
 
 /* After on_reach_points over s: the cost of a free path from its point to point x in the same tile
  * (HUGE_VAL when x is in no box the search reached). */

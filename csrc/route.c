@@ -32,6 +32,7 @@ on_status on_route_create(const on_wgraph *w, size_t max_nodes, on_route **out)
     r->w = w;
     r->max_nodes = max_nodes;
     r->directed_boxes = ROUTE_DIRECTED_BOXES;
+    r->directed_budget = ROUTE_DIRECTED_BUDGET;
     size_t m = 1;
     while (m < 2 * max_nodes) m *= 2;
     r->mask = m - 1;
@@ -149,15 +150,15 @@ double on_route_heuristic(const on_route *r, const double x[3])
     }
     return h;
 }
-int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, double h, uint32_t parent, uint32_t start,
-                 const via *lk)
+int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, const double *x, uint32_t parent,
+                   uint32_t start, const via *lk)
 {
     uint32_t i = on_route_node(r, tile, portal, 1);
     if (i == NO_NODE) return -1;
     rnode *n = &r->node[i];
     if (n->closed || g >= n->g) return 0;
     n->g = g;
-    n->f = g + h;
+    n->f = g + (x ? on_route_heuristic(r, x) : 0); /* the heuristic only for a node that improves */
     n->parent = parent;
     n->start = start;
     n->via_link = lk != NULL;
@@ -225,20 +226,25 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
                 break;
             }
             double before = r->node[gn].g;
-            if (on_route_relax(r, 0, PORTAL_GOAL, g + gj->cost, 0, i, r->node[i].start, NULL)) {
+            if (on_route_relax(r, 0, PORTAL_GOAL, g + gj->cost, NULL, i, r->node[i].start, NULL)) {
                 r->status = ON_FAILURE | ON_OUT_OF_NODES;
                 break;
             }
             if (r->node[gn].g < before) r->node[gn].goal = gj->goal;
         }
         uint32_t start = r->node[i].start;
-        /* the other portals of its component */
-        uint32_t comp = ct_comp(tg, p), q1 = ct_comp_first(tg, comp + 1);
-        for (uint32_t q = ct_comp_first(tg, comp); q < q1; q++) {
+        /* the other portals of its component: one row of its weight matrix */
+        int tc[3];
+        wg_tile_ijk(w, t, tc);
+        double base[3] = {(double)tc[0] * w->n, (double)tc[1] * w->n, (double)tc[2] * w->n};
+        ct_row row;
+        ct_row_of(tg, p, &row);
+        for (uint32_t q = row.first; q < row.end; q++) {
             double wq;
-            if (q == p || (wq = ct_weight(tg, p, q)) == 0) continue;
-            on_route_portal_global(w, t, q, x);
-            if (on_route_relax(r, t, q, g + wq, on_route_heuristic(r, x), i, start, NULL)) {
+            if (q == p || (wq = ct_row_weight(tg, &row, q)) == 0) continue;
+            ct_point(tg, q, x);
+            for (int j = 0; j < 3; j++) x[j] += base[j];
+            if (on_route_relax(r, t, q, g + wq, x, i, start, NULL)) {
                 r->status = ON_FAILURE | ON_OUT_OF_NODES;
                 goto out;
             }
@@ -247,32 +253,42 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
         int f = ct_face(tg, p), k = f >> 1;
         uint32_t nt = on_wgraph_neighbour(w, t, f);
         if (nt == UINT32_MAX) continue;
-        on_route_portal_global(w, t, p, px);
+        ct_point(tg, p, px);
+        for (int j = 0; j < 3; j++) px[j] += base[j];
         if (!w->tiles[nt] || (tg->unresolved & (1u << f))) {
             /* missing: the neighbour's graph, or (unresolved) the graph of the side whose face is gone */
             uint32_t need = w->tiles[nt] && !on_wgraph_face_kept(w, nt, f ^ 1) ? nt : !w->tiles[nt] ? nt : t;
-            if (on_route_relax(r, need, PORTAL_MISSING, g, on_route_heuristic(r, px), i, start, NULL)) {
+            if (on_route_relax(r, need, PORTAL_MISSING, g, px, i, start, NULL)) {
                 r->status = ON_FAILURE | ON_OUT_OF_NODES;
                 break;
             }
             continue;
         }
+        /* the owner's links of this face pair are sorted by the owner's portal: this one's by binary
+         * search on the owner's side, a scan of one field on the other */
         via lk = {(f & 1) ? t : nt, 0, k};
         const ctile *oc = w->tiles[lk.owner];
-        int cw[3];
+        const ctile *nc = w->tiles[nt];
+        int cw[3], nw[3];
         wg_tile_ijk(w, lk.owner, cw);
-        for (lk.i = 0; lk.i < oc->nlink[k]; lk.i++) {
+        wg_tile_ijk(w, nt, nw);
+        uint32_t i0, i1;
+        ct_links_of(oc, k, p, (f & 1) != 0, &i0, &i1);
+        const uint8_t *lx = oc->d + ct_off_links(oc, k);
+        size_t lsz = ct_link_size(oc), side = (f & 1) ? 0 : (size_t)oc->w;
+        for (lk.i = i0; lk.i < i1; lk.i++) {
+            if (ct_rd(lx + lk.i * lsz + side, oc->w) != p) continue;
             uint32_t la, lb, lo[2], hi[2];
             ct_link(oc, k, lk.i, &la, &lb, lo, hi);
-            if ((f & 1) ? la != p : lb != p) continue;
             uint32_t q = (f & 1) ? lb : la;
             double c[3];
             int u = (k + 1) % 3, v = (k + 2) % 3;
             c[k] = (double)(cw[k] + 1) * w->n;
             c[u] = (double)cw[u] * w->n + 0.5 * (lo[0] + hi[0]);
             c[v] = (double)cw[v] * w->n + 0.5 * (lo[1] + hi[1]);
-            on_route_portal_global(w, nt, q, x);
-            if (on_route_relax(r, nt, q, g + on_dist3(px, c) + on_dist3(c, x), on_route_heuristic(r, x), i, start, &lk)) {
+            ct_point(nc, q, x);
+            for (int j = 0; j < 3; j++) x[j] += (double)nw[j] * w->n;
+            if (on_route_relax(r, nt, q, g + on_dist3(px, c) + on_dist3(c, x), x, i, start, &lk)) {
                 r->status = ON_FAILURE | ON_OUT_OF_NODES;
                 goto out;
             }

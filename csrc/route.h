@@ -24,9 +24,11 @@
  * ended at those the same search from each goal point reaches. The local search stops once every
  * portal of the endpoint's component is settled (the tile graph's components are those of the box
  * graph); in a tile of more than 4096 boxes it is an A* heading for the other end's first point
- * (straight line weighted 1.5), stopped once no box left can beat the best total met by n/8 leaves: it
- * reaches at least one portal of the component, and the planner goes on from there by the tile
- * graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
+ * through the nearest portal (the straight line via one of the tile's portals, weighted 1.5), stopped
+ * once no box left can beat the best total met by n/8 leaves or 200 boxes after it met its first
+ * portal; a start and a goal in one such tile each head for the other and stop soon after meeting it
+ * (the direct join). It reaches at least one portal of the component, and the planner goes on from
+ * there by the tile graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
  * line to the nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
  * closed inside terrain is never part of a route: only links and edges are followed. A face whose
  * neighbour tile has no graph is pushed as a "missing tile" node: popped before the goal, the search
@@ -42,16 +44,24 @@
  * detour through each portal's point), the polyline through the pulled crossings mean 0.93, max 1.36
  * of it (its straight segments are not checked: the caller's queries walk between crossings); the
  * same with one portal per face region (the default bound) as with the former 16-leaf squares.
+ * Expansion: a portal's links are found by binary search (a face's links are sorted by the owner's
+ * portal) or one field's scan on the other side; a node's heuristic is computed only when its cost
+ * improves. The endpoints' searches touch only the boxes they reach (stamps, reach.h).
  * Measured (tools/bench_route.lua, terrain.lua worlds, 200 random far pairs, fastest of 5 passes):
  * 16x2x16 and 32x2x32 tiles of 32^3 2 m leaves: graph memory 9.2% / 8.3% of the tree's bytes (56 /
- * 204 KB), blobs 134 B a tile, plan p50 0.08 / 0.21 ms, p99 0.38 / 0.61 ms; 8x1x8 tiles of 512^3
+ * 204 KB; with the Lua heap the world's open adds: 32x2x32 10.4% -> 8.3% since the graph ids live here
+ * and the records dropped a portal's component byte, component 0's matrix offset and the pair
+ * count), blobs 134 B a tile, plan p50 0.08 / 0.21 ms, p99 0.38 / 0.61 ms; 8x1x8 tiles of 512^3
  * 1 m leaves: 0.7% of the tree (268 KB), blobs 11.8 KB a tile. There a full local search settles
  * ~84k boxes (~25 ms an endpoint with the tree prepared: plan p50 52 ms, p99 70 ms, 35 pairs); the
- * directed join brings it to p50 0.7 ms, p90 4 ms, p99 10 ms, route costs mean 1.005, max 1.07 x
- * those of the full join (the tail: endpoints whose way to the other end is blocked inside their
- * tile search much of it; route_plan.h has the weight's trade-off). Unprepared, building a tile's boxes
- * (~86 ms for ~84k) per endpoint still dominates. The same checks as above with the directed join
- * forced on every tile: mean 1.19 / 1.20, max 1.82 / 1.69 (8- / 16-leaf tiles).
+ * directed join brought it to p50 0.7 ms, p90 4 ms, p99 10 ms, route costs mean 1.005, max 1.07 x
+ * those of the full join; heading through the portals, the 200-box budget and collecting only the
+ * settled portals: boxes settled by the joins p50 478 -> 32, p90 7.7k -> 0.35k; route costs mean
+ * 1.002, max 1.027 x the directed join's before (35 pairs, world:plan's start_multi). The tail left:
+ * endpoints whose way out is blocked inside their tile settle up to ~4k boxes before their first
+ * portal. Unprepared, building a tile's boxes (~86 ms for ~84k) per endpoint still dominates. The
+ * same checks as above with the directed join forced on every tile: mean 1.22 / 1.24, max 1.82 /
+ * 1.74 (8- / 16-leaf tiles); with a budget of 1 box: mean 1.29, max 1.85 (16-leaf tiles).
  */
 #ifndef OCTONAV_ROUTE_H
 #define OCTONAV_ROUTE_H

@@ -60,13 +60,16 @@ struct on_route {
     on_route_info info;
     uint32_t goal_node;
     size_t directed_boxes; /* endpoint tiles of more boxes join by a directed search (route_start.c) */
+    size_t directed_budget; /* its budget (reach.h): boxes settled after the first portal met, 0 = none */
 };
 
 /* An endpoint whose tile has more than ROUTE_DIRECTED_BOXES boxes joins by the directed local search
- * (reach.h: A* towards the other end's first point, its straight line weighted ROUTE_DIRECTED_WEIGHT,
- * stopped once no box left can beat the best total met by more than x (1 + ROUTE_DIRECTED_SLACK) +
- * ROUTE_DIRECTED_ADD x n leaves): the full search of a 512^3 terrain tile settles ~84k boxes (~25
- * ms). Weight 1 / 1.5 / 2 on 8x1x8 x 512^3 (35 pairs, prepared): plan p99 42 / 10 / 8 ms, route
+ * (reach.h: A* towards the other end's first point through the nearest portal, its straight line
+ * weighted ROUTE_DIRECTED_WEIGHT, stopped once no box left can beat the best total met by more than x
+ * (1 + ROUTE_DIRECTED_SLACK) + ROUTE_DIRECTED_ADD x n leaves, or ROUTE_DIRECTED_BUDGET boxes after
+ * its first portal): the full search of a 512^3 terrain tile settles ~84k boxes (~25 ms). Budget 0 /
+ * 200 / 500 (35 pairs, costs / those before the budget): mean 1.001 / 1.002 / 1.001, max 1.027 each;
+ * boxes settled p90 4332 / 353 / 653. Weight 1 / 1.5 / 2 on 8x1x8 x 512^3 (35 pairs, prepared): plan p99 42 / 10 / 8 ms, route
  * cost / the full join's mean 0.999 / 1.005 / 1.011, max 1.014 / 1.073 / 1.106. It reaches at least one portal of the endpoint's
  * component, and the planner follows the tile graph's edges from there, so a route is still found iff
  * one exists; its cost may pass through a portal the full join would not have used. */
@@ -74,6 +77,7 @@ struct on_route {
 #define ROUTE_DIRECTED_WEIGHT 1.5
 #define ROUTE_DIRECTED_SLACK 0
 #define ROUTE_DIRECTED_ADD 0.125
+#define ROUTE_DIRECTED_BUDGET 200
 
 typedef struct via { /* the link a node is reached through */
     uint32_t owner, i;
@@ -85,9 +89,10 @@ void on_route_portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double o
 /* The node of (tile, portal): found, or (create) made; NO_NODE when out of nodes or absent. */
 uint32_t on_route_node(on_route *r, uint32_t tile, uint32_t portal, int create);
 /* Reach node (tile, portal) with cost g from parent (NO_NODE: from start `start`); lk: the link
- * when through one. h: the heuristic at the node's point. 0, or -1 when out of nodes. */
-int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, double h, uint32_t parent, uint32_t start,
-                   const via *lk);
+ * when through one. x: the node's nav point (its heuristic, computed only when g improves the node),
+ * NULL for a heuristic of 0. 0, or -1 when out of nodes. */
+int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, const double *x, uint32_t parent,
+                   uint32_t start, const via *lk);
 /* Straight line from nav point x to the nearest goal plus its cost: never above the cost left. */
 double on_route_heuristic(const on_route *r, const double x[3]);
 /* Forget the last search: stamps, counts, info, cached boxes. */

@@ -78,7 +78,7 @@ static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], i
         c[k] = (int)ti;
         e->local[k] = e->nav[k] - ti * w->n;
     }
-    e->tile = (uint32_t)c[0] + (uint32_t)w->p.tiles[0] * ((uint32_t)c[1] + (uint32_t)w->p.tiles[1] * (uint32_t)c[2]);
+    e->tile = wg_tile_index(w, c);
     r->info.loading_tile = e->tile;
     e->g = w->tiles[e->tile];
     if (!e->g || !t->tiles[e->tile].loaded) return ON_FAILURE | ON_LOADING;
@@ -88,44 +88,67 @@ static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], i
     return ON_SUCCESS;
 }
 
-/* Reach the portals of e's tile from e: r->cost; *reached. whole: search the whole tile (a goal in
- * it is joined directly, on_reach_cost_to), else stop once the portals of e's component are reached
- * (the planner goes on from them through the tile graph's edges), and in a tile of more than
- * r->directed_boxes boxes head for other (a world point: the other end) and stop early (reach.h). */
-static on_status endpoint_reach(on_route *r, const endpoint *e, int whole, const double other[3], uint32_t *reached)
+/* Nav point x in the frame of e's tile when it lies in that tile (out), else 0. */
+static int local_in(const on_route *r, const endpoint *e, const double x[3], double out[3])
 {
-    if (on_grow((void **)&r->cost, &r->costcap, (size_t)e->g->np + 1, sizeof *r->cost) ||
-        on_grow((void **)&r->pts, &r->ptscap, 3 * (size_t)e->g->np + 3, sizeof *r->pts) ||
-        on_grow((void **)&r->grp, &r->grpcap, (size_t)e->g->np + 1, sizeof *r->grp))
+    int same = 1;
+    for (int k = 0; k < 3; k++) {
+        double ti = floor(x[k] / r->w->n);
+        if (ti >= r->w->p.tiles[k]) ti = r->w->p.tiles[k] - 1; /* the far face */
+        out[k] = x[k] - ti * r->w->n;
+        same &= e->nav[k] - e->local[k] == ti * r->w->n;
+    }
+    return same;
+}
+
+/* Goal j's point in the frame of e's tile when the goal lies in that tile (gl), else 0. */
+static int goal_local(const on_route *r, const endpoint *e, size_t j, double gl[3])
+{
+    return local_in(r, e, r->goalpt + 3 * j, gl);
+}
+
+/* Reach the portals of e's tile from e: r->cost; *reached. With goal (a tile-local point: a goal in
+ * e's tile, joined directly afterwards by on_reach_cost_to) the search must also reach it: in a tile of
+ * at most r->directed_boxes boxes the whole tile is searched; in a larger one it is an A* heading for
+ * the goal, which is one more target (its own group) whose total is its cost: it stops soon after
+ * the goal is met (or, the goal out of reach inside the tile, as below). Without goal it stops once
+ * the portals of e's component are reached (the planner goes on from them through the tile graph's
+ * edges), and in a tile of more than r->directed_boxes boxes heads for other (a world point: the
+ * other end) and stops early (reach.h). */
+static on_status endpoint_reach(on_route *r, const endpoint *e, const double *goal, const double other[3],
+                                uint32_t *reached)
+{
+    uint32_t np = e->g->np;
+    if (on_grow((void **)&r->cost, &r->costcap, (size_t)np + 1, sizeof *r->cost) ||
+        on_grow((void **)&r->pts, &r->ptscap, 3 * (size_t)np + 3, sizeof *r->pts) ||
+        on_grow((void **)&r->grp, &r->grpcap, (size_t)np + 1, sizeof *r->grp))
         return ON_FAILURE | ON_NO_MEMORY;
-    for (uint32_t p = 0; p < e->g->np; p++) {
+    for (uint32_t p = 0; p < np; p++) {
         ct_point(e->g, p, r->pts + 3 * (size_t)p);
         r->grp[p] = ct_comp(e->g, p);
     }
-    if (whole) return on_reach_points(&r->reach, e->s, r->pts, e->g->np, e->local, r->cost, reached);
-    if (e->s->nbox <= r->directed_boxes)
-        return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, NULL, 1, 0, 0, r->cost,
+    int big = e->s->nbox > r->directed_boxes;
+    if (goal && !big) return on_reach_points(&r->reach, e->s, r->pts, np, e->local, r->cost, reached);
+    if (!big)
+        return on_reach_points_group(&r->reach, e->s, r->pts, np, e->local, r->grp, NULL, 1, 0, 0, 0, r->cost,
                                      reached);
-    const on_tree_params *p = &r->w->p;
     double to[3];
-    for (int k = 0; k < 3; k++) to[k] = (other[k] - p->origin[k]) / p->scale - (e->nav[k] - e->local[k]);
-    return on_reach_points_group(&r->reach, e->s, r->pts, e->g->np, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
-                                 ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, r->cost, reached);
-}
-
-/* Is a goal of r in e's tile? */
-static int goal_in_tile(const on_route *r, const endpoint *e, size_t ng)
-{
-    for (size_t j = 0; j < ng; j++) {
-        int same = 1;
-        for (int k = 0; k < 3; k++) {
-            double ti = floor(r->goalpt[3 * j + k] / r->w->n);
-            if (ti >= r->w->p.tiles[k]) ti = r->w->p.tiles[k] - 1;
-            same &= e->nav[k] - e->local[k] == ti * r->w->n;
-        }
-        if (same) return 1;
+    if (goal) { /* the goal as target np, alone in group np */
+        memcpy(to, goal, sizeof to);
+        memcpy(r->pts + 3 * (size_t)np, goal, sizeof to);
+        r->grp[np] = np;
+        on_status st = on_reach_points_group(&r->reach, e->s, r->pts, np + 1, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
+                                             ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, r->directed_budget,
+                                             r->cost, reached);
+        if (on_ok(st) && r->cost[np] < HUGE_VAL) (*reached)--; /* the goal is no portal */
+        return st;
     }
-    return 0;
+    const on_tree_params *p = &r->w->p;
+    for (int k = 0; k < 3; k++) to[k] = (other[k] - p->origin[k]) / p->scale - (e->nav[k] - e->local[k]);
+    on_status st = on_reach_points_group(&r->reach, e->s, r->pts, np, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
+                                 ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, r->directed_budget, r->cost,
+                                 reached);
+    return st;
 }
 
 void on_route_reset(on_route *r)
@@ -195,9 +218,15 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
                 return r->status = ON_SUCCESS;
             }
         }
+        /* a start in this tile: the goal's search heads for it and stops once it is met (its
+         * portals are for routes that leave the tile; the start's own search joins it directly) */
         uint32_t reached;
-        st = endpoint_reach(r, &e, 0, starts, &reached);
+        double sn[3], sl[3];
+        for (int k = 0; k < 3; k++) sn[k] = (starts[k] - r->w->p.origin[k]) * inv;
+        int same = local_in(r, &e, sn, sl);
+        st = endpoint_reach(r, &e, same && e.s->nbox > r->directed_boxes ? sl : NULL, starts, &reached);
         if (on_failed(st)) return r->status = st;
+        r->info.join_boxes += r->reach.pops;
         if (on_grow((void **)&r->gj, &r->gjcap, r->ngj + reached + 1, sizeof *r->gj))
             return r->status = ON_FAILURE | ON_NO_MEMORY;
         for (uint32_t p = 0; p < e.g->np; p++)
@@ -213,32 +242,28 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
         double sc = scost ? scost[i] * inv : 0;
         if (!(sc >= 0) || !isfinite(sc)) return r->status = ON_FAILURE | ON_INVALID;
         uint32_t reached;
-        st = endpoint_reach(r, &e, goal_in_tile(r, &e, ng), goals, &reached);
+        double gl[3];
+        size_t j0 = 0;
+        while (j0 < ng && !goal_local(r, &e, j0, gl)) j0++;
+        st = endpoint_reach(r, &e, j0 < ng ? gl : NULL, goals, &reached);
         if (on_failed(st)) return r->status = st;
+        r->info.join_boxes += r->reach.pops;
         for (uint32_t p = 0; p < e.g->np; p++) {
             if (r->cost[p] == HUGE_VAL) continue;
             double x[3];
             on_route_portal_global(r->w, e.tile, p, x);
-            if (on_route_relax(r, e.tile, p, sc + r->cost[p], on_route_heuristic(r, x), NO_NODE, (uint32_t)i, NULL))
+            if (on_route_relax(r, e.tile, p, sc + r->cost[p], x, NO_NODE, (uint32_t)i, NULL))
                 return r->status = ON_FAILURE | ON_OUT_OF_NODES;
             pushed++;
         }
-        for (size_t j = 0; j < ng; j++) {
-            double gl[3];
-            int same = 1;
-            for (int k = 0; k < 3; k++) {
-                double ti = floor(r->goalpt[3 * j + k] / r->w->n);
-                if (ti >= r->w->p.tiles[k]) ti = r->w->p.tiles[k] - 1;
-                gl[k] = r->goalpt[3 * j + k] - ti * r->w->n;
-                same &= e.nav[k] - e.local[k] == ti * r->w->n;
-            }
-            if (!same) continue;
+        for (size_t j = j0; j < ng; j++) {
+            if (!goal_local(r, &e, j, gl)) continue;
             double d = on_reach_cost_to(&r->reach, e.s, gl);
             if (d == HUGE_VAL) continue;
             uint32_t gn = on_route_node(r, 0, PORTAL_GOAL, 1);
             if (gn == NO_NODE) return r->status = ON_FAILURE | ON_OUT_OF_NODES;
             double before = r->node[gn].g;
-            if (on_route_relax(r, 0, PORTAL_GOAL, sc + d + r->goalcost[j], 0, NO_NODE, (uint32_t)i, NULL))
+            if (on_route_relax(r, 0, PORTAL_GOAL, sc + d + r->goalcost[j], NULL, NO_NODE, (uint32_t)i, NULL))
                 return r->status = ON_FAILURE | ON_OUT_OF_NODES;
             if (r->node[gn].g < before) r->node[gn].goal = (uint32_t)j; /* only the goal that won names it */
             pushed++;

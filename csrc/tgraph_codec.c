@@ -123,7 +123,10 @@ int on_tgraph_seal(on_tgraph *g)
     uint8_t *b = malloc(len);
     if (!b) return -1;
     on_status st = encode(g, b, len, &len, &wpos);
-    if (on_ok(st)) g->crc = portal_crc(b, wpos);
+    if (on_ok(st)) {
+        g->crc = portal_crc(b, wpos);
+        g->blob_crc = get32(b + len - CRC_BYTES);
+    }
     free(b);
     on_tgraph_count_bytes(g);
     return on_ok(st) ? 0 : -1;
@@ -214,6 +217,7 @@ on_status on_tgraph_decode(const uint8_t *buf, size_t len, int expected_depth, o
     g->depth = depth;
     g->bound = 1 << lb;
     g->tag = get32(buf + 8);
+    g->blob_crc = get32(buf + len - CRC_BYTES);
     g->nportal = np;
     g->ncomp = ncomp;
     g->portal = malloc(((size_t)np + 1) * sizeof *g->portal);

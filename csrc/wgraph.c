@@ -11,6 +11,12 @@
 const on_tree_params *on_wgraph_params(const on_wgraph *w) { return &w->p; }
 uint64_t on_wgraph_revision(const on_wgraph *w) { return w->revision; }
 int on_wgraph_has_tile(const on_wgraph *w, uint32_t tile) { return tile < w->ntiles && w->tiles[tile] != NULL; }
+int on_wgraph_tile_id(const on_wgraph *w, uint32_t tile, uint32_t *id)
+{
+    if (!on_wgraph_has_tile(w, tile)) return 0;
+    *id = w->tiles[tile]->id;
+    return 1;
+}
 
 on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out)
 {
@@ -68,7 +74,7 @@ uint32_t on_wgraph_neighbour(const on_wgraph *w, uint32_t t, int f)
     c[f >> 1] += (f & 1) ? 1 : -1;
     for (int k = 0; k < 3; k++)
         if (c[k] < 0 || c[k] >= w->p.tiles[k]) return UINT32_MAX;
-    return (uint32_t)c[0] + (uint32_t)w->p.tiles[0] * ((uint32_t)c[1] + (uint32_t)w->p.tiles[1] * (uint32_t)c[2]);
+    return wg_tile_index(w, c);
 }
 
 /* ---- the resident record ----------------------------------------------------------------------- */
@@ -103,14 +109,16 @@ static ctile *ctile_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint
     memset(&h, 0, sizeof h);
     h.w = n <= 128 && np <= 255 ? 1 : np <= 65535 ? 2 : 4;
     h.crc = g->crc;
+    h.id = g->blob_crc;
     h.np = np;
     h.ncomp = (uint16_t)nc;
-    h.npair = (uint32_t)npair;
     h.wshift = (int8_t)g->wshift;
     int lb = 0;
     while ((1 << lb) < g->bound) lb++;
     h.depth_lb = (uint8_t)(g->depth | lb << 4);
-    ctile *c = malloc(sizeof h + ct_off_link(&h));
+    /* the record's size: ct_off_link needs the component table, so count it here */
+    size_t need = ct_off_w(&h) + 2 * (size_t)npair;
+    ctile *c = malloc(sizeof h + need);
     if (!c) return NULL;
     *c = h;
     int w = c->w;
@@ -128,13 +136,12 @@ static ctile *ctile_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint
         uint8_t *x = c->d + map[p] * ct_portal_size(c);
         ct_wr(x, w, (uint32_t)r->mn[0] + r->mx[0]);
         ct_wr(x + w, w, (uint32_t)r->mn[1] + r->mx[1]);
-        ct_wr(x + 2 * w, w, k);
-        x[3 * w] = q->face;
+        x[2 * w] = q->face;
     }
     ct_wr(c->d + ct_off_comp(c) + (size_t)nc * w, w, np);
-    for (k = 0; k < nc; k++) { /* where each component's weights start */
+    for (k = 0; k < nc; k++) { /* where each component's weights start (component 0: at 0) */
         uint64_t mk = ct_comp_first(c, k + 1) - ct_comp_first(c, k);
-        memcpy(c->d + ct_off_moff(c) + 4 * (size_t)k, &e, 4);
+        if (k > 0) memcpy(c->d + ct_off_moff(c) + 4 * ((size_t)k - 1), &e, 4);
         e += (uint32_t)(mk * (mk - 1) / 2);
     }
     e = 0;
@@ -253,6 +260,13 @@ static int face_keep(on_wgraph *w, const on_tgraph *g, const uint32_t *map, uint
     return 0;
 }
 
+static int link_cmp(const void *x, const void *y)
+{
+    const wlinkrec *a = x, *b = y;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
 /* The links between face A (the owner's, across +k) and face B (the neighbour's, across -k): per
  * pair of portals whose rectangles overlap with positive area, the largest overlap (ties to the
  * smallest (v, u)). *out (malloc'd, n in *nl); -1 when out of memory. */
@@ -281,8 +295,31 @@ static int links_make(const wface *A, const wface *B, wlinkrec **out, uint32_t *
             if (area > old || (area == old && (v0 < l[e].lo[1] || (v0 == l[e].lo[1] && u0 < l[e].lo[0]))))
                 l[e] = (wlinkrec){A->portal[i], B->portal[j], {(uint16_t)u0, (uint16_t)v0}, {(uint16_t)u1, (uint16_t)v1}};
         }
+    if (n > 1) qsort(l, n, sizeof *l, link_cmp); /* by owner portal: ct_links_of */
     *out = l;
     *nl = (uint32_t)n;
+    return 0;
+}
+
+/* Link face f of tile x (graph g, its portals through map) with the kept face py of its neighbour y
+ * across it: the owner's links of the pair replaced, y's face dropped, both sides' unresolved bits
+ * cleared. -1 when out of memory (the links unchanged). */
+static int link_with_kept(on_wgraph *w, uint32_t x, const on_tgraph *g, const uint32_t *map, int f, uint32_t y,
+                          long py)
+{
+    wface mine;
+    if (face_of(g, map, x, f, &mine)) return -1;
+    wlinkrec *l = NULL;
+    uint32_t nl = 0;
+    int rc = (f & 1) ? links_make(&mine, &w->face[py], &l, &nl) : links_make(&w->face[py], &mine, &l, &nl);
+    free(mine.rect);
+    free(mine.portal);
+    if (rc == 0) rc = links_set(w, (f & 1) ? x : y, f >> 1, l, nl);
+    free(l);
+    if (rc) return -1;
+    face_drop(w, (size_t)py);
+    w->tiles[x]->unresolved &= (uint8_t)~(1u << f);
+    w->tiles[y]->unresolved &= (uint8_t)~(1u << (f ^ 1));
     return 0;
 }
 
@@ -306,19 +343,7 @@ static int link_face(on_wgraph *w, uint32_t x, const on_tgraph *g, const uint32_
         w->tiles[y]->unresolved |= (uint8_t)(1u << (f ^ 1));
         return face_keep(w, g, map, x, f);
     }
-    wface mine;
-    if (face_of(g, map, x, f, &mine)) return -1;
-    wlinkrec *l = NULL;
-    uint32_t nl = 0;
-    int rc = (f & 1) ? links_make(&mine, &w->face[py], &l, &nl) : links_make(&w->face[py], &mine, &l, &nl);
-    free(mine.rect);
-    free(mine.portal);
-    if (rc == 0) rc = links_set(w, owner, k, l, nl);
-    free(l);
-    if (rc) return -1;
-    face_drop(w, (size_t)face_find(w, y, f ^ 1));
-    w->tiles[y]->unresolved &= (uint8_t)~(1u << (f ^ 1));
-    return 0;
+    return link_with_kept(w, x, g, map, f, y, py);
 }
 
 on_status on_wgraph_add_tile(on_wgraph *w, uint32_t tile, on_tgraph *g)
@@ -400,7 +425,7 @@ void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st)
         if (!c) continue;
         st->tiles++;
         st->portals += c->np;
-        for (uint32_t e = 0; e < c->npair; e++) /* the pairs with an edge */
+        for (uint32_t e = 0, npair = ct_npair(c); e < npair; e++) /* the pairs with an edge */
             st->edges += c->d[ct_off_w(c) + 2 * (size_t)e] || c->d[ct_off_w(c) + 2 * (size_t)e + 1];
         st->links += (size_t)c->nlink[0] + c->nlink[1] + c->nlink[2];
         st->unresolved += (size_t)__builtin_popcount(c->unresolved);
@@ -445,25 +470,10 @@ static on_status resolve_tile(on_wgraph *w, const on_tree *t, uint32_t x, size_t
             }
             portal_map(w, x, g, map);
         }
-        wface mine;
-        if (face_of(g, map, x, f, &mine)) {
+        if (link_with_kept(w, x, g, map, f, y, py)) {
             st = ON_FAILURE | ON_NO_MEMORY;
             break;
         }
-        wlinkrec *l = NULL;
-        uint32_t nl = 0;
-        int rc = (f & 1) ? links_make(&mine, &w->face[py], &l, &nl) : links_make(&w->face[py], &mine, &l, &nl);
-        free(mine.rect);
-        free(mine.portal);
-        if (rc == 0) rc = links_set(w, (f & 1) ? x : y, f >> 1, l, nl);
-        free(l);
-        if (rc) {
-            st = ON_FAILURE | ON_NO_MEMORY;
-            break;
-        }
-        face_drop(w, (size_t)face_find(w, y, f ^ 1));
-        w->tiles[x]->unresolved &= (uint8_t)~(1u << f);
-        w->tiles[y]->unresolved &= (uint8_t)~(1u << (f ^ 1));
         (*done)++;
     }
     free(map);

@@ -186,6 +186,22 @@ describe("world graph", function()
     files.write(dir .. "/tiles/1_0_0.graph", files.read(dir2 .. "/tiles/1_0_0.graph"))
     assert(w:add_graph(goal_tile))
     assert.are_not.equal(id, w.graph_ids[goal_tile])
+    -- the identity is the file's (pack.blob_id), held by the C world graph; read-only; pairs lists
+    -- the tiles that hold a graph
+    local pack = require "octonav.pack"
+    assert.equal(pack.blob_id(files.read(dir .. "/tiles/1_0_0.graph")), w.graph_ids[goal_tile])
+    assert.equal(w.graph:tile_id(1, 0, 0), w.graph_ids[goal_tile])
+    assert.has_error(function() w.graph_ids[goal_tile] = 7 end, "world.graph_ids is read-only (the world graph's)")
+    local listed, held = {}, {}
+    for t, v in pairs(w.graph_ids) do listed[#listed + 1] = t .. "=" .. v end
+    for t = 0, w.grid.count - 1 do
+      local i, j, k = require("octonav.tilegrid").coords(w.grid, t)
+      if w.graph:has_tile(i, j, k) then held[#held + 1] = t .. "=" .. w.graph:tile_id(i, j, k) end
+    end
+    assert.is_true(#held >= 2)
+    assert.same(held, listed)
+    assert.is_nil(w.graph_ids[-1])
+    assert.is_nil(w.graph_ids[w.grid.count])
     frames(1)
     assert.equal(1, nav:stats().replans)
     for _ = 1, 4000 do

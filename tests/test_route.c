@@ -109,6 +109,7 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
         on_route *r = NULL;
         CHECK(on_ok(on_route_create(w, 0, &r)));
         if (directed) r->directed_boxes = 0; /* every endpoint joins by the directed search */
+        if (directed == 2) r->directed_budget = 1; /* ... stopped one box after its first portal */
         size_t N = (size_t)L.d[0] * L.d[1] * L.d[2];
         double *dist = malloc(N * sizeof *dist);
         for (int q = 0; q < 24; q++) {
@@ -174,7 +175,7 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
     }
     printf("route %dx%dx%d tiles of %d leaves%s: %d pairs (%d near skipped): %d found, %d unreachable; cost / optimum: mean %.3f max %.3f, "
            "max excess %.2f leaves; crossings pulled: mean %.3f max %.3f\n",
-           NX, NY, NZ, tn, directed ? " (directed joins)" : "", pairs, near, found, unreach, found ? sum / found : 0, worst, worst_add,
+           NX, NY, NZ, tn, directed == 2 ? " (directed joins, budget 1)" : directed ? " (directed joins)" : "", pairs, near, found, unreach, found ? sum / found : 0, worst, worst_add,
            found ? lsum / found : 0, lworst);
     CHECK_EQ_INT(bad_found, 0);
     CHECK_EQ_INT(bad_line, 0);
@@ -194,6 +195,8 @@ static void test_random_worlds(void)
     /* the directed joins of big tiles (route_plan.h), forced on these small ones: the same checks */
     random_worlds(4, 2, 4, 3, 12, 1, &mean, &mx);
     random_worlds(3, 2, 3, 4, 6, 1, &mean, &mx);
+    /* and with the smallest budget (a join that keeps only the first portals it meets) */
+    random_worlds(3, 2, 3, 4, 6, 2, &mean, &mx);
 }
 
 /* ---- hand-made cases ------------------------------------------------------------------------------ */

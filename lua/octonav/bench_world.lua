@@ -26,8 +26,9 @@
 --     and CPU seconds, the CPU of every process under bash's `time`), the packs compared byte for byte
 --     with the one-process bake; and a 4-tile rebake (world:rebake).
 -- Worlds: "dungeon" (../shared/data/worlds/dungeon.lua), "house" (house.obj at 0.125 m leaves, depth
--- 6, path weights), "t16" / "t32" (../shared/data/worlds/terrain.lua at 16x2x16 / 32x2x32) and
--- "tN" for any N. Worlds whose data are absent are skipped (row.skipped says why).
+-- 6, path weights), "t16" / "t32" (../shared/data/worlds/terrain.lua at 16x2x16 / 32x2x32),
+-- "tN" for any N and "tNxS" (N x 1 x N tiles of S^3 1 m leaves: t8x512 is the seed's 4096 m world).
+-- Worlds whose data are absent are skipped (row.skipped says why).
 -- bench_world.soak(opts): the streaming soak of issue 12 (100 navigators, doors toggling, max_loaded),
 -- see its comment; `lua5.4 -e 'print(require"octonav.bench_world".soak_report())'` prints its counts.
 local core = require "octonav.core"
@@ -143,9 +144,16 @@ return {
     return { name = name, file = file, env = {}, temp_file = true }
   else
     local n = name:match("^t(%d+)$")
-    if not n then error("octonav.bench_world: unknown world '" .. tostring(name) .. "'", 2) end
+    local big, side = name:match("^t(%d+)x(%d+)$") -- tNxS: N x 1 x N tiles of S^3 leaves of 1 m
+    local depth = side and math.log(tonumber(side), 2)
+    if not n and not (depth and depth == math.floor(depth) and depth >= 1) then
+      error("octonav.bench_world: unknown world '" .. tostring(name) .. "'", 2)
+    end
     local file = data .. "/worlds/terrain.lua"
     if not exists(file) then return nil, "terrain.lua absent" end
+    if big then
+      return { name = name, file = file, env = { NX = big, NZ = big, NY = 1, DEPTH = math.floor(depth), SCALE = 1 } }
+    end
     return { name = name, file = file, env = { NX = n, NZ = n, NY = 2 } }
   end
 end

@@ -82,7 +82,8 @@ octonav bench-all [DATA_DIR]
     every benchmark; writes the tables into README.md]],
   ["bench-world"] = [[
 octonav bench-world [--worlds dungeon,house,t16,t32] [--pairs 60] [--frames 300] [--data DIR]
-    the world benchmark (issue 11); all worlds: writes its README table]],
+    the world benchmark (issue 11); all worlds: writes its README table. Opt-in (slow: bakes
+    three times): t8x512, the 8x1x8 world of 512^3 tiles at 1 m (tree prepared, 35 pairs, 100 frames)]],
 }
 local ORDER = { "bake", "info", "path", "validate", "view", "bench", "bench-tree", "bench-all", "bench-world" }
 
@@ -672,7 +673,8 @@ local function cmd_bench_world(args)
   local worlds = {}
   for w in (flags.worlds or "dungeon,house,t16,t32"):gmatch("[^,]+") do worlds[#worlds + 1] = w end
   local rows = bw.run { worlds = worlds, pairs = n.pairs or 60, frames = n.frames or 300,
-    bin = M.root .. "/bin/octonav", data = flags.data, per = { t16 = { jobs = "job" }, t32 = { rebake = true } },
+    bin = M.root .. "/bin/octonav", data = flags.data, per = { t16 = { jobs = "job" }, t32 = { rebake = true },
+      t8x512 = { jobs = "job", pairs = 35, frames = 100 } },
     log = function(m) M.stderr:write(m, "\n") end }
   local text = bw.table(rows)
   out(text)

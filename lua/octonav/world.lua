@@ -90,9 +90,34 @@ local function add_graph(world, t, blob)
   end
   local ok, aerr = world.graph:add_tile(i, j, k, g)
   if not ok then return nil, path .. ": " .. tostring(aerr) end
-  world.graph_ids[t] = pack.blob_id(g)
   world.graph_revision = world.graph_revision + 1
   return true
+end
+
+-- world.graph_ids: tile -> the identity of the graph the world graph holds for it (pack.blob_id of
+-- its file, kept in C: graph:tile_id), nil where none; read-only, pairs() lists the tiles with one.
+local function graph_ids_of(world)
+  local ids = {}
+  local function get(t)
+    if math.type(t) ~= "integer" or t < 0 or t >= world.grid.count then return nil end
+    local ok, id = pcall(world.graph.tile_id, world.graph, tilegrid.coords(world.grid, t))
+    return ok and id or nil -- (a closed graph holds none)
+  end
+  return setmetatable(ids, {
+    __index = function(_, t) return get(t) end,
+    __newindex = function() error("world.graph_ids is read-only (the world graph's)", 2) end,
+    __pairs = function()
+      local t = -1
+      return function()
+        while true do
+          t = t + 1
+          if t >= world.grid.count then return nil end
+          local id = get(t)
+          if id then return t, id end
+        end
+      end, ids, nil
+    end,
+  })
 end
 
 -- Marks every tile of a fresh tree unloaded (what the C streamer does when it starts): a tree
@@ -131,7 +156,7 @@ local function load_agent(dir, m, n, o)
   local world = {
     dir = adir, pack_dir = dir, agent_name = agent.name, grid = grid,
     scale = m.scale, depth = m.depth, radius = radius, origin = m.origin, tiles = m.tiles,
-    tile_size = grid.tile_size, holes = {}, hole_index = {}, graph_ids = {}, graph_revision = 0,
+    tile_size = grid.tile_size, holes = {}, hole_index = {}, graph_revision = 0,
     graphs_stream = not all_graphs, with_tiles = with_tiles, block_holes = o.block_holes ~= false,
   }
   -- a manifest the tree cannot hold (too many tiles) is a bad file, not misuse: nil, reason
@@ -139,6 +164,7 @@ local function load_agent(dir, m, n, o)
     radius = radius })
   if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
   world.graph = core.route.world(tree)
+  world.graph_ids = graph_ids_of(world)
   local function abort(e)
     world.graph:close()
     tree:close()
@@ -508,7 +534,6 @@ function World:remove_graph(tile)
   local i, j, k = tilegrid.coords(self.grid, tile_arg(self, tile, "remove_graph"))
   if not self.graph:has_tile(i, j, k) then return end
   self.graph:remove_tile(i, j, k)
-  self.graph_ids[tile] = nil
   self.graph_revision = self.graph_revision + 1
 end
 
