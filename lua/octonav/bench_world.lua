@@ -629,7 +629,8 @@ end
 -- wait_timeout + 100 frames in a row without failing), rule_violations (after update(true): a locked
 -- tile not loaded, more tiles loaded than max_loaded + the locked ones, the world graph's tiles not
 -- the loaded tiles), arrived, failed (by reason), door_replans, door changes and their mean us;
--- respawned: agents moved to a new random start after failing start_blocked.
+-- respawned: agents moved to a new random start after failing start_blocked. opts.budget: the options of
+-- one octonav.navigator.budget all the navigators share (nil: none).
 function M.soak(opts)
   opts = opts or {}
   local bake = require "octonav.bake"
@@ -668,10 +669,11 @@ function M.soak(opts)
     door_replans = 0, door_changes = 0, respawned = 0, door_us = 0, frames = frames, navigators = navs_n,
     max_loaded = max_loaded }
   local agents = {}
+  local budget = opts.budget and navigator.budget(opts.budget) or nil
   for i = 1, navs_n do
     local p = goal()
     if p[2] == 6 then p = { p[1] - 6, 1.5, p[3] - 6 } end -- start outside the caves
-    local nav = navigator.new(w, { streamer = s, wait_timeout = wait_timeout })
+    local nav = navigator.new(w, { streamer = s, wait_timeout = wait_timeout, budget = budget })
     nav:go(goal())
     agents[i] = { nav = nav, pos = p, planning = 0, committed = {} }
   end
@@ -692,6 +694,7 @@ function M.soak(opts)
       r.door_changes = r.door_changes + 1
     end
     s:update(true)
+    if budget then budget:frame() end
     -- the loaded-set rules
     local st = s:stats()
     if st.loaded > max_loaded + st.locked or w.graph:stats().tiles ~= st.loaded then

@@ -585,6 +585,12 @@ local function work(self, position, want)
       end
       start_candidate(self, s)
     end
+    local lt = s.status == "loading" and s.loading_tile
+    if lt and self.streamer and not self.streamer:is_loaded(tilegrid.index(self.world, lt[1], lt[2], lt[3])) then
+      -- still waiting for the tile: a step would expand nothing yet count as all it was given
+      self.loading = lt
+      break
+    end
     if s.status == "running" or s.status == "loading" then
       if not budget then budget = B:take("expansions", self, want) end
       local left = budget - spent
@@ -602,7 +608,7 @@ local function work(self, position, want)
         -- call expanded is unknown, so it counts as all of it, now and for the rest of the search
         spent = spent + left
         s.unsure = true
-        s.status = "loading"
+        s.status, s.loading_tile = "loading", tile
         if self.locks == navlocks.none then
           -- no streamer: nothing will load the tile (a world loaded with { tiles = false })
           self.failed_tile = tile
@@ -765,9 +771,19 @@ local function plan_route(self, position)
     return "planning"
   end
   local B = self.budget
+  local portals
   if not self.job then
-    -- a plan's start joins its ends in their tiles (C, not sliced): one of the budget's `plans`
+    -- a plan's start joins its ends in their tiles (C, not sliced): one of the budget's `plans`,
+    -- taken with the portals of its first step (a plan started without them would wait, and on a
+    -- streamed world its graph would change meanwhile: started again, its start paid twice)
     if B:take("plans", self, 1) == 0 then
+      self.state = "planning"
+      return "planning"
+    end
+    portals = B:take("portals", self, self.plan_budget)
+    if portals == 0 then
+      B:give("plans", self, 1, true) -- keeps its place in both lines
+      B:give("portals", self, 0, true)
       self.state = "planning"
       return "planning"
     end
@@ -783,8 +799,9 @@ local function plan_route(self, position)
     self.plan_revision = world.graph_revision
     self.plan_spent = 0
   end
-  local portals = B:take("portals", self, self.plan_budget)
+  portals = portals or B:take("portals", self, self.plan_budget)
   if portals == 0 then
+    B:give("portals", self, 0, true)
     self.state = "planning"
     return "planning"
   end
@@ -796,7 +813,9 @@ local function plan_route(self, position)
     return "planning"
   end
   if pst ~= "found" then
-    B:give("portals", self, 0, false) -- (a failed step's portals are not reported: all of them count)
+    -- a failed step's portals are not reported: all of them count, but graph_changed, which the C
+    -- planner answers before expanding any
+    B:give("portals", self, reason == "graph_changed" and portals or 0, false)
     self.job = nil
     give_planner(self)
     if reason == "graph_changed" then -- a tile graph came or went while planning: start again
