@@ -1,7 +1,9 @@
 #!/bin/sh
 # bench/query_ir.sh -- instructions per query (deterministic): runs the query benchmark's count mode
-# (bench/query.c -c: one pass over the seeded 300-scenario sample, default options) under callgrind,
-# counting inside on_query_find only, and prints per map the instructions a query and their split:
+# (bench/query.c -c: a warm-up pass over the seeded 300-scenario sample, then the counted pass, default
+# options) under callgrind, counting inside the counted on_query_find calls only (bench_find: what a
+# tree builds on its first use, such as line of sight's tile masks, is left out), and prints per map
+# the instructions a query in steady state and their split:
 # init (locate, direct check), the search (on_query_update), finalize (corridor, refine, smooth,
 # relax) and, across all of them, line of sight and turn checks. Needs valgrind (skipped without).
 # Usage: sh bench/query_ir.sh BENCH_QUERY_BINARY MAP ...   (make bench-query-ir: DC1 Complex A1)
@@ -19,7 +21,7 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for map in "$@"; do
     out="$tmp/cg.$map"
     # shellcheck disable=SC2086
-    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect=on_query_find \
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='bench_find*' \
         "$bin" -c $QUERY_IR_ARGS "$map" >"$tmp/table.$map" 2>"$tmp/err.$map" || {
         echo "$map: benchmark failed"; cat "$tmp/err.$map"; continue; }
     n=$(awk -F'|' 'NR == 3 { gsub(/ /, "", $4); print $4 }' "$tmp/table.$map")
