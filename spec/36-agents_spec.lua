@@ -228,6 +228,25 @@ describe("agents", function()
       local names = list_files(dir)
       assert.same(names, list_files(d2))
       for _, n in ipairs(names) do assert.equal(files.read(dir .. "/" .. n), files.read(d2 .. "/" .. n), n) end
+      -- the link step and info print a line per agent
+      local p = io.popen(("lua5.4 bin/octonav bake %s --link"):format(cfgfile))
+      local o = p:read("a")
+      p:close()
+      local m = assert(pack.read_manifest(dir))
+      assert.equal(2, #m.agents)
+      local lw = assert(world_mod.load(dir))
+      local s = lw:stats()
+      lw:close()
+      assert.matches("\n  agent small radius 0: tiles checked, tile graphs %d+ bytes %(%d+ portals%), holes 0 bytes\n", o)
+      assert.matches("\n  agent large radius 1: tiles checked, tile graphs %d+ bytes %(%d+ portals%), holes 0 bytes\n", o)
+      p = io.popen(("lua5.4 bin/octonav info %s"):format(d2))
+      o = p:read("a")
+      p:close()
+      assert.matches("\nagents    2\n", o)
+      for _, a in ipairs(s.agents) do
+        assert.matches(("\n  %s radius %g: tree %d nodes %%(%d bytes%%), graph %d portals %%(%d bytes%%), holes' trees 0 bytes")
+          :format(a.name, a.radius, a.nodes, a.tree_bytes, a.portals, a.graph_bytes), o)
+      end
       -- --tile bakes that tile for every agent
       local d3 = tmpdir()
       files.write(cfgfile, files.read(cfgfile):gsub(("%q"):format(d2):gsub("%p", "%%%0"), ("%q"):format(d3)))
