@@ -4,9 +4,9 @@
  * has thousands of nodes), with and without a prepared graph (prepared tiles are prepared again after
  * every change). Obstacles are 4^3-leaf boxes at random places; each pass adds K of them one by one,
  * then removes them in random order; the fastest of P passes is reported per add and per remove.
- * Second table: what obstacles add to a tile load by the streamer (on_streamer_update installing a
- * tile re-blocks the obstacles covering it after a snapshot of the tile; with prepare, the tile's box
- * set, built by the worker, is built again on the caller's thread): a 64^3 and a 256^3 tile are
+ * Second table: what obstacles add to a tile load by the streamer (the worker snapshots the tile and
+ * blocks the obstacles covering it before building its box set; the install on the caller's thread
+ * checks they are still the same and adopts the snapshot): a 64^3 and a 256^3 tile are
  * written to a temporary pack, then unloaded and loaded again by a streamer with one worker, with N
  * obstacles over the tile and N more over a tile never loaded; the caller's time in the update that
  * installs the tile (fastest of P passes of L loads, per load), the extra over no obstacle, and the

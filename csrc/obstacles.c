@@ -10,11 +10,13 @@
  * again as it is then, so what it holds is never lost. Tiles that had a valid prepared graph before a
  * change are prepared again after it.
  *
- * An obstacle covers every tile its inflated box touches (on_tree_tile_range), loaded or not: the
- * streamer (streamer_update.c) calls on_obstacles_tile_loaded for each tile it installs, which
- * snapshots the tile as read from its file and blocks the obstacles covering it, in order (and
- * on_obstacles_tile_unloaded when it unloads one, dropping its snapshot). So an obstacle survives its
- * tiles streaming out and in, and removing it gives back the bytes the file held.
+ * An obstacle covers every tile its inflated box touches (on_tree_tile_range), loaded or not: a tile
+ * the streamer installs is snapshotted as read from its file and the obstacles covering it are
+ * blocked in it, in order: on the worker (on_obstacles_copy_over when the load is queued,
+ * on_obstacles_apply_copy on the worker, on_obstacles_adopt at the install when they are still the
+ * same) or at the install (on_obstacles_tile_loaded); on_obstacles_tile_unloaded drops an unloaded
+ * tile's snapshot. So an obstacle survives its tiles streaming out and in, and removing it gives back
+ * the bytes the file held.
  */
 #include "tree.h"
 #include "util.h"
@@ -312,4 +314,96 @@ on_status on_tree_obstacles(const on_tree *t, uint32_t *ids, double *boxes, size
     }
     *n = cnt;
     return cnt > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
+}
+
+/* ---- the same on a streamer's worker ------------------------------------------------------------- */
+
+struct on_obstacle_copy {
+    size_t n;
+    uint32_t *id;      /* the obstacles covering the tile, in the order added */
+    double *box;       /* their inflated nav-space boxes: lo[3], hi[3] each */
+};
+
+void on_obstacles_copy_free(on_obstacle_copy *c)
+{
+    if (!c) return;
+    free(c->id);
+    free(c->box);
+    free(c);
+}
+
+on_obstacle_copy *on_obstacles_copy_over(const on_tree *t, uint32_t tile)
+{
+    const struct on_obstacles *o = t->obstacles;
+    size_t n = 0;
+    for (size_t i = 0; o && i < o->n; i++) n += (size_t)covers(t, &o->ob[i], tile);
+    if (!n) return NULL;
+    on_obstacle_copy *c = calloc(1, sizeof *c);
+    if (c) {
+        c->id = malloc(n * sizeof *c->id);
+        c->box = malloc(6 * n * sizeof *c->box);
+    }
+    if (!c || !c->id || !c->box) {
+        on_obstacles_copy_free(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < o->n; i++)
+        if (covers(t, &o->ob[i], tile)) {
+            c->id[c->n] = o->ob[i].id;
+            memcpy(c->box + 6 * c->n, o->ob[i].lo, sizeof o->ob[i].lo);
+            memcpy(c->box + 6 * c->n + 3, o->ob[i].hi, sizeof o->ob[i].hi);
+            c->n++;
+        }
+    return c;
+}
+
+int on_obstacles_apply_copy(on_tree *scratch, uint32_t tile, const on_obstacle_copy *c, on_table *tab, uint8_t *solid,
+                            on_table *snap)
+{
+    if (table_copy(tab, snap) != 0) return -1;
+    uint8_t solid0 = *solid;
+    on_tree_install_tile(scratch, tile, tab, *solid); /* (takes the table) */
+    int rc = 0;
+    for (size_t i = 0; i < c->n && rc == 0; i++) {
+        obstacle b;
+        memset(&b, 0, sizeof b);
+        memcpy(b.lo, c->box + 6 * i, sizeof b.lo);
+        memcpy(b.hi, c->box + 6 * i + 3, sizeof b.hi);
+        if (on_failed(on_tree_insert_tile(scratch, tile, classify, &b))) rc = -1;
+    }
+    on_tile *tl = &scratch->tiles[tile];
+    if (rc == 0) {
+        *tab = tl->table;
+        *solid = tl->solid;
+    } else { /* as it came: the snapshot's table */
+        on_table_free(&tl->table);
+        *tab = *snap;
+        on_table_init(snap);
+        *solid = solid0;
+    }
+    on_table_init(&tl->table);
+    tl->solid = 0;
+    return rc;
+}
+
+int on_obstacles_adopt(on_tree *t, uint32_t tile, const on_obstacle_copy *c, on_table *snap, uint8_t snap_solid)
+{
+    struct on_obstacles *o = t->obstacles;
+    size_t k = 0;
+    for (size_t i = 0; o && i < o->n; i++)
+        if (covers(t, &o->ob[i], tile) && (k >= c->n || c->id[k++] != o->ob[i].id)) return 0;
+    if (!o || k != c->n) return 0;
+    snapshot *s = find_snap(o, tile);
+    if (!s) {
+        if (on_grow((void **)&o->snap, &o->snapcap, o->nsnap + 1, sizeof *o->snap) != 0) return -1;
+        s = &o->snap[o->nsnap++];
+        s->tile = tile;
+    } else {
+        on_table_free(&s->table);
+    }
+    s->table = *snap;
+    on_table_init(snap);
+    s->solid = snap_solid;
+    s->salt = t->tiles[tile].salt;
+    return 1;
 }

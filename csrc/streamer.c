@@ -20,6 +20,9 @@ static void free_state(on_streamer *s)
     free(s->loaded);
     free(s->pinned);
     free(s->jobs);
+    for (uint32_t i = 0; s->jobobs && i < s->ntiles; i++) on_obstacles_copy_free(s->jobobs[i]);
+    free(s->jobobs);
+    on_tree_destroy(s->scratch);
     free(s->cands);
     free(s->evict);
     free(s->waiting);
@@ -46,12 +49,13 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
     s->loaded = malloc(t->ntiles * sizeof *s->loaded);
     s->pinned = malloc(t->ntiles * sizeof *s->pinned);
     s->jobs = malloc(t->ntiles * sizeof *s->jobs);
+    s->jobobs = calloc(t->ntiles, sizeof *s->jobobs);
     s->cands = malloc(t->ntiles * sizeof *s->cands);
     s->evict = malloc(t->ntiles * sizeof *s->evict);
     s->waiting = malloc(t->ntiles * sizeof *s->waiting);
     s->threads = calloc((size_t)(p->workers ? p->workers : 1), sizeof *s->threads);
-    if (!s->dir || !s->tiles || !s->loaded || !s->pinned || !s->jobs || !s->cands || !s->evict || !s->waiting ||
-        !s->threads) {
+    if (!s->dir || !s->tiles || !s->loaded || !s->pinned || !s->jobs || !s->jobobs || !s->cands || !s->evict ||
+        !s->waiting || !s->threads) {
         free_state(s);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -90,9 +94,11 @@ static void stop_workers(on_streamer *s)
     while (s->results) {
         result *r = s->results;
         s->results = r->next;
-        on_table_free(&r->table);
-        on_boxset_free(r->boxes);
-        free(r);
+        on_streamer_free_result(r);
+    }
+    for (uint32_t i = 0; i < s->ntiles; i++) { /* (queued loads dropped: their obstacle copies too) */
+        on_obstacles_copy_free(s->jobobs[i]);
+        s->jobobs[i] = NULL;
     }
     for (uint32_t i = 0; i < s->ntiles; i++)
         if (s->tiles[i].state == ON_TILE_QUEUED) s->tiles[i].state = ON_TILE_UNLOADED;

@@ -6,8 +6,9 @@
  *
  * Threads share only the job queue and the results list, under one mutex: a worker takes a tile
  * index, reads DIR/tiles/I_J_K.tile and decodes it into a fresh table (on_tile_decode, which touches
- * no tree) and, with params.prepare, builds its box set (on_boxset_build, which touches no tree
- * either), then hands them back. Only on_streamer_update, on the caller's thread, changes the
+ * no tree), blocks in it the copy of the tree's obstacles over the tile made when the load was
+ * queued (in a scratch tree of its own) and, with params.prepare, builds its box set
+ * (on_boxset_build, which touches no tree either), then hands them back. Only on_streamer_update, on the caller's thread, changes the
  * tree: it installs results still wanted, frees the others, queues the loads now needed and unloads
  * tiles no agent, lock or pin keeps. So a search on the caller's thread never sees a tile change
  * under it, and a stale path is detected by the tile salts that install and unload bump.
@@ -27,6 +28,10 @@ typedef struct result {
     on_table table;
     uint8_t solid;
     on_boxset *boxes;  /* with params.prepare: the tile's box set, built beside the decode */
+    on_obstacle_copy *obs; /* the tree's obstacles over the tile when its load was queued (or NULL) */
+    int applied;       /* 1: obs are blocked in table (and boxes built after), snap holds it as read */
+    on_table snap;
+    uint8_t snap_solid;
 } result;
 
 /* A whole tree file to read on a worker (a world's hole, on_streamer_load_tree): queued, then done. */
@@ -82,6 +87,9 @@ struct on_streamer {
     pthread_mutex_t mu;
     pthread_cond_t work, done;
     uint32_t *jobs;     /* ring of queued tile indices, capacity ntiles */
+    on_obstacle_copy **jobobs; /* per tile: the obstacles over it when its load was queued (the worker
+                                * blocks them before building its boxes), or NULL */
+    on_tree *scratch;   /* without workers: the tree on_obstacles_apply_copy works in (made when needed) */
     size_t jhead, jcount;
     result *results;
     tjob *tjobs, *tdone; /* tree files queued (LIFO, order does not matter), and read */
@@ -98,10 +106,14 @@ struct on_streamer {
 double on_streamer_now(void);
 /* The worker thread's loop (arg: the streamer). */
 void *on_streamer_worker(void *arg);
-/* Queue a tile's load (the caller holds mu and checked max_loaded); without workers it loads here. */
+/* Queue a tile's load (the caller holds mu and checked max_loaded); without workers it loads here.
+ * Either way the obstacles covering the tile then are blocked in it by the load (result.applied). */
 void on_streamer_queue_load(on_streamer *s, uint32_t tile);
 /* Trees read since the last update, as events; without workers the queued ones are read here. */
 void on_streamer_report_trees(on_streamer *s, tjob *done);
+
+/* Free a result (its tables, boxes and obstacle copy). */
+void on_streamer_free_result(result *r);
 
 /* streamer_update.c */
 /* Unload a loaded tile from the tree and the loaded list. */

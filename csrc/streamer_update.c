@@ -186,8 +186,20 @@ static void install_results(on_streamer *s, result *list)
                 on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
                 if (r->boxes) on_tree_adopt_boxes(s->t, r->tile, r->boxes);
                 r->boxes = NULL;
-                /* the tree's obstacles over it blocked again (an obstacle outlives its tiles' unloads) */
-                r->status = on_obstacles_tile_loaded(s->t, r->tile);
+                /* the tree's obstacles over it blocked again (an obstacle outlives its tiles' unloads):
+                 * by the worker when they are still those of the queued load, else here */
+                int got = r->applied ? on_obstacles_adopt(s->t, r->tile, r->obs, &r->snap, r->snap_solid) : 0;
+                if (got < 0) {
+                    r->status = ON_FAILURE | ON_NO_MEMORY;
+                } else if (got == 0 && r->applied) { /* changed since: from the tile as read */
+                    int prepared = on_tile_boxes(s->t, r->tile) != NULL;
+                    on_tree_install_tile(s->t, r->tile, &r->snap, r->snap_solid);
+                    r->status = on_obstacles_tile_loaded(s->t, r->tile);
+                    /* (out of memory in the build leaves the tile without a graph, as a worker's does) */
+                    if (on_ok(r->status) && prepared && !on_tile_boxes(s->t, r->tile)) on_tree_prepare(s->t, r->tile, NULL);
+                } else if (got == 0) {
+                    r->status = on_obstacles_tile_loaded(s->t, r->tile);
+                }
                 if (on_failed(r->status)) { /* never loaded without them */
                     on_tree_unload_tile(s->t, r->tile);
                     on_obstacles_tile_unloaded(s->t, r->tile);
@@ -203,9 +215,7 @@ static void install_results(on_streamer *s, result *list)
                 on_streamer_emit(s, r->tile, ON_EVENT_FAILED, r->status);
             }
         }
-        on_table_free(&r->table);
-        on_boxset_free(r->boxes);
-        free(r);
+        on_streamer_free_result(r);
     }
 }
 

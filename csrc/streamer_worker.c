@@ -1,8 +1,9 @@
 /*
  * streamer_worker.c -- the streamer's worker threads (see streamer.h): a worker takes a queued tile,
- * reads and decodes its file (and, with params.prepare, builds its box set) without touching the
- * tree, and hands the result back under the mutex; tree files (a world's holes) are read the same
- * way. Without workers the same reads happen inside on_streamer_update, on the caller's thread.
+ * reads and decodes its file, blocks the obstacles copied for it (and, with params.prepare, builds
+ * its box set after) without touching the tree, and hands the result back under the mutex; tree
+ * files (a world's holes) are read the same way. Without workers the same reads happen inside
+ * on_streamer_update, on the caller's thread.
  */
 #include "streamer.h"
 
@@ -18,12 +19,27 @@ double on_streamer_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Read and decode one tile (any thread: reads only the streamer's copies of the tree's grid). */
-static result *load_tile(const on_streamer *s, uint32_t tile)
+void on_streamer_free_result(result *r)
+{
+    on_table_free(&r->table);
+    on_table_free(&r->snap);
+    on_boxset_free(r->boxes);
+    on_obstacles_copy_free(r->obs);
+    free(r);
+}
+
+/* Read and decode one tile (any thread: reads only the streamer's copies of the tree's grid), with
+ * obstacle copy obs blocked in it (through *scratch, a tree of the grid made when first needed; when
+ * that fails the install blocks them) before its box set is built. Takes obs (NULL: on failure to
+ * allocate the result, when obs is left to the caller). */
+static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *obs, on_tree **scratch)
 {
     result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     r->tile = tile;
+    r->obs = obs;
+    on_table_init(&r->table);
+    on_table_init(&r->snap);
     int ijk[3] = {(int)(tile % (uint32_t)s->grid[0]), (int)((tile / (uint32_t)s->grid[0]) % (uint32_t)s->grid[1]),
                   (int)(tile / ((uint32_t)s->grid[0] * (uint32_t)s->grid[1]))};
     size_t plen = strlen(s->dir) + 64;
@@ -41,6 +57,12 @@ static result *load_tile(const on_streamer *s, uint32_t tile)
         r->status = on_tile_file_decode(s->depth, ijk, buf, len, &r->table, &r->solid);
         free(buf);
     }
+    if (on_ok(r->status) && obs) {
+        on_tree_params tp = {{s->grid[0], s->grid[1], s->grid[2]}, s->depth, 1.0, {0, 0, 0}, 0};
+        if (!*scratch) on_tree_create(&tp, scratch);
+        r->snap_solid = r->solid;
+        if (*scratch) r->applied = on_obstacles_apply_copy(*scratch, tile, obs, &r->table, &r->solid, &r->snap) == 0;
+    }
     /* out of memory here leaves the tile without a graph (searches take its cells), not unloaded */
     if (on_ok(r->status) && s->p.prepare) on_boxset_build(&r->table, r->solid, s->depth, &r->boxes);
     return r;
@@ -49,6 +71,7 @@ static result *load_tile(const on_streamer *s, uint32_t tile)
 void *on_streamer_worker(void *arg)
 {
     on_streamer *s = arg;
+    on_tree *scratch = NULL; /* this worker's (on_obstacles_apply_copy) */
     pthread_mutex_lock(&s->mu);
     for (;;) {
         while (!s->stop && s->jcount == 0 && !s->tjobs) pthread_cond_wait(&s->work, &s->mu);
@@ -70,9 +93,11 @@ void *on_streamer_worker(void *arg)
         s->jhead = (s->jhead + 1) % s->ntiles;
         s->jcount--;
         s->inflight++;
+        on_obstacle_copy *obs = s->jobobs[tile];
+        s->jobobs[tile] = NULL;
         pthread_mutex_unlock(&s->mu);
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile);
+        result *r = load_tile(s, tile, obs, &scratch);
         double dt = on_streamer_now() - t0;
         pthread_mutex_lock(&s->mu);
         s->inflight--;
@@ -85,10 +110,12 @@ void *on_streamer_worker(void *arg)
             /* could not even allocate the result: hand back a marker by re-queueing the tile */
             s->jobs[(s->jhead + s->jcount) % s->ntiles] = tile;
             s->jcount++;
+            s->jobobs[tile] = obs;
         }
         pthread_cond_broadcast(&s->done);
     }
     pthread_mutex_unlock(&s->mu);
+    on_tree_destroy(scratch);
     return NULL;
 }
 
@@ -146,12 +173,14 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile)
     if (ts->state != ON_TILE_UNLOADED) return;
     ts->state = ON_TILE_QUEUED;
     s->nqueued++;
+    on_obstacle_copy *obs = on_obstacles_copy_over(s->t, tile); /* (NULL: none, or the install blocks them) */
     if (s->nthreads == 0) { /* no workers: load here, now */
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile);
+        result *r = load_tile(s, tile, obs, &s->scratch);
         s->decode_seconds += on_streamer_now() - t0;
         s->decoded += r != NULL;
         if (!r) {
+            on_obstacles_copy_free(obs);
             ts->state = ON_TILE_UNLOADED;
             s->nqueued--;
             return;
@@ -160,6 +189,8 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile)
         s->results = r;
         return;
     }
+    on_obstacles_copy_free(s->jobobs[tile]);
+    s->jobobs[tile] = obs;
     s->jobs[(s->jhead + s->jcount) % s->ntiles] = tile;
     s->jcount++;
     pthread_cond_signal(&s->work);

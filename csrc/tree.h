@@ -50,6 +50,20 @@ void on_obstacles_free(struct on_obstacles *o);
  * tile's snapshot goes. */
 on_status on_obstacles_tile_loaded(on_tree *t, uint32_t tile);
 void on_obstacles_tile_unloaded(on_tree *t, uint32_t tile);
+/* The same work done on a streamer worker, off the caller's thread: on the caller's thread, when a
+ * load is queued, a copy of the obstacles covering the tile (NULL: none, or no memory: the install
+ * then applies them); on the worker, on_obstacles_apply_copy blocks them in the decoded table (tab,
+ * solid) through `scratch` (a tree of the same grid and depth owned by the worker, whose tile `tile`
+ * it leaves empty) after copying it into *snap; 0, or -1 with tab and solid as they came. At the
+ * install, on_obstacles_adopt takes *snap as the tile's snapshot when the obstacles covering the tile
+ * are still those of the copy, in order (1; ON_NO_MEMORY: -1), and leaves it otherwise (0: install
+ * the snapshot's table instead and apply them with on_obstacles_tile_loaded). */
+typedef struct on_obstacle_copy on_obstacle_copy;
+on_obstacle_copy *on_obstacles_copy_over(const on_tree *t, uint32_t tile);
+void on_obstacles_copy_free(on_obstacle_copy *c);
+int on_obstacles_apply_copy(on_tree *scratch, uint32_t tile, const on_obstacle_copy *c, on_table *tab, uint8_t *solid,
+                            on_table *snap);
+int on_obstacles_adopt(on_tree *t, uint32_t tile, const on_obstacle_copy *c, on_table *snap, uint8_t snap_solid);
 
 /* Destroying a tree stops its streamer first (streamer.c): the workers are joined, queued loads
  * dropped, and the streamer answers ON_INVALID from then on (on_streamer_destroy still frees it). */

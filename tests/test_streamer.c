@@ -530,7 +530,8 @@ static on_tree *clone_tree(const on_tree *src)
 
 /* Temporary obstacles outlive their tiles' unloads: agents walk (tiles stream in and out) while
  * obstacles are added and removed at random on the streamed tree and, by the same calls, on a copy
- * of the baked tree that never streams. After every update each loaded tile holds exactly the bytes
+ * of the baked tree that never streams (workers block a tile's obstacles before its boxes are built;
+ * updates that do not wait let obstacles change between a load's queueing and its install). After every update each loaded tile holds exactly the bytes
  * of the copy's tile (the file's contents with the obstacles in place over it, in order) and, with
  * prepare, the box set the copy's (prepared) tile has; once every obstacle is gone the loaded tiles
  * hold the baked bytes again. */
@@ -544,7 +545,7 @@ static void test_obstacles(const char *dir, on_tree *orig, int workers, int prep
     on_streamer_params sp = {6.0, 12.0, workers, 0, prepare};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
-    enum { NA = 4, MAXOB = 64 };
+    enum { NA = 4, MAXOB = 66 };
     double pos[NA][3];
     uint32_t aid[NA], ids[MAXOB];
     int nob = 0, added = 0, reloaded = 0, bad = 0, bad_boxes = 0, checked = 0;
@@ -565,7 +566,7 @@ static void test_obstacles(const char *dir, on_tree *orig, int workers, int prep
             on_streamer_move_agent(s, aid[a], pos[a]);
         }
         double r = rnd();
-        if (r < 0.3 && nob < MAXOB) {
+        if (r < 0.3 && nob < MAXOB - 2) {
             double mn[3] = {-10 + rnd() * 96, rnd() * 14, -10 + rnd() * 96};
             double mx[3] = {mn[0] + 1 + rnd() * 8, mn[1] + 1 + rnd() * 4, mn[2] + 1 + rnd() * 8};
             uint32_t a, b;
@@ -580,7 +581,9 @@ static void test_obstacles(const char *dir, on_tree *orig, int workers, int prep
             CHECK(on_ok(on_tree_remove_obstacle(ref, ids[i])));
             ids[i] = ids[--nob];
         }
-        on_streamer_update(s, 1, &ev, &nev);
+        /* with workers, every other update does not wait: loads queued then are installed later, some
+         * after obstacles changed (the install then blocks them, not the worker) */
+        on_streamer_update(s, workers == 0 || frame % 2 == 0, &ev, &nev);
         for (size_t e = 0; e < nev; e++)
             if (ev[e].kind == ON_EVENT_LOADED) {
                 if (seen[ev[e].tile] == 1) seen[ev[e].tile] = 2, reloaded++;
@@ -592,6 +595,42 @@ static void test_obstacles(const char *dir, on_tree *orig, int workers, int prep
             bad += !same_tile(ref, t, ti);
             if (prepare) bad_boxes += !same_boxes(ref, t, ti);
         }
+    }
+    /* a load queued with an obstacle over its tile, then a second one added there before the install:
+     * the worker blocked the first alone, the install starts again from the tile as read */
+    if (workers > 0) {
+        uint32_t x = on_tile_index(t, 2, 0, 2); /* world x and z 22..38 */
+        for (int a = 0; a < NA; a++) {
+            const double far[3] = {90, 0, 90};
+            on_streamer_move_agent(s, aid[a], far);
+        }
+        on_streamer_update(s, 1, &ev, &nev);
+        CHECK(on_streamer_tile_state(s, x) == ON_TILE_UNLOADED);
+        const double boxes[2][6] = {{24, 2, 24, 27, 9, 28}, {30, 0, 26, 36, 5, 30}};
+        for (int b = 0; b < 2; b++) {
+            uint32_t a, c;
+            CHECK(on_ok(on_tree_add_obstacle(t, boxes[b], boxes[b] + 3, &a)));
+            CHECK(on_ok(on_tree_add_obstacle(ref, boxes[b], boxes[b] + 3, &c)));
+            CHECK_EQ_INT((int)a, (int)c);
+            ids[nob++] = a;
+            if (b == 0) {
+                on_streamer_force_load(s, x);
+                on_streamer_update(s, 0, &ev, &nev); /* queued: the worker gets the first obstacle */
+            }
+        }
+        on_streamer_update(s, 1, &ev, &nev);
+        CHECK(on_streamer_tile_state(s, x) == ON_TILE_LOADED);
+        CHECK(same_tile(ref, t, x));
+        if (prepare) CHECK(same_boxes(ref, t, x));
+        CHECK(!same_tile(orig, t, x));
+        /* removing the first gives back the file's tile with the second */
+        CHECK(on_ok(on_tree_remove_obstacle(t, ids[nob - 2])));
+        CHECK(on_ok(on_tree_remove_obstacle(ref, ids[nob - 2])));
+        ids[nob - 2] = ids[nob - 1];
+        nob--;
+        CHECK(same_tile(ref, t, x));
+        if (prepare) CHECK(same_boxes(ref, t, x));
+        on_streamer_force_unload(s, x);
     }
     CHECK_EQ_INT(bad, 0);
     CHECK_EQ_INT(bad_boxes, 0);
