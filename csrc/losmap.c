@@ -5,6 +5,7 @@
 #include "losmap.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #define ST_FREE (-1)
@@ -19,7 +20,23 @@ typedef struct builder {
     size_t nnode, capnode;
     uint64_t *brick;
     size_t nbrick, capbrick;
+    uint32_t reg[3];         /* the tile's part of the map */
+    int32_t lo[3], hi[3];    /* the box around the blocked leaves in it */
 } builder;
+
+/* Grow the box around blocked leaves by the cube at (x, y, z) of side q, as far as it is in the map. */
+static void blocked_box(builder *b, uint32_t x, uint32_t y, uint32_t z, uint32_t q)
+{
+    uint32_t p[3] = {x, y, z}, e[3];
+    for (int j = 0; j < 3; j++) {
+        if (p[j] >= b->reg[j]) return;
+        e[j] = p[j] + q < b->reg[j] ? p[j] + q : b->reg[j];
+    }
+    for (int j = 0; j < 3; j++) {
+        if ((int32_t)p[j] < b->lo[j]) b->lo[j] = (int32_t)p[j];
+        if ((int32_t)e[j] > b->hi[j]) b->hi[j] = (int32_t)e[j];
+    }
+}
 
 /* The octree's cube at `layer`, min corner (x, y, z), child ci of a cube whose value is pv: blocked,
  * free, or stored with its value. */
@@ -101,14 +118,25 @@ static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint3
     nd->any = any;
     nd->full = full;
     uint32_t q = 1u << (2 * (L - 1));
+    for (uint64_t f = full; f; f &= f - 1) {
+        unsigned c = (unsigned)__builtin_ctzll(f);
+        blocked_box(b, x + (c & 3u) * q, y + ((c >> 2) & 3u) * q, z + ((c >> 4) & 3u) * q, q);
+    }
     if (L == 2) {
         if (grow((void **)&b->brick, &b->capbrick, b->nbrick + k, sizeof *b->brick)) return -1;
         nd->base = (uint32_t)b->nbrick;
         size_t at = b->nbrick;
         b->nbrick += k;
         for (unsigned c = 0; c < 64; c++)
-            if (mixed & (1ull << c))
-                b->brick[at++] = brick_of(b, x + (c & 3u) * q, y + ((c >> 2) & 3u) * q, z + ((c >> 4) & 3u) * q, st[c]);
+            if (mixed & (1ull << c)) {
+                uint32_t bx = x + (c & 3u) * q, by = y + ((c >> 2) & 3u) * q, bz = z + ((c >> 4) & 3u) * q;
+                uint64_t bm = brick_of(b, bx, by, bz, st[c]);
+                b->brick[at++] = bm;
+                for (; bm; bm &= bm - 1) {
+                    unsigned v = (unsigned)__builtin_ctzll(bm);
+                    blocked_box(b, bx + (v & 3u), by + ((v >> 2) & 3u), bz + ((v >> 4) & 3u), 1);
+                }
+            }
         return 0;
     }
     if (grow((void **)&b->node, &b->capnode, b->nnode + k, sizeof *b->node)) return -1;
@@ -124,7 +152,12 @@ static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint3
 
 static on_losmap *build(const on_tree *t, const on_tile *tl)
 {
-    builder b = {&tl->table, (uint32_t)t->p.depth, tl->solid, NULL, 0, 0, NULL, 0, 0};
+    builder b = {&tl->table, (uint32_t)t->p.depth, tl->solid, NULL, 0, 0, NULL, 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    for (int j = 0; j < 3; j++) {
+        b.reg[j] = tl->table.lim[j] ? tl->table.lim[j] : (uint32_t)t->n;
+        b.lo[j] = INT32_MAX;
+        b.hi[j] = INT32_MIN;
+    }
     uint32_t top = ((uint32_t)t->p.depth + 1) / 2;
     if (top < 2) top = 2;
     on_losmap *m = malloc(sizeof *m);
@@ -138,6 +171,7 @@ static on_losmap *build(const on_tree *t, const on_tile *tl)
     } else if (s == ST_BLOCKED) {
         b.node[0].any = b.node[0].full = ~0ull;
         b.node[0].base = 0;
+        blocked_box(&b, 0, 0, 0, (uint32_t)t->n);
     } else if (fill(&b, 0, top, 0, 0, 0, s)) {
         goto fail;
     }
@@ -155,6 +189,17 @@ static on_losmap *build(const on_tree *t, const on_tile *tl)
     m->node = b.node;
     m->brick = b.brick;
     m->bytes = sizeof *m + b.nnode * sizeof *b.node + b.nbrick * sizeof *b.brick;
+    for (int j = 0; j < 3; j++) {
+        m->reg[j] = b.reg[j];
+        m->lo[j] = b.lo[j] < b.hi[j] ? b.lo[j] : 0; /* (empty: lo = hi = 0) */
+        m->hi[j] = b.lo[j] < b.hi[j] ? b.hi[j] : 0;
+    }
+    double vbox = 1, vreg = 1;
+    for (int j = 0; j < 3; j++) {
+        vbox *= (double)(m->hi[j] - m->lo[j]);
+        vreg *= (double)m->reg[j];
+    }
+    m->box_small = vbox < 0.25 * vreg;
     return m;
 fail:
     free(b.node);

@@ -37,6 +37,12 @@ typedef struct on_losmap {
     on_losnode *node;  /* node[0] is the top */
     uint64_t *brick;
     size_t bytes;      /* everything it holds */
+    /* the region of the tile inside the map (tile-local leaves [0, reg)), and the box around every
+     * blocked leaf in it ([lo, hi); empty when lo[0] >= hi[0]): a segment strictly inside the region
+     * and clear of the box is clear */
+    uint32_t reg[3];
+    int32_t lo[3], hi[3];
+    int box_small;     /* the box leaves most of the region out (worth a test before a walk) */
 } on_losmap;
 
 #define ON_LOS_LEVELS ((ON_MAX_DEPTH + 1) / 2 + 2) /* room for levels 0 .. top (top >= 2) */

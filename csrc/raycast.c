@@ -230,12 +230,13 @@ static int probe_leaf(tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c
     } else {
         if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
             return 0;
-        ti = on_tile_index(t, (int)(x / n), (int)(y / n), (int)(z / n));
+        int D2 = t->p.depth; /* (n = 2^depth: shifts, not divisions) */
+        ti = on_tile_index(t, (int)(x >> D2), (int)(y >> D2), (int)(z >> D2));
         const on_tile *tl = &t->tiles[ti];
         if (tl->solid || !tl->loaded) return 0;
-        lx = x % n;
-        ly = y % n;
-        lz = z % n;
+        lx = x & (n - 1);
+        ly = y & (n - 1);
+        lz = z & (n - 1);
     }
     if (ti != p->lmtile) {
         p->lmtile = ti;
@@ -386,9 +387,12 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit)
         } else if (!w->step[j]) {
             v[j] = w->idx[j];
         } else {
-            double x = w->a[j] + te * w->d[j], f = floor(x);
+            double x = w->a[j] + te * w->d[j];
+            int64_t k = (int64_t)x; /* floor without a libm call (|x| < FAST_COORD) */
+            k -= (double)k > x;
+            double f = (double)k;
             if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) return -1;
-            v[j] = (int64_t)f;
+            v[j] = k;
         }
     }
     int64_t n = p->t->n;
@@ -427,12 +431,136 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit)
     return 1;
 }
 
+/* fast_step's loop for the usual segment (moving along every axis) in a tile with masks and the chain
+ * of the current cell: the state in locals. Returns as fast_step, or 3 when the voxel entered is in
+ * another tile (fast_step takes that step). The walk's cell is written back before any return but 0. */
+static int fast_run3(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink, void *ud)
+{
+    const on_losmap *m = p->lm;
+    const double a0 = w->a[0], a1 = w->a[1], a2 = w->a[2], d0 = w->d[0], d1 = w->d[1], d2 = w->d[2];
+    const double i0 = inv[0], i1 = inv[1], i2 = inv[2];
+    const int64_t o0 = p->torg[0], o1 = p->torg[1], o2 = p->torg[2], n = p->t->n;
+    const int up0 = w->step[0] > 0, up1 = w->step[1] > 0, up2 = w->step[2] > 0;
+    int64_t c0 = p->cmin[0] - o0, c1 = p->cmin[1] - o1, c2 = p->cmin[2] - o2; /* the cell, tile-local */
+    uint32_t l = on_code_layer(p->cur.code), tile = p->cur.tile;
+    int rc;
+    for (;;) {
+        int64_t cs = (int64_t)1 << l;
+        int64_t b0 = o0 + c0 + (up0 ? cs : 0), b1 = o1 + c1 + (up1 ? cs : 0), b2 = o2 + c2 + (up2 ? cs : 0);
+        double t0 = ((double)b0 - a0) * i0, t1 = ((double)b1 - a1) * i1, t2 = ((double)b2 - a2) * i2, te;
+        int e;
+        if (t0 <= t1 && t0 <= t2) e = 0, te = t0;
+        else if (t1 <= t2) e = 1, te = t1;
+        else e = 2, te = t2;
+        if (te > 1.0 + END_MARGIN) {
+            rc = 2;
+            break;
+        }
+        if (!(te < 1.0 - END_MARGIN)) {
+            rc = -1;
+            break;
+        }
+        /* the voxel entered: across face e, and where the other two coordinates are at te */
+        int64_t v0, v1, v2;
+        double x, f;
+#define OTHER(vj, aj, dj)                                                                                              \
+    x = aj + te * dj;                                                                                                  \
+    vj = (int64_t)x;                                                                                                   \
+    vj -= (double)vj > x;                                                                                              \
+    f = (double)vj;                                                                                                    \
+    if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) {                                                              \
+        rc = -1;                                                                                                       \
+        break;                                                                                                         \
+    }
+        if (e == 0) {
+            v0 = up0 ? b0 : b0 - 1;
+            OTHER(v1, a1, d1)
+            OTHER(v2, a2, d2)
+        } else if (e == 1) {
+            v1 = up1 ? b1 : b1 - 1;
+            OTHER(v0, a0, d0)
+            OTHER(v2, a2, d2)
+        } else {
+            v2 = up2 ? b2 : b2 - 1;
+            OTHER(v0, a0, d0)
+            OTHER(v1, a1, d1)
+        }
+#undef OTHER
+        int64_t lx = v0 - o0, ly = v1 - o1, lz = v2 - o2;
+        if ((uint64_t)lx >= (uint64_t)n || (uint64_t)ly >= (uint64_t)n || (uint64_t)lz >= (uint64_t)n) {
+            rc = 3;
+            break;
+        }
+        uint32_t diff = (uint32_t)(lx ^ c0) | (uint32_t)(ly ^ c1) | (uint32_t)(lz ^ c2);
+        uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
+        if (L < 2) L = 2;
+        if (L > m->top) L = m->top;
+        int nl = on_losmap_leaf_from(m, p->chain, L, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
+        if (nl < 0) {
+            *t_hit = tplane(w, e, e == 0 ? b0 : e == 1 ? b1 : b2);
+            return 0;
+        }
+        int64_t msk = ~(((int64_t)1 << nl) - 1);
+        c0 = lx & msk, c1 = ly & msk, c2 = lz & msk, l = (uint32_t)nl;
+        if (sink) {
+            on_cell c = {tile, on_code_make((uint32_t)c0, (uint32_t)c1, (uint32_t)c2, l)};
+            sink(ud, c);
+        }
+    }
+    p->cur.code = on_code_make((uint32_t)c0, (uint32_t)c1, (uint32_t)c2, l);
+    p->cmin[0] = o0 + c0;
+    p->cmin[1] = o1 + c1;
+    p->cmin[2] = o2 + c2;
+    p->cs = (int64_t)1 << l;
+    return rc;
+}
+
 /* Every free cell around a crossing: the path depends on the ones that join its two sides, which need
  * not be the one the walk goes on in (a diagonal crossing of an edge passes by a third voxel). */
 static void sink_all(on_cell_sink sink, void *ud, const tree_probe *p, unsigned m)
 {
     for (unsigned e = 0; e < 8; e++)
         if (m & (1u << e)) sink(ud, p->cells[e]);
+}
+
+/* A segment inside one tile's part of the map (each end more than FAST_MARGIN inside it) that passes
+ * more than FAST_MARGIN from the box around the tile's blocked leaves touches only free voxels: clear
+ * by the rule, without a walk. 1 when that shows the segment clear (0: walk it). */
+static int clear_by_box(const on_tree *t, const double a[3], const double b[3])
+{
+    int64_t n = t->n, ti3[3];
+    for (int j = 0; j < 3; j++) {
+        if (!(a[j] > 0) || !(b[j] > 0)) return 0;
+        int64_t ta = (int64_t)a[j] >> t->p.depth, tb = (int64_t)b[j] >> t->p.depth;
+        if (ta != tb || ta >= t->p.tiles[j]) return 0;
+        ti3[j] = ta;
+    }
+    uint32_t ti = on_tile_index(t, (int)ti3[0], (int)ti3[1], (int)ti3[2]);
+    const on_tile *tl = &t->tiles[ti];
+    if (tl->solid || !tl->loaded) return 0;
+    const on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire); /* (built by the walk) */
+    if (!m || !m->box_small) return 0;
+    double t0 = 0, t1 = 1;
+    for (int j = 0; j < 3; j++) {
+        double o = (double)(ti3[j] * n), la = a[j] - o, lb = b[j] - o, r = (double)m->reg[j];
+        if (!(la > FAST_MARGIN && lb > FAST_MARGIN && la < r - FAST_MARGIN && lb < r - FAST_MARGIN)) return 0;
+        if (m->lo[0] >= m->hi[0]) continue; /* nothing blocked in the tile's part of the map */
+        /* the part of the segment within the box (grown by the margin) along axis j */
+        double lo = m->lo[j] - FAST_MARGIN, hi = m->hi[j] + FAST_MARGIN, d = lb - la;
+        if (d == 0) {
+            if (la < lo || la > hi) t0 = 2; /* never within the box (the region still checked) */
+            continue;
+        }
+        double u = (lo - la) / d, v = (hi - la) / d;
+        if (u > v) {
+            double w = u;
+            u = v;
+            v = w;
+        }
+        if (u > t0) t0 = u;
+        if (v < t1) t1 = v;
+    }
+    return m->lo[0] >= m->hi[0] || t0 > t1;
 }
 
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
@@ -442,6 +570,9 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
 {
     *t_hit = 0;
     if (!sane(a, b)) return 0;
+    if (!sink && fabs(a[0]) < FAST_COORD && fabs(a[1]) < FAST_COORD && fabs(a[2]) < FAST_COORD &&
+        fabs(b[0]) < FAST_COORD && fabs(b[1]) < FAST_COORD && fabs(b[2]) < FAST_COORD && clear_by_box(t, a, b))
+        return 1;
     walk w;
     walk_init(&w, a, b);
     tree_probe p;
@@ -463,14 +594,16 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     enter_cell(&p, p.cells[first], p.vals[first], p.top[first]);
     p.chain_ok = 0;
     double inv[3];
-    int fast = !(w.two[0] | w.two[1] | w.two[2]);
+    int fast = !(w.two[0] | w.two[1] | w.two[2]), all3 = w.step[0] && w.step[1] && w.step[2];
     for (int j = 0; j < 3; j++) {
         inv[j] = w.step[j] ? 1.0 / w.d[j] : 0;
         if (!(fabs(a[j]) < FAST_COORD && fabs(b[j]) < FAST_COORD)) fast = 0;
     }
     for (;;) {
         if (fast) {
-            int rc = fast_step(&w, &p, inv, t_hit);
+            int rc = 3;
+            if (all3 && p.chain_ok && p.lm && p.lmtile == p.cur.tile) rc = fast_run3(&w, &p, inv, t_hit, sink, ud);
+            if (rc == 3) rc = fast_step(&w, &p, inv, t_hit);
             if (rc == 1) {
                 if (sink) sink(ud, p.cur); /* the one cell entered (events report theirs below) */
                 continue;

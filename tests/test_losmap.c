@@ -148,6 +148,8 @@ static long los_agree(const on_tree *t, const dense *d, int count, long *blocked
     return bad;
 }
 
+static int los(const on_tree *t, double ax, double ay, double az, double bx, double by, double bz, double *th);
+
 static int tile_has_losmap(const on_tree *t, uint32_t ti)
 {
     return atomic_load(&t->tiles[ti].los) != NULL;
@@ -211,6 +213,36 @@ static void test_bounds(void)
         CHECK(blocked > 300 && blocked < 2700);
         on_tree_destroy(t);
         free(vm.xyz);
+        free(d.b);
+    }
+}
+
+/* A map with a few blocked voxels in one corner (the box test decides most segments): segments along
+ * axes and to points outside the map but inside its tile. */
+static void test_sparse(void)
+{
+    static const int dims[][4] = {{37, 20, 45, 6}, {37, 20, 45, 9}, {30, 30, 30, 5}};
+    for (size_t k = 0; k < sizeof dims / sizeof dims[0]; k++) {
+        on_voxmap vm;
+        vm.w = dims[k][0], vm.h = dims[k][1], vm.d = dims[k][2];
+        dense d = {vm.w, vm.h, vm.d, calloc((size_t)vm.w * vm.h * vm.d, 1)};
+        uint16_t xyz[] = {3, 4, 5, 4, 4, 5, 3, 5, 6, 9, 2, 7};
+        vm.xyz = xyz;
+        vm.count = 4;
+        for (size_t i = 0; i < vm.count; i++) d.b[xyz[3 * i] + (size_t)vm.w * (xyz[3 * i + 1] + (size_t)vm.h * xyz[3 * i + 2])] = 1;
+        on_tree *t;
+        CHECK(on_ok(on_tree_from_voxmap(&vm, dims[k][3], &t)));
+        CHECK(on_ok(on_tree_los_prepare(t, NULL)));
+        CHECK_EQ_INT(cells_agree(t), 0);
+        long blocked = 0;
+        CHECK_EQ_INT(los_agree(t, &d, 6000, &blocked), 0);
+        CHECK(blocked > 600 && blocked < 5400);
+        double th;
+        if (vm.h == 20) { /* along y, clear of the voxels' box, out of the map from y = 20 on */
+            CHECK(!los(t, 20.5, 19.5, 30.5, 20.5, 21.5, 30.5, &th) && th == 0.25);
+            CHECK(los(t, 20.5, 1.5, 30.5, 20.5, 19.5, 30.5, &th) && th == 1.0);
+        }
+        on_tree_destroy(t);
         free(d.b);
     }
 }
@@ -336,6 +368,7 @@ static void test_edges(void)
 TEST_MAIN("losmap", {
     test_cells();
     test_bounds();
+    test_sparse();
     test_edits();
     test_edges();
 })
