@@ -702,7 +702,8 @@ typedef struct on_route_info {
     int which;                   /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
 } on_route_info;
 
-/* max_nodes: search nodes (portals reached), 0 = 65536; ON_OUT_OF_NODES beyond. */
+/* max_nodes: search nodes (every portal of each tile reached, plus one a tile: a tile's nodes are
+ * made together), 0 = 65536; ON_OUT_OF_NODES beyond. */
 ON_API on_status on_route_create(const on_wgraph *w, size_t max_nodes, on_route **out);
 ON_API void on_route_destroy(on_route *r);
 /* Start a route between world points a and b. The tree supplies the endpoint tiles' boxes (their tiles

@@ -78,28 +78,53 @@ size_t on_route_bytes(const on_route *r)
 }
 /* ---- node map and heap ---- */
 
-uint32_t on_route_node(on_route *r, uint32_t tile, uint32_t portal, int create)
+static void node_init(rnode *n, uint32_t tile, uint32_t portal)
+{
+    memset(n, 0, sizeof *n);
+    n->tile = tile;
+    n->portal = portal;
+    n->g = HUGE_VAL;
+    n->parent = NO_NODE;
+    n->heap = NO_NODE;
+}
+
+/* The node keyed (tile, portal) in the map: a pseudo node, or a tile's header; created (count nodes
+ * in a row, the first the keyed one) when absent and create is set. */
+static uint32_t map_node(on_route *r, uint32_t tile, uint32_t portal, int create, uint32_t count)
 {
     size_t h = on_mix64(((uint64_t)tile << 32) | portal) & r->mask;
     for (;;) {
         if (r->stamp[h] != r->cur_stamp) {
-            if (!create || r->nnode >= r->max_nodes) return NO_NODE;
+            if (!create || count > r->max_nodes - r->nnode) return NO_NODE;
             r->stamp[h] = r->cur_stamp;
-            uint32_t i = r->nnode++;
+            uint32_t i = r->nnode;
+            r->nnode += count;
             r->map[h] = i;
-            rnode *n = &r->node[i];
-            memset(n, 0, sizeof *n);
-            n->tile = tile;
-            n->portal = portal;
-            n->g = HUGE_VAL;
-            n->parent = NO_NODE;
-            n->heap = NO_NODE;
+            node_init(&r->node[i], tile, portal);
             return i;
         }
         uint32_t i = r->map[h];
         if (r->node[i].tile == tile && r->node[i].portal == portal) return i;
         h = (h + 1) & r->mask;
     }
+}
+
+/* A tile's portal nodes are one block (made when the tile is first reached: its header node, then
+ * one node per portal), so an expansion reaches the other portals of its tile by index. */
+uint32_t on_route_node(on_route *r, uint32_t tile, uint32_t portal, int create)
+{
+    if (portal >= PORTAL_TILE) return map_node(r, tile, portal, create, 1);
+    const ctile *c = r->w->tiles[tile];
+    if (!c || portal >= c->np) return NO_NODE;
+    uint32_t b = map_node(r, tile, PORTAL_TILE, 0, 0);
+    if (b == NO_NODE) {
+        if (!create) return NO_NODE;
+        b = map_node(r, tile, PORTAL_TILE, 1, c->np + 1);
+        if (b == NO_NODE) return NO_NODE;
+        r->node[b].closed = 1; /* the header is never searched */
+        for (uint32_t q = 0; q < c->np; q++) node_init(&r->node[b + 1 + q], tile, q);
+    }
+    return b + 1 + portal;
 }
 
 static void heap_set(on_route *r, size_t pos, uint32_t i)
@@ -150,13 +175,12 @@ double on_route_heuristic(const on_route *r, const double x[3])
     }
     return h;
 }
-int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, const double *x, uint32_t parent,
-                   uint32_t start, const via *lk)
+/* on_route_relax for node i (made). */
+static void relax_at(on_route *r, uint32_t i, double g, const double *x, uint32_t parent, uint32_t start,
+                     const via *lk)
 {
-    uint32_t i = on_route_node(r, tile, portal, 1);
-    if (i == NO_NODE) return -1;
     rnode *n = &r->node[i];
-    if (n->closed || g >= n->g) return 0;
+    if (n->closed || g >= n->g) return;
     n->g = g;
     n->f = g + (x ? on_route_heuristic(r, x) : 0); /* the heuristic only for a node that improves */
     n->parent = parent;
@@ -172,6 +196,14 @@ int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, const 
         n->heap = (uint32_t)r->nheap++;
     }
     heap_up(r, n->heap);
+}
+
+int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, const double *x, uint32_t parent,
+                   uint32_t start, const via *lk)
+{
+    uint32_t i = on_route_node(r, tile, portal, 1);
+    if (i == NO_NODE) return -1;
+    relax_at(r, i, g, x, parent, start, lk);
     return 0;
 }
 /* The cheapest goal join of (tile, portal), or NULL. */
@@ -239,15 +271,15 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
         double base[3] = {(double)tc[0] * w->n, (double)tc[1] * w->n, (double)tc[2] * w->n};
         ct_row row;
         ct_row_of(tg, p, &row);
+        uint32_t blk = i - p; /* node of portal q: blk + q (its tile's block) */
         for (uint32_t q = row.first; q < row.end; q++) {
             double wq;
             if (q == p || (wq = ct_row_weight(tg, &row, q)) == 0) continue;
+            const rnode *nq = &r->node[blk + q];
+            if (nq->closed || g + wq >= nq->g) continue; /* (relax_at's test, before the point) */
             ct_point(tg, q, x);
             for (int j = 0; j < 3; j++) x[j] += base[j];
-            if (on_route_relax(r, t, q, g + wq, x, i, start, NULL)) {
-                r->status = ON_FAILURE | ON_OUT_OF_NODES;
-                goto out;
-            }
+            relax_at(r, blk + q, g + wq, x, i, start, NULL);
         }
         /* links into the neighbour, or a missing neighbour */
         int f = ct_face(tg, p), k = f >> 1;

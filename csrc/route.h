@@ -44,7 +44,9 @@
  * detour through each portal's point), the polyline through the pulled crossings mean 0.93, max 1.36
  * of it (its straight segments are not checked: the caller's queries walk between crossings); the
  * same with one portal per face region (the default bound) as with the former 16-leaf squares.
- * Expansion: a portal's links are found by binary search (a face's links are sorted by the owner's
+ * Expansion: a tile's portals are one block of nodes (made when the first is reached), so the other
+ * portals of an expanded one's component are reached by index, not through the node map; a portal's
+ * links are found by binary search (a face's links are sorted by the owner's
  * portal) or one field's scan on the other side; a node's heuristic is computed only when its cost
  * improves. The endpoints' searches touch only the boxes they reach (stamps, reach.h).
  * Measured (tools/bench_route.lua, terrain.lua worlds, 200 random far pairs, fastest of 5 passes):

@@ -7,6 +7,7 @@
 
 #include "wgraph.h"
 
+#define PORTAL_TILE 0xfffffffdu    /* a tile's header node: its portals' nodes follow it */
 #define PORTAL_GOAL 0xfffffffeu    /* the goal pseudo node (tile 0) */
 #define PORTAL_MISSING 0xffffffffu /* a missing tile (tile = which) */
 #define NO_NODE 0xffffffffu
@@ -86,7 +87,8 @@ typedef struct via { /* the link a node is reached through */
 
 /* Global nav-space point of portal p of tile t. */
 void on_route_portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double out[3]);
-/* The node of (tile, portal): found, or (create) made; NO_NODE when out of nodes or absent. */
+/* The node of (tile, portal): found, or (create) made; NO_NODE when out of nodes or absent. A tile's
+ * portals are made together, one block after a header node, when the first of them is. */
 uint32_t on_route_node(on_route *r, uint32_t tile, uint32_t portal, int create);
 /* Reach node (tile, portal) with cost g from parent (NO_NODE: from start `start`); lk: the link
  * when through one. x: the node's nav point (its heuristic, computed only when g improves the node),
