@@ -274,7 +274,7 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
         uint32_t blk = i - p; /* node of portal q: blk + q (its tile's block) */
         for (uint32_t q = row.first; q < row.end; q++) {
             double wq;
-            if (q == p || (wq = ct_row_weight(tg, &row, q)) == 0) continue;
+            if (q == p || (wq = ct_row_weight(&row, q)) == 0) continue;
             const rnode *nq = &r->node[blk + q];
             if (nq->closed || g + wq >= nq->g) continue; /* (relax_at's test, before the point) */
             ct_point(tg, q, x);
@@ -282,9 +282,10 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
             relax_at(r, blk + q, g + wq, x, i, start, NULL);
         }
         /* links into the neighbour, or a missing neighbour */
-        int f = ct_face(tg, p), k = f >> 1;
-        uint32_t nt = on_wgraph_neighbour(w, t, f);
-        if (nt == UINT32_MAX) continue;
+        int f = ct_face(tg, p), k = f >> 1, nw[3] = {tc[0], tc[1], tc[2]};
+        nw[k] += (f & 1) ? 1 : -1;
+        if (nw[k] < 0 || nw[k] >= w->p.tiles[k]) continue; /* the world's border */
+        uint32_t nt = wg_tile_index(w, nw);
         ct_point(tg, p, px);
         for (int j = 0; j < 3; j++) px[j] += base[j];
         if (!w->tiles[nt] || (tg->unresolved & (1u << f))) {
@@ -301,9 +302,7 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
         via lk = {(f & 1) ? t : nt, 0, k};
         const ctile *oc = w->tiles[lk.owner];
         const ctile *nc = w->tiles[nt];
-        int cw[3], nw[3];
-        wg_tile_ijk(w, lk.owner, cw);
-        wg_tile_ijk(w, nt, nw);
+        const int *cw = (f & 1) ? tc : nw; /* the owner's grid position */
         uint32_t i0, i1;
         ct_links_of(oc, k, p, (f & 1) != 0, &i0, &i1);
         const uint8_t *lx = oc->d + ct_off_links(oc, k);

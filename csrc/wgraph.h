@@ -98,11 +98,12 @@ static inline void ct_point(const ctile *c, uint32_t p, double out[3])
     out[(k + 2) % 3] = 0.5 * ct_rd(q + c->w, c->w);
 }
 
-/* Row a of its component's weight matrix, for a run of ct_row_weight(c, &row, b) over the portals b
+/* Row a of its component's weight matrix, for a run of ct_row_weight(&row, b) over the portals b
  * of the component (row.first .. row.end): what one expansion of the planner reads. */
 typedef struct ct_row {
     uint32_t first, end, m, a;
     const uint8_t *w;      /* the component's matrix */
+    double unit;           /* a weight unit in leaves: 2^-wshift */
 } ct_row;
 static inline void ct_row_of(const ctile *c, uint32_t a, ct_row *row)
 {
@@ -112,8 +113,9 @@ static inline void ct_row_of(const ctile *c, uint32_t a, ct_row *row)
     row->m = row->end - row->first;
     row->a = a - row->first;
     row->w = c->d + ct_off_w(c) + 2 * (size_t)ct_moff(c, k);
+    row->unit = ldexp(1.0, -c->wshift);
 }
-static inline double ct_row_weight(const ctile *c, const ct_row *row, uint32_t b)
+static inline double ct_row_weight(const ct_row *row, uint32_t b)
 {
     uint32_t i = row->a, j = b - row->first;
     if (i > j) {
@@ -122,7 +124,7 @@ static inline double ct_row_weight(const ctile *c, const ct_row *row, uint32_t b
         j = t;
     }
     const uint8_t *x = row->w + 2 * ((size_t)i * (2 * row->m - i - 1) / 2 + (j - i - 1));
-    return ldexp((double)((uint32_t)x[0] | (uint32_t)x[1] << 8), -c->wshift);
+    return (double)((uint32_t)x[0] | (uint32_t)x[1] << 8) * row->unit; /* exact: a power of two */
 }
 
 /* Where the links of face 2k+1 (owned) start in c->d. */
