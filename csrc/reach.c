@@ -15,6 +15,9 @@
  * search's (each pass only shortens the free path, so fewer passes give a longer one, never a wrong
  * one). */
 #define PULL_PASSES 64
+/* A directed search with a budget that met no target after this many settled boxes heads for the
+ * nearest target instead of `to` (reach_run). */
+#define LOST_POPS 256
 #define ROUTE_PULL_PASSES 16
 
 void on_reach_free(on_reach *r)
@@ -119,6 +122,24 @@ static void heap_push(on_reach *r, size_t *n, uint32_t b, double key)
         i = p;
     }
     r->heap_key[i] = key;
+    r->heap_box[i] = b;
+}
+
+/* Restore the heap order below position i of a heap of n entries. */
+static void heap_down(on_reach *r, size_t n, size_t i)
+{
+    double k = r->heap_key[i];
+    uint32_t b = r->heap_box[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && r->heap_key[c + 1] < r->heap_key[c]) c++;
+        if (r->heap_key[c] >= k) break;
+        r->heap_key[i] = r->heap_key[c];
+        r->heap_box[i] = r->heap_box[c];
+        i = c;
+    }
+    r->heap_key[i] = k;
     r->heap_box[i] = b;
 }
 
@@ -362,6 +383,22 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
             if (met && !met_any) {
                 met_any = 1;
                 met_at = pops;
+            }
+            if (to && !met_any && d->budget && pops == LOST_POPS) {
+                /* no portal yet: the way towards `to` is blocked; head for the nearest portal
+                 * instead (the targets' lines on to `to` dropped), the open boxes keyed again */
+                for (uint32_t i = 0; i < d->npt; i++) r->hp[i] = 0;
+                size_t m = 0;
+                for (size_t i = 0; i < n; i++) {
+                    uint32_t c = r->heap_box[i];
+                    if (r->heap_key[i] > r->g[c] + r->hkey[c] + 1e-9 || r->done[c] == cur) continue;
+                    r->hkey[c] = heading(d, r->pt + 3 * (size_t)c);
+                    r->heap_box[m] = c;
+                    r->heap_key[m++] = r->g[c] + r->hkey[c];
+                }
+                n = m;
+                for (size_t i = n / 2; i-- > 0;) heap_down(r, n, i);
+                r->hkey[b] = heading(d, pb);
             }
             if (met && need == 0) break;
         }

@@ -26,7 +26,7 @@
  * graph); in a tile of more than 4096 boxes it is an A* heading for the other end's first point
  * through the nearest portal (the straight line via one of the tile's portals, weighted 1.5), stopped
  * once no box left can beat the best total met by n/8 leaves or 200 boxes after it met its first
- * portal; a start and a goal in one such tile each head for the other and stop soon after meeting it
+ * portal, and heading for the nearest portal instead once 256 boxes met none; a start and a goal in one such tile each head for the other and stop soon after meeting it
  * (the direct join). It reaches at least one portal of the component, and the planner goes on from
  * there by the tile graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
  * line to the nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
@@ -59,9 +59,9 @@
  * directed join brought it to p50 0.7 ms, p90 4 ms, p99 10 ms, route costs mean 1.005, max 1.07 x
  * those of the full join; heading through the portals, the 200-box budget and collecting only the
  * settled portals: boxes settled by the joins p50 478 -> 32, p90 7.7k -> 0.35k; route costs mean
- * 1.002, max 1.027 x the directed join's before (35 pairs, world:plan's start_multi). The tail left:
- * endpoints whose way out is blocked inside their tile settle up to ~4k boxes before their first
- * portal. Unprepared, building a tile's boxes (~86 ms for ~84k) per endpoint still dominates. The
+ * 1.002, max 1.027 x the directed join's before (35 pairs, world:plan's start_multi); heading for
+ * the nearest portal after 256 boxes without one: max 4.2k -> 0.8k boxes (an endpoint whose way
+ * towards the other end is blocked in its tile), costs mean 1.004, max 1.052 x main's. Unprepared, building a tile's boxes (~86 ms for ~84k) per endpoint still dominates. The
  * same checks as above with the directed join forced on every tile: mean 1.22 / 1.24, max 1.82 /
  * 1.74 (8- / 16-leaf tiles); with a budget of 1 box: mean 1.29, max 1.85 (16-leaf tiles).
  */
