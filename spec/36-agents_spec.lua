@@ -501,6 +501,35 @@ describe("agents", function()
       assert.is_nil(large.holes[1].tree)
     end)
 
+    it("a file one agent cannot read fails the tile or the hole for the unit", function()
+      local streamer = require "octonav.streamer"
+      local d = tmpdir()
+      os.execute(("cp -r '%s/.' '%s'"):format(cave, d))
+      files.write(d .. "/agents/large/tiles/0_0_0.tile", "not a tile")
+      files.write(d .. "/agents/large/holes/cave.tree", "not a tree")
+      local s <close> = assert(streamer.new(d, { load_padding = 1, unload_padding = 2, workers = 0 }))
+      local small, large = s.world:agent("small"), s.world:agent("large")
+      s:add_agent { 8, 6, 8 } -- in tile 0 and in the cave
+      local ch = s:update(true)
+      assert.same({}, ch.loaded) -- the small agent's tree has tile 0, the unit does not
+      assert.equal("free", (small.tree:locate { 2, 8, 8 }))
+      assert.equal("unloaded", (large.tree:locate { 2, 8, 8 }))
+      assert.is_false(s:is_loaded(0))
+      assert.equal("failed", s:state(0))
+      assert.equal("loaded", s:agent_state(small, 0))
+      assert.equal("failed", s:agent_state(large, 0))
+      assert.equal(1, #ch.failed)
+      assert.same({ 0, 0, 0 }, ch.failed[1].tile)
+      assert.equal("large", ch.failed[1].agent)
+      -- the cave: the small agent's tree was read, the large one's failed: neither is installed
+      assert.same({}, ch.holes_loaded)
+      assert.equal(1, #ch.holes_failed)
+      assert.equal("cave", ch.holes_failed[1].hole)
+      assert.equal("failed", s:hole_state("cave"))
+      assert.is_nil(small.holes[1].tree)
+      assert.is_nil(large.holes[1].tree)
+    end)
+
     it("a navigator for the large agent walks through the window with the streamer", function()
       local streamer = require "octonav.streamer"
       local s <close> = assert(streamer.new(cave, { load_padding = 2, unload_padding = 6, workers = 0 }))
