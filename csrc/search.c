@@ -96,18 +96,26 @@ static double heuristic(on_query *q, const double p[3], double size)
 /* Remember that the search read tile `tile` (salt now); -1 on allocation failure. */
 static int touch_tile(on_query *q, uint32_t tile) { return on_tileset_touch(&q->touched, q->t, tile); }
 
-/* Collects the cells of a straight walk into the corridor (on_tree_walk_cells). */
-static void corr_sink(void *ud, on_cell c)
+/* Appends c to the corridor (a failed growth is remembered in corr_failed). */
+static void corr_push(on_query *q, on_cell c)
 {
-    on_query *q = ud;
-    /* the walk reports the cells around each crossing: skip the ones it just reported */
-    for (size_t i = q->ncorr, k = 0; i-- > 0 && k < 8; k++)
-        if (same_cell(q->corr[i], c)) return;
     if (on_grow((void **)&q->corr, &q->corrcap, q->ncorr + 1, sizeof *q->corr)) {
         q->corr_failed = 1;
         return;
     }
     q->corr[q->ncorr++] = c;
+}
+
+/* Collects the cells of a straight walk into the corridor (on_tree_walk_cells). The walk reports the
+ * cells around each crossing: skip the ones it just reported. Over prepared boxes entry 0 is the
+ * start's box, whose number may equal a cell's code: it is never compared. */
+static void corr_sink(void *ud, on_cell c)
+{
+    on_query *q = ud;
+    size_t lo = q->g.kind == ON_GRAPH_BOXES ? 1 : 0;
+    for (size_t i = q->ncorr, k = 0; i-- > lo && k < 8; k++)
+        if (same_cell(q->corr[i], c)) return;
+    corr_push(q, c);
 }
 
 static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only);
@@ -219,7 +227,8 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         corr_sink(q, sc);
         q->info.los++;
         if (on_tree_walk_cells(q->t, q->lcache, q->a, q->b, corr_sink, q)) {
-            corr_sink(q, gc);
+            if (q->g.kind == ON_GRAPH_BOXES) corr_push(q, gc); /* a box: no walked cell is it */
+            else corr_sink(q, gc);
             if (q->corr_failed) return q->state = ON_FAILURE | ON_NO_MEMORY;
             for (size_t i = 0; i < q->ncorr; i++)
                 if (touch_tile(q, q->corr[i].tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;

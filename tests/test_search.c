@@ -2,7 +2,7 @@
  * test_search.c -- the query's C API on hand-built scenes: searching the prepared boxes alone
  * (ON_GRAPH_BOXES, failing with ON_UNPREPARED and the tile when one is not prepared), and area costs
  * (a dear gap avoided by a longer way round, an excluded box never entered, cost 1 = no area, an
- * area inside one large free cell gone round).
+ * area inside one large free cell gone round), and the corridor of a direct result over prepared boxes.
  */
 #include "minitest.h"
 #include "octonav.h"
@@ -277,8 +277,66 @@ static void areas_in_open_space(void)
     on_tree_destroy(t);
 }
 
+/* A direct result over prepared boxes (the goal in sight, no search): its corridor is the start's box,
+ * the cells the walk crossed, then the goal's box. The walk's de-duplication once compared box numbers
+ * with cell codes and, where they matched, dropped the goal's box (6 of 30,342 direct results on 300
+ * such scenes). Checked here: the last box of a -> b is the first box of b -> a. */
+static unsigned lcg(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xffff;
+}
+
+static void direct_corridor_over_boxes(void)
+{
+    unsigned seed = 1;
+    int direct = 0, mismatched = 0;
+    static double path[3 * 256], box[6 * 4096], back[6 * 4096];
+    for (int scene = 0; scene < 100; scene++) {
+        on_tree_params p = {{1, 1, 1}, 5, 1.0, {0, 0, 0}, 0};
+        on_tree *t = NULL;
+        on_query *q = NULL;
+        CHECK(on_ok(on_tree_create(&p, &t)));
+        int nb = 20 + (int)(lcg(&seed) * 60 / 65536);
+        for (int i = 0; i < nb; i++) {
+            double a[3], b[3];
+            for (int k = 0; k < 3; k++) {
+                a[k] = lcg(&seed) * 30.0 / 65536;
+                b[k] = a[k] + 1 + lcg(&seed) * 3.0 / 65536;
+            }
+            on_tree_add_box(t, a, b);
+        }
+        CHECK(on_ok(on_tree_prepare(t, -1, NULL)) && on_ok(on_query_create(t, 65536, &q)));
+        on_query_opts o;
+        on_query_opts_default(&o);
+        for (int k = 0; k < 200; k++) {
+            double a[3], b[3];
+            size_t np, n, nb2;
+            on_query_info info, info2;
+            for (int d = 0; d < 3; d++) {
+                a[d] = lcg(&seed) * 32.0 / 65536;
+                b[d] = lcg(&seed) * 32.0 / 65536;
+            }
+            if (on_query_find(q, a, b, &o, path, 256, &np, &info) != ON_SUCCESS || info.expansions != 0 ||
+                !on_ok(on_query_corridor(q, box, 4096, &n)) || n < 2)
+                continue;
+            CHECK_EQ_INT(n, info.cells);
+            if (on_query_find(q, b, a, &o, path, 256, &np, &info2) != ON_SUCCESS || info2.expansions != 0 ||
+                !on_ok(on_query_corridor(q, back, 4096, &nb2)))
+                continue;
+            direct++;
+            if (memcmp(box + 6 * (n - 1), back, 6 * sizeof *box) != 0) mismatched++;
+        }
+        on_query_destroy(q);
+        on_tree_destroy(t);
+    }
+    CHECK(direct > 5000);
+    CHECK_EQ_INT(mismatched, 0);
+}
+
 TEST_MAIN("search", {
     boxes_only();
     areas();
     areas_in_open_space();
+    direct_corridor_over_boxes();
 })
