@@ -344,6 +344,27 @@ describe("agents", function()
       end
     end)
 
+    it("bin/octonav path --agent plans and searches for that agent; an unknown agent is an error", function()
+      local function run(args)
+        local p = io.popen(("lua5.4 bin/octonav path %s %s 2>&1"):format(dir, args))
+        local o = p:read("a")
+        local _, _, code = p:close()
+        return o, code
+      end
+      local o, code = run("6 2 2 6 2 10")
+      assert.equal(0, code)
+      assert.matches("route: 3 steps\n", o)
+      assert.matches("\npath: 2 points, length 8 ", o)
+      o, code = run("6 2 2 6 2 10 --agent large")
+      assert.equal(0, code)
+      assert.matches("route: 9 steps\n", o)
+      assert.matches(("\npath: 4 points, length %s "):format(("%g"):format(LARGE_LENGTH):gsub("%p", "%%%0")), o)
+      assert.matches("\n  %(17, 2, 3%)\n  %(17, 2, 9%)\n", o)
+      o, code = run("6 2 2 6 2 10 --agent huge")
+      assert.equal(1, code)
+      assert.equal("octonav: path: --agent: no agent 'huge' in this pack (it has: small, large)\n", o)
+    end)
+
     it("a rebake rebakes every agent: with the opening shut the large agent has no way", function()
       local d = tmpdir()
       local cfg = gap_config(d)
@@ -403,6 +424,35 @@ describe("agents", function()
       assert.equal(7, select(2, w:plan({ 2, 8, 8 }, { 8, 6, 8 })))
       assert.same({ nil, "unreachable" }, { w:plan({ 2, 8, 8 }, { 8, 6, 8 }, { agent = "large" }) })
       assert.same({ 0, 1 }, route_tiles((w:plan({ 2, 8, 8 }, { 30, 8, 8 }, { agent = "large" }))))
+    end)
+
+    it("bin/octonav validate prints every agent's doors, prefixed with its name, and fails for one", function()
+      local p = io.popen(("lua5.4 bin/octonav validate %s 2>&1"):format(cave))
+      local o = p:read("a")
+      local _, _, code = p:close()
+      assert.equal(1, code)
+      local w <close> = assert(world_mod.load(cave))
+      local r = w:validate()
+      local lines = {}
+      for line in o:gmatch("[^\n]+") do lines[#lines + 1] = line end
+      local expect = {}
+      for _, ar in ipairs(r.agents) do
+        for _, d in ipairs(ar.doors) do
+          expect[#expect + 1] = ("agent %s: hole %s door %d:"):format(ar.name, d.name, d.door)
+        end
+      end
+      local seen = 0
+      for _, line in ipairs(lines) do
+        for _, e in ipairs(expect) do
+          if line:sub(1, #e) == e then seen = seen + 1 end
+        end
+      end
+      assert.equal(#expect, seen)
+      assert.truthy(#expect >= 2)
+      assert.matches("\nagent small: ok\n", o)
+      assert.matches("\nagent large: NOT OK\n", o)
+      assert.matches(" %-> NOT OK\n", o)
+      assert.matches("doors: NOT OK\n$", o)
     end)
 
     it("a door closed or opened applies to every agent's world tree and hole tree", function()

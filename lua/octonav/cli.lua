@@ -55,13 +55,15 @@ octonav bake CONFIG.lua [--tile I,J,K | --hole NAME | --job N/M | --link]
 octonav info PACK
     what a pack holds: grid, nodes, files, holes, tile graphs (portals, edges, links)]],
   path = [[
-octonav path PACK x y z x y z [--obj FILE]
+octonav path PACK x y z x y z [--obj FILE] [--agent NAME]
     plan a route from the first point to the second and search each of its steps; --obj writes
-    the path as an OBJ polyline. A failure prints its reason (and the nearest free point to a
-    blocked end); exit code 1]],
+    the path as an OBJ polyline; --agent plans for that agent of a pack baked for several (the
+    first by default). A failure prints its reason (and the nearest free point to a blocked end);
+    exit code 1]],
   validate = [[
 octonav validate PACK
-    check every hole's doors; exit code 1 when one is not ok]],
+    check every hole's doors, for every agent of the pack (their lines prefixed "agent NAME: " when
+    the pack has several); exit code 1 when one is not ok]],
   view = [==[
 octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice y=V]]
              [--free] [--corridor] [--visited]
@@ -307,7 +309,7 @@ local function probe(tree, p)
 end
 
 local function cmd_path(args)
-  local flags, pos = parse(args, { obj = true }, {})
+  local flags, pos = parse(args, { obj = true, agent = true }, {})
   if not flags then return usage("path: " .. pos, "path") end
   if #pos ~= 7 then return usage("path: PACK x y z x y z expected", "path") end
   local ook, oerr0 = true, nil
@@ -322,14 +324,27 @@ local function cmd_path(args)
     if not c[n - 1] then return usage(("path: coordinate '%s' is not a number"):format(pos[n]), "path") end
   end
   local a, b = { c[1], c[2], c[3] }, { c[4], c[5], c[6] }
-  local w = load_world(pos[1])
-  if not w then return 1 end
+  local group = load_world(pos[1])
+  if not group then return 1 end
+  local w = group
+  if flags.agent then
+    local names = {}
+    for n, ag in ipairs(group:agents()) do names[n] = ag.name end
+    local known = false
+    for _, nm in ipairs(names) do known = known or nm == flags.agent end
+    if not known then
+      err(("path: --agent: no agent '%s' in this pack (it has: %s)"):format(flags.agent, table.concat(names, ", ")))
+      group:close()
+      return 1
+    end
+    w = group:agent(flags.agent)
+  end
   local route, reason = w:plan(a, b)
   if not route then
     local info
     if reason == "start_blocked" then info = probe(w.tree, a) elseif reason == "goal_blocked" then info = probe(w.tree, b) end
     err(("path: no route from %s to %s: %s%s"):format(fp(a), fp(b), tostring(reason), nearest_note(info)))
-    w:close()
+    group:close()
     return 1
   end
   out(("route: %d steps"):format(#route))
@@ -363,7 +378,7 @@ local function cmd_path(args)
     end
     if not tree then
       err(("path: leg %d: no tree for this leg"):format(n))
-      w:close()
+      group:close()
       return 1
     end
     local q = core.query.new(tree)
@@ -371,7 +386,7 @@ local function cmd_path(args)
     if not path then
       err(("path: leg %d (%s) from %s to %s: search failed: %s%s"):format(n, where, fp(step.enter), fp(step.exit),
         tostring(info.reason), nearest_note(info)))
-      w:close()
+      group:close()
       return 1
     end
     out(("     %d points, length %s, %d expansions"):format(#path, g(info.length), info.expansions))
@@ -394,7 +409,7 @@ local function cmd_path(args)
   out(("path: %d points, length %s (%s inside the steps, the rest crossing tile faces and doors)"):format(#pts,
     g(length), g(total)))
   for _, p in ipairs(pts) do out("  " .. fp(p)) end
-  w:close()
+  group:close()
   if flags.obj then
     local f, oerr = io.open(flags.obj, "wb")
     if not f then
@@ -427,25 +442,32 @@ local function cmd_validate(args)
   local w, code = pack_command(args, "validate")
   if not w then return code end
   local r = w:validate()
-  for _, d in ipairs(r.doors) do
-    out(("hole %s door %d: outside blocked in hole %s, inside free %s, connected %s, outside free in world %s -> %s")
-      :format(d.name, d.door, yn(d.outside_blocked), yn(d.inside_free), yn(d.connected), yn(d.outside_free),
-        d.ok and "ok" or "NOT OK"))
-  end
-  local function pt(p) return ("(%g, %g, %g)"):format(p[1], p[2], p[3]) end
-  for _, x in ipairs(r.leaks) do
-    out(("hole %s door %d: LEAK: the sealing reached its inside point %s"):format(x.name, x.door, pt(x.position)))
-  end
-  for _, x in ipairs(r.unclosed) do
-    out(("hole %s door %d: its box %s-%s does not cross its opening"):format(x.name, x.door, pt(x.box.min),
-      pt(x.box.max)))
-  end
-  for _, x in ipairs(r.pockets) do
-    if x.error then
-      out(("hole %s: pockets not checked: %s"):format(x.name, x.error))
-    else
-      out(("hole %s: POCKET at %s (reached from no door)"):format(x.name, pt(x.position)))
+  -- one block per agent; a pack with several prefixes each agent's lines with its name
+  local several = #r.agents > 1
+  for _, ar in ipairs(r.agents) do
+    local pre = several and ("agent %s: "):format(ar.name) or ""
+    for _, d in ipairs(ar.doors) do
+      out(("%shole %s door %d: outside blocked in hole %s, inside free %s, connected %s, outside free in world %s -> %s")
+        :format(pre, d.name, d.door, yn(d.outside_blocked), yn(d.inside_free), yn(d.connected), yn(d.outside_free),
+          d.ok and "ok" or "NOT OK"))
     end
+    local function pt(p) return ("(%g, %g, %g)"):format(p[1], p[2], p[3]) end
+    for _, x in ipairs(ar.leaks) do
+      out(("%shole %s door %d: LEAK: the sealing reached its inside point %s"):format(pre, x.name, x.door,
+        pt(x.position)))
+    end
+    for _, x in ipairs(ar.unclosed) do
+      out(("%shole %s door %d: its box %s-%s does not cross its opening"):format(pre, x.name, x.door, pt(x.box.min),
+        pt(x.box.max)))
+    end
+    for _, x in ipairs(ar.pockets) do
+      if x.error then
+        out(("%shole %s: pockets not checked: %s"):format(pre, x.name, x.error))
+      else
+        out(("%shole %s: POCKET at %s (reached from no door)"):format(pre, x.name, pt(x.position)))
+      end
+    end
+    if several then out(("%s%s"):format(pre, ar.ok and "ok" or "NOT OK")) end
   end
   out(("%d holes, %d doors: %s"):format(#w.holes, #r.doors, r.ok and "ok" or "NOT OK"))
   w:close()
