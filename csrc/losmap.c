@@ -221,7 +221,7 @@ const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
     on_tile *tl = &t->tiles[tile]; /* (the pointer is the tile's cache: atomics only) */
     on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire);
     if (m) return m;
-    if (tl->solid || !tl->loaded) return NULL;
+    if (tl->solid || !tl->loaded || t->no_los_masks) return NULL;
     m = build(t, tl);
     if (!m) return NULL;
     on_losmap *none = NULL;
@@ -237,21 +237,34 @@ void on_tile_losmap_drop(on_tile *tl)
     losmap_free(atomic_exchange_explicit(&tl->los, NULL, memory_order_acq_rel));
 }
 
-size_t on_tree_losmap_bytes(const on_tree *t)
+size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles)
 {
-    size_t n = 0;
+    size_t n = 0, k = 0;
     for (uint32_t i = 0; i < t->ntiles; i++) {
         const on_losmap *m = atomic_load_explicit(&t->tiles[i].los, memory_order_acquire);
-        if (m) n += m->bytes;
+        if (m) {
+            n += m->bytes;
+            k++;
+        }
     }
+    if (tiles) *tiles = k;
     return n;
+}
+
+void on_tree_set_los_masks(on_tree *t, int on)
+{
+    t->no_los_masks = !on;
+    if (on) return;
+    for (uint32_t i = 0; i < t->ntiles; i++) on_tile_losmap_drop(&t->tiles[i]);
 }
 
 on_status on_tree_los_prepare(const on_tree *t, size_t *bytes)
 {
     on_status st = ON_SUCCESS;
+    if (bytes) *bytes = 0;
+    if (t->no_los_masks) return ON_FAILURE | ON_INVALID;
     for (uint32_t i = 0; i < t->ntiles; i++)
         if (t->tiles[i].loaded && !t->tiles[i].solid && !on_tile_losmap(t, i)) st = ON_FAILURE | ON_NO_MEMORY;
-    if (bytes) *bytes = on_tree_losmap_bytes(t);
+    if (bytes) *bytes = on_tree_losmap_bytes(t, NULL);
     return st;
 }

@@ -47,16 +47,16 @@ typedef struct on_losmap {
 
 #define ON_LOS_LEVELS ((ON_MAX_DEPTH + 1) / 2 + 2) /* room for levels 0 .. top (top >= 2) */
 
-/* The tile's losmap, built now when it has none; NULL when it cannot be built (out of memory) or the
- * tile is solid or not loaded (the walk reads those as blocked without it). Thread-safe for readers
+/* The tile's losmap, built now when it has none; NULL when it cannot be built (out of memory), the
+ * tree's masks are off (on_tree_set_los_masks) or the tile is solid or not loaded (the walk reads those as blocked without it). Thread-safe for readers
  * while no writer runs. */
 const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile);
 
 /* Free a tile's losmap (the writer's side: on_tree_touch and on_tree_destroy). */
 void on_tile_losmap_drop(on_tile *tl);
 
-/* Bytes held by the losmaps built so far. */
-size_t on_tree_losmap_bytes(const on_tree *t);
+/* Bytes held by the losmaps built so far (and, when tiles is not NULL, how many tiles have one). */
+size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles);
 
 /* Rank of bit c among the set bits of m below it. */
 static inline uint32_t on_los_rank(uint64_t m, unsigned c)

@@ -113,6 +113,35 @@ static int l_stats(lua_State *L)
     on_lua_setint(L, "tiles_prepared", (lua_Integer)st.tiles_prepared);
     on_lua_setint(L, "boxes", (lua_Integer)st.boxes);
     on_lua_setint(L, "box_bytes", (lua_Integer)st.box_bytes);
+    on_lua_setint(L, "los_tiles", (lua_Integer)st.los_tiles);
+    on_lua_setint(L, "los_bytes", (lua_Integer)st.los_bytes);
+    return 1;
+}
+
+/* tree:los_masks(on) -> tree: line of sight through each tile's mask hierarchy (true, the default:
+ * built on a tile's first line of sight) or the node table only (false: the built ones are freed). */
+static int l_los_masks(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "los_masks");
+    luaL_checktype(L, 2, LUA_TBOOLEAN);
+    on_tree_set_los_masks(t, lua_toboolean(L, 2));
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* tree:los_prepare() -> bytes | nil, reason: every loaded tile's mask hierarchy built now (so no line
+ * of sight pays for a build); "masks are off" after tree:los_masks(false). */
+static int l_los_prepare(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "los_prepare");
+    size_t bytes = 0;
+    on_status st = on_tree_los_prepare(t, &bytes);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, (st & ON_INVALID) ? "masks are off" : "out of memory");
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)bytes);
     return 1;
 }
 
@@ -259,6 +288,8 @@ static const luaL_Reg methods[] = {
     {"clear_tile", l_clear_tile},
     {"tile_salt", l_tile_salt},
     {"compact", l_compact},
+    {"los_masks", l_los_masks},
+    {"los_prepare", l_los_prepare},
     {"export_obj", l_export_obj},
     {NULL, NULL},
 };

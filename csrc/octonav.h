@@ -86,6 +86,8 @@ typedef struct on_tree_stats {
     size_t tiles_prepared; /* tiles with a valid prepared search graph (on_tree_prepare) */
     size_t boxes;          /* boxes in those graphs */
     size_t box_bytes;      /* their memory (not in bytes) */
+    size_t los_tiles;      /* tiles whose line-of-sight mask hierarchy is built (on_tree_los_prepare) */
+    size_t los_bytes;      /* their memory (not in bytes) */
 } on_tree_stats;
 
 ON_API on_status on_tree_create(const on_tree_params *p, on_tree **out);
@@ -200,6 +202,10 @@ ON_API on_status on_tree_raycast(const on_tree *t, const double a[3], const doub
  * without the build's cost); *bytes (may be NULL) gets their memory. ON_FAILURE|ON_NO_MEMORY when one
  * could not be built (line of sight then reads that tile's node table). */
 ON_API on_status on_tree_los_prepare(const on_tree *t, size_t *bytes);
+/* on = 1 (the default): as above. on = 0: line of sight reads the node table only, the mask
+ * hierarchies built are freed and on_tree_los_prepare fails with ON_INVALID (their memory, 0.8-2.3 times the tree's on the Warframe maps, against
+ * about twice the instructions a segment). An edit: never while another thread reads the tree. */
+ON_API void on_tree_set_los_masks(on_tree *t, int on);
 
 /* ---- point queries (pointquery.c) ------------------------------------------------------------- */
 /* The free space's connected components (face adjacency across tiles), for reachability without a

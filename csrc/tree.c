@@ -144,6 +144,7 @@ void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
             st->box_bytes += bs->bytes;
         }
     }
+    st->los_bytes = on_tree_losmap_bytes(t, &st->los_tiles);
     st->bytes = st->table_bytes + (size_t)t->ntiles * sizeof(on_tile) + sizeof(on_tree);
     st->bytes_per_node = st->nodes ? (double)st->bytes / (double)st->nodes : 0;
     st->load_factor = st->slots ? (double)st->nodes / (double)st->slots : 0;

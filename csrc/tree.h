@@ -39,6 +39,7 @@ struct on_tree {
     on_area *areas;        /* area costs every search uses (areas.c), nareas of them */
     size_t nareas;
     struct on_obstacles *obstacles; /* temporary obstacles and the tiles they cover (obstacles.c), or NULL */
+    int no_los_masks;      /* on_tree_set_los_masks(t, 0): line of sight reads the node table only */
 };
 
 /* Free a tree's obstacle records (obstacles.c; NULL is fine). */

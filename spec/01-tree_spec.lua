@@ -680,6 +680,43 @@ describe("raycast and visible", function()
     assert.are.same({ 5, 8.5, 8.5 }, p)
   end)
 
+  it("read each tile's mask hierarchy, or the node table alone with los_masks(false): the same answers", function()
+    local t = wall_scene()
+    t:add_box({ 9, 3, 3 }, { 12, 7, 9 })
+    local st = t:stats()
+    assert.are.equal(0, st.los_bytes)
+    assert.are.equal(0, st.los_tiles)
+    local segs, answers = {}, {}
+    local seed = 7
+    local function r()
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed / 2147483648 * 16
+    end
+    for n = 1, 300 do
+      segs[n] = { { r(), r(), r() }, { r(), r(), r() } }
+      answers[n] = { t:raycast(segs[n][1], segs[n][2]) }
+    end
+    st = t:stats()
+    assert.are.equal(1, st.los_tiles) -- built by the first line of sight
+    assert.is_true(st.los_bytes > 0)
+    assert.are.equal(st.los_bytes, t:los_prepare())
+    assert.are.equal(t, t:los_masks(false))
+    st = t:stats()
+    assert.are.same({ 0, 0 }, { st.los_bytes, st.los_tiles })
+    assert.are.same({ nil, "masks are off" }, { t:los_prepare() })
+    local blocked = 0
+    for n = 1, 300 do
+      local got = { t:raycast(segs[n][1], segs[n][2]) }
+      assert.are.same(answers[n], got)
+      if got[1] then blocked = blocked + 1 end
+    end
+    assert.is_true(blocked > 50)
+    assert.are.equal(0, t:stats().los_bytes)
+    t:los_masks(true)
+    assert.is_true(t:los_prepare() > 0)
+    raises(function() t:los_masks("no") end, "bad argument #1 to 'los_masks' (boolean expected, got string)")
+  end)
+
   it("a zero-thickness wall stops the ray one leaf early", function()
     local t = small()
     t:add_box({ 4, 0, 0 }, { 4, 16, 16 })

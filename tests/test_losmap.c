@@ -5,7 +5,7 @@
  * centre, lattice, axis-aligned and diagonal segments, before and after edits (add_box, clear_tile,
  * obstacles added and removed, a tile decoded again), each of which drops the edited tile's masks; and
  * hand-made cases at brick and tile edges (faces, grazed corners, zero-width gaps, ends on boundaries,
- * points outside the map).
+ * points outside the map); with the masks off, the node table alone.
  */
 #include "losmap.h"
 #include "minitest.h"
@@ -259,7 +259,7 @@ static void test_edits(void)
         CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
         size_t bytes = 0;
         CHECK(on_ok(on_tree_los_prepare(t, &bytes)));
-        CHECK(bytes > 0 && bytes == on_tree_losmap_bytes(t));
+        CHECK(bytes > 0 && bytes == on_tree_losmap_bytes(t, NULL));
         /* add_box: the tiles it touches lose their masks, the others keep theirs */
         int n = t->n, lo[3] = {1, 1, 1}, hi[3] = {3, 2, n + 1}; /* tiles (0,0,0) and (0,0,1) */
         add_box(t, &d, lo, hi);
@@ -365,10 +365,41 @@ static void test_edges(void)
     free(d.b);
 }
 
+/* Masks off (on_tree_set_los_masks(t, 0)): the built ones are freed, none is built again, line of sight
+ * reads the node table and still equals the dense walk, los_prepare refuses; on again: built on use. */
+static void test_masks_off(void)
+{
+    for (int s = 0; s < 3; s++) {
+        on_tree *t;
+        dense d;
+        scene(4 + s, 2, 1, 2, 6 + s, 6, &t, &d);
+        long blocked = 0;
+        size_t bytes = 0;
+        on_tree_stats st;
+        CHECK(on_ok(on_tree_los_prepare(t, &bytes)) && bytes > 0);
+        on_tree_stats_get(t, &st);
+        CHECK(st.los_bytes == bytes && st.los_tiles > 0 && st.los_tiles <= 4);
+        on_tree_set_los_masks(t, 0);
+        on_tree_stats_get(t, &st);
+        CHECK(st.los_bytes == 0 && st.los_tiles == 0);
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        CHECK(blocked > 0);
+        for (uint32_t i = 0; i < t->ntiles; i++) CHECK(!tile_has_losmap(t, i));
+        CHECK(on_tree_los_prepare(t, &bytes) == (ON_FAILURE | ON_INVALID) && bytes == 0);
+        on_tree_set_los_masks(t, 1);
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        on_tree_stats_get(t, &st);
+        CHECK(st.los_bytes > 0 && st.los_bytes == on_tree_losmap_bytes(t, NULL));
+        on_tree_destroy(t);
+        free(d.b);
+    }
+}
+
 TEST_MAIN("losmap", {
     test_cells();
     test_bounds();
     test_sparse();
     test_edits();
     test_edges();
+    test_masks_off();
 })
