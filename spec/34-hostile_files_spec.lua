@@ -348,13 +348,21 @@ describe("hostile files", function()
       local path = dir .. "/shared.txt"
       local A, B = ("a"):rep(300000) .. "\n", ("b"):rep(200000) .. "\n"
       assert(pack.write_file(path, A))
-      local script = "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path; package.cpath = 'build/?.so;' .. package.cpath;"
-        .. "local pack = require 'octonav.pack' for _ = 1, 15 do assert(pack.write_file(arg[1], (arg[2]):rep(%d) .. '\\n')) end"
-      local done = dir .. "/../" .. dir:match("[^/]*$") .. ".done"
-      tmp.add(done)
-      local one = "lua5.4 -e %q '%s' %s"
-      local started = os.execute(("(%s & %s & wait; touch '%s') >/dev/null 2>&1 &"):format(
-        one:format(script:format(300000), path, "a"), one:format(script:format(200000), path, "b"), done))
+      -- each writer is a script file run as `lua5.4 WRITER PATH LETTER COUNT`; it exits 0 after 40
+      -- writes, and its exit code is kept beside the pack (a writer that fails at once would leave the
+      -- reader nothing to race: until 2026-11-26 the writers ran with `lua5.4 -e`, which took PATH for a
+      -- script name, and failed at their first line)
+      local base = dir .. "/../" .. dir:match("[^/]*$")
+      local writer, done, rca, rcb = base .. ".writer.lua", base .. ".done", base .. ".a.rc", base .. ".b.rc"
+      for _, f in ipairs { writer, done, rca, rcb } do tmp.add(f) end
+      writefile(writer, "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path\n"
+        .. "package.cpath = 'build/?.so;' .. package.cpath\n"
+        .. "local pack = require 'octonav.pack'\n"
+        .. "local data = arg[2]:rep(tonumber(arg[3])) .. '\\n'\n"
+        .. "for _ = 1, 40 do assert(pack.write_file(arg[1], data)) end\n")
+      local one = "lua5.4 '%s' '%s' %s %d; echo $? > '%s'"
+      local started = os.execute(("( (%s) & (%s) & wait; touch '%s') >/dev/null 2>&1 &"):format(
+        one:format(writer, path, "a", 300000, rca), one:format(writer, path, "b", 200000, rcb), done))
       if not started then pending("no shell") return end
       local reads, wrong, t0 = 0, 0, os.time()
       repeat
@@ -362,8 +370,8 @@ describe("hostile files", function()
         reads = reads + 1
         if s ~= A and s ~= B then wrong = wrong + 1 end
       until files.exists(done) or os.time() - t0 > 600
-      -- (15 writes each take well under a second; a run in CI once went past 120 s: the cap is generous)
       assert.is_true(files.exists(done), ("writers not done after %d s and %d reads"):format(os.time() - t0, reads))
+      assert.are.same({ "0\n", "0\n" }, { readfile(rca), readfile(rcb) })
       assert.is_true(reads > 1)
       assert.are.equal(0, wrong)
       local s = readfile(path)
