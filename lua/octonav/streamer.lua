@@ -52,10 +52,9 @@
 -- once until a new path is set. A navigator's registered path is also invalid once a door its route
 -- passes (ahead of the agent) is closed, so world:set_door puts those agents in `stale`.
 --
--- Doors: a closed door's box is a temporary obstacle (world:set_door); a tile or hole tree loaded
--- later comes back as its file holds it, so update() blocks the closed doors' boxes again over the
--- tiles it loaded (world:reapply_doors: one remove_obstacle + add_obstacle per closed door over a
--- loaded tile, which rebuilds the door's other loaded tiles too) and in a hole tree it installs.
+-- Doors: a closed door's box is a temporary obstacle (world:set_door) of the world tree, which the C
+-- streamer blocks again in every tile it installs; a hole tree it installs comes back as its file
+-- holds it, so update() blocks the closed doors' boxes there again (world:reapply_hole_doors).
 --
 -- World agents (several radii from one bake, docs/world.md "Agents"): the streamer streams every agent
 -- of the world's group (world.group) together. Each agent's tree gets a C streamer of its own (its
@@ -493,16 +492,17 @@ local function reread(aw, loaded, failed)
   if next(aw.reread) == nil then aw.reread = nil end
 end
 
--- One agent's side of an update: its tiles' graphs, rereads, and closed doors and holes' insides
--- blocked again over the tiles its tree just loaded. Appends failures to `failed`.
+-- One agent's side of an update: its tiles' graphs, rereads, and the holes' insides blocked again over
+-- the tiles its tree just loaded. Appends failures to `failed`.
 local function agent_update(aw, loaded, unloaded, failed)
   reread(aw, loaded, failed)
   sync_graphs(aw, loaded, unloaded, failed)
-  if #loaded > 0 then -- closed doors over the tiles just loaded are blocked again there
+  if #loaded > 0 then
+    -- closed doors' boxes are obstacles of the tree: the C streamer blocks them again in the tiles it
+    -- installs (csrc/obstacles.c); the holes' insides are blocked there again here (docs/world.md)
     local grid, idx = aw.grid, {}
     for n, t in ipairs(loaded) do idx[n] = tilegrid.index(grid, t[1], t[2], t[3]) end
-    aw:reapply_doors(idx)
-    aw:reapply_hole_insides(idx) -- the holes' insides blocked there (docs/world.md)
+    aw:reapply_hole_insides(idx)
   end
 end
 

@@ -110,7 +110,8 @@ end
 
 --- world:reapply_doors(tiles) -> count: the closed doors whose box overlaps one of `tiles` (tile
 -- indices just loaded) are blocked again in the world tree (a tile loaded after the obstacle was
--- added comes back as its file holds it). The streamer calls it for the tiles its update loaded.
+-- added comes back as its file holds it). world:rebake calls it for the tiles it decoded (the C streamer
+-- blocks a tree's obstacles again in the tiles it installs by itself).
 function World_:reapply_doors(tiles)
   if #tiles == 0 then return 0 end
   local set = {}
