@@ -27,6 +27,18 @@ static inline double tplane(const walk *w, int j, int64_t k)
     return ((double)k - w->a[j]) / w->d[j];
 }
 
+/* floor and ceil of |x| < 2^53 as integers, without a libm call (every coordinate here is sane()). */
+static inline int64_t ifloor(double x)
+{
+    int64_t k = (int64_t)x;
+    return k - ((double)k > x);
+}
+static inline int64_t iceil(double x)
+{
+    int64_t k = (int64_t)x;
+    return k + ((double)k < x);
+}
+
 static void walk_init(walk *w, const double a[3], const double b[3])
 {
     for (int j = 0; j < 3; j++) {
@@ -35,17 +47,17 @@ static void walk_init(walk *w, const double a[3], const double b[3])
         w->two[j] = 0;
         if (w->d[j] > 0) {
             w->step[j] = 1;
-            w->idx[j] = (int64_t)floor(a[j]);
+            w->idx[j] = ifloor(a[j]);
             w->tnext[j] = tplane(w, j, w->idx[j] + 1);
         } else if (w->d[j] < 0) {
             w->step[j] = -1;
-            w->idx[j] = (int64_t)ceil(a[j]) - 1;
+            w->idx[j] = iceil(a[j]) - 1;
             w->tnext[j] = tplane(w, j, w->idx[j]);
         } else {
             w->step[j] = 0;
-            double f = floor(a[j]);
-            w->two[j] = (f == a[j]);
-            w->idx[j] = (int64_t)f - w->two[j];
+            int64_t f = ifloor(a[j]);
+            w->two[j] = ((double)f == a[j]);
+            w->idx[j] = f - w->two[j];
             w->tnext[j] = INFINITY;
         }
     }
@@ -338,14 +350,14 @@ static unsigned pick_largest(const tree_probe *p, unsigned m)
 static void sync_axis(walk *w, int j, double t)
 {
     if (w->step[j] > 0) {
-        int64_t k = (int64_t)floor(w->a[j] + t * w->d[j]);
+        int64_t k = ifloor(w->a[j] + t * w->d[j]);
         if (k < w->idx[j]) k = w->idx[j];
         while (tplane(w, j, k + 1) < t) k++;
         while (k > w->idx[j] && tplane(w, j, k) >= t) k--;
         w->idx[j] = k;
         w->tnext[j] = tplane(w, j, k + 1);
     } else {
-        int64_t k = (int64_t)floor(w->a[j] + t * w->d[j]);
+        int64_t k = ifloor(w->a[j] + t * w->d[j]);
         if (k > w->idx[j]) k = w->idx[j];
         while (tplane(w, j, k) < t) k--;
         while (k < w->idx[j] && tplane(w, j, k + 1) >= t) k++;
@@ -354,18 +366,47 @@ static void sync_axis(walk *w, int j, double t)
     }
 }
 
-/* The common step: out of the current cell through the interior of one face, well away from every
- * lattice edge (each other coordinate at least FAST_MARGIN from an integer), so only the voxel
- * entered needs a look. The exit parameters are estimated with reciprocals (inv[j] = 1 / d[j]): the
- * margins keep every decision the same as the exact comparisons of plane parameters would make (the
- * estimate is off by rounding, far less than the margins, for coordinates below FAST_COORD), and a
- * blocked voxel's t is computed by the exact expression. Returns 1 when the walk moved into the
- * entered voxel's cell, 0 when that voxel is blocked (*t_hit set), 2 when the segment ends in the
- * current cell, -1 to take the exact event machinery instead. */
 #define FAST_MARGIN 1e-6
 #define END_MARGIN 1e-9
 #define FAST_COORD 1e7
-static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit)
+
+/* The fast step's voxel index along a moving axis j (not the exit axis e) when the segment leaves the
+ * cell through face e within FAST_MARGIN of plane k of axis j: the estimate cannot tell which side of
+ * k it is on, the exact plane parameters can (the dense walk's comparisons; tE = the exit's): plane k
+ * crossed before the exit (*v is past k), after it (*v before k), or at the same t, an edge crossing:
+ * *v is the voxel entered diagonally, and *edge says where the edge lies on the cell's extent along j,
+ * [lo, lo + cs): 1 strictly inside (the cell's free voxels lie all around it on this side, so the rule
+ * asks only that the voxel entered be free), 2 on the cell's far side (the rule also asks for one of
+ * the two voxels beside the edge, outside the cell). 0 with *edge = 0 otherwise; -1 when the voxel is
+ * outside the cell's extent (the segment left by another face first: the event machinery decides). */
+static int near_plane(const walk *w, int j, int64_t k, double tE, int64_t lo, int64_t cs, int64_t *v, int *edge)
+{
+    double tj = tplane(w, j, k);
+    int up = w->step[j] > 0;
+    if (tj == tE) {
+        if (k > lo && k < lo + cs) *edge = 1;
+        else if (k == (up ? lo + cs : lo)) *edge = 2;
+        else return -1;
+        *v = up ? k : k - 1;
+        return 0;
+    }
+    int64_t vj = (tj < tE) == up ? k : k - 1;
+    if (vj < lo || vj >= lo + cs) return -1;
+    *v = vj;
+    *edge = 0;
+    return 0;
+}
+
+/* The common step: out of the current cell through one face, where no lattice edge is near (each other
+ * coordinate at least FAST_MARGIN from an integer) or where near_plane settles the order of the
+ * crossings exactly, so only the voxel entered needs a look. The exit parameters are estimated with
+ * reciprocals (inv[j] = 1 / d[j]): the margins keep every decision the same as the exact comparisons
+ * of plane parameters would make (the estimate is off by rounding, far less than the margins, for
+ * coordinates below FAST_COORD), and a blocked voxel's t is computed by the exact expression. Returns
+ * 1 when the walk moved into the entered voxel's cell, 0 when that voxel is blocked (*t_hit set), 2
+ * when the segment ends in the current cell, -1 to take the exact event machinery instead (an edge
+ * on the cell's boundary, a corner, or with a sink any edge). */
+static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink)
 {
     int e = -1;
     double te = INFINITY;
@@ -381,6 +422,8 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit)
     }
     if (te > 1.0 + END_MARGIN) return 2;
     if (!(te < 1.0 - END_MARGIN)) return -1;
+    int ties = 0;
+    double tE = NAN;
     for (int j = 0; j < 3; j++) {
         if (j == e) {
             v[j] = w->step[j] > 0 ? bnd[j] : bnd[j] - 1;
@@ -391,10 +434,18 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit)
             int64_t k = (int64_t)x; /* floor without a libm call (|x| < FAST_COORD) */
             k -= (double)k > x;
             double f = (double)k;
-            if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) return -1;
-            v[j] = k;
+            if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) {
+                if (isnan(tE)) tE = tplane(w, e, bnd[e]);
+                int edge;
+                if (near_plane(w, j, x - f < FAST_MARGIN ? k : k + 1, tE, p->cmin[j], p->cs, &v[j], &edge) || edge == 2)
+                    return -1;
+                ties += edge;
+            } else {
+                v[j] = k;
+            }
         }
     }
+    if (ties > (sink ? 0 : 1)) return -1; /* a corner (or, with a sink, any edge): the event machinery */
     int64_t n = p->t->n;
     int64_t lx = v[0] - p->torg[0], ly = v[1] - p->torg[1], lz = v[2] - p->torg[2];
     if (p->chain_ok && lx >= 0 && ly >= 0 && lz >= 0 && lx < n && ly < n && lz < n) {
@@ -431,23 +482,30 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit)
     return 1;
 }
 
-/* fast_step's loop for the usual segment (moving along every axis) in a tile with masks and the chain
- * of the current cell: the state in locals. Returns as fast_step, or 3 when the voxel entered is in
- * another tile (fast_step takes that step). The walk's cell is written back before any return but 0. */
-static int fast_run3(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink, void *ud)
+/* fast_step's loop in a tile with masks and the chain of the current cell, the state in locals (axes
+ * that do not move keep their voxel). An edge crossed on the cell's far side (near_plane's edge 2) is
+ * decided here too: the voxel entered, then the two beside the edge (the one across the exit face from
+ * it, the one across the other plane), each read off the new cell when it holds them, else by a descent
+ * from the lowest node it shares with the new cell (on a copy of the chain, which stays the new
+ * cell's). Returns as fast_step, or 3 when a voxel it needs is in another tile (fast_step takes that
+ * step). The walk's cell is written back before any return but 0. */
+static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink, void *ud)
 {
     const on_losmap *m = p->lm;
     const double a0 = w->a[0], a1 = w->a[1], a2 = w->a[2], d0 = w->d[0], d1 = w->d[1], d2 = w->d[2];
     const double i0 = inv[0], i1 = inv[1], i2 = inv[2];
     const int64_t o0 = p->torg[0], o1 = p->torg[1], o2 = p->torg[2], n = p->t->n;
     const int up0 = w->step[0] > 0, up1 = w->step[1] > 0, up2 = w->step[2] > 0;
+    const int mv0 = w->step[0] != 0, mv1 = w->step[1] != 0, mv2 = w->step[2] != 0;
+    const int64_t f0 = w->idx[0], f1 = w->idx[1], f2 = w->idx[2]; /* (an axis that does not move) */
     int64_t c0 = p->cmin[0] - o0, c1 = p->cmin[1] - o1, c2 = p->cmin[2] - o2; /* the cell, tile-local */
     uint32_t l = on_code_layer(p->cur.code), tile = p->cur.tile;
     int rc;
     for (;;) {
         int64_t cs = (int64_t)1 << l;
         int64_t b0 = o0 + c0 + (up0 ? cs : 0), b1 = o1 + c1 + (up1 ? cs : 0), b2 = o2 + c2 + (up2 ? cs : 0);
-        double t0 = ((double)b0 - a0) * i0, t1 = ((double)b1 - a1) * i1, t2 = ((double)b2 - a2) * i2, te;
+        double t0 = mv0 ? ((double)b0 - a0) * i0 : INFINITY, t1 = mv1 ? ((double)b1 - a1) * i1 : INFINITY,
+               t2 = mv2 ? ((double)b2 - a2) * i2 : INFINITY, te;
         int e;
         if (t0 <= t1 && t0 <= t2) e = 0, te = t0;
         else if (t1 <= t2) e = 1, te = t1;
@@ -461,35 +519,65 @@ static int fast_run3(walk *w, tree_probe *p, const double inv[3], double *t_hit,
             break;
         }
         /* the voxel entered: across face e, and where the other two coordinates are at te */
-        int64_t v0, v1, v2;
-        double x, f;
-#define OTHER(vj, aj, dj)                                                                                              \
-    x = aj + te * dj;                                                                                                  \
-    vj = (int64_t)x;                                                                                                   \
-    vj -= (double)vj > x;                                                                                              \
-    f = (double)vj;                                                                                                    \
-    if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) {                                                              \
-        rc = -1;                                                                                                       \
-        break;                                                                                                         \
+        int64_t v0, v1, v2, bv = 0;
+        double x, f, tE = NAN;
+        int ties = 0, bj = -1, edge;
+#define OTHER(j, vj, aj, dj, cj, oj, mvj, fj)                                                                          \
+    if (!mvj) {                                                                                                        \
+        vj = fj;                                                                                                       \
+    } else {                                                                                                           \
+        x = aj + te * dj;                                                                                              \
+        vj = (int64_t)x;                                                                                               \
+        vj -= (double)vj > x;                                                                                          \
+        f = (double)vj;                                                                                                \
+        if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) {                                                          \
+            if (isnan(tE)) tE = tplane(w, e, e == 0 ? b0 : e == 1 ? b1 : b2);                                         \
+            int64_t k = x - f < FAST_MARGIN ? vj : vj + 1;                                                             \
+            if (near_plane(w, j, k, tE, oj + cj, cs, &vj, &edge)) {                                                    \
+                rc = -1;                                                                                               \
+                break;                                                                                                 \
+            }                                                                                                          \
+            ties += edge != 0;                                                                                         \
+            if (edge == 2) {                                                                                           \
+                bj = j;                                                                                                \
+                bv = vj == k ? k - 1 : k;                                                                              \
+            }                                                                                                          \
+        }                                                                                                              \
     }
         if (e == 0) {
             v0 = up0 ? b0 : b0 - 1;
-            OTHER(v1, a1, d1)
-            OTHER(v2, a2, d2)
+            OTHER(1, v1, a1, d1, c1, o1, mv1, f1)
+            OTHER(2, v2, a2, d2, c2, o2, mv2, f2)
         } else if (e == 1) {
             v1 = up1 ? b1 : b1 - 1;
-            OTHER(v0, a0, d0)
-            OTHER(v2, a2, d2)
+            OTHER(0, v0, a0, d0, c0, o0, mv0, f0)
+            OTHER(2, v2, a2, d2, c2, o2, mv2, f2)
         } else {
             v2 = up2 ? b2 : b2 - 1;
-            OTHER(v0, a0, d0)
-            OTHER(v1, a1, d1)
+            OTHER(0, v0, a0, d0, c0, o0, mv0, f0)
+            OTHER(1, v1, a1, d1, c1, o1, mv1, f1)
         }
 #undef OTHER
+        if (ties > (sink ? 0 : 1)) { /* a corner (or, with a sink, any edge): the event machinery */
+            rc = -1;
+            break;
+        }
         int64_t lx = v0 - o0, ly = v1 - o1, lz = v2 - o2;
         if ((uint64_t)lx >= (uint64_t)n || (uint64_t)ly >= (uint64_t)n || (uint64_t)lz >= (uint64_t)n) {
             rc = 3;
             break;
+        }
+        /* beside an edge on the far side: the voxel across the exit face (back in e), across plane bj */
+        int64_t s1[3] = {lx, ly, lz}, s2[3] = {lx, ly, lz};
+        if (bj >= 0) {
+            int64_t be = e == 0 ? b0 - o0 : e == 1 ? b1 - o1 : b2 - o2;
+            int upe = e == 0 ? up0 : e == 1 ? up1 : up2;
+            s1[e] = upe ? be - 1 : be;
+            s2[bj] = bv - (bj == 0 ? o0 : bj == 1 ? o1 : o2);
+            if ((uint64_t)s2[bj] >= (uint64_t)n) { /* (s1 is beside the cell, in the tile) */
+                rc = 3;
+                break;
+            }
         }
         uint32_t diff = (uint32_t)(lx ^ c0) | (uint32_t)(ly ^ c1) | (uint32_t)(lz ^ c2);
         uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
@@ -502,6 +590,27 @@ static int fast_run3(walk *w, tree_probe *p, const double inv[3], double *t_hit,
         }
         int64_t msk = ~(((int64_t)1 << nl) - 1);
         c0 = lx & msk, c1 = ly & msk, c2 = lz & msk, l = (uint32_t)nl;
+        if (bj >= 0) {
+            int ok = 0;
+            for (int s = 0; s < 2 && !ok; s++) {
+                const int64_t *sv = s ? s2 : s1;
+                diff = (uint32_t)(sv[0] ^ c0) | (uint32_t)(sv[1] ^ c1) | (uint32_t)(sv[2] ^ c2);
+                if (!(diff >> l)) {
+                    ok = 1; /* in the new cell */
+                    break;
+                }
+                L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
+                if (L < 2) L = 2;
+                if (L > m->top) L = m->top;
+                const on_losnode *side[ON_LOS_LEVELS];
+                side[L] = p->chain[L];
+                ok = on_losmap_leaf_from(m, side, L, (uint32_t)sv[0], (uint32_t)sv[1], (uint32_t)sv[2]) >= 0;
+            }
+            if (!ok) {
+                *t_hit = tE;
+                return 0;
+            }
+        }
         if (sink) {
             on_cell c = {tile, on_code_make((uint32_t)c0, (uint32_t)c1, (uint32_t)c2, l)};
             sink(ud, c);
@@ -570,9 +679,9 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
 {
     *t_hit = 0;
     if (!sane(a, b)) return 0;
-    if (!sink && fabs(a[0]) < FAST_COORD && fabs(a[1]) < FAST_COORD && fabs(a[2]) < FAST_COORD &&
-        fabs(b[0]) < FAST_COORD && fabs(b[1]) < FAST_COORD && fabs(b[2]) < FAST_COORD && clear_by_box(t, a, b))
-        return 1;
+    int small = fabs(a[0]) < FAST_COORD && fabs(a[1]) < FAST_COORD && fabs(a[2]) < FAST_COORD &&
+                fabs(b[0]) < FAST_COORD && fabs(b[1]) < FAST_COORD && fabs(b[2]) < FAST_COORD;
+    if (!sink && small && clear_by_box(t, a, b)) return 1;
     walk w;
     walk_init(&w, a, b);
     tree_probe p;
@@ -585,25 +694,53 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     p.cur.tile = p.cur.code = 0;
     p.lm = NULL;
     p.lmtile = UINT32_MAX;
-    around r;
-    around_start(&w, &r);
-    unsigned m = free_mask_tree(&p, &r);
-    if (!m) return 0;
-    if (sink) sink_all(sink, ud, &p, m);
-    unsigned first = pick_largest(&p, m);
-    enter_cell(&p, p.cells[first], p.vals[first], p.top[first]);
     p.chain_ok = 0;
-    double inv[3];
-    int fast = !(w.two[0] | w.two[1] | w.two[2]), all3 = w.step[0] && w.step[1] && w.step[2];
-    for (int j = 0; j < 3; j++) {
-        inv[j] = w.step[j] ? 1.0 / w.d[j] : 0;
-        if (!(fabs(a[j]) < FAST_COORD && fabs(b[j]) < FAST_COORD)) fast = 0;
+    int fast = small && !(w.two[0] | w.two[1] | w.two[2]);
+    if (fast) {
+        /* no lattice plane holds the segment: one voxel around the start, read off its tile's masks
+         * from the top (which leaves the chain of its cell) */
+        int64_t n = t->n, x = w.idx[0], y = w.idx[1], z = w.idx[2];
+        if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+            return 0;
+        int D = t->p.depth;
+        uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
+        const on_tile *tl = &t->tiles[ti];
+        if (tl->solid || !tl->loaded) return 0;
+        const on_losmap *lm = on_tile_losmap(t, ti);
+        if (lm) {
+            uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
+            p.chain[lm->top] = lm->node;
+            int l = on_losmap_leaf_from(lm, p.chain, lm->top, lx, ly, lz);
+            if (l < 0) return 0;
+            uint32_t msk = ~((1u << l) - 1u);
+            p.lm = lm;
+            p.lmtile = ti;
+            p.chain_ok = 1;
+            p.cur.tile = ti;
+            p.cur.code = on_code_make(lx & msk, ly & msk, lz & msk, (uint32_t)l);
+            p.torg[0] = x - lx, p.torg[1] = y - ly, p.torg[2] = z - lz;
+            p.cmin[0] = p.torg[0] + (lx & msk), p.cmin[1] = p.torg[1] + (ly & msk), p.cmin[2] = p.torg[2] + (lz & msk);
+            p.cs = (int64_t)1 << l;
+            if (sink) sink(ud, p.cur);
+        }
     }
+    around r;
+    if (!p.cs) { /* the voxels around the start (1, 2, 4 or 8), read one by one */
+        around_start(&w, &r);
+        unsigned m = free_mask_tree(&p, &r);
+        if (!m) return 0;
+        if (sink) sink_all(sink, ud, &p, m);
+        unsigned first = pick_largest(&p, m);
+        enter_cell(&p, p.cells[first], p.vals[first], p.top[first]);
+        p.chain_ok = p.lm != NULL && !(r.valid & (r.valid - 1)); /* one voxel read: its descent left the chain */
+    }
+    double inv[3];
+    for (int j = 0; j < 3; j++) inv[j] = w.step[j] ? 1.0 / w.d[j] : 0;
     for (;;) {
         if (fast) {
             int rc = 3;
-            if (all3 && p.chain_ok && p.lm && p.lmtile == p.cur.tile) rc = fast_run3(&w, &p, inv, t_hit, sink, ud);
-            if (rc == 3) rc = fast_step(&w, &p, inv, t_hit);
+            if (p.chain_ok && p.lm && p.lmtile == p.cur.tile) rc = fast_run(&w, &p, inv, t_hit, sink, ud);
+            if (rc == 3) rc = fast_step(&w, &p, inv, t_hit, sink);
             if (rc == 1) {
                 if (sink) sink(ud, p.cur); /* the one cell entered (events report theirs below) */
                 continue;
