@@ -68,16 +68,53 @@ static int node_chain(on_query *q, int32_t end, const double stop[3])
     return 0;
 }
 
-static double sight_cost(void *ud, const double a[3], const double b[3])
+/* What smoothing and relaxation ask while one path is finished: the query's line of sight and turn
+ * checks, with the last TURN_MEMO turns' answers kept. A turn's answer depends only on its corner x and
+ * on which side of each axis the path comes from and leaves to (on_tree_turn_ok), and relaxation asks
+ * the same turns again as it tries to slide a corner between them (measured on DC1: 28.1 turn checks
+ * a query without, 23.5 with 16 kept, 23.0 with 32; the same paths). */
+#define TURN_MEMO 16
+typedef struct fin_sight {
+    on_query *q;
+    unsigned nturn; /* answers kept: turn[nturn % TURN_MEMO] is the next replaced */
+    struct {
+        double x[3];
+        unsigned sides; /* the signs of x - a and b - x on each axis, 4 bits an axis */
+        int ok;
+    } turn[TURN_MEMO];
+} fin_sight;
+
+static int fin_visible(void *ud, const double a[3], const double b[3])
 {
-    return on_areaset_cost(&((on_query *)ud)->areas, a, b);
+    return sight_visible(((fin_sight *)ud)->q, a, b);
 }
 
-static int sight_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
+static double fin_cost(void *ud, const double a[3], const double b[3])
 {
-    on_query *q = ud;
+    return on_areaset_cost(&((fin_sight *)ud)->q->areas, a, b);
+}
+
+static int fin_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    fin_sight *fs = ud;
+    unsigned sides = 0;
+    for (int j = 0; j < 3; j++) {
+        double din = x[j] - a[j], dout = b[j] - x[j];
+        sides |= (unsigned)((din > 0) | (din < 0) << 1 | (dout > 0) << 2 | (dout < 0) << 3) << (4 * j);
+    }
+    unsigned kept = fs->nturn < TURN_MEMO ? fs->nturn : TURN_MEMO;
+    for (unsigned i = 0; i < kept; i++)
+        if (fs->turn[i].sides == sides && fs->turn[i].x[0] == x[0] && fs->turn[i].x[1] == x[1] &&
+            fs->turn[i].x[2] == x[2])
+            return fs->turn[i].ok;
+    on_query *q = fs->q;
     q->info.turns++;
-    return on_tree_turn_ok(q->t, q->lcache, a, x, b);
+    int ok = on_tree_turn_ok(q->t, q->lcache, a, x, b);
+    unsigned slot = fs->nturn++ % TURN_MEMO;
+    memcpy(fs->turn[slot].x, x, sizeof fs->turn[slot].x);
+    fs->turn[slot].sides = sides;
+    fs->turn[slot].ok = ok;
+    return ok;
 }
 
 /* The result's tiles, from the corridor and the final path. */
@@ -110,7 +147,10 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     } else {
         memcpy(stop, q->b, sizeof stop);
     }
-    on_sight sight = {sight_visible, sight_turn_ok, q, q->areas.n ? sight_cost : NULL, NULL};
+    fin_sight fs;
+    fs.q = q;
+    fs.nturn = 0;
+    on_sight sight = {fin_visible, fin_turn_ok, &fs, q->areas.n ? fin_cost : NULL, NULL};
     if (q->o.any_angle || !q->o.refine) {
         if (node_chain(q, end, stop) != 0) return -1;
     } else if (q->areas.n) {

@@ -198,6 +198,60 @@ static void smooth_open(void)
     on_pathbuf_free(&p);
 }
 
+/* A straight row of waypoints 0.25 apart in which a segment is in sight up to 2.5 long: smoothing
+ * keeps every tenth. */
+static int vis_short(void *ud, const double a[3], const double b[3])
+{
+    (void)ud;
+    return b[0] - a[0] <= 2.5 + 1e-9;
+}
+
+/* Refuses every turn at x = 2.5 (waypoint 10 of the row), counting the turns asked. */
+static int turn_not_at_2_5(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    (void)ud, (void)a, (void)b;
+    turn_calls++;
+    return x[0] != 2.5;
+}
+
+static void push_row(on_pathbuf *p)
+{
+    p->n = 0;
+    for (int i = 0; i <= 40; i++) {
+        double q[3] = {i * 0.25, 0, 0};
+        CHECK(on_pathbuf_push(p, q) == 0);
+    }
+}
+
+/* Smoothing asks the turns only at the waypoint its search by sight settles on: at the kept
+ * waypoints 10, 20 and 30, the turn on from each (to the next waypoint) and the turn through it (from
+ * the kept one before): 6 in all. A turn refused there (at waypoint 10) makes it search again below
+ * that waypoint with the turns asked at each candidate: it keeps waypoint 9 instead, and goes on from
+ * there. */
+static void smooth_turns_settled(void)
+{
+    on_sight s = {vis_short, turn_count, NULL, NULL, NULL};
+    on_pathbuf p = {0};
+    push_row(&p);
+    turn_calls = 0;
+    on_smooth(&p, &s, ON_SMOOTH_GREEDY);
+    CHECK_EQ_INT(turn_calls, 6);
+    double want[] = {0, 2.5, 5, 7.5, 10};
+    CHECK_EQ_INT(p.n, 5);
+    for (size_t i = 0; i < p.n && i < 5; i++) CHECK(p.p[3 * i] == want[i]);
+    s.turn_ok = turn_not_at_2_5;
+    push_row(&p);
+    turn_calls = 0;
+    on_smooth(&p, &s, ON_SMOOTH_GREEDY);
+    double want2[] = {0, 2.25, 4.75, 7.25, 9.75, 10};
+    CHECK_EQ_INT(p.n, 6);
+    for (size_t i = 0; i < p.n && i < 6; i++) CHECK(p.p[3 * i] == want2[i]);
+    /* the refused one at 10; the bisection below it asks the turn on at 5, 7, 8 and 9 (the start has no
+     * turn before it); then 2 at each of 19, 29 and 39 */
+    CHECK_EQ_INT(turn_calls, 11);
+    on_pathbuf_free(&p);
+}
+
 TEST_MAIN("tighten", {
     refine_straight();
     refine_corner();
@@ -206,4 +260,5 @@ TEST_MAIN("tighten", {
     smooth_relax_block(ON_SMOOTH_BINARY);
     smooth_clear_flags();
     smooth_open();
+    smooth_turns_settled();
 })
