@@ -41,6 +41,7 @@ void on_reach_free(on_reach *r)
     free(r->hkey);
     free(r->order);
     free(r->hp);
+    free(r->hc);
     memset(r, 0, sizeof *r);
 }
 
@@ -85,12 +86,12 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
             regrow((void **)&r->tent_next, 8 * c, sizeof *r->tent_next) ||
             regrow((void **)&r->tbox, 8 * c, sizeof *r->tbox) || regrow((void **)&r->tbox_off, c + 1, sizeof *r->tbox_off) ||
             regrow((void **)&r->gneed, c, sizeof *r->gneed) || regrow((void **)&r->order, c, sizeof *r->order) ||
-            regrow((void **)&r->hp, c, sizeof *r->hp))
+            regrow((void **)&r->hp, c, sizeof *r->hp) || regrow((void **)&r->hc, c, sizeof *r->hc))
             return -1;
         r->tcap = c;
     }
     r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 6 + sizeof(double) * 3) +
-               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 3 + 3) * sizeof(uint32_t) + sizeof(double));
+               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 3 + 3) * sizeof(uint32_t) + 2 * sizeof(double));
     return 0;
 }
 
@@ -297,20 +298,41 @@ typedef struct reach_stop {
     double weight;         /* the straight line's weight in the keys (1: plain A*) */
     double slack, add;
     size_t budget;         /* > 0: stop this many settled boxes after the first target met */
-    const uint32_t *order; /* with to: the targets by increasing straight line on to `to` (hp) */
+    const uint32_t *order; /* with to: the targets by increasing hc */
     const double *hp;      /* with to: per target, the straight line from it to `to` */
+    const double *hc;      /* with to: per target, |root - target| + hp: the line through it */
+    const double *root;    /* the search's point */
 } reach_stop;
+
+/* With `to`: hc[t] = |p - target t| + hp[t] and the targets in order of it (insertion sort: a tile's
+ * portals), so heading can stop scanning at the first target whose hc, less how far the point is from
+ * p, cannot beat the best so far (|q - t| >= |p - t| - |q - p|). */
+static void order_targets(on_reach *r, const double *pts, uint32_t npt, const double p[3])
+{
+    for (uint32_t i = 0; i < npt; i++) {
+        double h = dist3(pts + 3 * (size_t)i, p) + r->hp[i];
+        uint32_t j = i;
+        for (; j > 0 && r->hc[r->order[j - 1]] > h; j--) r->order[j] = r->order[j - 1];
+        r->order[j] = i;
+        r->hc[i] = h;
+    }
+}
 
 /* The key's estimate at point q heading for d->to: weight x the shortest straight line to `to` through
  * one of the targets (never below the straight line to `to`, which it was before: a search pulled to
  * the targets on its way rather than only towards `to`). */
 static double heading(const reach_stop *d, const double q[3])
 {
-    double h = HUGE_VAL;
+    double h = HUGE_VAL, R = dist3(q, d->root);
     for (uint32_t i = 0; i < d->npt; i++) {
         uint32_t t = d->order[i];
-        if (d->hp[t] >= h) break; /* the rest are farther on */
-        double x = dist3(q, d->pts + 3 * (size_t)t) + d->hp[t];
+        if (d->hc[t] - R >= h) break; /* this one and the rest are no better */
+        double r = h - d->hp[t];
+        if (r <= 0) continue;
+        const double *pt = d->pts + 3 * (size_t)t;
+        double dx = q[0] - pt[0], dy = q[1] - pt[1], dz = q[2] - pt[2], d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 >= r * r) continue; /* no better: no square root (most targets, most calls) */
+        double x = sqrt(d2) + d->hp[t];
         if (x < h) h = x;
     }
     if (h == HUGE_VAL) h = dist3(q, d->to);
@@ -388,6 +410,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                 /* no portal yet: the way towards `to` is blocked; head for the nearest portal
                  * instead (the targets' lines on to `to` dropped), the open boxes keyed again */
                 for (uint32_t i = 0; i < d->npt; i++) r->hp[i] = 0;
+                order_targets(r, d->pts, d->npt, p);
                 size_t m = 0;
                 for (size_t i = 0; i < n; i++) {
                     uint32_t c = r->heap_box[i];
@@ -499,15 +522,10 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
     /* lenient: the tile's boxes come from the tree as it is now, the portals from its bake; a portal
      * an edit has blocked since (a closed door, a hole's inside, a temporary obstacle) is not reached */
     if (map_targets(r, s, pts, npt, 1)) return ON_FAILURE | ON_CORRUPT;
-    reach_stop d = {group, npt, pts, to, weight, slack, add, budget, r->order, r->hp};
-    if (to) { /* the targets by their straight line on to `to` (insertion sort: a tile's portals) */
-        for (uint32_t i = 0; i < npt; i++) {
-            double h = dist3(pts + 3 * (size_t)i, to);
-            uint32_t j = i;
-            for (; j > 0 && r->hp[r->order[j - 1]] > h; j--) r->order[j] = r->order[j - 1];
-            r->order[j] = i;
-            r->hp[i] = h;
-        }
+    reach_stop d = {group, npt, pts, to, weight, slack, add, budget, r->order, r->hp, r->hc, p};
+    if (to) { /* each target's straight line on to `to`, and their order for heading */
+        for (uint32_t i = 0; i < npt; i++) r->hp[i] = dist3(pts + 3 * (size_t)i, to);
+        order_targets(r, pts, npt, p);
     }
     r->heap_failed = 0;
     reach_run(r, s, roots, nroot, p, group ? &d : NULL);

@@ -37,8 +37,9 @@ typedef struct on_reach {
     uint32_t *tbox;
     uint32_t *gneed;       /* per component: its target entries, UINT32_MAX once met */
     double *hkey;          /* per box: the heading part of its key (searches with a `to`) */
-    uint32_t *order;       /* per target: the targets by straight line on to `to` */
+    uint32_t *order;       /* the targets by hc */
     double *hp;            /* per target: that straight line */
+    double *hc;            /* per target: the line from the search's point through it on to `to` */
     uint32_t *chain;       /* a corridor of boxes, goal to root */
     double *cpt;           /* its points: 3 doubles each, nbox + 2 */
     size_t tcap;

@@ -25,7 +25,7 @@
  * portal of the endpoint's component is settled (the tile graph's components are those of the box
  * graph); in a tile of more than 4096 boxes it is an A* heading for the other end's first point
  * through the nearest portal (the straight line via one of the tile's portals, weighted 1.5), stopped
- * once no box left can beat the best total met by n/8 leaves or 200 boxes after it met its first
+ * once no box left can beat the best total met by n/8 leaves or 20 boxes (ROUTE_DIRECTED_BUDGET) after it met its first
  * portal, and heading for the nearest portal instead once 256 boxes met none; a start and a goal in one such tile each head for the other and stop soon after meeting it
  * (the direct join). It reaches at least one portal of the component, and the planner goes on from
  * there by the tile graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
@@ -64,6 +64,12 @@
  * towards the other end is blocked in its tile), costs mean 1.004, max 1.052 x main's. Unprepared, building a tile's boxes (~86 ms for ~84k) per endpoint still dominates. The
  * same checks as above with the directed join forced on every tile: mean 1.22 / 1.24, max 1.82 /
  * 1.74 (8- / 16-leaf tiles); with a budget of 1 box: mean 1.29, max 1.85 (16-leaf tiles).
+ * Session 9 (issue 11's 1 ms): the heading estimate scans the portals in order of their line from
+ * the search's point (|p - t| + line on), stopping at the first that cannot beat the best so far
+ * less how far the box is from p (exact: same keys, same routes; its instructions 26 M -> 7.5 M over
+ * 8 tail pairs of 3x1x3 x 512^3, callgrind), and the budget after the first portal is 20 boxes
+ * (route_plan.h). 8x1x8 x 512^3 prepared, 35 pairs, fastest of 5, main and this side by side at
+ * load 4: plan p99 1.8-2.1 -> 1.1-1.2 ms, p90 1.25-1.35 -> 0.69-0.72 ms.
  */
 #ifndef OCTONAV_ROUTE_H
 #define OCTONAV_ROUTE_H

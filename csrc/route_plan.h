@@ -73,12 +73,15 @@ struct on_route {
  * boxes settled p90 4332 / 353 / 653. Weight 1 / 1.5 / 2 on 8x1x8 x 512^3 (35 pairs, prepared): plan p99 42 / 10 / 8 ms, route
  * cost / the full join's mean 0.999 / 1.005 / 1.011, max 1.014 / 1.073 / 1.106. It reaches at least one portal of the endpoint's
  * component, and the planner follows the tile graph's edges from there, so a route is still found iff
- * one exists; its cost may pass through a portal the full join would not have used. */
+ * one exists; its cost may pass through a portal the full join would not have used. Session 9: budget
+ * 200 -> 20 (35 pairs on 8x1x8 x 512^3, world:plan's start_multi: the budget was what stopped almost
+ * every join, 200 boxes after a portal met at box 1-30; boxes settled p90 571 -> 224, max 839 -> 659;
+ * route costs / budget 200's mean 1.0005, max 1.011; budget 5: 1.009 / 1.075, 1: 1.017 / 1.106). */
 #define ROUTE_DIRECTED_BOXES 4096
 #define ROUTE_DIRECTED_WEIGHT 1.5
 #define ROUTE_DIRECTED_SLACK 0
 #define ROUTE_DIRECTED_ADD 0.125
-#define ROUTE_DIRECTED_BUDGET 200
+#define ROUTE_DIRECTED_BUDGET 20
 
 typedef struct via { /* the link a node is reached through */
     uint32_t owner, i;

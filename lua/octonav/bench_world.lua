@@ -338,7 +338,9 @@ end
 -- walkers (100), frames (300: frames of the 100-navigator run), passes (2: runs of each crowd variant),
 -- prepare (true: the after runs, plans and walks on a prepared tree), budget (nil: the budget's
 -- defaults), jobs (nil | "tile" | "job": serial and -P2 bakes over jobs),
--- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil).
+-- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil), pack (nil: a
+-- directory that already holds this world's pack, baked with the same config: no bake, bake_s is nil, the
+-- directory is kept; t8x512's bake takes ~200 CPU seconds).
 function M.measure(name, opts)
   opts = opts or {}
   local octonav = require "octonav"
@@ -346,17 +348,24 @@ function M.measure(name, opts)
   local spec, why = M.world_spec(name, opts.data)
   if not spec then return { name = name, skipped = why } end
   local row = { name = name }
-  local out = tmpdir()
-  local cfg = load_config(spec.file, setmetatable({ OUT = out }, { __index = spec.env }))
-  -- bake (one process)
-  collectgarbage()
-  local t0 = clock()
-  local summary = assert(octonav.bake(cfg))
-  row.bake_s = clock() - t0
-  row.tiles = summary.tiles
-  row.portals = summary.portals
+  local out = opts.pack or tmpdir()
+  local t0
+  if opts.pack then
+    local m = io.open(out .. "/manifest.txt", "rb")
+    if not m then error("octonav.bench_world: option 'pack': no manifest.txt in " .. tostring(out), 2) end
+    m:close()
+  else
+    local cfg = load_config(spec.file, setmetatable({ OUT = out }, { __index = spec.env }))
+    -- bake (one process)
+    collectgarbage()
+    t0 = clock()
+    local summary = assert(octonav.bake(cfg))
+    row.bake_s = clock() - t0
+    row.tiles = summary.tiles
+    row.portals = summary.portals
+    log(("%s: baked %d tiles in %.2f s"):format(name, row.tiles, row.bake_s))
+  end
   row.graph_file_bytes = dir_bytes(out, "*.graph")
-  log(("%s: baked %d tiles in %.2f s"):format(name, row.tiles, row.bake_s))
   -- open, in a fresh process (the resident set of this one holds the bake's garbage)
   local probe = io.popen(("lua5.4 -e %s"):format(sh_quote(([[package.path=%q package.cpath=%q
     local bw = require "octonav.bench_world" local r = bw.open_probe(%q)
@@ -368,6 +377,7 @@ function M.measure(name, opts)
   row.open_s, row.open_heap, row.open_rss, row.tree_bytes, row.hier_bytes = v[1], v[2], v[3], v[4], v[5]
   assert(row.open_s, "open probe failed: " .. line)
   local world = assert(octonav.world.load(out))
+  if not row.tiles then row.tiles = world.tiles[1] * world.tiles[2] * world.tiles[3] end
   log(("%s: opened in %.2f s, heap +%.1f MB, rss +%.1f MB, tree %.2f MB, hierarchy %.2f MB"):format(name, row.open_s,
     row.open_heap / 2^20, row.open_rss / 2^20, row.tree_bytes / 2^20, row.hier_bytes / 2^20))
   -- pairs
@@ -495,13 +505,13 @@ function M.measure(name, opts)
     row.jobs_serial_cpu, row.jobs_p2_cpu = s1.cpu_s, s2.cpu_s
     row.jobs_link_s = s2.link_s
     row.jobs_ok = s1.ok and s2.ok
-    row.jobs_identical = pack_bytes(d1) == pack_bytes(d2) and pack_bytes(d1) == pack_bytes(out)
+    row.jobs_identical = pack_bytes(d1) == pack_bytes(d2) and (opts.pack ~= nil or pack_bytes(d1) == pack_bytes(out))
     log(("%s: tile jobs serial %.2f s (CPU %.2f s), -P2 %.2f s (CPU %.2f s, link %.2f s), identical %s"):format(name,
       s1.total_s, s1.cpu_s, s2.total_s, s2.cpu_s, s2.link_s, tostring(row.jobs_identical)))
     rm_rf(d1)
     rm_rf(d2)
   end
-  rm_rf(out)
+  if not opts.pack then rm_rf(out) end
   if spec.temp_file then os.remove(spec.file) end
   return row
 end
@@ -535,10 +545,10 @@ function M.table(rows)
       lines[#lines + 1] = ("| %s | skipped: %s |"):format(r.name, r.skipped)
     else
       lines[#lines + 1] = ("| %s | %d | %d | %.3f | %.2f | %d | %.2f | %.2f | %.1f%% | %.2f | %.0f | %.2f | %.2f" ..
-        " | %.2f | %.1f | %s | %s | %s | %s | %s | %s |"):format(r.name, r.tiles, r.pairs, r.ratio_mean, r.ratio_max,
+        " | %.2f | %s | %s | %s | %s | %s | %s | %s |"):format(r.name, r.tiles, r.pairs, r.ratio_mean, r.ratio_max,
           r.failures, r.hier_bytes / 2^20, r.tree_bytes / 2^20,
           100 * r.hier_bytes / math.max(1, r.tree_bytes), r.open_s, r.open_rss / 2^20, r.plan_p50_us / 1e3,
-          r.plan_p99_us / 1e3, r.frame_p99_ms, r.bake_s, f(r.jobs_serial_s, "%.1f"), f(r.jobs_p2_s, "%.1f"),
+          r.plan_p99_us / 1e3, r.frame_p99_ms, f(r.bake_s, "%.1f"), f(r.jobs_serial_s, "%.1f"), f(r.jobs_p2_s, "%.1f"),
           r.jobs_p2_s and ("%.2fx (%s)"):format(r.jobs_serial_s / r.jobs_p2_s, r.jobs_kind) or "-",
           r.jobs_serial_cpu and ("%.1f / %.1f"):format(r.jobs_serial_cpu, r.jobs_p2_cpu) or "-",
           r.jobs_identical == nil and "-" or (r.jobs_identical and "yes" or "NO"), f(r.rebake_s, "%.2f"))
