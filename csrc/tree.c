@@ -415,7 +415,7 @@ typedef struct nb_out {
     size_t cap, count;
 } nb_out;
 
-static void nb_emit(nb_out *o, uint32_t tile, uint32_t code, int face)
+static inline void nb_emit(nb_out *o, uint32_t tile, uint32_t code, int face)
 {
     if (o->count < o->cap) {
         o->out[o->count].tile = tile;
@@ -425,20 +425,39 @@ static void nb_emit(nb_out *o, uint32_t tile, uint32_t code, int face)
     o->count++;
 }
 
-/* Emit the free descendants of stored node `code` (value bf) that touch its side `hi` of `axis`. */
-static void nb_collect(const on_tree *t, on_lcache *lc, uint32_t tile, uint32_t code, int bf, int axis, int hi,
+/* A lookup that missed the cache: read the table and remember it (out of line: the neighbour walk's
+ * lookups mostly hit). */
+static __attribute__((noinline)) int nb_miss(const on_tree *t, on_lcache *lc, size_t i, uint64_t key)
+{
+    lc->key[i] = key;
+    lc->val[i] = (int16_t)on_table_get(&t->tiles[key >> 32].table, (uint32_t)key);
+    return lc->val[i];
+}
+
+/* on_lcache_lookup with its hit inline (key: tile << 32 | code); the neighbour walk makes about a
+ * dozen lookups an expansion, and the call around the hit cost more than the hit. */
+static inline __attribute__((always_inline)) int nb_lookup(const on_tree *t, on_lcache *lc, uint64_t key)
+{
+    if (!lc) return on_table_get(&t->tiles[key >> 32].table, (uint32_t)key);
+    size_t i = (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - ON_LCACHE_BITS));
+    if (lc->key[i] == key) return lc->val[i];
+    return nb_miss(t, lc, i, key);
+}
+
+/* Emit the free descendants of stored node `code` (value bf) of tile key `tk` (tile << 32) that touch
+ * its side `hi` of `axis`, in child order. */
+static void nb_collect(const on_tree *t, on_lcache *lc, uint64_t tk, uint32_t code, int bf, int axis, int hi,
                        int face, nb_out *o)
 {
     uint32_t cl = on_code_layer(code) - 1;
     for (unsigned i = 0; i < 8; i++) {
-        if ((int)((i >> axis) & 1u) != hi) continue;
-        if (bf & (1 << i)) continue;
+        if ((int)((i >> axis) & 1u) != hi || (bf & (1 << i))) continue;
         uint32_t child = on_code_child(code, i);
-        int cv = cl > 0 ? on_lcache_lookup(t, lc, tile, child) : -1;
+        int cv = cl > 0 ? nb_lookup(t, lc, tk | child) : -1;
         if (cv >= 0)
-            nb_collect(t, lc, tile, child, cv, axis, hi, face, o);
+            nb_collect(t, lc, tk, child, cv, axis, hi, face, o);
         else
-            nb_emit(o, tile, child, face);
+            nb_emit(o, (uint32_t)(tk >> 32), child, face);
     }
 }
 
@@ -447,62 +466,59 @@ on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *
     return on_tree_neighbors_cached(t, NULL, c, out, faces, cap, count);
 }
 
+/* Per face: the neighbour region of c's size across it; walk down from the lowest common ancestor
+ * (stored, since c is free below it; across a tile border, the other tile's root) to the first free
+ * cell or blocked child on the way, or at c's layer collect the region's free descendants on the
+ * face. A node's code at a layer is the leaf code with the low bits of each coordinate cleared. */
 on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count)
 {
     nb_out o = {out, faces, cap, 0};
-    int ijk[3];
     if (c.tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
     on_lcache_check(lc, t);
-    on_tile_coords(t, c.tile, ijk);
-    uint32_t L = on_code_layer(c.code);
-    int64_t s = (int64_t)1 << L;
-    int64_t loc[3] = {on_code_x(c.code), on_code_y(c.code), on_code_z(c.code)};
+    uint32_t L = on_code_layer(c.code), s = 1u << L, n = (uint32_t)t->n, depth = (uint32_t)t->p.depth;
+    uint32_t loc[3] = {on_code_x(c.code), on_code_y(c.code), on_code_z(c.code)};
+    uint32_t leaf = c.code & ~15u; /* c's min corner as a layer-0 code */
+    static const uint32_t shift[3] = {4, 13, 22};
+    int ijk[3] = {-1, 0, 0};
     for (int face = 0; face < 6; face++) {
         int axis = face >> 1, dir = face & 1;
-        int64_t nl[3] = {loc[0], loc[1], loc[2]};
-        int nt[3] = {ijk[0], ijk[1], ijk[2]};
-        nl[axis] += dir ? s : -s;
-        int cross = 0;
-        if (nl[axis] < 0) {
-            nt[axis]--;
-            nl[axis] += t->n;
-            cross = 1;
-        } else if (nl[axis] >= t->n) {
-            nt[axis]++;
-            nl[axis] -= t->n;
-            cross = 1;
+        uint32_t p = loc[axis], np, layer;
+        uint32_t ti = c.tile;
+        if (dir ? p + s < n : p >= s) {
+            np = dir ? p + s : p - s;
+            layer = (uint32_t)(32 - __builtin_clz(p ^ np)); /* the LCA's layer: the first where both agree */
+        } else { /* across the tile border: from the other tile's root */
+            if (ijk[0] < 0) on_tile_coords(t, c.tile, ijk);
+            int nt = ijk[axis] + (dir ? 1 : -1);
+            if (nt < 0 || nt >= t->p.tiles[axis]) continue;
+            ijk[axis] = nt;
+            ti = on_tile_index(t, ijk[0], ijk[1], ijk[2]);
+            ijk[axis] = nt + (dir ? -1 : 1);
+            const on_tile *tl = &t->tiles[ti];
+            if (tl->solid || !tl->loaded) continue;
+            np = dir ? 0 : n - s;
+            layer = depth;
         }
-        if (nt[axis] < 0 || nt[axis] >= t->p.tiles[axis]) continue;
-        uint32_t ti = on_tile_index(t, nt[0], nt[1], nt[2]);
-        const on_tile *tl = &t->tiles[ti];
-        if (tl->solid || !tl->loaded) continue;
-        uint32_t x = (uint32_t)nl[0], y = (uint32_t)nl[1], z = (uint32_t)nl[2];
-        /* Walk down from the lowest common ancestor (stored, since c is free below it) or, across a
-         * tile border, from the root. */
-        uint32_t layer = (uint32_t)t->p.depth;
-        if (!cross) {
-            uint32_t diff = (x ^ (uint32_t)loc[0]) | (y ^ (uint32_t)loc[1]) | (z ^ (uint32_t)loc[2]);
-            /* the LCA's layer: the first layer where both agree (diff is never 0: the codes differ) */
-            layer = (uint32_t)(32 - __builtin_clz(diff));
-        }
-        uint32_t node = on_code_at(x, y, z, layer);
-        int v = on_lcache_lookup(t, lc, ti, node);
+        uint32_t nleaf = (leaf & ~(511u << shift[axis])) | np << shift[axis];
+        uint64_t tk = (uint64_t)ti << 32;
+        uint32_t node = (nleaf & ~(((1u << layer) - 1u) * 0x402010u)) | layer;
+        int v = nb_lookup(t, lc, tk | node);
         if (v < 0) { /* only the root can be missing here: the whole tile is one free cell */
             nb_emit(&o, ti, node, face);
             continue;
         }
+        uint32_t x = on_code_x(nleaf), y = on_code_y(nleaf), z = on_code_z(nleaf);
         for (;;) {
-            if (layer == L) {
-                /* same-size region is subdivided: its free descendants on the shared face */
-                nb_collect(t, lc, ti, node, v, axis, !dir, face, &o);
+            if (layer == L) { /* the same-size region is subdivided: its free descendants on the face */
+                nb_collect(t, lc, tk, node, v, axis, !dir, face, &o);
                 break;
             }
             layer--;
             unsigned ci = ((x >> layer) & 1u) | (((y >> layer) & 1u) << 1) | (((z >> layer) & 1u) << 2);
             if (v & (1 << ci)) break; /* blocked */
-            node = on_code_at(x, y, z, layer);
-            if (layer == 0 || (v = on_lcache_lookup(t, lc, ti, node)) < 0) {
+            node = (nleaf & ~(((1u << layer) - 1u) * 0x402010u)) | layer;
+            if (layer == 0 || (v = nb_lookup(t, lc, tk | node)) < 0) {
                 nb_emit(&o, ti, node, face); /* a free cell at least as large as c */
                 break;
             }
