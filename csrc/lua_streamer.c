@@ -4,7 +4,10 @@
  * and pack directories. The userdata keeps its tree alive (user value 1); closing the tree stops the
  * streamer first (on_tree_destroy joins its workers), after which every method raises "its tree was
  * closed" until s:close(). A tree takes one streamer at a time. The userdata is on the class helper of
- * lua_util.h (closed handle made before the streamer, shared close/gc/tostring).
+ * lua_util.h (closed handle made before the streamer, shared close/gc/tostring). s:set_graph(graph)
+ * streams tile graphs with the tiles into a world graph (octonav.core.route.world), kept alive as
+ * user value 2; the calls that may link or drop a tile graph (update, force_unload) raise once that
+ * graph was closed.
  */
 #include "lua_util.h"
 
@@ -14,7 +17,11 @@
 typedef struct lstreamer {
     on_lhandle h;       /* h.p: the on_streamer, NULL once closed */
     const on_tree *tree;
+    void *graph;        /* the on_wgraph given to set_graph (user value 2), or NULL */
 } lstreamer;
+
+/* The route binding's world graph class (lua_route.c): its userdata starts with an on_lhandle. */
+#define WGRAPH_MT "octonav.route.graph"
 
 static void streamer_destroy(on_lhandle *h)
 {
@@ -51,6 +58,20 @@ static void check_tree_idle(lua_State *L, const char *fname)
     lua_pop(L, 1);
 }
 
+/* Raise (after unsetting it in C) when the world graph given to set_graph was closed since: the C
+ * streamer must not link into or drop from a freed graph. */
+static void check_graph(lua_State *L, lstreamer *u)
+{
+    if (!u->graph) return;
+    lua_getiuservalue(L, 1, 2);
+    on_lhandle *g = luaL_testudata(L, -1, WGRAPH_MT);
+    lua_pop(L, 1);
+    if (g && g->p == u->graph) return;
+    on_streamer_set_graph(u->h.p, NULL, 0);
+    u->graph = NULL;
+    luaL_error(L, "octonav.streamer: its world graph was closed");
+}
+
 static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", NULL};
 
 /* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0,
@@ -80,7 +101,7 @@ static int l_new(lua_State *L)
     p.max_loaded = (size_t)m;
     p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
     if (on_tree_streamer(t)) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
-    lstreamer *u = (lstreamer *)on_lua_newhandle(L, &streamer_class, sizeof *u, 1);
+    lstreamer *u = (lstreamer *)on_lua_newhandle(L, &streamer_class, sizeof *u, 2);
     on_streamer *s;
     on_status st = on_streamer_create(t, dir, &p, &s);
     if (!on_ok(st)) return luaL_error(L, "octonav.streamer.new: %s", on_status_string(st));
@@ -163,7 +184,31 @@ static int l_force_load(lua_State *L)
 static int l_force_unload(lua_State *L)
 {
     check_tree_idle(L, "force_unload");
+    check_graph(L, checks(L, 1));
     return tile_call(L, on_streamer_force_unload, "force_unload failed");
+}
+
+/* s:set_graph(graph [, max_bytes]): tile graphs stream with their tiles into world graph `graph`
+ * (octonav.core.route.world over the same tile grid): each tile's graph file (at most max_bytes,
+ * default 0 = no limit) is read and decoded on the worker beside its tile, linked by the update that
+ * installs the tile, dropped when the tile unloads; failures are update()'s graphs_failed. nil: none. */
+static int l_set_graph(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    on_lhandle *g = NULL;
+    if (!lua_isnoneornil(L, 2)) {
+        g = luaL_testudata(L, 2, WGRAPH_MT);
+        if (!g) return luaL_argerror(L, 2, "world graph (octonav.core.route.world) or nil expected");
+        if (!g->p) return luaL_argerror(L, 2, "the world graph is closed");
+    }
+    lua_Integer max = luaL_optinteger(L, 3, 0);
+    if (max < 0) return luaL_argerror(L, 3, "max_bytes must be >= 0");
+    if (!on_ok(on_streamer_set_graph(u->h.p, g ? g->p : NULL, (size_t)max)))
+        return luaL_argerror(L, 2, "the world graph has another tile grid than the tree");
+    u->graph = g ? g->p : NULL;
+    lua_settop(L, 2);
+    lua_setiuservalue(L, 1, 2);
+    return 0;
 }
 static int l_retry(lua_State *L) { return tile_call(L, on_streamer_retry, "retry failed"); }
 
@@ -188,16 +233,19 @@ static const on_lua_reason_name fail_reasons[] = {{ON_IO, "missing or unreadable
                                                   {ON_NO_MEMORY, "out of memory"},
                                                   {0, NULL}};
 
-/* s:update([wait]) -> { loaded = { {i,j,k}, ... }, unloaded = {...}, failed = { { tile = {i,j,k}, reason = "..." } } } */
+/* s:update([wait]) -> { loaded = { {i,j,k}, ... }, unloaded = {...}, failed = { { tile = {i,j,k}, reason = "..." } },
+ *                       graphs_failed = { { tile = {i,j,k}, reason = "No such file or directory" }, ... },
+ *                       trees = ..., trees_failed = ... } */
 static int l_update(lua_State *L)
 {
     lstreamer *u = checks(L, 1);
     check_tree_idle(L, "update");
+    check_graph(L, u);
     int wait = lua_toboolean(L, 2);
     const on_stream_event *ev;
     size_t n = 0;
     if (on_streamer_update(u->h.p, wait, &ev, &n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
-    lua_createtable(L, 0, 5);
+    lua_createtable(L, 0, 6);
     lua_newtable(L); /* trees: the trees read for s:load_tree, each { id =, tree = } (the caller owns them) */
     lua_newtable(L); /* trees_failed: { id =, reason = "PATH: reason" } */
     int nt = 0, ntf = 0;
@@ -221,12 +269,25 @@ static int l_update(lua_State *L)
     }
     lua_setfield(L, -3, "trees_failed");
     lua_setfield(L, -2, "trees");
+    lua_newtable(L); /* graphs_failed: tiles loaded without their graph */
+    int ng = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].kind != ON_EVENT_GRAPH_FAILED) continue;
+        lua_createtable(L, 0, 2);
+        push_tile(L, u->tree, ev[i].tile);
+        lua_setfield(L, -2, "tile");
+        lua_pushstring(L, ev[i].err);
+        lua_setfield(L, -2, "reason");
+        lua_rawseti(L, -2, ++ng);
+    }
+    lua_setfield(L, -2, "graphs_failed");
     lua_newtable(L);
     lua_newtable(L);
     lua_newtable(L);
     int nl = 0, nu = 0, nf = 0;
     for (size_t i = 0; i < n; i++) {
-        if (ev[i].kind == ON_EVENT_TREE_LOADED || ev[i].kind == ON_EVENT_TREE_FAILED) {
+        if (ev[i].kind == ON_EVENT_TREE_LOADED || ev[i].kind == ON_EVENT_TREE_FAILED ||
+            ev[i].kind == ON_EVENT_GRAPH_FAILED) {
             continue;
         } else if (ev[i].kind == ON_EVENT_LOADED) {
             push_tile(L, u->tree, ev[i].tile);
@@ -302,7 +363,8 @@ static const luaL_Reg methods[] = {
     {"add_agent", l_add_agent}, {"move_agent", l_move_agent}, {"remove_agent", l_remove_agent},
     {"lock", l_lock}, {"unlock", l_unlock}, {"force_load", l_force_load}, {"force_unload", l_force_unload},
     {"retry", l_retry}, {"is_loaded", l_is_loaded}, {"state", l_state}, {"update", l_update},
-    {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {NULL, NULL},
+    {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {"set_graph", l_set_graph},
+    {NULL, NULL},
 };
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 

@@ -568,14 +568,15 @@ typedef struct on_streamer_params {
 
 enum { ON_TILE_UNLOADED = 0, ON_TILE_QUEUED = 1, ON_TILE_LOADED = 2, ON_TILE_FAILED = 3 };
 enum { ON_EVENT_LOADED = 1, ON_EVENT_UNLOADED = 2, ON_EVENT_FAILED = 3, ON_EVENT_TREE_LOADED = 4,
-       ON_EVENT_TREE_FAILED = 5 };
+       ON_EVENT_TREE_FAILED = 5, ON_EVENT_GRAPH_FAILED = 6 };
 
 typedef struct on_stream_event {
     uint32_t tile;           /* for the TREE events: the id given to on_streamer_load_tree */
     int kind;                /* ON_EVENT_* */
     on_status status;        /* for the FAILED events: why (ON_IO, ON_CORRUPT, ON_NO_MEMORY, ...) */
     on_tree *tree;           /* ON_EVENT_TREE_LOADED: the tree read; the caller owns it from then on */
-    char err[256];           /* ON_EVENT_TREE_FAILED: "PATH: reason" */
+    char err[256];           /* ON_EVENT_TREE_FAILED: "PATH: reason"; ON_EVENT_GRAPH_FAILED: the reason
+                              * alone ("No such file or directory", "corrupt", ...) */
 } on_stream_event;
 
 typedef struct on_streamer_stats {
@@ -603,6 +604,16 @@ ON_API int on_streamer_tile_state(const on_streamer *s, uint32_t tile);   /* ON_
  * later update reports it as ON_EVENT_TREE_LOADED / ON_EVENT_TREE_FAILED with `id` in .tile (with
  * wait, the update that waits). Non-regular files (a FIFO) fail at once (fileio.c), never block. */
 ON_API on_status on_streamer_load_tree(on_streamer *s, uint32_t id, const char *path);
+/* Tile graphs streamed with their tiles (w NULL: none, the default). With a world graph w of the same
+ * grid (depth and tiles; else ON_INVALID), the worker that reads a tile also reads its graph file
+ * (DIR/tiles/I_J_K.graph beside it, a regular file of at most max_bytes, 0 = no limit) and decodes
+ * it (on_tgraph_decode at the tree's depth); the update that installs the tile adds the graph to w
+ * (on_wgraph_add_tile), and every unload of a tile (update, eviction, force_unload) removes its graph
+ * from w. A graph that cannot be read, decoded or added leaves its tile loaded without one and is an
+ * ON_EVENT_GRAPH_FAILED event (after the tile's ON_EVENT_LOADED). Set it before the first update; w
+ * must stay alive until it is unset or the streamer destroyed. */
+struct on_wgraph; /* (the world graph, below) */
+ON_API on_status on_streamer_set_graph(on_streamer *s, struct on_wgraph *w, size_t max_bytes);
 /* wait != 0: block until every load queued so far has finished and install it in this call.
  * max_loaded counts every loaded or queued tile. Locked and forced tiles always load (they may take
  * the count above the limit). Above the limit, and whenever a needed tile finds no room, a loaded

@@ -138,6 +138,21 @@ void on_streamer_destroy(on_streamer *s)
     free_state(s);
 }
 
+on_status on_streamer_set_graph(on_streamer *s, on_wgraph *w, size_t max_bytes)
+{
+    if (!s->t) return ON_FAILURE | ON_INVALID;
+    if (w) {
+        const on_tree_params *p = on_wgraph_params(w);
+        if (p->depth != s->depth || memcmp(p->tiles, s->grid, sizeof s->grid) != 0) return ON_FAILURE | ON_INVALID;
+    }
+    s->graph = w;
+    pthread_mutex_lock(&s->mu); /* the workers read these as they take a job */
+    s->graphs = w != NULL;
+    s->graph_max = max_bytes;
+    pthread_mutex_unlock(&s->mu);
+    return ON_SUCCESS;
+}
+
 /* ---- agents, locks, pins --------------------------------------------------------------------- */
 
 static int finite3(const double p[3]) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }

@@ -8,10 +8,14 @@
  * index, reads DIR/tiles/I_J_K.tile and decodes it into a fresh table (on_tile_decode, which touches
  * no tree), blocks in it the copy of the tree's obstacles over the tile made when the load was
  * queued (in a scratch tree of its own) and, with params.prepare, builds its box set
- * (on_boxset_build, which touches no tree either), then hands them back. Only on_streamer_update, on the caller's thread, changes the
- * tree: it installs results still wanted, frees the others, queues the loads now needed and unloads
- * tiles no agent, lock or pin keeps. So a search on the caller's thread never sees a tile change
- * under it, and a stale path is detected by the tile salts that install and unload bump.
+ * (on_boxset_build, which touches no tree either), and with a world graph set (on_streamer_set_graph)
+ * reads and decodes the tile's graph file DIR/tiles/I_J_K.graph (on_tgraph_decode: no world graph
+ * touched), then hands them back. Only on_streamer_update, on the caller's thread, changes the tree
+ * and the world graph: it installs results still wanted (the tile, then its graph linked into the
+ * world graph), frees the others, queues the loads now needed and unloads tiles no agent, lock or pin
+ * keeps (their graphs dropped from the world graph). So a search or a route on the caller's thread
+ * never sees a tile or a tile graph change under it, and a stale path is detected by the tile salts
+ * that install and unload bump (a stale route by the world graph's revision).
  */
 #ifndef OCTONAV_STREAMER_H
 #define OCTONAV_STREAMER_H
@@ -32,6 +36,10 @@ typedef struct result {
     int applied;       /* 1: obs are blocked in table (and boxes built after), snap holds it as read */
     on_table snap;
     uint8_t snap_solid;
+    int graph_read;    /* 1: the graph file was asked for (a world graph was set when the job was taken) */
+    on_tgraph *graph;  /* its decoded graph, or NULL with gstatus / gerr saying why */
+    on_status gstatus;
+    char gerr[160];    /* the reason, without the path: "No such file or directory", "corrupt", ... */
 } result;
 
 /* A whole tree file to read on a worker (a world's hole, on_streamer_load_tree): queued, then done. */
@@ -80,6 +88,7 @@ struct on_streamer {
     cand *evict;        /* scratch: loaded tiles no rule needs now, farthest first (capacity ntiles) */
     uint32_t *waiting;  /* tiles held back by max_loaded in the last update */
     size_t nwaiting, evicted;
+    on_wgraph *graph;    /* on_streamer_set_graph's (caller's thread only), or NULL */
     on_stream_event *ev; /* events of the last update */
     size_t nev, evcap;
     int evlost;          /* an event could not be stored (out of memory) */
@@ -95,6 +104,8 @@ struct on_streamer {
     tjob *tjobs, *tdone; /* tree files queued (LIFO, order does not matter), and read */
     size_t inflight;    /* jobs taken by workers, not yet in results */
     int stop;
+    int graphs;         /* read tile graph files beside the tiles (a world graph is set) */
+    size_t graph_max;   /* their size limit (0: none) */
     size_t decoded;
     double decode_seconds;
     pthread_t *threads;
@@ -112,7 +123,11 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile);
 /* Trees read since the last update, as events; without workers the queued ones are read here. */
 void on_streamer_report_trees(on_streamer *s, tjob *done);
 
-/* Free a result (its tables, boxes and obstacle copy). */
+/* The reason of a failed tile graph decode or link, named as the Lua route binding names it
+ * (graph:add_tile): "corrupt", "version", "depth" (built for another depth), "out_of_memory". */
+const char *on_streamer_graph_reason(on_status st);
+
+/* Free a result (its tables, boxes, obstacle copy and graph). */
 void on_streamer_free_result(result *r);
 
 /* streamer_update.c */

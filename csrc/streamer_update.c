@@ -2,16 +2,20 @@
  * streamer_update.c -- what on_streamer_update does (see streamer.h), on the caller's thread: start
  * the loads the rules ask for (agents' load padding, locks and pins, within max_loaded: eviction
  * farthest first, the rest listed as waiting), install the finished loads still wanted, report the
- * tree files read, unload the tiles no agent, lock or pin keeps, and list it all as events.
+ * tree files read, unload the tiles no agent, lock or pin keeps, and list it all as events. With a
+ * world graph set, a tile's graph comes and goes with the tile: linked when it is installed, dropped
+ * when it is unloaded.
  */
 #include "streamer.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void on_streamer_do_unload(on_streamer *s, uint32_t tile)
 {
+    if (s->graph) on_wgraph_remove_tile(s->graph, tile); /* (ON_SUCCESS also when it held none) */
     on_tree_unload_tile(s->t, tile);
     on_obstacles_tile_unloaded(s->t, tile);
     s->tiles[tile].state = ON_TILE_UNLOADED;
@@ -174,6 +178,22 @@ static void start_loads(on_streamer *s)
     }
 }
 
+/* The graph read beside an installed tile goes into the world graph (which takes it); a graph that
+ * could not be read, decoded or added is an ON_EVENT_GRAPH_FAILED event, its tile staying loaded. */
+static void link_graph(on_streamer *s, result *r)
+{
+    if (r->graph) {
+        on_status st = on_wgraph_add_tile(s->graph, r->tile, r->graph); /* (frees it on failure too) */
+        r->graph = NULL;
+        if (on_ok(st)) return;
+        r->gstatus = st;
+        snprintf(r->gerr, sizeof r->gerr, "%s", on_streamer_graph_reason(st));
+    }
+    size_t before = s->nev;
+    on_streamer_emit(s, r->tile, ON_EVENT_GRAPH_FAILED, r->gstatus);
+    if (s->nev > before) snprintf(s->ev[before].err, sizeof s->ev[before].err, "%s", r->gerr);
+}
+
 static void install_results(on_streamer *s, result *list)
 {
     while (list) {
@@ -209,6 +229,7 @@ static void install_results(on_streamer *s, result *list)
                 ts->state = ON_TILE_LOADED;
                 s->loaded[s->nloaded++] = r->tile;
                 on_streamer_emit(s, r->tile, ON_EVENT_LOADED, ON_SUCCESS);
+                if (s->graph && r->graph_read) link_graph(s, r);
             } else {
                 ts->state = ON_TILE_FAILED;
                 s->nfailed++;

@@ -1,7 +1,8 @@
 /*
  * streamer_worker.c -- the streamer's worker threads (see streamer.h): a worker takes a queued tile,
  * reads and decodes its file, blocks the obstacles copied for it (and, with params.prepare, builds
- * its box set after) without touching the tree, and hands the result back under the mutex; tree
+ * its box set after) without touching the tree, reads and decodes its graph file when a world graph
+ * is set (without touching the world graph), and hands the result back under the mutex; tree
  * files (a world's holes) are read the same way. Without workers the same reads happen inside
  * on_streamer_update, on the caller's thread.
  */
@@ -21,6 +22,7 @@ double on_streamer_now(void)
 
 void on_streamer_free_result(result *r)
 {
+    on_tgraph_free(r->graph);
     on_table_free(&r->table);
     on_table_free(&r->snap);
     on_boxset_free(r->boxes);
@@ -28,11 +30,49 @@ void on_streamer_free_result(result *r)
     free(r);
 }
 
+const char *on_streamer_graph_reason(on_status st)
+{
+    if (st & ON_NO_MEMORY) return "out_of_memory";
+    if (st & ON_VERSION) return "version";
+    if (st & ON_CORRUPT) return "corrupt";
+    return (st & ON_INVALID) ? "depth" : "invalid";
+}
+
+/* Read and decode tile ijk's graph file beside its tile file (path: the tile's, ending ".tile") into
+ * r->graph, or set r->gstatus and r->gerr: the reader's message without its "PATH: " and "cannot
+ * read: " (what pack.read_file gives after the path), or the decoder's reason. Any thread: the file
+ * goes through the core's reader (a FIFO, device or directory is refused unopened, never blocks). */
+static void load_graph(const on_streamer *s, char *path, size_t max, result *r)
+{
+    size_t n = strlen(path);
+    memcpy(path + n - 5, ".graph", 7); /* the caller left room: "%s/tiles/I_J_K.tile" + 64 */
+    char err[sizeof r->gerr + 512];
+    uint8_t *buf;
+    size_t len;
+    r->graph_read = 1;
+    r->gstatus = on_read_file_max(path, max, &buf, &len, err, sizeof err);
+    if (on_ok(r->gstatus)) {
+        r->gstatus = on_tgraph_decode(buf, len, s->depth, &r->graph);
+        free(buf);
+        if (!on_ok(r->gstatus)) snprintf(r->gerr, sizeof r->gerr, "%s", on_streamer_graph_reason(r->gstatus));
+        return;
+    }
+    const char *why = err;
+    size_t pl = strlen(path);
+    if (strncmp(why, path, pl) == 0 && strncmp(why + pl, ": ", 2) == 0) why += pl + 2;
+    if (strncmp(why, "cannot read: ", 13) == 0) why += 13;
+    size_t k = strlen(why);
+    if (k >= sizeof r->gerr) k = sizeof r->gerr - 1; /* (the OS's reasons are short) */
+    memcpy(r->gerr, why, k);
+    r->gerr[k] = 0;
+}
+
 /* Read and decode one tile (any thread: reads only the streamer's copies of the tree's grid), with
  * obstacle copy obs blocked in it (through *scratch, a tree of the grid made when first needed; when
  * that fails the install blocks them) before its box set is built. Takes obs (NULL: on failure to
  * allocate the result, when obs is left to the caller). */
-static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *obs, on_tree **scratch)
+static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *obs, on_tree **scratch, int graphs,
+                         size_t graph_max)
 {
     result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
@@ -52,11 +92,12 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     uint8_t *buf;
     size_t len;
     r->status = on_read_file_max(path, on_tile_file_max_bytes(s->depth), &buf, &len, NULL, 0);
-    free(path);
     if (on_ok(r->status)) {
         r->status = on_tile_file_decode(s->depth, ijk, buf, len, &r->table, &r->solid);
         free(buf);
     }
+    if (on_ok(r->status) && graphs) load_graph(s, path, graph_max, r);
+    free(path);
     if (on_ok(r->status) && obs) {
         on_tree_params tp = {{s->grid[0], s->grid[1], s->grid[2]}, s->depth, 1.0, {0, 0, 0}, 0};
         if (!*scratch) on_tree_create(&tp, scratch);
@@ -95,9 +136,11 @@ void *on_streamer_worker(void *arg)
         s->inflight++;
         on_obstacle_copy *obs = s->jobobs[tile];
         s->jobobs[tile] = NULL;
+        int graphs = s->graphs;
+        size_t graph_max = s->graph_max;
         pthread_mutex_unlock(&s->mu);
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &scratch);
+        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max);
         double dt = on_streamer_now() - t0;
         pthread_mutex_lock(&s->mu);
         s->inflight--;
@@ -176,7 +219,7 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile)
     on_obstacle_copy *obs = on_obstacles_copy_over(s->t, tile); /* (NULL: none, or the install blocks them) */
     if (s->nthreads == 0) { /* no workers: load here, now */
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &s->scratch);
+        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max);
         s->decode_seconds += on_streamer_now() - t0;
         s->decoded += r != NULL;
         if (!r) {

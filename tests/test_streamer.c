@@ -666,6 +666,147 @@ static void rm_dir(const char *dir, const on_tree *t)
     rmdir(dir);
 }
 
+/* Tile graphs streamed with their tiles (on_streamer_set_graph): every tile gets its graph file,
+ * built from orig and encoded, but four: GRAPH_MISSING has none, GRAPH_CORRUPT a byte flipped,
+ * GRAPH_FIFO is a FIFO and GRAPH_ZERO a symlink to /dev/zero. Agents walk; after every update the
+ * world graph holds exactly the loaded tiles with a good file, each with its file's identity (the
+ * CRC-32 it ends with), and each loaded tile with a bad one has one ON_EVENT_GRAPH_FAILED event with
+ * the reader's or decoder's reason, beside its ON_EVENT_LOADED, in the update that installed it. */
+#define GRAPH_MISSING 20
+#define GRAPH_CORRUPT 21
+#define GRAPH_FIFO 22
+#define GRAPH_ZERO 23
+
+static const char *graph_failure(uint32_t ti)
+{
+    switch (ti) {
+    case GRAPH_MISSING: return "No such file or directory";
+    case GRAPH_CORRUPT: return "corrupt";
+    case GRAPH_FIFO: return "not a regular file (a FIFO)";
+    case GRAPH_ZERO: return "not a regular file (a character device)";
+    default: return NULL;
+    }
+}
+
+static void graph_path(char *path, size_t len, const char *dir, const on_tree *t, uint32_t ti)
+{
+    int c[3];
+    on_tile_coords(t, ti, c);
+    snprintf(path, len, "%s/tiles/%d_%d_%d.graph", dir, c[0], c[1], c[2]);
+}
+
+/* Write orig's tile graphs beside its tiles (the four bad ones as described); ids[ti]: the identity of
+ * each good file. */
+static void write_graphs(const char *dir, const on_tree *orig, uint32_t *ids)
+{
+    char path[512];
+    for (uint32_t ti = 0; ti < orig->ntiles; ti++) {
+        graph_path(path, sizeof path, dir, orig, ti);
+        unlink(path);
+        if (ti == GRAPH_MISSING) continue;
+        if (ti == GRAPH_FIFO) {
+            CHECK(mkfifo(path, 0600) == 0);
+            continue;
+        }
+        if (ti == GRAPH_ZERO) {
+            CHECK(symlink("/dev/zero", path) == 0);
+            continue;
+        }
+        on_tgraph *g;
+        CHECK(on_ok(on_tgraph_build_tile(orig, ti, NULL, &g)));
+        size_t len;
+        on_tgraph_encode(g, NULL, 0, &len);
+        uint8_t *b = malloc(len);
+        CHECK(b != NULL);
+        if (b && on_ok(on_tgraph_encode(g, b, len, &len))) {
+            ids[ti] = (uint32_t)b[len - 4] | (uint32_t)b[len - 3] << 8 | (uint32_t)b[len - 2] << 16 |
+                      (uint32_t)b[len - 1] << 24;
+            if (ti == GRAPH_CORRUPT) b[len / 2] ^= 0x21;
+            write_file(path, b, len);
+        }
+        free(b);
+        on_tgraph_free(g);
+    }
+}
+
+static void test_graphs(const char *dir, on_tree *orig, int workers)
+{
+    uint32_t ids[TX * TZ] = {0};
+    write_graphs(dir, orig, ids);
+    on_tree *t;
+    on_tree_create(&orig->p, &t);
+    on_streamer_params sp = {6.0, 12.0, workers, 0, 0};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    on_wgraph *w, *other;
+    CHECK(on_ok(on_wgraph_create(&t->p, &w)));
+    on_tree_params op = t->p;
+    op.depth = DEPTH + 1;
+    CHECK(on_ok(on_wgraph_create(&op, &other)));
+    CHECK(on_streamer_set_graph(s, other, 0) == (ON_FAILURE | ON_INVALID)); /* another grid */
+    on_wgraph_destroy(other);
+    CHECK(on_ok(on_streamer_set_graph(s, w, 1 << 20)));
+    double pos[4][3];
+    uint32_t aid[4];
+    for (int a = 0; a < 4; a++) {
+        pos[a][0] = -10 + rnd() * 96;
+        pos[a][1] = rnd() * 16;
+        pos[a][2] = -10 + rnd() * 96;
+        on_streamer_add_agent(s, pos[a], &aid[a]);
+    }
+    int bad_ok = 1, ids_ok = 1, unlinked = 1;
+    size_t linked = 0, unloads = 0, fails = 0;
+    uint8_t failed_seen[TX * TZ] = {0};
+    for (int frame = 0; frame < 150; frame++) {
+        for (int a = 0; a < 4; a++) {
+            for (int k = 0; k < 3; k += 2) pos[a][k] = fmin(86, fmax(-10, pos[a][k] + (rnd() - 0.5) * 8));
+            on_streamer_move_agent(s, aid[a], pos[a]);
+        }
+        const on_stream_event *ev;
+        size_t nev;
+        CHECK(on_ok(on_streamer_update(s, frame % 2, &ev, &nev)));
+        for (size_t i = 0; i < nev; i++) {
+            if (ev[i].kind == ON_EVENT_UNLOADED) unloads++;
+            if (ev[i].kind != ON_EVENT_GRAPH_FAILED) continue;
+            fails++;
+            const char *want = graph_failure(ev[i].tile);
+            int with_load = 0;
+            for (size_t j = 0; j < i; j++) with_load |= ev[j].kind == ON_EVENT_LOADED && ev[j].tile == ev[i].tile;
+            if (!want || strcmp(want, ev[i].err) != 0 || !with_load) {
+                bad_ok = 0;
+                fprintf(stderr, "tile %u: graph failed '%s' (load event %d)\n", ev[i].tile, ev[i].err, with_load);
+            }
+            if (want) failed_seen[ev[i].tile] = 1;
+        }
+        for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+            int loaded = on_streamer_tile_state(s, ti) == ON_TILE_LOADED;
+            uint32_t id = 0;
+            int has = on_wgraph_tile_id(w, ti, &id);
+            if (loaded && !graph_failure(ti)) {
+                ids_ok &= has && id == ids[ti];
+                linked += has;
+            } else {
+                unlinked &= !has;
+            }
+        }
+    }
+    CHECK(bad_ok);
+    CHECK(ids_ok);
+    CHECK(unlinked);
+    CHECK(linked > 300 && unloads >= 10); /* the walk streamed */
+    int bad_loaded = 0;
+    for (uint32_t ti = GRAPH_MISSING; ti <= GRAPH_ZERO; ti++) bad_loaded += failed_seen[ti];
+    CHECK(bad_loaded >= 2 && fails >= (size_t)bad_loaded);
+    on_streamer_destroy(s);
+    on_wgraph_destroy(w);
+    on_tree_destroy(t);
+    char path[512];
+    for (uint32_t ti = 0; ti < orig->ntiles; ti++) {
+        graph_path(path, sizeof path, dir, orig, ti);
+        unlink(path);
+    }
+}
+
 static int run(void)
 {
     char dir[] = "/tmp/octonav-streamer-XXXXXX";
@@ -685,6 +826,8 @@ static int run(void)
     test_obstacles(dir, orig, 0, 0);
     test_obstacles(dir, orig, 2, 0);
     test_obstacles(dir, orig, 2, 1);
+    test_graphs(dir, orig, 0);
+    test_graphs(dir, orig, 2);
     rm_dir(dir, orig);
     char dir3[] = "/tmp/octonav-streamer3-XXXXXX";
     if (!mkdtemp(dir3)) return 1;

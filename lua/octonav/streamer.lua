@@ -21,8 +21,12 @@
 --
 -- A pack directory is loaded with octonav.world.load(dir, { tiles = false }): manifest and holes'
 -- lines, no tile data and no tile graph (the streamer owns that world and closes it with itself); a
--- tile's graph is added to the world graph when the tile loads and removed when it unloads (on the
--- caller's thread inside update(): a graph file is about a kilobyte). A world object
+-- tile's graph is added to the world graph when the tile loads and removed when it unloads: the
+-- worker that reads the tile file reads and decodes its graph file too (through the core's file
+-- reader, so a FIFO or device is refused at once), and update() only links the decoded graph into
+-- the world graph (core streamer:set_graph). A missing or bad graph file is a `failed` entry for its
+-- tile, which stays loaded without a graph (queries work there, routes through it answer loading).
+-- A world object
 -- (octonav.world.load) is streamed through world.tree and world.dir: starting the streamer unloads
 -- every tile of its tree, and its holes are unloaded at the first update unless something keeps them.
 --
@@ -110,6 +114,8 @@ function M.new(src, opts)
       error(cs, 2)
     end
     cores[n] = cs
+    -- tile graphs stream with the tiles: read and decoded on the workers, linked by update()
+    if aw.graphs_stream then cs:set_graph(aw.graph, pack.MAX_GRAPH_FILE) end
   end
   local holes = {}
   for i, h in ipairs(world.holes) do
@@ -460,43 +466,56 @@ end
 -- ---- update ----------------------------------------------------------------------------------------
 
 -- Tile graphs follow their tiles when the world streams them (world.graphs_stream: loaded with
--- { tiles = false }): a loaded tile's graph file is read and added to the world graph, an unloaded
--- tile's graph removed (for agent world aw: its tiles in `loaded` and `unloaded`). A graph file that
--- cannot be read is a `failed` entry for its tile (the tile stays loaded: queries work there, routes
--- through it answer loading).
-local function sync_graphs(aw, loaded, unloaded, failed)
+-- { tiles = false }): the C streamer read and decoded a loaded tile's graph file on its worker and
+-- linked it into the world graph in update(), and dropped an unloaded tile's (for agent world aw: its
+-- tiles in `loaded` and `unloaded`); here the world's graph_revision follows, and each graph the C
+-- streamer could not read, decode or link (graphs_failed: the reason without the path) is a `failed`
+-- entry "PATH: reason" for its tile (the tile stays loaded: queries work there, routes through it
+-- answer loading). Tiles in `redone` had their graph read again by reread: their entries are its.
+local function sync_graphs(aw, loaded, unloaded, graphs_failed, failed, redone)
   if not aw.graphs_stream then return end
+  if #loaded > 0 or #unloaded > 0 then aw.graph_revision = aw.graph_revision + 1 end
   local grid = aw.grid
-  for _, t in ipairs(unloaded) do aw:remove_graph(tilegrid.index(grid, t[1], t[2], t[3])) end
-  for _, t in ipairs(loaded) do
-    local ok, err = aw:add_graph(tilegrid.index(grid, t[1], t[2], t[3]))
-    if not ok then failed[#failed + 1] = { t, err, tile = t, reason = err } end
+  for _, g in ipairs(graphs_failed) do
+    local t = g.tile
+    if not redone[tilegrid.index(grid, t[1], t[2], t[3])] then
+      local err = pack.graph_path(aw.dir, t[1], t[2], t[3]) .. ": " .. g.reason
+      failed[#failed + 1] = { t, err, tile = t, reason = err }
+    end
   end
 end
 
 -- Tiles world:rebake rewrote while they were queued (aw.reread): a worker may have read the old
--- file, so once loaded each is decoded again from its file here (a failure is a `failed` entry).
+-- files, so once loaded each is decoded again from its file here, and its graph read again (a
+-- failure is a `failed` entry). Returns the set of those tiles.
 local function reread(aw, loaded, failed)
-  if not aw.reread or #loaded == 0 then return end
+  local redone = {}
+  if not aw.reread or #loaded == 0 then return redone end
   local grid = aw.grid
   for _, t in ipairs(loaded) do
     local ti = tilegrid.index(grid, t[1], t[2], t[3])
     if aw.reread[ti] then
       aw.reread[ti] = nil
+      redone[ti] = true
       local blob, err = pack.read_tile(aw.dir, t[1], t[2], t[3])
       local ok = blob ~= nil
       if ok then ok, err = aw.tree:decode_tile(t[1], t[2], t[3], blob) end
       if not ok then failed[#failed + 1] = { t, tostring(err), tile = t, reason = tostring(err) } end
+      if aw.graphs_stream then
+        ok, err = aw:add_graph(ti)
+        if not ok then failed[#failed + 1] = { t, err, tile = t, reason = err } end
+      end
     end
   end
   if next(aw.reread) == nil then aw.reread = nil end
+  return redone
 end
 
--- One agent's side of an update: its tiles' graphs, rereads, and the holes' insides blocked again over
+-- One agent's side of an update: rereads, its tiles' graphs, and the holes' insides blocked again over
 -- the tiles its tree just loaded. Appends failures to `failed`.
-local function agent_update(aw, loaded, unloaded, failed)
-  reread(aw, loaded, failed)
-  sync_graphs(aw, loaded, unloaded, failed)
+local function agent_update(aw, loaded, unloaded, graphs_failed, failed)
+  local redone = reread(aw, loaded, failed)
+  sync_graphs(aw, loaded, unloaded, graphs_failed, failed, redone)
   if #loaded > 0 then
     -- closed doors' boxes are obstacles of the tree: the C streamer blocks them again in the tiles it
     -- installs (csrc/obstacles.c); the holes' insides are blocked there again here (docs/world.md)
@@ -551,7 +570,7 @@ function Streamer:update(wait)
     local unloaded = evs[n].unloaded
     for _, t in ipairs(dropped[n]) do table.insert(unloaded, 1, t) end
     local f = {}
-    agent_update(aw, evs[n].loaded, unloaded, f)
+    agent_update(aw, evs[n].loaded, unloaded, evs[n].graphs_failed, f)
     for _, x in ipairs(evs[n].failed) do f[#f + 1] = { x.tile, x.reason, tile = x.tile, reason = x.reason } end
     for _, x in ipairs(f) do
       if #self.group > 1 then x.agent = aw.agent_name end

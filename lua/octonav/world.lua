@@ -22,8 +22,10 @@
 -- the tiles' graphs are added) and every hole tree, all through octonav.pack. For streaming
 -- (octonav.streamer), `octonav.world.load(dir, { tiles = false })` reads the manifest and the holes'
 -- lines only: world.tree has every tile unloaded, the world graph holds no tile and every hole's
--- `tree` is nil; the streamer loads them (a tile's graph with its tile: world:add_graph(t) /
--- world:remove_graph(t); world:load_hole(h) reads one hole's tree without installing it). With
+-- `tree` is nil; the streamer loads them (a tile's graph with its tile: its workers read and decode
+-- the graph file beside the tile's and its update links it into world.graph and drops it at the
+-- unload; world:add_graph(t) / world:remove_graph(t) do the same by hand on the caller's thread;
+-- world:load_hole(h) reads one hole's tree without installing it). With
 -- `{ tiles = false, graphs = true }` every tile's graph is read at once and stays (a skeleton to
 -- plan over while the tiles stream). Besides the fields of docs/world.md the world keeps `dir` (its
 -- pack directory), `grid` ({ origin, tiles, tile_size, count, ... }), `graph_ids` (tile -> the identity
@@ -524,7 +526,8 @@ local function tile_arg(self, tile, fname)
 end
 
 --- world:add_graph(tile) -> true | nil, err: reads tile's graph file and adds it to the world graph
--- (links to its present neighbours made; graph_ids[tile] set). The streamer calls it as the tile loads.
+-- (links to its present neighbours made; graph_ids[tile] set). The streamer does the same for the
+-- tiles it loads (the file read on its workers), and calls it for a tile a rebake rewrote meanwhile.
 function World:add_graph(tile)
   return add_graph(self, tile_arg(self, tile, "add_graph"))
 end
