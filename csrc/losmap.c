@@ -116,7 +116,7 @@ static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint3
     size_t k = on_los_rank(mixed, 63) + (mixed >> 63);
     on_losnode *nd = &b->node[ni];
     nd->any = any;
-    nd->full = full;
+    nd->mixed = mixed;
     uint32_t q = 1u << (2 * (L - 1));
     for (uint64_t f = full; f; f &= f - 1) {
         unsigned c = (unsigned)__builtin_ctzll(f);
@@ -166,10 +166,11 @@ static on_losmap *build(const on_tree *t, const on_tile *tl)
     /* the top's octree state: the root itself, or a virtual cube above it */
     int s = 2 * top == b.depth ? cube_state(&b, b.depth, 0, 0, 0, VIRTUAL, 0) : VIRTUAL;
     if (s == ST_FREE) {
-        b.node[0].any = b.node[0].full = 0;
+        b.node[0].any = b.node[0].mixed = 0;
         b.node[0].base = 0;
     } else if (s == ST_BLOCKED) {
-        b.node[0].any = b.node[0].full = ~0ull;
+        b.node[0].any = ~0ull;
+        b.node[0].mixed = 0;
         b.node[0].base = 0;
         blocked_box(&b, 0, 0, 0, (uint32_t)t->n);
     } else if (fill(&b, 0, top, 0, 0, 0, s)) {
@@ -193,6 +194,9 @@ static on_losmap *build(const on_tree *t, const on_tile *tl)
         m->reg[j] = b.reg[j];
         m->lo[j] = b.lo[j] < b.hi[j] ? b.lo[j] : 0; /* (empty: lo = hi = 0) */
         m->hi[j] = b.lo[j] < b.hi[j] ? b.hi[j] : 0;
+        m->dreg[j] = (double)m->reg[j];
+        m->dlo[j] = (double)m->lo[j];
+        m->dhi[j] = (double)m->hi[j];
     }
     double vbox = 1, vreg = 1;
     for (int j = 0; j < 3; j++) {

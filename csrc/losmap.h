@@ -4,10 +4,11 @@
  * The node table answers "which free cell holds this leaf" with a hash lookup per layer; the walk asks
  * that once or more for every cell it crosses. A losmap answers it with a few bit operations per two
  * layers: a node of level L covers 4^L leaves and holds two masks over its 4 x 4 x 4 children (any:
- * the child holds a blocked leaf; full: the child is wholly blocked) and the index of its first mixed
- * child (any and not full; the others follow in bit order, so child c is at base + the mixed bits below
- * c). A level-1 node is a brick: one 64-bit mask of its 4 x 4 x 4 leaves (1 = blocked). The top node
- * has level max(2, ceil(depth / 2)); where it covers more than the tile, the rest reads as blocked.
+ * the child holds a blocked leaf; mixed: it holds a free leaf too, so any and not mixed is wholly
+ * blocked) and the index of its first mixed child (the others follow in bit order, so child c is at
+ * base + the mixed bits below c). A level-1 node is a brick: one 64-bit mask of its 4 x 4 x 4 leaves
+ * (1 = blocked). The top node has level max(2, ceil(depth / 2)); where it covers more than the tile,
+ * the rest reads as blocked.
  * Child c = x | y << 2 | z << 4 (x, y, z in 0..3). The free cell of a free leaf is the octree's, read
  * off the masks: the largest aligned empty cube holding the leaf (an empty child, or the empty 2 x 2 x
  * 2 group of children around it).
@@ -26,7 +27,7 @@
 #include <stdint.h>
 
 typedef struct on_losnode {
-    uint64_t any, full;
+    uint64_t any, mixed; /* children holding a blocked leaf; those of them not wholly blocked */
     uint32_t base; /* index of the first mixed child (in node[] above level 2, in brick[] at level 2) */
 } on_losnode;
 
@@ -42,6 +43,7 @@ typedef struct on_losmap {
      * and clear of the box is clear */
     uint32_t reg[3];
     int32_t lo[3], hi[3];
+    double dreg[3], dlo[3], dhi[3]; /* the same as doubles */
     int box_small;     /* the box leaves most of the region out (worth a test before a walk) */
 } on_losmap;
 
@@ -78,9 +80,12 @@ static inline uint64_t on_los_group(unsigned c) { return 0x330033ull << (c & 42u
 /* Tile-local leaf (x, y, z) (inside the tile): the layer of its free cell, or -1 when blocked. The
  * descent starts at chain[L], a node of level L (2 <= L <= top) holding the leaf (chain[top] is
  * node[0]), and writes the nodes it passes below into chain[L - 1 ..] (so a next leaf starts at the
- * lowest node the two share). */
-static inline int on_losmap_leaf_from(const on_losmap *m, const on_losnode **chain, uint32_t L, uint32_t x,
-                                      uint32_t y, uint32_t z)
+ * lowest node the two share). When the answer comes from a brick and `brick` is not NULL, *brick gets the
+ * brick's mask (a next leaf in the same brick is read off it). Inlined everywhere: the walk's loop keeps
+ * its floating-point state in registers across it. */
+static inline __attribute__((always_inline)) int on_losmap_leaf_from(const on_losmap *m, const on_losnode **chain,
+                                                                     uint32_t L, uint32_t x, uint32_t y, uint32_t z,
+                                                                     uint64_t *brick)
 {
     const on_losnode *nd = chain[L];
     if (!nd->any) return (int)m->depth; /* (only the top of a wholly free tile) */
@@ -89,10 +94,11 @@ static inline int on_losmap_leaf_from(const on_losmap *m, const on_losnode **cha
         unsigned c = ((x >> sh) & 3u) | ((y >> sh) & 3u) << 2 | ((z >> sh) & 3u) << 4;
         uint64_t bit = 1ull << c;
         if (!(nd->any & bit)) return (nd->any & on_los_group(c)) ? (int)sh : (int)sh + 1;
-        if (nd->full & bit) return -1;
-        uint32_t i = nd->base + on_los_rank(nd->any & ~nd->full, c);
+        if (!(nd->mixed & bit)) return -1;
+        uint32_t i = nd->base + on_los_rank(nd->mixed, c);
         if (L == 2) {
             uint64_t b = m->brick[i];
+            if (brick) *brick = b;
             unsigned v = (x & 3u) | (y & 3u) << 2 | (z & 3u) << 4;
             if (b & (1ull << v)) return -1;
             return (b & on_los_group(v)) ? 0 : 1;

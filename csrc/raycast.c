@@ -39,7 +39,9 @@ static inline int64_t iceil(double x)
     return k + ((double)k < x);
 }
 
-static void walk_init(walk *w, const double a[3], const double b[3])
+/* The walk at the start. With tnext 0 a moving axis's tnext is left unset (the octree walk sets it by
+ * sync_axis before any use, and spares the divisions when its fast steps settle the segment). */
+static void walk_init(walk *w, const double a[3], const double b[3], int tnext)
 {
     for (int j = 0; j < 3; j++) {
         w->a[j] = a[j];
@@ -48,11 +50,11 @@ static void walk_init(walk *w, const double a[3], const double b[3])
         if (w->d[j] > 0) {
             w->step[j] = 1;
             w->idx[j] = ifloor(a[j]);
-            w->tnext[j] = tplane(w, j, w->idx[j] + 1);
+            if (tnext) w->tnext[j] = tplane(w, j, w->idx[j] + 1);
         } else if (w->d[j] < 0) {
             w->step[j] = -1;
             w->idx[j] = iceil(a[j]) - 1;
-            w->tnext[j] = tplane(w, j, w->idx[j]);
+            if (tnext) w->tnext[j] = tplane(w, j, w->idx[j]);
         } else {
             w->step[j] = 0;
             int64_t f = ifloor(a[j]);
@@ -167,7 +169,7 @@ int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const 
     if (t_hit) *t_hit = 0;
     if (!sane(a, b)) return 0;
     walk w;
-    walk_init(&w, a, b);
+    walk_init(&w, a, b, 1);
     around r;
     around_start(&w, &r);
     if (!free_mask_fn(fn, ud, &r)) return 0;
@@ -256,7 +258,7 @@ static int probe_leaf(tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c
     }
     if (p->lm) { /* the tile's masks: a few bit operations, no lookup */
         p->chain[p->lm->top] = p->lm->node;
-        int l = on_losmap_leaf_from(p->lm, p->chain, p->lm->top, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
+        int l = on_losmap_leaf_from(p->lm, p->chain, p->lm->top, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, NULL);
         if (l < 0) return 0;
         c->tile = ti;
         c->code = on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, (uint32_t)l);
@@ -376,9 +378,10 @@ static void sync_axis(walk *w, int j, double t)
  * crossed before the exit (*v is past k), after it (*v before k), or at the same t, an edge crossing:
  * *v is the voxel entered diagonally, and *edge says where the edge lies on the cell's extent along j,
  * [lo, lo + cs): 1 strictly inside (the cell's free voxels lie all around it on this side, so the rule
- * asks only that the voxel entered be free), 2 on the cell's far side (the rule also asks for one of
- * the two voxels beside the edge, outside the cell). 0 with *edge = 0 otherwise; -1 when the voxel is
- * outside the cell's extent (the segment left by another face first: the event machinery decides). */
+ * asks only that the voxel entered be free, for a corner too when both its planes are inside), 2 on the
+ * cell's far side (the voxels beside the edge outside the cell count too). 0 with *edge = 0 otherwise;
+ * -1 when the voxel is outside the cell's extent (the segment left by another face first: the event
+ * machinery decides). */
 static int near_plane(const walk *w, int j, int64_t k, double tE, int64_t lo, int64_t cs, int64_t *v, int *edge)
 {
     double tj = tplane(w, j, k);
@@ -457,7 +460,7 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit,
         uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
         if (L < 2) L = 2;
         if (L > m->top) L = m->top;
-        int l = on_losmap_leaf_from(m, p->chain, L, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
+        int l = on_losmap_leaf_from(m, p->chain, L, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, NULL);
         if (l < 0) {
             *t_hit = tplane(w, e, bnd[e]);
             return 0;
@@ -482,30 +485,36 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit,
     return 1;
 }
 
-/* fast_step's loop in a tile with masks and the chain of the current cell, the state in locals (axes
- * that do not move keep their voxel). An edge crossed on the cell's far side (near_plane's edge 2) is
- * decided here too: the voxel entered, then the two beside the edge (the one across the exit face from
- * it, the one across the other plane), each read off the new cell when it holds them, else by a descent
- * from the lowest node it shares with the new cell (on a copy of the chain, which stays the new
- * cell's). Returns as fast_step, or 3 when a voxel it needs is in another tile (fast_step takes that
- * step). The walk's cell is written back before any return but 0. */
+/* fast_step's loop in a tile with masks and the chain of the current cell, the state in locals and
+ * tile-local (exact: a tile's origin is an integer below FAST_COORD); an axis that does not move is
+ * never the exit (its parameter is +inf) and keeps its voxel. A next voxel in the brick of the current
+ * cell is read off that brick's mask, kept from the last descent. Edges and corners crossed exactly are
+ * decided here too (near_plane; with a sink, whose corridor takes every free cell around them, the
+ * event machinery does): inside the cell's extent by the voxel entered, on its far side by the voxels
+ * around them as the events would (below). Returns as fast_step, or 3 when the voxel entered is in
+ * another tile (fast_step takes that step). The walk's cell is written back before any return but 0. */
 static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink, void *ud)
 {
     const on_losmap *m = p->lm;
-    const double a0 = w->a[0], a1 = w->a[1], a2 = w->a[2], d0 = w->d[0], d1 = w->d[1], d2 = w->d[2];
-    const double i0 = inv[0], i1 = inv[1], i2 = inv[2];
-    const int64_t o0 = p->torg[0], o1 = p->torg[1], o2 = p->torg[2], n = p->t->n;
-    const int up0 = w->step[0] > 0, up1 = w->step[1] > 0, up2 = w->step[2] > 0;
+    const int64_t o0 = p->torg[0], o1 = p->torg[1], o2 = p->torg[2], n = p->t->n, out = ~(n - 1);
+    const double a0 = w->a[0] - (double)o0, a1 = w->a[1] - (double)o1, a2 = w->a[2] - (double)o2;
+    const double d0 = w->d[0], d1 = w->d[1], d2 = w->d[2];
     const int mv0 = w->step[0] != 0, mv1 = w->step[1] != 0, mv2 = w->step[2] != 0;
-    const int64_t f0 = w->idx[0], f1 = w->idx[1], f2 = w->idx[2]; /* (an axis that does not move) */
+    const double i0 = mv0 ? inv[0] : INFINITY, i1 = mv1 ? inv[1] : INFINITY, i2 = mv2 ? inv[2] : INFINITY;
+    /* the cell's side each exit face is on: + (all ones: add the cell's size) or - (0); + for an axis
+     * that does not move, whose face is then ahead of a and its parameter +inf */
+    const int64_t up0 = -(int64_t)(w->step[0] >= 0), up1 = -(int64_t)(w->step[1] >= 0),
+                  up2 = -(int64_t)(w->step[2] >= 0);
+    const int64_t f0 = w->idx[0] - o0, f1 = w->idx[1] - o1, f2 = w->idx[2] - o2; /* (an axis that does not move) */
     int64_t c0 = p->cmin[0] - o0, c1 = p->cmin[1] - o1, c2 = p->cmin[2] - o2; /* the cell, tile-local */
     uint32_t l = on_code_layer(p->cur.code), tile = p->cur.tile;
+    uint64_t bw = 0;    /* the mask of the brick holding the cell, */
+    int bw_ok = 0;      /* when the cell came from a brick (layer <= 1) through this loop */
     int rc;
     for (;;) {
         int64_t cs = (int64_t)1 << l;
-        int64_t b0 = o0 + c0 + (up0 ? cs : 0), b1 = o1 + c1 + (up1 ? cs : 0), b2 = o2 + c2 + (up2 ? cs : 0);
-        double t0 = mv0 ? ((double)b0 - a0) * i0 : INFINITY, t1 = mv1 ? ((double)b1 - a1) * i1 : INFINITY,
-               t2 = mv2 ? ((double)b2 - a2) * i2 : INFINITY, te;
+        int64_t b0 = c0 + (cs & up0), b1 = c1 + (cs & up1), b2 = c2 + (cs & up2);
+        double t0 = ((double)b0 - a0) * i0, t1 = ((double)b1 - a1) * i1, t2 = ((double)b2 - a2) * i2, te;
         int e;
         if (t0 <= t1 && t0 <= t2) e = 0, te = t0;
         else if (t1 <= t2) e = 1, te = t1;
@@ -519,9 +528,11 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
             break;
         }
         /* the voxel entered: across face e, and where the other two coordinates are at te */
-        int64_t v0, v1, v2, bv = 0;
+        int64_t v0, v1, v2;
         double x, f, tE = NAN;
-        int ties = 0, bj = -1, edge;
+        unsigned ties = 0, far = 0; /* axes whose plane is crossed at the exit's t; of them, on the far side */
+        int edge;
+#define BND_E (e == 0 ? b0 + o0 : e == 1 ? b1 + o1 : b2 + o2) /* the exit plane, global */
 #define OTHER(j, vj, aj, dj, cj, oj, mvj, fj)                                                                          \
     if (!mvj) {                                                                                                        \
         vj = fj;                                                                                                       \
@@ -531,17 +542,15 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
         vj -= (double)vj > x;                                                                                          \
         f = (double)vj;                                                                                                \
         if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) {                                                          \
-            if (isnan(tE)) tE = tplane(w, e, e == 0 ? b0 : e == 1 ? b1 : b2);                                         \
-            int64_t k = x - f < FAST_MARGIN ? vj : vj + 1;                                                             \
+            if (isnan(tE)) tE = tplane(w, e, BND_E);                                                                   \
+            int64_t k = (x - f < FAST_MARGIN ? vj : vj + 1) + oj;                                                      \
             if (near_plane(w, j, k, tE, oj + cj, cs, &vj, &edge)) {                                                    \
                 rc = -1;                                                                                               \
                 break;                                                                                                 \
             }                                                                                                          \
-            ties += edge != 0;                                                                                         \
-            if (edge == 2) {                                                                                           \
-                bj = j;                                                                                                \
-                bv = vj == k ? k - 1 : k;                                                                              \
-            }                                                                                                          \
+            ties |= (unsigned)(edge != 0) << j;                                                                        \
+            far |= (unsigned)(edge == 2) << j;                                                                         \
+            vj -= oj;                                                                                                  \
         }                                                                                                              \
     }
         if (e == 0) {
@@ -558,59 +567,70 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
             OTHER(1, v1, a1, d1, c1, o1, mv1, f1)
         }
 #undef OTHER
-        if (ties > (sink ? 0 : 1)) { /* a corner (or, with a sink, any edge): the event machinery */
+        if (sink && ties) { /* every free cell around an edge goes to the sink: the event machinery */
             rc = -1;
             break;
         }
-        int64_t lx = v0 - o0, ly = v1 - o1, lz = v2 - o2;
-        if ((uint64_t)lx >= (uint64_t)n || (uint64_t)ly >= (uint64_t)n || (uint64_t)lz >= (uint64_t)n) {
+        /* another tile (n is a power of two; around an edge, every other voxel is the old cell's extent
+         * or the voxel entered's along each axis, so in the tile too) */
+        if ((v0 | v1 | v2) & out) {
             rc = 3;
             break;
         }
-        /* beside an edge on the far side: the voxel across the exit face (back in e), across plane bj */
-        int64_t s1[3] = {lx, ly, lz}, s2[3] = {lx, ly, lz};
-        if (bj >= 0) {
-            int64_t be = e == 0 ? b0 - o0 : e == 1 ? b1 - o1 : b2 - o2;
-            int upe = e == 0 ? up0 : e == 1 ? up1 : up2;
-            s1[e] = upe ? be - 1 : be;
-            s2[bj] = bv - (bj == 0 ? o0 : bj == 1 ? o1 : o2);
-            if ((uint64_t)s2[bj] >= (uint64_t)n) { /* (s1 is beside the cell, in the tile) */
-                rc = 3;
-                break;
-            }
+        const int64_t oc0 = c0, oc1 = c1, oc2 = c2, ocs = cs; /* the old cell */
+        uint32_t diff = (uint32_t)(v0 ^ c0) | (uint32_t)(v1 ^ c1) | (uint32_t)(v2 ^ c2);
+        int nl;
+        if (diff < 4 && bw_ok) { /* the cell's brick */
+            unsigned bit = (unsigned)(v0 & 3) | (unsigned)(v1 & 3) << 2 | (unsigned)(v2 & 3) << 4;
+            nl = (bw >> bit) & 1u ? -1 : (bw & on_los_group(bit)) ? 0 : 1;
+        } else {
+            uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
+            if (L < 2) L = 2;
+            if (L > m->top) L = m->top;
+            bw = 0;
+            nl = on_losmap_leaf_from(m, p->chain, L, (uint32_t)v0, (uint32_t)v1, (uint32_t)v2, &bw);
+            bw_ok = 1; /* (read only while the layer is <= 1: then bw is the new cell's brick) */
         }
-        uint32_t diff = (uint32_t)(lx ^ c0) | (uint32_t)(ly ^ c1) | (uint32_t)(lz ^ c2);
-        uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
-        if (L < 2) L = 2;
-        if (L > m->top) L = m->top;
-        int nl = on_losmap_leaf_from(m, p->chain, L, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
         if (nl < 0) {
-            *t_hit = tplane(w, e, e == 0 ? b0 : e == 1 ? b1 : b2);
+            *t_hit = tplane(w, e, BND_E);
             return 0;
         }
         int64_t msk = ~(((int64_t)1 << nl) - 1);
-        c0 = lx & msk, c1 = ly & msk, c2 = lz & msk, l = (uint32_t)nl;
-        if (bj >= 0) {
-            int ok = 0;
-            for (int s = 0; s < 2 && !ok; s++) {
-                const int64_t *sv = s ? s2 : s1;
-                diff = (uint32_t)(sv[0] ^ c0) | (uint32_t)(sv[1] ^ c1) | (uint32_t)(sv[2] ^ c2);
-                if (!(diff >> l)) {
-                    ok = 1; /* in the new cell */
-                    break;
+        c0 = v0 & msk, c1 = v1 & msk, c2 = v2 & msk, l = (uint32_t)nl;
+        bw_ok &= l <= 1;
+        if (far) {
+            /* an edge (or corner) on the old cell's far side: the 4 (or 8) voxels around it, indexed by a
+             * bit per crossing axis (set: the side after it), must join the one before (0, the old
+             * cell's) to the one entered through free voxels sharing faces. Each is free when in the old
+             * or the new cell, else read by a descent from the lowest node it shares with the new cell
+             * (on a copy of the chain, which stays the new cell's). */
+            unsigned T = ties | 1u << e, freem = 1u | 1u << T;
+            const int64_t av[3] = {v0, v1, v2}, upm[3] = {up0, up1, up2};
+            for (unsigned en = 1; en < T; en++) {
+                if (en & ~T) continue;
+                int64_t u[3];
+                for (int j = 0; j < 3; j++) /* (the side before a crossing axis: one back from the entered) */
+                    u[j] = !(T >> j & 1u) || (en >> j & 1u) ? av[j] : upm[j] ? av[j] - 1 : av[j] + 1;
+                uint32_t od = (uint32_t)(u[0] ^ oc0) | (uint32_t)(u[1] ^ oc1) | (uint32_t)(u[2] ^ oc2);
+                uint32_t sd = (uint32_t)(u[0] ^ c0) | (uint32_t)(u[1] ^ c1) | (uint32_t)(u[2] ^ c2);
+                if ((int64_t)od < ocs || !(sd >> l)) {
+                    freem |= 1u << en;
+                    continue;
                 }
-                L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
+                uint32_t L = (31u - (uint32_t)__builtin_clz(sd)) / 2 + 1;
                 if (L < 2) L = 2;
                 if (L > m->top) L = m->top;
                 const on_losnode *side[ON_LOS_LEVELS];
                 side[L] = p->chain[L];
-                ok = on_losmap_leaf_from(m, side, L, (uint32_t)sv[0], (uint32_t)sv[1], (uint32_t)sv[2]) >= 0;
+                if (on_losmap_leaf_from(m, side, L, (uint32_t)u[0], (uint32_t)u[1], (uint32_t)u[2], NULL) >= 0)
+                    freem |= 1u << en;
             }
-            if (!ok) {
+            if (!reach_after(freem, 1u, 1u << T)) {
                 *t_hit = tE;
                 return 0;
             }
         }
+#undef BND_E
         if (sink) {
             on_cell c = {tile, on_code_make((uint32_t)c0, (uint32_t)c1, (uint32_t)c2, l)};
             sink(ud, c);
@@ -637,31 +657,32 @@ static void sink_all(on_cell_sink sink, void *ud, const tree_probe *p, unsigned 
  * by the rule, without a walk. 1 when that shows the segment clear (0: walk it). */
 static int clear_by_box(const on_tree *t, const double a[3], const double b[3])
 {
-    int64_t n = t->n, ti3[3];
-    for (int j = 0; j < 3; j++) {
-        if (!(a[j] > 0) || !(b[j] > 0)) return 0;
-        int64_t ta = (int64_t)a[j] >> t->p.depth, tb = (int64_t)b[j] >> t->p.depth;
-        if (ta != tb || ta >= t->p.tiles[j]) return 0;
-        ti3[j] = ta;
+    int D = t->p.depth;
+    int64_t ti3[3];
+    for (int j = 0; j < 3; j++) { /* a's tile (b's too, when the region test below passes) */
+        if (!(a[j] > 0)) return 0;
+        ti3[j] = (int64_t)a[j] >> D;
+        if (ti3[j] >= t->p.tiles[j]) return 0;
     }
-    uint32_t ti = on_tile_index(t, (int)ti3[0], (int)ti3[1], (int)ti3[2]);
-    const on_tile *tl = &t->tiles[ti];
+    const on_tile *tl = &t->tiles[on_tile_index(t, (int)ti3[0], (int)ti3[1], (int)ti3[2])];
     if (tl->solid || !tl->loaded) return 0;
     const on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire); /* (built by the walk) */
     if (!m || !m->box_small) return 0;
+    int none = m->lo[0] >= m->hi[0]; /* nothing blocked in the tile's part of the map */
     double t0 = 0, t1 = 1;
     for (int j = 0; j < 3; j++) {
-        double o = (double)(ti3[j] * n), la = a[j] - o, lb = b[j] - o, r = (double)m->reg[j];
-        if (!(la > FAST_MARGIN && lb > FAST_MARGIN && la < r - FAST_MARGIN && lb < r - FAST_MARGIN)) return 0;
-        if (m->lo[0] >= m->hi[0]) continue; /* nothing blocked in the tile's part of the map */
-        /* the part of the segment within the box (grown by the margin) along axis j */
-        double lo = m->lo[j] - FAST_MARGIN, hi = m->hi[j] + FAST_MARGIN, d = lb - la;
+        double o = (double)(ti3[j] << D), la = a[j] - o, lb = b[j] - o, r = m->dreg[j] - FAST_MARGIN;
+        if (!(la > FAST_MARGIN && lb > FAST_MARGIN && la < r && lb < r)) return 0;
+        if (none) continue;
+        /* the part of the segment within the box (grown by the margin) along axis j; a reciprocal's
+         * rounding moves the ends by far less than the margin */
+        double lo = m->dlo[j] - FAST_MARGIN - la, hi = m->dhi[j] + FAST_MARGIN - la, d = lb - la;
         if (d == 0) {
-            if (la < lo || la > hi) t0 = 2; /* never within the box (the region still checked) */
+            if (lo > 0 || hi < 0) t0 = 2; /* never within the box (the region still checked) */
             continue;
         }
-        double u = (lo - la) / d, v = (hi - la) / d;
-        if (u > v) {
+        double inv = 1.0 / d, u = lo * inv, v = hi * inv;
+        if (d < 0) {
             double w = u;
             u = v;
             v = w;
@@ -669,7 +690,7 @@ static int clear_by_box(const on_tree *t, const double a[3], const double b[3])
         if (u > t0) t0 = u;
         if (v < t1) t1 = v;
     }
-    return m->lo[0] >= m->hi[0] || t0 > t1;
+    return none || t0 > t1;
 }
 
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
@@ -683,7 +704,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
                 fabs(b[0]) < FAST_COORD && fabs(b[1]) < FAST_COORD && fabs(b[2]) < FAST_COORD;
     if (!sink && small && clear_by_box(t, a, b)) return 1;
     walk w;
-    walk_init(&w, a, b);
+    walk_init(&w, a, b, 0);
     tree_probe p;
     p.t = t;
     p.lc = lc;
@@ -710,7 +731,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
         if (lm) {
             uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
             p.chain[lm->top] = lm->node;
-            int l = on_losmap_leaf_from(lm, p.chain, lm->top, lx, ly, lz);
+            int l = on_losmap_leaf_from(lm, p.chain, lm->top, lx, ly, lz, NULL);
             if (l < 0) return 0;
             uint32_t msk = ~((1u << l) - 1u);
             p.lm = lm;

@@ -96,7 +96,7 @@ static long cells_agree(const on_tree *t)
                     int f = on_tree_leaf_free(t, ijk[0] * n + x, ijk[1] * n + y, ijk[2] * n + z, &c);
                     const on_losnode *chain[ON_LOS_LEVELS];
                     chain[m->top] = m->node;
-                    int l = on_losmap_leaf_from(m, chain, m->top, x, y, z);
+                    int l = on_losmap_leaf_from(m, chain, m->top, x, y, z, NULL);
                     if (f != (l >= 0) || (f && (c.tile != ti || c.code != on_code_at(x, y, z, (uint32_t)l)))) bad++;
                 }
     }
@@ -436,8 +436,8 @@ static void test_diagonal_edges(void)
             total++;
             if (vd != vt || (!vd && th_d != th_t)) {
                 if (bad < 4)
-                    fprintf(stderr, "diagonal mismatch: (%g %g %g)->(%g %g %g) dense %d@%.17g tree %d@%.17g\n", a[0], a[1],
-                            a[2], b[0], b[1], b[2], vd, th_d, vt, th_t);
+                    fprintf(stderr, "diagonal mismatch: (%g %g %g)->(%g %g %g) dense %d@%.17g tree %d@%.17g\n",
+                            a[0], a[1], a[2], b[0], b[1], b[2], vd, th_d, vt, th_t);
                 bad++;
             }
         }
