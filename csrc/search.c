@@ -298,7 +298,7 @@ static on_status expand(on_query *q, int32_t u)
     un->closed = 1;
     double pu[3];
     node_point(q, u, pu);
-    /* the goal is reached when its node is expanded */
+    /* the goal is reached when its node is expanded (weighted over face points: when first reached, below) */
     if (same_cell(un->cell, q->goal_cell)) {
         q->found = u;
         return ON_SUCCESS;
@@ -322,6 +322,13 @@ static on_status expand(on_query *q, int32_t u)
     int cells = fp && q->g.kind == ON_GRAPH_CELLS;
     if (fp) on_graph_region(&q->g, un->cell, umn, umx, &us);
     const on_areaset *areas = q->areas.n ? &q->areas : NULL; /* (read once: not per edge) */
+    /* A weighted search over face points ends when it first reaches the goal's node rather than when
+     * it would expand it: its f was already no bound on the path (weight > 1), the goal's point is
+     * the face it is entered through either way, and what remains of the path is the straight
+     * segment on to the goal inside its node. Measured: the same mean and p99 length ratios, 3-37%
+     * fewer expansions (see README). Weight 1 keeps A*'s rule (its paths are the graph's shortest),
+     * and Lazy Theta* expands the goal to check its parent's sight. */
+    int early = fp && q->o.weight > 1;
     q->info.neighbors += nnb;
     for (size_t k = 0; k < nnb; k++) {
         int created;
@@ -356,6 +363,10 @@ static on_status expand(on_query *q, int32_t u)
             memcpy(vn->pos, pv, sizeof pv);
             vn->parent = par;
             vn->f = g + q->o.weight * h - q->o.size_bias * sz;
+            if (early && same_cell(vn->cell, q->goal_cell)) { /* reached (not expanded): see above */
+                q->found = v;
+                return ON_SUCCESS;
+            }
             on_pool_push_or_update(&q->pool, (uint32_t)v);
         }
     }

@@ -164,6 +164,7 @@ static void running_and_edits(void)
     on_query_opts o;
     on_query_opts_default(&o);
     o.direct = 0;
+    o.weight = 1; /* (the goal's node is next to the start's: A*'s rule leaves the search running after one step) */
     double a[3] = {-2.5, 2, 3}, b[3] = {8.5, 4, 9};
     CHECK_EQ_INT(on_query_init(q, a, b, &o), ON_IN_PROGRESS);
     CHECK_EQ_INT(on_query_update(q, 1, NULL), ON_IN_PROGRESS);
