@@ -16,8 +16,11 @@
  * one). */
 #define PULL_PASSES 64
 /* A directed search with a budget that met no target after this many settled boxes heads for the
- * nearest target instead of `to` (reach_run). */
-#define LOST_POPS 256
+ * nearest target instead of `to` (reach_run). 256 -> 128 (session 9; 35 pairs of 8x1x8 x 512^3,
+ * world:plan's start_multi): boxes settled by the joins max 659 -> 496, p90 224 -> 194; route costs
+ * / 256's mean 1.003, max 1.063; 96 and 64 settle more at the max (578, 632): the nearest portal
+ * sought sooner from a point not yet out of its pocket. */
+#define LOST_POPS 128
 #define ROUTE_PULL_PASSES 16
 
 void on_reach_free(on_reach *r)
@@ -58,19 +61,30 @@ static int regrow(void **p, size_t n, size_t sz)
 static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
 {
     if (nbox + 1 > r->cap) {
+        /* per-box arrays hold nothing across a growth (the stamps start again), so they are made
+         * anew instead of realloc'd and cleared: calloc'd stamps are zero pages until a search touches
+         * them, so a planner's first join in a 512^3 tile (~84k boxes, ~7 MB of arrays) pays for the
+         * pages it touches, not for copying and clearing all of them (~1 ms) */
         size_t c = nbox + 1;
-        if (regrow((void **)&r->g, c, sizeof *r->g) || regrow((void **)&r->pt, 3 * c, sizeof *r->pt) ||
-            regrow((void **)&r->parent, c, sizeof *r->parent) || regrow((void **)&r->seen, c, sizeof *r->seen) ||
-            regrow((void **)&r->hkey, c, sizeof *r->hkey) ||
-            regrow((void **)&r->done, c, sizeof *r->done) || regrow((void **)&r->tmark, c, sizeof *r->tmark) ||
-            regrow((void **)&r->thead, c, sizeof *r->thead) || regrow((void **)&r->chain, c, sizeof *r->chain) ||
-            regrow((void **)&r->cpt, 3 * (c + 2), sizeof *r->cpt))
+        void **arr[] = {(void **)&r->g, (void **)&r->pt, (void **)&r->parent, (void **)&r->hkey, (void **)&r->thead,
+                        (void **)&r->chain, (void **)&r->cpt, (void **)&r->seen, (void **)&r->done, (void **)&r->tmark};
+        size_t len[] = {c * sizeof *r->g, 3 * c * sizeof *r->pt, c * sizeof *r->parent, c * sizeof *r->hkey,
+                        c * sizeof *r->thead, c * sizeof *r->chain, 3 * (c + 2) * sizeof *r->cpt};
+        int fail = 0;
+        for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
+            free(*arr[i]);
+            *arr[i] = i < sizeof len / sizeof *len ? malloc(len[i]) : calloc(c, sizeof(uint32_t)); /* stamps */
+            fail |= *arr[i] == NULL;
+        }
+        r->cur = r->tcur = 0; /* nothing is seen, done or mapped */
+        if (fail) {
+            for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
+                free(*arr[i]);
+                *arr[i] = NULL;
+            }
+            r->cap = 0;
             return -1;
-        /* the stamps start again: nothing is seen, done or mapped */
-        memset(r->seen, 0, c * sizeof *r->seen);
-        memset(r->done, 0, c * sizeof *r->done);
-        memset(r->tmark, 0, c * sizeof *r->tmark);
-        r->cur = r->tcur = 0;
+        }
         r->cap = c;
     }
     /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots */

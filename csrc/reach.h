@@ -68,7 +68,7 @@ on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, ui
  * graph's edges), others are left HUGE_VAL. budget > 0 (with group): the search also stops once it
  * has settled `budget` boxes since it met its first target (the targets met by then are reached; it
  * never stops before one is met, so "reached at least one target of the component" holds); such a
- * search that met no target after 256 settled boxes (its way towards `to` blocked) heads for the
+ * search that met no target after 128 settled boxes (LOST_POPS) (its way towards `to` blocked) heads for the
  * nearest target from then on (its open boxes keyed again without the lines on to `to`). Costs found
  * are lengths of free paths. Boxes beyond are left unreached: on_reach_cost_to may not see them.
  * group NULL: on_reach_points. */

@@ -26,7 +26,7 @@
  * graph); in a tile of more than 4096 boxes it is an A* heading for the other end's first point
  * through the nearest portal (the straight line via one of the tile's portals, weighted 1.5), stopped
  * once no box left can beat the best total met by n/8 leaves or 20 boxes (ROUTE_DIRECTED_BUDGET) after it met its first
- * portal, and heading for the nearest portal instead once 256 boxes met none; a start and a goal in one such tile each head for the other and stop soon after meeting it
+ * portal, and heading for the nearest portal instead once 128 boxes met none; a start and a goal in one such tile each head for the other and stop soon after meeting it
  * (the direct join). It reaches at least one portal of the component, and the planner goes on from
  * there by the tile graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
  * line to the nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
