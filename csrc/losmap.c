@@ -204,6 +204,15 @@ static on_losmap *build(const on_tree *t, const on_tile *tl)
         vreg *= (double)m->reg[j];
     }
     m->box_small = vbox < 0.25 * vreg;
+    /* the region's node: down child 0 while the region fits in it and it is mixed (has a node) */
+    uint32_t L = top, at = 0, rmax = m->reg[0] > m->reg[1] ? m->reg[0] : m->reg[1];
+    if (m->reg[2] > rmax) rmax = m->reg[2];
+    m->rpath[top] = 0;
+    while (L > 2 && rmax <= (1u << (2 * (L - 1))) && (m->node[at].mixed & 1u)) {
+        at = m->node[at].base; /* (child 0: the first mixed child) */
+        m->rpath[--L] = at;
+    }
+    m->rlevel = L;
     return m;
 fail:
     free(b.node);

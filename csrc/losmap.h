@@ -44,10 +44,29 @@ typedef struct on_losmap {
     uint32_t reg[3];
     int32_t lo[3], hi[3];
     double dreg[3], dlo[3], dhi[3]; /* the same as doubles */
+    /* the lowest node holding the whole region (level rlevel >= 2, through child 0 from the top) and
+     * the nodes above it: a descent for a leaf below 4^rlevel on every axis starts there */
+    uint32_t rlevel;
+    uint32_t rpath[ON_MAX_DEPTH / 2 + 3]; /* rpath[L]: index in node[] of the level-L node, L >= rlevel */
     int box_small;     /* the box leaves most of the region out (worth a test before a walk) */
 } on_losmap;
 
 #define ON_LOS_LEVELS ((ON_MAX_DEPTH + 1) / 2 + 2) /* room for levels 0 .. top (top >= 2) */
+
+/* Start a descent for tile-local leaf (x, y, z) from the top: the level to start at, with chain[] set
+ * from the top down to it (the region's node when the leaf is below it, else the top). */
+static inline uint32_t on_losmap_start(const on_losmap *m, const on_losnode **chain, uint32_t x, uint32_t y,
+                                       uint32_t z)
+{
+    uint32_t L = m->top;
+    chain[L] = m->node;
+    if (((x | y | z) >> (2 * m->rlevel)) == 0)
+        while (L > m->rlevel) {
+            L--;
+            chain[L] = &m->node[m->rpath[L]];
+        }
+    return L;
+}
 
 /* The tile's losmap, built now when it has none; NULL when it cannot be built (out of memory), the
  * tree's masks are off (on_tree_set_los_masks) or the tile is solid or not loaded (the walk reads those as blocked without it). Thread-safe for readers

@@ -41,7 +41,8 @@ static inline int64_t iceil(double x)
 
 /* The walk at the start. With tnext 0 a moving axis's tnext is left unset (the octree walk sets it by
  * sync_axis before any use, and spares the divisions when its fast steps settle the segment). */
-static void walk_init(walk *w, const double a[3], const double b[3], int tnext)
+static inline __attribute__((always_inline)) void walk_init(walk *w, const double a[3], const double b[3],
+                                                           int tnext)
 {
     for (int j = 0; j < 3; j++) {
         w->a[j] = a[j];
@@ -257,8 +258,8 @@ static int probe_leaf(tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c
         p->lm = on_tile_losmap(t, ti);
     }
     if (p->lm) { /* the tile's masks: a few bit operations, no lookup */
-        p->chain[p->lm->top] = p->lm->node;
-        int l = on_losmap_leaf_from(p->lm, p->chain, p->lm->top, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, NULL);
+        uint32_t L0 = on_losmap_start(p->lm, p->chain, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
+        int l = on_losmap_leaf_from(p->lm, p->chain, L0, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, NULL);
         if (l < 0) return 0;
         c->tile = ti;
         c->code = on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, (uint32_t)l);
@@ -699,9 +700,9 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
                      on_cell_sink sink, void *ud)
 {
     *t_hit = 0;
-    if (!sane(a, b)) return 0;
     int small = fabs(a[0]) < FAST_COORD && fabs(a[1]) < FAST_COORD && fabs(a[2]) < FAST_COORD &&
                 fabs(b[0]) < FAST_COORD && fabs(b[1]) < FAST_COORD && fabs(b[2]) < FAST_COORD;
+    if (!small && !sane(a, b)) return 0; /* (small implies sane) */
     if (!sink && small && clear_by_box(t, a, b)) return 1;
     walk w;
     walk_init(&w, a, b, 0);
@@ -730,8 +731,8 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
         const on_losmap *lm = on_tile_losmap(t, ti);
         if (lm) {
             uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
-            p.chain[lm->top] = lm->node;
-            int l = on_losmap_leaf_from(lm, p.chain, lm->top, lx, ly, lz, NULL);
+            uint32_t L0 = on_losmap_start(lm, p.chain, lx, ly, lz);
+            int l = on_losmap_leaf_from(lm, p.chain, L0, lx, ly, lz, NULL);
             if (l < 0) return 0;
             uint32_t msk = ~((1u << l) - 1u);
             p.lm = lm;
@@ -809,7 +810,8 @@ int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const
     return walk_tree(t, lc, a, b, &th, sink, ud);
 }
 
-static int to_nav_checked(const on_tree *t, const double a[3], const double b[3], double na[3], double nb[3])
+static inline __attribute__((always_inline)) int to_nav_checked(const on_tree *t, const double a[3], const double b[3],
+                                                               double na[3], double nb[3])
 {
     for (int j = 0; j < 3; j++)
         if (isnan(a[j]) || isnan(b[j])) return 0;
