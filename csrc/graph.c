@@ -38,6 +38,7 @@ void on_graph_use(on_graph *g, int kind)
              : g->kind == ON_GRAPH_AREA_CELLS ? &on_graph_area_cells_ops
                                               : &on_graph_cells_ops;
     g->org_tile = UINT32_MAX;
+    g->skip_face = -1;
 }
 
 int on_graph_nb_reserve(on_graph *g, size_t n)

@@ -52,6 +52,8 @@ struct on_graph {
     double org[3];
     const on_boxset *org_set;
     uint32_t fallback_tile;     /* after ON_FALLBACK: the tile without a valid box graph */
+    int skip_face;              /* (cells) a face whose neighbours the next neighbours call leaves out (-1:
+                                 * none): the search's node came through it from a node that covers it */
     const struct on_areaset *areas; /* ON_GRAPH_AREA_CELLS: the areas that split cells */
     on_cell *rnb;               /* (area cells) a free cell's own neighbours and their faces */
     uint8_t *rfaces;

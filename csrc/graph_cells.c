@@ -24,7 +24,7 @@ static void cells_local(on_graph *g, on_cell c, uint32_t lo[3], uint32_t hi[3])
 static on_status cells_neighbors(on_graph *g, on_cell c, size_t *count)
 {
     for (;;) {
-        on_status s = on_tree_neighbors_cached(g->t, g->lc, c, g->nb, NULL, g->nbcap, count);
+        on_status s = on_tree_neighbors_skip(g->t, g->lc, c, g->skip_face, g->nb, g->nbcap, count);
         if (on_ok(s)) return ON_SUCCESS;
         /* a rare large face: grow the buffer once and keep it */
         if (on_graph_nb_reserve(g, *count) != 0) return ON_FAILURE | ON_NO_MEMORY;

@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* 64 - log2(cap) for a map of cap slots (a power of two). */
+static unsigned map_shift(size_t cap)
+{
+    unsigned b = 0;
+    while (((size_t)1 << b) < cap) b++;
+    return 64u - b;
+}
+
 int on_pool_init(on_nodepool *p, size_t max_nodes)
 {
     memset(p, 0, sizeof *p);
@@ -25,6 +33,7 @@ int on_pool_init(on_nodepool *p, size_t max_nodes)
     p->smallmask = smallcap - 1;
     p->map = p->small;
     p->mapmask = p->smallmask;
+    p->mapshift = map_shift(smallcap);
     return p->nodes && p->small && p->heap ? 0 : -1;
 }
 
@@ -49,6 +58,7 @@ void on_pool_reset(on_nodepool *p)
     p->nheap = 0;
     p->map = p->small;
     p->mapmask = p->smallmask;
+    p->mapshift = map_shift(p->smallmask + 1);
     if (++p->stamp == 0) { /* 2^32 searches: clear the stamps once and count again */
         if (p->big) memset(p->big, 0, (p->bigmask + 1) * sizeof *p->big);
         memset(p->small, 0, (p->smallmask + 1) * sizeof *p->small);
@@ -56,11 +66,9 @@ void on_pool_reset(on_nodepool *p)
     }
 }
 
-static inline uint64_t cell_key(on_cell c) { return (uint64_t)c.tile << 32 | c.code; }
-
 static void map_put(on_nodepool *p, uint64_t key, uint32_t idx)
 {
-    size_t i = (size_t)on_mix64(key) & p->mapmask;
+    size_t i = on_pool_home(p, key);
     for (;;) {
         on_mslot *s = &p->map[i];
         if (s->stamp != p->stamp) {
@@ -99,7 +107,8 @@ static int map_enlarge(on_nodepool *p)
         p->map = p->big;
         p->mapmask = p->bigmask;
     }
-    for (size_t i = 0; i < p->nnodes; i++) map_put(p, cell_key(p->nodes[i].cell), (uint32_t)i);
+    p->mapshift = map_shift(p->mapmask + 1);
+    for (size_t i = 0; i < p->nnodes; i++) map_put(p, on_pool_key(p->nodes[i].cell), (uint32_t)i);
     return 0;
 }
 
@@ -117,12 +126,12 @@ static int nodes_enlarge(on_nodepool *p)
     return 0;
 }
 
-int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
+int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created)
 {
     /* (every map stays at most half full: the big one can hold 2 * max_nodes slots) */
     if (2 * (p->nnodes + 1) > p->mapmask + 1 && map_enlarge(p) != 0) return -2;
-    uint64_t key = cell_key(c);
-    size_t i = (size_t)on_mix64(key) & p->mapmask;
+    uint64_t key = on_pool_key(c);
+    size_t i = on_pool_home(p, key);
     for (;;) {
         on_mslot *s = &p->map[i];
         if (s->stamp == p->stamp) {

@@ -46,6 +46,7 @@ typedef struct on_nodepool {
     size_t nodecap;       /* entries of nodes and heap (<= max_nodes) */
     on_mslot *map;        /* the map in use: small or big */
     size_t mapmask;
+    unsigned mapshift;    /* 64 - log2(slots of the map in use): a key's home is its Fibonacci hash's top bits */
     on_mslot *small, *big; /* big: NULL until a search outgrows the small map */
     size_t smallmask, bigmask;
     size_t smallmax, bigmax; /* the slots each may grow to (bigmax: 2 * max_nodes, a power of two) */
@@ -63,7 +64,29 @@ void on_pool_reset(on_nodepool *p);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
  * not in the heap). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
  * pool is unchanged). */
-int32_t on_pool_get(on_nodepool *p, on_cell c, int *created);
+int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created);
+/* (the probe for a node already there inline: a search asks for every neighbour entry, and most are
+ * nodes it has; a new node, or a map to enlarge, is on_pool_get_slow's) */
+static inline uint64_t on_pool_key(on_cell c) { return (uint64_t)c.tile << 32 | c.code; }
+static inline size_t on_pool_home(const on_nodepool *p, uint64_t key)
+{
+    return (size_t)((key * 0x9E3779B97F4A7C15ull) >> p->mapshift);
+}
+static inline int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
+{
+    if (2 * (p->nnodes + 1) <= p->mapmask + 1) {
+        uint64_t key = on_pool_key(c);
+        for (size_t i = on_pool_home(p, key);; i = (i + 1) & p->mapmask) {
+            const on_mslot *s = &p->map[i];
+            if (s->stamp != p->stamp) break;
+            if (s->key == key) {
+                *created = 0;
+                return (int32_t)s->idx;
+            }
+        }
+    }
+    return on_pool_get_slow(p, c, created);
+}
 /* Insert node n into the heap, or restore the order around it after its f changed (up or down). */
 void on_pool_push_or_update(on_nodepool *p, uint32_t n);
 /* Remove and return the node of lowest f (ties: the larger g). The heap must not be empty. */

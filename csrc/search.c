@@ -278,6 +278,25 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     }
 }
 
+/* Over the plain cells with face points: the face of u's cell its parent's cell covers whole (the
+ * parent is no smaller and shares it), or -1. Every neighbour across it is the parent, closed, so the
+ * neighbour walk leaves that face out. */
+static int parent_face(on_query *q, int32_t u)
+{
+    int32_t par = q->pool.nodes[u].parent;
+    if (par < 0) return -1;
+    on_cell uc = q->pool.nodes[u].cell, pc = q->pool.nodes[par].cell;
+    if (on_code_layer(pc.code) < on_code_layer(uc.code)) return -1;
+    double umn[3], umx[3], pmn[3], pmx[3], us, ps;
+    on_graph_cell_region(&q->g, uc, umn, umx, &us);
+    on_graph_cell_region(&q->g, pc, pmn, pmx, &ps);
+    for (int k = 0; k < 3; k++) {
+        if (pmx[k] == umn[k]) return 2 * k;
+        if (pmn[k] == umx[k]) return 2 * k + 1;
+    }
+    return -1;
+}
+
 static on_status expand(on_query *q, int32_t u)
 {
     int64_t wait = on_graph_unloaded_beyond(&q->g, q->pool.nodes[u].cell);
@@ -288,7 +307,9 @@ static on_status expand(on_query *q, int32_t u)
     }
     if (touch_tile(q, q->pool.nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
     size_t nnb;
+    q->g.skip_face = q->g.kind == ON_GRAPH_CELLS && face_points(q) ? parent_face(q, u) : -1;
     on_status ns = on_graph_neighbors(&q->g, q->pool.nodes[u].cell, &nnb);
+    q->g.skip_face = -1;
     if (ns != ON_SUCCESS) {
         if (ns == ON_FALLBACK) on_pool_push_or_update(&q->pool, (uint32_t)u);
         return ns;

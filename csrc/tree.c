@@ -470,8 +470,23 @@ on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *
  * (stored, since c is free below it; across a tile border, the other tile's root) to the first free
  * cell or blocked child on the way, or at c's layer collect the region's free descendants on the
  * face. A node's code at a layer is the leaf code with the low bits of each coordinate cleared. */
+static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, uint8_t *faces,
+                           size_t cap, size_t *count);
+
 on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count)
+{
+    return neighbors(t, lc, c, -1, out, faces, cap, count);
+}
+
+on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, size_t cap,
+                                 size_t *count)
+{
+    return neighbors(t, lc, c, skip, out, NULL, cap, count);
+}
+
+static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, uint8_t *faces,
+                           size_t cap, size_t *count)
 {
     nb_out o = {out, faces, cap, 0};
     if (c.tile >= t->ntiles) return ON_FAILURE | ON_INVALID;
@@ -482,6 +497,7 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, o
     static const uint32_t shift[3] = {4, 13, 22};
     int ijk[3] = {-1, 0, 0};
     for (int face = 0; face < 6; face++) {
+        if (face == skip) continue;
         int axis = face >> 1, dir = face & 1;
         uint32_t p = loc[axis], np, layer;
         uint32_t ti = c.tile;

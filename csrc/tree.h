@@ -103,6 +103,10 @@ void on_lcache_reset(on_lcache *c, const on_tree *t);
 void on_lcache_check(on_lcache *c, const on_tree *t);
 on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *c, on_cell cell, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count);
+/* The same without the neighbours across face `skip` (0..5 = -x,+x,-y,+y,-z,+z; -1: none): a search
+ * knows the node it came from, whose cell covers that face when it is no smaller. */
+on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *c, on_cell cell, int skip, on_cell *out, size_t cap,
+                                 size_t *count);
 
 /* A node-table lookup through an optional cache c (may be NULL; the caller has run on_lcache_check):
  * the node's value, or -1 when it is not stored. Every user of a cache fills it through this. */
