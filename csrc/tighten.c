@@ -62,6 +62,13 @@ double on_pathbuf_cost(const on_pathbuf *b, const on_sight *sight)
     return c;
 }
 
+/* Are two waypoints within 1e-9 leaves of each other (refine's stacked waypoints)? */
+static inline int coincide(const double a[3], const double b[3])
+{
+    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return dx * dx + dy * dy + dz * dz < 1e-18;
+}
+
 /* Shortest path through the chain of shared faces: waypoint i lies on the face between corridor cells
  * i and i+1. Coordinate descent over the two free coordinates of each face with the exact minimiser
  * of |P - x| + |x - N| along one coordinate (clamped, which is exact for a convex function of one
@@ -92,9 +99,9 @@ int on_refine(on_pathbuf *path, const double *faces, size_t m, const double star
              * would otherwise pin one another (the objective has a kink there) */
             size_t pi = i, ni = i;
             const double *P = start, *N = e;
-            while (pi > 0 && on_dist3(x + 3 * (pi - 1), X) < 1e-9) pi--;
+            while (pi > 0 && coincide(x + 3 * (pi - 1), X)) pi--;
             if (pi > 0) P = x + 3 * (pi - 1);
-            while (ni + 1 < m && on_dist3(x + 3 * (ni + 1), X) < 1e-9) ni++;
+            while (ni + 1 < m && coincide(x + 3 * (ni + 1), X)) ni++;
             if (ni + 1 < m) N = x + 3 * (ni + 1);
             const double *flo = faces + 6 * i, *fhi = flo + 3;
             for (int k = 0; k < 3; k++) {
