@@ -37,6 +37,7 @@ typedef struct result {
     on_table snap;
     uint8_t snap_solid;
     int graph_read;    /* 1: the graph file was asked for (a world graph was set when the job was taken) */
+    uint32_t tile_tag; /* the tile blob's identity (pack.blob_id): the tag its graph must carry */
     on_tgraph *graph;  /* its decoded graph, or NULL with gstatus / gerr saying why */
     on_status gstatus;
     char gerr[160];    /* the reason, without the path: "No such file or directory", "corrupt", ... */

@@ -667,15 +667,17 @@ static void rm_dir(const char *dir, const on_tree *t)
 }
 
 /* Tile graphs streamed with their tiles (on_streamer_set_graph): every tile gets its graph file,
- * built from orig and encoded, but four: GRAPH_MISSING has none, GRAPH_CORRUPT a byte flipped,
- * GRAPH_FIFO is a FIFO and GRAPH_ZERO a symlink to /dev/zero. Agents walk; after every update the
- * world graph holds exactly the loaded tiles with a good file, each with its file's identity (the
+ * built from orig, tagged with its tile file's blob identity (as a bake tags it) and encoded, but
+ * five: GRAPH_MISSING has none, GRAPH_CORRUPT a byte flipped, GRAPH_FIFO is a FIFO, GRAPH_ZERO a
+ * symlink to /dev/zero and GRAPH_OTHER_BAKE a good graph tagged for another version of its tile.
+ * Agents walk; after every update the world graph holds exactly the loaded tiles with a good file, each with its file's identity (the
  * CRC-32 it ends with), and each loaded tile with a bad one has one ON_EVENT_GRAPH_FAILED event with
  * the reader's or decoder's reason, beside its ON_EVENT_LOADED, in the update that installed it. */
 #define GRAPH_MISSING 20
 #define GRAPH_CORRUPT 21
 #define GRAPH_FIFO 22
 #define GRAPH_ZERO 23
+#define GRAPH_OTHER_BAKE 27 /* (force-loaded for the first half of the walk) */
 
 static const char *graph_failure(uint32_t ti)
 {
@@ -684,6 +686,7 @@ static const char *graph_failure(uint32_t ti)
     case GRAPH_CORRUPT: return "corrupt";
     case GRAPH_FIFO: return "not a regular file (a FIFO)";
     case GRAPH_ZERO: return "not a regular file (a character device)";
+    case GRAPH_OTHER_BAKE: return "built from another version of its tile (bake the tile again)";
     default: return NULL;
     }
 }
@@ -695,7 +698,23 @@ static void graph_path(char *path, size_t len, const char *dir, const on_tree *t
     snprintf(path, len, "%s/tiles/%d_%d_%d.graph", dir, c[0], c[1], c[2]);
 }
 
-/* Write orig's tile graphs beside its tiles (the four bad ones as described); ids[ti]: the identity of
+/* The tag tile ti's graph must carry: the CRC-32 of its tile file's blob but the blob's own CRC-32
+ * (pack.graph_tag); 0 for a tile without a readable file (it never loads). */
+static uint32_t tile_tag(const char *dir, const on_tree *t, uint32_t ti)
+{
+    char path[512];
+    int c[3];
+    on_tile_coords(t, ti, c);
+    snprintf(path, sizeof path, "%s/tiles/%d_%d_%d.tile", dir, c[0], c[1], c[2]);
+    uint8_t *b;
+    size_t len;
+    if (!on_ok(on_read_file_max(path, 1 << 24, &b, &len, NULL, 0))) return 0;
+    uint32_t tag = len >= 20 ? on_crc32(0, b + 16, len - 20) : 0;
+    free(b);
+    return tag;
+}
+
+/* Write orig's tile graphs beside its tiles (the five bad ones as described); ids[ti]: the identity of
  * each good file. */
 static void write_graphs(const char *dir, const on_tree *orig, uint32_t *ids)
 {
@@ -712,8 +731,10 @@ static void write_graphs(const char *dir, const on_tree *orig, uint32_t *ids)
             CHECK(symlink("/dev/zero", path) == 0);
             continue;
         }
+        on_tgraph_opts o = {0, 0, tile_tag(dir, orig, ti)};
+        if (ti == GRAPH_OTHER_BAKE) o.tag ^= 0x5a5a; /* what another bake of the tile would give */
         on_tgraph *g;
-        CHECK(on_ok(on_tgraph_build_tile(orig, ti, NULL, &g)));
+        CHECK(on_ok(on_tgraph_build_tile(orig, ti, &o, &g)));
         size_t len;
         on_tgraph_encode(g, NULL, 0, &len);
         uint8_t *b = malloc(len);
@@ -757,7 +778,9 @@ static void test_graphs(const char *dir, on_tree *orig, int workers)
     int bad_ok = 1, ids_ok = 1, unlinked = 1;
     size_t linked = 0, unloads = 0, fails = 0;
     uint8_t failed_seen[TX * TZ] = {0};
+    CHECK(on_ok(on_streamer_force_load(s, GRAPH_OTHER_BAKE)));
     for (int frame = 0; frame < 150; frame++) {
+        if (frame == 75) CHECK(on_ok(on_streamer_force_unload(s, GRAPH_OTHER_BAKE)));
         for (int a = 0; a < 4; a++) {
             for (int k = 0; k < 3; k += 2) pos[a][k] = fmin(86, fmax(-10, pos[a][k] + (rnd() - 0.5) * 8));
             on_streamer_move_agent(s, aid[a], pos[a]);
@@ -797,6 +820,7 @@ static void test_graphs(const char *dir, on_tree *orig, int workers)
     int bad_loaded = 0;
     for (uint32_t ti = GRAPH_MISSING; ti <= GRAPH_ZERO; ti++) bad_loaded += failed_seen[ti];
     CHECK(bad_loaded >= 2 && fails >= (size_t)bad_loaded);
+    CHECK(failed_seen[GRAPH_OTHER_BAKE]); /* the tag check did refuse it */
     on_streamer_destroy(s);
     on_wgraph_destroy(w);
     on_tree_destroy(t);
