@@ -31,7 +31,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir bench-stream demo clean ctest spec lint fuzz fuzz-build
 
 all: deps $(MODULE)
 
@@ -125,6 +125,21 @@ bench-pathserver: $(BUILD)/bench/pathserver
 bench-soak: all
 	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" \
 	  $(LUA) -e 'print(require("octonav.bench_world").soak_report())'
+
+# streaming frames (bench/stream_frames.lua): caller's p50 / p99 / max us of the update() frames that
+# load tiles, one agent, 600 frames, fastest of 5 passes, 2 then 0 workers, on terrain.lua 16x2x16 and
+# dungeon.lua baked into a temporary directory (each skipped where ../shared/data lacks it)
+bench-stream: all
+	@d=../shared/data; tmp=$$(mktemp -d) || exit 1; trap 'rm -rf "$$tmp"' EXIT; \
+	if [ -f $$d/worlds/terrain.lua ]; then NX=16 NZ=16 NY=2 OUT=$$tmp/terrain_16x2x16 \
+	  $(LUA) bin/octonav bake $$d/worlds/terrain.lua >/dev/null || exit 1; \
+	else echo "bench-stream: $$d/worlds/terrain.lua absent, skipped"; fi; \
+	if [ -f $$d/worlds/dungeon.lua ] && [ -f $$d/meshes/dungeon.obj ]; then OUT=$$tmp/dungeon \
+	  $(LUA) bin/octonav bake $$d/worlds/dungeon.lua >/dev/null || exit 1; \
+	else echo "bench-stream: $$d/worlds/dungeon.lua or meshes/dungeon.obj absent, skipped"; fi; \
+	for p in terrain_16x2x16 dungeon; do [ -d $$tmp/$$p ] || continue; for w in 2 0; do \
+	  (cd $$tmp && LUA_PATH="$$OLDPWD/lua/?.lua;$$OLDPWD/lua/?/init.lua;;" LUA_CPATH="$$OLDPWD/$(BUILD)/?.so;;" \
+	  $(LUA) $$OLDPWD/bench/stream_frames.lua $$p $$w) || exit 1; done; done
 
 # queries in C (issue 15): median / p99 us, quality, expansions, neighbours, line-of-sight checks;
 # bench-query-ir: instructions per query on DC1, Complex and A1 (callgrind, deterministic)

@@ -13,7 +13,11 @@
 --   * a missing, corrupt, FIFO, /dev/zero and oversized graph file: the tile loads, the update lists
 --     a `failed` entry "PATH: reason" for it (the reason the core's reader or decoder gives), no
 --     graph is linked for it, and nothing hangs; the tile's graph comes once the file is good and
---     the tile loads again.
+--     the tile loads again;
+--   * a graph file of another bake of its tile (copied from a world baked with another seed): its tag
+--     is not the tile's, so with 0 and 2 workers the tile loads without a graph, the update lists
+--     "PATH: built from another version of its tile (bake the tile again)" (what the full load,
+--     world.load, refuses it with), and its loaded neighbours have their graphs.
 local octonav = require "octonav"
 local core = require "octonav.core"
 local streamer = require "octonav.streamer"
@@ -287,5 +291,66 @@ describe("a tile's bad graph file", function()
         s:close()
       end)
     end
+  end
+end)
+
+describe("a tile's graph file of another bake", function()
+  teardown(function() tmp.cleanup() end)
+
+  local BAD = { 2, 0, 2 }
+  local NEIGHBOURS = { { 1, 0, 2 }, { 3, 0, 2 }, { 2, 0, 1 }, { 2, 0, 3 }, { 2, 1, 2 } }
+  local REASON = "built from another version of its tile (bake the tile again)"
+
+  local dir, full, path
+  setup(function()
+    dir = bake(config(tmp.dir(true), 7))
+    full = assert(world_mod.load(dir))
+    local other = bake(config(tmp.dir(true), 8))
+    path = pack.graph_path(dir, BAD[1], BAD[2], BAD[3])
+    local foreign = files.read(pack.graph_path(other, BAD[1], BAD[2], BAD[3]))
+    -- the other bake's graph is a good graph of another version of the tile: its tag differs
+    local tag = assert(core.route.info(foreign)).tag
+    assert.are_not.equal(pack.graph_tag(assert(pack.read_tile(dir, BAD[1], BAD[2], BAD[3]))), tag)
+    assert.are.equal(pack.graph_tag(assert(pack.read_tile(other, BAD[1], BAD[2], BAD[3]))), tag)
+    os.remove(path)
+    files.write(path, foreign)
+  end)
+  teardown(function() if full then full:close() end end)
+
+  it("the full load refuses it with that reason", function()
+    local w, err = world_mod.load(dir)
+    assert.is_nil(w)
+    assert.are.equal(path .. ": " .. REASON, err)
+  end)
+
+  for _, workers in ipairs { 0, 2 } do
+    it(("%d workers: the tile loads without a graph, a failed entry names the file, its neighbours have theirs"):format(
+      workers), function()
+      local s = assert(streamer.new(dir, { load_padding = 1, unload_padding = 2, workers = workers }))
+      local w = s.world
+      local bad = tilegrid.index(w.grid, BAD[1], BAD[2], BAD[3])
+      s:force_load(bad)
+      for _, n in ipairs(NEIGHBOURS) do s:force_load(tilegrid.index(w.grid, n[1], n[2], n[3])) end
+      local ch = s:update(true)
+      assert.are.equal(1 + #NEIGHBOURS, #ch.loaded)
+      assert.are.same({ { BAD, path .. ": " .. REASON, tile = BAD, reason = path .. ": " .. REASON } }, ch.failed)
+      assert.is_true(s:is_loaded(bad))
+      assert.is_nil(w.graph_ids[bad])
+      for _, n in ipairs(NEIGHBOURS) do
+        local t = tilegrid.index(w.grid, n[1], n[2], n[3])
+        assert.is_true(s:is_loaded(t))
+        assert.is_not_nil(w.graph_ids[t])
+        assert.are.equal(full.graph_ids[t], w.graph_ids[t])
+      end
+      assert.are.equal(#NEIGHBOURS, w.graph:stats().tiles)
+      -- loaded again, it is refused again (nothing of it kept)
+      s:force_unload(bad)
+      assert.are.same({}, s:update(true).failed)
+      s:force_load(bad)
+      assert.are.same({ { BAD, path .. ": " .. REASON, tile = BAD, reason = path .. ": " .. REASON } },
+        s:update(true).failed)
+      assert.is_nil(w.graph_ids[bad])
+      s:close()
+    end)
   end
 end)
