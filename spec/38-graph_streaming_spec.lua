@@ -323,6 +323,24 @@ describe("a tile's graph file of another bake", function()
     assert.are.equal(path .. ": " .. REASON, err)
   end)
 
+  it("world:add_graph(t, blob) refuses it, as the streamer's re-read after a rebake does", function()
+    local bad = tilegrid.index(full.grid, BAD[1], BAD[2], BAD[3])
+    local blob = assert(pack.read_tile(dir, BAD[1], BAD[2], BAD[3]))
+    local id = full.graph_ids[bad]
+    assert.is_not_nil(id)
+    full:remove_graph(bad)
+    assert.is_nil(full.graph_ids[bad])
+    local ok, err = full:add_graph(bad, blob)
+    assert.is_nil(ok)
+    assert.are.equal(path .. ": " .. REASON, err)
+    assert.is_nil(full.graph_ids[bad])
+    assert.has_error(function() full:add_graph(bad, 7) end,
+      "world:add_graph: blob must be a string or nil (got number)")
+    -- without the blob there is nothing to check it against: the file's graph is taken
+    assert.is_true(full:add_graph(bad))
+    assert.are_not.equal(id, full.graph_ids[bad])
+  end)
+
   for _, workers in ipairs { 0, 2 } do
     it(("%d workers: the tile loads without a graph, a failed entry names the file, its neighbours have theirs"):format(
       workers), function()

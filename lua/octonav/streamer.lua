@@ -502,7 +502,8 @@ local function reread(aw, loaded, failed)
       if ok then ok, err = aw.tree:decode_tile(t[1], t[2], t[3], blob) end
       if not ok then failed[#failed + 1] = { t, tostring(err), tile = t, reason = tostring(err) } end
       if aw.graphs_stream then
-        ok, err = aw:add_graph(ti)
+        -- with the tile's blob, a graph left from another bake is refused as on the workers
+        ok, err = aw:add_graph(ti, blob)
         if not ok then failed[#failed + 1] = { t, err, tile = t, reason = err } end
       end
     end

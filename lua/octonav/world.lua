@@ -525,11 +525,16 @@ local function tile_arg(self, tile, fname)
   return tile
 end
 
---- world:add_graph(tile) -> true | nil, err: reads tile's graph file and adds it to the world graph
--- (links to its present neighbours made; graph_ids[tile] set). The streamer does the same for the
+--- world:add_graph(tile [, blob]) -> true | nil, err: reads tile's graph file and adds it to the world
+-- graph (links to its present neighbours made; graph_ids[tile] set). With `blob`, the tile's own blob
+-- (pack.read_tile), a graph built from another bake of the tile is refused. The streamer does the same for the
 -- tiles it loads (the file read on its workers), and calls it for a tile a rebake rewrote meanwhile.
-function World:add_graph(tile)
-  return add_graph(self, tile_arg(self, tile, "add_graph"))
+function World:add_graph(tile, blob)
+  local t = tile_arg(self, tile, "add_graph")
+  if blob ~= nil and type(blob) ~= "string" then
+    error("world:add_graph: blob must be a string or nil (got " .. type(blob) .. ")", 2)
+  end
+  return add_graph(self, t, blob)
 end
 
 --- world:remove_graph(tile): drops tile's graph and its links (graph_ids[tile] = nil).
