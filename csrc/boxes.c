@@ -263,28 +263,56 @@ int64_t on_boxset_locate(const on_boxset *s, const double p[3])
     return on_boxset_locate_all(s, p, in) > 0 ? (int64_t)in[0] : -1; /* the first in block order */
 }
 
+/* Closed box x holds point p. */
+static inline int box_holds(const on_box *x, const double p[3])
+{
+    return p[0] >= x->mn[0] && p[0] <= x->mx[0] && p[1] >= x->mn[1] && p[1] <= x->mx[1] && p[2] >= x->mn[2] &&
+           p[2] <= x->mx[2];
+}
+
+/* The blocks holding coordinate v along one axis: lo..hi (two where v is on a block boundary). */
+static void block_span(const on_boxset *s, double v, int *lo, int *hi)
+{
+    int b = (int)(v / s->bsize);
+    if (b >= s->nb) b = s->nb - 1;
+    if (b < 0) b = 0;
+    *lo = *hi = b;
+    if (b > 0 && v == (double)(b * s->bsize)) *lo = b - 1;
+}
+
 /* Every box of s holding point p (closed boxes: a point on a shared face or corner is in each of
  * them, at most 8 as box interiors are disjoint); returns the count. */
 int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8])
 {
     int lo[3], hi[3], n = 0;
-    for (int k = 0; k < 3; k++) {
-        int b = (int)(p[k] / s->bsize);
-        if (b >= s->nb) b = s->nb - 1;
-        if (b < 0) b = 0;
-        lo[k] = hi[k] = b;
-        if (b > 0 && p[k] == (double)(b * s->bsize)) lo[k] = b - 1;
-    }
+    for (int k = 0; k < 3; k++) block_span(s, p[k], &lo[k], &hi[k]);
     for (int bz = lo[2]; bz <= hi[2]; bz++)
         for (int by = lo[1]; by <= hi[1]; by++)
             for (int bx = lo[0]; bx <= hi[0]; bx++) {
                 uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
-                for (uint32_t i = s->block_off[b]; i < s->block_off[b + 1] && n < 8; i++) {
-                    const on_box *x = &s->box[i];
-                    if (p[0] >= x->mn[0] && p[0] <= x->mx[0] && p[1] >= x->mn[1] && p[1] <= x->mx[1] &&
-                        p[2] >= x->mn[2] && p[2] <= x->mx[2])
-                        out[n++] = i;
-                }
+                for (uint32_t i = s->block_off[b]; i < s->block_off[b + 1] && n < 8; i++)
+                    if (box_holds(&s->box[i], p)) out[n++] = i;
             }
+    return n;
+}
+
+int on_boxset_locate_on_face(const on_boxset *s, const double p[3], uint32_t out[8])
+{
+    double side = (double)s->bsize * s->nb;
+    int f = -1;
+    for (int k = 0; k < 3 && f < 0; k++) {
+        if (p[k] == 0) f = 2 * k;
+        else if (p[k] == side) f = 2 * k + 1;
+    }
+    if (f < 0) return on_boxset_locate_all(s, p, out);
+    int k = f >> 1, u = (k + 1) % 3, v = (k + 2) % 3, lo[2], hi[2], n = 0;
+    block_span(s, p[u], &lo[0], &hi[0]);
+    block_span(s, p[v], &lo[1], &hi[1]);
+    for (int bv = lo[1]; bv <= hi[1]; bv++)
+        for (int bu = lo[0]; bu <= hi[0]; bu++) {
+            uint32_t g = (uint32_t)bu + (uint32_t)s->nb * (uint32_t)bv;
+            for (uint32_t i = s->face_off[f][g]; i < s->face_off[f][g + 1] && n < 8; i++)
+                if (box_holds(&s->box[s->face[f][i]], p)) out[n++] = s->face[f][i];
+        }
     return n;
 }

@@ -60,6 +60,9 @@ int64_t on_boxset_locate(const on_boxset *s, const double p[3]);
 /* Every box of s holding point p (closed boxes: a point on a shared face or corner is in each of
  * them, at most 8 as box interiors are disjoint); returns the count. */
 int on_boxset_locate_all(const on_boxset *s, const double p[3], uint32_t out[8]);
+/* The same, faster for a point on the tile's boundary (a portal's): only the boxes touching that face
+ * in the point's block column(s) are looked at (s->face: tens of boxes where a block holds thousands). */
+int on_boxset_locate_on_face(const on_boxset *s, const double p[3], uint32_t out[8]);
 
 /* Do boxes a and c (of one tile, or of two tiles side by side along axis k) share a face of positive
  * area across axis k? Only the other two axes need checking. */

@@ -30,6 +30,20 @@ static inline uint32_t on_code_at(uint32_t x, uint32_t y, uint32_t z, uint32_t l
     return on_code_make(x & m, y & m, z & m, layer);
 }
 
+/* The same from a code's packed coordinates (its layer bits ignored): `layer` low bits of each
+ * coordinate cleared in place, without unpacking them (0x402010 is bit 0 of x, y and z at once). */
+static inline uint32_t on_code_at_packed(uint32_t c, uint32_t layer)
+{
+    return (c & ~(((1u << layer) - 1u) * 0x402010u) & ~15u) | layer;
+}
+
+/* Code c with its coordinate on `axis` (0 x, 1 y, 2 z) replaced by v (< 512). */
+static inline uint32_t on_code_with_axis(uint32_t c, int axis, uint32_t v)
+{
+    unsigned sh = 4u + 9u * (unsigned)axis;
+    return (c & ~(511u << sh)) | v << sh;
+}
+
 /* Parent: clear bit `layer` of each coordinate, layer + 1. */
 static inline uint32_t on_code_parent(uint32_t c)
 {

@@ -475,40 +475,6 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     r->pops = pops;
 }
 
-/* Every box of s holding target point p, as on_boxset_locate_all, but for a point on a tile face (a
- * portal's) only the boxes touching that face in the point's block column(s) are looked at (s->face:
- * tens of boxes where the block holds thousands; the endpoint joins map a tile's portals each time). */
-static int locate_target(const on_boxset *s, const double p[3], uint32_t out[8])
-{
-    double side = (double)s->bsize * s->nb;
-    int f = -1;
-    for (int k = 0; k < 3 && f < 0; k++) {
-        if (p[k] == 0) f = 2 * k;
-        else if (p[k] == side) f = 2 * k + 1;
-    }
-    if (f < 0) return on_boxset_locate_all(s, p, out);
-    int k = f >> 1, ax[2] = {(k + 1) % 3, (k + 2) % 3}, lo[2], hi[2], n = 0;
-    for (int j = 0; j < 2; j++) { /* a point on a block boundary is in boxes of both columns */
-        int b = (int)(p[ax[j]] / s->bsize);
-        if (b >= s->nb) b = s->nb - 1;
-        if (b < 0) b = 0;
-        lo[j] = hi[j] = b;
-        if (b > 0 && p[ax[j]] == (double)(b * s->bsize)) lo[j] = b - 1;
-    }
-    for (int bv = lo[1]; bv <= hi[1]; bv++)
-        for (int bu = lo[0]; bu <= hi[0]; bu++) {
-            uint32_t g = (uint32_t)bu + (uint32_t)s->nb * (uint32_t)bv;
-            for (uint32_t i = s->face_off[f][g]; i < s->face_off[f][g + 1] && n < 8; i++) {
-                uint32_t b = s->face[f][i];
-                const on_box *x = &s->box[b];
-                if (p[0] >= x->mn[0] && p[0] <= x->mx[0] && p[1] >= x->mn[1] && p[1] <= x->mx[1] &&
-                    p[2] >= x->mn[2] && p[2] <= x->mx[2])
-                    out[n++] = b;
-            }
-        }
-    return n;
-}
-
 /* The target map: for each target its boxes (tbox), for each box its targets (tmark, thead, the
  * entries); -1 when a target is in no box, unless lenient: then such a target is left out (never
  * reached). Touches only the boxes holding targets. */
@@ -522,7 +488,7 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
     r->nent = 0;
     r->tbox_off[0] = 0;
     for (uint32_t p = 0; p < npt; p++) {
-        int n = locate_target(s, pts + 3 * (size_t)p, in);
+        int n = on_boxset_locate_on_face(s, pts + 3 * (size_t)p, in);
         if (n == 0 && !lenient) return -1;
         for (int i = 0; i < n; i++) {
             uint32_t b = in[i], e = r->nent++;

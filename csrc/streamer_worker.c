@@ -41,10 +41,6 @@ const char *on_streamer_graph_reason(on_status st)
 /* The reason of a graph whose tag is not its tile's (world.lua's add_graph gives the same). */
 #define GRAPH_OTHER_BAKE "built from another version of its tile (bake the tile again)"
 
-/* A tile file's header before its blob (octonav.h: "a 16-byte header"), and the blob's CRC-32 at its end. */
-#define TILE_HEADER 16u
-#define BLOB_CRC 4u
-
 /* Read and decode tile ijk's graph file beside its tile file (path: the tile's, ending ".tile") into
  * r->graph, or set r->gstatus and r->gerr: the reader's message without its "PATH: " and "cannot
  * read: " (what pack.read_file gives after the path), or the decoder's reason, or GRAPH_OTHER_BAKE
@@ -114,9 +110,7 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     r->status = on_read_file_max(path, on_tile_file_max_bytes(s->depth), &buf, &len, NULL, 0);
     if (on_ok(r->status)) {
         r->status = on_tile_file_decode(s->depth, ijk, buf, len, &r->table, &r->solid);
-        /* (a decoded file holds its header and a blob ending with its CRC-32) */
-        if (on_ok(r->status) && graphs && len >= TILE_HEADER + BLOB_CRC)
-            r->tile_tag = on_crc32(0, buf + TILE_HEADER, len - TILE_HEADER - BLOB_CRC);
+        if (on_ok(r->status) && graphs) r->tile_tag = on_tile_file_tag(buf, len); /* (its CRC, checked) */
         free(buf);
     }
     if (on_ok(r->status) && graphs) load_graph(s, path, graph_max, r);

@@ -315,6 +315,11 @@ on_status on_tile_file_decode(int depth, const int ijk[3], const uint8_t *buf, s
     return on_tile_decode(depth, buf + TILE_FILE_HEADER, len - TILE_FILE_HEADER, out, solid);
 }
 
+uint32_t on_tile_file_tag(const uint8_t *buf, size_t len)
+{
+    return len >= TILE_FILE_HEADER + TILE_MIN ? get_u32(buf + len - CRC_BYTES) : 0;
+}
+
 on_status on_tree_decode_tile_file(on_tree *t, uint32_t tile, const uint8_t *buf, size_t len)
 {
     if (!t || tile >= t->ntiles || (!buf && len)) return ON_FAILURE | ON_INVALID;

@@ -494,7 +494,6 @@ static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip,
     uint32_t L = on_code_layer(c.code), s = 1u << L, n = (uint32_t)t->n, depth = (uint32_t)t->p.depth;
     uint32_t loc[3] = {on_code_x(c.code), on_code_y(c.code), on_code_z(c.code)};
     uint32_t leaf = c.code & ~15u; /* c's min corner as a layer-0 code */
-    static const uint32_t shift[3] = {4, 13, 22};
     int ijk[3] = {-1, 0, 0};
     for (int face = 0; face < 6; face++) {
         if (face == skip) continue;
@@ -516,9 +515,9 @@ static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip,
             np = dir ? 0 : n - s;
             layer = depth;
         }
-        uint32_t nleaf = (leaf & ~(511u << shift[axis])) | np << shift[axis];
+        uint32_t nleaf = on_code_with_axis(leaf, axis, np);
         uint64_t tk = (uint64_t)ti << 32;
-        uint32_t node = (nleaf & ~(((1u << layer) - 1u) * 0x402010u)) | layer;
+        uint32_t node = on_code_at_packed(nleaf, layer);
         int v = nb_lookup(t, lc, tk | node);
         if (v < 0) { /* only the root can be missing here: the whole tile is one free cell */
             nb_emit(&o, ti, node, face);
@@ -533,7 +532,7 @@ static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip,
             layer--;
             unsigned ci = ((x >> layer) & 1u) | (((y >> layer) & 1u) << 1) | (((z >> layer) & 1u) << 2);
             if (v & (1 << ci)) break; /* blocked */
-            node = (nleaf & ~(((1u << layer) - 1u) * 0x402010u)) | layer;
+            node = on_code_at_packed(nleaf, layer);
             if (layer == 0 || (v = nb_lookup(t, lc, tk | node)) < 0) {
                 nb_emit(&o, ti, node, face); /* a free cell at least as large as c */
                 break;

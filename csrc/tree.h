@@ -186,6 +186,9 @@ on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *ou
 on_status on_tile_file_decode(int depth, const int ijk[3], const uint8_t *buf, size_t len, on_table *out,
                               uint8_t *solid);
 size_t on_tile_file_max_bytes(int depth);
+/* The identity of a tile file's blob (pack.blob_id, the tag its graph carries): the CRC-32 the blob
+ * ends with, which on_tile_file_decode has checked; 0 for a file too short to hold one. */
+uint32_t on_tile_file_tag(const uint8_t *buf, size_t len);
 /* Install a decoded table as a tile's contents (takes the table; *tab is left empty), or unload a
  * tile (its memory freed, loaded = 0). Both bump the salt. Caller's thread only. */
 void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t solid);
