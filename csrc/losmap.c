@@ -150,15 +150,16 @@ static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint3
     return 0;
 }
 
-static on_losmap *build(const on_tree *t, const on_tile *tl)
+on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
 {
-    builder b = {&tl->table, (uint32_t)t->p.depth, tl->solid, NULL, 0, 0, NULL, 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    builder b = {tab, depth, solid, NULL, 0, 0, NULL, 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    uint32_t side = 1u << depth;
     for (int j = 0; j < 3; j++) {
-        b.reg[j] = tl->table.lim[j] ? tl->table.lim[j] : (uint32_t)t->n;
+        b.reg[j] = tab->lim[j] ? tab->lim[j] : side;
         b.lo[j] = INT32_MAX;
         b.hi[j] = INT32_MIN;
     }
-    uint32_t top = ((uint32_t)t->p.depth + 1) / 2;
+    uint32_t top = (depth + 1) / 2;
     if (top < 2) top = 2;
     on_losmap *m = malloc(sizeof *m);
     if (!m || grow((void **)&b.node, &b.capnode, 1, sizeof *b.node)) goto fail;
@@ -172,7 +173,7 @@ static on_losmap *build(const on_tree *t, const on_tile *tl)
         b.node[0].any = ~0ull;
         b.node[0].mixed = 0;
         b.node[0].base = 0;
-        blocked_box(&b, 0, 0, 0, (uint32_t)t->n);
+        blocked_box(&b, 0, 0, 0, side);
     } else if (fill(&b, 0, top, 0, 0, 0, s)) {
         goto fail;
     }
@@ -221,7 +222,7 @@ fail:
     return NULL;
 }
 
-static void losmap_free(on_losmap *m)
+void on_losmap_free(on_losmap *m)
 {
     if (!m) return;
     free(m->node);
@@ -235,11 +236,11 @@ const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
     on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire);
     if (m) return m;
     if (tl->solid || !tl->loaded || t->no_los_masks) return NULL;
-    m = build(t, tl);
+    m = on_losmap_build(&tl->table, tl->solid, (uint32_t)t->p.depth);
     if (!m) return NULL;
     on_losmap *none = NULL;
     if (!atomic_compare_exchange_strong_explicit(&tl->los, &none, m, memory_order_acq_rel, memory_order_acquire)) {
-        losmap_free(m); /* another reader published one first */
+        on_losmap_free(m); /* another reader published one first */
         return none;
     }
     return m;
@@ -247,7 +248,12 @@ const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
 
 void on_tile_losmap_drop(on_tile *tl)
 {
-    losmap_free(atomic_exchange_explicit(&tl->los, NULL, memory_order_acq_rel));
+    on_losmap_free(atomic_exchange_explicit(&tl->los, NULL, memory_order_acq_rel));
+}
+
+void on_tile_losmap_adopt(on_tile *tl, on_losmap *m)
+{
+    on_losmap_free(atomic_exchange_explicit(&tl->los, m, memory_order_acq_rel));
 }
 
 size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles)

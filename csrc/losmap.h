@@ -76,6 +76,15 @@ const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile);
 /* Free a tile's losmap (the writer's side: on_tree_touch and on_tree_destroy). */
 void on_tile_losmap_drop(on_tile *tl);
 
+/* A losmap built from a tile's node table `tab` (solid: the tile's solid flag) at `depth`, touching no
+ * tree: any thread (the streamer's workers build one beside a tile's decode). NULL when out of memory. */
+on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth);
+void on_losmap_free(on_losmap *m);
+
+/* Give the tile m, built from the contents it holds now (replacing and freeing any losmap it had): the
+ * writer's side, right after the install of those contents (the next change drops it, on_tree_touch). */
+void on_tile_losmap_adopt(on_tile *tl, on_losmap *m);
+
 /* Bytes held by the losmaps built so far (and, when tiles is not NULL, how many tiles have one). */
 size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles);
 

@@ -44,6 +44,7 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
     memcpy(s->grid, t->p.tiles, sizeof s->grid);
     s->depth = t->p.depth;
     s->p = *p;
+    s->los = !t->no_los_masks;
     s->dir = malloc(strlen(dir) + 1);
     s->tiles = calloc(t->ntiles, sizeof *s->tiles);
     s->loaded = malloc(t->ntiles * sizeof *s->loaded);

@@ -8,7 +8,9 @@
  * index, reads DIR/tiles/I_J_K.tile and decodes it into a fresh table (on_tile_decode, which touches
  * no tree), blocks in it the copy of the tree's obstacles over the tile made when the load was
  * queued (in a scratch tree of its own) and, with params.prepare, builds its box set
- * (on_boxset_build, which touches no tree either), and with a world graph set (on_streamer_set_graph)
+ * (on_boxset_build, which touches no tree either) and its line-of-sight masks (on_losmap_build, no tree
+ * either: so no line of sight on the caller's thread pays for building them on first use), and with a
+ * world graph set (on_streamer_set_graph)
  * reads and decodes the tile's graph file DIR/tiles/I_J_K.graph (on_tgraph_decode: no world graph
  * touched), then hands them back. Only on_streamer_update, on the caller's thread, changes the tree
  * and the world graph: it installs results still wanted (the tile, then its graph linked into the
@@ -32,6 +34,8 @@ typedef struct result {
     on_table table;
     uint8_t solid;
     on_boxset *boxes;  /* with params.prepare: the tile's box set, built beside the decode */
+    struct on_losmap *los; /* its line-of-sight masks (losmap.h), built beside the decode unless the
+                            * tree's masks are off (on_tree_set_los_masks) or the tile is solid */
     on_obstacle_copy *obs; /* the tree's obstacles over the tile when its load was queued (or NULL) */
     int applied;       /* 1: obs are blocked in table (and boxes built after), snap holds it as read */
     on_table snap;
@@ -106,6 +110,8 @@ struct on_streamer {
     size_t inflight;    /* jobs taken by workers, not yet in results */
     int stop;
     int graphs;         /* read tile graph files beside the tiles (a world graph is set) */
+    int los;            /* build each tile's line-of-sight masks beside its decode: the tree's masks
+                         * are on (copied from the tree by every update, read by the workers) */
     size_t graph_max;   /* their size limit (0: none) */
     size_t decoded;
     double decode_seconds;

@@ -8,6 +8,8 @@
  */
 #include "streamer.h"
 
+#include "losmap.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +208,11 @@ static void install_results(on_streamer *s, result *list)
                 on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
                 if (r->boxes) on_tree_adopt_boxes(s->t, r->tile, r->boxes);
                 r->boxes = NULL;
+                /* masks of the tile as installed (a change below drops them, on_tree_touch); none when
+                 * the tree's masks were turned off since the job was taken */
+                if (r->los && !s->t->no_los_masks) on_tile_losmap_adopt(&s->t->tiles[r->tile], r->los);
+                else on_losmap_free(r->los);
+                r->los = NULL;
                 /* the tree's obstacles over it blocked again (an obstacle outlives its tiles' unloads):
                  * by the worker when they are still those of the queued load, else here */
                 int got = r->applied ? on_obstacles_adopt(s->t, r->tile, r->obs, &r->snap, r->snap_solid) : 0;
@@ -249,6 +256,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     if (!s->t) return ON_FAILURE | ON_INVALID;
     /* 1. loads now needed: tiles near agents, locked or pinned */
     pthread_mutex_lock(&s->mu);
+    s->los = !s->t->no_los_masks; /* (for the jobs taken from now on) */
     start_loads(s);
     /* 2. finished loads (all of the queued ones when asked to wait) */
     if (wait)

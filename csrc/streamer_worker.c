@@ -1,12 +1,14 @@
 /*
  * streamer_worker.c -- the streamer's worker threads (see streamer.h): a worker takes a queued tile,
  * reads and decodes its file, blocks the obstacles copied for it (and, with params.prepare, builds
- * its box set after) without touching the tree, reads and decodes its graph file when a world graph
+ * its box set after) and its line-of-sight masks without touching the tree, reads and decodes its graph file when a world graph
  * is set (without touching the world graph), and hands the result back under the mutex; tree
  * files (a world's holes) are read the same way. Without workers the same reads happen inside
  * on_streamer_update, on the caller's thread.
  */
 #include "streamer.h"
+
+#include "losmap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ void on_streamer_free_result(result *r)
     on_table_free(&r->table);
     on_table_free(&r->snap);
     on_boxset_free(r->boxes);
+    on_losmap_free(r->los);
     on_obstacles_copy_free(r->obs);
     free(r);
 }
@@ -88,7 +91,7 @@ static void load_graph(const on_streamer *s, char *path, size_t max, result *r)
  * that fails the install blocks them) before its box set is built. Takes obs (NULL: on failure to
  * allocate the result, when obs is left to the caller). */
 static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *obs, on_tree **scratch, int graphs,
-                         size_t graph_max)
+                         size_t graph_max, int los)
 {
     result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
@@ -123,6 +126,8 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     }
     /* out of memory here leaves the tile without a graph (searches take its cells), not unloaded */
     if (on_ok(r->status) && s->p.prepare) on_boxset_build(&r->table, r->solid, s->depth, &r->boxes);
+    /* (out of memory: none, the first line of sight through the tile builds them) */
+    if (on_ok(r->status) && los && !r->solid) r->los = on_losmap_build(&r->table, r->solid, (uint32_t)s->depth);
     return r;
 }
 
@@ -155,9 +160,10 @@ void *on_streamer_worker(void *arg)
         s->jobobs[tile] = NULL;
         int graphs = s->graphs;
         size_t graph_max = s->graph_max;
+        int los = s->los;
         pthread_mutex_unlock(&s->mu);
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max);
+        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max, los);
         double dt = on_streamer_now() - t0;
         pthread_mutex_lock(&s->mu);
         s->inflight--;
@@ -236,7 +242,7 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile)
     on_obstacle_copy *obs = on_obstacles_copy_over(s->t, tile); /* (NULL: none, or the install blocks them) */
     if (s->nthreads == 0) { /* no workers: load here, now */
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max);
+        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max, s->los);
         s->decode_seconds += on_streamer_now() - t0;
         s->decoded += r != NULL;
         if (!r) {

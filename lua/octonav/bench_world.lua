@@ -15,11 +15,14 @@
 --     route (the agent moves `speed` toward the waypoint each frame) and its walked length is compared
 --     with the seamless query's length (mean and max of the per-pair ratio); failures = pairs the
 --     seamless query solves and the navigator does not (failed, or no arrival within the frame limit);
---   * the pack opened a second time and its tree prepared (tree:prepare, unless prepare = false);
+--   * the pack opened a second time and its tree prepared (tree:prepare and tree:los_prepare, unless
+--     prepare = false: boxes and line-of-sight masks, what streamer.new(dir, { prepare = true })
+--     builds on its workers);
 --   * 100 navigators at once over the same pairs (each frame updates all 100), side by side, fastest
 --     of `passes` runs each: before (each navigator its own budgets, the tree as loaded) and after (one
 --     octonav.navigator.budget shared by all, `budget` = its options, on the prepared tree): frame p50
---     and p99 by the wall clock and by the CPU clock, arrivals, the most work in one frame (M.crowd);
+--     and p99 by the wall clock and by the CPU clock, arrivals, the most work in one frame (M.crowd),
+--     and the worst frame of the first after run (wall and CPU: what a fresh start costs);
 --     plan times and walks are measured on the prepared tree, the walks with a budget of their own;
 --   * optionally (jobs = "tile" | "job"), bake over `--tile I,J,K` jobs (one per tile) or two
 --     `--job N/2` jobs: serial (`xargs -P1`) against `xargs -P2` (plus the link step each time; wall
@@ -255,8 +258,8 @@ function M.work_text(max)
   return table.concat(parts, ", ")
 end
 
---- bench_world.crowd(world, pairs, opts) -> { p50_ms, p99_ms, cpu_p50_ms, cpu_p99_ms, arrived, failed,
--- max, budget }: `walkers` (100) navigators at once over `pairs` ({ a, b } each, taken in turn: a
+--- bench_world.crowd(world, pairs, opts) -> { p50_ms, p99_ms, cpu_p50_ms, cpu_p99_ms, max_ms, cpu_max_ms,
+-- arrived, failed, max, budget }: `walkers` (100) navigators at once over `pairs` ({ a, b } each, taken in turn: a
 -- navigator that arrives or fails gets the next pair) for `frames` (300) frames, the agents moving
 -- `speed` a frame toward their waypoints; frame = the updates of every navigator (with a budget, its
 -- budget:frame() too), timed by the wall clock and by the process's CPU clock (os.clock: on a machine
@@ -309,7 +312,8 @@ function M.crowd(world, pairs_, opts)
     for s = 1, walkers do navs[s].nav:close() end
   end
   return { p50_ms = pct(frame_ms, 0.5), p99_ms = pct(frame_ms, 0.99), cpu_p50_ms = pct(cpu_ms, 0.5),
-    cpu_p99_ms = pct(cpu_ms, 0.99), arrived = arrived, failed = failed,
+    cpu_p99_ms = pct(cpu_ms, 0.99), max_ms = pct(frame_ms, 1), cpu_max_ms = pct(cpu_ms, 1), arrived = arrived,
+    failed = failed,
     max = budget and budget:stats().max or nil, budget = budget and budget:stats().per_frame or nil }
 end
 
@@ -338,7 +342,8 @@ end
 -- walkers (100), frames (300: frames of the 100-navigator run), passes (2: runs of each crowd variant),
 -- prepare (true: the after runs, plans and walks on a prepared tree), budget (nil: the budget's
 -- defaults), jobs (nil | "tile" | "job": serial and -P2 bakes over jobs),
--- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil), pack (nil: a
+-- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil), env (nil: the
+-- config's environment variables set beside the world's own, e.g. { SEED = 3, NX = 12, NZ = 20 }), pack (nil: a
 -- directory that already holds this world's pack, baked with the same config: no bake, bake_s is nil, the
 -- directory is kept; t8x512's bake takes ~200 CPU seconds).
 function M.measure(name, opts)
@@ -347,6 +352,12 @@ function M.measure(name, opts)
   local log = opts.log or function() end
   local spec, why = M.world_spec(name, opts.data)
   if not spec then return { name = name, skipped = why } end
+  if opts.env then -- the config's environment varied (terrain.lua's SEED, NX, NY, NZ; dungeon.lua's SEED ...)
+    local env = {}
+    for k, v in pairs(spec.env) do env[k] = v end
+    for k, v in pairs(opts.env) do env[k] = v end
+    spec.env = env
+  end
   local row = { name = name }
   local out = opts.pack or tmpdir()
   local t0
@@ -412,9 +423,13 @@ function M.measure(name, opts)
     collectgarbage()
     t0 = clock()
     pworld.tree:prepare()
+    -- and its line-of-sight masks (what the streamer's workers build beside each tile's decode): the
+    -- first line of sight through a tile does not pay for them (~14 ms a 512^3 tile)
+    row.los_bytes = assert(pworld.tree:los_prepare())
     row.prepare_s = clock() - t0
     row.box_bytes = pworld.tree:stats().box_bytes
-    log(("%s: prepared in %.2f s, boxes %.2f MB"):format(name, row.prepare_s, row.box_bytes / 2^20))
+    log(("%s: prepared in %.2f s, boxes %.2f MB, line-of-sight masks %.2f MB"):format(name, row.prepare_s,
+      row.box_bytes / 2^20, row.los_bytes / 2^20))
   end
   -- 100 navigators at once, side by side in this process, fastest of `passes` (2) runs each: before =
   -- each navigator spending its own query_budget a frame on the tree as loaded (no shared budget);
@@ -426,19 +441,27 @@ function M.measure(name, opts)
     for _, k in ipairs { "p50_ms", "p99_ms", "cpu_p50_ms", "cpu_p99_ms" } do acc[k] = math.min(acc[k], r[k]) end
     return acc
   end
-  for _ = 1, opts.passes or 2 do
+  -- the first pass's worst frame (wall, CPU) is kept apart: what a game's first frames with these
+  -- navigators cost (planners, their scratch memory and the query's made on first use), which the
+  -- fastest-of figures hide
+  local first
+  for pass = 1, opts.passes or 2 do
     before = fastest(before, M.crowd(world, pairs_, { walkers = walkers, frames = opts.frames, speed = speed }))
-    after = fastest(after, M.crowd(pworld, pairs_, { walkers = walkers, frames = opts.frames, speed = speed,
-      budget = opts.budget or {} }))
+    local a = M.crowd(pworld, pairs_, { walkers = walkers, frames = opts.frames, speed = speed,
+      budget = opts.budget or {} })
+    if pass == 1 then first = { max_ms = a.max_ms, cpu_max_ms = a.cpu_max_ms } end
+    after = fastest(after, a)
   end
+  after.first_max_ms, after.first_cpu_max_ms = first.max_ms, first.cpu_max_ms
   row.before, row.after = before, after
   row.frame_p50_ms, row.frame_p99_ms = after.p50_ms, after.p99_ms
   log(("%s: %d navigators, before (no shared budget, tree as loaded): frame p50 %.2f ms p99 %.2f ms (CPU p50 %.2f" ..
     " p99 %.2f), %d arrived"):format(name, walkers, before.p50_ms, before.p99_ms, before.cpu_p50_ms, before.cpu_p99_ms,
     before.arrived))
   log(("%s: %d navigators, after (one shared budget, tree prepared): frame p50 %.2f ms p99 %.2f ms (CPU p50 %.2f p99" ..
-    " %.2f), %d arrived, most work in a frame: %s"):format(name, walkers, after.p50_ms, after.p99_ms, after.cpu_p50_ms,
-    after.cpu_p99_ms, after.arrived, M.work_text(after.max)))
+    " %.2f), %d arrived, most work in a frame: %s; first pass's worst frame %.2f ms (CPU %.2f)"):format(name, walkers,
+    after.p50_ms, after.p99_ms, after.cpu_p50_ms, after.cpu_p99_ms, after.arrived, M.work_text(after.max),
+    after.first_max_ms, after.first_cpu_max_ms))
   -- plan time
   local plan_us = {}
   for _, pr in ipairs(pairs_) do
@@ -563,18 +586,20 @@ end
 -- loaded) and after (one octonav.navigator.budget, the tree prepared), side by side.
 function M.crowd_table(rows)
   local lines = {
-    "| world | frame p50 / p99 ms before | after | CPU p50 / p99 ms before | after | arrived in the run before" ..
-      " / after | budget a frame | most work in one frame | boxes MB |",
-    "|---|---:|---:|---:|---:|---:|---|---|---:|",
+    "| world | frame p50 / p99 ms before | after | CPU p50 / p99 ms before | after | after, first pass: worst frame ms" ..
+      " (CPU) | arrived in the run before / after | budget a frame | most work in one frame | boxes MB | masks MB |",
+    "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|",
   }
   for _, r in ipairs(rows) do
     if not r.skipped and r.before then
       local b, a = r.before, r.after
       local per = a.budget
-      lines[#lines + 1] = ("| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %d / %d | %s | %s | %s |")
+      lines[#lines + 1] = ("| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %s | %d / %d | %s | %s | %s | %s |")
         :format(r.name, b.p50_ms, b.p99_ms, a.p50_ms, a.p99_ms, b.cpu_p50_ms, b.cpu_p99_ms, a.cpu_p50_ms, a.cpu_p99_ms,
+          a.first_max_ms and ("%.2f (%.2f)"):format(a.first_max_ms, a.first_cpu_max_ms) or "-",
           b.arrived, a.arrived, per and M.work_text(per) or "-", M.work_text(a.max),
-          r.box_bytes and ("%.2f"):format(r.box_bytes / 2^20) or "-")
+          r.box_bytes and ("%.2f"):format(r.box_bytes / 2^20) or "-",
+          r.los_bytes and ("%.2f"):format(r.los_bytes / 2^20) or "-")
     end
   end
   return table.concat(lines, "\n")

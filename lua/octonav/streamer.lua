@@ -8,6 +8,8 @@
 --     prepare = false,                          -- true: the workers also build each tile's search
 --                                               -- graph (tree:prepare), so queries run over boxes
 --   })                                          -- -> streamer, or nil, err when the pack cannot be read
+--                                               -- (the workers always build each tile's line-of-sight
+--                                               -- masks beside its decode, unless tree:los_masks(false))
 --   s.world                                     -- the world (docs/world.md) whose tiles it streams
 --   local id = s:add_agent(p); s:move_agent(id, p); s:remove_agent(id)
 --   local changes = s:update([wait])            -- every frame, on the caller's thread
