@@ -836,6 +836,50 @@ on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3]
     return clear ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }
 
+/* What a turn's voxels were read off: the last tile and its losmap, and the last aligned 4 x 4 x 4
+ * block of leaves (key: its leaf coordinates >> 2) with its answer, which holds for all its leaves
+ * (the block lies in one brick, or in one wholly free or wholly blocked child of a node above). */
+typedef struct turn_probe {
+    uint32_t tile;
+    const on_losmap *lm;
+    int64_t key[3];
+    int state;      /* the block's answer: 0 none yet, 1 all free, -1 all blocked, 2 the brick's mask */
+    uint64_t brick; /* (state 2: 1 = blocked, bit x | y << 2 | z << 4) */
+} turn_probe;
+
+/* Is leaf (x, y, z) free? Off the tile's losmap (a few bit operations, as the walk reads it, and the
+ * voxels around a turn mostly share one block: one descent) rather than the node table (a lookup a
+ * layer); the node table when the tile has none (out of memory, masks off). */
+static int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_t x, int64_t y, int64_t z)
+{
+    int64_t n = t->n;
+    if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+        return 0;
+    unsigned v = (unsigned)(x & 3) | (unsigned)(y & 3) << 2 | (unsigned)(z & 3) << 4;
+    if (p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2)
+        return p->state == 2 ? !((p->brick >> v) & 1u) : p->state > 0;
+    int D = t->p.depth;
+    uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
+    const on_tile *tl = &t->tiles[ti];
+    if (tl->solid || !tl->loaded) return 0;
+    if (ti != p->tile) {
+        p->tile = ti;
+        p->lm = on_tile_losmap(t, ti);
+    }
+    if (!p->lm || D < 2) return on_tree_leaf_free_cached(t, lc, x, y, z, NULL);
+    const on_losnode *chain[ON_LOS_LEVELS];
+    uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
+    uint32_t L0 = on_losmap_start(p->lm, chain, lx, ly, lz);
+    uint64_t brick = ~0ull; /* (a brick read holds a free leaf: never all ones) */
+    int l = on_losmap_leaf_from(p->lm, chain, L0, lx, ly, lz, &brick);
+    p->key[0] = x >> 2;
+    p->key[1] = y >> 2;
+    p->key[2] = z >> 2;
+    p->brick = brick;
+    p->state = brick != ~0ull ? 2 : l >= 0 ? 1 : -1;
+    return l >= 0;
+}
+
 /* The rule at a waypoint where a path turns (a -> x -> b): the voxels around x on the side a comes
  * from must reach, through free voxels around x sharing faces, the voxels on the side b leaves to, as
  * at a crossing inside one segment. On an axis where x lies on a lattice plane the sides are those of
@@ -861,9 +905,9 @@ int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const do
         }
     }
     unsigned m = 0;
+    turn_probe p = {UINT32_MAX, NULL, {0, 0, 0}, 0, 0};
     for (unsigned e = 0; e < 8; e++)
-        if ((valid & (1u << e)) &&
-            on_tree_leaf_free_cached(t, lc, lo[0] + (e & 1u), lo[1] + ((e >> 1) & 1u), lo[2] + ((e >> 2) & 1u), NULL))
+        if ((valid & (1u << e)) && turn_leaf_free(t, lc, &p, lo[0] + (e & 1u), lo[1] + ((e >> 1) & 1u), lo[2] + ((e >> 2) & 1u)))
             m |= 1u << e;
     return reach_after(m, before & valid, after & valid) != 0;
 }
