@@ -10,11 +10,13 @@
  * bench.lua's pure-Lua checker (write the paths with -w and compare them, or run `bin/octonav bench`).
  * Instructions per query (deterministic): `make bench-query-ir` runs -c (a warm-up pass, then one
  * counted pass, no timing) under callgrind, counting inside bench_find (on_query_find) only, and
- * divides by the queries.
+ * divides by the queries. The default mode first builds the tiles' cell adjacencies (celladj.h; a
+ * search would build them on its tiles' first use) and reports their cells, bytes and build time.
  * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P] [-c] [MAP ...]   (from the root)
  */
 #include "octonav.h"
 #include "scen.h"
+#include "celladj.h" /* (internal: the cell adjacencies' build time and bytes) */
 
 #include <math.h>
 #include <string.h>
@@ -106,7 +108,7 @@ int main(int argc, char **argv)
            "| expansions / path cell | expansions | neighbours | nodes | los checks | turn checks |\n"
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     int bad = 0;
-    char prep_rows[4096]; /* -P: the prepared graphs' table, printed after the queries' */
+    char prep_rows[4096]; /* -P: the prepared graphs' table, printed after the queries' (else the adjacencies') */
     size_t prep_len = 0;
     prep_rows[0] = 0;
     for (int m = 0; m < nmaps; m++) {
@@ -147,6 +149,14 @@ int main(int argc, char **argv)
             on_tree_stats_get(t, &st);
             box_bytes = st.box_bytes;
             o.weight = 1.2; /* octonav.presets.boxes */
+        } else {
+            double t0 = bench_now();
+            if (!on_ok(on_tree_celladj_prepare(t, &box_bytes))) return 1;
+            prep_ms = (bench_now() - t0) * 1e3;
+            for (uint32_t i = 0; i < on_tree_tile_count(t); i++) {
+                const on_celladj *a = on_tile_celladj(t, i);
+                boxes += a ? a->n : 0;
+            }
         }
         on_query *q = NULL;
         if (!on_ok(on_query_create(t, (size_t)1 << 20, &q))) return 1;
@@ -216,9 +226,12 @@ int main(int argc, char **argv)
         printf("| %s | %s | %zu | %zu | %zu | %.4f | %.4f | %.4f | %s | %s | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
                maps[m], prepared ? "boxes (prepared)" : "default", n, solved, valid, mean, p99r, maxr, mus, pus,
                med_epc, sum_exp / dn, sum_nb / dn, sum_vis / dn, sum_los / dn, sum_turn / dn);
-        if (prepared) {
-            int w = snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len, "| %s | %zu | %zu | %.1f |\n",
-                             maps[m], boxes, box_bytes, prep_ms);
+        {
+            int w = prepared ? snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len, "| %s | %zu | %zu | %.1f |\n",
+                                        maps[m], boxes, box_bytes, prep_ms)
+                             : snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len,
+                                        "| %s | %zu | %zu | %.1f | %.1f |\n", maps[m], boxes, box_bytes,
+                                        boxes ? (double)box_bytes / (double)boxes : 0.0, prep_ms);
             if (w > 0 && (size_t)w < sizeof prep_rows - prep_len) prep_len += (size_t)w;
         }
         fflush(stdout);
@@ -234,6 +247,9 @@ int main(int argc, char **argv)
         on_tree_destroy(t);
     }
     if (prepared && prep_len) printf("\n| map | boxes | box bytes | prepare ms |\n|---|---:|---:|---:|\n%s", prep_rows);
+    else if (prep_len)
+        printf("\n| map | free cells | cell adjacency bytes | bytes / cell | build ms |\n|---|---:|---:|---:|---:|\n%s",
+               prep_rows);
     if (pf) fclose(pf);
     return bad;
 }

@@ -17,15 +17,18 @@ int on_graph_init(on_graph *g, const on_tree *t, on_lcache *lc, on_tileset *touc
     on_graph_use(g, ON_GRAPH_CELLS);
     g->nbcap = 256;
     g->nb = malloc(g->nbcap * sizeof *g->nb);
-    return g->nb ? 0 : -1;
+    g->nbix = malloc(g->nbcap * sizeof *g->nbix);
+    return g->nb && g->nbix ? 0 : -1;
 }
 
 void on_graph_free(on_graph *g)
 {
     free(g->nb);
+    free(g->nbix);
     free(g->rnb);
     free(g->rfaces);
     g->nb = g->rnb = NULL;
+    g->nbix = NULL;
     g->rfaces = NULL;
     g->nbcap = g->rcap = 0;
 }
@@ -39,11 +42,20 @@ void on_graph_use(on_graph *g, int kind)
                                               : &on_graph_cells_ops;
     g->org_tile = UINT32_MAX;
     g->skip_face = -1;
+    g->cur_ix = ON_ADJ_NONE;
+    g->adj_tile = UINT32_MAX;
+    g->adj = NULL;
 }
 
 int on_graph_nb_reserve(on_graph *g, size_t n)
 {
-    return on_grow((void **)&g->nb, &g->nbcap, n, sizeof *g->nb);
+    if (n <= g->nbcap) return 0;
+    size_t cap = g->nbcap, cap2 = g->nbcap;
+    /* (both grow alike; a failure leaves nbcap as it was, nb perhaps larger than it says) */
+    if (on_grow((void **)&g->nb, &cap, n, sizeof *g->nb) || on_grow((void **)&g->nbix, &cap2, n, sizeof *g->nbix))
+        return -1;
+    g->nbcap = cap < cap2 ? cap : cap2;
+    return 0;
 }
 
 /* on_tile_coords divides: remembered for the last tile asked. */

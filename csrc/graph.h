@@ -12,6 +12,7 @@
 #define OCTONAV_GRAPH_H
 
 #include "boxes.h"
+#include "celladj.h"
 #include "tiledeps.h"
 #include "tree.h"
 
@@ -47,7 +48,13 @@ struct on_graph {
     int kind;                   /* ON_GRAPH_CELLS or ON_GRAPH_BOXES */
     const on_graph_ops *ops;
     on_cell *nb;                /* the last node's neighbours */
-    size_t nbcap;
+    uint32_t *nbix;             /* (cells) their numbers in their tile's cell adjacency (celladj.h), or
+                                 * ON_ADJ_NONE (a neighbour in another tile, or no adjacency) */
+    size_t nbcap;               /* entries of nb and nbix */
+    uint32_t cur_ix;            /* (cells) the next neighbours call's cell's number, when the caller
+                                 * knows it (from nbix), else ON_ADJ_NONE (then it is looked up) */
+    uint32_t adj_tile;          /* (cells) the tile whose adjacency was last read (UINT32_MAX: none) */
+    const on_celladj *adj;      /* and that adjacency (NULL: the tile has none: walk the tree) */
     uint32_t org_tile;          /* the tile last asked for (UINT32_MAX: none), its corner and box set */
     double org[3];
     const on_boxset *org_set;
@@ -73,7 +80,7 @@ void on_graph_free(on_graph *g);
 /* Run over graph `kind` (ON_GRAPH_CELLS, ON_GRAPH_BOXES or ON_GRAPH_AREA_CELLS with g->areas set)
  * from now on. */
 void on_graph_use(on_graph *g, int kind);
-/* Room for n neighbours in g->nb; -1 on allocation failure. */
+/* Room for n neighbours in g->nb and g->nbix; -1 on allocation failure. */
 int on_graph_nb_reserve(on_graph *g, size_t n);
 /* Refresh g's remembered tile corner and box set for `tile` (neighbours mostly share it). */
 void on_graph_tile(on_graph *g, uint32_t tile);

@@ -149,6 +149,7 @@ int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created)
             n->parent = -1;
             n->heap = -1;
             n->closed = 0;
+            n->aux = UINT32_MAX;
             s->key = key;
             s->idx = (uint32_t)p->nnodes;
             s->stamp = p->stamp;

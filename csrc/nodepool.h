@@ -32,6 +32,7 @@ typedef struct on_snode {
     int32_t parent;
     int32_t heap;    /* position in the heap, -1 when not in it */
     uint8_t closed;
+    uint32_t aux;    /* the graph's own number for the node's cell (UINT32_MAX when new: unknown) */
 } on_snode;
 
 typedef struct on_mslot {
@@ -62,7 +63,7 @@ void on_pool_free(on_nodepool *p);
 /* Empty the pool and the heap for a new search (a new stamp). */
 void on_pool_reset(on_nodepool *p);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
- * not in the heap). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
+ * not in the heap, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
  * pool is unchanged). */
 int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created);
 /* (the probe for a node already there inline: a search asks for every neighbour entry, and most are

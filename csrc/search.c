@@ -263,6 +263,7 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     for (size_t k = 0; k < nnb; k++) {
         int created;
         int32_t v = on_pool_get(&q->pool, q->g.nb[k], &created);
+        if (v >= 0 && created && q->g.kind == ON_GRAPH_CELLS) q->pool.nodes[v].aux = q->g.nbix[k];
         if (v < 0 || created || !q->pool.nodes[v].closed) continue;
         double pv[3];
         node_point(q, v, pv);
@@ -308,6 +309,7 @@ static on_status expand(on_query *q, int32_t u)
     if (touch_tile(q, q->pool.nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
     size_t nnb;
     q->g.skip_face = q->g.kind == ON_GRAPH_CELLS && face_points(q) ? parent_face(q, u) : -1;
+    q->g.cur_ix = q->pool.nodes[u].aux;
     on_status ns = on_graph_neighbors(&q->g, q->pool.nodes[u].cell, &nnb);
     q->g.skip_face = -1;
     if (ns != ON_SUCCESS) {
@@ -350,12 +352,14 @@ static on_status expand(on_query *q, int32_t u)
      * fewer expansions (see README). Weight 1 keeps A*'s rule (its paths are the graph's shortest),
      * and Lazy Theta* expands the goal to check its parent's sight. */
     int early = fp && q->o.weight > 1;
+    const uint32_t *nbix = q->g.kind == ON_GRAPH_CELLS ? q->g.nbix : NULL; /* (the cells' numbers: kept) */
     q->info.neighbors += nnb;
     for (size_t k = 0; k < nnb; k++) {
         int created;
         int32_t v = on_pool_get(&q->pool, q->g.nb[k], &created);
         if (v < 0) return ON_FAILURE | (v == -2 ? ON_NO_MEMORY : ON_OUT_OF_NODES); /* -2: growing failed */
         on_snode *vn = &q->pool.nodes[v];
+        if (created && nbix) vn->aux = nbix[k];
         if (vn->closed) continue;
         double mn[3], mx[3], sz, pv[3];
         if (cells) {
@@ -415,6 +419,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
 {
     size_t n = 0;
     if ((q->state & ON_IN_PROGRESS) && on_tileset_changed(&q->touched, q->t)) q->state = ON_FAILURE | ON_STALE;
+    q->g.adj_tile = UINT32_MAX; /* (a tile's cell adjacency is read again: edits free them) */
     if (q->state == (ON_IN_PROGRESS | ON_LOADING)) {
         if (!q->t->tiles[q->info.loading_tile].loaded) {
             if (done) *done = 0;

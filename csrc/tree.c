@@ -4,6 +4,7 @@
  */
 #include "tree.h"
 #include "boxes.h"
+#include "celladj.h"
 #include "losmap.h"
 
 #include <math.h>
@@ -57,6 +58,7 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
         t->tiles[i].loaded = 1;
         t->tiles[i].salt = 1;
         atomic_init(&t->tiles[i].los, NULL);
+        atomic_init(&t->tiles[i].adj, NULL);
     }
     *out = t;
     return ON_SUCCESS;
@@ -70,6 +72,7 @@ void on_tree_destroy(on_tree *t)
         on_table_free(&t->tiles[i].table);
         on_boxset_free(t->tiles[i].boxes);
         on_tile_losmap_drop(&t->tiles[i]);
+        on_tile_celladj_drop(&t->tiles[i]);
     }
     free(t->tiles);
     free(t->areas);
@@ -125,6 +128,7 @@ void on_tree_touch(on_tree *t, uint32_t tile)
     t->tiles[tile].salt++;
     if (t->tiles[tile].salt == 0) t->tiles[tile].salt = 1; /* 0 means "no tile" to callers */
     on_tile_losmap_drop(&t->tiles[tile]); /* built again from the new contents when read */
+    on_tile_celladj_drop(&t->tiles[tile]);
 }
 
 void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
@@ -470,22 +474,30 @@ on_status on_tree_neighbors(const on_tree *t, on_cell c, on_cell *out, uint8_t *
  * (stored, since c is free below it; across a tile border, the other tile's root) to the first free
  * cell or blocked child on the way, or at c's layer collect the region's free descendants on the
  * face. A node's code at a layer is the leaf code with the low bits of each coordinate cleared. */
-static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, uint8_t *faces,
+static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, unsigned walk, on_cell *out, uint8_t *faces,
                            size_t cap, size_t *count);
 
 on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, on_cell *out, uint8_t *faces,
                                    size_t cap, size_t *count)
 {
-    return neighbors(t, lc, c, -1, out, faces, cap, count);
+    return neighbors(t, lc, c, 63u, out, faces, cap, count);
 }
 
 on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, size_t cap,
                                  size_t *count)
 {
-    return neighbors(t, lc, c, skip, out, NULL, cap, count);
+    return neighbors(t, lc, c, skip >= 0 && skip < 6 ? 63u & ~(1u << skip) : 63u, out, NULL, cap, count);
 }
 
-static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, uint8_t *faces,
+on_status on_tree_neighbors_face(const on_tree *t, on_lcache *lc, on_cell c, int face, on_cell *out, size_t cap,
+                                 size_t *count)
+{
+    if (face < 0 || face > 5) return ON_FAILURE | ON_INVALID;
+    return neighbors(t, lc, c, 1u << face, out, NULL, cap, count);
+}
+
+/* (walk: bit f set for each face f to walk) */
+static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, unsigned walk, on_cell *out, uint8_t *faces,
                            size_t cap, size_t *count)
 {
     nb_out o = {out, faces, cap, 0};
@@ -496,7 +508,7 @@ static on_status neighbors(const on_tree *t, on_lcache *lc, on_cell c, int skip,
     uint32_t leaf = c.code & ~15u; /* c's min corner as a layer-0 code */
     int ijk[3] = {-1, 0, 0};
     for (int face = 0; face < 6; face++) {
-        if (face == skip) continue;
+        if (!(walk & (1u << face))) continue;
         int axis = face >> 1, dir = face & 1;
         uint32_t p = loc[axis], np, layer;
         uint32_t ti = c.tile;

@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 
 struct on_losmap;
+struct on_celladj;
 typedef struct on_tile {
     on_table table;
     on_boxset *boxes;  /* the prepared search graph (boxes.h); valid only for the salt it records */
@@ -26,6 +27,7 @@ typedef struct on_tile {
     uint8_t solid;     /* root not stored and wholly blocked */
     uint8_t loaded;    /* 1 for tiles in memory (always 1 until streaming unloads tiles) */
     _Atomic(struct on_losmap *) los; /* line of sight's mask hierarchy (losmap.h), built on first use */
+    _Atomic(struct on_celladj *) adj; /* the free cells' neighbour lists (celladj.h), built on first use */
 } on_tile;
 
 struct on_tree {
@@ -40,6 +42,8 @@ struct on_tree {
     size_t nareas;
     struct on_obstacles *obstacles; /* temporary obstacles and the tiles they cover (obstacles.c), or NULL */
     int no_los_masks;      /* on_tree_set_los_masks(t, 0): line of sight reads the node table only */
+    int no_cell_adj;       /* 1: the search over the cells walks the tree for every neighbour list instead
+                            * of reading the tiles' cell adjacencies (celladj.h; tests compare the two) */
 };
 
 /* Free a tree's obstacle records (obstacles.c; NULL is fine). */
@@ -106,6 +110,10 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *c, on_cell cell,
 /* The same without the neighbours across face `skip` (0..5 = -x,+x,-y,+y,-z,+z; -1: none): a search
  * knows the node it came from, whose cell covers that face when it is no smaller. */
 on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *c, on_cell cell, int skip, on_cell *out, size_t cap,
+                                 size_t *count);
+/* The neighbours across face `face` alone (0..5; none beyond the map's edge), in the same order: the
+ * cell adjacency's answer for a face on a tile border (celladj.h). */
+on_status on_tree_neighbors_face(const on_tree *t, on_lcache *c, on_cell cell, int face, on_cell *out, size_t cap,
                                  size_t *count);
 
 /* A node-table lookup through an optional cache c (may be NULL; the caller has run on_lcache_check):

@@ -1,0 +1,338 @@
+/*
+ * test_celladj.c -- the tiles' cell adjacencies (celladj.h) against the tree's neighbour walk: for every
+ * free cell of every tile, its list (border faces walked in the tree) gives the walk's cells in the
+ * walk's order, on box scenes of several tiles and depths, on voxel maps whose bounds cut the tiles, on
+ * a face of 512 one-leaf neighbours; each cell's number is found back from its code; edits, obstacles,
+ * clear_tile and unloading drop the edited tile's adjacency only (salt changed -> built again, and
+ * right again), a border face sees its neighbour tile's edits without a rebuild; searches over the
+ * adjacency and over the walk (t->no_cell_adj) give the same paths and counts.
+ */
+#include "celladj.h"
+#include "minitest.h"
+#include "tree.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static double rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+static int rndi(int n) { return (int)(rnd() * n); }
+
+static on_tree *tree(int tx, int ty, int tz, int depth)
+{
+    on_tree_params p = {{tx, ty, tz}, depth, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_create(&p, &t)));
+    return t;
+}
+
+static void box(on_tree *t, double x0, double y0, double z0, double x1, double y1, double z1)
+{
+    double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
+    CHECK(on_ok(on_tree_add_box(t, a, b)));
+}
+
+static void random_boxes(on_tree *t, int nboxes, int maxside)
+{
+    int ext[3] = {t->p.tiles[0] * t->n, t->p.tiles[1] * t->n, t->p.tiles[2] * t->n};
+    for (int i = 0; i < nboxes; i++) {
+        double lo[3], hi[3];
+        for (int j = 0; j < 3; j++) {
+            lo[j] = rndi(ext[j]);
+            hi[j] = lo[j] + 1 + rndi(maxside);
+        }
+        box(t, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2]);
+    }
+}
+
+typedef struct walk_ctx {
+    const on_tree *t;
+    const on_celladj *a;
+    uint32_t tile, next; /* the number the next free cell should have */
+    long bad, cells, entries;
+    on_cell *w, *x;
+    uint8_t *wf;
+    size_t cap;
+} walk_ctx;
+
+/* One free cell: its number (visit order), found back from its code, and its list against the walk. */
+static int check_cell(void *ud, on_cell c, int blocked)
+{
+    walk_ctx *k = ud;
+    if (blocked) return 0;
+    const on_celladj *a = k->a;
+    uint32_t i = k->next++;
+    k->cells++;
+    if (i >= a->n || a->code[i] != c.code || on_celladj_find(a, c.code) != i) {
+        k->bad++;
+        return 0;
+    }
+    size_t nw = 0, nx = 0;
+    if (!on_ok(on_tree_neighbors_cached(k->t, NULL, c, k->w, k->wf, k->cap, &nw))) {
+        k->bad++;
+        return 0;
+    }
+    for (uint32_t j = a->off[i]; j < a->off[i + 1]; j++) {
+        uint32_t e = a->ent[j], v = e & ON_ADJ_INDEX;
+        int f = (int)(e >> ON_ADJ_FACE_SHIFT);
+        if (v == ON_ADJ_BORDER) {
+            size_t nf;
+            if (!on_ok(on_tree_neighbors_face(k->t, NULL, c, f, k->x + nx, k->cap - nx, &nf))) k->bad++;
+            else nx += nf;
+        } else if (nx < k->cap) {
+            k->x[nx].tile = c.tile;
+            k->x[nx++].code = a->code[v];
+        }
+        k->entries++;
+    }
+    int same = nw == nx;
+    for (size_t j = 0; same && j < nw; j++) same = k->w[j].tile == k->x[j].tile && k->w[j].code == k->x[j].code;
+    if (!same) k->bad++;
+    return 0;
+}
+
+/* Every tile's adjacency against the walk: the mismatches (cells in the wrong place, lists that differ).
+ * *cells and *entries (may be NULL) get the totals. */
+static long check_tree(const on_tree *t, long *cells, long *entries)
+{
+    walk_ctx k;
+    memset(&k, 0, sizeof k);
+    k.t = t;
+    k.cap = 4096;
+    k.w = malloc(k.cap * sizeof *k.w);
+    k.x = malloc(k.cap * sizeof *k.x);
+    k.wf = malloc(k.cap);
+    if (!k.w || !k.x || !k.wf) return -1;
+    for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+        const on_celladj *a = on_tile_celladj(t, ti);
+        if (t->tiles[ti].solid || !t->tiles[ti].loaded) {
+            if (a) k.bad++;
+            continue;
+        }
+        if (!a) {
+            k.bad++;
+            continue;
+        }
+        k.a = a;
+        k.tile = ti;
+        k.next = 0;
+        on_tree_visit_tile(t, ti, check_cell, &k);
+        if (k.next != a->n) k.bad++;
+    }
+    free(k.w);
+    free(k.x);
+    free(k.wf);
+    if (cells) *cells = k.cells;
+    if (entries) *entries = k.entries;
+    return k.bad;
+}
+
+static const on_celladj *adj_of(const on_tree *t, uint32_t tile)
+{
+    return atomic_load(&t->tiles[tile].adj);
+}
+
+static void test_box_scenes(void)
+{
+    static const int scenes[][6] = {
+        /* tiles x, y, z, depth, boxes, max side */
+        {1, 1, 1, 1, 1, 1}, {1, 1, 1, 3, 6, 3}, {2, 1, 2, 4, 40, 6}, {3, 2, 2, 5, 120, 12}, {2, 2, 2, 6, 200, 20},
+    };
+    for (size_t s = 0; s < sizeof scenes / sizeof scenes[0]; s++) {
+        on_tree *t = tree(scenes[s][0], scenes[s][1], scenes[s][2], scenes[s][3]);
+        random_boxes(t, scenes[s][4], scenes[s][5]);
+        long cells = 0, entries = 0;
+        CHECK_EQ_INT(check_tree(t, &cells, &entries), 0);
+        CHECK(cells > 0 && entries > 0);
+        size_t tiles = 0, bytes = on_tree_celladj_bytes(t, &tiles);
+        size_t nfree = 0;
+        for (uint32_t i = 0; i < t->ntiles; i++) nfree += !t->tiles[i].solid;
+        CHECK_EQ_INT(tiles, nfree);
+        CHECK(bytes >= (size_t)(cells * 8 + entries * 4));
+        on_tree_destroy(t);
+    }
+    /* a wholly free tile is one cell: its entries are its border faces with a tile beyond */
+    on_tree *t = tree(3, 1, 1, 4);
+    const on_celladj *a = on_tile_celladj(t, 1);
+    CHECK(a && a->n == 1 && a->off[1] == 2);
+    if (a && a->off[1] == 2) {
+        CHECK_EQ_INT(a->ent[0], 0u << ON_ADJ_FACE_SHIFT | ON_ADJ_BORDER);
+        CHECK_EQ_INT(a->ent[1], 1u << ON_ADJ_FACE_SHIFT | ON_ADJ_BORDER);
+    }
+    a = on_tile_celladj(t, 0); /* (the map's edge on -x: no entry there) */
+    CHECK(a && a->n == 1 && a->off[1] == 1 && a->ent[0] == (1u << ON_ADJ_FACE_SHIFT | ON_ADJ_BORDER));
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    /* a solid tile has none, and the neighbours beyond a border face follow it without a rebuild */
+    const on_celladj *a0 = on_tile_celladj(t, 0);
+    box(t, 16, 0, 0, 32, 16, 16);
+    CHECK(t->tiles[1].solid);
+    CHECK(on_tile_celladj(t, 1) == NULL);
+    CHECK(adj_of(t, 0) == a0); /* tile 0 unchanged: kept */
+    on_cell c0 = {0, on_root_code(t)}, out[8];
+    size_t n = 9;
+    CHECK(on_ok(on_tree_neighbors_face(t, NULL, c0, 1, out, 8, &n)));
+    CHECK_EQ_INT(n, 0);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    CHECK(on_celladj_find(a0, on_code_make(0, 0, 0, 3)) == ON_ADJ_NONE); /* no cell: a part of one */
+    CHECK(on_tree_neighbors_face(t, NULL, c0, 6, out, 8, &n) == (ON_FAILURE | ON_INVALID));
+    on_tree_destroy(t);
+}
+
+/* A 32-leaf free cube whose +x face meets 512 one-leaf cells (a checkerboard slab): a list longer than
+ * the search's first neighbour buffer. */
+static void test_large_face(void)
+{
+    on_tree *t = tree(1, 1, 1, 6);
+    for (int z = 0; z < 32; z++)
+        for (int y = 0; y < 32; y++)
+            if ((y + z) % 2 == 0) box(t, 32, y, z, 33, y + 1, z + 1);
+    box(t, 33, 0, 0, 64, 32, 32);
+    const on_celladj *a = on_tile_celladj(t, 0);
+    uint32_t i = a ? on_celladj_find(a, on_code_make(0, 0, 0, 5)) : ON_ADJ_NONE;
+    CHECK(i != ON_ADJ_NONE);
+    uint32_t plus_x = 0;
+    for (uint32_t j = i != ON_ADJ_NONE ? a->off[i] : 0; i != ON_ADJ_NONE && j < a->off[i + 1]; j++)
+        plus_x += (a->ent[j] >> ON_ADJ_FACE_SHIFT) == 1;
+    CHECK_EQ_INT(plus_x, 512);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    /* a search through the slab: the same path and counts over the walk */
+    on_query *q = NULL;
+    CHECK(on_ok(on_query_create(t, 1 << 16, &q)));
+    double a0[3] = {5.5, 20.5, 20.5}, b0[3] = {32.5, 3.5, 4.5}, p1[64 * 3], p2[64 * 3];
+    size_t n1 = 0, n2 = 0;
+    on_query_info i1, i2;
+    on_status s1 = on_query_find(q, a0, b0, NULL, p1, 64, &n1, &i1);
+    t->no_cell_adj = 1;
+    on_status s2 = on_query_find(q, a0, b0, NULL, p2, 64, &n2, &i2);
+    t->no_cell_adj = 0;
+    CHECK(on_ok(s1) && s1 == s2 && n1 == n2 && n1 >= 2);
+    CHECK(n1 == n2 && !memcmp(p1, p2, n1 * 3 * sizeof *p1));
+    CHECK(i1.expansions == i2.expansions && i1.neighbors == i2.neighbors && i1.visited == i2.visited);
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
+/* A voxel map whose size cuts its tiles (the table's bounds): beyond reads as blocked. */
+static void test_voxmap(void)
+{
+    on_voxmap vm = {45, 20, 37, 0, NULL};
+    size_t cap = 3000;
+    vm.xyz = malloc(3 * cap * sizeof *vm.xyz);
+    if (!vm.xyz) return;
+    for (size_t i = 0; i < cap; i++) {
+        vm.xyz[3 * i] = (uint16_t)rndi(vm.w);
+        vm.xyz[3 * i + 1] = (uint16_t)rndi(vm.h);
+        vm.xyz[3 * i + 2] = (uint16_t)rndi(vm.d);
+    }
+    vm.count = cap;
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_from_voxmap(&vm, 4, &t)));
+    free(vm.xyz);
+    if (!t) return;
+    CHECK_EQ_INT(t->ntiles, 3 * 2 * 3);
+    long cells = 0;
+    CHECK_EQ_INT(check_tree(t, &cells, NULL), 0);
+    CHECK(cells > 1000);
+    on_tree_destroy(t);
+}
+
+/* Every change to a tile's contents drops its adjacency alone; built again, it is right again. */
+static void test_edits(void)
+{
+    on_tree *t = tree(2, 2, 1, 5);
+    random_boxes(t, 60, 8);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    const on_celladj *keep[4];
+    for (uint32_t i = 0; i < 4; i++) keep[i] = adj_of(t, i);
+    uint32_t salt = t->tiles[0].salt;
+    box(t, 3, 3, 3, 9, 5, 7); /* inside tile 0 */
+    CHECK(t->tiles[0].salt != salt);
+    CHECK(adj_of(t, 0) == NULL);
+    for (uint32_t i = 1; i < 4; i++) CHECK(adj_of(t, i) == keep[i]);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    uint32_t id = 0;
+    double lo[3] = {30, 10, 2}, hi[3] = {35, 12, 30}; /* an obstacle over tiles 0 and 1 */
+    keep[2] = adj_of(t, 2);
+    CHECK(on_ok(on_tree_add_obstacle(t, lo, hi, &id)));
+    CHECK(adj_of(t, 0) == NULL && adj_of(t, 1) == NULL && adj_of(t, 2) == keep[2]);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    CHECK(on_ok(on_tree_remove_obstacle(t, id)));
+    CHECK(adj_of(t, 0) == NULL && adj_of(t, 1) == NULL);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    CHECK(on_ok(on_tree_clear_tile(t, 3)));
+    CHECK(adj_of(t, 3) == NULL);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
+    const on_celladj *a3 = on_tile_celladj(t, 3);
+    CHECK(a3 && a3->n == 1); /* cleared: one free cell */
+    on_tree_unload_tile(t, 2);
+    CHECK(adj_of(t, 2) == NULL && on_tile_celladj(t, 2) == NULL);
+    CHECK_EQ_INT(check_tree(t, NULL, NULL), 0); /* (border faces towards the unloaded tile: nothing) */
+    t->no_cell_adj = 1;
+    CHECK(on_tile_celladj(t, 2) == NULL);
+    size_t bytes = 1;
+    CHECK(on_tree_celladj_prepare(t, &bytes) == (ON_FAILURE | ON_INVALID) && bytes == 0);
+    t->no_cell_adj = 0;
+    CHECK(on_ok(on_tree_celladj_prepare(t, &bytes)) && bytes == on_tree_celladj_bytes(t, NULL));
+    on_tree_destroy(t);
+}
+
+/* Searches over the adjacency and over the walk: the same results, counts and paths; and a search
+ * sliced across an edit of a tile it read is stale, as before. */
+static void test_searches(void)
+{
+    on_tree *t = tree(2, 1, 2, 5);
+    random_boxes(t, 150, 10);
+    on_query *q = NULL;
+    CHECK(on_ok(on_query_create(t, 1 << 16, &q)));
+    double p1[512 * 3], p2[512 * 3];
+    int found = 0, differ = 0;
+    for (int k = 0; k < 200; k++) {
+        double a[3] = {rnd() * 64, rnd() * 32, rnd() * 64}, b[3] = {rnd() * 64, rnd() * 32, rnd() * 64};
+        size_t n1 = 0, n2 = 0;
+        on_query_info i1, i2;
+        on_status s1 = on_query_find(q, a, b, NULL, p1, 512, &n1, &i1);
+        t->no_cell_adj = 1;
+        on_status s2 = on_query_find(q, a, b, NULL, p2, 512, &n2, &i2);
+        t->no_cell_adj = 0;
+        found += on_ok(s1) && i1.expansions > 0;
+        if (s1 != s2 || n1 != n2 || memcmp(p1, p2, n1 * 3 * sizeof *p1) || i1.expansions != i2.expansions ||
+            i1.neighbors != i2.neighbors || i1.visited != i2.visited)
+            differ++;
+    }
+    CHECK(found > 50);
+    CHECK_EQ_INT(differ, 0);
+    /* sliced: an edit between slices drops the adjacency the search read; the search is stale */
+    int stale = 0;
+    for (int k = 0; k < 50 && !stale; k++) {
+        double a[3] = {rnd() * 64, rnd() * 32, rnd() * 64}, b[3] = {rnd() * 64, rnd() * 32, rnd() * 64};
+        if (on_query_init(q, a, b, NULL) != ON_IN_PROGRESS) continue;
+        size_t done = 0;
+        if (on_query_update(q, 3, &done) != ON_IN_PROGRESS) continue;
+        on_cell sc;
+        if (!on_ok(on_tree_locate(t, a, &sc))) continue;
+        int ijk[3];
+        on_tree_tile_coords(t, sc.tile, ijk);
+        box(t, ijk[0] * 32 + 31, ijk[1] * 32 + 31, ijk[2] * 32 + 31, ijk[0] * 32 + 32, ijk[1] * 32 + 32,
+            ijk[2] * 32 + 32);
+        CHECK(adj_of(t, sc.tile) == NULL);
+        stale = on_query_update(q, (size_t)-1, &done) == (ON_FAILURE | ON_STALE);
+    }
+    CHECK(stale);
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
+TEST_MAIN("celladj", {
+    test_box_scenes();
+    test_large_face();
+    test_voxmap();
+    test_edits();
+    test_searches();
+})
