@@ -58,14 +58,14 @@ static int paint_free(void *ud, on_cell c, int blocked)
 
 /* ---- the build -------------------------------------------------------------------------------- */
 
-/* Greedy boxes of one block (block coords bx, by, bz), appended to s->box; blk gets each one's
- * block index. */
-static int block_boxes(on_boxset *s, const occ *o, int bx, int by, int bz, uint32_t b, size_t *cap,
+/* Greedy boxes of one block, appended to s->box: the block starts at (x0, y0, z0) in bitmap o, and
+ * org is added to the bitmap's coordinates (0 for a tile's bitmap, the block's corner for a block's
+ * own); blk (when not NULL) gets each one's block index b. */
+static int block_boxes(on_boxset *s, const occ *o, int x0, int y0, int z0, const int org[3], uint32_t b, size_t *cap,
                        uint32_t **blk, size_t *blkcap)
 {
-    int B = s->bsize, x0 = bx * B, wi = x0 / 64, sh = x0 % 64;
+    int B = s->bsize, wi = x0 / 64, sh = x0 % 64;
     uint64_t bmask = bits(sh, sh + B);
-    int y0 = by * B, z0 = bz * B;
     for (int z = z0; z < z0 + B; z++)
         for (int y = y0; y < y0 + B; y++) {
             uint64_t *r = occ_row(o, y, z), word;
@@ -86,16 +86,17 @@ static int block_boxes(on_boxset *s, const occ *o, int bx, int by, int bz, uint3
                 for (int zz = z; zz < z1; zz++)
                     for (int yy = y; yy < y1; yy++) occ_row(o, yy, zz)[wi] &= ~m;
                 if (on_grow((void **)&s->box, cap, s->nbox + 1, sizeof *s->box) ||
-                    on_grow((void **)blk, blkcap, s->nbox + 1, sizeof **blk))
+                    (blk && on_grow((void **)blk, blkcap, s->nbox + 1, sizeof **blk)))
                     return -1;
                 on_box *bb = &s->box[s->nbox];
-                bb->mn[0] = (uint16_t)(wi * 64 + lo);
-                bb->mx[0] = (uint16_t)(wi * 64 + lo + run);
-                bb->mn[1] = (uint16_t)y;
-                bb->mx[1] = (uint16_t)y1;
-                bb->mn[2] = (uint16_t)z;
-                bb->mx[2] = (uint16_t)z1;
-                (*blk)[s->nbox++] = b;
+                bb->mn[0] = (uint16_t)(org[0] + wi * 64 + lo);
+                bb->mx[0] = (uint16_t)(org[0] + wi * 64 + lo + run);
+                bb->mn[1] = (uint16_t)(org[1] + y);
+                bb->mx[1] = (uint16_t)(org[1] + y1);
+                bb->mn[2] = (uint16_t)(org[2] + z);
+                bb->mx[2] = (uint16_t)(org[2] + z1);
+                if (blk) (*blk)[s->nbox] = b;
+                s->nbox++;
             }
         }
     return 0;
@@ -203,6 +204,7 @@ static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o
     s->nb = o->n / s->bsize;
     size_t nblk = (size_t)s->nb * s->nb * s->nb, cap = 0, blkcap = 0;
     uint32_t *blk = NULL;
+    static const int zero[3] = {0, 0, 0};
     s->block_off = malloc((nblk + 1) * sizeof *s->block_off);
     if (!s->block_off) goto fail;
     for (int bz = 0; bz < s->nb; bz++)
@@ -210,7 +212,8 @@ static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o
             for (int bx = 0; bx < s->nb; bx++) {
                 uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
                 s->block_off[b] = s->nbox;
-                if (block_boxes(s, o, bx, by, bz, b, &cap, &blk, &blkcap)) goto fail;
+                if (block_boxes(s, o, bx * s->bsize, by * s->bsize, bz * s->bsize, zero, b, &cap, &blk, &blkcap))
+                    goto fail;
             }
     s->block_off[nblk] = s->nbox;
     if (s->nbox) { /* trim to size */
@@ -314,5 +317,217 @@ int on_boxset_locate_on_face(const on_boxset *s, const double p[3], uint32_t out
             for (uint32_t i = s->face_off[f][g]; i < s->face_off[f][g + 1] && n < 8; i++)
                 if (box_holds(&s->box[s->face[f][i]], p)) out[n++] = s->face[f][i];
         }
+    return n;
+}
+
+/* ---- the lazy set: one block at a time ---------------------------------------------------------- */
+
+int on_boxlazy_init(on_boxlazy *z, int depth)
+{
+    memset(z, 0, sizeof *z);
+    if (depth < 6) return -1; /* (tiles of one block smaller than 64 leaves: build them whole) */
+    z->depth = depth;
+    z->set.bsize = 64;
+    z->set.nb = (1 << depth) / 64;
+    size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
+    z->blk = malloc(nblk * sizeof *z->blk);
+    z->set.adj_off = malloc(sizeof *z->set.adj_off);
+    z->offcap = 1;
+    if (!z->blk || !z->set.adj_off || on_boxbits_alloc(&z->bits, 6)) {
+        on_boxlazy_free(z);
+        return -1;
+    }
+    on_boxlazy_clear(z);
+    return 0;
+}
+
+void on_boxlazy_free(on_boxlazy *z)
+{
+    free(z->set.box);
+    free(z->set.adj_off);
+    free(z->set.adj);
+    free(z->blk);
+    free(z->bface);
+    free(z->ord);
+    free(z->boff);
+    free(z->ea);
+    free(z->eb);
+    free(z->deg);
+    on_boxbits_free(&z->bits);
+    memset(z, 0, sizeof *z);
+}
+
+void on_boxlazy_clear(on_boxlazy *z)
+{
+    size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
+    for (size_t b = 0; b < nblk; b++) z->blk[b].first = UINT32_MAX;
+    z->set.nbox = 0;
+    z->set.adj_off[0] = 0;
+    z->nbface = 0;
+    z->built = 0;
+}
+
+/* Paint the free leaves of the cube `code` (a stored node) into o, shifted by -org. */
+static void paint_node(const on_table *tab, uint32_t code, const int org[3], occ *o)
+{
+    uint8_t bf = (uint8_t)on_table_get(tab, code);
+    for (unsigned i = 0; i < 8; i++) {
+        uint32_t child = on_code_child(code, i);
+        if (bf & (1u << i)) continue;
+        if (on_code_layer(child) > 0 && on_table_get(tab, child) >= 0) {
+            paint_node(tab, child, org, o);
+            continue;
+        }
+        int x = (int)on_code_x(child) - org[0], y = (int)on_code_y(child) - org[1], zz = (int)on_code_z(child) - org[2];
+        int sz = 1 << on_code_layer(child);
+        uint64_t m = bits(x, x + sz);
+        for (int k = zz; k < zz + sz; k++)
+            for (int j = y; j < y + sz; j++) occ_row(o, j, k)[0] |= m;
+    }
+}
+
+/* Paint block b's free leaves into the block's own bitmap (rows of one word): the node covering the
+ * block found from the root (a free or blocked ancestor fills or leaves it whole), then its cubes. */
+static void paint_block(const on_boxlazy *z, const int org[3], occ *o)
+{
+    memset(o->w, 0, (size_t)64 * 64 * sizeof *o->w);
+    if (z->solid) return;
+    uint32_t code = on_code_make(0, 0, 0, (uint32_t)z->depth);
+    int whole = on_table_get(z->tab, code) < 0; /* the tile is one free leaf */
+    while (!whole && on_code_layer(code) > 6) {
+        uint32_t h = 1u << (on_code_layer(code) - 1);
+        unsigned i = ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) | ((uint32_t)org[2] & h ? 4u : 0u);
+        if ((uint8_t)on_table_get(z->tab, code) & (1u << i)) return; /* blocked whole */
+        code = on_code_child(code, i);
+        whole = on_table_get(z->tab, code) < 0; /* a free leaf holding the block */
+    }
+    if (whole) {
+        for (size_t i = 0; i < (size_t)64 * 64; i++) o->w[i] = ~(uint64_t)0;
+        return;
+    }
+    paint_node(z->tab, code, org, o);
+}
+
+/* The adjacency inside block k's new boxes (set.box[first ..]), appended to set.adj; -1 when out of
+ * memory. As build_adjacency, with one block's buckets by plane. */
+static int lazy_adjacency(on_boxlazy *z, uint32_t first, const int org[3])
+{
+    on_boxset *s = &z->set;
+    uint32_t n = s->nbox - first, B = 64;
+    size_t ne = 0;
+    size_t cap = z->ordcap; /* ord and deg grow together */
+    if (on_grow((void **)&z->ord, &cap, (size_t)n + 1, sizeof *z->ord) ||
+        on_grow((void **)&z->deg, &z->ordcap, (size_t)n + 1, sizeof *z->deg))
+        return -1;
+    if (!z->boff && !(z->boff = malloc((B + 1) * sizeof *z->boff))) return -1;
+    memset(z->deg, 0, (size_t)n * sizeof *z->deg);
+    for (int k = 0; k < 3; k++) {
+        uint32_t *off = z->boff;
+        memset(off, 0, (B + 1) * sizeof *off);
+        for (uint32_t i = 0; i < n; i++) off[s->box[first + i].mn[k] - org[k] + 1]++;
+        for (uint32_t i = 0; i < B; i++) off[i + 1] += off[i];
+        for (uint32_t i = 0; i < n; i++) z->ord[off[s->box[first + i].mn[k] - org[k]]++] = i;
+        for (uint32_t i = B; i > 0; i--) off[i] = off[i - 1];
+        off[0] = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            const on_box *a = &s->box[first + i];
+            uint32_t p = (uint32_t)(a->mx[k] - org[k]);
+            if (p >= B) continue; /* the block's face */
+            for (uint32_t j = off[p]; j < off[p + 1]; j++) {
+                uint32_t c = z->ord[j];
+                if (!on_box_overlap2(a, &s->box[first + c], k)) continue;
+                size_t ecap = z->ecap; /* ea and eb grow together */
+                if (on_grow((void **)&z->ea, &ecap, ne + 1, sizeof *z->ea) ||
+                    on_grow((void **)&z->eb, &z->ecap, ne + 1, sizeof *z->eb))
+                    return -1;
+                z->ea[ne] = i;
+                z->eb[ne++] = c;
+                z->deg[i]++;
+                z->deg[c]++;
+            }
+        }
+    }
+    size_t a0 = s->adj_off[first];
+    if (on_grow((void **)&s->adj_off, &z->offcap, (size_t)s->nbox + 1, sizeof *s->adj_off) ||
+        on_grow((void **)&s->adj, &z->adjcap, a0 + 2 * ne + 1, sizeof *s->adj))
+        return -1;
+    for (uint32_t i = 0; i < n; i++) s->adj_off[first + i + 1] = s->adj_off[first + i] + z->deg[i];
+    memset(z->deg, 0, (size_t)n * sizeof *z->deg);
+    for (size_t e = 0; e < ne; e++) {
+        uint32_t x = z->ea[e], y = z->eb[e];
+        s->adj[s->adj_off[first + x] + z->deg[x]++] = first + y;
+        s->adj[s->adj_off[first + y] + z->deg[y]++] = first + x;
+    }
+    return 0;
+}
+
+on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
+{
+    on_boxblock *k = &z->blk[b];
+    if (k->first != UINT32_MAX) return ON_SUCCESS;
+    on_boxset *s = &z->set;
+    uint32_t nb = (uint32_t)s->nb, first = s->nbox;
+    int org[3] = {(int)(b % nb) * 64, (int)(b / nb % nb) * 64, (int)(b / (nb * nb)) * 64};
+    paint_block(z, org, &z->bits);
+    if (block_boxes(s, &z->bits, 0, 0, 0, org, b, &z->boxcap, NULL, NULL) || lazy_adjacency(z, first, org)) {
+        s->nbox = first; /* the block stays unbuilt */
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    /* its face lists */
+    uint32_t n = s->nbox - first;
+    if (on_grow((void **)&z->bface, &z->bfcap, z->nbface + 6 * (size_t)n + 1, sizeof *z->bface)) {
+        s->nbox = first;
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    for (int f = 0; f < 6; f++) {
+        int ax = f >> 1, far = f & 1, plane = org[ax] + (far ? 64 : 0);
+        k->fo[f] = (uint32_t)z->nbface;
+        for (uint32_t i = first; i < s->nbox; i++)
+            if ((far ? s->box[i].mx[ax] : s->box[i].mn[ax]) == plane) z->bface[z->nbface++] = i;
+    }
+    k->fo[6] = (uint32_t)z->nbface;
+    k->first = first;
+    k->n = n;
+    z->built++;
+    s->bytes = sizeof *z + (size_t)s->nbox * (sizeof(on_box) + sizeof(uint32_t)) +
+               (size_t)s->adj_off[s->nbox] * sizeof(uint32_t) + z->nbface * sizeof(uint32_t);
+    return ON_SUCCESS;
+}
+
+int on_boxlazy_blocks_at(const on_boxlazy *z, const double p[3], uint32_t out[8])
+{
+    int lo[3], hi[3], n = 0;
+    for (int k = 0; k < 3; k++) block_span(&z->set, p[k], &lo[k], &hi[k]);
+    for (int bz = lo[2]; bz <= hi[2]; bz++)
+        for (int by = lo[1]; by <= hi[1]; by++)
+            for (int bx = lo[0]; bx <= hi[0]; bx++)
+                out[n++] = (uint32_t)bx + (uint32_t)z->set.nb * ((uint32_t)by + (uint32_t)z->set.nb * (uint32_t)bz);
+    return n;
+}
+
+void on_boxlazy_locate_in(const on_boxlazy *z, uint32_t b, const double p[3], uint32_t out[8], int *n)
+{
+    const on_boxblock *k = &z->blk[b];
+    if (k->first == UINT32_MAX) return;
+    int org[3] = {(int)(b % (uint32_t)z->set.nb) * 64, (int)(b / (uint32_t)z->set.nb % (uint32_t)z->set.nb) * 64,
+                  (int)(b / (uint32_t)(z->set.nb * z->set.nb)) * 64};
+    for (int f = 0; f < 6; f++) /* a point on the block's face: only the boxes touching it */
+        if (p[f >> 1] == (double)(org[f >> 1] + (f & 1 ? 64 : 0))) {
+            for (uint32_t i = k->fo[f]; i < k->fo[f + 1] && *n < 8; i++)
+                if (box_holds(&z->set.box[z->bface[i]], p)) out[(*n)++] = z->bface[i];
+            return;
+        }
+    for (uint32_t i = k->first; i < k->first + k->n && *n < 8; i++)
+        if (box_holds(&z->set.box[i], p)) out[(*n)++] = i;
+}
+
+int on_boxlazy_locate_all(on_boxlazy *z, const double p[3], int build, uint32_t out[8])
+{
+    uint32_t blocks[8];
+    int nblk = on_boxlazy_blocks_at(z, p, blocks), n = 0;
+    for (int i = 0; i < nblk; i++) {
+        if (build && on_failed(on_boxlazy_block(z, blocks[i]))) return -1;
+        on_boxlazy_locate_in(z, blocks[i], p, out, &n);
+    }
     return n;
 }

@@ -73,6 +73,56 @@ static inline int on_box_overlap2(const on_box *a, const on_box *c, int k)
     return 1;
 }
 
+/* ---- a box set built block by block, as searches ask (on_boxlazy) --------------------------------
+ * A tile's box set that builds a 64-leaf block only when a search reaches it: a route's endpoint
+ * join in an unprepared 512^3 tile touches 5-70 of its 512 blocks, where the whole set costs ~60 ms.
+ * A block's boxes are the eager build's boxes of that block, in the same order (the greedy merge
+ * never crosses a block); they are numbered in the order blocks are built. set.adj lists a box's
+ * neighbours inside its block only: the neighbours across a block face are the boxes of the next
+ * block's facing list (bface) sharing a face with it (on_box_overlap2). set.block_off, set.face and
+ * set.face_off are unused (NULL). Not thread-safe: the owner (a route planner) builds into it. */
+typedef struct on_boxblock {
+    uint32_t first, n; /* its boxes: set.box[first .. first + n); first == UINT32_MAX: not built */
+    uint32_t fo[7];    /* the boxes touching block face f (0..5 as a tile's): bface[fo[f] .. fo[f+1]) */
+} on_boxblock;
+
+typedef struct on_boxlazy {
+    on_boxset set;          /* the boxes built so far (nbox, box, adj_off, adj, bsize, nb, salt) */
+    on_boxblock *blk;       /* nb^3 */
+    uint32_t *bface;
+    size_t nbface, bfcap, boxcap, adjcap, offcap;
+    uint32_t built;         /* blocks built */
+    const on_table *tab;    /* the tile's contents: set by the owner before each use */
+    uint8_t solid;
+    int depth;
+    on_boxbits bits;        /* one block's bitmap */
+    uint32_t *ord, *boff;   /* scratch of a block's adjacency: B + 1 buckets, its boxes by plane */
+    uint32_t *ea, *eb, *deg;
+    size_t ecap, ordcap;
+} on_boxlazy;
+
+/* A lazy set for tiles of `depth` (>= 6: whole blocks) with nothing built; -1 when out of memory. */
+int on_boxlazy_init(on_boxlazy *z, int depth);
+void on_boxlazy_free(on_boxlazy *z);
+/* Forget every block built (the tile's contents changed, or another tile's set is wanted). */
+void on_boxlazy_clear(on_boxlazy *z);
+/* Build block b (index bx + nb * (by + nb * bz)) from z->tab unless built; ON_NO_MEMORY. */
+on_status on_boxlazy_block(on_boxlazy *z, uint32_t b);
+/* The block holding box i. */
+static inline uint32_t on_boxlazy_block_of(const on_boxlazy *z, uint32_t i)
+{
+    const on_box *x = &z->set.box[i];
+    uint32_t B = (uint32_t)z->set.bsize, nb = (uint32_t)z->set.nb;
+    return x->mn[0] / B + nb * (x->mn[1] / B + nb * (x->mn[2] / B));
+}
+/* The blocks holding tile-local point p (closed: up to 8 on block boundaries); returns the count. */
+int on_boxlazy_blocks_at(const on_boxlazy *z, const double p[3], uint32_t out[8]);
+/* The boxes of built block b holding p (closed boxes), appended to out[*n ..] (at most 8 in all). */
+void on_boxlazy_locate_in(const on_boxlazy *z, uint32_t b, const double p[3], uint32_t out[8], int *n);
+/* Every box holding p, as on_boxset_locate_all; with build, the blocks holding p are built first
+ * (-1 when out of memory), else only built blocks are looked at. */
+int on_boxlazy_locate_all(on_boxlazy *z, const double p[3], int build, uint32_t out[8]);
+
 /* The block-column group (0..nb^2-1) of face f that box b lies in. */
 static inline uint32_t on_boxset_face_group(const on_boxset *s, int face, const on_box *b)
 {

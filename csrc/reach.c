@@ -38,8 +38,11 @@ void on_reach_free(on_reach *r)
     free(r->thead);
     free(r->tent_t);
     free(r->tent_next);
-    free(r->tbox_off);
+    free(r->tbn);
     free(r->tbox);
+    free(r->phead);
+    free(r->pnext);
+    free(r->ptgt);
     free(r->chain);
     free(r->cpt);
     free(r->gneed);
@@ -57,6 +60,13 @@ static int regrow(void **p, size_t n, size_t sz)
     if (!q) return -1;
     *p = q;
     return 0;
+}
+
+static void reach_bytes(on_reach *r)
+{
+    r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 6 + sizeof(double) * 3) +
+               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 5 + 2) * sizeof(uint32_t) + 2 * sizeof(double)) +
+               r->phcap * sizeof(uint32_t);
 }
 
 /* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets. */
@@ -100,14 +110,35 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
         size_t c = ntarget + 1;
         if (regrow((void **)&r->tent_t, 8 * c, sizeof *r->tent_t) ||
             regrow((void **)&r->tent_next, 8 * c, sizeof *r->tent_next) ||
-            regrow((void **)&r->tbox, 8 * c, sizeof *r->tbox) || regrow((void **)&r->tbox_off, c + 1, sizeof *r->tbox_off) ||
+            regrow((void **)&r->tbox, 8 * c, sizeof *r->tbox) || regrow((void **)&r->tbn, c, sizeof *r->tbn) ||
+            regrow((void **)&r->pnext, 8 * c, sizeof *r->pnext) || regrow((void **)&r->ptgt, 8 * c, sizeof *r->ptgt) ||
             regrow((void **)&r->gneed, c, sizeof *r->gneed) || regrow((void **)&r->order, c, sizeof *r->order) ||
             regrow((void **)&r->hp, c, sizeof *r->hp) || regrow((void **)&r->hc, c, sizeof *r->hc))
             return -1;
         r->tcap = c;
     }
-    r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 6 + sizeof(double) * 3) +
-               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 3 + 3) * sizeof(uint32_t) + 2 * sizeof(double));
+    reach_bytes(r);
+    return 0;
+}
+
+/* For a lazy set that has grown mid-search: room for nbox boxes, keeping what the search wrote (the
+ * stamps of the new boxes zeroed: not seen, done or mapped); -1 when out of memory. */
+static int reach_grow_keep(on_reach *r, size_t nbox)
+{
+    if (nbox + 1 <= r->cap) return 0;
+    size_t c = 2 * r->cap > nbox + 1 ? 2 * r->cap : nbox + 1;
+    if (regrow((void **)&r->g, c, sizeof *r->g) || regrow((void **)&r->pt, 3 * c, sizeof *r->pt) ||
+        regrow((void **)&r->parent, c, sizeof *r->parent) || regrow((void **)&r->hkey, c, sizeof *r->hkey) ||
+        regrow((void **)&r->thead, c, sizeof *r->thead) || regrow((void **)&r->chain, c, sizeof *r->chain) ||
+        regrow((void **)&r->cpt, 3 * (c + 2), sizeof *r->cpt))
+        return -1;
+    uint32_t **st[] = {&r->seen, &r->done, &r->tmark};
+    for (int i = 0; i < 3; i++) {
+        if (regrow((void **)st[i], c, sizeof(uint32_t))) return -1;
+        memset(*st[i] + r->cap, 0, (c - r->cap) * sizeof(uint32_t));
+    }
+    r->cap = c;
+    reach_bytes(r);
     return 0;
 }
 
@@ -357,22 +388,100 @@ static double heading(const reach_stop *d, const double q[3])
 
 #define NO_ENTRY UINT32_MAX
 
+/* Map target t to box b (the box holds its point). */
+static void add_entry(on_reach *r, uint32_t b, uint32_t t)
+{
+    if (r->tbn[t] == 8) return; /* (a point lies in at most 8 closed boxes of disjoint interiors) */
+    uint32_t e = r->nent++;
+    r->tbox[8 * (size_t)t + r->tbn[t]++] = b;
+    r->tent_t[e] = t;
+    r->tent_next[e] = r->tmark[b] == r->tcur ? r->thead[b] : NO_ENTRY;
+    r->thead[b] = e;
+    r->tmark[b] = r->tcur;
+}
+
+/* The search's lazy set (see reach.h), or NULL. */
+static inline on_boxlazy *lazy_of(const on_reach *r, const on_boxset *s)
+{
+    return r->lazy && s == &r->lazy->set ? r->lazy : NULL;
+}
+
+/* Block b of lazy set z built (when it was not): the per-box arrays grown to its boxes, the targets
+ * waiting for it mapped, and with d the entries of components already met added to *need. -1 when
+ * out of memory. */
+static int lazy_block(on_reach *r, on_boxlazy *z, uint32_t b, const reach_stop *d, size_t *need)
+{
+    if (z->blk[b].first != UINT32_MAX) return 0;
+    if (on_failed(on_boxlazy_block(z, b)) || reach_grow_keep(r, z->set.nbox)) return -1;
+    for (uint32_t e = r->phead[b]; e != NO_ENTRY; e = r->pnext[e]) {
+        uint32_t t = r->ptgt[e], in[8], e0 = r->nent;
+        int n = 0;
+        on_boxlazy_locate_in(z, b, r->tpts + 3 * (size_t)t, in, &n);
+        for (int i = 0; i < n; i++) add_entry(r, in[i], t);
+        if (!d) continue;
+        /* the pending pair counted as one entry (reach_run) is replaced by the entries found */
+        uint32_t *gn = &r->gneed[d->group[t]];
+        size_t *cnt = *gn == UINT32_MAX ? need : NULL; /* its component met: in need, else in gneed */
+        if (cnt) *cnt = *cnt - 1 + (r->nent - e0);
+        else *gn = *gn - 1 + (r->nent - e0);
+    }
+    r->phead[b] = NO_ENTRY;
+    return 0;
+}
+
+/* Box c, a neighbour of box b (popped with cost key, at point pb, parent pa), reached from b: its
+ * cost and entry point improved when this way is better (and pushed again). */
+static inline void relax(on_reach *r, const on_boxset *s, const reach_stop *d, uint32_t b, uint32_t c, uint32_t pa,
+                         const double *pb, double key, size_t *n)
+{
+    const uint32_t cur = r->cur;
+    const double *to = d ? d->to : NULL;
+    if (d && r->done[c] == cur) return; /* settled: never reopened */
+    const on_box *a = &s->box[b];
+    double q[3];
+    entry_point(a, &s->box[c], pb, q);
+    double ng = key + dist3(pb, q);
+    if (pa != UINT32_MAX) {
+        /* any-angle: straight from the parent's point when that line crosses into b through
+         * their shared face (a cost estimate steering the corridor; the path is relaxed later) */
+        const double *pp = r->pt + 3 * (size_t)pa;
+        double q2[3];
+        entry_point(a, &s->box[c], pp, q2);
+        double g2 = r->g[pa] + dist3(pp, q2);
+        if (g2 < ng && crosses_face(&s->box[pa], a, pp, q2)) {
+            ng = g2;
+            memcpy(q, q2, sizeof q);
+        }
+    }
+    if (ng < gval(r, c)) {
+        r->seen[c] = cur;
+        r->g[c] = ng;
+        r->parent[c] = b;
+        memcpy(r->pt + 3 * (size_t)c, q, sizeof q);
+        if (to) r->hkey[c] = heading(d, q);
+        heap_push(r, n, c, to ? ng + r->hkey[c] : ng);
+    }
+}
+
 /* Dijkstra over the boxes from point p, in each of the boxes roots[0..nroot): g and pt of every box
  * reached. With d: the search stops once every box holding a target of a component it has met is
  * settled (a box's g and parent are final once popped); with d->to as well it is an A* towards that
  * point (keys g + weight x straight line on; weight > 1 is greedier: a box may settle above its best
  * cost, and a settled box is never reopened), stopped once the smallest key left is above
  * (1 + slack) x the best total met (a settled target's g + straight line to it + weight x the line
- * on) + add; and with d->budget, d->budget settled boxes after the first target met. */
+ * on) + add; and with d->budget, d->budget settled boxes after the first target met. Over a lazy set
+ * a popped box's blocks across its block faces are built first (their boxes are its neighbours
+ * there); the need count then knows only the targets of built blocks. */
 static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3],
                       const reach_stop *d)
 {
     if (++r->cur == 0) { /* wrapped: clear the stamps once */
-        memset(r->seen, 0, s->nbox * sizeof *r->seen);
-        memset(r->done, 0, s->nbox * sizeof *r->done);
+        memset(r->seen, 0, r->cap * sizeof *r->seen);
+        memset(r->done, 0, r->cap * sizeof *r->done);
         r->cur = 1;
     }
     const uint32_t cur = r->cur;
+    on_boxlazy *z = lazy_of(r, s);
     size_t need = 0; /* target entries of the met components in boxes not yet settled */
     const double *to = d ? d->to : NULL;
     double best = HUGE_VAL;
@@ -381,6 +490,9 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     if (d) {
         for (uint32_t i = 0; i < d->npt; i++) r->gneed[i] = 0;
         for (uint32_t i = 0; i < r->nent; i++) r->gneed[d->group[r->tent_t[i]]]++;
+        /* a lazy set's (block, target) pairs not mapped yet count as one entry each, so the search
+         * does not stop while a block not built holds a target of a component it has met */
+        for (uint32_t i = 0; i < r->npend; i++) r->gneed[d->group[r->ptgt[i]]]++;
     }
     size_t n = 0;
     for (int i = 0; i < nroot; i++) {
@@ -442,34 +554,35 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
             if (met && need == 0) break;
         }
         key = r->g[b];
-        const on_box *a = &s->box[b];
         uint32_t pa = r->parent[b];
-        for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) {
-            uint32_t c = s->adj[e];
-            if (d && r->done[c] == cur) continue; /* settled: never reopened */
-            double q[3];
-            entry_point(a, &s->box[c], pb, q);
-            double ng = key + dist3(pb, q);
-            if (pa != UINT32_MAX) {
-                /* any-angle: straight from the parent's point when that line crosses into b through
-                 * their shared face (a cost estimate steering the corridor; the path is relaxed later) */
-                const double *pp = r->pt + 3 * (size_t)pa;
-                double q2[3];
-                entry_point(a, &s->box[c], pp, q2);
-                double g2 = r->g[pa] + dist3(pp, q2);
-                if (g2 < ng && crosses_face(&s->box[pa], a, pp, q2)) {
-                    ng = g2;
-                    memcpy(q, q2, sizeof q);
+        /* a lazy set: the blocks beyond b's block faces, built (which may move the arrays) */
+        uint32_t xb[6];
+        int xk[6], nx = 0;
+        if (z) {
+            const on_box ab = s->box[b], *a = &ab; /* (a copy: building moves the boxes) */
+            int B = s->bsize, N = B * s->nb;
+            for (int k = 0; k < 3; k++)
+                for (int dir = 0; dir < 2; dir++) {
+                    int edge = dir ? a->mx[k] : a->mn[k];
+                    if (edge % B || edge == 0 || edge == N) continue; /* inside its block, or the tile's face */
+                    int c[3] = {a->mn[0] / B, a->mn[1] / B, a->mn[2] / B};
+                    c[k] = dir ? edge / B : edge / B - 1;
+                    xb[nx] = (uint32_t)c[0] + (uint32_t)s->nb * ((uint32_t)c[1] + (uint32_t)s->nb * (uint32_t)c[2]);
+                    xk[nx++] = 2 * k + !dir; /* the facing side of that block */
+                    if (lazy_block(r, z, xb[nx - 1], d, &need)) {
+                        r->heap_failed = 1;
+                        r->pops = pops;
+                        return;
+                    }
                 }
-            }
-            if (ng < gval(r, c)) {
-                r->seen[c] = cur;
-                r->g[c] = ng;
-                r->parent[c] = b;
-                memcpy(r->pt + 3 * (size_t)c, q, sizeof q);
-                if (to) r->hkey[c] = heading(d, q);
-                heap_push(r, &n, c, to ? ng + r->hkey[c] : ng);
-            }
+            pb = r->pt + 3 * (size_t)b;
+        }
+        for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) relax(r, s, d, b, s->adj[e], pa, pb, key, &n);
+        for (int i = 0; i < nx; i++) {
+            const on_boxblock *kb = &z->blk[xb[i]];
+            int k = xk[i] >> 1;
+            for (uint32_t j = kb->fo[xk[i]]; j < kb->fo[xk[i] + 1]; j++)
+                if (on_box_overlap2(&s->box[b], &s->box[z->bface[j]], k)) relax(r, s, d, b, z->bface[j], pa, pb, key, &n);
         }
     }
     r->pops = pops;
@@ -477,28 +590,51 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
 
 /* The target map: for each target its boxes (tbox), for each box its targets (tmark, thead, the
  * entries); -1 when a target is in no box, unless lenient: then such a target is left out (never
- * reached). Touches only the boxes holding targets. */
+ * reached). Touches only the boxes holding targets. Over a lazy set, the targets in blocks not built
+ * yet wait for them (phead). */
 static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, int lenient)
 {
     if (++r->tcur == 0) {
-        memset(r->tmark, 0, s->nbox * sizeof *r->tmark);
+        memset(r->tmark, 0, r->cap * sizeof *r->tmark);
         r->tcur = 1;
     }
     uint32_t in[8];
     r->nent = 0;
-    r->tbox_off[0] = 0;
-    for (uint32_t p = 0; p < npt; p++) {
-        int n = on_boxset_locate_on_face(s, pts + 3 * (size_t)p, in);
-        if (n == 0 && !lenient) return -1;
-        for (int i = 0; i < n; i++) {
-            uint32_t b = in[i], e = r->nent++;
-            r->tbox[e] = b;
-            r->tent_t[e] = p;
-            r->tent_next[e] = r->tmark[b] == r->tcur ? r->thead[b] : NO_ENTRY;
-            r->thead[b] = e;
-            r->tmark[b] = r->tcur;
+    r->npend = 0;
+    r->tpts = pts;
+    on_boxlazy *z = lazy_of(r, s);
+    if (z) {
+        size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
+        if (nblk > r->phcap) {
+            if (regrow((void **)&r->phead, nblk, sizeof *r->phead)) return -2;
+            r->phcap = nblk;
+            reach_bytes(r);
         }
-        r->tbox_off[p + 1] = r->nent;
+        for (size_t b = 0; b < nblk; b++) r->phead[b] = NO_ENTRY;
+    }
+    for (uint32_t p = 0; p < npt; p++) {
+        const double *x = pts + 3 * (size_t)p;
+        r->tbn[p] = 0;
+        if (z) {
+            uint32_t blocks[8];
+            int nb = on_boxlazy_blocks_at(z, x, blocks);
+            for (int i = 0; i < nb; i++) {
+                if (z->blk[blocks[i]].first == UINT32_MAX) {
+                    uint32_t e = r->npend++;
+                    r->ptgt[e] = p;
+                    r->pnext[e] = r->phead[blocks[i]];
+                    r->phead[blocks[i]] = e;
+                    continue;
+                }
+                int n = 0;
+                on_boxlazy_locate_in(z, blocks[i], x, in, &n);
+                for (int j = 0; j < n; j++) add_entry(r, in[j], p);
+            }
+            continue;
+        }
+        int n = on_boxset_locate_on_face(s, x, in);
+        if (n == 0 && !lenient) return -1;
+        for (int i = 0; i < n; i++) add_entry(r, in[i], p);
     }
     return 0;
 }
@@ -509,8 +645,8 @@ static void collect(on_reach *r, const on_boxset *s, const double *pts, uint32_t
                     double *cost, uint32_t *reached)
 {
     for (uint32_t t = after == UINT32_MAX ? 0 : after + 1; t < npt; t++)
-        for (uint32_t e = r->tbox_off[t]; e < r->tbox_off[t + 1]; e++) {
-            uint32_t b = r->tbox[e];
+        for (uint32_t e = 0; e < r->tbn[t]; e++) {
+            uint32_t b = r->tbox[8 * (size_t)t + e];
             if (gval(r, b) == HUGE_VAL || (settled && r->done[b] != r->cur)) continue;
             double c = pulled_length(r, s, b, pts + 3 * (size_t)t, settled ? ROUTE_PULL_PASSES : PULL_PASSES);
             if (cost[t] == HUGE_VAL) (*reached)++;
@@ -530,14 +666,18 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
 {
     *reached = 0;
     for (uint32_t i = 0; i < npt; i++) cost[i] = HUGE_VAL;
+    uint32_t roots[8];
+    int nroot = 0;
+    on_boxlazy *z = lazy_of(r, s);
+    if (z && (nroot = on_boxlazy_locate_all(z, p, 1, roots)) < 0) return ON_FAILURE | ON_NO_MEMORY; /* (builds p's blocks) */
     if (s->nbox == 0) return ON_FAILURE | ON_BLOCKED;
     if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
-    uint32_t roots[8];
-    int nroot = on_boxset_locate_all(s, p, roots);
+    if (!z) nroot = on_boxset_locate_all(s, p, roots);
     if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
     /* lenient: the tile's boxes come from the tree as it is now, the portals from its bake; a portal
      * an edit has blocked since (a closed door, a hole's inside, a temporary obstacle) is not reached */
-    if (map_targets(r, s, pts, npt, 1)) return ON_FAILURE | ON_CORRUPT;
+    int m = map_targets(r, s, pts, npt, 1);
+    if (m) return m == -2 ? ON_FAILURE | ON_NO_MEMORY : ON_FAILURE | ON_CORRUPT;
     reach_stop d = {group, npt, pts, to, weight, slack, add, budget, r->order, r->hp, r->hc, p};
     if (to) { /* each target's straight line on to `to`, and their order for heading */
         for (uint32_t i = 0; i < npt; i++) r->hp[i] = dist3(pts + 3 * (size_t)i, to);
@@ -574,7 +714,8 @@ on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint3
 double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])
 {
     uint32_t in[8];
-    int n = on_boxset_locate_all(s, x, in);
+    on_boxlazy *z = lazy_of(r, s);
+    int n = z ? on_boxlazy_locate_all(z, x, 0, in) : on_boxset_locate_all(s, x, in);
     double best = HUGE_VAL;
     for (int i = 0; i < n; i++)
         if (gval(r, in[i]) != HUGE_VAL) {

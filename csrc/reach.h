@@ -33,8 +33,14 @@ typedef struct on_reach {
     uint32_t *thead;
     uint32_t *tent_t, *tent_next; /* the (box, target) entries: target, next entry of that box */
     uint32_t nent;
-    uint32_t *tbox_off;    /* per target + 1: its boxes are tbox[tbox_off[t] .. tbox_off[t+1]) */
+    uint32_t *tbn;         /* per target: its boxes are tbox[8 t .. 8 t + tbn[t]) */
     uint32_t *tbox;
+    /* a lazy set's targets in blocks not built yet: (block, target) entries listed from phead[block],
+     * mapped when a search builds the block */
+    uint32_t *phead, *pnext, *ptgt;
+    size_t phcap;
+    uint32_t npend;
+    const double *tpts;    /* the targets' points of the last map */
     uint32_t *gneed;       /* per component: its target entries, UINT32_MAX once met */
     double *hkey;          /* per box: the heading part of its key (searches with a `to`) */
     uint32_t *order;       /* the targets by hc */
@@ -44,6 +50,10 @@ typedef struct on_reach {
     double *cpt;           /* its points: 3 doubles each, nbox + 2 */
     size_t tcap;
     size_t bytes;
+    /* A lazy box set (boxes.h) that searches over &lazy->set build into: blocks are built as a search
+     * reaches them (their boxes numbered on, the per-box arrays grown keeping their contents), the
+     * targets in them mapped then. NULL (or a search over another set): nothing is built. */
+    on_boxlazy *lazy;
     size_t pops;           /* boxes the last search settled (reach_run) */
 } on_reach;
 

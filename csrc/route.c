@@ -64,7 +64,11 @@ void on_route_destroy(on_route *r)
     free(r->pts);
     free(r->grp);
     on_reach_free(&r->reach);
-    for (int i = 0; i < 2; i++) on_boxset_free(r->bc[i].own);
+    for (int i = 0; i < ROUTE_BOX_CACHE; i++) {
+        on_boxset_free(r->bc[i].own);
+        if (r->bc[i].lazy) on_boxlazy_free(r->bc[i].lazy);
+        free(r->bc[i].lazy);
+    }
     free(r);
 }
 
@@ -72,8 +76,10 @@ size_t on_route_bytes(const on_route *r)
 {
     size_t b = sizeof *r + r->max_nodes * (sizeof(rnode) + sizeof(uint32_t)) + (r->mask + 1) * 2 * sizeof(uint32_t) +
                r->gjcap * sizeof(gjoin) + r->goalcap * 4 * sizeof(double) + r->startcap * 3 * sizeof(double) + r->costcap * sizeof(double) + r->ptscap * sizeof(double) + r->grpcap * sizeof(uint32_t) + r->reach.bytes;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < ROUTE_BOX_CACHE; i++) {
         if (r->bc[i].own) b += r->bc[i].own->bytes;
+        if (r->bc[i].lazy) b += r->bc[i].lazy->set.bytes;
+    }
     return b;
 }
 /* ---- node map and heap ---- */

@@ -27,10 +27,21 @@ typedef struct gjoin {
     double cost;           /* nav leaves: from the portal to the goal point, plus the goal's cost */
 } gjoin;
 
+/* The box sets of unprepared tiles the planner built for its endpoints, kept across plans (a tile's
+ * blocks built once serve every later join there) while the tile's contents are the same: same tree,
+ * tile, salt and table slots (the slots tell a tree freed and another made at its address apart). A
+ * tile of one block is built whole (own); a bigger one block by block as joins reach its blocks
+ * (lazy, boxes.h: a 512^3 tile costs ~60 ms whole, a join touches 5-70 of its 512 blocks). The least
+ * recently used entry is replaced; lazy sets are cleared, not freed (reach.lazy may point at one). */
+#define ROUTE_BOX_CACHE 4
 typedef struct boxcache {
-    uint32_t tile;
-    on_boxset *own;        /* built here (NULL when the tree's prepared set was used) */
-    const on_boxset *s;
+    const on_tree *tree;
+    const void *keys;
+    uint32_t tile, salt;
+    uint64_t used;         /* the planner's count of lookups when last used */
+    on_boxset *own;
+    on_boxlazy *lazy;
+    int valid;
 } boxcache;
 
 struct on_route {
@@ -55,7 +66,8 @@ struct on_route {
     uint32_t *grp;         /* per portal scratch: its component */
     size_t costcap, ptscap, grpcap;
     on_reach reach;
-    boxcache bc[2];
+    boxcache bc[ROUTE_BOX_CACHE];
+    uint64_t bc_uses;
     uint64_t revision;
     on_status status;
     on_route_info info;

@@ -10,43 +10,59 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The box set of a loaded tree tile: the tree's prepared one when valid, else one built here, kept
- * until the next start (a start needs at most its endpoints' tiles; bc holds the last two built, and
- * a set in use is never the one evicted: hits move to the front). */
-static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const on_boxset **out)
+/* The box set of a loaded tree tile: the tree's prepared one when valid (*lz NULL), else the
+ * planner's cached one (route_plan.h, boxcache), made on a miss in the least recently used entry. */
+static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const on_boxset **out, on_boxlazy **lz)
 {
+    *lz = NULL;
     *out = on_tile_boxes(t, tile);
     if (*out) return ON_SUCCESS;
-    for (int i = 0; i < 2; i++)
-        if (r->bc[i].own && r->bc[i].tile == tile) {
-            boxcache hit = r->bc[i];
-            r->bc[i] = r->bc[0];
-            r->bc[0] = hit;
-            *out = hit.s;
-            return ON_SUCCESS;
+    const on_tile *tt = &t->tiles[tile];
+    boxcache *c = &r->bc[0];
+    r->bc_uses++;
+    for (int i = 0; i < ROUTE_BOX_CACHE; i++) {
+        boxcache *x = &r->bc[i];
+        if (x->valid && x->tree == t && x->tile == tile && x->salt == tt->salt && x->keys == (const void *)tt->table.keys) {
+            c = x;
+            goto hit;
         }
-    boxcache *c = &r->bc[1];
+        if (x->used < c->used) c = x;
+    }
+    c->valid = 0;
     on_boxset_free(c->own);
     c->own = NULL;
-    on_status st = on_boxset_build(&t->tiles[tile].table, t->tiles[tile].solid, t->p.depth, &c->own);
-    if (on_failed(st)) return st;
+    if (t->p.depth > 6) { /* more than one block: built as joins reach its blocks */
+        if (!c->lazy) {
+            on_boxlazy *z = calloc(1, sizeof *z);
+            if (!z || on_boxlazy_init(z, t->p.depth)) {
+                free(z);
+                return ON_FAILURE | ON_NO_MEMORY;
+            }
+            c->lazy = z;
+        }
+        on_boxlazy_clear(c->lazy);
+    } else {
+        on_status st = on_boxset_build(&tt->table, tt->solid, t->p.depth, &c->own);
+        if (on_failed(st)) return st;
+    }
+    c->tree = t;
     c->tile = tile;
-    c->s = c->own;
-    boxcache tmp = r->bc[0]; /* most recent first */
-    r->bc[0] = r->bc[1];
-    r->bc[1] = tmp;
-    *out = r->bc[0].s;
+    c->salt = tt->salt;
+    c->keys = tt->table.keys;
+    c->valid = 1;
+hit:
+    c->used = r->bc_uses;
+    if (c->own) {
+        *out = c->own;
+        return ON_SUCCESS;
+    }
+    c->lazy->tab = &tt->table; /* (the same contents: same salt) */
+    c->lazy->solid = tt->solid;
+    *lz = c->lazy;
+    *out = &c->lazy->set;
     return ON_SUCCESS;
 }
 
-static void boxes_clear(on_route *r)
-{
-    for (int i = 0; i < 2; i++) {
-        on_boxset_free(r->bc[i].own);
-        r->bc[i].own = NULL;
-        r->bc[i].s = NULL;
-    }
-}
 static int gjoin_cmp(const void *x, const void *y)
 {
     const gjoin *a = x, *b = y;
@@ -59,6 +75,7 @@ typedef struct endpoint {
     double nav[3], local[3];
     uint32_t tile;
     const on_boxset *s;
+    on_boxlazy *lz;        /* s's lazy set (s == &lz->set), or NULL */
     const ctile *g;
 } endpoint;
 
@@ -82,9 +99,12 @@ static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], i
     r->info.loading_tile = e->tile;
     e->g = w->tiles[e->tile];
     if (!e->g || !t->tiles[e->tile].loaded) return ON_FAILURE | ON_LOADING;
-    on_status st = tile_boxes(r, t, e->tile, &e->s);
+    on_status st = tile_boxes(r, t, e->tile, &e->s, &e->lz);
     if (on_failed(st)) return st;
-    if (on_boxset_locate(e->s, e->local) < 0) return ON_FAILURE | ON_BLOCKED;
+    uint32_t in[8];
+    int n = e->lz ? on_boxlazy_locate_all(e->lz, e->local, 1, in) : on_boxset_locate_all(e->s, e->local, in);
+    if (n < 0) return ON_FAILURE | ON_NO_MEMORY;
+    if (n == 0) return ON_FAILURE | ON_BLOCKED;
     return ON_SUCCESS;
 }
 
@@ -127,7 +147,8 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
         ct_point(e->g, p, r->pts + 3 * (size_t)p);
         r->grp[p] = ct_comp(e->g, p);
     }
-    int big = e->s->nbox > r->directed_boxes;
+    int big = e->s->nbox > r->directed_boxes || e->lz; /* (a lazy set's size is not known: a big tile's) */
+    r->reach.lazy = e->lz;
     if (goal && !big) return on_reach_points(&r->reach, e->s, r->pts, np, e->local, r->cost, reached);
     if (!big)
         return on_reach_points_group(&r->reach, e->s, r->pts, np, e->local, r->grp, NULL, 1, 0, 0, 0, r->cost,
@@ -153,7 +174,6 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
 
 void on_route_reset(on_route *r)
 {
-    boxes_clear(r);
     r->cur_stamp++;
     if (r->cur_stamp == 0) { /* wrapped: clear the stamps once */
         memset(r->stamp, 0, (r->mask + 1) * sizeof *r->stamp);

@@ -4,12 +4,16 @@
  * solid one, a wall, a wall with a hole, an open tile of two blocks a side), points located in them,
  * and seeded random scenes where every free leaf must lie in exactly one box and no blocked leaf in
  * any, no box crosses a 64-leaf block, each neighbour pair shares a face of positive area and every
- * pair that does is listed, and the tree's prepared set (on_tree_prepare) equals a direct build.
+ * pair that does is listed, and the tree's prepared set (on_tree_prepare) equals a direct build. A
+ * lazily built set (on_boxlazy), its blocks built in a scrambled order, equals the eager build block
+ * for block: the same boxes in the same order, each box's neighbours (its block's list plus the
+ * facing lists of the blocks beyond its block faces) the eager list's, the same boxes found at points.
  */
 #include "boxes.h"
 #include "minitest.h"
 #include "tree.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -331,6 +335,119 @@ static void test_random(int depth, int scenes, int nblocks)
     printf("boxes: depth %d, %zu random tiles, %zu boxes\n", depth, tiles, boxes);
 }
 
+/* Lazy set z (every block built) against eager set s: per block the same boxes in order; each box's
+ * neighbours the same set; located points the same boxes. Returns the blocks compared. */
+static uint32_t check_lazy(const on_boxset *s, const on_boxlazy *z, uint32_t stride)
+{
+    uint32_t nb = (uint32_t)s->nb, nblk = nb * nb * nb;
+    uint32_t *map = malloc(((size_t)s->nbox + 1) * sizeof *map); /* eager index -> lazy index */
+    CHECK(map != NULL);
+    CHECK_EQ_INT(z->built, nblk);
+    CHECK_EQ_INT(z->set.nbox, s->nbox);
+    for (uint32_t b = 0; b < nblk; b++) {
+        uint32_t e0 = s->block_off[b], n = s->block_off[b + 1] - e0;
+        CHECK_EQ_INT(z->blk[b].n, n);
+        if (z->blk[b].n != n) continue;
+        CHECK(memcmp(&s->box[e0], &z->set.box[z->blk[b].first], n * sizeof *s->box) == 0);
+        for (uint32_t i = 0; i < n; i++) map[e0 + i] = z->blk[b].first + i;
+    }
+    uint32_t want[512], got[512];
+    for (uint32_t i = 0; i < s->nbox; i += stride) {
+        uint32_t na = 0, nl = 0, li = map[i];
+        for (uint32_t e = s->adj_off[i]; e < s->adj_off[i + 1] && na < 512; e++) want[na++] = map[s->adj[e]];
+        for (uint32_t e = z->set.adj_off[li]; e < z->set.adj_off[li + 1] && nl < 512; e++) {
+            CHECK_EQ_INT(on_boxlazy_block_of(z, z->set.adj[e]), on_boxlazy_block_of(z, li)); /* inside its block */
+            got[nl++] = z->set.adj[e];
+        }
+        const on_box *x = &z->set.box[li];
+        for (int k = 0; k < 3; k++)
+            for (int dir = 0; dir < 2; dir++) {
+                int edge = dir ? x->mx[k] : x->mn[k], c[3] = {x->mn[0] / 64, x->mn[1] / 64, x->mn[2] / 64};
+                if (edge % 64 || edge == 0 || edge == 64 * s->nb) continue;
+                c[k] = dir ? edge / 64 : edge / 64 - 1;
+                const on_boxblock *kb = &z->blk[(uint32_t)c[0] + nb * ((uint32_t)c[1] + nb * (uint32_t)c[2])];
+                int f = 2 * k + !dir;
+                for (uint32_t j = kb->fo[f]; j < kb->fo[f + 1] && nl < 512; j++)
+                    if (on_box_overlap2(x, &z->set.box[z->bface[j]], k)) got[nl++] = z->bface[j];
+            }
+        qsort(want, na, sizeof *want, cmp_u32);
+        qsort(got, nl, sizeof *got, cmp_u32);
+        CHECK_EQ_INT(nl, na);
+        CHECK(nl == na && memcmp(want, got, na * sizeof *want) == 0);
+    }
+    for (int i = 0; i < 200; i++) { /* points on leaf corners (often on several boxes) */
+        double p[3];
+        for (int k = 0; k < 3; k++) p[k] = floor(rnd() * (64.0 * s->nb + 1));
+        uint32_t a[8], l[8];
+        int na = on_boxset_locate_all(s, p, a), nl = on_boxlazy_locate_all((on_boxlazy *)z, p, 0, l);
+        for (int j = 0; j < na; j++) a[j] = map[a[j]];
+        qsort(a, (size_t)na, sizeof *a, cmp_u32);
+        qsort(l, (size_t)nl, sizeof *l, cmp_u32);
+        CHECK_EQ_INT(nl, na);
+        CHECK(nl == na && memcmp(a, l, (size_t)na * sizeof *a) == 0);
+    }
+    free(map);
+    return nblk;
+}
+
+/* Random scenes of depth-7 tiles (8 blocks) built lazily, in a scrambled block order, against the
+ * eager build; a block built twice is built once; a block asked for first gives its own boxes only. */
+static void test_lazy(int depth, int scenes, int nblocks)
+{
+    uint32_t blocks = 0, boxes = 0;
+    { /* an open tile, then its first 64-cube blocked: whole blocks from a free or blocked ancestor */
+        on_tree *t = new_tree(1, 1, depth);
+        on_boxlazy z;
+        CHECK_EQ_INT(on_boxlazy_init(&z, depth), 0);
+        for (int pass = 0; pass < 2; pass++) {
+            if (pass) block(t, 0, 0, 0, 64, 64, 64);
+            on_boxlazy_clear(&z);
+            z.tab = &t->tiles[0].table;
+            z.solid = t->tiles[0].solid;
+            uint32_t nblk = (uint32_t)(z.set.nb * z.set.nb * z.set.nb);
+            for (uint32_t b = 0; b < nblk; b++) CHECK(on_ok(on_boxlazy_block(&z, b)));
+            CHECK_EQ_INT(z.set.nbox, nblk - (uint32_t)pass);
+            CHECK_EQ_INT(z.blk[0].n, pass ? 0 : 1);
+            const on_box *x = &z.set.box[z.blk[1].first]; /* block (1, 0, 0): one 64-cube */
+            CHECK(x->mn[0] == 64 && x->mx[0] == 128 && x->mn[1] == 0 && x->mx[1] == 64 && x->mn[2] == 0 && x->mx[2] == 64);
+            CHECK_EQ_INT(z.set.adj_off[z.set.nbox], 0); /* one box a block: no neighbours inside blocks */
+            CHECK_EQ_INT(z.blk[1].fo[1] - z.blk[1].fo[0], 1); /* it touches its block's 6 faces */
+            CHECK_EQ_INT(z.blk[1].fo[6] - z.blk[1].fo[0], 6);
+        }
+        on_boxlazy_free(&z);
+        on_tree_destroy(t);
+    }
+    for (int sc = 0; sc < scenes; sc++) {
+        on_tree *t = new_tree(1, 1, depth);
+        double w = t->n;
+        for (int i = 0; i < nblocks; i++) {
+            double x = rnd() * w, y = rnd() * w, z = rnd() * w;
+            double sx = rnd() < 0.3 ? 0.2 : rnd() * w / 4, sy = rnd() * w / 3, sz = rnd() * w / 4;
+            block(t, x, y, z, x + sx, y + sy, z + sz);
+        }
+        on_boxset *s = build(t, 0);
+        on_boxlazy z;
+        CHECK_EQ_INT(on_boxlazy_init(&z, depth), 0);
+        z.tab = &t->tiles[0].table;
+        z.solid = t->tiles[0].solid;
+        uint32_t nblk = (uint32_t)(z.set.nb * z.set.nb * z.set.nb), last = nblk - 1;
+        CHECK(on_ok(on_boxlazy_block(&z, last)));
+        CHECK_EQ_INT(z.set.nbox, s->block_off[last + 1] - s->block_off[last]);
+        CHECK(on_ok(on_boxlazy_block(&z, last))); /* built: nothing more */
+        CHECK_EQ_INT(z.built, 1);
+        for (uint32_t i = 0; i < nblk; i++) CHECK(on_ok(on_boxlazy_block(&z, (i * 5u + 3u) % nblk)));
+        blocks += check_lazy(s, &z, 1);
+        boxes += z.set.nbox;
+        on_boxlazy_clear(&z);
+        CHECK_EQ_INT(z.built, 0);
+        CHECK_EQ_INT(z.set.nbox, 0);
+        on_boxlazy_free(&z);
+        on_boxset_free(s);
+        on_tree_destroy(t);
+    }
+    printf("boxes: lazy sets of depth %d, %u blocks, %u boxes equal to the eager builds\n", depth, blocks, boxes);
+}
+
 TEST_MAIN("boxes", {
     test_open_and_solid();
     test_wall();
@@ -338,4 +455,6 @@ TEST_MAIN("boxes", {
     test_blocks();
     test_random(5, 20, 40);
     test_random(7, 2, 60);
+    test_lazy(7, 4, 80);
+    test_lazy(8, 1, 300);
 })

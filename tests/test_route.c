@@ -6,7 +6,9 @@
  * lies on the shared face of its two tiles on leaves free on both sides. Hand-made cases: a closed room
  * whose only exit is on the far side of its tile, a pocket in solid, near endpoints, a tile whose
  * graph is missing (loading), a world graph changed under a running route (stale), endpoint sets
- * (doors), out of nodes, tiles removed and added back (links rebuilt), bad arguments.
+ * (doors), out of nodes, tiles removed and added back (links rebuilt), bad arguments. Worlds of 128^3
+ * tiles planned on the tree as loaded (endpoint tiles' boxes built block by block as the joins reach
+ * them, kept across plans) and again once prepared: the same routes, the same costs.
  */
 #include "route.h"
 #include "route_plan.h"
@@ -414,8 +416,79 @@ static void test_streaming(void)
     on_tree_destroy(t);
 }
 
+/* ---- unprepared big tiles: lazily built boxes ------------------------------------------------------ */
+
+/* 2x1x2 tiles of 128 leaves (8 blocks each), seeded boxes and a wall with one hole: 40 pairs planned
+ * on the tree as loaded (the planner's lazy sets: route_plan.h) and on the tree prepared (the tree's
+ * sets): found for the same pairs, the same costs, the same crossings; the lazy sets built only part
+ * of their tiles' blocks and kept them (a plan again between the same points builds none). */
+static void test_lazy_boxes(void)
+{
+    on_tree *t = new_tree(2, 1, 2, 7);
+    int X = 256, Y = 128, Z = 256;
+    for (int i = 0; i < 300; i++) {
+        double a[3] = {floor(rnd() * X), floor(rnd() * Y), floor(rnd() * Z)};
+        box(t, a[0], a[1], a[2], a[0] + 1 + floor(rnd() * 24), a[1] + 1 + floor(rnd() * 24), a[2] + 1 + floor(rnd() * 24));
+    }
+    for (int z = 0; z < Z; z++)
+        if (z < 60 || z > 64) box(t, 127, 0, z, 129, Y, z + 1);
+    on_wgraph *w = world_of(t);
+    on_route *lazy = NULL, *prep = NULL;
+    CHECK(on_ok(on_route_create(w, 0, &lazy)));
+    CHECK(on_ok(on_route_create(w, 0, &prep)));
+    prep->directed_boxes = 0; /* a lazy set's size is unknown: its joins are the directed ones (route_start.c) */
+    double pts[40][6];
+    on_status st1[40];
+    double cost1[40];
+    size_t ncr1[40];
+    on_route_cross cr1[40][64];
+    int n = 0, found = 0, partial = 0;
+    while (n < 40) {
+        on_cell c;
+        double *p = pts[n];
+        for (int k = 0; k < 6; k++) p[k] = floor(rnd() * (k % 3 == 1 ? Y : X)) + 0.5;
+        if (!on_ok(on_tree_locate(t, p, &c)) || !on_ok(on_tree_locate(t, p + 3, &c))) continue; /* both free */
+        /* (start_multi: every tile here neighbours every other, on_route_start would answer near) */
+        st1[n] = run(lazy, on_route_start_multi(lazy, t, p, NULL, 1, p + 3, NULL, 1), 7);
+        on_route_info info;
+        CHECK(on_ok(on_route_result(lazy, cr1[n], 64, &ncr1[n], &info)) == on_ok(st1[n]));
+        cost1[n] = info.cost;
+        for (int i = 0; i < ROUTE_BOX_CACHE; i++)
+            partial += lazy->bc[i].valid && lazy->bc[i].lazy && lazy->bc[i].lazy->built < 8;
+        n++;
+    }
+    CHECK(partial > 0);
+    /* the same pair again: its tiles' blocks are kept */
+    uint32_t built = 0, again = 0;
+    for (int i = 0; i < ROUTE_BOX_CACHE; i++) built += lazy->bc[i].valid ? lazy->bc[i].lazy->built : 0;
+    CHECK_EQ_INT(run(lazy, on_route_start_multi(lazy, t, pts[39], NULL, 1, pts[39] + 3, NULL, 1), 7), st1[39]);
+    for (int i = 0; i < ROUTE_BOX_CACHE; i++) again += lazy->bc[i].valid ? lazy->bc[i].lazy->built : 0;
+    CHECK_EQ_INT(again, built);
+    CHECK(on_ok(on_tree_prepare(t, -1, NULL)));
+    for (int i = 0; i < n; i++) {
+        on_status st = run(prep, on_route_start_multi(prep, t, pts[i], NULL, 1, pts[i] + 3, NULL, 1), 7);
+        CHECK_EQ_INT(st, st1[i]);
+        if (!on_ok(st)) continue;
+        found++;
+        on_route_info info;
+        on_route_cross cr[64];
+        size_t nc = 0;
+        on_route_result(prep, cr, 64, &nc, &info);
+        CHECK(fabs(info.cost - cost1[i]) < 1e-9);
+        CHECK_EQ_INT(nc, ncr1[i]);
+        for (size_t j = 0; j < nc && j < ncr1[i]; j++) CHECK(cr[j].tile == cr1[i][j].tile && cr[j].portal == cr1[i][j].portal);
+    }
+    printf("route 2x1x2 tiles of 128 leaves, unprepared (lazy boxes) against prepared: %d pairs, %d found, same costs\n", n, found);
+    CHECK(found > 20);
+    on_route_destroy(lazy);
+    on_route_destroy(prep);
+    on_wgraph_destroy(w);
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("route", {
     test_cases();
     test_streaming();
     test_random_worlds();
+    test_lazy_boxes();
 })
