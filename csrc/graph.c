@@ -18,17 +18,20 @@ int on_graph_init(on_graph *g, const on_tree *t, on_lcache *lc, on_tileset *touc
     g->nbcap = 256;
     g->nb = malloc(g->nbcap * sizeof *g->nb);
     g->nbix = malloc(g->nbcap * sizeof *g->nbix);
-    return g->nb && g->nbix ? 0 : -1;
+    g->nbface = malloc(g->nbcap);
+    return g->nb && g->nbix && g->nbface ? 0 : -1;
 }
 
 void on_graph_free(on_graph *g)
 {
     free(g->nb);
     free(g->nbix);
+    free(g->nbface);
     free(g->rnb);
     free(g->rfaces);
     g->nb = g->rnb = NULL;
     g->nbix = NULL;
+    g->nbface = NULL;
     g->rfaces = NULL;
     g->nbcap = g->rcap = 0;
 }
@@ -50,18 +53,18 @@ void on_graph_use(on_graph *g, int kind)
 int on_graph_nb_reserve(on_graph *g, size_t n)
 {
     if (n <= g->nbcap) return 0;
-    size_t cap = g->nbcap, cap2 = g->nbcap;
-    /* (both grow alike; a failure leaves nbcap as it was, nb perhaps larger than it says) */
-    if (on_grow((void **)&g->nb, &cap, n, sizeof *g->nb) || on_grow((void **)&g->nbix, &cap2, n, sizeof *g->nbix))
+    size_t cap = g->nbcap, cap2 = g->nbcap, cap3 = g->nbcap;
+    /* (all grow alike; a failure leaves nbcap as it was, an array perhaps larger than it says) */
+    if (on_grow((void **)&g->nb, &cap, n, sizeof *g->nb) || on_grow((void **)&g->nbix, &cap2, n, sizeof *g->nbix) ||
+        on_grow((void **)&g->nbface, &cap3, n, 1))
         return -1;
-    g->nbcap = cap < cap2 ? cap : cap2;
+    g->nbcap = cap < cap2 ? (cap < cap3 ? cap : cap3) : (cap2 < cap3 ? cap2 : cap3);
     return 0;
 }
 
 /* on_tile_coords divides: remembered for the last tile asked. */
-void on_graph_tile(on_graph *g, uint32_t tile)
+void on_graph_tile_slow(on_graph *g, uint32_t tile)
 {
-    if (tile == g->org_tile) return;
     int ijk[3];
     on_tile_coords(g->t, tile, ijk);
     for (int i = 0; i < 3; i++) g->org[i] = (double)((int64_t)ijk[i] * g->t->n);
@@ -69,15 +72,10 @@ void on_graph_tile(on_graph *g, uint32_t tile)
     g->org_tile = tile;
 }
 
-int64_t on_graph_unloaded_beyond(on_graph *g, on_cell c)
+int64_t on_graph_unloaded_beyond_slow(on_graph *g, on_cell c)
 {
     const on_tree *t = g->t;
     uint32_t lo[3], hi[3];
-    if (g->kind == ON_GRAPH_CELLS) { /* (most cells are inside their tile: no call for them) */
-        uint32_t s = 1u << on_code_layer(c.code), x = on_code_x(c.code), y = on_code_y(c.code), z = on_code_z(c.code);
-        uint32_t n = (uint32_t)t->n;
-        if (x && y && z && x + s != n && y + s != n && z + s != n) return -1;
-    }
     g->ops->local(g, c, lo, hi);
     for (int face = 0; face < 6; face++) {
         int axis = face >> 1, dir = face & 1;

@@ -50,7 +50,8 @@ struct on_graph {
     on_cell *nb;                /* the last node's neighbours */
     uint32_t *nbix;             /* (cells) their numbers in their tile's cell adjacency (celladj.h), or
                                  * ON_ADJ_NONE (a neighbour in another tile, or no adjacency) */
-    size_t nbcap;               /* entries of nb and nbix */
+    uint8_t *nbface;            /* (cells) the face of the asked cell each lies across (0..5) */
+    size_t nbcap;               /* entries of nb, nbix and nbface */
     uint32_t cur_ix;            /* (cells) the next neighbours call's cell's number, when the caller
                                  * knows it (from nbix), else ON_ADJ_NONE (then it is looked up) */
     uint32_t adj_tile;          /* (cells) the tile whose adjacency was last read (UINT32_MAX: none) */
@@ -80,12 +81,27 @@ void on_graph_free(on_graph *g);
 /* Run over graph `kind` (ON_GRAPH_CELLS, ON_GRAPH_BOXES or ON_GRAPH_AREA_CELLS with g->areas set)
  * from now on. */
 void on_graph_use(on_graph *g, int kind);
-/* Room for n neighbours in g->nb and g->nbix; -1 on allocation failure. */
+/* Room for n neighbours in g->nb, g->nbix and g->nbface; -1 on allocation failure. */
 int on_graph_nb_reserve(on_graph *g, size_t n);
-/* Refresh g's remembered tile corner and box set for `tile` (neighbours mostly share it). */
-void on_graph_tile(on_graph *g, uint32_t tile);
-/* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. */
-int64_t on_graph_unloaded_beyond(on_graph *g, on_cell c);
+/* Refresh g's remembered tile corner and box set for `tile` (neighbours mostly share it: inline when
+ * it is the same tile). */
+void on_graph_tile_slow(on_graph *g, uint32_t tile);
+static inline void on_graph_tile(on_graph *g, uint32_t tile)
+{
+    if (tile != g->org_tile) on_graph_tile_slow(g, tile);
+}
+/* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. A free
+ * cell inside its tile (most) is answered inline. */
+int64_t on_graph_unloaded_beyond_slow(on_graph *g, on_cell c);
+static inline int64_t on_graph_unloaded_beyond(on_graph *g, on_cell c)
+{
+    if (g->kind == ON_GRAPH_CELLS) {
+        uint32_t s = 1u << on_code_layer(c.code), x = on_code_x(c.code), y = on_code_y(c.code), z = on_code_z(c.code);
+        uint32_t n = (uint32_t)g->t->n;
+        if (x && y && z && x + s != n && y + s != n && z + s != n) return -1;
+    }
+    return on_graph_unloaded_beyond_slow(g, c);
+}
 
 /* A free cell's region (ON_GRAPH_CELLS): its tile's corner plus its code's position, its size the
  * cube's edge (graph_cells.c's region; the search's loop calls it directly). */

@@ -47,12 +47,13 @@ static on_status adj_neighbors(on_graph *g, const on_celladj *a, on_cell c, uint
         if (v != ON_ADJ_BORDER) { /* (room: at most one entry each, checked above or grown below) */
             g->nb[k].tile = c.tile;
             g->nb[k].code = a->code[v];
+            g->nbface[k] = (uint8_t)f;
             g->nbix[k++] = v;
             continue;
         }
         for (;;) {
             size_t nf;
-            on_status s = on_tree_neighbors_face(g->t, g->lc, c, (int)f, g->nb + k, g->nbcap - k, &nf);
+            on_status s = on_tree_neighbors_face(g->t, g->lc, c, (int)f, g->nb + k, g->nbface + k, g->nbcap - k, &nf);
             if (on_ok(s)) {
                 for (size_t m = k; m < k + nf; m++) g->nbix[m] = ON_ADJ_NONE;
                 k += nf;
@@ -76,7 +77,7 @@ static on_status cells_neighbors(on_graph *g, on_cell c, size_t *count)
         if (i != ON_ADJ_NONE) return adj_neighbors(g, a, c, i, count);
     }
     for (;;) {
-        on_status s = on_tree_neighbors_skip(g->t, g->lc, c, g->skip_face, g->nb, g->nbcap, count);
+        on_status s = on_tree_neighbors_skip(g->t, g->lc, c, g->skip_face, g->nb, g->nbface, g->nbcap, count);
         if (on_ok(s)) {
             for (size_t m = 0; m < *count; m++) g->nbix[m] = ON_ADJ_NONE;
             return ON_SUCCESS;

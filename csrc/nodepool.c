@@ -142,19 +142,8 @@ int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created)
         } else {
             if (p->nnodes >= p->max_nodes) return -1;
             if (p->nnodes == p->nodecap && nodes_enlarge(p) != 0) return -2;
-            on_snode *n = &p->nodes[p->nnodes];
-            n->cell = c;
-            n->g = INFINITY;
-            n->f = INFINITY;
-            n->parent = -1;
-            n->heap = -1;
-            n->closed = 0;
-            n->aux = UINT32_MAX;
-            s->key = key;
-            s->idx = (uint32_t)p->nnodes;
-            s->stamp = p->stamp;
             *created = 1;
-            return (int32_t)p->nnodes++;
+            return on_pool_make(p, s, c, key);
         }
         i = (i + 1) & p->mapmask;
     }

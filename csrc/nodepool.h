@@ -18,6 +18,7 @@
 
 #include "octonav.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,7 @@ typedef struct on_snode {
     int32_t parent;
     int32_t heap;    /* position in the heap, -1 when not in it */
     uint8_t closed;
+    int8_t pface;    /* the graph's face of the node's cell its parent covers whole (-1: none, or unknown) */
     uint32_t aux;    /* the graph's own number for the node's cell (UINT32_MAX when new: unknown) */
 } on_snode;
 
@@ -63,23 +65,44 @@ void on_pool_free(on_nodepool *p);
 /* Empty the pool and the heap for a new search (a new stamp). */
 void on_pool_reset(on_nodepool *p);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
- * not in the heap, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
+ * not in the heap, pface -1, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
  * pool is unchanged). */
 int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created);
-/* (the probe for a node already there inline: a search asks for every neighbour entry, and most are
- * nodes it has; a new node, or a map to enlarge, is on_pool_get_slow's) */
+/* (the probe inline, and a new node made at the empty slot it ends on: a search asks for every
+ * neighbour entry; a map or node array to enlarge, or a full pool, is on_pool_get_slow's) */
 static inline uint64_t on_pool_key(on_cell c) { return (uint64_t)c.tile << 32 | c.code; }
 static inline size_t on_pool_home(const on_nodepool *p, uint64_t key)
 {
     return (size_t)((key * 0x9E3779B97F4A7C15ull) >> p->mapshift);
+}
+/* Make node nnodes for cell c (key `key`) at empty slot s (there is room for it). */
+static inline int32_t on_pool_make(on_nodepool *p, on_mslot *s, on_cell c, uint64_t key)
+{
+    on_snode *n = &p->nodes[p->nnodes];
+    n->cell = c;
+    n->g = INFINITY;
+    n->f = INFINITY;
+    n->parent = -1;
+    n->heap = -1;
+    n->closed = 0;
+    n->pface = -1;
+    n->aux = UINT32_MAX;
+    s->key = key;
+    s->idx = (uint32_t)p->nnodes;
+    s->stamp = p->stamp;
+    return (int32_t)p->nnodes++;
 }
 static inline int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
 {
     if (2 * (p->nnodes + 1) <= p->mapmask + 1) {
         uint64_t key = on_pool_key(c);
         for (size_t i = on_pool_home(p, key);; i = (i + 1) & p->mapmask) {
-            const on_mslot *s = &p->map[i];
-            if (s->stamp != p->stamp) break;
+            on_mslot *s = &p->map[i];
+            if (s->stamp != p->stamp) {
+                if (p->nnodes >= p->nodecap) break; /* (nodecap <= max_nodes) */
+                *created = 1;
+                return on_pool_make(p, s, c, key);
+            }
             if (s->key == key) {
                 *created = 0;
                 return (int32_t)s->idx;

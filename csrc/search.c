@@ -279,25 +279,6 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     }
 }
 
-/* Over the plain cells with face points: the face of u's cell its parent's cell covers whole (the
- * parent is no smaller and shares it), or -1. Every neighbour across it is the parent, closed, so the
- * neighbour walk leaves that face out. */
-static int parent_face(on_query *q, int32_t u)
-{
-    int32_t par = q->pool.nodes[u].parent;
-    if (par < 0) return -1;
-    on_cell uc = q->pool.nodes[u].cell, pc = q->pool.nodes[par].cell;
-    if (on_code_layer(pc.code) < on_code_layer(uc.code)) return -1;
-    double umn[3], umx[3], pmn[3], pmx[3], us, ps;
-    on_graph_cell_region(&q->g, uc, umn, umx, &us);
-    on_graph_cell_region(&q->g, pc, pmn, pmx, &ps);
-    for (int k = 0; k < 3; k++) {
-        if (pmx[k] == umn[k]) return 2 * k;
-        if (pmn[k] == umx[k]) return 2 * k + 1;
-    }
-    return -1;
-}
-
 static on_status expand(on_query *q, int32_t u)
 {
     int64_t wait = on_graph_unloaded_beyond(&q->g, q->pool.nodes[u].cell);
@@ -308,7 +289,9 @@ static on_status expand(on_query *q, int32_t u)
     }
     if (touch_tile(q, q->pool.nodes[u].cell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
     size_t nnb;
-    q->g.skip_face = q->g.kind == ON_GRAPH_CELLS && face_points(q) ? parent_face(q, u) : -1;
+    /* Over the plain cells with face points: the face of u's cell its parent's cell covers whole (set
+     * with the parent, below). Every neighbour across it is the parent, closed: the walk leaves it out. */
+    q->g.skip_face = q->g.kind == ON_GRAPH_CELLS && face_points(q) ? q->pool.nodes[u].pface : -1;
     q->g.cur_ix = q->pool.nodes[u].aux;
     on_status ns = on_graph_neighbors(&q->g, q->pool.nodes[u].cell, &nnb);
     q->g.skip_face = -1;
@@ -353,6 +336,10 @@ static on_status expand(on_query *q, int32_t u)
      * and Lazy Theta* expands the goal to check its parent's sight. */
     int early = fp && q->o.weight > 1;
     const uint32_t *nbix = q->g.kind == ON_GRAPH_CELLS ? q->g.nbix : NULL; /* (the cells' numbers: kept) */
+    const uint8_t *nbface = cells ? q->g.nbface : NULL;
+    uint32_t ulayer = on_code_layer(un->cell.code);
+    double uc[3]; /* (cells) u's centre */
+    for (int j = 0; j < 3; j++) uc[j] = umn[j] + 0.5 * us;
     q->info.neighbors += nnb;
     for (size_t k = 0; k < nnb; k++) {
         int created;
@@ -363,8 +350,21 @@ static on_status expand(on_query *q, int32_t u)
         if (vn->closed) continue;
         double mn[3], mx[3], sz, pv[3];
         if (cells) {
-            on_graph_cell_region(&q->g, vn->cell, mn, mx, &sz);
-            on_graph_face_centre(umn, umx, mn, mx, pv);
+            /* the shared face's centre (on_graph_face_centre, without v's region): on u's face plane,
+             * centred on the smaller cell (octree cells' faces nest); exact either way */
+            uint32_t vcode = vn->cell.code, vl = on_code_layer(vcode);
+            unsigned f = nbface[k], ax = f >> 1;
+            sz = (double)(1u << vl);
+            if (vl < ulayer) {
+                on_graph_tile(&q->g, vn->cell.tile);
+                double half = 0.5 * sz;
+                pv[0] = q->g.org[0] + (double)on_code_x(vcode) + half;
+                pv[1] = q->g.org[1] + (double)on_code_y(vcode) + half;
+                pv[2] = q->g.org[2] + (double)on_code_z(vcode) + half;
+            } else {
+                memcpy(pv, uc, sizeof pv);
+            }
+            pv[ax] = (f & 1) ? umx[ax] : umn[ax];
         } else if (fp) {
             on_graph_region(&q->g, vn->cell, mn, mx, &sz); /* its point and its size */
             q->g.ops->entry(pfrom, umn, umx, mn, mx, q->b, pv);
@@ -387,6 +387,8 @@ static on_status expand(on_query *q, int32_t u)
             vn->g = g;
             memcpy(vn->pos, pv, sizeof pv);
             vn->parent = par;
+            /* (u covers v's face towards it whole when u is no smaller) */
+            if (nbface) vn->pface = ulayer >= on_code_layer(vn->cell.code) ? (int8_t)(nbface[k] ^ 1) : -1;
             vn->f = g + q->o.weight * h - q->o.size_bias * sz;
             if (early && same_cell(vn->cell, q->goal_cell)) { /* reached (not expanded): see above */
                 q->found = v;

@@ -483,17 +483,17 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *lc, on_cell c, o
     return neighbors(t, lc, c, 63u, out, faces, cap, count);
 }
 
-on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, size_t cap,
-                                 size_t *count)
+on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *lc, on_cell c, int skip, on_cell *out, uint8_t *faces,
+                                 size_t cap, size_t *count)
 {
-    return neighbors(t, lc, c, skip >= 0 && skip < 6 ? 63u & ~(1u << skip) : 63u, out, NULL, cap, count);
+    return neighbors(t, lc, c, skip >= 0 && skip < 6 ? 63u & ~(1u << skip) : 63u, out, faces, cap, count);
 }
 
-on_status on_tree_neighbors_face(const on_tree *t, on_lcache *lc, on_cell c, int face, on_cell *out, size_t cap,
-                                 size_t *count)
+on_status on_tree_neighbors_face(const on_tree *t, on_lcache *lc, on_cell c, int face, on_cell *out, uint8_t *faces,
+                                 size_t cap, size_t *count)
 {
     if (face < 0 || face > 5) return ON_FAILURE | ON_INVALID;
-    return neighbors(t, lc, c, 1u << face, out, NULL, cap, count);
+    return neighbors(t, lc, c, 1u << face, out, faces, cap, count);
 }
 
 /* (walk: bit f set for each face f to walk) */

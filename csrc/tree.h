@@ -109,12 +109,12 @@ on_status on_tree_neighbors_cached(const on_tree *t, on_lcache *c, on_cell cell,
                                    size_t cap, size_t *count);
 /* The same without the neighbours across face `skip` (0..5 = -x,+x,-y,+y,-z,+z; -1: none): a search
  * knows the node it came from, whose cell covers that face when it is no smaller. */
-on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *c, on_cell cell, int skip, on_cell *out, size_t cap,
-                                 size_t *count);
+on_status on_tree_neighbors_skip(const on_tree *t, on_lcache *c, on_cell cell, int skip, on_cell *out, uint8_t *faces,
+                                 size_t cap, size_t *count);
 /* The neighbours across face `face` alone (0..5; none beyond the map's edge), in the same order: the
  * cell adjacency's answer for a face on a tile border (celladj.h). */
-on_status on_tree_neighbors_face(const on_tree *t, on_lcache *c, on_cell cell, int face, on_cell *out, size_t cap,
-                                 size_t *count);
+on_status on_tree_neighbors_face(const on_tree *t, on_lcache *c, on_cell cell, int face, on_cell *out, uint8_t *faces,
+                                 size_t cap, size_t *count);
 
 /* A node-table lookup through an optional cache c (may be NULL; the caller has run on_lcache_check):
  * the node's value, or -1 when it is not stored. Every user of a cache fills it through this. */

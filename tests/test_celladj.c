@@ -84,7 +84,7 @@ static int check_cell(void *ud, on_cell c, int blocked)
         int f = (int)(e >> ON_ADJ_FACE_SHIFT);
         if (v == ON_ADJ_BORDER) {
             size_t nf;
-            if (!on_ok(on_tree_neighbors_face(k->t, NULL, c, f, k->x + nx, k->cap - nx, &nf))) k->bad++;
+            if (!on_ok(on_tree_neighbors_face(k->t, NULL, c, f, k->x + nx, NULL, k->cap - nx, &nf))) k->bad++;
             else nx += nf;
         } else if (nx < k->cap) {
             k->x[nx].tile = c.tile;
@@ -177,11 +177,11 @@ static void test_box_scenes(void)
     CHECK(adj_of(t, 0) == a0); /* tile 0 unchanged: kept */
     on_cell c0 = {0, on_root_code(t)}, out[8];
     size_t n = 9;
-    CHECK(on_ok(on_tree_neighbors_face(t, NULL, c0, 1, out, 8, &n)));
+    CHECK(on_ok(on_tree_neighbors_face(t, NULL, c0, 1, out, NULL, 8, &n)));
     CHECK_EQ_INT(n, 0);
     CHECK_EQ_INT(check_tree(t, NULL, NULL), 0);
     CHECK(on_celladj_find(a0, on_code_make(0, 0, 0, 3)) == ON_ADJ_NONE); /* no cell: a part of one */
-    CHECK(on_tree_neighbors_face(t, NULL, c0, 6, out, 8, &n) == (ON_FAILURE | ON_INVALID));
+    CHECK(on_tree_neighbors_face(t, NULL, c0, 6, out, NULL, 8, &n) == (ON_FAILURE | ON_INVALID));
     on_tree_destroy(t);
 }
 
