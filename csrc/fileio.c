@@ -196,7 +196,8 @@ on_status on_atomic_commit(on_atomic_file *a, char *err, size_t errlen)
     int en = a->en;
     if (!en && ferror(a->f)) en = EIO;
     if (!en && fflush(a->f) != 0) en = errno;
-    if (!en && a->tmp && fsync(fileno(a->f)) != 0) en = errno; /* on disk before the rename publishes it */
+    /* on disk before the rename publishes it (unless the writer chose to sync once for many files) */
+    if (!en && a->tmp && !a->nosync && fsync(fileno(a->f)) != 0) en = errno;
     if (fclose(a->f) != 0 && !en) en = errno;
     a->f = NULL;
     if (!en && a->tmp && rename(a->tmp, a->path) != 0) en = errno;
@@ -222,9 +223,15 @@ void on_atomic_abort(on_atomic_file *a)
 
 on_status on_write_file_atomic(const char *path, const void *data, size_t len, char *err, size_t errlen)
 {
+    return on_write_file_atomic_sync(path, data, len, 1, err, errlen);
+}
+
+on_status on_write_file_atomic_sync(const char *path, const void *data, size_t len, int sync, char *err, size_t errlen)
+{
     on_atomic_file f;
     on_status s = on_atomic_open(&f, path, err, errlen);
     if (!on_ok(s)) return s;
+    f.nosync = !sync;
     on_atomic_write(&f, data, len);
     return on_atomic_commit(&f, err, errlen);
 }

@@ -26,6 +26,7 @@ typedef struct on_atomic_file {
     char *tmp;      /* the temporary's path (NULL when writing in place) */
     const char *path;
     int en;         /* errno of the first failed on_atomic_write */
+    int nosync;     /* set after on_atomic_open: commit publishes the file without syncing it first */
 } on_atomic_file;
 on_status on_atomic_open(on_atomic_file *a, const char *path, char *err, size_t errlen);
 /* fwrite n bytes; 0 on success, -1 on failure (the reason is kept for on_atomic_commit). */
@@ -34,6 +35,13 @@ int on_atomic_write(on_atomic_file *a, const void *p, size_t n);
 on_status on_atomic_commit(on_atomic_file *a, char *err, size_t errlen);
 /* Give up: close and remove the temporary. */
 void on_atomic_abort(on_atomic_file *a);
+/* on_write_file_atomic, but with sync = 0 the temporary is renamed over path without an fsync first:
+ * readers still never see a mix, but a crash of the machine may leave the file empty or short. For a
+ * writer of many files (a bake job: two files a tile) whose result is checked when read (tile and
+ * graph files carry their CRC-32), so that one fsync a file (~0.15-0.3 ms, the journal committed each
+ * time) does not dominate the job. */
+on_status on_write_file_atomic_sync(const char *path, const void *data, size_t len, int sync, char *err,
+                                    size_t errlen);
 
 /* A text parser's message for a bad line into err (may be NULL): "PATH:LINE: " and the formatted
  * reason, truncated to errlen. */

@@ -3,6 +3,7 @@
  * openers (tree, grid, query, streamer), plus the few helpers the Lua layers need from C: clock,
  * mkdir, isatty, read_obj, crc32, read_file, write_file. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
+#include "fileio.h"
 #include "lua_util.h"
 
 #include <errno.h>
@@ -118,16 +119,22 @@ static int l_read_file(lua_State *L)
     return 1;
 }
 
-/* core.write_file(path, data) -> true | nil, err: written to a unique temporary beside path, synced
- * and renamed over it (readers never see a partial file; two writers never share a temporary); the
- * error carries the OS's reason ("PATH: cannot write: No space left on device"). */
+/* core.write_file(path, data [, sync]) -> true | nil, err: written to a unique temporary beside path,
+ * synced (unless sync is false: on_write_file_atomic_sync) and renamed over it (readers never see a
+ * partial file; two writers never share a temporary); the error carries the OS's reason ("PATH: cannot
+ * write: No space left on device"). */
 static int l_write_file(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     size_t len;
     const char *data = luaL_checklstring(L, 2, &len);
+    int sync = 1;
+    if (!lua_isnoneornil(L, 3)) {
+        luaL_checktype(L, 3, LUA_TBOOLEAN);
+        sync = lua_toboolean(L, 3);
+    }
     char err[512];
-    return on_lua_file_result(L, on_write_file_atomic(path, data, len, err, sizeof err), err, path, NULL);
+    return on_lua_file_result(L, on_write_file_atomic_sync(path, data, len, sync, err, sizeof err), err, path, NULL);
 }
 
 /* core.isatty(fd) -> boolean (0 stdin, 1 stdout, 2 stderr): for progress bars. */
