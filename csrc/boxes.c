@@ -66,10 +66,14 @@ static int block_boxes(on_boxset *s, const occ *o, int x0, int y0, int z0, const
 {
     int B = s->bsize, wi = x0 / 64, sh = x0 % 64;
     uint64_t bmask = bits(sh, sh + B);
+    /* word wi of row (y, z) is W[z * zs + y * ys] (rows of one word in a block's own bitmap: the
+     * loops over y below run over consecutive words) */
+    uint64_t *W = o->w + wi;
+    size_t ys = (size_t)o->nw, zs = (size_t)o->n * (size_t)o->nw;
     for (int z = z0; z < z0 + B; z++)
         for (int y = y0; y < y0 + B; y++) {
-            uint64_t *r = occ_row(o, y, z), word;
-            while ((word = r[wi] & bmask) != 0) {
+            uint64_t *r = W + (size_t)z * zs + (size_t)y * ys, word;
+            while ((word = *r & bmask) != 0) {
                 /* the run of free bits from the lowest, then as many rows along y, then layers
                  * along z, as are free under its mask */
                 int lo = __builtin_ctzll(word);
@@ -77,14 +81,24 @@ static int block_boxes(on_boxset *s, const occ *o, int x0, int y0, int z0, const
                 int run = inv ? __builtin_ctzll(inv) : 64 - lo;
                 uint64_t m = bits(lo, lo + run);
                 int y1 = y + 1, z1 = z + 1;
-                while (y1 < y0 + B && (occ_row(o, y1, z)[wi] & m) == m) y1++;
-                for (; z1 < z0 + B; z1++) {
-                    int ok = 1;
-                    for (int yy = y; yy < y1 && ok; yy++) ok = (occ_row(o, yy, z1)[wi] & m) == m;
-                    if (!ok) break;
+                while (y1 < y0 + B && (r[(size_t)(y1 - y) * ys] & m) == m) y1++;
+                size_t ny = (size_t)(y1 - y);
+                for (; z1 < z0 + B; z1++) { /* every row of the layer, no early exit (vectorises) */
+                    const uint64_t *q = r + (size_t)(z1 - z) * zs;
+                    uint64_t acc = m;
+                    if (ys == 1)
+                        for (size_t j = 0; j < ny; j++) acc &= q[j];
+                    else
+                        for (size_t j = 0; j < ny; j++) acc &= q[j * ys];
+                    if (acc != m) break;
                 }
-                for (int zz = z; zz < z1; zz++)
-                    for (int yy = y; yy < y1; yy++) occ_row(o, yy, zz)[wi] &= ~m;
+                for (int zz = z; zz < z1; zz++) {
+                    uint64_t *q = r + (size_t)(zz - z) * zs;
+                    if (ys == 1)
+                        for (size_t j = 0; j < ny; j++) q[j] &= ~m;
+                    else
+                        for (size_t j = 0; j < ny; j++) q[j * ys] &= ~m;
+                }
                 if (on_grow((void **)&s->box, cap, s->nbox + 1, sizeof *s->box) ||
                     (blk && on_grow((void **)blk, blkcap, s->nbox + 1, sizeof **blk)))
                     return -1;
@@ -390,22 +404,18 @@ static void paint_node(const on_table *tab, uint32_t code, const int org[3], occ
  * block found from the root (a free or blocked ancestor fills or leaves it whole), then its cubes. */
 static void paint_block(const on_boxlazy *z, const int org[3], occ *o)
 {
-    memset(o->w, 0, (size_t)64 * 64 * sizeof *o->w);
-    if (z->solid) return;
+    size_t bytes = (size_t)64 * 64 * sizeof *o->w;
     uint32_t code = on_code_make(0, 0, 0, (uint32_t)z->depth);
-    int whole = on_table_get(z->tab, code) < 0; /* the tile is one free leaf */
-    while (!whole && on_code_layer(code) > 6) {
+    int whole = !z->solid && on_table_get(z->tab, code) < 0; /* the tile is one free leaf */
+    while (!z->solid && !whole && on_code_layer(code) > 6) {
         uint32_t h = 1u << (on_code_layer(code) - 1);
         unsigned i = ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) | ((uint32_t)org[2] & h ? 4u : 0u);
-        if ((uint8_t)on_table_get(z->tab, code) & (1u << i)) return; /* blocked whole */
+        if ((uint8_t)on_table_get(z->tab, code) & (1u << i)) break; /* blocked whole */
         code = on_code_child(code, i);
         whole = on_table_get(z->tab, code) < 0; /* a free leaf holding the block */
     }
-    if (whole) {
-        for (size_t i = 0; i < (size_t)64 * 64; i++) o->w[i] = ~(uint64_t)0;
-        return;
-    }
-    paint_node(z->tab, code, org, o);
+    memset(o->w, whole ? 0xff : 0, bytes);
+    if (!whole && !z->solid && on_code_layer(code) == 6) paint_node(z->tab, code, org, o);
 }
 
 /* The adjacency inside block k's new boxes (set.box[first ..]), appended to set.adj; -1 when out of

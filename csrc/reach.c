@@ -41,6 +41,11 @@ void on_reach_free(on_reach *r)
     free(r->tbn);
     free(r->tbox);
     free(r->phead);
+    free(r->whead);
+    free(r->wtail);
+    free(r->wnext);
+    free(r->wbox);
+    free(r->wside);
     free(r->pnext);
     free(r->ptgt);
     free(r->chain);
@@ -66,7 +71,7 @@ static void reach_bytes(on_reach *r)
 {
     r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 6 + sizeof(double) * 3) +
                r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 5 + 2) * sizeof(uint32_t) + 2 * sizeof(double)) +
-               r->phcap * sizeof(uint32_t);
+               r->phcap * 3 * sizeof(uint32_t) + r->wcap * (3 * sizeof(uint32_t) + 1);
 }
 
 /* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets. */
@@ -463,6 +468,62 @@ static inline void relax(on_reach *r, const on_boxset *s, const reach_stop *d, u
     }
 }
 
+/* A heap entry for a block not built yet (a lazy set's): its index with this bit. */
+#define PROXY 0x80000000u
+
+/* Distance from point p to the rectangle [lo, hi] (degenerate along one axis). */
+static double dist_rect(const double p[3], const double lo[3], const double hi[3])
+{
+    double s = 0;
+    for (int j = 0; j < 3; j++) {
+        double v = p[j] < lo[j] ? lo[j] - p[j] : p[j] > hi[j] ? p[j] - hi[j] : 0;
+        s += v * v;
+    }
+    return sqrt(s);
+}
+
+/* A lower bound of the key any box of block blk would get from waiting box x through x's face on the
+ * block's facing side `side` (relax: the entry point q lies on that face, its cost is at least the
+ * nearer of x's and its parent's point's distance to the face on top of their costs, and the heading
+ * part at least weight x the least line from the face through a target), so a block is built no
+ * earlier than a box of it could be settled. */
+static double wait_key(const on_reach *r, const on_boxset *s, const reach_stop *d, uint32_t x, int side)
+{
+    const on_box *a = &s->box[x];
+    double lo[3], hi[3];
+    int k = side >> 1;
+    for (int j = 0; j < 3; j++) {
+        lo[j] = a->mn[j];
+        hi[j] = a->mx[j];
+    }
+    lo[k] = hi[k] = side & 1 ? a->mn[k] : a->mx[k]; /* (the block's high side faces x's low face) */
+    double g = r->g[x] + dist_rect(r->pt + 3 * (size_t)x, lo, hi);
+    uint32_t pa = r->parent[x];
+    if (pa != UINT32_MAX) {
+        double g2 = r->g[pa] + dist_rect(r->pt + 3 * (size_t)pa, lo, hi);
+        if (g2 < g) g = g2;
+    }
+    if (!d->to) return g - 1e-9;
+    double h = HUGE_VAL;
+    for (uint32_t t = 0; t < d->npt; t++) {
+        double v = dist_rect(d->pts + 3 * (size_t)t, lo, hi) + d->hp[t];
+        if (v < h) h = v;
+    }
+    if (h == HUGE_VAL) h = dist_rect(d->to, lo, hi);
+    return g + d->weight * h - 1e-9;
+}
+
+/* The least wait_key of block blk's waiting boxes. */
+static double block_key(const on_reach *r, const on_boxset *s, const reach_stop *d, uint32_t blk)
+{
+    double k = HUGE_VAL;
+    for (uint32_t w = r->whead[blk]; w != NO_ENTRY; w = r->wnext[w]) {
+        double v = wait_key(r, s, d, r->wbox[w], r->wside[w]);
+        if (v < k) k = v;
+    }
+    return k;
+}
+
 /* Dijkstra over the boxes from point p, in each of the boxes roots[0..nroot): g and pt of every box
  * reached. With d: the search stops once every box holding a target of a component it has met is
  * settled (a box's g and parent are final once popped); with d->to as well it is an A* towards that
@@ -503,9 +564,36 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
         memcpy(r->pt + 3 * (size_t)roots[i], p, 3 * sizeof(double));
         heap_push(r, &n, roots[i], to ? heading(d, p) : 0);
     }
+    if (z) {
+        size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
+        for (size_t i = 0; i < nblk; i++) r->whead[i] = NO_ENTRY;
+        r->nwait = 0;
+    }
     while (n > 0) {
         double key;
         uint32_t b = heap_pop(r, &n, &key);
+        if (b & PROXY) {
+            /* a block its waiting boxes may enter: built now, each waiting box's neighbours there
+             * relaxed in the order the boxes were settled (as if expanded then) */
+            uint32_t blk = b & ~PROXY;
+            if (z->blk[blk].first != UINT32_MAX) continue; /* built already */
+            if (key > best * (1 + d->slack) + d->add) break;
+            if (met_any && d->budget && pops - met_at >= d->budget) break;
+            if (lazy_block(r, z, blk, d, &need)) {
+                r->heap_failed = 1;
+                break;
+            }
+            const on_boxblock *kb = &z->blk[blk];
+            for (uint32_t w = r->whead[blk]; w != NO_ENTRY; w = r->wnext[w]) {
+                uint32_t x = r->wbox[w];
+                int side = r->wside[w];
+                for (uint32_t j = kb->fo[side]; j < kb->fo[side + 1]; j++)
+                    if (on_box_overlap2(&s->box[x], &s->box[z->bface[j]], side >> 1))
+                        relax(r, s, d, x, z->bface[j], r->parent[x], r->pt + 3 * (size_t)x, r->g[x], &n);
+            }
+            r->whead[blk] = NO_ENTRY;
+            continue;
+        }
         const double *pb = r->pt + 3 * (size_t)b;
         if (to ? key > r->g[b] + r->hkey[b] + 1e-9 : key > r->g[b]) continue; /* an older entry */
         if (!d) pops++;
@@ -542,6 +630,12 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                 size_t m = 0;
                 for (size_t i = 0; i < n; i++) {
                     uint32_t c = r->heap_box[i];
+                    if (c & PROXY) { /* a block waited for: its bound again */
+                        if (z->blk[c & ~PROXY].first != UINT32_MAX) continue;
+                        r->heap_box[m] = c;
+                        r->heap_key[m++] = block_key(r, s, d, c & ~PROXY);
+                        continue;
+                    }
                     if (r->heap_key[i] > r->g[c] + r->hkey[c] + 1e-9 || r->done[c] == cur) continue;
                     r->hkey[c] = heading(d, r->pt + 3 * (size_t)c);
                     r->heap_box[m] = c;
@@ -555,11 +649,13 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
         }
         key = r->g[b];
         uint32_t pa = r->parent[b];
-        /* a lazy set: the blocks beyond b's block faces, built (which may move the arrays) */
+        /* a lazy set: the blocks beyond b's block faces; a block not built yet is waited for (b
+         * listed, the block pushed keyed by a lower bound of its boxes' keys: built when popped,
+         * if ever), a built one gives its facing boxes now */
         uint32_t xb[6];
         int xk[6], nx = 0;
         if (z) {
-            const on_box ab = s->box[b], *a = &ab; /* (a copy: building moves the boxes) */
+            const on_box *a = &s->box[b];
             int B = s->bsize, N = B * s->nb;
             for (int k = 0; k < 3; k++)
                 for (int dir = 0; dir < 2; dir++) {
@@ -567,13 +663,37 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                     if (edge % B || edge == 0 || edge == N) continue; /* inside its block, or the tile's face */
                     int c[3] = {a->mn[0] / B, a->mn[1] / B, a->mn[2] / B};
                     c[k] = dir ? edge / B : edge / B - 1;
-                    xb[nx] = (uint32_t)c[0] + (uint32_t)s->nb * ((uint32_t)c[1] + (uint32_t)s->nb * (uint32_t)c[2]);
-                    xk[nx++] = 2 * k + !dir; /* the facing side of that block */
-                    if (lazy_block(r, z, xb[nx - 1], d, &need)) {
+                    uint32_t blk = (uint32_t)c[0] + (uint32_t)s->nb * ((uint32_t)c[1] + (uint32_t)s->nb * (uint32_t)c[2]);
+                    int side = 2 * k + !dir; /* the facing side of that block */
+                    if (z->blk[blk].first != UINT32_MAX || !d) {
+                        if (!d && lazy_block(r, z, blk, d, &need)) { /* (a search without a stop: no waits) */
+                            r->heap_failed = 1;
+                            r->pops = pops;
+                            return;
+                        }
+                        a = &s->box[b];
+                        xb[nx] = blk;
+                        xk[nx++] = side;
+                        continue;
+                    }
+                    size_t w = r->nwait;
+                    size_t wc = r->wcap, wc2 = r->wcap, wc3 = r->wcap;
+                    if (on_grow((void **)&r->wnext, &wc, w + 1, sizeof *r->wnext) ||
+                        on_grow((void **)&r->wbox, &wc2, w + 1, sizeof *r->wbox) ||
+                        on_grow((void **)&r->wside, &wc3, w + 1, sizeof *r->wside)) {
                         r->heap_failed = 1;
                         r->pops = pops;
                         return;
                     }
+                    r->wcap = wc;
+                    r->nwait++;
+                    r->wnext[w] = NO_ENTRY;
+                    r->wbox[w] = b;
+                    r->wside[w] = (uint8_t)side;
+                    if (r->whead[blk] == NO_ENTRY) r->whead[blk] = (uint32_t)w;
+                    else r->wnext[r->wtail[blk]] = (uint32_t)w;
+                    r->wtail[blk] = (uint32_t)w;
+                    heap_push(r, &n, PROXY | blk, wait_key(r, s, d, b, side));
                 }
             pb = r->pt + 3 * (size_t)b;
         }
@@ -606,7 +726,9 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
     if (z) {
         size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
         if (nblk > r->phcap) {
-            if (regrow((void **)&r->phead, nblk, sizeof *r->phead)) return -2;
+            if (regrow((void **)&r->phead, nblk, sizeof *r->phead) || regrow((void **)&r->whead, nblk, sizeof *r->whead) ||
+                regrow((void **)&r->wtail, nblk, sizeof *r->wtail))
+                return -2;
             r->phcap = nblk;
             reach_bytes(r);
         }

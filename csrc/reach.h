@@ -40,6 +40,11 @@ typedef struct on_reach {
     uint32_t *phead, *pnext, *ptgt;
     size_t phcap;
     uint32_t npend;
+    /* a lazy set's settled boxes waiting for a block beyond one of their block faces (reach_run):
+     * listed in order from whead[block] to wtail[block]: box, the block's facing side */
+    uint32_t *whead, *wtail, *wnext, *wbox;
+    uint8_t *wside;
+    size_t nwait, wcap;
     const double *tpts;    /* the targets' points of the last map */
     uint32_t *gneed;       /* per component: its target entries, UINT32_MAX once met */
     double *hkey;          /* per box: the heading part of its key (searches with a `to`) */
