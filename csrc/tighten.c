@@ -69,6 +69,40 @@ static inline int coincide(const double a[3], const double b[3])
     return dx * dx + dy * dy + dz * dz < 1e-18;
 }
 
+/* One coordinate of a refined waypoint: X[k] moved to the exact minimiser of |P - X| + |X - N| along
+ * axis k (j1 < j2 the other two), clamped to [lo, hi]; returns how far it moved. The axes are
+ * constants at each call (refine_waypoint), so the compiler keeps the coordinates in registers. */
+static inline __attribute__((always_inline)) double refine_axis(double *X, const double *P, const double *N, int k,
+                                                                int j1, int j2, double lo, double hi)
+{
+    double A = (P[j1] - X[j1]) * (P[j1] - X[j1]) + (P[j2] - X[j2]) * (P[j2] - X[j2]);
+    double B = (N[j1] - X[j1]) * (N[j1] - X[j1]) + (N[j2] - X[j2]) * (N[j2] - X[j2]);
+    double sa = sqrt(A), sb = sqrt(B);
+    double u = sa + sb > 0 ? P[k] + (N[k] - P[k]) * sa / (sa + sb) : 0.5 * (P[k] + N[k]);
+    u = on_clampf(u, lo, hi);
+    double d = fabs(u - X[k]);
+    X[k] = u;
+    return d;
+}
+
+/* Both free coordinates of waypoint X on face [flo, fhi] (in axis order), given its neighbours P
+ * and N; returns the largest move. */
+static double refine_waypoint(double *X, const double *P, const double *N, const double *flo, const double *fhi)
+{
+    double d;
+    if (flo[0] == fhi[0]) { /* a face across x: y, z free (in this order: the calls are sequenced) */
+        d = refine_axis(X, P, N, 1, 0, 2, flo[1], fhi[1]);
+        return on_maxf(d, refine_axis(X, P, N, 2, 0, 1, flo[2], fhi[2]));
+    }
+    d = refine_axis(X, P, N, 0, 1, 2, flo[0], fhi[0]);
+    if (flo[1] == fhi[1]) return on_maxf(d, refine_axis(X, P, N, 2, 0, 1, flo[2], fhi[2]));
+    d = on_maxf(d, refine_axis(X, P, N, 1, 0, 2, flo[1], fhi[1]));
+    if (flo[2] == fhi[2]) return d;
+    /* (a face of positive extent on all three axes does not occur between two cells; refined all
+     * the same, as before) */
+    return on_maxf(d, refine_axis(X, P, N, 2, 0, 1, flo[2], fhi[2]));
+}
+
 /* Shortest path through the chain of shared faces: waypoint i lies on the face between corridor cells
  * i and i+1. Coordinate descent over the two free coordinates of each face with the exact minimiser
  * of |P - x| + |x - N| along one coordinate (clamped, which is exact for a convex function of one
@@ -103,18 +137,7 @@ int on_refine(on_pathbuf *path, const double *faces, size_t m, const double star
             if (pi > 0) P = x + 3 * (pi - 1);
             while (ni + 1 < m && coincide(x + 3 * (ni + 1), X)) ni++;
             if (ni + 1 < m) N = x + 3 * (ni + 1);
-            const double *flo = faces + 6 * i, *fhi = flo + 3;
-            for (int k = 0; k < 3; k++) {
-                if (flo[k] == fhi[k]) continue; /* the face's fixed axis */
-                int j1 = k == 0, j2 = k == 2 ? 1 : 2; /* the other two axes, in order */
-                double A = (P[j1] - X[j1]) * (P[j1] - X[j1]) + (P[j2] - X[j2]) * (P[j2] - X[j2]);
-                double B = (N[j1] - X[j1]) * (N[j1] - X[j1]) + (N[j2] - X[j2]) * (N[j2] - X[j2]);
-                double sa = sqrt(A), sb = sqrt(B);
-                double u = sa + sb > 0 ? P[k] + (N[k] - P[k]) * sa / (sa + sb) : 0.5 * (P[k] + N[k]);
-                u = on_clampf(u, flo[k], fhi[k]);
-                moved = on_maxf(moved, fabs(u - X[k]));
-                X[k] = u;
-            }
+            moved = on_maxf(moved, refine_waypoint(X, P, N, faces + 6 * i, faces + 6 * i + 3));
         }
         if (moved < REFINE_TOL) break;
     }
