@@ -20,7 +20,8 @@
 --     builds on its workers);
 --   * 100 navigators at once over the same pairs (each frame updates all 100), side by side, fastest
 --     of `passes` runs each: before (each navigator its own budgets, the tree as loaded) and after (one
---     octonav.navigator.budget shared by all, `budget` = its options, on the prepared tree): frame p50
+--     octonav.navigator.budget shared by all, `budget` = its options, { ms = 3 } unless given, on the
+--     prepared tree): frame p50
 --     and p99 by the wall clock and by the CPU clock, arrivals, the most work in one frame (M.crowd),
 --     and the worst frame of the first after run (wall and CPU: what a fresh start costs);
 --     plan times and walks are measured on the prepared tree, the walks with a budget of their own;
@@ -329,7 +330,8 @@ function M.crowd(world, pairs_, opts)
   return { p50_ms = pct(frame_ms, 0.5), p99_ms = pct(frame_ms, 0.99), cpu_p50_ms = pct(cpu_ms, 0.5),
     cpu_p99_ms = pct(cpu_ms, 0.99), max_ms = pct(frame_ms, 1), cpu_max_ms = pct(cpu_ms, 1), arrived = arrived,
     failed = failed,
-    max = budget and budget:stats().max or nil, budget = budget and budget:stats().per_frame or nil }
+    max = budget and budget:stats().max or nil, budget = budget and budget:stats().per_frame or nil,
+    ms = budget and budget:stats().ms or nil, cut = budget and budget:stats().cut or nil }
 end
 
 --- Opens a pack in this process and measures it: { open_s, open_heap, open_rss, tree_bytes, hier_bytes }.
@@ -355,8 +357,9 @@ end
 
 --- Measures one world (see the top of this file). opts: pairs (60), seed (1), data ("../shared/data"),
 -- walkers (100), frames (300: frames of the 100-navigator run), passes (2: runs of each crowd variant),
--- prepare (true: the after runs, plans and walks on a prepared tree), budget (nil: the budget's
--- defaults), jobs (nil | "tile" | "job": serial and -P2 bakes over jobs, fastest of job_passes (3) passes),
+-- prepare (true: the after runs, plans and walks on a prepared tree), budget (the after runs' budget
+-- options; nil: the defaults and ms = 3: a frame stops taking work after 3 ms), jobs (nil | "tile" |
+-- "job": serial and -P2 bakes over jobs, fastest of job_passes (3) passes),
 -- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil), env (nil: the
 -- config's environment variables set beside the world's own, e.g. { SEED = 3, NX = 12, NZ = 20 }), pack (nil: a
 -- directory that already holds this world's pack, baked with the same config: no bake, bake_s is nil, the
@@ -463,7 +466,7 @@ function M.measure(name, opts)
   for pass = 1, opts.passes or 2 do
     before = fastest(before, M.crowd(world, pairs_, { walkers = walkers, frames = opts.frames, speed = speed }))
     local a = M.crowd(pworld, pairs_, { walkers = walkers, frames = opts.frames, speed = speed,
-      budget = opts.budget or {} })
+      budget = opts.budget or { ms = 3 } })
     if pass == 1 then first = { max_ms = a.max_ms, cpu_max_ms = a.cpu_max_ms } end
     after = fastest(after, a)
   end
@@ -632,7 +635,9 @@ function M.crowd_table(rows)
       lines[#lines + 1] = ("| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %s | %d / %d | %s | %s | %s | %s |")
         :format(r.name, b.p50_ms, b.p99_ms, a.p50_ms, a.p99_ms, b.cpu_p50_ms, b.cpu_p99_ms, a.cpu_p50_ms, a.cpu_p99_ms,
           a.first_max_ms and ("%.2f (%.2f)"):format(a.first_max_ms, a.first_cpu_max_ms) or "-",
-          b.arrived, a.arrived, per and M.work_text(per) or "-", M.work_text(a.max),
+          b.arrived, a.arrived,
+          per and (M.work_text(per) .. (a.ms and (", %g ms (%d frames cut, first run)"):format(a.ms, a.cut) or ""))
+            or "-", M.work_text(a.max),
           r.box_bytes and ("%.2f"):format(r.box_bytes / 2^20) or "-",
           r.los_bytes and ("%.2f"):format(r.los_bytes / 2^20) or "-")
     end

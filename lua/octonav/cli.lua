@@ -83,9 +83,10 @@ octonav bench-tree [DATA_DIR]
 octonav bench-all [DATA_DIR]
     every benchmark; writes the tables into README.md]],
   ["bench-world"] = [[
-octonav bench-world [--worlds dungeon,house,t16,t32] [--pairs 60] [--frames 300] [--data DIR]
+octonav bench-world [--worlds dungeon,house,t16,t32] [--pairs 60] [--frames 300] [--data DIR] [--pack DIR]
     the world benchmark (issue 11); all worlds: writes its README table. Opt-in (slow: bakes
-    three times): t8x512, the 8x1x8 world of 512^3 tiles at 1 m (tree prepared, 35 pairs, 100 frames)]],
+    three times): t8x512, the 8x1x8 world of 512^3 tiles at 1 m (tree prepared, 35 pairs, 100 frames).
+    --pack DIR: the pack of the (one) world given, baked before with its config: not baked again]],
 }
 local ORDER = { "bake", "info", "path", "validate", "view", "bench", "bench-tree", "bench-all", "bench-world" }
 
@@ -682,7 +683,7 @@ end
 
 -- the world benchmark of issue 11 (lua/octonav/bench_world.lua); writes the README's world_graph table
 local function cmd_bench_world(args)
-  local flags, pos = parse(args, { worlds = true, pairs = true, frames = true, data = true }, {})
+  local flags, pos = parse(args, { worlds = true, pairs = true, frames = true, data = true, pack = true }, {})
   if not flags then return usage("bench-world: " .. pos, "bench-world") end
   if #pos > 0 then return usage("bench-world: no positional arguments expected", "bench-world") end
   local n = {}
@@ -694,8 +695,9 @@ local function cmd_bench_world(args)
   local bw = require "octonav.bench_world"
   local worlds = {}
   for w in (flags.worlds or "dungeon,house,t16,t32"):gmatch("[^,]+") do worlds[#worlds + 1] = w end
+  if flags.pack and #worlds ~= 1 then return usage("bench-world: --pack: one world in --worlds expected", "bench-world") end
   local rows = bw.run { worlds = worlds, pairs = n.pairs or 60, frames = n.frames or 300,
-    bin = M.root .. "/bin/octonav", data = flags.data, per = { t16 = { jobs = "job" }, t32 = { rebake = true },
+    bin = M.root .. "/bin/octonav", data = flags.data, pack = flags.pack, per = { t16 = { jobs = "job" }, t32 = { rebake = true },
       t8x512 = { jobs = "job", pairs = 35, frames = 100 } },
     log = function(m) M.stderr:write(m, "\n") end }
   local text = bw.table(rows)

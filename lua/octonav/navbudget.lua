@@ -16,6 +16,14 @@
 -- Unknown option names raise; each value is an integer >= 0 (0: none of that work is done, so
 -- navigators needing it wait). The worst case of a frame is these counts times their unit costs plus
 -- the Lua of each navigator's update (README, "World benchmark", measures them).
+--   ms         = nil   off; a number > 0: the frame's time as well. Once `ms` milliseconds have passed
+--                      since budget:frame(), every ask of any kind gets nothing until the next frame
+--                      (the askers wait in line as when the amount is spent), and navigators step
+--                      their searches `step` (64) expansions at a time so that one step overshoots
+--                      little. For worlds whose unit costs vary (a 512^3 tile's search expansion or
+--                      route join costs several times a small tile's): the counts bound the work, the
+--                      time bounds the frame. Not deterministic (it reads the clock).
+--   clock      = core.clock   the clock `ms` reads (seconds; a function), for tests
 --
 -- Fairness: a navigator that asks for more than is left (or is refused), or spends all it got and
 -- still wants more (a search still running), joins a line. At each budget:frame() the line's
@@ -30,9 +38,11 @@
 -- budget:frame() starts a frame (call it once per frame, before the navigators' updates; without it
 -- the first frame's amounts are all there is). budget:stats() -> { frames, per_frame = {kind = n},
 -- used = {kind = this frame}, max = {kind = most in one frame}, total = {kind = since new}, waiting =
--- {kind = navigators in line} }. budget:forget(nav) drops a navigator's place and reservations
+-- {kind = navigators in line}, ms = the option, cut = frames whose time ran out }.
+-- budget:forget(nav) drops a navigator's place and reservations
 -- (nav:close() does it).
 local util = require "octonav.util"
+local core = require "octonav.core"
 
 local M = {}
 
@@ -41,6 +51,7 @@ local Budget = util.class()
 local KINDS = { "expansions", "portals", "plans", "results", "checks" }
 local DEFAULTS = { expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200 }
 M.DEFAULTS = DEFAULTS
+M.TIME_STEP = 64 -- expansions a search step takes at most under a budget with `ms`
 
 local min = math.min
 
@@ -49,9 +60,19 @@ function M.new(opts)
   if opts ~= nil and type(opts) ~= "table" then error("octonav.navigator.budget: opts must be a table", 2) end
   opts = opts or {}
   for k in pairs(opts) do
-    if DEFAULTS[k] == nil then error("octonav.navigator.budget: unknown option '" .. tostring(k) .. "'", 2) end
+    if DEFAULTS[k] == nil and k ~= "ms" and k ~= "clock" then
+      error("octonav.navigator.budget: unknown option '" .. tostring(k) .. "'", 2)
+    end
   end
-  local self = setmetatable({ frames = 0, pools = {} }, Budget)
+  local ms, clock = opts.ms, opts.clock
+  if ms ~= nil and not (type(ms) == "number" and ms > 0 and ms < math.huge) then
+    error("octonav.navigator.budget: option 'ms' must be a number > 0", 2)
+  end
+  if clock ~= nil and type(clock) ~= "function" then
+    error("octonav.navigator.budget: option 'clock' must be a function", 2)
+  end
+  local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0 }, Budget)
+  if ms then self.step = M.TIME_STEP end
   for _, kind in ipairs(KINDS) do
     local v = opts[kind]
     if v == nil then v = DEFAULTS[kind] end
@@ -93,6 +114,10 @@ end
 function Budget:frame()
   local n = self.frames
   self.frames = n + 1
+  if self.ms then
+    self.deadline = self.clock() + self.ms * 1e-3
+    self.cut = false
+  end
   for _, kind in ipairs(KINDS) do
     local p = self.pools[kind]
     p.used = 0
@@ -125,7 +150,13 @@ function Budget:take(kind, who, want)
   p.last_ask = want
   local g
   local r = p.reserved[who]
-  if r then
+  if self.deadline and want > 0 and self.clock() >= self.deadline then
+    g = 0 -- the frame's time is spent: nothing more of any kind this frame
+    if not self.cut then
+      self.cut = true
+      self.late = self.late + 1
+    end
+  elseif r then
     p.reserved[who] = nil
     g = min(want, r)
     p.free = p.free + (r - g)
@@ -168,9 +199,11 @@ function Budget:forget(who)
   for _, kind in ipairs(KINDS) do leave_line(self.pools[kind], who) end
 end
 
---- budget:stats() -> { frames, per_frame, used, max, total, waiting } (see the top of this file).
+--- budget:stats() -> { frames, per_frame, used, max, total, waiting, ms, cut } (see the top of this file;
+-- ms: the option or nil; cut: frames whose time ran out before an ask).
 function Budget:stats()
-  local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {} }
+  local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
+    cut = self.late }
   for _, kind in ipairs(KINDS) do
     local p = self.pools[kind]
     r.per_frame[kind], r.used[kind], r.max[kind], r.total[kind], r.waiting[kind] = p.per_frame, p.used, p.max,

@@ -84,6 +84,9 @@
 -- the step did not find it); checks before smoothing. Refused, the navigator holds ("planning", or
 -- "moving" on the path it knows, smoothing nothing that frame) and waits its turn in the budget's
 -- line. So a frame of all the navigators does at most the budget's amounts of each kind of work.
+-- A budget with a frame time (`ms`) refuses every ask once that time has passed, and its navigators
+-- step their searches at most budget.step (64) expansions at a time (each step asks for its
+-- `results` first), so the frame ends within about one step or one unsliced call of `ms`.
 --
 -- With a streamer (opts.streamer, octonav.streamer on the same world), the navigator takes care of
 -- the tiles and holes it reads (the seed's 流式加载方案). Its locks are counted streamer locks
@@ -598,15 +601,17 @@ local function work(self, position, want)
       -- a step that finds the path is followed by its result (q:result: the C finalize, not sliced):
       -- one of the shared budget's `results` is taken before each step, and given back unless found
       if B:take("results", self, 1) == 0 then break end
-      local st, tile = s.q:step(left)
+      -- (a budget with a frame time steps at most B.step at a time: its next ask reads the clock)
+      local n = B.step and B.step < left and B.step or left
+      local st, tile = s.q:step(n)
       B:give("results", self, st == "found" and 0 or 1, false)
       if st == "running" then
-        spent = spent + left
-        s.used = s.used + left
+        spent = spent + n
+        s.used = s.used + n
       elseif st == "loading" then
         -- streaming: the search waits for a tile (expanding nothing until it is in); how much this
         -- call expanded is unknown, so it counts as all of it, now and for the rest of the search
-        spent = spent + left
+        spent = spent + n
         s.unsure = true
         s.status, s.loading_tile = "loading", tile
         if self.locks == navlocks.none then
@@ -623,7 +628,7 @@ local function work(self, position, want)
       else
         local _, info = s.q:result()
         if s.unsure then
-          spent = spent + left
+          spent = spent + n
         else
           spent = spent + math.max(0, (info.expansions or s.used) - s.used)
         end
