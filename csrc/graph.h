@@ -90,17 +90,29 @@ static inline void on_graph_tile(on_graph *g, uint32_t tile)
 {
     if (tile != g->org_tile) on_graph_tile_slow(g, tile);
 }
+/* Free cell c touches no face of its tile. */
+static inline int on_graph_cell_inside(const on_graph *g, on_cell c)
+{
+    uint32_t s = 1u << on_code_layer(c.code), x = on_code_x(c.code), y = on_code_y(c.code), z = on_code_z(c.code);
+    uint32_t n = (uint32_t)g->t->n;
+    return x && y && z && x + s != n && y + s != n && z + s != n;
+}
+
 /* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. A free
  * cell inside its tile (most) is answered inline. */
 int64_t on_graph_unloaded_beyond_slow(on_graph *g, on_cell c);
 static inline int64_t on_graph_unloaded_beyond(on_graph *g, on_cell c)
 {
-    if (g->kind == ON_GRAPH_CELLS) {
-        uint32_t s = 1u << on_code_layer(c.code), x = on_code_x(c.code), y = on_code_y(c.code), z = on_code_z(c.code);
-        uint32_t n = (uint32_t)g->t->n;
-        if (x && y && z && x + s != n && y + s != n && z + s != n) return -1;
-    }
+    if (g->kind == ON_GRAPH_CELLS && on_graph_cell_inside(g, c)) return -1;
     return on_graph_unloaded_beyond_slow(g, c);
+}
+
+/* (cells) The cell adjacency of tile `tile` (NULL: none: walk the tree), remembered for the last tile
+ * asked (a search reads a tile's only while the tile is unchanged, on_tileset_changed). */
+const on_celladj *on_graph_cells_adj_slow(on_graph *g, uint32_t tile);
+static inline const on_celladj *on_graph_cells_adj(on_graph *g, uint32_t tile)
+{
+    return tile == g->adj_tile ? g->adj : on_graph_cells_adj_slow(g, tile);
 }
 
 /* A free cell's region (ON_GRAPH_CELLS): its tile's corner plus its code's position, its size the

@@ -23,14 +23,10 @@ static void cells_local(on_graph *g, on_cell c, uint32_t lo[3], uint32_t hi[3])
     for (int k = 0; k < 3; k++) hi[k] = lo[k] + s;
 }
 
-/* The adjacency of tile `tile` (remembered for the last tile asked; the search reads a tile's only
- * while the tile is unchanged, on_tileset_changed). */
-static const on_celladj *cells_adj(on_graph *g, uint32_t tile)
+const on_celladj *on_graph_cells_adj_slow(on_graph *g, uint32_t tile)
 {
-    if (tile != g->adj_tile) {
-        g->adj = g->t->no_cell_adj ? NULL : on_tile_celladj(g->t, tile);
-        g->adj_tile = tile;
-    }
+    g->adj = g->t->no_cell_adj ? NULL : on_tile_celladj(g->t, tile);
+    g->adj_tile = tile;
     return g->adj;
 }
 
@@ -70,7 +66,7 @@ static on_status adj_neighbors(on_graph *g, const on_celladj *a, on_cell c, uint
 
 static on_status cells_neighbors(on_graph *g, on_cell c, size_t *count)
 {
-    const on_celladj *a = cells_adj(g, c.tile);
+    const on_celladj *a = on_graph_cells_adj(g, c.tile);
     if (a) {
         uint32_t i = g->cur_ix;
         if (i >= a->n || a->code[i] != c.code) i = on_celladj_find(a, c.code);
