@@ -5,13 +5,15 @@
  * a face of 512 one-leaf neighbours; each cell's number is found back from its code; edits, obstacles,
  * clear_tile and unloading drop the edited tile's adjacency only (salt changed -> built again, and
  * right again), a border face sees its neighbour tile's edits without a rebuild; searches over the
- * adjacency and over the walk (t->no_cell_adj) give the same paths and counts.
+ * adjacency and over the walk (t->no_cell_adj) give the same paths and counts. With ../shared/data
+ * present, every list of the Simple, Complex and DC1 maps (DC1: two tiles, a border between them) too.
  */
 #include "celladj.h"
 #include "minitest.h"
 #include "tree.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -329,10 +331,33 @@ static void test_searches(void)
     on_tree_destroy(t);
 }
 
+/* A Warframe map's every list against the walk (skipped when the data is absent). */
+static void test_real_map(const char *name, long min_cells)
+{
+    char path[256], err[256];
+    snprintf(path, sizeof path, "../shared/data/voxel/%s.3dmap", name);
+    on_voxmap vm;
+    if (!on_ok(on_voxmap_read(path, &vm, err, sizeof err))) {
+        printf("celladj: %s skipped (%s)\n", name, err);
+        return;
+    }
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_from_voxmap(&vm, 9, &t)));
+    on_voxmap_free(&vm);
+    if (!t) return;
+    long cells = 0;
+    CHECK_EQ_INT(check_tree(t, &cells, NULL), 0);
+    CHECK(cells >= min_cells);
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("celladj", {
     test_box_scenes();
     test_large_face();
     test_voxmap();
     test_edits();
     test_searches();
+    test_real_map("Simple", 29406);
+    test_real_map("Complex", 105777);
+    test_real_map("DC1", 337672);
 })
