@@ -14,6 +14,11 @@
  * 8 sweeps instead of 32 change the mean length ratio by less than 1e-4 on the benchmark maps). */
 #define REFINE_TOL 1e-3
 #define REFINE_SWEEPS 8
+/* Greedy smoothing's first jump past the next waypoint: a refined path has dozens of waypoints and
+ * smoothing keeps a few, so the short jumps it used to try first (2, 4 waypoints ahead) nearly
+ * always passed (measured over the 13 maps: 9-13 % fewer lines of sight, mean length ratios within
+ * 0.0002 of jumping 2 ahead first, p99 ratios the same). */
+#define GALLOP_FIRST 7
 
 int on_pathbuf_reserve(on_pathbuf *b, size_t n)
 {
@@ -190,8 +195,8 @@ static int jump_turns(const on_pathbuf *path, const on_sight *sg, const double *
 }
 
 /* The farthest waypoint after i in (ok, bad) (bad == n: none known to fail) that jump_seen allows, and
- * with turns, jump_turns too. greedy: gallop forward (2, 4, 8, ... past ok, and the last one) while
- * allowed, then bisect between the last one allowed and the first one not; binary: bisect over the
+ * with turns, jump_turns too. greedy: gallop forward (from ok, GALLOP_FIRST, then twice as far each
+ * time, and the last one) while allowed, then bisect between the last one allowed and the first one not; binary: bisect over the
  * whole rest. */
 static size_t farthest(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i, size_t ok, size_t bad,
                        int mode, int turns)
@@ -199,7 +204,7 @@ static size_t farthest(const on_pathbuf *path, const on_sight *sg, const double 
     size_t n = path->n;
     if (bad == n) {
         if (mode == ON_SMOOTH_GREEDY) {
-            for (size_t step = 1; ok < n - 1; step *= 2) {
+            for (size_t step = GALLOP_FIRST; ok < n - 1; step *= 2) {
                 size_t c = ok + step < n - 1 ? ok + step : n - 1;
                 if (!(jump_seen(path, sg, i, c) && (!turns || jump_turns(path, sg, prev, i, c)))) {
                     bad = c;
