@@ -220,6 +220,15 @@ size_t on_tree_celladj_bytes(const on_tree *t, size_t *tiles)
     return n;
 }
 
+void on_tree_set_adjacency(on_tree *t, int on)
+{
+    t->no_cell_adj = !on;
+    if (on) return;
+    for (uint32_t i = 0; i < t->ntiles; i++) on_tile_celladj_drop(&t->tiles[i]);
+}
+
+on_status on_tree_adjacency_prepare(const on_tree *t, size_t *bytes) { return on_tree_celladj_prepare(t, bytes); }
+
 on_status on_tree_celladj_prepare(const on_tree *t, size_t *bytes)
 {
     on_status st = ON_SUCCESS;

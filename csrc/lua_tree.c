@@ -115,6 +115,8 @@ static int l_stats(lua_State *L)
     on_lua_setint(L, "box_bytes", (lua_Integer)st.box_bytes);
     on_lua_setint(L, "los_tiles", (lua_Integer)st.los_tiles);
     on_lua_setint(L, "los_bytes", (lua_Integer)st.los_bytes);
+    on_lua_setint(L, "adjacency_tiles", (lua_Integer)st.adj_tiles);
+    on_lua_setint(L, "adjacency_bytes", (lua_Integer)st.adj_bytes);
     return 1;
 }
 
@@ -139,6 +141,34 @@ static int l_los_prepare(lua_State *L)
     if (on_failed(st)) {
         lua_pushnil(L);
         lua_pushstring(L, (st & ON_INVALID) ? "masks are off" : "out of memory");
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)bytes);
+    return 1;
+}
+
+/* tree:adjacency(on) -> tree: the search over the cells reads each tile's cell adjacency (true, the
+ * default: built on a tile's first search) or walks the tree for every neighbour list (false: the
+ * built ones are freed; the same paths, more instructions, no memory). */
+static int l_adjacency(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "adjacency");
+    luaL_checktype(L, 2, LUA_TBOOLEAN);
+    on_tree_set_adjacency(t, lua_toboolean(L, 2));
+    lua_settop(L, 1);
+    return 1;
+}
+
+/* tree:adjacency_prepare() -> bytes | nil, reason: every loaded tile's cell adjacency built now (so no
+ * first search in a tile pays for a build); "adjacency is off" after tree:adjacency(false). */
+static int l_adjacency_prepare(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "adjacency_prepare");
+    size_t bytes = 0;
+    on_status st = on_tree_adjacency_prepare(t, &bytes);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, (st & ON_INVALID) ? "adjacency is off" : "out of memory");
         return 2;
     }
     lua_pushinteger(L, (lua_Integer)bytes);
@@ -290,6 +320,8 @@ static const luaL_Reg methods[] = {
     {"compact", l_compact},
     {"los_masks", l_los_masks},
     {"los_prepare", l_los_prepare},
+    {"adjacency", l_adjacency},
+    {"adjacency_prepare", l_adjacency_prepare},
     {"export_obj", l_export_obj},
     {NULL, NULL},
 };

@@ -149,6 +149,7 @@ void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
         }
     }
     st->los_bytes = on_tree_losmap_bytes(t, &st->los_tiles);
+    st->adj_bytes = on_tree_celladj_bytes(t, &st->adj_tiles);
     st->bytes = st->table_bytes + (size_t)t->ntiles * sizeof(on_tile) + sizeof(on_tree);
     st->bytes_per_node = st->nodes ? (double)st->bytes / (double)st->nodes : 0;
     st->load_factor = st->slots ? (double)st->nodes / (double)st->slots : 0;

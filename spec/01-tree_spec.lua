@@ -717,6 +717,44 @@ describe("raycast and visible", function()
     raises(function() t:los_masks("no") end, "bad argument #1 to 'los_masks' (boolean expected, got string)")
   end)
 
+  it("search over each tile's cell adjacency, or the tree walk alone with adjacency(false): the same paths", function()
+    -- two 16^3 tiles, a wall with a gap in the first: searches enter both tiles
+    local t = tree.new { tiles = { 2, 1, 1 }, depth = 4 }
+    t:add_box({ 6, 0, 0 }, { 7, 12, 16 })
+    t:add_box({ 6, 12, 0 }, { 7, 14, 12 })
+    t:add_box({ 6, 12, 14 }, { 7, 16, 16 })
+    t:add_box({ 6, 14, 12 }, { 7, 16, 14 })
+    local st = t:stats()
+    assert.are.same({ 0, 0 }, { st.adjacency_tiles, st.adjacency_bytes })
+    local q = octonav.query.new(t)
+    local pairs_ = { { { 1, 1, 1 }, { 30, 2, 3 } }, { { 2, 8, 3 }, { 12, 1, 15 } }, { { 0.5, 15, 0.5 }, { 31, 0.5, 15 } } }
+    local paths = {}
+    for n, ab in ipairs(pairs_) do
+      paths[n] = assert(q:find(ab[1], ab[2]))
+      assert.is_true(#paths[n] > 2) -- round the wall, through the gap
+    end
+    st = t:stats()
+    assert.is_true(st.adjacency_tiles >= 1) -- built by the first searches expanding cells there
+    assert.is_true(st.adjacency_bytes > 0)
+    local bytes = t:adjacency_prepare()
+    assert.are.same({ 2, bytes }, { t:stats().adjacency_tiles, t:stats().adjacency_bytes })
+    t:add_box({ 20, 0, 0 }, { 21, 1, 1 }) -- an edit drops the edited tile's adjacency only
+    assert.are.equal(1, t:stats().adjacency_tiles)
+    for n, ab in ipairs(pairs_) do paths[n] = assert(q:find(ab[1], ab[2])) end
+    assert.are.equal(t, t:adjacency(false))
+    st = t:stats()
+    assert.are.same({ 0, 0 }, { st.adjacency_tiles, st.adjacency_bytes })
+    assert.are.same({ nil, "adjacency is off" }, { t:adjacency_prepare() })
+    for n, ab in ipairs(pairs_) do
+      assert.are.same(paths[n], (q:find(ab[1], ab[2])))
+    end
+    assert.are.equal(0, t:stats().adjacency_tiles)
+    t:adjacency(true)
+    assert.is_true(t:adjacency_prepare() > 0)
+    assert.are.equal(2, t:stats().adjacency_tiles)
+    raises(function() t:adjacency("no") end, "bad argument #1 to 'adjacency' (boolean expected, got string)")
+  end)
+
   it("a zero-thickness wall stops the ray one leaf early", function()
     local t = small()
     t:add_box({ 4, 0, 0 }, { 4, 16, 16 })

@@ -1,6 +1,7 @@
 -- The world object (lua/octonav/world.lua) and the world commands (lua/octonav/cli.lua): docs/world.md.
 local bake = require "octonav.bake"
 local world = require "octonav.world"
+local query = require("octonav").query
 local cli = require "octonav.cli"
 
 local files = dofile("spec/support/files.lua")
@@ -164,6 +165,20 @@ describe("octonav.world", function()
     assert.are.same({ 1, 2, 3 }, seen[2])
     assert.are.same({ 4, 5, 6 }, seen[3])
     assert.are.equal("world:plan", seen[4]) -- its errors name world:plan
+  end)
+
+  it("the world tree's searches walk the tree unless load asks for cell adjacencies (the same paths)", function()
+    local a, b = { 1, 4, 14 }, { 30, 3, 2 }
+    local p0 = assert(query.new(w.tree):find(a, b))
+    assert.is_true(#p0 > 2)
+    assert.are.same({ 0, 0 }, { w.tree:stats().adjacency_tiles, w.tree:stats().adjacency_bytes })
+    local w2 = assert(world.load(dir, { adjacency = true }))
+    local p1 = assert(query.new(w2.tree):find(a, b))
+    assert.are.same(p0, p1)
+    assert.is_true(w2.tree:stats().adjacency_tiles >= 1)
+    w2:close()
+    assert.has_error(function() world.load(dir, { adjacency = 1 }) end,
+      "octonav.world.load: option 'adjacency' must be a boolean")
   end)
 
   it("load gives nil, err for a missing pack", function()

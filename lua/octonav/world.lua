@@ -165,6 +165,9 @@ local function load_agent(dir, m, n, o)
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
     radius = radius })
   if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
+  -- a cell adjacency costs about 20 times a tile's bytes once searched (708 MB for the 8x1x8 world of
+  -- 512^3 tiles against its 36 MB tree): off unless asked for (README, tree:adjacency)
+  if not o.adjacency then tree:adjacency(false) end
   world.graph = core.route.world(tree)
   world.graph_ids = graph_ids_of(world)
   local function abort(e)
@@ -216,7 +219,9 @@ local function load_agent(dir, m, n, o)
 end
 
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
--- opts (optional): { tiles = true, graphs = tiles, block_holes = true, agents = every agent };
+-- opts (optional): { tiles = true, graphs = tiles, block_holes = true, adjacency = false, agents = every
+-- agent }; adjacency: the world tree's searches read each tile's cell adjacency (tree:adjacency(true):
+-- about half a search's instructions, for about 20 times a searched tile's bytes; off by default);
 -- block_holes: every hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept
 -- up by the streamer and rebake: docs/world.md "The world tree around a hole"); tiles = false: no
 -- tile file and no hole tree is read (for octonav.streamer): world.tree has every tile unloaded, each
@@ -233,7 +238,7 @@ function M.load(dir, opts)
     if k == "agents" then
       agents_mod.check_names(v)
     else
-      if k ~= "tiles" and k ~= "graphs" and k ~= "block_holes" then
+      if k ~= "tiles" and k ~= "graphs" and k ~= "block_holes" and k ~= "adjacency" then
         error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2)
       end
       if type(v) ~= "boolean" then error(("octonav.world.load: option '%s' must be a boolean"):format(k), 2) end
