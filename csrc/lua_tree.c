@@ -120,59 +120,48 @@ static int l_stats(lua_State *L)
     return 1;
 }
 
-/* tree:los_masks(on) -> tree: line of sight through each tile's mask hierarchy (true, the default:
- * built on a tile's first line of sight) or the node table only (false: the built ones are freed). */
-static int l_los_masks(lua_State *L)
+/* The per-tile caches a tree builds on first use (line of sight's masks, the search's cell adjacency)
+ * share their Lua faces: a switch, tree:NAME(on) -> tree (off frees the built ones), and a build of
+ * every loaded tile's now, tree:NAME_prepare() -> bytes | nil, reason (`off` when switched off). */
+static int cache_switch(lua_State *L, const char *name, void (*set)(on_tree *, int))
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "los_masks");
+    on_tree *t = on_lua_checktree_idle(L, 1, name);
     luaL_checktype(L, 2, LUA_TBOOLEAN);
-    on_tree_set_los_masks(t, lua_toboolean(L, 2));
+    set(t, lua_toboolean(L, 2));
     lua_settop(L, 1);
     return 1;
 }
 
-/* tree:los_prepare() -> bytes | nil, reason: every loaded tile's mask hierarchy built now (so no line
- * of sight pays for a build); "masks are off" after tree:los_masks(false). */
+static int cache_prepare(lua_State *L, const char *name, on_status (*prepare)(const on_tree *, size_t *),
+                         const char *off)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, name);
+    size_t bytes = 0;
+    on_status st = prepare(t, &bytes);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, (st & ON_INVALID) ? off : "out of memory");
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)bytes);
+    return 1;
+}
+
+/* tree:los_masks(on): line of sight through each tile's mask hierarchy (true, the default: built on a
+ * tile's first line of sight) or the node table only (false). tree:los_prepare(): "masks are off". */
+static int l_los_masks(lua_State *L) { return cache_switch(L, "los_masks", on_tree_set_los_masks); }
 static int l_los_prepare(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "los_prepare");
-    size_t bytes = 0;
-    on_status st = on_tree_los_prepare(t, &bytes);
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, (st & ON_INVALID) ? "masks are off" : "out of memory");
-        return 2;
-    }
-    lua_pushinteger(L, (lua_Integer)bytes);
-    return 1;
+    return cache_prepare(L, "los_prepare", on_tree_los_prepare, "masks are off");
 }
 
-/* tree:adjacency(on) -> tree: the search over the cells reads each tile's cell adjacency (true, the
- * default: built on a tile's first search) or walks the tree for every neighbour list (false: the
- * built ones are freed; the same paths, more instructions, no memory). */
-static int l_adjacency(lua_State *L)
-{
-    on_tree *t = on_lua_checktree_idle(L, 1, "adjacency");
-    luaL_checktype(L, 2, LUA_TBOOLEAN);
-    on_tree_set_adjacency(t, lua_toboolean(L, 2));
-    lua_settop(L, 1);
-    return 1;
-}
-
-/* tree:adjacency_prepare() -> bytes | nil, reason: every loaded tile's cell adjacency built now (so no
- * first search in a tile pays for a build); "adjacency is off" after tree:adjacency(false). */
+/* tree:adjacency(on): the search over the cells reads each tile's cell adjacency (true, the default:
+ * built on a tile's first search) or walks the tree for every neighbour list (false: the same paths,
+ * more instructions, no memory). tree:adjacency_prepare(): "adjacency is off". */
+static int l_adjacency(lua_State *L) { return cache_switch(L, "adjacency", on_tree_set_adjacency); }
 static int l_adjacency_prepare(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "adjacency_prepare");
-    size_t bytes = 0;
-    on_status st = on_tree_adjacency_prepare(t, &bytes);
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, (st & ON_INVALID) ? "adjacency is off" : "out of memory");
-        return 2;
-    }
-    lua_pushinteger(L, (lua_Integer)bytes);
-    return 1;
+    return cache_prepare(L, "adjacency_prepare", on_tree_adjacency_prepare, "adjacency is off");
 }
 
 static int l_params(lua_State *L)

@@ -14,14 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state = 0x853c49e6748fea9bull;
-static double rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+#define TESTRNG_SEED 0x853c49e6748fea9bull
+#include "testrng.h"
 
 #define NX 32
 #define NY 16

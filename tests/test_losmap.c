@@ -35,15 +35,8 @@ static void dense_set(dense *d, const int lo[3], const int hi[3], unsigned char 
             for (int x = lo[0]; x < hi[0]; x++) d->b[x + (size_t)d->nx * (y + (size_t)d->ny * z)] = v;
 }
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static double rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
-static int rndi(int n) { return (int)(rnd() * n); }
+#define TESTRNG_SEED 0x2545F4914F6CDD1Dull
+#include "testrng.h"
 
 static void rand_box(const dense *d, int lo[3], int hi[3], int maxside)
 {

@@ -13,14 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static double rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+#define TESTRNG_SEED 0x9E3779B97F4A7C15ull
+#include "testrng.h"
 
 /* A 3 x 1 x 2 tree of 16^3-leaf tiles (scale 0.5, radius `radius`) with `nbox` random boxes drawn
  * from `seed`. */

@@ -24,15 +24,8 @@ static int dense_free(const void *ud, int64_t x, int64_t y, int64_t z)
     return !d->b[x + (size_t)d->nx * (y + (size_t)d->ny * z)];
 }
 
-static uint64_t rng_state = 88172645463325252ull;
-static double rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
-static int rndi(int n) { return (int)(rnd() * n); }
+#define TESTRNG_SEED 88172645463325252ull
+#include "testrng.h"
 
 /* Every stored node: not fully blocked, not empty (some child blocked or stored). */
 static int check_invariants(const on_tree *t)

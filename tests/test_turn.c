@@ -24,15 +24,8 @@ static int dense_free(const dense *d, int x, int y, int z)
     return !d->b[x + (size_t)d->dim[0] * (y + (size_t)d->dim[1] * z)];
 }
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static double rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
-static int rndi(int n) { return (int)(rnd() * n); }
+#define TESTRNG_SEED 0x9E3779B97F4A7C15ull
+#include "testrng.h"
 
 static void add_box(on_tree *t, dense *d, const int lo[3], const int hi[3])
 {
