@@ -151,7 +151,7 @@ int main(int argc, char **argv)
             o.weight = 1.2; /* octonav.presets.boxes */
         } else {
             double t0 = bench_now();
-            if (!on_ok(on_tree_celladj_prepare(t, &box_bytes))) return 1;
+            if (!on_ok(on_tree_adjacency_prepare(t, &box_bytes))) return 1;
             prep_ms = (bench_now() - t0) * 1e3;
             for (uint32_t i = 0; i < on_tree_tile_count(t); i++) {
                 const on_celladj *a = on_tile_celladj(t, i);

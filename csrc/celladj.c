@@ -227,9 +227,7 @@ void on_tree_set_adjacency(on_tree *t, int on)
     for (uint32_t i = 0; i < t->ntiles; i++) on_tile_celladj_drop(&t->tiles[i]);
 }
 
-on_status on_tree_adjacency_prepare(const on_tree *t, size_t *bytes) { return on_tree_celladj_prepare(t, bytes); }
-
-on_status on_tree_celladj_prepare(const on_tree *t, size_t *bytes)
+on_status on_tree_adjacency_prepare(const on_tree *t, size_t *bytes)
 {
     on_status st = ON_SUCCESS;
     if (bytes) *bytes = 0;

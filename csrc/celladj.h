@@ -49,9 +49,7 @@ void on_tile_celladj_drop(on_tile *tl);
 /* Bytes held by the adjacencies built so far (and, when tiles is not NULL, how many tiles have one). */
 size_t on_tree_celladj_bytes(const on_tree *t, size_t *tiles);
 
-/* Build every loaded tile's adjacency now (ahead of the first searches); ON_FAILURE | ON_NO_MEMORY when
- * one could not be built, ON_FAILURE | ON_INVALID when they are off. *bytes (may be NULL): their bytes. */
-on_status on_tree_celladj_prepare(const on_tree *t, size_t *bytes);
+/* Building every loaded tile's now: on_tree_adjacency_prepare (octonav.h). */
 
 /* The number of free cell `code` in a, or ON_ADJ_NONE when it is no free cell of the tile (binary
  * search over the Morton order: for cells the search met outside the lists, as its start). */

@@ -272,9 +272,9 @@ static void test_edits(void)
     t->no_cell_adj = 1;
     CHECK(on_tile_celladj(t, 2) == NULL);
     size_t bytes = 1;
-    CHECK(on_tree_celladj_prepare(t, &bytes) == (ON_FAILURE | ON_INVALID) && bytes == 0);
+    CHECK(on_tree_adjacency_prepare(t, &bytes) == (ON_FAILURE | ON_INVALID) && bytes == 0);
     t->no_cell_adj = 0;
-    CHECK(on_ok(on_tree_celladj_prepare(t, &bytes)) && bytes == on_tree_celladj_bytes(t, NULL));
+    CHECK(on_ok(on_tree_adjacency_prepare(t, &bytes)) && bytes == on_tree_celladj_bytes(t, NULL));
     on_tree_destroy(t);
 }
 
