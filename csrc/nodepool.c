@@ -199,14 +199,35 @@ void on_pool_push_or_update(on_nodepool *p, uint32_t n)
     }
 }
 
+/* The heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children
+ * to a leaf, and the last entry sifts up from there. That is the heap a sift down of the last entry from the root makes (the
+ * entry ends below the path's entries it is not less than, on either way; the path is the same), with
+ * one comparison a level instead of two, as the last entry mostly belongs near the bottom. */
 uint32_t on_pool_pop(on_nodepool *p)
 {
     uint32_t top = p->heap[0];
     p->nodes[top].heap = -1;
-    if (--p->nheap > 0) {
-        p->heap[0] = p->heap[p->nheap];
-        heap_down(p, 0);
+    size_t n = --p->nheap;
+    if (n == 0) return top;
+    uint32_t v = p->heap[n], *h = p->heap;
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && heap_less(p, h[c + 1], h[c])) c++;
+        h[i] = h[c];
+        p->nodes[h[i]].heap = (int32_t)i;
+        i = c;
     }
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        if (heap_less(p, h[par], v)) break;
+        h[i] = h[par];
+        p->nodes[h[i]].heap = (int32_t)i;
+        i = par;
+    }
+    h[i] = v;
+    p->nodes[v].heap = (int32_t)i;
     return top;
 }
 

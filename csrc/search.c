@@ -86,9 +86,10 @@ const on_tree *on_query_tree(const on_query *q) { return q->t; }
 
 /* ---- the search ------------------------------------------------------------------------------ */
 
-static double heuristic(on_query *q, const double p[3], double size)
+/* (inline: the search asks it for every node it reaches or improves) */
+static inline double heuristic(on_query *q, const double p[3], double size)
 {
-    if (q->o.heuristic) return q->o.heuristic(q->o.heuristic_ud, p, q->b, size);
+    if (__builtin_expect(q->o.heuristic != NULL, 0)) return q->o.heuristic(q->o.heuristic_ud, p, q->b, size);
     return on_dist3(p, q->b);
 }
 
@@ -422,7 +423,8 @@ static on_status expand(on_query *q, int32_t u)
     double us = 0;
     x.ulayer = on_code_layer(un->cell.code);
     /* the plain cell graph's region and entry point inline (the same as its operations) */
-    if (x.fp) on_graph_region(&q->g, un->cell, x.umn, x.umx, &us);
+    if (x.cells) on_graph_cell_region(&q->g, un->cell, x.umn, x.umx, &us);
+    else if (x.fp) on_graph_region(&q->g, un->cell, x.umn, x.umx, &us);
     for (int j = 0; j < 3; j++) x.uc[j] = x.umn[j] + 0.5 * us; /* (cells) u's centre */
     x.areas = q->areas.n ? &q->areas : NULL; /* (read once: not per edge) */
     /* A weighted search over face points ends when it first reaches the goal's node rather than when
