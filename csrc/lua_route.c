@@ -12,7 +12,9 @@
  *   graph:add_tile(i, j, k, blob | tree) -> true | nil, reason    (a tree: built from its loaded tile)
  *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's
  *       identity (the CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges,
- *       links, rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner
+ *       links, rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner (the
+ *       graph's planners share one join scratch: the endpoints' local-search arrays, route.h);
+ *       graph:joins_bytes() -> that scratch's bytes
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
  *       route (start and step to the end)
@@ -25,6 +27,7 @@
  * tile's linear index. A planner keeps its world graph alive; closing the graph makes it raise.
  */
 #include "lua_util.h"
+#include "route.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,7 +37,8 @@
 #define PLANNER_MT "octonav.route.planner"
 
 typedef struct lwgraph {
-    on_lhandle h; /* h.p: the on_wgraph */
+    on_lhandle h;          /* h.p: the on_wgraph */
+    on_route_joins *joins; /* its planners' shared join scratch (route.h), made with the first planner */
 } lwgraph;
 
 typedef struct lplanner {
@@ -45,7 +49,15 @@ typedef struct lplanner {
     int started;
 } lplanner;
 
-static void wgraph_destroy(on_lhandle *h) { on_wgraph_destroy(h->p); }
+/* The graph and its planners' join scratch (planners outliving a closed graph never start again:
+ * checkp raises, and destroying one does not touch the scratch). */
+static void wgraph_destroy(on_lhandle *h)
+{
+    lwgraph *u = (lwgraph *)h;
+    on_wgraph_destroy(h->p);
+    on_route_joins_destroy(u->joins);
+    u->joins = NULL;
+}
 
 static void wgraph_describe(lua_State *L, on_lhandle *h)
 {
@@ -316,10 +328,12 @@ static int l_stats(lua_State *L)
     return 1;
 }
 
-/* graph:planner([max_nodes]) */
+/* graph:planner([max_nodes]): every planner of the graph shares the graph's join scratch (route.h). */
 static int l_planner(lua_State *L)
 {
     on_wgraph *w = checkw(L, 1);
+    lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
+    if (!g->joins && on_failed(on_route_joins_create(&g->joins))) return luaL_error(L, "planner: out of memory");
     lua_Integer mx = luaL_optinteger(L, 2, 0);
     if (mx < 0 || mx > (1 << 30)) return luaL_argerror(L, 2, "max_nodes must be 0..2^30");
     lplanner *u = (lplanner *)on_lua_newhandle(L, &planner_class, sizeof(lplanner), 1);
@@ -328,8 +342,18 @@ static int l_planner(lua_State *L)
     on_route *r = NULL;
     on_status st = on_route_create(w, (size_t)mx, &r);
     if (!on_ok(st)) return luaL_error(L, "planner: %s", on_status_string(st));
+    on_route_set_joins(r, g->joins);
     u->h.p = r;
     u->w = w;
+    return 1;
+}
+
+/* graph:joins_bytes() -> bytes of the join scratch its planners share (0 before the first start) */
+static int l_joins_bytes(lua_State *L)
+{
+    checkw(L, 1);
+    const lwgraph *g = (const lwgraph *)lua_touserdata(L, 1);
+    lua_pushinteger(L, (lua_Integer)on_route_joins_bytes(g->joins));
     return 1;
 }
 
@@ -536,7 +560,7 @@ int on_lua_route_open(lua_State *L)
 {
     static const luaL_Reg gmethods[] = {{"add_tile", l_add_tile}, {"remove_tile", l_remove_tile},
                                         {"has_tile", l_has_tile}, {"tile_id", l_tile_id}, {"stats", l_stats},
-                                        {"planner", l_planner},   {NULL, NULL}};
+                                        {"planner", l_planner},   {"joins_bytes", l_joins_bytes}, {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
                                         {"result", l_result}, {"plan", l_plan}, {"bytes", l_bytes}, {NULL, NULL}};
     static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"portals", l_portals}, {"world", l_world}, {NULL, NULL}};

@@ -74,6 +74,8 @@ static void reach_bytes(on_reach *r)
                r->phcap * 3 * sizeof(uint32_t) + r->wcap * (3 * sizeof(uint32_t) + 1);
 }
 
+#define REACH_HEAP_RESERVE 65536
+
 /* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets. */
 static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
 {
@@ -104,9 +106,13 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
         }
         r->cap = c;
     }
-    /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots */
-    if (nadj + 9 > r->heapcap) { /* (up to 8 roots) */
-        size_t c = nadj + 9;
+    /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots (up to
+     * 8); reserved up to REACH_HEAP_RESERVE entries, beyond which heap_push grows it as a search
+     * fills it: a route join settles hundreds of a 512^3 tile's ~1M entries, and reserving them all
+     * (realloc copying the untouched old array) cost a fresh planner ~5 ms of page faults */
+    size_t hneed = nadj + 9 < REACH_HEAP_RESERVE ? nadj + 9 : REACH_HEAP_RESERVE;
+    if (hneed > r->heapcap) {
+        size_t c = hneed;
         if (regrow((void **)&r->heap_box, c, sizeof *r->heap_box) || regrow((void **)&r->heap_key, c, sizeof *r->heap_key))
             return -1;
         r->heapcap = c;

@@ -72,6 +72,91 @@ void on_route_destroy(on_route *r)
     free(r);
 }
 
+/* ---- join scratch, shared ---- */
+
+on_status on_route_joins_create(on_route_joins **out)
+{
+    *out = calloc(1, sizeof **out);
+    return *out ? ON_SUCCESS : ON_FAILURE | ON_NO_MEMORY;
+}
+
+void on_route_joins_destroy(on_route_joins *j)
+{
+    if (!j) return;
+    on_reach_free(&j->reach);
+    free(j->cost);
+    free(j->pts);
+    free(j->grp);
+    free(j);
+}
+
+size_t on_route_joins_bytes(const on_route_joins *j)
+{
+    if (!j) return 0;
+    return sizeof *j + j->reach.bytes + j->costcap * sizeof *j->cost + j->ptscap * sizeof *j->pts +
+           j->grpcap * sizeof *j->grp;
+}
+
+/* The planner's own join scratch freed (it holds none while it shares one). */
+static void joins_free_own(on_route *r)
+{
+    on_reach_free(&r->reach);
+    free(r->cost);
+    free(r->pts);
+    free(r->grp);
+    r->cost = r->pts = NULL;
+    r->grp = NULL;
+    r->costcap = r->ptscap = r->grpcap = 0;
+}
+
+void on_route_set_joins(on_route *r, on_route_joins *j)
+{
+    if (!r) return;
+    joins_free_own(r);
+    r->joins = j;
+}
+
+/* Exchange the join fields of r and j: a borrow moves j's into r (whose own are empty), the give
+ * back moves them home, whatever the start grew. */
+static void joins_swap(on_route *r, on_route_joins *j)
+{
+    on_reach rc = r->reach;
+    r->reach = j->reach;
+    j->reach = rc;
+    double *c = r->cost, *p = r->pts;
+    uint32_t *g = r->grp;
+    size_t cc = r->costcap, pc = r->ptscap, gc = r->grpcap;
+    r->cost = j->cost;
+    r->pts = j->pts;
+    r->grp = j->grp;
+    r->costcap = j->costcap;
+    r->ptscap = j->ptscap;
+    r->grpcap = j->grpcap;
+    j->cost = c;
+    j->pts = p;
+    j->grp = g;
+    j->costcap = cc;
+    j->ptscap = pc;
+    j->grpcap = gc;
+}
+
+int on_route_borrow(on_route *r)
+{
+    if (!r->joins) return 0;
+    if (r->joins->lent) return -1;
+    joins_swap(r, r->joins);
+    r->joins->lent = 1;
+    return 0;
+}
+
+void on_route_giveback(on_route *r)
+{
+    if (!r->joins || !r->joins->lent) return;
+    r->reach.lazy = NULL; /* (one of this planner's cached sets: never read by another) */
+    joins_swap(r, r->joins);
+    r->joins->lent = 0;
+}
+
 size_t on_route_bytes(const on_route *r)
 {
     size_t b = sizeof *r + r->max_nodes * (sizeof(rnode) + sizeof(uint32_t)) + (r->mask + 1) * 2 * sizeof(uint32_t) +

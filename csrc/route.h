@@ -78,4 +78,17 @@
 
 /* The world graph and planner API (on_wgraph_*, on_route_*) is public: octonav.h, section "World graph". */
 
+/* Join scratch shared by planners (route_plan.h): the endpoints' local-search arrays, which a start
+ * needs only while it runs (steps and results never read them). Planners given the same one must not
+ * start at the same time (one thread, or the caller's lock; a start that finds it held fails with
+ * ON_INVALID); it must outlive their starts, not the planners. The Lua binding gives every planner
+ * of a world graph the graph's own (lua_route.c). */
+typedef struct on_route_joins on_route_joins;
+on_status on_route_joins_create(on_route_joins **out);
+void on_route_joins_destroy(on_route_joins *j);
+size_t on_route_joins_bytes(const on_route_joins *j);
+/* r's starts use j from now on (its own join scratch is freed); NULL: its own again (empty, grown by
+ * its next start). */
+void on_route_set_joins(on_route *r, on_route_joins *j);
+
 #endif

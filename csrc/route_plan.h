@@ -5,6 +5,7 @@
 #ifndef OCTONAV_ROUTE_PLAN_H
 #define OCTONAV_ROUTE_PLAN_H
 
+#include "route.h"
 #include "wgraph.h"
 
 #define PORTAL_TILE 0xfffffffdu    /* a tile's header node: its portals' nodes follow it */
@@ -44,6 +45,20 @@ typedef struct boxcache {
     int valid;
 } boxcache;
 
+/* The endpoints' join scratch (route_start.c: the local searches' per-box arrays in reach, the
+ * endpoint tile's portal points, components and costs), shared by the planners given one
+ * (on_route_set_joins, route.h): a start borrows it (moved into the planner's own fields below,
+ * where route_start.c reads them, and moved back when the start returns), so N planners hold one
+ * copy, grown to the largest tile they joined in, instead of N. A fresh planner's first join in a
+ * 512^3 tile spent ~6.5 ms growing and first touching its own (~15 MB of arrays). */
+struct on_route_joins {
+    on_reach reach;
+    double *cost, *pts;
+    uint32_t *grp;
+    size_t costcap, ptscap, grpcap;
+    int lent;              /* a start holds it (a second borrower meanwhile is misuse: ON_INVALID) */
+};
+
 struct on_route {
     const on_wgraph *w;
     size_t max_nodes;
@@ -74,6 +89,7 @@ struct on_route {
     uint32_t goal_node;
     size_t directed_boxes; /* endpoint tiles of more boxes join by a directed search (route_start.c) */
     size_t directed_budget; /* its budget (reach.h): boxes settled after the first portal met, 0 = none */
+    on_route_joins *joins; /* shared join scratch (NULL: reach, cost, pts, grp are the planner's own) */
 };
 
 /* An endpoint whose tile has more than ROUTE_DIRECTED_BOXES boxes joins by the directed local search
@@ -114,5 +130,9 @@ int on_route_relax(on_route *r, uint32_t tile, uint32_t portal, double g, const 
 double on_route_heuristic(const on_route *r, const double x[3]);
 /* Forget the last search: stamps, counts, info, cached boxes. */
 void on_route_reset(on_route *r);
+/* Around a start (on_route_start*): move the shared join scratch into r's fields, and back. borrow
+ * returns 0, or -1 when another start holds it (the start must then fail with ON_INVALID). */
+int on_route_borrow(on_route *r);
+void on_route_giveback(on_route *r);
 
 #endif

@@ -303,12 +303,18 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
 on_status on_route_start(on_route *r, const on_tree *t, const double a[3], const double b[3])
 {
     if (!r || !a || !b) return ON_FAILURE | ON_INVALID;
-    return start_sets(r, t, a, NULL, 1, b, NULL, 1, 1);
+    if (on_route_borrow(r)) return r->status = ON_FAILURE | ON_INVALID; /* (route_plan.h) */
+    on_status st = start_sets(r, t, a, NULL, 1, b, NULL, 1, 1);
+    on_route_giveback(r);
+    return st;
 }
 
 on_status on_route_start_multi(on_route *r, const on_tree *t, const double *starts, const double *start_cost,
                                size_t ns, const double *goals, const double *goal_cost, size_t ng)
 {
     if (!r) return ON_FAILURE | ON_INVALID;
-    return start_sets(r, t, starts, start_cost, ns, goals, goal_cost, ng, 0);
+    if (on_route_borrow(r)) return r->status = ON_FAILURE | ON_INVALID;
+    on_status st = start_sets(r, t, starts, start_cost, ns, goals, goal_cost, ng, 0);
+    on_route_giveback(r);
+    return st;
 }
