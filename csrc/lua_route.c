@@ -17,7 +17,9 @@
  *       graph:joins_bytes() -> that scratch's bytes
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
- *       route (start and step to the end)
+ *       route (start and step to the end); planner:flat([into]) -> the route's flat form: its scalar
+ *       fields, its steps from [1] 7 numbers each (tile, portal, to_tile, to_portal, x, y, z), .n of
+ *       them; one table (`into` refilled, or a new one sized for it), none per step
  *   route = { cost, length, near = nil | "same_tile" | "neighbours", start, goal (1-based indices into
  *             the endpoint sets), expansions, join_boxes (boxes the endpoints' local searches settled),
  *             steps = { { tile, portal, to_tile, to_portal, point } } }
@@ -486,7 +488,55 @@ static int l_step(lua_State *L)
     return push_status(L, u, on_route_step(u->h.p, (size_t)budget, NULL));
 }
 
-static int push_result(lua_State *L, lplanner *u)
+/* The crossings into table `into` (at idx): its scalar fields as the route table's, the crossings flat
+ * from into[1] (ROUTE_FLAT numbers each: tile, portal, to_tile, to_portal, x, y, z), into.n = their
+ * count, the entries past them cleared. Makes no table: a caller that keeps `into` plans without
+ * garbage (the navigator's crowds, planner.lua). */
+#define ROUTE_FLAT 7
+static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const on_route_info *info)
+{
+    lua_pushnumber(L, info->cost);
+    lua_setfield(L, into, "cost");
+    if (info->near) lua_pushstring(L, info->near == ON_ROUTE_SAME_TILE ? "same_tile" : "neighbours");
+    else lua_pushnil(L);
+    lua_setfield(L, into, "near");
+    static const char *const keys[] = {"length", "start", "goal"};
+    for (int k = 0; k < 3; k++) {
+        if (info->near) lua_pushnil(L);
+        else if (k == 0) lua_pushnumber(L, info->length);
+        else lua_pushinteger(L, (lua_Integer)(k == 1 ? info->start : info->goal) + 1);
+        lua_setfield(L, into, keys[k]);
+    }
+    lua_pushinteger(L, (lua_Integer)info->expansions);
+    lua_setfield(L, into, "expansions");
+    lua_pushinteger(L, (lua_Integer)info->join_boxes);
+    lua_setfield(L, into, "join_boxes");
+    lua_getfield(L, into, "n");
+    lua_Integer old = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    lua_pushinteger(L, (lua_Integer)n);
+    lua_setfield(L, into, "n");
+    lua_Integer at = 0;
+    for (size_t i = 0; i < n; i++) {
+        const on_route_cross *c = &u->buf[i];
+        const lua_Integer v[4] = {c->tile, c->portal, c->to_tile, c->to_portal};
+        for (int k = 0; k < 4; k++) {
+            lua_pushinteger(L, v[k]);
+            lua_rawseti(L, into, ++at);
+        }
+        for (int k = 0; k < 3; k++) {
+            lua_pushnumber(L, c->point[k]);
+            lua_rawseti(L, into, ++at);
+        }
+    }
+    for (lua_Integer i = at + 1; i <= old * ROUTE_FLAT; i++) {
+        lua_pushnil(L);
+        lua_rawseti(L, into, i);
+    }
+}
+
+/* The route table, or its flat form (fill_flat) into the table at `into` > 0 or (into < 0) a new one. */
+static int push_result(lua_State *L, lplanner *u, int into)
 {
     size_t n = 0;
     on_route_info info;
@@ -501,6 +551,15 @@ static int push_result(lua_State *L, lplanner *u)
     if (!on_ok(st)) {
         if (on_in_progress(st)) return luaL_error(L, "result: the route is still running");
         return push_status(L, u, st);
+    }
+    if (into != 0) {
+        if (into < 0) { /* a new table: the crossings' numbers in its array part, 8 fields */
+            lua_createtable(L, (int)(n * ROUTE_FLAT), 8);
+            into = lua_gettop(L);
+        }
+        fill_flat(L, into, u, n, &info);
+        lua_pushvalue(L, into);
+        return 1;
     }
     lua_createtable(L, 0, 7);
     on_lua_setnum(L, "cost", info.cost);
@@ -534,7 +593,16 @@ static int l_result(lua_State *L)
 {
     lplanner *u = checkp(L, 1);
     if (!u->started) return luaL_error(L, "result: no route started");
-    return push_result(L, u);
+    return push_result(L, u, 0);
+}
+
+/* planner:flat([into]): the result in its flat form (fill_flat), into `into` or a new table sized for it */
+static int l_flat(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    if (!u->started) return luaL_error(L, "flat: no route started");
+    return push_result(L, u, lua_istable(L, 2) ? 2 : -1);
 }
 
 /* planner:plan(tree, a, b): start, step to the end, result. */
@@ -546,7 +614,7 @@ static int l_plan(lua_State *L)
     on_status st;
     do st = on_route_step(u->h.p, 4096, NULL);
     while (on_in_progress(st));
-    return push_result(L, u);
+    return push_result(L, u, 0);
 }
 
 static int l_bytes(lua_State *L)
@@ -562,7 +630,7 @@ int on_lua_route_open(lua_State *L)
                                         {"has_tile", l_has_tile}, {"tile_id", l_tile_id}, {"stats", l_stats},
                                         {"planner", l_planner},   {"joins_bytes", l_joins_bytes}, {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
-                                        {"result", l_result}, {"plan", l_plan}, {"bytes", l_bytes}, {NULL, NULL}};
+                                        {"result", l_result}, {"flat", l_flat}, {"plan", l_plan}, {"bytes", l_bytes}, {NULL, NULL}};
     static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"portals", l_portals}, {"world", l_world}, {NULL, NULL}};
     on_lua_newclass(L, &wgraph_class, gmethods);
     on_lua_newclass(L, &planner_class, pmethods);

@@ -193,6 +193,14 @@ function M.new(world, opts)
     total_expansions = 0,
     total_searches = 0,
     old_checks = 0, -- checks of smoothers already dropped
+    -- the fields updates set later, listed so that the table is made with room for them (a nil in a
+    -- constructor is not stored, but counted in its size): a navigator's table never grows, and its
+    -- old parts are no garbage for the collector
+    goal = nil, reason = nil, cells = nil, route_steps = nil, route_job = nil, job = nil, route_ids = nil,
+    route_doors = nil, door_seen = nil, wait = nil, failed_tile = nil, known = nil, exits = nil, legs = nil,
+    leg_i = nil, step_paths = nil, step_end = nil, search = nil, from0 = nil, pending_replan = nil,
+    cplanner = nil, plan_revision = nil, plan_spent = nil, loading = nil, loading_hole = nil,
+    checks_left = nil, checks_got = nil, passed_fn = nil, locks = nil, streamer = nil, agent = nil,
   }, Nav)
   local s = opts.streamer
   if s ~= nil then
@@ -226,6 +234,7 @@ local function reset(self)
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
   end
   self.goal, self.reason, self.cells, self.route_steps, self.job, self.route_ids = nil, nil, nil, nil, nil, nil
+  self.route_job = nil
   self.route_doors, self.door_seen, self.wait, self.failed_tile = nil, nil, nil, nil
   give_planner(self) -- a plan dropped half way
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
@@ -284,8 +293,12 @@ function Nav:status()
   return self.state, self.reason
 end
 
---- nav:route() -> the Cell route being followed (docs/world.md), or nil.
-function Nav:route() return self.route_steps end
+--- nav:route() -> the Cell route being followed (docs/world.md), or nil. (Made from the plan's result
+-- when first asked: an update makes none.)
+function Nav:route()
+  if not self.route_steps and self.route_job then self.route_steps = self.route_job:result() end
+  return self.route_steps
+end
 
 --- nav:tree() -> the tree the agent is moving on now (nil on a door leg or without a path).
 function Nav:tree()
@@ -477,11 +490,11 @@ local function unloaded_tile(self, info, goal, from)
   return ti and tilegrid.ijk(world, ti) or nil
 end
 
-local function candidate_done(self, s, forced_reason)
-  local path, info
+-- path, info: the search's result when the caller read it already (q:result makes a path each call).
+local function candidate_done(self, s, forced_reason, path, info)
   if forced_reason then
     info = { status = "failed", reason = forced_reason }
-  else
+  elseif not info then
     path, info = s.q:result()
   end
   local c = s.cands[s.ci]
@@ -626,13 +639,13 @@ local function work(self, position, want)
           break
         end
       else
-        local _, info = s.q:result()
+        local path, info = s.q:result()
         if s.unsure then
           spent = spent + n
         else
           spent = spent + math.max(0, (info.expansions or s.used) - s.used)
         end
-        candidate_done(self, s)
+        candidate_done(self, s, nil, path, info)
       end
     else -- finished within start (same cell, or a failure before any expansion)
       candidate_done(self, s)
@@ -688,46 +701,31 @@ local function move(self, position)
   return status, wp
 end
 
--- The route's legs: consecutive tile steps joined into one step (on the world tree) that ends where
--- the last of them ends (the goal, or a door's outside point), so one query searches the whole
--- corridor toward that point instead of one query per connect block: the walk is as long as a
--- seamless query's, whatever blocks the planner went through. `tiles` lists the joined steps' tiles.
-local function legs_of(route)
-  local out = {}
-  for _, step in ipairs(route) do
-    local last = out[#out]
-    if step.kind == "tile" and last and last.kind == "tile" then
-      last.exit, last.via, last.via_kind, last.via_hole = step.exit, step.via, step.via_kind, step.via_hole
-      last.tiles[#last.tiles + 1] = step.tile
-    else
-      local c = {}
-      for key, v in pairs(step) do c[key] = v end
-      if c.kind == "tile" then c.tiles = { c.tile } end
-      out[#out + 1] = c
-    end
-  end
-  return out
-end
-
 -- Has the graph of a tile the route crosses been replaced since it was planned (its graph_ids entry
 -- changed to another graph: a rebake)? A graph removed (its tile unloaded) is not a change.
 local function graph_changed(self)
   local world = self.world
   if world.graph_revision == nil or world.graph_revision == self.plan_revision then return false end
   self.plan_revision = world.graph_revision
-  local ids = world.graph_ids
-  for t, id in pairs(self.route_ids or {}) do
-    local now = ids[t]
-    if now ~= nil and now ~= id then return true end
+  local ids, r = world.graph_ids, self.route_ids
+  for i = 1, r and #r or 0, 2 do
+    local id = r[i + 1]
+    local now = ids[r[i]]
+    if id and now ~= nil and now ~= id then return true end
   end
   return false
 end
 
--- The doors the route passes: { hole, door, k } for each cell k that leaves through a door.
+-- The doors the route passes: { hole, door, k } for each cell k that leaves through a door (NO_DOORS,
+-- shared and never written, when none).
+local NO_DOORS = {}
 local function doors_of(cells)
-  local out = {}
+  local out = NO_DOORS
   for k, c in ipairs(cells) do
-    if c.via_kind == "door" then out[#out + 1] = { hole = c.via_hole, door = c.via, k = k } end
+    if c.via_kind == "door" then
+      if out == NO_DOORS then out = {} end
+      out[#out + 1] = { hole = c.via_hole, door = c.via, k = k }
+    end
   end
   return out
 end
@@ -841,14 +839,20 @@ local function plan_route(self, position)
     if tile then self.failed_tile = tilegrid.ijk(world, tile) end -- unloaded, loading: which tile
     return "failed"
   end
-  local route = self.job:result()
+  -- the legs straight from the C result (the route's tables are made when nav:route() asks: a crowd's
+  -- plans make little garbage); the job needs its C planner no more
+  local job = self.job
+  local cells, tiles = job:legs()
+  if not cells then -- (the C result answers what its step did: only misuse gets here)
+    error("navigator:update: planner job: " .. tostring(tiles), 2)
+  end
   -- the portals the plan expanded in all (the C result's count) less those counted in earlier updates
-  local used = math.max(0, math.min(portals, (self.job.expansions or huge) - self.plan_spent))
+  local used = math.max(0, math.min(portals, (job.expansions or huge) - self.plan_spent))
   B:give("portals", self, portals - used, false)
   self.job = nil
   give_planner(self)
-  self.route_steps = route
-  self.cells = legs_of(route)
+  self.route_job, self.route_steps = job, nil
+  self.cells = cells
   self.route_doors = doors_of(self.cells)
   self.door_seen = nil -- a door closed while the plan ran: checked at the next update
   if #self.route_doors > 0 then
@@ -856,10 +860,15 @@ local function plan_route(self, position)
   else
     locks:set_door_check(nil)
   end
-  self.route_ids = {}
-  for _, step in ipairs(route) do
-    if step.kind == "tile" then self.route_ids[step.tile] = world.graph_ids and world.graph_ids[step.tile] end
+  -- the graphs the route was planned on: tile, id pairs in one list (false: no id known)
+  local ids, route_ids = world.graph_ids, nil
+  if ids then
+    route_ids = {}
+    for i, t in ipairs(tiles) do
+      route_ids[2 * i - 1], route_ids[2 * i] = t, ids[t] or false
+    end
   end
+  self.route_ids = route_ids
   locks:planned()
   return nil
 end

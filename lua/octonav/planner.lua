@@ -110,9 +110,12 @@ end
 -- Will a tile that is not loaded come (a streamer), or is it out for good ("unloaded")?
 local function world_streams(world) return world.streamer ~= nil end
 
+-- A point in a tile's cost and what it is (read only, shared: a plan makes no table for them).
+local ZERO, NOT_DOOR = { 0 }, { false }
+
 -- The endpoint set of a cell: points, costs, and what each point is ({ hole, door } or false).
 local function endpoints(world, cell, p, all_open)
-  if cell.kind == "tile" then return { p }, { 0 }, { false } end
+  if cell.kind == "tile" then return { p }, ZERO, NOT_DOOR end
   local h = world.holes[cell.hole]
   local pts, costs, what = {}, {}, {}
   for j, d in ipairs(h.doors) do
@@ -168,27 +171,32 @@ end
 ---------------------------------------------------------------------------------------------------
 -- Route steps from the C result.
 
-local function build_route(world, a, b, sc, gc, r, swhat, gwhat)
+-- The C result is read in its flat form (planner:flat(), lua_route.c): FLAT numbers a crossing
+-- from f[1]: tile, portal, to_tile, to_portal, x, y, z; f.n crossings.
+local FLAT = 7
+
+local function build_route(world, a, b, sc, gc, f, swhat, gwhat)
   local steps = {}
   local enter = a
   if sc.kind == "hole" then
-    local w = swhat[r.start]
+    local w = swhat[f.start]
     local door = world.holes[w.hole].doors[w.door]
     steps[1] = { kind = "hole", hole = w.hole, enter = copy(a), exit = copy(door.inside), via = w.door,
       via_kind = "door", via_hole = w.hole }
     enter = door.outside
   end
-  local first = r.steps[1]
-  local cur = { kind = "tile", tile = first and first.tile or tile_of(world, enter), enter = copy(enter) }
-  for _, c in ipairs(r.steps) do
-    cur.tile = c.tile
-    cur.exit, cur.via, cur.via_kind, cur.to_tile, cur.to_portal = copy(c.point), c.portal, "portal", c.to_tile,
-      c.to_portal
+  local n = f.n
+  local cur = { kind = "tile", tile = n > 0 and f[1] or tile_of(world, enter), enter = copy(enter) }
+  for i = 0, n - 1 do
+    local o = FLAT * i
+    local point = { f[o + 5], f[o + 6], f[o + 7] }
+    cur.tile = f[o + 1]
+    cur.exit, cur.via, cur.via_kind, cur.to_tile, cur.to_portal = point, f[o + 2], "portal", f[o + 3], f[o + 4]
     steps[#steps + 1] = cur
-    cur = { kind = "tile", tile = c.to_tile, enter = copy(c.point) }
+    cur = { kind = "tile", tile = f[o + 3], enter = copy(point) }
   end
   if gc.kind == "hole" then
-    local w = gwhat[r.goal]
+    local w = gwhat[f.goal]
     local door = world.holes[w.hole].doors[w.door]
     cur.exit, cur.via, cur.via_kind, cur.via_hole = copy(door.outside), w.door, "door", w.hole
     steps[#steps + 1] = cur
@@ -214,6 +222,7 @@ local function begin(job, all_open)
   job.swhat, job.gwhat, job.all_open = swhat, gwhat, all_open
   job.starts, job.scost, job.goals, job.gcost = s, scost, g, gcost
   if #s == 0 or #g == 0 then return nil, "unreachable" end
+  if scost == ZERO and gcost == ZERO then return job.p:start_multi(world.tree, s, g) end -- (costs 0)
   return job.p:start_multi(world.tree, s, g, { start_costs = scost, goal_costs = gcost })
 end
 
@@ -242,7 +251,10 @@ local function start(fname, world, a, b, p)
   check_world(fname, world)
   check_point(fname, a, "start")
   check_point(fname, b, "goal")
-  local job = setmetatable({ world = world, a = copy(a), b = copy(b) }, Job)
+  -- (the fields set later listed nil: the table is made with room for them, see navigator.new)
+  local job = setmetatable({ world = world, a = copy(a), b = copy(b), done = nil, sc = nil, gc = nil, p = nil,
+    status = nil, reason = nil, tile = nil, swhat = nil, gwhat = nil, all_open = nil, starts = nil, scost = nil,
+    goals = nil, gcost = nil, probe = nil, route = nil, cost = nil, flat = nil, expansions = nil }, Job)
   local sc, why = cell_of(world, a, "start")
   if not sc then
     job.done = { nil, why }
@@ -296,7 +308,7 @@ direct_goal = function(job, r)
     local st = job.p:start_multi(job.world.tree, job.starts, { job.goals[j] },
       { start_costs = job.scost, goal_costs = { job.gcost[j] } })
     while st == "running" do st = job.p:step(PLAN_BUDGET) end
-    local rj = st == "found" and job.p:result()
+    local rj = st == "found" and job.p:flat()
     if rj and (not best or rj.cost < best.cost) then
       rj.goal = j
       best = rj
@@ -305,19 +317,95 @@ direct_goal = function(job, r)
   return best or r
 end
 
+-- The found job's C result, flat (see FLAT), read once while the job holds its C planner: after it
+-- the job needs the planner no more (its route is built from this).
+local function fetch(job)
+  if job.flat then return job.flat end
+  local f, reason, tile = job.p:flat()
+  if not f then return nil, reason, tile end
+  if f.n == 0 and #job.goals > 1 then f = direct_goal(job, f) end
+  job.flat, job.cost = f, f.cost
+  job.expansions = f.expansions -- portals the C planner expanded (job.expansions, for budgets)
+  return f
+end
+
+local function check_found(job)
+  if not job.done then error("planner job: still running (call step until it is found or fails)", 3) end
+  if job.done[1] ~= "found" then return nil, job.done[2], job.done[3] end
+  return true
+end
+
 --- job:result() -> route, cost (after step answered "found"), or nil, reason[, tile].
 function Job:result()
   if self.route then return self.route, self.cost end
-  if not self.done then error("planner job: still running (call step until it is found or fails)", 2) end
-  if self.done[1] ~= "found" then return nil, self.done[2], self.done[3] end
-  local r, reason, tile = self.p:result()
-  if not r then return nil, reason, tile end
-  if #r.steps == 0 and #self.goals > 1 then r = direct_goal(self, r) end
-  self.route = build_route(self.world, self.a, self.b, self.sc, self.gc, r, self.swhat, self.gwhat)
-  self.cost = r.cost
-  self.expansions = r.expansions -- portals the C planner expanded (job.expansions, for budgets)
-  self.done = { "found" }
+  local ok, reason, tile = check_found(self)
+  if not ok then return nil, reason, tile end
+  local f
+  f, reason, tile = fetch(self)
+  if not f then return nil, reason, tile end
+  self.route = build_route(self.world, self.a, self.b, self.sc, self.gc, f, self.swhat, self.gwhat)
   return self.route, self.cost
+end
+
+-- The legs of a route (its steps as a table list, route = job.route): consecutive tile steps joined
+-- into one (see Job:legs).
+local function legs_of_route(route)
+  local out, tiles = {}, {}
+  for _, step in ipairs(route) do
+    local last = out[#out]
+    if step.kind == "tile" then tiles[#tiles + 1] = step.tile end
+    if step.kind == "tile" and last and last.kind == "tile" then
+      last.exit, last.via, last.via_kind, last.via_hole = step.exit, step.via, step.via_kind, step.via_hole
+    else
+      local c = {}
+      for key, v in pairs(step) do c[key] = v end
+      c.to_tile, c.to_portal = nil, nil
+      out[#out + 1] = c
+    end
+  end
+  return out, tiles
+end
+
+--- job:legs() -> legs, tiles, cost (after step answered "found"; else nil, reason[, tile]): the route's
+-- consecutive tile steps joined into one leg that ends where the last of them ends (at the goal or a
+-- door's outside point), the hole steps as they are: { kind, tile | hole, enter, exit, via, via_kind,
+-- via_hole } each (what the navigator walks: one query a leg); tiles = the tile steps' tiles in order.
+-- Built from the C result without the route's tables (a crowd's plans make little garbage); the job
+-- needs its C planner no more afterwards, and job:result() still gives the route.
+function Job:legs()
+  local ok, reason, tile = check_found(self)
+  if not ok then return nil, reason, tile end
+  if self.route then
+    local legs, tiles = legs_of_route(self.route)
+    return legs, tiles, self.cost
+  end
+  local f
+  f, reason, tile = fetch(self)
+  if not f then return nil, reason, tile end
+  local world, legs, tiles = self.world, {}, {}
+  local enter = self.a
+  if self.sc.kind == "hole" then
+    local w = self.swhat[f.start]
+    local door = world.holes[w.hole].doors[w.door]
+    legs[1] = { kind = "hole", hole = w.hole, enter = copy(self.a), exit = copy(door.inside), via = w.door,
+      via_kind = "door", via_hole = w.hole }
+    enter = door.outside
+  end
+  local n = f.n
+  local leg = { kind = "tile", tile = n > 0 and f[1] or tile_of(world, enter), enter = copy(enter) }
+  tiles[1] = leg.tile
+  for i = 1, n - 1 do tiles[i + 1] = f[FLAT * i + 1] end -- (the step after crossing i - 1 is crossing i's tile)
+  if n > 0 then tiles[n + 1] = f[FLAT * (n - 1) + 3] end
+  legs[#legs + 1] = leg
+  if self.gc.kind == "hole" then
+    local w = self.gwhat[f.goal]
+    local door = world.holes[w.hole].doors[w.door]
+    leg.exit, leg.via, leg.via_kind, leg.via_hole = copy(door.outside), w.door, "door", w.hole
+    legs[#legs + 1] = { kind = "hole", hole = w.hole, enter = copy(door.inside), exit = copy(self.b) }
+  else
+    leg.exit = copy(self.b)
+  end
+  return legs, tiles, self.cost
 end
 
 local function plan(fname, world, a, b)
