@@ -57,6 +57,29 @@ static void refine_corner(void)
     on_pathbuf_free(&p);
 }
 
+/* A long chain with one bend: faces x = 1 .. 40 spanning y, z in [0, 10], except x = 20, which only
+ * opens y in [5, 10]. From (0, 0.5, 0.5) to (41, 0.5, 0.5) the shortest path bends at (20, 5, 0.5),
+ * with every other waypoint on the two straight legs. 40 faces get 3 sweeps (the budget of about 150
+ * waypoint updates): coordinate descent alone would creep along each leg by a fraction a sweep; the
+ * runs laid straight between the held waypoints give the exact path. */
+static void refine_long_chain(void)
+{
+    double f[6 * 40];
+    for (int i = 0; i < 40; i++) face(f + 6 * i, i + 1, i + 1 == 20 ? 5 : 0, 0, i + 1, 10, 10);
+    on_pathbuf p = {0};
+    double a[3] = {0, 0.5, 0.5}, b[3] = {41, 0.5, 0.5}, bend[3] = {20, 5, 0.5};
+    CHECK(on_refine(&p, f, 40, a, b) == 0);
+    CHECK_EQ_INT(p.n, 42);
+    double want = sqrt(400 + 4.5 * 4.5) + sqrt(441 + 4.5 * 4.5);
+    CHECK(fabs(len(&p) - want) < 1e-9);
+    for (int k = 0; k < 3; k++) CHECK(fabs(p.p[3 * 20 + k] - bend[k]) < 1e-9);
+    for (size_t i = 1; i + 1 < p.n; i++) { /* each waypoint on its face, on the leg through it */
+        double x = (double)i, y = x < 20 ? 0.5 + 4.5 * x / 20 : 5 - 4.5 * (x - 20) / 21;
+        CHECK(p.p[3 * i] == x && fabs(p.p[3 * i + 1] - y) < 1e-9 && fabs(p.p[3 * i + 2] - 0.5) < 1e-9);
+    }
+    on_pathbuf_free(&p);
+}
+
 static void simplify_repeats(void)
 {
     on_pathbuf p = {0};
@@ -255,6 +278,7 @@ static void smooth_turns_settled(void)
 TEST_MAIN("tighten", {
     refine_straight();
     refine_corner();
+    refine_long_chain();
     simplify_repeats();
     smooth_relax_block(ON_SMOOTH_GREEDY);
     smooth_relax_block(ON_SMOOTH_BINARY);
