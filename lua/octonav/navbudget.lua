@@ -23,6 +23,12 @@
 --                      little. For worlds whose unit costs vary (a 512^3 tile's search expansion or
 --                      route join costs several times a small tile's): the counts bound the work, the
 --                      time bounds the frame. Not deterministic (it reads the clock).
+--                      The budget also learns what an expansion and a plan's start cost (from the
+--                      navigators' reports: a new high at once, lower costs slowly): a search step
+--                      near the end of the frame is cut to the expansions the time left holds (at
+--                      least 1), and a plan is not started when its cost would not fit (a 512^3 leg
+--                      search's 64 expansions take ~2 ms, a join up to ~1.5 ms: frames ran 1.5-2 ms
+--                      past `ms`).
 --   clock      = core.clock   the clock `ms` reads (seconds; a function), for tests
 --
 -- Fairness: a navigator that asks for more than is left (or is refused), or spends all it got and
@@ -144,13 +150,51 @@ function Budget:frame()
   end
 end
 
+-- The learnt cost of a unit of work (seconds; nil: none seen yet): a higher one is taken at once, a
+-- lower one an eighth of the way (the frame's bound errs on the long side).
+local function learn(old, v)
+  if not old or v >= old then return v end
+  return old + (v - old) * 0.125
+end
+
+--- budget:step_size(left) -> the expansions a search step may take now (1..left): at most `step`,
+-- and no more than the frame's time left holds at the learnt cost of one. Internal (navigator.lua).
+function Budget:step_size(left)
+  local n = self.step < left and self.step or left
+  local c = self.exp_cost
+  if c and c > 0 and self.deadline then
+    local fit = math.floor((self.deadline - self.clock()) / c)
+    if fit < n then n = fit < 1 and 1 or fit end
+  end
+  return n
+end
+
+--- budget:spent(what, n, seconds): `n` units of work of `what` ("expansions": a search step that
+-- expanded n; "plans": a plan's start and first step) took `seconds`. Internal (navigator.lua).
+function Budget:spent(what, n, seconds)
+  if n <= 0 then return end
+  if what == "expansions" then self.exp_cost = learn(self.exp_cost, seconds / n)
+  else self.plan_cost = learn(self.plan_cost, seconds / n) end
+end
+
 --- budget:take(kind, who, want) -> the amount `who` may spend now (0..want). Internal (navigator.lua).
 function Budget:take(kind, who, want)
   local p = self.pools[kind]
   p.last_ask = want
   local g
   local r = p.reserved[who]
-  if self.deadline and want > 0 and self.clock() >= self.deadline then
+  local late = false
+  if self.deadline and want > 0 then
+    local now = self.clock()
+    late = now >= self.deadline
+    -- a plan whose start would not fit waits for the next frame, but not two frames in a row (a start
+    -- that never fits in a frame's time left would wait for ever)
+    if not late and kind == "plans" and self.plan_cost and now + self.plan_cost >= self.deadline
+      and self.deferred ~= self.frames - 1 then
+      late, self.deferred = true, self.frames
+    end
+  end
+  if late then
     g = 0 -- the frame's time is spent: nothing more of any kind this frame
     if not self.cut then
       self.cut = true

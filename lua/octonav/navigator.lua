@@ -614,9 +614,16 @@ local function work(self, position, want)
       -- a step that finds the path is followed by its result (q:result: the C finalize, not sliced):
       -- one of the shared budget's `results` is taken before each step, and given back unless found
       if B:take("results", self, 1) == 0 then break end
-      -- (a budget with a frame time steps at most B.step at a time: its next ask reads the clock)
-      local n = B.step and B.step < left and B.step or left
+      -- (a budget with a frame time steps at most B.step at a time, fewer when the frame's time left
+      -- holds fewer at the cost it learnt: its next ask reads the clock)
+      local n, t0 = left, nil
+      if B.step then
+        n = B:step_size(left)
+        t0 = B.clock()
+      end
       local st, tile = s.q:step(n)
+      local dt = t0 and B.clock() - t0
+      if dt and st == "running" then B:spent("expansions", n, dt) end
       B:give("results", self, st == "found" and 0 or 1, false)
       if st == "running" then
         spent = spent + n
@@ -643,7 +650,9 @@ local function work(self, position, want)
         if s.unsure then
           spent = spent + n
         else
-          spent = spent + math.max(0, (info.expansions or s.used) - s.used)
+          local did = math.max(0, (info.expansions or s.used) - s.used)
+          spent = spent + did
+          if dt then B:spent("expansions", did, dt) end -- (the step's time: not the result's)
         end
         candidate_done(self, s, nil, path, info)
       end
@@ -798,7 +807,9 @@ local function plan_route(self, position)
       from = free_start(world.tree, position)
     end
     self.from0 = copy(from)
+    local t0 = B.step and B.clock() -- (a budget with a frame time learns what a start costs)
     self.job = planner.start_named("navigator:update", world, self.from0, self.goal, take_planner(self))
+    if t0 then B:spent("plans", 1, B.clock() - t0) end
     self.plan_revision = world.graph_revision
     self.plan_spent = 0
   end
