@@ -23,6 +23,7 @@ struct on_query {
     on_graph g;           /* what it runs over: the cells or the prepared boxes */
     on_lcache *lcache;    /* node-table lookups of recent expansions */
     on_tileset touched;   /* tiles this search has read, with their salts then */
+    uint32_t touch_last;  /* the tile of the last expansion, in touched already (UINT32_MAX: none) */
     on_areaset areas;     /* the current search's area costs (areas.h; none: edges cost their length) */
     on_pathbuf alt;       /* the node chain, beside the refined path (areas: the cheaper is kept) */
     /* the current search */
@@ -32,7 +33,7 @@ struct on_query {
     on_cell goal_cell;
     on_status state;
     int32_t found, best;  /* goal node; node nearest the goal (for partial results) */
-    double best_h;
+    double best_h2;       /* best's squared distance to the goal */
     on_query_info info;
     /* results */
     on_pathbuf path;      /* nav-space waypoints */

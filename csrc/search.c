@@ -134,8 +134,9 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->path.n = 0;
     q->ncorr = 0;
     q->found = q->best = -1;
-    q->best_h = INFINITY;
+    q->best_h2 = INFINITY;
     q->touched.n = 0;
+    q->touch_last = UINT32_MAX;
     q->ptiles.n = 0;
     q->direct = 0;
     if (o != &q->o0) { /* (starting again over the cells passes the options kept) */
@@ -371,7 +372,10 @@ static on_status expand(on_query *q, int32_t u)
         on_pool_push_or_update(&q->pool, (uint32_t)u);
         return ON_IN_PROGRESS | ON_LOADING;
     }
-    if (touch_tile(q, ucell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
+    if (ucell.tile != q->touch_last) { /* (most expansions stay in the tile of the one before) */
+        if (touch_tile(q, ucell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        q->touch_last = ucell.tile;
+    }
     exp_ctx x;
     x.fp = face_points(q);
     x.cells = x.fp && q->g.kind == ON_GRAPH_CELLS;
@@ -407,9 +411,9 @@ static on_status expand(on_query *q, int32_t u)
         q->found = u;
         return ON_SUCCESS;
     }
-    double hu = on_dist3(x.pu, q->b);
-    if (hu < q->best_h) {
-        q->best_h = hu;
+    double dx = x.pu[0] - q->b[0], dy = x.pu[1] - q->b[1], dz = x.pu[2] - q->b[2], hu2 = dx * dx + dy * dy + dz * dz;
+    if (hu2 < q->best_h2) {
+        q->best_h2 = hu2;
         q->best = u;
     }
     x.u = u;
