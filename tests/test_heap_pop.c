@@ -1,0 +1,85 @@
+/*
+ * test_heap_pop.c -- the open list's pop (nodepool.c) takes the root's hole down to a leaf and sifts
+ * the last entry up from there. That must leave exactly the heap a sift down of the last entry from
+ * the root leaves, entry for entry, or a search's ties of equal f and g would pop in another order and
+ * paths would change. Checked against that sift down, written out here, after every pop of heaps
+ * full of ties (f and g from a few values), with updates that move f both ways between pops.
+ */
+#define TESTRNG_SEED 0x5EEDF00Dull
+#include "minitest.h"
+#include "nodepool.h"
+#include "testrng.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int less(const on_nodepool *p, uint32_t a, uint32_t b)
+{
+    const on_snode *x = &p->nodes[a], *y = &p->nodes[b];
+    return x->f < y->f || (x->f == y->f && x->g > y->g);
+}
+
+/* The plain pop: the last entry to the root, sifted down (ties: the left child; stop when the
+ * smaller child is not less). On a copy of the heap's order. */
+static void ref_pop(const on_nodepool *p, uint32_t *h, size_t *n)
+{
+    uint32_t v = h[--*n];
+    if (*n == 0) return;
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && less(p, h[c + 1], h[c])) c++;
+        if (!less(p, h[c], v)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+static void run(size_t n, int fvals, int gvals)
+{
+    on_nodepool p;
+    CHECK(on_pool_init(&p, n) == 0);
+    on_pool_reset(&p);
+    int created;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t k = on_pool_get(&p, (on_cell){0, i}, &created);
+        p.nodes[k].f = (double)rndi(fvals);
+        p.nodes[k].g = (double)rndi(gvals);
+        on_pool_push_or_update(&p, (uint32_t)k);
+    }
+    uint32_t *ref = malloc(n * sizeof *ref);
+    CHECK(ref != NULL);
+    if (!ref) return;
+    int bad_top = 0, bad_heap = 0, bad_pos = 0;
+    while (p.nheap > 0) {
+        for (int r = 0; r < 3 && p.nheap > 1; r++) { /* an update between pops, up or down */
+            uint32_t k = p.heap[(size_t)rndi((int)p.nheap)];
+            p.nodes[k].f += (double)(rndi(5) - 2);
+            on_pool_push_or_update(&p, k);
+        }
+        size_t rn = p.nheap;
+        memcpy(ref, p.heap, rn * sizeof *ref);
+        uint32_t want = ref[0];
+        ref_pop(&p, ref, &rn);
+        uint32_t got = on_pool_pop(&p);
+        bad_top += got != want || p.nodes[got].heap != -1;
+        bad_heap += rn != p.nheap || memcmp(ref, p.heap, rn * sizeof *ref) != 0;
+        for (size_t i = 0; i < p.nheap; i++) bad_pos += p.nodes[p.heap[i]].heap != (int32_t)i;
+    }
+    CHECK_EQ_INT(bad_top, 0);
+    CHECK_EQ_INT(bad_heap, 0);
+    CHECK_EQ_INT(bad_pos, 0);
+    free(ref);
+    on_pool_free(&p);
+}
+
+TEST_MAIN("heap_pop", {
+    run(1, 1, 1);
+    run(2, 1, 1);
+    run(7, 2, 2);
+    run(1000, 3, 2); /* nearly all ties */
+    run(3000, 40, 5);
+    run(3000, 100000, 1000);
+})
