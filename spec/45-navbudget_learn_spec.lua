@@ -25,14 +25,16 @@ describe("a budget with a frame time", function()
     assert.equal(20, b:step_size(20))
     now = 0.0019999
     assert.equal(1, b:step_size(200)) -- at least one
-    -- a higher cost at once, a lower one an eighth of the way
-    b:spent("expansions", 10, 10 * 4e-5)
+    -- half way to a higher cost, an eighth of the way to a lower one, a sample at most 4 times it
+    b:spent("expansions", 10, 10 * 3e-5) -- 20 us
     now = 0.002 - 0.000505
-    assert.equal(12, b:step_size(200))
-    b:spent("expansions", 100, 100 * 1e-6) -- 40 - 39 / 8 = 35.125 us
-    assert.equal(14, b:step_size(200))
+    assert.equal(25, b:step_size(200))
+    b:spent("expansions", 100, 100 * 1e-6) -- 20 - 19 / 8 = 17.625 us
+    assert.equal(28, b:step_size(200))
+    b:spent("expansions", 1, 1) -- a second: counted as 4 x 17.625 us, half way: 44.0625 us
+    assert.equal(11, b:step_size(200))
     b:spent("expansions", 0, 1) -- (nothing expanded: nothing learnt)
-    assert.equal(14, b:step_size(200))
+    assert.equal(11, b:step_size(200))
   end)
 
   it("starts no plan that would not fit, but holds one back one frame at most", function()

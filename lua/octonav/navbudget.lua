@@ -24,7 +24,7 @@
 --                      route join costs several times a small tile's): the counts bound the work, the
 --                      time bounds the frame. Not deterministic (it reads the clock).
 --                      The budget also learns what an expansion and a plan's start cost (from the
---                      navigators' reports: a new high at once, lower costs slowly): a search step
+--                      navigators' reports: higher costs fast, lower ones slowly): a search step
 --                      near the end of the frame is cut to the expansions the time left holds (at
 --                      least 1), and a plan is not started when its cost would not fit (a 512^3 leg
 --                      search's 64 expansions take ~2 ms, a join up to ~1.5 ms: frames ran 1.5-2 ms
@@ -150,11 +150,13 @@ function Budget:frame()
   end
 end
 
--- The learnt cost of a unit of work (seconds; nil: none seen yet): a higher one is taken at once, a
--- lower one an eighth of the way (the frame's bound errs on the long side).
+-- The learnt cost of a unit of work (seconds; nil: none seen yet): half way to a higher one, an eighth
+-- of the way to a lower one (the frame's bound errs on the long side), a sample counted at most 4
+-- times the cost (the clock is the wall's: a thread switched out mid-step is no cost of the work).
 local function learn(old, v)
-  if not old or v >= old then return v end
-  return old + (v - old) * 0.125
+  if not old then return v end
+  if v > 4 * old then v = 4 * old end
+  return old + (v - old) * (v > old and 0.5 or 0.125)
 end
 
 --- budget:step_size(left) -> the expansions a search step may take now (1..left): at most `step`,
