@@ -75,7 +75,7 @@ check-tsan:
 	$(MAKE) --no-print-directory BUILD=build/tsan OPT=-O1 SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
 	  build/tsan/octonav/core.so ctest
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" SANITIZE=thread bash tools/runtests.sh build/tsan \
-	  spec/13-streamer_spec.lua spec/14-world_streaming_spec.lua spec/18-pathserver_spec.lua spec/38-graph_streaming_spec.lua spec/39-streamer_los_spec.lua
+	  spec/13-streamer_spec.lua spec/14-world_streaming_spec.lua spec/18-pathserver_spec.lua spec/38-graph_streaming_spec.lua spec/39-streamer_los_spec.lua spec/42-route_joins_spec.lua
 
 bench: all
 	@$(LUA) bin/octonav bench-all

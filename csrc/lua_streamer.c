@@ -10,6 +10,7 @@
  * graph was closed.
  */
 #include "lua_util.h"
+#include "streamer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,10 +73,12 @@ static void check_graph(lua_State *L, lstreamer *u)
     luaL_error(L, "octonav.streamer: its world graph was closed");
 }
 
-static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", NULL};
+static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", "joins",
+                                       NULL};
 
 /* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0,
- *                                prepare = false }) */
+ *                                prepare = false, joins = true }): joins on by default, so a route
+ * planned over streamed tiles never builds their boxes itself (docs/world.md, "Routes at scale") */
 static int l_new(lua_State *L)
 {
     on_tree *t = on_lua_checktree_idle(L, 1, "octonav.streamer.new");
@@ -100,11 +103,13 @@ static int l_new(lua_State *L)
     p.workers = (int)w;
     p.max_loaded = (size_t)m;
     p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
+    int joins = on_lua_optboolean(L, 3, "joins", 1);
     if (on_tree_streamer(t)) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
     lstreamer *u = (lstreamer *)on_lua_newhandle(L, &streamer_class, sizeof *u, 2);
     on_streamer *s;
     on_status st = on_streamer_create(t, dir, &p, &s);
     if (!on_ok(st)) return luaL_error(L, "octonav.streamer.new: %s", on_status_string(st));
+    on_streamer_set_joins(s, joins);
     u->h.p = s;
     u->tree = t;
     lua_pushvalue(L, 1);
@@ -324,6 +329,13 @@ static int l_stats(lua_State *L)
     on_lua_setints(L, keys, v);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
+    size_t jt, jb, jr;
+    double js;
+    on_streamer_join_stats(u->h.p, &jt, &jb, &js, &jr);
+    on_lua_setint(L, "join_tiles", (lua_Integer)jt);
+    on_lua_setint(L, "join_bytes", (lua_Integer)jb);
+    on_lua_setnum(L, "join_seconds", js);
+    on_lua_setint(L, "joins_rebuilt", (lua_Integer)jr);
     return 1;
 }
 

@@ -50,29 +50,6 @@ struct on_obstacles {
 
 /* ---- helpers ----------------------------------------------------------------------------------- */
 
-/* A copy of a table, slot for slot (the same bytes when encoded or compared). 0, or -1 on allocation
- * failure (dst then empty). */
-static int table_copy(const on_table *src, on_table *dst)
-{
-    *dst = *src;
-    dst->keys = NULL;
-    dst->vals = NULL;
-    if (src->cap == 0) return 0;
-    dst->keys = malloc((size_t)src->cap * sizeof *dst->keys);
-    dst->vals = malloc(src->cap);
-    if (!dst->keys || !dst->vals) {
-        free(dst->keys);
-        free(dst->vals);
-        dst->keys = NULL;
-        dst->vals = NULL;
-        dst->cap = dst->count = 0;
-        return -1;
-    }
-    memcpy(dst->keys, src->keys, (size_t)src->cap * sizeof *dst->keys);
-    memcpy(dst->vals, src->vals, src->cap);
-    return 0;
-}
-
 /* The rule of on_tree_add_box (on_box_classify, geometry.c). */
 static int classify(void *ud, const double m[3], double s)
 {
@@ -119,7 +96,7 @@ static snapshot *snap_for(on_tree *t, struct on_obstacles *o, uint32_t tile)
     on_tile *tl = &t->tiles[tile];
     if (s && s->salt == tl->salt) return s;
     on_table copy;
-    if (table_copy(&tl->table, &copy) != 0) return NULL;
+    if (on_table_copy(&tl->table, &copy) != 0) return NULL;
     if (!s) {
         if (on_grow((void **)&o->snap, &o->snapcap, o->nsnap + 1, sizeof *o->snap) != 0) {
             on_table_free(&copy);
@@ -143,7 +120,7 @@ static int rebuild(on_tree *t, struct on_obstacles *o, snapshot *s)
     uint32_t tile = s->tile;
     int prepared = on_tile_boxes(t, tile) != NULL;
     on_table copy;
-    if (table_copy(&s->table, &copy) != 0) return -1;
+    if (on_table_copy(&s->table, &copy) != 0) return -1;
     on_tree_install_tile(t, tile, &copy, s->solid);
     int rc = 0;
     for (size_t i = 0; i < o->n && rc == 0; i++)
@@ -360,7 +337,7 @@ on_obstacle_copy *on_obstacles_copy_over(const on_tree *t, uint32_t tile)
 int on_obstacles_apply_copy(on_tree *scratch, uint32_t tile, const on_obstacle_copy *c, on_table *tab, uint8_t *solid,
                             on_table *snap)
 {
-    if (table_copy(tab, snap) != 0) return -1;
+    if (on_table_copy(tab, snap) != 0) return -1;
     uint8_t solid0 = *solid;
     on_tree_install_tile(scratch, tile, tab, *solid); /* (takes the table) */
     int rc = 0;

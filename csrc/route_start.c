@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The box set of a loaded tree tile: the tree's prepared one when valid (*lz NULL), else the
- * planner's cached one (route_plan.h, boxcache), made on a miss in the least recently used entry. */
+/* The box set of a loaded tree tile: the tree's prepared one when valid (*lz NULL), else its join set
+ * (a streamer worker's, tree.h), else the planner's cached one (route_plan.h, boxcache), made on a
+ * miss in the least recently used entry. The three hold the same boxes in the same order. */
 static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const on_boxset **out, on_boxlazy **lz)
 {
     *lz = NULL;
     *out = on_tile_boxes(t, tile);
+    if (!*out) *out = on_tile_joins(t, tile);
     if (*out) return ON_SUCCESS;
     const on_tile *tt = &t->tiles[tile];
     boxcache *c = &r->bc[0];

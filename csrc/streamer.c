@@ -113,6 +113,10 @@ static void stop_workers(on_streamer *s)
             free(j);
         }
     }
+    on_streamer_free_jjobs(s->jjobs);
+    on_streamer_free_jjobs(s->jdone);
+    s->jjobs = s->jdone = NULL;
+    for (uint32_t i = 0; i < s->ntiles; i++) s->tiles[i].rejoin = 0;
     for (size_t i = 0; i < s->nev; i++) s->ev[i].tree = NULL; /* handed out already: the caller owns them */
 }
 
@@ -269,6 +273,26 @@ void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
     on_tree_stats ts;
     on_tree_stats_get(s->t, &ts);
     st->tree_bytes = ts.bytes;
+}
+
+void on_streamer_set_joins(on_streamer *s, int on)
+{
+    pthread_mutex_lock(&s->mu);
+    s->joins = on != 0;
+    pthread_mutex_unlock(&s->mu);
+}
+
+void on_streamer_join_stats(on_streamer *s, size_t *tiles, size_t *bytes, double *seconds, size_t *rebuilt)
+{
+    *tiles = 0;
+    *bytes = 0;
+    *seconds = 0;
+    *rebuilt = s->rejoined;
+    if (!s->t) return;
+    pthread_mutex_lock(&s->mu);
+    *seconds = s->join_seconds;
+    pthread_mutex_unlock(&s->mu);
+    *bytes = on_tree_joins_bytes(s->t, tiles);
 }
 
 void on_streamer_waiting(const on_streamer *s, const uint32_t **tiles, size_t *n)

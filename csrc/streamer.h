@@ -34,6 +34,9 @@ typedef struct result {
     on_table table;
     uint8_t solid;
     on_boxset *boxes;  /* with params.prepare: the tile's box set, built beside the decode */
+    double join_seconds; /* the worker's time building joins */
+    on_boxset *joins;  /* with joins on (and not params.prepare): the same set, for the route planner's
+                        * joins only (tile.joins, tree.h) */
     struct on_losmap *los; /* its line-of-sight masks (losmap.h), built beside the decode unless the
                             * tree's masks are off (on_tree_set_los_masks) or the tile is solid */
     on_obstacle_copy *obs; /* the tree's obstacles over the tile when its load was queued (or NULL) */
@@ -57,6 +60,18 @@ typedef struct tjob {
     char path[];
 } tjob;
 
+/* A loaded tile's join set built again after its contents changed (an edit, an obstacle: any change
+ * drops the set, tree.h): the caller's thread copies the tile's table, a worker builds the set from
+ * the copy, and an update gives it to the tile when the tile's salt is still the copy's. */
+typedef struct jjob {
+    struct jjob *next;
+    uint32_t tile, salt;
+    on_table tab;
+    uint8_t solid;
+    on_boxset *set;     /* the result, NULL when out of memory */
+    double seconds;     /* the worker's time building it */
+} jjob;
+
 typedef struct agent {
     double p[3];
     int live;
@@ -67,6 +82,7 @@ typedef struct tstate {
     uint8_t forced;
     uint32_t locks;
     uint32_t cand;      /* 1 + its index in this update's candidate list, 0 when not in it */
+    uint8_t rejoin;     /* a jjob for it is queued, in flight or done and not yet adopted */
 } tstate;
 
 /* A tile and its distance to the nearest agent (load candidates, eviction candidates). */
@@ -107,6 +123,7 @@ struct on_streamer {
     size_t jhead, jcount;
     result *results;
     tjob *tjobs, *tdone; /* tree files queued (LIFO, order does not matter), and read */
+    jjob *jjobs, *jdone; /* join sets to build again (taken after every tile load), and built */
     size_t inflight;    /* jobs taken by workers, not yet in results */
     int stop;
     int graphs;         /* read tile graph files beside the tiles (a world graph is set) */
@@ -115,11 +132,33 @@ struct on_streamer {
     size_t graph_max;   /* their size limit (0: none) */
     size_t decoded;
     double decode_seconds;
+    double join_seconds; /* of decode_seconds, the part spent building join sets */
+    int joins;          /* build each tile's route join set beside its decode (unless p.prepare), and
+                         * again on a worker once a change of the loaded tile dropped it */
+    size_t rejoined;    /* join sets built again and adopted since creation */
     pthread_t *threads;
     int nthreads;
 };
 
+/* Turn the route join sets on or off for the loads queued from now on (off when created): with it
+ * on (and params.prepare off) a worker also builds the box set of each tile it decodes and the install
+ * gives it to the tile as its join set (tile.joins, tree.h), which the route planner's joins read
+ * instead of building the tile's blocks themselves; any change of the tile drops it. */
+void on_streamer_set_joins(on_streamer *s, int on);
+/* The route join sets the workers built (on_streamer_set_joins): tiles holding a valid one now, their
+ * bytes, the worker seconds spent building them since creation (beside decodes and rebuilds), and the
+ * sets built again after a change and adopted. Caller's thread. */
+void on_streamer_join_stats(on_streamer *s, size_t *tiles, size_t *bytes, double *seconds, size_t *rebuilt);
+
 /* streamer_worker.c */
+/* Queue a rebuild of the join set of every loaded tile that lost it (joins on, params.prepare off;
+ * one job a tile at a time); without workers they are built here. The caller holds no lock. */
+void on_streamer_queue_rejoins(on_streamer *s);
+/* Give the tiles the join sets built (list: jdone taken under mu) whose tile is unchanged since its
+ * copy; free the others. */
+void on_streamer_adopt_rejoins(on_streamer *s, jjob *list);
+/* Free a list of join jobs. */
+void on_streamer_free_jjobs(jjob *list);
 /* Seconds on a monotonic clock (decode time in the stats). */
 double on_streamer_now(void);
 /* The worker thread's loop (arg: the streamer). */

@@ -208,6 +208,10 @@ static void install_results(on_streamer *s, result *list)
                 on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
                 if (r->boxes) on_tree_adopt_boxes(s->t, r->tile, r->boxes);
                 r->boxes = NULL;
+                /* the join set of the tile as installed: the reinstall below (obstacles changed since
+                 * the job was queued) drops it, and the planner builds what its joins reach there */
+                if (r->joins) on_tree_adopt_joins(s->t, r->tile, r->joins);
+                r->joins = NULL;
                 /* masks of the tile as installed (a change below drops them, on_tree_touch); none when
                  * the tree's masks were turned off since the job was taken */
                 if (r->los && !s->t->no_los_masks) on_tile_losmap_adopt(&s->t->tiles[r->tile], r->los);
@@ -255,18 +259,24 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     *nev = 0;
     if (!s->t) return ON_FAILURE | ON_INVALID;
     /* 1. loads now needed: tiles near agents, locked or pinned */
+    /* 0. the join sets changes of loaded tiles dropped since the last update, built again */
+    on_streamer_queue_rejoins(s);
     pthread_mutex_lock(&s->mu);
     s->los = !s->t->no_los_masks; /* (for the jobs taken from now on) */
     start_loads(s);
-    /* 2. finished loads (all of the queued ones when asked to wait) */
+    /* 2. finished loads (all of the queued ones when asked to wait, and the join sets too) */
     if (wait)
-        while (s->jcount || s->inflight || (s->tjobs && s->nthreads)) pthread_cond_wait(&s->done, &s->mu);
+        while (s->jcount || s->inflight || ((s->tjobs || s->jjobs) && s->nthreads))
+            pthread_cond_wait(&s->done, &s->mu);
     result *list = s->results;
     s->results = NULL;
     tjob *trees = s->tdone;
     s->tdone = NULL;
+    jjob *joins = s->jdone;
+    s->jdone = NULL;
     pthread_mutex_unlock(&s->mu);
     install_results(s, list);
+    on_streamer_adopt_rejoins(s, joins);
     on_streamer_report_trees(s, trees);
     /* 3. unloads: loaded tiles no agent, lock or pin keeps */
     for (size_t i = 0; i < s->nloaded;) {

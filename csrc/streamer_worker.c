@@ -1,8 +1,9 @@
 /*
  * streamer_worker.c -- the streamer's worker threads (see streamer.h): a worker takes a queued tile,
  * reads and decodes its file, blocks the obstacles copied for it (and, with params.prepare, builds
- * its box set after) and its line-of-sight masks without touching the tree, reads and decodes its graph file when a world graph
- * is set (without touching the world graph), and hands the result back under the mutex; tree
+ * its box set after; with on_streamer_set_joins instead, the same set for the route planner's joins)
+ * and its line-of-sight masks without touching the tree, reads and decodes its graph file when a
+ * world graph is set (without touching the world graph), and hands the result back under the mutex; tree
  * files (a world's holes) are read the same way. Without workers the same reads happen inside
  * on_streamer_update, on the caller's thread.
  */
@@ -28,6 +29,7 @@ void on_streamer_free_result(result *r)
     on_table_free(&r->table);
     on_table_free(&r->snap);
     on_boxset_free(r->boxes);
+    on_boxset_free(r->joins);
     on_losmap_free(r->los);
     on_obstacles_copy_free(r->obs);
     free(r);
@@ -91,7 +93,7 @@ static void load_graph(const on_streamer *s, char *path, size_t max, result *r)
  * that fails the install blocks them) before its box set is built. Takes obs (NULL: on failure to
  * allocate the result, when obs is left to the caller). */
 static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *obs, on_tree **scratch, int graphs,
-                         size_t graph_max, int los)
+                         size_t graph_max, int los, int joins)
 {
     result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
@@ -126,9 +128,89 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     }
     /* out of memory here leaves the tile without a graph (searches take its cells), not unloaded */
     if (on_ok(r->status) && s->p.prepare) on_boxset_build(&r->table, r->solid, s->depth, &r->boxes);
+    /* the route planner's join set (out of memory: none, its joins build the blocks they reach) */
+    if (on_ok(r->status) && joins && !s->p.prepare) {
+        double t0 = on_streamer_now();
+        on_boxset_build(&r->table, r->solid, s->depth, &r->joins);
+        r->join_seconds = on_streamer_now() - t0;
+    }
     /* (out of memory: none, the first line of sight through the tile builds them) */
     if (on_ok(r->status) && los && !r->solid) r->los = on_losmap_build(&r->table, r->solid, (uint32_t)s->depth);
     return r;
+}
+
+/* Build job j's join set from its table copy, then free the copy (any thread). */
+static void build_rejoin(const on_streamer *s, jjob *j)
+{
+    double t0 = on_streamer_now();
+    on_boxset_build(&j->tab, j->solid, s->depth, &j->set); /* (out of memory: none, tried again) */
+    j->seconds = on_streamer_now() - t0;
+    on_table_free(&j->tab);
+}
+
+void on_streamer_free_jjobs(jjob *list)
+{
+    while (list) {
+        jjob *j = list;
+        list = j->next;
+        on_table_free(&j->tab);
+        on_boxset_free(j->set);
+        free(j);
+    }
+}
+
+void on_streamer_queue_rejoins(on_streamer *s)
+{
+    on_tree *t = s->t;
+    if (!s->joins || s->p.prepare) return;
+    jjob *list = NULL;
+    for (size_t i = 0; i < s->nloaded; i++) {
+        uint32_t tile = s->loaded[i];
+        if (s->tiles[tile].rejoin || on_tile_joins(t, tile) || on_tile_boxes(t, tile)) continue;
+        jjob *j = calloc(1, sizeof *j);
+        if (!j) break; /* (out of memory: tried again by the next update) */
+        if (on_table_copy(&t->tiles[tile].table, &j->tab) != 0) {
+            free(j);
+            break;
+        }
+        j->tile = tile;
+        j->salt = t->tiles[tile].salt;
+        j->solid = t->tiles[tile].solid;
+        s->tiles[tile].rejoin = 1;
+        j->next = list;
+        list = j;
+    }
+    if (!list) return;
+    if (s->nthreads == 0) { /* no workers: here, now */
+        for (jjob *j = list; j; j = j->next) {
+            build_rejoin(s, j);
+            s->join_seconds += j->seconds;
+        }
+        on_streamer_adopt_rejoins(s, list);
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    while (list) {
+        jjob *j = list;
+        list = j->next;
+        j->next = s->jjobs;
+        s->jjobs = j;
+    }
+    pthread_cond_broadcast(&s->work);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void on_streamer_adopt_rejoins(on_streamer *s, jjob *list)
+{
+    for (jjob *j = list; j; j = j->next) {
+        s->tiles[j->tile].rejoin = 0;
+        const on_tile *tl = &s->t->tiles[j->tile];
+        if (!j->set || !tl->loaded || tl->salt != j->salt || on_tile_joins(s->t, j->tile)) continue;
+        on_tree_adopt_joins(s->t, j->tile, j->set);
+        j->set = NULL;
+        s->rejoined++;
+    }
+    on_streamer_free_jjobs(list);
 }
 
 void *on_streamer_worker(void *arg)
@@ -137,8 +219,22 @@ void *on_streamer_worker(void *arg)
     on_tree *scratch = NULL; /* this worker's (on_obstacles_apply_copy) */
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (!s->stop && s->jcount == 0 && !s->tjobs) pthread_cond_wait(&s->work, &s->mu);
+        while (!s->stop && s->jcount == 0 && !s->tjobs && !s->jjobs) pthread_cond_wait(&s->work, &s->mu);
         if (s->stop) break;
+        if (s->jcount == 0 && !s->tjobs) { /* a join set to build again: after every load */
+            jjob *j = s->jjobs;
+            s->jjobs = j->next;
+            s->inflight++;
+            pthread_mutex_unlock(&s->mu);
+            build_rejoin(s, j);
+            pthread_mutex_lock(&s->mu);
+            s->inflight--;
+            s->join_seconds += j->seconds;
+            j->next = s->jdone;
+            s->jdone = j;
+            pthread_cond_broadcast(&s->done);
+            continue;
+        }
         if (s->tjobs) { /* a tree file: read it outside the lock (a FIFO is refused by the reader) */
             tjob *j = s->tjobs;
             s->tjobs = j->next;
@@ -160,15 +256,16 @@ void *on_streamer_worker(void *arg)
         s->jobobs[tile] = NULL;
         int graphs = s->graphs;
         size_t graph_max = s->graph_max;
-        int los = s->los;
+        int los = s->los, joins = s->joins;
         pthread_mutex_unlock(&s->mu);
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max, los);
+        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max, los, joins);
         double dt = on_streamer_now() - t0;
         pthread_mutex_lock(&s->mu);
         s->inflight--;
         s->decode_seconds += dt;
         if (r) {
+            s->join_seconds += r->join_seconds;
             s->decoded++;
             r->next = s->results;
             s->results = r;
@@ -242,9 +339,10 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile)
     on_obstacle_copy *obs = on_obstacles_copy_over(s->t, tile); /* (NULL: none, or the install blocks them) */
     if (s->nthreads == 0) { /* no workers: load here, now */
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max, s->los);
+        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max, s->los, s->joins);
         s->decode_seconds += on_streamer_now() - t0;
         s->decoded += r != NULL;
+        if (r) s->join_seconds += r->join_seconds;
         if (!r) {
             on_obstacles_copy_free(obs);
             ts->state = ON_TILE_UNLOADED;

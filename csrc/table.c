@@ -216,3 +216,26 @@ int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, o
     if (on_table_get(tab, root) < 0) return fn(ud, c, 0) ? 1 : 0;
     return visit_rec(tab, ti, root, fn, ud);
 }
+
+/* A copy of a table, slot for slot (the same bytes when encoded or compared). 0, or -1 on allocation
+ * failure (dst then empty). */
+int on_table_copy(const on_table *src, on_table *dst)
+{
+    *dst = *src;
+    dst->keys = NULL;
+    dst->vals = NULL;
+    if (src->cap == 0) return 0;
+    dst->keys = malloc((size_t)src->cap * sizeof *dst->keys);
+    dst->vals = malloc(src->cap);
+    if (!dst->keys || !dst->vals) {
+        free(dst->keys);
+        free(dst->vals);
+        dst->keys = NULL;
+        dst->vals = NULL;
+        dst->cap = dst->count = 0;
+        return -1;
+    }
+    memcpy(dst->keys, src->keys, (size_t)src->cap * sizeof *dst->keys);
+    memcpy(dst->vals, src->vals, src->cap);
+    return 0;
+}

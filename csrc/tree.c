@@ -71,6 +71,7 @@ void on_tree_destroy(on_tree *t)
     for (uint32_t i = 0; i < t->ntiles; i++) {
         on_table_free(&t->tiles[i].table);
         on_boxset_free(t->tiles[i].boxes);
+        on_boxset_free(t->tiles[i].joins);
         on_tile_losmap_drop(&t->tiles[i]);
         on_tile_celladj_drop(&t->tiles[i]);
     }
@@ -129,6 +130,28 @@ void on_tree_touch(on_tree *t, uint32_t tile)
     if (t->tiles[tile].salt == 0) t->tiles[tile].salt = 1; /* 0 means "no tile" to callers */
     on_tile_losmap_drop(&t->tiles[tile]); /* built again from the new contents when read */
     on_tile_celladj_drop(&t->tiles[tile]);
+    on_boxset_free(t->tiles[tile].joins); /* (the planner builds the blocks its joins reach instead) */
+    t->tiles[tile].joins = NULL;
+}
+
+void on_tree_adopt_joins(on_tree *t, uint32_t tile, on_boxset *s)
+{
+    on_boxset_free(t->tiles[tile].joins);
+    s->salt = t->tiles[tile].salt;
+    t->tiles[tile].joins = s;
+}
+
+size_t on_tree_joins_bytes(const on_tree *t, size_t *tiles)
+{
+    size_t bytes = 0, n = 0;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_boxset *s = on_tile_joins(t, i);
+        if (!s) continue;
+        n++;
+        bytes += s->bytes;
+    }
+    if (tiles) *tiles = n;
+    return bytes;
 }
 
 void on_tree_stats_get(const on_tree *t, on_tree_stats *st)

@@ -23,6 +23,9 @@ struct on_celladj;
 typedef struct on_tile {
     on_table table;
     on_boxset *boxes;  /* the prepared search graph (boxes.h); valid only for the salt it records */
+    on_boxset *joins;  /* the route planner's join set (boxes.h: the same boxes as `boxes`, which the
+                        * search does not read: queries keep walking the cells), built by a streamer
+                        * worker beside the tile's decode; freed by every change of the tile */
     uint32_t salt;     /* bumped on every replacement of this tile's contents */
     uint8_t solid;     /* root not stored and wholly blocked */
     uint8_t loaded;    /* 1 for tiles in memory (always 1 until streaming unloads tiles) */
@@ -182,6 +185,18 @@ static inline const on_boxset *on_tile_boxes(const on_tree *t, uint32_t tile)
 /* Give tile `tile` the box set s (built from the contents it holds now), replacing any old one
  * (prepare.c). */
 void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s);
+
+/* The route planner's join set of a tile (tile.joins), or NULL: none, or the tile changed since. */
+static inline const on_boxset *on_tile_joins(const on_tree *t, uint32_t tile)
+{
+    const on_boxset *s = t->tiles[tile].joins;
+    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
+}
+/* Give tile `tile` the join set s (built from the contents it holds now), replacing any old one; the
+ * next change of the tile (on_tree_touch) frees it. Caller's thread only. */
+void on_tree_adopt_joins(on_tree *t, uint32_t tile, on_boxset *s);
+/* Tiles holding a valid join set, and their bytes. */
+size_t on_tree_joins_bytes(const on_tree *t, size_t *tiles);
 
 /* Block one free cell (set its bit in the parent, prune upward). */
 on_status on_tree_block_cell(on_tree *t, on_cell c);

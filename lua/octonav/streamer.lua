@@ -7,6 +7,8 @@
 --     max_loaded = 0,                           -- 0 = no limit
 --     prepare = false,                          -- true: the workers also build each tile's search
 --                                               -- graph (tree:prepare), so queries run over boxes
+--     joins = true,                             -- (without prepare) the workers build each tile's
+--                                               -- route join set: routes never build boxes (below)
 --   })                                          -- -> streamer, or nil, err when the pack cannot be read
 --                                               -- (the workers always build each tile's line-of-sight
 --                                               -- masks beside its decode, unless tree:los_masks(false))
@@ -73,8 +75,17 @@
 -- (in one update), and unloaded for all at once. `failed` entries carry `agent` (its name) when there
 -- are several.
 --
+-- Route join sets (joins = true, the default unless prepare): a route's start and goal join the
+-- world graph by a search over their tile's boxes (docs/world.md, "Routes at scale"). The workers
+-- build each tile's boxes beside its decode and the tree keeps them as the tile's join set, which
+-- only the route planner reads (queries keep walking the cells), so no plan builds boxes of a
+-- streamed tile. Any change of a loaded tile (an obstacle, a door, a hole's inside blocked again)
+-- drops its set; the next update copies the tile and a worker builds it again (update(true) waits
+-- for that too). A 512^3 tile's set is ~3.5 MB (about 6 times its tree) and ~60 ms of worker time.
+--
 -- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded,
--- decode_seconds, tree_bytes) plus holes_loaded, holes_locked, paths, per_agent (see Streamer:stats).
+-- decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds, joins_rebuilt) plus holes_loaded,
+-- holes_locked, paths, per_agent (see Streamer:stats).
 local core = require "octonav.core"
 local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"
@@ -601,8 +612,9 @@ function Streamer:update(wait)
   return changes
 end
 
---- s:stats() -> the C streamer's stats (of the default agent's tree; decoded, decode_seconds and
--- tree_bytes summed over the world's agents) plus holes_loaded, holes_locked, paths and per_agent =
+--- s:stats() -> the C streamer's stats (of the default agent's tree; decoded, decode_seconds,
+-- tree_bytes and the join sets' join_tiles, join_bytes, join_seconds, joins_rebuilt summed over the
+-- world's agents) plus holes_loaded, holes_locked, paths and per_agent =
 -- { { name, radius, loaded, queued, failed, decoded, tree_bytes, graph_bytes, hole_bytes }, ... }
 -- (memory per world agent: its tree, its world graph, its loaded holes' trees).
 function Streamer:stats()
@@ -628,6 +640,7 @@ function Streamer:stats()
     if n > 1 then
       st.decoded, st.decode_seconds = st.decoded + cs.decoded, st.decode_seconds + cs.decode_seconds
       st.tree_bytes = st.tree_bytes + cs.tree_bytes
+      for _, k in ipairs { "join_tiles", "join_bytes", "join_seconds", "joins_rebuilt" } do st[k] = st[k] + cs[k] end
     end
   end
   return st
