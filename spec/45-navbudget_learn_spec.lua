@@ -23,6 +23,7 @@ describe("a budget with a frame time", function()
     now = 0.002 - 0.000505
     assert.equal(50, b:step_size(200))
     assert.equal(20, b:step_size(20))
+    assert.equal(5, b:step_size(200, 1e-4)) -- a search's own cost (100 us) before the budget's
     now = 0.0019999
     assert.equal(1, b:step_size(200)) -- at least one
     -- half way to a higher cost, an eighth of the way to a lower one, a sample at most 4 times it

@@ -153,17 +153,18 @@ end
 -- The learnt cost of a unit of work (seconds; nil: none seen yet): half way to a higher one, an eighth
 -- of the way to a lower one (the frame's bound errs on the long side), a sample counted at most 4
 -- times the cost (the clock is the wall's: a thread switched out mid-step is no cost of the work).
-local function learn(old, v)
+function M.learn(old, v)
   if not old then return v end
   if v > 4 * old then v = 4 * old end
   return old + (v - old) * (v > old and 0.5 or 0.125)
 end
 
---- budget:step_size(left) -> the expansions a search step may take now (1..left): at most `step`,
--- and no more than the frame's time left holds at the learnt cost of one. Internal (navigator.lua).
-function Budget:step_size(left)
+--- budget:step_size(left [, cost]) -> the expansions a search step may take now (1..left): at most
+-- `step`, and no more than the frame's time left holds at `cost` (seconds an expansion: the search's
+-- own, its navigator's estimate), else the cost learnt from all. Internal (navigator.lua).
+function Budget:step_size(left, cost)
   local n = self.step < left and self.step or left
-  local c = self.exp_cost
+  local c = cost or self.exp_cost
   if c and c > 0 and self.deadline then
     local fit = math.floor((self.deadline - self.clock()) / c)
     if fit < n then n = fit < 1 and 1 or fit end
@@ -175,8 +176,8 @@ end
 -- expanded n; "plans": a plan's start and first step) took `seconds`. Internal (navigator.lua).
 function Budget:spent(what, n, seconds)
   if n <= 0 then return end
-  if what == "expansions" then self.exp_cost = learn(self.exp_cost, seconds / n)
-  else self.plan_cost = learn(self.plan_cost, seconds / n) end
+  if what == "expansions" then self.exp_cost = M.learn(self.exp_cost, seconds / n)
+  else self.plan_cost = M.learn(self.plan_cost, seconds / n) end
 end
 
 --- budget:take(kind, who, want) -> the amount `who` may spend now (0..want). Internal (navigator.lua).

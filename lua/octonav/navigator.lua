@@ -85,8 +85,9 @@
 -- "moving" on the path it knows, smoothing nothing that frame) and waits its turn in the budget's
 -- line. So a frame of all the navigators does at most the budget's amounts of each kind of work.
 -- A budget with a frame time (`ms`) refuses every ask once that time has passed, and its navigators
--- step their searches at most budget.step (64) expansions at a time (each step asks for its
--- `results` first), so the frame ends within about one step or one unsliced call of `ms`.
+-- step their searches at most budget.step (64) expansions at a time, fewer when the frame's time left
+-- holds fewer at the cost the budget learnt from their reports (each step asks for its `results`
+-- first; a plan's start is held back a frame when it would not fit), so the frame ends near `ms`.
 --
 -- With a streamer (opts.streamer, octonav.streamer on the same world), the navigator takes care of
 -- the tiles and holes it reads (the seed's 流式加载方案). Its locks are counted streamer locks
@@ -618,12 +619,15 @@ local function work(self, position, want)
       -- holds fewer at the cost it learnt: its next ask reads the clock)
       local n, t0 = left, nil
       if B.step then
-        n = B:step_size(left)
+        n = B:step_size(left, s.exp_cost) -- (an expansion's cost varies with the search: its own)
         t0 = B.clock()
       end
       local st, tile = s.q:step(n)
       local dt = t0 and B.clock() - t0
-      if dt and st == "running" then B:spent("expansions", n, dt) end
+      if dt and st == "running" then
+        B:spent("expansions", n, dt)
+        s.exp_cost = navbudget.learn(s.exp_cost, dt / n)
+      end
       B:give("results", self, st == "found" and 0 or 1, false)
       if st == "running" then
         spent = spent + n
