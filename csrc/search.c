@@ -304,10 +304,12 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
     if (created) vn->aux = ix;
     if (vn->closed) return ON_IN_PROGRESS;
     double mn[3], mx[3], sz, pv[3];
+    uint32_t vl = 0;
     if (x->cells) {
         /* the shared face's centre (on_graph_face_centre, without v's region): on u's face plane,
          * centred on the smaller cell (octree cells' faces nest); exact either way */
-        uint32_t vcode = c.code, vl = on_code_layer(vcode);
+        uint32_t vcode = c.code;
+        vl = on_code_layer(vcode);
         unsigned ax = face >> 1;
         sz = (double)(1u << vl);
         if (vl < x->ulayer) {
@@ -344,7 +346,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         memcpy(vn->pos, pv, sizeof pv);
         vn->parent = par;
         /* (u covers v's face towards it whole when u is no smaller) */
-        if (x->cells) vn->pface = x->ulayer >= on_code_layer(c.code) ? (int8_t)(face ^ 1) : -1;
+        if (x->cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
         vn->f = g + q->o.weight * h - q->o.size_bias * sz;
         if (x->early && same_cell(c, q->goal_cell)) { /* reached (not expanded): see expand */
             q->found = v;
@@ -366,7 +368,9 @@ static size_t adj_count(const on_celladj *a, uint32_t i, uint32_t j, uint32_t sk
 static on_status expand(on_query *q, int32_t u)
 {
     on_cell ucell = q->pool.nodes[u].cell;
-    int64_t wait = on_graph_unloaded_beyond(&q->g, ucell);
+    /* (a plain cell inside its tile: no tile beyond to wait for, and its neighbours are its tile's) */
+    int inside = q->g.kind == ON_GRAPH_CELLS && on_graph_cell_inside(&q->g, ucell);
+    int64_t wait = inside ? -1 : on_graph_unloaded_beyond_slow(&q->g, ucell);
     if (wait >= 0) { /* put u back and wait for the tile rather than taking it for a wall */
         q->info.loading_tile = (uint32_t)wait;
         on_pool_push_or_update(&q->pool, (uint32_t)u);
@@ -387,7 +391,7 @@ static on_status expand(on_query *q, int32_t u)
     const on_celladj *adj = NULL;
     uint32_t ui = ON_ADJ_NONE;
     size_t nnb = 0;
-    if (x.cells && on_graph_cell_inside(&q->g, ucell) && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
+    if (x.cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
         ui = q->pool.nodes[u].aux;
         if (ui >= adj->n || adj->code[ui] != ucell.code) ui = on_celladj_find(adj, ucell.code);
         if (ui == ON_ADJ_NONE) adj = NULL;
