@@ -9,6 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The inline probe's bound (nodepool.h: fastmax), after the map in use or the node array changed. */
+static void fast_limit(on_nodepool *p)
+{
+    size_t half = (p->mapmask + 1) / 2;
+    p->fastmax = half < p->nodecap ? half : p->nodecap;
+}
+
 /* 64 - log2(cap) for a map of cap slots (a power of two). */
 static unsigned map_shift(size_t cap)
 {
@@ -34,6 +41,7 @@ int on_pool_init(on_nodepool *p, size_t max_nodes)
     p->map = p->small;
     p->mapmask = p->smallmask;
     p->mapshift = map_shift(smallcap);
+    fast_limit(p);
     return p->nodes && p->small && p->heap ? 0 : -1;
 }
 
@@ -59,6 +67,7 @@ void on_pool_reset(on_nodepool *p)
     p->map = p->small;
     p->mapmask = p->smallmask;
     p->mapshift = map_shift(p->smallmask + 1);
+    fast_limit(p);
     if (++p->stamp == 0) { /* 2^32 searches: clear the stamps once and count again */
         if (p->big) memset(p->big, 0, (p->bigmask + 1) * sizeof *p->big);
         memset(p->small, 0, (p->smallmask + 1) * sizeof *p->small);
@@ -108,6 +117,7 @@ static int map_enlarge(on_nodepool *p)
         p->mapmask = p->bigmask;
     }
     p->mapshift = map_shift(p->mapmask + 1);
+    fast_limit(p);
     for (size_t i = 0; i < p->nnodes; i++) map_put(p, on_pool_key(p->nodes[i].cell), (uint32_t)i);
     return 0;
 }
@@ -123,6 +133,7 @@ static int nodes_enlarge(on_nodepool *p)
     if (!h) return -1; /* (the larger node array is kept; nodecap stays) */
     p->heap = h;
     p->nodecap = cap;
+    fast_limit(p);
     return 0;
 }
 
@@ -187,16 +198,12 @@ static void heap_down(on_nodepool *p, size_t i)
 }
 
 /* f may rise as well as fall: with face points a better g can come through another face, whose
- * centre is farther from the goal; so an update sifts both ways. */
-void on_pool_push_or_update(on_nodepool *p, uint32_t n)
+ * centre is farther from the goal; so an update sifts both ways. (A new node's push is inline:
+ * on_pool_push_or_update.) */
+void on_pool_update(on_nodepool *p, uint32_t n)
 {
-    if (p->nodes[n].heap < 0) {
-        p->heap[p->nheap] = n;
-        heap_up(p, p->nheap++);
-    } else {
-        heap_up(p, (size_t)p->nodes[n].heap);
-        heap_down(p, (size_t)p->nodes[n].heap);
-    }
+    heap_up(p, (size_t)p->nodes[n].heap);
+    heap_down(p, (size_t)p->nodes[n].heap);
 }
 
 /* The heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children

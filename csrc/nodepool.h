@@ -50,6 +50,8 @@ typedef struct on_nodepool {
     on_mslot *map;        /* the map in use: small or big */
     size_t mapmask;
     unsigned mapshift;    /* 64 - log2(slots of the map in use): a key's home is its Fibonacci hash's top bits */
+    size_t fastmax;       /* on_pool_get's inline probe while nnodes is below: the map in use stays at
+                           * most half full and the node array has room (min(slots / 2, nodecap)) */
     on_mslot *small, *big; /* big: NULL until a search outgrows the small map */
     size_t smallmask, bigmask;
     size_t smallmax, bigmax; /* the slots each may grow to (bigmax: 2 * max_nodes, a power of two) */
@@ -94,12 +96,11 @@ static inline int32_t on_pool_make(on_nodepool *p, on_mslot *s, on_cell c, uint6
 }
 static inline int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
 {
-    if (2 * (p->nnodes + 1) <= p->mapmask + 1) {
+    if (p->nnodes < p->fastmax) { /* (fastmax <= nodecap <= max_nodes) */
         uint64_t key = on_pool_key(c);
         for (size_t i = on_pool_home(p, key);; i = (i + 1) & p->mapmask) {
             on_mslot *s = &p->map[i];
             if (s->stamp != p->stamp) {
-                if (p->nnodes >= p->nodecap) break; /* (nodecap <= max_nodes) */
                 *created = 1;
                 return on_pool_make(p, s, c, key);
             }
@@ -111,8 +112,31 @@ static inline int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
     }
     return on_pool_get_slow(p, c, created);
 }
-/* Insert node n into the heap, or restore the order around it after its f changed (up or down). */
-void on_pool_push_or_update(on_nodepool *p, uint32_t n);
+/* Restore the heap's order around node n, in the heap, after its f changed (up or down). */
+void on_pool_update(on_nodepool *p, uint32_t n);
+/* Insert node n into the heap, or restore the order around it after its f changed (up or down). A
+ * new node's sift up is inline, its f and g read once: a search pushes every node it reaches, and
+ * with weight above 1 the newest, nearest the goal, mostly climb a few levels. */
+static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
+{
+    if (p->nodes[n].heap >= 0) {
+        on_pool_update(p, n);
+        return;
+    }
+    uint32_t *h = p->heap;
+    double f = p->nodes[n].f, g = p->nodes[n].g;
+    size_t i = p->nheap++;
+    while (i > 0) { /* (on ties of f the larger g goes first: nodepool.c's heap order) */
+        size_t par = (i - 1) / 2;
+        const on_snode *y = &p->nodes[h[par]];
+        if (!(f < y->f || (f == y->f && g > y->g))) break;
+        h[i] = h[par];
+        p->nodes[h[i]].heap = (int32_t)i;
+        i = par;
+    }
+    h[i] = n;
+    p->nodes[n].heap = (int32_t)i;
+}
 /* Remove and return the node of lowest f (ties: the larger g). The heap must not be empty. */
 uint32_t on_pool_pop(on_nodepool *p);
 /* Rebuild the heap's order after every node's f changed. */
