@@ -293,9 +293,11 @@ typedef struct exp_ctx {
 /* Neighbour c of the expanded node (its number ix in its tile's cell adjacency or ON_ADJ_NONE; across
  * the expanded cell's face `face`, read over the plain cells): reach it, or reach it at a lower cost.
  * ON_IN_PROGRESS, ON_SUCCESS (the goal reached: see `early`) or a failure. Inlined in both of expand's
- * loops. */
+ * loops; `plain` (a constant) says the loop over the expanded cell's adjacency list, where every
+ * neighbour is a plain cell of u's tile (whose corner the graph holds), without areas, reached from u
+ * itself: those tests fold away. */
 static inline __attribute__((always_inline)) on_status relax(on_query *q, const exp_ctx *x, on_cell c, uint32_t ix,
-                                                             unsigned face)
+                                                             unsigned face, const int plain)
 {
     int created;
     int32_t v = on_pool_get(&q->pool, c, &created);
@@ -305,7 +307,8 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
     if (vn->closed) return ON_IN_PROGRESS;
     double mn[3], mx[3], sz, pv[3];
     uint32_t vl = 0;
-    if (x->cells) {
+    const int cells = plain || x->cells;
+    if (cells) {
         /* the shared face's centre (on_graph_face_centre, without v's region): on u's face plane,
          * centred on the smaller cell (octree cells' faces nest); exact either way */
         uint32_t vcode = c.code;
@@ -313,7 +316,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         unsigned ax = face >> 1;
         sz = (double)(1u << vl);
         if (vl < x->ulayer) {
-            on_graph_tile(&q->g, c.tile);
+            if (!plain) on_graph_tile(&q->g, c.tile);
             double half = 0.5 * sz;
             pv[0] = q->g.org[0] + (double)on_code_x(vcode) + half;
             pv[1] = q->g.org[1] + (double)on_code_y(vcode) + half;
@@ -329,7 +332,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         on_graph_region(&q->g, c, mn, mx, &sz); /* its point (node_point: the centre) and size */
         for (int j = 0; j < 3; j++) pv[j] = 0.5 * (mn[j] + mx[j]);
     }
-    const on_areaset *areas = x->areas;
+    const on_areaset *areas = plain ? NULL : x->areas;
     double g = x->gfrom + (areas ? on_areaset_cost(areas, x->pfrom, pv) : on_dist3(x->pfrom, pv));
     int32_t par = x->from;
     if (areas && x->from != x->u) { /* Lazy Theta*'s shortcut only when it is not dearer */
@@ -346,7 +349,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         memcpy(vn->pos, pv, sizeof pv);
         vn->parent = par;
         /* (u covers v's face towards it whole when u is no smaller) */
-        if (x->cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
+        if (cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
         vn->f = g + q->o.weight * h - q->o.size_bias * sz;
         if (x->early && same_cell(c, q->goal_cell)) { /* reached (not expanded): see expand */
             q->found = v;
@@ -449,7 +452,7 @@ static on_status expand(on_query *q, int32_t u)
             uint32_t en = adj->ent[j], vi = en & ON_ADJ_INDEX, f = en >> ON_ADJ_FACE_SHIFT;
             if (f == sk) continue;
             n++;
-            on_status s = relax(q, &x, (on_cell){ucell.tile, adj->code[vi]}, vi, f);
+            on_status s = relax(q, &x, (on_cell){ucell.tile, adj->code[vi]}, vi, f, 1);
             if (s != ON_IN_PROGRESS) { /* (counted as the whole list, as below) */
                 q->info.neighbors += n + adj_count(adj, ui, j + 1, sk);
                 return s;
@@ -461,7 +464,7 @@ static on_status expand(on_query *q, int32_t u)
     const uint32_t *nbix = q->g.kind == ON_GRAPH_CELLS ? q->g.nbix : NULL; /* (the cells' numbers: kept) */
     q->info.neighbors += nnb;
     for (size_t k = 0; k < nnb; k++) {
-        on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u);
+        on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u, 0);
         if (s != ON_IN_PROGRESS) return s;
     }
     return ON_IN_PROGRESS;
