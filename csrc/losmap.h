@@ -109,18 +109,21 @@ static inline uint64_t on_los_group(unsigned c) { return 0x330033ull << (c & 42u
  * descent starts at chain[L], a node of level L (2 <= L <= top) holding the leaf (chain[top] is
  * node[0]), and writes the nodes it passes below into chain[L - 1 ..] (so a next leaf starts at the
  * lowest node the two share). When the answer comes from a brick and `brick` is not NULL, *brick gets the
- * brick's mask (a next leaf in the same brick is read off it). Inlined everywhere: the walk's loop keeps
- * its floating-point state in registers across it. */
-static inline __attribute__((always_inline)) int on_losmap_leaf_from(const on_losmap *m, const on_losnode **chain,
-                                                                     uint32_t L, uint32_t x, uint32_t y, uint32_t z,
-                                                                     uint64_t *brick)
+ * brick's mask (a next leaf in the same brick is read off it), and *stop (may be NULL) the level of the
+ * node that answered (chain[*stop ..] then holds the leaf's nodes; 2 with *brick set: its brick). Inlined
+ * everywhere: the walk's loop keeps its floating-point state in registers across it. */
+static inline __attribute__((always_inline)) int on_losmap_leaf_at(const on_losmap *m, const on_losnode **chain,
+                                                                   uint32_t L, uint32_t x, uint32_t y, uint32_t z,
+                                                                   uint64_t *brick, uint32_t *stop)
 {
     const on_losnode *nd = chain[L];
+    if (stop) *stop = L;
     if (!nd->any) return (int)m->depth; /* (only the top of a wholly free tile) */
     for (;; L--) {
         uint32_t sh = 2 * (L - 1);
         unsigned c = ((x >> sh) & 3u) | ((y >> sh) & 3u) << 2 | ((z >> sh) & 3u) << 4;
         uint64_t bit = 1ull << c;
+        if (stop) *stop = L;
         if (!(nd->any & bit)) return (nd->any & on_los_group(c)) ? (int)sh : (int)sh + 1;
         if (!(nd->mixed & bit)) return -1;
         uint32_t i = nd->base + on_los_rank(nd->mixed, c);
@@ -134,6 +137,14 @@ static inline __attribute__((always_inline)) int on_losmap_leaf_from(const on_lo
         nd = &m->node[i];
         chain[L - 1] = nd;
     }
+}
+
+/* on_losmap_leaf_at without the level it stopped at. */
+static inline __attribute__((always_inline)) int on_losmap_leaf_from(const on_losmap *m, const on_losnode **chain,
+                                                                     uint32_t L, uint32_t x, uint32_t y, uint32_t z,
+                                                                     uint64_t *brick)
+{
+    return on_losmap_leaf_at(m, chain, L, x, y, z, brick, NULL);
 }
 
 #endif

@@ -221,6 +221,14 @@ typedef struct tree_probe {
     uint32_t lmtile;
     int chain_ok;         /* chain[] holds cur's nodes in lm (cur is in tile lmtile) */
     const on_losnode *chain[ON_LOS_LEVELS];
+    /* probe_leaf's last descent, while chain[] still holds it (pok): tile-local leaf (px, py, pz) of
+     * tile lmtile, chain[pstop ..] its nodes, pans its answer and pbrick its brick when pstop is 2 and
+     * pbrick_ok. The voxels around an event lie close together: the next probe starts at the lowest
+     * node it shares with the last one, or takes the last answer when both lie in one node's child that
+     * answered (an empty or full child, or one brick). Any other descent into chain[] clears pok. */
+    int pok, pans, pbrick_ok;
+    uint32_t px, py, pz, pstop;
+    uint64_t pbrick;
 } tree_probe;
 
 /* A node-table lookup through the cache when there is one (tree.h's, so every user fills the one
@@ -256,10 +264,33 @@ static int probe_leaf(tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c
     if (ti != p->lmtile) {
         p->lmtile = ti;
         p->lm = on_tile_losmap(t, ti);
+        p->pok = 0;
     }
     if (p->lm) { /* the tile's masks: a few bit operations, no lookup */
-        uint32_t L0 = on_losmap_start(p->lm, p->chain, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz);
-        int l = on_losmap_leaf_from(p->lm, p->chain, L0, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, NULL);
+        const on_losmap *m = p->lm;
+        uint32_t ux = (uint32_t)lx, uy = (uint32_t)ly, uz = (uint32_t)lz, L = 0;
+        int l;
+        if (p->pok) {
+            uint32_t diff = (ux ^ p->px) | (uy ^ p->py) | (uz ^ p->pz);
+            L = diff ? (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1 : 0; /* the lowest node holding both */
+        }
+        if (p->pok && L < p->pstop) { /* in the child that answered the last probe */
+            if (p->pstop == 2 && p->pbrick_ok) {
+                unsigned bit = (ux & 3u) | (uy & 3u) << 2 | (uz & 3u) << 4;
+                l = (p->pbrick >> bit) & 1u ? -1 : (p->pbrick & on_los_group(bit)) ? 0 : 1;
+            } else {
+                l = p->pans;
+            }
+        } else {
+            uint64_t brick = ~0ull; /* (a brick read holds a free leaf: never all ones) */
+            uint32_t L0 = p->pok ? (L > m->top ? m->top : L) : on_losmap_start(m, p->chain, ux, uy, uz);
+            l = on_losmap_leaf_at(m, p->chain, L0, ux, uy, uz, &brick, &p->pstop);
+            p->pans = l;
+            p->pbrick = brick;
+            p->pbrick_ok = brick != ~0ull;
+            p->pok = 1;
+        }
+        p->px = ux, p->py = uy, p->pz = uz;
         if (l < 0) return 0;
         c->tile = ti;
         c->code = on_code_at((uint32_t)lx, (uint32_t)ly, (uint32_t)lz, (uint32_t)l);
@@ -461,6 +492,7 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit,
         uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
         if (L < 2) L = 2;
         if (L > m->top) L = m->top;
+        p->pok = 0;
         int l = on_losmap_leaf_from(m, p->chain, L, (uint32_t)lx, (uint32_t)ly, (uint32_t)lz, NULL);
         if (l < 0) {
             *t_hit = tplane(w, e, bnd[e]);
@@ -509,6 +541,7 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
     const int64_t f0 = w->idx[0] - o0, f1 = w->idx[1] - o1, f2 = w->idx[2] - o2; /* (an axis that does not move) */
     int64_t c0 = p->cmin[0] - o0, c1 = p->cmin[1] - o1, c2 = p->cmin[2] - o2; /* the cell, tile-local */
     uint32_t l = on_code_layer(p->cur.code), tile = p->cur.tile;
+    p->pok = 0;         /* (its descents write chain[]) */
     uint64_t bw = 0;    /* the mask of the brick holding the cell, */
     int bw_ok = 0;      /* when the cell came from a brick (layer <= 1) through this loop */
     int rc;
@@ -717,6 +750,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     p.lm = NULL;
     p.lmtile = UINT32_MAX;
     p.chain_ok = 0;
+    p.pok = 0;
     int fast = small && !(w.two[0] | w.two[1] | w.two[2]);
     if (fast) {
         /* no lattice plane holds the segment: one voxel around the start, read off its tile's masks

@@ -77,7 +77,9 @@ double on_pathbuf_cost(const on_pathbuf *b, const on_sight *sight)
 /* Are two waypoints within 1e-9 leaves of each other (refine's stacked waypoints)? */
 static inline int coincide(const double a[3], const double b[3])
 {
-    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    double dx = a[0] - b[0];
+    if (!(dx * dx < 1e-18)) return 0; /* (the usual answer; the sum below is no smaller) */
+    double dy = a[1] - b[1], dz = a[2] - b[2];
     return dx * dx + dy * dy + dz * dz < 1e-18;
 }
 
