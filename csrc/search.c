@@ -286,6 +286,8 @@ typedef struct exp_ctx {
     int32_t u, from;
     double pu[3], pfrom[3], gfrom, umn[3], umx[3], uc[3];
     uint32_t ulayer;
+    uint32_t goal_code;   /* (the adjacency loop) the goal's code when it ends the search in u's tile on
+                           * reaching it (see early), else UINT32_MAX, which is no node code */
     const on_areaset *areas;
     int fp, cells, early;
 } exp_ctx;
@@ -343,15 +345,20 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         }
     }
     if (g < vn->g) {
-        double h = heuristic(q, pv, sz);
-        if (isnan(h)) return ON_FAILURE | ON_INVALID;
+        double h;
+        if (__builtin_expect(q->o.heuristic != NULL, 0)) { /* (a user's: it may answer NaN) */
+            h = q->o.heuristic(q->o.heuristic_ud, pv, q->b, sz);
+            if (isnan(h)) return ON_FAILURE | ON_INVALID;
+        } else {
+            h = on_dist3(pv, q->b);
+        }
         vn->g = g;
         memcpy(vn->pos, pv, sizeof pv);
         vn->parent = par;
         /* (u covers v's face towards it whole when u is no smaller) */
         if (cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
         vn->f = g + q->o.weight * h - q->o.size_bias * sz;
-        if (x->early && same_cell(c, q->goal_cell)) { /* reached (not expanded): see expand */
+        if (plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell)) { /* reached (not expanded): see expand */
             q->found = v;
             return ON_SUCCESS;
         }
@@ -447,6 +454,7 @@ static on_status expand(on_query *q, int32_t u)
     x.early = x.fp && q->o.weight > 1;
     if (adj) {
         uint32_t sk = (uint32_t)(skip >= 0 ? skip : 8), e = adj->off[ui + 1];
+        x.goal_code = x.early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
         size_t n = 0;
         for (uint32_t j = adj->off[ui]; j < e; j++) {
             uint32_t en = adj->ent[j], vi = en & ON_ADJ_INDEX, f = en >> ON_ADJ_FACE_SHIFT;
