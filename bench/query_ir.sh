@@ -34,7 +34,7 @@ for map in "$@"; do
         /:on_query_update \[/ { search += num($1) }
         /:on_query_finalize \[/ { fin += num($1) }
         /:on_tree_visible_nav \[/ || /:on_tree_walk_cells \[/ { los += num($1) }
-        /:on_tree_turn_ok \[/ { turn += num($1) }
+        /:on_tree_turn_ok \[/ || /:on_tree_turn_ok_cached \[/ { turn += num($1) }
         END {
             if (n == 0) n = 1
             printf "| %s | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", map, n, total / n, init / n, search / n,

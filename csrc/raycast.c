@@ -870,16 +870,20 @@ on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3]
     return clear ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }
 
-/* What a turn's voxels were read off: the last tile and its losmap, and the last aligned 4 x 4 x 4
- * block of leaves (key: its leaf coordinates >> 2) with its answer, which holds for all its leaves
- * (the block lies in one brick, or in one wholly free or wholly blocked child of a node above). */
-typedef struct turn_probe {
-    uint32_t tile;
-    const on_losmap *lm;
-    int64_t key[3];
-    int state;      /* the block's answer: 0 none yet, 1 all free, -1 all blocked, 2 the brick's mask */
-    uint64_t brick; /* (state 2: 1 = blocked, bit x | y << 2 | z << 4) */
-} turn_probe;
+/* What a turn's voxels were read off (raycast.h's on_turn_cache): the last tile and its losmap, and the
+ * last aligned 4 x 4 x 4 block of leaves (key: its leaf coordinates >> 2) with its answer, which holds
+ * for all its leaves (the block lies in one brick, or in one wholly free or wholly blocked child of a
+ * node above). */
+typedef on_turn_cache turn_probe;
+
+void on_turn_cache_init(on_turn_cache *c)
+{
+    c->tile = UINT32_MAX;
+    c->lm = NULL;
+    c->key[0] = c->key[1] = c->key[2] = 0;
+    c->state = 0;
+    c->brick = 0;
+}
 
 /* Is leaf (x, y, z) free? Off the tile's losmap (a few bit operations, as the walk reads it, and the
  * voxels around a turn mostly share one block: one descent) rather than the node table (a lookup a
@@ -918,7 +922,8 @@ static int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_
  * from must reach, through free voxels around x sharing faces, the voxels on the side b leaves to, as
  * at a crossing inside one segment. On an axis where x lies on a lattice plane the sides are those of
  * the directions in and out (both, for a direction along the plane); elsewhere x's own voxel. */
-int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const double x[3], const double b[3])
+static inline __attribute__((always_inline)) int turn_ok(const on_tree *t, on_lcache *lc, on_turn_cache *c,
+                                                         const double a[3], const double x[3], const double b[3])
 {
     int64_t lo[3];
     unsigned valid = 0xff, before = 0xff, after = 0xff;
@@ -939,9 +944,21 @@ int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const do
         }
     }
     unsigned m = 0;
-    turn_probe p = {UINT32_MAX, NULL, {0, 0, 0}, 0, 0};
     for (unsigned e = 0; e < 8; e++)
-        if ((valid & (1u << e)) && turn_leaf_free(t, lc, &p, lo[0] + (e & 1u), lo[1] + ((e >> 1) & 1u), lo[2] + ((e >> 2) & 1u)))
+        if ((valid & (1u << e)) && turn_leaf_free(t, lc, c, lo[0] + (e & 1u), lo[1] + ((e >> 1) & 1u), lo[2] + ((e >> 2) & 1u)))
             m |= 1u << e;
     return reach_after(m, before & valid, after & valid) != 0;
+}
+
+int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const double x[3], const double b[3])
+{
+    on_turn_cache c;
+    on_turn_cache_init(&c);
+    return turn_ok(t, lc, &c, a, x, b);
+}
+
+int on_tree_turn_ok_cached(const on_tree *t, on_lcache *lc, on_turn_cache *c, const double a[3], const double x[3],
+                           const double b[3])
+{
+    return turn_ok(t, lc, c, a, x, b);
 }

@@ -39,4 +39,20 @@ int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const
  * turn there (it does not slip through a zero-width gap at x). Each segment is checked on its own. */
 int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const double x[3], const double b[3]);
 
+/* What turn checks read last (a tile's masks and one aligned 4 x 4 x 4 block of leaves with its answer),
+ * kept across the turn checks of one path while the tree does not change: consecutive turns lie close
+ * together. Start it with on_turn_cache_init. */
+typedef struct on_turn_cache {
+    uint32_t tile;
+    const struct on_losmap *lm;
+    int64_t key[3];
+    int state;      /* the block's answer: 0 none yet, 1 all free, -1 all blocked, 2 the brick's mask */
+    uint64_t brick; /* (state 2: 1 = blocked, bit x | y << 2 | z << 4) */
+} on_turn_cache;
+
+void on_turn_cache_init(on_turn_cache *c);
+/* on_tree_turn_ok through c (the same answers). */
+int on_tree_turn_ok_cached(const on_tree *t, on_lcache *lc, on_turn_cache *c, const double a[3], const double x[3],
+                           const double b[3]);
+
 #endif

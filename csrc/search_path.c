@@ -78,6 +78,7 @@ static int node_chain(on_query *q, int32_t end, const double stop[3])
 #define TURN_MEMO 16
 typedef struct fin_sight {
     on_query *q;
+    on_turn_cache tc; /* the voxels the last turn check read (the tree does not change meanwhile) */
     unsigned nturn; /* answers kept: turn[nturn % TURN_MEMO] is the next replaced */
     struct {
         double x[3];
@@ -111,7 +112,7 @@ static int fin_turn_ok(void *ud, const double a[3], const double x[3], const dou
             return fs->turn[i].ok;
     on_query *q = fs->q;
     q->info.turns++;
-    int ok = on_tree_turn_ok(q->t, q->lcache, a, x, b);
+    int ok = on_tree_turn_ok_cached(q->t, q->lcache, &fs->tc, a, x, b);
     unsigned slot = fs->nturn++ % TURN_MEMO;
     memcpy(fs->turn[slot].x, x, sizeof fs->turn[slot].x);
     fs->turn[slot].sides = sides;
@@ -152,6 +153,7 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     fin_sight fs;
     fs.q = q;
     fs.nturn = 0;
+    on_turn_cache_init(&fs.tc);
     on_sight sight = {fin_visible, fin_turn_ok, &fs, q->areas.n ? fin_cost : NULL, NULL};
     if (q->o.any_angle || !q->o.refine) {
         if (node_chain(q, end, stop) != 0) return -1;
