@@ -1,6 +1,9 @@
 /*
  * reach.c -- local searches inside one tile's box set (see reach.h): Dijkstra over the boxes from a
- * point, targets mapped to the boxes holding them, each reached target's corridor pulled taut.
+ * point, targets mapped to the boxes holding them, each reached target's corridor pulled taut. A
+ * directed search (with a `to`) keys a box it reaches by a lower bound of its heading and computes
+ * the heading when that entry comes out of the heap (most reached boxes never do): the boxes settled
+ * and the costs are those of keying every box by its heading (tests/test_heading.c).
  */
 #include "reach.h"
 #include "util.h"
@@ -52,6 +55,7 @@ void on_reach_free(on_reach *r)
     free(r->cpt);
     free(r->gneed);
     free(r->hkey);
+    free(r->hexact);
     free(r->order);
     free(r->hp);
     free(r->hc);
@@ -69,7 +73,7 @@ static int regrow(void **p, size_t n, size_t sz)
 
 static void reach_bytes(on_reach *r)
 {
-    r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 6 + sizeof(double) * 3) +
+    r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 7 + sizeof(double) * 3) +
                r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 5 + 2) * sizeof(uint32_t) + 2 * sizeof(double)) +
                r->phcap * 3 * sizeof(uint32_t) + r->wcap * (3 * sizeof(uint32_t) + 1);
 }
@@ -85,8 +89,9 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
          * them, so a planner's first join in a 512^3 tile (~84k boxes, ~7 MB of arrays) pays for the
          * pages it touches, not for copying and clearing all of them (~1 ms) */
         size_t c = nbox + 1;
-        void **arr[] = {(void **)&r->g, (void **)&r->pt, (void **)&r->parent, (void **)&r->hkey, (void **)&r->thead,
-                        (void **)&r->chain, (void **)&r->cpt, (void **)&r->seen, (void **)&r->done, (void **)&r->tmark};
+        void **arr[] = {(void **)&r->g,     (void **)&r->pt,  (void **)&r->parent, (void **)&r->hkey,
+                        (void **)&r->thead, (void **)&r->chain, (void **)&r->cpt, (void **)&r->seen,
+                        (void **)&r->done,  (void **)&r->tmark, (void **)&r->hexact};
         size_t len[] = {c * sizeof *r->g, 3 * c * sizeof *r->pt, c * sizeof *r->parent, c * sizeof *r->hkey,
                         c * sizeof *r->thead, c * sizeof *r->chain, 3 * (c + 2) * sizeof *r->cpt};
         int fail = 0;
@@ -143,8 +148,8 @@ static int reach_grow_keep(on_reach *r, size_t nbox)
         regrow((void **)&r->thead, c, sizeof *r->thead) || regrow((void **)&r->chain, c, sizeof *r->chain) ||
         regrow((void **)&r->cpt, 3 * (c + 2), sizeof *r->cpt))
         return -1;
-    uint32_t **st[] = {&r->seen, &r->done, &r->tmark};
-    for (int i = 0; i < 3; i++) {
+    uint32_t **st[] = {&r->seen, &r->done, &r->tmark, &r->hexact};
+    for (int i = 0; i < 4; i++) {
         if (regrow((void **)st[i], c, sizeof(uint32_t))) return -1;
         memset(*st[i] + r->cap, 0, (c - r->cap) * sizeof(uint32_t));
     }
@@ -155,6 +160,33 @@ static int reach_grow_keep(on_reach *r, size_t nbox)
 
 /* The cost so far of box b in the last search (HUGE_VAL: not reached). */
 static inline double gval(const on_reach *r, uint32_t b) { return r->seen[b] == r->cur ? r->g[b] : HUGE_VAL; }
+
+/* Heap entries: a box's index, with LOWER when keyed by a lower bound of its heading (reach_run), or
+ * a block's with PROXY (a lazy set's block not built yet). */
+#define LOWER 0x40000000u
+#define PROXY 0x80000000u
+
+/* Of two entries of equal keys, does a come first? Blocks before boxes, blocks by index, boxes by
+ * their least corner (z, y, x), never by index (a lazy set numbers its boxes in the order its blocks
+ * were built): so entries of equal keys come out in one order whatever else the heap holds, and a
+ * search keying boxes by lower bounds settles them as one keying them by their headings. */
+static int tie_before(const on_reach *r, uint32_t a, uint32_t b)
+{
+    a &= ~LOWER;
+    b &= ~LOWER;
+    if ((a & PROXY) != (b & PROXY)) return (a & PROXY) != 0;
+    if (a & PROXY) return a < b;
+    const on_box *x = &r->hset->box[a], *y = &r->hset->box[b];
+    for (int k = 2; k >= 0; k--)
+        if (x->mn[k] != y->mn[k]) return x->mn[k] < y->mn[k];
+    return 0;
+}
+
+/* The heap's order: by key, then tie_before. */
+static inline int before(const on_reach *r, double ka, uint32_t a, double kb, uint32_t b)
+{
+    return ka < kb || (ka == kb && tie_before(r, a, b));
+}
 
 static void heap_push(on_reach *r, size_t *n, uint32_t b, double key)
 {
@@ -175,7 +207,7 @@ static void heap_push(on_reach *r, size_t *n, uint32_t b, double key)
     size_t i = (*n)++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (r->heap_key[p] <= key) break;
+        if (!before(r, key, b, r->heap_key[p], r->heap_box[p])) break;
         r->heap_key[i] = r->heap_key[p];
         r->heap_box[i] = r->heap_box[p];
         i = p;
@@ -192,8 +224,8 @@ static void heap_down(on_reach *r, size_t n, size_t i)
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n) break;
-        if (c + 1 < n && r->heap_key[c + 1] < r->heap_key[c]) c++;
-        if (r->heap_key[c] >= k) break;
+        if (c + 1 < n && before(r, r->heap_key[c + 1], r->heap_box[c + 1], r->heap_key[c], r->heap_box[c])) c++;
+        if (!before(r, r->heap_key[c], r->heap_box[c], k, b)) break;
         r->heap_key[i] = r->heap_key[c];
         r->heap_box[i] = r->heap_box[c];
         i = c;
@@ -213,8 +245,8 @@ static uint32_t heap_pop(on_reach *r, size_t *n, double *key)
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= m) break;
-        if (c + 1 < m && r->heap_key[c + 1] < r->heap_key[c]) c++;
-        if (r->heap_key[c] >= k) break;
+        if (c + 1 < m && before(r, r->heap_key[c + 1], r->heap_box[c + 1], r->heap_key[c], r->heap_box[c])) c++;
+        if (!before(r, r->heap_key[c], r->heap_box[c], k, b)) break;
         r->heap_key[i] = r->heap_key[c];
         r->heap_box[i] = r->heap_box[c];
         i = c;
@@ -379,22 +411,77 @@ static void order_targets(on_reach *r, const double *pts, uint32_t npt, const do
 /* The key's estimate at point q heading for d->to: weight x the shortest straight line to `to` through
  * one of the targets (never below the straight line to `to`, which it was before: a search pulled to
  * the targets on its way rather than only towards `to`). */
-static double heading(const reach_stop *d, const double q[3])
+static double heading(on_reach *r, const reach_stop *d, const double q[3])
 {
+    r->headings++;
     double h = HUGE_VAL, R = dist3(q, d->root);
     for (uint32_t i = 0; i < d->npt; i++) {
         uint32_t t = d->order[i];
         if (d->hc[t] - R >= h) break; /* this one and the rest are no better */
-        double r = h - d->hp[t];
-        if (r <= 0) continue;
+        double rest = h - d->hp[t];
+        if (rest <= 0) continue;
         const double *pt = d->pts + 3 * (size_t)t;
         double dx = q[0] - pt[0], dy = q[1] - pt[1], dz = q[2] - pt[2], d2 = dx * dx + dy * dy + dz * dz;
-        if (d2 >= r * r) continue; /* no better: no square root (most targets, most calls) */
+        if (d2 >= rest * rest) continue; /* no better: no square root (most targets, most calls) */
         double x = sqrt(d2) + d->hp[t];
         if (x < h) h = x;
     }
     if (h == HUGE_VAL) h = dist3(q, d->to);
     return d->weight * h;
+}
+
+/* A lower bound of heading(r, d, q) without its scan of the targets (reach_run keys a box by it until
+ * the box is popped, when its heading is computed). r->hlazy 1: weight x the straight line to `to`
+ * (the line through a target is never shorter); 2 (the search heads for the nearest target,
+ * d->hp all 0): weight x the distance to the nearest tile face holding targets (r->hfaces), or to
+ * a target inside the tile (r->hin) when nearer. Scaled down by 1e-12 so that rounding never puts it
+ * above the heading. */
+static inline double heading_lower(const on_reach *r, const on_boxset *s, const reach_stop *d, const double q[3])
+{
+    double lb;
+    if (r->hlazy == 1) {
+        lb = dist3(q, d->to);
+    } else {
+        double n = (double)s->bsize * s->nb;
+        lb = HUGE_VAL;
+        for (int f = 0; f < 6; f++) {
+            if (!(r->hfaces >> f & 1)) continue;
+            double v = (f & 1) ? n - q[f >> 1] : q[f >> 1];
+            if (v < lb) lb = v;
+        }
+        for (int i = 0; i < r->nhin; i++) {
+            double v = dist3(q, d->pts + 3 * (size_t)r->hin[i]);
+            if (v < lb) lb = v;
+        }
+        if (lb < 0) lb = 0;
+    }
+    return d->weight * lb * (1 - 1e-12);
+}
+
+/* For r->hlazy 2: the tile faces holding targets and the targets inside the tile (at most 2: more,
+ * and boxes are keyed by their heading at once: r->hlazy 0). */
+static void lower_faces(on_reach *r, const on_boxset *s, const reach_stop *d)
+{
+    double n = (double)s->bsize * s->nb;
+    r->hfaces = 0;
+    r->nhin = 0;
+    r->hlazy = 2;
+    for (uint32_t t = 0; t < d->npt; t++) {
+        const double *x = d->pts + 3 * (size_t)t;
+        int on = 0;
+        for (int k = 0; k < 3; k++) {
+            if (x[k] == 0) on |= 1 << (2 * k);
+            if (x[k] == n) on |= 1 << (2 * k + 1);
+        }
+        if (on) {
+            r->hfaces |= (uint8_t)on;
+        } else if (r->nhin < 2) {
+            r->hin[r->nhin++] = t;
+        } else {
+            r->hlazy = 0;
+            return;
+        }
+    }
 }
 
 #define NO_ENTRY UINT32_MAX
@@ -470,13 +557,25 @@ static inline __attribute__((always_inline)) void relax(on_reach *r, const on_bo
         r->g[c] = ng;
         r->parent[c] = b;
         memcpy(r->pt + 3 * (size_t)c, q, sizeof q);
-        if (to) r->hkey[c] = heading(d, q);
+        if (to && r->hlazy) { /* keyed by a lower bound of its heading until popped (reach_run) */
+            r->hkey[c] = heading_lower(r, s, d, q);
+            r->hexact[c] = 0;
+            heap_push(r, n, c | LOWER, ng + r->hkey[c]);
+            return;
+        }
+        if (to) r->hkey[c] = heading(r, d, q);
         heap_push(r, n, c, to ? ng + r->hkey[c] : ng);
     }
 }
 
-/* A heap entry for a block not built yet (a lazy set's): its index with this bit. */
-#define PROXY 0x80000000u
+/* Is a heap entry of box b keyed `key` (a search with a `to`) its last one? An older one (b reached
+ * again since, by a shorter way) is skipped even when its key is the lower: b is settled at the key of
+ * the way it holds (its cost and point), whether that key came from its heading or a lower bound. */
+static inline int latest(const on_reach *r, uint32_t b, double key)
+{
+    return fabs(key - (r->g[b] + r->hkey[b])) <= 1e-9;
+}
+
 
 /* Distance from point p to the rectangle [lo, hi] (degenerate along one axis). */
 static double dist_rect(const double p[3], const double lo[3], const double hi[3])
@@ -546,6 +645,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     if (++r->cur == 0) { /* wrapped: clear the stamps once */
         memset(r->seen, 0, r->cap * sizeof *r->seen);
         memset(r->done, 0, r->cap * sizeof *r->done);
+        memset(r->hexact, 0, r->cap * sizeof *r->hexact);
         r->cur = 1;
     }
     const uint32_t cur = r->cur;
@@ -555,6 +655,9 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     double best = HUGE_VAL;
     size_t pops = 0, met_at = 0;
     int met_any = 0;
+    r->hlazy = !r->eager_heading;
+    r->hset = s;
+    r->headings = 0;
     if (d) {
         for (uint32_t i = 0; i < d->npt; i++) r->gneed[i] = 0;
         for (uint32_t i = 0; i < r->nent; i++) r->gneed[d->group[r->tent_t[i]]]++;
@@ -566,10 +669,10 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     for (int i = 0; i < nroot; i++) {
         r->seen[roots[i]] = cur;
         r->g[roots[i]] = 0;
-        if (to) r->hkey[roots[i]] = heading(d, p);
+        if (to) r->hkey[roots[i]] = heading(r, d, p);
         r->parent[roots[i]] = UINT32_MAX;
         memcpy(r->pt + 3 * (size_t)roots[i], p, 3 * sizeof(double));
-        heap_push(r, &n, roots[i], to ? heading(d, p) : 0);
+        heap_push(r, &n, roots[i], to ? r->hkey[roots[i]] : 0);
     }
     if (z) {
         size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
@@ -601,8 +704,18 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
             r->whead[blk] = NO_ENTRY;
             continue;
         }
+        if (b & LOWER) {
+            /* keyed by a lower bound: its heading now (its key can only grow), pushed again */
+            b &= ~LOWER;
+            if (r->done[b] == cur || r->hexact[b] == cur || !latest(r, b, key)) continue;
+            r->hkey[b] = heading(r, d, r->pt + 3 * (size_t)b);
+            r->hexact[b] = cur;
+            heap_push(r, &n, b, r->g[b] + r->hkey[b]);
+            continue;
+        }
         const double *pb = r->pt + 3 * (size_t)b;
-        if (to ? key > r->g[b] + r->hkey[b] + 1e-9 : key > r->g[b]) continue; /* an older entry */
+        if (to ? !latest(r, b, key) : key > r->g[b]) continue; /* an older entry */
+        if (to && r->done[b] == cur) continue; /* settled and expanded (an entry of equal key) */
         if (!d) pops++;
         if (d && r->done[b] != cur) {
             if (key > best * (1 + d->slack) + d->add) break;
@@ -634,6 +747,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                  * instead (the targets' lines on to `to` dropped), the open boxes keyed again */
                 for (uint32_t i = 0; i < d->npt; i++) r->hp[i] = 0;
                 order_targets(r, d->pts, d->npt, p);
+                if (r->hlazy) lower_faces(r, s, d); /* (the line to `to` bounds the new heading no more) */
                 size_t m = 0;
                 for (size_t i = 0; i < n; i++) {
                     uint32_t c = r->heap_box[i];
@@ -643,14 +757,22 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                         r->heap_key[m++] = block_key(r, s, d, c & ~PROXY);
                         continue;
                     }
-                    if (r->heap_key[i] > r->g[c] + r->hkey[c] + 1e-9 || r->done[c] == cur) continue;
-                    r->hkey[c] = heading(d, r->pt + 3 * (size_t)c);
-                    r->heap_box[m] = c;
+                    c &= ~LOWER;
+                    if (!latest(r, c, r->heap_key[i]) || r->done[c] == cur) continue;
+                    if (r->hlazy) { /* keyed by the new lower bound until popped */
+                        r->hkey[c] = heading_lower(r, s, d, r->pt + 3 * (size_t)c);
+                        r->hexact[c] = 0;
+                        r->heap_box[m] = c | LOWER;
+                    } else {
+                        r->hkey[c] = heading(r, d, r->pt + 3 * (size_t)c);
+                        r->heap_box[m] = c;
+                    }
                     r->heap_key[m++] = r->g[c] + r->hkey[c];
                 }
                 n = m;
                 for (size_t i = n / 2; i-- > 0;) heap_down(r, n, i);
-                r->hkey[b] = heading(d, pb);
+                r->hkey[b] = heading(r, d, pb);
+                r->hexact[b] = cur;
             }
             if (met && need == 0) break;
         }

@@ -47,7 +47,18 @@ typedef struct on_reach {
     size_t nwait, wcap;
     const double *tpts;    /* the targets' points of the last map */
     uint32_t *gneed;       /* per component: its target entries, UINT32_MAX once met */
-    double *hkey;          /* per box: the heading part of its key (searches with a `to`) */
+    double *hkey;          /* per box: the heading part of its key (searches with a `to`), or a lower
+                            * bound of it until hexact[b] == cur */
+    uint32_t *hexact;      /* per box: stamp, hkey computed for its point by search `cur` */
+    const on_boxset *hset; /* the running search's set (the heap's order of equal keys reads its boxes) */
+    int eager_heading;     /* 1: every box keyed by its heading when pushed (tests compare the two) */
+    size_t headings;       /* headings the last search computed */
+    int hlazy;             /* the running search keys new boxes by a lower bound of their heading: 0 no,
+                            * 1 the line to `to`, 2 the nearest face holding targets (reach.c; box
+                            * indices below 2^30: the heap marks such entries with bit 30) */
+    uint8_t hfaces;        /* with hlazy 2: the tile faces holding targets (bit f) */
+    int nhin;              /* and the targets inside the tile, hin[0 .. nhin) */
+    uint32_t hin[2];
     uint32_t *order;       /* the targets by hc */
     double *hp;            /* per target: that straight line */
     double *hc;            /* per target: the line from the search's point through it on to `to` */
