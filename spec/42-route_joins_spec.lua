@@ -1,8 +1,8 @@
 -- spec/42-route_joins_spec.lua -- streamed tiles come with their route join sets (issue 11): a route's
 -- start and goal join the world graph by a search over their tile's boxes, which a tile of more than one
 -- 64-leaf block otherwise builds block by block during the plan (~1 ms a block on a 512^3 terrain
--- surface). The streamer's workers build each tile's boxes beside its decode (option joins, on unless
--- prepare) and the tree keeps them as the tile's join set, read by the route planner only.
+-- surface). With option joins = true (off by default) the streamer's workers build each tile's boxes
+-- beside its decode and the tree keeps them as the tile's join set, read by the route planner only.
 -- Run: busted --lua=lua5.4 spec/42-route_joins_spec.lua
 --
 -- The world: 3 x 1 x 3 tiles of 128 leaves (depth 7: 8 blocks a tile) over a ground slab, with walls,
@@ -18,7 +18,7 @@
 --     the next update(true) builds them again (joins_rebuilt, the same bytes); routes cost what they
 --     cost over the full pack as loaded with the same obstacle while the sets are gone, and over the
 --     prepared one once they are back;
---   * joins = false builds none, prepare = true none either (the prepared set serves); a non-boolean
+--   * joins off (the default, and joins = false) builds none, prepare = true none either (the prepared set serves); a non-boolean
 --     joins raises.
 local octonav = require "octonav"
 local streamer = require "octonav.streamer"
@@ -107,7 +107,7 @@ for _, workers in ipairs { 0, 2 } do
       local want_bytes = full.tree:stats().box_bytes
       assert.is_true(want_bytes > 0)
       full:close()
-      local s = assert(streamer.new(pack, { workers = workers, load_padding = 1, unload_padding = 2 }))
+      local s = assert(streamer.new(pack, { workers = workers, load_padding = 1, unload_padding = 2, joins = true }))
       local seen = 0
       for i = 0, N - 1 do -- a column of tiles an update
         for k = 0, N - 1 do s:force_load({ i, 0, k }) end
@@ -132,7 +132,7 @@ for _, workers in ipairs { 0, 2 } do
       local want, want_bytes = costs(full, prs)
       full:close()
       for n = 1, #want do assert.equal("number", type(want[n])) end
-      local s = assert(streamer.new(pack, { workers = workers, load_padding = 1, unload_padding = 2 }))
+      local s = assert(streamer.new(pack, { workers = workers, load_padding = 1, unload_padding = 2, joins = true }))
       force_all(s)
       s:update(true)
       local got, got_bytes = costs(s.world, prs)
@@ -154,7 +154,7 @@ for _, workers in ipairs { 0, 2 } do
     end)
 
     it("an obstacle drops the sets of the tiles it touches; the next update builds them again", function()
-      local s = assert(streamer.new(pack, { workers = workers, load_padding = 1, unload_padding = 2 }))
+      local s = assert(streamer.new(pack, { workers = workers, load_padding = 1, unload_padding = 2, joins = true }))
       force_all(s)
       s:update(true)
       local tree = s.world.tree
@@ -191,7 +191,18 @@ for _, workers in ipairs { 0, 2 } do
       s:close()
     end)
 
-    it("joins = false builds none; prepare = true builds the search's sets instead", function()
+    it("joins off by default and with joins = false builds none; prepare = true builds the search's sets instead", function()
+      for _, o in ipairs { { workers = workers, load_padding = 1, unload_padding = 2 },
+                           { workers = workers, load_padding = 1, unload_padding = 2, joins = false } } do
+        local d = assert(streamer.new(pack, o))
+        force_all(d)
+        d:update(true)
+        local dst = d:stats()
+        assert.equal(N * N, dst.loaded)
+        assert.equal(0, dst.join_tiles)
+        assert.equal(0, dst.join_bytes)
+        d:close()
+      end
       local s = assert(streamer.new(pack, { workers = workers, load_padding = 1, unload_padding = 2, joins = false }))
       force_all(s)
       s:update(true)
