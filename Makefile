@@ -50,7 +50,7 @@ $(BUILD)/libonav.a: $(CORE_OBJ)
 $(MODULE): $(CORE_OBJ) $(LUA_OBJ) | $(BUILD)/octonav
 	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libonav.a tests/minitest.h tests/scratch.h tests/testrng.h | $(BUILD)/tests
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libonav.a tests/minitest.h tests/scratch.h tests/testrng.h tests/testdense.h tests/graph_test.h | $(BUILD)/tests
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 ctest: $(TEST_BIN)

@@ -1,8 +1,8 @@
 /*
  * graph_test.h -- helpers shared by the tile graph and world graph tests (test_portals.c,
- * test_route.c): a seeded xorshift, trees of n tiles, boxes, the closed room whose only exit is a
- * corridor to the far side of its tile, a sealed shell, point distance; the reference: every free leaf
- * of a tree as a lattice and a 26-connected Dijkstra over it without corner cutting.
+ * test_route.c, test_route_joins.c): a seeded xorshift, trees of n tiles, boxes, a world graph of every
+ * tile's graph, the closed room whose only exit is a corridor to the far side of its tile, a sealed
+ * shell, point distance; the reference: every free leaf of a tree as a lattice and a 26-connected Dijkstra over it without corner cutting.
  */
 #ifndef OCTONAV_GRAPH_TEST_H
 #define OCTONAV_GRAPH_TEST_H
@@ -34,6 +34,18 @@ static inline void gt_box(on_tree *t, double x0, double y0, double z0, double x1
 {
     double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
     on_tree_add_box(t, a, b);
+}
+
+/* A world graph with every tile's graph (a tile whose graph fails to build is left out). */
+static inline on_wgraph *gt_world_of(const on_tree *t)
+{
+    on_wgraph *w = NULL;
+    on_wgraph_create(on_tree_get_params(t), &w);
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        on_tgraph *g = NULL;
+        if (on_ok(on_tgraph_build_tile(t, i, NULL, &g))) on_wgraph_add_tile(w, i, g);
+    }
+    return w;
 }
 
 /* In the first 16-leaf tile: room [1,7)^3 in walls [0,8)^3, its only hole at y, z in [3,5) on +x, a

@@ -14,32 +14,9 @@
 
 #include <stdlib.h>
 
-typedef struct dense {
-    int dim[3];
-    unsigned char *b; /* 1 = blocked */
-} dense;
-
-static int dense_free(const void *ud, int64_t x, int64_t y, int64_t z)
-{
-    const dense *d = ud;
-    if (x < 0 || y < 0 || z < 0 || x >= d->dim[0] || y >= d->dim[1] || z >= d->dim[2]) return 0;
-    return !d->b[x + (size_t)d->dim[0] * ((size_t)y + (size_t)d->dim[1] * (size_t)z)];
-}
-
 #define TESTRNG_SEED 0x2545F4914F6CDD1Dull
 #include "testrng.h"
-
-static void add_box(on_tree *t, dense *d, const int lo[3], const int hi[3])
-{
-    double mn[3] = {lo[0], lo[1], lo[2]}, mx[3] = {hi[0], hi[1], hi[2]};
-    CHECK(on_ok(on_tree_add_box(t, mn, mx)));
-    for (int z = lo[2]; z < hi[2]; z++)
-        for (int y = lo[1]; y < hi[1]; y++)
-            for (int x = lo[0]; x < hi[0]; x++) d->b[x + (size_t)d->dim[0] * (y + (size_t)d->dim[1] * z)] = 1;
-}
-
-/* A coordinate in [0, n]: inside a voxel, or on a lattice plane. */
-static double coord(int n, int on_plane) { return on_plane ? (double)rndi(n + 1) : rndi(n) + 0.05 + 0.9 * rnd(); }
+#include "testdense.h"
 
 /* count segments in lattice planes (every third along a lattice edge): tree against dense walk;
  * returns the disagreements, *blocked gets the blocked ones. */
@@ -50,8 +27,8 @@ static long plane_walks_agree(const on_tree *t, const dense *d, int count, long 
         double a[3], b[3];
         int ax = rndi(3), ax2 = (ax + 1 + rndi(2)) % 3, edge = i % 3 == 0;
         for (int j = 0; j < 3; j++) {
-            a[j] = coord(d->dim[j], rndi(2));
-            b[j] = coord(d->dim[j], rndi(2));
+            a[j] = dense_coord(d->dim[j], rndi(2));
+            b[j] = dense_coord(d->dim[j], rndi(2));
         }
         a[ax] = b[ax] = (double)rndi(d->dim[ax] + 1); /* the plane */
         if (edge) a[ax2] = b[ax2] = (double)rndi(d->dim[ax2] + 1);
@@ -78,11 +55,11 @@ static long cached_turns_agree(const on_tree *t, const dense *d, int count, long
     on_turn_cache c;
     on_turn_cache_init(&c);
     double x[3];
-    for (int j = 0; j < 3; j++) x[j] = coord(d->dim[j], rndi(2));
+    for (int j = 0; j < 3; j++) x[j] = dense_coord(d->dim[j], rndi(2));
     for (int i = 0; i < count; i++) {
         double a[3], b[3];
         for (int j = 0; j < 3; j++) {
-            if (rndi(4) == 0) x[j] = coord(d->dim[j], rndi(2)); /* now and then a jump */
+            if (rndi(4) == 0) x[j] = dense_coord(d->dim[j], rndi(2)); /* now and then a jump */
             else x[j] += rndi(2) ? (double)(rndi(3) - 1) : 0.25 * (rnd() - 0.5);
             if (x[j] < 0) x[j] = 0;
             if (x[j] > d->dim[j]) x[j] = d->dim[j];
@@ -104,22 +81,8 @@ static long cached_turns_agree(const on_tree *t, const dense *d, int count, long
 static void random_scenes(void)
 {
     for (int depth = 3; depth <= 6; depth++) {
-        on_tree_params p = {{2, 1, 2}, depth, 1.0, {0, 0, 0}, 0};
-        on_tree *t;
-        CHECK(on_ok(on_tree_create(&p, &t)));
-        int n = 1 << depth;
-        dense d = {{2 * n, n, 2 * n}, NULL};
-        d.b = calloc((size_t)d.dim[0] * d.dim[1] * d.dim[2], 1);
-        CHECK(d.b != NULL);
-        for (int i = 0; i < 8 * depth; i++) {
-            int lo[3], hi[3];
-            for (int j = 0; j < 3; j++) {
-                lo[j] = rndi(d.dim[j]);
-                hi[j] = lo[j] + 1 + rndi(n / 2);
-                if (hi[j] > d.dim[j]) hi[j] = d.dim[j];
-            }
-            add_box(t, &d, lo, hi);
-        }
+        dense d;
+        on_tree *t = dense_scene(depth, 8 * depth, &d);
         long blocked = 0;
         CHECK_EQ_INT(plane_walks_agree(t, &d, 20000, &blocked), 0); /* masks (the default) */
         CHECK(blocked > 2000); /* (many are blocked and many clear: the comparison means something) */

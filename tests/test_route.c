@@ -25,18 +25,6 @@ static double rnd(void) { return gt_rnd(&rs); }
 #define new_tree gt_tree
 #define box gt_box
 
-/* A world graph with every tile's graph. */
-static on_wgraph *world_of(const on_tree *t)
-{
-    on_wgraph *w = NULL;
-    on_wgraph_create(on_tree_get_params(t), &w);
-    for (uint32_t i = 0; i < t->ntiles; i++) {
-        on_tgraph *g = NULL;
-        if (on_ok(on_tgraph_build_tile(t, i, NULL, &g))) on_wgraph_add_tile(w, i, g);
-    }
-    return w;
-}
-
 /* Run a started route to its end in slices of `slice` expansions. */
 static on_status run(on_route *r, on_status st, size_t slice)
 {
@@ -107,7 +95,7 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
         double c0 = tn - 3, c1 = tn + 3; /* the pocket [c0, c1)^3 around the corner of 8 tiles */
         if (shell) gt_shell(t, c0, c0, c0, c1, c1, c1);
         gt_lattice L = gt_lattice_of(t);
-        on_wgraph *w = world_of(t);
+        on_wgraph *w = gt_world_of(t);
         on_route *r = NULL;
         CHECK(on_ok(on_route_create(w, 0, &r)));
         if (directed) r->directed_boxes = 0; /* every endpoint joins by the directed search */
@@ -214,7 +202,7 @@ static void test_cases(void)
     on_tree *t = new_tree(4, 1, 1, 4); /* x in [0, 64), 16 leaves a tile */
     gt_closed_room(t); /* tile 0: the room, its exit a corridor to x = 16 */
     gt_shell(t, 20, 5, 5, 26, 11, 11); /* tile 1: a pocket in a sealed shell */
-    on_wgraph *w = world_of(t);
+    on_wgraph *w = gt_world_of(t);
     on_route *r = NULL;
     CHECK(on_ok(on_route_create(w, 0, &r)));
     on_route_info info;
@@ -432,7 +420,7 @@ static void test_lazy_boxes(void)
     }
     for (int z = 0; z < Z; z++)
         if (z < 60 || z > 64) box(t, 127, 0, z, 129, Y, z + 1);
-    on_wgraph *w = world_of(t);
+    on_wgraph *w = gt_world_of(t);
     on_route *lazy = NULL, *prep = NULL;
     CHECK(on_ok(on_route_create(w, 0, &lazy)));
     CHECK(on_ok(on_route_create(w, 0, &prep)));

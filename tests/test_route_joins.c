@@ -19,17 +19,6 @@
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
 static double rnd(void) { return gt_rnd(&rs); }
 
-static on_wgraph *world_of(const on_tree *t)
-{
-    on_wgraph *w = NULL;
-    on_wgraph_create(on_tree_get_params(t), &w);
-    for (uint32_t i = 0; i < t->ntiles; i++) {
-        on_tgraph *g = NULL;
-        if (on_ok(on_tgraph_build_tile(t, i, NULL, &g))) on_wgraph_add_tile(w, i, g);
-    }
-    return w;
-}
-
 typedef struct outcome {
     on_status st;
     on_route_info info;
@@ -66,7 +55,7 @@ static void test_shared(void)
         double a[3] = {floor(rnd() * X), floor(rnd() * Y), floor(rnd() * Z)};
         gt_box(t, a[0], a[1], a[2], a[0] + 1 + floor(rnd() * 16), a[1] + 1 + floor(rnd() * 16), a[2] + 1 + floor(rnd() * 16));
     }
-    on_wgraph *w = world_of(t);
+    on_wgraph *w = gt_world_of(t);
     on_route *p1 = NULL, *p2 = NULL, *alone = NULL;
     on_route_joins *j = NULL;
     CHECK(on_ok(on_route_create(w, 0, &p1)));

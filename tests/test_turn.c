@@ -13,28 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct dense {
-    int dim[3];
-    unsigned char *b; /* 1 = blocked */
-} dense;
-
-static int dense_free(const dense *d, int x, int y, int z)
-{
-    if (x < 0 || y < 0 || z < 0 || x >= d->dim[0] || y >= d->dim[1] || z >= d->dim[2]) return 0;
-    return !d->b[x + (size_t)d->dim[0] * (y + (size_t)d->dim[1] * z)];
-}
-
 #define TESTRNG_SEED 0x9E3779B97F4A7C15ull
 #include "testrng.h"
-
-static void add_box(on_tree *t, dense *d, const int lo[3], const int hi[3])
-{
-    double mn[3] = {lo[0], lo[1], lo[2]}, mx[3] = {hi[0], hi[1], hi[2]};
-    CHECK(on_ok(on_tree_add_box(t, mn, mx)));
-    for (int z = lo[2]; z < hi[2]; z++)
-        for (int y = lo[1]; y < hi[1]; y++)
-            for (int x = lo[0]; x < hi[0]; x++) d->b[x + (size_t)d->dim[0] * (y + (size_t)d->dim[1] * z)] = 1;
-}
+#include "testdense.h"
 
 /* The rule, written out voxel by voxel: the voxels around x are those whose closed cube holds x (on an
  * axis where x is on a lattice plane, the two beside it; elsewhere its own). Of them, the side a comes
@@ -76,9 +57,6 @@ static int ref_turn(const dense *d, const double a[3], const double x[3], const 
     return 0;
 }
 
-/* A coordinate of kind 0 (inside a voxel) or 1 (on a lattice plane), within [0, n]. */
-static double coord(int n, int on_plane) { return on_plane ? (double)rndi(n + 1) : rndi(n) + 0.05 + 0.9 * rnd(); }
-
 /* count random turns: on_tree_turn_ok against ref_turn; returns the disagreements, *blocked gets the
  * turns the rule refuses. */
 static long turns_agree(const on_tree *t, on_lcache *lc, const dense *d, int count, long *blocked)
@@ -88,7 +66,7 @@ static long turns_agree(const on_tree *t, on_lcache *lc, const dense *d, int cou
         double x[3], a[3], b[3];
         int planes = rndi(8); /* which axes of x lie on a lattice plane */
         for (int j = 0; j < 3; j++) {
-            x[j] = coord(d->dim[j], (planes >> j) & 1);
+            x[j] = dense_coord(d->dim[j], (planes >> j) & 1);
             /* a and b below, on or above x's coordinate, on each axis */
             a[j] = x[j] + (double)(rndi(3) - 1) * (0.5 + 3 * rnd());
             b[j] = x[j] + (double)(rndi(3) - 1) * (0.5 + 3 * rnd());
@@ -108,22 +86,8 @@ static long turns_agree(const on_tree *t, on_lcache *lc, const dense *d, int cou
 static void random_scenes(void)
 {
     for (int depth = 3; depth <= 6; depth++) {
-        on_tree_params p = {{2, 1, 2}, depth, 1.0, {0, 0, 0}, 0};
-        on_tree *t;
-        CHECK(on_ok(on_tree_create(&p, &t)));
-        int n = 1 << depth;
-        dense d = {{2 * n, n, 2 * n}, NULL};
-        d.b = calloc((size_t)d.dim[0] * d.dim[1] * d.dim[2], 1);
-        CHECK(d.b != NULL);
-        for (int i = 0; i < 6 * depth; i++) {
-            int lo[3], hi[3];
-            for (int j = 0; j < 3; j++) {
-                lo[j] = rndi(d.dim[j]);
-                hi[j] = lo[j] + 1 + rndi(n / 2);
-                if (hi[j] > d.dim[j]) hi[j] = d.dim[j];
-            }
-            add_box(t, &d, lo, hi);
-        }
+        dense d;
+        on_tree *t = dense_scene(depth, 6 * depth, &d);
         on_lcache *lc = calloc(1, sizeof *lc);
         CHECK(lc != NULL);
         on_lcache_reset(lc, t);
