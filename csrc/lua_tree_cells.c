@@ -1,7 +1,7 @@
 /*
  * lua_tree_cells.c -- the `octonav.tree` methods that read its cells and its prepared graph: locate,
- * raycast, visible, visible_many, neighbors, face_cells, prepare, boxes (added to the tree class by
- * on_lua_tree_cells_open, from on_lua_tree_open). Cells are tables {min, size, code, tile}; a cell
+ * locate_status, raycast, visible, visible_many, neighbors, face_cells, prepare, boxes (added to the
+ * tree class by on_lua_tree_cells_open, from on_lua_tree_open). Cells are tables {min, size, code, tile}; a cell
  * passed back in is checked to be a free cell of this tree still. locate answers "unloaded", {i,j,k}
  * for a point in a tile not loaded (not "blocked": the tree does not know).
  */
@@ -76,6 +76,27 @@ static int l_locate(lua_State *L)
     lua_pushnil(L);
     lua_pushliteral(L, "outside");
     return 2;
+}
+
+/* locate's answer without its cell: "free", "blocked", "unloaded" or "outside", one interned string
+ * and nothing allocated. A navigator asks whether a point is blocked every plan it starts; locate's
+ * cell table (and its min and tile tables) was garbage the caller never read. */
+static int l_locate_status(lua_State *L)
+{
+    on_tree *t = on_lua_checktree(L, 1);
+    double p[3];
+    on_lua_checkpoint(L, 2, "point", p);
+    on_cell c;
+    on_status s = on_tree_locate(t, p, &c);
+    if (on_ok(s))
+        lua_pushliteral(L, "free");
+    else if (s & ON_BLOCKED)
+        lua_pushliteral(L, "blocked");
+    else if (s & ON_UNLOADED)
+        lua_pushliteral(L, "unloaded");
+    else
+        lua_pushliteral(L, "outside");
+    return 1;
 }
 
 static int l_raycast(lua_State *L)
@@ -214,7 +235,8 @@ static int l_boxes(lua_State *L)
 int on_lua_tree_cells_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"locate", l_locate},         {"raycast", l_raycast},       {"neighbors", l_neighbors},
+        {"locate", l_locate},         {"locate_status", l_locate_status},
+        {"raycast", l_raycast},       {"neighbors", l_neighbors},
         {"face_cells", l_face_cells}, {"prepare", l_prepare},       {"boxes", l_boxes},
         {NULL, NULL},
     };

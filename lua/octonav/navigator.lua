@@ -202,6 +202,7 @@ function M.new(world, opts)
     leg_i = nil, step_paths = nil, step_end = nil, search = nil, from0 = nil, pending_replan = nil,
     cplanner = nil, plan_revision = nil, plan_spent = nil, loading = nil, loading_hole = nil,
     checks_left = nil, checks_got = nil, passed_fn = nil, locks = nil, streamer = nil, agent = nil,
+    smoother_opts = nil,
   }, Nav)
   local s = opts.streamer
   if s ~= nil then
@@ -369,10 +370,28 @@ end
 -- the search starts from where the agent stands, to within NUDGE leaves. A point that is not on a
 -- face, or whose every side is blocked, is returned as it is (the search then says start_blocked).
 local FACE_EPS, NUDGE = 1e-6, 1e-5
+
+-- tree:locate's first answer: by locate_status (an octonav.tree's, nothing allocated) when the tree
+-- has it, else by locate (whose free answer makes a cell table the navigator never reads).
+local function locate_status(tree, p)
+  local f = tree.locate_status
+  if f then return f(tree, p) end
+  return (tree:locate(p))
+end
+
+-- The options of the navigator's smoothers: one table, made when its first leg is.
+local function smoother_opts(self)
+  local o = self.smoother_opts
+  if not o then
+    o = { checks_per_frame = self.checks_per_frame }
+    self.smoother_opts = o
+  end
+  return o
+end
 M.FACE_EPS, M.NUDGE = FACE_EPS, NUDGE
 
 local function free_start(tree, p)
-  if tree:locate(p) ~= "blocked" then return p end
+  if locate_status(tree, p) ~= "blocked" then return p end
   local pr = tree:params()
   local scale, o = pr.scale, pr.origin
   local sides = {} -- per axis: the nudged coordinates to try (none when not on a face)
@@ -396,7 +415,7 @@ local function free_start(tree, p)
         if a + b + c > 0 then
           local q = { a > 0 and sides[1][a] or p[1], b > 0 and sides[2][b] or p[2], c > 0 and sides[3][c] or p[3] }
           local d = dist(p, q)
-          if (not best_d or d < best_d) and tree:locate(q) == "free" then best, best_d = q, d end
+          if (not best_d or d < best_d) and locate_status(tree, q) == "free" then best, best_d = q, d end
         end
       end
     end
@@ -438,14 +457,14 @@ local function append(self, k, best)
   self.exits[k] = best.cand
   local last = self.legs[#self.legs]
   if k > 1 and step.kind == "tile" and route[k - 1].kind == "tile" and last and last.smoother then
-    last.smoother:extend(path)
+    last.smoother:extend_adopt(path) -- (q:result's fresh points, never changed: not copied)
   else
     if k > 1 then
       self.legs[#self.legs + 1] = { kind = "door", to = copy(path[1]) }
     end
     self.legs[#self.legs + 1] = {
       kind = step.kind, tree = tree_of(self, step),
-      smoother = smoother.new(tree_of(self, step), path, { checks_per_frame = self.checks_per_frame }),
+      smoother = smoother.adopt(tree_of(self, step), path, smoother_opts(self)),
     }
   end
   self.known = k
@@ -807,7 +826,7 @@ local function plan_route(self, position)
     -- a start on a blocked leaf's face, outside the holes: off it (free_start; the planner's local
     -- search takes a face point, but not one a hair inside the leaf)
     local from = position
-    if world.tree:locate(position) == "blocked" and world:in_hole(position) == nil then
+    if locate_status(world.tree, position) == "blocked" and world:in_hole(position) == nil then
       from = free_start(world.tree, position)
     end
     self.from0 = copy(from)

@@ -5,10 +5,12 @@
 --   each frame: local wp = s:update(agent_position)   -- head straight for wp (2nd value: checks spent)
 --   s:waypoint(), s:remaining(), s:checks(), s:length(position), s:extend(points)
 --   local short, spent = octonav.smoother.smooth(tree, path [, max_checks])
+--   octonav.smoother.adopt(tree, path, opts), s:extend_adopt(points): as new and extend, the points
+--   kept as they are (not copied: the caller must not change them afterwards)
 --
 -- `tree` is anything with a `visible(self, a, b)` method (an octonav.tree; a spec may wrap one to
 -- count calls). `path` is an array of world points {x, y, z} whose consecutive segments are visible
--- (a query result); it is copied.
+-- (a query result); it is copied (adopt: its array is, its points are not).
 --
 -- Strategy (per frame, `update`): the smoother keeps a target waypoint i; the agent heads straight for
 -- it, and the segment from the agent to it is always visible (either it is the next waypoint of the
@@ -52,27 +54,28 @@ local function check_tree(tree, fname)
   end
 end
 
-local function check_path(path, fname)
+-- The path checked, in a new array; its points copied unless `keep` (adopt: a navigator's paths are
+-- query results it never changes, and copying each of their points was most of a plan's garbage).
+local function check_path(path, fname, keep)
   if type(path) ~= "table" then error(fname .. ": path must be an array of points, got " .. type(path), 3) end
-  if #path < 1 then error(fname .. ": path must have at least one point", 3) end
-  local out = {}
-  for i = 1, #path do
-    check_point(path[i], fname, "path[" .. i .. "]", 3)
-    out[i] = copy_point(path[i])
+  local n = #path
+  if n < 1 then error(fname .. ": path must have at least one point", 3) end
+  local out = table.move(path, 1, n, 1, {})
+  for i = 1, n do
+    local p = path[i]
+    if not is_point(p) then check_point(p, fname, "path[" .. i .. "]", 3) end
+    if not keep then out[i] = copy_point(p) end
   end
   return out
 end
 
 local is_count = util.is_count
 
---- octonav.smoother.new(tree, path, opts) -> smoother.
--- opts: { checks_per_frame = 8 } (an integer >= 1: line-of-sight checks an update may spend).
-function M.new(tree, path, opts)
-  local fname = "octonav.smoother.new"
+local function new(fname, tree, path, opts, keep)
   check_tree(tree, fname)
-  local pts = check_path(path, fname)
+  local pts = check_path(path, fname, keep)
   if opts ~= nil and type(opts) ~= "table" then error(fname .. ": opts must be a table", 2) end
-  opts = opts or {}
+  opts = opts or DEFAULTS
   for k in pairs(opts) do
     if DEFAULTS[k] == nil then error(fname .. ": unknown option '" .. tostring(k) .. "'", 2) end
   end
@@ -90,12 +93,20 @@ function M.new(tree, path, opts)
   }, Smoother)
 end
 
+--- octonav.smoother.new(tree, path, opts) -> smoother.
+-- opts: { checks_per_frame = 8 } (an integer >= 1: line-of-sight checks an update may spend).
+function M.new(tree, path, opts) return new("octonav.smoother.new", tree, path, opts, false) end
+
+--- octonav.smoother.adopt(tree, path, opts) -> smoother: as new, but path's points are kept, not
+-- copied (its array is): the caller promises not to change them while the smoother lives.
+function M.adopt(tree, path, opts) return new("octonav.smoother.adopt", tree, path, opts, true) end
+
 --- s:update(position [, max_checks]) -> the waypoint to head for now, and the checks this call spent.
 -- Spends at most checks_per_frame checks (or max_checks, an integer >= 0, when that is smaller: a
 -- caller sharing one frame budget between several smoothers). The returned point belongs to the
 -- smoother: read it, do not modify it.
 function Smoother:update(position, max_checks)
-  check_point(position, "smoother:update", "position", 2)
+  if not is_point(position) then check_point(position, "smoother:update", "position", 2) end
   local budget = self.budget
   if max_checks ~= nil then
     if not is_count(max_checks, 0) then error("smoother:update: max_checks must be an integer >= 0", 2) end
@@ -152,8 +163,8 @@ end
 --- s:extend(points): appends points to the path (the next leg of a multi-segment route on the same
 -- tree). points[1] must continue the path: it is skipped when equal to the current last point, else
 -- the segment from the last point to it must be visible (the caller's promise, as for the input).
-function Smoother:extend(points)
-  local pts = check_path(points, "smoother:extend")
+local function extend(self, points, fname, keep)
+  local pts = check_path(points, fname, keep)
   local path = self.path
   local last = path[#path]
   local first = 1
@@ -163,13 +174,18 @@ function Smoother:extend(points)
   return self
 end
 
+function Smoother:extend(points) return extend(self, points, "smoother:extend", false) end
+
+--- s:extend_adopt(points): as extend, points kept as they are (the promise of adopt).
+function Smoother:extend_adopt(points) return extend(self, points, "smoother:extend_adopt", true) end
+
 --- octonav.smoother.smooth(tree, path [, max_checks]) -> smoothed path (new array), checks spent.
 -- Greedy forward string pulling (see the top of this file); max_checks (integer >= 0, default no
 -- limit) bounds the checks: when it runs out the rest of the path is kept unchanged.
 function M.smooth(tree, path, max_checks)
   local fname = "octonav.smoother.smooth"
   check_tree(tree, fname)
-  local pts = check_path(path, fname)
+  local pts = check_path(path, fname, false)
   if max_checks ~= nil and not is_count(max_checks, 0) then
     error(fname .. ": max_checks must be an integer >= 0 or nil", 2)
   end

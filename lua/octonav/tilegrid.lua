@@ -69,16 +69,18 @@ end
 
 --- Tile index of a world point, or nil outside the grid (points on the grid's max faces count).
 function M.tile_of(g, p)
-  local c = {}
+  -- (three locals, no table: the navigator asks this every plan and every lock)
+  local o, n, T = g.origin, g.tiles, g.tile_size
+  local i, j, k
   for a = 1, 3 do
-    local v = (p[a] - g.origin[a]) / g.tile_size
-    local n = g.tiles[a]
-    if not (v >= 0 and v <= n) then return nil end
+    local v = (p[a] - o[a]) / T
+    local na = n[a]
+    if not (v >= 0 and v <= na) then return nil end
     local f = floor(v)
-    if f >= n then f = n - 1 end
-    c[a] = f
+    if f >= na then f = na - 1 end
+    if a == 1 then i = f elseif a == 2 then j = f else k = f end
   end
-  return M.index(g, c[1], c[2], c[3])
+  return i + n[1] * (j + n[2] * k)
 end
 
 --- Tiles overlapping the box [lo, hi] (closed), as a sorted array of indices. strict: a box ending
