@@ -9,27 +9,7 @@ local navigator = require "octonav.navigator"
 
 local hw = dofile("spec/support/handworld.lua")
 
--- A chain of n Lua calls (not tail calls), each with a few registers: run after a full collection,
--- it grows the thread's call records and stack back to that depth, so that what f() allocates does
--- not depend on how deep the calls before the collection went (a full collection frees half the
--- spare call records and shrinks the stack; with the collector stopped nothing shrinks them).
-local function deep(n)
-  if n == 0 then return 0 end
-  local a, b, c, d = n, n + 1, n + 2, n + 3
-  return deep(n - 1) + a + b + c + d
-end
-
--- Bytes f() allocates, the collector stopped meanwhile; and what f returned.
-local function garbage(f)
-  collectgarbage()
-  collectgarbage("stop")
-  deep(400)
-  local h0 = collectgarbage("count")
-  local r1, r2 = f()
-  local bytes = (collectgarbage("count") - h0) * 1024
-  collectgarbage("restart")
-  return bytes, r1, r2
-end
+local garbage = dofile("spec/support/garbage.lua").bytes
 
 local function plan_legs(w, a, b)
   local job = planner.start(w, a, b)

@@ -12,16 +12,7 @@ local util = require "octonav.util"
 
 local hw = dofile("spec/support/handworld.lua")
 
--- Bytes f() allocates, the collector stopped meanwhile; and what f returned.
-local function garbage(f)
-  collectgarbage()
-  collectgarbage("stop")
-  local h0 = collectgarbage("count")
-  local r1, r2 = f()
-  local bytes = (collectgarbage("count") - h0) * 1024
-  collectgarbage("restart")
-  return bytes, r1, r2
-end
+local garbage = dofile("spec/support/garbage.lua").bytes
 
 -- A tree with nothing in it: every segment visible.
 local function open_sky() return octonav.tree.new { tiles = { 1, 1, 1 }, depth = 4 } end
