@@ -488,29 +488,38 @@ static int l_step(lua_State *L)
     return push_status(L, u, on_route_step(u->h.p, (size_t)budget, NULL));
 }
 
-/* The crossings into table `into` (at idx): its scalar fields as the route table's, the crossings flat
- * from into[1] (ROUTE_FLAT numbers each: tile, portal, to_tile, to_portal, x, y, z), into.n = their
- * count, the entries past them cleared. Makes no table: a caller that keeps `into` plans without
- * garbage (the navigator's crowds, planner.lua). */
 #define ROUTE_FLAT 7
-static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const on_route_info *info)
+
+/* The route's scalar fields into the table at idx, for both forms: cost, near ("same_tile",
+ * "neighbours" or nil), length, start and goal (nil when near), expansions, join_boxes; the nil ones
+ * cleared (a refilled flat table keeps nothing from its last route; a new table gets no entry). */
+static void set_info(lua_State *L, int idx, const on_route_info *info)
 {
     lua_pushnumber(L, info->cost);
-    lua_setfield(L, into, "cost");
+    lua_setfield(L, idx, "cost");
     if (info->near) lua_pushstring(L, info->near == ON_ROUTE_SAME_TILE ? "same_tile" : "neighbours");
     else lua_pushnil(L);
-    lua_setfield(L, into, "near");
+    lua_setfield(L, idx, "near");
     static const char *const keys[] = {"length", "start", "goal"};
     for (int k = 0; k < 3; k++) {
         if (info->near) lua_pushnil(L);
         else if (k == 0) lua_pushnumber(L, info->length);
         else lua_pushinteger(L, (lua_Integer)(k == 1 ? info->start : info->goal) + 1);
-        lua_setfield(L, into, keys[k]);
+        lua_setfield(L, idx, keys[k]);
     }
     lua_pushinteger(L, (lua_Integer)info->expansions);
-    lua_setfield(L, into, "expansions");
+    lua_setfield(L, idx, "expansions");
     lua_pushinteger(L, (lua_Integer)info->join_boxes);
-    lua_setfield(L, into, "join_boxes");
+    lua_setfield(L, idx, "join_boxes");
+}
+
+/* The crossings into table `into` (at idx): its scalar fields as the route table's, the crossings flat
+ * from into[1] (ROUTE_FLAT numbers each: tile, portal, to_tile, to_portal, x, y, z), into.n = their
+ * count, the entries past them cleared. Makes no table: a caller that keeps `into` plans without
+ * garbage (the navigator's crowds, planner.lua). */
+static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const on_route_info *info)
+{
+    set_info(L, into, info);
     lua_getfield(L, into, "n");
     lua_Integer old = lua_tointeger(L, -1);
     lua_pop(L, 1);
@@ -562,17 +571,7 @@ static int push_result(lua_State *L, lplanner *u, int into)
         return 1;
     }
     lua_createtable(L, 0, 7);
-    on_lua_setnum(L, "cost", info.cost);
-    if (info.near) {
-        lua_pushstring(L, info.near == ON_ROUTE_SAME_TILE ? "same_tile" : "neighbours");
-        lua_setfield(L, -2, "near");
-    } else {
-        on_lua_setnum(L, "length", info.length);
-        on_lua_setint(L, "start", (lua_Integer)info.start + 1);
-        on_lua_setint(L, "goal", (lua_Integer)info.goal + 1);
-    }
-    on_lua_setint(L, "expansions", (lua_Integer)info.expansions);
-    on_lua_setint(L, "join_boxes", (lua_Integer)info.join_boxes);
+    set_info(L, lua_gettop(L), &info);
     lua_createtable(L, (int)n, 0);
     for (size_t i = 0; i < n; i++) {
         const on_route_cross *c = &u->buf[i];
