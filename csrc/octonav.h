@@ -412,7 +412,7 @@ enum { ON_GRAPH_AUTO = 0, ON_GRAPH_CELLS = 1, ON_GRAPH_BOXES = 2 };
 typedef double (*on_heuristic_fn)(void *ud, const double p[3], const double goal[3], double size);
 
 typedef struct on_query_opts {
-    double weight;           /* f = g + weight*h - size_bias*size; default 1.4 (1 = optimal on the centre graph) */
+    double weight;           /* f = g + weight*h - size_bias*size; default 1.39 (1 = optimal on the centre graph) */
     double size_bias;        /* default 0 (the seed's search: weight 2.5, size_bias 1) */
     int points;              /* ON_POINTS_*: default ON_POINTS_FACE */
     int any_angle;           /* Lazy Theta*: parents may be any visible ancestor (one check per expansion) */

@@ -47,6 +47,9 @@ struct on_query {
     on_tileset ptiles;    /* the result's tiles (corridor and final segments), with salts */
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */
     int corr_failed;      /* growing corr ran out of memory */
+    int reversed;         /* the current search runs from the goal's end (search.c, reverse_pays) */
+    int swapped;          /* a and b (and goal_cell) are swapped while it runs: unreverse puts them back */
+    int no_reverse;       /* (tests) never reverse */
 };
 
 /* ---- geometry helpers ------------------------------------------------------------------------ */
