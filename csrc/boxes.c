@@ -336,21 +336,26 @@ int on_boxset_locate_on_face(const on_boxset *s, const double p[3], uint32_t out
 
 /* ---- the lazy set: one block at a time ---------------------------------------------------------- */
 
-int on_boxlazy_init(on_boxlazy *z, int depth)
+int on_boxlazy_init(on_boxlazy *z, int depth) { return on_boxlazy_init_blocks(z, depth, 6); }
+
+int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
 {
     memset(z, 0, sizeof *z);
-    if (depth < 6) return -1; /* (tiles of one block smaller than 64 leaves: build them whole) */
+    if (bdepth < 3 || bdepth > 6 || depth < bdepth) return -1; /* (smaller tiles: build them whole) */
     z->depth = depth;
-    z->set.bsize = 64;
-    z->set.nb = (1 << depth) / 64;
+    z->bdepth = bdepth;
+    z->set.bsize = 1 << bdepth;
+    z->set.nb = (1 << depth) >> bdepth;
     size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
     z->blk = malloc(nblk * sizeof *z->blk);
+    z->built_blk = malloc(nblk * sizeof *z->built_blk);
     z->set.adj_off = malloc(sizeof *z->set.adj_off);
     z->offcap = 1;
-    if (!z->blk || !z->set.adj_off || on_boxbits_alloc(&z->bits, 6)) {
+    if (!z->blk || !z->built_blk || !z->set.adj_off || on_boxbits_alloc(&z->bits, bdepth)) {
         on_boxlazy_free(z);
         return -1;
     }
+    for (size_t b = 0; b < nblk; b++) z->blk[b].first = UINT32_MAX;
     on_boxlazy_clear(z);
     return 0;
 }
@@ -361,6 +366,7 @@ void on_boxlazy_free(on_boxlazy *z)
     free(z->set.adj_off);
     free(z->set.adj);
     free(z->blk);
+    free(z->built_blk);
     free(z->bface);
     free(z->ord);
     free(z->boff);
@@ -373,23 +379,33 @@ void on_boxlazy_free(on_boxlazy *z)
 
 void on_boxlazy_clear(on_boxlazy *z)
 {
-    size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
-    for (size_t b = 0; b < nblk; b++) z->blk[b].first = UINT32_MAX;
+    for (uint32_t i = 0; i < z->built; i++) z->blk[z->built_blk[i]].first = UINT32_MAX;
     z->set.nbox = 0;
     z->set.adj_off[0] = 0;
     z->nbface = 0;
     z->built = 0;
 }
 
-/* Paint the free leaves of the cube `code` (a stored node) into o, shifted by -org. */
-static void paint_node(const on_table *tab, uint32_t code, const int org[3], occ *o)
+/* Paint the free leaves of the cube `code` (a stored node, its blocked-children byte bf) into o,
+ * shifted by -org. Each stored child is looked up once; a node of leaves (layer 1) paints its four
+ * rows of two bits at once (the lazy sets' joins spend most of a block's build here). */
+static void paint_node(const on_table *tab, uint32_t code, uint8_t bf, const int org[3], occ *o)
 {
-    uint8_t bf = (uint8_t)on_table_get(tab, code);
+    if (on_code_layer(code) == 1) {
+        int x = (int)on_code_x(code) - org[0], y = (int)on_code_y(code) - org[1], z = (int)on_code_z(code) - org[2];
+        unsigned fr = ~(unsigned)bf & 0xffu; /* child i = dx | dy << 1 | dz << 2 */
+        for (unsigned k = 0; k < 4; k++) {
+            uint64_t two = (fr >> (2 * k)) & 3u;
+            if (two) occ_row(o, y + (int)(k & 1u), z + (int)(k >> 1))[0] |= two << x;
+        }
+        return;
+    }
     for (unsigned i = 0; i < 8; i++) {
-        uint32_t child = on_code_child(code, i);
         if (bf & (1u << i)) continue;
-        if (on_code_layer(child) > 0 && on_table_get(tab, child) >= 0) {
-            paint_node(tab, child, org, o);
+        uint32_t child = on_code_child(code, i);
+        int cb = on_table_get(tab, child);
+        if (cb >= 0) {
+            paint_node(tab, child, (uint8_t)cb, org, o);
             continue;
         }
         int x = (int)on_code_x(child) - org[0], y = (int)on_code_y(child) - org[1], zz = (int)on_code_z(child) - org[2];
@@ -400,22 +416,33 @@ static void paint_node(const on_table *tab, uint32_t code, const int org[3], occ
     }
 }
 
-/* Paint block b's free leaves into the block's own bitmap (rows of one word): the node covering the
- * block found from the root (a free or blocked ancestor fills or leaves it whole), then its cubes. */
-static void paint_block(const on_boxlazy *z, const int org[3], occ *o)
+/* Paint block b's free leaves into the block's own bitmap (rows of one word, B bits used): the node
+ * covering the block found from the root (a free or blocked ancestor fills or leaves it whole), then
+ * its cubes. Returns 1 when the block is one free cube (o left as it was: its greedy boxes are that
+ * one cube), -1 when it is blocked whole (o all zeros), 0 otherwise. */
+static int paint_block(const on_boxlazy *z, const int org[3], occ *o)
 {
-    size_t bytes = (size_t)64 * 64 * sizeof *o->w;
+    int B = z->set.bsize;
+    size_t bytes = (size_t)B * (size_t)B * sizeof *o->w;
     uint32_t code = on_code_make(0, 0, 0, (uint32_t)z->depth);
-    int whole = !z->solid && on_table_get(z->tab, code) < 0; /* the tile is one free leaf */
-    while (!z->solid && !whole && on_code_layer(code) > 6) {
+    int bf = z->solid ? 0 : on_table_get(z->tab, code);
+    int whole = !z->solid && bf < 0; /* the tile is one free leaf */
+    int blocked = z->solid;
+    while (!blocked && !whole && on_code_layer(code) > (uint32_t)z->bdepth) {
         uint32_t h = 1u << (on_code_layer(code) - 1);
         unsigned i = ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) | ((uint32_t)org[2] & h ? 4u : 0u);
-        if ((uint8_t)on_table_get(z->tab, code) & (1u << i)) break; /* blocked whole */
-        code = on_code_child(code, i);
-        whole = on_table_get(z->tab, code) < 0; /* a free leaf holding the block */
+        if ((uint8_t)bf & (1u << i)) blocked = 1; /* blocked whole */
+        else {
+            code = on_code_child(code, i);
+            bf = on_table_get(z->tab, code);
+            whole = bf < 0; /* a free leaf holding the block */
+        }
     }
-    memset(o->w, whole ? 0xff : 0, bytes);
-    if (!whole && !z->solid && on_code_layer(code) == 6) paint_node(z->tab, code, org, o);
+    if (whole) return 1; /* (o not painted: the caller makes its one box) */
+    memset(o->w, 0, bytes);
+    if (blocked) return -1;
+    paint_node(z->tab, code, (uint8_t)bf, org, o);
+    return 0;
 }
 
 /* The adjacency inside block k's new boxes (set.box[first ..]), appended to set.adj; -1 when out of
@@ -423,7 +450,7 @@ static void paint_block(const on_boxlazy *z, const int org[3], occ *o)
 static int lazy_adjacency(on_boxlazy *z, uint32_t first, const int org[3])
 {
     on_boxset *s = &z->set;
-    uint32_t n = s->nbox - first, B = 64;
+    uint32_t n = s->nbox - first, B = (uint32_t)s->bsize;
     size_t ne = 0;
     size_t cap = z->ordcap; /* ord and deg grow together */
     if (on_grow((void **)&z->ord, &cap, (size_t)n + 1, sizeof *z->ord) ||
@@ -477,10 +504,25 @@ on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
     if (k->first != UINT32_MAX) return ON_SUCCESS;
     on_boxset *s = &z->set;
     uint32_t nb = (uint32_t)s->nb, first = s->nbox;
-    int org[3] = {(int)(b % nb) * 64, (int)(b / nb % nb) * 64, (int)(b / (nb * nb)) * 64};
-    paint_block(z, org, &z->bits);
-    if (block_boxes(s, &z->bits, 0, 0, 0, org, b, &z->boxcap, NULL, NULL) || lazy_adjacency(z, first, org)) {
+    int B = s->bsize;
+    int org[3] = {(int)(b % nb) * B, (int)(b / nb % nb) * B, (int)(b / (nb * nb)) * B};
+    int kind = paint_block(z, org, &z->bits);
+    if (kind == 1) { /* one free cube: one box, no neighbours inside its block */
+        if (on_grow((void **)&s->box, &z->boxcap, (size_t)s->nbox + 1, sizeof *s->box) ||
+            on_grow((void **)&s->adj_off, &z->offcap, (size_t)s->nbox + 2, sizeof *s->adj_off))
+            return ON_FAILURE | ON_NO_MEMORY;
+        on_box *bb = &s->box[s->nbox];
+        for (int a = 0; a < 3; a++) {
+            bb->mn[a] = (uint16_t)org[a];
+            bb->mx[a] = (uint16_t)(org[a] + B);
+        }
+        s->nbox++;
+        s->adj_off[s->nbox] = s->adj_off[first];
+    } else if (kind == 0 &&
+               (block_boxes(s, &z->bits, 0, 0, 0, org, b, &z->boxcap, NULL, NULL) || lazy_adjacency(z, first, org))) {
         s->nbox = first; /* the block stays unbuilt */
+        return ON_FAILURE | ON_NO_MEMORY;
+    } else if (kind == -1 && on_grow((void **)&s->adj_off, &z->offcap, (size_t)s->nbox + 1, sizeof *s->adj_off)) {
         return ON_FAILURE | ON_NO_MEMORY;
     }
     /* its face lists */
@@ -490,7 +532,7 @@ on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
         return ON_FAILURE | ON_NO_MEMORY;
     }
     for (int f = 0; f < 6; f++) {
-        int ax = f >> 1, far = f & 1, plane = org[ax] + (far ? 64 : 0);
+        int ax = f >> 1, far = f & 1, plane = org[ax] + (far ? B : 0);
         k->fo[f] = (uint32_t)z->nbface;
         for (uint32_t i = first; i < s->nbox; i++)
             if ((far ? s->box[i].mx[ax] : s->box[i].mn[ax]) == plane) z->bface[z->nbface++] = i;
@@ -498,9 +540,10 @@ on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
     k->fo[6] = (uint32_t)z->nbface;
     k->first = first;
     k->n = n;
-    z->built++;
+    z->built_blk[z->built++] = b;
     s->bytes = sizeof *z + (size_t)s->nbox * (sizeof(on_box) + sizeof(uint32_t)) +
-               (size_t)s->adj_off[s->nbox] * sizeof(uint32_t) + z->nbface * sizeof(uint32_t);
+               (size_t)s->adj_off[s->nbox] * sizeof(uint32_t) + z->nbface * sizeof(uint32_t) +
+               (size_t)s->nb * s->nb * s->nb * (sizeof *z->blk + sizeof *z->built_blk);
     return ON_SUCCESS;
 }
 
@@ -519,10 +562,11 @@ void on_boxlazy_locate_in(const on_boxlazy *z, uint32_t b, const double p[3], ui
 {
     const on_boxblock *k = &z->blk[b];
     if (k->first == UINT32_MAX) return;
-    int org[3] = {(int)(b % (uint32_t)z->set.nb) * 64, (int)(b / (uint32_t)z->set.nb % (uint32_t)z->set.nb) * 64,
-                  (int)(b / (uint32_t)(z->set.nb * z->set.nb)) * 64};
+    int B = z->set.bsize;
+    int org[3] = {(int)(b % (uint32_t)z->set.nb) * B, (int)(b / (uint32_t)z->set.nb % (uint32_t)z->set.nb) * B,
+                  (int)(b / (uint32_t)(z->set.nb * z->set.nb)) * B};
     for (int f = 0; f < 6; f++) /* a point on the block's face: only the boxes touching it */
-        if (p[f >> 1] == (double)(org[f >> 1] + (f & 1 ? 64 : 0))) {
+        if (p[f >> 1] == (double)(org[f >> 1] + (f & 1 ? B : 0))) {
             for (uint32_t i = k->fo[f]; i < k->fo[f + 1] && *n < 8; i++)
                 if (box_holds(&z->set.box[z->bface[i]], p)) out[(*n)++] = z->bface[i];
             return;

@@ -74,10 +74,11 @@ static inline int on_box_overlap2(const on_box *a, const on_box *c, int k)
 }
 
 /* ---- a box set built block by block, as searches ask (on_boxlazy) --------------------------------
- * A tile's box set that builds a 64-leaf block only when a search reaches it: a route's endpoint
- * join in an unprepared 512^3 tile touches 5-70 of its 512 blocks, where the whole set costs ~60 ms.
- * A block's boxes are the eager build's boxes of that block, in the same order (the greedy merge
- * never crosses a block); they are numbered in the order blocks are built. set.adj lists a box's
+ * A tile's box set that builds a block (64 leaves a side, or 8-32: on_boxlazy_init_blocks) only when
+ * a search reaches it: a route's endpoint join in an unprepared 512^3 tile touches 5-70 of its 512
+ * 64-leaf blocks, where the whole set costs ~60 ms. A 64-leaf block's boxes are the eager build's
+ * boxes of that block, in the same order (the greedy merge never crosses a block); a smaller block's
+ * are the same greedy merge inside it. They are numbered in the order blocks are built. set.adj lists a box's
  * neighbours inside its block only: the neighbours across a block face are the boxes of the next
  * block's facing list (bface) sharing a face with it (on_box_overlap2). set.block_off, set.face and
  * set.face_off are unused (NULL). Not thread-safe: the owner (a route planner) builds into it. */
@@ -92,9 +93,11 @@ typedef struct on_boxlazy {
     uint32_t *bface;
     size_t nbface, bfcap, boxcap, adjcap, offcap;
     uint32_t built;         /* blocks built */
+    uint32_t *built_blk;    /* nb^3: the blocks built, in order (a clear resets only those) */
     const on_table *tab;    /* the tile's contents: set by the owner before each use */
     uint8_t solid;
     int depth;
+    int bdepth;             /* blocks of 1 << bdepth leaves a side */
     on_boxbits bits;        /* one block's bitmap */
     uint32_t *ord, *boff;   /* scratch of a block's adjacency: B + 1 buckets, its boxes by plane */
     uint32_t *ea, *eb, *deg;
@@ -103,6 +106,10 @@ typedef struct on_boxlazy {
 
 /* A lazy set for tiles of `depth` (>= 6: whole blocks) with nothing built; -1 when out of memory. */
 int on_boxlazy_init(on_boxlazy *z, int depth);
+/* The same with blocks of 2^bdepth leaves a side (3 <= bdepth <= 6, bdepth <= depth): bdepth 6 gives
+ * the eager build's boxes; a smaller block gives more, smaller boxes (none crosses a block), and a
+ * search builds only the blocks it reaches, so less of the tile (-1: bad sizes or out of memory). */
+int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth);
 void on_boxlazy_free(on_boxlazy *z);
 /* Forget every block built (the tile's contents changed, or another tile's set is wanted). */
 void on_boxlazy_clear(on_boxlazy *z);

@@ -45,6 +45,8 @@ void on_reach_free(on_reach *r)
     free(r->tbox);
     free(r->phead);
     free(r->whead);
+    free(r->ptouch);
+    free(r->wtouch);
     free(r->wtail);
     free(r->wnext);
     free(r->wbox);
@@ -75,7 +77,7 @@ static void reach_bytes(on_reach *r)
 {
     r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 7 + sizeof(double) * 3) +
                r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 5 + 2) * sizeof(uint32_t) + 2 * sizeof(double)) +
-               r->phcap * 3 * sizeof(uint32_t) + r->wcap * (3 * sizeof(uint32_t) + 1);
+               r->phcap * 5 * sizeof(uint32_t) + r->wcap * (3 * sizeof(uint32_t) + 1);
 }
 
 #define REACH_HEAP_RESERVE 65536
@@ -610,8 +612,18 @@ static double wait_key(const on_reach *r, const on_boxset *s, const reach_stop *
         if (g2 < g) g = g2;
     }
     if (!d->to) return g - 1e-9;
-    double h = HUGE_VAL;
-    for (uint32_t t = 0; t < d->npt; t++) {
+    /* the targets in order of their line through the search's point (hc): a target whose line, less
+     * the farthest the face lies from that point, is not below the best so far gives nothing better
+     * (|x - t| >= |root - t| - |root - x|), nor do the rest (the exact least, fewer targets read) */
+    double far2 = 0;
+    for (int j = 0; j < 3; j++) {
+        double u = fabs(d->root[j] - lo[j]), v = fabs(d->root[j] - hi[j]);
+        far2 += u > v ? u * u : v * v;
+    }
+    double far = sqrt(far2), h = HUGE_VAL;
+    for (uint32_t i = 0; i < d->npt; i++) {
+        uint32_t t = d->order[i];
+        if (d->hc[t] - far >= h + 1e-9) break;
         double v = dist_rect(d->pts + 3 * (size_t)t, lo, hi) + d->hp[t];
         if (v < h) h = v;
     }
@@ -676,7 +688,12 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
     }
     if (z) {
         size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
-        for (size_t i = 0; i < nblk; i++) r->whead[i] = NO_ENTRY;
+        if (r->nwtouch > r->phcap) { /* (the list overflowed: every block) */
+            for (size_t i = 0; i < nblk; i++) r->whead[i] = NO_ENTRY;
+        } else {
+            for (size_t i = 0; i < r->nwtouch; i++) r->whead[r->wtouch[i]] = NO_ENTRY;
+        }
+        r->nwtouch = 0;
         r->nwait = 0;
     }
     while (n > 0) {
@@ -819,7 +836,11 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                     r->wnext[w] = NO_ENTRY;
                     r->wbox[w] = b;
                     r->wside[w] = (uint8_t)side;
-                    if (r->whead[blk] == NO_ENTRY) r->whead[blk] = (uint32_t)w;
+                    if (r->whead[blk] == NO_ENTRY) {
+                        r->whead[blk] = (uint32_t)w;
+                        if (r->nwtouch < r->phcap) r->wtouch[r->nwtouch] = blk;
+                        r->nwtouch++;
+                    }
                     else r->wnext[r->wtail[blk]] = (uint32_t)w;
                     r->wtail[blk] = (uint32_t)w;
                     heap_push(r, &n, PROXY | blk, wait_key(r, s, d, b, side));
@@ -856,12 +877,16 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
         size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
         if (nblk > r->phcap) {
             if (regrow((void **)&r->phead, nblk, sizeof *r->phead) || regrow((void **)&r->whead, nblk, sizeof *r->whead) ||
-                regrow((void **)&r->wtail, nblk, sizeof *r->wtail))
+                regrow((void **)&r->wtail, nblk, sizeof *r->wtail) || regrow((void **)&r->ptouch, nblk, sizeof *r->ptouch) ||
+                regrow((void **)&r->wtouch, nblk, sizeof *r->wtouch))
                 return -2;
             r->phcap = nblk;
+            for (size_t b = 0; b < nblk; b++) r->phead[b] = r->whead[b] = NO_ENTRY;
+            r->nptouch = r->nwtouch = 0;
             reach_bytes(r);
         }
-        for (size_t b = 0; b < nblk; b++) r->phead[b] = NO_ENTRY;
+        for (size_t i = 0; i < r->nptouch; i++) r->phead[r->ptouch[i]] = NO_ENTRY;
+        r->nptouch = 0;
     }
     for (uint32_t p = 0; p < npt; p++) {
         const double *x = pts + 3 * (size_t)p;
@@ -871,6 +896,7 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
             int nb = on_boxlazy_blocks_at(z, x, blocks);
             for (int i = 0; i < nb; i++) {
                 if (z->blk[blocks[i]].first == UINT32_MAX) {
+                    if (r->phead[blocks[i]] == NO_ENTRY) r->ptouch[r->nptouch++] = blocks[i]; /* (once a block) */
                     uint32_t e = r->npend++;
                     r->ptgt[e] = p;
                     r->pnext[e] = r->phead[blocks[i]];

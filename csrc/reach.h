@@ -45,6 +45,10 @@ typedef struct on_reach {
     uint32_t *whead, *wtail, *wnext, *wbox;
     uint8_t *wside;
     size_t nwait, wcap;
+    /* the blocks whose phead / whead the last map / search set (phcap each): only those are reset
+     * before the next (a 512^3 tile of 16-leaf blocks has 32,768 blocks; a join touches tens) */
+    uint32_t *ptouch, *wtouch;
+    size_t nptouch, nwtouch;
     const double *tpts;    /* the targets' points of the last map */
     uint32_t *gneed;       /* per component: its target entries, UINT32_MAX once met */
     double *hkey;          /* per box: the heading part of its key (searches with a `to`), or a lower

@@ -70,6 +70,16 @@
  * 8 tail pairs of 3x1x3 x 512^3, callgrind), and the budget after the first portal is 20 boxes
  * (route_plan.h). 8x1x8 x 512^3 prepared, 35 pairs, fastest of 5, main and this side by side at
  * load 4: plan p99 1.8-2.1 -> 1.1-1.2 ms, p90 1.25-1.35 -> 0.69-0.72 ms.
+ * Session 12 (the tree as loaded: no prepared or streamed join sets): an endpoint's tile joins over
+ * the planner's lazy set of 16-leaf blocks (ROUTE_LAZY_BDEPTH, route_plan.h), built as the join
+ * reaches them (a block of one free cube is one box without a bitmap; a set's reset and a join's
+ * per-block lists touch only the blocks used, not all 32,768 of a 512^3 tile), where it built
+ * 64-leaf blocks: a cold join in a terrain tile built ~23 of them (~2 on the surface, ~3 M
+ * instructions each). Memory: at most ROUTE_BOX_CACHE sets a planner, each its blocks' records
+ * (1.3 MB for a 512^3 tile) and the boxes built (tens of KB a join); nothing a tile beyond them.
+ * 8x1x8 x 512^3, 35 pairs, each planned once on a fresh world (callgrind, on_route_start): 653 M ->
+ * 48 M instructions (max a plan 72 M -> 5.0 M); route costs / the prepared tree's mean 1.008, max
+ * 1.065 (the boxes differ: none crosses a 16-leaf block).
  */
 #ifndef OCTONAV_ROUTE_H
 #define OCTONAV_ROUTE_H

@@ -35,6 +35,18 @@ typedef struct gjoin {
  * (lazy, boxes.h: a 512^3 tile costs ~60 ms whole, a join touches 5-70 of its 512 blocks). The least
  * recently used entry is replaced; lazy sets are cleared, not freed (reach.lazy may point at one). */
 #define ROUTE_BOX_CACHE 4
+/* The lazy sets' blocks: 2^ROUTE_LAZY_BDEPTH leaves a side (boxes.h, on_boxlazy_init_blocks). A join
+ * builds every block it reaches whole, so the block's size is what a cold join pays for: 8x1x8 x 512^3
+ * as loaded, 35 pairs, each planned once on a fresh planner (callgrind, on_route_start): 64-leaf
+ * blocks (the eager build's boxes) 653 M instructions, p90 46.7 M, max 72.0 M a plan; 32 / 16 / 8-leaf
+ * blocks: CPU p99 3.6 / 2.0 / 12 ms (8: a 512^3 tile's 262,144 block records cost more than its
+ * boxes); route costs / the 64-leaf blocks' (= the prepared tree's) mean 1.005 / 1.008 / 1.013, max
+ * 1.040 / 1.065 / 1.075. A block's record is 40 bytes (nb^3 of them a set: 1.3 MB for a 512^3 tile of
+ * 16-leaf blocks, held by each of the ROUTE_BOX_CACHE entries). tests/test_route_joins checks the
+ * blocks' boxes and the costs against the prepared joins'. */
+#ifndef ROUTE_LAZY_BDEPTH
+#define ROUTE_LAZY_BDEPTH 4
+#endif
 typedef struct boxcache {
     const on_tree *tree;
     const void *keys;
@@ -90,6 +102,7 @@ struct on_route {
     size_t directed_boxes; /* endpoint tiles of more boxes join by a directed search (route_start.c) */
     size_t directed_budget; /* its budget (reach.h): boxes settled after the first portal met, 0 = none */
     on_route_joins *joins; /* shared join scratch (NULL: reach, cost, pts, grp are the planner's own) */
+    int lazy_bdepth;       /* block side (log2) of the lazy sets built here; 0: ROUTE_LAZY_BDEPTH */
 };
 
 /* An endpoint whose tile has more than ROUTE_DIRECTED_BOXES boxes joins by the directed local search

@@ -33,10 +33,16 @@ static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const 
     c->valid = 0;
     on_boxset_free(c->own);
     c->own = NULL;
+    int bd = r->lazy_bdepth ? r->lazy_bdepth : ROUTE_LAZY_BDEPTH;
     if (t->p.depth > 6) { /* more than one block: built as joins reach its blocks */
+        if (c->lazy && (c->lazy->bdepth != bd || c->lazy->depth != (int)t->p.depth)) {
+            on_boxlazy_free(c->lazy);
+            free(c->lazy);
+            c->lazy = NULL;
+        }
         if (!c->lazy) {
             on_boxlazy *z = calloc(1, sizeof *z);
-            if (!z || on_boxlazy_init(z, t->p.depth)) {
+            if (!z || on_boxlazy_init_blocks(z, t->p.depth, bd)) {
                 free(z);
                 return ON_FAILURE | ON_NO_MEMORY;
             }
@@ -150,6 +156,7 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
         r->grp[p] = ct_comp(e->g, p);
     }
     int big = e->s->nbox > r->directed_boxes || e->lz; /* (a lazy set's size is not known: a big tile's) */
+    size_t budget = r->directed_budget;
     r->reach.lazy = e->lz;
     if (goal && !big) return on_reach_points(&r->reach, e->s, r->pts, np, e->local, r->cost, reached);
     if (!big)
@@ -161,7 +168,7 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
         memcpy(r->pts + 3 * (size_t)np, goal, sizeof to);
         r->grp[np] = np;
         on_status st = on_reach_points_group(&r->reach, e->s, r->pts, np + 1, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
-                                             ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, r->directed_budget,
+                                             ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, budget,
                                              r->cost, reached);
         if (on_ok(st) && r->cost[np] < HUGE_VAL) (*reached)--; /* the goal is no portal */
         return st;
@@ -169,7 +176,7 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
     const on_tree_params *p = &r->w->p;
     for (int k = 0; k < 3; k++) to[k] = (other[k] - p->origin[k]) / p->scale - (e->nav[k] - e->local[k]);
     on_status st = on_reach_points_group(&r->reach, e->s, r->pts, np, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
-                                 ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, r->directed_budget, r->cost,
+                                 ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, budget, r->cost,
                                  reached);
     return st;
 }

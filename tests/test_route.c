@@ -425,6 +425,7 @@ static void test_lazy_boxes(void)
     CHECK(on_ok(on_route_create(w, 0, &lazy)));
     CHECK(on_ok(on_route_create(w, 0, &prep)));
     prep->directed_boxes = 0; /* a lazy set's size is unknown: its joins are the directed ones (route_start.c) */
+    lazy->lazy_bdepth = 6;    /* the eager build's 64-leaf blocks (the default's smaller: test_route_joins) */
     double pts[40][6];
     on_status st1[40];
     double cost1[40];
