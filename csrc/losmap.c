@@ -150,6 +150,15 @@ static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint3
     return 0;
 }
 
+int on_los_popcnt_ok(void)
+{
+#if ON_LOS_HWPOP
+    return __builtin_cpu_supports("popcnt") != 0;
+#else
+    return 0;
+#endif
+}
+
 on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
 {
     builder b = {tab, depth, solid, NULL, 0, 0, NULL, 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
@@ -205,6 +214,7 @@ on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
         vreg *= (double)m->reg[j];
     }
     m->box_small = vbox < 0.25 * vreg;
+    m->hwpop = on_los_popcnt_ok();
     /* the region's node: down child 0 while the region fits in it and it is mixed (has a node) */
     uint32_t L = top, at = 0, rmax = m->reg[0] > m->reg[1] ? m->reg[0] : m->reg[1];
     if (m->reg[2] > rmax) rmax = m->reg[2];

@@ -49,6 +49,7 @@ typedef struct on_losmap {
     uint32_t rlevel;
     uint32_t rpath[ON_MAX_DEPTH / 2 + 3]; /* rpath[L]: index in node[] of the level-L node, L >= rlevel */
     int box_small;     /* the box leaves most of the region out (worth a test before a walk) */
+    int hwpop;         /* on_los_popcnt_ok() when built: the descents rank by the popcnt instruction */
 } on_losmap;
 
 #define ON_LOS_LEVELS ((ON_MAX_DEPTH + 1) / 2 + 2) /* room for levels 0 .. top (top >= 2) */
@@ -88,7 +89,8 @@ void on_tile_losmap_adopt(on_tile *tl, on_losmap *m);
 /* Bytes held by the losmaps built so far (and, when tiles is not NULL, how many tiles have one). */
 size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles);
 
-/* Rank of bit c among the set bits of m below it. */
+/* Rank of bit c among the set bits of m below it, without the popcnt instruction (portable: the
+ * library is built for any x86-64). */
 static inline uint32_t on_los_rank(uint64_t m, unsigned c)
 {
     uint64_t x = m & ((1ull << c) - 1u);
@@ -100,6 +102,35 @@ static inline uint32_t on_los_rank(uint64_t m, unsigned c)
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
     return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 #endif
+}
+
+/* On x86-64 built without popcnt (the default), the instruction is used where the CPU has it, chosen
+ * at run time: a losmap records what the CPU it was built on offers (on_los_popcnt_ok, hwpop), and
+ * the descents branch on that (the same branch every time) to one popcnt instead of the dozen
+ * instructions above (measured with callgrind: about 8,000 instructions of a DC1 query). Elsewhere
+ * hwpop is 0 and the portable rank is used. */
+#if defined(__x86_64__) && !defined(__POPCNT__) && (defined(__GNUC__) || defined(__clang__))
+#define ON_LOS_HWPOP 1
+#else
+#define ON_LOS_HWPOP 0
+#endif
+
+/* Does this CPU have popcnt (and this build use it through on_los_rank_m)? */
+int on_los_popcnt_ok(void);
+
+/* on_los_rank, by the popcnt instruction when hw (a losmap's hwpop) is set. */
+static inline __attribute__((always_inline)) uint32_t on_los_rank_hw(int hw, uint64_t m, unsigned c)
+{
+#if ON_LOS_HWPOP
+    if (hw) {
+        uint64_t x = m & ((1ull << c) - 1u), r;
+        __asm__("popcnt %1, %0" : "=r"(r) : "r"(x) : "cc");
+        return (uint32_t)r;
+    }
+#else
+    (void)hw;
+#endif
+    return on_los_rank(m, c);
 }
 
 /* The 2 x 2 x 2 group of children (or leaves of a brick) around child c. */
@@ -126,7 +157,7 @@ static inline __attribute__((always_inline)) int on_losmap_leaf_at(const on_losm
         if (stop) *stop = L;
         if (!(nd->any & bit)) return (nd->any & on_los_group(c)) ? (int)sh : (int)sh + 1;
         if (!(nd->mixed & bit)) return -1;
-        uint32_t i = nd->base + on_los_rank(nd->mixed, c);
+        uint32_t i = nd->base + on_los_rank_hw(m->hwpop, nd->mixed, c);
         if (L == 2) {
             uint64_t b = m->brick[i];
             if (brick) *brick = b;

@@ -178,6 +178,43 @@ static void test_cells(void)
     free(d.b);
 }
 
+/* The rank by the popcnt instruction (chosen at run time) and the portable one: the same as counting
+ * bit by bit, for every bit of random masks of every density; every losmap records whether the CPU
+ * offers popcnt, and the free cells read off its masks are the octree's either way. */
+static void test_popcnt_rank(void)
+{
+    int hw = on_los_popcnt_ok();
+    long bad = 0;
+    for (int k = 0; k < 4000; k++) {
+        uint64_t m = 0;
+        int density = k % 9; /* 0: empty, 8: each bit 8/8 */
+        for (unsigned b = 0; b < 64; b++)
+            if (rndi(8) < density) m |= 1ull << b;
+        for (unsigned c = 0; c < 64; c++) {
+            uint32_t naive = 0;
+            for (unsigned b = 0; b < c; b++) naive += (uint32_t)((m >> b) & 1u);
+            bad += on_los_rank(m, c) != naive;
+            bad += on_los_rank_hw(0, m, c) != naive;
+            if (hw) bad += on_los_rank_hw(1, m, c) != naive;
+        }
+    }
+    CHECK_EQ_INT(bad, 0);
+    on_tree *t;
+    dense d;
+    scene(6, 2, 1, 1, 25, 34, &t, &d);
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+            on_losmap *m = (on_losmap *)on_tile_losmap(t, ti);
+            if (!m) continue;
+            CHECK_EQ_INT(m->hwpop, pass ? 0 : hw);
+            m->hwpop = 0; /* (the second pass: the portable rank) */
+        }
+        CHECK_EQ_INT(cells_agree(t), 0);
+    }
+    on_tree_destroy(t);
+    free(d.b);
+}
+
 /* Voxel maps whose size cuts the tiles: the bounds read as blocked, in the masks too. */
 static void test_bounds(void)
 {
@@ -473,6 +510,7 @@ static void test_masks_off(void)
 
 TEST_MAIN("losmap", {
     test_cells();
+    test_popcnt_rank();
     test_bounds();
     test_sparse();
     test_edits();
