@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* lua_areas.c: the list of areas of opts.areas, and the tree's set_areas / areas methods (declared
  * here until lua_util.h lists them) */
@@ -329,8 +330,35 @@ static int push_result(lua_State *L, int qidx, lquery *u)
  * the query and its tree are busy (a heuristic calling back cannot close, restart or change them) and
  * the tree is anchored on the stack (collectable only once the search returned). No Lua error can
  * cross the core (the heuristic is called protected), so the guards are always cleared. */
+/* Seconds on the monotonic clock core.clock reads (q:step_until's deadline is one of its readings). */
+static double clock_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Up to budget expansions, one at a time, the clock read after each: it stops once the clock reads
+ * deadline or later (after at least one expansion). An expansion's cost varies 50-fold with the
+ * search (a box bordering thousands of small boxes), so no count of expansions fits a frame's time
+ * left; this overshoots the deadline by one expansion at most. *done: the expansions made. */
+static on_status update_until(lquery *u, size_t budget, double deadline, size_t *done)
+{
+    size_t total = 0;
+    on_status s;
+    do {
+        size_t d = 0;
+        s = on_query_update(u->h.p, 1, &d);
+        total += d;
+    } while (s == ON_IN_PROGRESS && !u->herr && total < budget && clock_now() < deadline);
+    *done = total;
+    return s;
+}
+
+/* Runs the query's search (starting it first when init) for budget expansions; with done, until the
+ * clock reads deadline too (update_until), *done set to the expansions made. */
 static on_status run(lua_State *L, int qidx, lquery *u, int init, const double *a, const double *b,
-                     const on_query_opts *o, size_t budget)
+                     const on_query_opts *o, size_t budget, double deadline, size_t *done)
 {
     lua_getiuservalue(L, qidx, 1);
     on_lhandle *th = on_lua_testhandle(L, -1, &on_lua_tree_class);
@@ -344,7 +372,7 @@ static on_status run(lua_State *L, int qidx, lquery *u, int init, const double *
     th->busy++;
     on_status s = ON_IN_PROGRESS;
     if (init) s = on_query_init(u->h.p, a, b, o);
-    if (s == ON_IN_PROGRESS) s = on_query_update(u->h.p, budget, NULL);
+    if (s == ON_IN_PROGRESS) s = done ? update_until(u, budget, deadline, done) : on_query_update(u->h.p, budget, NULL);
     th->busy--;
     u->h.busy = 0;
     u->L = NULL;
@@ -371,7 +399,7 @@ static on_status begin_search(lua_State *L, const char *fname, lquery **up, size
     on_query_opts o;
     read_opts(L, 1, 4, u, &o);
     *up = u;
-    return run(L, 1, u, 1, a, b, &o, budget);
+    return run(L, 1, u, 1, a, b, &o, budget, 0, NULL);
 }
 
 static int l_find(lua_State *L)
@@ -412,13 +440,42 @@ static int l_step(lua_State *L)
         lua_pushliteral(L, "tree_closed");
         return 2;
     }
-    on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n);
+    on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n, 0, NULL);
     lua_pushstring(L, state_name(s));
     if (s == (ON_IN_PROGRESS | ON_LOADING)) { /* the tile it waits for */
         push_loading_tile(L, u);
         return 2;
     }
     return 1;
+}
+
+/* q:step_until(max_expansions, deadline) -> status, expanded [, tile]: q:step's work, stopped as
+ * well once core.clock() reads deadline or later (checked after each expansion; at least one is
+ * made): a frame budget's time left, whatever an expansion of this search costs. expanded: the
+ * expansions this call made (a search that restarts over the cells counts its new ones). */
+static int l_step_until(lua_State *L)
+{
+    lquery *u = checkq_idle(L, 1, "step_until");
+    lua_Integer n = luaL_checkinteger(L, 2);
+    if (n < 1) luaL_argerror(L, 2, "max_expansions must be >= 1");
+    lua_Number deadline = luaL_checknumber(L, 3);
+    if (deadline != deadline) luaL_argerror(L, 3, "deadline must be a number");
+    if (!u->started) return luaL_error(L, "query:step_until: no search started (call start first)");
+    if (!tree_alive(L, 1, u)) {
+        lua_pushliteral(L, "failed");
+        lua_pushinteger(L, 0);
+        lua_pushliteral(L, "tree_closed");
+        return 3;
+    }
+    size_t done = 0;
+    on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n, (double)deadline, &done);
+    lua_pushstring(L, state_name(s));
+    lua_pushinteger(L, (lua_Integer)done);
+    if (s == (ON_IN_PROGRESS | ON_LOADING)) {
+        push_loading_tile(L, u);
+        return 3;
+    }
+    return 2;
 }
 
 /* q:result() -> path, info | nil, info (for a finished sliced search) */
@@ -501,7 +558,7 @@ static int l_visited(lua_State *L)
 }
 
 static const luaL_Reg methods[] = {
-    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"result", l_result},
+    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"step_until", l_step_until}, {"result", l_result},
     {"corridor", l_corridor}, {"visited", l_visited}, {NULL, NULL},
 };
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};

@@ -23,12 +23,22 @@
 --                      little. For worlds whose unit costs vary (a 512^3 tile's search expansion or
 --                      route join costs several times a small tile's): the counts bound the work, the
 --                      time bounds the frame. Not deterministic (it reads the clock).
---                      The budget also learns what an expansion and a plan's start cost (from the
---                      navigators' reports: higher costs fast, lower ones slowly): a search step
---                      near the end of the frame is cut to the expansions the time left holds (at
---                      least 1), and a plan is not started when its cost would not fit (a 512^3 leg
---                      search's 64 expansions take ~2 ms, a join up to ~1.5 ms: frames ran 1.5-2 ms
---                      past `ms`).
+--                      The budget also learns what an expansion, a plan's start and a search's
+--                      result cost (from the navigators' reports: higher costs fast, lower ones
+--                      slowly): a search step near the end of the frame is cut to the expansions the
+--                      time left holds (at least 1), and a plan is not started, nor a search step
+--                      taken, when the start or the result (q:result: not sliced) would not fit (a
+--                      512^3 leg search's 64 expansions take ~2 ms, a join up to ~1.5 ms: frames ran
+--                      1.5-2 ms past `ms`). With the real clock (no `clock` option) a search step
+--                      runs in C until the frame's deadline whatever its expansions cost
+--                      (q:step_until: the clock read after each expansion; an expansion of a 512^3
+--                      search costs 1-250 us, 50 times more in one search than in another).
+--                      The tail: the navigators updated after the deadline (refused: their Lua
+--                      alone, ~3 us each) and the work under way at it make the frame end past the
+--                      deadline; the budget learns how far past it the last ask of each frame came
+--                      (an eighth of the way to each sample, a sample counted at most twice the tail
+--                      and at most ms / 4: a thread switched out says nothing of the navigators) and
+--                      sets each deadline that much before `ms`, so frames end near `ms`.
 --   clock      = core.clock   the clock `ms` reads (seconds; a function), for tests
 --
 -- Fairness: a navigator that asks for more than is left (or is refused), or spends all it got and
@@ -44,7 +54,8 @@
 -- budget:frame() starts a frame (call it once per frame, before the navigators' updates; without it
 -- the first frame's amounts are all there is). budget:stats() -> { frames, per_frame = {kind = n},
 -- used = {kind = this frame}, max = {kind = most in one frame}, total = {kind = since new}, waiting =
--- {kind = navigators in line}, ms = the option, cut = frames whose time ran out }.
+-- {kind = navigators in line}, ms = the option, cut = frames whose time ran out, tail = the tail held
+-- back (seconds; nil before one was seen) }.
 -- budget:forget(nav) drops a navigator's place and reservations
 -- (nav:close() does it).
 local util = require "octonav.util"
@@ -77,8 +88,12 @@ function M.new(opts)
   if clock ~= nil and type(clock) ~= "function" then
     error("octonav.navigator.budget: option 'clock' must be a function", 2)
   end
-  local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0 }, Budget)
+  local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0,
+    deferred = {} }, Budget)
   if ms then self.step = M.TIME_STEP end
+  -- with the real clock, a navigator's search step runs in C until the frame's deadline
+  -- (q:step_until); with a clock of the caller's, steps are cut by the learnt costs (step_size)
+  self.timed = ms ~= nil and clock == nil
   for _, kind in ipairs(KINDS) do
     local v = opts[kind]
     if v == nil then v = DEFAULTS[kind] end
@@ -121,7 +136,16 @@ function Budget:frame()
   local n = self.frames
   self.frames = n + 1
   if self.ms then
-    self.deadline = self.clock() + self.ms * 1e-3
+    -- the tail: how long after the deadline the last frame's last ask came (the navigators updated
+    -- after the work stopped, and the work that was under way: a search's last expansion, a result;
+    -- M.learn_tail); the deadline is that much before `ms`, so that the frame ends near `ms` rather
+    -- than `ms` plus the tail
+    local ms = self.ms * 1e-3
+    local last, due = self.last_ask, self.deadline
+    if last and due and last > due then self.tail = M.learn_tail(self.tail, last - due, ms) end
+    local hold = self.tail or 0
+    self.deadline = self.clock() + ms - hold
+    self.last_ask = nil
     self.cut = false
   end
   for _, kind in ipairs(KINDS) do
@@ -159,6 +183,18 @@ function M.learn(old, v)
   return old + (v - old) * (v > old and 0.5 or 0.125)
 end
 
+-- The learnt tail (seconds; see budget:frame): an eighth of the way to each sample, a sample counted at
+-- most twice the tail and at most a quarter of the frame's time (a thread switched out after the
+-- deadline, on a machine shared with other jobs, makes a sample of several milliseconds that says
+-- nothing about the navigators: a few of them move the tail little).
+function M.learn_tail(old, v, ms)
+  local cap = 0.25 * ms
+  if old and v > 2 * old then v = 2 * old end
+  if v > cap then v = cap end
+  if not old then return v end
+  return old + (v - old) * 0.125
+end
+
 --- budget:step_size(left [, cost]) -> the expansions a search step may take now (1..left): at most
 -- `step`, and no more than the frame's time left holds at `cost` (seconds an expansion: the search's
 -- own, its navigator's estimate), else the cost learnt from all. Internal (navigator.lua).
@@ -177,6 +213,7 @@ end
 function Budget:spent(what, n, seconds)
   if n <= 0 then return end
   if what == "expansions" then self.exp_cost = M.learn(self.exp_cost, seconds / n)
+  elseif what == "results" then self.result_cost = M.learn(self.result_cost, seconds / n)
   else self.plan_cost = M.learn(self.plan_cost, seconds / n) end
 end
 
@@ -189,12 +226,15 @@ function Budget:take(kind, who, want)
   local late = false
   if self.deadline and want > 0 then
     local now = self.clock()
+    self.last_ask = now
     late = now >= self.deadline
-    -- a plan whose start would not fit waits for the next frame, but not two frames in a row (a start
-    -- that never fits in a frame's time left would wait for ever)
-    if not late and kind == "plans" and self.plan_cost and now + self.plan_cost >= self.deadline
-      and self.deferred ~= self.frames - 1 then
-      late, self.deferred = true, self.frames
+    -- a plan whose start would not fit waits for the next frame, and so does a search step whose
+    -- result would not (q:result, C work that is not sliced, follows the step that finds the path);
+    -- but not two frames in a row (a start that never fits in a frame's time left would wait for ever)
+    local cost = not late and (kind == "plans" and self.plan_cost or kind == "results" and self.result_cost)
+    if cost and now + cost >= self.deadline and self.deferred[kind] ~= self.frames - 1 then
+      late = true
+      self.deferred[kind] = self.frames
     end
   end
   if late then
@@ -250,7 +290,7 @@ end
 -- ms: the option or nil; cut: frames whose time ran out before an ask).
 function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
-    cut = self.late }
+    cut = self.late, tail = self.tail }
   for _, kind in ipairs(KINDS) do
     local p = self.pools[kind]
     r.per_frame[kind], r.used[kind], r.max[kind], r.total[kind], r.waiting[kind] = p.per_frame, p.used, p.max,

@@ -85,9 +85,11 @@
 -- "moving" on the path it knows, smoothing nothing that frame) and waits its turn in the budget's
 -- line. So a frame of all the navigators does at most the budget's amounts of each kind of work.
 -- A budget with a frame time (`ms`) refuses every ask once that time has passed, and its navigators
--- step their searches at most budget.step (64) expansions at a time, fewer when the frame's time left
+-- step their searches until the frame's deadline (q:step_until, on the real clock) or, with a clock
+-- of the caller's, at most budget.step (64) expansions at a time, fewer when the frame's time left
 -- holds fewer at the cost the budget learnt from their reports (each step asks for its `results`
--- first; a plan's start is held back a frame when it would not fit), so the frame ends near `ms`.
+-- first, held back when the result would not fit; a plan's start is held back a frame when it would
+-- not fit), so the frame ends near `ms`.
 --
 -- With a streamer (opts.streamer, octonav.streamer on the same world), the navigator takes care of
 -- the tiles and holes it reads (the seed's 流式加载方案). Its locks are counted streamer locks
@@ -637,11 +639,20 @@ local function work(self, position, want)
       -- (a budget with a frame time steps at most B.step at a time, fewer when the frame's time left
       -- holds fewer at the cost it learnt: its next ask reads the clock)
       local n, t0 = left, nil
-      if B.step then
-        n = B:step_size(left, s.exp_cost) -- (an expansion's cost varies with the search: its own)
+      local st, tile
+      local deadline = B.timed and B.deadline
+      if deadline then
+        -- the budget reads core.clock: the C step stops at the frame's deadline itself (q:step_until
+        -- reads the clock after each expansion), whatever an expansion of this search costs
         t0 = B.clock()
+        st, n, tile = s.q:step_until(left, deadline)
+      else
+        if B.step then
+          n = B:step_size(left, s.exp_cost) -- (an expansion's cost varies with the search: its own)
+          t0 = B.clock()
+        end
+        st, tile = s.q:step(n)
       end
-      local st, tile = s.q:step(n)
       local dt = t0 and B.clock() - t0
       if dt and st == "running" then
         B:spent("expansions", n, dt)
@@ -669,7 +680,9 @@ local function work(self, position, want)
           break
         end
       else
+        local t1 = B.step and B.clock() -- (a budget with a frame time learns what a result costs)
         local path, info = s.q:result()
+        if t1 then B:spent("results", 1, B.clock() - t1) end
         if s.unsure then
           spent = spent + n
         else

@@ -1,0 +1,107 @@
+-- spec/53-navbudget_tail_spec.lua -- a budget with a frame time holds back the tail it learns (how long
+-- after the deadline its last frames' last asks came: the navigators updated after the work stopped),
+-- so that frames end near `ms`; and refuses a search step whose result (q:result, not sliced) would not
+-- fit, never two frames in a row (lua/octonav/navbudget.lua). The clock is the budget's `clock` option,
+-- driven here (no timing).
+-- Run: busted --lua=lua5.4 spec/53-navbudget_tail_spec.lua
+local navigator = require "octonav.navigator"
+local navbudget = require "octonav.navbudget"
+
+local now = 0
+local function clock() return now end
+
+-- grants(b, at): does an ask of one expansion at time `at` get it?
+local function grants(b, at)
+  now = at
+  local who = {}
+  local g = b:take("expansions", who, 1)
+  b:give("expansions", who, 1 - g, false)
+  return g == 1
+end
+
+describe("a budget with a frame time", function()
+  it("holds back the tail it learnt, an eighth of the way to each sample, a sample at most twice it", function()
+    local b = navigator.budget { ms = 4, clock = clock }
+    now = 0
+    b:frame() -- nothing learnt: the deadline is ms away
+    assert.is_true(grants(b, 0.0039999))
+    assert.is_false(grants(b, 0.0042)) -- the last ask, 0.2 ms past the deadline
+    now = 1
+    b:frame() -- the tail: 0.2 ms (the first sample as it is)
+    assert.near(0.0002, b:stats().tail, 1e-12)
+    assert.is_true(grants(b, 1.0037999))
+    assert.is_false(grants(b, 1.0038001))
+    now = 1.0138 -- 10 ms past the deadline (a thread switched out): counted as 0.4 ms (twice the tail)
+    b:take("checks", {}, 1)
+    now = 2
+    b:frame()
+    assert.near(0.0002 + 0.0002 / 8, b:stats().tail, 1e-12)
+    assert.is_false(grants(b, 2.003776))
+    assert.is_true(grants(b, 2.003774)) -- (the frame's last ask, before its deadline)
+    -- a frame whose asks all came before its deadline says nothing of the tail
+    now = 3
+    b:frame()
+    assert.near(0.000225, b:stats().tail, 1e-12)
+    -- a frame whose last ask came before the deadline, another of which was past it: the last counts
+    assert.is_false(grants(b, 3.0039))
+    assert.is_true(grants(b, 3.0037))
+    now = 4
+    b:frame()
+    assert.near(0.000225, b:stats().tail, 1e-12)
+  end)
+
+  it("holds back at most a quarter of the frame's time", function()
+    local b = navigator.budget { ms = 2, clock = clock }
+    now = 0
+    b:frame()
+    assert.is_false(grants(b, 0.05)) -- 48 ms past: counted as 0.5 ms (a quarter of 2 ms)
+    now = 1
+    b:frame()
+    assert.near(0.0005, b:stats().tail, 1e-12)
+    for f = 2, 40 do -- each frame's last ask far past its deadline: the tail stays at the cap
+      now = f + 0.5
+      b:take("checks", {}, 1)
+      now = f + 1
+      b:frame()
+    end
+    assert.near(0.0005, b:stats().tail, 1e-12)
+    assert.is_true(grants(b, 41.0014999))
+    assert.is_false(grants(b, 41.0015001))
+    assert.equal(0.25, navbudget.learn_tail(nil, 1, 1)) -- (the sample and the frame's time in seconds)
+    assert.equal(0.125, navbudget.learn_tail(nil, 0.125, 1))
+    assert.equal(0.25, navbudget.learn_tail(0.25, 3, 1))
+    assert.equal(0.1 + 0.1 / 8, navbudget.learn_tail(0.1, 0.3, 1))
+    assert.is_nil(navigator.budget({ ms = 2, clock = clock }):stats().tail)
+    assert.is_nil(navigator.budget():stats().tail)
+  end)
+
+  it("refuses a step whose result would not fit, but not two frames in a row", function()
+    local b = navigator.budget { ms = 2, clock = clock }
+    local A = {}
+    now = 0
+    b:frame()
+    assert.equal(1, b:take("results", A, 1)) -- nothing learnt yet
+    b:spent("results", 1, 0.0005)
+    b:give("results", A, 1, false)
+    now = 0.0014 -- 1.4 + 0.5 < 2 ms
+    assert.equal(1, b:take("results", A, 1))
+    b:give("results", A, 1, false)
+    now = 0.0016 -- 1.6 + 0.5 > 2 ms: refused, other work still fits
+    assert.equal(0, b:take("results", A, 1))
+    assert.equal(1, b:take("expansions", A, 1))
+    assert.equal(1, b:stats().cut)
+    now = 1
+    b:frame() -- the frame after one that held a step back: none is held back
+    now = 1.0016
+    assert.equal(1, b:take("results", A, 1))
+    b:give("results", A, 1, false)
+    now = 2
+    b:frame()
+    now = 2.0016
+    assert.equal(0, b:take("results", A, 1))
+    -- (plans are held back on their own count: a result held back does not spend a plan's frame)
+    b:spent("plans", 1, 0.0005)
+    assert.equal(0, b:take("plans", A, 1))
+    assert.equal(2, b:stats().cut)
+  end)
+end)
