@@ -29,7 +29,9 @@
  * portal, and heading for the nearest portal instead once 128 boxes met none; a start and a goal in one such tile each head for the other and stop soon after meeting it
  * (the direct join). It reaches at least one portal of the component, and the planner goes on from
  * there by the tile graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
- * line to the nearest goal plus its cost) is admissible, so the route is optimal over the graph. A component
+ * line to the nearest goal plus its cost) is consistent; the keys weight it by ROUTE_WEIGHT (1.2, route.c;
+ * on_route.weight) and a node once expanded is not expanded again, so the route's cost over the graph is
+ * at most 1.2 x the optimal one's (weighted A* with a consistent heuristic). A component
  * closed inside terrain is never part of a route: only links and edges are followed. A face whose
  * neighbour tile has no graph is pushed as a "missing tile" node: popped before the goal, the search
  * fails with ON_LOADING and that tile (a route through it could be shorter); after, it is ignored.
@@ -39,9 +41,10 @@
  * the hole); closed doors are left out of the set. Costs are nav leaves inside, world units outside.
  * Memory is allocated by create and start; steps allocate nothing.
  * Quality (tests/test_route.c, random worlds of 8- and 16-leaf tiles against Dijkstra over all free
- * leaves, 26-connected without corner cutting): found iff reachable; the graph cost (through the
- * portals' points) is at most 2 x the optimum + 2 leaves (measured mean 1.19, max 1.94: the forced
- * detour through each portal's point), the polyline through the pulled crossings mean 0.93, max 1.36
+ * leaves, 26-connected without corner cutting): found iff reachable; the optimal graph cost (through
+ * the portals' points, weight 1) is at most 2 x the optimum + 2 leaves (measured mean 1.19, max 1.94:
+ * the forced detour through each portal's point), the weighted search's at most 1.2 x that (measured
+ * mean 1.001, max 1.05: so at most 2.4 x the optimum + 2.4), the polyline through the pulled crossings mean 0.93, max 1.36
  * of it (its straight segments are not checked: the caller's queries walk between crossings); the
  * same with one portal per face region (the default bound) as with the former 16-leaf squares.
  * Expansion: a tile's portals are one block of nodes (made when the first is reached), so the other

@@ -103,6 +103,7 @@ struct on_route {
     size_t directed_budget; /* its budget (reach.h): boxes settled after the first portal met, 0 = none */
     on_route_joins *joins; /* shared join scratch (NULL: reach, cost, pts, grp are the planner's own) */
     int lazy_bdepth;       /* block side (log2) of the lazy sets built here; 0: ROUTE_LAZY_BDEPTH */
+    double weight;         /* the heuristic's weight in the keys (ROUTE_WEIGHT, route.c; 1: optimal A*) */
 };
 
 /* An endpoint whose tile has more than ROUTE_DIRECTED_BOXES boxes joins by the directed local search

@@ -2,8 +2,10 @@
  * test_route.c -- the world graph and the route planner (route.c) against Dijkstra over the whole
  * cell graph of small multi-tile worlds (free leaves, 6-connected for reachability, 26-connected
  * without corner cutting for the optimum): a route is found iff the goal is reachable, its cost is
- * never below the straight line and within the bound route.h documents of the optimum, every crossing
- * lies on the shared face of its two tiles on leaves free on both sides. Hand-made cases: a closed room
+ * never below the straight line and within the bound route.h documents of the optimum (the weighted
+ * search's cost within its weight of the optimal search's over the same graph, that one within 2 x
+ * the optimum + 2 leaves), every crossing lies on the shared face of its two tiles on leaves free on
+ * both sides. Hand-made cases: a closed room
  * whose only exit is on the far side of its tile, a pocket in solid, near endpoints, a tile whose
  * graph is missing (loading), a world graph changed under a running route (stale), endpoint sets
  * (doors), out of nodes, tiles removed and added back (links rebuilt), bad arguments. Worlds of 128^3
@@ -78,7 +80,8 @@ static int crossing_ok(const on_tree *t, const gt_lattice *L, const on_route_cro
 static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int directed, double *mean_out, double *max_out)
 {
     int found = 0, unreach = 0, bad_found = 0, bad_cost = 0, bad_cross = 0, bad_line = 0, pairs = 0, near = 0;
-    double worst = 0, sum = 0, worst_add = 0, lsum = 0, lworst = 0;
+    int bad_weight = 0, cheaper = 0;
+    double worst = 0, sum = 0, worst_add = 0, lsum = 0, lworst = 0, xsum = 0, xworst = 0, wsum = 0, wworst = 0;
     int tn = 1 << DEPTH, X = NX * tn, Y = NY * tn, Z = NZ * tn;
     for (int seed = 0; seed < seeds; seed++) {
         on_tree *t = new_tree(NX, NY, NZ, DEPTH);
@@ -96,10 +99,15 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
         if (shell) gt_shell(t, c0, c0, c0, c1, c1, c1);
         gt_lattice L = gt_lattice_of(t);
         on_wgraph *w = gt_world_of(t);
-        on_route *r = NULL;
+        on_route *r = NULL, *rx = NULL; /* rx: the same planner with weight 1 (the optimal search) */
         CHECK(on_ok(on_route_create(w, 0, &r)));
-        if (directed) r->directed_boxes = 0; /* every endpoint joins by the directed search */
-        if (directed == 2) r->directed_budget = 1; /* ... stopped one box after its first portal */
+        CHECK(on_ok(on_route_create(w, 0, &rx)));
+        CHECK(r->weight > 1); /* (else the comparison below checks nothing) */
+        rx->weight = 1;
+        for (on_route *x = r; x; x = x == r ? rx : NULL) {
+            if (directed) x->directed_boxes = 0; /* every endpoint joins by the directed search */
+            if (directed == 2) x->directed_budget = 1; /* ... stopped one box after its first portal */
+        }
         size_t N = (size_t)L.d[0] * L.d[1] * L.d[2];
         double *dist = malloc(N * sizeof *dist);
         for (int q = 0; q < 24; q++) {
@@ -144,7 +152,19 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
             sum += ratio;
             if (ratio > worst) worst = ratio;
             if (info.cost - opt > worst_add) worst_add = info.cost - opt;
-            if (info.cost > 2.0 * opt + 2) bad_cost++; /* the bound route.h documents */
+            /* the bound route.h documents: the optimal search over the graph within 2 x the optimum
+             * + 2 leaves, the weighted one within its weight of that */
+            on_route_info ix;
+            size_t nx = 0;
+            bad_found += !on_ok(run(rx, on_route_start(rx, t, a, b), 7));
+            on_route_result(rx, NULL, 0, &nx, &ix);
+            if (ix.cost > 2.0 * opt + 2) bad_cost++;
+            if (info.cost > r->weight * ix.cost + 1e-9) bad_weight++;
+            cheaper += info.cost < ix.cost - 1e-9; /* never: ix is optimal over the graph */
+            xsum += ix.cost / opt;
+            if (ix.cost / opt > xworst) xworst = ix.cost / opt;
+            wsum += info.cost / ix.cost;
+            if (info.cost / ix.cost > wworst) wworst = info.cost / ix.cost;
             if (info.length < line - 1e-6 || info.length > info.cost + 1e-6) bad_line++;
             lsum += info.length / opt;
             if (info.length / opt > lworst) lworst = info.length / opt;
@@ -160,16 +180,19 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
         free(dist);
         free(L.free);
         on_route_destroy(r);
+        on_route_destroy(rx);
         on_wgraph_destroy(w);
         on_tree_destroy(t);
     }
     printf("route %dx%dx%d tiles of %d leaves%s: %d pairs (%d near skipped): %d found, %d unreachable; cost / optimum: mean %.3f max %.3f, "
-           "max excess %.2f leaves; crossings pulled: mean %.3f max %.3f\n",
+           "max excess %.2f leaves (weight 1: mean %.3f max %.3f; weighted / weight 1: mean %.4f max %.4f); crossings pulled: mean %.3f max %.3f\n",
            NX, NY, NZ, tn, directed == 2 ? " (directed joins, budget 1)" : directed ? " (directed joins)" : "", pairs, near, found, unreach, found ? sum / found : 0, worst, worst_add,
-           found ? lsum / found : 0, lworst);
+           found ? xsum / found : 0, xworst, found ? wsum / found : 0, wworst, found ? lsum / found : 0, lworst);
     CHECK_EQ_INT(bad_found, 0);
     CHECK_EQ_INT(bad_line, 0);
     CHECK_EQ_INT(bad_cost, 0);
+    CHECK_EQ_INT(bad_weight, 0);
+    CHECK_EQ_INT(cheaper, 0);
     CHECK_EQ_INT(bad_cross, 0);
     CHECK(found > 40);
     CHECK(unreach > 0);
