@@ -15,7 +15,9 @@
 --   query_budget = 200         default expansions per update for the sliced C query (q:start / q:step)
 --   arrive_distance = 0.5      world units: the agent has arrived when this close to the goal while
 --                              heading for it as its last waypoint
---   max_nodes = 65536          search memory of each query (one query per tree, made when first used)
+--   max_nodes = 65536          search memory of each query (the navigators of a process share their
+--                              queries: a navigator takes an idle one of the tree and max_nodes when a
+--                              search starts and gives it back when the search ends)
 --   exit_candidates = 3        accepted and ignored (routes of pack version 1 left tiles through connect
 --                              blocks of several points; a C route crosses at one point)
 --   plan_budget = 1024         portals the C route planner may expand per update (octonav.planner's
@@ -135,6 +137,7 @@ local Nav = util.class()
 local type, floor, huge = type, math.floor, math.huge
 local dist, copy, is_point, is_int = util.dist, util.copy, util.is_point, util.is_count
 local EPS = 1e-6
+local end_search -- (below: a search's query goes back to the idle ones)
 
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
@@ -191,7 +194,7 @@ function M.new(world, opts)
     replans = 0,
     door_replans = 0, -- of which: a door ahead on the route was closed (world:set_door)
     frame = 0,      -- updates so far
-    queries = {},   -- tree -> octonav.query
+    queries = {},   -- tree -> the query the running search holds (see idle_queries)
     state = "idle",
     total_expansions = 0,
     total_searches = 0,
@@ -231,7 +234,39 @@ local function give_planner(self)
   end
 end
 
--- Forget the current goal's work (keeps the queries and the counters).
+-- Idle queries per tree and max_nodes, shared by the navigators of this process: a navigator holds a
+-- query only while a search of its runs (from q:start to the result read), then gives it back. A
+-- query's node pool and tables grow with its searches and stay grown: a fresh query's first search
+-- of the seed world pays its growth (+30% instructions in realloc and calloc, new pages touched, a
+-- copy of the node pool within one expansion), so a crowd whose navigators each made their own paid
+-- it in its first frames and again for every new navigator. Now the few queries the searches running
+-- at once need are made once and stay warm. Weak keys: a tree no longer used goes with its queries
+-- (a query holds its tree; the key's table is an ephemeron one).
+local idle_queries = setmetatable({}, { __mode = "k" })
+
+-- The running search's query back to the idle ones; the navigator has no search afterwards.
+end_search = function(self)
+  local s = self.search
+  self.search = nil
+  local q = s and s.q
+  if not q then return end
+  s.q = nil
+  local tree = s.qtree
+  self.queries[tree] = nil
+  local by = idle_queries[tree]
+  if not by then
+    by = {}
+    idle_queries[tree] = by
+  end
+  local list = by[self.max_nodes]
+  if not list then
+    list = {}
+    by[self.max_nodes] = list
+  end
+  list[#list + 1] = q
+end
+
+-- Forget the current goal's work (keeps the counters).
 local function reset(self)
   self.locks:release_all()
   for _, leg in ipairs(self.legs or {}) do
@@ -243,7 +278,8 @@ local function reset(self)
   give_planner(self) -- a plan dropped half way
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
   self.step_paths, self.step_end = {}, {}
-  self.search, self.from0, self.pending_replan = nil, nil, nil
+  end_search(self)
+  self.from0, self.pending_replan = nil, nil
 end
 
 --- nav:go(goal): a new goal (world point). Planning starts with the next update.
@@ -339,7 +375,7 @@ end
 local function fail(self, reason)
   self.state = "failed"
   self.reason = reason
-  self.search = nil
+  end_search(self)
   self.locks:release_all()
 end
 
@@ -348,13 +384,19 @@ local function tree_of(self, step)
   return self.world.holes[step.hole].tree
 end
 
+-- The query a search starts on: an idle one of the tree's (see idle_queries), else a new one.
 local function query_for(self, tree)
-  local q = self.queries[tree]
-  if not q then
-    self.locks:drop_stale_queries(self.queries)
+  local by = idle_queries[tree]
+  local list = by and by[self.max_nodes]
+  local n = list and #list or 0
+  local q
+  if n > 0 then
+    q = list[n]
+    list[n] = nil
+  else
     q = query_new(tree, { max_nodes = self.max_nodes })
-    self.queries[tree] = q
   end
+  self.queries[tree] = q
   return q
 end
 
@@ -442,7 +484,7 @@ local function new_search(self, k)
   local cands = nxt and { { inside = step.exit, outside = nxt.enter } } or { { inside = self.goal } }
   local s = {
     step = k, tree = tree, from = from, cands = cands, ci = 1,
-    onward = nxt and nxt.exit, retries = 0, best = nil, best_score = huge, first_reason = nil,
+    onward = nxt and nxt.exit, retries = 0, best = nil, best_score = huge, first_reason = nil, q = nil, qtree = nil,
   }
   self.search = s
   -- the search starts once what it starts from and ends in is loaded (see work)
@@ -541,7 +583,6 @@ local function candidate_done(self, s, forced_reason, path, info)
       return
     elseif self.locks == navlocks.none then
       self.failed_tile = t
-      self.search = nil
       fail(self, "unloaded")
       return
     end
@@ -566,7 +607,7 @@ local function candidate_done(self, s, forced_reason, path, info)
     start_candidate(self, s)
     return
   end
-  self.search = nil
+  end_search(self)
   if s.best then
     append(self, s.step, s.best)
   else
@@ -605,7 +646,7 @@ local function work(self, position, want)
       end
       s.pending = nil
       s.tree = tree_of(self, self.cells[s.step])
-      s.q = query_for(self, s.tree)
+      s.q, s.qtree = query_for(self, s.tree), s.tree
       start_candidate(self, s)
     end
     if s.status == "waiting" then -- see candidate_done: an end point read blocked after a change
