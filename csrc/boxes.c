@@ -347,15 +347,15 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
     z->set.bsize = 1 << bdepth;
     z->set.nb = (1 << depth) >> bdepth;
     size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
-    z->blk = malloc(nblk * sizeof *z->blk);
+    z->blk = calloc(nblk, sizeof *z->blk);
     z->built_blk = malloc(nblk * sizeof *z->built_blk);
+    z->bits_built = calloc((nblk + 63) / 64, sizeof *z->bits_built);
     z->set.adj_off = malloc(sizeof *z->set.adj_off);
     z->offcap = 1;
-    if (!z->blk || !z->built_blk || !z->set.adj_off || on_boxbits_alloc(&z->bits, bdepth)) {
+    if (!z->blk || !z->built_blk || !z->bits_built || !z->set.adj_off || on_boxbits_alloc(&z->bits, bdepth)) {
         on_boxlazy_free(z);
         return -1;
     }
-    for (size_t b = 0; b < nblk; b++) z->blk[b].first = UINT32_MAX;
     on_boxlazy_clear(z);
     return 0;
 }
@@ -367,6 +367,7 @@ void on_boxlazy_free(on_boxlazy *z)
     free(z->set.adj);
     free(z->blk);
     free(z->built_blk);
+    free(z->bits_built);
     free(z->bface);
     free(z->ord);
     free(z->boff);
@@ -379,7 +380,7 @@ void on_boxlazy_free(on_boxlazy *z)
 
 void on_boxlazy_clear(on_boxlazy *z)
 {
-    for (uint32_t i = 0; i < z->built; i++) z->blk[z->built_blk[i]].first = UINT32_MAX;
+    for (uint32_t i = 0; i < z->built; i++) z->bits_built[z->built_blk[i] >> 6] = 0;
     z->set.nbox = 0;
     z->set.adj_off[0] = 0;
     z->nbface = 0;
@@ -501,7 +502,7 @@ static int lazy_adjacency(on_boxlazy *z, uint32_t first, const int org[3])
 on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
 {
     on_boxblock *k = &z->blk[b];
-    if (k->first != UINT32_MAX) return ON_SUCCESS;
+    if (on_boxlazy_built(z, b)) return ON_SUCCESS;
     on_boxset *s = &z->set;
     uint32_t nb = (uint32_t)s->nb, first = s->nbox;
     int B = s->bsize;
@@ -541,9 +542,10 @@ on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
     k->first = first;
     k->n = n;
     z->built_blk[z->built++] = b;
+    z->bits_built[b >> 6] |= (uint64_t)1 << (b & 63);
     s->bytes = sizeof *z + (size_t)s->nbox * (sizeof(on_box) + sizeof(uint32_t)) +
                (size_t)s->adj_off[s->nbox] * sizeof(uint32_t) + z->nbface * sizeof(uint32_t) +
-               (size_t)s->nb * s->nb * s->nb * (sizeof *z->blk + sizeof *z->built_blk);
+               (size_t)s->nb * s->nb * s->nb * (sizeof *z->blk + sizeof *z->built_blk) + (size_t)s->nb * s->nb * s->nb / 8;
     return ON_SUCCESS;
 }
 
@@ -561,7 +563,7 @@ int on_boxlazy_blocks_at(const on_boxlazy *z, const double p[3], uint32_t out[8]
 void on_boxlazy_locate_in(const on_boxlazy *z, uint32_t b, const double p[3], uint32_t out[8], int *n)
 {
     const on_boxblock *k = &z->blk[b];
-    if (k->first == UINT32_MAX) return;
+    if (!on_boxlazy_built(z, b)) return;
     int B = z->set.bsize;
     int org[3] = {(int)(b % (uint32_t)z->set.nb) * B, (int)(b / (uint32_t)z->set.nb % (uint32_t)z->set.nb) * B,
                   (int)(b / (uint32_t)(z->set.nb * z->set.nb)) * B};

@@ -83,7 +83,7 @@ static inline int on_box_overlap2(const on_box *a, const on_box *c, int k)
  * block's facing list (bface) sharing a face with it (on_box_overlap2). set.block_off, set.face and
  * set.face_off are unused (NULL). Not thread-safe: the owner (a route planner) builds into it. */
 typedef struct on_boxblock {
-    uint32_t first, n; /* its boxes: set.box[first .. first + n); first == UINT32_MAX: not built */
+    uint32_t first, n; /* its boxes: set.box[first .. first + n) (a built block's: on_boxlazy_built) */
     uint32_t fo[7];    /* the boxes touching block face f (0..5 as a tile's): bface[fo[f] .. fo[f+1]) */
 } on_boxblock;
 
@@ -94,6 +94,8 @@ typedef struct on_boxlazy {
     size_t nbface, bfcap, boxcap, adjcap, offcap;
     uint32_t built;         /* blocks built */
     uint32_t *built_blk;    /* nb^3: the blocks built, in order (a clear resets only those) */
+    uint64_t *bits_built;   /* nb^3 bits: block b built (blk is calloc'd: only built blocks' records
+                             * are ever written, so a set's untouched records cost no pages) */
     const on_table *tab;    /* the tile's contents: set by the owner before each use */
     uint8_t solid;
     int depth;
@@ -115,6 +117,8 @@ void on_boxlazy_free(on_boxlazy *z);
 void on_boxlazy_clear(on_boxlazy *z);
 /* Build block b (index bx + nb * (by + nb * bz)) from z->tab unless built; ON_NO_MEMORY. */
 on_status on_boxlazy_block(on_boxlazy *z, uint32_t b);
+/* Is block b of z built? */
+static inline int on_boxlazy_built(const on_boxlazy *z, uint32_t b) { return (int)(z->bits_built[b >> 6] >> (b & 63) & 1u); }
 /* The block holding box i. */
 static inline uint32_t on_boxlazy_block_of(const on_boxlazy *z, uint32_t i)
 {

@@ -511,7 +511,7 @@ static inline on_boxlazy *lazy_of(const on_reach *r, const on_boxset *s)
  * out of memory. */
 static int lazy_block(on_reach *r, on_boxlazy *z, uint32_t b, const reach_stop *d, size_t *need)
 {
-    if (z->blk[b].first != UINT32_MAX) return 0;
+    if (on_boxlazy_built(z, b)) return 0;
     if (on_failed(on_boxlazy_block(z, b)) || reach_grow_keep(r, z->set.nbox)) return -1;
     for (uint32_t e = r->phead[b]; e != NO_ENTRY; e = r->pnext[e]) {
         uint32_t t = r->ptgt[e], in[8], e0 = r->nent;
@@ -703,7 +703,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
             /* a block its waiting boxes may enter: built now, each waiting box's neighbours there
              * relaxed in the order the boxes were settled (as if expanded then) */
             uint32_t blk = b & ~PROXY;
-            if (z->blk[blk].first != UINT32_MAX) continue; /* built already */
+            if (on_boxlazy_built(z, blk)) continue; /* built already */
             if (key > best * (1 + d->slack) + d->add) break;
             if (met_any && d->budget && pops - met_at >= d->budget) break;
             if (lazy_block(r, z, blk, d, &need)) {
@@ -769,7 +769,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                 for (size_t i = 0; i < n; i++) {
                     uint32_t c = r->heap_box[i];
                     if (c & PROXY) { /* a block waited for: its bound again */
-                        if (z->blk[c & ~PROXY].first != UINT32_MAX) continue;
+                        if (on_boxlazy_built(z, c & ~PROXY)) continue;
                         r->heap_box[m] = c;
                         r->heap_key[m++] = block_key(r, s, d, c & ~PROXY);
                         continue;
@@ -811,7 +811,7 @@ static void reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, in
                     c[k] = dir ? edge / B : edge / B - 1;
                     uint32_t blk = (uint32_t)c[0] + (uint32_t)s->nb * ((uint32_t)c[1] + (uint32_t)s->nb * (uint32_t)c[2]);
                     int side = 2 * k + !dir; /* the facing side of that block */
-                    if (z->blk[blk].first != UINT32_MAX || !d) {
+                    if (on_boxlazy_built(z, blk) || !d) {
                         if (!d && lazy_block(r, z, blk, d, &need)) { /* (a search without a stop: no waits) */
                             r->heap_failed = 1;
                             r->pops = pops;
@@ -895,7 +895,7 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
             uint32_t blocks[8];
             int nb = on_boxlazy_blocks_at(z, x, blocks);
             for (int i = 0; i < nb; i++) {
-                if (z->blk[blocks[i]].first == UINT32_MAX) {
+                if (!on_boxlazy_built(z, blocks[i])) {
                     if (r->phead[blocks[i]] == NO_ENTRY) r->ptouch[r->nptouch++] = blocks[i]; /* (once a block) */
                     uint32_t e = r->npend++;
                     r->ptgt[e] = p;

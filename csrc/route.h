@@ -79,9 +79,10 @@
  * per-block lists touch only the blocks used, not all 32,768 of a 512^3 tile), where it built
  * 64-leaf blocks: a cold join in a terrain tile built ~23 of them (~2 on the surface, ~3 M
  * instructions each). Memory: at most ROUTE_BOX_CACHE sets a planner, each its blocks' records
- * (1.3 MB for a 512^3 tile) and the boxes built (tens of KB a join); nothing a tile beyond them.
+ * (1.3 MB for a 512^3 tile, calloc'd: pages written only where blocks were built) and the boxes
+ * built (tens of KB a join); nothing a tile beyond them.
  * 8x1x8 x 512^3, 35 pairs, each planned once on a fresh world (callgrind, on_route_start): 653 M ->
- * 48 M instructions (max a plan 72 M -> 5.0 M); route costs / the prepared tree's mean 1.008, max
+ * 48 M instructions (max a plan 75 M -> 5.0 M); route costs / the prepared tree's mean 1.008, max
  * 1.065 (the boxes differ: none crosses a 16-leaf block).
  */
 #ifndef OCTONAV_ROUTE_H

@@ -38,12 +38,12 @@ typedef struct gjoin {
 /* The lazy sets' blocks: 2^ROUTE_LAZY_BDEPTH leaves a side (boxes.h, on_boxlazy_init_blocks). A join
  * builds every block it reaches whole, so the block's size is what a cold join pays for: 8x1x8 x 512^3
  * as loaded, 35 pairs, each planned once on a fresh planner (callgrind, on_route_start): 64-leaf
- * blocks (the eager build's boxes) 653 M instructions, p90 46.7 M, max 72.0 M a plan; 32 / 16 / 8-leaf
- * blocks: CPU p99 3.6 / 2.0 / 12 ms (8: a 512^3 tile's 262,144 block records cost more than its
- * boxes); route costs / the 64-leaf blocks' (= the prepared tree's) mean 1.005 / 1.008 / 1.013, max
- * 1.040 / 1.065 / 1.075. A block's record is 40 bytes (nb^3 of them a set: 1.3 MB for a 512^3 tile of
- * 16-leaf blocks, held by each of the ROUTE_BOX_CACHE entries). tests/test_route_joins checks the
- * blocks' boxes and the costs against the prepared joins'. */
+ * blocks (the eager build's boxes) 653 M instructions, p90 51.7 M, max 75.4 M a plan; 16-leaf blocks
+ * 47.8 M, p90 3.5 M, max 5.0 M. Plan CPU p99 (each pair's first plan) with 32 / 16 / 8-leaf blocks:
+ * 2.8 / 1.4 / 2.3 ms; route costs / the 64-leaf blocks' (= the prepared tree's) mean 1.005 / 1.008 /
+ * 1.013, max 1.040 / 1.065 / 1.075. A set's block records (40 bytes a block: 1.3 MB for a 512^3 tile
+ * of 16-leaf blocks, 10.5 MB of 8-leaf ones) are calloc'd, written only for blocks built.
+ * tests/test_route_joins checks the blocks' boxes and the costs against the prepared joins'. */
 #ifndef ROUTE_LAZY_BDEPTH
 #define ROUTE_LAZY_BDEPTH 4
 #endif

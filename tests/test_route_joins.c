@@ -137,7 +137,7 @@ static uint32_t check_blocks(const on_tree *t, uint32_t tile, const on_boxlazy *
     uint32_t checked = 0;
     for (uint32_t b = 0; b < (uint32_t)(nb * nb * nb); b++) {
         const on_boxblock *k = &z->blk[b];
-        if (k->first == UINT32_MAX) continue;
+        if (!on_boxlazy_built(z, b)) continue;
         int org[3] = {(int)(b % (uint32_t)nb) * B, (int)(b / (uint32_t)nb % (uint32_t)nb) * B, (int)(b / (uint32_t)(nb * nb)) * B};
         memset(mark, 0, (size_t)B * B * B);
         int bad = 0;

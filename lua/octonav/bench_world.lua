@@ -334,6 +334,90 @@ function M.crowd(world, pairs_, opts)
     ms = budget and budget:stats().ms or nil, cut = budget and budget:stats().cut or nil }
 end
 
+--- bench_world.as_loaded(dir, pairs, opts) -> { passes, p50_us, p90_us, p99_us, cpu_p50_us, cpu_p90_us,
+-- cpu_p99_us, planner_bytes, costs, failed[, ratio_mean, ratio_max, walk_failures] }: route plans on the
+-- pack in `dir` as loaded (no tree:prepare, no streamer join sets: the planner builds what its joins
+-- need). Each of `passes` (3) passes opens the pack afresh and plans every pair once, in order, with
+-- one planner of its own (planner.start, as world:plan: a pair's plan is its first, the planner's box
+-- cache holding only the earlier pairs' tiles); a pair's time is its fastest over the passes (wall and
+-- CPU clocks). planner_bytes: that planner's bytes and the world graph's join scratch after the
+-- first pass's plans; costs[i]: pair i's route cost (nil: no route). opts.walks: a navigator walks
+-- every pair on the first open as loaded as well (walked / seamless as measure's; opts.speed, budget).
+function M.as_loaded(dir, pairs_, opts)
+  opts = opts or {}
+  local octonav = require "octonav"
+  local planner = require "octonav.planner"
+  local passes = opts.passes or 3
+  local wall, cpu, costs, failed, bytes = {}, {}, {}, 0, 0
+  local ratios, walk_failures = {}, 0
+  for pass = 1, passes do
+    local world = assert(octonav.world.load(dir))
+    local p = world.graph:planner()
+    collectgarbage()
+    for i, pr in ipairs(pairs_) do
+      local c0, t0 = os.clock(), clock()
+      local job = planner.start(world, pr.a, pr.b, p)
+      local st = job:step(1 << 30)
+      while st == "running" do st = job:step(1 << 30) end
+      local route, cost = job:result()
+      local t, c = (clock() - t0) * 1e6, (os.clock() - c0) * 1e6
+      wall[i], cpu[i] = math.min(wall[i] or math.huge, t), math.min(cpu[i] or math.huge, c)
+      if pass == 1 then
+        costs[i] = route and cost or nil
+        if not route then failed = failed + 1 end
+      end
+    end
+    if pass == 1 then
+      bytes = p:bytes() + world.graph:joins_bytes()
+      if opts.walks then
+        local nav_mod = require "octonav.navigator"
+        local speed = opts.speed or 4 * world.scale
+        for _, pr in ipairs(pairs_) do
+          local limit = math.floor(4 * pr.seamless / speed) + 3000
+          local budget = nav_mod.budget(opts.budget)
+          local status, walked = walk(nav_mod, world, pr.a, pr.b, speed, limit, { budget = budget }, budget)
+          if status == "arrived" then ratios[#ratios + 1] = walked / pr.seamless
+          else walk_failures = walk_failures + 1 end
+        end
+      end
+    end
+    world:close()
+    collectgarbage()
+  end
+  local r = { passes = passes, p50_us = pct(wall, 0.5), p90_us = pct(wall, 0.9), p99_us = pct(wall, 0.99),
+    cpu_p50_us = pct(cpu, 0.5), cpu_p90_us = pct(cpu, 0.9), cpu_p99_us = pct(cpu, 0.99), planner_bytes = bytes,
+    costs = costs, failed = failed }
+  if opts.walks then
+    local sum = 0
+    for _, q in ipairs(ratios) do sum = sum + q end
+    r.ratio_mean, r.ratio_max, r.walk_failures = #ratios > 0 and sum / #ratios or 0, pct(ratios, 1.0), walk_failures
+  end
+  return r
+end
+
+--- Markdown table of the as-loaded plans of rows from run() with opts.as_loaded (M.as_loaded), beside
+-- the prepared tree's plan times (an empty string when no row has them).
+function M.loaded_table(rows)
+  local lines = {
+    "| world | plan p50 / p99 ms prepared | as loaded: p50 / p90 / p99 ms | CPU p50 / p90 / p99 ms | planner + join" ..
+      " scratch MB | boxes MB (prepared) | route cost / prepared mean / max | failed | walked/seamless mean / max |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+  }
+  local any = false
+  for _, r in ipairs(rows) do
+    local l = r.loaded
+    if not r.skipped and l then
+      any = true
+      lines[#lines + 1] = ("| %s | %.2f / %.2f | %.2f / %.2f / %.2f | %.2f / %.2f / %.2f | %.2f | %s | %.4f / %.4f | %d | %s |")
+        :format(r.name, r.plan_p50_us / 1e3, r.plan_p99_us / 1e3, l.p50_us / 1e3, l.p90_us / 1e3, l.p99_us / 1e3,
+          l.cpu_p50_us / 1e3, l.cpu_p90_us / 1e3, l.cpu_p99_us / 1e3, l.planner_bytes / 2^20,
+          r.box_bytes and ("%.2f"):format(r.box_bytes / 2^20) or "-", l.cost_mean or 0, l.cost_max or 0, l.failed,
+          l.ratio_mean and ("%.3f / %.3f (%d failed)"):format(l.ratio_mean, l.ratio_max, l.walk_failures) or "-")
+    end
+  end
+  return any and table.concat(lines, "\n") or ""
+end
+
 --- Opens a pack in this process and measures it: { open_s, open_heap, open_rss, tree_bytes, hier_bytes }.
 -- hier_bytes: the Lua heap the open added (graph tables) plus world:graph_bytes() when the world has
 -- it (a graph held in C).
@@ -360,7 +444,9 @@ end
 -- prepare (true: the after runs, plans and walks on a prepared tree), budget (the after runs' budget
 -- options; nil: the defaults and ms = 3: a frame stops taking work after 3 ms), jobs (nil | "tile" |
 -- "job": serial and -P2 bakes over jobs, fastest of job_passes (3) passes),
--- rebake (false: a 4-tile rebake), bin (path of bin/octonav), log (function(msg) or nil), env (nil: the
+-- rebake (false: a 4-tile rebake), as_loaded (false: plans on the world as loaded as well, see
+-- M.as_loaded; as_loaded_passes (3) fresh opens, as_loaded_walks (false) the walks too), bin (path of
+-- bin/octonav), log (function(msg) or nil), env (nil: the
 -- config's environment variables set beside the world's own, e.g. { SEED = 3, NX = 12, NZ = 20 }), pack (nil: a
 -- directory that already holds this world's pack, baked with the same config: no bake, bake_s is nil, the
 -- directory is kept; t8x512's bake takes ~200 CPU seconds).
@@ -493,6 +579,32 @@ function M.measure(name, opts)
   end
   row.plan_p50_us, row.plan_p99_us = pct(plan_us, 0.5), pct(plan_us, 0.99)
   log(("%s: %d pairs, plan p50 %.0f us p99 %.0f us"):format(name, #pairs_, row.plan_p50_us, row.plan_p99_us))
+  if opts.as_loaded then
+    local l = M.as_loaded(out, pairs_, { passes = opts.as_loaded_passes, walks = opts.as_loaded_walks, speed = speed,
+      budget = opts.budget })
+    row.loaded = l
+    local prepared = {}
+    for i, pr in ipairs(pairs_) do
+      local _, c = pworld:plan(pr.a, pr.b)
+      prepared[i] = c
+    end
+    local csum, cmax, cn = 0, 0, 0
+    for i = 1, #pairs_ do
+      if prepared[i] and l.costs[i] then
+        local cq = l.costs[i] / prepared[i]
+        csum, cmax, cn = csum + cq, math.max(cmax, cq), cn + 1
+      end
+    end
+    l.cost_mean, l.cost_max = cn > 0 and csum / cn or 0, cmax
+    log(("%s: as loaded, each pair's first plan (fastest of %d opens): p50 %.0f p90 %.0f p99 %.0f us (CPU p50 %.0f" ..
+      " p90 %.0f p99 %.0f), planner and join scratch %.2f MB; route cost / prepared mean %.4f max %.4f, %d failed")
+      :format(name, l.passes, l.p50_us, l.p90_us, l.p99_us, l.cpu_p50_us, l.cpu_p90_us, l.cpu_p99_us,
+        l.planner_bytes / 2^20, l.cost_mean, l.cost_max, l.failed))
+    if l.ratio_mean then
+      log(("%s: as loaded, walked/seamless mean %.3f max %.3f, %d failures"):format(name, l.ratio_mean, l.ratio_max,
+        l.walk_failures))
+    end
+  end
   -- walks (one navigator at a time, with a budget of the same amounts as the crowd's)
   local ratios, sum_w, sum_s, fails, reasons = {}, 0, 0, 0, {}
   for _, pr in ipairs(pairs_) do
@@ -617,6 +729,11 @@ function M.table(rows)
   end
   lines[#lines + 1] = ""
   lines[#lines + 1] = M.crowd_table(rows)
+  local lt = M.loaded_table(rows)
+  if lt ~= "" then
+    lines[#lines + 1] = ""
+    lines[#lines + 1] = lt
+  end
   return table.concat(lines, "\n")
 end
 
