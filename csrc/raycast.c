@@ -887,8 +887,10 @@ void on_turn_cache_init(on_turn_cache *c)
 
 /* Is leaf (x, y, z) free? Off the tile's losmap (a few bit operations, as the walk reads it, and the
  * voxels around a turn mostly share one block: one descent) rather than the node table (a lookup a
- * layer); the node table when the tile has none (out of memory, masks off). */
-static int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_t x, int64_t y, int64_t z)
+ * layer); the node table when the tile has none (out of memory, masks off). Inlined in turn_ok: most
+ * calls are answered by the block kept, in a few instructions (measured on DC1: 45,000 calls, 9,000
+ * descents). */
+static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_t x, int64_t y, int64_t z)
 {
     int64_t n = t->n;
     if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
@@ -904,7 +906,10 @@ static int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_
         p->tile = ti;
         p->lm = on_tile_losmap(t, ti);
     }
-    if (!p->lm || D < 2) return on_tree_leaf_free_cached(t, lc, x, y, z, NULL);
+    if (!p->lm || D < 2) {
+        on_lcache_check(lc, t); /* (only the node table reads through the cache) */
+        return on_tree_leaf_free_cached(t, lc, x, y, z, NULL);
+    }
     const on_losnode *chain[ON_LOS_LEVELS];
     uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
     uint32_t L0 = on_losmap_start(p->lm, chain, lx, ly, lz);
@@ -928,7 +933,6 @@ static inline __attribute__((always_inline)) int turn_ok(const on_tree *t, on_lc
     int64_t lo[3];
     unsigned valid = 0xff, before = 0xff, after = 0xff;
     if (!sane(a, x) || !sane(x, b)) return 0;
-    on_lcache_check(lc, t);
     for (int j = 0; j < 3; j++) {
         double f = floor(x[j]);
         if (f == x[j]) {
