@@ -82,8 +82,12 @@
  * (1.3 MB for a 512^3 tile, calloc'd: pages written only where blocks were built) and the boxes
  * built (tens of KB a join); nothing a tile beyond them.
  * 8x1x8 x 512^3, 35 pairs, each planned once on a fresh world (callgrind, on_route_start): 653 M ->
- * 48 M instructions (max a plan 75 M -> 5.0 M); route costs / the prepared tree's mean 1.008, max
- * 1.065 (the boxes differ: none crosses a 16-leaf block).
+ * 48 M instructions (max a plan 75 M -> 5.0 M); plan CPU p50 / p90 / p99, each pair's first plan,
+ * fastest of 3 opens (bench_world.as_loaded, main and this side by side 3 times, load 4): 1.31-1.35 /
+ * 5.4-5.7 / 8.3-10.4 -> 0.26-0.27 / 0.77-0.81 / 1.08-1.20 ms (the prepared tree's: 0.29 / 0.72 /
+ * 1.05 ms, beside its 222 MB of boxes); the planner and join scratch after the 35 plans 6.5 -> 10.6
+ * MB; route costs / the prepared tree's mean 1.008, max 1.065 (the boxes differ: none crosses a
+ * 16-leaf block); walked / seamless 1.000, max 1.000, as on the prepared tree.
  */
 #ifndef OCTONAV_ROUTE_H
 #define OCTONAV_ROUTE_H
