@@ -7,6 +7,7 @@
  */
 #include "route.h"
 #include "route_plan.h"
+#include "facepoint.h"
 #include "util.h"
 
 #include <math.h>
@@ -447,6 +448,51 @@ static void link_rect(const on_wgraph *w, const rnode *nd, double lo[3], double 
     hi[v] = (double)c[v] * w->n + h[1];
 }
 
+/* Pulling a route's crossings taut (on_route_result): passes over the crossings, each moved to the
+ * best point of its rectangle between its neighbours, until no crossing moved PULL_STILL leaves or
+ * PULL_PASSES passes. Routes of at most PULL_MAX crossings keep their rectangles on the stack and skip a
+ * crossing whose neighbours did not move since it was last placed (it would land where it is). */
+#define PULL_PASSES 32
+#define PULL_STILL 1e-6
+#define PULL_MAX 128
+
+/* The pulling of on_route_result for a route of cnt <= PULL_MAX crossings (steps[] hold the
+ * rectangles' centres): rectangles read once; a crossing is placed again only when a neighbour moved
+ * since (stamps), which gives the very points of the plain passes. */
+static void pull_cached(const on_route *r, const rnode *gn, on_route_cross *steps, size_t cnt, const double *a,
+                        const double *b)
+{
+    double rect[PULL_MAX][6];
+    int axis[PULL_MAX];
+    uint32_t changed[PULL_MAX], placed[PULL_MAX], clock = 1; /* when a crossing last moved / was placed */
+    size_t k = cnt;
+    for (uint32_t i = gn->parent; i != NO_NODE; i = r->node[i].parent) {
+        const rnode *nd = &r->node[i];
+        if (!nd->via_link) continue;
+        k--;
+        link_rect(r->w, nd, rect[k], rect[k] + 3);
+        axis[k] = nd->link_k;
+        changed[k] = 1;
+        placed[k] = 0;
+    }
+    for (int pass = 0; pass < PULL_PASSES; pass++) {
+        double moved = 0;
+        for (k = cnt; k-- > 0;) {
+            uint32_t last = placed[k];
+            if (last && (k == 0 || changed[k - 1] < last) && (k + 1 == cnt || changed[k + 1] < last)) continue;
+            double q[3];
+            const double *pa = k > 0 ? steps[k - 1].point : a, *pc = k + 1 < cnt ? steps[k + 1].point : b;
+            on_rect_best(pa, pc, rect[k], rect[k] + 3, axis[k], q);
+            double d = on_dist3(q, steps[k].point);
+            placed[k] = ++clock;
+            if (d > 0) changed[k] = clock;
+            if (d > moved) moved = d;
+            memcpy(steps[k].point, q, sizeof q);
+        }
+        if (moved < PULL_STILL) break;
+    }
+}
+
 on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, size_t *n, on_route_info *info)
 {
     *n = 0;
@@ -481,24 +527,25 @@ on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, 
     /* pull the crossings taut: each moved inside its link's overlap rectangle (where the crossing is
      * free on both sides) to the best point between its neighbours, in passes */
     const double *a = r->startpt + 3 * (size_t)gn->start, *b = r->goalpt + 3 * (size_t)gn->goal;
-    for (int pass = 0; pass < 32 && cnt > 0; pass++) {
-        double moved = 0;
-        k = cnt;
-        for (uint32_t i = gn->parent; i != NO_NODE; i = r->node[i].parent) {
-            const rnode *nd = &r->node[i];
-            if (!nd->via_link) continue;
-            k--;
-            double q[3];
-            int axis = nd->link_k;
-            link_rect(r->w, nd, lo, hi);
-            const double *pa = k > 0 ? steps[k - 1].point : a, *pc = k + 1 < cnt ? steps[k + 1].point : b;
-            on_best_on_face(pa, pc, lo, hi, axis, q);
-            double d = on_dist3(q, steps[k].point);
-            if (d > moved) moved = d;
-            memcpy(steps[k].point, q, sizeof q);
+    if (cnt <= PULL_MAX) pull_cached(r, gn, steps, cnt, a, b);
+    else
+        for (int pass = 0; pass < PULL_PASSES; pass++) {
+            double moved = 0;
+            k = cnt;
+            for (uint32_t i = gn->parent; i != NO_NODE; i = r->node[i].parent) {
+                const rnode *nd = &r->node[i];
+                if (!nd->via_link) continue;
+                k--;
+                double q[3];
+                link_rect(r->w, nd, lo, hi);
+                const double *pa = k > 0 ? steps[k - 1].point : a, *pc = k + 1 < cnt ? steps[k + 1].point : b;
+                on_rect_best(pa, pc, lo, hi, nd->link_k, q);
+                double d = on_dist3(q, steps[k].point);
+                if (d > moved) moved = d;
+                memcpy(steps[k].point, q, sizeof q);
+            }
+            if (moved < PULL_STILL) break;
         }
-        if (moved < 1e-6) break;
-    }
     double len = 0;
     for (size_t i = 0; i <= cnt; i++) len += on_dist3(i > 0 ? steps[i - 1].point : a, i < cnt ? steps[i].point : b);
     if (info) info->length = len * p->scale;

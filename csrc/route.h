@@ -42,11 +42,16 @@
  * Memory is allocated by create and start; steps allocate nothing.
  * Quality (tests/test_route.c, random worlds of 8- and 16-leaf tiles against Dijkstra over all free
  * leaves, 26-connected without corner cutting): found iff reachable; the optimal graph cost (through
- * the portals' points, weight 1) is at most 2 x the optimum + 2 leaves (measured mean 1.19, max 1.94:
- * the forced detour through each portal's point), the weighted search's at most 1.2 x that (measured
- * mean 1.001, max 1.05: so at most 2.4 x the optimum + 2.4), the polyline through the pulled crossings mean 0.93, max 1.36
+ * the portals' points, weight 1) is at most 2 x the optimum + 2 leaves on the test's sample (measured
+ * mean 1.19, max 1.94: the forced detour through each portal's point; a measured bound, not a proven
+ * one: another draw of the same worlds reaches 2.27, and 2.35 with joins stopped one box after their
+ * first portal), the weighted search's at most 1.2 x that (proven; measured mean 1.001, max 1.05), the
+ * polyline through the pulled crossings mean 0.93, max 1.36
  * of it (its straight segments are not checked: the caller's queries walk between crossings); the
  * same with one portal per face region (the default bound) as with the former 16-leaf squares.
+ * Pulled crossings (on_route_result): each crossing in turn moved to its rectangle's best point
+ * between its neighbours (facepoint.h), up to 32 passes; a route of at most 128 crossings reads its
+ * rectangles once and skips a crossing whose neighbours have not moved since it was placed.
  * Expansion: a tile's portals are one block of nodes (made when the first is reached), so the other
  * portals of an expanded one's component are reached by index, not through the node map; a portal's
  * links are found by binary search (a face's links are sorted by the owner's
