@@ -1,8 +1,9 @@
 -- spec/53-navbudget_tail_spec.lua -- a budget with a frame time holds back the tail it learns (how long
 -- after the deadline its last frames' last asks came: the navigators updated after the work stopped),
 -- so that frames end near `ms`; and refuses a search step whose result (q:result, not sliced) would not
--- fit, never two frames in a row (lua/octonav/navbudget.lua). The clock is the budget's `clock` option,
--- driven here (no timing).
+-- fit, never two frames in a row; with option gc, runs Lua's collector itself at each frame's start,
+-- inside the frame's time (lua/octonav/navbudget.lua). The clock is the budget's `clock` option, driven
+-- here (no timing); the collector's work is checked by the heap's size.
 -- Run: busted --lua=lua5.4 spec/53-navbudget_tail_spec.lua
 local navigator = require "octonav.navigator"
 local navbudget = require "octonav.navbudget"
@@ -103,5 +104,61 @@ describe("a budget with a frame time", function()
     b:spent("plans", 1, 0.0005)
     assert.equal(0, b:take("plans", A, 1))
     assert.equal(2, b:stats().cut)
+  end)
+end)
+
+describe("a budget that runs the collector (option gc)", function()
+  after_each(function() collectgarbage("restart") end)
+
+  it("stops the automatic collector and does its work at each frame, for what was allocated", function()
+    collectgarbage()
+    local b = navigator.budget { gc = true }
+    assert.is_true(collectgarbage("isrunning"))
+    b:frame()
+    assert.is_false(collectgarbage("isrunning"))
+    -- garbage made between frames: without the collector's steps the heap would grow by all of it
+    -- (40 frames x ~64 KB); the budget's steps keep it within a few cycles' worth
+    local h0 = collectgarbage("count")
+    local made = 0
+    for _ = 1, 40 do
+      for _ = 1, 1000 do
+        local t = { 1, 2, 3, 4 } -- (~64 bytes each)
+        made = made + #t - 3
+      end
+      b:frame()
+    end
+    assert.equal(40000, made)
+    local grown = collectgarbage("count") - h0
+    assert.is_true(grown < 0.5 * 40 * 1000 * 64 / 1024, ("grew %.0f KB"):format(grown))
+    assert.is_false(collectgarbage("isrunning"))
+    b:release_gc()
+    assert.is_true(collectgarbage("isrunning"))
+    b:frame() -- (released: frames leave the collector alone)
+    assert.is_true(collectgarbage("isrunning"))
+  end)
+
+  it("counts the collector's step in the frame's time; checks the option", function()
+    now = 0
+    local b = navigator.budget { ms = 2, gc = true, clock = clock }
+    local collect, collected = b.collect, 0
+    b.collect = function(self) -- (a step of 1 ms on the spec's clock)
+      collected = collected + 1
+      now = now + 0.001
+      return collect(self)
+    end
+    b:frame()
+    assert.equal(1, collected)
+    assert.is_true(grants(b, 0.0019999)) -- the deadline counts from before the step: 1 ms left
+    assert.is_false(grants(b, 0.002))
+    b:release_gc()
+    now = 1
+    b:frame()
+    assert.equal(1, collected)
+    assert.is_true(grants(b, 1.0019))
+    assert.has_error(function() navigator.budget { gc = 1 } end,
+      "octonav.navigator.budget: option 'gc' must be a boolean")
+    local c = navigator.budget()
+    c:frame()
+    assert.is_true(collectgarbage("isrunning")) -- (off by default)
   end)
 end)

@@ -860,7 +860,7 @@ local function plan_route(self, position)
     return "planning"
   end
   local B = self.budget
-  local portals
+  local portals, t0
   if not self.job then
     -- a plan's start joins its ends in their tiles (C, not sliced): one of the budget's `plans`,
     -- taken with the portals of its first step (a plan started without them would wait, and on a
@@ -884,9 +884,9 @@ local function plan_route(self, position)
       from = free_start(world.tree, position)
     end
     self.from0 = copy(from)
-    local t0 = B.step and B.clock() -- (a budget with a frame time learns what a start costs)
+    -- (a budget with a frame time learns what a start and its first step cost: they come in one update)
+    t0 = B.step and B.clock()
     self.job = planner.start_named("navigator:update", world, self.from0, self.goal, take_planner(self))
-    if t0 then B:spent("plans", 1, B.clock() - t0) end
     self.plan_revision = world.graph_revision
     self.plan_spent = 0
   end
@@ -897,6 +897,7 @@ local function plan_route(self, position)
     return "planning"
   end
   local pst, reason, tile = self.job:step(portals)
+  if t0 then B:spent("plans", 1, B.clock() - t0) end
   if pst == "running" then
     self.plan_spent = self.plan_spent + portals
     B:give("portals", self, 0, true)
