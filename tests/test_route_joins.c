@@ -11,6 +11,8 @@
  * joins do (found iff reachable: test_route; a sealed room's points never), their costs within a
  * documented bound of the prepared joins' (never below the straight line), and every block they
  * built holds boxes covering exactly its free leaves, once each; only part of the blocks are built.
+ * on_boxlazy_init_blocks takes block sides of 8 to 64 leaves within the tile; a fresh set has nothing
+ * built; a free tile's block is one box of the block's size, a solid tile's none; a clear forgets them.
  */
 #include "route.h"
 #include "route_plan.h"
@@ -246,7 +248,46 @@ static void test_small_blocks(void)
     on_tree_destroy(t);
 }
 
+/* on_boxlazy_init_blocks: the block sizes it takes, a fresh set's geometry and nothing built; a block
+ * of a free tile is one box of the block's size, its six faces listed. */
+static void test_lazy_init(void)
+{
+    on_boxlazy z;
+    CHECK_EQ_INT(on_boxlazy_init_blocks(&z, 9, 2), -1); /* blocks of 4 leaves: no */
+    CHECK_EQ_INT(on_boxlazy_init_blocks(&z, 9, 7), -1); /* of 128: no (rows are one word) */
+    CHECK_EQ_INT(on_boxlazy_init_blocks(&z, 5, 6), -1); /* larger than the tile: no */
+    CHECK_EQ_INT(on_boxlazy_init_blocks(&z, 9, 4), 0);
+    CHECK_EQ_INT(z.set.bsize, 16);
+    CHECK_EQ_INT(z.set.nb, 32);
+    CHECK_EQ_INT(z.built, 0);
+    uint32_t none = 0;
+    for (uint32_t b = 0; b < 32u * 32u * 32u; b++) none += !on_boxlazy_built(&z, b);
+    CHECK_EQ_INT(none, 32768);
+    on_table tab;
+    on_table_init(&tab); /* an empty table: the tile is one free leaf */
+    z.tab = &tab;
+    z.solid = 0;
+    uint32_t b = 5 + 32 * (7 + 32 * 9);
+    CHECK(on_ok(on_boxlazy_block(&z, b)));
+    CHECK(on_boxlazy_built(&z, b));
+    CHECK(!on_boxlazy_built(&z, b + 1));
+    CHECK_EQ_INT(z.blk[b].n, 1);
+    const on_box *x = &z.set.box[z.blk[b].first];
+    CHECK(x->mn[0] == 80 && x->mn[1] == 112 && x->mn[2] == 144 && x->mx[0] == 96 && x->mx[1] == 128 && x->mx[2] == 160);
+    CHECK_EQ_INT(z.blk[b].fo[6] - z.blk[b].fo[0], 6);
+    on_boxlazy_clear(&z);
+    CHECK(!on_boxlazy_built(&z, b));
+    CHECK_EQ_INT(z.set.nbox, 0);
+    z.solid = 1; /* a solid tile: blocks of no box */
+    CHECK(on_ok(on_boxlazy_block(&z, b)));
+    CHECK(on_boxlazy_built(&z, b));
+    CHECK_EQ_INT(z.blk[b].n, 0);
+    on_boxlazy_free(&z);
+    on_table_free(&tab);
+}
+
 TEST_MAIN("route_joins", {
+    test_lazy_init();
     test_shared();
     test_small_blocks();
 })
