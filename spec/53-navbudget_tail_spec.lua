@@ -21,34 +21,43 @@ local function grants(b, at)
 end
 
 describe("a budget with a frame time", function()
-  it("holds back the tail it learnt, an eighth of the way to each sample, a sample at most twice it", function()
+  it("holds back the tail it learnt: the median of the last 9 frames' samples", function()
     local b = navigator.budget { ms = 4, clock = clock }
     now = 0
     b:frame() -- nothing learnt: the deadline is ms away
+    assert.is_nil(b:stats().tail)
     assert.is_true(grants(b, 0.0039999))
     assert.is_false(grants(b, 0.0042)) -- the last ask, 0.2 ms past the deadline
     now = 1
-    b:frame() -- the tail: 0.2 ms (the first sample as it is)
+    b:frame() -- the tail: 0.2 ms (one sample)
     assert.near(0.0002, b:stats().tail, 1e-12)
     assert.is_true(grants(b, 1.0037999))
     assert.is_false(grants(b, 1.0038001))
-    now = 1.0138 -- 10 ms past the deadline (a thread switched out): counted as 0.4 ms (twice the tail)
+    now = 1.0138 -- 10 ms past the deadline (a thread switched out): samples 0.2, 10 ms: the lower one
     b:take("checks", {}, 1)
     now = 2
     b:frame()
-    assert.near(0.0002 + 0.0002 / 8, b:stats().tail, 1e-12)
-    assert.is_false(grants(b, 2.003776))
-    assert.is_true(grants(b, 2.003774)) -- (the frame's last ask, before its deadline)
-    -- a frame whose asks all came before its deadline says nothing of the tail
+    assert.near(0.0002, b:stats().tail, 1e-12)
+    assert.is_false(grants(b, 2.0038001))
+    assert.is_true(grants(b, 2.0037999)) -- (the frame's last ask, before its deadline: no sample)
     now = 3
     b:frame()
-    assert.near(0.000225, b:stats().tail, 1e-12)
-    -- a frame whose last ask came before the deadline, another of which was past it: the last counts
-    assert.is_false(grants(b, 3.0039))
-    assert.is_true(grants(b, 3.0037))
-    now = 4
-    b:frame()
-    assert.near(0.000225, b:stats().tail, 1e-12)
+    assert.near(0.0002, b:stats().tail, 1e-12)
+    -- samples 0.3, 0.4, 0.4 ms (median of 0.2, 10, 0.3, 0.4, 0.4: 0.4), then 5 of 0.1 ms: the tenth
+    -- sample takes the first's place (9 kept)
+    local samples = { 0.0003, 0.0004, 0.0004, 0.0001, 0.0001, 0.0001, 0.0001, 0.0001 }
+    local want = { 0.0003, 0.0003, 0.0004, 0.0003, 0.0003, 0.0002, 0.0002, 0.0001 }
+    for f, v in ipairs(samples) do
+      local due = b.deadline
+      now = due + v
+      b:take("checks", {}, 1)
+      now = 3 + f
+      b:frame()
+      assert.near(want[f], b:stats().tail, 1e-12)
+    end
+    -- the tail is held back from the next deadline
+    assert.near(11 + 0.004 - 0.0001, b.deadline, 1e-12)
+    assert.equal(9, navbudget.TAIL_SAMPLES)
   end)
 
   it("holds back at most a quarter of the frame's time", function()
@@ -68,10 +77,6 @@ describe("a budget with a frame time", function()
     assert.near(0.0005, b:stats().tail, 1e-12)
     assert.is_true(grants(b, 41.0014999))
     assert.is_false(grants(b, 41.0015001))
-    assert.equal(0.25, navbudget.learn_tail(nil, 1, 1)) -- (the sample and the frame's time in seconds)
-    assert.equal(0.125, navbudget.learn_tail(nil, 0.125, 1))
-    assert.equal(0.25, navbudget.learn_tail(0.25, 3, 1))
-    assert.equal(0.1 + 0.1 / 8, navbudget.learn_tail(0.1, 0.3, 1))
     assert.is_nil(navigator.budget({ ms = 2, clock = clock }):stats().tail)
     assert.is_nil(navigator.budget():stats().tail)
   end)

@@ -36,9 +36,9 @@
 --                      The tail: the navigators updated after the deadline (refused: their Lua
 --                      alone, ~3 us each) and the work under way at it make the frame end past the
 --                      deadline; the budget learns how far past it the last ask of each frame came
---                      (an eighth of the way to each sample, a sample counted at most twice the tail
---                      and at most ms / 4: a thread switched out says nothing of the navigators) and
---                      sets each deadline that much before `ms`, so frames end near `ms`.
+--                      (the median of the last 9 frames' samples, at most ms / 4: a thread switched
+--                      out says nothing of the navigators) and sets each deadline that much before
+--                      `ms`, so frames end near `ms`.
 --   clock      = core.clock   the clock `ms` reads (seconds; a function), for tests
 --   gc         = false  true: the budget runs Lua's collector itself, at the start of each frame
 --                      (budget:frame() calls budget:collect(): the automatic collector is stopped, and
@@ -77,6 +77,7 @@ M.DEFAULTS = DEFAULTS
 M.TIME_STEP = 64 -- expansions a search step takes at most under a budget with `ms`
 
 local min = math.min
+local TAIL_N = 9
 
 --- octonav.navigator.budget(opts) -> budget (see the top of this file).
 function M.new(opts)
@@ -98,7 +99,7 @@ function M.new(opts)
     error("octonav.navigator.budget: option 'gc' must be a boolean", 2)
   end
   local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0,
-    deferred = {} }, Budget)
+    deferred = {}, tails = { n = 0, i = 0, sorted = {} } }, Budget)
   if ms then self.step = M.TIME_STEP end
   self.gc = opts.gc == true
   -- with the real clock, a navigator's search step runs in C until the frame's deadline
@@ -150,11 +151,11 @@ function Budget:frame()
   if self.ms then
     -- the tail: how long after the deadline the last frame's last ask came (the navigators updated
     -- after the work stopped, and the work that was under way: a search's last expansion, a result;
-    -- M.learn_tail); the deadline is that much before `ms`, so that the frame ends near `ms` rather
-    -- than `ms` plus the tail
+    -- the median of the last frames': M.learn_tail); the deadline is that much before `ms`, so that
+    -- the frame ends near `ms` rather than `ms` plus the tail
     local ms = self.ms * 1e-3
     local last, due = self.last_ask, self.deadline
-    if last and due and last > due then self.tail = M.learn_tail(self.tail, last - due, ms) end
+    if last and due and last > due then self.tail = M.learn_tail(self.tails, last - due, ms) end
     local hold = self.tail or 0
     self.deadline = start + ms - hold -- (from before the collector's step: it is the frame's work too)
     self.last_ask = nil
@@ -225,16 +226,26 @@ function M.learn(old, v)
   return old + (v - old) * (v > old and 0.5 or 0.125)
 end
 
--- The learnt tail (seconds; see budget:frame): an eighth of the way to each sample, a sample counted at
--- most twice the tail and at most a quarter of the frame's time (a thread switched out after the
--- deadline, on a machine shared with other jobs, makes a sample of several milliseconds that says
--- nothing about the navigators: a few of them move the tail little).
-function M.learn_tail(old, v, ms)
+M.TAIL_SAMPLES = TAIL_N -- the tail is the median of the last frames' samples
+
+-- The tail (seconds; see budget:frame) after sample v: the lower median of the last TAIL_SAMPLES
+-- samples (kept in the ring `r`, r.n samples, r.i the last written), at most a quarter of the frame's
+-- time `ms`. A median, not a mean: a thread switched out after the deadline, on a machine shared
+-- with other jobs, makes a sample of several milliseconds that says nothing about the navigators (a
+-- mean learnt from such samples held back up to `ms / 4` under a load of 5 on 2 cores, and the
+-- navigators arrived 25% less on house.obj); fewer than half the samples being such leave it as it is.
+function M.learn_tail(r, v, ms)
+  local k = TAIL_N
+  r.i = r.i % k + 1
+  r[r.i] = v
+  if r.n < k then r.n = r.n + 1 end
+  local sorted = r.sorted
+  for j = 1, r.n do sorted[j] = r[j] end
+  for j = r.n + 1, k do sorted[j] = nil end
+  table.sort(sorted)
+  local t = sorted[(r.n + 1) // 2]
   local cap = 0.25 * ms
-  if old and v > 2 * old then v = 2 * old end
-  if v > cap then v = cap end
-  if not old then return v end
-  return old + (v - old) * 0.125
+  return t < cap and t or cap
 end
 
 --- budget:step_size(left [, cost]) -> the expansions a search step may take now (1..left): at most
