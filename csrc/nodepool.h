@@ -94,6 +94,37 @@ static inline int32_t on_pool_make(on_nodepool *p, on_mslot *s, on_cell c, uint6
     s->stamp = p->stamp;
     return (int32_t)p->nnodes++;
 }
+/* (the search's loop over a cell's adjacency list) The inline probe alone: the node of cell c, or -1
+ * with *slot the empty slot c's node belongs at (on_pool_make_bare makes it there), or -2 when the
+ * inline probe does not apply (the map or the node array is due to grow: on_pool_get). */
+static inline int32_t on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot)
+{
+    if (p->nnodes >= p->fastmax) return -2;
+    uint64_t key = on_pool_key(c);
+    for (size_t i = on_pool_home(p, key);; i = (i + 1) & p->mapmask) {
+        on_mslot *s = &p->map[i];
+        if (s->stamp != p->stamp) {
+            *slot = s;
+            return -1;
+        }
+        if (s->key == key) return (int32_t)s->idx;
+    }
+}
+/* Make node nnodes for cell c at the empty slot on_pool_probe found, with its graph number `aux`, open
+ * and in no heap, its g, f, point, parent and pface unset: the caller sets them all before anything
+ * reads them (a new node is always reached: on_pool_make's defaults would be overwritten at once). */
+static inline int32_t on_pool_make_bare(on_nodepool *p, on_mslot *s, on_cell c, uint32_t aux)
+{
+    on_snode *n = &p->nodes[p->nnodes];
+    n->cell = c;
+    n->heap = -1;
+    n->closed = 0;
+    n->aux = aux;
+    s->key = on_pool_key(c);
+    s->idx = (uint32_t)p->nnodes;
+    s->stamp = p->stamp;
+    return (int32_t)p->nnodes++;
+}
 static inline int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
 {
     if (p->nnodes < p->fastmax) { /* (fastmax <= nodecap <= max_nodes) */
@@ -114,15 +145,9 @@ static inline int32_t on_pool_get(on_nodepool *p, on_cell c, int *created)
 }
 /* Restore the heap's order around node n, in the heap, after its f changed (up or down). */
 void on_pool_update(on_nodepool *p, uint32_t n);
-/* Insert node n into the heap, or restore the order around it after its f changed (up or down). A
- * new node's sift up is inline, its f and g read once: a search pushes every node it reaches, and
- * with weight above 1 the newest, nearest the goal, mostly climb a few levels. */
-static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
+/* Insert node n, in no heap, into the heap (on_pool_push_or_update's push). */
+static inline void on_pool_push_new(on_nodepool *p, uint32_t n)
 {
-    if (p->nodes[n].heap >= 0) {
-        on_pool_update(p, n);
-        return;
-    }
     uint32_t *h = p->heap;
     double f = p->nodes[n].f, g = p->nodes[n].g;
     size_t i = p->nheap++;
@@ -136,6 +161,17 @@ static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
     }
     h[i] = n;
     p->nodes[n].heap = (int32_t)i;
+}
+/* Insert node n into the heap, or restore the order around it after its f changed (up or down). A
+ * new node's sift up is inline, its f and g read once: a search pushes every node it reaches, and
+ * with weight above 1 the newest, nearest the goal, mostly climb a few levels. */
+static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
+{
+    if (p->nodes[n].heap >= 0) {
+        on_pool_update(p, n);
+        return;
+    }
+    on_pool_push_new(p, n);
 }
 /* Remove and return the node of lowest f (ties: the larger g). The heap must not be empty. */
 uint32_t on_pool_pop(on_nodepool *p);
