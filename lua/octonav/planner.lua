@@ -54,9 +54,11 @@ local function check_point(fname, p, what)
   end
 end
 
+local WORLD_FIELDS = { "tree", "holes", "graph" } -- (one list: a plan's start makes no table for it)
+
 local function check_world(fname, world)
   if type(world) ~= "table" then error(fname .. ": world must be a world table", 4) end
-  for _, k in ipairs { "tree", "holes", "graph" } do
+  for _, k in ipairs(WORLD_FIELDS) do
     if world[k] == nil then error(fname .. ": world." .. k .. " is missing", 4) end
   end
   if type(world.in_hole) ~= "function" then error(fname .. ": world:in_hole is missing", 4) end
@@ -268,7 +270,8 @@ local function start(fname, world, a, b, p)
   job.sc, job.gc = sc, gc
   -- a start or goal in a tile whose data is not in the tree: an unloaded tile reads blocked, which is
   -- not the truth there (with a streamer it is coming: "loading"; without one: "unloaded")
-  for _, c in ipairs { sc, gc } do
+  for k = 1, 2 do
+    local c = k == 1 and sc or gc
     if c.kind == "tile" and not tile_loaded(world, c.tile) then
       job.done = { nil, world.streamer and "loading" or "unloaded", c.tile }
       return job
