@@ -6,6 +6,7 @@
  * and the costs are those of keying every box by its heading (tests/test_heading.c).
  */
 #include "reach.h"
+#include "facepoint.h"
 #include "util.h"
 
 #include <math.h>
@@ -342,7 +343,7 @@ static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const 
                 if (lo[i] == hi[i]) k = i; /* the axis across the shared face */
             }
             double nq[3];
-            on_best_on_face(pa, pc, lo, hi, k, nq);
+            on_rect_best(pa, pc, lo, hi, k, nq); /* (facepoint.h: the one or two edges that can hold it) */
             /* keep the move only when it shortens the two segments (a clamped crossing may not) */
             if (dist3(pa, nq) + dist3(nq, pc) < dist3(pa, q) + dist3(q, pc) - 1e-12) {
                 double d = dist3(q, nq);
