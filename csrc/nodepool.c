@@ -160,19 +160,13 @@ int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created)
     }
 }
 
-/* Heap order: lower f first; on ties, larger g (deeper nodes) first. */
-static inline int heap_less(const on_nodepool *p, uint32_t a, uint32_t b)
-{
-    const on_snode *x = &p->nodes[a], *y = &p->nodes[b];
-    return x->f < y->f || (x->f == y->f && x->g > y->g);
-}
 
 static void heap_up(on_nodepool *p, size_t i)
 {
     uint32_t v = p->heap[i];
     while (i > 0) {
         size_t par = (i - 1) / 2;
-        if (!heap_less(p, v, p->heap[par])) break;
+        if (!on_pool_less(p, v, p->heap[par])) break;
         p->heap[i] = p->heap[par];
         p->nodes[p->heap[i]].heap = (int32_t)i;
         i = par;
@@ -187,8 +181,8 @@ static void heap_down(on_nodepool *p, size_t i)
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= p->nheap) break;
-        if (c + 1 < p->nheap && heap_less(p, p->heap[c + 1], p->heap[c])) c++;
-        if (!heap_less(p, p->heap[c], v)) break;
+        if (c + 1 < p->nheap && on_pool_less(p, p->heap[c + 1], p->heap[c])) c++;
+        if (!on_pool_less(p, p->heap[c], v)) break;
         p->heap[i] = p->heap[c];
         p->nodes[p->heap[i]].heap = (int32_t)i;
         i = c;
@@ -204,38 +198,6 @@ void on_pool_update(on_nodepool *p, uint32_t n)
 {
     heap_up(p, (size_t)p->nodes[n].heap);
     heap_down(p, (size_t)p->nodes[n].heap);
-}
-
-/* The heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children
- * to a leaf, and the last entry sifts up from there. That is the heap a sift down of the last entry from the root makes (the
- * entry ends below the path's entries it is not less than, on either way; the path is the same), with
- * one comparison a level instead of two, as the last entry mostly belongs near the bottom. */
-uint32_t on_pool_pop(on_nodepool *p)
-{
-    uint32_t top = p->heap[0];
-    p->nodes[top].heap = -1;
-    size_t n = --p->nheap;
-    if (n == 0) return top;
-    uint32_t v = p->heap[n], *h = p->heap;
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && heap_less(p, h[c + 1], h[c])) c++;
-        h[i] = h[c];
-        p->nodes[h[i]].heap = (int32_t)i;
-        i = c;
-    }
-    while (i > 0) {
-        size_t par = (i - 1) / 2;
-        if (heap_less(p, h[par], v)) break;
-        h[i] = h[par];
-        p->nodes[h[i]].heap = (int32_t)i;
-        i = par;
-    }
-    h[i] = v;
-    p->nodes[v].heap = (int32_t)i;
-    return top;
 }
 
 /* Bottom-up (Floyd): O(n), once per escalation. */

@@ -94,20 +94,19 @@ static inline int32_t on_pool_make(on_nodepool *p, on_mslot *s, on_cell c, uint6
     s->stamp = p->stamp;
     return (int32_t)p->nnodes++;
 }
-/* (the search's loop over a cell's adjacency list) The inline probe alone: the node of cell c, or -1
- * with *slot the empty slot c's node belongs at (on_pool_make_bare makes it there), or -2 when the
- * inline probe does not apply (the map or the node array is due to grow: on_pool_get). */
-static inline int32_t on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot)
+/* (the search's loop over a cell's adjacency list) The inline probe alone, when it applies (else 0:
+ * the map or the node array is due to grow, use on_pool_get): 1 and *slot the slot of cell c's node
+ * (its index: (*slot)->idx), or -1 and *slot the empty slot c's node belongs at (on_pool_make_bare
+ * makes it there). */
+static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot)
 {
-    if (p->nnodes >= p->fastmax) return -2;
+    if (p->nnodes >= p->fastmax) return 0;
     uint64_t key = on_pool_key(c);
     for (size_t i = on_pool_home(p, key);; i = (i + 1) & p->mapmask) {
         on_mslot *s = &p->map[i];
-        if (s->stamp != p->stamp) {
-            *slot = s;
-            return -1;
-        }
-        if (s->key == key) return (int32_t)s->idx;
+        *slot = s;
+        if (s->stamp != p->stamp) return -1;
+        if (s->key == key) return 1;
     }
 }
 /* Make node nnodes for cell c at the empty slot on_pool_probe found, with its graph number `aux`, open
@@ -173,8 +172,46 @@ static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
     }
     on_pool_push_new(p, n);
 }
-/* Remove and return the node of lowest f (ties: the larger g). The heap must not be empty. */
-uint32_t on_pool_pop(on_nodepool *p);
+/* Heap order: lower f first; on ties, larger g (deeper nodes) first. */
+static inline int on_pool_less(const on_nodepool *p, uint32_t a, uint32_t b)
+{
+    const on_snode *x = &p->nodes[a], *y = &p->nodes[b];
+    return x->f < y->f || (x->f == y->f && x->g > y->g);
+}
+/* Remove and return the node of lowest f (ties: the larger g). */
+/* The heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children
+ * to a leaf, and the last entry sifts up from there. That is the heap a sift down of the last entry from the root makes (the
+ * entry ends below the path's entries it is not less than, on either way; the path is the same), with
+ * one comparison a level instead of two, as the last entry mostly belongs near the bottom. Inline: the
+ * search pops once an expansion. The heap must not be empty. */
+static inline uint32_t on_pool_pop(on_nodepool *p)
+{
+    uint32_t top = p->heap[0];
+    p->nodes[top].heap = -1;
+    size_t n = --p->nheap;
+    if (n == 0) return top;
+    uint32_t v = p->heap[n], *h = p->heap;
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && on_pool_less(p, h[c + 1], h[c])) c++;
+        h[i] = h[c];
+        p->nodes[h[i]].heap = (int32_t)i;
+        i = c;
+    }
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        if (on_pool_less(p, h[par], v)) break;
+        h[i] = h[par];
+        p->nodes[h[i]].heap = (int32_t)i;
+        i = par;
+    }
+    h[i] = v;
+    p->nodes[v].heap = (int32_t)i;
+    return top;
+}
+
 /* Rebuild the heap's order after every node's f changed. */
 void on_pool_heapify(on_nodepool *p);
 /* Bytes the pool holds now (nodes, heap and maps). */

@@ -388,15 +388,17 @@ typedef struct exp_ctx {
 static inline __attribute__((always_inline)) on_status relax(on_query *q, const exp_ctx *x, on_cell c, uint32_t ix,
                                                              unsigned face, const int plain)
 {
-    int created;
-    int32_t v = -2;
+    int created, found = 0;
+    int32_t v;
     on_mslot *slot = NULL;
-    if (plain) v = on_pool_probe(&q->pool, c, &slot);
+    if (plain) found = on_pool_probe(&q->pool, c, &slot);
     /* (fresh: a node made here for the adjacency loop, whose g is none yet: reached below for sure) */
-    const int fresh = plain && v == -1;
+    const int fresh = plain && found < 0;
     if (fresh) {
         v = on_pool_make_bare(&q->pool, slot, c, ix);
-    } else if (v == -2) {
+    } else if (found) {
+        v = (int32_t)slot->idx;
+    } else {
         v = on_pool_get(&q->pool, c, &created);
         if (v < 0) return ON_FAILURE | (v == -2 ? ON_NO_MEMORY : ON_OUT_OF_NODES); /* -2: growing failed */
         if (created) q->pool.nodes[v].aux = ix;
