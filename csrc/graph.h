@@ -93,9 +93,9 @@ static inline void on_graph_tile(on_graph *g, uint32_t tile)
 /* Free cell c touches no face of its tile. */
 static inline int on_graph_cell_inside(const on_graph *g, on_cell c)
 {
-    uint32_t s = 1u << on_code_layer(c.code), x = on_code_x(c.code), y = on_code_y(c.code), z = on_code_z(c.code);
-    uint32_t n = (uint32_t)g->t->n;
-    return x && y && z && x + s != n && y + s != n && z + s != n;
+    /* (x in 1 .. n - s - 1 for each axis: one unsigned comparison an axis; x + s <= n always) */
+    uint32_t lim = (uint32_t)g->t->n - (1u << on_code_layer(c.code)) - 1u;
+    return on_code_x(c.code) - 1u < lim && on_code_y(c.code) - 1u < lim && on_code_z(c.code) - 1u < lim;
 }
 
 /* A tile across a face of node c's region that exists but is not loaded (streaming), or -1. A free

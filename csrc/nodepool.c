@@ -196,8 +196,11 @@ static void heap_down(on_nodepool *p, size_t i)
  * on_pool_push_or_update.) */
 void on_pool_update(on_nodepool *p, uint32_t n)
 {
-    heap_up(p, (size_t)p->nodes[n].heap);
-    heap_down(p, (size_t)p->nodes[n].heap);
+    int32_t at = p->nodes[n].heap;
+    heap_up(p, (size_t)at);
+    /* (a node that went up is less than both its new children, the entry it displaced and that one's
+     * sibling, in the heap's strict order: the sift down would not move it) */
+    if (p->nodes[n].heap == at) heap_down(p, (size_t)at);
 }
 
 /* Bottom-up (Floyd): O(n), once per escalation. */

@@ -32,7 +32,7 @@ struct on_query {
     double a[3], b[3];    /* nav space */
     on_cell goal_cell;
     on_status state;
-    int32_t found, best;  /* goal node; node nearest the goal (for partial results) */
+    int32_t found, best;  /* goal node; node nearest the goal (kept only with opts.partial, for its results) */
     double best_h2;       /* best's squared distance to the goal */
     on_query_info info;
     /* results */

@@ -86,6 +86,9 @@ const on_tree *on_query_tree(const on_query *q) { return q->t; }
 
 /* ---- the search ------------------------------------------------------------------------------ */
 
+/* 2^layer as a double, for the layers of a cell code (a load where the adjacency loop converted an integer). */
+static const double on_pow2_layer[16] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
+
 /* (inline: the search asks it for every node it reaches or improves) */
 static inline double heuristic(on_query *q, const double p[3], double size)
 {
@@ -414,7 +417,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         uint32_t vcode = c.code;
         vl = on_code_layer(vcode);
         unsigned ax = face >> 1;
-        sz = (double)(1u << vl);
+        sz = on_pow2_layer[vl];
         if (vl < x->ulayer) {
             if (!plain) on_graph_tile(&q->g, c.tile);
             double half = 0.5 * sz;
@@ -526,10 +529,13 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
         q->found = u;
         return ON_SUCCESS;
     }
-    double dx = x.pu[0] - q->b[0], dy = x.pu[1] - q->b[1], dz = x.pu[2] - q->b[2], hu2 = dx * dx + dy * dy + dz * dz;
-    if (hu2 < q->best_h2) {
-        q->best_h2 = hu2;
-        q->best = u;
+    if (q->o.partial) { /* (the node nearest the goal: read only for partial results) */
+        double dx = x.pu[0] - q->b[0], dy = x.pu[1] - q->b[1], dz = x.pu[2] - q->b[2];
+        double hu2 = dx * dx + dy * dy + dz * dz;
+        if (hu2 < q->best_h2) {
+            q->best_h2 = hu2;
+            q->best = u;
+        }
     }
     x.u = u;
     x.from = u;
