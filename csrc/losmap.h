@@ -89,8 +89,8 @@ void on_tile_losmap_adopt(on_tile *tl, on_losmap *m);
 /* Bytes held by the losmaps built so far (and, when tiles is not NULL, how many tiles have one). */
 size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles);
 
-/* Rank of bit c among the set bits of m below it, without the popcnt instruction (portable: the
- * library is built for any x86-64). */
+/* Rank of bit c among the set bits of m below it: a software count unless the build itself targets
+ * popcnt (__POPCNT__); on_los_rank_hw uses the instruction where the CPU has it (chosen at run time). */
 static inline uint32_t on_los_rank(uint64_t m, unsigned c)
 {
     uint64_t x = m & ((1ull << c) - 1u);
@@ -115,7 +115,7 @@ static inline uint32_t on_los_rank(uint64_t m, unsigned c)
 #define ON_LOS_HWPOP 0
 #endif
 
-/* Does this CPU have popcnt (and this build use it through on_los_rank_m)? */
+/* Does this CPU have popcnt (and this build use it through on_los_rank_hw)? */
 int on_los_popcnt_ok(void);
 
 /* on_los_rank, by the popcnt instruction when hw (a losmap's hwpop) is set. */

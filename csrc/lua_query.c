@@ -326,10 +326,6 @@ static int push_result(lua_State *L, int qidx, lquery *u)
     return 2;
 }
 
-/* Run the core with the heuristic function (user value 2) and re-raise its error. While the core runs,
- * the query and its tree are busy (a heuristic calling back cannot close, restart or change them) and
- * the tree is anchored on the stack (collectable only once the search returned). No Lua error can
- * cross the core (the heuristic is called protected), so the guards are always cleared. */
 /* Seconds on the monotonic clock core.clock reads (q:step_until's deadline is one of its readings). */
 static double clock_now(void)
 {
@@ -355,7 +351,11 @@ static on_status update_until(lquery *u, size_t budget, double deadline, size_t 
     return s;
 }
 
-/* Runs the query's search (starting it first when init) for budget expansions; with done, until the
+/* Run the core with the heuristic function (user value 2) and re-raise its error. While the core runs,
+ * the query and its tree are busy (a heuristic calling back cannot close, restart or change them) and
+ * the tree is anchored on the stack (collectable only once the search returned). No Lua error can
+ * cross the core (the heuristic is called protected), so the guards are always cleared.
+ * Runs the query's search (starting it first when init) for budget expansions; with done, until the
  * clock reads deadline too (update_until), *done set to the expansions made. */
 static on_status run(lua_State *L, int qidx, lquery *u, int init, const double *a, const double *b,
                      const on_query_opts *o, size_t budget, double deadline, size_t *done)

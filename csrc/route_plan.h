@@ -31,8 +31,8 @@ typedef struct gjoin {
 /* The box sets of unprepared tiles the planner built for its endpoints, kept across plans (a tile's
  * blocks built once serve every later join there) while the tile's contents are the same: same tree,
  * tile, salt and table slots (the slots tell a tree freed and another made at its address apart). A
- * tile of one block is built whole (own); a bigger one block by block as joins reach its blocks
- * (lazy, boxes.h: a 512^3 tile costs ~60 ms whole, a join touches 5-70 of its 512 blocks). The least
+ * tile of at most 64 leaves a side is built whole (own); a bigger one block by block as joins reach
+ * its blocks (lazy, boxes.h: a 512^3 tile costs ~60 ms whole; blocks of ROUTE_LAZY_BDEPTH, below). The least
  * recently used entry is replaced; lazy sets are cleared, not freed (reach.lazy may point at one). */
 #define ROUTE_BOX_CACHE 4
 /* The lazy sets' blocks: 2^ROUTE_LAZY_BDEPTH leaves a side (boxes.h, on_boxlazy_init_blocks). A join

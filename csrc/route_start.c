@@ -34,7 +34,7 @@ static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const 
     on_boxset_free(c->own);
     c->own = NULL;
     int bd = r->lazy_bdepth ? r->lazy_bdepth : ROUTE_LAZY_BDEPTH;
-    if (t->p.depth > 6) { /* more than one block: built as joins reach its blocks */
+    if (t->p.depth > 6) { /* more than 64 leaves a side: built block by block as joins reach them */
         if (c->lazy && (c->lazy->bdepth != bd || c->lazy->depth != (int)t->p.depth)) {
             on_boxlazy_free(c->lazy);
             free(c->lazy);

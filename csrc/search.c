@@ -137,8 +137,8 @@ static int span_loaded(const on_query *q, uint32_t ta, uint32_t tb)
         lo[k] = x[k] < y[k] ? x[k] : y[k];
         hi[k] = x[k] < y[k] ? y[k] : x[k];
         n *= hi[k] - lo[k] + 1;
+        if (n > 64) return 0; /* (each factor is at most a grid side: no overflow) */
     }
-    if (n > 64) return 0;
     for (int i = lo[0]; i <= hi[0]; i++)
         for (int j = lo[1]; j <= hi[1]; j++)
             for (int k = lo[2]; k <= hi[2]; k++)

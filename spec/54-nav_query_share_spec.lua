@@ -5,6 +5,7 @@
 -- again: the first frames of a crowd paid that for every navigator). Identities and counts only.
 -- Run: busted --lua=lua5.4 spec/54-nav_query_share_spec.lua
 local navigator = require "octonav.navigator"
+local World = require("octonav.world").World
 
 local hw = dofile("spec/support/handworld.lua")
 local geometry = dofile("spec/support/geometry.lua")
@@ -116,5 +117,29 @@ describe("navigators share their queries", function()
     n4:go(B)
     assert.equal(q1, search_started(n4, A))
     n4:close()
+  end)
+
+  it("world:close() closes the idle queries; a query of a tree no longer the world's is closed, not kept", function()
+    local w = hw.make_world { tiles = 4 }
+    local n1 = navigator.new(w, { query_budget = 3 })
+    n1:go(B)
+    local q1 = search_started(n1, A)
+    n1:close()
+    assert.equal(q1, w.idle_queries[w.tree][65536][1])
+    World.close(w) -- (a hand-made world: the world class's close)
+    assert.is_nil(w.idle_queries)
+    assert.matches("%(closed%)", tostring(q1))
+    -- a search whose tree is replaced under it (as a streamer replaces a hole's tree): its query closed
+    local w2 = hw.make_world { tiles = 4 }
+    local n2 = navigator.new(w2, { query_budget = 3 })
+    n2:go(B)
+    local q2 = search_started(n2, A)
+    local old = w2.tree
+    w2.tree = hw.make_world({ tiles = 4 }).tree
+    n2:cancel()
+    assert.matches("%(closed%)", tostring(q2))
+    assert.is_nil(w2.idle_queries[old])
+    w2.tree = old
+    World.close(w2)
   end)
 end)

@@ -45,7 +45,8 @@
 --                      each frame's collector work is done before the navigators' work, inside the
 --                      frame's `ms`); budget:release_gc() hands it back. Lua's collector is global:
 --                      this is the game's choice (a game that steps its collector itself leaves gc
---                      off), and a budget whose frame() is not called collects nothing.
+--                      off), and a budget whose frame() is not called collects nothing: call
+--                      budget:release_gc() (or let `<close>` do it) before dropping it or pausing.
 --
 -- Fairness: a navigator that asks for more than is left (or is refused), or spends all it got and
 -- still wants more (a search still running), joins a line. At each budget:frame() the line's
@@ -196,26 +197,37 @@ end
 -- middle of a navigator's update on top of it. (100 navigators on a 16x2x16 world: 13 KB a frame;
 -- a cycle's atomic step and its sweep took 1.1 and 1.4 ms in the frames they fell in.)
 function Budget:collect()
-  if collectgarbage("isrunning") then collectgarbage("stop") end
+  if collectgarbage("isrunning") then
+    collectgarbage("stop")
+    if self.gc_was_running == nil then self.gc_was_running = true end
+  elseif self.gc_was_running == nil then
+    self.gc_was_running = false -- (the game had stopped it: release_gc leaves it stopped)
+  end
   local now = collectgarbage("count")
   local base = self.gc_heap or now
+  if now < base then base = now end -- (a full collection, the game's or another budget's, since)
   local kb = math.floor(now - base)
   if kb >= 1 then
     collectgarbage("step", kb)
     self.gc_heap = collectgarbage("count") + (now - base - kb) -- (the fraction of a KB is kept)
-  elseif not self.gc_heap then
-    self.gc_heap = now
+  else
+    self.gc_heap = base
   end
 end
 
---- budget:release_gc(): the budget drives the collector no more, and Lua's automatic collector runs
--- again (collectgarbage("restart")).
+--- budget:release_gc(): the budget drives the collector no more, and Lua's automatic collector is
+-- left as the budget found it (restarted unless it was stopped before the budget's first frame).
+-- Call it before dropping a budget with gc, or before frames stop (a pause menu): the collector is
+-- the whole Lua state's, and while stopped nothing is collected. `local b <close> = budget{...}` calls
+-- it at the end of the block.
 function Budget:release_gc()
   if self.gc then
-    self.gc, self.gc_heap = false, nil
-    collectgarbage("restart")
+    local was = self.gc_was_running
+    self.gc, self.gc_heap, self.gc_was_running = false, nil, nil
+    if was ~= false then collectgarbage("restart") end
   end
 end
+Budget.__close = Budget.release_gc
 
 -- The learnt cost of a unit of work (seconds; nil: none seen yet): half way to a higher one, an eighth
 -- of the way to a lower one (the frame's bound errs on the long side), a sample counted at most 4

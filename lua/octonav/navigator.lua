@@ -240,9 +240,36 @@ end
 -- of the seed world pays its growth (+30% instructions in realloc and calloc, new pages touched, a
 -- copy of the node pool within one expansion), so a crowd whose navigators each made their own paid
 -- it in its first frames and again for every new navigator. Now the few queries the searches running
--- at once need are made once and stay warm. Weak keys: a tree no longer used goes with its queries
--- (a query holds its tree; the key's table is an ephemeron one).
-local idle_queries = setmetatable({}, { __mode = "k" })
+-- at once need are made once and stay warm. The idle queries live on the world (world.idle_queries:
+-- tree -> max_nodes -> list; world:close() closes them); a query whose tree is no longer the world's
+-- (a hole's tree the streamer replaced) is closed instead of kept, and so are the idle ones of such a
+-- tree when a search ends. Weak keys as well: a tree dropped unclosed goes with its queries.
+local function idle_queries(world)
+  local p = world.idle_queries
+  if not p then
+    p = setmetatable({}, { __mode = "k" })
+    world.idle_queries = p
+  end
+  return p
+end
+
+-- Is tree the world's own or one of its holes' (the trees its searches run on now)?
+local function tree_live(world, tree)
+  if tree == world.tree then return true end
+  for _, h in ipairs(world.holes or {}) do
+    if h.tree == tree then return true end
+  end
+  return false
+end
+
+local function close_all(by)
+  for _, list in pairs(by) do
+    for i = #list, 1, -1 do
+      list[i]:close()
+      list[i] = nil
+    end
+  end
+end
 
 -- The running search's query back to the idle ones; the navigator has no search afterwards.
 end_search = function(self)
@@ -253,10 +280,21 @@ end_search = function(self)
   s.q = nil
   local tree = s.qtree
   self.queries[tree] = nil
-  local by = idle_queries[tree]
+  local pool = idle_queries(self.world)
+  for t, by in pairs(pool) do -- (the idle queries of trees no longer the world's: closed)
+    if not tree_live(self.world, t) then
+      close_all(by)
+      pool[t] = nil
+    end
+  end
+  if not tree_live(self.world, tree) then
+    q:close()
+    return
+  end
+  local by = pool[tree]
   if not by then
     by = {}
-    idle_queries[tree] = by
+    pool[tree] = by
   end
   local list = by[self.max_nodes]
   if not list then
@@ -386,7 +424,7 @@ end
 
 -- The query a search starts on: an idle one of the tree's (see idle_queries), else a new one.
 local function query_for(self, tree)
-  local by = idle_queries[tree]
+  local by = idle_queries(self.world)[tree]
   local list = by and by[self.max_nodes]
   local n = list and #list or 0
   local q

@@ -690,6 +690,12 @@ end
 -- afterwards).
 function World:close()
   for _, w in ipairs(agents_mod.each(self)) do
+    for _, by in pairs(w.idle_queries or {}) do -- (the navigators' idle queries: navigator.lua)
+      for _, list in pairs(by) do
+        for _, q in ipairs(list) do q:close() end
+      end
+    end
+    w.idle_queries = nil
     if w.graph then w.graph:close() end
     if w.tree then w.tree:close() end
     for _, h in ipairs(w.holes or {}) do
