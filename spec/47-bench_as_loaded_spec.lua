@@ -66,6 +66,12 @@ describe("bench_world.as_loaded", function()
   it("plans each pair on the pack as loaded, the costs of world:plan", function()
     local world = assert(octonav.world.load(pack))
     local prs = pairs_of(world, 8)
+    assert.has_error(function() bw.as_loaded(pack, prs, { pases = 2 }) end,
+      "octonav.bench_world.as_loaded: unknown option 'pases'")
+    assert.has_error(function() bw.measure("t16", { pair = 3 }) end,
+      "octonav.bench_world.measure: unknown option 'pair'")
+    assert.has_error(function() bw.run { worlds = {}, frame = 3 } end,
+      "octonav.bench_world.run: unknown option 'frame'")
     local r = bw.as_loaded(pack, prs, { passes = 2, walks = true })
     assert.equal(2, r.passes)
     assert.equal(0, r.failed)

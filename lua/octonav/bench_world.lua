@@ -39,6 +39,20 @@ local core = require "octonav.core"
 
 local M = {}
 
+-- Option names each function takes (a misspelt one is an error, not a default silently used).
+local MEASURE_OPTS = { pairs = true, seed = true, data = true, walkers = true, frames = true, passes = true,
+  prepare = true, budget = true, jobs = true, job_passes = true, rebake = true, as_loaded = true,
+  as_loaded_passes = true, as_loaded_walks = true, bin = true, log = true, env = true, pack = true, speed = true }
+local AS_LOADED_OPTS = { passes = true, walks = true, speed = true, budget = true }
+
+local function check_opts(fname, opts, known, also)
+  for k in pairs(opts) do
+    if not known[k] and not (also and also[k]) then
+      error(("octonav.bench_world.%s: unknown option '%s'"):format(fname, tostring(k)), 3)
+    end
+  end
+end
+
 local clock = core.clock
 
 --- A seeded PRNG (xorshift64*): the same samples on every run and machine.
@@ -345,6 +359,7 @@ end
 -- every pair on the first open as loaded as well (walked / seamless as measure's; opts.speed, budget).
 function M.as_loaded(dir, pairs_, opts)
   opts = opts or {}
+  check_opts("as_loaded", opts, AS_LOADED_OPTS)
   local octonav = require "octonav"
   local planner = require "octonav.planner"
   local passes = opts.passes or 3
@@ -452,6 +467,7 @@ end
 -- directory is kept; t8x512's bake takes ~200 CPU seconds).
 function M.measure(name, opts)
   opts = opts or {}
+  check_opts("measure", opts, MEASURE_OPTS)
   local octonav = require "octonav"
   local log = opts.log or function() end
   local spec, why = M.world_spec(name, opts.data)
@@ -692,10 +708,13 @@ end
 -- Per-world options in opts.per = { [name] = { ... } } override opts.
 function M.run(opts)
   opts = opts or {}
+  check_opts("run", opts, MEASURE_OPTS, { worlds = true, per = true })
   local rows = {}
   for _, name in ipairs(opts.worlds or { "dungeon", "house", "t16", "t32" }) do
     local o = {}
-    for k, v in pairs(opts) do o[k] = v end
+    for k, v in pairs(opts) do
+      if k ~= "worlds" and k ~= "per" then o[k] = v end
+    end
     for k, v in pairs((opts.per or {})[name] or {}) do o[k] = v end
     rows[#rows + 1] = M.measure(name, o)
   end
