@@ -29,7 +29,7 @@ local none = { max_retries = MAX_RETRIES }
 local function nop() end
 local function ready() return "ready" end
 none.move_agent, none.planned, none.step_start, none.step_found = nop, nop, nop, nop
-none.release_passed, none.release_all, none.close, none.drop_stale_queries = nop, nop, nop, nop
+none.release_passed, none.release_all, none.close = nop, nop, nop
 none.plan_state, none.step_state = ready, ready
 function none.wait_tile() return false end
 M.none = none
@@ -232,20 +232,6 @@ function Locks:close()
   if self.own_agent and nav.agent then
     self.s:remove_agent(nav.agent)
     nav.agent = nil
-  end
-end
-
---- Closes the cached queries of hole trees the streamer has closed or replaced.
-function Locks:drop_stale_queries(queries)
-  local live = { [self.world.tree] = true }
-  for _, h in ipairs(self.world.holes) do
-    if h.tree then live[h.tree] = true end
-  end
-  for t, old in pairs(queries) do
-    if not live[t] then
-      old:close()
-      queries[t] = nil
-    end
   end
 end
 
