@@ -129,6 +129,7 @@ local navlocks = require "octonav.navlocks"
 local navbudget = require "octonav.navbudget"
 local tilegrid = require "octonav.tilegrid"
 local util = require "octonav.util"
+local close_idle_queries = require("octonav.world").World.close_idle_queries
 
 local M = {}
 
@@ -243,7 +244,8 @@ end
 -- at once need are made once and stay warm. The idle queries live on the world (world.idle_queries:
 -- tree -> max_nodes -> list; world:close() closes them); a query whose tree is no longer the world's
 -- (a hole's tree the streamer replaced) is closed instead of kept, and so are the idle ones of such a
--- tree when a search ends. Weak keys as well: a tree dropped unclosed goes with its queries.
+-- tree when a search ends (world:close_idle_queries). Weak keys as well: a tree dropped unclosed goes
+-- with its queries.
 local function idle_queries(world)
   local p = world.idle_queries
   if not p then
@@ -253,25 +255,9 @@ local function idle_queries(world)
   return p
 end
 
--- Is tree the world's own or one of its holes' (the trees its searches run on now)?
-local function tree_live(world, tree)
-  if tree == world.tree then return true end
-  for _, h in ipairs(world.holes or {}) do
-    if h.tree == tree then return true end
-  end
-  return false
-end
-
-local function close_all(by)
-  for _, list in pairs(by) do
-    for i = #list, 1, -1 do
-      list[i]:close()
-      list[i] = nil
-    end
-  end
-end
-
--- The running search's query back to the idle ones; the navigator has no search afterwards.
+-- The running search's query back to the idle ones; the navigator has no search afterwards. The
+-- idle queries of trees no longer the world's go (world:close_idle_queries), this one too when its
+-- tree was replaced while it searched.
 end_search = function(self)
   local s = self.search
   self.search = nil
@@ -281,16 +267,6 @@ end_search = function(self)
   local tree = s.qtree
   self.queries[tree] = nil
   local pool = idle_queries(self.world)
-  for t, by in pairs(pool) do -- (the idle queries of trees no longer the world's: closed)
-    if not tree_live(self.world, t) then
-      close_all(by)
-      pool[t] = nil
-    end
-  end
-  if not tree_live(self.world, tree) then
-    q:close()
-    return
-  end
   local by = pool[tree]
   if not by then
     by = {}
@@ -302,6 +278,7 @@ end_search = function(self)
     by[self.max_nodes] = list
   end
   list[#list + 1] = q
+  close_idle_queries(self.world)
 end
 
 -- Forget the current goal's work (keeps the counters).

@@ -7,7 +7,7 @@
 --                                         outside_free } } }
 --   world:set_door(hole, door, open), world:door_box(hole, door [, box]) (a closed door blocks its box
 --   in both trees), world:reapply_doors(tiles), world:reapply_hole_doors(hole),
---   world:rebake(region, config), world:plan(a, b), world:close()
+--   world:rebake(region, config), world:plan(a, b), world:close(), world:close_idle_queries([all])
 --   world:add_graph(tile) / world:remove_graph(tile) / world:graph_bytes()
 --   world:agents(), world:agent(name), world:agent_tree(name), world:stats()   (octonav.world_agents)
 --   doors and holes' insides at run time: set_door, door_box, reapply_*, block/unblock_hole_inside
@@ -686,15 +686,40 @@ function World:plan(a, b, opts)
   return require("octonav.planner").plan_named("world:plan", w, a, b)
 end
 
+-- Is tree the world's own or one of its holes' (the trees its searches run on now)?
+local function tree_live(world, tree)
+  if tree == world.tree then return true end
+  for _, h in ipairs(world.holes or {}) do
+    if h.tree == tree then return true end
+  end
+  return false
+end
+
+--- world:close_idle_queries([all]): closes the navigators' idle queries (world.idle_queries: tree ->
+-- max_nodes -> list, navigator.lua) of the trees no longer the world's (a hole's tree the streamer
+-- replaced or unloaded), or every one with all. Plain functions of the world table: the navigator
+-- calls World.close_idle_queries(world) on hand-built worlds as well (docs/world.md).
+function World:close_idle_queries(all)
+  local pool = self.idle_queries
+  if not pool then return end
+  for t, by in pairs(pool) do
+    if all or not tree_live(self, t) then
+      for _, list in pairs(by) do
+        for i = #list, 1, -1 do
+          list[i]:close()
+          list[i] = nil
+        end
+      end
+      pool[t] = nil
+    end
+  end
+end
+
 --- Frees every agent's trees and world graph (the world and its agents' worlds are unusable
 -- afterwards).
 function World:close()
   for _, w in ipairs(agents_mod.each(self)) do
-    for _, by in pairs(w.idle_queries or {}) do -- (the navigators' idle queries: navigator.lua)
-      for _, list in pairs(by) do
-        for _, q in ipairs(list) do q:close() end
-      end
-    end
+    World.close_idle_queries(w, true)
     w.idle_queries = nil
     if w.graph then w.graph:close() end
     if w.tree then w.tree:close() end
