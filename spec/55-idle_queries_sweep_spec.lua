@@ -77,3 +77,19 @@ describe("world:close_idle_queries", function()
     old:close()
   end)
 end)
+
+describe("util.subtable (the pools' lists: navigator.lua's idle queries, planner.lua's idle planners)", function()
+  it("puts an empty table at t[k] on first use and returns the same one after", function()
+    local util = require "octonav.util"
+    local key, t = {}, { have = { 1 } }
+    local a = util.subtable(t, key)
+    assert.same({}, a)
+    assert.equal(a, t[key])
+    a[1] = "x"
+    assert.equal(a, util.subtable(t, key))
+    assert.same({ 1 }, util.subtable(t, "have"))
+    local inner = util.subtable(util.subtable(t, "by"), 64)
+    assert.equal(inner, t.by[64])
+    assert.same({ [key] = { "x" }, have = { 1 }, by = { [64] = {} } }, t)
+  end)
+end)

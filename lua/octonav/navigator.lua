@@ -136,7 +136,7 @@ local M = {}
 local Nav = util.class()
 
 local type, floor, huge = type, math.floor, math.huge
-local dist, copy, is_point, is_int = util.dist, util.copy, util.is_point, util.is_count
+local dist, copy, is_point, is_int, subtable = util.dist, util.copy, util.is_point, util.is_count, util.subtable
 local EPS = 1e-6
 local end_search -- (below: a search's query goes back to the idle ones)
 
@@ -266,17 +266,7 @@ end_search = function(self)
   s.q = nil
   local tree = s.qtree
   self.queries[tree] = nil
-  local pool = idle_queries(self.world)
-  local by = pool[tree]
-  if not by then
-    by = {}
-    pool[tree] = by
-  end
-  local list = by[self.max_nodes]
-  if not list then
-    list = {}
-    by[self.max_nodes] = list
-  end
+  local list = subtable(subtable(idle_queries(self.world), tree), self.max_nodes)
   list[#list + 1] = q
   close_idle_queries(self.world)
 end

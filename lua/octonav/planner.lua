@@ -162,11 +162,7 @@ end
 
 --- planner.release(world, p): p (from acquire) is idle again.
 function M.release(world, p)
-  local list = idle[world.graph]
-  if not list then
-    list = {}
-    idle[world.graph] = list
-  end
+  local list = util.subtable(idle, world.graph)
   list[#list + 1] = p
 end
 

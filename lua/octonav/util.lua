@@ -9,6 +9,7 @@
 --   util.file_size(path)  bytes of a readable regular file, or nil (core.read_file: a FIFO or a device
 --                         is refused at once instead of blocking)
 --   util.class()          a method table whose instances look methods up in it (__index = itself)
+--   util.subtable(t, k)   t[k], an empty table put there on first use (pools of lists keyed by owner)
 --
 -- The predicates return booleans: each layer raises its own message (naming its function and
 -- argument) when they fail.
@@ -56,6 +57,15 @@ function M.class()
   local c = {}
   c.__index = c
   return c
+end
+
+function M.subtable(t, k)
+  local v = t[k]
+  if v == nil then
+    v = {}
+    t[k] = v
+  end
+  return v
 end
 
 return M
