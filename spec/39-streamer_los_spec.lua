@@ -11,35 +11,25 @@
 --   * an obstacle added before the tiles load is in the masks built beside the decode (the answers
 --     equal the fully loaded pack's with the same obstacle);
 --   * with the tree's masks off (tree:los_masks(false)) no tile gets masks, and the answers are the same.
-local octonav = require "octonav"
 local streamer = require "octonav.streamer"
 local world_mod = require "octonav.world"
 
-local files = dofile("spec/support/files.lua")
+local boxpack = dofile("spec/support/boxpack.lua")
 local rng = dofile("spec/support/prng.lua").lcg
 
 local N, T = 4, 16
-local tmp = files.tracker(files.rm_rf)
 local pack
 
-local function box(a, b) return { box = { min = a, max = b } } end
-
 setup(function()
-  pack = tmp.dir(true)
-  local ok, err = octonav.bake {
-    range = { min = { 0, 0, 0 }, max = { N * T, T, N * T } }, depth = 4, scale = 1,
-    geometry = {
-      box({ 0, 0, 0 }, { 64, 1, 64 }),
-      box({ 20, 0, 0 }, { 22, 16, 28 }), box({ 20, 0, 36 }, { 22, 16, 48 }),
-      box({ 6, 0, 40 }, { 10, 12, 44 }), box({ 36, 0, 10 }, { 41, 14, 13 }),
-      box({ 48, 0, 48 }, { 64, 16, 64 }), -- tile (3, 0, 3): solid
-    },
-    output = pack, progress = function() end,
-  }
-  assert(ok, tostring(err))
+  pack = boxpack.bake(N, T, 4, {
+    { { 0, 0, 0 }, { 64, 1, 64 } },
+    { { 20, 0, 0 }, { 22, 16, 28 } }, { { 20, 0, 36 }, { 22, 16, 48 } },
+    { { 6, 0, 40 }, { 10, 12, 44 } }, { { 36, 0, 10 }, { 41, 14, 13 } },
+    { { 48, 0, 48 }, { 64, 16, 64 } }, -- tile (3, 0, 3): solid
+  })
 end)
 
-teardown(function() tmp.cleanup() end)
+teardown(boxpack.cleanup)
 
 -- 400 segments inside the world, the same ones every run
 local function segments()

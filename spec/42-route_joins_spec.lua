@@ -20,36 +20,23 @@
 --     prepared one once they are back;
 --   * joins off (the default, and joins = false) builds none, prepare = true none either (the prepared set serves); a non-boolean
 --     joins raises.
-local octonav = require "octonav"
 local streamer = require "octonav.streamer"
 local world_mod = require "octonav.world"
 
-local files = dofile("spec/support/files.lua")
+local boxpack = dofile("spec/support/boxpack.lua")
 local rng = dofile("spec/support/prng.lua").lcg
 
 local N, T = 3, 128
-local tmp = files.tracker(files.rm_rf)
 local pack
 
-local function box(a, b) return { box = { min = a, max = b } } end
-
 setup(function()
-  pack = tmp.dir(true)
-  local ok, err = octonav.bake {
-    range = { min = { 0, 0, 0 }, max = { N * T, T, N * T } }, depth = 7, scale = 1,
-    geometry = {
-      box({ 0, 0, 0 }, { 384, 2, 384 }),
-      box({ 100, 0, 0 }, { 104, 60, 150 }), box({ 100, 0, 170 }, { 104, 60, 384 }), -- a wall, one gap
-      box({ 0, 0, 250 }, { 230, 40, 254 }), box({ 250, 0, 250 }, { 384, 40, 254 }),
-      box({ 30, 0, 30 }, { 38, 90, 38 }), box({ 300, 0, 60 }, { 310, 128, 70 }),
-      box({ 180, 0, 300 }, { 200, 20, 330 }), box({ 40, 30, 300 }, { 90, 34, 360 }), -- a slab in the air
-    },
-    output = pack, progress = function() end,
+  pack = boxpack.bake_walled {
+    { { 0, 0, 250 }, { 230, 40, 254 } }, { { 250, 0, 250 }, { 384, 40, 254 } }, -- a second wall, one gap
+    { { 40, 30, 300 }, { 90, 34, 360 } },                                         -- a slab in the air
   }
-  assert(ok, tostring(err))
 end)
 
-teardown(function() tmp.cleanup() end)
+teardown(boxpack.cleanup)
 
 -- Seeded pairs of free points in opposite corner tiles (never neighbours: the planner joins both).
 local function pairs_of(tree)

@@ -13,31 +13,15 @@
 local octonav = require "octonav"
 local bw = require "octonav.bench_world"
 
-local files = dofile("spec/support/files.lua")
+local boxpack = dofile("spec/support/boxpack.lua")
 local rng = dofile("spec/support/prng.lua").lcg
 
-local N, T = 3, 128
-local tmp = files.tracker(files.rm_rf)
+local T = 128
 local pack
 
-local function box(a, b) return { box = { min = a, max = b } } end
+setup(function() pack = boxpack.bake_walled() end)
 
-setup(function()
-  pack = tmp.dir(true)
-  local ok, err = octonav.bake {
-    range = { min = { 0, 0, 0 }, max = { N * T, T, N * T } }, depth = 7, scale = 1,
-    geometry = {
-      box({ 0, 0, 0 }, { 384, 2, 384 }),
-      box({ 100, 0, 0 }, { 104, 60, 150 }), box({ 100, 0, 170 }, { 104, 60, 384 }), -- a wall, one gap
-      box({ 30, 0, 30 }, { 38, 90, 38 }), box({ 300, 0, 60 }, { 310, 128, 70 }),
-      box({ 180, 0, 300 }, { 200, 20, 330 }),
-    },
-    output = pack, progress = function() end,
-  }
-  assert(ok, tostring(err))
-end)
-
-teardown(function() tmp.cleanup() end)
+teardown(boxpack.cleanup)
 
 local function dist(a, b) return math.sqrt((a[1] - b[1]) ^ 2 + (a[2] - b[2]) ^ 2 + (a[3] - b[3]) ^ 2) end
 

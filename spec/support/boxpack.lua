@@ -1,0 +1,41 @@
+-- spec/support/boxpack.lua: packs baked from boxes (octonav.bake, scale 1, no holes) over n x 1 x n
+-- tiles into temporary directories: the worlds of spec/39 (streamed line-of-sight masks), spec/42
+-- (streamed route join sets) and spec/47 (bench_world.as_loaded).
+-- Loaded with dofile("spec/support/boxpack.lua"); returns { bake, bake_walled, cleanup }:
+--   bake(n, t, depth, boxes) -> dir: n x 1 x n tiles of t leaves (depth levels: t = 2^depth), solid in
+--     each box ({ min, max }); raises when the bake fails
+--   bake_walled(extra) -> dir: the 3 x 1 x 3 world of 128-leaf tiles (depth 7: the planner's lazy sets
+--     build its 16-leaf blocks) of spec/42 and spec/47: a ground slab 2 high, a wall at x 100..104 with
+--     one gap (z 150..170), two pillars and a low block, and the boxes in extra
+--   cleanup(): removes every pack this copy of the file baked (a spec's teardown)
+local octonav = require "octonav"
+local files = dofile("spec/support/files.lua")
+
+local tmp = files.tracker(files.rm_rf)
+
+local function bake(n, t, depth, boxes)
+  local dir = tmp.dir(true)
+  local geometry = {}
+  for i, b in ipairs(boxes) do geometry[i] = { box = { min = b[1], max = b[2] } } end
+  local ok, err = octonav.bake {
+    range = { min = { 0, 0, 0 }, max = { n * t, t, n * t } }, depth = depth, scale = 1,
+    geometry = geometry, output = dir, progress = function() end,
+  }
+  assert(ok, tostring(err))
+  return dir
+end
+
+local WALLED = {
+  { { 0, 0, 0 }, { 384, 2, 384 } },
+  { { 100, 0, 0 }, { 104, 60, 150 } }, { { 100, 0, 170 }, { 104, 60, 384 } }, -- the wall, its gap between
+  { { 30, 0, 30 }, { 38, 90, 38 } }, { { 300, 0, 60 }, { 310, 128, 70 } },     -- the pillars
+  { { 180, 0, 300 }, { 200, 20, 330 } },                                       -- the block
+}
+
+local function bake_walled(extra)
+  local boxes = { table.unpack(WALLED) }
+  for _, b in ipairs(extra or {}) do boxes[#boxes + 1] = b end
+  return bake(3, 128, 7, boxes)
+end
+
+return { bake = bake, bake_walled = bake_walled, cleanup = tmp.cleanup }
