@@ -518,6 +518,41 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit,
     return 1;
 }
 
+/* fast_run's edge (or corner) on the old cell's far side: the 4 (or 8) voxels around it, indexed by a
+ * bit per crossing axis of T (set: the side after it), must join the one before (0, the old cell's
+ * voxel) to the one entered (v, entry T) through free voxels sharing faces. Each is free when in the old
+ * cell (oc, size ocs) or the new one (c, layer l), else read by a descent from the lowest node it shares
+ * with the new cell (on a copy of the chain, which stays the new cell's). Out of line: rare (a few
+ * hundred a query at most), and its locals would crowd the loop's registers. 1 when they join. */
+static __attribute__((noinline)) int far_side_ok(const on_losmap *m, const on_losnode *const *chain, unsigned T,
+                                                 int64_t v0, int64_t v1, int64_t v2, int64_t up0, int64_t up1,
+                                                 int64_t up2, int64_t oc0, int64_t oc1, int64_t oc2, int64_t ocs,
+                                                 int64_t c0, int64_t c1, int64_t c2, uint32_t l)
+{
+    unsigned freem = 1u | 1u << T;
+    const int64_t av[3] = {v0, v1, v2}, upm[3] = {up0, up1, up2};
+    for (unsigned en = 1; en < T; en++) {
+        if (en & ~T) continue;
+        int64_t u[3];
+        for (int j = 0; j < 3; j++) /* (the side before a crossing axis: one back from the entered) */
+            u[j] = !(T >> j & 1u) || (en >> j & 1u) ? av[j] : upm[j] ? av[j] - 1 : av[j] + 1;
+        uint32_t od = (uint32_t)(u[0] ^ oc0) | (uint32_t)(u[1] ^ oc1) | (uint32_t)(u[2] ^ oc2);
+        uint32_t sd = (uint32_t)(u[0] ^ c0) | (uint32_t)(u[1] ^ c1) | (uint32_t)(u[2] ^ c2);
+        if ((int64_t)od < ocs || !(sd >> l)) {
+            freem |= 1u << en;
+            continue;
+        }
+        uint32_t L = (31u - (uint32_t)__builtin_clz(sd)) / 2 + 1;
+        if (L < 2) L = 2;
+        if (L > m->top) L = m->top;
+        const on_losnode *side[ON_LOS_LEVELS];
+        side[L] = chain[L];
+        if (on_losmap_leaf_from(m, side, L, (uint32_t)u[0], (uint32_t)u[1], (uint32_t)u[2], NULL) >= 0)
+            freem |= 1u << en;
+    }
+    return reach_after(freem, 1u, 1u << T) != 0;
+}
+
 /* fast_step's loop in a tile with masks and the chain of the current cell, the state in locals and
  * tile-local (exact: a tile's origin is an integer below FAST_COORD); an axis that does not move is
  * never the exit (its parameter is +inf) and keeps its voxel. A next voxel in the brick of the current
@@ -567,17 +602,20 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
         unsigned ties = 0, far = 0; /* axes whose plane is crossed at the exit's t; of them, on the far side */
         int edge;
 #define BND_E (e == 0 ? b0 + o0 : e == 1 ? b1 + o1 : b2 + o2) /* the exit plane, global */
+/* (OTHER: the voxel index along a moving axis j other than the exit's, and whether the point lies within
+ * the margin of a plane. x lies in the cell's tile-local extent, so >= 0 up to the estimate's rounding:
+ * the truncation is the floor, and where x is a hair below 0 it gives 0 with f < 0, near plane 0, as the
+ * floor's -1 with f a hair below 1 would. f is x's distance above voxel vj's lower plane.) */
 #define OTHER(j, vj, aj, dj, cj, oj, mvj, fj)                                                                          \
     if (!mvj) {                                                                                                        \
         vj = fj;                                                                                                       \
     } else {                                                                                                           \
         x = aj + te * dj;                                                                                              \
         vj = (int64_t)x;                                                                                               \
-        vj -= (double)vj > x;                                                                                          \
-        f = (double)vj;                                                                                                \
-        if (x - f < FAST_MARGIN || f + 1 - x < FAST_MARGIN) {                                                          \
+        f = x - (double)vj;                                                                                            \
+        if (f < FAST_MARGIN || f > 1 - FAST_MARGIN) {                                                                  \
             if (isnan(tE)) tE = tplane(w, e, BND_E);                                                                   \
-            int64_t k = (x - f < FAST_MARGIN ? vj : vj + 1) + oj;                                                      \
+            int64_t k = (f < FAST_MARGIN ? vj : vj + 1) + oj;                                                          \
             if (near_plane(w, j, k, tE, oj + cj, cs, &vj, &edge)) {                                                    \
                 rc = -1;                                                                                               \
                 break;                                                                                                 \
@@ -632,37 +670,10 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
         int64_t msk = ~(((int64_t)1 << nl) - 1);
         c0 = v0 & msk, c1 = v1 & msk, c2 = v2 & msk, l = (uint32_t)nl;
         bw_ok &= l <= 1;
-        if (far) {
-            /* an edge (or corner) on the old cell's far side: the 4 (or 8) voxels around it, indexed by a
-             * bit per crossing axis (set: the side after it), must join the one before (0, the old
-             * cell's) to the one entered through free voxels sharing faces. Each is free when in the old
-             * or the new cell, else read by a descent from the lowest node it shares with the new cell
-             * (on a copy of the chain, which stays the new cell's). */
-            unsigned T = ties | 1u << e, freem = 1u | 1u << T;
-            const int64_t av[3] = {v0, v1, v2}, upm[3] = {up0, up1, up2};
-            for (unsigned en = 1; en < T; en++) {
-                if (en & ~T) continue;
-                int64_t u[3];
-                for (int j = 0; j < 3; j++) /* (the side before a crossing axis: one back from the entered) */
-                    u[j] = !(T >> j & 1u) || (en >> j & 1u) ? av[j] : upm[j] ? av[j] - 1 : av[j] + 1;
-                uint32_t od = (uint32_t)(u[0] ^ oc0) | (uint32_t)(u[1] ^ oc1) | (uint32_t)(u[2] ^ oc2);
-                uint32_t sd = (uint32_t)(u[0] ^ c0) | (uint32_t)(u[1] ^ c1) | (uint32_t)(u[2] ^ c2);
-                if ((int64_t)od < ocs || !(sd >> l)) {
-                    freem |= 1u << en;
-                    continue;
-                }
-                uint32_t L = (31u - (uint32_t)__builtin_clz(sd)) / 2 + 1;
-                if (L < 2) L = 2;
-                if (L > m->top) L = m->top;
-                const on_losnode *side[ON_LOS_LEVELS];
-                side[L] = p->chain[L];
-                if (on_losmap_leaf_from(m, side, L, (uint32_t)u[0], (uint32_t)u[1], (uint32_t)u[2], NULL) >= 0)
-                    freem |= 1u << en;
-            }
-            if (!reach_after(freem, 1u, 1u << T)) {
-                *t_hit = tE;
-                return 0;
-            }
+        if (far && !far_side_ok(m, p->chain, ties | 1u << e, v0, v1, v2, up0, up1, up2, oc0, oc1, oc2, ocs, c0, c1, c2,
+                                l)) {
+            *t_hit = tE;
+            return 0;
         }
 #undef BND_E
         if (sink) {
