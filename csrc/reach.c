@@ -272,45 +272,6 @@ static void entry_point(const on_box *a, const on_box *c, const double p[3], dou
     }
 }
 
-/* The point q of the rectangle [lo, hi] (degenerate along axis k) minimising |a - q| + |q - c|:
- * where the segment a-c crosses the rectangle, else on one of its 4 edges, each a 1D problem with
- * a closed form (unfold the two points about the edge's line: s = (sa*rc + sc*ra) / (ra + rc), then
- * clamp, which is exact since the sum is convex along the line). */
-void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3])
-{
-    int i = (k + 1) % 3, j = (k + 2) % 3;
-    if (c[k] != a[k]) {
-        double t = (lo[k] - a[k]) / (c[k] - a[k]);
-        if (t >= 0 && t <= 1) {
-            double x = a[i] + t * (c[i] - a[i]), y = a[j] + t * (c[j] - a[j]);
-            if (x >= lo[i] && x <= hi[i] && y >= lo[j] && y <= hi[j]) {
-                q[k] = lo[k];
-                q[i] = x;
-                q[j] = y;
-                return;
-            }
-        }
-    }
-    double best = HUGE_VAL;
-    for (int e = 0; e < 4; e++) {
-        int ax = e < 2 ? i : j, ox = e < 2 ? j : i; /* the edge runs along ax at ox = lo or hi */
-        double fix = (e & 1) ? hi[ox] : lo[ox];
-        double ra = hypot(a[ox] - fix, a[k] - lo[k]), rc = hypot(c[ox] - fix, c[k] - lo[k]);
-        double sv = ra + rc > 1e-12 ? (a[ax] * rc + c[ax] * ra) / (ra + rc) : a[ax];
-        if (sv < lo[ax]) sv = lo[ax];
-        if (sv > hi[ax]) sv = hi[ax];
-        double cand[3];
-        cand[k] = lo[k];
-        cand[ax] = sv;
-        cand[ox] = fix;
-        double d = dist3(a, cand) + dist3(cand, c);
-        if (d < best) {
-            best = d;
-            memcpy(q, cand, sizeof cand);
-        }
-    }
-}
-
 /* The length of a free path from the search's root to point x held by box bt: the corridor of boxes
  * back to the root, with the points where the path crosses from one box to the next, each on the
  * face the two boxes share. The points are relaxed in passes (each moved to where the line between

@@ -117,8 +117,4 @@ on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint3
 on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, uint32_t first,
                                double *cost);
 
-/* The point q of the rectangle [lo, hi] (degenerate along axis k) minimising |a - q| + |q - c|. */
-void on_best_on_face(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3]);
-
-
 #endif

@@ -500,8 +500,9 @@ static void test_lazy_boxes(void)
 }
 
 /* on_rect_best (facepoint.h, the route's pulled crossings) against a 65 x 65 sampling of random face
- * rectangles and against on_best_on_face (every edge tried): inside the rectangle, never longer than
- * either (1e-9), points on both sides of the plane, on one side, and on the plane. */
+ * rectangles and against the best point of their edges (on_rect_edges, every edge tried): inside the
+ * rectangle, never longer than either (1e-9), points on both sides of the plane, on one side, and on
+ * the plane. */
 static double through(const double a[3], const double q[3], const double c[3]) { return on_dist3(a, q) + on_dist3(q, c); }
 
 static void test_rect_best(void)
@@ -510,7 +511,7 @@ static void test_rect_best(void)
     int bad_in = 0, bad_grid = 0, bad_face = 0, better = 0, n = 4000;
     for (int it = 0; it < n; it++) {
         int k = it % 3, i = (k + 1) % 3, j = (k + 2) % 3, side = it % 4; /* 0, 1: across; 2: one side; 3: a on it */
-        double lo[3], hi[3], a[3], c[3], q[3], f[3];
+        double lo[3], hi[3], a[3], c[3], q[3], f[3] = { 0, 0, 0 }; /* (gcc cannot see on_rect_edges set it) */
         lo[k] = hi[k] = floor(gt_rnd(&seed) * 8);
         for (int m = 0; m < 2; m++) {
             int ax = m ? j : i;
@@ -525,7 +526,7 @@ static void test_rect_best(void)
         c[k] = side == 2 ? lo[k] - gt_rnd(&seed) * 6 : lo[k] + 0.01 + gt_rnd(&seed) * 6;
         if (side == 3) a[k] = lo[k];
         on_rect_best(a, c, lo, hi, k, q);
-        on_best_on_face(a, c, lo, hi, k, f);
+        on_rect_edges(a, c, lo, hi, k, i, 15, f);
         for (int ax = 0; ax < 3; ax++) bad_in += q[ax] < lo[ax] - 1e-12 || q[ax] > hi[ax] + 1e-12;
         double d = through(a, q, c), best = HUGE_VAL;
         for (int u = 0; u <= 64; u++)
@@ -541,7 +542,7 @@ static void test_rect_best(void)
         bad_face += d > through(a, f, c) + 1e-9;
         better += d < through(a, f, c) - 1e-9;
     }
-    printf("on_rect_best: %d rectangles, %d shorter than on_best_on_face's point (a and c on one side of the plane)\n", n, better);
+    printf("on_rect_best: %d rectangles, %d shorter than the best edge point (inside the rectangle)\n", n, better);
     CHECK_EQ_INT(bad_in, 0);
     CHECK_EQ_INT(bad_grid, 0);
     CHECK_EQ_INT(bad_face, 0);
