@@ -8,6 +8,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+/* losmap.h's spread coordinates, for v < 512 (bit pairs 0 .. 4): written out by the preprocessor. */
+#define SPREAD(v) ((uint32_t)((v) & 3) | (uint32_t)((v) >> 2 & 3) << 6 | (uint32_t)((v) >> 4 & 3) << 12 | \
+                   (uint32_t)((v) >> 6 & 3) << 18 | (uint32_t)((v) >> 8 & 3) << 24)
+#define SPREAD4(v) SPREAD(v), SPREAD((v) + 1), SPREAD((v) + 2), SPREAD((v) + 3)
+#define SPREAD16(v) SPREAD4(v), SPREAD4((v) + 4), SPREAD4((v) + 8), SPREAD4((v) + 12)
+#define SPREAD64(v) SPREAD16(v), SPREAD16((v) + 16), SPREAD16((v) + 32), SPREAD16((v) + 48)
+const uint32_t on_los_spread[ON_LOS_SPREAD_N] = {SPREAD64(0),   SPREAD64(64),  SPREAD64(128), SPREAD64(192),
+                                                 SPREAD64(256), SPREAD64(320), SPREAD64(384), SPREAD64(448)};
+#undef SPREAD64
+#undef SPREAD16
+#undef SPREAD4
+#undef SPREAD
+
 #define ST_FREE (-1)
 #define ST_BLOCKED (-2)
 #define VIRTUAL 0xfe /* the value of a cube above the root: its child 0 holds the tile, the rest is outside */

@@ -133,6 +133,15 @@ static inline __attribute__((always_inline)) uint32_t on_los_rank_hw(int hw, uin
     return on_los_rank(m, c);
 }
 
+/* Tile-local leaf coordinate v (< 2^ON_MAX_DEPTH) with its bit pairs spread 6 bits apart (pair k, bits
+ * 2k and 2k + 1, at bits 6k and 6k + 1): on_los_spread[x] | on_los_spread[y] << 2 | on_los_spread[z] << 4
+ * holds leaf (x, y, z)'s child number in its level-L node at bits 6 (L - 1) .. 6 (L - 1) + 5, every
+ * level's at once (a descent reads each with a shift and a mask; measured with callgrind: about 15
+ * instructions fewer a descent on A1, whose descents take 2.7 levels). */
+#define ON_LOS_SPREAD_N 512
+extern const uint32_t on_los_spread[ON_LOS_SPREAD_N];
+_Static_assert((1 << ON_MAX_DEPTH) <= ON_LOS_SPREAD_N, "on_los_spread covers a tile's leaf coordinates");
+
 /* The 2 x 2 x 2 group of children (or leaves of a brick) around child c. */
 static inline uint64_t on_los_group(unsigned c) { return 0x330033ull << (c & 42u); }
 
@@ -141,7 +150,8 @@ static inline uint64_t on_los_group(unsigned c) { return 0x330033ull << (c & 42u
  * node[0]), and writes the nodes it passes below into chain[L - 1 ..] (so a next leaf starts at the
  * lowest node the two share). When the answer comes from a brick and `brick` is not NULL, *brick gets the
  * brick's mask (a next leaf in the same brick is read off it), and *stop (may be NULL) the level of the
- * node that answered (chain[*stop ..] then holds the leaf's nodes; 2 with *brick set: its brick). Inlined
+ * node that answered (chain[*stop ..] then holds the leaf's nodes; 2 with *brick set: its brick). x, y and
+ * z are below 2^depth (on_los_spread's bound). Inlined
  * everywhere: the walk's loop keeps its floating-point state in registers across it. */
 static inline __attribute__((always_inline)) int on_losmap_leaf_at(const on_losmap *m, const on_losnode **chain,
                                                                    uint32_t L, uint32_t x, uint32_t y, uint32_t z,
@@ -150,18 +160,19 @@ static inline __attribute__((always_inline)) int on_losmap_leaf_at(const on_losm
     const on_losnode *nd = chain[L];
     if (stop) *stop = L;
     if (!nd->any) return (int)m->depth; /* (only the top of a wholly free tile) */
+    /* every level's child number at once (on_los_spread): a level's is a shift and a mask */
+    uint32_t cn = on_los_spread[x] | on_los_spread[y] << 2 | on_los_spread[z] << 4;
     for (;; L--) {
-        uint32_t sh = 2 * (L - 1);
-        unsigned c = ((x >> sh) & 3u) | ((y >> sh) & 3u) << 2 | ((z >> sh) & 3u) << 4;
+        unsigned c = (cn >> (6 * (L - 1))) & 63u;
         uint64_t bit = 1ull << c;
         if (stop) *stop = L;
-        if (!(nd->any & bit)) return (nd->any & on_los_group(c)) ? (int)sh : (int)sh + 1;
+        if (!(nd->any & bit)) return (nd->any & on_los_group(c)) ? (int)(2 * (L - 1)) : (int)(2 * (L - 1)) + 1;
         if (!(nd->mixed & bit)) return -1;
         uint32_t i = nd->base + on_los_rank_hw(m->hwpop, nd->mixed, c);
         if (L == 2) {
             uint64_t b = m->brick[i];
             if (brick) *brick = b;
-            unsigned v = (x & 3u) | (y & 3u) << 2 | (z & 3u) << 4;
+            unsigned v = cn & 63u;
             if (b & (1ull << v)) return -1;
             return (b & on_los_group(v)) ? 0 : 1;
         }
