@@ -257,7 +257,10 @@ end
 
 -- The running search's query back to the idle ones; the navigator has no search afterwards. The
 -- idle queries of trees no longer the world's go (world:close_idle_queries), this one too when its
--- tree was replaced while it searched.
+-- tree was replaced while it searched. At every search's end: a sweep of the world's tree and 3 holes'
+-- is 9.1 k instructions, 0.9% of a 20-navigator crowd's on the hand-built world (callgrind, session 13);
+-- once per frame would need a frame the world does not have, and only when the trees change would
+-- need every change of them (the streamer's, a reload's, a hand-built world's) to say so.
 end_search = function(self)
   local s = self.search
   self.search = nil
