@@ -2,11 +2,14 @@
  * graph_boxes.c -- the search graph of prepared boxes (graph.h, boxes.h): nodes are the boxes of
  * tiles' box sets (code: the box's index), joined by each tile's adjacency lists and, across tile
  * faces, by the facing boxes of the next tile; a box is entered where the line from the point before
- * to the goal crosses the face they share (clamped onto it), a rougher estimate than a cell's face
- * centre but one that follows the goal through large boxes.
+ * to the goal (mirrored when both lie on one side of it) crosses the face they share, clamped onto it:
+ * a rougher estimate than a cell's face centre but one that follows the goal through large boxes.
  */
 #include "graph.h"
 #include "util.h"
+
+#include <math.h>
+#include <string.h>
 
 static void boxes_region(on_graph *g, on_cell c, double mn[3], double mx[3], double *size)
 {
@@ -83,22 +86,30 @@ static int boxes_locate(on_graph *g, on_cell cell, const double p[3], on_cell *o
     return 1;
 }
 
-/* The point of the shared face where the line from `from` to the goal crosses its plane, clamped
- * onto the face (from itself when the line runs away from the plane). */
+/* Where a path from `from` towards the goal enters the face u and v share: where the line from `from`
+ * to the goal, mirrored in the face's plane when both lie on one side of it, crosses that plane,
+ * clamped onto the face (the shortest string that touches the plane there). Before, a goal on from's
+ * side (the path runs along a wall it has to wrap and comes back) gave the point of the face nearest
+ * `from`: a string that doubles back, so boxes beside such a wall looked further than they were. The
+ * exact best point of the face (facepoint.h's, bending round the face's edge when the crossing lies
+ * beyond it) kept every p99 length ratio under 0.995 on 6 samples of 300, with the search rule of
+ * README "Prepared graph", but made the -P medians 7-11 % higher than before, where this one with that
+ * rule made them 0-6 % higher (a square root pair and a second division on the path of every neighbour). */
 static void boxes_entry(const double from[3], const double umn[3], const double umx[3], const double vmn[3],
                         const double vmx[3], const double goal[3], double out[3])
 {
-    double flo[3], fhi[3];
+    double lo[3], hi[3], p[3];
     int ax = 0;
-    for (int j = 0; j < 3; j++) {
-        flo[j] = on_maxf(vmn[j], umn[j]);
-        fhi[j] = on_minf(vmx[j], umx[j]);
-        if (flo[j] == fhi[j]) ax = j;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = on_maxf(umn[k], vmn[k]);
+        hi[k] = on_minf(umx[k], vmx[k]);
+        if (lo[k] == hi[k]) ax = k; /* the face's axis (the regions overlap on the other two) */
     }
-    double d = goal[ax] - from[ax], tt = 0;
-    if (d != 0) tt = (flo[ax] - from[ax]) / d;
-    if (!(tt >= 0 && tt <= 1)) tt = 0;
-    for (int j = 0; j < 3; j++) out[j] = on_clampf(from[j] + tt * (goal[j] - from[j]), flo[j], fhi[j]);
+    double da = fabs(from[ax] - lo[ax]), dc = fabs(goal[ax] - lo[ax]);
+    double t = da + dc > 0 ? da / (da + dc) : 0;
+    for (int k = 0; k < 3; k++) p[k] = on_clampf(from[k] + t * (goal[k] - from[k]), lo[k], hi[k]);
+    p[ax] = lo[ax];
+    memcpy(out, p, sizeof p);
 }
 
 const on_graph_ops on_graph_boxes_ops = {boxes_region, boxes_local, boxes_neighbors, boxes_locate, boxes_entry, 1};

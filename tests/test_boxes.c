@@ -8,8 +8,11 @@
  * lazily built set (on_boxlazy), its blocks built in a scrambled order, equals the eager build block
  * for block: the same boxes in the same order, each box's neighbours (its block's list plus the
  * facing lists of the blocks beyond its block faces) the eager list's, the same boxes found at points.
+ * The point where a search over boxes enters a box (graph_boxes.c's entry) on a shared face: the line
+ * to the goal's crossing, mirrored when the goal lies on the near side, clamped onto the face.
  */
 #include "boxes.h"
+#include "graph.h"
 #include "minitest.h"
 #include "tree.h"
 
@@ -448,7 +451,50 @@ static void test_lazy(int depth, int scenes, int nblocks)
     printf("boxes: lazy sets of depth %d, %u blocks, %u boxes equal to the eager builds\n", depth, blocks, boxes);
 }
 
+/* Is p (x, y, z) within 1e-12 of (x, y, z)? */
+static int near3(const double p[3], double x, double y, double z)
+{
+    return fabs(p[0] - x) < 1e-12 && fabs(p[1] - y) < 1e-12 && fabs(p[2] - z) < 1e-12;
+}
+
+/* The entry point over boxes: u = [0,10]^3 and v = [10,20] x [0,10] x [2,6] share the face x = 10,
+ * y in [0,10], z in [2,6]; the same from the other side (v to u), and across a y face. */
+static void test_entry(void)
+{
+    const double umn[3] = {0, 0, 0}, umx[3] = {10, 10, 10}, vmn[3] = {10, 0, 2}, vmx[3] = {20, 10, 6};
+    void (*entry)(const double *, const double *, const double *, const double *, const double *, const double *,
+                  double *) = on_graph_boxes_ops.entry;
+    double q[3];
+    /* the goal beyond the face: where the segment crosses it (x = 10 halfway) */
+    const double a[3] = {2, 1, 3}, far[3] = {18, 7, 5};
+    entry(a, umn, umx, vmn, vmx, far, q);
+    CHECK(near3(q, 10, 4, 4));
+    /* beyond the face's edge along z: clamped onto it */
+    const double high[3] = {18, 7, 11};
+    entry(a, umn, umx, vmn, vmx, high, q);
+    CHECK(near3(q, 10, 4, 6));
+    /* the goal on the near side, 4 from the plane where `a` is 8: the mirrored goal (14, 7, 5) is
+     * crossed two thirds of the way (the entry before: a's nearest face point, (10, 1, 3)) */
+    const double back[3] = {6, 7, 5};
+    entry(a, umn, umx, vmn, vmx, back, q);
+    CHECK(near3(q, 10, 5, 3 + 4.0 / 3.0));
+    /* both on the plane: the point `a` itself, clamped (no crossing) */
+    const double on1[3] = {10, 1, 9}, on2[3] = {10, 8, 9};
+    entry(on1, umn, umx, vmn, vmx, on2, q);
+    CHECK(near3(q, 10, 1, 6));
+    /* v to u, the goal beyond x = 10 on u's side */
+    const double b[3] = {16, 9, 4}, g[3] = {4, 3, 4};
+    entry(b, vmn, vmx, umn, umx, g, q);
+    CHECK(near3(q, 10, 6, 4));
+    /* a y face: u below, w = [0,4] x [10,12] x [0,10] above; the goal below too, 2 under the plane where
+     * `a` is 9: crossed at 9/11 of the way to the mirror image (x 2 -> 2 + 9/11 * 1 = 2.818..., inside) */
+    const double wmn[3] = {0, 10, 0}, wmx[3] = {4, 12, 10}, c[3] = {3, 8, 3};
+    entry(a, umn, umx, wmn, wmx, c, q);
+    CHECK(near3(q, 2 + 9.0 / 11.0, 10, 3));
+}
+
 TEST_MAIN("boxes", {
+    test_entry();
     test_open_and_solid();
     test_wall();
     test_wall_with_hole();
