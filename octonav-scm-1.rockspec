@@ -21,7 +21,7 @@ build = {
         "csrc/table.c", "csrc/fileio.c", "csrc/tree.c", "csrc/freespace.c", "csrc/prepare.c", "csrc/boxes.c",
         "csrc/geometry.c", "csrc/raycast.c", "csrc/losmap.c", "csrc/tilefile.c",
         "csrc/objfile.c", "csrc/voxmap.c", "csrc/grid.c", "csrc/export.c", "csrc/nodepool.c", "csrc/graph.c",
-        "csrc/graph_cells.c", "csrc/celladj.c", "csrc/graph_boxes.c", "csrc/graph_areas.c", "csrc/tiledeps.c", "csrc/tighten.c", "csrc/search.c", "csrc/search_path.c", "csrc/search_corridor.c", "csrc/streamer.c",
+        "csrc/graph_cells.c", "csrc/celladj.c", "csrc/landmarks.c", "csrc/graph_boxes.c", "csrc/graph_areas.c", "csrc/tiledeps.c", "csrc/tighten.c", "csrc/search.c", "csrc/search_path.c", "csrc/search_corridor.c", "csrc/streamer.c",
         "csrc/surface.c",
         "csrc/streamer_worker.c", "csrc/streamer_update.c", "csrc/grid_map2d.c", "csrc/grid_search.c",
         "csrc/lua_tree_edit.c", "csrc/lua_tree_cells.c",

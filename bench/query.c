@@ -77,7 +77,7 @@ int main(int argc, char **argv)
 {
     size_t limit = 300;
     unsigned long long seed = 1;
-    int passes = 5, prepared = 0, count_only = 0, nmaps = 0;
+    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0;
     const char *maps[32], *paths_file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) limit = (size_t)atol(argv[++i]);
@@ -86,19 +86,22 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-w") && i + 1 < argc) paths_file = argv[++i];
         else if (!strcmp(argv[i], "-P")) prepared = 1;
         else if (!strcmp(argv[i], "-c")) count_only = 1;
+        else if (!strcmp(argv[i], "-L")) nland = i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' ? atoi(argv[++i]) : 8;
         else if (argv[i][0] != '-' && nmaps < 32) maps[nmaps++] = argv[i];
         else {
             nmaps = -1;
             break;
         }
     }
-    if (nmaps < 0 || limit < 1 || passes < 1) {
-        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P] [-c] [MAP ...]\n");
+    if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || (nland && prepared)) {
+        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-c] [MAP ...]\n");
         return 2;
     }
     if (!nmaps)
         for (; bench_maps[nmaps]; nmaps++) maps[nmaps] = bench_maps[nmaps];
     if (count_only) passes = 1;
+    char lm_preset[32];
+    snprintf(lm_preset, sizeof lm_preset, "landmarks %d", nland);
     FILE *pf = paths_file ? fopen(paths_file, "w") : NULL;
     if (paths_file && !pf) {
         fprintf(stderr, "query: cannot write %s\n", paths_file);
@@ -137,8 +140,8 @@ int main(int argc, char **argv)
             }
             n = limit;
         }
-        double prep_ms = 0;
-        size_t boxes = 0, box_bytes = 0;
+        double prep_ms = 0, lm_ms = 0;
+        size_t boxes = 0, box_bytes = 0, lm_bytes = 0;
         on_query_opts o;
         on_query_opts_default(&o);
         if (prepared) {
@@ -156,6 +159,11 @@ int main(int argc, char **argv)
             for (uint32_t i = 0; i < on_tree_tile_count(t); i++) {
                 const on_celladj *a = on_tile_celladj(t, i);
                 boxes += a ? a->n : 0;
+            }
+            if (nland) {
+                t0 = bench_now();
+                if (!on_ok(on_tree_landmarks_prepare(t, nland, &lm_bytes))) return 1;
+                lm_ms = (bench_now() - t0) * 1e3;
             }
         }
         on_query *q = NULL;
@@ -224,14 +232,18 @@ int main(int argc, char **argv)
             snprintf(pus, sizeof pus, "%.1f", p99);
         }
         printf("| %s | %s | %zu | %zu | %zu | %.4f | %.4f | %.4f | %s | %s | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
-               maps[m], prepared ? "boxes (prepared)" : "default", n, solved, valid, mean, p99r, maxr, mus, pus,
+               maps[m], prepared ? "boxes (prepared)" : nland ? lm_preset : "default", n, solved, valid, mean, p99r, maxr, mus, pus,
                med_epc, sum_exp / dn, sum_nb / dn, sum_vis / dn, sum_los / dn, sum_turn / dn);
         {
             int w = prepared ? snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len, "| %s | %zu | %zu | %.1f |\n",
                                         maps[m], boxes, box_bytes, prep_ms)
-                             : snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len,
-                                        "| %s | %zu | %zu | %.1f | %.1f |\n", maps[m], boxes, box_bytes,
-                                        boxes ? (double)box_bytes / (double)boxes : 0.0, prep_ms);
+                    : nland ? snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len,
+                                       "| %s | %zu | %zu | %.1f | %.1f | %d | %zu | %.1f | %.1f |\n", maps[m], boxes,
+                                       box_bytes, boxes ? (double)box_bytes / (double)boxes : 0.0, prep_ms, nland,
+                                       lm_bytes, boxes ? (double)lm_bytes / (double)boxes : 0.0, lm_ms)
+                            : snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len,
+                                       "| %s | %zu | %zu | %.1f | %.1f |\n", maps[m], boxes, box_bytes,
+                                       boxes ? (double)box_bytes / (double)boxes : 0.0, prep_ms);
             if (w > 0 && (size_t)w < sizeof prep_rows - prep_len) prep_len += (size_t)w;
         }
         fflush(stdout);
@@ -247,6 +259,10 @@ int main(int argc, char **argv)
         on_tree_destroy(t);
     }
     if (prepared && prep_len) printf("\n| map | boxes | box bytes | prepare ms |\n|---|---:|---:|---:|\n%s", prep_rows);
+    else if (nland && prep_len)
+        printf("\n| map | free cells | cell adjacency bytes | bytes / cell | build ms | landmarks | landmark bytes | bytes / "
+               "cell | landmarks ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n%s",
+               prep_rows);
     else if (prep_len)
         printf("\n| map | free cells | cell adjacency bytes | bytes / cell | build ms |\n|---|---:|---:|---:|---:|\n%s",
                prep_rows);

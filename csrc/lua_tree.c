@@ -117,6 +117,7 @@ static int l_stats(lua_State *L)
     on_lua_setint(L, "los_bytes", (lua_Integer)st.los_bytes);
     on_lua_setint(L, "adjacency_tiles", (lua_Integer)st.adj_tiles);
     on_lua_setint(L, "adjacency_bytes", (lua_Integer)st.adj_bytes);
+    on_lua_setint(L, "landmark_bytes", (lua_Integer)st.landmark_bytes);
     return 1;
 }
 
@@ -162,6 +163,30 @@ static int l_adjacency(lua_State *L) { return cache_switch(L, "adjacency", on_tr
 static int l_adjacency_prepare(lua_State *L)
 {
     return cache_prepare(L, "adjacency_prepare", on_tree_adjacency_prepare, "adjacency is off");
+}
+
+/* tree:landmarks_prepare([n]): n landmarks (1..64, default 16) for the search's heuristic and its exact
+ * unreachable (on_tree_landmarks_prepare; any edit frees them) -> bytes | nil, reason ("adjacency is
+ * off"). An integer out of range or of another type raises, naming the argument. */
+static int l_landmarks_prepare(lua_State *L)
+{
+    on_tree *t = on_lua_checktree_idle(L, 1, "landmarks_prepare");
+    lua_Integer n = 16;
+    if (!lua_isnoneornil(L, 2)) {
+        int isint = 0;
+        n = lua_tointegerx(L, 2, &isint);
+        if (lua_type(L, 2) != LUA_TNUMBER || !isint || n < 1 || n > ON_LANDMARKS_MAX)
+            return luaL_argerror(L, 2, "landmarks_prepare: n must be an integer from 1 to 64");
+    }
+    size_t bytes = 0;
+    on_status st = on_tree_landmarks_prepare(t, (int)n, &bytes);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, (st & ON_INVALID) ? "adjacency is off" : "out of memory");
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)bytes);
+    return 1;
 }
 
 static int l_params(lua_State *L)
@@ -311,6 +336,7 @@ static const luaL_Reg methods[] = {
     {"los_prepare", l_los_prepare},
     {"adjacency", l_adjacency},
     {"adjacency_prepare", l_adjacency_prepare},
+    {"landmarks_prepare", l_landmarks_prepare},
     {"export_obj", l_export_obj},
     {NULL, NULL},
 };

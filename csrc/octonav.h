@@ -90,6 +90,7 @@ typedef struct on_tree_stats {
     size_t los_bytes;      /* their memory (not in bytes) */
     size_t adj_tiles;      /* tiles whose cell adjacency is built (on_tree_adjacency_prepare) */
     size_t adj_bytes;      /* their memory (not in bytes) */
+    size_t landmark_bytes; /* the search's landmark distances (on_tree_landmarks_prepare; not in bytes) */
 } on_tree_stats;
 
 ON_API on_status on_tree_create(const on_tree_params *p, on_tree **out);
@@ -219,6 +220,18 @@ ON_API on_status on_tree_adjacency_prepare(const on_tree *t, size_t *bytes);
  * for more instructions) and the adjacencies built are freed. An edit: never while another thread
  * reads the tree. */
 ON_API void on_tree_set_adjacency(on_tree *t, int on);
+/* Landmarks for the search's heuristic (ALT; landmarks.h): n landmark cells (1..64) picked by farthest
+ * point, every free cell's graph distance to each (2n + 4 bytes a free cell, the cell adjacencies built
+ * too), and the free space's connected components. A search over the plain cells then estimates
+ * max(straight line, the landmarks' bound), and answers ON_UNREACHABLE at once for ends in different
+ * components (when every tile was loaded at the build and no partial result is asked for). Any change
+ * to any tile frees them (searches go back to the straight line); building again replaces them.
+ * *bytes (may be NULL) gets their memory. ON_FAILURE|ON_INVALID for n out of range or adjacencies off,
+ * ON_FAILURE|ON_NO_MEMORY (none kept). An edit: never while another thread reads the tree. */
+#define ON_LANDMARKS_MAX 64
+ON_API on_status on_tree_landmarks_prepare(on_tree *t, int n, size_t *bytes);
+/* Their memory (0: none). */
+ON_API size_t on_tree_landmarks_bytes(const on_tree *t);
 
 /* ---- point queries (pointquery.c) ------------------------------------------------------------- */
 /* The free space's connected components (face adjacency across tiles), for reachability without a

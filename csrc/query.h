@@ -7,6 +7,7 @@
 
 #include "areas.h"
 #include "graph.h"
+#include "landmarks.h"
 #include "nodepool.h"
 #include "raycast.h"
 #include "tighten.h"
@@ -50,6 +51,11 @@ struct on_query {
     int reversed;         /* the current search runs from the goal's end (search.c, reverse_pays) */
     int swapped;          /* a and b (and goal_cell) are swapped while it runs: unreverse puts them back */
     int no_reverse;       /* (tests) never reverse */
+    int no_landmarks;     /* (tests, benchmarks) never read the tree's landmarks */
+    const on_landmarks *lm; /* the tree's landmarks while the current search uses them (search.c), or NULL */
+    uint64_t lm_gen;        /* the tree's landmarks_gen then */
+    double lm_rg;           /* the goal point's distance from its cell's centre (nav units) */
+    int32_t lm_goal[ON_LM_MAX]; /* the goal cell's distances to the landmarks (steps) */
 };
 
 /* ---- geometry helpers ------------------------------------------------------------------------ */

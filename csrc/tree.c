@@ -5,6 +5,7 @@
 #include "tree.h"
 #include "boxes.h"
 #include "celladj.h"
+#include "landmarks.h"
 #include "losmap.h"
 
 #include <math.h>
@@ -75,6 +76,7 @@ void on_tree_destroy(on_tree *t)
         on_tile_losmap_drop(&t->tiles[i]);
         on_tile_celladj_drop(&t->tiles[i]);
     }
+    on_tree_landmarks_drop(t);
     free(t->tiles);
     free(t->areas);
     on_obstacles_free(t->obstacles);
@@ -130,6 +132,7 @@ void on_tree_touch(on_tree *t, uint32_t tile)
     if (t->tiles[tile].salt == 0) t->tiles[tile].salt = 1; /* 0 means "no tile" to callers */
     on_tile_losmap_drop(&t->tiles[tile]); /* built again from the new contents when read */
     on_tile_celladj_drop(&t->tiles[tile]);
+    if (t->landmarks) on_tree_landmarks_drop(t); /* (distances change everywhere: tree-wide) */
     on_boxset_free(t->tiles[tile].joins); /* (the planner builds the blocks its joins reach instead) */
     t->tiles[tile].joins = NULL;
 }
@@ -173,6 +176,7 @@ void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
     }
     st->los_bytes = on_tree_losmap_bytes(t, &st->los_tiles);
     st->adj_bytes = on_tree_celladj_bytes(t, &st->adj_tiles);
+    st->landmark_bytes = on_tree_landmarks_bytes(t);
     st->bytes = st->table_bytes + (size_t)t->ntiles * sizeof(on_tile) + sizeof(on_tree);
     st->bytes_per_node = st->nodes ? (double)st->bytes / (double)st->nodes : 0;
     st->load_factor = st->slots ? (double)st->nodes / (double)st->slots : 0;

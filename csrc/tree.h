@@ -20,6 +20,7 @@
 
 struct on_losmap;
 struct on_celladj;
+struct on_landmarks;
 typedef struct on_tile {
     on_table table;
     on_boxset *boxes;  /* the prepared search graph (boxes.h); valid only for the salt it records */
@@ -47,6 +48,8 @@ struct on_tree {
     int no_los_masks;      /* on_tree_set_los_masks(t, 0): line of sight reads the node table only */
     int no_cell_adj;       /* 1: the search over the cells walks the tree for every neighbour list instead
                             * of reading the tiles' cell adjacencies (celladj.h; tests compare the two) */
+    struct on_landmarks *landmarks; /* the search's landmark distances (landmarks.h), or NULL */
+    uint64_t landmarks_gen;         /* bumped whenever they are freed (a sliced search checks it) */
 };
 
 /* Free a tree's obstacle records (obstacles.c; NULL is fine). */
