@@ -12,11 +12,14 @@
  * counted pass, no timing) under callgrind, counting inside bench_find (on_query_find) only, and
  * divides by the queries. The default mode first builds the tiles' cell adjacencies (celladj.h; a
  * search would build them on its tiles' first use) and reports their cells, bytes and build time.
- * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P] [-c] [MAP ...]   (from the root)
+ * -L [N] (default 16) then builds N landmarks (landmarks.h: the search's heuristic) and adds their
+ * bytes and build time to that table; -R never searches from the goal's end (q->no_reverse).
+ * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-c] [MAP ...]
  */
 #include "octonav.h"
 #include "scen.h"
 #include "celladj.h" /* (internal: the cell adjacencies' build time and bytes) */
+#include "query.h"   /* (internal: -R sets q->no_reverse) */
 
 #include <math.h>
 #include <string.h>
@@ -77,7 +80,7 @@ int main(int argc, char **argv)
 {
     size_t limit = 300;
     unsigned long long seed = 1;
-    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0;
+    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0, no_reverse = 0;
     const char *maps[32], *paths_file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) limit = (size_t)atol(argv[++i]);
@@ -86,7 +89,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-w") && i + 1 < argc) paths_file = argv[++i];
         else if (!strcmp(argv[i], "-P")) prepared = 1;
         else if (!strcmp(argv[i], "-c")) count_only = 1;
-        else if (!strcmp(argv[i], "-L")) nland = i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' ? atoi(argv[++i]) : 8;
+        else if (!strcmp(argv[i], "-R")) no_reverse = 1;
+        else if (!strcmp(argv[i], "-L")) /* (N optional: 16) */
+            nland = i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' ? atoi(argv[++i]) : 16;
         else if (argv[i][0] != '-' && nmaps < 32) maps[nmaps++] = argv[i];
         else {
             nmaps = -1;
@@ -94,7 +99,7 @@ int main(int argc, char **argv)
         }
     }
     if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || (nland && prepared)) {
-        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-c] [MAP ...]\n");
+        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-c] [MAP ...]\n");
         return 2;
     }
     if (!nmaps)
@@ -168,6 +173,7 @@ int main(int argc, char **argv)
         }
         on_query *q = NULL;
         if (!on_ok(on_query_create(t, (size_t)1 << 20, &q))) return 1;
+        q->no_reverse = no_reverse;
         size_t cap = 1 << 16;
         double *pbuf = malloc(cap * 3 * sizeof *pbuf), *best = malloc(n * sizeof *best);
         double *ratio = malloc(n * sizeof *ratio), *epc = malloc(n * sizeof *epc);
@@ -182,6 +188,7 @@ int main(int argc, char **argv)
             }
             on_query_destroy(q);
             if (!on_ok(on_query_create(t, (size_t)1 << 20, &q))) return 1;
+            q->no_reverse = no_reverse;
         }
         for (int p = 0; p < passes; p++) {
             for (size_t k = 0; k < n; k++) {

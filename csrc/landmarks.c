@@ -353,7 +353,7 @@ static on_landmarks *build(const on_tree *t, int n, on_status *st)
                 ecc = b.dist[i];
                 far = i;
             }
-        lm->step = ecc > 0 ? 2.0 * (double)ecc / 65000.0 : 1.0;
+        lm->step = ecc > 0 ? 2.0 * (double)ecc / (double)ON_LM_TOP : 1.0;
         for (uint32_t i = 0; i < b.total; i++) mind[i] = comp[i] == main ? INFINITY : -1.0f;
         for (int l = 0; l < n; l++) {
             if (l > 0) { /* the cell farthest from the landmarks chosen */
@@ -371,7 +371,7 @@ static on_landmarks *build(const on_tree *t, int n, on_status *st)
                 uint16_t qd = ON_LM_INF;
                 if (d != INFINITY) {
                     double x = floor((double)d / lm->step + 0.5);
-                    qd = (uint16_t)(x < 65534.0 ? x : 65534.0);
+                    qd = (uint16_t)(x < (double)ON_LM_TOP ? x : (double)ON_LM_TOP);
                     if (d < mind[i]) mind[i] = d;
                 }
                 lm->dall[(size_t)i * (size_t)n + (size_t)l] = qd;

@@ -15,8 +15,8 @@
  * are unreachable without a search.
  *
  * Storage: per tile, arrays parallel to the tile's cell adjacency's numbering (celladj.h: the search
- * knows a cell's number from its adjacency list): N uint16 distances a cell (in steps of `step` nav
- * units; ON_LM_INF for a cell no landmark reaches: another component) and a uint32 component.
+ * knows a cell's number from its adjacency list): N uint16 distances a cell (0..ON_LM_TOP steps of
+ * `step` nav units, a 32,000th of twice the largest distance from a cell of the main component; ON_LM_INF for a cell no landmark reaches: another component) and a uint32 component.
  * 2N + 4 bytes a free cell. Life: the tree holds one set (t->landmarks), built on request by the
  * owner thread; any change to any tile (on_tree_touch) frees it, as distances change everywhere, and
  * bumps t->landmarks_gen (a sliced search holding them checks it at every update). Searches on other
@@ -31,6 +31,8 @@
 
 #define ON_LM_MAX ON_LANDMARKS_MAX /* landmarks at most (octonav.h) */
 #define ON_LM_INF 0xffffu   /* not reached from the landmark */
+#define ON_LM_TOP 32000     /* the largest distance in steps (15 bits: differences fit an int16, which
+                             * the search's 8-lane compare reads) */
 
 typedef struct on_landmarks {
     int n;                /* landmarks */

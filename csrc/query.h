@@ -55,7 +55,7 @@ struct on_query {
     const on_landmarks *lm; /* the tree's landmarks while the current search uses them (search.c), or NULL */
     uint64_t lm_gen;        /* the tree's landmarks_gen then */
     double lm_rg;           /* the goal point's distance from its cell's centre (nav units) */
-    int32_t lm_goal[ON_LM_MAX]; /* the goal cell's distances to the landmarks (steps) */
+    uint16_t lm_goal[ON_LM_MAX]; /* the goal cell's distances to the landmarks (steps) */
 };
 
 /* ---- geometry helpers ------------------------------------------------------------------------ */

@@ -89,6 +89,8 @@ const on_tree *on_query_tree(const on_query *q) { return q->t; }
 /* 2^layer as a double, for the layers of a cell code (a load where the adjacency loop converted an integer). */
 static const double on_pow2_layer[16] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768};
 
+typedef int16_t lm_v8 __attribute__((vector_size(16))); /* (GCC and clang vector extensions) */
+
 /* The landmarks' estimate of the distance from cell `code` of tile `tile` (number ix in its tile's
  * adjacency, or unknown: found) to the goal point, in nav units: their bound on the distance between
  * the two cells' centres, max over the landmarks L of |d(L, cell) - d(L, goal's cell)| (landmarks.h),
@@ -104,9 +106,21 @@ static inline double lm_term(const on_query *q, uint32_t tile, uint32_t ix, uint
         if (ix == UINT32_MAX) return 0;
     }
     const uint16_t *dv = lm->d[tile] + (size_t)ix * (size_t)lm->n;
-    int m = 0;
-    for (int l = 0; l < lm->n; l++) {
-        int e = (int)dv[l] - q->lm_goal[l];
+    int m = 0, l = 0;
+    if (!(lm->n & 7)) { /* 8 landmarks at a time (distances below 2^15: differences fit an int16) */
+        lm_v8 acc = {0};
+        for (; l < lm->n; l += 8) {
+            lm_v8 a, g;
+            memcpy(&a, dv + l, sizeof a);
+            memcpy(&g, q->lm_goal + l, sizeof g);
+            lm_v8 gt = a > g, d = (gt & (a - g)) | (~gt & (g - a)), more = d > acc;
+            acc = (more & d) | (~more & acc);
+        }
+        for (int k = 0; k < 8; k++) m = acc[k] > m ? acc[k] : m;
+        return (double)m * lm->step - q->lm_rg;
+    }
+    for (; l < lm->n; l++) {
+        int e = (int)dv[l] - (int)q->lm_goal[l];
         e = e < 0 ? -e : e;
         m = e > m ? e : m;
     }
@@ -128,15 +142,13 @@ static inline double heuristic(on_query *q, const double p[3], double size, on_c
 }
 
 /* Whether the new search reads the tree's landmarks: over the plain cells (not the boxes, not cells
- * split at areas), without a user heuristic, when they cover the goal's cell. Sets the goal's
- * distances. */
-static void lm_begin(on_query *q)
+ * split at areas), without a user heuristic, when they cover the goal's cell (gi: its number in them,
+ * or UINT32_MAX). Sets the goal's distances. */
+static void lm_begin(on_query *q, uint32_t gi)
 {
     q->lm = NULL;
     const on_landmarks *lm = q->t->landmarks;
-    if (!lm || q->no_landmarks || q->g.kind != ON_GRAPH_CELLS || q->o.heuristic) return;
-    uint32_t gi = on_landmarks_find(q->t, lm, q->goal_cell.tile, q->goal_cell.code);
-    if (gi == UINT32_MAX) return;
+    if (!lm || q->no_landmarks || q->g.kind != ON_GRAPH_CELLS || q->o.heuristic || gi == UINT32_MAX) return;
     const uint16_t *dg = lm->d[q->goal_cell.tile] + (size_t)gi * (size_t)lm->n;
     for (int l = 0; l < lm->n; l++) {
         if (dg[l] == ON_LM_INF) return; /* a component without landmarks */
@@ -150,14 +162,19 @@ static void lm_begin(on_query *q)
     q->lm_rg = on_dist3(gc, q->b);
 }
 
-/* Whether the landmarks know the two cells lie in different components: the search could not join
- * them (every tile was loaded at their build, and nothing changed since). */
-static int lm_apart(const on_query *q, on_cell a, on_cell b)
+/* The plain cells a and b's numbers in the tree's landmarks (ix[0], ix[1]; UINT32_MAX: none), and
+ * whether the landmarks know they lie in different components: the search could not join them (every
+ * tile was loaded at their build, and nothing changed since; not asked with partial results, whose
+ * search runs to give the nearest point). */
+static int lm_apart(const on_query *q, on_cell a, on_cell b, uint32_t ix[2])
 {
     const on_landmarks *lm = q->t->landmarks;
-    if (!lm || q->no_landmarks || !lm->complete) return 0;
-    uint32_t ia = on_landmarks_find(q->t, lm, a.tile, a.code), ib = on_landmarks_find(q->t, lm, b.tile, b.code);
-    return ia != UINT32_MAX && ib != UINT32_MAX && lm->comp[a.tile][ia] != lm->comp[b.tile][ib];
+    ix[0] = ix[1] = UINT32_MAX;
+    if (!lm || q->no_landmarks) return 0;
+    ix[0] = on_landmarks_find(q->t, lm, a.tile, a.code);
+    ix[1] = on_landmarks_find(q->t, lm, b.tile, b.code);
+    return lm->complete && !q->o.partial && ix[0] != UINT32_MAX && ix[1] != UINT32_MAX &&
+           lm->comp[a.tile][ix[0]] != lm->comp[b.tile][ix[1]];
 }
 
 
@@ -387,7 +404,8 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         }
         q->ncorr = 0;
     }
-    if (!q->o.partial && lm_apart(q, psc, pgc)) return q->state = ON_FAILURE | ON_UNREACHABLE;
+    uint32_t lix[2]; /* (the ends' numbers in the landmarks) */
+    if (lm_apart(q, psc, pgc, lix)) return q->state = ON_FAILURE | ON_UNREACHABLE;
     if (reverse_pays(q, sc, gc)) { /* from the goal's end: node 0 is the goal's cell */
         swap_ends(q, sc);
         q->reversed = 1;
@@ -400,7 +418,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     }
     double mn[3], mx[3], sz;
     on_graph_region(&q->g, sc, mn, mx, &sz);
-    lm_begin(q);
+    lm_begin(q, lix[q->reversed ? 0 : 1]); /* (the goal's cell: the start's when reversed) */
     double h = heuristic(q, q->a, sz, sc, UINT32_MAX);
     if (isnan(h)) return q->state = ON_FAILURE | ON_INVALID;
     q->pool.nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
