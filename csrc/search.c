@@ -544,11 +544,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
             h = q->o.heuristic(q->o.heuristic_ud, pv, q->b, sz);
             if (isnan(h)) return ON_FAILURE | ON_INVALID;
         } else {
-            h = on_dist3(pv, q->b);
-            if (q->lm) {
-                double l = lm_term(q, c.tile, ix, c.code);
-                if (l > h) h = l;
-            }
+            h = on_dist3(pv, q->b); /* (the landmarks' bound: when popped, lm_defer) */
         }
         double f = g + q->o.weight * h - q->o.size_bias * sz;
         if (by_f && !(f < vn->f)) return ON_IN_PROGRESS;
@@ -686,6 +682,27 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     return ON_IN_PROGRESS;
 }
 
+/* The landmarks' bound, read lazily: a node is reached with the straight line's estimate, and when
+ * popped its f is raised to the bound's (max of the two) and the node goes back in the heap when that
+ * is larger (1: deferred, not expanded); its second pop expands it. Reading the bound for every node
+ * reached instead (2-4 times as many: a cache miss each) left the expansions and paths within noise
+ * and took more time (README, "Landmarks"). */
+static int lm_defer(on_query *q, int32_t u)
+{
+    on_snode *n = &q->pool.nodes[u];
+    if (q->g.kind != ON_GRAPH_CELLS) return 0;
+    double l = lm_term(q, n->cell.tile, n->aux, n->cell.code);
+    double p[3], mn[3], mx[3], sz;
+    node_point(q, u, p);
+    if (l <= on_dist3(p, q->b)) return 0;
+    on_graph_cell_region(&q->g, n->cell, mn, mx, &sz);
+    double f = n->g + q->o.weight * l - q->o.size_bias * sz;
+    if (!(f > n->f)) return 0;
+    n->f = f;
+    on_pool_push_or_update(&q->pool, (uint32_t)u);
+    return 1;
+}
+
 /* The search is taking long: switch to the escalation weights for the rest of it. Every open node's
  * f is recomputed and the heap rebuilt (bottom-up), once. */
 static void escalate(on_query *q)
@@ -727,6 +744,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         }
         if (q->o.escalate && q->info.expansions == q->o.escalate) escalate(q);
         int32_t u = (int32_t)on_pool_pop(&q->pool);
+        if (q->lm && lm_defer(q, u)) continue;
         on_status s = expand(q, u);
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {
             q->state = s;
