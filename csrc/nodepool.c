@@ -36,13 +36,15 @@ int on_pool_init(on_nodepool *p, size_t max_nodes)
     size_t smallcap = p->smallmax < ON_POOL_FIRST_MAP ? p->smallmax : ON_POOL_FIRST_MAP;
     p->nodes = malloc(p->nodecap * sizeof *p->nodes);
     p->heap = malloc(p->nodecap * sizeof *p->heap);
+    p->hf = malloc(p->nodecap * sizeof *p->hf);
+    p->hpos = malloc(p->nodecap * sizeof *p->hpos);
     p->small = calloc(smallcap, sizeof *p->small); /* stamp 0: empty; searches count from 1 */
     p->smallmask = smallcap - 1;
     p->map = p->small;
     p->mapmask = p->smallmask;
     p->mapshift = map_shift(smallcap);
     fast_limit(p);
-    return p->nodes && p->small && p->heap ? 0 : -1;
+    return p->nodes && p->small && p->heap && p->hf && p->hpos ? 0 : -1;
 }
 
 void on_pool_free(on_nodepool *p)
@@ -51,13 +53,15 @@ void on_pool_free(on_nodepool *p)
     free(p->big);
     free(p->small);
     free(p->heap);
+    free(p->hf);
+    free(p->hpos);
     memset(p, 0, sizeof *p);
 }
 
 size_t on_pool_bytes(const on_nodepool *p)
 {
     size_t slots = (p->small ? p->smallmask + 1 : 0) + (p->big ? p->bigmask + 1 : 0);
-    return p->nodecap * (sizeof *p->nodes + sizeof *p->heap) + slots * sizeof(on_mslot);
+    return p->nodecap * (sizeof *p->nodes + sizeof *p->heap + sizeof *p->hf + sizeof *p->hpos) + slots * sizeof(on_mslot);
 }
 
 void on_pool_reset(on_nodepool *p)
@@ -122,7 +126,7 @@ static int map_enlarge(on_nodepool *p)
     return 0;
 }
 
-/* Room for one more node: double the node array and the heap (up to max_nodes). */
+/* Room for one more node: double the node array, the heap, hf and hpos (up to max_nodes). */
 static int nodes_enlarge(on_nodepool *p)
 {
     size_t cap = 2 * p->nodecap < p->max_nodes ? 2 * p->nodecap : p->max_nodes;
@@ -130,8 +134,14 @@ static int nodes_enlarge(on_nodepool *p)
     if (!n) return -1;
     p->nodes = n;
     uint32_t *h = realloc(p->heap, cap * sizeof *h);
-    if (!h) return -1; /* (the larger node array is kept; nodecap stays) */
+    if (!h) return -1; /* (the larger arrays are kept; nodecap stays) */
     p->heap = h;
+    double *hf = realloc(p->hf, cap * sizeof *hf);
+    if (!hf) return -1;
+    p->hf = hf;
+    int32_t *hpos = realloc(p->hpos, cap * sizeof *hpos);
+    if (!hpos) return -1;
+    p->hpos = hpos;
     p->nodecap = cap;
     fast_limit(p);
     return 0;
@@ -168,11 +178,11 @@ static void heap_up(on_nodepool *p, size_t i)
         size_t par = (i - 1) / 2;
         if (!on_pool_less(p, v, p->heap[par])) break;
         p->heap[i] = p->heap[par];
-        p->nodes[p->heap[i]].heap = (int32_t)i;
+        p->hpos[p->heap[i]] = (int32_t)i;
         i = par;
     }
     p->heap[i] = v;
-    p->nodes[v].heap = (int32_t)i;
+    p->hpos[v] = (int32_t)i;
 }
 
 static void heap_down(on_nodepool *p, size_t i)
@@ -184,27 +194,29 @@ static void heap_down(on_nodepool *p, size_t i)
         if (c + 1 < p->nheap && on_pool_less(p, p->heap[c + 1], p->heap[c])) c++;
         if (!on_pool_less(p, p->heap[c], v)) break;
         p->heap[i] = p->heap[c];
-        p->nodes[p->heap[i]].heap = (int32_t)i;
+        p->hpos[p->heap[i]] = (int32_t)i;
         i = c;
     }
     p->heap[i] = v;
-    p->nodes[v].heap = (int32_t)i;
+    p->hpos[v] = (int32_t)i;
 }
 
 /* f may rise as well as fall: with face points a better g can come through another face, whose
  * centre is farther from the goal; so an update sifts both ways. (A new node's push is inline:
- * on_pool_push_or_update.) */
+ * on_pool_push_or_update.) hf takes the node's new f first. */
 void on_pool_update(on_nodepool *p, uint32_t n)
 {
-    int32_t at = p->nodes[n].heap;
+    int32_t at = p->hpos[n];
+    p->hf[n] = p->nodes[n].f;
     heap_up(p, (size_t)at);
     /* (a node that went up is less than both its new children, the entry it displaced and that one's
      * sibling, in the heap's strict order: the sift down would not move it) */
-    if (p->nodes[n].heap == at) heap_down(p, (size_t)at);
+    if (p->hpos[n] == at) heap_down(p, (size_t)at);
 }
 
-/* Bottom-up (Floyd): O(n), once per escalation. */
+/* Bottom-up (Floyd): O(n), once per escalation; hf takes every f first. */
 void on_pool_heapify(on_nodepool *p)
 {
+    for (size_t i = 0; i < p->nheap; i++) p->hf[p->heap[i]] = p->nodes[p->heap[i]].f;
     for (size_t i = p->nheap / 2; i-- > 0;) heap_down(p, i);
 }

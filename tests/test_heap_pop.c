@@ -64,9 +64,9 @@ static void run(size_t n, int fvals, int gvals)
         uint32_t want = ref[0];
         ref_pop(&p, ref, &rn);
         uint32_t got = on_pool_pop(&p);
-        bad_top += got != want || p.nodes[got].heap != -1;
+        bad_top += got != want || p.hpos[got] != -1;
         bad_heap += rn != p.nheap || memcmp(ref, p.heap, rn * sizeof *ref) != 0;
-        for (size_t i = 0; i < p.nheap; i++) bad_pos += p.nodes[p.heap[i]].heap != (int32_t)i;
+        for (size_t i = 0; i < p.nheap; i++) bad_pos += p.hpos[p.heap[i]] != (int32_t)i;
     }
     CHECK_EQ_INT(bad_top, 0);
     CHECK_EQ_INT(bad_heap, 0);

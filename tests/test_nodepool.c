@@ -31,7 +31,7 @@ static void growth(void)
     int created, bad = 0;
     for (uint32_t i = 0; i < n; i++) {
         int32_t k = on_pool_get(&p, cell(i), &created);
-        if (k != (int32_t)i || !created || p.nodes[k].parent != -1 || p.nodes[k].heap != -1) bad++;
+        if (k != (int32_t)i || !created || p.nodes[k].parent != -1 || p.hpos[k] != -1) bad++;
         if (i == 100) CHECK(p.map == p.small);
     }
     CHECK(p.map == p.big);
@@ -115,7 +115,7 @@ static void heap_order(void)
     for (size_t i = 0; i < n / 2; i++) {
         uint32_t k = on_pool_pop(&p);
         const on_snode *x = &p.nodes[k];
-        if (x->f < lf || (x->f == lf && x->g > lg) || x->heap != -1) bad++;
+        if (x->f < lf || (x->f == lf && x->g > lg) || p.hpos[k] != -1) bad++;
         lf = x->f;
         lg = x->g;
     }
@@ -125,7 +125,7 @@ static void heap_order(void)
     for (size_t i = 0; i < p.nheap; i++) p.nodes[p.heap[i]].f = (double)(rnd() % 1000);
     on_pool_heapify(&p);
     for (size_t i = 0; i < p.nheap; i++)
-        if (p.nodes[p.heap[i]].heap != (int32_t)i) bad++;
+        if (p.hpos[p.heap[i]] != (int32_t)i) bad++;
     lf = -INFINITY;
     lg = INFINITY;
     while (p.nheap > 0) {
@@ -164,7 +164,7 @@ static void follows_search(void)
     CHECK_EQ_INT(p.nodecap, ON_POOL_FIRST_NODES);
     CHECK_EQ_INT(p.smallmask + 1, ON_POOL_FIRST_MAP);
     CHECK(p.big == NULL);
-    CHECK_EQ_INT(on_pool_bytes(&p), 256 * (sizeof(on_snode) + 4) + 512 * sizeof(on_mslot));
+    CHECK_EQ_INT(on_pool_bytes(&p), 256 * (sizeof(on_snode) + 4 + 8 + 4) + 512 * sizeof(on_mslot));
     /* 1,000 nodes: doubled to 1,024 nodes and 2,048 slots (at most half full) */
     CHECK_EQ_INT(search_of(&p, 1000, 0), 0);
     CHECK_EQ_INT(p.nodecap, 1024);
