@@ -253,7 +253,7 @@ void on_losmap_free(on_losmap *m)
     free(m);
 }
 
-const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
+const on_losmap *on_tile_losmap_slow(const on_tree *t, uint32_t tile)
 {
     on_tile *tl = &t->tiles[tile]; /* (the pointer is the tile's cache: atomics only) */
     on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire);

@@ -24,6 +24,7 @@
 
 #include "tree.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 typedef struct on_losnode {
@@ -71,8 +72,14 @@ static inline uint32_t on_losmap_start(const on_losmap *m, const on_losnode **ch
 
 /* The tile's losmap, built now when it has none; NULL when it cannot be built (out of memory), the
  * tree's masks are off (on_tree_set_los_masks) or the tile is solid or not loaded (the walk reads those as blocked without it). Thread-safe for readers
- * while no writer runs. */
-const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile);
+ * while no writer runs. The published one's load inline (a walk asks at its start), the build out of
+ * line (on_tile_losmap_slow). */
+const on_losmap *on_tile_losmap_slow(const on_tree *t, uint32_t tile);
+static inline const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
+{
+    const on_losmap *m = atomic_load_explicit(&t->tiles[tile].los, memory_order_acquire);
+    return m ? m : on_tile_losmap_slow(t, tile);
+}
 
 /* Free a tile's losmap (the writer's side: on_tree_touch and on_tree_destroy). */
 void on_tile_losmap_drop(on_tile *tl);

@@ -297,7 +297,9 @@ static int probe_leaf(tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c
         *top = 0; /* (no ancestor values to keep) */
         return 1;
     }
-    /* no losmap (out of memory): the node table */
+    /* no losmap (out of memory, masks off): the node table, through the lookup cache (checked against
+     * the tree here, before its first read in the walk, rather than on every walk) */
+    on_lcache_check(p->lc, t);
     uint32_t L = on_code_layer(p->cur.code);
     if (same && L < D) {
         /* same tile: start at the lowest common ancestor, whose value the walk holds */
@@ -752,8 +754,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     walk_init(&w, a, b, 0);
     tree_probe p;
     p.t = t;
-    p.lc = lc;
-    on_lcache_check(lc, t);
+    p.lc = lc; /* (checked against the tree before the node table's first read: probe_leaf) */
     p.cs = 0; /* no current cell yet */
     p.cmin[0] = p.cmin[1] = p.cmin[2] = 0;
     p.torg[0] = p.torg[1] = p.torg[2] = 0;
@@ -903,12 +904,14 @@ void on_turn_cache_init(on_turn_cache *c)
  * descents). */
 static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_t x, int64_t y, int64_t z)
 {
-    int64_t n = t->n;
-    if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
-        return 0;
+    /* the block kept first: it was read for a leaf inside the map, and the map's extent on each axis is a
+     * multiple of 4 (a block is kept only from a losmap, depth >= 2), so the whole block is inside it */
     unsigned v = (unsigned)(x & 3) | (unsigned)(y & 3) << 2 | (unsigned)(z & 3) << 4;
     if (p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2)
         return p->state == 2 ? !((p->brick >> v) & 1u) : p->state > 0;
+    int64_t n = t->n;
+    if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+        return 0;
     int D = t->p.depth;
     uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
     const on_tile *tl = &t->tiles[ti];
@@ -945,16 +948,17 @@ static inline __attribute__((always_inline)) int turn_ok(const on_tree *t, on_lc
     unsigned valid = 0xff, before = 0xff, after = 0xff;
     if (!sane(a, x) || !sane(x, b)) return 0;
     for (int j = 0; j < 3; j++) {
-        double f = floor(x[j]);
+        int64_t fl = ifloor(x[j]); /* (x is sane(): the floor without a libm call) */
+        double f = (double)fl;
         if (f == x[j]) {
-            lo[j] = (int64_t)f - 1;
+            lo[j] = fl - 1;
             double din = x[j] - a[j], dout = b[j] - x[j];
             if (din > 0) before &= mask_with_bit(j, 0);
             else if (din < 0) before &= mask_with_bit(j, 1);
             if (dout > 0) after &= mask_with_bit(j, 1);
             else if (dout < 0) after &= mask_with_bit(j, 0);
         } else {
-            lo[j] = (int64_t)f;
+            lo[j] = fl;
             valid &= low_half[j];
         }
     }
