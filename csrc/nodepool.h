@@ -206,14 +206,17 @@ static inline uint32_t on_pool_pop(on_nodepool *p)
     size_t n = --p->nheap;
     if (n == 0) return top;
     uint32_t v = p->heap[n], *h = p->heap;
-    size_t i = 0;
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n) break;
-        if (c + 1 < n && on_pool_less(p, h[c + 1], h[c])) c++;
+    size_t i = 0, c;
+    while ((c = 2 * i + 2) < n) { /* (two children: c - 1 and c) */
+        if (!on_pool_less(p, h[c], h[c - 1])) c--;
         h[i] = h[c];
         p->hpos[h[i]] = (int32_t)i;
         i = c;
+    }
+    if (c == n) { /* (an only child, c - 1, the last entry) */
+        h[i] = h[c - 1];
+        p->hpos[h[i]] = (int32_t)i;
+        i = c - 1;
     }
     while (i > 0) {
         size_t par = (i - 1) / 2;
