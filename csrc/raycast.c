@@ -576,7 +576,15 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
      * that does not move, whose face is then ahead of a and its parameter +inf */
     const int64_t up0 = -(int64_t)(w->step[0] >= 0), up1 = -(int64_t)(w->step[1] >= 0),
                   up2 = -(int64_t)(w->step[2] >= 0);
-    const int64_t f0 = w->idx[0] - o0, f1 = w->idx[1] - o1, f2 = w->idx[2] - o2; /* (an axis that does not move) */
+    /* An axis that does not move goes through OTHER as the others (with d = 0, x is a, exactly: its voxel is
+     * a's, the walk's idx), but for a coordinate within the margin of a plane, which near_plane cannot
+     * order (its t is infinite): such a segment takes the event machinery. */
+    const double ax[3] = {a0, a1, a2};
+    for (int j = 0; j < 3; j++)
+        if (!w->step[j]) {
+            double fr = ax[j] - (double)(int64_t)ax[j];
+            if (fr < FAST_MARGIN || fr > 1 - FAST_MARGIN) return -1;
+        }
     int64_t c0 = p->cmin[0] - o0, c1 = p->cmin[1] - o1, c2 = p->cmin[2] - o2; /* the cell, tile-local */
     uint32_t l = on_code_layer(p->cur.code), tile = p->cur.tile;
     p->pok = 0;         /* (its descents write chain[]) */
@@ -605,14 +613,12 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
         unsigned ties = 0, far = 0; /* axes whose plane is crossed at the exit's t; of them, on the far side */
         int edge;
 #define BND_E (e == 0 ? b0 + o0 : e == 1 ? b1 + o1 : b2 + o2) /* the exit plane, global */
-/* (OTHER: the voxel index along a moving axis j other than the exit's, and whether the point lies within
+/* (OTHER: the voxel index along an axis j other than the exit's, and whether the point lies within
  * the margin of a plane. x lies in the cell's tile-local extent, so >= 0 up to the estimate's rounding:
  * the truncation is the floor, and where x is a hair below 0 it gives 0 with f < 0, near plane 0, as the
  * floor's -1 with f a hair below 1 would. f is x's distance above voxel vj's lower plane.) */
-#define OTHER(j, vj, aj, dj, cj, oj, mvj, fj)                                                                          \
-    if (!mvj) {                                                                                                        \
-        vj = fj;                                                                                                       \
-    } else {                                                                                                           \
+#define OTHER(j, vj, aj, dj, cj, oj)                                                                                   \
+    {                                                                                                                  \
         x = aj + te * dj;                                                                                              \
         vj = (int64_t)x;                                                                                               \
         f = x - (double)vj;                                                                                            \
@@ -630,16 +636,16 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
     }
         if (e == 0) {
             v0 = up0 ? b0 : b0 - 1;
-            OTHER(1, v1, a1, d1, c1, o1, mv1, f1)
-            OTHER(2, v2, a2, d2, c2, o2, mv2, f2)
+            OTHER(1, v1, a1, d1, c1, o1)
+            OTHER(2, v2, a2, d2, c2, o2)
         } else if (e == 1) {
             v1 = up1 ? b1 : b1 - 1;
-            OTHER(0, v0, a0, d0, c0, o0, mv0, f0)
-            OTHER(2, v2, a2, d2, c2, o2, mv2, f2)
+            OTHER(0, v0, a0, d0, c0, o0)
+            OTHER(2, v2, a2, d2, c2, o2)
         } else {
             v2 = up2 ? b2 : b2 - 1;
-            OTHER(0, v0, a0, d0, c0, o0, mv0, f0)
-            OTHER(1, v1, a1, d1, c1, o1, mv1, f1)
+            OTHER(0, v0, a0, d0, c0, o0)
+            OTHER(1, v1, a1, d1, c1, o1)
         }
 #undef OTHER
         if (sink && ties) { /* every free cell around an edge goes to the sink: the event machinery */
