@@ -27,6 +27,12 @@ static inline double tplane(const walk *w, int j, int64_t k)
     return ((double)k - w->a[j]) / w->d[j];
 }
 
+/* 0 <= x < n (n >= 0) in one unsigned comparison. */
+static inline int in_range(int64_t x, int64_t n)
+{
+    return (uint64_t)x < (uint64_t)n;
+}
+
 /* floor and ceil of |x| < 2^53 as integers, without a libm call (every coordinate here is sane()). */
 static inline int64_t ifloor(double x)
 {
@@ -247,11 +253,11 @@ static int probe_leaf(tree_probe *p, int64_t x, int64_t y, int64_t z, on_cell *c
     uint32_t D = (uint32_t)t->p.depth;
     int64_t lx = x - p->torg[0], ly = y - p->torg[1], lz = z - p->torg[2];
     uint32_t ti, layer;
-    int v, same = p->cs && lx >= 0 && ly >= 0 && lz >= 0 && lx < n && ly < n && lz < n;
+    int v, same = p->cs && in_range(lx, n) && in_range(ly, n) && in_range(lz, n);
     if (same) {
         ti = p->cur.tile;
     } else {
-        if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+        if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
             return 0;
         int D2 = t->p.depth; /* (n = 2^depth: shifts, not divisions) */
         ti = on_tile_index(t, (int)(x >> D2), (int)(y >> D2), (int)(z >> D2));
@@ -485,7 +491,7 @@ static int fast_step(walk *w, tree_probe *p, const double inv[3], double *t_hit,
     if (ties > (sink ? 0 : 1)) return -1; /* a corner (or, with a sink, any edge): the event machinery */
     int64_t n = p->t->n;
     int64_t lx = v[0] - p->torg[0], ly = v[1] - p->torg[1], lz = v[2] - p->torg[2];
-    if (p->chain_ok && lx >= 0 && ly >= 0 && lz >= 0 && lx < n && ly < n && lz < n) {
+    if (p->chain_ok && in_range(lx, n) && in_range(ly, n) && in_range(lz, n)) {
         /* same tile, its masks: start at the lowest node holding both the cell and the voxel */
         const on_losmap *m = p->lm;
         uint32_t diff = ((uint32_t)lx ^ (uint32_t)(p->cmin[0] - p->torg[0])) |
@@ -775,7 +781,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
         /* no lattice plane holds the segment: one voxel around the start, read off its tile's masks
          * from the top (which leaves the chain of its cell) */
         int64_t n = t->n, x = w.idx[0], y = w.idx[1], z = w.idx[2];
-        if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+        if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
             return 0;
         int D = t->p.depth;
         uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
@@ -917,7 +923,7 @@ static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t
     if (p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2)
         return p->state == 2 ? !((p->brick >> v) & 1u) : p->state > 0;
     int64_t n = t->n;
-    if (x < 0 || y < 0 || z < 0 || x >= n * t->p.tiles[0] || y >= n * t->p.tiles[1] || z >= n * t->p.tiles[2])
+    if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
         return 0;
     int D = t->p.depth;
     uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
