@@ -744,7 +744,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         }
         if (q->o.escalate && q->info.expansions == q->o.escalate) escalate(q);
         int32_t u = (int32_t)on_pool_pop(&q->pool);
-        if (q->lm && lm_defer(q, u)) continue;
+        if (__builtin_expect(q->lm != NULL, 0) && lm_defer(q, u)) continue;
         on_status s = expand(q, u);
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {
             q->state = s;
