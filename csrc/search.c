@@ -687,7 +687,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
  * is larger (1: deferred, not expanded); its second pop expands it. Reading the bound for every node
  * reached instead (2-4 times as many: a cache miss each) left the expansions and paths within noise
  * and took more time (README, "Landmarks"). */
-static int lm_defer(on_query *q, int32_t u)
+__attribute__((noinline)) static int lm_defer(on_query *q, int32_t u)
 {
     on_snode *n = &q->pool.nodes[u];
     if (q->g.kind != ON_GRAPH_CELLS) return 0;
