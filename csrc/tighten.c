@@ -367,7 +367,7 @@ void on_relax(on_pathbuf *path, const on_sight *sg, int passes)
             double *A = path->p + 3 * (i - 1), *P = path->p + 3 * i, *B = path->p + 3 * (i + 1);
             const double *pa = i >= 2 ? path->p + 3 * (i - 2) : NULL;
             const double *nb = i + 2 < path->n ? path->p + 3 * (i + 2) : NULL;
-            if (sg->visible(sg->ud, A, B) && (!pa || sg->turn_ok(sg->ud, pa, A, B)) &&
+            if (!(sg->known_blocked && sg->known_blocked(sg->ud, A, B)) && sg->visible(sg->ud, A, B) && (!pa || sg->turn_ok(sg->ud, pa, A, B)) &&
                 (!nb || sg->turn_ok(sg->ud, A, B, nb)) &&
                 (!sg->cost || seg_cost(sg, A, B) <= seg_cost(sg, A, P) + seg_cost(sg, P, B) + COST_TOL)) {
                 /* the corner is not needed */

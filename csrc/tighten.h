@@ -43,6 +43,9 @@ struct on_sight {
      * is given is free (a waypoint strictly inside the face two free cells share), so that any turn
      * there keeps to the rule and turn_ok need not be asked. */
     const unsigned char *clear;
+    /* May be NULL. For on_relax: 1 when a -> b is known to be out of sight (visible said so before),
+     * 0 when not known. */
+    int (*known_blocked)(void *ud, const double a[3], const double b[3]);
 };
 
 /* The path start -> end through m faces (faces[6 i .. 6 i + 5]: face i's min and max corner, equal

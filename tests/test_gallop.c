@@ -37,7 +37,7 @@ static void smooth_line(reach_sight *r, double *kept, size_t *n)
         double pt[3] = {i, 0, 0};
         CHECK(on_pathbuf_push(&p, pt) == 0);
     }
-    on_sight s = {vis_reach, turn_any, r, NULL, NULL};
+    on_sight s = {vis_reach, turn_any, r, NULL, NULL, NULL};
     on_smooth(&p, &s, ON_SMOOTH_GREEDY);
     *n = p.n;
     for (size_t i = 0; i < p.n && i < 30; i++) kept[i] = p.p[3 * i];

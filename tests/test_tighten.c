@@ -139,7 +139,7 @@ static int turn_any(void *ud, const double a[3], const double x[3], const double
 static void smooth_relax_block(int mode)
 {
     block bl = {{1, 0, -10}, {2, 2, 10}, 0};
-    on_sight s = {vis, turn_any, &bl, NULL, NULL};
+    on_sight s = {vis, turn_any, &bl, NULL, NULL, NULL};
     on_pathbuf p = {0};
     double pts[][3] = {{0, 1, 0}, {0.5, 0.2, 0}, {0.8, -0.5, 0}, {1.5, -0.6, 0}, {2.2, -0.5, 0}, {2.6, 0.2, 0}, {3, 1, 0}};
     for (int i = 0; i < 7; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
@@ -182,7 +182,7 @@ static void smooth_clear_flags(void)
     unsigned char want[7] = {0, 1, 0, 1, 0, 1, 0};
     CHECK(memcmp(flags, want, 7) == 0);
     block bl = {{1, 0, -10}, {2, 2, 10}, 0};
-    on_sight plain = {vis, turn_count, &bl, NULL, NULL}, flagged = {vis, turn_count, &bl, NULL, flags};
+    on_sight plain = {vis, turn_count, &bl, NULL, NULL, NULL}, flagged = {vis, turn_count, &bl, NULL, flags, NULL};
     turn_calls = 0;
     on_smooth(&r, &plain, ON_SMOOTH_GREEDY);
     int calls_plain = turn_calls;
@@ -209,7 +209,7 @@ static void smooth_clear_flags(void)
 static void smooth_open(void)
 {
     block bl = {{10, 10, 10}, {11, 11, 11}, 0};
-    on_sight s = {vis, turn_any, &bl, NULL, NULL};
+    on_sight s = {vis, turn_any, &bl, NULL, NULL, NULL};
     on_pathbuf p = {0};
     for (int i = 0; i <= 40; i++) {
         double q[3] = {i * 0.25, (i % 3) * 0.1, 0};
@@ -253,7 +253,7 @@ static void push_row(on_pathbuf *p)
  * there. */
 static void smooth_turns_settled(void)
 {
-    on_sight s = {vis_short, turn_count, NULL, NULL, NULL};
+    on_sight s = {vis_short, turn_count, NULL, NULL, NULL, NULL};
     on_pathbuf p = {0};
     push_row(&p);
     turn_calls = 0;
@@ -275,6 +275,43 @@ static void smooth_turns_settled(void)
     on_pathbuf_free(&p);
 }
 
+/* Relaxation takes known_blocked's word: a corner whose neighbours it calls out of sight stays (its
+ * line of sight is not asked) and only slides; without it, in open space the corner goes. */
+static int ab_calls;
+static int vis_count_ab(void *ud, const double a[3], const double b[3])
+{
+    ab_calls += a[0] == 0 && a[1] == 0 && b[0] == 10 && b[1] == 0;
+    return vis(ud, a, b);
+}
+
+static int known_ab(void *ud, const double a[3], const double b[3])
+{
+    (void)ud;
+    return a[0] == 0 && a[1] == 0 && a[2] == 0 && b[0] == 10 && b[1] == 0 && b[2] == 0;
+}
+
+static void relax_known_blocked(void)
+{
+    block bl = {{100, 100, -10}, {101, 101, 10}, 0};
+    on_sight plain = {vis_count_ab, turn_any, &bl, NULL, NULL, NULL};
+    on_sight known = {vis_count_ab, turn_any, &bl, NULL, NULL, known_ab};
+    double pts[][3] = {{0, 0, 0}, {5, 5, 0}, {10, 0, 0}};
+    on_pathbuf p = {0};
+    for (int i = 0; i < 3; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    ab_calls = 0;
+    on_relax(&p, &plain, 3);
+    CHECK_EQ_INT(p.n, 2);
+    CHECK_EQ_INT(ab_calls, 1);
+    p.n = 0;
+    for (int i = 0; i < 3; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    ab_calls = 0;
+    on_relax(&p, &known, 3);
+    CHECK_EQ_INT(p.n, 3);
+    CHECK_EQ_INT(ab_calls, 0);
+    CHECK(p.p[3] == 5 && p.p[4] == 0 && p.p[5] == 0); /* slid onto the straight line */
+    on_pathbuf_free(&p);
+}
+
 TEST_MAIN("tighten", {
     refine_straight();
     refine_corner();
@@ -285,4 +322,5 @@ TEST_MAIN("tighten", {
     smooth_clear_flags();
     smooth_open();
     smooth_turns_settled();
+    relax_known_blocked();
 })
