@@ -1,7 +1,7 @@
 /*
  * test_gallop.c -- greedy smoothing's gallop (tighten.c): which waypoints it asks about and which it
  * keeps, on 30 waypoints along the x axis (x = 0 .. 29) with a sight that sees at most `reach`
- * along x. The gallop jumps 8, 22, 50, ... waypoints past the kept one (clamped to the last), then
+ * along x. The gallop jumps 16, 46, 106, ... waypoints past the kept one (clamped to the last), then
  * bisects the gap where sight failed.
  */
 #include "minitest.h"
@@ -52,9 +52,9 @@ static void all_in_sight(void)
     smooth_line(&r, kept, &n);
     CHECK_EQ_INT(n, 2);
     CHECK(kept[0] == 0 && kept[1] == 29);
-    /* 8, 22, then the last (29): three questions (a gallop from 2 asked 2, 4, 8, 16, 29) */
-    CHECK_EQ_INT(r.calls, 3);
-    CHECK(r.asked[0] == 8 && r.asked[1] == 22 && r.asked[2] == 29);
+    /* 16, then the last (29): two questions (a gallop from 2 asked 2, 4, 8, 16, 29) */
+    CHECK_EQ_INT(r.calls, 2);
+    CHECK(r.asked[0] == 16 && r.asked[1] == 29);
 }
 
 static void sight_of_twelve(void)
@@ -63,14 +63,14 @@ static void sight_of_twelve(void)
     double kept[30];
     size_t n;
     smooth_line(&r, kept, &n);
-    /* from 0: 8 yes, 22 no, then bisect (8, 22): 15 no, 11 yes, 13 no, 12 yes -> keeps 12;
-     * from 12: 20 yes, 29 no, then 24 yes, 26 no, 25 no -> keeps 24; from 24: 29 yes */
+    /* from 0: 16 no, then bisect (1, 16): 8 yes, 12 yes, 14 no, 13 no -> keeps 12;
+     * from 12: 28 no, then bisect (13, 28): 20 yes, 24 yes, 26 no, 25 no -> keeps 24; from 24: 29 yes */
     CHECK_EQ_INT(n, 4);
     CHECK(kept[0] == 0 && kept[1] == 12 && kept[2] == 24 && kept[3] == 29);
-    CHECK_EQ_INT(r.calls, 12);
-    double want[12] = {8, 22, 15, 11, 13, 12, 20, 29, 24, 26, 25, 29};
+    CHECK_EQ_INT(r.calls, 11);
+    double want[11] = {16, 8, 12, 14, 13, 28, 20, 24, 26, 25, 29};
     int same = 1;
-    for (int i = 0; i < 12; i++) same &= r.asked[i] == want[i];
+    for (int i = 0; i < 11; i++) same &= r.asked[i] == want[i];
     CHECK(same);
 }
 
