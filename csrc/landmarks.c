@@ -38,18 +38,6 @@ typedef struct lbuild {
     float *cen;             /* each cell's centre (nav space; exact: halves of integers below 2^24) */
 } lbuild;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap : 64;
-    while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 /* Global cell u's corner in nav space (leaves) and size. */
 static void corner(const lbuild *b, uint32_t u, double mn[3], double *size)
 {
@@ -64,10 +52,10 @@ static void corner(const lbuild *b, uint32_t u, double mn[3], double *size)
 static int push_out(lbuild *b, size_t *n, uint32_t v, unsigned face)
 {
     size_t cap = b->outcap;
-    if (grow((void **)&b->out, &cap, *n + 1, sizeof *b->out)) return -1;
+    if (on_grow((void **)&b->out, &cap, *n + 1, sizeof *b->out)) return -1;
     if (cap != b->outcap) {
         size_t fc = b->outcap;
-        if (grow((void **)&b->oface, &fc, cap, sizeof *b->oface)) return -1;
+        if (on_grow((void **)&b->oface, &fc, cap, sizeof *b->oface)) return -1;
         b->outcap = cap;
     }
     b->out[*n] = v;
@@ -94,9 +82,9 @@ static long neighbours(lbuild *b, uint32_t u)
         on_status s;
         while ((s = on_tree_neighbors_face(b->t, b->lc, c, (int)f, b->nb, b->nbf, b->nbcap, &nf)) & ON_BUFFER_SMALL) {
             size_t cap = b->nbcap;
-            if (grow((void **)&b->nb, &cap, nf > cap ? nf : 2 * cap + 16, sizeof *b->nb)) return -1;
+            if (on_grow((void **)&b->nb, &cap, nf > cap ? nf : 2 * cap + 16, sizeof *b->nb)) return -1;
             size_t fc = b->nbcap;
-            if (grow((void **)&b->nbf, &fc, cap, sizeof *b->nbf)) return -1;
+            if (on_grow((void **)&b->nbf, &fc, cap, sizeof *b->nbf)) return -1;
             b->nbcap = cap;
         }
         if (!on_ok(s)) continue; /* (nothing beyond) */
@@ -111,7 +99,7 @@ static long neighbours(lbuild *b, uint32_t u)
 
 static int heap_push(lbuild *b, float k, uint32_t v)
 {
-    if (grow((void **)&b->heap, &b->heapcap, b->nheap + 1, sizeof *b->heap)) return -1;
+    if (on_grow((void **)&b->heap, &b->heapcap, b->nheap + 1, sizeof *b->heap)) return -1;
     size_t i = b->nheap++;
     while (i > 0) {
         size_t p = (i - 1) / 2;
@@ -220,7 +208,7 @@ static int dijkstra(lbuild *b, uint32_t s)
     return 0;
 }
 
-/* Every cell's component (breadth first; the queue reuses the heap's room); their count, or -1. */
+/* Every cell's component (breadth first, over a queue of its own); their count, or -1. */
 static long label(lbuild *b, uint32_t *comp)
 {
     for (uint32_t i = 0; i < b->total; i++) comp[i] = UINT32_MAX;

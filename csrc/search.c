@@ -106,6 +106,9 @@ static inline double lm_term(const on_query *q, uint32_t tile, uint32_t ix, uint
         if (ix == UINT32_MAX) return 0;
     }
     const uint16_t *dv = lm->d[tile] + (size_t)ix * (size_t)lm->n;
+    /* (a component no landmark reaches has no distance at all: ON_LM_INF is no length; with
+     * partial results or a tile unloaded at the build such a cell may still be searched) */
+    if (__builtin_expect(dv[0] == ON_LM_INF, 0)) return 0;
     int m = 0, l = 0;
     if (!(lm->n & 7)) { /* 8 landmarks at a time (distances below 2^15: differences fit an int16) */
         lm_v8 acc = {0};

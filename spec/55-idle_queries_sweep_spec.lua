@@ -44,6 +44,13 @@ describe("world:close_idle_queries", function()
     assert.is_nil(w.idle_queries)
   end)
 
+  it("raises for an all that is not a boolean", function()
+    local w = { idle_queries = {} }
+    local ok, err = pcall(World.close_idle_queries, w, 1)
+    assert.is_false(ok)
+    assert.matches("close_idle_queries: all must be a boolean, got number", err, 1, true)
+  end)
+
   it("a world without idle queries is left as it is", function()
     local w = hw.make_world { tiles = 2 }
     World.close_idle_queries(w)

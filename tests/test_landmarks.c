@@ -353,9 +353,37 @@ static void components(void)
     on_tree_destroy(t);
 }
 
+/* A component no landmark reaches, searched (a tile unloaded at the build may join it to theirs): its
+ * cells have no distances (ON_LM_INF), and the search over them pulls towards the goal as without
+ * landmarks. Read as distances they gave every such cell one large bound: 1719 expansions in order of
+ * g against 71 (session-13 review). */
+static void uncovered_component(void)
+{
+    on_tree *t = gt_tree(4, 1, 1, 5);
+    CHECK(t != NULL);
+    gt_box(t, 0, 0, 16, 96, 32, 17); /* a wall across tiles 0-2; the two sides meet in tile 3 */
+    on_tree_unload_tile(t, 3);
+    CHECK_EQ_INT(on_tree_landmarks_prepare(t, 16, NULL), ON_SUCCESS);
+    CHECK_EQ_INT(t->landmarks->components, 2);
+    CHECK_EQ_INT(t->landmarks->complete, 0);
+    on_query *q = NULL;
+    CHECK(on_ok(on_query_create(t, 1 << 16, &q)));
+    double a[3] = {2.5, 16.5, 20.5}, b[3] = {90.5, 16.5, 2.5}, path[3 * CAP];
+    size_t n = 0;
+    on_query_info with, without;
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, CAP, &n, &with), ON_FAILURE | ON_LOADING);
+    q->no_landmarks = 1;
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, CAP, &n, &without), ON_FAILURE | ON_LOADING);
+    CHECK(without.expansions > 0);
+    CHECK_EQ_INT(with.expansions, without.expansions);
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("landmarks", {
     tunnel_distances();
     random_scene();
     edit_invalidates();
     components();
+    uncovered_component();
 })

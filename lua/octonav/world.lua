@@ -700,6 +700,9 @@ end
 -- replaced or unloaded), or every one with all. Plain functions of the world table: the navigator
 -- calls World.close_idle_queries(world) on hand-built worlds as well (docs/world.md).
 function World:close_idle_queries(all)
+  if all ~= nil and type(all) ~= "boolean" then
+    error("close_idle_queries: all must be a boolean, got " .. type(all), 2)
+  end
   local pool = self.idle_queries
   if not pool then return end
   for t, by in pairs(pool) do

@@ -1,8 +1,8 @@
--- spec/55-landmarks_spec.lua -- tree:landmarks_prepare([n]) (csrc/lua_tree.c, csrc/landmarks.c): landmarks
+-- spec/56-landmarks_spec.lua -- tree:landmarks_prepare([n]) (csrc/lua_tree.c, csrc/landmarks.c): landmarks
 -- for the search's heuristic and an unreachable answer without a search; its argument errors, its
 -- bytes in tree:stats(), an edit dropping them, refusal while a path server holds the tree, searches
 -- with them giving the paths' lengths found without them on a known scene.
--- Run: busted --lua=lua5.4 spec/55-landmarks_spec.lua
+-- Run: busted --lua=lua5.4 spec/56-landmarks_spec.lua
 local octonav = require "octonav"
 local tree = octonav.tree
 
