@@ -9,7 +9,6 @@
 #include "util.h"
 
 #include <math.h>
-#include <string.h>
 
 static void boxes_region(on_graph *g, on_cell c, double mn[3], double mx[3], double *size)
 {
@@ -98,7 +97,7 @@ static int boxes_locate(on_graph *g, on_cell cell, const double p[3], on_cell *o
 static void boxes_entry(const double from[3], const double umn[3], const double umx[3], const double vmn[3],
                         const double vmx[3], const double goal[3], double out[3])
 {
-    double lo[3], hi[3], p[3];
+    double lo[3], hi[3];
     int ax = 0;
     for (int k = 0; k < 3; k++) {
         lo[k] = on_maxf(umn[k], vmn[k]);
@@ -107,9 +106,8 @@ static void boxes_entry(const double from[3], const double umn[3], const double 
     }
     double da = fabs(from[ax] - lo[ax]), dc = fabs(goal[ax] - lo[ax]);
     double t = da + dc > 0 ? da / (da + dc) : 0;
-    for (int k = 0; k < 3; k++) p[k] = on_clampf(from[k] + t * (goal[k] - from[k]), lo[k], hi[k]);
-    p[ax] = lo[ax];
-    memcpy(out, p, sizeof p);
+    for (int k = 0; k < 3; k++) out[k] = on_clampf(from[k] + t * (goal[k] - from[k]), lo[k], hi[k]);
+    out[ax] = lo[ax];
 }
 
 const on_graph_ops on_graph_boxes_ops = {boxes_region, boxes_local, boxes_neighbors, boxes_locate, boxes_entry, 1};

@@ -154,8 +154,8 @@ void on_pool_update(on_nodepool *p, uint32_t n);
  * bench-query-ir): DC1 375,823 -> 372,266 instructions a query, A1 420,893 -> 416,923; with hpos
  * alone (f read from the nodes) 384,535 and 429,074, worse. Keys moved with the entries (f and g
  * beside each index) were worse too (408,394 on DC1, from 390,754): a move then copies 16 bytes and
- * the position store needs the node's address. */
-/* Insert node n, in no heap, into the heap (on_pool_push_or_update's push). */
+ * the position store needs the node's address.
+ * on_pool_push_new: insert node n, in no heap, into the heap (on_pool_push_or_update's push). */
 static inline void on_pool_push_new(on_nodepool *p, uint32_t n)
 {
     uint32_t *h = p->heap;
@@ -193,8 +193,7 @@ static inline int on_pool_less(const on_nodepool *p, uint32_t a, uint32_t b)
     double x = p->hf[a], y = p->hf[b];
     return x < y || (x == y && p->nodes[a].g > p->nodes[b].g);
 }
-/* Remove and return the node of lowest f (ties: the larger g). */
-/* The heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children
+/* Remove and return the node of lowest f (ties: the larger g), the heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children
  * to a leaf, and the last entry sifts up from there. That is the heap a sift down of the last entry from the root makes (the
  * entry ends below the path's entries it is not less than, on either way; the path is the same), with
  * one comparison a level instead of two, as the last entry mostly belongs near the bottom. Inline: the
