@@ -14,7 +14,14 @@
  * search would build them on its tiles' first use) and reports their cells, bytes and build time.
  * -L [N] (default 16) then builds N landmarks (landmarks.h: the search's heuristic) and adds their
  * bytes and build time to that table; -R never searches from the goal's end (q->no_reverse).
- * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-c] [MAP ...]
+ * -v prints, after each map's row, one line a scenario (to see what the slow queries share):
+ * `v MAP K SCEN exp E cells C epc E/C us T los L nb N nodes V rev R esc X ratio Q straight S`: K the
+ * sample's index, SCEN the scenario's number in the file (0-based), the last pass's expansions, path
+ * cells (info.cells), their quotient, T the fastest of the passes (us), line-of-sight checks,
+ * neighbour entries, nodes reached, R 1 when the search ran from the goal's end (q->reversed), X 1
+ * when it escalated (q->o.weight is the escalation's after it), Q the length ratio, S the endpoints'
+ * straight distance over the optimum (`v MAP K SCEN failed` when not solved).
+ * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-c] [MAP ...]
  */
 #include "octonav.h"
 #include "scen.h"
@@ -42,6 +49,13 @@ static size_t lrng_pick(lua_rng *r, size_t n)
     double x = (double)((s * 0x2545F4914F6CDD1Dull) >> 11) / 9007199254740992.0;
     return (size_t)floor(x * (double)n) + 1;
 }
+
+/* -v: what one scenario's query did (the last pass). */
+typedef struct vrec {
+    size_t exp, cells, los, nb, nodes;
+    int ok, rev, esc;
+    double ratio, straight, us;
+} vrec;
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -80,7 +94,7 @@ int main(int argc, char **argv)
 {
     size_t limit = 300;
     unsigned long long seed = 1;
-    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0, no_reverse = 0;
+    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0, no_reverse = 0, verbose = 0;
     const char *maps[32], *paths_file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) limit = (size_t)atol(argv[++i]);
@@ -90,6 +104,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-P")) prepared = 1;
         else if (!strcmp(argv[i], "-c")) count_only = 1;
         else if (!strcmp(argv[i], "-R")) no_reverse = 1;
+        else if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "-L")) /* (N optional: 16) */
             nland = i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' ? atoi(argv[++i]) : 16;
         else if (argv[i][0] != '-' && nmaps < 32) maps[nmaps++] = argv[i];
@@ -99,7 +114,7 @@ int main(int argc, char **argv)
         }
     }
     if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || (nland && prepared)) {
-        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-c] [MAP ...]\n");
+        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-c] [MAP ...]\n");
         return 2;
     }
     if (!nmaps)
@@ -177,7 +192,8 @@ int main(int argc, char **argv)
         size_t cap = 1 << 16;
         double *pbuf = malloc(cap * 3 * sizeof *pbuf), *best = malloc(n * sizeof *best);
         double *ratio = malloc(n * sizeof *ratio), *epc = malloc(n * sizeof *epc);
-        if (!pbuf || !best || !ratio || !epc) return 1;
+        vrec *vr = verbose ? calloc(n, sizeof *vr) : NULL;
+        if (!pbuf || !best || !ratio || !epc || (verbose && !vr)) return 1;
         size_t solved = 0, valid = 0, nr = 0;
         double sum_exp = 0, sum_nb = 0, sum_vis = 0, sum_los = 0, sum_turn = 0;
         if (count_only) { /* the warm-up pass (see bench_find), then a new query as the timed passes have */
@@ -201,6 +217,12 @@ int main(int argc, char **argv)
                 if (p == 0 || dt < best[k]) best[k] = dt;
                 if (p != passes - 1) continue;
                 int ok = on_ok(st) && np >= 2;
+                if (vr) {
+                    double d[3] = {s->a[0] - s->b[0], s->a[1] - s->b[1], s->a[2] - s->b[2]};
+                    vr[k] = (vrec){info.expansions, info.cells, info.los, info.neighbors, info.visited, ok, q->reversed,
+                                   q->o.weight != q->o0.weight, info.length / s->optimal,
+                                   sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) / s->optimal, 0};
+                }
                 if (pf) {
                     fprintf(pf, "%zu %s %.6f", order[k], ok ? "found" : "failed", ok ? info.length : 0.0);
                     for (size_t i = 0; ok && i < np; i++)
@@ -228,6 +250,7 @@ int main(int argc, char **argv)
         double p99r = pct(ratio, nr, 0.99), maxr = pct(ratio, nr, 1.0);
         double med_epc = median(epc, nr);
         for (size_t k = 0; k < n; k++) best[k] *= 1e6;
+        for (size_t k = 0; vr && k < n; k++) vr[k].us = best[k]; /* (before median and pct sort best) */
         double dn = nr ? (double)nr : 1;
         char mus[32], pus[32];
         if (count_only) {
@@ -253,6 +276,16 @@ int main(int argc, char **argv)
                                        boxes ? (double)box_bytes / (double)boxes : 0.0, prep_ms);
             if (w > 0 && (size_t)w < sizeof prep_rows - prep_len) prep_len += (size_t)w;
         }
+        for (size_t k = 0; vr && k < n; k++) {
+            const vrec *v = &vr[k];
+            if (!v->ok) printf("v %s %zu %zu failed\n", maps[m], k, order[k]);
+            else
+                printf("v %s %zu %zu exp %zu cells %zu epc %.2f us %.1f los %zu nb %zu nodes %zu rev %d esc %d ratio %.4f "
+                       "straight %.4f\n",
+                       maps[m], k, order[k], v->exp, v->cells, (double)v->exp / (double)(v->cells ? v->cells : 1), v->us,
+                       v->los, v->nb, v->nodes, v->rev, v->esc, v->ratio, v->straight);
+        }
+        free(vr);
         fflush(stdout);
         bad |= solved != n || valid != solved;
         on_query_destroy(q);
