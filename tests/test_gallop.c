@@ -1,8 +1,10 @@
 /*
  * test_gallop.c -- greedy smoothing's gallop (tighten.c): which waypoints it asks about and which it
- * keeps, on 30 waypoints along the x axis (x = 0 .. 29) with a sight that sees at most `reach`
- * along x. The gallop jumps 16, 46, 106, ... waypoints past the kept one (clamped to the last), then
- * bisects the gap where sight failed.
+ * keeps. It asks only about the waypoints where the path bends (and the last): on waypoints that all
+ * bend (a zigzag along x) it jumps 6, 16, 36, ... waypoints past the kept one (GALLOP_FIRST_BENDS 5
+ * bends past the next; clamped to the last), then bisects the gap where sight failed; on a straight
+ * line (no bends) it asks about the last waypoint, and when that fails, bisects between the next and
+ * the last. A sight that sees at most `reach` along x.
  */
 #include "minitest.h"
 #include "octonav.h"
@@ -29,12 +31,12 @@ static int turn_any(void *ud, const double a[3], const double x[3], const double
     return 1;
 }
 
-/* Smooth the 30-point line with sight `reach`; the kept x into kept (n of them). */
-static void smooth_line(reach_sight *r, double *kept, size_t *n)
+/* Smooth the 30-point line (a zigzag of 0.5 in y when zig); the kept x into kept (n of them). */
+static void smooth_line(reach_sight *r, double *kept, size_t *n, int zig)
 {
     on_pathbuf p = {0};
     for (int i = 0; i < 30; i++) {
-        double pt[3] = {i, 0, 0};
+        double pt[3] = {i, zig ? 0.5 * (i & 1) : 0, 0};
         CHECK(on_pathbuf_push(&p, pt) == 0);
     }
     on_sight s = {vis_reach, turn_any, r, NULL, NULL, NULL};
@@ -49,12 +51,20 @@ static void all_in_sight(void)
     reach_sight r = {100, 0, {0}};
     double kept[30];
     size_t n;
-    smooth_line(&r, kept, &n);
+    smooth_line(&r, kept, &n, 0);
     CHECK_EQ_INT(n, 2);
     CHECK(kept[0] == 0 && kept[1] == 29);
-    /* 16, then the last (29): two questions (a gallop from 2 asked 2, 4, 8, 16, 29) */
-    CHECK_EQ_INT(r.calls, 2);
-    CHECK(r.asked[0] == 16 && r.asked[1] == 29);
+    /* a straight line has no bends: one question, the last waypoint */
+    CHECK_EQ_INT(r.calls, 1);
+    CHECK(r.asked[0] == 29);
+}
+
+/* Did the questions go to these x, in this order? */
+static int asked(const reach_sight *r, const double *want, int n)
+{
+    int same = r->calls == n;
+    for (int i = 0; i < n && i < 64; i++) same &= r->asked[i] == want[i];
+    return same;
 }
 
 static void sight_of_twelve(void)
@@ -62,19 +72,55 @@ static void sight_of_twelve(void)
     reach_sight r = {12, 0, {0}};
     double kept[30];
     size_t n;
-    smooth_line(&r, kept, &n);
-    /* from 0: 16 no, then bisect (1, 16): 8 yes, 12 yes, 14 no, 13 no -> keeps 12;
-     * from 12: 28 no, then bisect (13, 28): 20 yes, 24 yes, 26 no, 25 no -> keeps 24; from 24: 29 yes */
+    smooth_line(&r, kept, &n, 0);
+    /* no bends: from 0: 29 no, then bisect (1, 29): 15 no, 8 yes, 11 yes, 13 no, 12 yes -> keeps 12;
+     * from 12: 29 no, then bisect (13, 29): 21 yes, 25 no, 23 yes, 24 yes -> keeps 24; from 24: 29 yes */
     CHECK_EQ_INT(n, 4);
     CHECK(kept[0] == 0 && kept[1] == 12 && kept[2] == 24 && kept[3] == 29);
-    CHECK_EQ_INT(r.calls, 11);
-    double want[11] = {16, 8, 12, 14, 13, 28, 20, 24, 26, 25, 29};
-    int same = 1;
-    for (int i = 0; i < 11; i++) same &= r.asked[i] == want[i];
-    CHECK(same);
+    CHECK_EQ_INT(r.calls, 12);
+    double want[12] = {29, 15, 8, 11, 13, 12, 29, 21, 25, 23, 24, 29};
+    CHECK(asked(&r, want, 12));
+    /* every waypoint a bend (a zigzag): from 0 the bends 6 yes, 16 no, then bisect: 11 yes, 13 no, 12
+     * yes -> keeps 12; from 12: 18 yes, 28 no, 23 yes, 25 no, 24 yes -> keeps 24; from 24: 29 yes (5
+     * bends past 25 is the last) */
+    r.calls = 0;
+    smooth_line(&r, kept, &n, 1);
+    CHECK_EQ_INT(n, 4);
+    CHECK(kept[0] == 0 && kept[1] == 12 && kept[2] == 24 && kept[3] == 29);
+    double want2[11] = {6, 16, 11, 13, 12, 18, 28, 23, 25, 24, 29};
+    CHECK(asked(&r, want2, 11));
+}
+
+/* One bend, at waypoint 14 (along x to it, then along y): the waypoints inside the two straight legs
+ * are never asked about. A sight that sees along one leg only (or from the bend): from 0, the last
+ * (29) no, then the bend (14) yes; from 14, the last yes. */
+static int vis_legs(void *ud, const double a[3], const double b[3])
+{
+    reach_sight *r = ud;
+    if (r->calls < 64) r->asked[r->calls] = b[0] + b[1];
+    r->calls++;
+    return a[1] == b[1] || a[0] == b[0];
+}
+
+static void one_bend(void)
+{
+    on_pathbuf p = {0};
+    for (int i = 0; i < 30; i++) {
+        double pt[3] = {i < 14 ? i : 14, i < 14 ? 0 : i - 14, 0};
+        CHECK(on_pathbuf_push(&p, pt) == 0);
+    }
+    reach_sight r = {0, 0, {0}};
+    on_sight s = {vis_legs, turn_any, &r, NULL, NULL, NULL};
+    on_smooth(&p, &s, ON_SMOOTH_GREEDY);
+    CHECK_EQ_INT(p.n, 3);
+    CHECK(p.p[3] == 14 && p.p[4] == 0 && p.p[6] == 14 && p.p[7] == 15);
+    double want[3] = {29, 14, 29};
+    CHECK(asked(&r, want, 3));
+    on_pathbuf_free(&p);
 }
 
 TEST_MAIN("gallop", {
     all_in_sight();
     sight_of_twelve();
+    one_bend();
 })
