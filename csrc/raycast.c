@@ -132,7 +132,9 @@ static unsigned reach_after(unsigned freem, unsigned before, unsigned after)
 
 static inline unsigned lowest_axes(const walk *w, double *t)
 {
-    double m = fmin(w->tnext[0], fmin(w->tnext[1], w->tnext[2]));
+    /* (tnext is never NaN: no libm call) */
+    double m = w->tnext[1] < w->tnext[2] ? w->tnext[1] : w->tnext[2];
+    if (w->tnext[0] < m) m = w->tnext[0];
     unsigned c = 0;
     for (int j = 0; j < 3; j++)
         if (w->tnext[j] == m) c |= 1u << j;
@@ -357,11 +359,13 @@ static void enter_cell(tree_probe *p, on_cell c, const uint8_t *vals, uint32_t t
 static unsigned free_mask_tree(tree_probe *p, const around *r)
 {
     unsigned m = 0;
-    for (unsigned e = 0; e < 8; e++) {
-        if (!(r->valid & (1u << e))) continue;
+    /* (the valid entries only, and the cell's box by one unsigned compare an axis: cs = 0 before the
+     * first cell holds nothing) */
+    const int64_t r0 = r->lo[0] - p->cmin[0], r1 = r->lo[1] - p->cmin[1], r2 = r->lo[2] - p->cmin[2], cs = p->cs;
+    for (unsigned todo = r->valid; todo; todo &= todo - 1) {
+        unsigned e = (unsigned)__builtin_ctz(todo);
         int64_t v[3] = {r->lo[0] + (e & 1u), r->lo[1] + ((e >> 1) & 1u), r->lo[2] + ((e >> 2) & 1u)};
-        if (p->cs && v[0] >= p->cmin[0] && v[0] < p->cmin[0] + p->cs && v[1] >= p->cmin[1] &&
-            v[1] < p->cmin[1] + p->cs && v[2] >= p->cmin[2] && v[2] < p->cmin[2] + p->cs) {
+        if (in_range(r0 + (e & 1u), cs) && in_range(r1 + ((e >> 1) & 1u), cs) && in_range(r2 + ((e >> 2) & 1u), cs)) {
             p->cells[e] = p->cur; /* inside the cell we are walking through: free, no lookup */
             p->top[e] = 0;        /* (entering it changes nothing) */
             m |= 1u << e;
@@ -569,7 +573,8 @@ static __attribute__((noinline, cold)) int far_side_ok(const on_losmap *m, const
  * decided here too (near_plane; with a sink, whose corridor takes every free cell around them, the
  * event machinery does): inside the cell's extent by the voxel entered, on its far side by the voxels
  * around them as the events would (below). Returns as fast_step, or 3 when the voxel entered is in
- * another tile (fast_step takes that step). The walk's cell is written back before any return but 0. */
+ * another tile (fast_step takes that step). The walk's cell is written back before any return but 0 and 2
+ * (the walk ends there). */
 static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink, void *ud)
 {
     const on_losmap *m = p->lm;
@@ -696,6 +701,7 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
             sink(ud, c);
         }
     }
+    if (rc == 2) return 2; /* (the walk ends: its cell is not read again) */
     p->cur.code = on_code_make((uint32_t)c0, (uint32_t)c1, (uint32_t)c2, l);
     p->cmin[0] = o0 + c0;
     p->cmin[1] = o1 + c1;
@@ -762,7 +768,6 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     int small = fabs(a[0]) < FAST_COORD && fabs(a[1]) < FAST_COORD && fabs(a[2]) < FAST_COORD &&
                 fabs(b[0]) < FAST_COORD && fabs(b[1]) < FAST_COORD && fabs(b[2]) < FAST_COORD;
     if (!small && !sane(a, b)) return 0; /* (small implies sane) */
-    if (!sink && small && clear_by_box(t, a, b)) return 1;
     walk w;
     walk_init(&w, a, b, 0);
     tree_probe p;
@@ -788,6 +793,9 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
         const on_tile *tl = &t->tiles[ti];
         if (tl->solid || !tl->loaded) return 0;
         const on_losmap *lm = on_tile_losmap(t, ti);
+        /* (the box test only where it may pay: the tile's box leaves most of its region out; a's tile is
+         * the start voxel's, so clear_by_box's answer is the same as before the walk's start) */
+        if (lm && !sink && lm->box_small && clear_by_box(t, a, b)) return 1;
         if (lm) {
             uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
             uint32_t L0 = on_losmap_start(lm, p.chain, lx, ly, lz);
@@ -805,6 +813,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
             if (sink) sink(ud, p.cur);
         }
     }
+    if (!fast && !sink && small && clear_by_box(t, a, b)) return 1;
     around r;
     if (!p.cs) { /* the voxels around the start (1, 2, 4 or 8), read one by one */
         around_start(&w, &r);
