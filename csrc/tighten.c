@@ -16,10 +16,15 @@
  * against 8 sweeps without it (with on_relax's axis order): on the 13 maps (corridors of about 50
  * faces, so 3 sweeps) mean length ratios within 0.0003 (9 of 13 lower), p99 ratios within 0.005 and
  * all <= 0.9963, DC1's refine about 69,000 -> 33,000 instructions a query; spec/06's wall with a hole
- * (6 faces, 16 sweeps) 0.0030 over the analytic length where 8 sweeps gave 0.0245 and 3 gave 0.036. */
+ * (6 faces, 16 sweeps) 0.0030 over the analytic length where 8 sweeps gave 0.0245 and 3 gave 0.036.
+ * A budget of 100 and at least 2 sweeps (2026-11-27, with smoothing over the bends; before: 150 and
+ * 3): corridors of 34 faces and more get 2 sweeps instead of 3 (refine on DC1 36,499 -> 24,767
+ * instructions a query); finalize DC1 145,718 -> 136,949 instructions a query, A1 183,489 ->
+ * 173,603; lines of sight a query DC1 30.3 -> 31.3 (the paths less tight before smoothing); mean
+ * ratios of the 13 maps -0.00011 to +0.00014 (A1 0.92158 -> 0.92172), p99 ratios all <= 0.9963. */
 #define REFINE_TOL 1e-3
-#define REFINE_BUDGET 150
-#define REFINE_MIN_SWEEPS 3
+#define REFINE_BUDGET 100
+#define REFINE_MIN_SWEEPS 2
 #define REFINE_MAX_SWEEPS 16
 /* Greedy smoothing's first jump past the next waypoint: a refined path has dozens of waypoints and
  * smoothing keeps a few, so the short jumps it used to try first (2, 4 waypoints ahead) nearly
