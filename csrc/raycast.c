@@ -581,8 +581,7 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
     const int64_t o0 = p->torg[0], o1 = p->torg[1], o2 = p->torg[2], n = p->t->n, out = ~(n - 1);
     const double a0 = w->a[0] - (double)o0, a1 = w->a[1] - (double)o1, a2 = w->a[2] - (double)o2;
     const double d0 = w->d[0], d1 = w->d[1], d2 = w->d[2];
-    const int mv0 = w->step[0] != 0, mv1 = w->step[1] != 0, mv2 = w->step[2] != 0;
-    const double i0 = mv0 ? inv[0] : INFINITY, i1 = mv1 ? inv[1] : INFINITY, i2 = mv2 ? inv[2] : INFINITY;
+    const double i0 = inv[0], i1 = inv[1], i2 = inv[2]; /* (+inf for an axis that does not move) */
     /* the cell's side each exit face is on: + (all ones: add the cell's size) or - (0); + for an axis
      * that does not move, whose face is then ahead of a and its parameter +inf */
     const int64_t up0 = -(int64_t)(w->step[0] >= 0), up1 = -(int64_t)(w->step[1] >= 0),
@@ -599,8 +598,9 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
     int64_t c0 = p->cmin[0] - o0, c1 = p->cmin[1] - o1, c2 = p->cmin[2] - o2; /* the cell, tile-local */
     uint32_t l = on_code_layer(p->cur.code), tile = p->cur.tile;
     p->pok = 0;         /* (its descents write chain[]) */
-    uint64_t bw = 0;    /* the mask of the brick holding the cell, */
-    int bw_ok = 0;      /* when the cell came from a brick (layer <= 1) through this loop */
+    /* the mask of the brick holding the cell when the cell came from a brick (layer <= 1) through this
+     * loop, else all ones (a brick holds a free leaf: never all ones) */
+    uint64_t bw = ~0ull;
     int rc;
     for (;;) {
         int64_t cs = (int64_t)1 << l;
@@ -663,25 +663,26 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
             rc = -1;
             break;
         }
-        /* another tile (n is a power of two; around an edge, every other voxel is the old cell's extent
-         * or the voxel entered's along each axis, so in the tile too) */
-        if ((v0 | v1 | v2) & out) {
+        const int64_t oc0 = c0, oc1 = c1, oc2 = c2, ocs = cs; /* the old cell */
+        uint32_t diff = (uint32_t)(v0 ^ c0) | (uint32_t)(v1 ^ c1) | (uint32_t)(v2 ^ c2);
+        /* another tile (n is a power of two and the cell is in the tile, so a voxel index from -1 to n
+         * has a bit of out in its difference from the cell's corner exactly when it is outside; around
+         * an edge, every other voxel is the old cell's extent or the voxel entered's along each axis, so
+         * in the tile too) */
+        if (diff & (uint32_t)out) {
             rc = 3;
             break;
         }
-        const int64_t oc0 = c0, oc1 = c1, oc2 = c2, ocs = cs; /* the old cell */
-        uint32_t diff = (uint32_t)(v0 ^ c0) | (uint32_t)(v1 ^ c1) | (uint32_t)(v2 ^ c2);
         int nl;
-        if (diff < 4 && bw_ok) { /* the cell's brick */
+        if (diff < 4 && bw != ~0ull) { /* the cell's brick */
             unsigned bit = (unsigned)(v0 & 3) | (unsigned)(v1 & 3) << 2 | (unsigned)(v2 & 3) << 4;
             nl = (bw >> bit) & 1u ? -1 : (bw & on_los_group(bit)) ? 0 : 1;
         } else {
             uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1;
             if (L < 2) L = 2;
             if (L > m->top) L = m->top;
-            bw = 0;
+            bw = ~0ull; /* (set when the answer comes from a brick: the new cell's, layer <= 1) */
             nl = on_losmap_leaf_from(m, p->chain, L, (uint32_t)v0, (uint32_t)v1, (uint32_t)v2, &bw);
-            bw_ok = 1; /* (read only while the layer is <= 1: then bw is the new cell's brick) */
         }
         if (nl < 0) {
             *t_hit = tplane(w, e, BND_E);
@@ -689,7 +690,6 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
         }
         int64_t msk = ~(((int64_t)1 << nl) - 1);
         c0 = v0 & msk, c1 = v1 & msk, c2 = v2 & msk, l = (uint32_t)nl;
-        bw_ok &= l <= 1;
         if (far && !far_side_ok(m, p->chain, ties | 1u << e, v0, v1, v2, up0, up1, up2, oc0, oc1, oc2, ocs, c0, c1, c2,
                                 l)) {
             *t_hit = tE;
@@ -825,7 +825,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
         p.chain_ok = p.lm != NULL && !(r.valid & (r.valid - 1)); /* one voxel read: its descent left the chain */
     }
     double inv[3];
-    for (int j = 0; j < 3; j++) inv[j] = w.step[j] ? 1.0 / w.d[j] : 0;
+    for (int j = 0; j < 3; j++) inv[j] = w.step[j] ? 1.0 / w.d[j] : INFINITY; /* (fast_run's exit: never) */
     for (;;) {
         if (fast) {
             int rc = 3;
