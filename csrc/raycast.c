@@ -1003,3 +1003,9 @@ int on_tree_turn_ok_cached(const on_tree *t, on_lcache *lc, on_turn_cache *c, co
 {
     return turn_ok(t, lc, c, a, x, b);
 }
+
+int on_tree_walk_cells_hit(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
+                           void *ud, double *t_hit)
+{
+    return walk_tree(t, lc, a, b, t_hit, sink, ud);
+}

@@ -34,6 +34,10 @@ int on_tree_visible_nav(const on_tree *t, on_lcache *lc, const double a[3], cons
 typedef void (*on_cell_sink)(void *ud, on_cell c);
 int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
                        void *ud);
+/* on_tree_walk_cells, and when blocked, where: *t_hit is the parameter along a -> b of the first
+ * blocked point, as on_tree_raycast gives it for the same points. */
+int on_tree_walk_cells_hit(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
+                           void *ud, double *t_hit);
 
 /* The rule at a waypoint x where a path turns from a -> x to x -> b (nav space): 1 when the path may
  * turn there (it does not slip through a zero-width gap at x). Each segment is checked on its own. */

@@ -206,6 +206,20 @@ static void corr_sink(void *ud, on_cell c)
     corr_push(q, c);
 }
 
+/* Cell c last in the corridor: moved there when among the last cells the walk reported (corr_sink's
+ * window), else appended. (The walk from the goal's end reports the cells around its last crossing
+ * after the start's: turned round, the corridor must begin with the start's cell.) */
+static void corr_last(on_query *q, on_cell c)
+{
+    for (size_t i = q->ncorr, k = 0; i-- > 0 && k < 8; k++)
+        if (same_cell(q->corr[i], c)) {
+            memmove(q->corr + i, q->corr + i + 1, (q->ncorr - i - 1) * sizeof *q->corr);
+            q->corr[q->ncorr - 1] = c;
+            return;
+        }
+    corr_push(q, c);
+}
+
 static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only);
 
 /* Whether every tile of the box the two ends' tiles span is loaded (at most 64 of them; more: no).
@@ -234,8 +248,8 @@ static int span_loaded(const on_query *q, uint32_t ta, uint32_t tb)
  * front of the walls that hide the end it heads for; heading from the more hidden end for the more
  * open one floods less. The goal counts as the more hidden end when its straight segment towards the
  * start is blocked within the first 0.3 of the way (tb) and nearer than 1.5 times the start's (ta):
- * a ray walk from the goal, then one from the start as far as that decides (once `direct` found the
- * segment blocked). With one wall midway (tb and ta near 0.5, spec/17's scene) neither end is hidden
+ * a ray walk from the goal (the `direct` check's, which walks from the goal's end, when it ran), then
+ * one from the start as far as that decides. tb: the first walk's hit, or -1 when it is still to walk. With one wall midway (tb and ta near 0.5, spec/17's scene) neither end is hidden
  * and the cells' alignment decides: the forward search expands 10 cells there, the reversed 204.
  * Measured on the benchmark's 300 scenarios a map (README, "Search defaults"): DC1 169 -> 134
  * expansions a query (the better of the two directions each time would give 112), Complex 207 -> 177.
@@ -243,13 +257,13 @@ static int span_loaded(const on_query *q, uint32_t ta, uint32_t tb)
  * between the ends loaded (span_loaded), and only where nothing after the search depends on its
  * direction but the chain of cells: face points with refine (the nodes' entry points are not read),
  * no areas, no user heuristic (given the goal), no partial results (the nearest to the goal). */
-static int reverse_pays(const on_query *q, on_cell sc, on_cell gc)
+static int reverse_pays(const on_query *q, on_cell sc, on_cell gc, double tb)
 {
     if (q->no_reverse || q->g.kind != ON_GRAPH_CELLS || !face_points(q) || q->areas.n || q->o.heuristic ||
         q->o.partial || !q->o.refine || !span_loaded(q, sc.tile, gc.tile))
         return 0;
-    double tb = 1, m[3];
-    on_tree_raycast(q->t, q->wb, q->wa, &tb);
+    double m[3];
+    if (tb < 0) on_tree_raycast(q->t, q->wb, q->wa, &tb); /* (tb: the direct check's, when it ran) */
     if (tb >= 0.3) return 0;
     for (int k = 0; k < 3; k++) m[k] = q->wa[k] + tb / 1.5 * (q->wb[k] - q->wa[k]);
     return on_ok(on_tree_raycast(q->t, q->wa, m, NULL)); /* clear that far: 1.5 ta >= tb */
@@ -383,6 +397,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         q->pool.nodes[s0].closed = 1;
         return q->state = ON_SUCCESS;
     }
+    double tb = -1; /* (where the walk from the goal's end was blocked: see reverse_pays) */
     if (q->o.direct && q->o.smooth != ON_SMOOTH_NONE &&
         (!q->areas.n || on_areaset_cost(&q->areas, q->a, q->b) == on_dist3(q->a, q->b))) {
         /* in sight: the straight segment is the shortest path, and what smoothing would make of any
@@ -391,13 +406,24 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         q->ncorr = 0;
         q->corr_failed = 0;
         /* the endpoints' own cells too: an endpoint on a tile border may lie in a cell the walk,
-         * leaving the other way, never enters (and the path depends on that cell staying free) */
-        corr_sink(q, sc);
+         * leaving the other way, never enters (and the path depends on that cell staying free).
+         * Over the cells the walk runs from the goal's end and the corridor is turned round after:
+         * when blocked, where it stopped is the first ray walk reverse_pays needs (on a cold cache
+         * each walk of a long segment cost several microseconds: README "Queries in C"). */
+        int back = q->g.kind == ON_GRAPH_CELLS;
+        double hit = 1;
+        corr_sink(q, back ? gc : sc);
         q->info.los++;
-        if (on_tree_walk_cells(q->t, q->lcache, q->a, q->b, corr_sink, q)) {
+        if (on_tree_walk_cells_hit(q->t, q->lcache, back ? q->b : q->a, back ? q->a : q->b, corr_sink, q, &hit)) {
             if (q->g.kind == ON_GRAPH_BOXES) corr_push(q, gc); /* a box: no walked cell is it */
+            else if (back) corr_last(q, sc);
             else corr_sink(q, gc);
             if (q->corr_failed) return q->state = ON_FAILURE | ON_NO_MEMORY;
+            for (size_t i = 0, j = q->ncorr; back && i + 1 < j; i++, j--) {
+                on_cell c = q->corr[i];
+                q->corr[i] = q->corr[j - 1];
+                q->corr[j - 1] = c;
+            }
             for (size_t i = 0; i < q->ncorr; i++)
                 if (touch_tile(q, q->corr[i].tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
             q->direct = 1;
@@ -406,10 +432,11 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
             return q->state = ON_SUCCESS;
         }
         q->ncorr = 0;
+        if (back) tb = hit;
     }
     uint32_t lix[2]; /* (the ends' numbers in the landmarks) */
     if (lm_apart(q, psc, pgc, lix)) return q->state = ON_FAILURE | ON_UNREACHABLE;
-    if (reverse_pays(q, sc, gc)) { /* from the goal's end: node 0 is the goal's cell */
+    if (reverse_pays(q, sc, gc, tb)) { /* from the goal's end: node 0 is the goal's cell */
         swap_ends(q, sc);
         q->reversed = 1;
         sc = gc;
