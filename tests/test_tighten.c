@@ -59,7 +59,7 @@ static void refine_corner(void)
 
 /* A long chain with one bend: faces x = 1 .. 40 spanning y, z in [0, 10], except x = 20, which only
  * opens y in [5, 10]. From (0, 0.5, 0.5) to (41, 0.5, 0.5) the shortest path bends at (20, 5, 0.5),
- * with every other waypoint on the two straight legs. 40 faces get 3 sweeps (the budget of about 150
+ * with every other waypoint on the two straight legs. 40 faces get 2 sweeps (the budget of about 100
  * waypoint updates): coordinate descent alone would creep along each leg by a fraction a sweep; the
  * runs laid straight between the held waypoints give the exact path. */
 static void refine_long_chain(void)
