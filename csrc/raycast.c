@@ -566,6 +566,19 @@ static __attribute__((noinline, cold)) int far_side_ok(const on_losmap *m, const
     return reach_after(freem, 1u, 1u << T) != 0;
 }
 
+/* Does the segment end inside the cell whose exit planes (global, on the side each moving axis moves
+ * to) are b0, b1, b2? By the exact plane parameters, as the event machinery asks before an event (its
+ * first test), for fast_run where the estimate stands within END_MARGIN of 1: a segment ending on the
+ * cell's face (a waypoint of a path) is clear there without leaving fast_run (measured with callgrind:
+ * about 30 % of fast_run's walks on DC1 end so). Out of line: its divisions are rare. */
+static __attribute__((noinline)) int ends_in_cell(const walk *w, int64_t b0, int64_t b1, int64_t b2)
+{
+    const int64_t bnd[3] = {b0, b1, b2};
+    for (int j = 0; j < 3; j++)
+        if (w->step[j] && tplane(w, j, bnd[j]) < 1.0) return 0;
+    return 1;
+}
+
 /* fast_step's loop in a tile with masks and the chain of the current cell, the state in locals and
  * tile-local (exact: a tile's origin is an integer below FAST_COORD); an axis that does not move is
  * never the exit (its parameter is +inf) and keeps its voxel. A next voxel in the brick of the current
@@ -614,8 +627,8 @@ static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, 
             rc = 2;
             break;
         }
-        if (!(te < 1.0 - END_MARGIN)) {
-            rc = -1;
+        if (!(te < 1.0 - END_MARGIN)) { /* (b on or near the cell's boundary: a path's waypoints lie on faces) */
+            rc = ends_in_cell(w, b0 + o0, b1 + o1, b2 + o2) ? 2 : -1;
             break;
         }
         /* the voxel entered: across face e, and where the other two coordinates are at te */
