@@ -432,17 +432,23 @@ void on_relax(on_pathbuf *path, const on_sight *sg, int passes)
              * along y could take a corner off the edge a slide along z would have followed, Simple's
              * p99 ratio 1.0016 with the refine of 3 sweeps; 0.9797 in this order) */
             int order[3] = {0, 1, 2};
-            double C[3], full[3];
-            for (int k = 0; k < 3; k++) full[k] = axis_target(A, P, B, k, C);
+            double C[3][3], full[3]; /* (each axis's target, kept while the corner has not moved) */
+            for (int k = 0; k < 3; k++) full[k] = axis_target(A, P, B, k, C[k]);
             for (int a = 1; a < 3; a++)
                 for (int b = a; b > 0 && full[order[b]] < full[order[b - 1]]; b--) {
                     int t = order[b];
                     order[b] = order[b - 1];
                     order[b - 1] = t;
                 }
+            int moved = 0; /* (once the corner moved, each target is worked out again) */
+            double now = on_dist3(A, P) + on_dist3(P, B);
             for (int o = 0; o < 3; o++) {
                 int k = order[o];
-                double f = axis_target(A, P, B, k, C), now = on_dist3(A, P) + on_dist3(P, B);
+                double f = full[k];
+                if (moved) {
+                    f = axis_target(A, P, B, k, C[k]);
+                    now = on_dist3(A, P) + on_dist3(P, B);
+                }
                 /* pass 0 tries only moves that could gain 1.5 thousandths of the two segments'
                  * length, with two halvings (measured: 35-40 checks a query instead of 59 for 1e-3
                  * leaves and three, mean lengths within 0.0006; 1.5e-3 instead of 1e-3, with
@@ -450,7 +456,7 @@ void on_relax(on_pathbuf *path, const on_sight *sg, int passes)
                  * 13 maps -0.0003 to +0.0002, p99 ratios all <= 0.9963; 1.55e-3 and more lengthen
                  * spec/06's wall with a hole past its bound); each later pass looks 4 times closer,
                  * one halving finer, so more passes buy precision */
-                if (now - f > thr * now) slide(sg, pa, A, P, B, nb, C, steps);
+                if (now - f > thr * now) moved |= slide(sg, pa, A, P, B, nb, C[k], steps);
             }
         }
     }
