@@ -52,6 +52,10 @@ struct on_query {
     int swapped;          /* a and b (and goal_cell) are swapped while it runs: unreverse puts them back */
     int no_reverse;       /* (tests) never reverse */
     int no_landmarks;     /* (tests, benchmarks) never read the tree's landmarks */
+    int may_turn;         /* the current search may still turn round once when it stalls (search.c, stalled) */
+    size_t stall_at;      /* the expansion that last brought the search 2 % nearer its goal (stalled) */
+    double stall_wh;      /* the least f - g of a node expanded so far (w h, less size_bias times its size) */
+    double stall_lim;     /* f - g at 0.2 of the ends' distance from the goal */
     const on_landmarks *lm; /* the tree's landmarks while the current search uses them (search.c), or NULL */
     uint64_t lm_gen;        /* the tree's landmarks_gen then */
     double lm_rg;           /* the goal point's distance from its cell's centre (nav units) */

@@ -244,6 +244,18 @@ static int span_loaded(const on_query *q, uint32_t ta, uint32_t tb)
     return 1;
 }
 
+/* Whether the search may run either way: from the goal's end (reverse_pays) or turned round when it
+ * stalls (stalled). Only over the plain cells (over prepared boxes reversing made DB2's p99 ratio
+ * 1.0005) with every tile between the ends loaded (span_loaded), and only where nothing after the
+ * search depends on its direction but the chain of cells: face points with refine (the nodes' entry
+ * points are not read), no areas, no user heuristic (given the goal), no partial results (the nearest
+ * to the goal). */
+static int either_way(const on_query *q, on_cell sc, on_cell gc)
+{
+    return !(q->no_reverse || q->g.kind != ON_GRAPH_CELLS || !face_points(q) || q->areas.n || q->o.heuristic ||
+             q->o.partial || !q->o.refine || !span_loaded(q, sc.tile, gc.tile));
+}
+
 /* Whether to search from the goal's end to the start's. A weighted search floods the small cells in
  * front of the walls that hide the end it heads for; heading from the more hidden end for the more
  * open one floods less. The goal counts as the more hidden end when its straight segment towards the
@@ -252,16 +264,9 @@ static int span_loaded(const on_query *q, uint32_t ta, uint32_t tb)
  * one from the start as far as that decides. tb: the first walk's hit, or -1 when it is still to walk. With one wall midway (tb and ta near 0.5, spec/17's scene) neither end is hidden
  * and the cells' alignment decides: the forward search expands 10 cells there, the reversed 204.
  * Measured on the benchmark's 300 scenarios a map (README, "Search defaults"): DC1 169 -> 134
- * expansions a query (the better of the two directions each time would give 112), Complex 207 -> 177.
- * Only over the plain cells (over prepared boxes it made DB2's p99 ratio 1.0005) with every tile
- * between the ends loaded (span_loaded), and only where nothing after the search depends on its
- * direction but the chain of cells: face points with refine (the nodes' entry points are not read),
- * no areas, no user heuristic (given the goal), no partial results (the nearest to the goal). */
-static int reverse_pays(const on_query *q, on_cell sc, on_cell gc, double tb)
+ * expansions a query (the better of the two directions each time would give 112), Complex 207 -> 177. */
+static int reverse_pays(const on_query *q, double tb)
 {
-    if (q->no_reverse || q->g.kind != ON_GRAPH_CELLS || !face_points(q) || q->areas.n || q->o.heuristic ||
-        q->o.partial || !q->o.refine || !span_loaded(q, sc.tile, gc.tile))
-        return 0;
     double m[3];
     if (tb < 0) on_tree_raycast(q->t, q->wb, q->wa, &tb); /* (tb: the direct check's, when it ran) */
     if (tb >= 0.3) return 0;
@@ -317,6 +322,9 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->ptiles.n = 0;
     q->direct = 0;
     q->reversed = q->swapped = 0;
+    q->may_turn = 0;
+    q->stall_at = 0;
+    q->stall_wh = INFINITY;
     if (o != &q->o0) { /* (starting again over the cells passes the options kept) */
         if (o) q->o0 = *o;
         else on_query_opts_default(&q->o0);
@@ -436,7 +444,8 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     }
     uint32_t lix[2]; /* (the ends' numbers in the landmarks) */
     if (lm_apart(q, psc, pgc, lix)) return q->state = ON_FAILURE | ON_UNREACHABLE;
-    if (reverse_pays(q, sc, gc, tb)) { /* from the goal's end: node 0 is the goal's cell */
+    q->may_turn = either_way(q, sc, gc); /* (and may turn round once: stalled) */
+    if (q->may_turn && reverse_pays(q, tb)) { /* from the goal's end: node 0 is the goal's cell */
         swap_ends(q, sc);
         q->reversed = 1;
         sc = gc;
@@ -449,6 +458,8 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     double mn[3], mx[3], sz;
     on_graph_region(&q->g, sc, mn, mx, &sz);
     lm_begin(q, lix[q->reversed ? 0 : 1]); /* (the goal's cell: the start's when reversed) */
+    if (q->lm) q->may_turn = 0; /* (the landmarks' distances are the goal's) */
+    q->stall_lim = 0.2 * q->o.weight * on_dist3(q->a, q->b);
     double h = heuristic(q, q->a, sz, sc, UINT32_MAX);
     if (isnan(h)) return q->state = ON_FAILURE | ON_INVALID;
     q->pool.nodes[s0].f = q->o.weight * h - q->o.size_bias * sz;
@@ -740,12 +751,59 @@ __attribute__((noinline)) static int lm_defer(on_query *q, int32_t u)
     return 1;
 }
 
+/* Whether the search, about to expand node n, has stalled in front of its goal: for 400 expansions no
+ * node it expanded came 2 % nearer the goal than the nearest before, and that one lies between 0.05
+ * and 0.2 of the ends' distance from it (nearness read as f - g: w h, less size_bias times the size
+ * with a bias). The goal then sits in a pocket whose walls the search floods from outside (in the
+ * slowest 3 % of queries on Complex, DB2 and BC1, 86-96 % of the expansions are off the path, 80 % of
+ * those in 1-voxel cells); from the goal's end the search leaves the pocket first. The slowest queries
+ * searched the wrong way round more often than not (Complex: 1599, 1509, 1524, 1505 expansions, the
+ * other way 676, 212, 268, 353; bench/query -v against -R and always reversed). A stall farther off
+ * is the start's own pocket, which the other way would flood at its end (0.3: DB2's p99 expansions
+ * 1087 -> 1208); nearer, the goal's wall is thin and the search about through (without 0.05: BC1 550
+ * -> 1035 expansions on one query). Measured over the 13 maps (README, "Search defaults"): on the
+ * benchmark's sample Complex p99 expansions 1505 -> 917, p99 time 406-422 -> 254-271 us, mean ratio
+ * 0.9255 -> 0.9250, other maps' p99 expansions unchanged; seeds 2 and 3 mixed (Complex 1031 -> 1014,
+ * 955 -> 1114; DB2 1180 -> 1180, 1223 -> 1087). */
+static inline int stalled(on_query *q, const on_snode *n)
+{
+    double wh = n->f - n->g;
+    if (__builtin_expect(wh < q->stall_wh, 0)) {
+        if (wh < 0.98 * q->stall_wh) q->stall_at = q->info.expansions;
+        q->stall_wh = wh;
+    }
+    return q->info.expansions - q->stall_at >= 400 && q->stall_wh < q->stall_lim &&
+           q->stall_wh > 0.25 * q->stall_lim;
+}
+
+/* Turn a stalled search round (once): again from its goal's end to its start's, over a new pool (the
+ * expansions so far stay counted: escalation comes at the same total). */
+static void turn_round(on_query *q)
+{
+    on_cell sc = q->goal_cell;
+    int created;
+    q->may_turn = 0;
+    swap_ends(q, q->pool.nodes[0].cell);
+    q->reversed = q->swapped;
+    on_pool_reset(&q->pool);
+    int32_t s0 = on_pool_get(&q->pool, sc, &created);
+    double mn[3], mx[3], sz;
+    on_graph_region(&q->g, sc, mn, mx, &sz);
+    q->pool.nodes[s0].g = 0;
+    q->pool.nodes[s0].parent = -1;
+    memcpy(q->pool.nodes[s0].pos, q->a, sizeof q->a);
+    q->pool.nodes[s0].f = q->o.weight * on_dist3(q->a, q->b) - q->o.size_bias * sz;
+    on_pool_push_or_update(&q->pool, (uint32_t)s0);
+    q->touch_last = UINT32_MAX;
+}
+
 /* The search is taking long: switch to the escalation weights for the rest of it. Every open node's
  * f is recomputed and the heap rebuilt (bottom-up), once. */
 static void escalate(on_query *q)
 {
     q->o.weight = q->o.escalate_weight;
     q->o.size_bias = q->o.escalate_size_bias;
+    q->may_turn = 0; /* (stalled reads f - g at the old weights) */
     for (size_t i = 0; i < q->pool.nheap; i++) {
         on_snode *n = &q->pool.nodes[q->pool.heap[i]];
         double p[3], mn[3], mx[3], sz;
@@ -782,6 +840,10 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         if (q->o.escalate && q->info.expansions == q->o.escalate) escalate(q);
         int32_t u = (int32_t)on_pool_pop(&q->pool);
         if (__builtin_expect(q->lm != NULL, 0) && lm_defer(q, u)) continue;
+        if (q->may_turn && stalled(q, &q->pool.nodes[u])) {
+            turn_round(q);
+            continue;
+        }
         on_status s = expand(q, u);
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {
             q->state = s;

@@ -141,6 +141,41 @@ static void hidden_goal(void)
     on_tree_destroy(t);
 }
 
+/* A stalled search turns round once (search.c, stalled / turn_round), on the query that showed it:
+ * Complex's scenario 5669 (skipped when the Moving AI data is absent). Forward, the search floods the
+ * walls in front of the goal for 1,509 expansions (escalating at 1,500); stalled, it starts again from
+ * the goal's end and ends after 872 in all, without escalating. Both results read from a to b. */
+static void stalled_turns(void)
+{
+    char err[256];
+    on_voxmap vm;
+    if (!on_ok(on_voxmap_read("../shared/data/voxel/Complex.3dmap", &vm, err, sizeof err))) {
+        printf("reverse: stalled_turns skipped (%s)\n", err);
+        return;
+    }
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_from_voxmap(&vm, 9, &t)));
+    on_voxmap_free(&vm);
+    if (!t) return;
+    on_query *q = NULL;
+    CHECK(on_ok(on_query_create(t, 1 << 20, &q)));
+    double a[3] = {89.5, 96.5, 115.5}, b[3] = {129.5, 72.5, 87.5}, path[3 * CAP];
+    size_t n = 0;
+    on_query_info turned, fwd;
+    q->no_reverse = 1; /* (neither from the goal's end nor turned round) */
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, CAP, &n, &fwd), ON_SUCCESS);
+    CHECK_EQ_INT(fwd.expansions, 1509);
+    CHECK_EQ_INT(q->reversed, 0);
+    CHECK(result_ok(t, q, a, b, path, n));
+    q->no_reverse = 0;
+    CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, CAP, &n, &turned), ON_SUCCESS);
+    CHECK_EQ_INT(turned.expansions, 872);
+    CHECK_EQ_INT(q->reversed, 1); /* (turned: the second search ran from the goal's end) */
+    CHECK(result_ok(t, q, a, b, path, n));
+    on_query_destroy(q);
+    on_tree_destroy(t);
+}
+
 /* Random boxes over 2x1x2 tiles of 32^3 leaves, random free pairs: the default search (reversed or
  * not) and the forward one find the same pairs, and each result reads from a to b. */
 static void random_scenes(void)
@@ -197,5 +232,6 @@ static void random_scenes(void)
 
 TEST_MAIN("reverse", {
     hidden_goal();
+    stalled_turns();
     random_scenes();
 })
