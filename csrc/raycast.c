@@ -588,7 +588,8 @@ static __attribute__((noinline)) int ends_in_cell(const walk *w, int64_t b0, int
  * around them as the events would (below). Returns as fast_step, or 3 when the voxel entered is in
  * another tile (fast_step takes that step). The walk's cell is written back before any return but 0 and 2
  * (the walk ends there). */
-static int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink, void *ud)
+static inline __attribute__((always_inline)) int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit,
+                                                          on_cell_sink sink, void *ud)
 {
     const on_losmap *m = p->lm;
     const int64_t o0 = p->torg[0], o1 = p->torg[1], o2 = p->torg[2], n = p->t->n, out = ~(n - 1);
@@ -772,6 +773,54 @@ static int clear_by_box(const on_tree *t, const double a[3], const double b[3])
     return none || t0 > t1;
 }
 
+/* walk_tree's loop from a walk w with its cell in p (inv: the reciprocals, +inf for an axis that does
+ * not move; fast: the segment lies on no lattice plane), or visible_fast's walk taken over where
+ * fast_run stopped (pending: its return, 3 or -1; 0 for none). Returns as walk_tree. */
+static int walk_loop(walk *w, tree_probe *p, const double inv[3], double *t_hit, on_cell_sink sink, void *ud, int fast,
+                     int pending)
+{
+    around r;
+    for (;;) {
+        if (fast) {
+            int rc = 3;
+            if (pending) rc = pending, pending = 0;
+            else if (p->chain_ok && p->lm && p->lmtile == p->cur.tile) rc = fast_run(w, p, inv, t_hit, sink, ud);
+            if (rc == 3) rc = fast_step(w, p, inv, t_hit, sink);
+            if (rc == 1) {
+                if (sink) sink(ud, p->cur); /* the one cell entered (events report theirs below) */
+                continue;
+            }
+            if (rc >= 0) return rc == 2;
+        }
+        const int64_t *cmin = p->cmin, cs = p->cs;
+        /* when does the segment leave the current cell, per axis and first? */
+        double te = INFINITY;
+        for (int j = 0; j < 3; j++)
+            if (w->step[j]) {
+                double tj = tplane(w, j, w->step[j] > 0 ? cmin[j] + cs : cmin[j]);
+                if (tj < te) te = tj;
+            }
+        if (!(te < 1.0)) return 1;
+        p->chain_ok = 0;
+        for (int j = 0; j < 3; j++)
+            if (w->step[j]) sync_axis(w, j, te);
+        double tev;
+        unsigned cross = lowest_axes(w, &tev);
+        around_event(w, cross, &r);
+        unsigned fm = free_mask_tree(p, &r);
+        unsigned ok = reach_after(fm, r.before, r.after);
+        if (!ok) {
+            *t_hit = tev;
+            return 0;
+        }
+        if (sink) sink_all(sink, ud, p, fm);
+        unsigned e = pick_largest(p, ok);
+        if (p->cells[e].code != p->cur.code || p->cells[e].tile != p->cur.tile) enter_cell(p, p->cells[e], p->vals[e], p->top[e]);
+        advance(w, cross);
+    }
+}
+
+
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
  * every free cell the walk passes through, in order, and at each crossing every free cell around it. */
 static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], double *t_hit,
@@ -839,49 +888,95 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     }
     double inv[3];
     for (int j = 0; j < 3; j++) inv[j] = w.step[j] ? 1.0 / w.d[j] : INFINITY; /* (fast_run's exit: never) */
-    for (;;) {
-        if (fast) {
-            int rc = 3;
-            if (p.chain_ok && p.lm && p.lmtile == p.cur.tile) rc = fast_run(&w, &p, inv, t_hit, sink, ud);
-            if (rc == 3) rc = fast_step(&w, &p, inv, t_hit, sink);
-            if (rc == 1) {
-                if (sink) sink(ud, p.cur); /* the one cell entered (events report theirs below) */
-                continue;
-            }
-            if (rc >= 0) return rc == 2;
+    return walk_loop(&w, &p, inv, t_hit, sink, ud, fast, 0);
+}
+
+/* on_tree_visible_nav's common case, the search's line of sight: a segment off every lattice plane whose
+ * start voxel is in a tile with masks, walked by fast_run to its end, with only what fast_run reads set
+ * up (walk_tree's set-up for the other cases and the event machinery cost about 100 instructions more a
+ * walk, measured with callgrind on DC1). 1 when clear, 0 when blocked, -1 when walk_tree must take the
+ * segment (the segment lies on a lattice plane; no masks; a coordinate beyond FAST_COORD); where
+ * fast_run stops (a corner, an edge it cannot order, another tile) walk_loop goes on from there. The
+ * answers are walk_tree's: the same start voxel, box test, fast_run and loop. No t of the hit: on_tree_raycast, which
+ * wants it, takes walk_tree (the hit's t kept through this walk cost about 500,000 instructions more
+ * on DC1's 300 queries, callgrind). */
+static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
+{
+    walk w;
+    double inv[3];
+    int64_t *idx = w.idx;
+    for (int j = 0; j < 3; j++) { /* walk_init's state, but tnext and two */
+        double aj = a[j], bj = b[j];
+        if (!(fabs(aj) < FAST_COORD && fabs(bj) < FAST_COORD)) return -1;
+        double d = bj - aj;
+        int64_t k = (int64_t)aj; /* (truncation: the floor is k - (k > a), the ceiling k + (k < a)) */
+        w.a[j] = aj;
+        w.d[j] = d;
+        if (d > 0) {
+            w.step[j] = 1;
+            idx[j] = k - ((double)k > aj);
+            inv[j] = 1.0 / d;
+        } else if (d < 0) {
+            w.step[j] = -1;
+            idx[j] = k + ((double)k < aj) - 1;
+            inv[j] = 1.0 / d;
+        } else {
+            int64_t f = k - ((double)k > aj);
+            if ((double)f == aj) return -1; /* on a lattice plane: the event machinery */
+            w.step[j] = 0;
+            idx[j] = f;
+            inv[j] = INFINITY;
         }
-        const int64_t *cmin = p.cmin, cs = p.cs;
-        /* when does the segment leave the current cell, per axis and first? */
-        double te = INFINITY;
-        for (int j = 0; j < 3; j++)
-            if (w.step[j]) {
-                double tj = tplane(&w, j, w.step[j] > 0 ? cmin[j] + cs : cmin[j]);
-                if (tj < te) te = tj;
-            }
-        if (!(te < 1.0)) return 1;
-        p.chain_ok = 0;
-        for (int j = 0; j < 3; j++)
-            if (w.step[j]) sync_axis(&w, j, te);
-        double tev;
-        unsigned cross = lowest_axes(&w, &tev);
-        around_event(&w, cross, &r);
-        unsigned fm = free_mask_tree(&p, &r);
-        unsigned ok = reach_after(fm, r.before, r.after);
-        if (!ok) {
-            *t_hit = tev;
-            return 0;
-        }
-        if (sink) sink_all(sink, ud, &p, fm);
-        unsigned e = pick_largest(&p, ok);
-        if (p.cells[e].code != p.cur.code || p.cells[e].tile != p.cur.tile) enter_cell(&p, p.cells[e], p.vals[e], p.top[e]);
-        advance(&w, cross);
     }
+    int64_t n = t->n, x = idx[0], y = idx[1], z = idx[2];
+    if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
+        return 0;
+    int D = t->p.depth;
+    uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
+    const on_tile *tl = &t->tiles[ti];
+    if (tl->solid || !tl->loaded) return 0;
+    const on_losmap *lm = on_tile_losmap(t, ti);
+    if (!lm) return -1;
+    if (lm->box_small && clear_by_box(t, a, b)) return 1;
+    tree_probe p;
+    uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
+    uint32_t L0 = on_losmap_start(lm, p.chain, lx, ly, lz);
+    int l = on_losmap_leaf_from(lm, p.chain, L0, lx, ly, lz, NULL);
+    if (l < 0) return 0;
+    uint32_t msk = ~((1u << l) - 1u);
+    p.t = t;
+    p.lm = lm;
+    p.cur.tile = ti;
+    p.cur.code = on_code_make(lx & msk, ly & msk, lz & msk, (uint32_t)l);
+    p.torg[0] = x - lx, p.torg[1] = y - ly, p.torg[2] = z - lz;
+    p.cmin[0] = p.torg[0] + (lx & msk), p.cmin[1] = p.torg[1] + (ly & msk), p.cmin[2] = p.torg[2] + (lz & msk);
+    p.cs = (int64_t)1 << l;
+    p.lc = lc; /* (the rest of walk_tree's probe, for walk_loop below) */
+    p.lmtile = ti;
+    p.chain_ok = 1;
+    double th;
+    int rc = fast_run(&w, &p, inv, &th, NULL, NULL);
+    if (rc == 2 || rc == 0) return rc == 2;
+    /* fast_run stopped at another tile (3) or where the exact order decides (-1): walk_tree's loop takes
+     * the walk over from there (w as walk_init leaves it: tnext unset but for axes that do not move) */
+    for (int j = 0; j < 3; j++) {
+        w.two[j] = 0;
+        if (!w.step[j]) w.tnext[j] = INFINITY;
+    }
+    return walk_loop(&w, &p, inv, &th, NULL, NULL, 1, rc);
+}
+
+/* Line of sight without a sink or the hit's t: visible_fast, else walk_tree. 1 when clear. */
+static int walk_visible(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
+{
+    int r = visible_fast(t, lc, a, b);
+    double th;
+    return r >= 0 ? r : walk_tree(t, lc, a, b, &th, NULL, NULL);
 }
 
 int on_tree_visible_nav(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
 {
-    double th;
-    return walk_tree(t, lc, a, b, &th, NULL, NULL);
+    return walk_visible(t, lc, a, b);
 }
 
 int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
@@ -903,9 +998,9 @@ static inline __attribute__((always_inline)) int to_nav_checked(const on_tree *t
 
 on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3])
 {
-    double na[3], nb[3], th;
+    double na[3], nb[3];
     if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
-    return walk_tree(t, NULL, na, nb, &th, NULL, NULL) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
+    return walk_visible(t, NULL, na, nb) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }
 
 on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit)
