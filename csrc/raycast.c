@@ -966,12 +966,32 @@ static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], cons
     return walk_loop(&w, &p, inv, &th, NULL, NULL, 1, rc);
 }
 
-/* Line of sight without a sink or the hit's t: visible_fast, else walk_tree. 1 when clear. */
+/* Line of sight without a sink or the hit's t: visible_fast, else walk_tree. 1 when clear.
+ * A segment in one lattice plane (x_j = k for one axis j, the others off every plane: waypoints on a
+ * face) has the voxels of both layers k - 1 and k around it, and walk_tree's event machinery reads
+ * them at every cell it leaves (about 2,000 instructions such a walk on DC1, 2,700 on BC1, against
+ * 800 for visible_fast's). The same segment moved half a voxel into one layer (x_j = k - 0.5, or
+ * k + 0.5) has around it, at every t, the voxels of that layer alone that the segment has there: each
+ * of the rule's tests on it (a free voxel around; free voxels before joined to free voxels after
+ * through free voxels around the crossing, sharing faces) passing passes the same test on the segment,
+ * whose voxels are a superset (the crossings are at the same t: the other coordinates are the same).
+ * So either moved segment clear by visible_fast shows the segment clear; otherwise walk_tree decides. */
 static int walk_visible(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
 {
     int r = visible_fast(t, lc, a, b);
+    if (r >= 0) return r;
+    int j = -1, planes = 0;
+    for (int i = 0; i < 3; i++)
+        if (a[i] == b[i] && fabs(a[i]) < FAST_COORD && (double)ifloor(a[i]) == a[i]) j = i, planes++;
+    if (planes == 1) {
+        double a2[3] = {a[0], a[1], a[2]}, b2[3] = {b[0], b[1], b[2]};
+        a2[j] = b2[j] = a[j] - 0.5;
+        if (visible_fast(t, lc, a2, b2) == 1) return 1;
+        a2[j] = b2[j] = a[j] + 0.5;
+        if (visible_fast(t, lc, a2, b2) == 1) return 1;
+    }
     double th;
-    return r >= 0 ? r : walk_tree(t, lc, a, b, &th, NULL, NULL);
+    return walk_tree(t, lc, a, b, &th, NULL, NULL);
 }
 
 int on_tree_visible_nav(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
