@@ -130,11 +130,14 @@ static long los_agree(const on_tree *t, const dense *d, int count, long *blocked
         double th_d = -1, th_t = -1;
         int vd = on_walk_dense(dense_free, d, a, b, &th_d);
         int vt = on_ok(on_tree_raycast(t, a, b, &th_t));
+        /* on_tree_visible walks its own way (raycast.c's visible_fast, a segment in one lattice plane
+         * moved half a voxel into each layer first, walk_loop where fast_run stops) */
+        int vv = on_ok(on_tree_visible(t, a, b));
         if (!vd) ++*blocked;
-        if (vd != vt || (!vd && th_d != th_t)) {
+        if (vd != vt || vd != vv || (!vd && th_d != th_t)) {
             if (bad < 4)
-                fprintf(stderr, "los mismatch: (%.17g %.17g %.17g)->(%.17g %.17g %.17g) dense %d@%.17g tree %d@%.17g\n",
-                        a[0], a[1], a[2], b[0], b[1], b[2], vd, th_d, vt, th_t);
+                fprintf(stderr, "los mismatch: (%.17g %.17g %.17g)->(%.17g %.17g %.17g) dense %d@%.17g tree %d@%.17g visible %d\n",
+                        a[0], a[1], a[2], b[0], b[1], b[2], vd, th_d, vt, th_t, vv);
             bad++;
         }
     }
@@ -346,7 +349,9 @@ static void test_edits(void)
 static int los(const on_tree *t, double ax, double ay, double az, double bx, double by, double bz, double *th)
 {
     double a[3] = {ax, ay, az}, b[3] = {bx, by, bz};
-    return on_ok(on_tree_raycast(t, a, b, th));
+    int r = on_ok(on_tree_raycast(t, a, b, th));
+    CHECK_EQ_INT(on_ok(on_tree_visible(t, a, b)), r); /* (visible_fast's way: the same answer) */
+    return r;
 }
 
 /* Hand-made cases where bricks (4 leaves), their groups (8) and tiles (16) meet. */
@@ -508,6 +513,40 @@ static void test_masks_off(void)
     }
 }
 
+/* Segments in one lattice plane (x = 8), which on_tree_visible first walks moved half a voxel into
+ * each layer (x = 7.5, then 8.5): clear when either moved one is, else the event walk decides. */
+static void test_plane_lanes(void)
+{
+    on_tree *t;
+    dense d;
+    scene(4, 1, 1, 1, 0, 1, &t, &d); /* 16 x 16 x 16, empty */
+    double th;
+    /* layer x = 7 blocked at y = 3, layer x = 8 at y = 9: neither layer is clear from y = 0.5 to 14.5, but
+     * each crossing of a y plane keeps a free voxel on one side joined to one after: clear */
+    int l0[3] = {7, 3, 0}, l1[3] = {8, 4, 16}, r0[3] = {8, 9, 0}, r1[3] = {9, 10, 16};
+    add_box(t, &d, l0, l1);
+    add_box(t, &d, r0, r1);
+    CHECK(los(t, 8, 0.5, 5.5, 8, 14.5, 5.5, &th) && th == 1.0);
+    CHECK(on_walk_dense(dense_free, &d, (double[3]){8, 0.5, 5.5}, (double[3]){8, 14.5, 5.5}, NULL));
+    /* one layer clear (x = 7 from y = 4 on): clear by the moved segment */
+    CHECK(los(t, 8, 4.5, 5.5, 8, 14.5, 5.5, &th));
+    CHECK(los(t, 8, 0.5, 5.5, 8, 8.5, 5.5, &th));
+    /* both layers blocked at the same y (y = 12): blocked where the segment enters them, t exact */
+    int b0[3] = {7, 12, 0}, b1[3] = {9, 13, 16};
+    add_box(t, &d, b0, b1);
+    CHECK(!los(t, 8, 10.5, 5.5, 8, 14.5, 5.5, &th) && th == 0.375);
+    /* the two layers blocked diagonally across a crossing (x = 7 from y = 3, x = 8 below y = 3 ... here x = 7
+     * at y in [3, 4) and x = 8 at y in [2, 3)): a zero-width gap at the edge (8, 3), blocked */
+    int g0[3] = {8, 2, 0}, g1[3] = {9, 3, 16};
+    add_box(t, &d, g0, g1);
+    CHECK(!los(t, 8, 0.5, 5.5, 8, 8.5, 5.5, &th) && th == 0.3125);
+    CHECK(!on_walk_dense(dense_free, &d, (double[3]){8, 0.5, 5.5}, (double[3]){8, 8.5, 5.5}, &th) && th == 0.3125);
+    long blocked = 0;
+    CHECK_EQ_INT(los_agree(t, &d, 4000, &blocked), 0);
+    free(d.b);
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("losmap", {
     test_cells();
     test_popcnt_rank();
@@ -516,5 +555,6 @@ TEST_MAIN("losmap", {
     test_edits();
     test_edges();
     test_diagonal_edges();
+    test_plane_lanes();
     test_masks_off();
 })
