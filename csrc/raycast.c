@@ -589,7 +589,7 @@ static __attribute__((noinline)) int ends_in_cell(const walk *w, int64_t b0, int
  * another tile (fast_step takes that step). The walk's cell is written back before any return but 0 and 2
  * (the walk ends there). */
 static inline __attribute__((always_inline)) int fast_run(walk *w, tree_probe *p, const double inv[3], double *t_hit,
-                                                          on_cell_sink sink, void *ud)
+                                                          on_cell_sink sink, void *ud, int64_t *entered)
 {
     const on_losmap *m = p->lm;
     const int64_t o0 = p->torg[0], o1 = p->torg[1], o2 = p->torg[2], n = p->t->n, out = ~(n - 1);
@@ -700,6 +700,9 @@ static inline __attribute__((always_inline)) int fast_run(walk *w, tree_probe *p
         }
         if (nl < 0) {
             *t_hit = tplane(w, e, BND_E);
+            if (entered) { /* (the voxel entered is blocked: the voxel of the interval after t_hit) */
+                entered[0] = 1, entered[1] = v0 + o0, entered[2] = v1 + o1, entered[3] = v2 + o2;
+            }
             return 0;
         }
         int64_t msk = ~(((int64_t)1 << nl) - 1);
@@ -784,7 +787,7 @@ static int walk_loop(walk *w, tree_probe *p, const double inv[3], double *t_hit,
         if (fast) {
             int rc = 3;
             if (pending) rc = pending, pending = 0;
-            else if (p->chain_ok && p->lm && p->lmtile == p->cur.tile) rc = fast_run(w, p, inv, t_hit, sink, ud);
+            else if (p->chain_ok && p->lm && p->lmtile == p->cur.tile) rc = fast_run(w, p, inv, t_hit, sink, ud, NULL);
             if (rc == 3) rc = fast_step(w, p, inv, t_hit, sink);
             if (rc == 1) {
                 if (sink) sink(ud, p->cur); /* the one cell entered (events report theirs below) */
@@ -891,6 +894,14 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
     return walk_loop(&w, &p, inv, t_hit, sink, ud, fast, 0);
 }
 
+/* A blocked start for visible_core: at t = 0, the voxel of the interval after it. */
+static inline int visible_hit0(double *t_hit, int64_t *entered, int64_t x, int64_t y, int64_t z)
+{
+    if (t_hit) *t_hit = 0;
+    if (entered) entered[0] = 1, entered[1] = x, entered[2] = y, entered[3] = z;
+    return 0;
+}
+
 /* on_tree_visible_nav's common case, the search's line of sight: a segment off every lattice plane whose
  * start voxel is in a tile with masks, walked by fast_run to its end, with only what fast_run reads set
  * up (walk_tree's set-up for the other cases and the event machinery cost about 100 instructions more a
@@ -900,7 +911,8 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
  * answers are walk_tree's: the same start voxel, box test, fast_run and loop. No t of the hit: on_tree_raycast, which
  * wants it, takes walk_tree (the hit's t kept through this walk cost about 500,000 instructions more
  * on DC1's 300 queries, callgrind). */
-static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
+static inline __attribute__((always_inline)) int visible_core(const on_tree *t, on_lcache *lc, const double a[3],
+                                                              const double b[3], double *t_hit, int64_t *entered)
 {
     walk w;
     double inv[3];
@@ -930,11 +942,11 @@ static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], cons
     }
     int64_t n = t->n, x = idx[0], y = idx[1], z = idx[2];
     if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
-        return 0;
+        return visible_hit0(t_hit, entered, x, y, z);
     int D = t->p.depth;
     uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
     const on_tile *tl = &t->tiles[ti];
-    if (tl->solid || !tl->loaded) return 0;
+    if (tl->solid || !tl->loaded) return visible_hit0(t_hit, entered, x, y, z);
     const on_losmap *lm = on_tile_losmap(t, ti);
     if (!lm) return -1;
     if (lm->box_small && clear_by_box(t, a, b)) return 1;
@@ -942,7 +954,7 @@ static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], cons
     uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
     uint32_t L0 = on_losmap_start(lm, p.chain, lx, ly, lz);
     int l = on_losmap_leaf_from(lm, p.chain, L0, lx, ly, lz, NULL);
-    if (l < 0) return 0;
+    if (l < 0) return visible_hit0(t_hit, entered, x, y, z);
     uint32_t msk = ~((1u << l) - 1u);
     p.t = t;
     p.lm = lm;
@@ -955,7 +967,7 @@ static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], cons
     p.lmtile = ti;
     p.chain_ok = 1;
     double th;
-    int rc = fast_run(&w, &p, inv, &th, NULL, NULL);
+    int rc = fast_run(&w, &p, inv, t_hit ? t_hit : &th, NULL, NULL, entered);
     if (rc == 2 || rc == 0) return rc == 2;
     /* fast_run stopped at another tile (3) or where the exact order decides (-1): walk_tree's loop takes
      * the walk over from there (w as walk_init leaves it: tnext unset but for axes that do not move) */
@@ -963,8 +975,29 @@ static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], cons
         w.two[j] = 0;
         if (!w.step[j]) w.tnext[j] = INFINITY;
     }
-    return walk_loop(&w, &p, inv, &th, NULL, NULL, 1, rc);
+    return walk_loop(&w, &p, inv, t_hit ? t_hit : &th, NULL, NULL, 1, rc);
 }
+
+/* visible_core without the hit (on_tree_visible_nav's and on_tree_visible's walk). */
+static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
+{
+    return visible_core(t, lc, a, b, NULL, NULL);
+}
+
+/* visible_core with the t of the hit and, when the walk stopped at a blocked voxel it entered (its
+ * start voxel included: the voxel of the interval just after *t_hit), entered[0] = 1 and the voxel in
+ * entered[1..3] (else entered[0] = 0), for walk_visible's moved segments. */
+static __attribute__((noinline)) int visible_hit(const on_tree *t, on_lcache *lc, const double a[3], const double b[3],
+                                                 double *t_hit, int64_t entered[4])
+{
+    *t_hit = 0;
+    entered[0] = 0;
+    return visible_core(t, lc, a, b, t_hit, entered);
+}
+
+
+static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t, on_lcache *lc, on_turn_cache *p,
+                                                                int64_t x, int64_t y, int64_t z);
 
 /* Line of sight without a sink or the hit's t: visible_fast, else walk_tree. 1 when clear.
  * A segment in one lattice plane (x_j = k for one axis j, the others off every plane: waypoints on a
@@ -975,7 +1008,9 @@ static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], cons
  * of the rule's tests on it (a free voxel around; free voxels before joined to free voxels after
  * through free voxels around the crossing, sharing faces) passing passes the same test on the segment,
  * whose voxels are a superset (the crossings are at the same t: the other coordinates are the same).
- * So either moved segment clear by visible_fast shows the segment clear; otherwise walk_tree decides. */
+ * So either moved segment clear shows the segment clear; one stopped at a blocked voxel it entered whose
+ * neighbour across the plane is blocked too (the segment's two voxels just after that t) shows it
+ * blocked; otherwise walk_tree decides. */
 static int walk_visible(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
 {
     int r = visible_fast(t, lc, a, b);
@@ -984,11 +1019,21 @@ static int walk_visible(const on_tree *t, on_lcache *lc, const double a[3], cons
     for (int i = 0; i < 3; i++)
         if (a[i] == b[i] && fabs(a[i]) < FAST_COORD && (double)ifloor(a[i]) == a[i]) j = i, planes++;
     if (planes == 1) {
-        double a2[3] = {a[0], a[1], a[2]}, b2[3] = {b[0], b[1], b[2]};
-        a2[j] = b2[j] = a[j] - 0.5;
-        if (visible_fast(t, lc, a2, b2) == 1) return 1;
-        a2[j] = b2[j] = a[j] + 0.5;
-        if (visible_fast(t, lc, a2, b2) == 1) return 1;
+        double a2[3] = {a[0], a[1], a[2]}, b2[3] = {b[0], b[1], b[2]}, th;
+        int64_t en[4];
+        on_turn_cache tc;
+        on_turn_cache_init(&tc);
+        for (int side = 0; side < 2; side++) { /* layer k - 1, then k */
+            a2[j] = b2[j] = a[j] + (side ? 0.5 : -0.5);
+            int r2 = visible_hit(t, lc, a2, b2, &th, en);
+            if (r2 == 1) return 1;
+            /* stopped at a blocked voxel entered: with the voxel beside it across the plane blocked too,
+             * the segment's voxels in the interval just after th (those two) are blocked */
+            if (r2 == 0 && en[0]) {
+                en[1 + j] += side ? -1 : 1;
+                if (!turn_leaf_free(t, lc, &tc, en[1], en[2], en[3])) return 0;
+            }
+        }
     }
     double th;
     return walk_tree(t, lc, a, b, &th, NULL, NULL);
