@@ -33,7 +33,7 @@ for map in "$@"; do
         /:on_query_init \[/ { init += num($1) }
         /:on_query_update \[/ { search += num($1) }
         /:on_query_finalize \[/ { fin += num($1) }
-        /:on_tree_visible_nav \[/ || /:on_tree_walk_cells \[/ { los += num($1) }
+        /:on_tree_visible_nav \[/ || /:on_tree_walk_cells \[/ || /:on_tree_walk_cells_hit \[/ { los += num($1) }
         /:on_tree_turn_ok \[/ || /:on_tree_turn_ok_cached \[/ { turn += num($1) }
         END {
             if (n == 0) n = 1

@@ -53,6 +53,7 @@ struct on_query {
     int no_reverse;       /* (tests) never reverse */
     int no_landmarks;     /* (tests, benchmarks) never read the tree's landmarks */
     int may_turn;         /* the current search may still turn round once when it stalls (search.c, stalled) */
+    size_t visited0;      /* nodes the search reached before it turned round (info.visited counts both) */
     size_t stall_at;      /* the expansion that last brought the search 2 % nearer its goal (stalled) */
     double stall_wh;      /* the least f - g of a node expanded so far (w h, less size_bias times its size) */
     double stall_lim;     /* f - g at 0.2 of the ends' distance from the goal */

@@ -323,6 +323,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->direct = 0;
     q->reversed = q->swapped = 0;
     q->may_turn = 0;
+    q->visited0 = 0;
     q->stall_at = 0;
     q->stall_wh = INFINITY;
     if (o != &q->o0) { /* (starting again over the cells passes the options kept) */
@@ -422,7 +423,16 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         double hit = 1;
         corr_sink(q, back ? gc : sc);
         q->info.los++;
-        if (on_tree_walk_cells_hit(q->t, q->lcache, back ? q->b : q->a, back ? q->a : q->b, corr_sink, q, &hit)) {
+        int clear = on_tree_walk_cells_hit(q->t, q->lcache, back ? q->b : q->a, back ? q->a : q->b, corr_sink, q, &hit);
+        /* (the rule is not symmetric at exact ties: a segment through a lattice edge may cross both
+         * planes at one t from one end and an ulp apart from the other, through the voxel between:
+         * seen clear from the goal's end, the path start -> goal is checked from the start's; review
+         * of session 14, tests/test_reverse's edge_tie) */
+        if (clear && back) {
+            q->info.los++;
+            clear = on_tree_visible_nav(q->t, q->lcache, q->a, q->b);
+        }
+        if (clear) {
             if (q->g.kind == ON_GRAPH_BOXES) corr_push(q, gc); /* a box: no walked cell is it */
             else if (back) corr_last(q, sc);
             else corr_sink(q, gc);
@@ -785,6 +795,7 @@ static void turn_round(on_query *q)
     q->may_turn = 0;
     swap_ends(q, q->pool.nodes[0].cell);
     q->reversed = q->swapped;
+    q->visited0 += q->pool.nnodes;
     on_pool_reset(&q->pool);
     int32_t s0 = on_pool_get(&q->pool, sc, &created);
     double mn[3], mx[3], sz;
@@ -864,7 +875,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
     }
     if (q->swapped && !(q->state & ON_IN_PROGRESS)) unreverse(q);
     if (done) *done = n;
-    q->info.visited = q->pool.nnodes;
+    q->info.visited = q->visited0 + q->pool.nnodes;
     return q->state;
 }
 
