@@ -119,8 +119,63 @@ static void one_bend(void)
     on_pathbuf_free(&p);
 }
 
+/* Turns allowed only after a straight leg of at most 12 along x (the last waypoint has none to ask):
+ * the sight search settles beyond, and the search is redone below with the turns asked at every
+ * candidate (tighten.c, on_smooth). */
+static int turn_twelve(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    (void)b;
+    ++*(int *)ud;
+    return x[0] - a[0] <= 12;
+}
+
+static int vis_twenty(void *ud, const double a[3], const double b[3])
+{
+    (void)ud;
+    double d = b[0] - a[0];
+    return d <= 20 && -d <= 20;
+}
+
+/* A zigzag of npts waypoints smoothed under vis_twenty and turn_twelve; the kept x into kept (up to
+ * cap), their count into *n, the turns asked into *turns. */
+static void smooth_turning(size_t npts, double *kept, size_t cap, size_t *n, int *turns)
+{
+    on_pathbuf p = {0};
+    for (size_t i = 0; i < npts; i++) {
+        double pt[3] = {(double)i, 0.5 * (double)(i & 1), 0};
+        CHECK(on_pathbuf_push(&p, pt) == 0);
+    }
+    *turns = 0;
+    on_sight s = {vis_twenty, turn_twelve, turns, NULL, NULL, NULL};
+    on_smooth(&p, &s, ON_SMOOTH_GREEDY);
+    *n = p.n;
+    for (size_t i = 0; i < p.n && i < cap; i++) kept[i] = p.p[3 * i];
+    on_pathbuf_free(&p);
+}
+
+/* Over the bends (30 waypoints, every one a bend): from 0 the farthest in sight is 20, whose turn
+ * fails; redone with turns, 12; from 12 the last (17 away, no turn to ask). Over every waypoint (600,
+ * more than SMOOTH_BENDS bends): every 12th up to 576, then 588 (599 is 23 from 576, out of sight), then 599. */
+static void turns_redo(void)
+{
+    double kept[64];
+    size_t n;
+    int turns;
+    smooth_turning(30, kept, 64, &n, &turns);
+    CHECK_EQ_INT(n, 3);
+    CHECK(kept[0] == 0 && kept[1] == 12 && kept[2] == 29);
+    CHECK(turns > 0);
+    smooth_turning(600, kept, 64, &n, &turns);
+    CHECK_EQ_INT(n, 51);
+    int every12 = 1;
+    for (size_t i = 0; i < 49 && i < n; i++) every12 &= kept[i] == 12.0 * (double)i;
+    CHECK(every12);
+    CHECK(n == 51 && kept[49] == 588 && kept[50] == 599);
+}
+
 TEST_MAIN("gallop", {
     all_in_sight();
     sight_of_twelve();
     one_bend();
+    turns_redo();
 })
