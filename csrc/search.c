@@ -261,8 +261,9 @@ static int either_way(const on_query *q, on_cell sc, on_cell gc)
  * open one floods less. The goal counts as the more hidden end when its straight segment towards the
  * start is blocked within the first 0.3 of the way (tb) and nearer than 1.5 times the start's (ta):
  * a ray walk from the goal (the `direct` check's, which walks from the goal's end, when it ran), then
- * one from the start as far as that decides. tb: the first walk's hit, or -1 when it is still to walk. With one wall midway (tb and ta near 0.5, spec/17's scene) neither end is hidden
- * and the cells' alignment decides: the forward search expands 10 cells there, the reversed 204.
+ * one from the start as far as that decides (tb: the first walk's hit, or -1 when it is still to
+ * walk). With one wall midway (tb and ta near 0.5, spec/17's scene) neither end is hidden and the
+ * cells' alignment decides: the forward search expands 10 cells there, the reversed 204.
  * Measured on the benchmark's 300 scenarios a map (README, "Search defaults"): DC1 169 -> 134
  * expansions a query (the better of the two directions each time would give 112), Complex 207 -> 177. */
 static int reverse_pays(const on_query *q, double tb)
@@ -431,6 +432,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         if (clear && back) {
             q->info.los++;
             clear = on_tree_visible_nav(q->t, q->lcache, q->a, q->b);
+            hit = 1; /* (blocked only from the start's end: nothing hides the goal's) */
         }
         if (clear) {
             if (q->g.kind == ON_GRAPH_BOXES) corr_push(q, gc); /* a box: no walked cell is it */

@@ -196,6 +196,7 @@ static void edge_tie(void)
     on_query_info info;
     CHECK_EQ_INT(on_query_find(q, a, b, NULL, path, CAP, &n, &info), ON_SUCCESS);
     CHECK_EQ_INT(q->direct, 0);
+    CHECK_EQ_INT(q->reversed, 0); /* (nothing hides the goal: its end's walk was clear) */
     CHECK(n >= 3);
     CHECK(result_ok(t, q, a, b, path, n));
     /* b -> a is in sight, but the walk from its goal's end (a) is blocked: searched, then smoothed to
