@@ -824,6 +824,28 @@ static int walk_loop(walk *w, tree_probe *p, const double inv[3], double *t_hit,
 }
 
 
+/* The walk's first cell off its tile's masks (lm, tile ti of side n): the free leaf cell holding global
+ * voxel (x, y, z) becomes p's current cell, with the chain of its descent; 0 when the voxel is
+ * blocked. (walk_tree and visible_core start so.) */
+static inline __attribute__((always_inline)) int start_cell(tree_probe *p, const on_losmap *lm, uint32_t ti, int64_t n,
+                                                            int64_t x, int64_t y, int64_t z)
+{
+    uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
+    uint32_t L0 = on_losmap_start(lm, p->chain, lx, ly, lz);
+    int l = on_losmap_leaf_from(lm, p->chain, L0, lx, ly, lz, NULL);
+    if (l < 0) return 0;
+    uint32_t msk = ~((1u << l) - 1u);
+    p->lm = lm;
+    p->lmtile = ti;
+    p->chain_ok = 1;
+    p->cur.tile = ti;
+    p->cur.code = on_code_make(lx & msk, ly & msk, lz & msk, (uint32_t)l);
+    p->torg[0] = x - lx, p->torg[1] = y - ly, p->torg[2] = z - lz;
+    p->cmin[0] = p->torg[0] + (lx & msk), p->cmin[1] = p->torg[1] + (ly & msk), p->cmin[2] = p->torg[2] + (lz & msk);
+    p->cs = (int64_t)1 << l;
+    return 1;
+}
+
 /* Walk a, b (nav space). Returns 1 when clear; 0 with *t_hit otherwise. `sink` (may be NULL) gets
  * every free cell the walk passes through, in order, and at each crossing every free cell around it. */
 static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], double *t_hit,
@@ -862,19 +884,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
          * the start voxel's, so clear_by_box's answer is the same as before the walk's start) */
         if (lm && !sink && lm->box_small && clear_by_box(t, a, b)) return 1;
         if (lm) {
-            uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
-            uint32_t L0 = on_losmap_start(lm, p.chain, lx, ly, lz);
-            int l = on_losmap_leaf_from(lm, p.chain, L0, lx, ly, lz, NULL);
-            if (l < 0) return 0;
-            uint32_t msk = ~((1u << l) - 1u);
-            p.lm = lm;
-            p.lmtile = ti;
-            p.chain_ok = 1;
-            p.cur.tile = ti;
-            p.cur.code = on_code_make(lx & msk, ly & msk, lz & msk, (uint32_t)l);
-            p.torg[0] = x - lx, p.torg[1] = y - ly, p.torg[2] = z - lz;
-            p.cmin[0] = p.torg[0] + (lx & msk), p.cmin[1] = p.torg[1] + (ly & msk), p.cmin[2] = p.torg[2] + (lz & msk);
-            p.cs = (int64_t)1 << l;
+            if (!start_cell(&p, lm, ti, n, x, y, z)) return 0;
             if (sink) sink(ud, p.cur);
         }
     }
@@ -951,21 +961,9 @@ static inline __attribute__((always_inline)) int visible_core(const on_tree *t, 
     if (!lm) return -1;
     if (lm->box_small && clear_by_box(t, a, b)) return 1;
     tree_probe p;
-    uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
-    uint32_t L0 = on_losmap_start(lm, p.chain, lx, ly, lz);
-    int l = on_losmap_leaf_from(lm, p.chain, L0, lx, ly, lz, NULL);
-    if (l < 0) return visible_hit0(t_hit, entered, x, y, z);
-    uint32_t msk = ~((1u << l) - 1u);
+    if (!start_cell(&p, lm, ti, n, x, y, z)) return visible_hit0(t_hit, entered, x, y, z);
     p.t = t;
-    p.lm = lm;
-    p.cur.tile = ti;
-    p.cur.code = on_code_make(lx & msk, ly & msk, lz & msk, (uint32_t)l);
-    p.torg[0] = x - lx, p.torg[1] = y - ly, p.torg[2] = z - lz;
-    p.cmin[0] = p.torg[0] + (lx & msk), p.cmin[1] = p.torg[1] + (ly & msk), p.cmin[2] = p.torg[2] + (lz & msk);
-    p.cs = (int64_t)1 << l;
     p.lc = lc; /* (the rest of walk_tree's probe, for walk_loop below) */
-    p.lmtile = ti;
-    p.chain_ok = 1;
     double th;
     int rc = fast_run(&w, &p, inv, t_hit ? t_hit : &th, NULL, NULL, entered);
     if (rc == 2 || rc == 0) return rc == 2;

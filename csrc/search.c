@@ -222,6 +222,18 @@ static void corr_last(on_query *q, on_cell c)
 
 static on_status start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only);
 
+/* Node 0 of the just reset pool: cell c at the search's start point (q->a), g 0, no parent, in no heap
+ * (the caller sets its f and pushes it). Every pool has room for a first node (on_pool_init). */
+static int32_t first_node(on_query *q, on_cell c)
+{
+    int created;
+    int32_t s0 = on_pool_get(&q->pool, c, &created);
+    q->pool.nodes[s0].g = 0;
+    q->pool.nodes[s0].parent = -1;
+    memcpy(q->pool.nodes[s0].pos, q->a, sizeof q->a);
+    return s0;
+}
+
 /* Whether every tile of the box the two ends' tiles span is loaded (at most 64 of them; more: no).
  * Where tiles stream in, a search waits for the tiles it reaches from the start's side, first those
  * nearest the start (spec/13): it keeps that order there. */
@@ -396,11 +408,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
     q->info.graph = q->g.kind == ON_GRAPH_BOXES ? ON_GRAPH_BOXES : ON_GRAPH_CELLS;
     q->goal_cell = gc;
     if (touch_tile(q, sc.tile) != 0 || touch_tile(q, gc.tile) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
-    int created;
-    int32_t s0 = on_pool_get(&q->pool, sc, &created); /* node 0: the start */
-    q->pool.nodes[s0].g = 0;
-    q->pool.nodes[s0].parent = -1;
-    memcpy(q->pool.nodes[s0].pos, q->a, sizeof q->a);
+    int32_t s0 = first_node(q, sc); /* node 0: the start */
     if (same_cell(sc, gc)) { /* one free cube or box holds both: the straight segment */
         if (q->areas.n && edge_cost(q, q->a, q->b) == INFINITY) return q->state = ON_FAILURE | ON_UNREACHABLE;
         q->found = s0;
@@ -462,10 +470,7 @@ static on_status start(on_query *q, const double a[3], const double b[3], const 
         q->reversed = 1;
         sc = gc;
         on_pool_reset(&q->pool);
-        s0 = on_pool_get(&q->pool, sc, &created);
-        q->pool.nodes[s0].g = 0;
-        q->pool.nodes[s0].parent = -1;
-        memcpy(q->pool.nodes[s0].pos, q->a, sizeof q->a);
+        s0 = first_node(q, sc);
     }
     double mn[3], mx[3], sz;
     on_graph_region(&q->g, sc, mn, mx, &sz);
@@ -750,7 +755,6 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
 __attribute__((noinline)) static int lm_defer(on_query *q, int32_t u)
 {
     on_snode *n = &q->pool.nodes[u];
-    if (q->g.kind != ON_GRAPH_CELLS) return 0;
     double l = lm_term(q, n->cell.tile, n->aux, n->cell.code);
     double p[3], mn[3], mx[3], sz;
     node_point(q, u, p);
@@ -793,18 +797,14 @@ static inline int stalled(on_query *q, const on_snode *n)
 static void turn_round(on_query *q)
 {
     on_cell sc = q->goal_cell;
-    int created;
     q->may_turn = 0;
     swap_ends(q, q->pool.nodes[0].cell);
     q->reversed = q->swapped;
     q->visited0 += q->pool.nnodes;
     on_pool_reset(&q->pool);
-    int32_t s0 = on_pool_get(&q->pool, sc, &created);
+    int32_t s0 = first_node(q, sc);
     double mn[3], mx[3], sz;
     on_graph_region(&q->g, sc, mn, mx, &sz);
-    q->pool.nodes[s0].g = 0;
-    q->pool.nodes[s0].parent = -1;
-    memcpy(q->pool.nodes[s0].pos, q->a, sizeof q->a);
     q->pool.nodes[s0].f = q->o.weight * on_dist3(q->a, q->b) - q->o.size_bias * sz;
     on_pool_push_or_update(&q->pool, (uint32_t)s0);
     q->touch_last = UINT32_MAX;

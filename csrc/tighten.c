@@ -288,6 +288,16 @@ static size_t farthest(const on_pathbuf *path, const on_sight *sg, const double 
 #undef WP
 }
 
+/* farthest without the turns, then, when the turns at the slot it settles on fail, again below it with
+ * the turns asked at every candidate (on_smooth's rule). Returns the slot. */
+static size_t farthest_turning(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i,
+                               const size_t *w, size_t ns, size_t ok, size_t bad, int mode, size_t first)
+{
+    size_t r = farthest(path, sg, prev, i, w, ns, ok, bad, mode, 0, first);
+    if (r > ok && !jump_turns(path, sg, prev, i, w ? w[r] : r)) r = farthest(path, sg, prev, i, w, ns, ok, r, mode, 1, first);
+    return r;
+}
+
 /* Does the path bend at x, from a on to b, by more than about 1e-6 radians? */
 static inline int bends(const double *a, const double *x, const double *b)
 {
@@ -335,16 +345,12 @@ void on_smooth(on_pathbuf *path, const on_sight *sg, int mode)
             while (s0 < ns && slot[s0] <= i + 1) s0++;
             size_t *sl = slot + s0 - 1, m = ns - s0 + 1;
             sl[0] = i + 1;
-            size_t r = farthest(path, sg, prev, i, sl, m, 0, m, mode, 0, GALLOP_FIRST_BENDS);
-            if (r > 0 && !jump_turns(path, sg, prev, i, sl[r])) r = farthest(path, sg, prev, i, sl, m, 0, r, mode, 1, GALLOP_FIRST_BENDS);
+            size_t r = farthest_turning(path, sg, prev, i, sl, m, 0, m, mode, GALLOP_FIRST_BENDS);
             ok = sl[r];
-            if (r == 0 && m > 1 && sl[1] > i + 2) { /* no bend allowed: the farthest before the first */
-                ok = farthest(path, sg, prev, i, NULL, n, i + 1, sl[1], mode, 0, 0);
-                if (ok > i + 1 && !jump_turns(path, sg, prev, i, ok)) ok = farthest(path, sg, prev, i, NULL, n, i + 1, ok, mode, 1, 0);
-            }
+            if (r == 0 && m > 1 && sl[1] > i + 2) /* no bend allowed: the farthest before the first */
+                ok = farthest_turning(path, sg, prev, i, NULL, n, i + 1, sl[1], mode, 0);
         } else {
-            ok = farthest(path, sg, prev, i, NULL, n, i + 1, n, mode, 0, GALLOP_FIRST);
-            if (ok > i + 1 && !jump_turns(path, sg, prev, i, ok)) ok = farthest(path, sg, prev, i, NULL, n, i + 1, ok, mode, 1, GALLOP_FIRST);
+            ok = farthest_turning(path, sg, prev, i, NULL, n, i + 1, n, mode, GALLOP_FIRST);
         }
         memmove(path->p + 3 * ++w, path->p + 3 * ok, 3 * sizeof *path->p);
         i = ok;
