@@ -3,7 +3,8 @@
  * the last entry up from there. That must leave exactly the heap a sift down of the last entry from
  * the root leaves, entry for entry, or a search's ties of equal f and g would pop in another order and
  * paths would change. Checked against that sift down, written out here, after every pop of heaps
- * full of ties (f and g from a few values), with updates that move f both ways between pops.
+ * full of ties (f and g from a few values), with updates that move f both ways between pops. Pushes
+ * likewise against the plain sift up (a push below the top goes to the root without comparisons).
  */
 #define TESTRNG_SEED 0x5EEDF00Dull
 #include "minitest.h"
@@ -35,6 +36,47 @@ static void ref_pop(const on_nodepool *p, uint32_t *h, size_t *n)
         i = c;
     }
     h[i] = v;
+}
+
+/* The plain push: node k appended and sifted up (ties: up only past a smaller g), on a copy. */
+static void ref_push(const on_nodepool *p, uint32_t *h, size_t *n, uint32_t k)
+{
+    size_t i = (*n)++;
+    while (i > 0 && less(p, k, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = k;
+}
+
+/* Pushes, a third of them below the top (on_pool_push_new's way to the root without comparisons),
+ * among ties of f and g: the same heap as the plain push, entry for entry, with every position. */
+static void pushes(size_t n, int fvals, int gvals)
+{
+    on_nodepool p;
+    CHECK(on_pool_init(&p, n) == 0);
+    on_pool_reset(&p);
+    uint32_t *ref = malloc(n * sizeof *ref);
+    CHECK(ref != NULL);
+    if (!ref) return;
+    size_t rn = 0;
+    int created, bad_heap = 0, bad_pos = 0, below = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t k = on_pool_get(&p, (on_cell){0, i}, &created);
+        double top = p.nheap ? p.nodes[p.heap[0]].f : 0;
+        p.nodes[k].f = rndi(3) == 0 ? top - (double)rndi(3) - 0.5 : (double)rndi(fvals);
+        p.nodes[k].g = (double)rndi(gvals);
+        below += p.nheap && p.nodes[k].f < top;
+        ref_push(&p, ref, &rn, (uint32_t)k);
+        on_pool_push_or_update(&p, (uint32_t)k);
+        bad_heap += rn != p.nheap || memcmp(ref, p.heap, rn * sizeof *ref) != 0;
+        for (size_t j = 0; j < p.nheap; j++) bad_pos += p.hpos[p.heap[j]] != (int32_t)j;
+    }
+    CHECK(below > (int)n / 4);
+    CHECK_EQ_INT(bad_heap, 0);
+    CHECK_EQ_INT(bad_pos, 0);
+    free(ref);
+    on_pool_free(&p);
 }
 
 static void run(size_t n, int fvals, int gvals)
@@ -82,4 +124,6 @@ TEST_MAIN("heap_pop", {
     run(1000, 3, 2); /* nearly all ties */
     run(3000, 40, 5);
     run(3000, 100000, 1000);
+    pushes(2000, 4, 3);
+    pushes(2000, 1000, 100);
 })
