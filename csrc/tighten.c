@@ -363,25 +363,35 @@ void on_smooth(on_pathbuf *path, const on_sight *sg, int mode)
  * onto a lattice edge could otherwise slip through a zero-width gap there. The turn at X first: a
  * corner slid onto an obstacle's edge fails it often, and it costs less than a line of sight
  * (measured on DC1: 17,000 instructions a query fewer than with the segments first, the same answers;
- * the other orders tried cost more). */
+ * the other orders tried cost more). *last_blocked (0: A -> X, 1: X -> B) is the segment found blocked
+ * the last time, asked first: a slide's tries towards one target tend to fail on the same segment
+ * (measured: 0.2-1.2 fewer lines of sight a query on the 13 maps, DC1 31.3 -> 30.6; the same answers). */
 static int corner_ok(const on_sight *sg, const double *pa, const double A[3], const double X[3], const double B[3],
-                     const double *nb)
+                     const double *nb, int *last_blocked)
 {
-    return sg->turn_ok(sg->ud, A, X, B) && sg->visible(sg->ud, A, X) && sg->visible(sg->ud, X, B) &&
-           (!pa || sg->turn_ok(sg->ud, pa, A, X)) && (!nb || sg->turn_ok(sg->ud, X, B, nb));
+    if (!sg->turn_ok(sg->ud, A, X, B)) return 0;
+    const double *s0 = A, *e0 = X, *s1 = X, *e1 = B;
+    if (*last_blocked) s0 = X, e0 = B, s1 = A, e1 = X;
+    if (!sg->visible(sg->ud, s0, e0)) return 0;
+    if (!sg->visible(sg->ud, s1, e1)) {
+        *last_blocked = !*last_blocked;
+        return 0;
+    }
+    return (!pa || sg->turn_ok(sg->ud, pa, A, X)) && (!nb || sg->turn_ok(sg->ud, X, B, nb));
 }
 
 /* Move corner P (between A and B) from P towards C, as far as corner_ok holds (bisection, `steps`
- * halvings). Returns 1 when it moved. */
+ * halvings). Returns 1 when it moved, 0 when not, -1 when no point tried was allowed. */
 static int slide(const on_sight *sg, const double *pa, const double A[3], double P[3], const double B[3], const double *nb,
                  const double C[3], int steps)
 {
     double before = seg_cost(sg, A, P) + seg_cost(sg, P, B);
     double lo = 0, hi = 1, best[3];
+    int last_blocked = 0;
     for (int it = 0; it <= steps; it++) {
         double mid = it == 0 ? 1 : 0.5 * (lo + hi), X[3];
         for (int k = 0; k < 3; k++) X[k] = P[k] + mid * (C[k] - P[k]);
-        if (corner_ok(sg, pa, A, X, B, nb) &&
+        if (corner_ok(sg, pa, A, X, B, nb, &last_blocked) &&
             (!sg->cost || seg_cost(sg, A, X) + seg_cost(sg, X, B) <= before + COST_TOL)) { /* (costs: no dearer) */
             lo = mid;
             memcpy(best, X, sizeof best);
@@ -390,7 +400,7 @@ static int slide(const on_sight *sg, const double *pa, const double A[3], double
             hi = mid;
         }
     }
-    if (lo == 0) return 0;
+    if (lo == 0) return -1;
     double after = seg_cost(sg, A, best) + seg_cost(sg, best, B);
     if (!(after < before)) return 0;
     memcpy(P, best, sizeof best);
@@ -413,61 +423,171 @@ static double axis_target(const double A[3], const double P[3], const double B[3
     return on_dist3(A, C) + on_dist3(C, B);
 }
 
+/* The lattice lines a snap tries at most (the shortest whose turn at the corner passes). */
+#define SNAP_TRIES 2
+
+/* Corner P (between A and B) onto an obstacle edge: the slides leave a corner near the edge it wraps
+ * (a segment grazes the edge before the corner reaches it), and the obstacles are voxels, so that edge
+ * is a lattice line. For each axis e, the lattice line along e nearest P (the other two coordinates
+ * rounded), at the exact minimiser of |A - X| + |X - B| along e; those that could gain `thr` of the
+ * two segments' length are tried shortest first, the turn at the corner (cheap) before the lines of
+ * sight, at most SNAP_TRIES of them. Returns 1 when the corner moved. Measured (2026-11-27, one pass
+ * without the second sweep below, bench/query -p 1): DB2's mean length ratio 0.93078 -> 0.93038, DC1
+ * 0.92839 -> 0.92822, for 1.8 and 0.8 more lines of sight a query; one try: 0.93047; the 4 lines
+ * around P along each axis, or the nearest lattice point as well: no better; the snap before the
+ * slides: 0.93058. Rounding the slide's bisection onto lattice planes instead: longer paths. */
+static int snap_to_edge(const on_sight *sg, const double *pa, const double A[3], double P[3], const double B[3],
+                        const double *nb, double thr)
+{
+    double now = on_dist3(A, P) + on_dist3(P, B), cand[3][3], len[3];
+    int nc = 0;
+    for (int e = 0; e < 3; e++) {
+        double T[3], X[3];
+        for (int j = 0; j < 3; j++) T[j] = j == e ? P[j] : floor(P[j] + 0.5);
+        if (T[0] == P[0] && T[1] == P[1] && T[2] == P[2]) continue;
+        double l = axis_target(A, T, B, e, X);
+        if (!(now - l > thr * now)) continue;
+        int b = nc++;
+        for (; b > 0 && len[b - 1] > l; b--) { /* (kept in order of length) */
+            memcpy(cand[b], cand[b - 1], sizeof cand[b]);
+            len[b] = len[b - 1];
+        }
+        memcpy(cand[b], X, sizeof X);
+        len[b] = l;
+    }
+    double before = sg->cost ? seg_cost(sg, A, P) + seg_cost(sg, P, B) : now;
+    for (int c = 0, tries = 0; c < nc && tries < SNAP_TRIES; c++) {
+        const double *X = cand[c];
+        if (!sg->turn_ok(sg->ud, A, X, B)) continue;
+        tries++;
+        int last_blocked = 0;
+        if (corner_ok(sg, pa, A, X, B, nb, &last_blocked) &&
+            (!sg->cost || seg_cost(sg, A, X) + seg_cost(sg, X, B) < before)) {
+            memcpy(P, X, 3 * sizeof *P);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Up to RELAX_TRACK corners, relaxation remembers which to visit again and the axes found blocked;
+ * corners further along are always visited again, every axis tried. */
+#define RELAX_TRACK 64
+
+/* One visit of corner i: dropped when its neighbours see each other (unless skip_drop), else slid
+ * along each axis (not along an axis whose slide in the direction blocked[k] found no allowed point
+ * at this visit's last try; blocked may be NULL) and snapped onto an edge. blocked (when not NULL)
+ * is updated. Returns -1 when dropped, 1 when it moved, 0 when not. */
+static int relax_corner(on_pathbuf *path, const on_sight *sg, size_t i, double thr, int steps, int skip_drop,
+                        signed char *blocked, int skip_blocked)
+{
+    double *A = path->p + 3 * (i - 1), *P = path->p + 3 * i, *B = path->p + 3 * (i + 1);
+    const double *pa = i >= 2 ? path->p + 3 * (i - 2) : NULL;
+    const double *nb = i + 2 < path->n ? path->p + 3 * (i + 2) : NULL;
+    if (!skip_drop && !(sg->known_blocked && sg->known_blocked(sg->ud, A, B)) && sg->visible(sg->ud, A, B) &&
+        (!pa || sg->turn_ok(sg->ud, pa, A, B)) && (!nb || sg->turn_ok(sg->ud, A, B, nb)) &&
+        (!sg->cost || seg_cost(sg, A, B) <= seg_cost(sg, A, P) + seg_cost(sg, P, B) + COST_TOL)) {
+        /* the corner is not needed */
+        memmove(P, B, 3 * sizeof *P * (path->n - i - 1));
+        path->n--;
+        return -1;
+    }
+    /* the axes in the order of what their moves could gain (measured: in axis order a slide
+     * along y could take a corner off the edge a slide along z would have followed, Simple's
+     * p99 ratio 1.0016 with the refine of 3 sweeps; 0.9797 in this order) */
+    int order[3] = {0, 1, 2};
+    double C[3][3], full[3]; /* (each axis's target, kept while the corner has not moved) */
+    for (int k = 0; k < 3; k++) full[k] = axis_target(A, P, B, k, C[k]);
+    for (int a = 1; a < 3; a++)
+        for (int b = a; b > 0 && full[order[b]] < full[order[b - 1]]; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    int moved = 0; /* (once the corner moved, each target is worked out again) */
+    double now = on_dist3(A, P) + on_dist3(P, B);
+    for (int o = 0; o < 3; o++) {
+        int k = order[o];
+        double f = full[k];
+        if (moved) {
+            f = axis_target(A, P, B, k, C[k]);
+            now = on_dist3(A, P) + on_dist3(P, B);
+        }
+        /* pass 0 tries only moves that could gain 1.5 thousandths of the two segments'
+         * length, with two halvings (measured: 35-40 checks a query instead of 59 for 1e-3
+         * leaves and three, mean lengths within 0.0006; 1.5e-3 instead of 1e-3, with
+         * GALLOP_FIRST 15: A1 407,680 -> 398,037 instructions a query, mean ratios of the
+         * 13 maps -0.0003 to +0.0002, p99 ratios all <= 0.9963; 1.55e-3 and more lengthen
+         * spec/06's wall with a hole past its bound); each later pass looks 4 times closer,
+         * one halving finer, so more passes buy precision */
+        if (!(now - f > thr * now)) continue;
+        signed char dir = C[k][k] > P[k] ? 1 : -1;
+        if (skip_blocked && blocked && blocked[k] == dir) continue;
+        int r = slide(sg, pa, A, P, B, nb, C[k], steps);
+        moved |= r > 0;
+        if (blocked) blocked[k] = r < 0 ? dir : 0;
+    }
+    moved |= snap_to_edge(sg, pa, A, P, B, nb, thr);
+    return moved;
+}
+
 /* Corner relaxation: after smoothing, each kept corner P (between A and B) lies where the corridor of
  * cells bent, on a cell face, which need not be where the obstacle is (the corridor may pass through
  * leaves at some distance from it). Each pass drops a corner whose neighbours see each other, then
  * slides it along each axis towards the exact 1D minimiser of |A - X| + |X - B| (as in refine), as
  * far as both its segments stay in sight and the turns at A, P and B keep to the rule (corner_ok), the
- * axis whose move could gain most first. `passes` passes, each finer than the one before. */
+ * axis whose move could gain most first, and then onto the obstacle edge nearest it (snap_to_edge).
+ * A corner's best place depends on its neighbours', and the next one moves after it: so each pass
+ * sweeps the corners, then visits again, once, those whose neighbour moved (or was dropped) after
+ * their visit, at the same precision, without the axes found blocked in that direction at their
+ * first visit. In the first pass, a corner whose previous corner has not moved since smoothing is not
+ * asked whether it can be dropped in the first sweep (smoothing found its neighbours out of sight, or
+ * did not ask under its monotone assumption; the second sweep asks when a neighbour moved).
+ * `passes` passes, each finer than the one before.
+ * Measured (2026-11-27, bench/query -p 1, 300 scenarios a map; make bench-query-ir): against one sweep
+ * without the snap, DB2's mean length ratio 0.93078 -> 0.92997, BC1 0.94389 -> 0.94342, every map
+ * lower (by 0.0002-0.0014); lines of sight a query DC1 31.3 -> 33.9, DB2 36.5 -> 40.4; finalize DC1
+ * 122,232 -> 137,300 instructions a query, A1 154,742 -> 166,741. The second sweep visiting every
+ * corner at a quarter of the threshold and one halving finer (what relax = 2 did): DB2 0.92978 for 55.9
+ * lines of sight a query; visiting only the corners whose neighbour moved, so: 0.93003 for 49.3. The
+ * skipped blocked axes: 1.7 fewer lines of sight on DB2 for +0.00007; the skipped first drop checks
+ * 1.2 fewer for the same mean. */
 void on_relax(on_pathbuf *path, const on_sight *sg, int passes)
 {
     double thr = 1.5e-3;
     int steps = 2;
+    unsigned char again[RELAX_TRACK];     /* visit corner i again in the second sweep */
+    signed char blocked[RELAX_TRACK][3]; /* per axis, the direction its last slide found blocked */
     for (int pass = 0; pass < passes && path->n >= 3; pass++, thr *= 0.25, steps += steps < 8) {
-        for (size_t i = 1; i + 1 < path->n; i++) {
-            double *A = path->p + 3 * (i - 1), *P = path->p + 3 * i, *B = path->p + 3 * (i + 1);
-            const double *pa = i >= 2 ? path->p + 3 * (i - 2) : NULL;
-            const double *nb = i + 2 < path->n ? path->p + 3 * (i + 2) : NULL;
-            if (!(sg->known_blocked && sg->known_blocked(sg->ud, A, B)) && sg->visible(sg->ud, A, B) &&
-                (!pa || sg->turn_ok(sg->ud, pa, A, B)) && (!nb || sg->turn_ok(sg->ud, A, B, nb)) &&
-                (!sg->cost || seg_cost(sg, A, B) <= seg_cost(sg, A, P) + seg_cost(sg, P, B) + COST_TOL)) {
-                /* the corner is not needed */
-                memmove(P, B, 3 * sizeof *P * (path->n - i - 1));
-                path->n--;
-                i--;
-                continue;
-            }
-            /* the axes in the order of what their moves could gain (measured: in axis order a slide
-             * along y could take a corner off the edge a slide along z would have followed, Simple's
-             * p99 ratio 1.0016 with the refine of 3 sweeps; 0.9797 in this order) */
-            int order[3] = {0, 1, 2};
-            double C[3][3], full[3]; /* (each axis's target, kept while the corner has not moved) */
-            for (int k = 0; k < 3; k++) full[k] = axis_target(A, P, B, k, C[k]);
-            for (int a = 1; a < 3; a++)
-                for (int b = a; b > 0 && full[order[b]] < full[order[b - 1]]; b--) {
-                    int t = order[b];
-                    order[b] = order[b - 1];
-                    order[b - 1] = t;
+        memset(again, 0, sizeof again);
+        memset(blocked, 0, sizeof blocked);
+        for (int sweep = 0; sweep < 2; sweep++) {
+            int prev_moved = 0; /* the corner before i moved or was dropped in this sweep */
+            for (size_t i = 1; i + 1 < path->n; i++) {
+                int tracked = i < RELAX_TRACK;
+                if (sweep == 1 && tracked && !again[i]) {
+                    prev_moved = 0;
+                    continue;
                 }
-            int moved = 0; /* (once the corner moved, each target is worked out again) */
-            double now = on_dist3(A, P) + on_dist3(P, B);
-            for (int o = 0; o < 3; o++) {
-                int k = order[o];
-                double f = full[k];
-                if (moved) {
-                    f = axis_target(A, P, B, k, C[k]);
-                    now = on_dist3(A, P) + on_dist3(P, B);
+                int r = relax_corner(path, sg, i, thr, steps, pass == 0 && sweep == 0 && !prev_moved,
+                                     tracked ? blocked[i] : NULL, sweep == 1);
+                if (r < 0) { /* dropped: the corners after it move down one */
+                    if (tracked) {
+                        memmove(again + i, again + i + 1, RELAX_TRACK - 1 - i);
+                        memmove(blocked[i], blocked[i + 1], 3 * (RELAX_TRACK - 1 - i));
+                        again[RELAX_TRACK - 1] = 1; /* (was beyond the tracked ones: always visited) */
+                        memset(blocked[RELAX_TRACK - 1], 0, 3);
+                    }
+                    if (sweep == 0 && i - 1 < RELAX_TRACK) again[i - 1] = 1;
+                    else if (tracked) again[i] = 1; /* (the corner after it, next, has a new neighbour) */
+                    prev_moved = 1;
+                    i--;
+                    continue;
                 }
-                /* pass 0 tries only moves that could gain 1.5 thousandths of the two segments'
-                 * length, with two halvings (measured: 35-40 checks a query instead of 59 for 1e-3
-                 * leaves and three, mean lengths within 0.0006; 1.5e-3 instead of 1e-3, with
-                 * GALLOP_FIRST 15: A1 407,680 -> 398,037 instructions a query, mean ratios of the
-                 * 13 maps -0.0003 to +0.0002, p99 ratios all <= 0.9963; 1.55e-3 and more lengthen
-                 * spec/06's wall with a hole past its bound); each later pass looks 4 times closer,
-                 * one halving finer, so more passes buy precision */
-                if (now - f > thr * now) moved |= slide(sg, pa, A, P, B, nb, C[k], steps);
+                if (r > 0 && sweep == 0 && i - 1 < RELAX_TRACK) again[i - 1] = 1;
+                if (r > 0 && sweep == 1 && i + 1 < RELAX_TRACK) again[i + 1] = 1;
+                prev_moved = r > 0;
             }
         }
     }
 }
-

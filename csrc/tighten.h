@@ -5,7 +5,7 @@
  *                every segment stays inside one free region)
  *   on_simplify  exact repeats dropped
  *   on_smooth    waypoints removed by line of sight (string pulling)
- *   on_relax     the remaining corners slid towards the obstacle edges they wrap around
+ *   on_relax     the remaining corners slid towards the obstacle edges they wrap around, and onto them
  * Smoothing and relaxation ask an on_sight for lines of sight and allowed turns (the tree's, in a
  * search; anything in a test), so every stage runs without a search.
  */

@@ -284,6 +284,44 @@ static int vis_count_ab(void *ud, const double a[3], const double b[3])
     return vis(ud, a, b);
 }
 
+/* A turn at x keeps out of the block (as the tree's rule keeps out of blocked voxels): the path just
+ * before and just after x (1e-6 of the way towards a and b) is not inside it. */
+static int turn_block(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    const block *bl = ud;
+    for (int e = 0; e < 2; e++) {
+        const double *to = e ? b : a;
+        int inside = 1;
+        for (int k = 0; k < 3; k++) {
+            double v = x[k] + 1e-6 * (to[k] - x[k]);
+            inside &= v > bl->lo[k] && v < bl->hi[k];
+        }
+        if (inside) return 0;
+    }
+    return 1;
+}
+
+/* Relaxation puts a corner exactly on the obstacle edge it wraps (snap_to_edge): round the block's
+ * edge x = 1, y = 0 (along z) from (0, 1, 0) to (3, -1, 3), with the corner first at (1.2, -0.3, 0.5)
+ * (both segments in sight). One pass leaves it at (1, 0, z) with z the exact minimiser along the edge,
+ * 3 sqrt 2 / (sqrt 2 + sqrt 5) (the slides alone stop wherever a bisection's last try was allowed,
+ * here (1.2977, -0.3, 1.4343)): the shortest path, sqrt(2 + z^2) + sqrt(5 + (3 - z)^2). */
+static void relax_onto_edge(void)
+{
+    block bl = {{1, 0, -10}, {2, 2, 10}, 0};
+    on_sight s = {vis, turn_block, &bl, NULL, NULL, NULL};
+    on_pathbuf p = {0};
+    double pts[][3] = {{0, 1, 0}, {1.2, -0.3, 0.5}, {3, -1, 3}};
+    for (int i = 0; i < 3; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    for (size_t i = 1; i < p.n; i++) CHECK(vis(&bl, p.p + 3 * (i - 1), p.p + 3 * i));
+    on_relax(&p, &s, 1);
+    CHECK_EQ_INT(p.n, 3);
+    double z = 3 * sqrt(2.0) / (sqrt(2.0) + sqrt(5.0));
+    CHECK(p.p[3] == 1 && p.p[4] == 0 && fabs(p.p[5] - z) < 1e-12);
+    CHECK(fabs(len(&p) - (sqrt(2 + z * z) + sqrt(5 + (3 - z) * (3 - z)))) < 1e-12);
+    on_pathbuf_free(&p);
+}
+
 static int known_ab(void *ud, const double a[3], const double b[3])
 {
     (void)ud;
@@ -323,4 +361,5 @@ TEST_MAIN("tighten", {
     smooth_open();
     smooth_turns_settled();
     relax_known_blocked();
+    relax_onto_edge();
 })
