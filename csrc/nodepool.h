@@ -155,16 +155,18 @@ void on_pool_update(on_nodepool *p, uint32_t n);
  * alone (f read from the nodes) 384,535 and 429,074, worse. Keys moved with the entries (f and g
  * beside each index) were worse too (408,394 on DC1, from 390,754): a move then copies 16 bytes and
  * the position store needs the node's address.
- * on_pool_push_new: insert node n, in no heap, into the heap (on_pool_push_or_update's push). A node
- * of lower f than the top's goes to the root without comparisons (every entry on its way has an f no
- * lower than the top's, so the climb would pass them all): one push in five on DC1, 6.4 levels each.
- * Measured with callgrind (make bench-query-ir, instructions a query): DC1 330,004 -> 328,218,
- * Complex 330,312 -> 329,008, A1 362,677 -> 360,795. */
-static inline void on_pool_push_new(on_nodepool *p, uint32_t n)
+ * on_pool_push_f: insert node n, in no heap, into the heap (on_pool_push_or_update's push), f its f
+ * (nodes[n].f, just set by the caller: passed in, the push reads no node but on a tie of f; search.c's
+ * adjacency loop, 490 instructions a query on DC1, 770 on A1). A node of lower f than the top's goes
+ * to the root without comparisons (every entry on its way has an f no lower than the top's, so the
+ * climb would pass them all): one push in five on DC1, 6.4 levels each. Measured with callgrind (make
+ * bench-query-ir, instructions a query): DC1 330,004 -> 328,218, Complex 330,312 -> 329,008, A1
+ * 362,677 -> 360,795. */
+static inline void on_pool_push_f(on_nodepool *p, uint32_t n, double f)
 {
     uint32_t *h = p->heap;
     const on_snode *nodes = p->nodes;
-    double *hf = p->hf, f = nodes[n].f;
+    double *hf = p->hf;
     int32_t *hpos = p->hpos;
     hf[n] = f;
     size_t i = p->nheap++;
@@ -190,6 +192,8 @@ static inline void on_pool_push_new(on_nodepool *p, uint32_t n)
     h[i] = n;
     hpos[n] = (int32_t)i;
 }
+/* The same, f read from the node. */
+static inline void on_pool_push_new(on_nodepool *p, uint32_t n) { on_pool_push_f(p, n, p->nodes[n].f); }
 /* Insert node n into the heap, or restore the order around it after its f changed (up or down). A
  * new node's sift up is inline: a search pushes every node it reaches, and with weight above 1 the
  * newest, nearest the goal, mostly climb a few levels. */

@@ -68,7 +68,8 @@ static void pushes(size_t n, int fvals, int gvals)
         p.nodes[k].g = (double)rndi(gvals);
         below += p.nheap && p.nodes[k].f < top;
         ref_push(&p, ref, &rn, (uint32_t)k);
-        on_pool_push_or_update(&p, (uint32_t)k);
+        if (i % 2) on_pool_push_f(&p, (uint32_t)k, p.nodes[k].f); /* (search.c's adjacency loop's) */
+        else on_pool_push_or_update(&p, (uint32_t)k);
         bad_heap += rn != p.nheap || memcmp(ref, p.heap, rn * sizeof *ref) != 0;
         for (size_t j = 0; j < p.nheap; j++) bad_pos += p.hpos[p.heap[j]] != (int32_t)j;
     }
