@@ -471,19 +471,29 @@ static int snap_to_edge(const on_sight *sg, const double *pa, const double A[3],
 }
 
 /* Up to RELAX_TRACK corners, relaxation remembers which to visit again and the axes found blocked;
- * corners further along are always visited again, every axis tried. */
-#define RELAX_TRACK 64
+ * corners further along are visited in each pass's first sweep only. A pass sweeps again while a
+ * corner is to be visited again, at most RELAX_SWEEPS times. */
+#define RELAX_TRACK 128
+#define RELAX_SWEEPS 8
 
-/* One visit of corner i: dropped when its neighbours see each other (unless skip_drop), else slid
- * along each axis (not along an axis whose slide in the direction blocked[k] found no allowed point
- * at this visit's last try; blocked may be NULL) and snapped onto an edge. blocked (when not NULL)
- * is updated. Returns -1 when dropped, 1 when it moved, 0 when not. */
+/* One visit of corner i: dropped when its neighbours see each other, else slid along each axis and
+ * snapped onto an edge (snap_to_edge). Whether it can be dropped is not asked when skip_drop is set,
+ * nor when dropping it could gain less than `thr` of its two segments' length unless it lies on the
+ * straight line between its neighbours (to 1e-9): such a corner bends round the obstacle it touches,
+ * so its neighbours seldom see each other (measured with the repeated sweeps of on_relax: lines of
+ * sight a query DB2 41.9 -> 40.3, DC1 34.7 -> 33.3; finalize DC1 140,058 -> 135,676 instructions a
+ * query, A1 170,356 -> 162,783; mean ratios +0.00000 to +0.00016, DB2 0.92984 -> 0.92990). An axis is not
+ * slid along when skip_blocked is set and its slide at the last visit found no allowed point in the
+ * same direction (blocked[k], NULL when not kept; updated). Returns -1 when dropped, 1 when it moved,
+ * 0 when not. */
 static int relax_corner(on_pathbuf *path, const on_sight *sg, size_t i, double thr, int steps, int skip_drop,
                         signed char *blocked, int skip_blocked)
 {
     double *A = path->p + 3 * (i - 1), *P = path->p + 3 * i, *B = path->p + 3 * (i + 1);
     const double *pa = i >= 2 ? path->p + 3 * (i - 2) : NULL;
     const double *nb = i + 2 < path->n ? path->p + 3 * (i + 2) : NULL;
+    double now = on_dist3(A, P) + on_dist3(P, B), bend = now - on_dist3(A, B);
+    if (bend < thr * now && bend > 1e-9 * now) skip_drop = 1;
     if (!skip_drop && !(sg->known_blocked && sg->known_blocked(sg->ud, A, B)) && sg->visible(sg->ud, A, B) &&
         (!pa || sg->turn_ok(sg->ud, pa, A, B)) && (!nb || sg->turn_ok(sg->ud, A, B, nb)) &&
         (!sg->cost || seg_cost(sg, A, B) <= seg_cost(sg, A, P) + seg_cost(sg, P, B) + COST_TOL)) {
@@ -505,7 +515,6 @@ static int relax_corner(on_pathbuf *path, const on_sight *sg, size_t i, double t
             order[b - 1] = t;
         }
     int moved = 0; /* (once the corner moved, each target is worked out again) */
-    double now = on_dist3(A, P) + on_dist3(P, B);
     for (int o = 0; o < 3; o++) {
         int k = order[o];
         double f = full[k];
@@ -538,55 +547,58 @@ static int relax_corner(on_pathbuf *path, const on_sight *sg, size_t i, double t
  * far as both its segments stay in sight and the turns at A, P and B keep to the rule (corner_ok), the
  * axis whose move could gain most first, and then onto the obstacle edge nearest it (snap_to_edge).
  * A corner's best place depends on its neighbours', and the next one moves after it: so each pass
- * sweeps the corners, then visits again, once, those whose neighbour moved (or was dropped) after
- * their visit, at the same precision, without the axes found blocked in that direction at their
- * first visit. In the first pass, a corner whose previous corner has not moved since smoothing is not
- * asked whether it can be dropped in the first sweep (smoothing found its neighbours out of sight, or
- * did not ask under its monotone assumption; the second sweep asks when a neighbour moved).
- * `passes` passes, each finer than the one before.
+ * sweeps the corners, then sweeps again over those whose neighbour moved (or was dropped) since their
+ * visit, at the same precision and without the axes found blocked in that direction at their last
+ * visit, until none is left (at most RELAX_SWEEPS sweeps). In the first sweep of the first pass, a
+ * corner whose previous corner has not moved since smoothing is not asked whether it can be dropped
+ * (smoothing found its neighbours out of sight, or did not ask under its monotone assumption; a later
+ * sweep asks when a neighbour moved). `passes` passes, each finer than the one before.
  * Measured (2026-11-27, bench/query -p 1, 300 scenarios a map; make bench-query-ir): against one sweep
- * without the snap, DB2's mean length ratio 0.93078 -> 0.92997, BC1 0.94389 -> 0.94342, every map
- * lower (by 0.0002-0.0014); lines of sight a query DC1 31.3 -> 33.9, DB2 36.5 -> 40.4; finalize DC1
- * 122,232 -> 137,300 instructions a query, A1 154,742 -> 166,741. The second sweep visiting every
- * corner at a quarter of the threshold and one halving finer (what relax = 2 did): DB2 0.92978 for 55.9
- * lines of sight a query; visiting only the corners whose neighbour moved, so: 0.93003 for 49.3. The
- * skipped blocked axes: 1.7 fewer lines of sight on DB2 for +0.00007; the skipped first drop checks
- * 1.2 fewer for the same mean. */
+ * without the snap, DB2's mean length ratio 0.93078 -> 0.92990, BC1 0.94389 -> 0.94340, every map
+ * lower (by 0.0001-0.0014); lines of sight a query DC1 31.3 -> 33.3, DB2 36.5 -> 40.3; finalize DC1
+ * 122,232 -> 135,676 instructions a query, Complex 115,309 -> 135,168, A1 154,742 -> 162,783. Two
+ * sweeps a pass (and every drop asked): DB2 0.92997, finalize DC1 137,300, A1 166,741. A second sweep
+ * visiting every corner at a quarter of the threshold and one halving finer (what relax = 2 did): DB2
+ * 0.92978 for 55.9 lines of sight a query (DC1 391,692 instructions a query in all); over the corners
+ * whose neighbour moved, so: 0.93003 for 49.3. The skipped blocked axes: 1.7 fewer lines of sight on
+ * DB2 for +0.00007; the skipped first drop checks 1.2 fewer for the same mean. */
 void on_relax(on_pathbuf *path, const on_sight *sg, int passes)
 {
     double thr = 1.5e-3;
     int steps = 2;
-    unsigned char again[RELAX_TRACK];     /* visit corner i again in the second sweep */
+    unsigned char again[RELAX_TRACK];     /* visit corner i (again): in this sweep when not yet passed */
     signed char blocked[RELAX_TRACK][3]; /* per axis, the direction its last slide found blocked */
     for (int pass = 0; pass < passes && path->n >= 3; pass++, thr *= 0.25, steps += steps < 8) {
         memset(again, 0, sizeof again);
         memset(blocked, 0, sizeof blocked);
-        for (int sweep = 0; sweep < 2; sweep++) {
+        int left = 1; /* corners to visit again */
+        for (int sweep = 0; sweep < RELAX_SWEEPS && left; sweep++) {
             int prev_moved = 0; /* the corner before i moved or was dropped in this sweep */
+            left = 0;
             for (size_t i = 1; i + 1 < path->n; i++) {
                 int tracked = i < RELAX_TRACK;
-                if (sweep == 1 && tracked && !again[i]) {
+                if (sweep > 0 && !(tracked && again[i])) {
                     prev_moved = 0;
                     continue;
                 }
+                if (tracked) again[i] = 0;
                 int r = relax_corner(path, sg, i, thr, steps, pass == 0 && sweep == 0 && !prev_moved,
-                                     tracked ? blocked[i] : NULL, sweep == 1);
+                                     tracked ? blocked[i] : NULL, sweep > 0);
+                prev_moved = r != 0;
                 if (r < 0) { /* dropped: the corners after it move down one */
                     if (tracked) {
                         memmove(again + i, again + i + 1, RELAX_TRACK - 1 - i);
                         memmove(blocked[i], blocked[i + 1], 3 * (RELAX_TRACK - 1 - i));
-                        again[RELAX_TRACK - 1] = 1; /* (was beyond the tracked ones: always visited) */
+                        again[RELAX_TRACK - 1] = 0;
                         memset(blocked[RELAX_TRACK - 1], 0, 3);
+                        again[i] = 1; /* (the corner after it, visited next, has a new neighbour) */
                     }
-                    if (sweep == 0 && i - 1 < RELAX_TRACK) again[i - 1] = 1;
-                    else if (tracked) again[i] = 1; /* (the corner after it, next, has a new neighbour) */
-                    prev_moved = 1;
-                    i--;
-                    continue;
+                    i--; /* (the loop's step: the corner after it) */
                 }
-                if (r > 0 && sweep == 0 && i - 1 < RELAX_TRACK) again[i - 1] = 1;
-                if (r > 0 && sweep == 1 && i + 1 < RELAX_TRACK) again[i + 1] = 1;
-                prev_moved = r > 0;
+                /* its neighbours: the one before in the next sweep, the one after in this one */
+                size_t before = r < 0 ? i : i - 1;
+                if (r != 0 && before >= 1 && before < RELAX_TRACK) again[before] = 1, left = 1;
+                if (r > 0 && i + 1 < RELAX_TRACK) again[i + 1] = 1;
             }
         }
     }
