@@ -322,6 +322,27 @@ static void relax_onto_edge(void)
     on_pathbuf_free(&p);
 }
 
+/* The corners' sweeps repeat while a neighbour moved after a corner's visit: round the block's edges
+ * (1, 0) and (2, 0) (along z) from (0, 1, 0) to (3, 1, 3), the corners first at (1.2, -0.3, 0.5) and
+ * (1.8, -0.3, 2.5). The shortest path unfolds into a straight line of horizontal length 2 sqrt 2 + 1
+ * rising by 3. One pass leaves both corners on their edges and the length within the pass's threshold
+ * (1.5e-3 of a corner's two segments) of it: 0.13 % over (a single sweep: 1.08 %, the first corner
+ * placed for the second's old place). */
+static void relax_sweeps_settle(void)
+{
+    block bl = {{1, 0, -10}, {2, 2, 10}, 0};
+    on_sight s = {vis, turn_block, &bl, NULL, NULL, NULL};
+    on_pathbuf p = {0};
+    double pts[][3] = {{0, 1, 0}, {1.2, -0.3, 0.5}, {1.8, -0.3, 2.5}, {3, 1, 3}};
+    for (int i = 0; i < 4; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    on_relax(&p, &s, 1);
+    CHECK_EQ_INT(p.n, 4);
+    CHECK(p.p[3] == 1 && p.p[4] == 0 && p.p[6] == 2 && p.p[7] == 0);
+    double h = 2 * sqrt(2.0) + 1, best = sqrt(h * h + 9);
+    CHECK(len(&p) >= best - 1e-12 && len(&p) < best * (1 + 1.5e-3));
+    on_pathbuf_free(&p);
+}
+
 static int known_ab(void *ud, const double a[3], const double b[3])
 {
     (void)ud;
@@ -362,4 +383,5 @@ TEST_MAIN("tighten", {
     smooth_turns_settled();
     relax_known_blocked();
     relax_onto_edge();
+    relax_sweeps_settle();
 })
