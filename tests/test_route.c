@@ -125,8 +125,7 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
             } while (!gt_lfree(&L, g[0], g[1], g[2]) && ++tries < 1000);
             if (tries >= 1000) continue;
             double a[3] = {s[0] + 0.5, s[1] + 0.5, s[2] + 0.5}, b[3] = {g[0] + 0.5, g[1] + 0.5, g[2] + 0.5};
-            gt_dijkstra(&L, s, dist);
-            double opt = dist[g[0] + (size_t)L.d[0] * (g[1] + (size_t)L.d[1] * g[2])];
+            double opt = gt_dijkstra_to(&L, s, g, dist);
             on_status st = run(r, on_route_start(r, t, a, b), 1 + q % 5);
             on_route_info info;
             size_t n = 0;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the C unit tests and the busted specs against the build in $1 (default: build) and ends with
 # one line "N passed, N failed, N skipped" adding both up (a pending spec, e.g. one whose data file is
-# absent, counts as skipped, not passed). SANITIZE=1 preloads the ASan runtime for lua5.4.
+# absent, counts as skipped, not passed). SANITIZE=1 preloads the ASan runtime for lua5.4; CTESTS limits
+# the C tests to the names it lists.
 set -u
 build=${1:-build}; shift || true
 ctest_only=0
@@ -13,6 +14,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 for t in "$build"/tests/test_*; do
   [ -x "$t" ] || continue
+  # CTESTS="test_a test_b": only those C tests (check-tsan: the ones that start threads)
+  if [ -n "${CTESTS:-}" ] && [[ " $CTESTS " != *" $(basename "$t") "* ]]; then continue; fi
   out=$("$t" 2>&1); rc=$?
   echo "$out" | grep -v '^c/' | tail -20
   line=$(echo "$out" | grep -E '^c/.*: [0-9]+ passed, [0-9]+ failed$' | tail -1)
