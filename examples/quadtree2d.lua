@@ -6,7 +6,7 @@
 -- Both paths are drawn over the map as ASCII art, with their lengths and timings.
 -- Run from the source tree after `make`: lua5.4 examples/quadtree2d.lua  (no outside data is used)
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
+package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 
 local octonav = require "octonav"
 local checker = require "octonav.checker"

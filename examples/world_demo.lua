@@ -4,7 +4,7 @@
 -- Run from the source tree with `make demo` (or: lua5.4 examples/world_demo.lua after `make`).
 -- No data from outside the project is used.
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
+package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 
 local octonav = require "octonav"
 

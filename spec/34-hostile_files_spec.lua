@@ -356,7 +356,7 @@ describe("hostile files", function()
       local writer, done, rca, rcb = base .. ".writer.lua", base .. ".done", base .. ".a.rc", base .. ".b.rc"
       for _, f in ipairs { writer, done, rca, rcb } do tmp.add(f) end
       writefile(writer, "package.path = 'lua/?.lua;lua/?/init.lua;' .. package.path\n"
-        .. "package.cpath = 'build/?.so;' .. package.cpath\n"
+        .. "package.cpath = (os.getenv('OCTONAV_BUILD') or 'build') .. '/?.so;' .. package.cpath\n"
         .. "local pack = require 'octonav.pack'\n"
         .. "local data = arg[2]:rep(tonumber(arg[3])) .. '\\n'\n"
         .. "for _ = 1, 40 do assert(pack.write_file(arg[1], data)) end\n")

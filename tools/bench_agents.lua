@@ -8,7 +8,7 @@
 -- Usage (after `make`): lua5.4 tools/bench_agents.lua dungeon 5. Environment: DATA (default ../shared/data),
 -- OUT (scratch pack directory, default a temporary name; removed at the end).
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
+package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 local octonav = require "octonav"
 local bake = require "octonav.bake"
 local clock = require("octonav.core").clock

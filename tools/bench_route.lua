@@ -5,7 +5,7 @@
 -- tiles/I_J_K.graph instead of building (no build times: for big tiles); PREPARE=1 prepares the tree's
 -- boxes first (the planner's local searches then skip building a tile's boxes).
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
-package.cpath = "build/?.so;" .. package.cpath
+package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 local octonav = require "octonav"
 local core = require "octonav.core"
 local route = core.route

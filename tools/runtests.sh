@@ -36,6 +36,8 @@ if [ $ctest_only = 1 ]; then
   exit
 fi
 
+# the commands specs run (bin/octonav, examples, writers) load this build's module too
+export OCTONAV_BUILD="$build"
 preload=""
 if [ "${SANITIZE:-0}" = 1 ]; then
   preload=$(${CC:-cc} -print-file-name=libasan.so)
