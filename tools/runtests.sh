@@ -37,7 +37,8 @@ if [ $ctest_only = 1 ]; then
 fi
 
 # the commands specs run (bin/octonav, examples, writers) load this build's module too
-export OCTONAV_BUILD="$build"
+case $build in /*) OCTONAV_BUILD=$build ;; *) OCTONAV_BUILD=$PWD/$build ;; esac # (specs run some from other directories)
+export OCTONAV_BUILD
 preload=""
 if [ "${SANITIZE:-0}" = 1 ]; then
   preload=$(${CC:-cc} -print-file-name=libasan.so)
