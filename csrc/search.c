@@ -622,7 +622,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
             q->found = v;
             return ON_SUCCESS;
         }
-        if (fresh) on_pool_push_new(&q->pool, (uint32_t)v);
+        if (fresh) on_pool_push_f(&q->pool, (uint32_t)v, f);
         else on_pool_push_or_update(&q->pool, (uint32_t)v);
     }
     return ON_IN_PROGRESS;
