@@ -1,19 +1,23 @@
 #!/bin/sh
 # bench/sidebyside.sh -- two or more builds of bench/query timed side by side on this shared machine:
-# runs each binary in turn (`-p 3`, the given maps) ROUNDS times, alternating, and prints each binary's
-# fastest median and fastest p99 a map (us). Times here drift by up to 1.6x between runs; alternating
-# the builds and keeping each one's fastest compares them under the same conditions.
+# for each map in turn, runs each binary on it (`-p 3`), alternating, ROUNDS times over, and prints each
+# binary's fastest median and fastest p99 a map (us). Times here drift by up to 1.6x between runs and
+# within one over seconds (a whole 13-map run of one build, then the other's, measured the same code
+# 0-18 % apart); alternating the builds map by map and keeping each one's fastest compares them under
+# the same conditions.
 # Usage: sh bench/sidebyside.sh ROUNDS "MAP ..." BINARY BINARY ...   ("" for every map)
 rounds=${1:?rounds}
 maps=$2
 shift 2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+[ -n "$maps" ] || maps="Simple Complex A1 A2 A3 A4 BC1 DA1 DB1 DB2 DC1 EB1 EC1"
 r=0
 while [ "$r" -lt "$rounds" ]; do
-    for b in "$@"; do
-        # shellcheck disable=SC2086
-        "$b" -p 3 $maps 2>/dev/null | awk -F'|' -v B="$b" 'NR > 2 && NF > 10 { gsub(/ /, "", $2); print B, $2, $10, $11 }' >>"$out"
+    for m in $maps; do
+        for b in "$@"; do
+            "$b" -p 3 "$m" 2>/dev/null | awk -F'|' -v B="$b" 'NR > 2 && NF > 10 { gsub(/ /, "", $2); print B, $2, $10, $11 }' >>"$out"
+        done
     done
     r=$((r + 1))
 done
