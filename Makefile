@@ -3,7 +3,7 @@
 #   make test       luacheck (0 warnings, see .luacheckrc), C unit tests + busted specs; ends with
 #                   "N passed, N failed, N skipped" (skipped: specs pending for absent data)
 #   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer
-#   make check-tsan the C tests under ThreadSanitizer
+#   make check-tsan ThreadSanitizer over the C tests that start threads and the threaded specs
 #   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
 #   make demo       bakes built-in scenes (a tree; a world with a cave) and walks an agent into the cave
 #   make fuzz       each libFuzzer target (fuzz/, clang) for FUZZ_SECONDS (default 20) from fuzz/corpus
@@ -73,16 +73,19 @@ check:
 	@SANITIZE=1 bash tools/runtests.sh build/san
 
 # ThreadSanitizer over the code that runs threads: the C tests that start the path server's or the
-# streamer's workers (the only threads the library makes: pathserver.c, streamer.c), the streaming
-# specs and the path server spec. The other C tests run one thread, where TSan has nothing to report
-# (and they took 6 of its 9 minutes in CI: test_route alone 3).
-TSAN_TESTS := $(sort $(patsubst tests/%.c,%,$(shell grep -l 'on_pathserver_\|on_streamer_' $(TEST_SRC))))
+# streamer's workers (the only threads the library makes: pathserver.c, streamer.c; a test that
+# starts threads itself is picked up too), the streaming specs, the path server spec and the specs
+# that run a path server among other things (35, 56). The other C tests run one thread, where TSan
+# has nothing to report (and they took 6 of its 9 minutes in CI: test_route alone 3).
+TSAN_TESTS := $(sort $(patsubst tests/%.c,%,$(shell grep -l 'on_pathserver_\|on_streamer_\|pthread_create\|thrd_create' $(TEST_SRC))))
 check-tsan:
+	$(if $(TSAN_TESTS),,$(error check-tsan: no C test starts a thread (TSAN_TESTS is empty)))
 	@bash tools/deps.sh
 	$(MAKE) --no-print-directory BUILD=build/tsan OPT=-O1 SANFLAGS="-fsanitize=thread -fno-omit-frame-pointer" \
 	  build/tsan/octonav/core.so $(TSAN_TESTS:%=build/tsan/tests/%)
 	@CTESTS="$(TSAN_TESTS)" TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" SANITIZE=thread bash tools/runtests.sh build/tsan \
-	  spec/13-streamer_spec.lua spec/14-world_streaming_spec.lua spec/18-pathserver_spec.lua spec/38-graph_streaming_spec.lua spec/39-streamer_los_spec.lua spec/42-route_joins_spec.lua
+	  spec/13-streamer_spec.lua spec/14-world_streaming_spec.lua spec/18-pathserver_spec.lua spec/38-graph_streaming_spec.lua spec/39-streamer_los_spec.lua spec/42-route_joins_spec.lua \
+	  spec/35-abuse_spec.lua spec/56-landmarks_spec.lua
 
 bench: all
 	@$(LUA) bin/octonav bench-all

@@ -16,7 +16,7 @@ r=0
 while [ "$r" -lt "$rounds" ]; do
     for m in $maps; do
         for b in "$@"; do
-            "$b" -p 3 "$m" 2>/dev/null | awk -F'|' -v B="$b" 'NR > 2 && NF > 10 { gsub(/ /, "", $2); print B, $2, $10, $11 }' >>"$out"
+            "$b" -p 3 "$m" | awk -F'|' -v B="$b" 'NR > 2 && NF > 10 { gsub(/ /, "", $2); print B, $2, $10, $11 }' >>"$out"
         done
     done
     r=$((r + 1))

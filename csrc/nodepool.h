@@ -57,7 +57,8 @@ typedef struct on_nodepool {
     uint32_t stamp;       /* this search's number (slots of other numbers are empty) */
     uint32_t *heap;       /* the open list: node indices, a binary heap */
     double *hf;           /* hf[n]: node n's f while it is in the heap (see on_pool_push_new) */
-    int32_t *hpos;        /* hpos[n]: node n's position in the heap, -1 when not in it */
+    int32_t *hpos;        /* hpos[n]: node n's position in the heap, -1 when not in it (unset for a node
+                           * on_pool_make_bare made that was never pushed: the search ended on it) */
     size_t nheap;
 } on_nodepool;
 

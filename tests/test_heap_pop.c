@@ -50,7 +50,9 @@ static void ref_push(const on_nodepool *p, uint32_t *h, size_t *n, uint32_t k)
 }
 
 /* Pushes, a third of them below the top (on_pool_push_new's way to the root without comparisons),
- * among ties of f and g: the same heap as the plain push, entry for entry, with every position. */
+ * a sixth at the top's f exactly (which must climb by the tie rule, not take the shortcut: a <= there
+ * fails this), among ties of f and g: the same heap as the plain push, entry for entry, with every
+ * position. */
 static void pushes(size_t n, int fvals, int gvals)
 {
     on_nodepool p;
@@ -60,13 +62,15 @@ static void pushes(size_t n, int fvals, int gvals)
     CHECK(ref != NULL);
     if (!ref) return;
     size_t rn = 0;
-    int created, bad_heap = 0, bad_pos = 0, below = 0;
+    int created, bad_heap = 0, bad_pos = 0, below = 0, at_top = 0;
     for (uint32_t i = 0; i < n; i++) {
         int32_t k = on_pool_get(&p, (on_cell){0, i}, &created);
         double top = p.nheap ? p.nodes[p.heap[0]].f : 0;
-        p.nodes[k].f = rndi(3) == 0 ? top - (double)rndi(3) - 0.5 : (double)rndi(fvals);
+        int r = rndi(6);
+        p.nodes[k].f = r < 2 ? top - (double)rndi(3) - 0.5 : r == 2 && p.nheap ? top : (double)rndi(fvals);
         p.nodes[k].g = (double)rndi(gvals);
         below += p.nheap && p.nodes[k].f < top;
+        at_top += p.nheap && p.nodes[k].f == top;
         ref_push(&p, ref, &rn, (uint32_t)k);
         if (i % 2) on_pool_push_f(&p, (uint32_t)k, p.nodes[k].f); /* (search.c's adjacency loop's) */
         else on_pool_push_or_update(&p, (uint32_t)k);
@@ -74,6 +78,7 @@ static void pushes(size_t n, int fvals, int gvals)
         for (size_t j = 0; j < p.nheap; j++) bad_pos += p.hpos[p.heap[j]] != (int32_t)j;
     }
     CHECK(below > (int)n / 4);
+    CHECK(at_top > (int)n / 10);
     CHECK_EQ_INT(bad_heap, 0);
     CHECK_EQ_INT(bad_pos, 0);
     free(ref);
