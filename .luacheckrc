@@ -1,4 +1,4 @@
--- luacheck configuration (`luacheck lua/ bin/ examples/ spec/` must report 0 warnings; `make test` runs it).
+-- luacheck configuration (`luacheck lua/ bin/ examples/ spec/ tools/` must report 0 warnings; `make test` runs it).
 std = "lua54"
 -- the project's lines run to 120 columns; the specs' long assertion messages are allowed further
 max_line_length = 130

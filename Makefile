@@ -60,7 +60,7 @@ ctest: $(TEST_BIN)
 
 # lint fails on any warning (the Lua sources, the script, the examples and the specs)
 lint: deps
-	@$(LUACHECK) --formatter plain lua/ bin/ examples/ spec/ && echo "luacheck: 0 warnings"
+	@$(LUACHECK) --formatter plain lua/ bin/ examples/ spec/ tools/ && echo "luacheck: 0 warnings"
 
 test: all ctest lint
 	@bash tools/runtests.sh $(BUILD)

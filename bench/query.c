@@ -14,6 +14,11 @@
  * search would build them on its tiles' first use) and reports their cells, bytes and build time.
  * -L [N] (default 16) then builds N landmarks (landmarks.h: the search's heuristic) and adds their
  * bytes and build time to that table; -R never searches from the goal's end (q->no_reverse).
+ * The last three columns split the time: each phase's median over the scenarios (each scenario's
+ * fastest of the passes, phase by phase): init (locating the ends, the direct segment's walk, the
+ * choice of direction), the search (on_query_update) and finalize (the corridor, refine, smoothing,
+ * relaxation: on_query_finalize), as the timed passes call them one by one (what on_query_find does;
+ * the count mode, -c, still calls on_query_find).
  * -v prints, after each map's row, one line a scenario (to see what the slow queries share):
  * `v MAP K SCEN exp E cells C epc E/C us T los L nb N nodes V rev R esc X ratio Q straight S`: K the
  * sample's index, SCEN the scenario's number in the file (0-based), the last pass's expansions, path
@@ -90,6 +95,28 @@ __attribute__((noinline)) static on_status bench_find(on_query *q, const bench_s
     return on_query_find(q, s->a, s->b, o, pbuf, cap, np, info);
 }
 
+/* The timed passes' call: on_query_find's three steps, each timed (ph: seconds in init, the search and
+ * finalize). The benchmark's maps are loaded whole, so a search never waits for a tile. */
+static on_status timed_find(on_query *q, const bench_scen *s, const on_query_opts *o, double *pbuf, size_t cap,
+                            size_t *np, on_query_info *info, double ph[3])
+{
+    double t0 = bench_now();
+    on_status st = on_query_init(q, s->a, s->b, o);
+    double t1 = bench_now();
+    if (st == ON_IN_PROGRESS) st = on_query_update(q, (size_t)-1, NULL);
+    double t2 = bench_now();
+    if (st == (ON_IN_PROGRESS | ON_LOADING)) {
+        fprintf(stderr, "query: a search waited for a tile (the benchmark loads every tile)\n");
+        exit(1);
+    }
+    st = on_query_finalize(q, pbuf, cap, np, info);
+    double t3 = bench_now();
+    ph[0] = t1 - t0;
+    ph[1] = t2 - t1;
+    ph[2] = t3 - t2;
+    return st;
+}
+
 int main(int argc, char **argv)
 {
     size_t limit = 300;
@@ -128,8 +155,8 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("| map | preset | scenarios | solved | segments valid | mean ratio | p99 ratio | max ratio | median us | p99 us "
-           "| expansions / path cell | expansions | neighbours | nodes | los checks | turn checks |\n"
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+           "| expansions / path cell | expansions | neighbours | nodes | los checks | turn checks | init us | search us | finalize us |\n"
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     int bad = 0;
     char prep_rows[4096]; /* -P: the prepared graphs' table, printed after the queries' (else the adjacencies') */
     size_t prep_len = 0;
@@ -192,8 +219,9 @@ int main(int argc, char **argv)
         size_t cap = 1 << 16;
         double *pbuf = malloc(cap * 3 * sizeof *pbuf), *best = malloc(n * sizeof *best);
         double *ratio = malloc(n * sizeof *ratio), *epc = malloc(n * sizeof *epc);
+        double *phase[3] = {malloc(n * sizeof(double)), malloc(n * sizeof(double)), malloc(n * sizeof(double))};
         vrec *vr = verbose ? calloc(n, sizeof *vr) : NULL;
-        if (!pbuf || !best || !ratio || !epc || (verbose && !vr)) return 1;
+        if (!pbuf || !best || !ratio || !epc || !phase[0] || !phase[1] || !phase[2] || (verbose && !vr)) return 1;
         size_t solved = 0, valid = 0, nr = 0;
         double sum_exp = 0, sum_nb = 0, sum_vis = 0, sum_los = 0, sum_turn = 0;
         if (count_only) { /* the warm-up pass (see bench_find), then a new query as the timed passes have */
@@ -211,10 +239,13 @@ int main(int argc, char **argv)
                 const bench_scen *s = &scen[order[k]];
                 size_t np = 0;
                 on_query_info info;
-                double t0 = count_only ? 0 : bench_now();
-                on_status st = bench_find(q, s, &o, pbuf, cap, &np, &info);
-                double dt = count_only ? 0 : bench_now() - t0;
+                double ph[3] = {0, 0, 0};
+                on_status st = count_only ? bench_find(q, s, &o, pbuf, cap, &np, &info)
+                                          : timed_find(q, s, &o, pbuf, cap, &np, &info, ph);
+                double dt = ph[0] + ph[1] + ph[2];
                 if (p == 0 || dt < best[k]) best[k] = dt;
+                for (int z = 0; z < 3; z++)
+                    if (p == 0 || ph[z] < phase[z][k]) phase[z][k] = ph[z];
                 if (p != passes - 1) continue;
                 int ok = on_ok(st) && np >= 2;
                 if (vr) {
@@ -252,18 +283,23 @@ int main(int argc, char **argv)
         for (size_t k = 0; k < n; k++) best[k] *= 1e6;
         for (size_t k = 0; vr && k < n; k++) vr[k].us = best[k]; /* (before median and pct sort best) */
         double dn = nr ? (double)nr : 1;
-        char mus[32], pus[32];
+        char mus[32], pus[32], phs[3][32];
         if (count_only) {
             snprintf(mus, sizeof mus, "-");
             snprintf(pus, sizeof pus, "-");
+            for (int z = 0; z < 3; z++) snprintf(phs[z], sizeof phs[z], "-");
         } else {
             double med = median(best, n), p99 = pct(best, n, 0.99);
             snprintf(mus, sizeof mus, "%.1f", med);
             snprintf(pus, sizeof pus, "%.1f", p99);
+            for (int z = 0; z < 3; z++) {
+                for (size_t k = 0; k < n; k++) phase[z][k] *= 1e6;
+                snprintf(phs[z], sizeof phs[z], "%.1f", median(phase[z], n));
+            }
         }
-        printf("| %s | %s | %zu | %zu | %zu | %.4f | %.4f | %.4f | %s | %s | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+        printf("| %s | %s | %zu | %zu | %zu | %.4f | %.4f | %.4f | %s | %s | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %s | %s | %s |\n",
                maps[m], prepared ? "boxes (prepared)" : nland ? lm_preset : "default", n, solved, valid, mean, p99r, maxr, mus, pus,
-               med_epc, sum_exp / dn, sum_nb / dn, sum_vis / dn, sum_los / dn, sum_turn / dn);
+               med_epc, sum_exp / dn, sum_nb / dn, sum_vis / dn, sum_los / dn, sum_turn / dn, phs[0], phs[1], phs[2]);
         {
             int w = prepared ? snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len, "| %s | %zu | %zu | %.1f |\n",
                                         maps[m], boxes, box_bytes, prep_ms)
@@ -293,6 +329,7 @@ int main(int argc, char **argv)
         free(best);
         free(ratio);
         free(epc);
+        for (int z = 0; z < 3; z++) free(phase[z]);
         free(order);
         free(scen);
         on_grid_destroy(grid);

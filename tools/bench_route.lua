@@ -1,9 +1,10 @@
 -- tools/bench_route.lua PACK [PAIRS] -- the world graph (C) on a baked pack: tile graph bytes against the
 -- tree's bytes per tile, build time per tile, and route planning time (p50 / p99 over random pairs of free
 -- points, fixed seed; each pair the fastest of 5 passes). Usage: lua5.4 tools/bench_route.lua /tmp/pack 200
--- (after `make`). Environment: COSTS=FILE writes each found route's cost; BOUND, STRETCH (route.build options); FILES=1 reads the pack's own
--- tiles/I_J_K.graph instead of building (no build times: for big tiles); PREPARE=1 prepares the tree's
--- boxes first (the planner's local searches then skip building a tile's boxes).
+-- (after `make`). Environment: COSTS=FILE writes each found route's cost; BOUND, STRETCH (route.build
+-- options); FILES=1 reads the pack's own tiles/I_J_K.graph instead of building (no build times: for big
+-- tiles); PREPARE=1 prepares the tree's boxes first (the planner's local searches then skip building a
+-- tile's boxes).
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 local octonav = require "octonav"
@@ -80,7 +81,8 @@ table.sort(times)
 local function pct(q) return times[math.max(1, math.ceil(q * #times))] * 1e3 end
 local fl = {}
 for k, v in pairs(fails) do fl[#fl + 1] = k .. " " .. v end
-print(("plan: %d far pairs (%d near skipped), %d found, failed: %s; p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, max %.3f ms (best of 5)")
+print(("plan: %d far pairs (%d near skipped), %d found, failed: %s; p50 %.3f ms, p90 %.3f ms, p99 %.3f ms, "
+  .. "max %.3f ms (best of 5)")
   :format(#times, near, found, table.concat(fl, ", "), pct(0.5), pct(0.9), pct(0.99), times[#times] * 1e3))
 if os.getenv("COSTS") then -- each found route's cost, one a line (to compare two builds)
   local f = assert(io.open(os.getenv("COSTS"), "w"))
