@@ -19,6 +19,10 @@
  * choice of direction), the search (on_query_update) and finalize (the corridor, refine, smoothing,
  * relaxation: on_query_finalize), as the timed passes call them one by one (what on_query_find does;
  * the count mode, -c, still calls on_query_find).
+ * -W (a diagnostic of where the time goes, not the benchmark's figure) runs each scenario, before
+ * timing it, once untimed and then three other scenarios of the sample: its data is then in the caches
+ * but the branch predictors have learnt other queries; the difference from the plain run is about the
+ * time its data takes to arrive from memory (README, "Queries in C").
  * -v prints, after each map's row, one line a scenario (to see what the slow queries share):
  * `v MAP K SCEN exp E cells C epc E/C us T los L nb N nodes V rev R esc X ratio Q straight S`: K the
  * sample's index, SCEN the scenario's number in the file (0-based), the last pass's expansions, path
@@ -26,7 +30,7 @@
  * neighbour entries, nodes reached, R 1 when the search ran from the goal's end (q->reversed), X 1
  * when it escalated (q->o.weight is the escalation's after it), Q the length ratio, S the endpoints'
  * straight distance over the optimum (`v MAP K SCEN failed` when not solved).
- * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-c] [MAP ...]
+ * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-W] [-c] [MAP ...]
  */
 #include "octonav.h"
 #include "scen.h"
@@ -121,7 +125,7 @@ int main(int argc, char **argv)
 {
     size_t limit = 300;
     unsigned long long seed = 1;
-    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0, no_reverse = 0, verbose = 0;
+    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0, no_reverse = 0, verbose = 0, warm = 0;
     const char *maps[32], *paths_file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) limit = (size_t)atol(argv[++i]);
@@ -132,6 +136,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-c")) count_only = 1;
         else if (!strcmp(argv[i], "-R")) no_reverse = 1;
         else if (!strcmp(argv[i], "-v")) verbose = 1;
+        else if (!strcmp(argv[i], "-W")) warm = 1;
         else if (!strcmp(argv[i], "-L")) /* (N optional: 16) */
             nland = i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' ? atoi(argv[++i]) : 16;
         else if (argv[i][0] != '-' && nmaps < 32) maps[nmaps++] = argv[i];
@@ -140,8 +145,8 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || (nland && prepared)) {
-        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-c] [MAP ...]\n");
+    if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || (nland && prepared) || (warm && count_only)) {
+        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-W] [-c] [MAP ...]\n");
         return 2;
     }
     if (!nmaps)
@@ -240,6 +245,8 @@ int main(int argc, char **argv)
                 size_t np = 0;
                 on_query_info info;
                 double ph[3] = {0, 0, 0};
+                for (size_t z = 0; warm && z < 4; z++) /* -W: this one, then three others (see the top) */
+                    timed_find(q, &scen[order[(k + 37 * z) % n]], &o, pbuf, cap, &np, &info, ph);
                 on_status st = count_only ? bench_find(q, s, &o, pbuf, cap, &np, &info)
                                           : timed_find(q, s, &o, pbuf, cap, &np, &info, ph);
                 double dt = ph[0] + ph[1] + ph[2];
