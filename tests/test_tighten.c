@@ -392,6 +392,177 @@ static void relax_known_blocked(void)
     on_pathbuf_free(&p);
 }
 
+/* Several blocks as above (at most 50), the lines of sight and turns asked counted. */
+typedef struct scene {
+    block box[50];
+    int n, vis_calls, turn_calls;
+} scene;
+
+static int scene_vis(void *ud, const double a[3], const double b[3])
+{
+    scene *s = ud;
+    s->vis_calls++;
+    for (int i = 0; i < s->n; i++)
+        if (seg_hits_box(a, b, s->box[i].lo, s->box[i].hi)) return 0;
+    return 1;
+}
+
+static int scene_turn(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    scene *s = ud;
+    s->turn_calls++;
+    for (int i = 0; i < s->n; i++)
+        if (!turn_block(&s->box[i], a, x, b)) return 0;
+    return 1;
+}
+
+/* The path (0,0,0) -> (5, y, 0) -> (10,0,0) relaxed by `passes` passes in scene s, counts reset. */
+static void relax_bent(on_pathbuf *p, scene *s, double y, int passes)
+{
+    double pts[][3] = {{0, 0, 0}, {5, y, 0}, {10, 0, 0}};
+    on_sight sg = {scene_vis, scene_turn, s, NULL, NULL, NULL};
+    p->n = 0;
+    for (int i = 0; i < 3; i++) CHECK(on_pathbuf_push(p, pts[i]) == 0);
+    s->vis_calls = s->turn_calls = 0;
+    on_relax(p, &sg, passes);
+}
+
+/* The bend rule (relax_corner): a corner whose bend (what dropping it would gain) is less than the
+ * pass's threshold of its two segments' length (1.5e-3 in pass 0, a quarter of the pass before's in
+ * each pass after) is left as it is: neither asked whether it can go nor slid nor snapped, not one
+ * line of sight or turn asked. Corner (5, 0.1, 0) between (0,0,0) and (10,0,0): bend 1 - 5 /
+ * sqrt(25.01) = 1.9994e-4 of its segments, below pass 0's 1.5e-3 and pass 1's 3.75e-4, above pass 2's
+ * 9.375e-5. In open space (its neighbours see each other) one or two passes keep it where it is; the
+ * third asks once and drops it. (5, 0.2, 0) (7.990e-4): kept by one pass, dropped by the second
+ * (removing the rule drops the first in 2 passes). With a block [4.5, 5.5] x [-2, 0.05] (the corner
+ * passes over it, the neighbours do not see each other), two passes ask nothing (without the rule:
+ * one line of sight, from pass 1); the third asks whether it can go (blocked) and slides it down
+ * along y towards (5, 0, 0) with 4 halvings: the turns at (5, 0) and (5, 0.05) lie in the block,
+ * (5, 0.075), (5, 0.0625) and (5, 0.05625) are allowed (their two segments asked each): 7 lines of
+ * sight, 5 turns; the snap's lattice line through (5, 0) gains less than that pass's threshold. */
+static void relax_bend_rule(void)
+{
+    scene open = {.n = 0}, over = {.box = {{{4.5, -2, -10}, {5.5, 0.05, 10}, 0}}, .n = 1};
+    on_pathbuf p = {0};
+    for (int passes = 1; passes <= 2; passes++) {
+        relax_bent(&p, &open, 0.1, passes);
+        CHECK_EQ_INT(p.n, 3);
+        CHECK(p.p[3] == 5 && p.p[4] == 0.1 && p.p[5] == 0);
+        CHECK_EQ_INT(open.vis_calls, 0);
+        CHECK_EQ_INT(open.turn_calls, 0);
+        relax_bent(&p, &over, 0.1, passes);
+        CHECK_EQ_INT(p.n, 3);
+        CHECK(p.p[3] == 5 && p.p[4] == 0.1 && p.p[5] == 0);
+        CHECK_EQ_INT(over.vis_calls, 0);
+        CHECK_EQ_INT(over.turn_calls, 0);
+    }
+    relax_bent(&p, &open, 0.1, 3);
+    CHECK_EQ_INT(p.n, 2);
+    CHECK_EQ_INT(open.vis_calls, 1);
+    CHECK_EQ_INT(open.turn_calls, 0);
+    CHECK(len(&p) == 10);
+    relax_bent(&p, &open, 0.2, 1);
+    CHECK_EQ_INT(p.n, 3);
+    CHECK(p.p[3] == 5 && p.p[4] == 0.2 && p.p[5] == 0);
+    CHECK_EQ_INT(open.vis_calls, 0);
+    relax_bent(&p, &open, 0.2, 2);
+    CHECK_EQ_INT(p.n, 2);
+    CHECK_EQ_INT(open.vis_calls, 1);
+    relax_bent(&p, &over, 0.1, 3);
+    CHECK_EQ_INT(p.n, 3);
+    CHECK(p.p[3] == 5 && fabs(p.p[4] - 0.05625) < 1e-15 && p.p[5] == 0);
+    CHECK_EQ_INT(over.vis_calls, 7);
+    CHECK_EQ_INT(over.turn_calls, 5);
+    CHECK(fabs(len(&p) - 2 * sqrt(25 + 0.05625 * 0.05625)) < 1e-12);
+    on_pathbuf_free(&p);
+}
+
+/* The first sweep of the first pass does not ask whether a corner can go while the corner before it
+ * has not moved in that sweep: (5, 5, 0) between (0,0,0) and (10,0,0) in open space (its bend well
+ * above the threshold) is slid onto the straight line instead, to (5, 0, 0) (the turn there and its
+ * two segments asked: 2 lines of sight, 1 turn), and one pass keeps it. A second pass asks (its bend,
+ * 0, is below the threshold, but it lies on the straight line) and drops it: 1 line of sight more. */
+static void relax_first_sweep(void)
+{
+    scene open = {.n = 0};
+    on_pathbuf p = {0};
+    double pts[][3] = {{0, 0, 0}, {5, 5, 0}, {10, 0, 0}};
+    on_sight sg = {scene_vis, scene_turn, &open, NULL, NULL, NULL};
+    for (int passes = 1; passes <= 2; passes++) {
+        p.n = 0;
+        for (int i = 0; i < 3; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+        open.vis_calls = open.turn_calls = 0;
+        on_relax(&p, &sg, passes);
+        CHECK_EQ_INT(p.n, 4 - passes);
+        CHECK_EQ_INT(open.vis_calls, 1 + passes);
+        CHECK_EQ_INT(open.turn_calls, 1);
+        CHECK(passes == 2 || (p.p[3] == 5 && p.p[4] == 0 && p.p[5] == 0));
+        CHECK(len(&p) == 10);
+    }
+    on_pathbuf_free(&p);
+}
+
+/* A slalom through 50 blocks: block j spans x in [3j+1, 3j+2], z in [-10, 10], and y in [-1, 10]
+ * for even j (the path passes below), [-10, 1] for odd j (above). The shortest path from (0,0,0) to
+ * (150,0,0) runs along each block's face y = -+1 from edge to edge and across each gap diagonally:
+ * sqrt 2 at each end, 50 along the faces, 49 gaps of 2 sqrt 2: 50 + 100 sqrt 2. Relaxation is given
+ * 150 corners, three a block (s = -+1): L_j on the near edge (3j+1, s, 0), M_j in the middle of the
+ * face (3j+1.5, s, 0), R_j past the far edge in the face's plane (3j+2.3, s, 0). In the first sweep
+ * L_j stays (past L_0 asked whether it can go, R_j-1 having moved: no; its slides blocked), M_j is
+ * not asked (L_j did not move) and lies on the straight line L_j -> R_j (nothing to slide), R_j
+ * slides onto its edge (3j+2, s, 0): every R_j, those past RELAX_TRACK corners too (the first sweep
+ * visits every corner). R_j's move marks M_j to be visited again when M_j is among the first
+ * RELAX_TRACK corners: M_j is corner 3j+2, so M_0 .. M_41 are (M_42 is corner 128), and the second
+ * sweep drops them (on the straight line L_j -> R_j: asked despite the bend rule). M_42 .. M_49
+ * stay, on the line (the length is the same): 152 - 42 = 110 waypoints. With L_0 off its edge, at
+ * (0.7, -1.3, 0), L_0 moves (onto its edge) in the first sweep, so M_0 is asked at once and dropped:
+ * every corner after it moves down one, M_42 from 128 to 127, where R_42's move marks it, and the
+ * second sweep drops it too: 109 waypoints. (RELAX_TRACK 64 leaves 131 and 131, 256 leaves 102 and
+ * 102; a first sweep skipping the untracked corners leaves R_42 .. R_49 off their edges; a drop not
+ * clearing the flag of the corner moving into slot 127 leaves 102 with L_0 off its edge.) */
+static void relax_many_corners(int l0_off)
+{
+    enum { NB = 50 };
+    scene s = {.n = NB};
+    on_pathbuf p = {0};
+    double start[3] = {0, 0, 0}, end[3] = {3 * NB, 0, 0};
+    CHECK(on_pathbuf_push(&p, start) == 0);
+    for (int j = 0; j < NB; j++) {
+        double sy = j % 2 ? 1 : -1;
+        block b = {{3 * j + 1, j % 2 ? -10 : -1, -10}, {3 * j + 2, j % 2 ? 1 : 10, 10}, 0};
+        s.box[j] = b;
+        double L[3] = {3 * j + 1, sy, 0}, M[3] = {3 * j + 1.5, sy, 0}, R[3] = {3 * j + 2.3, sy, 0};
+        if (j == 0 && l0_off) L[0] = 0.7, L[1] = -1.3;
+        CHECK(on_pathbuf_push(&p, L) == 0 && on_pathbuf_push(&p, M) == 0 && on_pathbuf_push(&p, R) == 0);
+    }
+    CHECK(on_pathbuf_push(&p, end) == 0);
+    CHECK_EQ_INT(p.n, 152);
+    for (size_t i = 1; i < p.n; i++) CHECK(scene_vis(&s, p.p + 3 * (i - 1), p.p + 3 * i)); /* a valid input */
+    on_sight sg = {scene_vis, scene_turn, &s, NULL, NULL, NULL};
+    on_relax(&p, &sg, 1);
+    int first_m = l0_off ? 43 : 42; /* the first M left (as many dropped) */
+    CHECK_EQ_INT(p.n, 152 - first_m);
+    int bad = 0;
+    for (size_t i = 1; i < p.n; i++) bad += !scene_vis(&s, p.p + 3 * (i - 1), p.p + 3 * i);
+    for (size_t i = 1; i + 1 < p.n; i++) bad += !scene_turn(&s, p.p + 3 * (i - 1), p.p + 3 * i, p.p + 3 * (i + 1));
+    CHECK_EQ_INT(bad, 0);
+    /* exactly the corners on the block edges, and the M left in place */
+    size_t w = 1, wrong = 0;
+    for (int j = 0; j < NB && w + 1 < p.n; j++) {
+        double sy = j % 2 ? 1 : -1, want[3][3] = {{3 * j + 1, sy, 0}, {3 * j + 1.5, sy, 0}, {3 * j + 2, sy, 0}};
+        for (int c = 0; c < 3 && w + 1 < p.n; c++) {
+            if (c == 1 && j < first_m) continue;
+            const double *q = p.p + 3 * w++;
+            wrong += q[0] != want[c][0] || q[1] != want[c][1] || q[2] != want[c][2];
+        }
+    }
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(w + 1, p.n);
+    CHECK(p.p[3 * 85] == 127 && p.p[3 * 86] == (l0_off ? 128 : 127.5)); /* L_42, then M_42 or R_42 */
+    CHECK(fabs(len(&p) - (NB + 2 * NB * sqrt(2.0))) < 1e-9);
+    on_pathbuf_free(&p);
+}
+
 TEST_MAIN("tighten", {
     refine_straight();
     refine_corner();
@@ -406,4 +577,8 @@ TEST_MAIN("tighten", {
     relax_onto_edge();
     relax_sweeps_settle();
     relax_sweeps_three();
+    relax_bend_rule();
+    relax_first_sweep();
+    relax_many_corners(0);
+    relax_many_corners(1);
 })
