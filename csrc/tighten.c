@@ -358,6 +358,12 @@ void on_smooth(on_pathbuf *path, const on_sight *sg, int mode)
     path->n = w + 1;
 }
 
+/* Are a and b the same point (exactly)? */
+static inline int same_point(const double a[3], const double b[3])
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
 /* May the path run pa -> A -> X -> B -> nb (pa, nb: the waypoints around, NULL at the ends)? Both
  * segments in sight, and the turns at A, X and B allowed by the rule (on_tree_turn_ok): a corner moved
  * onto a lattice edge could otherwise slip through a zero-width gap there. corner_ok asks the turn at
@@ -378,7 +384,12 @@ static int corner_sight_ok(const on_sight *sg, const double *pa, const double A[
         *last_blocked = !*last_blocked;
         return 0;
     }
-    return (!pa || sg->turn_ok(sg->ud, pa, A, X)) && (!nb || sg->turn_ok(sg->ud, X, B, nb));
+    /* X exactly on A (or B): the corner is dropped in effect, and the path turns at A from pa on to B
+     * (at B from A on to nb); asked as pa -> A -> X, that turn has a side of zero length, which the
+     * rule lets pass (on_tree_turn_ok counts it as every side). A slide's target is exactly a
+     * neighbour when the corner differs from it on the slide's axis alone (axis_target). */
+    const double *on = same_point(X, A) ? B : X, *from = same_point(X, B) ? A : X;
+    return (!pa || sg->turn_ok(sg->ud, pa, A, on)) && (!nb || sg->turn_ok(sg->ud, from, B, nb));
 }
 
 static int corner_ok(const on_sight *sg, const double *pa, const double A[3], const double X[3], const double B[3],

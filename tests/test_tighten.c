@@ -563,6 +563,45 @@ static void relax_many_corners(int l0_off)
     on_pathbuf_free(&p);
 }
 
+/* A zero-width gap at (5, 0, 0) between the block [2,5] x [0,2] (along z) and another diagonal to it
+ * lets a path through only straight up: a turn there on in any other direction is refused; as in the
+ * tree's rule (on_tree_turn_ok: a side of zero length counts as every side), a "turn" with a or b at
+ * x itself passes. */
+static int turn_gap(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    (void)ud;
+    if (!(x[0] == 5 && x[1] == 0 && x[2] == 0)) return 1;
+    if ((a[0] == x[0] && a[1] == x[1] && a[2] == x[2]) || (b[0] == x[0] && b[1] == x[1] && b[2] == x[2])) return 1;
+    return b[0] == 5 && b[2] == 0 && b[1] > 0;
+}
+
+/* A corner slid exactly onto its neighbour is dropped in effect, and the turn the path then makes at
+ * that neighbour must keep to the rule. (0,0,0) -> L (5,0,0) -> M (5,3,0) -> (10,3,0) round the
+ * block [2,5] x [0,2] and through the gap at L: M's slide along y aims exactly at L (M differs from L
+ * on y alone); asked as (start, L, M) and (L, M, end) with M on L, the turns have a side of zero
+ * length and pass, and L, then asked whether it can go, may not (the turn at (5,0,0) from the start
+ * on to the end is refused): the path kept L twice and turned there the way the gap forbids. Asked
+ * as the turn (start, L, end), the move is refused, and M slides down towards L and stops short of
+ * it: the halvings of pass 0 allow (5, 1.5, 0) and (5, 0.75, 0); every turn keeps to the rule. */
+static void relax_not_onto_neighbour(void)
+{
+    block bl = {{2, 0, -10}, {5, 2, 10}, 0};
+    on_sight s = {vis, turn_gap, &bl, NULL, NULL, NULL};
+    on_pathbuf p = {0};
+    double pts[][3] = {{0, 0, 0}, {5, 0, 0}, {5, 3, 0}, {10, 3, 0}};
+    for (int i = 0; i < 4; i++) CHECK(on_pathbuf_push(&p, pts[i]) == 0);
+    for (size_t i = 1; i < p.n; i++) CHECK(vis(&bl, p.p + 3 * (i - 1), p.p + 3 * i)); /* a valid input */
+    for (size_t i = 1; i + 1 < p.n; i++) CHECK(turn_gap(NULL, p.p + 3 * (i - 1), p.p + 3 * i, p.p + 3 * (i + 1)));
+    on_relax(&p, &s, 1);
+    CHECK_EQ_INT(p.n, 4);
+    for (size_t i = 1; i < p.n; i++) CHECK(memcmp(p.p + 3 * (i - 1), p.p + 3 * i, 3 * sizeof *p.p) != 0); /* no repeats */
+    for (size_t i = 1; i + 1 < p.n; i++) CHECK(turn_gap(NULL, p.p + 3 * (i - 1), p.p + 3 * i, p.p + 3 * (i + 1)));
+    for (size_t i = 1; i < p.n; i++) CHECK(vis(&bl, p.p + 3 * (i - 1), p.p + 3 * i));
+    CHECK(p.p[3] == 5 && p.p[4] == 0 && p.p[5] == 0);
+    CHECK(p.p[6] == 5 && p.p[7] == 0.75 && p.p[8] == 0);
+    on_pathbuf_free(&p);
+}
+
 TEST_MAIN("tighten", {
     refine_straight();
     refine_corner();
@@ -581,4 +620,5 @@ TEST_MAIN("tighten", {
     relax_first_sweep();
     relax_many_corners(0);
     relax_many_corners(1);
+    relax_not_onto_neighbour();
 })
