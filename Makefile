@@ -36,7 +36,17 @@ MODULE   := $(BUILD)/octonav/core.so
 
 .PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir bench-stream demo clean ctest spec lint fuzz fuzz-build
 
+# `make` (or `make all`) alone builds the module on every core, unless given -j: one after the other the
+# 55 files took 22 s (gcc or clang, -O3 -g), two at a time 12 s. With other goals beside it (`make -j2 all
+# ctest`, `make test`) the module is an ordinary prerequisite, so that no second make builds the same
+# objects beside the first.
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+ifeq ($(filter-out all,$(MAKECMDGOALS)),)
+all: deps
+	@$(MAKE) --no-print-directory $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(JOBS)) $(MODULE)
+else
 all: deps $(MODULE)
+endif
 
 deps:
 	@bash tools/deps.sh
