@@ -114,7 +114,7 @@ static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot
 /* Make node nnodes for cell c at the empty slot on_pool_probe found, with its graph number `aux`, open,
  * its g, f, point, parent, pface and heap position unset: the caller sets them all before anything
  * reads them (a new node is always reached: on_pool_make's defaults would be overwritten at once),
- * the position by pushing it (on_pool_push_new) unless the search ends there. */
+ * the position by pushing it (on_pool_push_f) unless the search ends there. */
 static inline int32_t on_pool_make_bare(on_nodepool *p, on_mslot *s, on_cell c, uint32_t aux)
 {
     on_snode *n = &p->nodes[p->nnodes];

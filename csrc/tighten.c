@@ -211,6 +211,12 @@ int on_refine(on_pathbuf *path, const double *faces, size_t m, const double star
     return 0;
 }
 
+/* Are a and b the same point (exactly)? */
+static inline int same_point(const double a[3], const double b[3])
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
 /* Drop exactly repeated waypoints (several faces meeting at one corner pull their waypoints onto it).
  * Only exact repeats: two waypoints 1e-14 apart may sit on opposite sides of a lattice plane, and the
  * segment after the one dropped would then start a rounding error inside a blocked voxel. Collinear
@@ -220,7 +226,7 @@ void on_simplify(on_pathbuf *path, unsigned char *clear)
     size_t w = 1;
     for (size_t r = 1; r < path->n; r++) {
         const double *p = path->p + 3 * (w - 1), *c = path->p + 3 * r;
-        if (p[0] == c[0] && p[1] == c[1] && p[2] == c[2] && r + 1 < path->n) continue;
+        if (same_point(p, c) && r + 1 < path->n) continue;
         if (w != r) {
             memmove(path->p + 3 * w, c, 3 * sizeof *c);
             if (clear) clear[w] = clear[r];
@@ -358,12 +364,6 @@ void on_smooth(on_pathbuf *path, const on_sight *sg, int mode)
     path->n = w + 1;
 }
 
-/* Are a and b the same point (exactly)? */
-static inline int same_point(const double a[3], const double b[3])
-{
-    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
-}
-
 /* May the path run pa -> A -> X -> B -> nb (pa, nb: the waypoints around, NULL at the ends)? Both
  * segments in sight, and the turns at A, X and B allowed by the rule (on_tree_turn_ok): a corner moved
  * onto a lattice edge could otherwise slip through a zero-width gap there. corner_ok asks the turn at
@@ -462,7 +462,7 @@ static int snap_to_edge(const on_sight *sg, const double *pa, const double A[3],
     for (int e = 0; e < 3; e++) {
         double T[3], X[3];
         for (int j = 0; j < 3; j++) T[j] = j == e ? P[j] : floor(P[j] + 0.5);
-        if (T[0] == P[0] && T[1] == P[1] && T[2] == P[2]) continue;
+        if (same_point(T, P)) continue;
         double l = axis_target(A, T, B, e, X);
         if (!(now - l > thr * now)) continue;
         int b = nc++;
