@@ -144,8 +144,16 @@ local function resolve(base, path)
   return base .. "/" .. path
 end
 
+-- stat-based checks (a FIFO never blocks them): lua/octonav/cli_view.lua
+local function exists(path) return require("octonav.cli_view").exists(path) end
+local function readable(path) return require("octonav.cli_view").readable(path) end
+local function writable(path) return require("octonav.cli_view").writable(path) end
+
 --- Runs a config file and returns its table with relative paths resolved, or nil, err.
 function M.load_config(path)
+  -- stat first, as the library's readers do: loadfile on a FIFO would block until a writer comes
+  local rok, rerr = readable(path)
+  if not rok then return nil, rerr end
   local chunk, lerr = loadfile(path, "t")
   if not chunk then return nil, lerr end
   local ok, config = pcall(chunk)
@@ -163,17 +171,13 @@ end
 
 local function file_size(path) return util.file_size(path) or 0 end
 
--- stat-based checks (a FIFO never blocks them): lua/octonav/cli_view.lua
-local function exists(path) return require("octonav.cli_view").exists(path) end
-local function readable(path) return require("octonav.cli_view").readable(path) end
-local function writable(path) return require("octonav.cli_view").writable(path) end
-
 -- ---- bake ------------------------------------------------------------------------------------------
 
 local function cmd_bake(args)
   local flags, pos = parse(args, { tile = true, job = true, hole = true }, { link = true })
   if not flags then return usage("bake: " .. pos, "bake") end
   if #pos ~= 1 then return usage("bake: one CONFIG.lua expected", "bake") end
+  if pos[1] == "" then return usage("bake: CONFIG.lua: an empty path", "bake") end
   if (flags.tile and 1 or 0) + (flags.job and 1 or 0) + (flags.link and 1 or 0) + (flags.hole and 1 or 0) > 1 then
     return usage("bake: --tile, --hole, --job and --link do not go together", "bake")
   end
@@ -189,8 +193,8 @@ local function cmd_bake(args)
       return bake.tile(config, math.tointeger(tonumber(i)), math.tointeger(tonumber(j)), math.tointeger(tonumber(k)))
     elseif flags.job then
       local n, m = flags.job:match("^(%d+)/(%d+)$")
-      n, m = math.tointeger(tonumber(n)), math.tointeger(tonumber(m))
-      if not n or m < 1 or n >= m then error("octonav.bake: --job: N/M expected (job N of M, 0 <= N < M)", 0) end
+      n, m = math.tointeger(tonumber(n)), math.tointeger(tonumber(m)) -- nil past 2^63 (a float)
+      if not n or not m or m < 1 or n >= m then error("octonav.bake: --job: N/M expected (job N of M, 0 <= N < M)", 0) end
       return bake.job(config, n, m)
     elseif flags.hole then
       return bake.hole(config, flags.hole)
@@ -242,6 +246,7 @@ local function pack_command(args, cmd)
   local flags, pos = parse(args, {}, {})
   if not flags then return nil, usage(cmd .. ": " .. pos, cmd) end
   if #pos ~= 1 then return nil, usage(cmd .. ": one PACK expected", cmd) end
+  if pos[1] == "" then return nil, usage(cmd .. ": PACK: an empty path", cmd) end
   local w = load_world(pos[1])
   if not w then return nil, 1 end
   return w
@@ -313,6 +318,7 @@ local function cmd_path(args)
   local flags, pos = parse(args, { obj = true, agent = true }, {})
   if not flags then return usage("path: " .. pos, "path") end
   if #pos ~= 7 then return usage("path: PACK x y z x y z expected", "path") end
+  if pos[1] == "" then return usage("path: PACK: an empty path", "path") end
   local ook, oerr0 = true, nil
   if flags.obj then ook, oerr0 = writable(flags.obj) end
   if not ook then
@@ -739,7 +745,13 @@ function M.main(cmd, args)
     out("usage: " .. HELP[cmd])
     return 0
   end
-  return fn(args)
+  -- every error is one line: an error raised below (a library's misuse check, a bug) is printed as
+  -- "octonav: CMD: message", without its traceback or the Lua position it was raised at
+  local ok, code = pcall(fn, args)
+  if ok then return code end
+  local msg = tostring(code):gsub("^[^\n:]+%.lua:%d+: ", "", 1):gsub("\n.*", "")
+  err(cmd, ": ", msg)
+  return 1
 end
 
 --- Runs a command line (argv: { cmd, args... }, as `arg`); returns the exit code.

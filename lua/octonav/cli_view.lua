@@ -75,6 +75,7 @@ local function parse(args)
     elseif tostring(a):match("^%-") then
       return nil, "unknown flag " .. tostring(a)
     else
+      if a == "" then return nil, "the input is an empty path" end
       if o.input then return nil, "one input expected, got '" .. o.input .. "' and '" .. tostring(a) .. "'" end
       o.input = a
       i = i + 1
