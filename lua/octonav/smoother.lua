@@ -3,7 +3,7 @@
 --
 --   local s = octonav.smoother.new(tree, path, { checks_per_frame = 8 })
 --   each frame: local wp = s:update(agent_position)   -- head straight for wp (2nd value: checks spent)
---   s:waypoint(), s:remaining(), s:checks(), s:length(position), s:extend(points)
+--   s:waypoint(), s:remaining(), s:arrived(), s:checks(), s:length(position), s:extend(points)
 --   local short, spent = octonav.smoother.smooth(tree, path [, max_checks])
 --   octonav.smoother.adopt(tree, path, opts), s:extend_adopt(points): as new and extend, the points
 --   kept as they are (not copied: the caller must not change them afterwards)
@@ -23,6 +23,11 @@
 -- failed is not repeated while the agent stands at exactly the same position. At most
 -- `checks_per_frame` checks per call, never more; typically one per frame (the failing one).
 --
+-- Arrival: an update whose position is within `arrive_distance` (option, world units, default 1e-6:
+-- an agent stepping toward its waypoint lands on it exactly) of the last waypoint while heading for
+-- it has arrived: s:arrived() is true and s:remaining() is 0 until an update from farther away or an
+-- extend (the smoother used alone reports the end of its path; before, remaining() stayed 1 for ever).
+--
 -- `smooth` (whole path at once) is the same greedy forward scan from each kept point: from anchor A it
 -- extends to the farthest waypoint reached by consecutive successful checks, keeps that one as the
 -- next anchor, and so on. The result is valid (every segment is either an input segment or a checked
@@ -37,7 +42,7 @@ local util = require "octonav.util"
 
 local type, floor = type, math.floor
 
-local DEFAULTS = { checks_per_frame = 8 }
+local DEFAULTS = { checks_per_frame = 8, arrive_distance = 1e-6 }
 
 local is_point, copy_point, dist = util.is_point, util.copy, util.dist
 
@@ -82,6 +87,12 @@ local function new(fname, tree, path, opts, keep)
   local budget = opts.checks_per_frame
   if budget == nil then budget = DEFAULTS.checks_per_frame end
   if not is_count(budget, 1) then error(fname .. ": checks_per_frame must be an integer >= 1", 2) end
+  local arrive = opts.arrive_distance
+  if arrive == nil then
+    arrive = DEFAULTS.arrive_distance
+  elseif type(arrive) ~= "number" or not (arrive >= 0 and arrive < math.huge) then
+    error(fname .. ": arrive_distance must be a finite number >= 0", 2)
+  end
   return setmetatable({
     tree = tree,
     path = pts,
@@ -90,11 +101,14 @@ local function new(fname, tree, path, opts, keep)
     total = 0,
     fail_j = nil,             -- the last failed check: waypoint index and the position it came from
     fail_pos = nil,
+    arrive = arrive,
+    at_end = false,           -- the last update's position had arrived (see the top of this file)
   }, Smoother)
 end
 
 --- octonav.smoother.new(tree, path, opts) -> smoother.
--- opts: { checks_per_frame = 8 } (an integer >= 1: line-of-sight checks an update may spend).
+-- opts: { checks_per_frame = 8 (an integer >= 1: line-of-sight checks an update may spend),
+--         arrive_distance = 1e-6 (world units: arrival at the last waypoint, see the top of this file) }.
 function M.new(tree, path, opts) return new("octonav.smoother.new", tree, path, opts, false) end
 
 --- octonav.smoother.adopt(tree, path, opts) -> smoother: as new, but path's points are kept, not
@@ -136,14 +150,21 @@ function Smoother:update(position, max_checks)
   end
   self.i = i
   self.total = self.total + used
-  return path[i], used
+  local wp = path[i]
+  self.at_end = i == n and dist(position, wp) <= self.arrive
+  return wp, used
 end
 
 --- s:waypoint() -> the current target waypoint (read only).
 function Smoother:waypoint() return self.path[self.i] end
 
---- s:remaining() -> waypoints left to visit, the current target included (1: heading for the last).
-function Smoother:remaining() return #self.path - self.i + 1 end
+--- s:remaining() -> waypoints left to visit, the current target included (1: heading for the last;
+-- 0: arrived there, s:arrived()).
+function Smoother:remaining() return #self.path - self.i + (self.at_end and 0 or 1) end
+
+--- s:arrived() -> true when the last update's position was within arrive_distance of the last
+-- waypoint (the end of the path, extensions included).
+function Smoother:arrived() return self.at_end end
 
 --- s:checks() -> line-of-sight checks spent since new().
 function Smoother:checks() return self.total end
@@ -171,6 +192,7 @@ local function extend(self, points, fname, keep)
   local p = pts[1]
   if p[1] == last[1] and p[2] == last[2] and p[3] == last[3] then first = 2 end
   for k = first, #pts do path[#path + 1] = pts[k] end
+  if #path > self.i then self.at_end = false end -- (more to walk: arrival is the new end's)
   return self
 end
 
