@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 /* losmap.h's spread coordinates, for v < 512 (bit pairs 0 .. 4): written out by the preprocessor. */
 #define SPREAD(v) ((uint32_t)((v) & 3) | (uint32_t)((v) >> 2 & 3) << 6 | (uint32_t)((v) >> 4 & 3) << 12 | \
@@ -119,20 +121,32 @@ static uint64_t brick_of(const builder *b, uint32_t x, uint32_t y, uint32_t z, i
     return m;
 }
 
-/* Fill node[ni], the level-L cube at (x, y, z) with octree state s, and its mixed children. */
-static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint32_t z, int s)
+/* Fill node[ni], the level-L cube at (x, y, z) with octree state s: its masks, and for a level-2 node its
+ * bricks (returns 0); above level 2 the slots of its mixed children, which *f (a frame for the caller's
+ * stack) then lists to be filled in bit order (returns 1). -1: out of memory. *work grows by the node
+ * table reads it made (the unit of on_tree_los_step's budget). */
+typedef struct frame {
+    uint32_t L, x, y, z;
+    int st[64];    /* the children's octree states */
+    uint64_t rest; /* mixed children not filled yet */
+    size_t at;     /* node[] index of the next of them */
+} frame;
+
+static int enter(builder *b, frame *f, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint32_t z, int s,
+                 uint64_t *work)
 {
     int st[64];
     uint64_t any, full;
     children(b, L, x, y, z, s, st, &any, &full);
+    *work += 72;
     uint64_t mixed = any & ~full;
     size_t k = on_los_rank(mixed, 63) + (mixed >> 63);
     on_losnode *nd = &b->node[ni];
     nd->any = any;
     nd->mixed = mixed;
     uint32_t q = 1u << (2 * (L - 1));
-    for (uint64_t f = full; f; f &= f - 1) {
-        unsigned c = (unsigned)__builtin_ctzll(f);
+    for (uint64_t fb = full; fb; fb &= fb - 1) {
+        unsigned c = (unsigned)__builtin_ctzll(fb);
         blocked_box(b, x + (c & 3u) * q, y + ((c >> 2) & 3u) * q, z + ((c >> 4) & 3u) * q, q);
     }
     if (L == 2) {
@@ -140,6 +154,7 @@ static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint3
         nd->base = (uint32_t)b->nbrick;
         size_t at = b->nbrick;
         b->nbrick += k;
+        *work += 8 * k;
         for (unsigned c = 0; c < 64; c++)
             if (mixed & (1ull << c)) {
                 uint32_t bx = x + (c & 3u) * q, by = y + ((c >> 2) & 3u) * q, bz = z + ((c >> 4) & 3u) * q;
@@ -153,52 +168,122 @@ static int fill(builder *b, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint3
         return 0;
     }
     if (grow((void **)&b->node, &b->capnode, b->nnode + k, sizeof *b->node)) return -1;
-    size_t at = b->nnode;
-    b->node[ni].base = (uint32_t)at;
+    b->node[ni].base = (uint32_t)b->nnode;
+    f->L = L, f->x = x, f->y = y, f->z = z;
+    memcpy(f->st, st, sizeof st);
+    f->rest = mixed;
+    f->at = b->nnode;
     b->nnode += k;
-    for (unsigned c = 0; c < 64; c++)
-        if (mixed & (1ull << c))
-            if (fill(b, at++, L - 1, x + (c & 3u) * q, y + ((c >> 2) & 3u) * q, z + ((c >> 4) & 3u) * q, st[c]))
-                return -1;
-    return 0;
+    return 1;
 }
 
-int on_los_popcnt_ok(void)
+/* A build in progress: the builder and the stack of nodes whose mixed children are not all filled
+ * (depth-first, each node's children in bit order: the layout a one-piece build gives). */
+struct on_losbuild {
+    builder b;
+    uint32_t top;
+    int n;        /* frames on the stack */
+    int failed;   /* out of memory */
+    frame stack[ON_LOS_LEVELS];
+    /* the tile it builds and the salt it read (on_tree_los_step: a change of the tile abandons it) */
+    uint32_t tile, salt;
+};
+
+static void build_free(on_losbuild *lb)
 {
-#if ON_LOS_HWPOP
-    return __builtin_cpu_supports("popcnt") != 0;
-#else
-    return 0;
-#endif
+    if (!lb) return;
+    free(lb->b.node);
+    free(lb->b.brick);
+    free(lb);
 }
 
-on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
+static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t depth)
 {
-    builder b = {tab, depth, solid, NULL, 0, 0, NULL, 0, 0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    on_losbuild *lb = calloc(1, sizeof *lb);
+    if (!lb) return NULL;
+    builder *b = &lb->b;
+    b->tab = tab;
+    b->depth = depth;
+    b->solid = solid;
     uint32_t side = 1u << depth;
     for (int j = 0; j < 3; j++) {
-        b.reg[j] = tab->lim[j] ? tab->lim[j] : side;
-        b.lo[j] = INT32_MAX;
-        b.hi[j] = INT32_MIN;
+        b->reg[j] = tab->lim[j] ? tab->lim[j] : side;
+        b->lo[j] = INT32_MAX;
+        b->hi[j] = INT32_MIN;
     }
     uint32_t top = (depth + 1) / 2;
     if (top < 2) top = 2;
-    on_losmap *m = malloc(sizeof *m);
-    if (!m || grow((void **)&b.node, &b.capnode, 1, sizeof *b.node)) goto fail;
-    b.nnode = 1;
-    /* the top's octree state: the root itself, or a virtual cube above it */
-    int s = 2 * top == b.depth ? cube_state(&b, b.depth, 0, 0, 0, VIRTUAL, 0) : VIRTUAL;
-    if (s == ST_FREE) {
-        b.node[0].any = b.node[0].mixed = 0;
-        b.node[0].base = 0;
-    } else if (s == ST_BLOCKED) {
-        b.node[0].any = ~0ull;
-        b.node[0].mixed = 0;
-        b.node[0].base = 0;
-        blocked_box(&b, 0, 0, 0, side);
-    } else if (fill(&b, 0, top, 0, 0, 0, s)) {
-        goto fail;
+    lb->top = top;
+    if (grow((void **)&b->node, &b->capnode, 1, sizeof *b->node)) {
+        build_free(lb);
+        return NULL;
     }
+    b->nnode = 1;
+    /* the top's octree state: the root itself, or a virtual cube above it */
+    int s = 2 * top == b->depth ? cube_state(b, b->depth, 0, 0, 0, VIRTUAL, 0) : VIRTUAL;
+    if (s == ST_FREE) {
+        b->node[0].any = b->node[0].mixed = 0;
+        b->node[0].base = 0;
+    } else if (s == ST_BLOCKED) {
+        b->node[0].any = ~0ull;
+        b->node[0].mixed = 0;
+        b->node[0].base = 0;
+        blocked_box(b, 0, 0, 0, side);
+    } else {
+        uint64_t w = 0;
+        int r = enter(b, &lb->stack[0], 0, top, 0, 0, 0, s, &w);
+        if (r < 0) {
+            build_free(lb);
+            return NULL;
+        }
+        lb->n = r;
+    }
+    return lb;
+}
+
+/* Fill nodes until the build is whole (1) or *work reaches limit (0; *work may pass it by one node's
+ * reads), or until the clock passes deadline (a CLOCK_MONOTONIC second; 0: none). -1: out of memory. */
+static int build_run(on_losbuild *lb, uint64_t *work, uint64_t limit, double deadline)
+{
+    if (lb->failed) return -1;
+    while (lb->n > 0) {
+        if (*work >= limit) return 0;
+        if (deadline > 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            if ((double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= deadline) return 0;
+        }
+        frame *f = &lb->stack[lb->n - 1];
+        if (!f->rest) {
+            lb->n--;
+            continue;
+        }
+        unsigned c = (unsigned)__builtin_ctzll(f->rest);
+        f->rest &= f->rest - 1;
+        uint32_t q = 1u << (2 * (f->L - 1));
+        size_t ni = f->at++;
+        int r = enter(&lb->b, &lb->stack[lb->n], ni, f->L - 1, f->x + (c & 3u) * q, f->y + ((c >> 2) & 3u) * q,
+                      f->z + ((c >> 4) & 3u) * q, f->st[c], work);
+        if (r < 0) {
+            lb->failed = 1;
+            return -1;
+        }
+        lb->n += r;
+    }
+    return 1;
+}
+
+/* The losmap of a whole build (its arrays move into it; lb is freed either way); NULL: out of memory. */
+static on_losmap *build_finish(on_losbuild *lb)
+{
+    on_losmap *m = malloc(sizeof *m);
+    if (!m) {
+        build_free(lb);
+        return NULL;
+    }
+    builder b = lb->b;
+    uint32_t top = lb->top;
+    free(lb);
     /* give back the slack */
     on_losnode *nn = realloc(b.node, b.nnode * sizeof *b.node);
     if (nn) b.node = nn;
@@ -238,11 +323,27 @@ on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
     }
     m->rlevel = L;
     return m;
-fail:
-    free(b.node);
-    free(b.brick);
-    free(m);
-    return NULL;
+}
+
+int on_los_popcnt_ok(void)
+{
+#if ON_LOS_HWPOP
+    return __builtin_cpu_supports("popcnt") != 0;
+#else
+    return 0;
+#endif
+}
+
+on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
+{
+    on_losbuild *lb = build_begin(tab, solid, depth);
+    if (!lb) return NULL;
+    uint64_t work = 0;
+    if (build_run(lb, &work, UINT64_MAX, 0) < 0) {
+        build_free(lb);
+        return NULL;
+    }
+    return build_finish(lb);
 }
 
 void on_losmap_free(on_losmap *m)
@@ -259,6 +360,11 @@ const on_losmap *on_tile_losmap_slow(const on_tree *t, uint32_t tile)
     on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire);
     if (m) return m;
     if (tl->solid || !tl->loaded || t->no_los_masks) return NULL;
+    if (t->los_defer) { /* on_tree_los_step builds it: note that it is wanted (any reader's thread) */
+        if (!atomic_exchange_explicit(&tl->los_want, 1, memory_order_relaxed))
+            atomic_fetch_add_explicit(&((on_tree *)t)->los_wanted, 1, memory_order_relaxed);
+        return NULL;
+    }
     m = on_losmap_build(&tl->table, tl->solid, (uint32_t)t->p.depth);
     if (!m) return NULL;
     on_losmap *none = NULL;
@@ -296,7 +402,9 @@ size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles)
 void on_tree_set_los_masks(on_tree *t, int on)
 {
     t->no_los_masks = !on;
+    t->los_cursor = 0; /* (on_tree_los_step's scan: every tile may need masks again) */
     if (on) return;
+    on_tree_losbuild_drop(t);
     for (uint32_t i = 0; i < t->ntiles; i++) on_tile_losmap_drop(&t->tiles[i]);
 }
 
@@ -308,5 +416,117 @@ on_status on_tree_los_prepare(const on_tree *t, size_t *bytes)
     for (uint32_t i = 0; i < t->ntiles; i++)
         if (t->tiles[i].loaded && !t->tiles[i].solid && !on_tile_losmap(t, i)) st = ON_FAILURE | ON_NO_MEMORY;
     if (bytes) *bytes = on_tree_losmap_bytes(t, NULL);
+    return st;
+}
+
+/* Deferred builds (on_tree_los_step). */
+
+void on_tree_losbuild_drop(on_tree *t)
+{
+    build_free(t->losbuild);
+    t->losbuild = NULL;
+}
+
+void on_tree_set_los_defer(on_tree *t, int on) { t->los_defer = on != 0; }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int tile_needs(const on_tree *t, uint32_t i)
+{
+    const on_tile *tl = &t->tiles[i];
+    return tl->loaded && !tl->solid && !atomic_load_explicit(&tl->los, memory_order_acquire);
+}
+
+static void unwant(on_tree *t, uint32_t i)
+{
+    if (atomic_exchange_explicit(&t->tiles[i].los_want, 0, memory_order_relaxed))
+        atomic_fetch_sub_explicit(&t->los_wanted, 1, memory_order_relaxed);
+}
+
+/* The next tile to build: a wanted one (lowest index), else with all the next by the scan's cursor. */
+static int next_tile(on_tree *t, int all, uint32_t *out)
+{
+    if (atomic_load_explicit(&t->los_wanted, memory_order_relaxed) > 0)
+        for (uint32_t i = 0; i < t->ntiles; i++) {
+            if (!atomic_load_explicit(&t->tiles[i].los_want, memory_order_relaxed)) continue;
+            if (tile_needs(t, i)) {
+                *out = i;
+                return 1;
+            }
+            unwant(t, i); /* (built since, unloaded or solid: nothing to build) */
+        }
+    if (!all) return 0;
+    if (t->los_cursor_rev != t->revision) { /* a change may have dropped masks behind the cursor */
+        t->los_cursor = 0;
+        t->los_cursor_rev = t->revision;
+    }
+    for (; t->los_cursor < t->ntiles; t->los_cursor++)
+        if (tile_needs(t, t->los_cursor)) {
+            *out = t->los_cursor;
+            return 1;
+        }
+    return 0;
+}
+
+on_status on_tree_los_step(on_tree *t, uint64_t work, double seconds, int all, on_los_step_info *info)
+{
+    on_los_step_info z = {0, 0, 0, 0, 0};
+    if (!info) info = &z;
+    *info = z;
+    if (t->no_los_masks) return ON_FAILURE | ON_INVALID;
+    on_status st = ON_SUCCESS;
+    uint64_t limit = work ? work : UINT64_MAX, used = 0;
+    double deadline = seconds > 0 ? now_s() + seconds : 0;
+    for (;;) {
+        on_losbuild *lb = t->losbuild;
+        if (lb && (lb->tile >= t->ntiles || !tile_needs(t, lb->tile) || t->tiles[lb->tile].salt != lb->salt)) {
+            on_tree_losbuild_drop(t); /* the tile changed, was unloaded or has masks now */
+            lb = NULL;
+        }
+        if (!lb) {
+            uint32_t i;
+            if (used >= limit || (deadline > 0 && now_s() >= deadline) || !next_tile(t, all, &i)) break;
+            const on_tile *tl = &t->tiles[i];
+            lb = build_begin(&tl->table, tl->solid, (uint32_t)t->p.depth);
+            if (!lb) {
+                st = ON_FAILURE | ON_NO_MEMORY;
+                break;
+            }
+            lb->tile = i;
+            lb->salt = tl->salt;
+            t->losbuild = lb;
+            used += 8;
+        }
+        int r = build_run(lb, &used, limit, deadline);
+        if (r < 0) {
+            on_tree_losbuild_drop(t);
+            st = ON_FAILURE | ON_NO_MEMORY;
+            break;
+        }
+        if (r == 0) break;
+        uint32_t i = lb->tile;
+        t->losbuild = NULL;
+        on_losmap *m = build_finish(lb);
+        if (!m) {
+            st = ON_FAILURE | ON_NO_MEMORY;
+            break;
+        }
+        on_losmap *none = NULL;
+        if (!atomic_compare_exchange_strong_explicit(&t->tiles[i].los, &none, m, memory_order_acq_rel,
+                                                     memory_order_acquire))
+            on_losmap_free(m); /* (a reader built one meanwhile: masks not deferred any more) */
+        unwant(t, i);
+        info->built++;
+    }
+    info->work = used;
+    info->wanted = (uint32_t)atomic_load_explicit(&t->los_wanted, memory_order_relaxed);
+    info->partial = t->losbuild != NULL;
+    if (all)
+        for (uint32_t i = 0; i < t->ntiles; i++) info->left += (uint32_t)tile_needs(t, i);
     return st;
 }

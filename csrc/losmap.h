@@ -81,6 +81,10 @@ static inline const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
     return m ? m : on_tile_losmap_slow(t, tile);
 }
 
+/* A build in progress (on_tree_los_step); freed with the tree (on_tree_losbuild_drop). */
+typedef struct on_losbuild on_losbuild;
+void on_tree_losbuild_drop(on_tree *t);
+
 /* Free a tile's losmap (the writer's side: on_tree_touch and on_tree_destroy). */
 void on_tile_losmap_drop(on_tile *tl);
 

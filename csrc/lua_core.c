@@ -24,6 +24,16 @@ static int l_clock(lua_State *L)
     return 1;
 }
 
+/* core.thread_clock() -> seconds of CPU time of the calling thread (CLOCK_THREAD_CPUTIME_ID): a game
+ * thread's own work, without the streamer's or path server's workers nor the time it waited for a core. */
+static int l_thread_clock(lua_State *L)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    lua_pushnumber(L, (lua_Number)ts.tv_sec + (lua_Number)ts.tv_nsec * 1e-9);
+    return 1;
+}
+
 /* core.mkdir(path) -> true | nil, err: the directory and its parents (mkdir -p without a shell, so
  * packs can be written where no shell runs and paths need no quoting). */
 static int l_mkdir(lua_State *L)
@@ -147,7 +157,7 @@ static int l_isatty(lua_State *L)
 
 int luaopen_octonav_core(lua_State *L)
 {
-    static const luaL_Reg funcs[] = {{"clock", l_clock},         {"mkdir", l_mkdir},       {"read_obj", l_read_obj},
+    static const luaL_Reg funcs[] = {{"clock", l_clock}, {"thread_clock", l_thread_clock},         {"mkdir", l_mkdir},       {"read_obj", l_read_obj},
                                      {"crc32", l_crc32},         {"isatty", l_isatty},     {"read_file", l_read_file},
                                      {"write_file", l_write_file}, {NULL, NULL}};
     /* the per-file openers: those with a name leave a table for that field; the others add methods

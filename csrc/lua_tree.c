@@ -156,6 +156,39 @@ static int l_los_prepare(lua_State *L)
     return cache_prepare(L, "los_prepare", on_tree_los_prepare, "masks are off");
 }
 
+/* tree:los_defer(on): with true, line of sight never builds a tile's masks (it reads the node table and
+ * marks the tile wanted) and tree:los_step builds them in slices; false (the default): built on first read.
+ * tree:los_step([opts]) -> work, built, wanted, partial[, left]: builds masks for at most opts.work node
+ * reads (integer >= 0, 0 = no limit) and opts.ms milliseconds (number >= 0, 0 = no limit), the wanted
+ * tiles first, then with opts.all (false) every loaded tile (left: those still without masks); nil,
+ * "masks are off" or nil, "out of memory". */
+static int l_los_defer(lua_State *L) { return cache_switch(L, "los_defer", on_tree_set_los_defer); }
+static int l_los_step(lua_State *L)
+{
+    static const char *const known[] = {"work", "ms", "all", NULL};
+    on_lua_checkopts(L, 2, "los_step", known);
+    lua_Integer work = on_lua_optinteger(L, 2, "work", 0);
+    double ms = on_lua_optnumber(L, 2, "ms", 0);
+    int all = on_lua_optboolean(L, 2, "all", 0);
+    if (work < 0) return luaL_argerror(L, 2, "los_step: option 'work' must be an integer >= 0");
+    if (!(ms >= 0 && ms <= 1e9)) return luaL_argerror(L, 2, "los_step: option 'ms' must be a number from 0 to 1e9");
+    on_tree *t = on_lua_checktree_idle(L, 1, "los_step"); /* (after the options: their reads run no C state) */
+    on_los_step_info info;
+    on_status st = on_tree_los_step(t, (uint64_t)work, ms / 1000.0, all, &info);
+    if (on_failed(st)) {
+        lua_pushnil(L);
+        lua_pushstring(L, (st & ON_INVALID) ? "masks are off" : "out of memory");
+        return 2;
+    }
+    lua_pushinteger(L, (lua_Integer)info.work);
+    lua_pushinteger(L, (lua_Integer)info.built);
+    lua_pushinteger(L, (lua_Integer)info.wanted);
+    lua_pushboolean(L, info.partial);
+    if (!all) return 4;
+    lua_pushinteger(L, (lua_Integer)info.left);
+    return 5;
+}
+
 /* tree:adjacency(on): the search over the cells reads each tile's cell adjacency (true, the default:
  * built on a tile's first search) or walks the tree for every neighbour list (false: the same paths,
  * more instructions, no memory). tree:adjacency_prepare(): "adjacency is off". */
@@ -334,6 +367,8 @@ static const luaL_Reg methods[] = {
     {"compact", l_compact},
     {"los_masks", l_los_masks},
     {"los_prepare", l_los_prepare},
+    {"los_defer", l_los_defer},
+    {"los_step", l_los_step},
     {"adjacency", l_adjacency},
     {"adjacency_prepare", l_adjacency_prepare},
     {"landmarks_prepare", l_landmarks_prepare},

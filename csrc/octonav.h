@@ -209,6 +209,26 @@ ON_API on_status on_tree_los_prepare(const on_tree *t, size_t *bytes);
  * hierarchies built are freed and on_tree_los_prepare fails with ON_INVALID (their memory, 0.8-2.3 times the tree's on the Warframe maps, against
  * about twice the instructions a segment). An edit: never while another thread reads the tree. */
 ON_API void on_tree_set_los_masks(on_tree *t, int on);
+/* Deferred masks, for a game's frame budget. on = 1: a line of sight never builds a tile's mask
+ * hierarchy; through a tile without one it reads the node table (the same answers, about twice the
+ * instructions a segment) and marks the tile wanted, and on_tree_los_step builds them in slices. on = 0
+ * (the default): built whole by the first line of sight through the tile (about 10 ms a 512^3 tile). */
+ON_API void on_tree_set_los_defer(on_tree *t, int on);
+typedef struct on_los_step_info {
+    uint64_t work;   /* node-table reads this call made (the unit of `work`) */
+    uint32_t built;  /* tiles whose masks it finished (published: line of sight reads them from now on) */
+    uint32_t wanted; /* tiles a line of sight read without masks, still to be built */
+    uint32_t left;   /* with all: loaded tiles without masks (the wanted ones included) */
+    int partial;     /* a tile's build is under way (resumed by the next call) */
+} on_los_step_info;
+/* Build mask hierarchies for at most `work` node-table reads (0: no limit) and `seconds` of the
+ * monotonic clock (0: no limit): the tiles lines of sight wanted first (lowest index first), then, with
+ * all, every loaded tile without masks. A tile's build is resumable: it stops mid-tile and goes on at the
+ * next call (a change to the tile abandons it); the losmap is published when whole and is the same,
+ * byte for byte, as a one-piece build. One thread: the tree's writer (readers on other threads may run).
+ * ON_FAILURE|ON_INVALID when the masks are off, ON_FAILURE|ON_NO_MEMORY when a build could not be
+ * made. *info (may be NULL) gets what it did. */
+ON_API on_status on_tree_los_step(on_tree *t, uint64_t work, double seconds, int all, on_los_step_info *info);
 /* The search over the cells reads a tile's free cells and their face neighbours from the tile's cell
  * adjacency (celladj.h), built on the first search that enters the tile and dropped by every change to
  * it: about 32 bytes a free cell (10.7 MB on DC1; about 11 MB and 50-120 ms a 512^3 terrain tile, 20 times its bytes).

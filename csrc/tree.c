@@ -60,6 +60,7 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
         t->tiles[i].salt = 1;
         atomic_init(&t->tiles[i].los, NULL);
         atomic_init(&t->tiles[i].adj, NULL);
+        atomic_init(&t->tiles[i].los_want, 0);
     }
     *out = t;
     return ON_SUCCESS;
@@ -77,6 +78,7 @@ void on_tree_destroy(on_tree *t)
         on_tile_celladj_drop(&t->tiles[i]);
     }
     on_tree_landmarks_drop(t);
+    on_tree_losbuild_drop(t);
     free(t->tiles);
     free(t->areas);
     on_obstacles_free(t->obstacles);

@@ -32,6 +32,7 @@ typedef struct on_tile {
     uint8_t loaded;    /* 1 for tiles in memory (always 1 until streaming unloads tiles) */
     _Atomic(struct on_losmap *) los; /* line of sight's mask hierarchy (losmap.h), built on first use */
     _Atomic(struct on_celladj *) adj; /* the free cells' neighbour lists (celladj.h), built on first use */
+    atomic_uchar los_want; /* deferred masks: a line of sight read the tile without them (losmap.c) */
 } on_tile;
 
 struct on_tree {
@@ -46,6 +47,11 @@ struct on_tree {
     size_t nareas;
     struct on_obstacles *obstacles; /* temporary obstacles and the tiles they cover (obstacles.c), or NULL */
     int no_los_masks;      /* on_tree_set_los_masks(t, 0): line of sight reads the node table only */
+    int los_defer;         /* on_tree_set_los_defer(t, 1): masks built by on_tree_los_step only */
+    atomic_size_t los_wanted;         /* tiles whose los_want is set */
+    struct on_losbuild *losbuild;     /* on_tree_los_step's build in progress, or NULL */
+    uint32_t los_cursor;              /* on_tree_los_step's scan over every tile (all), */
+    uint64_t los_cursor_rev;          /* restarted when the tree's revision moves */
     int no_cell_adj;       /* 1: the search over the cells walks the tree for every neighbour list instead
                             * of reading the tiles' cell adjacencies (celladj.h; tests compare the two) */
     struct on_landmarks *landmarks; /* the search's landmark distances (landmarks.h), or NULL */

@@ -513,6 +513,94 @@ static void test_masks_off(void)
     }
 }
 
+/* Two losmaps equal field for field and array for array (a build in slices is the one-piece build). */
+static int same_losmap(const on_losmap *a, const on_losmap *b)
+{
+    if (!a || !b) return 0;
+    if (a->top != b->top || a->depth != b->depth || a->nnode != b->nnode || a->nbrick != b->nbrick ||
+        a->bytes != b->bytes || a->rlevel != b->rlevel || a->box_small != b->box_small)
+        return 0;
+    for (uint32_t i = 0; i < a->nnode; i++) /* (field by field: the struct has padding) */
+        if (a->node[i].any != b->node[i].any || a->node[i].mixed != b->node[i].mixed ||
+            a->node[i].base != b->node[i].base)
+            return 0;
+    if (a->nbrick && memcmp(a->brick, b->brick, a->nbrick * sizeof *a->brick)) return 0;
+    for (int j = 0; j < 3; j++)
+        if (a->reg[j] != b->reg[j] || a->lo[j] != b->lo[j] || a->hi[j] != b->hi[j]) return 0;
+    for (uint32_t L = a->rlevel; L <= a->top; L++)
+        if (a->rpath[L] != b->rpath[L]) return 0;
+    return 1;
+}
+
+/* Deferred masks (on_tree_set_los_defer, on_tree_los_step): line of sight builds nothing and gives the
+ * dense walk's answers through the node table, marking the tiles it read wanted; steps of a few node
+ * reads build the wanted tiles first, resume mid-tile, stop within one node's reads of their limit, and
+ * publish losmaps equal to the one-piece build's; an edit abandons a build in progress. */
+static void test_deferred_steps(void)
+{
+    for (int s = 0; s < 4; s++) {
+        on_tree *t;
+        dense d;
+        scene(5 + s % 3, 3, 1 + s % 2, 2, 10 + 3 * s, 9, &t, &d);
+        on_tree_set_los_defer(t, 1);
+        long blocked = 0;
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        CHECK(blocked > 0);
+        for (uint32_t i = 0; i < t->ntiles; i++) CHECK(!tile_has_losmap(t, i));
+        on_los_step_info info;
+        /* a segment through tile (2, 0, 1) only: that tile is the first built */
+        double n = (double)t->n, a[3] = {2 * n + 0.5, 0.5, n + 0.5}, b[3] = {3 * n - 0.5, 0.5, 2 * n - 0.5};
+        for (uint32_t i = 0; i < t->ntiles; i++) atomic_store(&t->tiles[i].los_want, 0);
+        atomic_store(&t->los_wanted, 0);
+        on_tree_visible(t, a, b);
+        uint32_t want = on_tile_index(t, 2, 0, 1);
+        CHECK(atomic_load(&t->los_wanted) == 1 && atomic_load(&t->tiles[want].los_want) == 1);
+        CHECK(on_ok(on_tree_los_step(t, 0, 0, 0, &info)));
+        CHECK(info.built == 1 && info.wanted == 0 && !info.partial && tile_has_losmap(t, want));
+        for (uint32_t i = 0; i < t->ntiles; i++) CHECK(i == want || !tile_has_losmap(t, i));
+        /* the rest in steps of 100 reads: each stops within one node's reads (72 + 8 x 64) of its limit */
+        long calls = 0;
+        int over = 0;
+        do {
+            CHECK(on_ok(on_tree_los_step(t, 100, 0, 1, &info)));
+            if (info.work > 100 + 72 + 8 * 64) over++;
+            calls++;
+        } while (info.left > 0 && calls < 100000);
+        CHECK(over == 0 && calls > (long)t->ntiles);
+        for (uint32_t i = 0; i < t->ntiles; i++) {
+            const on_tile *tl = &t->tiles[i];
+            if (tl->solid) continue;
+            on_losmap *one = on_losmap_build(&tl->table, tl->solid, (uint32_t)t->p.depth);
+            CHECK(same_losmap(atomic_load(&tl->los), one));
+            on_losmap_free(one);
+        }
+        CHECK_EQ_INT(cells_agree(t), 0);
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        /* an edit in the middle of a tile's build: the build is abandoned and made again from the new
+         * contents */
+        on_tree_set_los_masks(t, 0);
+        on_tree_set_los_masks(t, 1);
+        CHECK(on_ok(on_tree_los_step(t, 20, 0, 1, &info)) && info.partial && t->losbuild);
+        int lo[3] = {1, 1, 1}, hi[3] = {4, 3, 5};
+        add_box(t, &d, lo, hi); /* tile 0 */
+        do CHECK(on_ok(on_tree_los_step(t, 300, 0, 1, &info)));
+        while (info.left > 0);
+        for (uint32_t i = 0; i < t->ntiles; i++) {
+            const on_tile *tl = &t->tiles[i];
+            if (tl->solid) continue;
+            on_losmap *one = on_losmap_build(&tl->table, tl->solid, (uint32_t)t->p.depth);
+            CHECK(same_losmap(atomic_load(&tl->los), one));
+            on_losmap_free(one);
+        }
+        CHECK_EQ_INT(los_agree(t, &d, 1500, &blocked), 0);
+        /* masks off: a step is refused */
+        on_tree_set_los_masks(t, 0);
+        CHECK(on_tree_los_step(t, 0, 0, 1, &info) == (ON_FAILURE | ON_INVALID));
+        on_tree_destroy(t);
+        free(d.b);
+    }
+}
+
 /* Segments in one lattice plane (x = 8), which on_tree_visible first walks moved half a voxel into
  * each layer (x = 7.5, then 8.5): clear when either moved one is, else the event walk decides. */
 static void test_plane_lanes(void)
@@ -557,4 +645,5 @@ TEST_MAIN("losmap", {
     test_diagonal_edges();
     test_plane_lanes();
     test_masks_off();
+    test_deferred_steps();
 })

@@ -13,6 +13,15 @@
 --   results    = 3     search results read (q:result finalizes a found search: corridor, refine,
 --                      smoothing and relaxation with line-of-sight checks: C work that is not sliced)
 --   checks     = 200   smoothing line-of-sight checks (each takes at most its checks_per_frame)
+--   los        = 40000 node-table reads spent at each budget:frame() building line-of-sight masks
+--                      (tree:los_step) for the trees its navigators search: a budget with los > 0
+--                      defers those trees' masks (tree:los_defer(true)), so that no line of sight
+--                      builds a tile's masks whole inside a navigator's update (about 10 ms a 512^3
+--                      tile); until its masks are built a tile's lines of sight read its node table
+--                      (the same answers, about twice the instructions). The tiles lines of sight
+--                      read are built first, a tile in several frames when it needs more reads than
+--                      a frame's los. With `ms`, the build also stops after a fifth of `ms`. 0: masks
+--                      are left as the trees have them (built whole on a tile's first line of sight).
 -- Unknown option names raise; each value is an integer >= 0 (0: none of that work is done, so
 -- navigators needing it wait). The worst case of a frame is these counts times their unit costs plus
 -- the Lua of each navigator's update (README, "World benchmark", measures them).
@@ -62,7 +71,8 @@
 -- the first frame's amounts are all there is). budget:stats() -> { frames, per_frame = {kind = n},
 -- used = {kind = this frame}, max = {kind = most in one frame}, total = {kind = since new}, waiting =
 -- {kind = navigators in line}, ms = the option, cut = frames whose time ran out, tail = the tail held
--- back (seconds; nil before one was seen) }.
+-- back (seconds; nil before one was seen), los = the option, los_work = node reads spent on masks
+-- since new, los_built = tiles whose masks it built }.
 -- budget:forget(nav) drops a navigator's place and reservations
 -- (nav:close() does it).
 local util = require "octonav.util"
@@ -73,7 +83,8 @@ local M = {}
 local Budget = util.class()
 
 local KINDS = { "expansions", "portals", "plans", "results", "checks" }
-local DEFAULTS = { expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200 }
+local DEFAULTS = { expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200, los = 40000 }
+M.LOS_SHARE = 0.2 -- with `ms`, the part of it budget:frame() may spend building masks
 M.DEFAULTS = DEFAULTS
 M.TIME_STEP = 64 -- expansions a search step takes at most under a budget with `ms`
 
@@ -90,6 +101,9 @@ function M.new(opts)
     end
   end
   local ms, clock = opts.ms, opts.clock
+  if opts.los ~= nil and not util.is_count(opts.los, 0) then
+    error("octonav.navigator.budget: option 'los' must be an integer >= 0", 2)
+  end
   if ms ~= nil and not (type(ms) == "number" and ms > 0 and ms < math.huge) then
     error("octonav.navigator.budget: option 'ms' must be a number > 0", 2)
   end
@@ -100,7 +114,14 @@ function M.new(opts)
     error("octonav.navigator.budget: option 'gc' must be a boolean", 2)
   end
   local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0,
-    deferred = {}, tails = { n = 0, i = 0, sorted = {} } }, Budget)
+    deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
+    los_work = 0 }, Budget)
+  local los = opts.los
+  if los == nil then los = DEFAULTS.los end
+  if not util.is_count(los, 0) then error("octonav.navigator.budget: option 'los' must be an integer >= 0", 2) end
+  self.los = math.floor(los)
+  -- (one options table for every frame's tree:los_step: no garbage a frame; ms only with the real clock)
+  self.los_opts = { work = self.los, ms = (ms and clock == nil) and ms * M.LOS_SHARE or nil }
   if ms then self.step = M.TIME_STEP end
   self.gc = opts.gc == true
   -- with the real clock, a navigator's search step runs in C until the frame's deadline
@@ -185,6 +206,38 @@ function Budget:frame()
       end
     end
     p.free = free
+  end
+  if self.los > 0 then self:build_masks() end
+end
+
+--- budget:adopt(tree): the budget builds tree's line-of-sight masks in its frames (option los), and
+-- the tree's lines of sight build none themselves (tree:los_defer(true)). Navigators call it for the
+-- trees they search; a tree closed later is dropped. Internal (navigator.lua).
+function Budget:adopt(tree)
+  if self.los == 0 or self.tree_set[tree] then return end
+  if not pcall(tree.los_defer, tree, true) then return end -- (closed, or a search runs on it: next time)
+  self.tree_set[tree] = true
+  self.trees[#self.trees + 1] = tree
+end
+
+-- The masks of the adopted trees, within the frame's los reads (and a fifth of ms): the tiles their
+-- lines of sight wanted first (tree:los_step). A closed tree leaves the list.
+function Budget:build_masks()
+  local trees, o = self.trees, self.los_opts
+  local i = 1
+  while i <= #trees do
+    local t = trees[i]
+    local ok, work, built = pcall(t.los_step, t, o)
+    if ok and work then
+      self.los_work = self.los_work + work
+      self.los_built = self.los_built + built
+      i = i + 1
+    elseif ok then -- nil, "masks are off": the tree's choice
+      i = i + 1
+    else -- closed
+      self.tree_set[t] = nil
+      table.remove(trees, i)
+    end
   end
 end
 
@@ -355,7 +408,7 @@ end
 -- ms: the option or nil; cut: frames whose time ran out before an ask).
 function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
-    cut = self.late, tail = self.tail }
+    cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built }
   for _, kind in ipairs(KINDS) do
     local p = self.pools[kind]
     r.per_frame[kind], r.used[kind], r.max[kind], r.total[kind], r.waiting[kind] = p.per_frame, p.used, p.max,
@@ -375,6 +428,7 @@ M.unlimited = {
   take = function(_, _, _, want) return want end,
   give = function() end,
   forget = function() end,
+  adopt = function() end,
 }
 
 --- Is v a budget made by M.new?

@@ -394,6 +394,7 @@ end
 
 -- The query a search starts on: an idle one of the tree's (see idle_queries), else a new one.
 local function query_for(self, tree)
+  self.budget:adopt(tree) -- (a budget builds the tree's line-of-sight masks in its frames: navbudget.lua)
   local by = idle_queries(self.world)[tree]
   local list = by and by[self.max_nodes]
   local n = list and #list or 0

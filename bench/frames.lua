@@ -1,0 +1,162 @@
+-- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
+--                       [--prepare] [--lazy] [--pairs K]
+-- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
+-- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
+-- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
+-- and every navigator's update, timed on the game's thread by its CPU clock (core.thread_clock: the
+-- streamer's workers and the waits for a core left out) and by the wall clock. Prints, per pass, the
+-- frame's p50, p99, p99.9 and worst (thread CPU and wall, ms), the frames over X + 0.5 ms, arrivals (and
+-- per 1000 frames), the longest wait for a first move (frames), and the memory beyond the tree: the
+-- tree, its line-of-sight masks, the world graph, the Lua heap (navigators, their queries' Lua side).
+-- --lazy: the masks as before (budget los = 0: built whole on a tile's first line of sight).
+-- --prepare: tree:los_prepare() after the open (the game's prepare step; for comparison).
+-- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
+local octonav = require "octonav"
+local core = require "octonav.core"
+local navigator = require "octonav.navigator"
+
+local function usage(msg)
+  io.stderr:write("bench/frames.lua: " .. msg .. "\n")
+  os.exit(2)
+end
+
+local pack = arg[1]
+if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
+local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200 }
+local flags = {}
+local i = 2
+while i <= #arg do
+  local k = arg[i]:match("^%-%-(.+)$")
+  if not k then usage("unexpected argument " .. arg[i]) end
+  if k == "prepare" or k == "lazy" then
+    flags[k] = true
+    i = i + 1
+  elseif o[k] ~= nil or k == "los" then
+    local v = tonumber(arg[i + 1])
+    if not v then usage("--" .. k .. " needs a number") end
+    o[k] = v
+    i = i + 2
+  else
+    usage("unknown option --" .. k)
+  end
+end
+
+local function pct(xs, p)
+  local s = {}
+  for j = 1, #xs do s[j] = xs[j] end
+  table.sort(s)
+  if #s == 0 then return 0 end
+  local k = math.ceil(p * #s)
+  if k < 1 then k = 1 end
+  return s[k]
+end
+
+local function rng(seed)
+  local st = seed * 2654435761 % 4294967296
+  return function()
+    st = (st * 1664525 + 1013904223) % 4294967296
+    return st / 4294967296
+  end
+end
+
+local function dist(a, b)
+  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
+  return math.sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+local function run_pass()
+  collectgarbage()
+  collectgarbage()
+  local heap0 = collectgarbage("count") * 1024
+  local t0 = core.clock()
+  local world = assert(octonav.world.load(pack))
+  local open_s = core.clock() - t0
+  if flags.prepare then assert(world.tree:los_prepare()) end
+  local rnd = rng(o.seed)
+  local org, n, T = world.origin, world.tiles, world.tile_size
+  local function free_point()
+    for _ = 1, 100000 do
+      local p = { org[1] + rnd() * n[1] * T, org[2] + rnd() * n[2] * T, org[3] + rnd() * n[3] * T }
+      if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
+    end
+    error("no free point")
+  end
+  local pairs_ = {}
+  for k = 1, o.pairs do pairs_[k] = { a = free_point(), b = free_point() } end
+  local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los }
+  local navs, moves = {}, {}
+  local nextp, arrived, failed = 0, 0, 0
+  local first_wait = 0
+  local function assign(slot, frame)
+    nextp = nextp % #pairs_ + 1
+    local pr = pairs_[nextp]
+    local nav = navigator.new(world, { budget = budget })
+    nav:go(pr.b)
+    navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] }, since = frame, moved = false }
+    moves[slot] = moves[slot] or {}
+  end
+  for s = 1, o.agents do assign(s, 1) end
+  local cpu, wall, over = {}, {}, 0
+  local speed = o.speed * world.scale
+  local limit = o.ms + 0.5
+  for f = 1, o.frames do
+    local c0, w0 = core.thread_clock(), core.clock()
+    budget:frame()
+    for s = 1, o.agents do
+      local w, m = navs[s], moves[s]
+      m[1], m[2] = w.nav:update(w.pos)
+    end
+    local c = (core.thread_clock() - c0) * 1e3
+    cpu[f], wall[f] = c, (core.clock() - w0) * 1e3
+    if c > limit then over = over + 1 end
+    for s = 1, o.agents do
+      local w, status, wp = navs[s], moves[s][1], moves[s][2]
+      if status == "arrived" or status == "failed" then
+        if status == "arrived" then arrived = arrived + 1 else failed = failed + 1 end
+        if not w.moved and f - w.since > first_wait then first_wait = f - w.since end
+        w.nav:close()
+        assign(s, f + 1)
+      elseif status == "moving" and wp then
+        if not w.moved then
+          w.moved = true
+          if f - w.since > first_wait then first_wait = f - w.since end
+        end
+        local d = dist(w.pos, wp)
+        local tt = d > 0 and math.min(1, speed / d) or 0
+        local p = w.pos
+        p[1], p[2], p[3] = p[1] + (wp[1] - p[1]) * tt, p[2] + (wp[2] - p[2]) * tt, p[3] + (wp[3] - p[3]) * tt
+      end
+    end
+  end
+  local st = world.tree:stats()
+  collectgarbage()
+  collectgarbage()
+  local heap = collectgarbage("count") * 1024 - heap0
+  local graph = world.graph_bytes and world:graph_bytes() or 0
+  local bs = budget:stats()
+  local r = { open_s = open_s, cpu50 = pct(cpu, 0.5), cpu99 = pct(cpu, 0.99), cpu999 = pct(cpu, 0.999),
+    cpumax = pct(cpu, 1), wall50 = pct(wall, 0.5), wall99 = pct(wall, 0.99), wall999 = pct(wall, 0.999),
+    wallmax = pct(wall, 1), over = over, arrived = arrived, failed = failed, first_wait = first_wait,
+    tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adj_bytes, boxes = st.box_bytes,
+    graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work }
+  for s = 1, o.agents do navs[s].nav:close() end
+  world:close()
+  return r
+end
+
+local mode = flags.lazy and "lazy masks (los 0)" or flags.prepare and "masks prepared" or
+  ("deferred masks, los " .. (o.los and tostring(o.los) or "default"))
+print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,
+  o.frames, o.seed, o.speed, mode))
+print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 / max ms | frames > ms+0.5 |"
+  .. " arrived (failed) | first move wait | tree MB | masks MB (tiles) | graph MB | Lua heap MB | beyond tree x |")
+for p = 1, o.passes do
+  local r = run_pass()
+  local beyond = r.los + r.adj + r.boxes + r.graph + r.heap
+  print(("| %d | %.2f / %.2f / %.2f / %.2f | %.2f / %.2f / %.2f / %.2f | %d | %d (%d) | %d | %.1f | %.1f (%d) | %.2f"
+    .. " | %.1f | %.2f |"):format(p, r.cpu50, r.cpu99, r.cpu999, r.cpumax, r.wall50, r.wall99, r.wall999, r.wallmax,
+    r.over, r.arrived, r.failed, r.first_wait, r.tree / 2^20, r.los / 2^20, r.los_tiles, r.graph / 2^20,
+    r.heap / 2^20, beyond / r.tree))
+end
