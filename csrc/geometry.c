@@ -209,6 +209,12 @@ static inline double ceil_fast(double x)
     return t < x ? t + 1.0 : t;
 }
 
+/* v (a whole number, or NaN) clamped to [lo, hi] before the cast (NaN: lo). */
+static inline int grid_index(double v, int lo, int hi)
+{
+    return v >= (double)hi ? hi : v > (double)lo ? (int)v : lo;
+}
+
 /* The triangles of grid square (i, k) clipped to the rectangle: their min and max height into lo, hi.
  * Returns 1 when anything is left. */
 static int square_clipped(const hf_geo *g, int i, int k, double x0, double x1, double z0, double z1, double *lo,
@@ -243,8 +249,10 @@ static int hf_range_of(const hf_geo *g, double x0, double x1, double z0, double 
 {
     double gx0 = (x0 - g->ox) / g->cell, gx1 = (x1 - g->ox) / g->cell;
     double gz0 = (z0 - g->oz) / g->cell, gz1 = (z1 - g->oz) / g->cell;
-    int i0 = (int)fmax(0, floor_fast(gx0)), i1 = (int)fmin(g->nx - 2, ceil_fast(gx1) - 1);
-    int k0 = (int)fmax(0, floor_fast(gz0)), k1 = (int)fmin(g->nz - 2, ceil_fast(gz1) - 1);
+    /* clamped to the squares before the cast (a far rectangle or a tiny cell gives indices beyond int,
+     * a zero cell infinities or NaN: an empty range then, or the whole grid) */
+    int i0 = grid_index(floor_fast(gx0), 0, g->nx - 1), i1 = grid_index(ceil_fast(gx1) - 1, -1, g->nx - 2);
+    int k0 = grid_index(floor_fast(gz0), 0, g->nz - 1), k1 = grid_index(ceil_fast(gz1) - 1, -1, g->nz - 2);
     int any = 0;
     double lo = DBL_MAX, hi = -DBL_MAX;
     /* the inside block [ia, ib] x [ka, kb] (empty when ia > ib or ka > kb) */
@@ -341,6 +349,12 @@ on_status on_tree_add_heightfield(on_tree *t, const on_heightfield *hf)
     g.cell = hf->cell * t->inv_scale;
     g.nx = hf->nx;
     g.nz = hf->nz;
+    /* in nav space too: a height or extent that overflows, or a cell that underflows to 0, is refused */
+    if (!isfinite(top) || !(g.cell > 0) || !isfinite(g.ox + (g.nx - 1) * g.cell + g.r) ||
+        !isfinite(g.oz + (g.nz - 1) * g.cell + g.r) || !isfinite(g.ox - g.r) || !isfinite(g.oz - g.r)) {
+        free(g.h);
+        return ON_FAILURE | ON_INVALID;
+    }
     for (int l = 0; l < HF_SIZES; l++) {
         for (int i = 0; i < HF_MEMO; i++) g.memo[l][i].x0 = NAN; /* matches no rectangle */
         g.next[l] = 0;

@@ -61,11 +61,13 @@ static int l_new(lua_State *L)
         lua_pop(L, 1);
         if (lua_getfield(L, 1, "origin") != LUA_TNIL) on_lua_checkpoint_arg(L, -1, 1, "origin", p.origin);
         lua_pop(L, 1);
-        p.depth = (int)on_lua_optinteger(L, 1, "depth", 9);
+        lua_Integer d = on_lua_optinteger(L, 1, "depth", 9);
+        p.depth = d < 1 || d > ON_MAX_DEPTH ? 0 : (int)d; /* (checked below) */
         p.scale = on_lua_optnumber(L, 1, "scale", 1.0);
         p.radius = on_lua_optnumber(L, 1, "radius", 0.0);
     }
     if (p.depth < 1 || p.depth > ON_MAX_DEPTH) return luaL_error(L, "octonav.tree.new: depth must be 1..%d", ON_MAX_DEPTH);
+    for (int i = 0; i < 3; i++) on_lua_inrange(L, p.origin[i], "octonav.tree.new", "origin", -ON_MAX_COORD, ON_MAX_COORD);
     for (int i = 0; i < 3; i++)
         if (p.tiles[i] < 1 || p.tiles[i] > ON_MAX_TILES_PER_AXIS)
             return luaL_error(L, "octonav.tree.new: tiles must be 1..%d per axis", ON_MAX_TILES_PER_AXIS);
@@ -73,6 +75,8 @@ static int l_new(lua_State *L)
         return luaL_error(L, "octonav.tree.new: too many tiles");
     if (!(p.scale > 0)) return luaL_error(L, "octonav.tree.new: scale must be > 0");
     if (!(p.radius >= 0)) return luaL_error(L, "octonav.tree.new: radius must be >= 0");
+    on_lua_inrange(L, p.scale, "octonav.tree.new", "option 'scale'", ON_MIN_SCALE, ON_MAX_SCALE);
+    on_lua_inrange(L, p.radius, "octonav.tree.new", "option 'radius'", 0, ON_MAX_COORD);
     on_lhandle *h = on_lua_newhandle(L, &on_lua_tree_class, sizeof *h, 0);
     on_tree *t;
     on_status s = on_tree_create(&p, &t);

@@ -88,6 +88,7 @@ static int l_add_heightfield(lua_State *L)
     hf.cell = on_lua_optnumber(L, 2, "cell", 1.0);
     lua_Integer nx = on_lua_optinteger(L, 2, "nx", 0), nz = on_lua_optinteger(L, 2, "nz", 0);
     if (!(hf.cell > 0)) return luaL_error(L, "add_heightfield: cell must be > 0");
+    on_lua_inrange(L, hf.cell, "add_heightfield", "option 'cell'", 0, ON_MAX_COORD);
     if (nx < 2 || nz < 2 || nx > 1000000 || nz > 1000000 || nx * nz > 100000000)
         return luaL_error(L, "add_heightfield: nx and nz must be at least 2 (and nx*nz at most 1e8)");
     if (lua_getfield(L, 2, "heights") != LUA_TTABLE) return luaL_error(L, "add_heightfield: heights must be a table");

@@ -5,6 +5,7 @@
 #include "lua_util.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,45 @@ lua_Integer on_lua_optinteger(lua_State *L, int idx, const char *key, lua_Intege
     lua_Integer v = lua_tointegerx(L, -1, &isnum);
     if (!isnum) luaL_error(L, "option '%s': integer expected, got %s", key, luaL_typename(L, -1));
     lua_pop(L, 1);
+    return v;
+}
+
+/* "FNAME: NAME must be a finite number in [LO, HI]" (bounds as %g writes them) */
+static const char *range_msg(lua_State *L, const char *fname, const char *name, double lo, double hi)
+{
+    char b[64];
+    snprintf(b, sizeof b, "[%g, %g]", lo, hi);
+    return lua_pushfstring(L, "%s: %s must be a finite number in %s", fname, name, b);
+}
+
+double on_lua_inrange(lua_State *L, double v, const char *fname, const char *name, double lo, double hi)
+{
+    if (!(v >= lo && v <= hi)) luaL_error(L, "%s", range_msg(L, fname, name, lo, hi));
+    return v;
+}
+
+double on_lua_checkrange(lua_State *L, int arg, const char *fname, const char *name, double lo, double hi)
+{
+    double v = (double)luaL_checknumber(L, arg);
+    if (!(v >= lo && v <= hi)) luaL_argerror(L, arg, range_msg(L, fname, name, lo, hi));
+    return v;
+}
+
+double on_lua_optrange(lua_State *L, int idx, const char *fname, const char *key, double def, double lo, double hi)
+{
+    double v = on_lua_optnumber(L, idx, key, def);
+    if (!(v >= lo && v <= hi)) {
+        lua_pushfstring(L, "option '%s'", key);
+        luaL_error(L, "%s", range_msg(L, fname, lua_tostring(L, -1), lo, hi));
+    }
+    return v;
+}
+
+lua_Integer on_lua_optintrange(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def,
+                               lua_Integer lo, lua_Integer hi)
+{
+    lua_Integer v = on_lua_optinteger(L, idx, key, def);
+    if (v < lo || v > hi) luaL_error(L, "%s: option '%s' must be an integer in [%I, %I]", fname, key, lo, hi);
     return v;
 }
 

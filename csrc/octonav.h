@@ -62,13 +62,19 @@ typedef struct on_tree on_tree;
 
 #define ON_MAX_DEPTH 9
 #define ON_MAX_TILES_PER_AXIS 4096
+/* Bounds of a tree's numbers (on_tree_create refuses others): a leaf of ON_MIN_SCALE..ON_MAX_SCALE world
+ * units, origin coordinates and radius within ON_MAX_COORD, so that nav-space coordinates (world / scale)
+ * and world extents (tiles * leaves * scale) stay far below overflow (1e18 at most). */
+#define ON_MIN_SCALE 1e-6
+#define ON_MAX_SCALE 1e6
+#define ON_MAX_COORD 1e12
 
 typedef struct on_tree_params {
     int tiles[3];      /* tiles along x, y, z; each 1..ON_MAX_TILES_PER_AXIS, product < 2^31 */
     int depth;         /* 1..ON_MAX_DEPTH: a tile is 2^depth leaves a side */
-    double scale;      /* a leaf's size in world units, > 0 and finite */
-    double origin[3];  /* world position of the nav-space origin (finite) */
-    double radius;     /* agent clearance in world units (>= 0): inflates inserted geometry */
+    double scale;      /* a leaf's size in world units, ON_MIN_SCALE..ON_MAX_SCALE */
+    double origin[3];  /* world position of the nav-space origin (|x| <= ON_MAX_COORD) */
+    double radius;     /* agent clearance in world units (0..ON_MAX_COORD): inflates inserted geometry */
 } on_tree_params;
 
 /* A free cell: a whole empty cube, the unit of navigation. */

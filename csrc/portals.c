@@ -311,7 +311,10 @@ static int spanner(uint16_t *W, uint32_t m, double stretch)
         for (uint32_t j = i + 1; j < m; j++, k++) pr[k] = (wpair){W[k], i, j};
     qsort(pr, np, sizeof *pr, wpair_cmp);
     for (size_t q = 0; q < np; q++) {
-        uint64_t limit = (uint64_t)floor((double)pr[q].w * stretch);
+        /* capped before the cast: a huge stretch gives a limit past 2^64 (a kept path is below 2^23, an
+         * unconnected pair UINT64_MAX, above the cap) */
+        double lim = floor((double)pr[q].w * stretch);
+        uint64_t limit = lim < 4611686018427387904.0 ? (uint64_t)lim : UINT64_C(1) << 62;
         if (kept_dist(keep, m, pr[q].i, pr[q].j, dist, done) <= limit) continue;
         keep[(size_t)pr[q].i * (2 * (size_t)m - pr[q].i - 1) / 2 + (pr[q].j - pr[q].i - 1)] = pr[q].w;
     }

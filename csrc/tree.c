@@ -38,10 +38,10 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
     for (int i = 0; i < 3; i++) {
         if (p->tiles[i] < 1 || p->tiles[i] > ON_MAX_TILES_PER_AXIS) return ON_FAILURE | ON_INVALID;
         nt *= (uint64_t)p->tiles[i];
-        if (!isfinite(p->origin[i])) return ON_FAILURE | ON_INVALID;
+        if (!(fabs(p->origin[i]) <= ON_MAX_COORD)) return ON_FAILURE | ON_INVALID;
     }
     if (nt >= (1u << 31)) return ON_FAILURE | ON_INVALID;
-    if (!isfinite(p->scale) || p->scale <= 0 || !isfinite(p->radius) || p->radius < 0)
+    if (!(p->scale >= ON_MIN_SCALE && p->scale <= ON_MAX_SCALE) || !(p->radius >= 0 && p->radius <= ON_MAX_COORD))
         return ON_FAILURE | ON_INVALID;
     on_tree *t = calloc(1, sizeof *t);
     if (!t) return ON_FAILURE | ON_NO_MEMORY;
