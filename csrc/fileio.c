@@ -18,6 +18,7 @@
  */
 #include "fileio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -234,6 +235,127 @@ on_status on_write_file_atomic_sync(const char *path, const void *data, size_t l
     f.nosync = !sync;
     on_atomic_write(&f, data, len);
     return on_atomic_commit(&f, err, errlen);
+}
+
+/* ---- directory trees ------------------------------------------------------------------------- */
+
+/* a + "/" + b, malloc'd (NULL when out of memory) */
+static char *join(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (!p) return NULL;
+    memcpy(p, a, la);
+    p[la] = '/';
+    memcpy(p + la + 1, b, lb + 1);
+    return p;
+}
+
+static int dots(const char *n) { return n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)); }
+
+on_status on_link_tree(const char *src, const char *dst, char *err, size_t errlen)
+{
+    struct stat st;
+    if (stat(src, &st) != 0) {
+        if (errno == ENOENT) return ON_SUCCESS;
+        return io_fail(err, errlen, src, "cannot read", errno);
+    }
+    if (S_ISREG(st.st_mode)) {
+        if (linkat(AT_FDCWD, src, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST)
+            return io_fail(err, errlen, dst, "cannot link", errno);
+        return ON_SUCCESS;
+    }
+    if (!S_ISDIR(st.st_mode)) return ON_SUCCESS;
+    if (mkdir(dst, 0777) != 0 && errno != EEXIST) return io_fail(err, errlen, dst, "cannot create directory", errno);
+    DIR *d = opendir(src);
+    if (!d) return io_fail(err, errlen, src, "cannot read", errno);
+    on_status s = ON_SUCCESS;
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            if (errno) s = io_fail(err, errlen, src, "cannot read", errno);
+            break;
+        }
+        if (dots(e->d_name)) continue;
+        char *a = join(src, e->d_name), *b = join(dst, e->d_name);
+        s = a && b ? on_link_tree(a, b, err, errlen) : io_fail(err, errlen, dst, "cannot link", ENOMEM);
+        free(a);
+        free(b);
+        if (!on_ok(s)) break;
+    }
+    closedir(d);
+    return s;
+}
+
+on_status on_remove_tree(const char *path, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOENT) return ON_SUCCESS;
+        return io_fail(err, errlen, path, "cannot remove", errno);
+    }
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        if (!d) return io_fail(err, errlen, path, "cannot remove", errno);
+        on_status s = ON_SUCCESS;
+        for (;;) {
+            errno = 0;
+            struct dirent *e = readdir(d);
+            if (!e) {
+                if (errno) s = io_fail(err, errlen, path, "cannot remove", errno);
+                break;
+            }
+            if (dots(e->d_name)) continue;
+            char *a = join(path, e->d_name);
+            s = a ? on_remove_tree(a, err, errlen) : io_fail(err, errlen, path, "cannot remove", ENOMEM);
+            free(a);
+            if (!on_ok(s)) break;
+        }
+        closedir(d);
+        if (!on_ok(s)) return s;
+        if (rmdir(path) != 0 && errno != ENOENT) return io_fail(err, errlen, path, "cannot remove", errno);
+        return ON_SUCCESS;
+    }
+    if (unlink(path) != 0 && errno != ENOENT) return io_fail(err, errlen, path, "cannot remove", errno);
+    return ON_SUCCESS;
+}
+
+on_status on_symlink_replace(const char *target, const char *path, char *err, size_t errlen)
+{
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 48);
+    if (!tmp) return io_fail(err, errlen, path, "cannot link", ENOMEM);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t h = mix64((uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)tmp);
+    int en = 0;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(tmp, pl + 48, "%s.tmp.%ld.%08x", path, (long)getpid(), (unsigned)(h & 0xffffffffu));
+        en = symlink(target, tmp) == 0 ? 0 : errno;
+        if (en != EEXIST) break;
+        h = mix64(h);
+    }
+    if (!en && rename(tmp, path) != 0) {
+        en = errno;
+        unlink(tmp);
+    }
+    free(tmp);
+    if (en) return io_fail(err, errlen, path, "cannot link", en);
+    return ON_SUCCESS;
+}
+
+on_status on_read_link(const char *path, char *buf, size_t len, char *err, size_t errlen)
+{
+    if (len) buf[0] = 0;
+    struct stat st;
+    if (lstat(path, &st) != 0) return io_fail(err, errlen, path, "cannot read", errno);
+    if (!S_ISLNK(st.st_mode)) return ON_FAILURE | ON_INVALID;
+    ssize_t n = readlink(path, buf, len ? len - 1 : 0);
+    if (n < 0) return io_fail(err, errlen, path, "cannot read", errno);
+    if ((size_t)n >= len - 1) return io_fail(err, errlen, path, "cannot read", ENAMETOOLONG);
+    buf[n] = 0;
+    return ON_SUCCESS;
 }
 
 /* ---- parser messages ------------------------------------------------------------------------- */

@@ -43,6 +43,22 @@ void on_atomic_abort(on_atomic_file *a);
 on_status on_write_file_atomic_sync(const char *path, const void *data, size_t len, int sync, char *err,
                                     size_t errlen);
 
+/* Directory trees, for publishing a pack's generation (lua/octonav/bake/publish.lua). Each returns
+ * ON_SUCCESS or a failure with "PATH: WHAT: REASON" (the OS's reason) in err.
+ * on_link_tree: dst made a copy of src made of hard links: directories are created (existing ones
+ * kept), each regular file linked (a name that exists in dst is kept: it is newer); symlinks in src
+ * are followed, other special files skipped. A missing src is no error (nothing to copy).
+ * on_remove_tree: path removed with everything under it, symlinks removed and never followed; a
+ * missing path is no error.
+ * on_symlink_replace: path made a symlink to target atomically (a temporary symlink beside it renamed
+ * over it): a reader sees the old link or the new one.
+ * on_read_link: the target of the symlink at path into buf (NUL-terminated); ON_FAILURE | ON_INVALID
+ * without a message when path is not a symlink, ON_FAILURE | ON_IO when it is missing. */
+on_status on_link_tree(const char *src, const char *dst, char *err, size_t errlen);
+on_status on_remove_tree(const char *path, char *err, size_t errlen);
+on_status on_symlink_replace(const char *target, const char *path, char *err, size_t errlen);
+on_status on_read_link(const char *path, char *buf, size_t len, char *err, size_t errlen);
+
 /* A text parser's message for a bad line into err (may be NULL): "PATH:LINE: " and the formatted
  * reason, truncated to errlen. */
 #if defined(__GNUC__)

@@ -324,14 +324,16 @@ static int l_export_obj(lua_State *L)
     int boxes_form = on_lua_optchoice(L, 3, "form", forms, 0, "\"surface\" or \"boxes\"");
     if (boxes_form) {
         size_t boxes = 0;
-        on_status s = on_tree_export_obj(t, path, what, &boxes);
-        if (!on_ok(s)) return on_lua_fail(L, s, path);
+        char err[512];
+        on_status s = on_tree_export_obj_msg(t, path, what, &boxes, err, sizeof err);
+        if (!on_ok(s)) return on_lua_file_result(L, s, err, path, NULL);
         lua_pushinteger(L, (lua_Integer)boxes);
         return 1;
     }
     size_t faces = 0, verts = 0;
-    on_status s = on_tree_export_surface_obj(t, path, what, &faces, &verts);
-    if (!on_ok(s)) return on_lua_fail(L, s, path);
+    char err[512];
+    on_status s = on_tree_export_surface_obj_msg(t, path, what, &faces, &verts, err, sizeof err);
+    if (!on_ok(s)) return on_lua_file_result(L, s, err, path, NULL);
     lua_pushinteger(L, (lua_Integer)faces);
     lua_pushinteger(L, (lua_Integer)verts);
     return 2;

@@ -188,6 +188,11 @@ ON_API on_status on_tree_visit(const on_tree *t, on_cell_visit_fn fn, void *ud);
 /* Write the blocked (what = 0) or free (what = 1) cubes as an OBJ of boxes, in world space.
  * *boxes (may be NULL) gets the number written. */
 ON_API on_status on_tree_export_obj(const on_tree *t, const char *path, int what, size_t *boxes);
+/* The same with the reason of a failure in err ("PATH: cannot write: No space left on device"). Both
+ * exports are written beside path and renamed over it once complete (a failure leaves path as it
+ * was). */
+ON_API on_status on_tree_export_obj_msg(const on_tree *t, const char *path, int what, size_t *boxes, char *err,
+                                        size_t errlen);
 
 /* The boundary between free and blocked space as merged quads (a viewer's or debug draw's surface):
  * fn gets each quad's 4 corners in leaf units of the whole tile grid (world = origin + corner * scale),
@@ -200,6 +205,8 @@ ON_API on_status on_tree_surface(const on_tree *t, int what, on_quad_fn fn, void
  * *faces and *verts (may be NULL) get the counts. */
 ON_API on_status on_tree_export_surface_obj(const on_tree *t, const char *path, int what, size_t *faces,
                                            size_t *verts);
+ON_API on_status on_tree_export_surface_obj_msg(const on_tree *t, const char *path, int what, size_t *faces,
+                                               size_t *verts, char *err, size_t errlen);
 
 /* Line of sight between two world points (see README, "visibility rule").
  * visible: ON_SUCCESS when clear, ON_FAILURE|ON_BLOCKED otherwise.
