@@ -59,3 +59,89 @@ describe("issue 30 item 13: the smoother used alone", function()
     q:close()
   end)
 end)
+
+describe("issue 30 item 10: the navigator's own heuristic calls back into it", function()
+  local navigator = require "octonav.navigator"
+  local hw = dofile("spec/support/handworld.lua")
+  local A, B, C = { 2.5, 8.5, 8.5 }, { 56.5, 8.5, 8.5 }, { 40.5, 8.5, 8.5 }
+
+  local function walk(nav, pos, frames)
+    local st, wp
+    for _ = 1, frames or 800 do
+      st, wp = nav:update(pos)
+      if st == "arrived" or st == "failed" then break end
+      if st == "moving" then pos = step_toward(pos, wp, 0.5) end
+    end
+    return st, wp
+  end
+
+  -- A navigator whose heuristic calls `inner(nav)` once, on its `when`-th call (then plain Euclid).
+  local function nav_calling(w, when, inner)
+    local nav
+    local calls = 0
+    local function h(x, y, z, gx, gy, gz)
+      calls = calls + 1
+      if calls == when then inner(nav) end
+      return math.sqrt((x - gx) ^ 2 + (y - gy) ^ 2 + (z - gz) ^ 2)
+    end
+    nav = navigator.new(w, { query_budget = 5, search = { heuristic = h } })
+    return nav, function() return calls end
+  end
+
+  for _, when in ipairs { 1, 7 } do -- (1: inside q:start; 7: inside a q:step)
+    local where = when == 1 and "q:start" or "q:step"
+    it("nav:cancel() from it (in " .. where .. "): that update answers idle, the query goes back", function()
+      local w = hw.make_world { tiles = 4 }
+      local nav, calls = nav_calling(w, when, function(n) n:cancel() end)
+      nav:go(B)
+      local st, wp
+      for _ = 1, 20 do
+        st, wp = nav:update(A)
+        if calls() >= when then break end
+      end
+      assert.equal("idle", st)
+      assert.is_nil(wp)
+      assert.equal("idle", (nav:status()))
+      assert.is_nil(next(nav.queries))
+      assert.is_nil(nav.search)
+      local idle = w.idle_queries[w.tree][65536]
+      assert.equal(1, #idle) -- the query the cancelled search held, given back once it returned
+      assert.equal("idle", (nav:update(A)))
+      -- and it goes on: a new goal is reached (taking that idle query)
+      nav:go(B)
+      assert.equal("arrived", (walk(nav, { A[1], A[2], A[3] })))
+      assert.equal(1, #idle)
+    end)
+  end
+
+  it("nav:go(other) from it: that update answers planning, and the agent reaches the new goal", function()
+    local w = hw.make_world { tiles = 4 }
+    local nav = nav_calling(w, 7, function(n) n:go(C) end)
+    nav:go(B)
+    local st
+    for _ = 1, 20 do
+      st = nav:update(A)
+      if nav.goal[1] == C[1] then break end
+    end
+    assert.equal("planning", st)
+    assert.same(C, nav.goal)
+    local st2, wp = walk(nav, { A[1], A[2], A[3] })
+    assert.equal("arrived", st2)
+    assert.same(C, wp)
+  end)
+
+  it("nav:close() from it: that update answers idle; the navigator can be used again", function()
+    local w = hw.make_world { tiles = 4 }
+    local nav, calls = nav_calling(w, 7, function(n) n:close() end)
+    nav:go(B)
+    local st
+    for _ = 1, 20 do
+      st = nav:update(A)
+      if calls() >= 7 then break end
+    end
+    assert.equal("idle", st)
+    assert.is_nil(next(nav.queries))
+    nav:go(B)
+    assert.equal("arrived", (walk(nav, { A[1], A[2], A[3] })))
+  end)
+end)

@@ -200,6 +200,9 @@ function M.new(world, opts)
     total_expansions = 0,
     total_searches = 0,
     old_checks = 0, -- checks of smoothers already dropped
+    epoch = 0,      -- bumped by every reset (go, cancel, close, a replan): an update sees a call made
+                    -- from inside its own search (opts.search.heuristic) by it
+    in_c = nil,     -- the search whose C query runs now (q:start, q:step, q:step_until), or nil
     -- the fields updates set later, listed so that the table is made with room for them (a nil in a
     -- constructor is not stored, but counted in its size): a navigator's table never grows, and its
     -- old parts are no garbage for the collector
@@ -261,17 +264,38 @@ end
 -- is 9.1 k instructions, 0.9% of a 20-navigator crowd's on the hand-built world (callgrind, session 13);
 -- once per frame would need a frame the world does not have, and only when the trees change would
 -- need every change of them (the streamer's, a reload's, a hand-built world's) to say so.
-end_search = function(self)
-  local s = self.search
-  self.search = nil
-  local q = s and s.q
-  if not q then return end
+local function give_query(self, s)
+  local q = s.q
   s.q = nil
   local tree = s.qtree
-  self.queries[tree] = nil
+  if self.queries[tree] == q then self.queries[tree] = nil end
   local list = subtable(subtable(idle_queries(self.world), tree), self.max_nodes)
   list[#list + 1] = q
   close_idle_queries(self.world)
+end
+
+-- A search ended while its C query runs (nav:cancel, nav:go or nav:close called from the search's own
+-- heuristic): the query is busy, so it goes back to the idle ones only when the C call returns (see
+-- c_returned); the navigator forgets the search now.
+end_search = function(self)
+  local s = self.search
+  self.search = nil
+  if not (s and s.q) then return end
+  if self.in_c == s then
+    s.dropped = true
+    self.queries[s.qtree] = nil
+    return
+  end
+  give_query(self, s)
+end
+
+-- After a C call of search s (q:start, q:step, q:step_until) returned: true when the call's heuristic
+-- ended the search meanwhile (end_search), its query given back now; the caller stops there.
+local function c_returned(self, s)
+  self.in_c = nil
+  if not s.dropped then return false end
+  if s.q then give_query(self, s) end
+  return true
 end
 
 -- Forget the current goal's work (keeps the counters).
@@ -288,6 +312,7 @@ local function reset(self)
   self.step_paths, self.step_end = {}, {}
   end_search(self)
   self.from0, self.pending_replan = nil, nil
+  self.epoch = self.epoch + 1
 end
 
 --- nav:go(goal): a new goal (world point). Planning starts with the next update.
@@ -409,10 +434,15 @@ local function query_for(self, tree)
   return q
 end
 
+-- Starts the current candidate's search. Returns true when its heuristic ended the search (c_returned).
 local function start_candidate(self, s)
   s.used, s.until_loaded = 0, nil
-  s.status = s.q:start(s.from, s.cands[s.ci].inside, self.search_opts)
+  self.in_c = s
+  local st = s.q:start(s.from, s.cands[s.ci].inside, self.search_opts)
   self.total_searches = self.total_searches + 1
+  if c_returned(self, s) then return true end
+  s.status = st
+  return false
 end
 
 -- A start on the face of a blocked leaf (an agent that stopped on a waypoint of a path pulled taut
@@ -636,8 +666,9 @@ end
 local function work(self, position, want)
   local spent, budget = 0, nil
   local B = self.budget
+  local epoch = self.epoch
   self.loading, self.loading_hole = nil, nil
-  while self.state ~= "failed" do
+  while self.state ~= "failed" and self.epoch == epoch do
     local s = self.search
     if not s then
       if not want_next(self, position) then break end
@@ -656,7 +687,7 @@ local function work(self, position, want)
       s.pending = nil
       s.tree = tree_of(self, self.cells[s.step])
       s.q, s.qtree = query_for(self, s.tree), s.tree
-      start_candidate(self, s)
+      if start_candidate(self, s) then break end
     end
     if s.status == "waiting" then -- see candidate_done: an end point read blocked after a change
       local ready = self.frame >= s.wait_until
@@ -671,7 +702,7 @@ local function work(self, position, want)
         end
         break
       end
-      start_candidate(self, s)
+      if start_candidate(self, s) then break end
     end
     local lt = s.status == "loading" and s.loading_tile
     if lt and self.streamer and not self.streamer:is_loaded(tilegrid.index(self.world, lt[1], lt[2], lt[3])) then
@@ -695,13 +726,19 @@ local function work(self, position, want)
         -- the budget reads core.clock: the C step stops at the frame's deadline itself (q:step_until
         -- reads the clock after each expansion), whatever an expansion of this search costs
         t0 = B.clock()
+        self.in_c = s
         st, n, tile = s.q:step_until(left, deadline)
       else
         if B.step then
           n = B:step_size(left, s.exp_cost) -- (an expansion's cost varies with the search: its own)
           t0 = B.clock()
         end
+        self.in_c = s
         st, tile = s.q:step(n)
+      end
+      if c_returned(self, s) then -- the search's heuristic ended it (its expansions are not counted)
+        B:give("results", self, 1, false)
+        break
       end
       local dt = t0 and B.clock() - t0
       if dt and st == "running" then
@@ -1051,7 +1088,13 @@ function Nav:update(position, budget)
     if st == "planning" and track_wait(self) then return "failed", self.reason end
     if st then return st, st == "failed" and self.reason or nil end
   end
+  local epoch = self.epoch
   work(self, position, floor(budget))
+  if self.epoch ~= epoch then
+    -- the search's heuristic called nav:cancel(), nav:go() or nav:close(): answer as that left it
+    -- ("idle", or "planning" toward the new goal)
+    return self.state, nil
+  end
   if self.state ~= "failed" then track_wait(self) end
   if self.state == "failed" then return "failed", self.reason end
   local status, wp = move(self, position)
