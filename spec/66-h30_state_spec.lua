@@ -145,3 +145,111 @@ describe("issue 30 item 10: the navigator's own heuristic calls back into it", f
     assert.equal("arrived", (walk(nav, { A[1], A[2], A[3] })))
   end)
 end)
+
+-- The doors of spec/support/bakedworld.lua's cave (a shell from 4 to 12, doorways x in [4, 5] and
+-- [11, 12], y in [5, 7], z in [7, 9]; the config gives its doors no box). Loaded with block_holes =
+-- false, as spec/28: the world tree's cave is open inside, its doorways the only ways in.
+describe("issue 30 items 5 and 12: doors", function()
+  local baked = dofile("spec/support/bakedworld.lua")
+  local files = dofile("spec/support/files.lua")
+  local dir, w
+  local MID1, MID2 = { 4.5, 6, 8 }, { 11.5, 6, 8 }
+  local IN, OUT = { 8, 6, 8 }, { 2, 6, 8 }
+  local BOX2 = { min = { 11, 5, 7 }, max = { 12, 7, 9 } }
+
+  setup(function()
+    if not (baked.has_bake and baked.has_world) then return end
+    dir = files.tmpname()
+    baked.bake_and_load(dir):close()
+    w = assert(baked.world_mod.load(dir, { block_holes = false }))
+  end)
+  teardown(function()
+    if w then w:close() end
+    if dir then files.rm_rf(dir) end
+  end)
+  before_each(function()
+    if not w then pending("octonav.bake or octonav.world is absent") end
+  end)
+
+  -- a search on the world tree from inside the cave to outside it: its answer
+  local function way_out()
+    local q = octonav.query.new(w.tree)
+    local path, info = q:find(IN, OUT)
+    q:close()
+    return path ~= nil, info.reason
+  end
+
+  it("a boxless door closed blocks its doorway (the seal's cut through the bounds' face) in both trees", function()
+    local cave = w.holes[1]
+    assert.is_nil(cave.doors[1].box)
+    assert.is_true((way_out()))
+    w:set_door("cave", 1, false)
+    -- the free leaves of the face layer x in [4, 4.5] around where the way out crosses it
+    assert.same({ min = { 4, 5, 7 }, max = { 4.5, 7, 9 } }, cave.doors[1].doorway)
+    assert.equal("blocked", (w.tree:locate(MID1)))
+    assert.equal("blocked", (cave.tree:locate { 4.25, 6, 8 }))
+    assert.equal("free", (cave.tree:locate { 4.75, 6, 8 })) -- (the doorway's inner part: the hole's)
+    assert.equal(1, #w.tree:obstacles())
+    assert.equal(1, #cave.tree:obstacles())
+    assert.is_true((way_out())) -- door 2 is open still
+    w:set_door("cave", 2, false)
+    assert.equal("blocked", (w.tree:locate(MID2)))
+    local found, reason = way_out()
+    assert.is_false(found)
+    assert.equal("unreachable", reason)
+    -- opened: the trees as they were
+    w:set_door("cave", 1, true)
+    w:set_door("cave", 2, true)
+    assert.same({}, w.tree:obstacles())
+    assert.same({}, cave.tree:obstacles())
+    assert.equal("free", (w.tree:locate(MID1)))
+    assert.equal("free", (cave.tree:locate { 4.25, 6, 8 }))
+    assert.is_true((way_out()))
+  end)
+
+  it("an edit refused part way (a path server has requests out) changes nothing; retried, it applies", function()
+    local cave = w.holes[1]
+    w:door_box("cave", 2, BOX2)
+    local d = cave.doors[2]
+    local rev = w.door_revision or 0
+    for _, busy in ipairs { "world", "hole" } do
+      -- the world tree's server: the first step is refused; the hole tree's: the second, the first undone
+      local ps = octonav.pathserver.new(busy == "world" and w.tree or cave.tree, { workers = 1 })
+      ps:submit(busy == "world" and OUT or { 6, 6, 6 }, busy == "world" and { 2, 6, 2 } or { 10, 6, 10 })
+      assert.has_error(function() w:set_door("cave", 2, false) end,
+        "world:set_door: add_obstacle: tree is in use by a running search")
+      assert.is_true(d.open ~= false)
+      assert.equal(rev, w.door_revision or 0)
+      assert.same({}, w.tree:obstacles())
+      assert.same({}, cave.tree:obstacles())
+      assert.equal("free", (w.tree:locate(MID2)))
+      assert.is_nil(d.world_obstacle)
+      assert.is_nil(d.hole_obstacle)
+      while ps:pending() > 0 do ps:update(true) end
+      ps:close()
+    end
+    -- the server drained: the same call closes the door
+    w:set_door("cave", 2, false)
+    assert.is_false(d.open)
+    assert.equal(rev + 1, w.door_revision)
+    assert.equal("blocked", (w.tree:locate(MID2)))
+    assert.equal("blocked", (cave.tree:locate(MID2)))
+    -- opening refused half way (the hole tree's remove): the world tree's obstacle is put back
+    local ps = octonav.pathserver.new(cave.tree, { workers = 1 })
+    ps:submit({ 6, 6, 6 }, { 10, 6, 10 })
+    assert.has_error(function() w:set_door("cave", 2, true) end,
+      "world:set_door: remove_obstacle: tree is in use by a running search")
+    assert.is_false(d.open)
+    assert.equal(rev + 1, w.door_revision)
+    assert.equal("blocked", (w.tree:locate(MID2)))
+    assert.equal(1, #w.tree:obstacles())
+    assert.equal(1, #cave.tree:obstacles())
+    while ps:pending() > 0 do ps:update(true) end
+    ps:close()
+    w:set_door("cave", 2, true)
+    assert.equal(rev + 2, w.door_revision)
+    assert.same({}, w.tree:obstacles())
+    assert.same({}, cave.tree:obstacles())
+    assert.equal("free", (w.tree:locate(MID2)))
+  end)
+end)

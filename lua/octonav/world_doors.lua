@@ -47,41 +47,206 @@ local function door_arg(self, hole, door, fname)
   return i, h, h.doors[door]
 end
 
--- Blocks a closed door's box in the world tree and in its hole's tree (when loaded), as temporary
--- obstacles (tree:add_obstacle); the ids are kept on the door (world_obstacle, hole_obstacle).
-local function block_door(self, h, d)
-  if not d.box then return end
-  if not d.world_obstacle then d.world_obstacle = self.tree:add_obstacle(d.box) end
-  if h.tree and not d.hole_obstacle then
-    d.hole_obstacle = h.tree:add_obstacle(d.box)
-    d.hole_tree = h.tree
-  end
+-- ---- a door's doorway when it has no box ----------------------------------------------------------
+
+-- The leaf layers (0-based) just inside the min and max faces of hole h's bounds on axis a (n: the
+-- bounds' leaves per axis): as octonav.bake.holes' sealing walks them.
+local function face_layers(h, n, a)
+  local minl, maxl = { 0 }, { n[a] - 1 }
+  if h.min[a] + n[a] * h.scale > h.max[a] + 1e-9 * h.scale and n[a] >= 2 then maxl[2] = n[a] - 2 end
+  return minl, maxl
 end
 
-local function unblock_door(self, h, d)
-  if d.world_obstacle then self.tree:remove_obstacle(d.world_obstacle) end
+-- The doorway of a door without a box, as the bake's seal knows it (octonav.bake.holes: the opening
+-- is where the bounds' face cuts the doorway): the free leaves of the face layer(s), in the hole's
+-- tree `tree`, joined within the layer to the leaf where the segment from the door's inside point to
+-- its outside point leaves the bounds. Returns their bounding box (world space, { min, max }), or
+-- nil when the segment does not leave the bounds or that leaf is not free (no doorway to block).
+local function doorway_box(tree, h, d)
+  local s, o, I, O = h.scale, h.min, d.inside, d.outside
+  local n = {}
+  for a = 1, 3 do n[a] = math.max(1, math.ceil((h.max[a] - o[a]) / s - 1e-9)) end
+  local t, axis, side = math.huge, nil, nil
+  for a = 1, 3 do
+    local dv = O[a] - I[a]
+    if dv > 0 and O[a] > h.max[a] then
+      local u = (h.max[a] - I[a]) / dv
+      if u < t then t, axis, side = u, a, "max" end
+    elseif dv < 0 and O[a] < h.min[a] then
+      local u = (h.min[a] - I[a]) / dv
+      if u < t then t, axis, side = u, a, "min" end
+    end
+  end
+  if not axis then return nil end
+  local a = axis
+  local b, c = a % 3 + 1, (a + 1) % 3 + 1
+  local function leaf(v, ax) return math.max(0, math.min(n[ax] - 1, math.floor((v - o[ax]) / s))) end
+  local minl, maxl = face_layers(h, n, a)
+  local lo, hi -- leaf index bounds: lo[axis], hi[axis]
+  for _, la in ipairs(side == "min" and minl or maxl) do
+    local p, seen = {}, {}
+    p[a] = o[a] + (la + 0.5) * s
+    local stack, top = { { leaf(I[b] + t * (O[b] - I[b]), b), leaf(I[c] + t * (O[c] - I[c]), c) } }, 1
+    while top > 0 do
+      local jk = stack[top]
+      stack[top] = nil
+      top = top - 1
+      local j, k = jk[1], jk[2]
+      local key = j * 1048576 + k
+      if not seen[key] then
+        seen[key] = true
+        p[b], p[c] = o[b] + (j + 0.5) * s, o[c] + (k + 0.5) * s
+        if tree:locate(p) == "free" then
+          if not lo then lo, hi = { [a] = la, [b] = j, [c] = k }, { [a] = la, [b] = j, [c] = k } end
+          lo[a], hi[a] = math.min(lo[a], la), math.max(hi[a], la)
+          lo[b], hi[b] = math.min(lo[b], j), math.max(hi[b], j)
+          lo[c], hi[c] = math.min(lo[c], k), math.max(hi[c], k)
+          if j + 1 < n[b] then top = top + 1; stack[top] = { j + 1, k } end
+          if j > 0 then top = top + 1; stack[top] = { j - 1, k } end
+          if k + 1 < n[c] then top = top + 1; stack[top] = { j, k + 1 } end
+          if k > 0 then top = top + 1; stack[top] = { j, k - 1 } end
+        end
+      end
+    end
+  end
+  if not lo then return nil end
+  local mn, mx = {}, {}
+  for x = 1, 3 do
+    mn[x] = o[x] + lo[x] * s
+    mx[x] = math.min(o[x] + (hi[x] + 1) * s, h.max[x])
+  end
+  return { min = mn, max = mx }
+end
+
+-- The box a closed door blocks: its own `box`, else its doorway (doorway_box; found once from the
+-- hole's tree, the loaded one or one read for it, and kept on the door as `doorway`). nil, message,
+-- raised when it has neither (raised: true when there is no doorway to block, false when the hole's
+-- tree could not be read).
+local function door_block_box(self, hi, h, d, di)
+  if d.box then return d.box end
+  if d.doorway then return d.doorway end
+  local tree, close = h.tree, false
+  if not tree then
+    local err
+    tree, err = self:load_hole(hi)
+    if not tree then return nil, err, false end
+    close = true
+  end
+  local box = doorway_box(tree, h, d)
+  if close then tree:close() end
+  if not box then
+    return nil, ("door %d of hole '%s' has no box and its way out crosses no free doorway on the hole's bounds"
+      .. " (give it one with world:door_box)"):format(di, h.name), true
+  end
+  d.doorway = box
+  return box
+end
+
+-- ---- blocking and unblocking, undone when a later step fails -----------------------------------------
+
+-- tree[method](tree, arg), protected: the result, or nil, message, raised (true when it raised:
+-- misuse such as a tree in use by a path server; false for a nil, reason answer).
+local function try(tree, method, arg)
+  local ok, r, reason = pcall(tree[method], tree, arg)
+  if not ok then return nil, tostring(r), true end
+  if r == nil then return nil, reason, false end
+  return r
+end
+
+-- Blocks a closed door's box in the world tree and in its hole's tree (when loaded), as temporary
+-- obstacles (tree:add_obstacle); the ids are kept on the door (world_obstacle, hole_obstacle). Each
+-- step done appends its undoing to `undo`. Returns true, or nil, message, raised.
+local function block_door(self, h, d, box, undo)
+  if not d.world_obstacle then
+    local id, err, raised = try(self.tree, "add_obstacle", box)
+    if not id then return nil, err, raised end
+    d.world_obstacle = id
+    undo[#undo + 1] = function()
+      self.tree:remove_obstacle(id)
+      d.world_obstacle = nil
+    end
+  end
+  if h.tree and not d.hole_obstacle then
+    local tree = h.tree
+    local id, err, raised = try(tree, "add_obstacle", box)
+    if not id then return nil, err, raised end
+    d.hole_obstacle, d.hole_tree = id, tree
+    undo[#undo + 1] = function()
+      tree:remove_obstacle(id)
+      d.hole_obstacle, d.hole_tree = nil, nil
+    end
+  end
+  return true
+end
+
+-- Removes them (an obstacle no longer in place, nil, reason, is no failure). As block_door.
+local function unblock_door(self, h, d, box, undo)
+  local wid = d.world_obstacle
+  if wid then
+    local ok, err, raised = try(self.tree, "remove_obstacle", wid)
+    if not ok and raised then return nil, err, true end
+    d.world_obstacle = nil
+    if ok then
+      undo[#undo + 1] = function() d.world_obstacle = self.tree:add_obstacle(box) end
+    end
+  end
   -- a hole tree the streamer closed meanwhile took its obstacle with it
-  if d.hole_obstacle and d.hole_tree == h.tree then h.tree:remove_obstacle(d.hole_obstacle) end
-  d.world_obstacle, d.hole_obstacle, d.hole_tree = nil, nil, nil
+  local hid, tree = d.hole_obstacle, d.hole_tree
+  if hid and tree == h.tree then
+    local ok, err, raised = try(tree, "remove_obstacle", hid)
+    if not ok and raised then return nil, err, true end
+    if ok then
+      undo[#undo + 1] = function() d.hole_obstacle, d.hole_tree = tree:add_obstacle(box), tree end
+    end
+  end
+  d.hole_obstacle, d.hole_tree = nil, nil
+  return true
+end
+
+-- Undoes the steps done, last first.
+local function undo_all(undo)
+  for k = #undo, 1, -1 do undo[k]() end
 end
 
 --- Opens or closes a door (hole: index or name; door: index; open: boolean). The planner only uses
--- open doors. A closed door with a `box` (its doorway, from the bake config's door entry, or set with
--- world:door_box) is blocked in the world tree and in its hole's tree as a temporary obstacle
--- (tree:add_obstacle), removed when it opens: paths through the doorway go stale (path:is_valid()),
--- navigators whose route passes the door plan again (stats().door_replans) and with a streamer the
--- change is listed by its next update (changes.doors) and the agents whose path uses the door are in
--- `stale`. Setting the state a door already has changes nothing.
+-- open doors. A closed door's doorway is blocked in the world tree and in its hole's tree as a
+-- temporary obstacle (tree:add_obstacle), removed when it opens: its `box` (from the bake config's
+-- door entry, or set with world:door_box), else, for a door without one, the doorway the bake's seal
+-- knows (the free leaves of the hole's face layer where the door's way out crosses the bounds: their
+-- bounding box, kept on the door as `doorway`; a door whose way out crosses no free doorway raises).
+-- Paths through the doorway go stale (path:is_valid()), navigators whose route passes the door plan
+-- again (stats().door_replans) and with a streamer the change is listed by its next update
+-- (changes.doors) and the agents whose path uses the door are in `stale`. Setting the state a door
+-- already has changes nothing. All or nothing: a step refused (a tree in use by a running search or a
+-- path server with requests out raises, naming world:set_door; no memory answers nil, reason) undoes
+-- the steps before it, and the door, the trees, door_revision and door_log are as they were.
 function World_:set_door(hole, door, open)
   local i, h, d = door_arg(self, hole, door, "set_door")
   if type(open) ~= "boolean" then error("world:set_door: open: boolean expected, got " .. type(open), 2) end
   if (d.open ~= false) == open then return self end
   local group = agents_mod.each(self)
+  local undo = {}
   for _, w in ipairs(group) do -- every agent's trees
     local wh = w.holes[i]
     local wd = wh.doors[door]
-    wd.open = open
-    if open then unblock_door(w, wh, wd) else block_door(w, wh, wd) end
+    local ok, err, raised = true, nil, false
+    if open then
+      local box = wd.box or wd.doorway -- (what closing it blocked; none: nothing to remove)
+      if box then ok, err, raised = unblock_door(w, wh, wd, box, undo) end
+    else
+      local box
+      box, err, raised = door_block_box(w, i, wh, wd, door)
+      ok = box ~= nil
+      if ok then ok, err, raised = block_door(w, wh, wd, box, undo) end
+    end
+    if not ok then
+      undo_all(undo)
+      if raised then error("world:set_door: " .. tostring(err), 2) end
+      return nil, err
+    end
+  end
+  for _, w in ipairs(group) do -- every step done: the state changes
+    w.holes[i].doors[door].open = open
     w.door_revision = (w.door_revision or 0) + 1
   end
   local log = group[1].door_log
@@ -97,12 +262,23 @@ function World_:door_box(hole, door, box)
     if type(box) ~= "table" or not util.is_point(box.min) or not util.is_point(box.max) then
       error("world:door_box: box: { min = {x, y, z}, max = {x, y, z} } expected", 2)
     end
+    local undo = {}
     for _, w in ipairs(agents_mod.each(self)) do
       local wh = w.holes[i]
       local wd = wh.doors[door]
-      unblock_door(w, wh, wd)
-      wd.box = { min = { box.min[1], box.min[2], box.min[3] }, max = { box.max[1], box.max[2], box.max[3] } }
-      if wd.open == false then block_door(w, wh, wd) end
+      local old = wd.box or wd.doorway
+      local ok, err = true, nil
+      if old then ok, err = unblock_door(w, wh, wd, old, undo) end
+      if ok then
+        local was, was_doorway = wd.box, wd.doorway
+        wd.box = { min = { box.min[1], box.min[2], box.min[3] }, max = { box.max[1], box.max[2], box.max[3] } }
+        undo[#undo + 1] = function() wd.box, wd.doorway = was, was_doorway end
+        if wd.open == false then ok, err = block_door(w, wh, wd, wd.box, undo) end
+      end
+      if not ok then
+        undo_all(undo)
+        error("world:door_box: " .. tostring(err), 2)
+      end
     end
   end
   return d.box
@@ -119,9 +295,10 @@ function World_:reapply_doors(tiles)
   local n, r = 0, self.radius or 0
   for _, h in ipairs(self.holes) do
     for _, d in ipairs(h.doors) do
-      if d.open == false and d.box then
+      local box = d.box or d.doorway
+      if d.open == false and box then
         local hit = false
-        local lo, hi = d.box.min, d.box.max
+        local lo, hi = box.min, box.max
         lo, hi = { lo[1] - r, lo[2] - r, lo[3] - r }, { hi[1] + r, hi[2] + r, hi[3] + r }
         for _, t in ipairs(tilegrid.in_box(self.grid, lo, hi, false)) do
           if set[t] then
@@ -131,7 +308,7 @@ function World_:reapply_doors(tiles)
         end
         if hit then
           if d.world_obstacle then self.tree:remove_obstacle(d.world_obstacle) end
-          d.world_obstacle = self.tree:add_obstacle(d.box)
+          d.world_obstacle = self.tree:add_obstacle(box)
           n = n + 1
         end
       end
@@ -145,8 +322,9 @@ end
 function World_:reapply_hole_doors(hole)
   local _, h = hole_arg(self, hole, "reapply_hole_doors")
   for _, d in ipairs(h.doors) do
-    if d.open == false and d.box and h.tree and d.hole_tree ~= h.tree then
-      d.hole_obstacle, d.hole_tree = h.tree:add_obstacle(d.box), h.tree
+    local box = d.box or d.doorway
+    if d.open == false and box and h.tree and d.hole_tree ~= h.tree then
+      d.hole_obstacle, d.hole_tree = h.tree:add_obstacle(box), h.tree
     end
   end
 end
