@@ -80,18 +80,19 @@ on_area *on_lua_checkareas(lua_State *L, int idx, const char *what, size_t *n)
 /* tree:set_areas(list) */
 static int l_set_areas(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "set_areas");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     size_t n;
     on_area *a = on_lua_checkareas(L, 2, "set_areas: areas", &n);
+    on_tree *t = on_lua_checktree_idle(L, 1, "set_areas"); /* after the list (lua_util.h, rule (a)) */
     on_status s = on_tree_set_areas(t, a, n);
     if (!on_ok(s)) return luaL_error(L, "set_areas: %s", on_status_string(s));
     return 0;
 }
 
-/* tree:areas() -> list */
-static int l_areas(lua_State *L)
+/* (pinned: the tables are built from the tree's own list, rule (b)) */
+static int areas_body(lua_State *L, void *ctx)
 {
-    const on_tree *t = on_lua_checktree(L, 1);
+    const on_tree *t = ctx;
     const on_area *a;
     size_t n = on_tree_areas(t, &a);
     lua_createtable(L, (int)n, 0);
@@ -107,6 +108,13 @@ static int l_areas(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
+}
+
+/* tree:areas() -> list */
+static int l_areas(lua_State *L)
+{
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    return on_lua_pinned(L, &h, 1, areas_body, h->p);
 }
 
 int on_lua_areas_open(lua_State *L)

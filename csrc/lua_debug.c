@@ -54,10 +54,20 @@ static int check_what(lua_State *L, int idx)
 
 /* The tree at argument 1 packed by pack_quad (surface) or pack_cell (cells) into a string: bytes, count.
  * Out of memory in the surface raises; other failures return nil, "FNAME: reason". */
-static int pack(lua_State *L, int surface, const char *fname)
+typedef struct pack_call {
+    on_tree *t;
+    int surface, what;
+    const char *fname;
+} pack_call;
+
+/* (pinned: the buffer grows while the walk reads the tree, lua_util.h rule (b)) */
+static int pack_body(lua_State *L, void *ctx)
 {
-    on_tree *t = on_lua_checktree(L, 1);
-    pack_ctx x = {NULL, t, on_tree_get_params(t), check_what(L, 2), 0};
+    const pack_call *c = ctx;
+    on_tree *t = c->t;
+    int surface = c->surface;
+    const char *fname = c->fname;
+    pack_ctx x = {NULL, t, on_tree_get_params(t), c->what, 0};
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     x.b = &b;
@@ -69,6 +79,16 @@ static int pack(lua_State *L, int surface, const char *fname)
     luaL_pushresult(&b);
     lua_pushinteger(L, x.n);
     return 2;
+}
+
+static int pack(lua_State *L, int surface, const char *fname)
+{
+    luaL_checkudata(L, 1, ON_TREE_MT);
+    pack_call c = {NULL, surface, check_what(L, 2), fname}; /* the argument first (rule (a)) */
+    lua_settop(L, 2);
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    c.t = h->p;
+    return on_lua_pinned(L, &h, 1, pack_body, &c);
 }
 
 /* debug.surface(tree [, "blocked"|"free"]) -> bytes, count: the merged boundary quads, 13 float32

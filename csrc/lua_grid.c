@@ -123,13 +123,37 @@ static int l_dims(lua_State *L)
     return 3;
 }
 
+typedef struct path_ctx {
+    on_grid *g;
+    size_t np;
+} path_ctx;
+
+/* (pinned: the path's buffer is allocated while the grid is used, lua_util.h rule (b)) */
+static int path_body(lua_State *L, void *ctx)
+{
+    const path_ctx *x = ctx;
+    size_t np = x->np;
+    int32_t *path = lua_newuserdatauv(L, (np ? np : 1) * 3 * sizeof *path, 0);
+    on_grid_last_path(x->g, path, np); /* the search just made, read back without searching again */
+    lua_createtable(L, (int)np, 0);
+    for (size_t i = 0; i < np; i++) {
+        int c[3] = {path[3 * i], path[3 * i + 1], path[3 * i + 2]};
+        on_lua_pushint3(L, c);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
 /* grid:find(start, goal) -> path (array of {x,y,z} cells), info {length, expansions} | nil, info */
 static int l_find(lua_State *L)
 {
-    on_grid *g = checkgrid(L, 1);
+    luaL_checkudata(L, 1, GRID_MT);
     int s3[3], g3[3];
     check_cell3(L, 2, "start", s3);
     check_cell3(L, 3, "goal", g3);
+    lua_settop(L, 4);
+    on_lhandle *h = on_lua_checkhandle(L, 1, &grid_class); /* after the cells (rule (a)) */
+    on_grid *g = h->p;
     int want_path = lua_isnoneornil(L, 4) || lua_toboolean(L, 4);
     double len = 0;
     size_t exp = 0, np = 0;
@@ -145,16 +169,8 @@ static int l_find(lua_State *L)
         return 2;
     }
     if (want_path) {
-        int32_t *path = malloc((np ? np : 1) * 3 * sizeof *path);
-        if (!path) return luaL_error(L, "grid:find: out of memory");
-        on_grid_last_path(g, path, np); /* the search just made, read back without searching again */
-        lua_createtable(L, (int)np, 0);
-        for (size_t i = 0; i < np; i++) {
-            int c[3] = {path[3 * i], path[3 * i + 1], path[3 * i + 2]};
-            on_lua_pushint3(L, c);
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
-        free(path);
+        path_ctx x = {g, np};
+        on_lua_pinned(L, &h, 1, path_body, &x);
     } else {
         lua_pushboolean(L, 1);
     }

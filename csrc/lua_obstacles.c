@@ -21,7 +21,7 @@ static const char *const box_fields[] = {"min", "max", NULL};
 /* tree:add_obstacle(box) */
 static int l_add_obstacle(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "add_obstacle");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     luaL_checktype(L, 2, LUA_TTABLE);
     on_lua_checkopts(L, 2, "add_obstacle", box_fields);
     double mn[3], mx[3];
@@ -31,6 +31,7 @@ static int l_add_obstacle(lua_State *L)
     on_lua_checkpoint_arg(L, -1, 2, "max", mx);
     for (int k = 0; k < 3; k++)
         if (mn[k] > mx[k]) luaL_argerror(L, 2, "min must not exceed max on any axis");
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_obstacle"); /* after the box (lua_util.h, rule (a)) */
     uint32_t id;
     on_status s = on_tree_add_obstacle(t, mn, mx, &id);
     if (!on_ok(s)) {
@@ -59,10 +60,10 @@ static int l_remove_obstacle(lua_State *L)
     return 1;
 }
 
-/* tree:obstacles() */
-static int l_obstacles(lua_State *L)
+/* (pinned: the buffers are allocated while the tree is used, rule (b)) */
+static int obstacles_body(lua_State *L, void *ctx)
 {
-    const on_tree *t = on_lua_checktree(L, 1);
+    const on_tree *t = ctx;
     size_t n = 0;
     on_tree_obstacles(t, NULL, NULL, 0, &n);
     /* Lua buffers: pushing the list may raise (memory) and must not leak them */
@@ -81,6 +82,13 @@ static int l_obstacles(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
+}
+
+/* tree:obstacles() */
+static int l_obstacles(lua_State *L)
+{
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    return on_lua_pinned(L, &h, 1, obstacles_body, h->p);
 }
 
 int on_lua_obstacles_open(lua_State *L)

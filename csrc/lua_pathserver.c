@@ -63,7 +63,7 @@ static const char *const new_opts[] = {"workers", "max_nodes", "max_queued", NUL
 
 static int l_new(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    luaL_checkudata(L, 1, ON_TREE_MT);
     on_lua_checkopts(L, 2, "octonav.pathserver.new", new_opts);
     lua_Integer w = on_lua_optinteger(L, 2, "workers", 2);
     lua_Integer mn = on_lua_optinteger(L, 2, "max_nodes", DEFAULT_MAX_NODES);
@@ -72,6 +72,7 @@ static int l_new(lua_State *L)
     if (mn < 2 || mn > (1 << 30)) return luaL_error(L, "octonav.pathserver.new: option 'max_nodes' must be 2..2^30");
     if (mq < 0) return luaL_error(L, "octonav.pathserver.new: option 'max_queued' must be >= 0");
     lpathserver *u = (lpathserver *)on_lua_newhandle(L, &ps_class, sizeof *u, 1);
+    on_tree *t = on_lua_checktree(L, 1); /* after the options and the allocation (lua_util.h, rule (a)) */
     u->tree = t;
     u->tree_h = on_lua_testhandle(L, 1, &on_lua_tree_class);
     lua_pushvalue(L, 1);
@@ -100,12 +101,13 @@ static void read_opts(lua_State *L, int idx, on_query_opts *o)
 /* ps:submit(start, goal [, opts]) -> id | nil, "queue_full" */
 static int l_submit(lua_State *L)
 {
-    lpathserver *u = checkps(L, 1);
+    luaL_checkudata(L, 1, PATHSERVER_MT);
     double a[3], b[3];
     on_lua_checkpoint(L, 2, "start", a);
     on_lua_checkpoint(L, 3, "goal", b);
     on_query_opts o;
     read_opts(L, 4, &o);
+    lpathserver *u = checkps(L, 1); /* after the arguments (rule (a)) */
     uint64_t id;
     on_status s = on_pathserver_submit(u->h.p, a, b, &o, &id);
     if (s & ON_NO_MEMORY) return luaL_error(L, "submit: out of memory");
@@ -173,18 +175,19 @@ static void push_result(lua_State *L, int tree_idx, const on_tree *t, const on_p
     if (rec) lua_pop(L, 1);
 }
 
-/* ps:update([wait]) -> array of results finished since the last call, in the order they finished
- * (wait = true: every submitted request is in it). */
-static int l_update(lua_State *L)
-{
-    lpathserver *u = checkps(L, 1);
-    int wait = lua_toboolean(L, 2);
+typedef struct update_ctx {
+    lpathserver *u;
     const on_path_result *r;
     size_t n;
-    on_status s = on_pathserver_update(u->h.p, wait, &r, &n);
-    if (s & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
-    if (s & ON_INVALID) return luaL_error(L, "update: waiting on a paused path server would never end (resume it first)");
-    sync_pin(u);
+} update_ctx;
+
+/* (pinned: the tables are built from the server's results, rule (b); its tree is held by it) */
+static int update_body(lua_State *L, void *ctx)
+{
+    const update_ctx *x = ctx;
+    lpathserver *u = x->u;
+    const on_path_result *r = x->r;
+    size_t n = x->n;
     lua_getiuservalue(L, 1, 1);
     int tree_idx = lua_gettop(L);
     lua_createtable(L, (int)n, 0);
@@ -194,6 +197,21 @@ static int l_update(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
+}
+
+/* ps:update([wait]) -> array of results finished since the last call, in the order they finished
+ * (wait = true: every submitted request is in it). */
+static int l_update(lua_State *L)
+{
+    lpathserver *u = checkps(L, 1);
+    int wait = lua_toboolean(L, 2);
+    update_ctx x = {u, NULL, 0};
+    on_status s = on_pathserver_update(u->h.p, wait, &x.r, &x.n);
+    if (s & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
+    if (s & ON_INVALID) return luaL_error(L, "update: waiting on a paused path server would never end (resume it first)");
+    sync_pin(u);
+    on_lhandle *h = &u->h;
+    return on_lua_pinned(L, &h, 1, update_body, &x);
 }
 
 /* ps:pending() -> requests submitted and not yet handed back */

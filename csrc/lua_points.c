@@ -60,12 +60,17 @@ static on_components *components_for(lua_State *L, int tidx, on_tree *t, int reb
 
 /* tree:reachable(a, b) -> true | false, "unreachable" | nil, "a: blocked" (or outside): from the free
  * space's components, no search. */
-static int l_reachable(lua_State *L)
-{
-    on_tree *t = on_lua_checktree(L, 1);
+typedef struct reach_ctx {
+    on_tree *t;
     double a[3], b[3];
-    on_lua_checkpoint(L, 2, "a", a);
-    on_lua_checkpoint(L, 3, "b", b);
+} reach_ctx;
+
+/* (pinned: components_for allocates, rule (b)) */
+static int reachable_body(lua_State *L, void *ctx)
+{
+    const reach_ctx *x = ctx;
+    on_tree *t = x->t;
+    const double *a = x->a, *b = x->b;
     on_components *m = components_for(L, 1, t, 0);
     on_status s = on_components_reachable(m, t, a, b);
     if (s & ON_STALE) {
@@ -89,47 +94,41 @@ static int l_reachable(lua_State *L)
     return 2;
 }
 
+static int l_reachable(lua_State *L)
+{
+    luaL_checkudata(L, 1, ON_TREE_MT);
+    reach_ctx x;
+    on_lua_checkpoint(L, 2, "a", x.a);
+    on_lua_checkpoint(L, 3, "b", x.b);
+    lua_settop(L, 1); /* (the body reads the tree at 1) */
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    x.t = h->p;
+    return on_lua_pinned(L, &h, 1, reachable_body, &x);
+}
+
 static const char *const random_opts[] = {"center", "radius", "count", NULL};
 
 /* tree:random_free([seed | rng] [, { center = p, radius = r, count = n }]) -> point, state (count
  * absent) or { points }, state | nil, reason. seed: an integer (the same seed gives the same points;
  * pass the returned state on for the next ones); rng: a function returning numbers in [0, 1), called
  * once for a seed; absent: seed 0. */
-static int l_random_free(lua_State *L)
+typedef struct random_ctx {
+    on_tree *t;
+    uint64_t state;
+    double centre[3], radius;
+    int has_centre;
+    lua_Integer count;
+} random_ctx;
+
+/* (pinned: the points' buffer and the tables are made while the tree is used, rule (b)) */
+static int random_free_body(lua_State *L, void *ctx)
 {
-    on_tree *t = on_lua_checktree(L, 1);
-    uint64_t state = 0;
-    if (lua_isinteger(L, 2)) {
-        state = (uint64_t)lua_tointeger(L, 2);
-    } else if (lua_isfunction(L, 2)) {
-        lua_pushvalue(L, 2);
-        lua_call(L, 0, 1);
-        int ok;
-        lua_Number r = lua_tonumberx(L, -1, &ok);
-        if (!ok || !(r >= 0 && r < 1)) luaL_argerror(L, 2, "rng must return a number in [0, 1)");
-        state = (uint64_t)(r * 9007199254740992.0);
-        lua_pop(L, 1);
-    } else if (!lua_isnoneornil(L, 2)) {
-        luaL_argerror(L, 2, "integer seed or rng function expected");
-    }
-    on_lua_checkopts(L, 3, "random_free", random_opts);
-    double centre[3];
-    int has_centre = 0;
-    if (!lua_isnoneornil(L, 3) && lua_getfield(L, 3, "center") != LUA_TNIL) {
-        on_lua_checkpoint_arg(L, -1, 3, "center", centre);
-        has_centre = 1;
-    }
-    if (!lua_isnoneornil(L, 3)) lua_settop(L, 3);
-    double radius = on_lua_optnumber(L, 3, "radius", 0);
-    if (has_centre && !(radius > 0 && isfinite(radius)))
-        return luaL_error(L, "random_free: option 'radius' must be a positive number with 'center'");
-    if (!has_centre && radius != 0) return luaL_error(L, "random_free: option 'radius' needs 'center'");
-    lua_Integer count = on_lua_optinteger(L, 3, "count", 0);
-    if (count < 0 || count > 1000000) return luaL_error(L, "random_free: option 'count' must be 0..1000000");
+    random_ctx *x = ctx;
+    lua_Integer count = x->count;
     size_t want = count ? (size_t)count : 1;
     double *out = lua_newuserdatauv(L, want * 3 * sizeof *out, 0);
     size_t got = 0;
-    on_status s = on_tree_random_free(t, &state, has_centre ? centre : NULL, radius, want, out, &got);
+    on_status s = on_tree_random_free(x->t, &x->state, x->has_centre ? x->centre : NULL, x->radius, want, out, &got);
     if (!on_ok(s)) {
         if (s & ON_NO_MEMORY) return luaL_error(L, "random_free: out of memory");
         lua_pushnil(L);
@@ -145,19 +144,56 @@ static int l_random_free(lua_State *L)
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
     }
-    lua_pushinteger(L, (lua_Integer)state);
+    lua_pushinteger(L, (lua_Integer)x->state);
     return 2;
+}
+
+static int l_random_free(lua_State *L)
+{
+    luaL_checkudata(L, 1, ON_TREE_MT);
+    random_ctx x = {NULL, 0, {0, 0, 0}, 0, 0, 0};
+    if (lua_isinteger(L, 2)) {
+        x.state = (uint64_t)lua_tointeger(L, 2);
+    } else if (lua_isfunction(L, 2)) {
+        lua_pushvalue(L, 2);
+        lua_call(L, 0, 1);
+        int ok;
+        lua_Number r = lua_tonumberx(L, -1, &ok);
+        if (!ok || !(r >= 0 && r < 1)) luaL_argerror(L, 2, "rng must return a number in [0, 1)");
+        x.state = (uint64_t)(r * 9007199254740992.0);
+        lua_pop(L, 1);
+    } else if (!lua_isnoneornil(L, 2)) {
+        luaL_argerror(L, 2, "integer seed or rng function expected");
+    }
+    on_lua_checkopts(L, 3, "random_free", random_opts);
+    if (!lua_isnoneornil(L, 3) && lua_getfield(L, 3, "center") != LUA_TNIL) {
+        on_lua_checkpoint_arg(L, -1, 3, "center", x.centre);
+        x.has_centre = 1;
+    }
+    if (!lua_isnoneornil(L, 3)) lua_settop(L, 3);
+    x.radius = on_lua_optnumber(L, 3, "radius", 0);
+    if (x.has_centre && !(x.radius > 0 && isfinite(x.radius)))
+        return luaL_error(L, "random_free: option 'radius' must be a positive number with 'center'");
+    if (!x.has_centre && x.radius != 0) return luaL_error(L, "random_free: option 'radius' needs 'center'");
+    x.count = on_lua_optinteger(L, 3, "count", 0);
+    if (x.count < 0 || x.count > 1000000) return luaL_error(L, "random_free: option 'count' must be 0..1000000");
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class); /* after the arguments (rule (a)) */
+    x.t = h->p;
+    return on_lua_pinned(L, &h, 1, random_free_body, &x);
 }
 
 /* tree:nearest_free(p [, max_distance]) -> point | nil, reason: p itself when free, else the nearest
  * free point found within max_distance (world units; default 64 leaves). */
 static int l_nearest_free(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    luaL_checkudata(L, 1, ON_TREE_MT);
     double p[3], out[3];
     on_lua_checkpoint(L, 2, "p", p);
+    int given = !lua_isnoneornil(L, 3);
+    double d = given ? luaL_checknumber(L, 3) : 0;
+    on_tree *t = on_lua_checktree(L, 1);
     double scale = on_tree_get_params(t)->scale;
-    double d = luaL_optnumber(L, 3, 64 * scale);
+    if (!given) d = 64 * scale;
     if (!(d >= 0) || !isfinite(d)) luaL_argerror(L, 3, "max_distance must be a finite number >= 0");
     on_cell c;
     if (on_ok(on_tree_locate(t, p, &c))) {

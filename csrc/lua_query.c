@@ -74,13 +74,14 @@ static const char *const new_opts[] = {"max_nodes", NULL};
 
 static int l_new(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    luaL_checkudata(L, 1, ON_TREE_MT);
     on_lua_checkopts(L, 2, "octonav.query.new", new_opts);
     lua_Integer maxn = on_lua_optinteger(L, 2, "max_nodes", DEFAULT_MAX_NODES);
     if (maxn < 2 || maxn > (1 << 30)) return luaL_error(L, "octonav.query.new: max_nodes must be 2..2^30");
     lquery *u = (lquery *)on_lua_newhandle(L, &query_class, sizeof *u, 2);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1);
+    on_tree *t = on_lua_checktree(L, 1); /* after the options and the allocation (lua_util.h, rule (a)) */
     on_query *q;
     on_status s = on_query_create(t, (size_t)maxn, &q);
     if (!on_ok(s)) return luaL_error(L, "octonav.query.new: %s", on_status_string(s));
@@ -173,20 +174,16 @@ void on_lua_query_opts(lua_State *L, int idx, on_query_opts *o)
         luaL_error(L, "option 'graph' = \"boxes\" needs face points without any_angle");
 }
 
-/* Options table at idx -> core options; a heuristic function is stored as user value 2. Leaves the
- * areas' buffer (o->areas) on the stack: keep it there until the search has started. */
-static void read_opts(lua_State *L, int qidx, int idx, lquery *u, on_query_opts *o)
+/* Options table at idx -> core options. Leaves the heuristic (a function or nil: the caller sets
+ * o->heuristic and stores it as the query's user value 2 once the query is taken) and the areas'
+ * buffer (o->areas: keep it there until the search has started) on the stack. */
+static void read_opts(lua_State *L, int idx, on_query_opts *o)
 {
     on_lua_checkopts(L, idx, "find", find_opts);
     on_lua_query_opts(L, idx, o);
     if (lua_isnoneornil(L, idx)) lua_pushnil(L);
     else lua_getfield(L, idx, "heuristic");
     if (!lua_isnil(L, -1) && !lua_isfunction(L, -1)) luaL_error(L, "option 'heuristic' must be a function");
-    if (lua_isfunction(L, -1)) {
-        o->heuristic = lua_heuristic;
-        o->heuristic_ud = u;
-    }
-    lua_setiuservalue(L, qidx, 2);
     if (lua_isnoneornil(L, idx)) lua_pushnil(L);
     else lua_getfield(L, idx, "areas");
     o->areas = on_lua_checkareas(L, -1, "option 'areas'", &o->nareas);
@@ -231,27 +228,29 @@ static void push_tile(lua_State *L, const lquery *u, uint32_t tile)
     on_lua_pushint3(L, ijk);
 }
 
-/* Push the tile a search stopped at (ON_LOADING) waits for, as {i, j, k}. */
-static void push_loading_tile(lua_State *L, const lquery *u)
+/* The tile a search stopped at (ON_LOADING) waits for, as {i, j, k} (read before anything is pushed). */
+static void loading_tile(const lquery *u, int ijk[3])
 {
     on_query_info info;
     size_t np;
     on_query_finalize(u->h.p, NULL, 0, &np, &info);
-    push_tile(L, u, info.loading_tile);
+    on_tree_tile_coords(u->tree, info.loading_tile, ijk);
 }
 
 /* A failed result made here (not by the core): nil, { status = "failed", reason = reason } with the
  * info metatable; the loading tile when the reason is "loading". */
 static int push_failure(lua_State *L, const lquery *u, const char *reason)
 {
+    int loading = strcmp(reason, "loading") == 0, ijk[3];
+    if (loading) loading_tile(u, ijk);
     lua_pushnil(L);
     lua_createtable(L, 0, 3);
     lua_pushliteral(L, "failed");
     lua_setfield(L, -2, "status");
     lua_pushstring(L, reason);
     lua_setfield(L, -2, "reason");
-    if (strcmp(reason, "loading") == 0) {
-        push_loading_tile(L, u);
+    if (loading) {
+        on_lua_pushint3(L, ijk);
         lua_setfield(L, -2, "tile");
     }
     on_lua_setinfo(L);
@@ -387,30 +386,6 @@ static on_status run(lua_State *L, int qidx, lquery *u, int init, const double *
     return s;
 }
 
-/* q:find and q:start: the query at 1 idle with its tree open, start and goal at 2 and 3, options at
- * 4; starts the search and runs it for budget expansions */
-static on_status begin_search(lua_State *L, const char *fname, lquery **up, size_t budget)
-{
-    lquery *u = checkq_idle(L, 1, fname);
-    if (!tree_alive(L, 1, u)) luaL_error(L, "query: its tree was closed");
-    double a[3], b[3];
-    on_lua_checkpoint(L, 2, "start", a);
-    on_lua_checkpoint(L, 3, "goal", b);
-    on_query_opts o;
-    read_opts(L, 1, 4, u, &o);
-    *up = u;
-    return run(L, 1, u, 1, a, b, &o, budget, 0, NULL);
-}
-
-static int l_find(lua_State *L)
-{
-    lquery *u;
-    on_status s = begin_search(L, "find", &u, (size_t)-1);
-    u->started = 0;
-    if (s == (ON_IN_PROGRESS | ON_LOADING)) return push_failure(L, u, "loading"); /* find cannot wait */
-    return push_result(L, 1, u);
-}
-
 static const char *state_name(on_status s)
 {
     if (s == ON_IN_PROGRESS) return "running";
@@ -418,15 +393,58 @@ static const char *state_name(on_status s)
     return on_ok(s) ? "found" : "failed";
 }
 
-/* q:start(a, b, opts) -> "running" | "found" | "failed" */
-static int l_start(lua_State *L)
-{
+typedef struct search_ctx {
     lquery *u;
-    on_status s = begin_search(L, "start", &u, 0);
-    u->started = 1;
-    lua_pushstring(L, state_name(s));
-    return 1;
+    double a[3], b[3];
+    on_query_opts o;
+    int find; /* q:find (else q:start) */
+} search_ctx;
+
+/* (pinned, the query and its tree, from the search to the last result table: lua_util.h, rule (b)) */
+static int search_body(lua_State *L, void *ctx)
+{
+    search_ctx *x = ctx;
+    lquery *u = x->u;
+    on_status s = run(L, 1, u, 1, x->a, x->b, &x->o, x->find ? (size_t)-1 : 0, 0, NULL);
+    u->started = !x->find;
+    if (!x->find) {
+        lua_pushstring(L, state_name(s));
+        return 1;
+    }
+    if (s == (ON_IN_PROGRESS | ON_LOADING)) return push_failure(L, u, "loading"); /* find cannot wait */
+    return push_result(L, 1, u);
 }
+
+/* q:find and q:start: start and goal at 2 and 3 and the options at 4 read first (rule (a)), then the
+ * query at 1 idle with its tree open; starts the search and runs it (to the end for find). */
+static int begin_search(lua_State *L, const char *fname, int find)
+{
+    luaL_checkudata(L, 1, QUERY_MT);
+    search_ctx x;
+    on_lua_checkpoint(L, 2, "start", x.a);
+    on_lua_checkpoint(L, 3, "goal", x.b);
+    lua_settop(L, 4);
+    read_opts(L, 4, &x.o); /* heuristic at 5, areas' buffer at 6 */
+    lquery *u = checkq_idle(L, 1, fname);
+    lua_getiuservalue(L, 1, 1);
+    on_lhandle *hs[2] = {&u->h, on_lua_testhandle(L, -1, &on_lua_tree_class)};
+    lua_pop(L, 1);
+    if (!hs[1] || hs[1]->p != u->tree) luaL_error(L, "query: its tree was closed");
+    if (lua_isfunction(L, 5)) {
+        x.o.heuristic = lua_heuristic;
+        x.o.heuristic_ud = u;
+    }
+    lua_pushvalue(L, 5);
+    lua_setiuservalue(L, 1, 2);
+    x.u = u;
+    x.find = find;
+    return on_lua_pinned(L, hs, 2, search_body, &x);
+}
+
+static int l_find(lua_State *L) { return begin_search(L, "find", 1); }
+
+/* q:start(a, b, opts) -> "running" | "found" | "failed" */
+static int l_start(lua_State *L) { return begin_search(L, "start", 0); }
 
 /* q:step(max_expansions) -> "running" | "found" | "failed" */
 static int l_step(lua_State *L)
@@ -441,9 +459,11 @@ static int l_step(lua_State *L)
         return 2;
     }
     on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n, 0, NULL);
+    int ijk[3], loading = s == (ON_IN_PROGRESS | ON_LOADING);
+    if (loading) loading_tile(u, ijk); /* the tile it waits for (read before anything is pushed) */
     lua_pushstring(L, state_name(s));
-    if (s == (ON_IN_PROGRESS | ON_LOADING)) { /* the tile it waits for */
-        push_loading_tile(L, u);
+    if (loading) {
+        on_lua_pushint3(L, ijk);
         return 2;
     }
     return 1;
@@ -469,26 +489,43 @@ static int l_step_until(lua_State *L)
     }
     size_t done = 0;
     on_status s = run(L, 1, u, 0, NULL, NULL, NULL, (size_t)n, (double)deadline, &done);
+    int ijk[3], loading = s == (ON_IN_PROGRESS | ON_LOADING);
+    if (loading) loading_tile(u, ijk);
     lua_pushstring(L, state_name(s));
     lua_pushinteger(L, (lua_Integer)done);
-    if (s == (ON_IN_PROGRESS | ON_LOADING)) {
-        push_loading_tile(L, u);
+    if (loading) {
+        on_lua_pushint3(L, ijk);
         return 3;
     }
     return 2;
 }
 
+/* The query at 1 idle and its open tree's handle (or NULL when it was closed), for the pins. */
+static lquery *checkq_tree(lua_State *L, const char *fname, on_lhandle *hs[2])
+{
+    lquery *u = checkq_idle(L, 1, fname);
+    lua_getiuservalue(L, 1, 1);
+    hs[0] = &u->h;
+    hs[1] = on_lua_testhandle(L, -1, &on_lua_tree_class);
+    lua_pop(L, 1);
+    if (hs[1] && hs[1]->p != u->tree) hs[1] = NULL;
+    return u;
+}
+
+static int result_body(lua_State *L, void *ctx) { return push_result(L, 1, ctx); }
+
 /* q:result() -> path, info | nil, info (for a finished sliced search) */
 static int l_result(lua_State *L)
 {
-    lquery *u = checkq_idle(L, 1, "result");
+    on_lhandle *hs[2];
+    lquery *u = checkq_tree(L, "result", hs);
     if (!u->started) return luaL_error(L, "query:result: no search started");
-    if (!tree_alive(L, 1, u)) return push_failure(L, u, "tree_closed");
+    if (!hs[1]) return push_failure(L, u, "tree_closed");
     size_t n;
     on_query_info info;
     if (on_query_finalize(u->h.p, NULL, 0, &n, &info) & ON_IN_PROGRESS)
         return luaL_error(L, "query:result: the search is still running (call step until it stops)");
-    return push_result(L, 1, u);
+    return on_lua_pinned(L, hs, 2, result_body, u);
 }
 
 /* ---- what the search used (search_corridor.c) -------------------------------------------------- */
@@ -522,11 +559,10 @@ static int push_refusal(lua_State *L, on_status s)
     return 2;
 }
 
-/* q:corridor() -> { { min = {x,y,z}, max = {x,y,z} }, ... } | nil, reason: the last result's corridor */
-static int l_corridor(lua_State *L)
+/* (pinned: the buffer is allocated while the query is used, rule (b)) */
+static int corridor_body(lua_State *L, void *ctx)
 {
-    lquery *u = checkq_idle(L, 1, "corridor");
-    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
+    lquery *u = ctx;
     size_t n = 0;
     on_status s = on_query_corridor(u->h.p, NULL, 0, &n);
     if (on_failed(s) && !(s & ON_BUFFER_SMALL)) return push_refusal(L, s);
@@ -537,14 +573,28 @@ static int l_corridor(lua_State *L)
     return 1;
 }
 
+/* q:corridor() -> { { min = {x,y,z}, max = {x,y,z} }, ... } | nil, reason: the last result's corridor */
+static int l_corridor(lua_State *L)
+{
+    on_lhandle *hs[2];
+    lquery *u = checkq_tree(L, "corridor", hs);
+    if (!hs[1]) return luaL_error(L, "query: its tree was closed");
+    return on_lua_pinned(L, hs, 2, corridor_body, u);
+}
+
 /* q:visited([max]) -> { { min = {x,y,z}, max = {x,y,z}, expanded = bool }, ... }, total | nil, reason:
  * the first max (default 100,000) nodes the last search reached, and how many it reached */
-static int l_visited(lua_State *L)
+typedef struct visited_ctx {
+    lquery *u;
+    lua_Integer maxn;
+} visited_ctx;
+
+/* (pinned: the buffers are allocated while the query is used, rule (b)) */
+static int visited_body(lua_State *L, void *ctx)
 {
-    lquery *u = checkq_idle(L, 1, "visited");
-    lua_Integer maxn = luaL_optinteger(L, 2, DEFAULT_MAX_VISITED);
-    if (maxn < 0) luaL_argerror(L, 2, "max must be >= 0");
-    if (!tree_alive(L, 1, u)) return luaL_error(L, "query: its tree was closed");
+    const visited_ctx *x = ctx;
+    lquery *u = x->u;
+    lua_Integer maxn = x->maxn;
     size_t n = 0;
     on_status s = on_query_visited(u->h.p, NULL, NULL, 0, &n);
     if (on_failed(s) && !(s & ON_BUFFER_SMALL)) return push_refusal(L, s);
@@ -555,6 +605,17 @@ static int l_visited(lua_State *L)
     push_boxes(L, b, ex, cap);
     lua_pushinteger(L, (lua_Integer)total);
     return 2;
+}
+
+static int l_visited(lua_State *L)
+{
+    luaL_checkudata(L, 1, QUERY_MT);
+    visited_ctx x = {NULL, luaL_optinteger(L, 2, DEFAULT_MAX_VISITED)};
+    if (x.maxn < 0) luaL_argerror(L, 2, "max must be >= 0");
+    on_lhandle *hs[2];
+    x.u = checkq_tree(L, "visited", hs);
+    if (!hs[1]) return luaL_error(L, "query: its tree was closed");
+    return on_lua_pinned(L, hs, 2, visited_body, &x);
 }
 
 static const luaL_Reg methods[] = {

@@ -149,10 +149,11 @@ static int push_blob(lua_State *L, on_tgraph *g)
 /* route.build(tree, i, j, k [, opts]) */
 static int l_build(lua_State *L)
 {
+    luaL_checkudata(L, 1, ON_TREE_MT);
+    on_tgraph_opts o;
+    tgraph_opts(L, 5, &o); /* before the tree is taken (lua_util.h, rule (a)) */
     on_tree *t = on_lua_checktree(L, 1);
     uint32_t tile = check_tile(L, 2, on_tree_get_params(t));
-    on_tgraph_opts o;
-    tgraph_opts(L, 5, &o);
     on_tgraph *g = NULL;
     on_status st = on_tgraph_build_tile(t, tile, &o, &g);
     if (on_failed(st)) {
@@ -232,10 +233,11 @@ static int l_portals(lua_State *L)
 /* route.world(tree) */
 static int l_world(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    const on_tree_params tp = *on_tree_get_params(on_lua_checktree(L, 1)); /* a copy: the allocation below
+                                                                           * may run a finalizer */
     lwgraph *u = (lwgraph *)on_lua_newhandle(L, &wgraph_class, sizeof(lwgraph), 0);
     on_wgraph *w = NULL;
-    on_status st = on_wgraph_create(on_tree_get_params(t), &w);
+    on_status st = on_wgraph_create(&tp, &w);
     if (!on_ok(st)) return luaL_error(L, "route.world: %s", on_status_string(st));
     u->h.p = w;
     return 1;
@@ -333,14 +335,15 @@ static int l_stats(lua_State *L)
 /* graph:planner([max_nodes]): every planner of the graph shares the graph's join scratch (route.h). */
 static int l_planner(lua_State *L)
 {
-    on_wgraph *w = checkw(L, 1);
-    lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
-    if (!g->joins && on_failed(on_route_joins_create(&g->joins))) return luaL_error(L, "planner: out of memory");
+    luaL_checkudata(L, 1, WGRAPH_MT);
     lua_Integer mx = luaL_optinteger(L, 2, 0);
     if (mx < 0 || mx > (1 << 30)) return luaL_argerror(L, 2, "max_nodes must be 0..2^30");
     lplanner *u = (lplanner *)on_lua_newhandle(L, &planner_class, sizeof(lplanner), 1);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1); /* keeps the graph alive */
+    on_wgraph *w = checkw(L, 1); /* after the allocation (rule (a)) */
+    lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
+    if (!g->joins && on_failed(on_route_joins_create(&g->joins))) return luaL_error(L, "planner: out of memory");
     on_route *r = NULL;
     on_status st = on_route_create(w, (size_t)mx, &r);
     if (!on_ok(st)) return luaL_error(L, "planner: %s", on_status_string(st));
@@ -402,11 +405,13 @@ static void resolve(lua_State *L, int pidx, const on_tree *t)
 
 static int l_start(lua_State *L)
 {
-    lplanner *u = checkp(L, 1);
-    on_tree *t = on_lua_checktree(L, 2);
+    luaL_checkudata(L, 1, PLANNER_MT);
+    luaL_checkudata(L, 2, ON_TREE_MT);
     double a[3], b[3];
     on_lua_checkpoint(L, 3, "start", a);
     on_lua_checkpoint(L, 4, "goal", b);
+    lplanner *u = checkp(L, 1); /* after the points (rule (a)) */
+    on_tree *t = on_lua_checktree(L, 2);
     const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
     if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
         return luaL_argerror(L, 2, "tree has another tile grid than the graph");
@@ -458,11 +463,8 @@ static double *check_costs(lua_State *L, int opts, const char *key, size_t n)
 static int l_start_multi(lua_State *L)
 {
     static const char *const known[] = {"start_costs", "goal_costs", NULL};
-    lplanner *u = checkp(L, 1);
-    on_tree *t = on_lua_checktree(L, 2);
-    const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
-    if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
-        return luaL_argerror(L, 2, "tree has another tile grid than the graph");
+    luaL_checkudata(L, 1, PLANNER_MT);
+    luaL_checkudata(L, 2, ON_TREE_MT);
     lua_settop(L, 5); /* the point arrays below are pushed above the options: keep index 5 the options */
     size_t ns, ng;
     double *s = check_points(L, 3, "starts", &ns);
@@ -474,6 +476,11 @@ static int l_start_multi(lua_State *L)
         sc = check_costs(L, 5, "start_costs", ns);
         gc = check_costs(L, 5, "goal_costs", ng);
     }
+    lplanner *u = checkp(L, 1); /* after the lists (rule (a)) */
+    on_tree *t = on_lua_checktree(L, 2);
+    const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
+    if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
+        return luaL_argerror(L, 2, "tree has another tile grid than the graph");
     u->started = 1;
     resolve(L, 1, t);
     return push_status(L, u, on_route_start_multi(u->h.p, t, s, sc, ns, g, gc, ng));
@@ -517,12 +524,9 @@ static void set_info(lua_State *L, int idx, const on_route_info *info)
  * from into[1] (ROUTE_FLAT numbers each: tile, portal, to_tile, to_portal, x, y, z), into.n = their
  * count, the entries past them cleared. Makes no table: a caller that keeps `into` plans without
  * garbage (the navigator's crowds, planner.lua). */
-static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const on_route_info *info)
+static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const on_route_info *info, lua_Integer old)
 {
     set_info(L, into, info);
-    lua_getfield(L, into, "n");
-    lua_Integer old = lua_tointeger(L, -1);
-    lua_pop(L, 1);
     lua_pushinteger(L, (lua_Integer)n);
     lua_setfield(L, into, "n");
     lua_Integer at = 0;
@@ -545,7 +549,7 @@ static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const
 }
 
 /* The route table, or its flat form (fill_flat) into the table at `into` > 0 or (into < 0) a new one. */
-static int push_result(lua_State *L, lplanner *u, int into)
+static int push_result(lua_State *L, lplanner *u, int into, lua_Integer old)
 {
     size_t n = 0;
     on_route_info info;
@@ -566,7 +570,7 @@ static int push_result(lua_State *L, lplanner *u, int into)
             lua_createtable(L, (int)(n * ROUTE_FLAT), 8);
             into = lua_gettop(L);
         }
-        fill_flat(L, into, u, n, &info);
+        fill_flat(L, into, u, n, &info, old);
         lua_pushvalue(L, into);
         return 1;
     }
@@ -588,32 +592,59 @@ static int push_result(lua_State *L, lplanner *u, int into)
     return 1;
 }
 
+typedef struct result_ctx {
+    lplanner *u;
+    int into;
+    lua_Integer old; /* into.n, read before the planner was taken (rule (a)) */
+} result_ctx;
+
+/* (pinned: the tables are built from the planner's crossings, rule (b); `into` may run metamethods) */
+static int result_body(lua_State *L, void *ctx)
+{
+    const result_ctx *x = ctx;
+    return push_result(L, x->u, x->into, x->old);
+}
+
+static int pinned_result(lua_State *L, lplanner *u, int into, lua_Integer old)
+{
+    result_ctx x = {u, into, old};
+    on_lhandle *h = &u->h;
+    return on_lua_pinned(L, &h, 1, result_body, &x);
+}
+
 static int l_result(lua_State *L)
 {
     lplanner *u = checkp(L, 1);
     if (!u->started) return luaL_error(L, "result: no route started");
-    return push_result(L, u, 0);
+    return pinned_result(L, u, 0, 0);
 }
 
 /* planner:flat([into]): the result in its flat form (fill_flat), into `into` or a new table sized for it */
 static int l_flat(lua_State *L)
 {
-    lplanner *u = checkp(L, 1);
+    luaL_checkudata(L, 1, PLANNER_MT);
     if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer old = 0;
+    if (lua_istable(L, 2)) { /* the entries past the new route's are cleared up to into.n's */
+        lua_getfield(L, 2, "n");
+        old = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    lplanner *u = checkp(L, 1);
     if (!u->started) return luaL_error(L, "flat: no route started");
-    return push_result(L, u, lua_istable(L, 2) ? 2 : -1);
+    return pinned_result(L, u, lua_istable(L, 2) ? 2 : -1, old);
 }
 
 /* planner:plan(tree, a, b): start, step to the end, result. */
 static int l_plan(lua_State *L)
 {
-    lplanner *u = checkp(L, 1);
     int nret = l_start(L);
     if (nret > 1) return nret;
+    lplanner *u = checkp(L, 1); /* (again: l_start's answer was pushed, which may run a finalizer) */
     on_status st;
     do st = on_route_step(u->h.p, 4096, NULL);
     while (on_in_progress(st));
-    return push_result(L, u, 0);
+    return pinned_result(L, u, 0, 0);
 }
 
 static int l_bytes(lua_State *L)

@@ -82,7 +82,7 @@ static const char *const new_opts[] = {"load_padding", "unload_padding", "worker
  * their boxes itself (docs/world.md, "Routes at scale") */
 static int l_new(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "octonav.streamer.new");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     const char *dir = luaL_checkstring(L, 2);
     luaL_checktype(L, 3, LUA_TTABLE);
     on_lua_checkopts(L, 3, "octonav.streamer.new", new_opts);
@@ -105,8 +105,11 @@ static int l_new(lua_State *L)
     p.max_loaded = (size_t)m;
     p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
     int joins = on_lua_optboolean(L, 3, "joins", 0);
+    on_tree *t = on_lua_checktree_idle(L, 1, "octonav.streamer.new"); /* after the arguments (rule (a)) */
     if (on_tree_streamer(t)) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
     lstreamer *u = (lstreamer *)on_lua_newhandle(L, &streamer_class, sizeof *u, 2);
+    t = on_lua_checktree_idle(L, 1, "octonav.streamer.new"); /* (again: the allocation may run a finalizer) */
+    if (on_tree_streamer(t)) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
     on_streamer *s;
     on_status st = on_streamer_create(t, dir, &p, &s);
     if (!on_ok(st)) return luaL_error(L, "octonav.streamer.new: %s", on_status_string(st));
@@ -118,10 +121,9 @@ static int l_new(lua_State *L)
     return 1;
 }
 
-static uint32_t check_tile(lua_State *L, const on_tree *t, int idx)
+/* The tile {i, j, k} at idx (read before the streamer is taken: rule (a)) checked against tree t. */
+static uint32_t check_tile(lua_State *L, const on_tree *t, int idx, const int ijk[3])
 {
-    int ijk[3];
-    on_lua_checkint3(L, idx, "tile", ijk);
     const int *n = on_tree_get_params(t)->tiles;
     for (int i = 0; i < 3; i++)
         if (ijk[i] < 0 || ijk[i] >= n[i])
@@ -138,9 +140,10 @@ static void push_tile(lua_State *L, const on_tree *t, uint32_t tile)
 
 static int l_add_agent(lua_State *L)
 {
-    lstreamer *u = checks(L, 1);
+    luaL_checkudata(L, 1, "octonav.streamer");
     double p[3];
     on_lua_checkpoint(L, 2, "position", p);
+    lstreamer *u = checks(L, 1);
     uint32_t id;
     if (!on_ok(on_streamer_add_agent(u->h.p, p, &id))) return luaL_error(L, "add_agent: out of memory");
     lua_pushinteger(L, (lua_Integer)id + 1);
@@ -156,10 +159,11 @@ static uint32_t check_agent(lua_State *L, int idx)
 
 static int l_move_agent(lua_State *L)
 {
-    lstreamer *u = checks(L, 1);
+    luaL_checkudata(L, 1, "octonav.streamer");
     uint32_t id = check_agent(L, 2);
     double p[3];
     on_lua_checkpoint(L, 3, "position", p);
+    lstreamer *u = checks(L, 1);
     if (!on_ok(on_streamer_move_agent(u->h.p, id, p))) luaL_argerror(L, 2, "no such agent");
     return 0;
 }
@@ -173,10 +177,22 @@ static int l_remove_agent(lua_State *L)
 
 typedef on_status (*tile_op)(on_streamer *, uint32_t);
 
+/* The streamer at 1 and its tile argument at 2 (read first), for tile_call, is_loaded and state. */
+static lstreamer *checks_tile(lua_State *L, uint32_t *tile)
+{
+    int ijk[3];
+    luaL_checkudata(L, 1, "octonav.streamer");
+    on_lua_checkint3(L, 2, "tile", ijk);
+    lstreamer *u = checks(L, 1);
+    *tile = check_tile(L, u->tree, 2, ijk);
+    return u;
+}
+
 static int tile_call(lua_State *L, tile_op op, const char *what)
 {
-    lstreamer *u = checks(L, 1);
-    if (!on_ok(op(u->h.p, check_tile(L, u->tree, 2)))) return luaL_error(L, "%s", what);
+    uint32_t tile;
+    lstreamer *u = checks_tile(L, &tile);
+    if (!on_ok(op(u->h.p, tile))) return luaL_error(L, "%s", what);
     return 0;
 }
 
@@ -184,14 +200,20 @@ static int l_lock(lua_State *L) { return tile_call(L, on_streamer_lock, "lock: t
 static int l_unlock(lua_State *L) { return tile_call(L, on_streamer_unlock, "unlock: the tile is not locked"); }
 static int l_force_load(lua_State *L)
 {
+    uint32_t tile;
+    lstreamer *u = checks_tile(L, &tile);
     check_tree_idle(L, "force_load");
-    return tile_call(L, on_streamer_force_load, "force_load failed");
+    if (!on_ok(on_streamer_force_load(u->h.p, tile))) return luaL_error(L, "force_load failed");
+    return 0;
 }
 static int l_force_unload(lua_State *L)
 {
+    uint32_t tile;
+    lstreamer *u = checks_tile(L, &tile);
     check_tree_idle(L, "force_unload");
-    check_graph(L, checks(L, 1));
-    return tile_call(L, on_streamer_force_unload, "force_unload failed");
+    check_graph(L, u);
+    if (!on_ok(on_streamer_force_unload(u->h.p, tile))) return luaL_error(L, "force_unload failed");
+    return 0;
 }
 
 /* s:set_graph(graph [, max_bytes]): tile graphs stream with their tiles into world graph `graph`
@@ -220,16 +242,18 @@ static int l_retry(lua_State *L) { return tile_call(L, on_streamer_retry, "retry
 
 static int l_is_loaded(lua_State *L)
 {
-    lstreamer *u = checks(L, 1);
-    lua_pushboolean(L, on_streamer_tile_state(u->h.p, check_tile(L, u->tree, 2)) == ON_TILE_LOADED);
+    uint32_t tile;
+    lstreamer *u = checks_tile(L, &tile);
+    lua_pushboolean(L, on_streamer_tile_state(u->h.p, tile) == ON_TILE_LOADED);
     return 1;
 }
 
 static int l_state(lua_State *L)
 {
-    lstreamer *u = checks(L, 1);
+    uint32_t tile;
+    lstreamer *u = checks_tile(L, &tile);
     static const char *const names[] = {"unloaded", "queued", "loaded", "failed"};
-    lua_pushstring(L, names[on_streamer_tile_state(u->h.p, check_tile(L, u->tree, 2))]);
+    lua_pushstring(L, names[on_streamer_tile_state(u->h.p, tile)]);
     return 1;
 }
 
@@ -242,15 +266,30 @@ static const on_lua_reason_name fail_reasons[] = {{ON_IO, "missing or unreadable
 /* s:update([wait]) -> { loaded = { {i,j,k}, ... }, unloaded = {...}, failed = { { tile = {i,j,k}, reason = "..." } },
  *                       graphs_failed = { { tile = {i,j,k}, reason = "No such file or directory" }, ... },
  *                       trees = ..., trees_failed = ... } */
-static int l_update(lua_State *L)
+typedef struct events_ctx {
+    lstreamer *u;
+    const on_stream_event *ev;
+    size_t n;
+} events_ctx;
+
+/* The streamer at 1 and its tree's handle, for the pins. */
+static lstreamer *checks_pins(lua_State *L, on_lhandle *hs[2])
 {
     lstreamer *u = checks(L, 1);
-    check_tree_idle(L, "update");
-    check_graph(L, u);
-    int wait = lua_toboolean(L, 2);
-    const on_stream_event *ev;
-    size_t n = 0;
-    if (on_streamer_update(u->h.p, wait, &ev, &n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
+    lua_getiuservalue(L, 1, 1);
+    hs[0] = &u->h;
+    hs[1] = on_lua_testhandle(L, -1, &on_lua_tree_class); /* (open: checks raised otherwise) */
+    lua_pop(L, 1);
+    return u;
+}
+
+/* (pinned, the streamer and its tree: the tables are built from the streamer's events, rule (b)) */
+static int update_body(lua_State *L, void *ctx)
+{
+    const events_ctx *x = ctx;
+    lstreamer *u = x->u;
+    const on_stream_event *ev = x->ev;
+    size_t n = x->n;
     lua_createtable(L, 0, 6);
     lua_newtable(L); /* trees: the trees read for s:load_tree, each { id =, tree = } (the caller owns them) */
     lua_newtable(L); /* trees_failed: { id =, reason = "PATH: reason" } */
@@ -316,11 +355,26 @@ static int l_update(lua_State *L)
     return 1;
 }
 
+static int l_update(lua_State *L)
+{
+    on_lhandle *hs[2];
+    lstreamer *u = checks_pins(L, hs);
+    check_tree_idle(L, "update");
+    check_graph(L, u);
+    int wait = lua_toboolean(L, 2);
+    events_ctx x = {u, NULL, 0};
+    if (on_streamer_update(u->h.p, wait, &x.ev, &x.n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
+    return on_lua_pinned(L, hs, 2, update_body, &x);
+}
+
 static int l_stats(lua_State *L)
 {
     lstreamer *u = checks(L, 1);
     on_streamer_stats st;
     on_streamer_stats_get(u->h.p, &st);
+    size_t jt, jb, jr;
+    double js;
+    on_streamer_join_stats(u->h.p, &jt, &jb, &js, &jr); /* (before the first allocation) */
     static const char *const keys[] = {"agents", "loaded", "queued", "failed", "locked", "waiting", "evicted",
                                        "decoded", NULL};
     const lua_Integer v[] = {(lua_Integer)st.agents, (lua_Integer)st.loaded,  (lua_Integer)st.queued,
@@ -330,9 +384,6 @@ static int l_stats(lua_State *L)
     on_lua_setints(L, keys, v);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
-    size_t jt, jb, jr;
-    double js;
-    on_streamer_join_stats(u->h.p, &jt, &jb, &js, &jr);
     on_lua_setint(L, "join_tiles", (lua_Integer)jt);
     on_lua_setint(L, "join_bytes", (lua_Integer)jb);
     on_lua_setnum(L, "join_seconds", js);
@@ -344,19 +395,21 @@ static int l_stats(lua_State *L)
  * it in `trees` ({ id =, tree = }) or `trees_failed` ({ id =, reason = }). */
 static int l_load_tree(lua_State *L)
 {
-    lstreamer *u = checks(L, 1);
+    luaL_checkudata(L, 1, "octonav.streamer");
     lua_Integer id = luaL_checkinteger(L, 2);
     const char *path = luaL_checkstring(L, 3);
     if (id < 0 || id > 0xffffffffLL) luaL_argerror(L, 2, "id out of range");
+    lstreamer *u = checks(L, 1);
     if (!on_ok(on_streamer_load_tree(u->h.p, (uint32_t)id, path))) return luaL_error(L, "load_tree: out of memory");
     return 0;
 }
 
 /* s:waiting() -> { { tile = {i,j,k}, reason = "max_loaded" }, ... }: the tiles an agent's load padding
  * asks for that the last update held back (nearest first). */
-static int l_waiting(lua_State *L)
+/* (pinned, as update_body) */
+static int waiting_body(lua_State *L, void *ctx)
 {
-    lstreamer *u = checks(L, 1);
+    const lstreamer *u = ctx;
     const uint32_t *tiles;
     size_t n;
     on_streamer_waiting(u->h.p, &tiles, &n);
@@ -370,6 +423,13 @@ static int l_waiting(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
+}
+
+static int l_waiting(lua_State *L)
+{
+    on_lhandle *hs[2];
+    lstreamer *u = checks_pins(L, hs);
+    return on_lua_pinned(L, hs, 2, waiting_body, u);
 }
 
 static const luaL_Reg methods[] = {

@@ -106,6 +106,7 @@ static int l_stats(lua_State *L)
     on_tree *t = on_lua_checktree(L, 1);
     on_tree_stats st;
     on_tree_stats_get(t, &st);
+    lua_Integer revision = (lua_Integer)on_tree_revision(t); /* (t is not used past the first allocation) */
     static const char *const keys[] = {"tiles", "tiles_loaded", "nodes", "slots", "bytes", "table_bytes", NULL};
     const lua_Integer v[] = {(lua_Integer)st.tiles, (lua_Integer)st.tiles_loaded, (lua_Integer)st.nodes,
                              (lua_Integer)st.slots, (lua_Integer)st.bytes,        (lua_Integer)st.table_bytes};
@@ -113,7 +114,7 @@ static int l_stats(lua_State *L)
     on_lua_setints(L, keys, v);
     on_lua_setnum(L, "bytes_per_node", st.bytes_per_node);
     on_lua_setnum(L, "load_factor", st.load_factor);
-    on_lua_setint(L, "revision", (lua_Integer)on_tree_revision(t));
+    on_lua_setint(L, "revision", revision);
     on_lua_setint(L, "tiles_prepared", (lua_Integer)st.tiles_prepared);
     on_lua_setint(L, "boxes", (lua_Integer)st.boxes);
     on_lua_setint(L, "box_bytes", (lua_Integer)st.box_bytes);
@@ -207,7 +208,6 @@ static int l_adjacency_prepare(lua_State *L)
  * off"). An integer out of range or of another type raises, naming the argument. */
 static int l_landmarks_prepare(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "landmarks_prepare");
     lua_Integer n = 16;
     if (!lua_isnoneornil(L, 2)) {
         int isint = 0;
@@ -215,6 +215,7 @@ static int l_landmarks_prepare(lua_State *L)
         if (lua_type(L, 2) != LUA_TNUMBER || !isint || n < 1 || n > ON_LANDMARKS_MAX)
             return luaL_argerror(L, 2, "landmarks_prepare: n must be an integer from 1 to 64");
     }
+    on_tree *t = on_lua_checktree_idle(L, 1, "landmarks_prepare");
     size_t bytes = 0;
     on_status st = on_tree_landmarks_prepare(t, (int)n, &bytes);
     if (on_failed(st)) {
@@ -228,9 +229,8 @@ static int l_landmarks_prepare(lua_State *L)
 
 static int l_params(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    const on_tree_params pc = *on_tree_get_params(on_lua_checktree(L, 1)), *p = &pc; /* a copy: see l_stats */
     lua_createtable(L, 0, 6);
-    const on_tree_params *p = on_tree_get_params(t);
     on_lua_pushint3(L, p->tiles);
     lua_setfield(L, -2, "tiles");
     on_lua_setint(L, "depth", p->depth);
@@ -244,32 +244,46 @@ static int l_params(lua_State *L)
 
 static int l_save(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    luaL_checkudata(L, 1, ON_TREE_MT);
     const char *path = luaL_checkstring(L, 2);
+    on_tree *t = on_lua_checktree(L, 1);
     char err[512];
     return on_lua_file_result(L, on_tree_save_msg(t, path, err, sizeof err), err, path, NULL);
 }
 
-static int l_encode_tile(lua_State *L)
+typedef struct tile_ctx {
+    on_tree *t;
+    uint32_t tile;
+} tile_ctx;
+
+/* (pinned: the buffer's allocation may run a finalizer) */
+static int encode_tile_body(lua_State *L, void *ctx)
 {
-    on_tree *t = on_lua_checktree(L, 1);
-    uint32_t ti = on_lua_checktile(L, t, 2);
+    const tile_ctx *c = ctx;
     size_t len = 0;
-    on_tree_encode_tile(t, ti, NULL, 0, &len);
+    on_tree_encode_tile(c->t, c->tile, NULL, 0, &len);
     luaL_Buffer b;
     uint8_t *buf = (uint8_t *)luaL_buffinitsize(L, &b, len);
-    on_status s = on_tree_encode_tile(t, ti, buf, len, &len);
+    on_status s = on_tree_encode_tile(c->t, c->tile, buf, len, &len);
     if (!on_ok(s)) return luaL_error(L, "encode_tile: %s", on_status_string(s));
     luaL_pushresultsize(&b, len);
     return 1;
 }
 
+static int l_encode_tile(lua_State *L)
+{
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    tile_ctx c = {h->p, on_lua_checktile(L, h->p, 2)};
+    return on_lua_pinned(L, &h, 1, encode_tile_body, &c);
+}
+
 static int l_decode_tile(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "decode_tile");
-    uint32_t ti = on_lua_checktile(L, t, 2);
+    luaL_checkudata(L, 1, ON_TREE_MT);
     size_t len;
     const char *s = luaL_checklstring(L, 5, &len);
+    on_tree *t = on_lua_checktree_idle(L, 1, "decode_tile");
+    uint32_t ti = on_lua_checktile(L, t, 2);
     on_status st = on_tree_decode_tile(t, ti, (const uint8_t *)s, len);
     if (st & ON_NO_MEMORY) return luaL_error(L, "decode_tile: out of memory");
     if (!on_ok(st)) return on_lua_fail(L, st, "decode_tile");
@@ -310,7 +324,7 @@ static const char *const export_opts[] = {"what", "form", NULL};
  * (count = boxes). */
 static int l_export_obj(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    luaL_checkudata(L, 1, ON_TREE_MT);
     const char *path = luaL_checkstring(L, 2);
     on_lua_checkopts(L, 3, "export_obj", export_opts);
     int what = 0;
@@ -322,6 +336,7 @@ static int l_export_obj(lua_State *L)
     }
     static const char *const forms[] = {"surface", "boxes", NULL};
     int boxes_form = on_lua_optchoice(L, 3, "form", forms, 0, "\"surface\" or \"boxes\"");
+    on_tree *t = on_lua_checktree(L, 1);
     if (boxes_form) {
         size_t boxes = 0;
         char err[512];

@@ -10,39 +10,67 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void push_cell(lua_State *L, const on_tree *t, on_cell c)
+/* A cell as its table holds it, computed from the tree before any table is made (lua_util.h, rule (b):
+ * the tables are built from these copies). */
+typedef struct cellv {
+    double min[3], size;
+    uint32_t code;
+    int tile[3];
+    int face; /* -1: no face field */
+} cellv;
+
+static void cell_of(const on_tree *t, on_cell c, int face, cellv *v)
 {
-    double mn[3], s;
-    int ijk[3];
-    on_tree_cell_bounds(t, c, mn, &s);
-    on_tree_tile_coords(t, c.tile, ijk);
-    lua_createtable(L, 0, 4);
-    on_lua_pushpoint(L, mn);
-    lua_setfield(L, -2, "min");
-    lua_pushnumber(L, s);
-    lua_setfield(L, -2, "size");
-    lua_pushinteger(L, (lua_Integer)c.code);
-    lua_setfield(L, -2, "code");
-    on_lua_pushint3(L, ijk);
-    lua_setfield(L, -2, "tile");
+    on_tree_cell_bounds(t, c, v->min, &v->size);
+    on_tree_tile_coords(t, c.tile, v->tile);
+    v->code = c.code;
+    v->face = face;
 }
 
-/* A cell table (from locate or neighbors) back to an on_cell, checked against the tree. */
-static on_cell check_cell(lua_State *L, const on_tree *t, int idx)
+static const char *const face_names[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
+
+static void push_cell(lua_State *L, const cellv *v)
+{
+    lua_createtable(L, 0, 5);
+    on_lua_pushpoint(L, v->min);
+    lua_setfield(L, -2, "min");
+    lua_pushnumber(L, v->size);
+    lua_setfield(L, -2, "size");
+    lua_pushinteger(L, (lua_Integer)v->code);
+    lua_setfield(L, -2, "code");
+    on_lua_pushint3(L, v->tile);
+    lua_setfield(L, -2, "tile");
+    if (v->face >= 0) {
+        lua_pushstring(L, face_names[v->face]);
+        lua_setfield(L, -2, "face");
+    }
+}
+
+/* A cell table (from locate or neighbors) at idx, read before the tree is taken (rule (a)). */
+typedef struct cellarg {
+    int tile[3];
+    lua_Integer code;
+    int isint;
+} cellarg;
+
+static void read_cell(lua_State *L, int idx, cellarg *a)
 {
     luaL_checktype(L, idx, LUA_TTABLE);
-    int ijk[3];
     if (lua_getfield(L, idx, "tile") != LUA_TTABLE) luaL_argerror(L, idx, "cell: table with 'tile' and 'code' expected");
-    on_lua_checkint3_arg(L, -1, idx, "cell.tile", ijk);
+    on_lua_checkint3_arg(L, -1, idx, "cell.tile", a->tile);
     lua_pop(L, 1);
-    for (int i = 0; i < 3; i++)
-        if (ijk[i] < 0 || ijk[i] >= on_tree_get_params(t)->tiles[i]) luaL_argerror(L, idx, "cell: tile out of range");
     lua_getfield(L, idx, "code");
-    int isint;
-    lua_Integer code = lua_tointegerx(L, -1, &isint);
+    a->code = lua_tointegerx(L, -1, &a->isint);
     lua_pop(L, 1);
-    if (!isint || code < 0 || code > 0x7fffffff) luaL_argerror(L, idx, "cell: integer 'code' expected");
-    on_cell c = {on_tree_tile_index(t, ijk), (uint32_t)code};
+}
+
+/* The cell read by read_cell, checked against the tree (raises nothing that runs Lua code before). */
+static on_cell check_cell(lua_State *L, const on_tree *t, int idx, const cellarg *a)
+{
+    for (int i = 0; i < 3; i++)
+        if (a->tile[i] < 0 || a->tile[i] >= on_tree_get_params(t)->tiles[i]) luaL_argerror(L, idx, "cell: tile out of range");
+    if (!a->isint || a->code < 0 || a->code > 0x7fffffff) luaL_argerror(L, idx, "cell: integer 'code' expected");
+    on_cell c = {on_tree_tile_index(t, a->tile), (uint32_t)a->code};
     /* it must still be a free cell of this tree */
     on_status s = on_tree_cell_check(t, c);
     if (s & ON_INVALID) luaL_argerror(L, idx, "cell: code has a bad layer");
@@ -52,14 +80,17 @@ static on_cell check_cell(lua_State *L, const on_tree *t, int idx)
 
 static int l_locate(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_lhandle *h = on_lua_checktype(L, 1, &on_lua_tree_class);
     double p[3];
     on_lua_checkpoint(L, 2, "point", p);
+    on_tree *t = on_lua_checkopen(L, h)->p;
     on_cell c;
     on_status s = on_tree_locate(t, p, &c);
     if (on_ok(s)) {
+        cellv v;
+        cell_of(t, c, -1, &v);
         lua_pushliteral(L, "free");
-        push_cell(L, t, c);
+        push_cell(L, &v);
         return 2;
     }
     if (s & ON_BLOCKED) {
@@ -83,11 +114,11 @@ static int l_locate(lua_State *L)
  * cell table (and its min and tile tables) was garbage the caller never read. */
 static int l_locate_status(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_lhandle *h = on_lua_checktype(L, 1, &on_lua_tree_class);
     double p[3];
     on_lua_checkpoint(L, 2, "point", p);
     on_cell c;
-    on_status s = on_tree_locate(t, p, &c);
+    on_status s = on_tree_locate(on_lua_checkopen(L, h)->p, p, &c);
     if (on_ok(s))
         lua_pushliteral(L, "free");
     else if (s & ON_BLOCKED)
@@ -101,11 +132,11 @@ static int l_locate_status(lua_State *L)
 
 static int l_raycast(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
+    on_lhandle *h = on_lua_checktype(L, 1, &on_lua_tree_class);
     double a[3], b[3], th;
     on_lua_checkpoint(L, 2, "from", a);
     on_lua_checkpoint(L, 3, "to", b);
-    on_status s = on_tree_raycast(t, a, b, &th);
+    on_status s = on_tree_raycast(on_lua_checkopen(L, h)->p, a, b, &th);
     if (on_ok(s)) {
         lua_pushnil(L);
         return 1;
@@ -122,68 +153,63 @@ static on_status visible_of(const void *obj, const double a[3], const double b[3
     return on_tree_visible((const on_tree *)obj, a, b);
 }
 
-static int l_neighbors(lua_State *L)
+/* neighbors and face_cells, pinned (rule (b)): the cells into Lua buffers grown until they fit, then
+ * copied out as cellv before the list is built. */
+typedef struct cells_ctx {
+    on_tree *t;
+    on_cell cell; /* neighbors: of this cell */
+    uint32_t tile; /* face_cells: of this tile's face */
+    int face;      /* -1: neighbors */
+} cells_ctx;
+
+static int cells_body(lua_State *L, void *ctx)
 {
-    on_tree *t = on_lua_checktree(L, 1);
-    on_cell c = check_cell(L, t, 2);
+    const cells_ctx *x = ctx;
     size_t cap = 64, n = 0;
     for (;;) {
-        on_cell *out = malloc(cap * sizeof *out);
-        uint8_t *faces = malloc(cap);
-        if (!out || !faces) {
-            free(out);
-            free(faces);
-            return luaL_error(L, "neighbors: out of memory");
-        }
-        on_status s = on_tree_neighbors(t, c, out, faces, cap, &n);
+        on_cell *out = lua_newuserdatauv(L, cap * sizeof *out, 0);
+        uint8_t *faces = lua_newuserdatauv(L, cap, 0);
+        on_status s = x->face < 0 ? on_tree_neighbors(x->t, x->cell, out, faces, cap, &n)
+                                  : on_tree_face_cells(x->t, x->tile, x->face, out, cap, &n);
         if (on_ok(s)) {
-            static const char *const fname[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
-            lua_createtable(L, (int)n, 0);
+            cellv *v = lua_newuserdatauv(L, (n ? n : 1) * sizeof *v, 0);
+            for (size_t i = 0; i < n; i++) cell_of(x->t, out[i], x->face < 0 ? faces[i] : -1, &v[i]);
+            lua_createtable(L, n > INT32_MAX ? INT32_MAX : (int)n, 0);
             for (size_t i = 0; i < n; i++) {
-                push_cell(L, t, out[i]);
-                lua_pushstring(L, fname[faces[i]]);
-                lua_setfield(L, -2, "face");
+                push_cell(L, &v[i]);
                 lua_rawseti(L, -2, (lua_Integer)i + 1);
             }
-            free(out);
-            free(faces);
             return 1;
         }
-        free(out);
-        free(faces);
+        lua_pop(L, 2);
+        if (!(s & ON_BUFFER_SMALL) || n <= cap) return luaL_error(L, "%s: %s", x->face < 0 ? "neighbors" : "face_cells",
+                                                                 on_status_string(s));
         cap = n;
     }
 }
 
-static const char *const face_names[6] = {"-x", "+x", "-y", "+y", "-z", "+z"};
+static int l_neighbors(lua_State *L)
+{
+    luaL_checkudata(L, 1, ON_TREE_MT);
+    cellarg a;
+    read_cell(L, 2, &a);
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    cells_ctx x = {h->p, check_cell(L, h->p, 2, &a), 0, -1};
+    return on_lua_pinned(L, &h, 1, cells_body, &x);
+}
 
 /* tree:face_cells(i, j, k, face) -> array of the free cells of tile (i,j,k) touching that face */
 static int l_face_cells(lua_State *L)
 {
-    on_tree *t = on_lua_checktree(L, 1);
-    uint32_t ti = on_lua_checktile(L, t, 2);
+    luaL_checkudata(L, 1, ON_TREE_MT);
     const char *fs = luaL_checkstring(L, 5);
     int face = -1;
     for (int i = 0; i < 6; i++)
         if (strcmp(fs, face_names[i]) == 0) face = i;
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    cells_ctx x = {h->p, {0, 0}, on_lua_checktile(L, h->p, 2), face};
     if (face < 0) luaL_argerror(L, 5, "face must be one of \"-x\", \"+x\", \"-y\", \"+y\", \"-z\", \"+z\"");
-    size_t cap = 256, n = 0;
-    for (;;) {
-        on_cell *out = malloc(cap * sizeof *out);
-        if (!out) return luaL_error(L, "face_cells: out of memory");
-        on_status s = on_tree_face_cells(t, ti, face, out, cap, &n);
-        if (on_ok(s)) {
-            lua_createtable(L, (int)n, 0);
-            for (size_t i = 0; i < n; i++) {
-                push_cell(L, t, out[i]);
-                lua_rawseti(L, -2, (lua_Integer)i + 1);
-            }
-            free(out);
-            return 1;
-        }
-        free(out);
-        cap = n;
-    }
+    return on_lua_pinned(L, &h, 1, cells_body, &x);
 }
 
 /* tree:prepare([i, j, k]): the search graph of one tile or of all loaded tiles (the prepared graph). */
@@ -197,25 +223,22 @@ static int l_prepare(lua_State *L)
     return 1;
 }
 
-/* tree:boxes(i, j, k): a prepared tile's boxes, each {min = {x,y,z}, max = {x,y,z}, neighbors = {...}}
- * in world space (neighbors: 1-based indices of boxes of the same tile sharing a face), or nil and a
- * reason when the tile has no valid graph. For tests and tools, not for hot paths. */
-static int l_boxes(lua_State *L)
+/* (pinned: the tables are built from the tree's boxes, rule (b)) */
+static int boxes_body(lua_State *L, void *ctx)
 {
-    on_tree *t = on_lua_checktree(L, 1);
-    uint32_t ti = on_lua_checktile(L, t, 2);
+    const cells_ctx *x = ctx;
     uint32_t n;
-    if (!on_ok(on_tree_tile_box_count(t, ti, &n))) {
+    if (!on_ok(on_tree_tile_box_count(x->t, x->tile, &n))) {
         lua_pushnil(L);
         lua_pushstring(L, "tile not prepared");
         return 2;
     }
-    lua_createtable(L, (int)n, 0);
+    lua_createtable(L, n > INT32_MAX ? INT32_MAX : (int)n, 0);
     for (uint32_t i = 0; i < n; i++) {
         double mn[3], mx[3];
         const uint32_t *nb;
         uint32_t nn;
-        on_tree_tile_box(t, ti, i, mn, mx, &nb, &nn);
+        on_tree_tile_box(x->t, x->tile, i, mn, mx, &nb, &nn);
         lua_createtable(L, 0, 3);
         on_lua_pushpoint(L, mn);
         lua_setfield(L, -2, "min");
@@ -230,6 +253,16 @@ static int l_boxes(lua_State *L)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
+}
+
+/* tree:boxes(i, j, k): a prepared tile's boxes, each {min = {x,y,z}, max = {x,y,z}, neighbors = {...}}
+ * in world space (neighbors: 1-based indices of boxes of the same tile sharing a face), or nil and a
+ * reason when the tile has no valid graph. For tests and tools, not for hot paths. */
+static int l_boxes(lua_State *L)
+{
+    on_lhandle *h = on_lua_checkhandle(L, 1, &on_lua_tree_class);
+    cells_ctx x = {h->p, {0, 0}, on_lua_checktile(L, h->p, 2), -1};
+    return on_lua_pinned(L, &h, 1, boxes_body, &x);
 }
 
 int on_lua_tree_cells_open(lua_State *L)

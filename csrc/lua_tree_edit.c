@@ -12,12 +12,13 @@
 
 static int l_add_box(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "add_box");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     double mn[3], mx[3];
     on_lua_checkpoint(L, 2, "min", mn);
     on_lua_checkpoint(L, 3, "max", mx);
     for (int i = 0; i < 3; i++)
         if (mn[i] > mx[i]) luaL_argerror(L, 3, "max: must not be below min on any axis");
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_box"); /* after the arguments (lua_util.h, rule (a)) */
     on_lua_checkstatus(L, on_tree_add_box(t, mn, mx), "add_box");
     lua_settop(L, 1);
     return 1;
@@ -25,36 +26,29 @@ static int l_add_box(lua_State *L)
 
 static int l_add_triangles(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "add_triangles");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     luaL_checktype(L, 2, LUA_TTABLE);
     luaL_checktype(L, 3, LUA_TTABLE);
     lua_Integer nv = luaL_len(L, 2), ni = luaL_len(L, 3);
     if (nv % 3) luaL_argerror(L, 2, "vertices: length must be a multiple of 3 (x, y, z, x, y, z, ...)");
     if (ni % 3) luaL_argerror(L, 3, "indices: length must be a multiple of 3 (one triple per triangle)");
-    if (nv / 3 > 0xfffffffe || ni > 0x7fffffff) luaL_argerror(L, 2, "too many vertices or indices");
+    if (nv < 0 || ni < 0 || nv / 3 > 0xfffffffe || ni > 0x7fffffff) luaL_argerror(L, 2, "too many vertices or indices");
+    /* both copied into Lua buffers (collected with the stack, whatever raises) before the tree is taken */
     lua_Integer bad;
     double *v = on_lua_tonumbers(L, 2, nv, &bad);
-    if (!v && bad) return luaL_argerror(L, 2, lua_pushfstring(L, "vertices: element %I is not a finite number", bad));
-    uint32_t *ix = v ? malloc((size_t)(ni ? ni : 1) * sizeof *ix) : NULL;
-    if (!ix) {
-        free(v);
-        return luaL_error(L, "add_triangles: out of memory");
-    }
+    if (!v) return luaL_argerror(L, 2, lua_pushfstring(L, "vertices: element %I is not a finite number", bad));
+    uint32_t *ix = lua_newuserdatauv(L, (size_t)(ni ? ni : 1) * sizeof *ix, 0);
     for (lua_Integer i = 1; i <= ni; i++) {
         int isint;
         lua_geti(L, 3, i);
         lua_Integer k = lua_tointegerx(L, -1, &isint);
         lua_pop(L, 1);
-        if (!isint || k < 1 || k > nv / 3) {
-            free(v);
-            free(ix);
+        if (!isint || k < 1 || k > nv / 3)
             return luaL_argerror(L, 3, lua_pushfstring(L, "indices: element %I is not a vertex number (1..%I)", i, nv / 3));
-        }
         ix[i - 1] = (uint32_t)(k - 1);
     }
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_triangles");
     on_status s = on_tree_add_triangles(t, v, (size_t)(nv / 3), ix, (size_t)(ni / 3));
-    free(v);
-    free(ix);
     on_lua_checkstatus(L, s, "add_triangles");
     lua_pushinteger(L, ni / 3);
     return 1;
@@ -62,8 +56,9 @@ static int l_add_triangles(lua_State *L)
 
 static int l_add_obj(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "add_obj");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     const char *path = luaL_checkstring(L, 2);
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_obj");
     char err[512] = "";
     size_t nv = 0, nt = 0;
     on_status s = on_tree_add_obj(t, path, &nv, &nt, err, sizeof err);
@@ -78,7 +73,7 @@ static const char *const hf_opts[] = {"origin", "cell", "nx", "nz", "heights", N
 /* tree:add_heightfield{ origin = {x,y,z}, cell = 1, nx = , nz = , heights = {...} (nx*nz, x fastest) } */
 static int l_add_heightfield(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "add_heightfield");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     luaL_checktype(L, 2, LUA_TTABLE);
     on_lua_checkopts(L, 2, "add_heightfield", hf_opts);
     on_heightfield hf;
@@ -97,13 +92,12 @@ static int l_add_heightfield(lua_State *L)
         return luaL_error(L, "add_heightfield: heights has %I values, nx*nz = %I", luaL_len(L, hi), nx * nz);
     lua_Integer bad;
     double *h = on_lua_tonumbers(L, hi, nx * nz, &bad);
-    if (!h && bad) return luaL_error(L, "add_heightfield: heights[%I] is not a finite number", bad);
-    if (!h) return luaL_error(L, "add_heightfield: out of memory");
+    if (!h) return luaL_error(L, "add_heightfield: heights[%I] is not a finite number", bad);
     hf.nx = (int)nx;
     hf.nz = (int)nz;
     hf.heights = h;
+    on_tree *t = on_lua_checktree_idle(L, 1, "add_heightfield");
     on_status s = on_tree_add_heightfield(t, &hf);
-    free(h);
     on_lua_checkstatus(L, s, "add_heightfield");
     lua_settop(L, 1);
     return 1;
@@ -111,9 +105,10 @@ static int l_add_heightfield(lua_State *L)
 
 static int l_fill(lua_State *L)
 {
-    on_tree *t = on_lua_checktree_idle(L, 1, "fill");
+    luaL_checkudata(L, 1, ON_TREE_MT);
     double p[3];
     on_lua_checkpoint(L, 2, "point", p);
+    on_tree *t = on_lua_checktree_idle(L, 1, "fill");
     size_t n = 0;
     on_status s = on_tree_fill(t, p, &n);
     on_lua_checkstatus(L, s, "fill");

@@ -204,16 +204,15 @@ int on_lua_fail(lua_State *L, on_status s, const char *context)
 
 double *on_lua_tonumbers(lua_State *L, int idx, lua_Integer n, lua_Integer *bad)
 {
+    idx = lua_absindex(L, idx);
     *bad = 0;
-    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
-    if (!v) return NULL;
+    double *v = lua_newuserdatauv(L, (size_t)(n > 0 ? n : 1) * sizeof *v, 0);
     for (lua_Integer i = 0; i < n; i++) {
         int isnum;
         lua_geti(L, idx, i + 1);
         v[i] = (double)lua_tonumberx(L, -1, &isnum);
         lua_pop(L, 1);
         if (!isnum || !isfinite(v[i])) {
-            free(v);
             *bad = i + 1;
             return NULL;
         }
@@ -226,53 +225,46 @@ double *on_lua_checksegments(lua_State *L, int idx, size_t *n)
     luaL_checktype(L, idx, LUA_TTABLE);
     lua_Integer len = luaL_len(L, idx), bad;
     if (len % 6) luaL_argerror(L, idx, "segments: length must be a multiple of 6 (ax, ay, az, bx, by, bz, ...)");
+    if (len < 0 || (lua_Unsigned)len > ((size_t)-1 / 2) / sizeof(double)) luaL_argerror(L, idx, "segments: too many");
     double *v = on_lua_tonumbers(L, idx, len, &bad);
-    if (!v && !bad) luaL_error(L, "out of memory");
     if (!v) luaL_argerror(L, idx, lua_pushfstring(L, "segments: element %I is not a finite number", bad));
     *n = (size_t)(len / 6);
     return v;
 }
 
-static int visible(lua_State *L, on_lua_visible_fn fn, const void *obj)
-{
-    double a[3], b[3];
-    on_lua_checkpoint(L, 2, "from", a);
-    on_lua_checkpoint(L, 3, "to", b);
-    lua_pushboolean(L, on_ok(fn(obj, a, b)));
-    return 1;
-}
-
-static int visible_many(lua_State *L, on_lua_visible_fn fn, const void *obj)
-{
-    size_t n;
-    double *s = on_lua_checksegments(L, 2, &n);
-    int fill = lua_istable(L, 3);
-    lua_Integer clear = 0;
-    for (size_t i = 0; i < n; i++) {
-        int v = on_ok(fn(obj, s + 6 * i, s + 6 * i + 3));
-        clear += v;
-        if (fill) {
-            lua_pushboolean(L, v);
-            lua_rawseti(L, 3, (lua_Integer)i + 1);
-        }
-    }
-    free(s);
-    lua_pushinteger(L, clear);
-    return 1;
-}
-
 /* obj:visible(from, to) and obj:visible_many(segments [, results]) for the class and line-of-sight
- * function of the on_lua_visibility in upvalue 1. */
+ * function of the on_lua_visibility in upvalue 1; the arguments are read before the object is taken
+ * (rule (a)), and nothing that may run Lua code runs while it is used (rawseti into results cannot). */
 static int l_visible(lua_State *L)
 {
     const on_lua_visibility *v = lua_touserdata(L, lua_upvalueindex(1));
-    return visible(L, v->fn, on_lua_checkhandle(L, 1, v->c)->p);
+    double a[3], b[3];
+    on_lhandle *h = on_lua_checktype(L, 1, v->c);
+    on_lua_checkpoint(L, 2, "from", a);
+    on_lua_checkpoint(L, 3, "to", b);
+    lua_pushboolean(L, on_ok(v->fn(on_lua_checkopen(L, h)->p, a, b)));
+    return 1;
 }
 
 static int l_visible_many(lua_State *L)
 {
     const on_lua_visibility *v = lua_touserdata(L, lua_upvalueindex(1));
-    return visible_many(L, v->fn, on_lua_checkhandle(L, 1, v->c)->p);
+    on_lhandle *h = on_lua_checktype(L, 1, v->c);
+    size_t n;
+    const double *s = on_lua_checksegments(L, 2, &n);
+    int fill = lua_istable(L, 3);
+    const void *obj = on_lua_checkopen(L, h)->p;
+    lua_Integer clear = 0;
+    for (size_t i = 0; i < n; i++) {
+        int ok = on_ok(v->fn(obj, s + 6 * i, s + 6 * i + 3));
+        clear += ok;
+        if (fill) {
+            lua_pushboolean(L, ok);
+            lua_rawseti(L, 3, (lua_Integer)i + 1);
+        }
+    }
+    lua_pushinteger(L, clear);
+    return 1;
 }
 
 void on_lua_addvisibility(lua_State *L, const on_lua_visibility *v)
@@ -353,20 +345,31 @@ static const on_lclass *upclass(lua_State *L)
 on_lhandle *on_lua_testhandle(lua_State *L, int idx, const on_lclass *c)
 {
     on_lhandle *h = luaL_testudata(L, idx, c->name);
-    return h && h->p ? h : NULL;
+    return h && h->p && !h->closing ? h : NULL;
 }
 
 on_lhandle *on_lua_checkhandle(lua_State *L, int idx, const on_lclass *c)
 {
     on_lhandle *h = luaL_checkudata(L, idx, c->name);
-    if (!h->p) luaL_error(L, "attempt to use a closed %s", c->name);
+    if (!h->p || h->closing) luaL_error(L, "attempt to use a closed %s", c->name);
+    return h;
+}
+
+on_lhandle *on_lua_checktype(lua_State *L, int idx, const on_lclass *c)
+{
+    return luaL_checkudata(L, idx, c->name);
+}
+
+on_lhandle *on_lua_checkopen(lua_State *L, on_lhandle *h)
+{
+    if (!h->p || h->closing) luaL_error(L, "attempt to use a closed %s", h->cls->name);
     return h;
 }
 
 on_lhandle *on_lua_checkidle(lua_State *L, int idx, const on_lclass *c, const char *fname)
 {
     on_lhandle *h = on_lua_checkhandle(L, idx, c);
-    if (h->busy) luaL_error(L, "%s: %s", fname, c->busy_msg);
+    if (h->busy || h->pins) luaL_error(L, "%s: %s", fname, c->busy_msg);
     return h;
 }
 
@@ -374,30 +377,68 @@ on_lhandle *on_lua_newhandle(lua_State *L, const on_lclass *c, size_t size, int 
 {
     on_lhandle *h = lua_newuserdatauv(L, size < sizeof *h ? sizeof *h : size, nuv);
     memset(h, 0, size < sizeof *h ? sizeof *h : size);
+    h->cls = c;
     luaL_setmetatable(L, c->name);
     return h;
 }
 
-/* obj:close() and __close: refused while a search uses the object (it would be freed under it). */
+/* Free the object of an open handle now. */
+static void destroy(on_lhandle *h)
+{
+    if (h->p) h->cls->destroy(h);
+    h->p = NULL;
+    h->closing = 0;
+}
+
+typedef struct pinned_call {
+    on_lua_body body;
+    void *ctx;
+} pinned_call;
+
+/* The protected part of on_lua_pinned: its context below a copy of the caller's arguments. */
+static int pinned_trampoline(lua_State *L)
+{
+    const pinned_call *pc = lua_touserdata(L, 1);
+    lua_remove(L, 1);
+    return pc->body(L, pc->ctx);
+}
+
+int on_lua_pinned(lua_State *L, on_lhandle *const *hs, int n, on_lua_body body, void *ctx)
+{
+    int base = lua_gettop(L);
+    luaL_checkstack(L, base + 4, "too many arguments");
+    pinned_call pc = {body, ctx};
+    lua_pushcfunction(L, pinned_trampoline); /* (a light C function: nothing allocated, no Lua run) */
+    lua_pushlightuserdata(L, &pc);
+    for (int i = 1; i <= base; i++) lua_pushvalue(L, i);
+    for (int i = 0; i < n; i++) hs[i]->pins++;
+    int st = lua_pcall(L, base + 1, LUA_MULTRET, 0);
+    for (int i = 0; i < n; i++)
+        if (--hs[i]->pins == 0 && hs[i]->closing && !hs[i]->busy) destroy(hs[i]);
+    if (st != LUA_OK) return lua_error(L);
+    return lua_gettop(L) - base;
+}
+
+/* obj:close() and __close: refused while a search uses the object (it would be freed under it);
+ * deferred to the end of the call while a binding call has it pinned (rule (b)). */
 static int l_close(lua_State *L)
 {
     const on_lclass *c = upclass(L);
     on_lhandle *h = luaL_checkudata(L, 1, c->name);
     if (h->p && h->busy) return luaL_error(L, "close: %s", c->busy_msg);
     if (h->p && h->held) return luaL_error(L, "close: %s", h->held_msg);
-    if (h->p) c->destroy(h);
-    h->p = NULL;
+    if (h->p && h->pins) h->closing = 1;
+    else destroy(h);
     return 0;
 }
 
-/* __gc never raises: a busy object is reachable from the running search, so it is only collected
- * busy when the state itself is closed (os.exit(_, true) from a heuristic); then it is left to the OS. */
+/* __gc never raises: a busy or pinned object is reachable from the running call, so it is only
+ * collected so when the state itself is closed (os.exit(_, true) from a heuristic or a finalizer);
+ * then it is left to the OS. */
 static int l_gc(lua_State *L)
 {
-    const on_lclass *c = upclass(L);
     on_lhandle *h = lua_touserdata(L, 1);
-    if (h && h->p && !h->busy) c->destroy(h);
-    if (h && !h->busy) h->p = NULL;
+    if (h && !h->busy && !h->pins) destroy(h);
     return 0;
 }
 
@@ -405,7 +446,7 @@ static int l_tostring(lua_State *L)
 {
     const on_lclass *c = upclass(L);
     on_lhandle *h = luaL_checkudata(L, 1, c->name);
-    if (!h->p) lua_pushfstring(L, "%s (closed)", c->name);
+    if (!h->p || h->closing) lua_pushfstring(L, "%s (closed)", c->name);
     else c->describe(L, h);
     return 1;
 }

@@ -38,11 +38,12 @@ int on_lua_optboolean(lua_State *L, int idx, const char *key, int def);
 /* Option `key` as the index of its string in names (NULL-terminated), def when absent; anything else
  * raises "option 'KEY' must be MSG". */
 int on_lua_optchoice(lua_State *L, int idx, const char *key, const char *const *names, int def, const char *msg);
-/* The numbers t[1 .. n] of the table at idx as a malloc'd array (caller frees); NULL with *bad = 0
- * when out of memory, NULL with *bad = the 1-based index of the first that is not a finite number. */
+/* The numbers t[1 .. n] of the table at idx copied into a Lua buffer pushed on the stack (collected with
+ * it, so an error while reading leaks nothing); NULL with *bad = the 1-based index of the first that
+ * is not a finite number (the buffer still pushed). */
 double *on_lua_tonumbers(lua_State *L, int idx, lua_Integer n, lua_Integer *bad);
-/* A flat array of 6*n finite numbers (segments ax, ay, az, bx, by, bz, ...): returns a malloc'd copy
- * (caller frees) and n; raises on bad input. */
+/* A flat array of 6*n finite numbers (segments ax, ay, az, bx, by, bz, ...): returns a copy in a Lua
+ * buffer pushed on the stack, and n; raises on bad input. */
 double *on_lua_checksegments(lua_State *L, int idx, size_t *n);
 /* obj:visible(from, to) -> boolean and obj:visible_many(segments [, results]) -> number clear (with a
  * results table, results[i] = boolean: one call for many sight lines, and for benchmarks that time
@@ -108,12 +109,34 @@ int on_lua_pathserver_open(lua_State *L);
  * running searches using the object: a Lua heuristic may call back into the library while the C search
  * runs, and closing or changing what the search reads must then raise instead of freeing it. `held`
  * counts longer-lived users that need the object open but let it change (path servers over a tree,
- * also while paused or idle): close raises "close: <held_msg>" while it is > 0. */
+ * also while paused or idle): close raises "close: <held_msg>" while it is > 0.
+ *
+ * THE RULE for every binding function (issue 30): Lua code can run inside almost any Lua API call: a
+ * metamethod of an argument (__index / __len / __newindex when a table is read or written through
+ * lua_geti, lua_getfield, luaL_len, lua_setfield...; luaL_checkstring converting a number) and a
+ * finalizer (__gc, run by the collection step of anything that allocates: lua_createtable,
+ * lua_newuserdatauv, lua_pushstring / pushfstring, luaL_Buffer, a number converted to a string). That
+ * code may close, collect or change any object. So a C pointer taken from a handle (on_lua_checkhandle
+ * and the class wrappers) is only used until the next such call, and:
+ *  (a) a function reads and copies ALL its arguments (points, numbers, strings, options, lists) before
+ *      it takes a pointer from any handle; checks that need the object (a tile index in range) run on
+ *      the copies afterwards;
+ *  (b) a function that, holding pointers, must still make such calls (it builds result tables from what
+ *      the object holds, or allocates a buffer the object fills) runs that part in on_lua_pinned: the
+ *      objects are pinned (`pins`) for it: a close (from a finalizer or a metamethod) is deferred to the
+ *      moment the pin drops, at the end of the call (the object reads as closed meanwhile); changes
+ *      raise as while busy (in a finalizer, Lua swallows that error with a warning). The pinned part
+ *      runs protected, so an error in it (out of memory) unpins before it is raised again.
+ * Results made from values already copied out of the objects (into C locals or a Lua buffer) need no
+ * pin: once a function has used its pointers for the last time, it may allocate freely. */
 typedef struct on_lhandle {
     void *p;
     unsigned busy;
     unsigned held;
     const char *held_msg;
+    unsigned pins;                /* on_lua_pinned calls running with the object pinned */
+    int closing;                  /* a close came while pinned: done when the last pin drops */
+    const struct on_lclass *cls;  /* set by on_lua_newhandle */
 } on_lhandle;
 
 typedef struct on_lclass {
@@ -129,12 +152,24 @@ void on_lua_newclass(lua_State *L, const on_lclass *c, const luaL_Reg *methods);
 /* A new closed handle of `size` bytes (zeroed, at least sizeof(on_lhandle)) with nuv user values,
  * pushed with its metatable. */
 on_lhandle *on_lua_newhandle(lua_State *L, const on_lclass *c, size_t size, int nuv);
-/* The open handle at idx; raises "bad argument" for another type and "attempt to use a closed NAME". */
+/* The open handle at idx; raises "bad argument" for another type and "attempt to use a closed NAME"
+ * (also once a deferred close is pending). */
 on_lhandle *on_lua_checkhandle(lua_State *L, int idx, const on_lclass *c);
-/* The same, and raises "FNAME: BUSY_MSG" while a search uses it (for calls that close or change it). */
+/* Rule (a) in two steps without a second type check (for hot calls): the handle at idx of class c,
+ * open or closed (raises "bad argument" for another type; its memory lives while the value stays on
+ * the stack), then, once the arguments are read, that handle open (else raises as on_lua_checkhandle). */
+on_lhandle *on_lua_checktype(lua_State *L, int idx, const on_lclass *c);
+on_lhandle *on_lua_checkopen(lua_State *L, on_lhandle *h);
+/* The same, and raises "FNAME: BUSY_MSG" while a search uses it or it is pinned (for calls that change it). */
 on_lhandle *on_lua_checkidle(lua_State *L, int idx, const on_lclass *c, const char *fname);
 /* The open handle at idx, or NULL (another type, or closed). */
 on_lhandle *on_lua_testhandle(lua_State *L, int idx, const on_lclass *c);
+/* Rule (b): runs body(L, ctx) protected with the n open handles hs[] pinned, and returns its results
+ * (left on top of the stack; the caller returns this count). body sees the caller's stack as it was
+ * (the same indices). On return, or on an error in body (raised again here), every pin is dropped and
+ * a close deferred meanwhile takes effect. */
+typedef int (*on_lua_body)(lua_State *L, void *ctx);
+int on_lua_pinned(lua_State *L, on_lhandle *const *hs, int n, on_lua_body body, void *ctx);
 /* Add methods to the class registered as `mtname` (a class whose methods come from several files). */
 void on_lua_addmethods(lua_State *L, const char *mtname, const luaL_Reg *methods);
 
