@@ -196,6 +196,17 @@ demo: all
 	@echo
 	@$(LUA) examples/world_demo.lua
 
+# Opt-in: a one-node Slurm (munge, slurmctld -D, slurmd -D under a temporary directory) bakes a small world
+# as an array job of `--job N/M` tasks and an afterok `--link` job, and the pack is compared byte for byte
+# with a one-process bake (tools/slurm_bake.sh, docs/slurm.md). Skips with a message without Debian's
+# slurm-wlm and munge; as root, OCTONAV_INSTALL_SLURM=1 installs them first.
+.PHONY: test-slurm
+test-slurm: all
+	@if [ "$(OCTONAV_INSTALL_SLURM)" = 1 ] && [ "$$(id -u)" = 0 ] && \
+	  ! { command -v slurmctld && command -v munged; } > /dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q slurm-wlm munge > /dev/null; fi
+	@bash tools/slurm_bake.sh
+
 # libFuzzer targets (fuzz/README.md): the core built with clang and -fsanitize=fuzzer-no-link plus
 # ASan+UBSan in build/fuzz, one binary per target; fuzz/run.sh runs each for FUZZ_SECONDS.
 FUZZ_CC      ?= clang
