@@ -1,5 +1,5 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
---                       [--prepare] [--lazy] [--pairs K]
+--                       [--prepare] [--lazy] [--pairs K] [--stream]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -10,6 +10,8 @@
 -- tree, its line-of-sight masks, the world graph, the Lua heap (navigators, their queries' Lua side).
 -- --lazy: the masks as before (budget los = 0: built whole on a tile's first line of sight).
 -- --prepare: tree:los_prepare() after the open (the game's prepare step; for comparison).
+-- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
+-- masks beside its decode), the navigators bound to it; a frame is streamer:update() too.
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -30,7 +32,7 @@ local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
-  if k == "prepare" or k == "lazy" then
+  if k == "prepare" or k == "lazy" or k == "stream" then
     flags[k] = true
     i = i + 1
   elseif o[k] ~= nil or k == "los" then
@@ -73,6 +75,12 @@ local function run_pass()
   local t0 = core.clock()
   local world = assert(octonav.world.load(pack))
   local open_s = core.clock() - t0
+  local strm
+  if flags.stream then
+    -- the points are drawn on the whole world first (the same pairs as without --stream), then the
+    -- streamer takes the world over and unloads its tiles
+    strm = true
+  end
   if flags.prepare then assert(world.tree:los_prepare()) end
   local rnd = rng(o.seed)
   local org, n, T = world.origin, world.tiles, world.tile_size
@@ -85,6 +93,10 @@ local function run_pass()
   end
   local pairs_ = {}
   for k = 1, o.pairs do pairs_[k] = { a = free_point(), b = free_point() } end
+  if strm then
+    local sc = world.scale * 2 ^ world.depth / 512
+    strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = 1 }))
+  end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los }
   local navs, moves = {}, {}
   local nextp, arrived, failed = 0, 0, 0
@@ -92,7 +104,7 @@ local function run_pass()
   local function assign(slot, frame)
     nextp = nextp % #pairs_ + 1
     local pr = pairs_[nextp]
-    local nav = navigator.new(world, { budget = budget })
+    local nav = navigator.new(world, { budget = budget, streamer = strm or nil })
     nav:go(pr.b)
     navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] }, since = frame, moved = false }
     moves[slot] = moves[slot] or {}
@@ -103,6 +115,7 @@ local function run_pass()
   local limit = o.ms + 0.5
   for f = 1, o.frames do
     local c0, w0 = core.thread_clock(), core.clock()
+    if strm then strm:update() end
     budget:frame()
     for s = 1, o.agents do
       local w, m = navs[s], moves[s]
@@ -139,15 +152,17 @@ local function run_pass()
   local r = { open_s = open_s, cpu50 = pct(cpu, 0.5), cpu99 = pct(cpu, 0.99), cpu999 = pct(cpu, 0.999),
     cpumax = pct(cpu, 1), wall50 = pct(wall, 0.5), wall99 = pct(wall, 0.99), wall999 = pct(wall, 0.999),
     wallmax = pct(wall, 1), over = over, arrived = arrived, failed = failed, first_wait = first_wait,
-    tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adj_bytes, boxes = st.box_bytes,
+    tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adjacency_bytes + st.landmark_bytes,
+    boxes = st.box_bytes,
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work }
   for s = 1, o.agents do navs[s].nav:close() end
-  world:close()
+  if strm then strm:close() else world:close() end
   return r
 end
 
-local mode = flags.lazy and "lazy masks (los 0)" or flags.prepare and "masks prepared" or
-  ("deferred masks, los " .. (o.los and tostring(o.los) or "default"))
+local mode = (flags.stream and "streamed, " or "") ..
+  (flags.lazy and "lazy masks (los 0)" or flags.prepare and "masks prepared" or
+    ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,
   o.frames, o.seed, o.speed, mode))
 print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 / max ms | frames > ms+0.5 |"

@@ -13,7 +13,7 @@
 --   results    = 3     search results read (q:result finalizes a found search: corridor, refine,
 --                      smoothing and relaxation with line-of-sight checks: C work that is not sliced)
 --   checks     = 200   smoothing line-of-sight checks (each takes at most its checks_per_frame)
---   los        = 40000 node-table reads spent at each budget:frame() building line-of-sight masks
+--   los        = 10000 node-table reads spent at each budget:frame() building line-of-sight masks
 --                      (tree:los_step) for the trees its navigators search: a budget with los > 0
 --                      defers those trees' masks (tree:los_defer(true)), so that no line of sight
 --                      builds a tile's masks whole inside a navigator's update (about 10 ms a 512^3
@@ -83,7 +83,7 @@ local M = {}
 local Budget = util.class()
 
 local KINDS = { "expansions", "portals", "plans", "results", "checks" }
-local DEFAULTS = { expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200, los = 40000 }
+local DEFAULTS = { expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200, los = 10000 }
 M.LOS_SHARE = 0.2 -- with `ms`, the part of it budget:frame() may spend building masks
 M.DEFAULTS = DEFAULTS
 M.TIME_STEP = 64 -- expansions a search step takes at most under a budget with `ms`
