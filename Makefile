@@ -34,7 +34,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir bench-stream demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
 
 # `make` (or `make all`) alone builds the module on every core, unless given -j: one after the other the
 # 55 files took 22 s (gcc or clang, -O3 -g), two at a time 12 s. With other goals beside it (`make -j2 all
@@ -106,6 +106,8 @@ bench: all
 	@$(MAKE) --no-print-directory bench-query
 	@$(MAKE) --no-print-directory bench-query-ir
 	@$(MAKE) --no-print-directory bench-obstacles
+	@if [ -n "$(BENCH_FRAMES)" ]; then $(MAKE) --no-print-directory bench-frames; \
+	else echo "bench: the seed's world's frames skipped (minutes: make bench BENCH_FRAMES=1, or make bench-frames)"; fi
 	@if [ -f /usr/include/openvdb/openvdb.h ] && [ -f /usr/include/octomap/octomap.h ]; then \
 	  $(MAKE) --no-print-directory bench-anchors; \
 	else echo "bench-anchors: skipped (install libopenvdb-dev and liboctomap-dev)"; fi
@@ -160,6 +162,21 @@ bench-stream: all
 	for p in terrain_16x2x16 dungeon; do [ -d $$tmp/$$p ] || continue; for w in 2 0; do \
 	  (cd $$tmp && LUA_PATH="$$OLDPWD/lua/?.lua;$$OLDPWD/lua/?/init.lua;;" LUA_CPATH="$$OLDPWD/$(BUILD)/?.so;;" \
 	  $(LUA) $$OLDPWD/bench/stream_frames.lua $$p $$w) || exit 1; done; done
+
+# the seed's world (4096 x 512 x 4096 leaves of 1 m: terrain.lua NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1, SEED
+# FRAMES_SEED, default 11), opt-in (its bake takes 4-6 minutes of CPU, kept in FRAMES_PACK): frames of
+# 100 navigators with ms = 2 and of 1,000 with ms = 4 on the pack as loaded (bench/frames.lua), masks built
+# whole on first read (--lazy) and deferred (the budget's los), then 100 streamed; FRAMES_N frames (3000)
+FRAMES_SEED ?= 11
+FRAMES_PACK ?= build/seedworld_$(FRAMES_SEED)
+FRAMES_N ?= 3000
+bench-frames: all
+	@d=../shared/data; if [ ! -f $$d/worlds/terrain.lua ]; then echo "bench-frames: $$d/worlds/terrain.lua absent, skipped"; exit 0; fi; \
+	if [ ! -f $(FRAMES_PACK)/manifest.txt ]; then echo "bench-frames: baking the seed's world into $(FRAMES_PACK)"; \
+	  NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1 SEED=$(FRAMES_SEED) OUT=$(FRAMES_PACK) $(LUA) bin/octonav bake $$d/worlds/terrain.lua >/dev/null || exit 1; fi; \
+	for a in "100 2 $(FRAMES_N)" "1000 4 $$(( $(FRAMES_N) / 10 ))"; do set -- $$a; for m in --lazy ""; do \
+	  OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents $$1 --ms $$2 --frames $$3 $$m || exit 1; done; done; \
+	for m in --lazy ""; do OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames $(FRAMES_N) --stream $$m || exit 1; done
 
 # queries in C (issue 15): median / p99 us, quality, expansions, neighbours, line-of-sight checks;
 # bench-query-ir: instructions per query on DC1, Complex and A1 (callgrind, deterministic)
