@@ -20,7 +20,8 @@
 --                      tile); until its masks are built a tile's lines of sight read its node table
 --                      (the same answers, about twice the instructions). The tiles lines of sight
 --                      read are built first, a tile in several frames when it needs more reads than
---                      a frame's los. With `ms`, the build also stops after a fifth of `ms`. 0: masks
+--                      a frame's los. With `ms` (and the real clock) the build runs for a fifth of
+--                      `ms` each frame instead, whatever its count. 0: masks
 --                      are left as the trees have them (built whole on a tile's first line of sight).
 -- Unknown option names raise; each value is an integer >= 0 (0: none of that work is done, so
 -- navigators needing it wait). The worst case of a frame is these counts times their unit costs plus
@@ -121,7 +122,9 @@ function M.new(opts)
   if not util.is_count(los, 0) then error("octonav.navigator.budget: option 'los' must be an integer >= 0", 2) end
   self.los = math.floor(los)
   -- (one options table for every frame's tree:los_step: no garbage a frame; ms only with the real clock)
-  self.los_opts = { work = self.los, ms = (ms and clock == nil) and ms * M.LOS_SHARE or nil }
+  -- (with the real clock and `ms`, the frame's time bounds the build, not the count)
+  local timed_build = ms ~= nil and clock == nil
+  self.los_opts = { work = timed_build and 0 or self.los, ms = timed_build and ms * M.LOS_SHARE or nil }
   if ms then self.step = M.TIME_STEP end
   self.gc = opts.gc == true
   -- with the real clock, a navigator's search step runs in C until the frame's deadline
