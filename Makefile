@@ -165,8 +165,9 @@ bench-stream: all
 
 # the seed's world (4096 x 512 x 4096 leaves of 1 m: terrain.lua NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1, SEED
 # FRAMES_SEED, default 11), opt-in (its bake takes 4-6 minutes of CPU, kept in FRAMES_PACK): frames of
-# 100 navigators with ms = 2 and of 1,000 with ms = 4 on the pack as loaded (bench/frames.lua), masks built
-# whole on first read (--lazy) and deferred (the budget's los), then 100 streamed; FRAMES_N frames (3000)
+# 100 navigators with ms = 2 and of 1,000 with ms = 4 on the pack as loaded (bench/frames.lua): without a
+# shared budget (the throughput to keep), masks built whole on first read (--lazy) and deferred (the
+# budget's los); then 100 streamed; FRAMES_N frames (3000)
 FRAMES_SEED ?= 11
 FRAMES_PACK ?= build/seedworld_$(FRAMES_SEED)
 FRAMES_N ?= 3000
@@ -174,7 +175,7 @@ bench-frames: all
 	@d=../shared/data; if [ ! -f $$d/worlds/terrain.lua ]; then echo "bench-frames: $$d/worlds/terrain.lua absent, skipped"; exit 0; fi; \
 	if [ ! -f $(FRAMES_PACK)/manifest.txt ]; then echo "bench-frames: baking the seed's world into $(FRAMES_PACK)"; \
 	  NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1 SEED=$(FRAMES_SEED) OUT=$(FRAMES_PACK) $(LUA) bin/octonav bake $$d/worlds/terrain.lua >/dev/null || exit 1; fi; \
-	for a in "100 2 $(FRAMES_N)" "1000 4 $$(( $(FRAMES_N) / 10 ))"; do set -- $$a; for m in --lazy ""; do \
+	for a in "100 2 $(FRAMES_N)" "1000 4 $$(( $(FRAMES_N) / 10 ))"; do set -- $$a; for m in --nobudget --lazy ""; do \
 	  OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents $$1 --ms $$2 --frames $$3 $$m || exit 1; done; done; \
 	for m in --lazy ""; do OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames $(FRAMES_N) --stream $$m || exit 1; done
 

@@ -1,5 +1,5 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
---                       [--prepare] [--lazy] [--pairs K] [--stream]
+--                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -10,6 +10,8 @@
 -- tree, its line-of-sight masks, the world graph, the Lua heap (navigators, their queries' Lua side).
 -- --lazy: the masks as before (budget los = 0: built whole on a tile's first line of sight).
 -- --prepare: tree:los_prepare() after the open (the game's prepare step; for comparison).
+-- --nobudget: no shared budget (each navigator spends its own per-update limits): the throughput a budget
+-- is compared with (arrivals), its frames unbounded.
 -- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
 -- masks beside its decode), the navigators bound to it; a frame is streamer:update() too.
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
@@ -32,7 +34,7 @@ local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
-  if k == "prepare" or k == "lazy" or k == "stream" then
+  if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" then
     flags[k] = true
     i = i + 1
   elseif o[k] ~= nil or k == "los" then
@@ -104,7 +106,7 @@ local function run_pass()
   local function assign(slot, frame)
     nextp = nextp % #pairs_ + 1
     local pr = pairs_[nextp]
-    local nav = navigator.new(world, { budget = budget, streamer = strm or nil })
+    local nav = navigator.new(world, { budget = not flags.nobudget and budget or nil, streamer = strm or nil })
     nav:go(pr.b)
     navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] }, since = frame, moved = false }
     moves[slot] = moves[slot] or {}
@@ -116,7 +118,7 @@ local function run_pass()
   for f = 1, o.frames do
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then strm:update() end
-    budget:frame()
+    if not flags.nobudget then budget:frame() end
     for s = 1, o.agents do
       local w, m = navs[s], moves[s]
       m[1], m[2] = w.nav:update(w.pos)
@@ -160,7 +162,7 @@ local function run_pass()
   return r
 end
 
-local mode = (flags.stream and "streamed, " or "") ..
+local mode = (flags.stream and "streamed, " or "") .. (flags.nobudget and "no budget, " or "") ..
   (flags.lazy and "lazy masks (los 0)" or flags.prepare and "masks prepared" or
     ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,
