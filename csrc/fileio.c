@@ -16,6 +16,9 @@
  *
  * Messages: "PATH: cannot read: REASON" with the OS's reason, and the text parsers' "PATH:LINE: REASON".
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* syscall (SYS_renameat2: the atomic exchange of two directories); strerror_r stays POSIX */
+#endif
 #include "fileio.h"
 
 #include <dirent.h>
@@ -28,6 +31,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 void on_errno_message(char *err, size_t errlen, const char *path, const char *what, int en)
 {
@@ -356,6 +362,36 @@ on_status on_read_link(const char *path, char *buf, size_t len, char *err, size_
     if ((size_t)n >= len - 1) return io_fail(err, errlen, path, "cannot read", ENAMETOOLONG);
     buf[n] = 0;
     return ON_SUCCESS;
+}
+
+on_status on_exchange_dirs(const char *next, const char *dir, char *err, size_t errlen)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        if (errno != ENOENT) return io_fail(err, errlen, dir, "cannot publish", errno);
+        if (rename(next, dir) != 0) return io_fail(err, errlen, dir, "cannot publish", errno);
+        return ON_SUCCESS;
+    }
+    if (!S_ISDIR(st.st_mode)) return io_fail(err, errlen, dir, "cannot publish", ENOTDIR);
+    int en = ENOSYS;
+#if defined(__linux__) && defined(SYS_renameat2)
+    if (syscall(SYS_renameat2, AT_FDCWD, next, AT_FDCWD, dir, 2 /* RENAME_EXCHANGE */) == 0) return ON_SUCCESS;
+    en = errno;
+#endif
+    if (en != ENOSYS && en != EINVAL && en != ENOTSUP) return io_fail(err, errlen, dir, "cannot publish", en);
+    size_t nl = strlen(next);
+    char *old = malloc(nl + 5);
+    if (!old) return io_fail(err, errlen, dir, "cannot publish", ENOMEM);
+    snprintf(old, nl + 5, "%s.old", next);
+    on_status s = ON_SUCCESS;
+    if (rename(dir, old) != 0) s = io_fail(err, errlen, dir, "cannot publish", errno);
+    else if (rename(next, dir) != 0) {
+        s = io_fail(err, errlen, dir, "cannot publish", errno);
+        rename(old, dir);
+    } else if (rename(old, next) != 0) /* the old pack where the caller removes it */
+        s = on_remove_tree(old, err, errlen);
+    free(old);
+    return s;
 }
 
 /* ---- parser messages ------------------------------------------------------------------------- */

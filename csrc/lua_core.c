@@ -1,7 +1,8 @@
 /*
  * lua_core.c -- luaopen_octonav_core: the C module `octonav.core`, assembled from the per-file
  * openers (tree, grid, query, streamer), plus the few helpers the Lua layers need from C: clock,
- * mkdir, isatty, read_obj, crc32, read_file, write_file, link_tree, remove_tree, symlink, readlink. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
+ * mkdir, isatty, read_obj, crc32, read_file, write_file, link_tree, remove_tree,
+ * symlink, readlink, exchange_dirs. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "fileio.h"
 #include "lua_util.h"
@@ -150,7 +151,7 @@ static int l_write_file(lua_State *L)
 /* Directory trees for publishing a pack generation (fileio.h; lua/octonav/bake/publish.lua), each
  * -> true | nil, "PATH: WHAT: REASON":
  * core.link_tree(src, dst), core.remove_tree(path), core.symlink(target, path) (atomic replace);
- * core.readlink(path) -> target | false (not a symlink) | nil, err. */
+ * core.readlink(path) -> target | false (not a symlink) | nil, err; core.exchange_dirs(next, dir). */
 static int l_link_tree(lua_State *L)
 {
     const char *src = luaL_checkstring(L, 1), *dst = luaL_checkstring(L, 2);
@@ -170,6 +171,13 @@ static int l_symlink(lua_State *L)
     const char *target = luaL_checkstring(L, 1), *path = luaL_checkstring(L, 2);
     char err[512];
     return on_lua_file_result(L, on_symlink_replace(target, path, err, sizeof err), err, path, NULL);
+}
+
+static int l_exchange_dirs(lua_State *L)
+{
+    const char *next = luaL_checkstring(L, 1), *dir = luaL_checkstring(L, 2);
+    char err[512];
+    return on_lua_file_result(L, on_exchange_dirs(next, dir, err, sizeof err), err, dir, NULL);
 }
 
 static int l_readlink(lua_State *L)
@@ -200,7 +208,8 @@ int luaopen_octonav_core(lua_State *L)
                                      {"crc32", l_crc32},         {"isatty", l_isatty},     {"read_file", l_read_file},
                                      {"write_file", l_write_file}, {"link_tree", l_link_tree},
                                      {"remove_tree", l_remove_tree}, {"symlink", l_symlink},
-                                     {"readlink", l_readlink},   {NULL, NULL}};
+                                     {"readlink", l_readlink},   {"exchange_dirs", l_exchange_dirs},
+                                     {NULL, NULL}};
     /* the per-file openers: those with a name leave a table for that field; the others add methods
      * to a class opened before them (points), or set their field themselves (route) */
     static const struct {

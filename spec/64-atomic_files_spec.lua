@@ -44,8 +44,11 @@ local function child(dir, code, blocks, kill)
     root .. "/lua/?.lua;" .. root .. "/lua/?/init.lua;", build .. "/?.so;", code))
   local lim = blocks and ("%s ulimit -f %d; "):format(kill and "" or "trap '' XFSZ;", blocks) or ""
   local outf = dir .. "/child.out"
-  local ok = os.execute(("sh -c \"%sexec lua5.4 %s\" > %s 2>&1"):format(lim, script, outf))
-  return read(outf) or "", ok == true
+  -- the output through a pipe (no file size limit on it), the exit code after it
+  os.execute(("(sh -c \"%sexec lua5.4 %s\" 2>&1; echo \"exit $?\") | cat > %s"):format(lim, script, outf))
+  local o = read(outf) or ""
+  local text, code = o:match("^(.-)exit (%d+)\n$")
+  return text or o, code == "0"
 end
 
 -- the names in a directory (ls -A), sorted
@@ -124,6 +127,197 @@ describe("tree:export_obj writes beside and renames (issue 30, item 7)", functio
       assert.equal(("nil\t%s: cannot write: No space left on device\n"):format(out), o)
       assert.equal(good, read(out))
       assert.equal("fill x.obj", names(fs))
+    end)
+    unmount(fs)
+    assert(ok, err)
+  end)
+end)
+
+-- ---- bake and rebake (issue 30, item 6) ----------------------------------------------------------
+
+-- Config file text for variant v (1 or 2) of a 4 x 1 x 2 world of 16-unit tiles with one hole: the
+-- same grid and hole, other pillars (a different count in each tile: tile files of many sizes).
+local function config_text(out, v)
+  local geo = { "{ box = { min = { 0, 0, 0 }, max = { 64, 1, 32 } } }" }
+  for i = 0, 3 do
+    for k = 0, 1 do
+      for n = 1, 3 * ((i + 2 * k + v) % 5) + 1 do
+        local x, z = i * 16 + 0.5 + 0.9 * n + 0.3 * v, k * 16 + 1 + 0.8 * n + 0.1 * (n % 3)
+        geo[#geo + 1] = ("{ box = { min = { %g, 0, %g }, max = { %g, %d, %g } } }"):format(x, z, x + 0.6 + 0.3 * v,
+          3 + n + v, z + 0.7)
+      end
+    end
+  end
+  return ([[return { range = { min = { 0, 0, 0 }, max = { 64, 16, 32 } }, depth = 6, scale = 0.25, output = %q,
+  geometry = { %s },
+  holes = { { name = "den", min = { 40, 1, 20 }, max = { 48, 9, 28 }, scale = 0.5, kind = "under_terrain",
+    doors = { { inside = { 41.5, 5, 24 }, outside = { 39.5, 5, 24 } } } } } }
+]]):format(out, table.concat(geo, ",\n  "))
+end
+
+-- Every file of the pack at dir by its name in the pack ("manifest.txt", "tiles/0_0_0.tile", ...) ->
+-- "size:crc32" (bit for bit, short in a failure's output), and the loaded world's tree as `save`
+-- writes it ("tree.save"), or the reason it does not load.
+local function snapshot(dir)
+  local pack, world = require "octonav.pack", require "octonav.world"
+  local s = {}
+  local function add(name)
+    local bytes = read(dir .. "/" .. name)
+    s[name] = bytes and ("%d:%08x"):format(#bytes, core.crc32(bytes)) or "missing"
+  end
+  add("manifest.txt")
+  for k = 0, 1 do
+    for i = 0, 3 do
+      add(pack.tile_name(i, 0, k))
+      add(pack.graph_name(i, 0, k))
+    end
+  end
+  add("holes/den.tree")
+  local w, err = world.load(dir, { tiles = true })
+  if not w then
+    s["tree.save"] = "does not load: " .. tostring(err)
+  else
+    local tmp = os.tmpname()
+    assert(w.tree:save(tmp))
+    local bytes = read(tmp)
+    s["tree.save"] = ("%d:%08x"):format(#bytes, core.crc32(bytes))
+    os.remove(tmp)
+    w:close()
+  end
+  return s
+end
+
+-- a region over tiles 0,0,0 and 1,0,0 only (the rebake grows it by the radius and half a leaf)
+local REGION = "{ min = { 2, 2, 2 }, max = { 28, 12, 12 } }"
+
+describe("bake and rebake publish whole or not at all (issue 30, item 6)", function()
+  local dir, P, cfgA, cfgB, snapA, snapB, sizes
+  before_each(function()
+    dir = tmpdir()
+    P = dir .. "/pack"
+    cfgA, cfgB = dir .. "/a.lua", dir .. "/b.lua"
+    write(cfgA, config_text(P, 1))
+    write(cfgB, config_text(P, 2))
+    -- the two bakes as references: A into P, B into dir/b
+    write(dir .. "/bref.lua", config_text(dir .. "/b", 2))
+    assert(sh(("lua5.4 %s/bin/octonav bake %s"):format(root, cfgA)))
+    assert(sh(("lua5.4 %s/bin/octonav bake %s/bref.lua"):format(root, dir)))
+    snapA, snapB = snapshot(P), snapshot(dir .. "/b")
+    sizes = {}
+    for name, v in pairs(snapB) do
+      if name ~= "tree.save" then sizes[#sizes + 1] = tonumber(v:match("^(%d+)")) end
+    end
+    table.sort(sizes)
+  end)
+  after_each(function() sh("rm -rf '" .. dir .. "'") end)
+
+  local function bake_child(blocks, kill)
+    return child(dir, ("arg = { [0] = %q, 'bake', %q }\nos.exit(dofile(%q) and 0)"):format(
+      root .. "/bin/octonav", cfgB, root .. "/bin/octonav"), blocks, kill)
+  end
+
+  it("a bake that fails or dies at any file leaves the old bake, bit for bit; one that ends, the new one", function()
+    assert.are_not.same(snapA, snapB)
+    for name, v in pairs(snapA) do
+      if name:match("^tiles/.*%.tile$") then assert.are_not.equal(snapB[name], v, name) end
+    end
+    -- limits between the file sizes of bake B: the first file over the limit fails (EFBIG) or kills
+    local limits, partial = {}, 0
+    for n = 1, #sizes - 1 do
+      local b = sizes[n] // 512
+      if b * 512 < sizes[#sizes] and b ~= limits[#limits] then limits[#limits + 1] = b end
+    end
+    assert.is_true(#limits >= 3, #limits)
+    for _, kill in ipairs { false, true } do
+      for _, blocks in ipairs(limits) do
+        local o, ok = bake_child(blocks, kill)
+        assert.is_false(ok, o)
+        if not kill then assert.truthy(o:find(": cannot write: File too large", 1, true), o) end
+        assert.same(snapA, snapshot(P))
+        -- what was written before the failure: a stage beside the pack when killed (removed on EFBIG)
+        local left = names(dir):match("pack%.stage%.%w+")
+        assert.equal(kill, left ~= nil, names(dir))
+        if left then
+          for name, v in pairs(snapshot(dir .. "/" .. left)) do
+            if name:match("^tiles/") and v == snapB[name] then
+              partial = partial + 1
+              break
+            end
+          end
+          sh(("rm -rf '%s/%s'"):format(dir, left))
+        end
+      end
+    end
+    assert.is_true(partial >= 2, partial) -- crashes half way, after some of B's files were written
+    local o, ok = bake_child(nil)
+    assert.is_true(ok, o)
+    assert.same(snapB, snapshot(P))
+    assert.equal("a.lua b b.lua bref.lua child.lua child.out pack", names(dir))
+  end)
+
+  it("world:rebake that fails leaves the pack as it was; one that ends rewrites exactly its tiles", function()
+    local code = ([[
+local world, cli = require "octonav.world", require "octonav.cli"
+local w = assert(world.load(%q))
+local s, err = w:rebake(%s, assert(cli.load_config(%q)))
+print(s and table.concat(s.rebaked, ",") or err)
+os.exit(s and 0 or 1)]]):format(P, REGION, cfgB)
+    -- the limit under the second rebaked tile file: the first tile and its graph are written, then
+    -- the second tile fails (no limit: everything fails at its first file)
+    local second = snapB["tiles/1_0_0.tile"]:match("^%d+") // 512
+    assert.is_true(tonumber(snapB["tiles/0_0_0.tile"]:match("^%d+")) <= second * 512)
+    for _, blocks in ipairs { 0, second } do
+      local o, ok = child(dir, code, blocks)
+      assert.is_false(ok, o)
+      assert.truthy(o:find(": cannot write: File too large", 1, true), o)
+      assert.same(snapA, snapshot(P))
+      assert.equal("a.lua b b.lua bref.lua child.lua child.out pack", names(dir))
+    end
+    local o, ok = child(dir, code)
+    assert.is_true(ok, o)
+    assert.equal("0,1\n", o)
+    local want = {}
+    for name, v in pairs(snapA) do want[name] = v end
+    for _, name in ipairs { "tiles/0_0_0.tile", "tiles/0_0_0.graph", "tiles/1_0_0.tile", "tiles/1_0_0.graph" } do
+      want[name] = snapB[name]
+    end
+    local got = snapshot(P)
+    want["tree.save"] = got["tree.save"] -- two tiles of B among A's: checked file by file
+    assert.same(want, got)
+    assert.are_not.equal(snapA["tree.save"], got["tree.save"])
+  end)
+
+  it("on a full disk (tmpfs) bake and world:rebake fail with ENOSPC and leave the old bake", function()
+    local fs, why = tmpfs("4m")
+    if not fs then return pending(why) end
+    local ok, err = pcall(function()
+      local world, cli = require "octonav.world", require "octonav.cli"
+      local bake = require "octonav.bake"
+      local Pf = fs .. "/pack"
+      local a = assert(cli.load_config(cfgA))
+      a.output, a.progress = Pf, function() end
+      assert(bake.run(a))
+      assert.same(snapA, snapshot(Pf))
+      -- the disk full but two pages (two small files: a rewrite in place would fit, a new copy does not)
+      sh(("{ dd if=/dev/zero of='%s/fill' bs=4k; truncate -s -8K '%s/fill'; }"):format(fs, fs))
+      local b = assert(cli.load_config(cfgB))
+      b.output, b.progress = Pf, function() end
+      local s, e = bake.run(b)
+      assert.is_nil(s)
+      assert.truthy(e:find(": cannot write: No space left on device", 1, true), e)
+      assert.same(snapA, snapshot(Pf))
+      assert.equal("fill pack", names(fs))
+      local w = assert(world.load(Pf))
+      s, e = w:rebake(load("return " .. REGION)(), b)
+      assert.is_nil(s)
+      assert.truthy(e:find(": cannot write: No space left on device", 1, true), e)
+      w:close()
+      assert.same(snapA, snapshot(Pf))
+      assert.equal("fill pack", names(fs))
+      os.remove(fs .. "/fill")
+      assert(bake.run(b))
+      assert.same(snapB, snapshot(Pf))
+      assert.equal("pack", names(fs))
     end)
     unmount(fs)
     assert(ok, err)

@@ -9,6 +9,11 @@
 --   bake.link(config)          -- the manifest, once every tile and hole file is written
 --   bake.grid(config)          -- the tile grid the config gives (origin, tiles, tile_size)
 --   bake.rebake(dir, region, config) -- re-bake the tiles overlapping a box (world:rebake calls it)
+-- bake.run and bake.rebake publish whole or not at all (octonav.bake.publish): they write into a
+-- copy of the pack directory beside it (hard links) and put it in the pack's place last, so a pack
+-- holds one bake or the other, never a mix (a failure leaves the pack as it was). bake.tile,
+-- bake.hole, bake.job and bake.link write into the pack's files in place (the parallel jobs of one
+-- bake, then its link step: the manifest last).
 --
 -- The pipeline (the seed's "大世界地图的烘焙过程" and "洞的定义及其烘焙过程"), one module per stage:
 --   octonav.bake.config    the config checked and normalised, the tile grid computed
@@ -32,6 +37,7 @@ local geometry = require "octonav.bake.geometry"
 local tiles = require "octonav.bake.tiles"
 local holes = require "octonav.bake.holes"
 local link = require "octonav.bake.link"
+local publish = require "octonav.bake.publish"
 
 local clock = core.clock
 
@@ -183,23 +189,46 @@ end
 -- agents = { { name, radius, bytes, tile_bytes, graph_bytes, hole_bytes, portals, edges, seconds,
 -- link_seconds }, ... } } (the totals over the agents; an agent's seconds: its tiles, holes and
 -- link checks) or nil, err.
+-- Runs fn(stage) with a new stage of the pack at dir (octonav.bake.publish), then publishes it; a
+-- failure (nil, err or an error raised) removes the stage. Returns fn's results or nil, err.
+local function staged(dir, fn)
+  local stage, serr = publish.stage(dir)
+  if not stage then return nil, serr end
+  local ok, a, b = pcall(fn, stage)
+  if not ok then
+    publish.discard(stage)
+    error(a, 0)
+  end
+  if not a then
+    publish.discard(stage)
+    return nil, b
+  end
+  local pok, perr = publish.commit(dir, stage)
+  if not pok then return nil, perr end
+  return a, b
+end
+
 function M.run(config)
   local t0 = clock()
   local cfg = M.check(config)
-  local geo, err = gather(cfg)
-  if not geo then return nil, err end
-  local n = cfg.grid.count
-  local p = reporter(cfg, n, #cfg.holes, true)
-  local list = {}
-  for t = 0, n - 1 do list[#list + 1] = t end
-  local done = 0
-  local function step(what) done = done + 1; p:update(done, what) end
-  local r, terr = bake_agents(cfg, geo, cfg.output, list, nil, step)
-  geo = nil -- luacheck: ignore 311 (the geometry may be large: let it go before the link step)
-  local s
-  if r then s, terr = link.run(cfg, { dir = cfg.output, report = step }) end
-  p:finish()
-  if not s then return nil, terr end
+  local r, terr
+  local s, serr = staged(cfg.output, function(stage)
+    local geo, err = gather(cfg, stage)
+    if not geo then return nil, err end
+    local n = cfg.grid.count
+    local p = reporter(cfg, n, #cfg.holes, true)
+    local list = {}
+    for t = 0, n - 1 do list[#list + 1] = t end
+    local done = 0
+    local function step(what) done = done + 1; p:update(done, what) end
+    r, terr = bake_agents(cfg, geo, stage, list, nil, step)
+    geo = nil -- luacheck: ignore 311 (the geometry may be large: let it go before the link step)
+    local sum
+    if r then sum, terr = link.run(cfg, { dir = stage, report = step }) end
+    p:finish()
+    return sum, terr
+  end)
+  if not s then return nil, serr end
   s.bytes, s.tile_bytes = 0, 0
   for a, e in ipairs(s.agents) do
     local b = r.agents[a]
@@ -222,7 +251,8 @@ end
 
 --- Re-bakes the tiles overlapping `region` ({ min = {..}, max = {..} }, grown by the largest agent's
 -- radius and half a leaf) from `config` into the pack at `dir` (config.output is not used), for
--- every agent: rewrites those tiles' tile and graph files only, re-bakes the holes whose bounds
+-- every agent, into a copy of the pack published whole (octonav.bake.publish: the pack's other
+-- files are hard-linked into it, not copied): rewrites those tiles' tile and graph files only, re-bakes the holes whose bounds
 -- overlap the region, whose manifest lines changed or whose file is missing, and rewrites the
 -- manifest when a hole changed. Nothing else of the pack is read or written: links are made when the
 -- world adds the new graphs. The config must give the pack's grid and agents. Returns a summary {
@@ -239,8 +269,6 @@ function M.rebake(dir, region, config)
     error("octonav.bake.rebake: the config's grid (scale, depth, radius, range) differs from the pack's", 2)
   end
   local t0 = clock()
-  local geo, err = gather(cfg, dir)
-  if not geo then return nil, err end
   local widest = cfg -- the margins of the agent of the largest radius cover every agent's
   for n, a in ipairs(cfg.agents) do
     if a.radius > widest.radius then widest = config_mod.agent_cfg(cfg, n) end
@@ -269,15 +297,26 @@ function M.rebake(dir, region, config)
       names[#names + 1] = h.name
     end
   end
-  local p = reporter(cfg, #list, #names, false)
-  local done = 0
-  local r, terr = bake_agents(cfg, geo, dir, list, want, function(what) done = done + 1; p:update(done, what) end)
-  p:finish()
-  if not r then return nil, terr end
-  if lines_changed then
-    local ok, werr = pack.write_manifest(dir, link.manifest(cfg))
-    if not ok then return nil, werr end
-  end
+  -- into a stage holding links to the pack's files: the rebaked files replace their links there, the
+  -- stage is published whole once done
+  local r, rerr = staged(dir, function(stage)
+    local geo, err = gather(cfg, stage)
+    if not geo then return nil, err end
+    local p = reporter(cfg, #list, #names, false)
+    local done = 0
+    local res, terr = bake_agents(cfg, geo, stage, list, want, function(what)
+      done = done + 1
+      p:update(done, what)
+    end)
+    p:finish()
+    if not res then return nil, terr end
+    if lines_changed then
+      local ok, werr = pack.write_manifest(stage, link.manifest(cfg))
+      if not ok then return nil, werr end
+    end
+    return res
+  end)
+  if not r then return nil, rerr end
   return { rebaked = list, holes = names, tiles = #list, bytes = r.bytes, seconds = clock() - t0 }
 end
 
