@@ -47,8 +47,8 @@ local function child(dir, code, blocks, kill)
   -- the output through a pipe (no file size limit on it), the exit code after it
   os.execute(("(sh -c \"%sexec lua5.4 %s\" 2>&1; echo \"exit $?\") | cat > %s"):format(lim, script, outf))
   local o = read(outf) or ""
-  local text, code = o:match("^(.-)exit (%d+)\n$")
-  return text or o, code == "0"
+  local text, rc = o:match("^(.-)exit (%d+)\n$")
+  return text or o, rc == "0"
 end
 
 -- the names in a directory (ls -A), sorted
