@@ -22,6 +22,13 @@ local function octonav(args)
   return code, slurp(o), slurp(e)
 end
 
+local function read_all(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
 local function write(path, text)
   local f = assert(io.open(path, "wb"))
   f:write(text)
@@ -87,5 +94,89 @@ describe("octonav CLI: one line per error (issue 30, item 9)", function()
     assert.is_true(ok)
     assert.equal(1, code)
     assert.equal("octonav: bench-tree: the terminal went away\n", table.concat(lines))
+  end)
+end)
+
+-- ---- what misleads a user on screen (issue 30, item 13) -------------------------------------------
+
+-- A config file for spec/support/bakedworld.lua's world (two tiles, a cave with two doors) into
+-- dir/pack; leaky: the cave's bounds reach past its walls, so each door's outside point lies inside
+-- them and the sealing floods in through both doorways.
+local function cave_config(leaky)
+  local f = dir .. (leaky and "/leaky.lua" or "/cave.lua")
+  write(f, ([[
+local c = dofile(%q).config(%q)
+if %s then
+  local h = c.holes[1]
+  h.min, h.max = { 3, 2, 4 }, { 13, 10, 12 }
+  h.doors[1].outside, h.doors[2].outside = { 3.25, 6, 8 }, { 12.75, 6, 8 }
+end
+return c
+]]):format(os.getenv("PWD") .. "/spec/support/bakedworld.lua", dir .. "/pack", tostring(leaky)))
+  return f
+end
+
+describe("octonav view and bake, what the user sees (issue 30, item 13)", function()
+  before_each(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(sh("mkdir -p " .. dir))
+  end)
+  after_each(function() sh("rm -rf " .. dir) end)
+
+  it("view --path into a cave routes the world as `octonav path` does", function()
+    local code, o, e = octonav("bake " .. cave_config(false))
+    assert.same({ 0, "" }, { code, e })
+    assert.truthy(o:find("^baked "))
+    -- octonav path: into the cave through door 1
+    code, o = octonav("path pack 1 6 8 8 6 8")
+    assert.equal(0, code)
+    assert.truthy(o:find("\npath: 4 points, length 7 [^\n]*\n  %(1, 6, 8%)\n  %(3%.5, 6, 8%)\n  %(5%.5, 6, 8%)\n  %(8, 6, 8%)\n$"), o)
+    -- the viewer draws that path (it searched the world tree, where the cave is blocked: goal_blocked)
+    code, o, e = octonav("view pack --path 1 6 8 8 6 8 --png v.png")
+    assert.same({ 0, "v.png: 32x16\n", "" }, { code, o, e })
+    code, o, e = octonav("view pack --path 1 6 8 8 6 8 30 6 8 -o v.html --corridor")
+    assert.same({ 0, "" }, { code, e })
+    assert.truthy(o:find("^v%.html: octonav%.view: "), o)
+    local w = assert(require("octonav.world").load(dir .. "/pack"))
+    local pts = assert(require("octonav.cli_view").find_leg({ tree = w.tree, world = w }, { 1, 6, 8 }, { 8, 6, 8 }))
+    assert.same({ { 1, 6, 8 }, { 3.5, 6, 8 }, { 5.5, 6, 8 }, { 8, 6, 8 } }, pts)
+    w:close()
+    -- still a one-line reason where there is no route
+    code, o, e = octonav("view pack --path 1 6 8 40 6 8 --png v.png")
+    assert.same({ 1, "octonav: view: no route from (1, 6, 8) to (40, 6, 8): goal_outside\n" }, { code, e })
+    assert.equal("", o)
+  end)
+
+  it("a bake whose holes leak at every door says so on stderr (and still succeeds)", function()
+    local code, o, e = octonav("bake " .. cave_config(true))
+    assert.equal(0, code)
+    assert.truthy(o:find("^baked "))
+    assert.equal(("octonav: bake: warning: hole cave: 2 of 2 doors not ok, 2 leaking (the sealing reached the "
+      .. "inside) (octonav validate %s/pack)\n"):format(dir), e)
+  end)
+
+  it("the page shows why it stays blank without WebGL2; view --help gives the Chromium flags", function()
+    local code, o = octonav("view --help")
+    assert.equal(0, code)
+    assert.truthy(o:find("chromium --use-angle=swiftshader --enable-unsafe-swiftshader FILE.html", 1, true), o)
+    local page = require("octonav.view").new { title = "t" }
+    assert(page:write(dir .. "/p.html"))
+    local html = read_all(dir .. "/p.html")
+    assert.truthy(html:find('<div id="fatal"></div>', 1, true))
+    local chromium
+    for _, name in ipairs { "chromium", "chromium-browser" } do
+      local p = io.popen("command -v " .. name .. " 2>/dev/null")
+      local path = p:read("l")
+      p:close()
+      if path and path ~= "" then chromium = path break end
+    end
+    if not chromium then return pending("chromium is not installed: the page is not rendered without WebGL") end
+    local p = io.popen(("env -u LD_PRELOAD timeout 120 %s --headless --no-sandbox --disable-gpu --disable-webgl "
+      .. "--dump-dom 'file://%s/p.html' 2>/dev/null"):format(chromium, dir))
+    local dom = p:read("a")
+    p:close()
+    assert.truthy(dom:find('<div id="fatal" style="display: block;">WebGL2 is not available in this browser, '
+      .. "so the nav data cannot be drawn.\n", 1, true), dom:sub(-600))
   end)
 end)

@@ -67,8 +67,10 @@ octonav validate PACK
   view = [==[
 octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice y=V]]
              [--free] [--corridor] [--visited]
-    a page (WebGL) or a PNG of the nav data, with paths and their searches' corridors and visited
-    cells (README, "Seeing the nav data")]==],
+    a page (WebGL2) or a PNG of the nav data, with paths and their searches' corridors and visited
+    cells (README, "Seeing the nav data"); in a pack, --path is routed as `octonav path` routes it
+    (into caves). Where the page stays blank (no GPU, WebGL2 off), it says so; Chromium draws it in
+    software with: chromium --use-angle=swiftshader --enable-unsafe-swiftshader FILE.html]==],
   bench = [[
 octonav bench MAP.3dmap [SCEN] [--limit N] [--seed K] [--paths FILE] [--preset NAME] [--grid-limit M]
               [--repeat R] [--prepare]
@@ -173,6 +175,49 @@ local function file_size(path) return util.file_size(path) or 0 end
 
 -- ---- bake ------------------------------------------------------------------------------------------
 
+-- After a bake that wrote the manifest: the pack's holes checked as `octonav validate` checks them;
+-- a warning line on stderr per hole that does not validate (a bake whose holes leak at their doors
+-- is not silent). The bake still succeeds: the pack is what the config says.
+local function warn_holes(output, config)
+  if type(config.holes) ~= "table" or #config.holes == 0 then return end
+  local w = world.load(output)
+  if not w then return end
+  local ok, r = pcall(w.validate, w)
+  w:close()
+  if not ok or r.ok then return end
+  local per, order = {}, {}
+  local function of(name)
+    if not per[name] then
+      per[name] = { doors = 0, bad = 0, leaks = 0, pockets = 0, unclosed = 0 }
+      order[#order + 1] = name
+    end
+    return per[name]
+  end
+  for _, ar in ipairs(r.agents) do
+    for _, d in ipairs(ar.doors) do
+      local h = of(d.name)
+      h.doors = h.doors + 1
+      if not d.ok then h.bad = h.bad + 1 end
+    end
+    for _, key in ipairs { "leaks", "pockets", "unclosed" } do
+      for _, x in ipairs(ar[key]) do
+        local h = of(x.name)
+        h[key] = h[key] + 1
+      end
+    end
+  end
+  for _, name in ipairs(order) do
+    local h = per[name]
+    if h.bad + h.leaks + h.pockets + h.unclosed > 0 then
+      local what = { ("%d of %d doors not ok"):format(h.bad, h.doors) }
+      if h.leaks > 0 then what[#what + 1] = ("%d leaking (the sealing reached the inside)"):format(h.leaks) end
+      if h.pockets > 0 then what[#what + 1] = ("%d pockets reached from no door"):format(h.pockets) end
+      if h.unclosed > 0 then what[#what + 1] = ("%d door boxes not across their opening"):format(h.unclosed) end
+      err(("bake: warning: hole %s: %s (octonav validate %s)"):format(name, table.concat(what, ", "), output))
+    end
+  end
+end
+
 local function cmd_bake(args)
   local flags, pos = parse(args, { tile = true, job = true, hole = true }, { link = true })
   if not flags then return usage("bake: " .. pos, "bake") end
@@ -220,6 +265,7 @@ local function cmd_bake(args)
     return 0
   end
   local s = res
+  warn_holes(config.output, config)
   out(("baked %s: %d tiles, tile graphs %d bytes (%d portals, %d edges), %d holes (%d bytes)%s")
     :format(config.output, s.tiles, s.graph_bytes, s.portals, s.edges, s.holes, s.hole_bytes,
       s.seconds and (" in %.2f s"):format(s.seconds) or (" (link %.2f s)"):format(s.link_seconds)))

@@ -3,7 +3,9 @@
 --                [--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor] [--visited]
 -- A pack directory is opened as a world (its tree, holes, doors, connect points); a .3dmap as a
 -- Moving AI map; anything else as a tree file. --path searches leg by leg between the points given
--- (the world's tree for a pack) and draws the path, with the route of world:plan for a pack.
+-- and draws the path; in a pack each leg is routed as `octonav path` does (world:plan, the tile steps
+-- searched on the world tree, the hole steps on their hole's tree: a path into a cave) and the route
+-- is drawn too.
 -- --corridor draws each leg's search corridor (the cells or boxes its path was built through) and
 -- --visited the cells its search expanded (q:corridor(), q:visited(): see octonav.debug).
 -- run(args, io) returns the exit code (0 done, 1 failed, 2 bad usage); io has out(...) and err(...).
@@ -106,6 +108,53 @@ local function load(input)
   return { tree = t }
 end
 
+-- One search from a to b on tree (drawn into page with o.corridor / o.visited): points or nil, reason.
+local function search(tree, a, b, page, o)
+  local q = core.query.new(tree, { max_nodes = 1 << 20 })
+  local pts, info = q:find(a, b)
+  if pts and page and (o.corridor or o.visited) then
+    page:add(q, { corridor = o.corridor == true, visited = o.visited == true })
+  end
+  q:close()
+  if not pts then return nil, type(info) == "table" and (info.reason or info.status) or info end
+  return pts
+end
+
+--- The path from a to b in d (a loaded input: { tree, world }): for a world, routed as `octonav path`
+-- does (world:plan, then consecutive tile steps searched as one leg on the world tree and each hole
+-- step on its hole's tree: a path into a cave, whose inside the world tree blocks); for a tree or a
+-- map, one search. Returns the points (and for a world its route) or nil, reason.
+function M.find_leg(d, a, b, page, o)
+  o = o or {}
+  local w = d.world
+  if not w then return search(d.tree, a, b, page, o) end
+  local route, reason = w:plan(a, b)
+  if not route then return nil, reason end
+  local legs = {}
+  for _, step in ipairs(route) do
+    local last = legs[#legs]
+    if step.kind == "tile" and last and last.kind == "tile" then
+      last.exit = step.exit
+    else
+      legs[#legs + 1] = { kind = step.kind, hole = step.hole, enter = step.enter, exit = step.exit }
+    end
+  end
+  local pts = {}
+  for n, leg in ipairs(legs) do
+    local tree = w.tree
+    if leg.kind == "hole" then tree = w.holes[leg.hole] and w.holes[leg.hole].tree end
+    if not tree then return nil, ("leg %d: no tree for hole %s"):format(n, tostring(leg.hole)) end
+    local part, why = search(tree, leg.enter, leg.exit, page, o)
+    if not part then return nil, ("leg %d (%s): %s"):format(n, leg.kind, tostring(why)) end
+    for _, p in ipairs(part) do
+      local q = pts[#pts]
+      if not (q and q[1] == p[1] and q[2] == p[2] and q[3] == p[3]) then pts[#pts + 1] = p end
+    end
+  end
+  return pts, nil, route
+end
+local find_leg = M.find_leg
+
 function M.run(args, io_)
   local o, perr = parse(args or {})
   if not o then
@@ -130,29 +179,21 @@ function M.run(args, io_)
   local page = (o.html or not o.png) and view.new { title = "octonav: " .. o.input } or nil
   local path, route
   if #o.points > 0 then
-    local q = core.query.new(d.tree, { max_nodes = 1 << 20 })
     path = {}
     for k = 1, #o.points // 3 - 1 do
       local a = { o.points[3 * k - 2], o.points[3 * k - 1], o.points[3 * k] }
       local b = { o.points[3 * k + 1], o.points[3 * k + 2], o.points[3 * k + 3] }
-      local leg, reason = q:find(a, b)
-      if type(reason) == "table" then reason = reason.reason or reason.status end
+      local leg, reason, r = find_leg(d, a, b, page, o)
       if not leg then
-        io_.err(("view: no path from (%g, %g, %g) to (%g, %g, %g): %s"):format(a[1], a[2], a[3], b[1], b[2], b[3],
-          tostring(reason)))
-        q:close()
+        io_.err(("view: no %s from (%g, %g, %g) to (%g, %g, %g): %s"):format(d.world and "route" or "path", a[1], a[2],
+          a[3], b[1], b[2], b[3], tostring(reason)))
         return 1
       end
       for n = (k == 1) and 1 or 2, #leg do path[#path + 1] = leg[n] end
-      if page and (o.corridor or o.visited) then
-        page:add(q, { corridor = o.corridor == true, visited = o.visited == true })
+      if r then
+        route = route or {}
+        for _, step in ipairs(r) do route[#route + 1] = step end
       end
-    end
-    q:close()
-    if d.world and #o.points == 6 then
-      local ok, r = pcall(d.world.plan, d.world, { o.points[1], o.points[2], o.points[3] },
-        { o.points[4], o.points[5], o.points[6] })
-      if ok and type(r) == "table" then route = r end
     end
   end
   if o.png then

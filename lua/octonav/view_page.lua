@@ -13,14 +13,25 @@ canvas{display:block;width:100%;height:100%}
 #ui .sw{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 #stats{margin-top:6px;color:#aaa}
 #result{display:none}
+#fatal{display:none;position:absolute;top:40%;left:10%;right:10%;padding:14px 18px;background:#5a1d1d;color:#fff;border:1px solid #c55;border-radius:6px;font:15px sans-serif;white-space:pre-wrap}
 </style></head><body>
 <canvas id="c"></canvas>
 <div id="ui"><b>@TITLE@</b><div id="layers"></div>
 <label>slice y <input id="slice" type="range" min="0" max="1000" value="1000"></label>
 <div id="stats"></div><div style="color:#888">drag: orbit, shift/right-drag: pan, wheel: zoom</div></div>
 <pre id="result">pending</pre>
+<div id="fatal"></div>
 <script>
 "use strict";
+// what keeps the page from drawing is shown on it, not only in the console
+function fatal(msg) {
+  const f = document.getElementById("fatal");
+  f.textContent = msg;
+  f.style.display = "block";
+}
+window.addEventListener("error", function (e) {
+  if (document.getElementById("fatal").style.display !== "block") fatal("The viewer stopped: " + e.message);
+});
 const D = @DATA@;
 function f32(b64) {
   const s = atob(b64), u = new Uint8Array(s.length);
@@ -30,7 +41,14 @@ function f32(b64) {
 const canvas = document.getElementById("c");
 const gl = canvas.getContext("webgl2", { antialias: false, preserveDrawingBuffer: true });
 const result = document.getElementById("result");
-if (!gl) { result.textContent = '{"error":"no webgl2"}'; throw new Error("WebGL2 is not available"); }
+if (!gl) {
+  result.textContent = '{"error":"no webgl2"}';
+  fatal("WebGL2 is not available in this browser, so the nav data cannot be drawn.\n" +
+    "Turn on hardware acceleration (or WebGL) in the browser's settings, or use a browser with WebGL2. " +
+    "Chromium without a GPU draws it in software: chromium --use-angle=swiftshader --enable-unsafe-swiftshader FILE.html. " +
+    "Or make a PNG instead: octonav view INPUT --png FILE.png");
+  throw new Error("WebGL2 is not available");
+}
 
 function shader(type, src) {
   const s = gl.createShader(type); gl.shaderSource(s, src); gl.compileShader(s);
