@@ -62,6 +62,7 @@ build = {
     ["octonav.bake.tiles"] = "lua/octonav/bake/tiles.lua",
     ["octonav.bake.holes"] = "lua/octonav/bake/holes.lua",
     ["octonav.bake.link"] = "lua/octonav/bake/link.lua",
+    ["octonav.bake.publish"] = "lua/octonav/bake/publish.lua",
     ["octonav.debug"] = "lua/octonav/debug.lua",
     ["octonav.view"] = "lua/octonav/view.lua",
     ["octonav.view_page"] = "lua/octonav/view_page.lua",
