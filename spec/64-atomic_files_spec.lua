@@ -255,6 +255,29 @@ describe("bake and rebake publish whole or not at all (issue 30, item 6)", funct
     assert.equal("a.lua b b.lua bref.lua child.lua child.out pack", names(dir))
   end)
 
+  it("bake jobs over an old pack: the pack does not load from their first file to the link step", function()
+    local function job(args, blocks)
+      return child(dir, ("arg = { [0] = %q, 'bake', %q, %s }\nos.exit(dofile(%q) and 0)"):format(root .. "/bin/octonav",
+        cfgB, args, root .. "/bin/octonav"), blocks)
+    end
+    -- job 0 of 2 failing at its second tile (EFBIG): before, the old manifest loaded a mix
+    local o, ok = job("'--job', '0/2'", snapB["tiles/1_0_0.tile"]:match("^%d+") // 512)
+    assert.is_false(ok, o)
+    assert.truthy(o:find(": cannot write: File too large", 1, true), o)
+    local s = snapshot(P)
+    assert.equal(("does not load: %s/manifest.txt: No such file or directory"):format(P), s["tree.save"])
+    assert.equal("missing", s["manifest.txt"])
+    -- both jobs, then the link: bake B exactly
+    for _, args in ipairs { "'--job', '0/2'", "'--job', '1/2'" } do
+      o, ok = job(args)
+      assert.is_true(ok, o)
+      assert.equal("missing", snapshot(P)["manifest.txt"])
+    end
+    o, ok = job("'--link'")
+    assert.is_true(ok, o)
+    assert.same(snapB, snapshot(P))
+  end)
+
   it("world:rebake that fails leaves the pack as it was; one that ends rewrites exactly its tiles", function()
     local code = ([[
 local world, cli = require "octonav.world", require "octonav.cli"

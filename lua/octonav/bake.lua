@@ -12,8 +12,8 @@
 -- bake.run and bake.rebake publish whole or not at all (octonav.bake.publish): they write into a
 -- copy of the pack directory beside it (hard links) and put it in the pack's place last, so a pack
 -- holds one bake or the other, never a mix (a failure leaves the pack as it was). bake.tile,
--- bake.hole, bake.job and bake.link write into the pack's files in place (the parallel jobs of one
--- bake, then its link step: the manifest last).
+-- bake.hole and bake.job write into the pack's files in place (the parallel jobs of one bake), having
+-- removed its manifest first: the pack does not load until bake.link writes it, last.
 --
 -- The pipeline (the seed's "大世界地图的烘焙过程" and "洞的定义及其烘焙过程"), one module per stage:
 --   octonav.bake.config    the config checked and normalised, the tile grid computed
@@ -126,6 +126,16 @@ local function bake_agents(cfg, geo, dir, list, want, report)
   return out
 end
 
+-- A job (bake.tile, bake.hole, bake.job) writes into the pack in place: it first removes the pack's
+-- manifest, so that from its first file to the link step the pack does not load (a job failing half
+-- way over an old pack, or a batch not all run, never loads as a mix of two bakes). Returns true or
+-- nil, err.
+local function unpublish(dir)
+  local ok, err, code = os.remove(pack.manifest_path(dir))
+  if ok or code == 2 then return true end -- ENOENT: a new pack, or another job removed it
+  return nil, err
+end
+
 --- Bakes one tile of the config, for every agent: OUTPUT/tiles/I_J_K.tile and its graph
 -- OUTPUT/tiles/I_J_K.graph (and the same under OUTPUT/agents/NAME for the agents after the first).
 -- Only the geometry overlapping the tile is gathered into it. Returns true, bytes or nil, err.
@@ -134,6 +144,8 @@ function M.tile(config, i, j, k)
   tiles.check_args(cfg.grid, i, j, k)
   local geo, err = gather(cfg)
   if not geo then return nil, err end
+  local uok, uerr = unpublish(cfg.output)
+  if not uok then return nil, uerr end
   local r, terr = bake_agents(cfg, geo, cfg.output, { tilegrid.index(cfg.grid, i, j, k) }, false)
   if not r then return nil, terr end
   return true, r.bytes
@@ -148,6 +160,8 @@ function M.hole(config, name)
   if not found then error("octonav.bake.hole: no hole named " .. tostring(name), 2) end
   local geo, err = gather(cfg)
   if not geo then return nil, err end
+  local uok, uerr = unpublish(cfg.output)
+  if not uok then return nil, uerr end
   local r, herr = bake_agents(cfg, geo, cfg.output, {}, { [name] = true })
   if not r then return nil, herr end
   return true, r.bytes
@@ -168,6 +182,8 @@ function M.job(config, n, m)
   for t = n, cfg.grid.count - 1, m do list[#list + 1] = t end
   local want = {}
   for h = n + 1, #cfg.holes, m do want[cfg.holes[h].name] = true end
+  local uok, uerr = unpublish(cfg.output)
+  if not uok then return nil, uerr end
   local r, terr = bake_agents(cfg, geo, cfg.output, list, want)
   if not r then return nil, terr end
   return #list, r.bytes
