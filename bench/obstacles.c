@@ -11,9 +11,13 @@
  * obstacles over the tile and N more over a tile never loaded; the caller's time in the update that
  * installs the tile (fastest of P passes of L loads, per load), the extra over no obstacle, and the
  * worker's time per load beside it.
+ * Third table: many obstacles on one tile (issue 30 item 11: removal was quadratic per tile, each
+ * removal rebuilding the tile and blocking every obstacle left again): N 4^3-leaf boxes added to one
+ * cluttered 64^3 tile, then all removed, in the order added and in random order; the totals (one
+ * pass each) and the time per removal.
  * Build and run (from the project root, after make):
  *   make bench-obstacles  (or build/bench/obstacles after it is built)
- *   build/bench/obstacles [-k K] [-p PASSES] [-loads]   (-loads: the second table only)
+ *   build/bench/obstacles [-k K] [-p PASSES] [-loads] [-many]   (-loads, -many: that table only)
  */
 #include "octonav.h"
 #include "scen.h"
@@ -83,6 +87,44 @@ static void run(int depth, int nbox, int prepared, int k, int passes)
     }
     printf("| %d^3 | %zu | %zu | %s | %d | %.1f | %.1f |\n", 1 << depth, st.nodes, st.table_bytes,
            prepared ? "yes" : "no", k, best_add * 1e6, best_rm * 1e6);
+    free(ids);
+    on_tree_destroy(t);
+}
+
+/* ---- many obstacles on one tile ------------------------------------------------------------------ */
+
+static void run_many(int depth, int nbox, int count, int random_order)
+{
+    on_tree *t = cluttered(depth, nbox);
+    uint32_t *ids = malloc((size_t)count * sizeof *ids);
+    if (!t || !ids) {
+        free(ids);
+        on_tree_destroy(t);
+        return;
+    }
+    double n = (double)(1 << depth);
+    rng = 4711;
+    double t0 = bench_now();
+    for (int i = 0; i < count; i++) {
+        double mn[3], mx[3];
+        for (int a = 0; a < 3; a++) {
+            mn[a] = rnd() * (n - 4);
+            mx[a] = mn[a] + 4;
+        }
+        on_tree_add_obstacle(t, mn, mx, &ids[i]);
+    }
+    double t1 = bench_now();
+    if (random_order)
+        for (int i = count - 1; i > 0; i--) {
+            int j = (int)(rnd() * (i + 1));
+            uint32_t x = ids[i];
+            ids[i] = ids[j];
+            ids[j] = x;
+        }
+    for (int i = 0; i < count; i++) on_tree_remove_obstacle(t, ids[i]);
+    double t2 = bench_now();
+    printf("| %d^3 | %d | %s | %.3f | %.3f | %.1f |\n", 1 << depth, count, random_order ? "random" : "as added", t1 - t0,
+           t2 - t1, (t2 - t1) / count * 1e6);
     free(ids);
     on_tree_destroy(t);
 }
@@ -213,17 +255,19 @@ static void run_loads(int depth, int nbox, int loads, int passes)
 
 int main(int argc, char **argv)
 {
-    int k = 32, passes = 5, loads_only = 0;
+    int k = 32, passes = 5, loads_only = 0, many_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-loads")) loads_only = 1;
+        else if (!strcmp(argv[i], "-many")) many_only = 1;
         else if (!strcmp(argv[i], "-k") && i + 1 < argc) k = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-p") && i + 1 < argc) passes = atoi(argv[++i]);
     }
     if (k < 1 || passes < 1) {
-        fprintf(stderr, "usage: obstacles [-k K] [-p PASSES] [-loads]\n");
+        fprintf(stderr, "usage: obstacles [-k K] [-p PASSES] [-loads] [-many]\n");
         return 2;
     }
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (many_only) loads_only = 1;
     for (int prepared = 0; prepared < 2 && !loads_only; prepared++) {
         if (prepared == 0) {
             printf("| tile | nodes | table bytes | prepared | obstacles | us / add | us / remove |\n");
@@ -232,6 +276,14 @@ int main(int argc, char **argv)
         run(6, 200, prepared, k, passes);
         run(9, 4000, prepared, k, passes);
     }
+    if (!loads_only || many_only) {
+        printf("\n| tile | obstacles on it | removed | s to add them | s to remove them | us / remove |\n");
+        printf("|---|---:|---|---:|---:|---:|\n");
+        static const int many[] = {2000, 10000};
+        for (size_t c = 0; c < sizeof many / sizeof *many; c++)
+            for (int r = 0; r < 2; r++) run_many(6, 200, many[c], r);
+    }
+    if (many_only) return 0;
     printf("\n| tile | nodes | prepared | obstacles over it (and as many elsewhere) | worker us / load (read, "
            "decode, prepare) | caller us / load (install) | extra caller us |\n");
     printf("|---|---:|---|---:|---:|---:|---:|\n");

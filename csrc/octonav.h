@@ -389,10 +389,11 @@ ON_API size_t on_grid_last_path(const on_grid *g, int32_t *path, size_t cap);
 /* ---- temporary obstacles (obstacles.c) ----------------------------------------------------------- */
 /* A box blocked until removed (Detour's TileCache obstacles). Adding blocks the box as on_tree_add_box
  * does (inflated by the radius) and remembers, for each loaded tile the box overlaps, the tile's
- * contents before the first obstacle on it. Removing restores each of its tiles to exactly those
- * contents (the same bytes, bit for bit) and blocks the obstacles still in place there again, in the
- * order they were added: the tree is as if the removed obstacle had never been added, whatever the
- * order of removal. Both bump the salts of the tiles they change (a running search fails stale, a
+ * contents before the first obstacle on it. Removing restores, in each of its tiles, what its box
+ * reached to those contents and blocks the obstacles still in place that overlap it there again, in
+ * the order they were added: the tree reads as if the removed obstacle had never been added (every
+ * node's value, the encoded bytes), whatever the order of removal; a tile's last obstacle removed
+ * gives back those contents bit for bit. Its cost is what the box touches (obstacles.c). Both bump the salts of the tiles they change (a running search fails stale, a
  * returned path turns invalid) and prepare again the tiles that had a valid prepared graph. A tile
  * changed by other means while covered (an edit, clear, reload or unload) keeps what it holds then:
  * its obstacles' blocks up to that change stay when they are removed. Ids start at 1 and are never
