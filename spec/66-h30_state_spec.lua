@@ -205,6 +205,23 @@ describe("issue 30 items 5 and 12: doors", function()
     assert.equal("free", (w.tree:locate(MID1)))
     assert.equal("free", (cave.tree:locate { 4.25, 6, 8 }))
     assert.is_true((way_out()))
+    -- a door record without its doorway (world:rebake's fresh records keep the obstacle ids only):
+    -- opening still removes what closing blocked, and a hole tree installed again blocks it anew
+    w:set_door("cave", 1, false)
+    cave.doors[1].doorway = nil
+    w:set_door("cave", 1, true)
+    assert.same({}, w.tree:obstacles())
+    assert.same({}, cave.tree:obstacles())
+    w:set_door("cave", 1, false)
+    cave.doors[1].doorway = nil
+    cave.doors[1].hole_obstacle, cave.doors[1].hole_tree = nil, nil
+    cave.tree:remove_obstacle(cave.tree:obstacles()[1].id)
+    w:reapply_hole_doors("cave")
+    assert.equal("blocked", (cave.tree:locate { 4.25, 6, 8 }))
+    assert.same({ min = { 4, 5, 7 }, max = { 4.5, 7, 9 } }, cave.doors[1].doorway)
+    w:set_door("cave", 1, true)
+    assert.same({}, w.tree:obstacles())
+    assert.same({}, cave.tree:obstacles())
   end)
 
   it("an edit refused part way (a path server has requests out) changes nothing; retried, it applies", function()

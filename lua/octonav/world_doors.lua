@@ -203,6 +203,16 @@ local function unblock_door(self, h, d, box, undo)
   return true
 end
 
+-- The box obstacle `id` of tree blocks ({ min, max }), or nil (what opening a door needs to undo its
+-- removal when the door record lost its doorway: a hole rebaked keeps the ids, not the doorway).
+local function obstacle_box(tree, id)
+  if not id then return nil end
+  for _, o in ipairs(tree:obstacles()) do
+    if o.id == id then return { min = o.min, max = o.max } end
+  end
+  return nil
+end
+
 -- Undoes the steps done, last first.
 local function undo_all(undo)
   for k = #undo, 1, -1 do undo[k]() end
@@ -231,7 +241,8 @@ function World_:set_door(hole, door, open)
     local wd = wh.doors[door]
     local ok, err, raised = true, nil, false
     if open then
-      local box = wd.box or wd.doorway -- (what closing it blocked; none: nothing to remove)
+      -- (what closing it blocked; none: nothing to remove)
+      local box = wd.box or wd.doorway or obstacle_box(w.tree, wd.world_obstacle)
       if box then ok, err, raised = unblock_door(w, wh, wd, box, undo) end
     else
       local box
@@ -320,9 +331,10 @@ end
 --- world:reapply_hole_doors(hole): a hole tree just installed (the streamer) gets its closed doors'
 -- boxes blocked.
 function World_:reapply_hole_doors(hole)
-  local _, h = hole_arg(self, hole, "reapply_hole_doors")
-  for _, d in ipairs(h.doors) do
+  local i, h = hole_arg(self, hole, "reapply_hole_doors")
+  for j, d in ipairs(h.doors) do
     local box = d.box or d.doorway
+    if d.open == false and not box and h.tree then box = door_block_box(self, i, h, d, j) end -- (rebaked)
     if d.open == false and box and h.tree and d.hole_tree ~= h.tree then
       d.hole_obstacle, d.hole_tree = h.tree:add_obstacle(box), h.tree
     end
