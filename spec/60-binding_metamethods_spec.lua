@@ -79,6 +79,21 @@ describe("binding: argument metamethods that close or change the objects (genera
     end
   end
 
+  it("lists every method of every binding class", function()
+    local o = calls.fixture()
+    local listed = {}
+    for _, c in ipairs(calls.calls) do listed[c.name] = true end
+    local missing = {}
+    for k, prefix in pairs { t = "t", q = "q", ps = "ps", s = "s", w = "w", p = "p", g = "g" } do
+      for name in pairs(getmetatable(o[k]).__index) do
+        if name ~= "close" and not listed[prefix .. ":" .. name] then missing[#missing + 1] = prefix .. ":" .. name end
+      end
+    end
+    calls.close_all(o)
+    table.sort(missing)
+    assert.are.same({}, missing)
+  end)
+
   it("covers every binding function with a table or function argument", function()
     -- (counted when the cases above were made: printed for the log)
     print(("\n60-binding_metamethods: %d calls, %d hostile arguments, %d cases"):format(#calls.calls, hostile_args, cases))

@@ -134,6 +134,8 @@ add("t:tile_salt", { "t" }, function() return { 1, 0, 0 } end, function(o, i, j,
 add("t:compact", { "t" }, none, function(o) return o.t:compact() end)
 add("t:los_masks", { "t" }, function() return { false } end, function(o, b) return o.t:los_masks(b) end)
 add("t:los_prepare", { "t" }, none, function(o) return o.t:los_prepare() end)
+add("t:los_defer", { "t" }, function() return { true } end, function(o, b) return o.t:los_defer(b) end)
+add("t:los_step", { "t" }, function() return { { work = 100, all = true } } end, function(o, opts) return o.t:los_step(opts) end)
 add("t:adjacency", { "t" }, function() return { true } end, function(o, b) return o.t:adjacency(b) end)
 add("t:adjacency_prepare", { "t" }, none, function(o) return o.t:adjacency_prepare() end)
 add("t:landmarks_prepare", { "t" }, function() return { 2 } end, function(o, n) return o.t:landmarks_prepare(n) end)
@@ -142,6 +144,14 @@ add("t:export_obj", { "t" }, function() return { tmp, { what = "free", form = "b
 add("t:add_box", { "t" }, function() return { { 1, 1, 1 }, { 2, 2, 2 } } end, function(o, a, b) return o.t:add_box(a, b) end)
 add("t:add_triangles", { "t" }, function() return { { 1, 1, 1, 3, 1, 1, 1, 1, 3 }, { 1, 2, 3 } } end,
   function(o, v, i) return o.t:add_triangles(v, i) end)
+local objfile
+add("t:add_obj", { "t" }, function()
+  if not objfile then
+    objfile = files.tmpname(".obj")
+    files.write(objfile, "v 1 1 1\nv 3 1 1\nv 1 1 3\nf 1 2 3\n")
+  end
+  return { objfile }
+end, function(o, p) return o.t:add_obj(p) end)
 add("t:add_heightfield", { "t" }, function()
   return { { origin = { 0, 0, 0 }, cell = 4, nx = 2, nz = 2, heights = { 1, 1, 1, 1 } } }
 end, function(o, hf) return o.t:add_heightfield(hf) end)
