@@ -148,6 +148,45 @@ describe("octonav view and bake, what the user sees (issue 30, item 13)", functi
     assert.equal("", o)
   end)
 
+  it("view's page and PNG and path --obj are written beside and renamed: a failure leaves the old file", function()
+    local code = octonav("bake " .. cave_config(false))
+    assert.equal(0, code)
+    -- bin/octonav under a file size limit of `blocks` 512-byte blocks (a write past it fails: EFBIG),
+    -- its output through a pipe
+    local function limited(args, blocks)
+      local outf = dir .. "/limited.out"
+      os.execute(("cd %s && (sh -c \"trap '' XFSZ; ulimit -f %d; exec lua5.4 %s/bin/octonav %s\" 2>&1; echo \"exit $?\")"
+        .. " | cat > %s"):format(dir, blocks, os.getenv("PWD"), args, outf))
+      return read_all(outf)
+    end
+    local cases = {
+      { "view pack --path 1 6 8 8 6 8 30 6 8 -o v.html", "v.html", "octonav: view: v.html: cannot write: File too large\n" },
+      { "view pack --png v.png --slice y=6", "v.png", "octonav: view: v.png: cannot write: File too large\n" },
+    }
+    for _, c in ipairs(cases) do
+      local full = octonav(c[1])
+      assert.equal(0, full)
+      local good = read_all(dir .. "/" .. c[2])
+      assert.is_true(#good > 1024, c[2] .. " " .. #good)
+      assert.equal(c[3] .. "exit 1\n", limited(c[1], 2))
+      assert.equal(good, read_all(dir .. "/" .. c[2]))
+    end
+    -- path --obj: its OBJ is small, written under a limit of 0 bytes
+    local args = "path pack 1 6 8 8 6 8 --obj p.obj"
+    assert.equal(0, (octonav(args)))
+    local good = read_all(dir .. "/p.obj")
+    assert.truthy(good:find("^# octonav path %(1, 6, 8%) %-> %(8, 6, 8%)"), good)
+    local o = limited(args, 0)
+    assert.truthy(o:find("\noctonav: path: p.obj: cannot write: File too large\n", 1, true) or
+      o:find("^octonav: path: p.obj: cannot write: File too large\n"), o) -- stderr among the route's lines
+    assert.equal("1", o:match("exit (%d+)\n$"))
+    assert.equal(good, read_all(dir .. "/p.obj"))
+    local p = io.popen("ls -A '" .. dir .. "'")
+    local listing = p:read("a")
+    p:close()
+    assert.is_nil(listing:find(".tmp.", 1, true), listing) -- no temporary left behind
+  end)
+
   it("a bake whose holes leak at every door says so on stderr (and still succeeds)", function()
     local code, o, e = octonav("bake " .. cave_config(true))
     assert.equal(0, code)

@@ -464,22 +464,18 @@ local function cmd_path(args)
   for _, p in ipairs(pts) do out("  " .. fp(p)) end
   group:close()
   if flags.obj then
-    local f, oerr = io.open(flags.obj, "wb")
-    if not f then
-      err(tostring(oerr))
-      return 1
-    end
-    f:write(("# octonav path %s -> %s: %d route steps, %d points, length %.17g\n"):format(fp(a), fp(b), #route, #pts,
-      length))
-    for _, p in ipairs(pts) do f:write(("v %.17g %.17g %.17g\n"):format(p[1], p[2], p[3])) end
+    -- written beside and renamed over the path (core.write_file): a failure leaves the old file whole
+    local t = { ("# octonav path %s -> %s: %d route steps, %d points, length %.17g\n"):format(fp(a), fp(b), #route,
+      #pts, length) }
+    for _, p in ipairs(pts) do t[#t + 1] = ("v %.17g %.17g %.17g\n"):format(p[1], p[2], p[3]) end
     if #pts >= 2 then
       local idx = {}
       for n = 1, #pts do idx[n] = n end
-      f:write("l ", table.concat(idx, " "), "\n")
+      t[#t + 1] = "l " .. table.concat(idx, " ") .. "\n"
     end
-    local okw, werr = f:close()
+    local okw, werr = core.write_file(flags.obj, table.concat(t))
     if not okw then
-      err(tostring(werr))
+      err("path: ", tostring(werr))
       return 1
     end
     out("wrote " .. flags.obj)

@@ -205,9 +205,9 @@ function M.run(args, io_)
       img = image.top(d.tree)
     end
     if path then img:path(path) end
-    local ok, werr = img:write_png(o.png)
+    local ok, werr = core.write_file(o.png, img:png()) -- beside and renamed, as the page
     if not ok then
-      io_.err(tostring(werr))
+      io_.err("view: " .. tostring(werr))
       return 1
     end
     io_.out(("%s: %dx%d"):format(o.png, img.w, img.h))
@@ -220,7 +220,7 @@ function M.run(args, io_)
     local file = o.html or "octonav-view.html"
     local ok, werr = page:write(file)
     if not ok then
-      io_.err(tostring(werr))
+      io_.err("view: " .. tostring(werr))
       return 1
     end
     io_.out(("%s: %s"):format(file, tostring(page)))

@@ -223,13 +223,9 @@ end
 --- Write the page to path: true | nil, err.
 function Page:write(path, opts)
   if type(path) ~= "string" then error("bad argument #1 to 'write' (string expected, got " .. type(path) .. ")", 2) end
-  local text = self:html(opts)
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
-  local ok, werr = f:write(text)
-  local cok, cerr = f:close()
-  if not ok or not cok then return nil, path .. ": " .. tostring(werr or cerr) end
-  return true
+  -- written beside and renamed over path (core.write_file): a failure leaves the previous page whole
+  -- and says why ("PATH: cannot write: No space left on device")
+  return require("octonav.core").write_file(path, self:html(opts))
 end
 
 --- One call: view.write(path, { obj, obj, ... } [, { draw = opts, title = ... }]).
