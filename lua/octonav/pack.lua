@@ -81,6 +81,11 @@ M.TILE_FILE_VERSION = 1
 M.MAX_TILE_FILE = 16 + 16 + 2 * (((1 << 27) - 1) // 7) -- the largest tile of depth 9, with the header
 M.MAX_TEXT = 64 << 20 -- a manifest larger than this is refused unread
 M.MAX_TILES = 1 << 20 -- tiles in a world or hole grid (a 206-byte manifest must not cost gigabytes)
+-- The numbers a tree takes (octonav.h's ON_MIN_SCALE, ON_MAX_SCALE, ON_MAX_COORD; tree.new refuses
+-- others): a manifest's scales, coordinates (origins, hole bounds, doors) and radii are held to them, so
+-- that a pack that loads has no coordinate a float loop over its leaves would get stuck on.
+M.MIN_SCALE, M.MAX_SCALE, M.MAX_COORD = 1e-6, 1e6, 1e12
+M.MAX_DOORS = 4096 -- doors of one hole: the planner takes at most 4096 start or goal points
 local TILE_HEAD = "<c4 I2 I2 I2 I2"
 M.TILE_FILE_HEAD = 16 -- bytes before the blob: the 12 above and their CRC-32
 
@@ -268,6 +273,18 @@ function M.parse_manifest(path, text)
   local m = { holes = {} }
   local hole_index, agent_index, agents = {}, {}, {}
   local function bad(n, why) return nil, ("%s:%d: %s"):format(path, n, why) end
+  local MAXC = M.MAX_COORD
+  -- nil when f[i .. j] are all coordinates (|v| <= MAX_COORD), else the reason naming `what`
+  local function coords(f, i, j, what)
+    for a = i, j do
+      if not (f[a] >= -MAXC and f[a] <= MAXC) then return ("%s must be within +-%g"):format(what, MAXC) end
+    end
+  end
+  local function scale_bad(v, what)
+    if not (v >= M.MIN_SCALE and v <= M.MAX_SCALE) then
+      return ("%s must be in [%g, %g]"):format(what, M.MIN_SCALE, M.MAX_SCALE)
+    end
+  end
   local v = lines[1] and lines[1]:match("^octonav%-pack (%d+)$")
   if v and v ~= tostring(M.VERSION) then
     return bad(1, ("a pack of version %s%s; this build reads version %d: bake it again"):format(v,
@@ -285,12 +302,15 @@ function M.parse_manifest(path, text)
       if not f then return bad(n, ferr) end
       if key == "scale" then
         if not (f[1] > 0) then return bad(n, "scale must be > 0") end
+        local why = scale_bad(f[1], "scale")
+        if why then return bad(n, why) end
         m.scale = f[1]
       elseif key == "depth" then
         if f[1] < 1 or f[1] > 9 then return bad(n, "depth must be 1..9") end
         m.depth = f[1]
       elseif key == "radius" then
         if not (f[1] >= 0) then return bad(n, "radius must be >= 0") end
+        if not (f[1] <= MAXC) then return bad(n, ("radius must be at most %g"):format(MAXC)) end
         m.radius = f[1]
       elseif key == "tiles" then
         for a = 1, 3 do
@@ -301,6 +321,8 @@ function M.parse_manifest(path, text)
         end
         m.tiles = f
       else
+        local why = coords(f, 1, 3, "origin")
+        if why then return bad(n, why) end
         m.origin = f
       end
     elseif key == "agent" then
@@ -309,6 +331,7 @@ function M.parse_manifest(path, text)
       if not M.is_agent_name(f[1]) then return bad(n, "agent name '" .. f[1] .. "' is not an identifier") end
       if agent_index[f[1]] then return bad(n, "duplicate agent '" .. f[1] .. "'") end
       if not (f[2] >= 0) then return bad(n, "agent radius must be >= 0") end
+      if not (f[2] <= MAXC) then return bad(n, ("agent radius must be at most %g"):format(MAXC)) end
       if #agents >= M.MAX_AGENTS then return bad(n, ("more than %d agents"):format(M.MAX_AGENTS)) end
       agents[#agents + 1] = { name = f[1], radius = f[2] }
       agent_index[f[1]] = #agents
@@ -321,6 +344,8 @@ function M.parse_manifest(path, text)
       local h = { name = f[1], kind = kind, min = { f[3], f[4], f[5] }, max = { f[6], f[7], f[8] }, scale = f[9],
         depth = f[10], origin = { f[11], f[12], f[13] }, tiles = { f[14], f[15], f[16] }, doors = {} }
       if not (h.scale > 0) then return bad(n, "hole scale must be > 0") end
+      local why = scale_bad(h.scale, "hole scale") or coords(f, 3, 8, "hole bounds") or coords(f, 11, 13, "hole origin")
+      if why then return bad(n, why) end
       if h.depth < 1 or h.depth > 9 then return bad(n, "hole depth must be 1..9") end
       for a = 1, 3 do
         if not (h.min[a] < h.max[a]) then return bad(n, "hole min must be below max") end
@@ -339,6 +364,9 @@ function M.parse_manifest(path, text)
       if not hi then return bad(n, "door of an unknown hole '" .. f[1] .. "'") end
       local h = m.holes[hi]
       if f[2] ~= #h.doors + 1 then return bad(n, ("door index %d out of order (expected %d)"):format(f[2], #h.doors + 1)) end
+      if f[2] > M.MAX_DOORS then return bad(n, ("hole '%s' has more than %d doors"):format(f[1], M.MAX_DOORS)) end
+      local why = coords(f, 3, #f, "door points")
+      if why then return bad(n, why) end
       h.doors[f[2]] = { inside = { f[3], f[4], f[5] }, outside = { f[6], f[7], f[8] } }
       if boxed then
         local box = { min = { f[9], f[10], f[11] }, max = { f[12], f[13], f[14] } }

@@ -28,19 +28,40 @@ function M.new(origin, tiles, depth, scale, radius)
   }
 end
 
+--- tilegrid.check(origin, tiles, scale) -> nil | reason: what the loader (octonav.pack's manifest
+-- checks) refuses of a grid: a scale outside [pack.MIN_SCALE, pack.MAX_SCALE], an origin coordinate
+-- beyond pack.MAX_COORD, more than MAX_TILES_PER_AXIS tiles an axis or pack.MAX_TILES in all.
+function M.check(origin, tiles, scale)
+  local pack = require "octonav.pack"
+  if not (scale >= pack.MIN_SCALE and scale <= pack.MAX_SCALE) then
+    return ("scale must be in [%g, %g]"):format(pack.MIN_SCALE, pack.MAX_SCALE)
+  end
+  for a = 1, 3 do
+    if not (tiles[a] <= M.MAX_TILES_PER_AXIS) then
+      return ("too many tiles along one axis (at most %d)"):format(M.MAX_TILES_PER_AXIS)
+    end
+    if not (math.abs(origin[a]) <= pack.MAX_COORD) then
+      return ("origin must be within +-%g"):format(pack.MAX_COORD)
+    end
+  end
+  local count = tiles[1] * tiles[2] * tiles[3]
+  if count > pack.MAX_TILES then
+    return ("%d x %d x %d tiles, more than %d"):format(tiles[1], tiles[2], tiles[3], pack.MAX_TILES)
+  end
+end
+
 --- The grid over the box [mn, mx]: T = 2^depth * scale, n = ceil(extent / T) (at least 1) per axis,
--- the box grown to whole tiles keeping its top face and its min x and min z. nil, reason when an
--- axis would need more than MAX_TILES_PER_AXIS tiles.
+-- the box grown to whole tiles keeping its top face and its min x and min z. nil, reason for a grid
+-- the loader would refuse (tilegrid.check), checked before the counts are made integers.
 function M.from_range(mn, mx, depth, scale, radius)
   local T = (1 << depth) * scale
   local n = {}
-  for a = 1, 3 do
-    n[a] = max(1, ceil((mx[a] - mn[a]) / T))
-    if n[a] > M.MAX_TILES_PER_AXIS then
-      return nil, ("too many tiles along one axis (at most %d)"):format(M.MAX_TILES_PER_AXIS)
-    end
-  end
-  return M.new({ mn[1], mx[2] - n[2] * T, mn[3] }, n, depth, scale, radius)
+  for a = 1, 3 do n[a] = max(1, ceil((mx[a] - mn[a]) / T)) end
+  local origin = { mn[1], mx[2] - n[2] * T, mn[3] }
+  local why = M.check(origin, n, scale)
+  if why then return nil, why end
+  for a = 1, 3 do n[a] = math.tointeger(n[a]) end
+  return M.new(origin, n, depth, scale, radius)
 end
 
 function M.index(g, i, j, k)

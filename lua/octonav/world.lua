@@ -405,17 +405,36 @@ end
 -- What the world tree offers inside hole i (see validate's `world`): every world leaf (the world's
 -- finest cell) overlapping a free box of the hole's sealed tree is located in the world tree; a free
 -- one gives an entry (position: its centre clamped into the box), at most MAX_POCKETS a hole.
+-- The leaf ranges are clamped to the world's leaves (integers, whatever the numbers: a float index past
+-- 2^53 would never step), and a hole whose boxes cover more than MAX_WORLD_LEAVES world leaves is
+-- reported as an error instead of scanned.
+local MAX_WORLD_LEAVES = 1 << 24
 local function world_inside(self, i, h, report)
   local boxes, err = inside_boxes(self, i, h)
   if not boxes then return err end
-  local leaf = self.tile_size / (1 << self.depth)
+  local N = 1 << self.depth
+  local leaf = self.tile_size / N
   local o, n = self.origin, 0
-  for _, b in ipairs(boxes) do
+  local ranges, total = {}, 0
+  for bi, b in ipairs(boxes) do
     local lo, hi = {}, {}
     for a = 1, 3 do
-      lo[a] = math.floor((b.min[a] - o[a]) / leaf)
-      hi[a] = math.ceil((b.max[a] - o[a]) / leaf) - 1
+      local last = self.tiles[a] * N - 1
+      local l = math.floor((b.min[a] - o[a]) / leaf)
+      local u = math.ceil((b.max[a] - o[a]) / leaf) - 1
+      lo[a] = l > 0 and math.tointeger(math.min(l, last + 1)) or 0 -- (NaN: 0)
+      hi[a] = u < last and math.tointeger(math.max(u, -1)) or last
     end
+    ranges[bi] = { lo, hi }
+    local c = 1
+    for a = 1, 3 do c = c * math.max(0, hi[a] - lo[a] + 1) end
+    total = total + c
+    if total > MAX_WORLD_LEAVES then
+      return ("hole covers more than %d world leaves: not checked"):format(MAX_WORLD_LEAVES)
+    end
+  end
+  for bi, b in ipairs(boxes) do
+    local lo, hi = ranges[bi][1], ranges[bi][2]
     for x = lo[1], hi[1] do
       for y = lo[2], hi[2] do
         for z = lo[3], hi[3] do

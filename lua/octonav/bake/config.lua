@@ -245,12 +245,23 @@ function M.check(config)
   local grid, gerr = tilegrid.from_range(rmin, rmax, depth, cfg.scale, cfg.radius)
   if not grid then fail("config.range", gerr) end
   cfg.grid = grid
+  local hole_params = require("octonav.bake.holes").params
   for n, h in ipairs(cfg.holes) do
     for j, d in ipairs(h.doors) do
       if not tilegrid.tile_of(cfg.grid, d.outside) then
         fail(("config.holes[%d].doors[%d].outside"):format(n, j), "must lie inside the world's tile grid")
       end
+      -- (what the loader refuses, the bake refuses: door count, door boxes, the hole tree's grid)
+      for a = 1, 3 do
+        if d.box and not (math.abs(d.box.min[a]) <= pack.MAX_COORD and math.abs(d.box.max[a]) <= pack.MAX_COORD) then
+          fail(("config.holes[%d].doors[%d].box"):format(n, j), ("must lie within +-%g"):format(pack.MAX_COORD))
+        end
+      end
     end
+    if #h.doors > pack.MAX_DOORS then fail(("config.holes[%d].doors"):format(n), ("at most %d doors"):format(pack.MAX_DOORS)) end
+    local hp = hole_params(h)
+    local why = tilegrid.check(hp.origin, hp.tiles, hp.scale)
+    if why then fail(("config.holes[%d]"):format(n), "its tree's grid: " .. why) end
   end
   return cfg
 end
