@@ -273,6 +273,9 @@ function World_:door_box(hole, door, box)
     if type(box) ~= "table" or not util.is_point(box.min) or not util.is_point(box.max) then
       error("world:door_box: box: { min = {x, y, z}, max = {x, y, z} } expected", 2)
     end
+    for a = 1, 3 do -- (else the next set_door(.., false) raised from tree:add_obstacle)
+      if not (box.min[a] <= box.max[a]) then error("world:door_box: box: min must not exceed max on any axis", 2) end
+    end
     local undo = {}
     for _, w in ipairs(agents_mod.each(self)) do
       local wh = w.holes[i]
