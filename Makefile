@@ -2,7 +2,8 @@
 #   make            the C module build/octonav/core.so (for use in the source tree, see .busted)
 #   make test       luacheck (0 warnings, see .luacheckrc), C unit tests + busted specs; ends with
 #                   "N passed, N failed, N skipped" (skipped: specs pending for absent data)
-#   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer (with float-cast-overflow,
+#                   which -fsanitize=undefined leaves out: a NaN or huge double cast to an integer aborts)
 #   make check-tsan ThreadSanitizer over the C tests that start threads and the threaded specs
 #   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
 #   make demo       bakes built-in scenes (a tree; a world with a cave) and walks an agent into the cave
@@ -78,7 +79,7 @@ test: all ctest lint
 check:
 	@bash tools/deps.sh
 	$(MAKE) --no-print-directory BUILD=build/san OPT=-O1 \
-	  SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  build/san/octonav/core.so ctest
 	@SANITIZE=1 bash tools/runtests.sh build/san
 
