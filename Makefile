@@ -168,7 +168,8 @@ bench-stream: all
 # FRAMES_SEED, default 11), opt-in (its bake takes 4-6 minutes of CPU, kept in FRAMES_PACK): frames of
 # 100 navigators with ms = 2 and of 1,000 with ms = 4 on the pack as loaded (bench/frames.lua): without a
 # shared budget (the throughput to keep), masks built whole on first read (--lazy) and deferred (the
-# budget's los); then 100 streamed; FRAMES_N frames (3000)
+# budget's los); then 100 streamed; FRAMES_N frames (3000); last, the picture of 600 frames' flights seen
+# from above, $(BUILD)/bench-frames.png
 FRAMES_SEED ?= 11
 FRAMES_PACK ?= build/seedworld_$(FRAMES_SEED)
 FRAMES_N ?= 3000
@@ -178,7 +179,8 @@ bench-frames: all
 	  NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1 SEED=$(FRAMES_SEED) OUT=$(FRAMES_PACK) $(LUA) bin/octonav bake $$d/worlds/terrain.lua >/dev/null || exit 1; fi; \
 	for a in "100 2 $(FRAMES_N)" "1000 4 $$(( $(FRAMES_N) / 10 ))"; do set -- $$a; for m in --nobudget --lazy ""; do \
 	  OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents $$1 --ms $$2 --frames $$3 $$m || exit 1; done; done; \
-	for m in --lazy ""; do OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames $(FRAMES_N) --stream $$m || exit 1; done
+	for m in --lazy ""; do OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames $(FRAMES_N) --stream $$m || exit 1; done; \
+	OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames 600 --png $(BUILD)/bench-frames.png | tail -n 1
 
 # queries in C (issue 15): median / p99 us, quality, expansions, neighbours, line-of-sight checks;
 # bench-query-ir: instructions per query on DC1, Complex and A1 (callgrind, deterministic)

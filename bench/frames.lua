@@ -1,5 +1,5 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
---                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget]
+--                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--png FILE]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -12,6 +12,8 @@
 -- --prepare: tree:los_prepare() after the open (the game's prepare step; for comparison).
 -- --nobudget: no shared budget (each navigator spends its own per-update limits): the throughput a budget
 -- is compared with (arrivals), its frames unbounded.
+-- --png FILE: the world seen from above (octonav.image.top, 512 pixels a side) with every agent's flight
+-- drawn over it (its position every 10 frames), written after the last pass.
 -- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
 -- masks beside its decode), the navigators bound to it; a frame is streamer:update() too.
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
@@ -37,6 +39,10 @@ while i <= #arg do
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" then
     flags[k] = true
     i = i + 1
+  elseif k == "png" then
+    if not arg[i + 1] then usage("--png needs a file name") end
+    flags.png = arg[i + 1]
+    i = i + 2
   elseif o[k] ~= nil or k == "los" then
     local v = tonumber(arg[i + 1])
     if not v then usage("--" .. k .. " needs a number") end
@@ -100,7 +106,7 @@ local function run_pass()
     strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = 1 }))
   end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los }
-  local navs, moves = {}, {}
+  local navs, moves, tracks = {}, {}, {}
   local nextp, arrived, failed = 0, 0, 0
   local first_wait = 0
   local function assign(slot, frame)
@@ -109,6 +115,11 @@ local function run_pass()
     local nav = navigator.new(world, { budget = not flags.nobudget and budget or nil, streamer = strm or nil })
     nav:go(pr.b)
     navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] }, since = frame, moved = false }
+    if flags.png then
+      local tr = { { pr.a[1], pr.a[2], pr.a[3] } }
+      navs[slot].track = tr
+      tracks[#tracks + 1] = tr
+    end
     moves[slot] = moves[slot] or {}
   end
   for s = 1, o.agents do assign(s, 1) end
@@ -142,6 +153,7 @@ local function run_pass()
         local tt = d > 0 and math.min(1, speed / d) or 0
         local p = w.pos
         p[1], p[2], p[3] = p[1] + (wp[1] - p[1]) * tt, p[2] + (wp[2] - p[2]) * tt, p[3] + (wp[3] - p[3]) * tt
+        if w.track and f % 10 == 0 then w.track[#w.track + 1] = { p[1], p[2], p[3] } end
       end
     end
   end
@@ -158,6 +170,15 @@ local function run_pass()
     boxes = st.box_bytes,
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work }
   for s = 1, o.agents do navs[s].nav:close() end
+  if flags.png then
+    local image = require "octonav.image"
+    local img = image.top(world.tree, { max_side = 512 })
+    for _, tr in ipairs(tracks) do
+      if #tr > 1 then img:path(tr) end
+    end
+    assert(img:write_png(flags.png))
+    r.png = flags.png
+  end
   if strm then strm:close() else world:close() end
   return r
 end
@@ -176,4 +197,5 @@ for p = 1, o.passes do
     .. " | %.1f | %.2f |"):format(p, r.cpu50, r.cpu99, r.cpu999, r.cpumax, r.wall50, r.wall99, r.wall999, r.wallmax,
     r.over, r.arrived, r.failed, r.first_wait, r.tree / 2^20, r.los / 2^20, r.los_tiles, r.graph / 2^20,
     r.heap / 2^20, beyond / r.tree))
+  if r.png then print("picture of the flights: " .. r.png) end
 end
