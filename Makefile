@@ -256,3 +256,78 @@ build/fuzz/bin/fuzz_manifest: fuzz/fuzz_pack.c build/fuzz/libonav.a csrc/fileio.
 
 clean:
 	rm -rf build
+
+# ---- installing (issue 32) -------------------------------------------------------------------------
+# make install PREFIX=DIR [DESTDIR=...] [LUA=1]: the C library (static libonav.a and shared libonav.so,
+# from the core objects alone: no Lua in them), octonav.h and lib/pkgconfig/octonav.pc; with LUA=1 also
+# the Lua module (octonav.core and the lua/octonav files, under lib/lua/5.4 and share/lua/5.4) and
+# bin/octonav (a launcher that sets those paths). make uninstall PREFIX=DIR [LUA=1] removes them.
+# make check-install: installs into a temporary prefix, builds examples/c/path.c there with
+# `pkg-config --cflags --libs octonav` and compares its output with examples/c/path.expected.
+.PHONY: install uninstall check-install doc test-docs
+PREFIX      ?= /usr/local
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+LUA_VERSION ?= 5.4
+LUA_LMOD    ?= $(PREFIX)/share/lua/$(LUA_VERSION)
+LUA_CMOD    ?= $(LIBDIR)/lua/$(LUA_VERSION)
+PC_VERSION  ?= 0.0.0-scm
+LUA_FILES   := $(wildcard lua/octonav/*.lua lua/octonav/bake/*.lua)
+
+$(BUILD)/libonav.so: $(CORE_OBJ)
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,libonav.so -o $@ $^ $(LDLIBS)
+
+install: $(BUILD)/libonav.a $(BUILD)/libonav.so octonav.pc.in $(if $(LUA),$(MODULE))
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 644 $(BUILD)/libonav.a $(DESTDIR)$(LIBDIR)/libonav.a
+	install -m 755 $(BUILD)/libonav.so $(DESTDIR)$(LIBDIR)/libonav.so
+	install -m 644 csrc/octonav.h $(DESTDIR)$(INCLUDEDIR)/octonav.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(PC_VERSION)|' octonav.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/octonav.pc
+ifneq ($(LUA),)
+	install -d $(DESTDIR)$(LUA_CMOD)/octonav $(DESTDIR)$(LUA_LMOD)/octonav/bake $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(MODULE) $(DESTDIR)$(LUA_CMOD)/octonav/core.so
+	for f in $(LUA_FILES); do install -m 644 $$f $(DESTDIR)$(LUA_LMOD)/$${f#lua/} || exit 1; done
+	{ echo '#!/usr/bin/env lua5.4'; \
+	  echo '-- octonav command line, installed by make install LUA=1 (the source tree has bin/octonav)'; \
+	  echo 'package.path = "$(LUA_LMOD)/?.lua;$(LUA_LMOD)/?/init.lua;" .. package.path'; \
+	  echo 'package.cpath = "$(LUA_CMOD)/?.so;" .. package.cpath'; \
+	  echo 'local cli = require "octonav.cli"'; \
+	  echo 'cli.root = "."'; \
+	  echo 'os.exit(cli.run(arg))'; } >$(DESTDIR)$(PREFIX)/bin/octonav
+	chmod 755 $(DESTDIR)$(PREFIX)/bin/octonav
+endif
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libonav.a $(DESTDIR)$(LIBDIR)/libonav.so $(DESTDIR)$(INCLUDEDIR)/octonav.h \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/octonav.pc
+ifneq ($(LUA),)
+	rm -f $(DESTDIR)$(LUA_CMOD)/octonav/core.so $(DESTDIR)$(PREFIX)/bin/octonav \
+	  $(LUA_FILES:lua/%=$(DESTDIR)$(LUA_LMOD)/%)
+	-rmdir $(DESTDIR)$(LUA_CMOD)/octonav $(DESTDIR)$(LUA_LMOD)/octonav/bake $(DESTDIR)$(LUA_LMOD)/octonav 2>/dev/null
+endif
+
+check-install:
+	@tmp=$$(mktemp -d) || exit 1; trap 'rm -rf "$$tmp"' EXIT; \
+	$(MAKE) --no-print-directory -s install PREFIX=$$tmp/prefix LUA=1 >/dev/null || exit 1; \
+	export PKG_CONFIG_PATH=$$tmp/prefix/lib/pkgconfig; \
+	$(CC) -std=c11 -Wall -Wextra -Werror -o $$tmp/path examples/c/path.c $$(pkg-config --cflags --libs octonav) || exit 1; \
+	LD_LIBRARY_PATH=$$tmp/prefix/lib $$tmp/path >$$tmp/out || exit 1; \
+	diff -u examples/c/path.expected $$tmp/out || { echo "check-install: examples/c/path printed other text"; exit 1; }; \
+	$(CC) -std=c11 -static -o $$tmp/path_static examples/c/path.c $$(pkg-config --static --cflags --libs octonav) 2>/dev/null \
+	  && { $$tmp/path_static | diff -q examples/c/path.expected - >/dev/null || { echo "check-install: the static build differs"; exit 1; }; }; \
+	$$tmp/prefix/bin/octonav --help >/dev/null || { echo "check-install: the installed bin/octonav failed"; exit 1; }; \
+	$(MAKE) --no-print-directory -s uninstall PREFIX=$$tmp/prefix LUA=1 || exit 1; \
+	left=$$(find $$tmp/prefix -type f); [ -z "$$left" ] || { echo "check-install: uninstall left $$left"; exit 1; }; \
+	echo "check-install: installed, examples/c/path built with pkg-config and run, uninstalled"
+
+# `luarocks make --lua-version=5.4` (octonav-scm-1.rockspec, type make, install pass only): the module is
+# compiled in a temporary directory that is removed afterwards, so no object file is left in the tree;
+# then it and the Lua files go where LuaRocks says (ROCK_LIBDIR, ROCK_LUADIR; bin/octonav by LuaRocks).
+.PHONY: rock-install
+rock-install:
+	@test -n "$(ROCK_LIBDIR)" && test -n "$(ROCK_LUADIR)" || { echo "rock-install: run by luarocks make"; exit 1; }
+	@tmp=$$(mktemp -d) || exit 1; trap 'rm -rf "$$tmp"' EXIT; \
+	$(MAKE) --no-print-directory BUILD=$$tmp $$tmp/octonav/core.so || exit 1; \
+	install -d $(ROCK_LIBDIR)/octonav $(ROCK_LUADIR)/octonav/bake || exit 1; \
+	install -m 755 $$tmp/octonav/core.so $(ROCK_LIBDIR)/octonav/core.so || exit 1; \
+	for f in $(LUA_FILES); do install -m 644 $$f $(ROCK_LUADIR)/$${f#lua/} || exit 1; done

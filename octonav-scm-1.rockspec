@@ -13,8 +13,20 @@ A* baseline) exposed as octonav.core, with Lua layers on top.]],
   homepage = "https://github.com/octonav/octonav", -- placeholder, as source.url
 }
 dependencies = { "lua >= 5.4" }
+-- The build is the Makefile's rock-install target (type "make", install pass only): LuaRocks' builtin
+-- type compiles each source into an object file beside it, leaving csrc/*.o behind; rock-install
+-- compiles in a temporary directory it removes. `modules` below lists what it installs (spec/00
+-- checks that every C source and Lua module is listed); the make type itself does not read it.
 build = {
-  type = "builtin",
+  type = "make",
+  build_pass = false,
+  install_target = "rock-install",
+  install_variables = {
+    CFLAGS = "$(CFLAGS)",
+    LUA_INC = "-I$(LUA_INCDIR)",
+    ROCK_LIBDIR = "$(LIBDIR)",
+    ROCK_LUADIR = "$(LUADIR)",
+  },
   modules = {
     ["octonav.core"] = {
       sources = {
