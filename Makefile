@@ -5,7 +5,7 @@
 #   make check      the same under AddressSanitizer + UndefinedBehaviorSanitizer (with float-cast-overflow,
 #                   which -fsanitize=undefined leaves out: a NaN or huge double cast to an integer aborts)
 #   make check-tsan ThreadSanitizer over the C tests that start threads and the threaded specs
-#   make bench      benchmarks over ../shared/data (skipped where absent); writes the README table
+#   make bench      benchmarks over ../shared/data (skipped where absent); writes docs/benchmarks.md
 #   make demo       bakes built-in scenes (a tree; a world with a cave) and walks an agent into the cave
 #   make fuzz       each libFuzzer target (fuzz/, clang) for FUZZ_SECONDS (default 20) from fuzz/corpus
 # Missing Debian packages (lua5.4 liblua5.4-dev lua-busted lua-check) are installed by tools/deps.sh.
