@@ -331,3 +331,15 @@ rock-install:
 	install -d $(ROCK_LIBDIR)/octonav $(ROCK_LUADIR)/octonav/bake || exit 1; \
 	install -m 755 $$tmp/octonav/core.so $(ROCK_LIBDIR)/octonav/core.so || exit 1; \
 	for f in $(LUA_FILES); do install -m 644 $$f $(ROCK_LUADIR)/$${f#lua/} || exit 1; done
+
+# make doc: HTML of the Lua modules' comments with ldoc (Debian: lua-ldoc; config.ld) into build/doc,
+# skipped with a message where ldoc is absent. The full reference is docs/reference.md.
+# make test-docs: the reference's missing-entry spec and the documentation's doctests alone.
+doc:
+	@if command -v ldoc >/dev/null 2>&1; then \
+	  ldoc -q . 2>&1 | grep -v 'contains no items' >&2; test -f build/doc/index.html && \
+	  echo "doc: build/doc/index.html (every function, option and the C API: docs/reference.md)"; \
+	else echo "doc: skipped (ldoc absent: apt-get install lua-ldoc); the reference is docs/reference.md"; fi
+
+test-docs: all
+	@$(BUSTED) --lua=$(LUA) spec/70-reference_spec.lua spec/71-doctest_spec.lua

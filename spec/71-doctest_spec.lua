@@ -112,6 +112,11 @@ describe("doctests", function()
     end
   end
 
+  it("README.md is a guide of at most 300 lines", function()
+    local n = select(2, read("README.md"):gsub("\n", ""))
+    assert.is_true(n <= 300, "README.md: " .. n .. " lines")
+  end)
+
   it("README.md has its tour's examples as doctests", function()
     local n = 0
     for _, b in ipairs(blocks(read("README.md"))) do if b.output then n = n + 1 end end
