@@ -205,6 +205,16 @@ describe("docs/reference.md", function()
     assert.are.same({}, missing)
   end)
 
+  it("names the debug draw one way only: require \"octonav.debug\", never octonav.debug.NAME", function()
+    assert.is_nil(octonav.debug)
+    local p = assert(io.popen("ls README.md docs/*.md"))
+    for file in p:lines() do
+      local at = read(file):find("octonav%.debug%.%a")
+      assert.is_nil(at, file .. " names octonav.debug.<function>, which is nil")
+    end
+    p:close()
+  end)
+
   it("a name absent from the reference is caught", function()
     assert.is_false(documented("tree:no_such_method_xyz"))
     assert.is_true(documented("tree:add_box"))
