@@ -59,6 +59,7 @@ build = {
     ["octonav.world"] = "lua/octonav/world.lua",
     ["octonav.world_agents"] = "lua/octonav/world_agents.lua",
     ["octonav.world_doors"] = "lua/octonav/world_doors.lua",
+    ["octonav.doorway"] = "lua/octonav/doorway.lua",
     ["octonav.progress"] = "lua/octonav/progress.lua",
     ["octonav.cli"] = "lua/octonav/cli.lua",
     ["octonav.planner"] = "lua/octonav/planner.lua",

@@ -8,6 +8,7 @@
 local util = require "octonav.util"
 local tilegrid = require "octonav.tilegrid"
 local agents_mod = require "octonav.world_agents"
+local doorway = require "octonav.doorway"
 
 local M = {}
 
@@ -49,66 +50,20 @@ end
 
 -- ---- a door's doorway when it has no box ----------------------------------------------------------
 
--- The leaf layers (0-based) just inside the min and max faces of hole h's bounds on axis a (n: the
--- bounds' leaves per axis): as octonav.bake.holes' sealing walks them.
-local function face_layers(h, n, a)
-  local minl, maxl = { 0 }, { n[a] - 1 }
-  if h.min[a] + n[a] * h.scale > h.max[a] + 1e-9 * h.scale and n[a] >= 2 then maxl[2] = n[a] - 2 end
-  return minl, maxl
-end
-
--- The doorway of a door without a box, as the bake's seal knows it (octonav.bake.holes: the opening
--- is where the bounds' face cuts the doorway): the free leaves of the face layer(s), in the hole's
--- tree `tree`, joined within the layer to the leaf where the segment from the door's inside point to
--- its outside point leaves the bounds. Returns their bounding box (world space, { min, max }), or
--- nil when the segment does not leave the bounds or that leaf is not free (no doorway to block).
+-- The doorway of a door without a box, as the bake's seal knows it (octonav.doorway): the bounding box
+-- of its opening (world space, { min, max }), or nil when the segment from the door's inside point
+-- to its outside point does not leave the bounds or the leaf where it does is not free (no doorway
+-- to block).
 local function doorway_box(tree, h, d)
-  local s, o, I, O = h.scale, h.min, d.inside, d.outside
-  local n = {}
-  for a = 1, 3 do n[a] = math.max(1, math.ceil((h.max[a] - o[a]) / s - 1e-9)) end
-  local t, axis, side = math.huge, nil, nil
-  for a = 1, 3 do
-    local dv = O[a] - I[a]
-    if dv > 0 and O[a] > h.max[a] then
-      local u = (h.max[a] - I[a]) / dv
-      if u < t then t, axis, side = u, a, "max" end
-    elseif dv < 0 and O[a] < h.min[a] then
-      local u = (h.min[a] - I[a]) / dv
-      if u < t then t, axis, side = u, a, "min" end
-    end
-  end
-  if not axis then return nil end
-  local a = axis
-  local b, c = a % 3 + 1, (a + 1) % 3 + 1
-  local function leaf(v, ax) return math.max(0, math.min(n[ax] - 1, math.floor((v - o[ax]) / s))) end
-  local minl, maxl = face_layers(h, n, a)
-  local lo, hi -- leaf index bounds: lo[axis], hi[axis]
-  for _, la in ipairs(side == "min" and minl or maxl) do
-    local p, seen = {}, {}
-    p[a] = o[a] + (la + 0.5) * s
-    local stack, top = { { leaf(I[b] + t * (O[b] - I[b]), b), leaf(I[c] + t * (O[c] - I[c]), c) } }, 1
-    while top > 0 do
-      local jk = stack[top]
-      stack[top] = nil
-      top = top - 1
-      local j, k = jk[1], jk[2]
-      local key = j * 1048576 + k
-      if not seen[key] then
-        seen[key] = true
-        p[b], p[c] = o[b] + (j + 0.5) * s, o[c] + (k + 0.5) * s
-        if tree:locate(p) == "free" then
-          if not lo then lo, hi = { [a] = la, [b] = j, [c] = k }, { [a] = la, [b] = j, [c] = k } end
-          lo[a], hi[a] = math.min(lo[a], la), math.max(hi[a], la)
-          lo[b], hi[b] = math.min(lo[b], j), math.max(hi[b], j)
-          lo[c], hi[c] = math.min(lo[c], k), math.max(hi[c], k)
-          if j + 1 < n[b] then top = top + 1; stack[top] = { j + 1, k } end
-          if j > 0 then top = top + 1; stack[top] = { j - 1, k } end
-          if k + 1 < n[c] then top = top + 1; stack[top] = { j, k + 1 } end
-          if k > 0 then top = top + 1; stack[top] = { j, k - 1 } end
-        end
-      end
-    end
-  end
+  local s, o = h.scale, h.min
+  local lo, hi -- leaf index bounds
+  doorway.flood(tree, h, doorway.grid(h), d, function(a, la, j, k)
+    local b, c = a % 3 + 1, (a + 1) % 3 + 1
+    if not lo then lo, hi = { [a] = la, [b] = j, [c] = k }, { [a] = la, [b] = j, [c] = k } end
+    lo[a], hi[a] = math.min(lo[a], la), math.max(hi[a], la)
+    lo[b], hi[b] = math.min(lo[b], j), math.max(hi[b], j)
+    lo[c], hi[c] = math.min(lo[c], k), math.max(hi[c], k)
+  end)
   if not lo then return nil end
   local mn, mx = {}, {}
   for x = 1, 3 do

@@ -23,6 +23,7 @@
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local geometry = require "octonav.bake.geometry"
+local doorway = require "octonav.doorway"
 
 local M = {}
 
@@ -44,68 +45,17 @@ function M.params(hole)
   return { depth = depth, origin = { hole.min[1], hole.min[2], hole.min[3] }, tiles = tiles, scale = hole.scale }
 end
 
--- The leaf layers (0-based indices along axis a) just inside the min and max faces of the bounds on
--- axis a: the first, the last, and the one before the last when the max face cuts a leaf (the block
--- beyond the bounds takes that leaf).
-local function layers(h, n, a)
-  local s, o = h.scale, h.min
-  local minl, maxl = { 0 }, { n[a] - 1 }
-  if o[a] + n[a] * s > h.max[a] + 1e-9 * s and n[a] >= 2 then maxl[2] = n[a] - 2 end
-  return minl, maxl
-end
+local layers = doorway.layers
 
 local function key(a, la, j, k) return (((a << 20) + la << 20) + j << 20) + k end
 
--- The openings of the doors without a box (see the module comment): for each such door whose
--- segment from inside to outside leaves the bounds, the free leaves of the face layers there that
--- are joined, within the layer, to the leaf where the segment crosses. Returns a set of keys.
+-- The openings of the doors without a box (see the module comment; octonav.doorway.flood): the set
+-- of their leaves' keys.
 local function openings(tree, h, n)
-  local s, o, set = h.scale, h.min, {}
+  local set = {}
+  local function visit(a, la, j, k) set[key(a, la, j, k)] = true end
   for _, d in ipairs(h.doors) do
-    local I, O = d.inside, d.outside
-    local t, axis, side = math.huge, nil, nil
-    for a = 1, 3 do
-      local dv = O[a] - I[a]
-      if dv > 0 and O[a] > h.max[a] then
-        local u = (h.max[a] - I[a]) / dv
-        if u < t then t, axis, side = u, a, "max" end
-      elseif dv < 0 and O[a] < h.min[a] then
-        local u = (h.min[a] - I[a]) / dv
-        if u < t then t, axis, side = u, a, "min" end
-      end
-    end
-    if not d.box and axis then
-      local a = axis
-      local b, c = a % 3 + 1, (a + 1) % 3 + 1
-      local minl, maxl = layers(h, n, a)
-      local function leaf(v, ax)
-        local i = math.floor((v - o[ax]) / s)
-        return math.max(0, math.min(n[ax] - 1, i))
-      end
-      for _, la in ipairs(side == "min" and minl or maxl) do
-        local p = {}
-        p[a] = o[a] + (la + 0.5) * s
-        -- a depth-first walk over the layer's leaves; stack entries j * 2^20 + k
-        local stack = { (leaf(I[b] + t * (O[b] - I[b]), b) << 20) + leaf(I[c] + t * (O[c] - I[c]), c) }
-        local top = 1
-        while top > 0 do
-          local jk = stack[top]
-          top = top - 1
-          local j, k = jk >> 20, jk & 0xfffff
-          local kk = key(a, la, j, k)
-          if not set[kk] then
-            p[b], p[c] = o[b] + (j + 0.5) * s, o[c] + (k + 0.5) * s
-            if tree:locate(p) == "free" then
-              set[kk] = true
-              if j + 1 < n[b] then top = top + 1; stack[top] = ((j + 1) << 20) + k end
-              if j > 0 then top = top + 1; stack[top] = ((j - 1) << 20) + k end
-              if k + 1 < n[c] then top = top + 1; stack[top] = (j << 20) + k + 1 end
-              if k > 0 then top = top + 1; stack[top] = (j << 20) + k - 1 end
-            end
-          end
-        end
-      end
-    end
+    if not d.box then doorway.flood(tree, h, n, d, visit) end
   end
   return set
 end
@@ -114,8 +64,7 @@ end
 -- the faces.
 function M.seal(tree, h)
   local s, o = h.scale, h.min
-  local n = {}
-  for a = 1, 3 do n[a] = math.max(1, math.ceil((h.max[a] - o[a]) / s - 1e-9)) end
+  local n = doorway.grid(h)
   local open = openings(tree, h, n)
   local fills, seeds, seen = 0, {}, {}
   for a = 1, 3 do
