@@ -388,8 +388,8 @@ on_status on_exchange_dirs(const char *next, const char *dir, char *err, size_t 
     else if (rename(next, dir) != 0) {
         s = io_fail(err, errlen, dir, "cannot publish", errno);
         rename(old, dir);
-    } else if (rename(old, next) != 0) /* the old pack where the caller removes it */
-        s = on_remove_tree(old, err, errlen);
+    } else if (rename(old, next) != 0) /* the old pack where the caller removes it, or removed here */
+        on_remove_tree(old, NULL, 0); /* published either way: what is left of the old one does no harm */
     free(old);
     return s;
 }
