@@ -67,6 +67,8 @@ struct on_obstacles {
     snapshot *snap;
     size_t nsnap, snapcap;
     uint32_t next_id;
+    uint64_t work;     /* removals' work so far: nodes restored and candidates tested, obstacles
+                        * blocked again by a whole rebuild (on_obstacles_work; tests read it) */
 };
 
 /* ---- helpers ----------------------------------------------------------------------------------- */
@@ -236,7 +238,10 @@ static int rebuild(on_tree *t, struct on_obstacles *o, snapshot *s)
     on_tree_install_tile(t, tile, &copy, s->solid);
     int rc = 0;
     for (size_t i = 0; i < o->n && rc == 0; i++)
-        if (live_covers(t, o, i, tile) && on_failed(on_tree_insert_tile(t, tile, classify, &o->ob[i]))) rc = -1;
+        if (live_covers(t, o, i, tile)) {
+            o->work++;
+            if (on_failed(on_tree_insert_tile(t, tile, classify, &o->ob[i]))) rc = -1;
+        }
     if (prepared && on_failed(on_tree_prepare(t, tile, NULL))) rc = -1;
     s->salt = t->tiles[tile].salt;
     return rc;
@@ -255,6 +260,7 @@ typedef struct restore_ctx {
     size_t ncand;
     double base[3]; /* nav-space min corner of the tile */
     int failed;     /* an allocation failed */
+    uint64_t work;  /* nodes visited plus candidates tested */
 } restore_ctx;
 
 /* The state of child i (code `child`) of a node in state st with value v, as readers see it (its
@@ -306,6 +312,7 @@ static int restore(restore_ctx *c, uint32_t code, int cs, int cv, int ss, int sv
                    int level, int *nv)
 {
     *nv = cv;
+    c->work += 1 + nc;
     if (cs != ST_MIXED && cs == ss) return cs; /* wholly free, or blocked before any obstacle */
     uint32_t layer = on_code_layer(code);
     double size = (double)(1u << layer);
@@ -433,12 +440,13 @@ static int remove_from_tile(on_tree *t, struct on_obstacles *o, snapshot *s, con
     int ijk[3];
     on_tile_coords(t, tile, ijk);
     restore_ctx c = {&tl->table, &s->table, gone, o->ob, lists, nc,
-                     {(double)ijk[0] * t->n, (double)ijk[1] * t->n, (double)ijk[2] * t->n}, 0};
+                     {(double)ijk[0] * t->n, (double)ijk[1] * t->n, (double)ijk[2] * t->n}, 0, 0};
     uint32_t root = on_root_code(t);
     int cv = 0, sv = 0, nv;
     int cs = tl->solid ? ST_BLOCKED : (cv = on_table_get(&tl->table, root)) >= 0 ? ST_MIXED : ST_FREE;
     int ss = s->solid ? ST_BLOCKED : (sv = on_table_get(&s->table, root)) >= 0 ? ST_MIXED : ST_FREE;
     int r = restore(&c, root, cs, cv, ss, sv, cand, nc, 0, &nv);
+    o->work += c.work;
     free(lists);
     free(cand);
     on_tree_touch(t, tile);
@@ -453,6 +461,8 @@ static int remove_from_tile(on_tree *t, struct on_obstacles *o, snapshot *s, con
     s->salt = tl->salt;
     return 0;
 }
+
+uint64_t on_obstacles_work(const on_tree *t) { return t->obstacles ? t->obstacles->work : 0; }
 
 void on_obstacles_free(struct on_obstacles *o)
 {

@@ -60,6 +60,9 @@ struct on_tree {
 
 /* Free a tree's obstacle records (obstacles.c; NULL is fine). */
 void on_obstacles_free(struct on_obstacles *o);
+/* The work obstacle removals did so far (obstacles.c: nodes restored and candidate boxes tested where a
+ * removed box reached, plus obstacles blocked again by a whole-tile rebuild): a count, for tests. */
+uint64_t on_obstacles_work(const on_tree *t);
 /* For the streamer: the tree's temporary obstacles across tile loads (obstacles.c). A tile just
  * installed gets the obstacles covering it blocked, in the order added, after a snapshot of it as
  * read (what removing them gives back), and is prepared again when it came prepared; ON_FAILURE |

@@ -1,10 +1,10 @@
 -- spec/67-obstacle_removal_spec.lua -- issue 30 item 11: removing a temporary obstacle costs what
 -- its box touches, not every obstacle on its tile (csrc/obstacles.c). Before, each removal rebuilt
 -- the tile from its snapshot and blocked every obstacle left again: 2,000 on one tile took 3.2 s to
--- remove (1.6 ms each), quadratic in their number. The time check is a ratio to adding the same
--- obstacles (each add is one insertion whatever the count), so it holds on a slow or loaded machine
--- and under the sanitizers: removing 3,000 was about 200 times adding them before, a few times now.
--- The contents check: with half of them removed in random order, the tile reads (its encoded bytes)
+-- remove (1.6 ms each), quadratic in their number. The cost is checked by a count, not a clock
+-- (tests/test_obstacles.c, removal_work: the work a removal does among 3,000 obstacles against among
+-- 30); the time is make bench-obstacles' (its -many table). Here: 3,000 removed leave the tile as
+-- before any. The contents check: with half of them removed in random order, the tile reads (its encoded bytes)
 -- as a tree that was only given the other half; with all removed, as the tree before any.
 -- Run: busted --lua=lua5.4 spec/67-obstacle_removal_spec.lua
 local octonav = require "octonav"
@@ -35,18 +35,12 @@ local function boxes(n, seed)
 end
 
 describe("issue 30 item 11: removing obstacles", function()
-  it("3,000 on one tile: removing them costs a few times adding them, not hundreds", function()
+  it("3,000 on one tile, removed in the order added: the tile as before any", function()
     local t = tile()
     local list = boxes(3000, 7)
     local ids = {}
-    local c0 = os.clock()
     for i, b in ipairs(list) do ids[i] = assert(t:add_obstacle(b)) end
-    local c1 = os.clock()
     for i = 1, #ids do assert(t:remove_obstacle(ids[i])) end -- (in the order added: the worst order before)
-    local c2 = os.clock()
-    local add, remove = c1 - c0, c2 - c1
-    assert.is_true(remove < 30 * add,
-      ("removing took %.3f s, %.0f times adding (%.3f s)"):format(remove, remove / add, add))
     assert.same({}, t:obstacles())
     assert.equal(tile():encode_tile(0, 0, 0), t:encode_tile(0, 0, 0))
   end)

@@ -347,7 +347,45 @@ static void many_ids(void)
     on_tree_destroy(ref);
 }
 
+/* Removal works where the removed box is (obstacles.c; on_obstacles_work counts its nodes and the
+ * candidate boxes it tests): removing the same 30 obstacles from one 64^3 tile costs about the same
+ * with 30 or with 3,000 obstacles on it, not a rebuild's re-blocking of every obstacle left (2,970 or
+ * more a removal with 3,000); the old rule was quadratic in the obstacles on the tile. */
+static void removal_work(void)
+{
+    uint64_t per[2];
+    for (int dense = 0; dense < 2; dense++) {
+        on_tree_params p = {{1, 1, 1}, 6, 1.0, {0, 0, 0}, 0};
+        on_tree *t = NULL;
+        CHECK(on_ok(on_tree_create(&p, &t)));
+        double wall[2][3] = {{10, 0, 10}, {12, 64, 50}};
+        on_tree_add_box(t, wall[0], wall[1]);
+        rng_state = 4242;
+        int n = dense ? 3000 : 30;
+        uint32_t *id = malloc((size_t)n * sizeof *id);
+        for (int k = 0; k < n; k++) {
+            double mn[3], mx[3];
+            for (int j = 0; j < 3; j++) {
+                mn[j] = rnd() * 60;
+                mx[j] = mn[j] + 4;
+            }
+            CHECK_EQ_INT(on_tree_add_obstacle(t, mn, mx, &id[k]), ON_SUCCESS);
+        }
+        uint64_t w0 = on_obstacles_work(t);
+        for (int k = 0; k < 30; k++) CHECK_EQ_INT(on_tree_remove_obstacle(t, id[k]), ON_SUCCESS);
+        per[dense] = (on_obstacles_work(t) - w0) / 30;
+        free(id);
+        on_tree_destroy(t);
+    }
+    printf("obstacle removal work: %llu a removal among 30, %llu among 3,000\n", (unsigned long long)per[0],
+           (unsigned long long)per[1]);
+    CHECK(per[0] > 0);
+    CHECK(per[1] < 2970);
+    CHECK(per[1] < 20 * per[0]);
+}
+
 TEST_MAIN("obstacles", {
+    removal_work();
     removals_one_by_one(scene_boxes, 24);
     removals_one_by_one(scene_voxels, 6);
     many_ids();
