@@ -63,6 +63,23 @@ local function pct(xs, p)
   return s[k]
 end
 
+-- Frames (thread CPU ms) counted in buckets around the budget: "<ms/2 | <ms | <ms+0.5 | <2ms | <5ms | >=5ms"
+-- as a text of counts.
+local function histogram(xs, ms)
+  local edges, counts = { ms / 2, ms, ms + 0.5, 2 * ms, 5 * ms }, { 0, 0, 0, 0, 0, 0 }
+  for _, x in ipairs(xs) do
+    local k = #edges + 1
+    for e = 1, #edges do
+      if x < edges[e] then
+        k = e
+        break
+      end
+    end
+    counts[k] = counts[k] + 1
+  end
+  return table.concat(counts, " / ")
+end
+
 local function rng(seed)
   local st = seed * 2654435761 % 4294967296
   return function()
@@ -166,6 +183,7 @@ local function run_pass()
   local r = { open_s = open_s, cpu50 = pct(cpu, 0.5), cpu99 = pct(cpu, 0.99), cpu999 = pct(cpu, 0.999),
     cpumax = pct(cpu, 1), wall50 = pct(wall, 0.5), wall99 = pct(wall, 0.99), wall999 = pct(wall, 0.999),
     wallmax = pct(wall, 1), over = over, arrived = arrived, failed = failed, first_wait = first_wait,
+    hist = histogram(cpu, o.ms),
     tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adjacency_bytes + st.landmark_bytes,
     boxes = st.box_bytes,
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work }
@@ -189,13 +207,16 @@ local mode = (flags.stream and "streamed, " or "") .. (flags.nobudget and "no bu
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,
   o.frames, o.seed, o.speed, mode))
 print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 / max ms | frames > ms+0.5 |"
-  .. " arrived (failed) | first move wait | tree MB | masks MB (tiles) | graph MB | Lua heap MB | beyond tree x |")
+  .. " arrived (failed) | arrivals/s at 60 fps | first move wait | tree MB | masks MB (tiles) | graph MB | Lua heap MB |"
+  .. " beyond tree x |")
 for p = 1, o.passes do
   local r = run_pass()
   local beyond = r.los + r.adj + r.boxes + r.graph + r.heap
-  print(("| %d | %.2f / %.2f / %.2f / %.2f | %.2f / %.2f / %.2f / %.2f | %d | %d (%d) | %d | %.1f | %.1f (%d) | %.2f"
-    .. " | %.1f | %.2f |"):format(p, r.cpu50, r.cpu99, r.cpu999, r.cpumax, r.wall50, r.wall99, r.wall999, r.wallmax,
-    r.over, r.arrived, r.failed, r.first_wait, r.tree / 2^20, r.los / 2^20, r.los_tiles, r.graph / 2^20,
-    r.heap / 2^20, beyond / r.tree))
+  print(("| %d | %.2f / %.2f / %.2f / %.2f | %.2f / %.2f / %.2f / %.2f | %d | %d (%d) | %.1f | %d | %.1f | %.1f (%d) |"
+    .. " %.2f | %.1f | %.2f |"):format(p, r.cpu50, r.cpu99, r.cpu999, r.cpumax, r.wall50, r.wall99, r.wall999,
+    r.wallmax, r.over, r.arrived, r.failed, r.arrived / (o.frames / 60), r.first_wait, r.tree / 2^20, r.los / 2^20,
+    r.los_tiles, r.graph / 2^20, r.heap / 2^20, beyond / r.tree))
+  print(("  frames by thread CPU time, < %g / < %g / < %g / < %g / < %g / >= %g ms: %s"):format(o.ms / 2, o.ms,
+    o.ms + 0.5, 2 * o.ms, 5 * o.ms, 5 * o.ms, r.hist))
   if r.png then print("picture of the flights: " .. r.png) end
 end
