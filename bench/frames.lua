@@ -201,9 +201,9 @@ local function run_pass()
   return r
 end
 
-local mode = (flags.stream and "streamed, " or "") .. (flags.nobudget and "no budget, " or "") ..
-  (flags.lazy and "lazy masks (los 0)" or flags.prepare and "masks prepared" or
-    ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
+local mode = (flags.stream and "streamed, " or "") ..
+  (flags.nobudget and "no budget (masks built whole on first read)" or flags.lazy and "lazy masks (los 0)" or
+    flags.prepare and "masks prepared" or ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,
   o.frames, o.seed, o.speed, mode))
 print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 / max ms | frames > ms+0.5 |"
