@@ -498,11 +498,10 @@ function M.world(opts)
   return out
 end
 
---- Replace the text between <!-- bench:NAME --> and <!-- /bench:NAME --> in a file. The tables live in
--- docs/benchmarks.md: a path naming the project's README.md (the command line's bench-all and
--- bench-world pass ROOT/README.md) is read as ROOT/docs/benchmarks.md.
+--- Replace the text between <!-- bench:NAME --> and <!-- /bench:NAME --> in a file (the tables of
+-- docs/benchmarks.md): the new text is written beside it and renamed over it, so a failed write leaves
+-- the file as it was. -> true | nil, reason.
 function M.write_section(path, name, text)
-  path = path:gsub("README%.md$", "docs/benchmarks.md")
   local f = io.open(path, "rb")
   if not f then return nil, "cannot read " .. path end
   local doc = f:read("a")
@@ -512,9 +511,20 @@ function M.write_section(path, name, text)
   local b = doc:find(close, 1, true)
   if not a or not b then return nil, "markers for " .. name .. " not found in " .. path end
   doc = doc:sub(1, a + #open - 1) .. "\n" .. text .. "\n" .. doc:sub(b)
-  f = assert(io.open(path, "wb"))
-  f:write(doc)
-  f:close()
+  local tmp = path .. ".tmp"
+  local w, werr = io.open(tmp, "wb")
+  if not w then return nil, werr end
+  local ok, e1 = w:write(doc)
+  local cok, e2 = w:close()
+  if not ok or not cok then
+    os.remove(tmp)
+    return nil, tmp .. ": " .. tostring(e1 or e2)
+  end
+  local rok, rerr = os.rename(tmp, path)
+  if not rok then
+    os.remove(tmp)
+    return nil, rerr
+  end
   return true
 end
 

@@ -7,9 +7,9 @@
 --   validate PACK                             check the holes' doors; exit code 1 when not ok
 --   view PACK_OR_TREE_OR_3DMAP [...]          a page or a PNG of the nav data (octonav.cli_view)
 --   bench MAP.3dmap [SCEN] [flags]            query benchmark on one Moving AI map
---   bench-tree [DATA_DIR], bench-all [DATA_DIR]   the benchmark tables (bench-all writes README.md)
+--   bench-tree [DATA_DIR], bench-all [DATA_DIR]   the benchmark tables (bench-all writes docs/benchmarks.md)
 --   bench-world [flags]                       the world benchmark (octonav.bench_world)
---   --help, CMD --help, --version             to stdout, exit code 0
+--   --help, CMD --help, --version (-V, version)   to stdout, exit code 0
 -- M.run(argv) and M.main(cmd, args) return the exit code: 0 done, 1 failed (or not ok), 2 bad usage.
 -- Errors are one line on stderr ("octonav: ..."); bad usage adds the usage.
 --
@@ -28,7 +28,7 @@ local M = {}
 -- output streams (specs may replace them)
 M.stdout = io.stdout
 M.stderr = io.stderr
--- the project root (bin/octonav sets it): bench-all writes ROOT/README.md; data defaults under it
+-- the project root (bin/octonav sets it): bench-all writes ROOT/docs/benchmarks.md; data defaults under it
 M.root = "."
 
 M.VERSION = "octonav " .. core.version
@@ -83,10 +83,10 @@ octonav bench-tree [DATA_DIR]
     tree benchmark per map: load, memory, file size, locate and visible speed]],
   ["bench-all"] = [[
 octonav bench-all [DATA_DIR]
-    every benchmark; writes the tables into README.md]],
+    every benchmark; writes the tables into docs/benchmarks.md]],
   ["bench-world"] = [[
 octonav bench-world [--worlds dungeon,house,t16,t32] [--pairs 60] [--frames 300] [--data DIR] [--pack DIR]
-    the world benchmark (issue 11); all worlds: writes its README table. Opt-in (slow: bakes
+    the world benchmark (issue 11); all worlds: writes its table in docs/benchmarks.md. Opt-in (slow: bakes
     three times): t8x512, the 8x1x8 world of 512^3 tiles at 1 m (tree prepared, 35 pairs, 100 frames).
     --pack DIR: the pack of the (one) world given, baked before with its config: not baked again]],
 }
@@ -95,7 +95,7 @@ local ORDER = { "bake", "info", "path", "validate", "view", "bench", "bench-tree
 local function usage_text()
   local t = { "usage: octonav COMMAND [ARGS]   (octonav COMMAND --help: that command's usage)" }
   for _, name in ipairs(ORDER) do t[#t + 1] = "  " .. HELP[name]:gsub("\n", "\n  ") end
-  t[#t + 1] = "  octonav --help | --version"
+  t[#t + 1] = "  octonav --help | --version (-V, version)"
   t[#t + 1] = "DATA_DIR defaults to ../shared/data/voxel beside the project (maps that are absent are skipped)."
   return table.concat(t, "\n")
 end
@@ -600,8 +600,8 @@ local function cmd_bench(args)
 end
 
 local function write_section(name, text)
-  local ok, werr = require("octonav.bench").write_section(M.root .. "/README.md", name, text)
-  if not ok then err("README not updated: ", tostring(werr)) end
+  local ok, werr = require("octonav.bench").write_section(M.root .. "/docs/benchmarks.md", name, text)
+  if not ok then err("docs/benchmarks.md not updated: ", tostring(werr)) end
 end
 
 -- bench-all, no outside data: the streaming table
@@ -729,7 +729,7 @@ local function cmd_view(args)
   return require("octonav.cli_view").run(args, { out = out, err = function(s) err(s) end })
 end
 
--- the world benchmark of issue 11 (lua/octonav/bench_world.lua); writes the README's world_graph table
+-- the world benchmark of issue 11 (lua/octonav/bench_world.lua); writes docs/benchmarks.md's world_graph table
 local function cmd_bench_world(args)
   local flags, pos = parse(args, { worlds = true, pairs = true, frames = true, data = true, pack = true }, {})
   if not flags then return usage("bench-world: " .. pos, "bench-world") end
@@ -769,14 +769,14 @@ local function wants_help(args)
   return false
 end
 
---- Runs one command (cmd: its name, or --help / --version); returns the exit code.
+--- Runs one command (cmd: its name, or --help / --version, also -V and version); returns the exit code.
 function M.main(cmd, args)
   args = args or {}
   if cmd == "--help" or cmd == "-h" or cmd == "help" then
     out(M.USAGE)
     return 0
   end
-  if cmd == "--version" then
+  if cmd == "--version" or cmd == "-V" or cmd == "version" then
     out(M.VERSION)
     return 0
   end
