@@ -327,43 +327,6 @@ on_status on_remove_tree(const char *path, char *err, size_t errlen)
     return ON_SUCCESS;
 }
 
-on_status on_symlink_replace(const char *target, const char *path, char *err, size_t errlen)
-{
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 48);
-    if (!tmp) return io_fail(err, errlen, path, "cannot link", ENOMEM);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t h = mix64((uint64_t)ts.tv_sec * 1000000007ull ^ (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)tmp);
-    int en = 0;
-    for (int attempt = 0; attempt < 100; attempt++) {
-        snprintf(tmp, pl + 48, "%s.tmp.%ld.%08x", path, (long)getpid(), (unsigned)(h & 0xffffffffu));
-        en = symlink(target, tmp) == 0 ? 0 : errno;
-        if (en != EEXIST) break;
-        h = mix64(h);
-    }
-    if (!en && rename(tmp, path) != 0) {
-        en = errno;
-        unlink(tmp);
-    }
-    free(tmp);
-    if (en) return io_fail(err, errlen, path, "cannot link", en);
-    return ON_SUCCESS;
-}
-
-on_status on_read_link(const char *path, char *buf, size_t len, char *err, size_t errlen)
-{
-    if (len) buf[0] = 0;
-    struct stat st;
-    if (lstat(path, &st) != 0) return io_fail(err, errlen, path, "cannot read", errno);
-    if (!S_ISLNK(st.st_mode)) return ON_FAILURE | ON_INVALID;
-    ssize_t n = readlink(path, buf, len ? len - 1 : 0);
-    if (n < 0) return io_fail(err, errlen, path, "cannot read", errno);
-    if ((size_t)n >= len - 1) return io_fail(err, errlen, path, "cannot read", ENAMETOOLONG);
-    buf[n] = 0;
-    return ON_SUCCESS;
-}
-
 on_status on_exchange_dirs(const char *next, const char *dir, char *err, size_t errlen)
 {
     struct stat st;

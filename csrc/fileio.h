@@ -50,18 +50,12 @@ on_status on_write_file_atomic_sync(const char *path, const void *data, size_t l
  * are followed, other special files skipped. A missing src is no error (nothing to copy).
  * on_remove_tree: path removed with everything under it, symlinks removed and never followed; a
  * missing path is no error.
- * on_symlink_replace: path made a symlink to target atomically (a temporary symlink beside it renamed
- * over it): a reader sees the old link or the new one.
- * on_read_link: the target of the symlink at path into buf (NUL-terminated); ON_FAILURE | ON_INVALID
- * without a message when path is not a symlink, ON_FAILURE | ON_IO when it is missing.
  * on_exchange_dirs: the directory at `next` put in place of the one at `dir` (same filesystem): one
  * atomic exchange (Linux renameat2 RENAME_EXCHANGE), after which `next` holds what was at dir; where
  * the exchange is not supported, dir is renamed to `next`.old then `next` to dir (a crash between the
  * two leaves no dir: never a mix). When dir does not exist, `next` is renamed to it. */
 on_status on_link_tree(const char *src, const char *dst, char *err, size_t errlen);
 on_status on_remove_tree(const char *path, char *err, size_t errlen);
-on_status on_symlink_replace(const char *target, const char *path, char *err, size_t errlen);
-on_status on_read_link(const char *path, char *buf, size_t len, char *err, size_t errlen);
 on_status on_exchange_dirs(const char *next, const char *dir, char *err, size_t errlen);
 
 /* A text parser's message for a bad line into err (may be NULL): "PATH:LINE: " and the formatted

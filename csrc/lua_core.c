@@ -2,7 +2,7 @@
  * lua_core.c -- luaopen_octonav_core: the C module `octonav.core`, assembled from the per-file
  * openers (tree, grid, query, streamer), plus the few helpers the Lua layers need from C: clock,
  * mkdir, isatty, read_obj, crc32, read_file, write_file, link_tree, remove_tree,
- * symlink, readlink, exchange_dirs. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
+ * exchange_dirs. The Lua module `octonav` (lua/octonav/init.lua) wraps it.
  */
 #include "fileio.h"
 #include "lua_util.h"
@@ -150,8 +150,7 @@ static int l_write_file(lua_State *L)
 
 /* Directory trees for publishing a pack generation (fileio.h; lua/octonav/bake/publish.lua), each
  * -> true | nil, "PATH: WHAT: REASON":
- * core.link_tree(src, dst), core.remove_tree(path), core.symlink(target, path) (atomic replace);
- * core.readlink(path) -> target | false (not a symlink) | nil, err; core.exchange_dirs(next, dir). */
+ * core.link_tree(src, dst), core.remove_tree(path), core.exchange_dirs(next, dir). */
 static int l_link_tree(lua_State *L)
 {
     const char *src = luaL_checkstring(L, 1), *dst = luaL_checkstring(L, 2);
@@ -166,32 +165,11 @@ static int l_remove_tree(lua_State *L)
     return on_lua_file_result(L, on_remove_tree(path, err, sizeof err), err, path, NULL);
 }
 
-static int l_symlink(lua_State *L)
-{
-    const char *target = luaL_checkstring(L, 1), *path = luaL_checkstring(L, 2);
-    char err[512];
-    return on_lua_file_result(L, on_symlink_replace(target, path, err, sizeof err), err, path, NULL);
-}
-
 static int l_exchange_dirs(lua_State *L)
 {
     const char *next = luaL_checkstring(L, 1), *dir = luaL_checkstring(L, 2);
     char err[512];
     return on_lua_file_result(L, on_exchange_dirs(next, dir, err, sizeof err), err, dir, NULL);
-}
-
-static int l_readlink(lua_State *L)
-{
-    const char *path = luaL_checkstring(L, 1);
-    char buf[4096], err[512];
-    on_status s = on_read_link(path, buf, sizeof buf, err, sizeof err);
-    if (s == (ON_FAILURE | ON_INVALID)) {
-        lua_pushboolean(L, 0);
-        return 1;
-    }
-    if (!on_ok(s)) return on_lua_file_result(L, s, err, path, NULL);
-    lua_pushstring(L, buf);
-    return 1;
 }
 
 /* core.isatty(fd) -> boolean (0 stdin, 1 stdout, 2 stderr): for progress bars. */
@@ -207,8 +185,7 @@ int luaopen_octonav_core(lua_State *L)
     static const luaL_Reg funcs[] = {{"clock", l_clock}, {"thread_clock", l_thread_clock},         {"mkdir", l_mkdir},       {"read_obj", l_read_obj},
                                      {"crc32", l_crc32},         {"isatty", l_isatty},     {"read_file", l_read_file},
                                      {"write_file", l_write_file}, {"link_tree", l_link_tree},
-                                     {"remove_tree", l_remove_tree}, {"symlink", l_symlink},
-                                     {"readlink", l_readlink},   {"exchange_dirs", l_exchange_dirs},
+                                     {"remove_tree", l_remove_tree}, {"exchange_dirs", l_exchange_dirs},
                                      {NULL, NULL}};
     /* the per-file openers: those with a name leave a table for that field; the others add methods
      * to a class opened before them (points), or set their field themselves (route) */

@@ -148,31 +148,6 @@ double on_lua_inrange(lua_State *L, double v, const char *fname, const char *nam
     return v;
 }
 
-double on_lua_checkrange(lua_State *L, int arg, const char *fname, const char *name, double lo, double hi)
-{
-    double v = (double)luaL_checknumber(L, arg);
-    if (!(v >= lo && v <= hi)) luaL_argerror(L, arg, range_msg(L, fname, name, lo, hi));
-    return v;
-}
-
-double on_lua_optrange(lua_State *L, int idx, const char *fname, const char *key, double def, double lo, double hi)
-{
-    double v = on_lua_optnumber(L, idx, key, def);
-    if (!(v >= lo && v <= hi)) {
-        lua_pushfstring(L, "option '%s'", key);
-        luaL_error(L, "%s", range_msg(L, fname, lua_tostring(L, -1), lo, hi));
-    }
-    return v;
-}
-
-lua_Integer on_lua_optintrange(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def,
-                               lua_Integer lo, lua_Integer hi)
-{
-    lua_Integer v = on_lua_optinteger(L, idx, key, def);
-    if (v < lo || v > hi) luaL_error(L, "%s: option '%s' must be an integer in [%I, %I]", fname, key, lo, hi);
-    return v;
-}
-
 int on_lua_optboolean(lua_State *L, int idx, const char *key, int def)
 {
     if (!getfield(L, idx, key)) return def;

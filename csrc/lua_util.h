@@ -25,15 +25,9 @@ void on_lua_checkopts(lua_State *L, int idx, const char *fname, const char *cons
 /* Field helpers for an options table at idx (absent or nil -> default). */
 double on_lua_optnumber(lua_State *L, int idx, const char *key, double def);
 lua_Integer on_lua_optinteger(lua_State *L, int idx, const char *key, lua_Integer def);
-/* Numbers bounded before any use or cast: v itself when lo <= v <= hi, else raises "FNAME: NAME must be
- * a finite number in [LO, HI]" (NaN and infinities never pass). on_lua_checkrange reads argument arg (a
- * number: the error names the argument), on_lua_optrange option key of the table at idx (def when
- * absent; NAME is "option 'KEY'"), on_lua_optintrange the same for an integer option. */
+/* A number bounded before any use or cast: v itself when lo <= v <= hi, else raises "FNAME: NAME must be
+ * a finite number in [LO, HI]" (NaN and infinities never pass). */
 double on_lua_inrange(lua_State *L, double v, const char *fname, const char *name, double lo, double hi);
-double on_lua_checkrange(lua_State *L, int arg, const char *fname, const char *name, double lo, double hi);
-double on_lua_optrange(lua_State *L, int idx, const char *fname, const char *key, double def, double lo, double hi);
-lua_Integer on_lua_optintrange(lua_State *L, int idx, const char *fname, const char *key, lua_Integer def,
-                               lua_Integer lo, lua_Integer hi);
 int on_lua_optboolean(lua_State *L, int idx, const char *key, int def);
 /* Option `key` as the index of its string in names (NULL-terminated), def when absent; anything else
  * raises "option 'KEY' must be MSG". */

@@ -104,15 +104,6 @@ static void test_trees(void)
     CHECK_EQ_INT(on_remove_tree(at("c"), err, sizeof err), ON_SUCCESS);
     CHECK(!exists("c") && strcmp(get("outside"), "not in the pack") == 0 && exists("a/tiles/0.tile"));
     CHECK_EQ_INT(on_remove_tree(at("c"), err, sizeof err), ON_SUCCESS);
-    /* symlinks replaced atomically, read back */
-    char buf[64];
-    CHECK_EQ_INT(on_symlink_replace("a", at("cur"), err, sizeof err), ON_SUCCESS);
-    CHECK_EQ_INT(on_symlink_replace("gen.2", at("cur"), err, sizeof err), ON_SUCCESS);
-    CHECK_EQ_INT(on_read_link(at("cur"), buf, sizeof buf, err, sizeof err), ON_SUCCESS);
-    CHECK(strcmp(buf, "gen.2") == 0);
-    CHECK_EQ_INT(on_read_link(at("outside"), buf, sizeof buf, err, sizeof err), ON_FAILURE | ON_INVALID);
-    CHECK_EQ_INT(on_read_link(at("nothing"), buf, sizeof buf, err, sizeof err), ON_FAILURE | ON_IO);
-    remove(at("cur"));
     remove(at("file"));
 }
 
