@@ -12,6 +12,7 @@
 local core = require "octonav.core"
 local view = require "octonav.view"
 local image = require "octonav.image"
+local planner = require "octonav.planner"
 
 local M = {}
 
@@ -130,15 +131,7 @@ function M.find_leg(d, a, b, page, o)
   if not w then return search(d.tree, a, b, page, o) end
   local route, reason = w:plan(a, b)
   if not route then return nil, reason end
-  local legs = {}
-  for _, step in ipairs(route) do
-    local last = legs[#legs]
-    if step.kind == "tile" and last and last.kind == "tile" then
-      last.exit = step.exit
-    else
-      legs[#legs + 1] = { kind = step.kind, hole = step.hole, enter = step.enter, exit = step.exit }
-    end
-  end
+  local legs = planner.legs_of_route(route)
   local pts = {}
   for n, leg in ipairs(legs) do
     local tree = w.tree

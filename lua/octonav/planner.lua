@@ -365,6 +365,9 @@ local function legs_of_route(route)
   return out, tiles
 end
 
+--- planner.legs_of_route(route) -> legs, tiles: a route's (world:plan's) legs as job:legs() gives them.
+M.legs_of_route = legs_of_route
+
 --- job:legs() -> legs, tiles, cost (after step answered "found"; else nil, reason[, tile]): the route's
 -- consecutive tile steps joined into one leg that ends where the last of them ends (at the goal or a
 -- door's outside point), the hole steps as they are: { kind, tile | hole, enter, exit, via, via_kind,
