@@ -55,6 +55,19 @@ static on_tree *cluttered(int depth, int nbox)
     return t;
 }
 
+/* k obstacles of 4^3 leaves at random places in a tile of n leaves a side (the benchmark's rng), ids[i]. */
+static void add_random(on_tree *t, double n, int k, uint32_t *ids)
+{
+    for (int i = 0; i < k; i++) {
+        double mn[3], mx[3];
+        for (int a = 0; a < 3; a++) {
+            mn[a] = rnd() * (n - 4);
+            mx[a] = mn[a] + 4;
+        }
+        on_tree_add_obstacle(t, mn, mx, &ids[i]);
+    }
+}
+
 static void run(int depth, int nbox, int prepared, int k, int passes)
 {
     on_tree *t = cluttered(depth, nbox);
@@ -67,14 +80,7 @@ static void run(int depth, int nbox, int prepared, int k, int passes)
     for (int pass = 0; pass < passes && ids; pass++) {
         rng = 777 + (uint64_t)pass;
         double t0 = bench_now();
-        for (int i = 0; i < k; i++) {
-            double mn[3], mx[3];
-            for (int a = 0; a < 3; a++) {
-                mn[a] = rnd() * (n - 4);
-                mx[a] = mn[a] + 4;
-            }
-            on_tree_add_obstacle(t, mn, mx, &ids[i]);
-        }
+        add_random(t, n, k, ids);
         double t1 = bench_now();
         for (int left = k; left > 0; left--) {
             int i = (int)(rnd() * left);
@@ -105,14 +111,7 @@ static void run_many(int depth, int nbox, int count, int random_order)
     double n = (double)(1 << depth);
     rng = 4711;
     double t0 = bench_now();
-    for (int i = 0; i < count; i++) {
-        double mn[3], mx[3];
-        for (int a = 0; a < 3; a++) {
-            mn[a] = rnd() * (n - 4);
-            mx[a] = mn[a] + 4;
-        }
-        on_tree_add_obstacle(t, mn, mx, &ids[i]);
-    }
+    add_random(t, n, count, ids);
     double t1 = bench_now();
     if (random_order)
         for (int i = count - 1; i > 0; i--) {
