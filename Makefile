@@ -71,7 +71,7 @@ ctest: $(TEST_BIN)
 
 # lint fails on any warning (the Lua sources, the script, the examples and the specs)
 lint: deps
-	@$(LUACHECK) --formatter plain lua/ bin/ examples/ spec/ tools/ && echo "luacheck: 0 warnings"
+	@$(LUACHECK) --formatter plain lua/ bin/ examples/ spec/ tools/ bench/lua/ && echo "luacheck: 0 warnings"
 
 test: all ctest lint
 	@bash tools/runtests.sh $(BUILD)
@@ -146,7 +146,7 @@ bench-pathserver: $(BUILD)/bench/pathserver
 # the streaming soak of issue 12: 100 navigators, doors toggling, max_loaded (counts of agents through a
 # closed door, silent stalls and loaded-set rule violations: each must be 0)
 bench-soak: all
-	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" \
+	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;$$PWD/bench/lua/?.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" \
 	  $(LUA) -e 'print(require("octonav.bench_world").soak_report())'
 
 # streaming frames (bench/stream_frames.lua): caller's p50 / p99 / max us of the update() frames that

@@ -1,0 +1,205 @@
+--- octonav.navigator_plan: a navigator's route plan (internal to octonav.navigator).
+--
+-- The C route planner over the world graph, sliced over updates (plan_budget portals an update, the
+-- shared frame budget's `plans` and `portals`); what the plan waits on while streaming; the legs
+-- the route is walked in; and the checks that make a navigator plan again: a tile graph the route
+-- crosses replaced (a rebake), a door ahead on the route closed. The navigator's life cycle is in
+-- navigator.lua; the step searches in navigator_search.lua.
+local planner = require "octonav.planner"
+local navlocks = require "octonav.navlocks"
+local tilegrid = require "octonav.tilegrid"
+local util = require "octonav.util"
+local search = require "octonav.navigator_search"
+
+local M = {}
+
+local type, huge = type, math.huge
+local copy = util.copy
+local fail, passed, free_start, locate_status = search.fail, search.passed, search.free_start, search.locate_status
+
+-- A plan's C planner goes back to the world's idle ones (planner.acquire / planner.release).
+local function give_planner(self)
+  if self.cplanner then
+    planner.release(self.world, self.cplanner)
+    self.cplanner = nil
+  end
+end
+
+-- Has the graph of a tile the route crosses been replaced since it was planned (its graph_ids entry
+-- changed to another graph: a rebake)? A graph removed (its tile unloaded) is not a change.
+local function graph_changed(self)
+  local world = self.world
+  if world.graph_revision == nil or world.graph_revision == self.plan_revision then return false end
+  self.plan_revision = world.graph_revision
+  local ids, r = world.graph_ids, self.route_ids
+  for i = 1, r and #r or 0, 2 do
+    local id = r[i + 1]
+    local now = ids[r[i]]
+    if id and now ~= nil and now ~= id then return true end
+  end
+  return false
+end
+
+-- The doors the route passes: { hole, door, k } for each cell k that leaves through a door (NO_DOORS,
+-- shared and never written, when none).
+local NO_DOORS = {}
+local function doors_of(cells)
+  local out = NO_DOORS
+  for k, c in ipairs(cells) do
+    if c.via_kind == "door" then
+      if out == NO_DOORS then out = {} end
+      out[#out + 1] = { hole = c.via_hole, door = c.via, k = k }
+    end
+  end
+  return out
+end
+
+-- Is a door the route passes, and the agent has not reached yet, closed? A door counts as reached once
+-- the agent has passed the step leading to it (it is on the door's own leg, crossing): it goes on.
+local function door_closed_ahead(self)
+  for _, rd in ipairs(self.route_doors or {}) do
+    local h = self.world.holes[rd.hole]
+    local d = h and h.doors[rd.door]
+    if d and d.open == false and not passed(self, rd.k) then return true end
+  end
+  return false
+end
+
+-- Checked when a door changed since the last look (world.door_revision), and once after planning.
+local function door_changed(self)
+  local rev = self.world.door_revision or 0
+  if self.door_seen == rev then return false end
+  self.door_seen = rev
+  return door_closed_ahead(self)
+end
+
+-- The C planner the navigator plans with: taken from the world's idle ones while it plans (several
+-- navigators plan at once, each sliced over its updates), given back when the plan ends.
+local function take_planner(self)
+  if not self.cplanner then self.cplanner = planner.acquire(self.world) end
+  return self.cplanner
+end
+
+-- Plans the route (sliced: plan_budget portals this update). Returns nil once the route is known (the
+-- legs set up), or the status to return now ("planning" or "failed").
+local function plan_route(self, position)
+  local locks, world = self.locks, self.world
+  -- the planner reads the start's and the goal's tiles and the holes whose bounds hold them (from
+  -- where the agent is now: it should hold while it waits, but may not)
+  self.loading, self.loading_hole = nil, nil
+  local st, missing = locks:plan_state(position, self.goal)
+  if st == "failed" then
+    fail(self, "load_failed")
+    return "failed"
+  end
+  if st == "waiting" then
+    if type(missing) == "table" then self.loading = missing else self.loading_hole = missing end
+    self.state = "planning"
+    return "planning"
+  end
+  local B = self.budget
+  local portals, t0
+  if not self.job then
+    -- a plan's start joins its ends in their tiles (C, not sliced): one of the budget's `plans`,
+    -- taken with the portals of its first step (a plan started without them would wait, and on a
+    -- streamed world its graph would change meanwhile: started again, its start paid twice)
+    if B:take("plans", self, 1) == 0 then
+      self.state = "planning"
+      return "planning"
+    end
+    portals = B:take("portals", self, self.plan_budget)
+    if portals == 0 then
+      B:give("plans", self, 1, true) -- keeps its place in both lines
+      B:give("portals", self, 0, true)
+      self.state = "planning"
+      return "planning"
+    end
+    B:give("plans", self, 0, false)
+    -- a start on a blocked leaf's face, outside the holes: off it (free_start; the planner's local
+    -- search takes a face point, but not one a hair inside the leaf)
+    local from = position
+    if locate_status(world.tree, position) == "blocked" and world:in_hole(position) == nil then
+      from = free_start(world.tree, position)
+    end
+    self.from0 = copy(from)
+    -- (a budget with a frame time learns what a start and its first step cost: they come in one update)
+    t0 = B.step and B.clock()
+    self.job = planner.start_named("navigator:update", world, self.from0, self.goal, take_planner(self))
+    self.plan_revision = world.graph_revision
+    self.plan_spent = 0
+  end
+  portals = portals or B:take("portals", self, self.plan_budget)
+  if portals == 0 then
+    B:give("portals", self, 0, true)
+    self.state = "planning"
+    return "planning"
+  end
+  local pst, reason, tile = self.job:step(portals)
+  if t0 then B:spent("plans", 1, B.clock() - t0) end
+  if pst == "running" then
+    self.plan_spent = self.plan_spent + portals
+    B:give("portals", self, 0, true)
+    self.state = "planning"
+    return "planning"
+  end
+  if pst ~= "found" then
+    -- a failed step's portals are not reported: all of them count, but graph_changed, which the C
+    -- planner answers before expanding any
+    B:give("portals", self, reason == "graph_changed" and portals or 0, false)
+    self.job = nil
+    give_planner(self)
+    if reason == "graph_changed" then -- a tile graph came or went while planning: start again
+      self.state = "planning"
+      return "planning"
+    end
+    if reason == "loading" and tile and locks ~= navlocks.none then
+      -- streaming: the route may pass a tile whose graph is not loaded yet: lock it, plan again
+      if locks:plan_wait(tile) then
+        fail(self, "load_failed")
+        return "failed"
+      end
+      self.loading = tilegrid.ijk(world, tile)
+      self.state = "planning"
+      return "planning"
+    end
+    fail(self, reason)
+    if tile then self.failed_tile = tilegrid.ijk(world, tile) end -- unloaded, loading: which tile
+    return "failed"
+  end
+  -- the legs straight from the C result (the route's tables are made when nav:route() asks: a crowd's
+  -- plans make little garbage); the job needs its C planner no more
+  local job = self.job
+  local cells, tiles = job:legs()
+  if not cells then -- (the C result answers what its step did: only misuse gets here)
+    error("navigator:update: planner job: " .. tostring(tiles), 2)
+  end
+  -- the portals the plan expanded in all (the C result's count) less those counted in earlier updates
+  local used = math.max(0, math.min(portals, (job.expansions or huge) - self.plan_spent))
+  B:give("portals", self, portals - used, false)
+  self.job = nil
+  give_planner(self)
+  self.route_job, self.route_steps = job, nil
+  self.cells = cells
+  self.route_doors = doors_of(self.cells)
+  self.door_seen = nil -- a door closed while the plan ran: checked at the next update
+  if #self.route_doors > 0 then
+    locks:set_door_check(function() return self.cells ~= nil and door_closed_ahead(self) end)
+  else
+    locks:set_door_check(nil)
+  end
+  -- the graphs the route was planned on: tile, id pairs in one list (false: no id known)
+  local ids, route_ids = world.graph_ids, nil
+  if ids then
+    route_ids = {}
+    for i, t in ipairs(tiles) do
+      route_ids[2 * i - 1], route_ids[2 * i] = t, ids[t] or false
+    end
+  end
+  self.route_ids = route_ids
+  locks:planned()
+  return nil
+end
+
+M.give_planner, M.graph_changed, M.door_changed, M.plan_route = give_planner, graph_changed, door_changed, plan_route
+
+return M
