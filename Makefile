@@ -30,6 +30,10 @@ CORE_SRC := $(filter-out csrc/lua_%.c,$(wildcard csrc/*.c))
 LUA_SRC  := $(wildcard csrc/lua_*.c)
 HDR      := $(wildcard csrc/*.h)
 CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
+# the crowd's room (csrc/crowd/, issue 33), until the rooms' wildcards pick it up
+CROWD_SRC := $(wildcard csrc/crowd/*.c)
+CORE_OBJ += $(CROWD_SRC:csrc/%.c=$(BUILD)/obj/%.o)
+HDR      += $(wildcard csrc/crowd/*.h)
 LUA_OBJ  := $(LUA_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -55,7 +59,10 @@ deps:
 $(BUILD)/obj/%.o: csrc/%.c $(HDR) | $(BUILD)/obj
 	$(CC) $(ALLCFLAGS) $(LUA_INC) -c $< -o $@
 
-$(BUILD)/obj $(BUILD)/tests $(BUILD)/octonav:
+$(BUILD)/obj/crowd/%.o: csrc/crowd/%.c $(HDR) | $(BUILD)/obj/crowd
+	$(CC) $(ALLCFLAGS) -Icsrc -c $< -o $@
+
+$(BUILD)/obj $(BUILD)/obj/crowd $(BUILD)/tests $(BUILD)/octonav:
 	@mkdir -p $@
 
 $(BUILD)/libonav.a: $(CORE_OBJ)

@@ -1,0 +1,158 @@
+/*
+ * avoidance.c -- an agent's new velocity: ORCA in 3D, then made safe and reachable.
+ *
+ * First ORCA (lp.c): one half-space of velocities per neighbour, reciprocal (each agent takes half of
+ * the change that avoids a collision within time_horizon; RVO2-3D's construction), and one per wall of
+ * its local boundary, one-sided (the agent alone keeps its distance: no approach faster than its gap
+ * over time_horizon_obst), inside the ball of its top speed, closest to its preferred velocity. When
+ * they leave no velocity, the walls stay hard and the largest violation of the others is minimised.
+ * Then the safe step: of the velocities its acceleration reaches this frame (a ball of max_accel * dt
+ * about its velocity), inside its turn limit (a pyramid about its heading inside the cone of
+ * max_turn_rate * dt) and top speed, the one closest to ORCA's answer that approaches no wall faster
+ * than it can brake within its gap, and no neighbour faster than it can brake within half theirs (the
+ * neighbour brakes for the other half). The approach speed u allowed at a gap s meets
+ * u dt + u^2 / (2 accel) <= s, so that braking in the next frame is allowed too: a gap never closes
+ * below zero. When no velocity meets all of it, the agent brakes at full acceleration along its
+ * heading (a->fallback), which keeps every wall's rule above.
+ */
+#include "crowd.h"
+#include "tree.h"
+
+double on_brake_speed(double s, double accel, double dt)
+{
+    if (s <= 0) return 0;
+    return accel * (sqrt(dt * dt + 2 * s / accel) - dt);
+}
+
+/* RVO2-3D's half-space for agent a against b (reciprocal: a takes half). */
+static on_plane orca_plane(const on_agent *a, const on_agent *b, double tau, double dt)
+{
+    on_v3 rp = v3_sub(b->pos, a->pos), rv = v3_sub(a->vel, b->vel);
+    double d2 = v3_len2(rp), cr = a->radius + b->radius, cr2 = cr * cr;
+    on_plane pl;
+    on_v3 u;
+    if (d2 > cr2) {
+        on_v3 w = v3_sub(rv, v3_scale(rp, 1.0 / tau));
+        double wl2 = v3_len2(w), dp = v3_dot(w, rp);
+        if (dp < 0 && dp * dp > cr2 * wl2) {
+            /* the cut-off sphere */
+            double wl = sqrt(wl2);
+            on_v3 uw = wl > 0 ? v3_scale(w, 1.0 / wl) : v3(1, 0, 0);
+            pl.n = uw;
+            u = v3_scale(uw, cr / tau - wl);
+        } else {
+            /* the cone's side */
+            double A = d2, B = v3_dot(rp, rv);
+            double C = v3_len2(rv) - v3_len2(v3_cross(rp, rv)) / (d2 - cr2);
+            double disc = B * B - A * C;
+            double t = (B + sqrt(disc > 0 ? disc : 0)) / A;
+            on_v3 ww = v3_sub(rv, v3_scale(rp, t));
+            double wwl = v3_len(ww);
+            on_v3 uww = wwl > 0 ? v3_scale(ww, 1.0 / wwl) : v3(1, 0, 0);
+            pl.n = uww;
+            u = v3_scale(uww, cr * t - wwl);
+        }
+    } else {
+        /* already overlapping: apart within this frame */
+        on_v3 w = v3_sub(rv, v3_scale(rp, 1.0 / dt));
+        double wl = v3_len(w);
+        on_v3 uw = wl > 0 ? v3_scale(w, 1.0 / wl) : v3(1, 0, 0);
+        pl.n = uw;
+        u = v3_scale(uw, cr / dt - wl);
+    }
+    pl.p = v3_add(a->vel, v3_scale(u, 0.5));
+    return pl;
+}
+
+void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self, const on_tree *t)
+{
+    on_agent *a = &agents[self];
+    double dt = pp->dt;
+    double margin = 1e-7 * a->radius;
+    on_plane pl[ON_CROWD_MAX_PLANES], scratch[ON_CROWD_MAX_PLANES];
+    on_v3 wq[ON_CROWD_MAX_WALLS], wn[ON_CROWD_MAX_WALLS];
+    double wd[ON_CROWD_MAX_WALLS];
+    double look = on_agent_lookahead(a, dt);
+    double within = a->radius + (look > a->max_speed * pp->tau_obst ? look : a->max_speed * pp->tau_obst);
+    int nw = a->bound_valid ? on_boundary_planes(a, a->pos, within, wq, wn, wd, ON_CROWD_MAX_WALLS) : 0;
+    (void)t;
+    a->nwalls = nw;
+    a->fallback = 0;
+
+    /* ORCA */
+    size_t m = 0;
+    for (int i = 0; i < nw; i++) {
+        double s = wd[i] - a->radius;
+        double allow = s >= 0 ? s / pp->tau_obst : s / dt;
+        pl[m].n = wn[i];
+        pl[m].p = v3_scale(wn[i], -allow);
+        m++;
+    }
+    size_t hard = m;
+    for (int k = 0; k < a->nnbr; k++) pl[m++] = orca_plane(a, &agents[a->nbr[k]], pp->tau, dt);
+    on_v3 v;
+    size_t fail = on_lp3(pl, m, v3(0, 0, 0), a->max_speed, a->pref, 0, &v);
+    if (fail < m) on_lp4(pl, m, hard, fail, v3(0, 0, 0), a->max_speed, &v, scratch);
+
+    /* the safe step */
+    m = 0;
+    for (int i = 0; i < nw; i++) {
+        double s = wd[i] - a->radius - margin;
+        double allow = s >= 0 ? on_brake_speed(s, a->max_accel, dt) : s / dt;
+        pl[m].n = wn[i];
+        pl[m].p = v3_scale(wn[i], -allow);
+        m++;
+    }
+    for (int k = 0; k < a->nnbr; k++) {
+        const on_agent *b = &agents[a->nbr[k]];
+        on_v3 rp = v3_sub(a->pos, b->pos);
+        double dist = v3_len(rp);
+        if (dist <= 0) continue;
+        double gap = dist - a->radius - b->radius - margin;
+        double allow = gap >= 0 ? on_brake_speed(0.5 * gap, 0.5 * a->max_accel, dt) : 0.5 * gap / dt;
+        pl[m].n = v3_scale(rp, 1.0 / dist);
+        pl[m].p = v3_scale(pl[m].n, -allow);
+        m++;
+    }
+    double w = v3_len(a->vel);
+    double turn = a->max_turn * dt;
+    if (w >= a->max_accel * dt && turn < 1.5) {
+        /* a square pyramid about the heading whose edges lie inside the cone of half-angle turn */
+        on_v3 h = v3_scale(a->vel, 1.0 / w);
+        on_v3 e1 = fabs(h.x) < 0.9 ? v3(1, 0, 0) : v3(0, 1, 0);
+        e1 = v3_cross(h, e1);
+        e1 = v3_scale(e1, 1.0 / v3_len(e1));
+        on_v3 e2 = v3_cross(h, e1);
+        double k = tan(turn) / sqrt(2.0) * (1 - 1e-9);
+        on_v3 ns[4] = {v3_sub(v3_scale(h, k), e1), v3_add(v3_scale(h, k), e1), v3_sub(v3_scale(h, k), e2),
+                       v3_add(v3_scale(h, k), e2)};
+        for (int i = 0; i < 4; i++) {
+            pl[m].n = v3_scale(ns[i], 1.0 / v3_len(ns[i]));
+            pl[m].p = v3(0, 0, 0);
+            m++;
+        }
+    }
+    double reach = a->max_accel * dt * (1 - 1e-9);
+    on_v3 out;
+    int ok = on_lp3(pl, m, a->vel, reach, v, 0, &out) == m;
+    for (int it = 0; ok && it < 4 && v3_len2(out) > a->max_speed * a->max_speed; it++) {
+        on_v3 hw = v3_scale(out, 1.0 / v3_len(out));
+        pl[m].n = v3_scale(hw, -1);
+        pl[m].p = v3_scale(hw, a->max_speed);
+        m++;
+        ok = on_lp3(pl, m, a->vel, reach, v, 0, &out) == m;
+    }
+    if (!ok) {
+        double k = w > 0 ? 1 - reach / w : 0;
+        out = v3_scale(a->vel, k > 0 ? k : 0);
+        a->fallback = 1;
+    }
+    double s2 = v3_len2(out);
+    if (s2 > a->max_speed * a->max_speed) out = v3_scale(out, a->max_speed / sqrt(s2));
+    a->nvel = out;
+}
+
+double on_agent_lookahead(const on_agent *a, double dt)
+{
+    return a->max_speed * dt + a->max_speed * a->max_speed / (2 * a->max_accel);
+}

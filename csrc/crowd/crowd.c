@@ -1,0 +1,365 @@
+/*
+ * crowd.c -- the crowd: its agents and the frame (octonav_crowd.h says what each file does).
+ *
+ * A frame: the searches run under their budget (plan.c); the proximity grid is rebuilt (proximity.c);
+ * then for every agent in slot order its local boundary is read again when it left the region read or
+ * the tree changed (boundary.c), its neighbours found, its preferred velocity set (follow.c); then
+ * every new velocity is chosen from the old state of all (avoidance.c), and only then do all agents
+ * move. Nothing read in the second pass is written in it, so the agents' order does not matter and the
+ * same inputs give the same frames.
+ */
+#include "crowd.h"
+#include "tree.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ID_SLOT_BITS 20
+
+static int finite_pos(const double p[3]) { return isfinite(p[0]) && isfinite(p[1]) && isfinite(p[2]); }
+
+on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd **out)
+{
+    *out = NULL;
+    if (!t || !p || p->max_agents < 1 || p->max_agents >= (1u << ID_SLOT_BITS)) return ON_FAILURE | ON_INVALID;
+    on_crowd_params q = *p;
+    if (q.max_neighbours == 0) q.max_neighbours = 10;
+    if (q.time_horizon == 0) q.time_horizon = 1.5;
+    if (q.time_horizon_obst == 0) q.time_horizon_obst = 0.5;
+    if (q.plan_budget == 0) q.plan_budget = 4000;
+    if (q.max_nodes == 0) q.max_nodes = 65536;
+    if (q.max_neighbours < 1 || q.max_neighbours > ON_CROWD_MAX_NEIGHBOURS || !(q.time_horizon > 0) ||
+        !(q.time_horizon <= 1e6) || !(q.time_horizon_obst > 0) || !(q.time_horizon_obst <= 1e6) ||
+        !(q.drift >= 0 && q.drift <= 1))
+        return ON_FAILURE | ON_INVALID;
+    on_crowd *c = calloc(1, sizeof *c);
+    if (!c) return ON_FAILURE | ON_NO_MEMORY;
+    c->t = t;
+    c->p = q;
+    c->agents = calloc(q.max_agents, sizeof *c->agents);
+    c->gen = calloc(q.max_agents, sizeof *c->gen);
+    c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
+    c->queue = malloc(q.max_agents * sizeof *c->queue);
+    on_status s = c->agents && c->gen && c->freeslots && c->queue ? on_query_create(t, q.max_nodes, &c->q)
+                                                                  : ON_FAILURE | ON_NO_MEMORY;
+    if (on_failed(s)) {
+        on_crowd_destroy(c);
+        return s;
+    }
+    *out = c;
+    return ON_SUCCESS;
+}
+
+static void agent_free(on_agent *a)
+{
+    free(a->path);
+    free(a->boxes);
+    memset(a, 0, sizeof *a);
+}
+
+void on_crowd_destroy(on_crowd *c)
+{
+    if (!c) return;
+    if (c->agents)
+        for (uint32_t i = 0; i < c->used; i++) agent_free(&c->agents[i]);
+    free(c->agents);
+    free(c->gen);
+    free(c->freeslots);
+    free(c->queue);
+    on_proxgrid_free(&c->grid);
+    free(c->scratch.boxes);
+    on_query_destroy(c->q);
+    free(c);
+}
+
+static int agent_params_valid(const on_crowd_agent_params *ap)
+{
+    return ap && ap->radius > 0 && ap->radius <= ON_MAX_COORD && ap->max_speed > 0 && ap->max_speed <= ON_MAX_COORD &&
+           ap->max_accel > 0 && ap->max_accel <= ON_MAX_COORD && ap->max_turn_rate > 0 && ap->max_turn_rate <= 1e6 &&
+           ap->arrive_dist >= 0 && ap->arrive_dist <= ON_MAX_COORD;
+}
+
+on_status on_crowd_add(on_crowd *c, const double pos[3], const on_crowd_agent_params *ap, uint32_t *id)
+{
+    if (!pos || !finite_pos(pos) || !agent_params_valid(ap)) return ON_FAILURE | ON_INVALID;
+    on_cell cell;
+    on_status s = on_tree_locate(c->t, pos, &cell);
+    if (on_failed(s)) return ON_FAILURE | (s & (ON_OUTSIDE | ON_BLOCKED | ON_UNLOADED));
+    if (!c->nfree && c->used == c->p.max_agents) return ON_FAILURE | ON_BUFFER_SMALL;
+    on_v3 p = v3_from(pos);
+    for (uint32_t i = 0; i < c->used; i++) {
+        const on_agent *o = &c->agents[i];
+        if (!o->id) continue;
+        double r = o->radius + ap->radius;
+        if (v3_len2(v3_sub(o->pos, p)) < r * r) return ON_FAILURE | ON_BLOCKED;
+    }
+    on_agent na;
+    memset(&na, 0, sizeof na);
+    na.pos = p;
+    na.radius = ap->radius;
+    na.max_speed = ap->max_speed;
+    na.max_accel = ap->max_accel;
+    na.max_turn = ap->max_turn_rate;
+    na.arrive_dist = ap->arrive_dist > 0 ? ap->arrive_dist : ap->radius;
+    na.goal = p;
+    na.state = ON_CROWD_IDLE;
+    /* its clearance from blocked space, read as every frame reads it */
+    if (on_boundary_read(c->t, &na, ap->radius * 1.01 + c->t->p.scale) < 0) {
+        free(na.boxes);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    on_v3 q[ON_CROWD_MAX_WALLS], n[ON_CROWD_MAX_WALLS];
+    double d[ON_CROWD_MAX_WALLS];
+    int nw = on_boundary_planes(&na, p, ap->radius, q, n, d, ON_CROWD_MAX_WALLS);
+    for (int i = 0; i < nw; i++)
+        if (d[i] < ap->radius) {
+            free(na.boxes);
+            return ON_FAILURE | ON_BLOCKED;
+        }
+    uint32_t slot = c->nfree ? c->freeslots[--c->nfree] : c->used++;
+    na.id = ((uint32_t)(c->gen[slot] & 0xfffu) << ID_SLOT_BITS) | (slot + 1);
+    c->agents[slot] = na;
+    c->live++;
+    if (id) *id = na.id;
+    return ON_SUCCESS;
+}
+
+on_status on_crowd_remove(on_crowd *c, uint32_t id)
+{
+    uint32_t slot;
+    on_agent *a = on_crowd_find(c, id, &slot);
+    if (!a) return ON_FAILURE | ON_INVALID;
+    on_plan_forget(c, id);
+    agent_free(a);
+    c->gen[slot]++;
+    c->freeslots[c->nfree++] = slot;
+    c->live--;
+    return ON_SUCCESS;
+}
+
+on_status on_crowd_set_goal(on_crowd *c, uint32_t id, const double goal[3])
+{
+    uint32_t slot;
+    on_agent *a = on_crowd_find(c, id, &slot);
+    if (!a || (goal && !finite_pos(goal))) return ON_FAILURE | ON_INVALID;
+    on_plan_forget(c, id);
+    a->npath = 0;
+    a->seg = 0;
+    a->external = 0;
+    a->plan_status = 0;
+    if (!goal) {
+        a->state = ON_CROWD_IDLE;
+        a->goal = a->pos;
+        return ON_SUCCESS;
+    }
+    a->goal = v3_from(goal);
+    on_plan_request(c, slot);
+    return ON_SUCCESS;
+}
+
+on_status on_crowd_set_path(on_crowd *c, uint32_t id, const double *pts, size_t n)
+{
+    on_agent *a = on_crowd_find(c, id, NULL);
+    if (!a || !pts || n < 1 || n > ((size_t)-1) / (6 * sizeof(double))) return ON_FAILURE | ON_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (!finite_pos(pts + 3 * i)) return ON_FAILURE | ON_INVALID;
+    size_t need = n + 1; /* room for its own position first */
+    if (need > a->path_cap) {
+        double *p = realloc(a->path, need * 3 * sizeof *p);
+        if (!p) return ON_FAILURE | ON_NO_MEMORY;
+        a->path = p;
+        a->path_cap = need;
+    }
+    on_plan_forget(c, id);
+    size_t k = 0;
+    if (n == 1) {
+        v3_to(a->pos, a->path);
+        k = 1;
+    }
+    memcpy(a->path + 3 * k, pts, n * 3 * sizeof *pts);
+    a->npath = n + k;
+    a->seg = 0;
+    a->external = 1;
+    a->plan_status = ON_SUCCESS;
+    on_follow_clear_path(c->t, &c->scratch, a->path, a->npath, a->radius);
+    a->goal = v3_from(pts + 3 * (n - 1));
+    a->state = ON_CROWD_MOVING;
+    return ON_SUCCESS;
+}
+
+/* A tiny turn of the preferred velocity, the same for an agent every frame: perfectly symmetric
+ * crowds (a sphere swapping to its antipodes) would otherwise meet head on in ORCA's dead centre. */
+static on_v3 nudge(on_v3 v, uint32_t slot)
+{
+    double l = v3_len(v);
+    if (l <= 0) return v;
+    uint64_t h = (uint64_t)(slot + 1) * 0x9E3779B97F4A7C15ull;
+    double e[3];
+    for (int i = 0; i < 3; i++) {
+        h ^= h >> 31;
+        h *= 0xbf58476d1ce4e5b9ull;
+        e[i] = (double)(h >> 11) / 9007199254740992.0 - 0.5;
+    }
+    on_v3 w = v3_add(v, v3_scale(v3(e[0], e[1], e[2]), 2e-3 * l));
+    return v3_scale(w, l / v3_len(w));
+}
+
+static on_v3 pref_of(const on_crowd *c, on_agent *a, uint32_t slot)
+{
+    on_v3 v = v3(0, 0, 0);
+    if (a->state == ON_CROWD_MOVING) v = on_follow_pref(a, c->t->p.scale);
+    else if (a->state == ON_CROWD_PLANNING && c->p.drift > 0) {
+        on_v3 d = v3_sub(a->goal, a->pos);
+        double l = v3_len(d);
+        double sp = c->p.drift * a->max_speed, stop = sqrt(a->max_accel * l);
+        if (stop < sp) sp = stop;
+        if (l > a->arrive_dist) v = v3_scale(d, sp / l);
+    }
+    return nudge(v, slot);
+}
+
+on_status on_crowd_update(on_crowd *c, double dt)
+{
+    if (!(dt > 0 && dt <= 1)) return ON_FAILURE | ON_INVALID;
+    on_status rs = ON_SUCCESS;
+    if (on_plan_step(c) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
+    /* the grid's cell: the widest neighbour range */
+    double rmax = 0, vmax = 0, cell = 0;
+    for (uint32_t i = 0; i < c->used; i++) {
+        const on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        rmax = a->radius > rmax ? a->radius : rmax;
+        vmax = a->max_speed > vmax ? a->max_speed : vmax;
+    }
+    double tau = c->p.time_horizon;
+    for (uint32_t i = 0; i < c->used; i++) {
+        on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        double look = 2 * on_agent_lookahead(a, dt), orca = (a->max_speed + vmax) * tau;
+        double range = a->radius + rmax + (look > orca ? look : orca);
+        cell = range > cell ? range : cell;
+    }
+    if (on_proxgrid_build(&c->grid, c->agents, c->used, cell > 0 ? cell : 1) < 0) return ON_FAILURE | ON_NO_MEMORY;
+    uint64_t rev = on_tree_revision(c->t);
+    on_avoid_params ap = {dt, tau, c->p.time_horizon_obst};
+    for (uint32_t i = 0; i < c->used; i++) {
+        on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        double look = on_agent_lookahead(a, dt), wall = a->max_speed * ap.tau_obst;
+        double need = a->radius + (look > wall ? look : wall) + c->t->p.scale;
+        on_v3 off = v3_sub(a->pos, a->bound_at);
+        double moved = fmax(fabs(off.x), fmax(fabs(off.y), fabs(off.z)));
+        if (!a->bound_valid || a->bound_rev != rev || moved > a->bound_reach - need) {
+            c->st.boundary_refreshes++;
+            if (on_boundary_read(c->t, a, need * 1.25 + c->t->p.scale) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
+        }
+        double l2 = 2 * look, orca = (a->max_speed + vmax) * tau;
+        a->nnbr = on_proxgrid_nearest(&c->grid, c->agents, i, a->radius + rmax + (l2 > orca ? l2 : orca),
+                                      c->p.max_neighbours, a->nbr);
+        a->pref = pref_of(c, a, i);
+    }
+    for (uint32_t i = 0; i < c->used; i++) {
+        on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        if (!a->bound_valid) {
+            /* no boundary (no memory): brake */
+            double w = v3_len(a->vel), k = w > 0 ? 1 - a->max_accel * dt / w : 0;
+            a->nvel = v3_scale(a->vel, k > 0 ? k : 0);
+            continue;
+        }
+        on_avoid_select(&ap, c->agents, i, c->t);
+        c->st.fallbacks += (uint64_t)a->fallback;
+    }
+    for (uint32_t i = 0; i < c->used; i++) {
+        on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        a->vel = a->nvel;
+        a->pos = v3_add(a->pos, v3_scale(a->vel, dt));
+        if ((a->state == ON_CROWD_MOVING || a->state == ON_CROWD_PLANNING) &&
+            v3_len2(v3_sub(a->pos, a->goal)) <= a->arrive_dist * a->arrive_dist &&
+            (a->state == ON_CROWD_PLANNING || a->seg + 2 >= a->npath)) {
+            if (a->state == ON_CROWD_PLANNING) on_plan_forget(c, a->id);
+            a->state = ON_CROWD_ARRIVED;
+        }
+    }
+    c->st.frames++;
+    return rs;
+}
+
+on_status on_crowd_agent_get(const on_crowd *c, uint32_t id, on_crowd_agent_state *st)
+{
+    const on_agent *a = on_crowd_find(c, id, NULL);
+    if (!a) return ON_FAILURE | ON_INVALID;
+    memset(st, 0, sizeof *st);
+    st->id = a->id;
+    st->state = a->state;
+    v3_to(a->pos, st->pos);
+    v3_to(a->vel, st->vel);
+    v3_to(a->pref, st->pref);
+    v3_to(a->goal, st->goal);
+    st->radius = a->radius;
+    st->max_speed = a->max_speed;
+    st->max_accel = a->max_accel;
+    st->max_turn_rate = a->max_turn;
+    st->arrive_dist = a->arrive_dist;
+    st->neighbours = a->nnbr;
+    st->walls = a->nwalls;
+    st->fallback = a->fallback;
+    st->plan_status = a->plan_status;
+    st->path_points = a->npath;
+    return ON_SUCCESS;
+}
+
+on_status on_crowd_states(const on_crowd *c, double *out, size_t cap, size_t *n)
+{
+    size_t k = 0;
+    for (uint32_t i = 0; i < c->used; i++) {
+        const on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        if (out && k < cap) {
+            v3_to(a->pos, out + 6 * k);
+            v3_to(a->vel, out + 6 * k + 3);
+        }
+        k++;
+    }
+    *n = k;
+    return k > cap ? ON_FAILURE | ON_BUFFER_SMALL : ON_SUCCESS;
+}
+
+on_status on_crowd_ids(const on_crowd *c, uint32_t *ids, size_t cap, size_t *n)
+{
+    size_t k = 0;
+    for (uint32_t i = 0; i < c->used; i++) {
+        if (!c->agents[i].id) continue;
+        if (ids && k < cap) ids[k] = c->agents[i].id;
+        k++;
+    }
+    *n = k;
+    return k > cap ? ON_FAILURE | ON_BUFFER_SMALL : ON_SUCCESS;
+}
+
+on_status on_crowd_neighbours(const on_crowd *c, uint32_t id, uint32_t *ids, size_t cap, size_t *n)
+{
+    const on_agent *a = on_crowd_find(c, id, NULL);
+    if (!a) return ON_FAILURE | ON_INVALID;
+    size_t k = 0;
+    for (int i = 0; i < a->nnbr; i++) {
+        const on_agent *o = &c->agents[a->nbr[i]];
+        if (!o->id) continue; /* removed since the frame */
+        if (ids && k < cap) ids[k] = o->id;
+        k++;
+    }
+    *n = k;
+    return k > cap ? ON_FAILURE | ON_BUFFER_SMALL : ON_SUCCESS;
+}
+
+void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
+{
+    *st = c->st;
+    st->agents = c->live;
+    size_t b = sizeof *c + (size_t)c->p.max_agents * (sizeof *c->agents + sizeof *c->gen + 2 * sizeof(uint32_t));
+    for (uint32_t i = 0; i < c->used; i++)
+        b += (c->agents[i].path_cap * 3 + c->agents[i].boxes_cap * 6) * sizeof(double);
+    b += (c->grid.cap_buckets + c->grid.cap_items) * sizeof(uint32_t);
+    st->bytes = b;
+}

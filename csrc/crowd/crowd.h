@@ -1,0 +1,148 @@
+/*
+ * crowd.h -- the crowd's inside (csrc/crowd/): the agent record, small 3-vector helpers and what each
+ * file of the room offers the others. The public face is octonav_crowd.h.
+ */
+#ifndef OCTONAV_CROWD_INTERNAL_H
+#define OCTONAV_CROWD_INTERNAL_H
+
+#include "octonav.h"
+#include "octonav_crowd.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct on_v3 {
+    double x, y, z;
+} on_v3;
+
+static inline on_v3 v3(double x, double y, double z) { on_v3 r = {x, y, z}; return r; }
+static inline on_v3 v3_add(on_v3 a, on_v3 b) { return v3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline on_v3 v3_sub(on_v3 a, on_v3 b) { return v3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline on_v3 v3_scale(on_v3 a, double s) { return v3(a.x * s, a.y * s, a.z * s); }
+static inline double v3_dot(on_v3 a, on_v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline on_v3 v3_cross(on_v3 a, on_v3 b)
+{
+    return v3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline double v3_len2(on_v3 a) { return v3_dot(a, a); }
+static inline double v3_len(on_v3 a) { return sqrt(v3_dot(a, a)); }
+static inline on_v3 v3_from(const double p[3]) { return v3(p[0], p[1], p[2]); }
+static inline void v3_to(on_v3 a, double p[3]) { p[0] = a.x, p[1] = a.y, p[2] = a.z; }
+
+/* A half-space of velocities: v is allowed when n . (v - p) >= 0 (n a unit vector). */
+typedef struct on_plane {
+    on_v3 p, n;
+} on_plane;
+
+#define ON_CROWD_MAX_NEIGHBOURS 32
+#define ON_CROWD_MAX_WALLS 32
+/* the most half-spaces one program holds: walls, neighbours and the motion limits */
+#define ON_CROWD_MAX_PLANES (ON_CROWD_MAX_WALLS + ON_CROWD_MAX_NEIGHBOURS + 8)
+
+typedef struct on_agent {
+    uint32_t id;               /* 0: a free slot */
+    int state;                 /* ON_CROWD_* */
+    on_v3 pos, vel, nvel, pref, goal;
+    double radius, max_speed, max_accel, max_turn, arrive_dist;
+    /* the path (world points), the segment followed (path[seg] -> path[seg + 1]) */
+    double *path;
+    size_t npath, path_cap, seg;
+    int external;              /* the path was given (on_crowd_set_path): never searched for */
+    int queued;                /* waiting in the plan queue (or being searched for) */
+    on_status plan_status;
+    /* the local boundary: blocked boxes (6 doubles, world min then max) read around bound_at */
+    double *boxes;
+    size_t nboxes, boxes_cap;
+    on_v3 bound_at;
+    double bound_reach;        /* boxes within this distance of bound_at on each axis were read */
+    uint64_t bound_rev;        /* the tree's revision they were read at */
+    int bound_valid;
+    /* the last frame's neighbours (slots) and wall count, for state reads and debug draw */
+    uint32_t nbr[ON_CROWD_MAX_NEIGHBOURS];
+    int nnbr, nwalls, fallback;
+} on_agent;
+
+/* proximity.c: a hash grid of the agents' positions, rebuilt every frame. */
+typedef struct on_proxgrid {
+    double cell;               /* edge of a grid cell, world units */
+    uint32_t *start, *items;   /* counting sort of slots by bucket: bucket b holds items[start[b]..start[b+1]) */
+    uint32_t nbuckets;         /* a power of two */
+    size_t cap_buckets, cap_items;
+} on_proxgrid;
+void on_proxgrid_free(on_proxgrid *g);
+/* Rebuild over the n slots of agents that are live (id != 0), cell edge `cell`: 0, or -1 (no memory). */
+int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double cell);
+/* The up to k live agents nearest to agent `self` whose centres lie within range of its centre
+ * (itself excluded), nearest first (ties by slot), into out: their count. */
+int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, int k,
+                        uint32_t *out);
+
+/* the crowd (crowd.c) */
+struct on_crowd {
+    const on_tree *t;
+    on_crowd_params p;
+    on_agent *agents;          /* p.max_agents slots; slots [0, used) have been handed out */
+    uint16_t *gen;             /* each slot's generation (the high bits of its ids) */
+    uint32_t used, live;
+    uint32_t *freeslots;       /* slots given back, reused last in first out */
+    uint32_t nfree;
+    on_proxgrid grid;
+    /* plan.c: agents waiting for a path (ids, in the order asked), the one being searched for */
+    on_query *q;
+    uint32_t *queue;
+    uint32_t qhead, qcount;
+    uint32_t cur;              /* the id being searched for, 0: none */
+    on_agent scratch;          /* boxes read around a path's corners (on_follow_clear_path) */
+    on_crowd_stats st;
+};
+
+/* plan.c: the paths' searches. */
+/* Queue agent a (slot `slot`) for a search to its goal (a search running for it is dropped first). */
+void on_plan_request(on_crowd *c, uint32_t slot);
+/* Forget any search for the agent of id (removed, or given a path). */
+void on_plan_forget(on_crowd *c, uint32_t id);
+/* Run the searches for up to the frame's budget of expansions: 0, or -1 (a path could not be stored). */
+int on_plan_step(on_crowd *c);
+/* The agent of id, or NULL. */
+on_agent *on_crowd_find(const on_crowd *c, uint32_t id, uint32_t *slot);
+
+/* boundary.c: the blocked space near an agent, read from the tree. */
+/* Read the blocked boxes (tree cubes, unloaded tiles and the space beyond the tile grid) meeting the
+ * cube of half-edge reach around a->pos into a->boxes: 0, or -1 (no memory: a->bound_valid stays 0). */
+int on_boundary_read(const on_tree *t, on_agent *a, double reach);
+/* The half-spaces of the agent's boundary as seen from position p: for each box that is not already
+ * behind a nearer box's plane, the plane through its point nearest p, facing p; nearest first, at most
+ * cap (of those within `within` of p). d[i] gets the distance from p to the box (negative inside). */
+int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v3 *n, double *d, int cap);
+
+/* lp.c: the linear program of ORCA in 3D. Find the velocity closest to `opt` inside the ball
+ * (centre c, radius r) meeting planes[0..n): returns n on success, else the index of the plane
+ * where it failed (*result then the best point for the planes before it). */
+size_t on_lp3(const on_plane *planes, size_t n, on_v3 c, double r, on_v3 opt, int direction_opt, on_v3 *result);
+/* When that fails at plane `fail`: the velocity minimising the largest violation of planes
+ * [first_soft, n) while meeting planes [0, first_soft) (RVO's fourth program), from *result. */
+void on_lp4(const on_plane *planes, size_t n, size_t first_soft, size_t fail, on_v3 c, double r, on_v3 *result,
+            on_plane *scratch);
+
+/* follow.c: the preferred velocity of an agent following its path (scale: the tree's leaf edge). */
+on_v3 on_follow_pref(on_agent *a, double scale);
+/* A path's corners (not its ends) moved out to distance r from blocked space: a path planned on the
+ * tree passes at distance 0 from the blocked corners it turns round, which an agent of radius r cannot
+ * follow. Each corner is pushed out of the boxes read around it (through scratch's box buffer) along
+ * its nearest point's normal, or along every face it lies on; a corner that would leave free space stays.
+ * Returns the corners moved. */
+size_t on_follow_clear_path(const on_tree *t, on_agent *scratch, double *pts, size_t n, double r);
+
+/* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent. */
+typedef struct on_avoid_params {
+    double dt, tau, tau_obst;
+} on_avoid_params;
+void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self, const on_tree *t);
+/* The largest speed towards a wall (or a neighbour's half of the gap) at distance s, from which full
+ * braking at accel stops within s: u dt + u^2 / (2 accel) <= s. */
+double on_brake_speed(double s, double accel, double dt);
+/* The distance an agent at top speed covers before it can stop: what its boundary must cover. */
+double on_agent_lookahead(const on_agent *a, double dt);
+
+#endif
