@@ -192,7 +192,7 @@ int luaopen_octonav_core(lua_State *L)
     static const struct {
         const char *name;
         lua_CFunction open;
-    } parts[] = {{"tree", on_lua_tree_open},         {NULL, on_lua_points_open},   {"grid", on_lua_grid_open},
+    } parts[] = {{"tree", on_lua_tree_open},         {NULL, on_lua_points_open},   {NULL, on_lua_flat_open},   {"grid", on_lua_grid_open},
                  {"query", on_lua_query_open},       {"streamer", on_lua_streamer_open}, {NULL, on_lua_route_open},
                  {"debug", on_lua_debug_open},       {"pathserver", on_lua_pathserver_open}};
     luaL_newlib(L, funcs);

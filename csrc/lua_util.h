@@ -91,6 +91,8 @@ int on_lua_debug_open(lua_State *L);
 int on_lua_route_open(lua_State *L); /* sets field "route" of the module table on top (lua_route.c) */
 /* Adds reachable, random_free and nearest_free to the tree class (after on_lua_tree_open). */
 int on_lua_points_open(lua_State *L);
+/* Adds visible_xyz, raycast_xyz and locate_status_xyz to the tree class (lua_flat.c). */
+int on_lua_flat_open(lua_State *L);
 /* Add the tree's edits (lua_tree_edit.c) and cell queries (lua_tree_cells.c) to the tree class
  * (on_lua_tree_open calls them). */
 int on_lua_tree_edit_open(lua_State *L);
