@@ -41,7 +41,7 @@ build = {
         "csrc/reach.c", "csrc/tgraph_codec.c", "csrc/wgraph.c", "csrc/route_start.c",
         "csrc/pointquery.c", "csrc/areas.c", "csrc/obstacles.c",
         "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c", "csrc/lua_path.c",
-        "csrc/lua_streamer.c", "csrc/lua_debug.c", "csrc/lua_points.c", "csrc/lua_areas.c", "csrc/lua_obstacles.c",
+        "csrc/lua_streamer.c", "csrc/lua_debug.c", "csrc/lua_points.c", "csrc/lua_flat.c", "csrc/lua_areas.c", "csrc/lua_obstacles.c",
         "csrc/lua_route.c",
         "csrc/lua_pathserver.c", "csrc/pathserver.c",
       },

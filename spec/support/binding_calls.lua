@@ -160,6 +160,12 @@ add("t:locate", { "t" }, function() return { { 1.5, 1.5, 1.5 } } end, function(o
 add("t:locate_status", { "t" }, function() return { { 1.5, 1.5, 1.5 } } end, function(o, p) return o.t:locate_status(p) end)
 add("t:raycast", { "t" }, function() return { { 0.5, 1, 4 }, { 7.5, 1, 4 } } end, function(o, a, b) return o.t:raycast(a, b) end)
 add("t:visible", { "t" }, function() return { { 0.5, 1, 4 }, { 7.5, 1, 4 } } end, function(o, a, b) return o.t:visible(a, b) end)
+add("t:visible_xyz", { "t" }, function() return { 0.5, 1, 4, 7.5, 1, 4 } end,
+  function(o, ax, ay, az, bx, by, bz) return o.t:visible_xyz(ax, ay, az, bx, by, bz) end)
+add("t:raycast_xyz", { "t" }, function() return { 0.5, 1, 4, 7.5, 1, 4 } end,
+  function(o, ax, ay, az, bx, by, bz) return o.t:raycast_xyz(ax, ay, az, bx, by, bz) end)
+add("t:locate_status_xyz", { "t" }, function() return { 1.5, 1.5, 1.5 } end,
+  function(o, x, y, z) return o.t:locate_status_xyz(x, y, z) end)
 add("t:visible_many", { "t" }, function() return { { 0.5, 1, 4, 7.5, 1, 4, 0.5, 6, 0.5, 6, 6, 6 }, {} } end,
   function(o, s, r) return o.t:visible_many(s, r) end, { [2] = true })
 add("t:neighbors", { "t" }, function(o) return { select(2, o.t:locate { 1.5, 1.5, 1.5 }) } end,
