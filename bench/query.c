@@ -11,7 +11,9 @@
  * Instructions per query (deterministic): `make bench-query-ir` runs -c (a warm-up pass, then one
  * counted pass, no timing) under callgrind, counting inside bench_find (on_query_find) only, and
  * divides by the queries. The default mode first builds the tiles' cell adjacencies (celladj.h; a
- * search would build them on its tiles' first use) and reports their cells, bytes and build time.
+ * search would build them on its tiles' first use) and reports their cells, bytes (and against the
+ * tree's) and build time.
+ * -A turns the adjacencies off (the search walks the tree for every neighbour list: the same paths).
  * -L [N] (default 16) then builds N landmarks (landmarks.h: the search's heuristic) and adds their
  * bytes and build time to that table; -R never searches from the goal's end (q->no_reverse).
  * The last three columns split the time: each phase's median over the scenarios (each scenario's
@@ -30,7 +32,7 @@
  * neighbour entries, nodes reached, R 1 when the search ran from the goal's end (q->reversed), X 1
  * when it escalated (q->o.weight is the escalation's after it), Q the length ratio, S the endpoints'
  * straight distance over the optimum (`v MAP K SCEN failed` when not solved).
- * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-W] [-c] [MAP ...]
+ * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N] | -A] [-R] [-v] [-W] [-c] [MAP ...]
  */
 #include "octonav.h"
 #include "scen.h"
@@ -125,7 +127,7 @@ int main(int argc, char **argv)
 {
     size_t limit = 300;
     unsigned long long seed = 1;
-    int passes = 5, prepared = 0, count_only = 0, nmaps = 0, nland = 0, no_reverse = 0, verbose = 0, warm = 0;
+    int passes = 5, no_adj = 0, prepared = 0, count_only = 0, nmaps = 0, nland = 0, no_reverse = 0, verbose = 0, warm = 0;
     const char *maps[32], *paths_file = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-n") && i + 1 < argc) limit = (size_t)atol(argv[++i]);
@@ -135,6 +137,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-P")) prepared = 1;
         else if (!strcmp(argv[i], "-c")) count_only = 1;
         else if (!strcmp(argv[i], "-R")) no_reverse = 1;
+        else if (!strcmp(argv[i], "-A")) no_adj = 1;
         else if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "-W")) warm = 1;
         else if (!strcmp(argv[i], "-L")) /* (N optional: 16) */
@@ -145,8 +148,8 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || (nland && prepared) || (warm && count_only)) {
-        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N]] [-R] [-v] [-W] [-c] [MAP ...]\n");
+    if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || ((nland || prepared) && no_adj) || (nland && prepared) || (warm && count_only)) {
+        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N] | -A] [-R] [-v] [-W] [-c] [MAP ...]\n");
         return 2;
     }
     if (!nmaps)
@@ -193,7 +196,7 @@ int main(int argc, char **argv)
             n = limit;
         }
         double prep_ms = 0, lm_ms = 0;
-        size_t boxes = 0, box_bytes = 0, lm_bytes = 0;
+        size_t boxes = 0, box_bytes = 0, lm_bytes = 0, tree_bytes = 0;
         on_query_opts o;
         on_query_opts_default(&o);
         if (prepared) {
@@ -204,6 +207,8 @@ int main(int argc, char **argv)
             on_tree_stats_get(t, &st);
             box_bytes = st.box_bytes;
             o.weight = 1.2; /* octonav.presets.boxes */
+        } else if (no_adj) {
+            on_tree_set_adjacency(t, 0);
         } else {
             double t0 = bench_now();
             if (!on_ok(on_tree_adjacency_prepare(t, &box_bytes))) return 1;
@@ -212,6 +217,9 @@ int main(int argc, char **argv)
                 const on_celladj *a = on_tile_celladj(t, i);
                 boxes += a ? a->n : 0;
             }
+            on_tree_stats st;
+            on_tree_stats_get(t, &st);
+            tree_bytes = st.bytes;
             if (nland) {
                 t0 = bench_now();
                 if (!on_ok(on_tree_landmarks_prepare(t, nland, &lm_bytes))) return 1;
@@ -315,8 +323,9 @@ int main(int argc, char **argv)
                                        box_bytes, boxes ? (double)box_bytes / (double)boxes : 0.0, prep_ms, nland,
                                        lm_bytes, boxes ? (double)lm_bytes / (double)boxes : 0.0, lm_ms)
                             : snprintf(prep_rows + prep_len, sizeof prep_rows - prep_len,
-                                       "| %s | %zu | %zu | %.1f | %.1f |\n", maps[m], boxes, box_bytes,
-                                       boxes ? (double)box_bytes / (double)boxes : 0.0, prep_ms);
+                                       "| %s | %zu | %zu | %.1f | %zu | %.2f | %.1f |\n", maps[m], boxes, box_bytes,
+                                       boxes ? (double)box_bytes / (double)boxes : 0.0, tree_bytes,
+                                       tree_bytes ? (double)box_bytes / (double)tree_bytes : 0.0, prep_ms);
             if (w > 0 && (size_t)w < sizeof prep_rows - prep_len) prep_len += (size_t)w;
         }
         for (size_t k = 0; vr && k < n; k++) {
@@ -348,7 +357,8 @@ int main(int argc, char **argv)
                "cell | landmarks ms |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n%s",
                prep_rows);
     else if (prep_len)
-        printf("\n| map | free cells | cell adjacency bytes | bytes / cell | build ms |\n|---|---:|---:|---:|---:|\n%s",
+        printf("\n| map | free cells | cell adjacency bytes | bytes / cell | tree bytes | adjacency / tree | build ms "
+               "|\n|---|---:|---:|---:|---:|---:|---:|\n%s",
                prep_rows);
     if (pf) fclose(pf);
     return bad;

@@ -1,6 +1,7 @@
 /*
  * celladj.c -- building a tile's cell adjacency from its node table, publishing it in the tile, freeing
- * it, finding a cell's number (the structure and its life: celladj.h).
+ * it, listing a cell's neighbours, finding a cell's number (the structure and its life: celladj.h); the
+ * list form for the landmarks' build (on_cellcsr).
  */
 #include "celladj.h"
 
@@ -123,7 +124,7 @@ static unsigned border_faces(const on_tree *t, const int ijk[3], uint32_t code)
     return m;
 }
 
-static void celladj_free(on_celladj *a)
+void on_cellcsr_free(on_cellcsr *a)
 {
     if (!a) return;
     free(a->code);
@@ -132,13 +133,14 @@ static void celladj_free(on_celladj *a)
     free(a);
 }
 
-static on_celladj *build(const on_tree *t, uint32_t tile)
+on_cellcsr *on_cellcsr_build(const on_tree *t, uint32_t tile)
 {
     const on_tile *tl = &t->tiles[tile];
+    if (tl->solid || !tl->loaded) return NULL;
     builder b;
     memset(&b, 0, sizeof b);
     b.tab = &tl->table;
-    on_celladj *a = calloc(1, sizeof *a);
+    on_cellcsr *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     uint32_t root = on_root_code(t);
     int rv = on_table_get(&tl->table, root);
@@ -185,6 +187,378 @@ fail:
     return NULL;
 }
 
+/* 9-bit v with two zero bits after each bit (Morton interleaving). */
+static uint32_t spread3(uint32_t v)
+{
+    v &= 0x3ffu;
+    v = (v | v << 16) & 0x030000ffu;
+    v = (v | v << 8) & 0x0300f00fu;
+    v = (v | v << 4) & 0x030c30c3u;
+    v = (v | v << 2) & 0x09249249u;
+    return v;
+}
+
+/* A cell's place in depth-first child order: its corner's Morton key, then larger cells first (an
+ * ancestor comes before its descendants). */
+static uint64_t dfs_key(uint32_t code)
+{
+    uint64_t m = spread3(on_code_x(code)) | spread3(on_code_y(code)) << 1 | spread3(on_code_z(code)) << 2;
+    return m << 4 | (15u - on_code_layer(code));
+}
+
+uint32_t on_cellcsr_find(const on_cellcsr *a, uint32_t code)
+{
+    uint64_t key = dfs_key(code);
+    uint32_t lo = 0, hi = a->n; /* the first cell whose key is not below key: in [lo, hi] */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (dfs_key(a->code[mid]) < key) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < a->n && a->code[lo] == code ? lo : ON_ADJ_NONE;
+}
+
+/* ---- the compact form ------------------------------------------------------------------------ */
+
+/* Set bits of x: the popcnt instruction where the caller is compiled for it (hw), else a SWAR count
+ * (the baseline x86-64 has no popcnt, and gcc's __builtin_popcountll then calls libgcc). */
+static inline __attribute__((always_inline)) uint32_t pop64(uint64_t x, const int hw)
+{
+    if (hw) return (uint32_t)__builtin_popcountll(x);
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (uint32_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define HAVE_POPCNT_CLONE 1
+#define TARGET_POPCNT __attribute__((target("popcnt")))
+#else
+#define TARGET_POPCNT
+#endif
+#if defined(__POPCNT__) || defined(__aarch64__)
+#define POP_BASE 1 /* (the plain build has a popcount instruction already) */
+#else
+#define POP_BASE 0
+#endif
+
+/* The child index at layer l of code c's ancestor at layer l + 1 (bit l of x, y, z). */
+static inline unsigned slot_at(uint32_t c, uint32_t l)
+{
+    return ((c >> (4 + l)) & 1u) | ((c >> (12 + l)) & 2u) | ((c >> (20 + l)) & 4u);
+}
+
+static inline uint64_t below(unsigned b) { return (1ull << b) - 1u; }
+
+/* Node nd's group and the bit of its child s in the group's masks. */
+#define GRP(a, nd) (&(a)->grp[(nd) >> 3])
+#define BIT(nd, s) (8u * ((nd) & 7u) + (s))
+
+typedef struct lout {
+    on_cell *out;
+    uint32_t *ix;
+    uint8_t *face;
+    size_t cap, k;
+    uint32_t tile;
+} lout;
+
+static inline __attribute__((always_inline)) void emit(lout *o, uint32_t code, uint32_t ix, unsigned face)
+{
+    if (o->k < o->cap) {
+        o->out[o->k].tile = o->tile;
+        o->out[o->k].code = code;
+        o->ix[o->k] = ix;
+        o->face[o->k] = (uint8_t)face;
+    }
+    o->k++;
+}
+
+/* A node's children on its side hi of an axis (bit i: child i), by axis * 2 + hi. */
+static const uint8_t side_children[6] = {0x55, 0xaa, 0x33, 0xcc, 0x0f, 0xf0};
+
+static void collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, lout *o);
+#ifdef HAVE_POPCNT_CLONE
+TARGET_POPCNT static void collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face,
+                                     lout *o);
+#endif
+
+/* The free descendants of stored node nd (code `code`) on its side `side` (axis * 2 + hi), in child
+ * order: the free children numbered from the node's first free cell on, stored ones descended into. */
+static inline __attribute__((always_inline)) void collect_body(const on_celladj *a, uint32_t nd, uint32_t code,
+                                                               unsigned side, unsigned face, lout *o, const int hw)
+{
+    const on_adjgrp *g = GRP(a, nd);
+    unsigned sh = 8u * (nd & 7u);
+    unsigned sub = (unsigned)(g->sub >> sh) & 255u, fr = ~(sub | (unsigned)(g->blk >> sh)) & 255u;
+    unsigned m = side_children[side] & (sub | fr);
+    if (!m) return;
+    uint32_t cell0 = g->cell + pop64(~(g->sub | g->blk) & below(sh), hw);
+    uint32_t node0 = sub ? g->node + pop64(g->sub & below(sh), hw) : 0;
+    while (m) {
+        unsigned i = (unsigned)__builtin_ctz(m);
+        m &= m - 1u;
+        uint32_t child = on_code_child(code, i);
+        if ((sub >> i) & 1u) {
+            uint32_t cn = node0 + pop64(sub & ((1u << i) - 1u), hw);
+#ifdef HAVE_POPCNT_CLONE
+            if (hw) collect_hw(a, cn, child, side, face, o);
+            else
+#endif
+                collect_sw(a, cn, child, side, face, o);
+        } else emit(o, child, cell0 + pop64(fr & ((1u << i) - 1u), hw), face);
+    }
+}
+
+static void collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, lout *o)
+{
+    collect_body(a, nd, code, side, face, o, POP_BASE);
+}
+
+#ifdef HAVE_POPCNT_CLONE
+TARGET_POPCNT static void collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face,
+                                     lout *o)
+{
+    collect_body(a, nd, code, side, face, o, 1);
+}
+#endif
+
+static inline __attribute__((always_inline)) long list_body(const on_celladj *a, on_adjchain *ch, uint32_t tile,
+                                                            uint32_t code, unsigned walk, on_cell *out, uint32_t *ix,
+                                                            uint8_t *face, size_t cap, uint32_t *self, const int hw)
+{
+    lout o = {out, ix, face, cap, 0, tile};
+    uint32_t L = on_code_layer(code), D = on_code_layer(a->root);
+    if (L > D || on_code_at_packed(code, L) != code) return -1;
+    uint32_t local[16], *anc = ch ? ch->anc : local;
+    if (!a->nnode) {
+        if (code != a->root) return -1;
+        if (self) *self = 0;
+    } else {
+        if (L == D) return -1;
+        /* the cell's ancestors: stored nodes, each the one before's child; those it shares with the cell
+         * the chain last held (of this adjacency) are kept */
+        uint32_t from = D;
+        if (ch && ch->a == a && ch->code != ON_CODE_NONE) {
+            uint32_t d = (code ^ ch->code) >> 4, x = (d | d >> 9 | d >> 18) & 511u;
+            uint32_t top = x ? (uint32_t)(32 - __builtin_clz(x)) : 0;
+            from = top > ch->lo ? top : ch->lo;
+            if (from > D) from = D;
+        }
+        if (ch) {
+            ch->a = a;
+            ch->code = ON_CODE_NONE; /* (until the descent below is through) */
+        }
+        anc[D] = 0;
+        uint32_t nd = anc[from];
+        for (uint32_t l = from - 1; l > L; l--) {
+            const on_adjgrp *g = GRP(a, nd);
+            unsigned b = BIT(nd, slot_at(code, l));
+            if (!((g->sub >> b) & 1u)) return -1;
+            anc[l] = nd = g->node + pop64(g->sub & below(b), hw);
+        }
+        const on_adjgrp *g = GRP(a, nd);
+        unsigned b = BIT(nd, slot_at(code, L));
+        if (((g->sub | g->blk) >> b) & 1u) return -1; /* (a stored node or blocked: no free cell) */
+        if (self) *self = g->cell + pop64(~(g->sub | g->blk) & below(b), hw);
+        if (ch) {
+            ch->code = code;
+            ch->lo = L + 1;
+        }
+    }
+    uint32_t s = 1u << L, n = 1u << D, leaf = code & ~15u;
+    /* the parent's children: a face towards a sibling (its own slot's bit clear on the axis, the face
+     * on the high side, or set and low) needs no descent */
+    unsigned cs = 0, psub = 0, pfr = 0;
+    uint32_t pcell = 0, pnode = 0;
+    if (a->nnode) {
+        const on_adjgrp *g = GRP(a, anc[L + 1]);
+        unsigned sh = 8u * (anc[L + 1] & 7u);
+        cs = slot_at(code, L);
+        psub = (unsigned)(g->sub >> sh) & 255u;
+        pfr = ~(psub | ((unsigned)(g->blk >> sh) & 255u)) & 255u;
+        pcell = g->cell + pop64(~(g->sub | g->blk) & below(sh), hw);
+        pnode = g->node + pop64(g->sub & below(sh), hw);
+    }
+    for (unsigned f = 0; f < 6; f++) {
+        if (!(walk & (1u << f))) continue;
+        unsigned axis = f >> 1, dir = f & 1u;
+        if (a->nnode && ((cs >> axis) & 1u) != dir) { /* a sibling */
+            unsigned sib = cs ^ (1u << axis);
+            uint32_t sc = code ^ (1u << (4 + 9 * axis + L));
+            if ((pfr >> sib) & 1u) emit(&o, sc, pcell + pop64(pfr & ((1u << sib) - 1u), hw), f);
+            else if ((psub >> sib) & 1u) {
+                uint32_t cn = pnode + pop64(psub & ((1u << sib) - 1u), hw);
+#ifdef HAVE_POPCNT_CLONE
+                if (hw) collect_hw(a, cn, sc, f ^ 1u, f, &o);
+                else
+#endif
+                    collect_sw(a, cn, sc, f ^ 1u, f, &o);
+            }
+            continue;
+        }
+        uint32_t p = (code >> (4 + 9 * axis)) & 511u;
+        if (!(dir ? p + s < n : p >= s)) { /* on the tile's border */
+            if (a->border & (1u << f)) emit(&o, code, ON_ADJ_BORDER, f);
+            continue;
+        }
+        uint32_t np = dir ? p + s : p - s, layer = (uint32_t)(32 - __builtin_clz(p ^ np)); /* (their LCA's) */
+        uint32_t nleaf = on_code_with_axis(leaf, (int)axis, np), nd = anc[layer];
+        for (;;) {
+            layer--;
+            const on_adjgrp *g = GRP(a, nd);
+            unsigned b = BIT(nd, slot_at(nleaf, layer));
+            if ((g->blk >> b) & 1u) break; /* blocked */
+            if (!((g->sub >> b) & 1u)) { /* a free cell at least as large */
+                emit(&o, on_code_at_packed(nleaf, layer), g->cell + pop64(~(g->sub | g->blk) & below(b), hw), f);
+                break;
+            }
+            nd = g->node + pop64(g->sub & below(b), hw);
+            if (layer == L) { /* the same-size region is subdivided: its free descendants on the face */
+#ifdef HAVE_POPCNT_CLONE
+                if (hw) collect_hw(a, nd, on_code_at_packed(nleaf, layer), f ^ 1u, f, &o);
+                else
+#endif
+                    collect_sw(a, nd, on_code_at_packed(nleaf, layer), f ^ 1u, f, &o);
+                break;
+            }
+        }
+    }
+    return (long)o.k;
+}
+
+static long list_sw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
+                    uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
+{
+    return list_body(a, ch, tile, code, walk, out, ix, face, cap, self, POP_BASE);
+}
+
+#ifdef HAVE_POPCNT_CLONE
+TARGET_POPCNT static long list_hw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
+                                  on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
+{
+    return list_body(a, ch, tile, code, walk, out, ix, face, cap, self, 1);
+}
+#endif
+
+long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
+                     uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
+{
+#ifdef HAVE_POPCNT_CLONE
+    if (__builtin_cpu_supports("popcnt")) return list_hw(a, ch, tile, code, walk, out, ix, face, cap, self);
+#endif
+    return list_sw(a, ch, tile, code, walk, out, ix, face, cap, self);
+}
+
+uint32_t on_celladj_find(const on_celladj *a, uint32_t code)
+{
+    uint32_t i;
+    return on_celladj_list(a, NULL, 0, code, 0, NULL, NULL, NULL, 0, &i) < 0 ? ON_ADJ_NONE : i;
+}
+
+int on_celladj_codes(const on_celladj *a, uint32_t *codes)
+{
+    if (!a->nnode) {
+        codes[0] = a->root;
+        return 0;
+    }
+    uint32_t *nc = malloc(a->nnode * sizeof *nc), next = 1, cell = 0;
+    if (!nc) return -1;
+    nc[0] = a->root;
+    for (uint32_t nd = 0; nd < a->nnode; nd++) {
+        const on_adjgrp *g = GRP(a, nd);
+        for (unsigned i = 0; i < 8; i++) {
+            unsigned b = BIT(nd, i);
+            if ((g->blk >> b) & 1u) continue;
+            if ((g->sub >> b) & 1u) nc[next++] = on_code_child(nc[nd], i);
+            else codes[cell++] = on_code_child(nc[nd], i);
+        }
+    }
+    free(nc);
+    return 0;
+}
+
+static void celladj_free(on_celladj *a)
+{
+    if (!a) return;
+    free(a->grp);
+    free(a);
+}
+
+/* The tile's faces with a tile beyond. */
+static uint8_t tile_border(const on_tree *t, uint32_t tile)
+{
+    int ijk[3];
+    on_tile_coords(t, tile, ijk);
+    unsigned m = 0;
+    for (int axis = 0; axis < 3; axis++) {
+        if (ijk[axis] > 0) m |= 1u << (2 * axis);
+        if (ijk[axis] + 1 < t->p.tiles[axis]) m |= 1u << (2 * axis + 1);
+    }
+    return (uint8_t)m;
+}
+
+/* Breadth first over the stored nodes: each node's children read from the table (a child is stored
+ * when on_table_get finds it, blocked when its parent's value flags it), the stored ones queued. */
+static on_celladj *build(const on_tree *t, uint32_t tile)
+{
+    const on_table *tab = &t->tiles[tile].table;
+    on_celladj *a = calloc(1, sizeof *a);
+    if (!a) return NULL;
+    a->root = on_root_code(t);
+    a->border = tile_border(t, tile);
+    int rv = on_table_get(tab, a->root);
+    if (rv < 0) { /* one free cell */
+        a->n = 1;
+        a->bytes = sizeof *a;
+        return a;
+    }
+    uint32_t *qc = NULL;
+    uint8_t *qv = NULL;
+    size_t capq = 0, capv = 0, capg = 0, nq = 1, ncell = 0;
+    if (grow((void **)&qc, &capq, 1, sizeof *qc) || grow((void **)&qv, &capv, 1, sizeof *qv)) goto fail;
+    qc[0] = a->root;
+    qv[0] = (uint8_t)rv;
+    for (size_t nd = 0; nd < nq; nd++) {
+        if (!(nd & 7)) {
+            if (grow((void **)&a->grp, &capg, nd / 8 + 1, sizeof *a->grp)) goto fail;
+            a->grp[nd / 8] = (on_adjgrp){0, ~0ull, (uint32_t)nq, (uint32_t)ncell};
+        }
+        on_adjgrp *g = &a->grp[nd / 8];
+        uint32_t code = qc[nd];
+        unsigned blk = qv[nd], sub = 0;
+        for (unsigned i = 0; i < 8; i++) {
+            if (blk & (1u << i)) continue;
+            uint32_t child = on_code_child(code, i);
+            int v;
+            if (on_code_layer(child) > 0 && (v = on_table_get(tab, child)) >= 0) {
+                if (nq >= ON_ADJ_BORDER || grow((void **)&qc, &capq, nq + 1, sizeof *qc) ||
+                    grow((void **)&qv, &capv, nq + 1, sizeof *qv))
+                    goto fail;
+                qc[nq] = child;
+                qv[nq++] = (uint8_t)v;
+                sub |= 1u << i;
+            } else if (++ncell >= ON_ADJ_BORDER) goto fail;
+        }
+        unsigned sh = 8u * (unsigned)(nd & 7);
+        g->sub |= (uint64_t)sub << sh;
+        g->blk &= ~(0xffull << sh) | (uint64_t)blk << sh;
+    }
+    free(qc);
+    free(qv);
+    size_t ng = (nq + 7) / 8;
+    on_adjgrp *grp = realloc(a->grp, ng * sizeof *grp);
+    if (grp) a->grp = grp;
+    a->n = (uint32_t)ncell;
+    a->nnode = (uint32_t)nq;
+    a->bytes = sizeof *a + ng * sizeof *a->grp;
+    return a;
+fail:
+    free(qc);
+    free(qv);
+    celladj_free(a);
+    return NULL;
+}
 const on_celladj *on_tile_celladj(const on_tree *t, uint32_t tile)
 {
     on_tile *tl = &t->tiles[tile]; /* (the pointer is the tile's cache: atomics only) */
@@ -238,33 +612,3 @@ on_status on_tree_adjacency_prepare(const on_tree *t, size_t *bytes)
     return st;
 }
 
-/* 9-bit v with two zero bits after each bit (Morton interleaving). */
-static uint32_t spread3(uint32_t v)
-{
-    v &= 0x3ffu;
-    v = (v | v << 16) & 0x030000ffu;
-    v = (v | v << 8) & 0x0300f00fu;
-    v = (v | v << 4) & 0x030c30c3u;
-    v = (v | v << 2) & 0x09249249u;
-    return v;
-}
-
-/* A cell's place in depth-first child order: its corner's Morton key, then larger cells first (an
- * ancestor comes before its descendants). */
-static uint64_t dfs_key(uint32_t code)
-{
-    uint64_t m = spread3(on_code_x(code)) | spread3(on_code_y(code)) << 1 | spread3(on_code_z(code)) << 2;
-    return m << 4 | (15u - on_code_layer(code));
-}
-
-uint32_t on_celladj_find(const on_celladj *a, uint32_t code)
-{
-    uint64_t key = dfs_key(code);
-    uint32_t lo = 0, hi = a->n; /* the first cell whose key is not below key: in [lo, hi] */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (dfs_key(a->code[mid]) < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < a->n && a->code[lo] == code ? lo : ON_ADJ_NONE;
-}

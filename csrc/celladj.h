@@ -1,22 +1,38 @@
 /*
- * celladj.h -- a tile's free cells and their face neighbours inside the tile, computed once (internal).
+ * celladj.h -- a tile's free cells and their face neighbours inside the tile (internal).
  *
- * The search over the cells (graph_cells.c) asks for a cell's neighbours at every expansion; the tree's
- * neighbour walk (tree.c) answers with a dozen node-table lookups a cell. A cell adjacency answers with
- * one read of a list: the tile's free cells are numbered in the order on_table_visit meets them (depth
- * first, child order: Morton order of their corners), and cell i's neighbours are ent[off[i] ..
- * off[i + 1]), each the face it lies across (0..5 = -x,+x,-y,+y,-z,+z) and the neighbour's number, in
- * the order the neighbour walk gives them (face by face; across one face in Morton order, which is
- * number order). A face on the tile's border with a tile beyond holds one entry, ON_ADJ_BORDER: what
- * lies there depends on the other tile (it may be solid, unloaded, edited), so the search walks that
- * face in the tree. The numbers also index per-tile arrays (the search's node map).
+ * The search over the cells (graph_cells.c, search.c) asks for a cell's neighbours at every expansion;
+ * the tree's neighbour walk (tree.c) answers with a dozen hash lookups in the node table a cell. A tile's
+ * cell adjacency answers them from a compact copy of the tile's tree shape, without hashing: the
+ * stored nodes in breadth-first order (0: the root), in groups of 8, a group holding for each of its
+ * nodes a byte of the children that are stored nodes (`sub`) and a byte of those that are blocked
+ * (`blk`), plus two counts: the number of the first child node of the group's first node and the
+ * number of the group's first free cell. A child neither stored nor blocked is a free cell. Children
+ * of a node are consecutive nodes (breadth-first order), so child s of node i is node
+ * `grp.node + popcount(sub bits of the group below node i's slot s)`; free cells are numbered the same
+ * way (breadth-first, then child order). 24 bytes for 8 stored nodes: 3 bytes a stored node, about half
+ * of the node table's 5.6 (table.h: 5 bytes a slot at a 0.9 load); the list form this replaced held
+ * each free cell's code, list offset and entries (about 32 bytes a free cell, 7 free cells a stored
+ * node: 40-120 times the tree's bytes).
+ *
+ * A cell's neighbours (on_celladj_list): one descent from the root along the cell's code gives its
+ * ancestors; each face's neighbour region descends from the faces' lowest common ancestor (one of
+ * them), to a free cell at least as large, a blocked child, or (the region subdivided) its free
+ * descendants on the face: the cells of the tree's neighbour walk, in its order (face by face; across
+ * one face in Morton order). A face on the tile's border with a tile beyond gives one entry,
+ * numbered ON_ADJ_BORDER: what lies there depends on the other tile (it may be solid, unloaded,
+ * edited), so the caller walks that face in the tree (on_tree_neighbors_face).
+ *
+ * The numbers index per-tile arrays (the search's node map keeps them, landmarks.h's distances).
  *
  * Life: as a losmap's (losmap.h). Built from the node table (on_table_get, so a map's bounds read as
  * blocked) on the first request, published in the tile with an atomic compare-and-swap (searches on
  * worker threads may race to build; one copy wins), freed by on_tree_touch, which every change to a
  * tile's contents calls on the writer's thread: an adjacency present is always the tile's contents.
- * Built by a simultaneous descent of each pair of touching siblings (every touching pair of free cells
- * once, no table lookup after the first walk over the nodes).
+ *
+ * The list form (on_cellcsr below: every free cell's list of neighbour numbers, in Morton order of the
+ * cells) is still built, for a while, by the landmarks' build (landmarks.c), which reads every cell's
+ * list many times over; it is never kept in a tile.
  */
 #ifndef OCTONAV_CELLADJ_H
 #define OCTONAV_CELLADJ_H
@@ -30,12 +46,20 @@
 #define ON_ADJ_BORDER ON_ADJ_INDEX                    /* the number of a border face's entry */
 #define ON_ADJ_NONE 0xffffffffu                       /* no cell (on_celladj_find) */
 
+typedef struct on_adjgrp {
+    uint64_t sub;  /* byte k: node 8 g + k's children that are stored nodes (bit i: child i) */
+    uint64_t blk;  /* byte k: its blocked children */
+    uint32_t node; /* the number of the first child node of node 8 g (stored or not) */
+    uint32_t cell; /* the number of node 8 g's first free cell */
+} on_adjgrp;
+
 typedef struct on_celladj {
-    uint32_t n;     /* free cells */
-    uint32_t *code; /* cell i's node code */
-    uint32_t *off;  /* n + 1 offsets into ent */
-    uint32_t *ent;  /* face << ON_ADJ_FACE_SHIFT | neighbour number (or ON_ADJ_BORDER) */
-    size_t bytes;   /* everything it holds */
+    uint32_t n;      /* free cells */
+    uint32_t nnode;  /* stored nodes (0: the tile is one free cell, number 0) */
+    uint32_t root;   /* the root's code */
+    uint8_t border;  /* the tile's faces with a tile beyond (bit f: face f = -x,+x,-y,+y,-z,+z) */
+    on_adjgrp *grp;  /* (nnode + 7) / 8 groups */
+    size_t bytes;    /* everything it holds */
 } on_celladj;
 
 /* The tile's adjacency, built now when it has none; NULL when it cannot be built (out of memory), the
@@ -51,8 +75,45 @@ size_t on_tree_celladj_bytes(const on_tree *t, size_t *tiles);
 
 /* Building every loaded tile's now: on_tree_adjacency_prepare (octonav.h). */
 
-/* The number of free cell `code` in a, or ON_ADJ_NONE when it is no free cell of the tile (binary
- * search over the Morton order: for cells the search met outside the lists, as its start). */
+/* The number of free cell `code` in a, or ON_ADJ_NONE when it is no free cell of the tile. */
 uint32_t on_celladj_find(const on_celladj *a, uint32_t code);
+
+/* The ancestors of the cell last listed (a caller's, e.g. a search's: consecutive cells share most of
+ * theirs). Valid for one adjacency: reset (code = ON_CODE_NONE) whenever the caller reads another
+ * adjacency pointer, or the same pointer again after an edit could have freed it. */
+typedef struct on_adjchain {
+    const on_celladj *a;
+    uint32_t code, lo; /* the cell (ON_CODE_NONE: none); anc[lo .. root's layer] hold its ancestors */
+    uint32_t anc[16];  /* stored node numbers by layer */
+} on_adjchain;
+
+/* Free cell `code`'s neighbours across the faces in `walk` (bit f: face f), in the tree's neighbour
+ * walk's order: out[k] = {tile, the neighbour's code}, ix[k] its number, face[k] the face of `code` it
+ * lies across; a border face with a tile beyond gives one entry {tile, code}, ix ON_ADJ_BORDER. The
+ * count (entries past cap are counted, not written: call again with room), or -1 when `code` is no
+ * free cell of the tile. `self` (may be NULL): code's own number. `ch` (may be NULL): the caller's
+ * chain, read and updated. */
+long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
+                     uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
+
+/* Every free cell's code by number (codes: a->n entries); 0, or -1 on allocation failure. */
+int on_celladj_codes(const on_celladj *a, uint32_t *codes);
+
+/* ---- the list form (landmarks.c's build) ---------------------------------------------------------- */
+
+typedef struct on_cellcsr {
+    uint32_t n;     /* free cells (Morton order: as on_table_visit meets them) */
+    uint32_t *code; /* cell i's node code */
+    uint32_t *off;  /* n + 1 offsets into ent */
+    uint32_t *ent;  /* face << ON_ADJ_FACE_SHIFT | neighbour number (or ON_ADJ_BORDER) */
+    size_t bytes;
+} on_cellcsr;
+
+/* Tile `tile`'s list form (NULL: out of memory, or the tile solid or not loaded); free with
+ * on_cellcsr_free. */
+on_cellcsr *on_cellcsr_build(const on_tree *t, uint32_t tile);
+void on_cellcsr_free(on_cellcsr *a);
+/* The number of free cell `code` in a (binary search), or ON_ADJ_NONE. */
+uint32_t on_cellcsr_find(const on_cellcsr *a, uint32_t code);
 
 #endif

@@ -45,7 +45,7 @@ void on_graph_use(on_graph *g, int kind)
                                               : &on_graph_cells_ops;
     g->org_tile = UINT32_MAX;
     g->skip_face = -1;
-    g->cur_ix = ON_ADJ_NONE;
+    g->chain.code = ON_CODE_NONE;
     g->adj_tile = UINT32_MAX;
     g->adj = NULL;
 }

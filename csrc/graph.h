@@ -52,8 +52,7 @@ struct on_graph {
                                  * ON_ADJ_NONE (a neighbour in another tile, or no adjacency) */
     uint8_t *nbface;            /* (cells) the face of the asked cell each lies across (0..5) */
     size_t nbcap;               /* entries of nb, nbix and nbface */
-    uint32_t cur_ix;            /* (cells) the next neighbours call's cell's number, when the caller
-                                 * knows it (from nbix), else ON_ADJ_NONE (then it is looked up) */
+    on_adjchain chain;          /* (cells) the ancestors of the cell last listed (celladj.h) */
     uint32_t adj_tile;          /* (cells) the tile whose adjacency was last read (UINT32_MAX: none) */
     const on_celladj *adj;      /* and that adjacency (NULL: the tile has none: walk the tree) */
     uint32_t org_tile;          /* the tile last asked for (UINT32_MAX: none), its corner and box set */

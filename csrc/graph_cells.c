@@ -2,8 +2,8 @@
  * graph_cells.c -- the search graph of the tree's free cells (graph.h): nodes are free cells,
  * joined across shared faces; a node is entered at the centre of the face it shares with the node
  * before. The neighbours come from the tile's cell adjacency (celladj.h, built on the tile's first
- * search), whose border faces, and tiles without one, walk the tree (on_tree_neighbors_skip): the
- * same cells in the same order either way.
+ * search); its border faces with a tile beyond, and tiles without one, walk the tree
+ * (on_tree_neighbors_face, on_tree_neighbors_skip): the same cells in the same order either way.
  */
 #include "graph.h"
 #include "util.h"
@@ -27,50 +27,71 @@ const on_celladj *on_graph_cells_adj_slow(on_graph *g, uint32_t tile)
 {
     g->adj = g->t->no_cell_adj ? NULL : on_tile_celladj(g->t, tile);
     g->adj_tile = tile;
+    g->chain.code = ON_CODE_NONE; /* (another adjacency, or this one read again after edits) */
     return g->adj;
 }
 
-/* Cell c (number i in adjacency a)'s neighbours from its list; a border face's from the tree. */
-static on_status adj_neighbors(on_graph *g, const on_celladj *a, on_cell c, uint32_t i, size_t *count)
+/* The faces of cell c on its tile's border with a tile beyond (bit f: face f). */
+static unsigned border_faces(const on_graph *g, const on_celladj *a, uint32_t code)
 {
-    uint32_t b = a->off[i], e = a->off[i + 1];
-    if (e - b > g->nbcap && on_graph_nb_reserve(g, e - b) != 0) return ON_FAILURE | ON_NO_MEMORY;
-    uint32_t skip = g->skip_face >= 0 ? (uint32_t)g->skip_face : 8u;
-    size_t k = 0;
-    for (uint32_t j = b; j < e; j++) {
-        uint32_t en = a->ent[j], v = en & ON_ADJ_INDEX, f = en >> ON_ADJ_FACE_SHIFT;
-        if (f == skip) continue;
-        if (v != ON_ADJ_BORDER) { /* (room: at most one entry each, checked above or grown below) */
-            g->nb[k].tile = c.tile;
-            g->nb[k].code = a->code[v];
-            g->nbface[k] = (uint8_t)f;
-            g->nbix[k++] = v;
-            continue;
-        }
-        for (;;) {
-            size_t nf;
-            on_status s = on_tree_neighbors_face(g->t, g->lc, c, (int)f, g->nb + k, g->nbface + k, g->nbcap - k, &nf);
-            if (on_ok(s)) {
-                for (size_t m = k; m < k + nf; m++) g->nbix[m] = ON_ADJ_NONE;
-                k += nf;
-                break;
-            }
-            if (!(s & ON_BUFFER_SMALL)) return s;
-            if (on_graph_nb_reserve(g, k + nf + (e - j)) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        }
-        if (g->nbcap - k < e - j && on_graph_nb_reserve(g, k + (e - j)) != 0) return ON_FAILURE | ON_NO_MEMORY;
+    uint32_t s = 1u << on_code_layer(code), n = (uint32_t)g->t->n;
+    unsigned m = 0;
+    for (unsigned axis = 0; axis < 3; axis++) {
+        uint32_t p = (code >> (4 + 9 * axis)) & 511u;
+        if (p == 0) m |= 1u << (2 * axis);
+        if (p + s == n) m |= 1u << (2 * axis + 1);
     }
-    *count = k;
-    return ON_SUCCESS;
+    return m & a->border;
+}
+
+/* Cell c's neighbours across the faces in walk from adjacency a into g's buffers at k on (a border
+ * face's walked in the tree); the new count into *k. ON_FALLBACK when c is no free cell of a. */
+static on_status adj_neighbors(on_graph *g, const on_celladj *a, on_cell c, unsigned walk, size_t *k)
+{
+    for (;;) {
+        long m = on_celladj_list(a, &g->chain, c.tile, c.code, walk, g->nb + *k, g->nbix + *k, g->nbface + *k, g->nbcap - *k, NULL);
+        if (m < 0) return ON_FALLBACK;
+        if ((size_t)m <= g->nbcap - *k) {
+            *k += (size_t)m;
+            return ON_SUCCESS;
+        }
+        if (on_graph_nb_reserve(g, *k + (size_t)m) != 0) return ON_FAILURE | ON_NO_MEMORY;
+    }
 }
 
 static on_status cells_neighbors(on_graph *g, on_cell c, size_t *count)
 {
     const on_celladj *a = on_graph_cells_adj(g, c.tile);
+    unsigned walk = g->skip_face >= 0 && g->skip_face < 6 ? 63u & ~(1u << g->skip_face) : 63u;
     if (a) {
-        uint32_t i = g->cur_ix;
-        if (i >= a->n || a->code[i] != c.code) i = on_celladj_find(a, c.code);
-        if (i != ON_ADJ_NONE) return adj_neighbors(g, a, c, i, count);
+        size_t k = 0;
+        unsigned bf = border_faces(g, a, c.code) & walk;
+        on_status s = ON_SUCCESS;
+        if (!bf) s = adj_neighbors(g, a, c, walk, &k);
+        else /* face by face: a border face's cells from the tree, in the faces' order */
+            for (unsigned f = 0; f < 6 && s == ON_SUCCESS; f++) {
+                if (!(walk & (1u << f))) continue;
+                if (!(bf & (1u << f))) {
+                    s = adj_neighbors(g, a, c, 1u << f, &k);
+                    continue;
+                }
+                for (;;) {
+                    size_t nf;
+                    s = on_tree_neighbors_face(g->t, g->lc, c, (int)f, g->nb + k, g->nbface + k, g->nbcap - k, &nf);
+                    if (on_ok(s)) {
+                        for (size_t m = k; m < k + nf; m++) g->nbix[m] = ON_ADJ_NONE;
+                        k += nf;
+                        break;
+                    }
+                    if (!(s & ON_BUFFER_SMALL)) return s;
+                    if (on_graph_nb_reserve(g, k + nf) != 0) return ON_FAILURE | ON_NO_MEMORY;
+                }
+            }
+        if (s == ON_SUCCESS) {
+            *count = k;
+            return ON_SUCCESS;
+        }
+        if (s != ON_FALLBACK) return s;
     }
     for (;;) {
         on_status s = on_tree_neighbors_skip(g->t, g->lc, c, g->skip_face, g->nb, g->nbface, g->nbcap, count);

@@ -19,7 +19,7 @@ typedef struct hent {
 
 typedef struct lbuild {
     const on_tree *t;
-    const on_celladj **adj; /* per tile (NULL: no free cell, or not loaded) */
+    on_cellcsr **adj;       /* per tile, the list form (NULL: no free cell, or not loaded) */
     uint32_t *base;         /* per tile: its first cell's global number */
     uint32_t *tileof;       /* global number -> tile */
     uint32_t total;
@@ -69,7 +69,7 @@ static int push_out(lbuild *b, size_t *n, uint32_t v, unsigned face)
 static long neighbours(lbuild *b, uint32_t u)
 {
     uint32_t tile = b->tileof[u], i = u - b->base[tile];
-    const on_celladj *a = b->adj[tile];
+    const on_cellcsr *a = b->adj[tile];
     size_t n = 0;
     for (uint32_t j = a->off[i]; j < a->off[i + 1]; j++) {
         uint32_t en = a->ent[j], v = en & ON_ADJ_INDEX, f = en >> ON_ADJ_FACE_SHIFT;
@@ -89,8 +89,8 @@ static long neighbours(lbuild *b, uint32_t u)
         }
         if (!on_ok(s)) continue; /* (nothing beyond) */
         for (size_t k = 0; k < nf; k++) {
-            const on_celladj *o = b->nb[k].tile < b->t->ntiles ? b->adj[b->nb[k].tile] : NULL;
-            uint32_t x = o ? on_celladj_find(o, b->nb[k].code) : ON_ADJ_NONE;
+            const on_cellcsr *o = b->nb[k].tile < b->t->ntiles ? b->adj[b->nb[k].tile] : NULL;
+            uint32_t x = o ? on_cellcsr_find(o, b->nb[k].code) : ON_ADJ_NONE;
             if (x != ON_ADJ_NONE && push_out(b, &n, b->base[b->nb[k].tile] + x, f)) return -1;
         }
     }
@@ -255,6 +255,37 @@ void on_tree_landmarks_drop(on_tree *t)
     t->landmarks_gen++;
 }
 
+/* Move each cell's distances and component from its number in the list form (b->adj: the build's)
+ * to its number in the tile's cell adjacency (celladj.h); 0, or -1 on allocation failure. */
+static int renumber(const on_tree *t, on_landmarks *lm, const lbuild *b)
+{
+    size_t cells = b->total ? b->total : 1, n = (size_t)lm->n;
+    uint16_t *d = malloc(cells * n * sizeof *d);
+    uint32_t *c = malloc(cells * sizeof *c);
+    if (!d || !c) {
+        free(d);
+        free(c);
+        return -1;
+    }
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_celladj *a = lm->ncell[i] ? on_tile_celladj(t, i) : NULL;
+        for (uint32_t k = 0; a && k < lm->ncell[i]; k++) {
+            size_t from = (size_t)b->base[i] + k, to = (size_t)b->base[i] + on_celladj_find(a, b->adj[i]->code[k]);
+            memcpy(d + to * n, lm->dall + from * n, n * sizeof *d);
+            c[to] = lm->call[from];
+        }
+    }
+    free(lm->dall);
+    free(lm->call);
+    lm->dall = d;
+    lm->call = c;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        lm->d[i] = lm->dall + (size_t)b->base[i] * n;
+        lm->comp[i] = lm->call + b->base[i];
+    }
+    return 0;
+}
+
 /* The build over the tree's loaded tiles (their adjacencies built here): NULL with *st set on failure. */
 static on_landmarks *build(const on_tree *t, int n, on_status *st)
 {
@@ -284,8 +315,8 @@ static on_landmarks *build(const on_tree *t, int n, on_status *st)
         b.base[i] = (uint32_t)total;
         if (!tl->loaded) lm->complete = 0;
         if (!tl->loaded || tl->solid) continue;
-        b.adj[i] = on_tile_celladj(t, i);
-        if (!b.adj[i]) goto fail;
+        b.adj[i] = on_cellcsr_build(t, i);
+        if (!b.adj[i] || !on_tile_celladj(t, i) || on_tile_celladj(t, i)->n != b.adj[i]->n) goto fail;
         lm->ncell[i] = b.adj[i]->n;
         total += b.adj[i]->n;
         if (total >= UINT32_MAX / 2) goto fail;
@@ -366,6 +397,8 @@ static on_landmarks *build(const on_tree *t, int n, on_status *st)
             }
         }
     }
+    /* the lists' numbers (Morton order) to the cell adjacency's, which the search's nodes keep */
+    if (renumber(t, lm, &b)) goto fail;
     lm->bytes = sizeof *lm + t->ntiles * (sizeof *lm->ncell + sizeof *lm->d + sizeof *lm->comp) +
                 total * ((size_t)n * sizeof *lm->dall + sizeof *lm->call);
     *st = ON_SUCCESS;
@@ -376,6 +409,7 @@ fail:
 done:
     free(count);
     free(mind);
+    for (uint32_t i = 0; b.adj && i < t->ntiles; i++) on_cellcsr_free(b.adj[i]);
     free(b.adj);
     free(b.base);
     free(b.tileof);

@@ -543,11 +543,6 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
     /* (fresh: a node made here for the adjacency loop, whose g is none yet: reached below for sure) */
     const int fresh = plain && found < 0;
     if (fresh) {
-        /* Its list's line, on its way now: a search reads a cell's list when it expands the cell, one
-         * or a few expansions after reaching it, and on the benchmark's cold-cache queries that read was
-         * the search's main stall (cache simulation of DC1: 29k of 67k last-level read misses in the
-         * list reads, 17k in the neighbours' codes, 10k in off). README "Queries in C". */
-        __builtin_prefetch(&x->adj->ent[x->adj->off[ix]]);
         v = on_pool_make_bare(&q->pool, slot, c, ix);
     } else if (found) {
         v = (int32_t)slot->idx;
@@ -628,14 +623,6 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
     return ON_IN_PROGRESS;
 }
 
-/* Entries of cell i's list in a not across face `skip`, from entry j on. */
-static size_t adj_count(const on_celladj *a, uint32_t i, uint32_t j, uint32_t skip)
-{
-    size_t n = 0;
-    for (; j < a->off[i + 1]; j++) n += (a->ent[j] >> ON_ADJ_FACE_SHIFT) != skip;
-    return n;
-}
-
 /* Expand node u: close it and reach its neighbours (relax). Inline in on_query_update, its one caller:
  * no call frame an expansion (measured: about 23 instructions an expansion). */
 static inline __attribute__((always_inline)) on_status expand(on_query *q, int32_t u)
@@ -659,19 +646,21 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     /* Over the plain cells with face points: the face of u's cell its parent's cell covers whole (set
      * with the parent, in relax). Every neighbour across it is the parent, closed: it is left out. */
     int skip = x.cells ? q->pool.nodes[u].pface : -1;
-    /* A cell inside its tile (most) reads its neighbours straight off the tile's cell adjacency: every
-     * entry is a cell of the tile (celladj.h); others ask the graph (border faces walk the tree). */
+    /* A cell inside its tile (most) reads its neighbours off the tile's cell adjacency: every one is a
+     * cell of the tile (celladj.h); others ask the graph (border faces walk the tree). */
     const on_celladj *adj = NULL;
-    uint32_t ui = ON_ADJ_NONE;
     size_t nnb = 0;
     if (x.cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
-        ui = q->pool.nodes[u].aux;
-        if (ui >= adj->n || adj->code[ui] != ucell.code) ui = on_celladj_find(adj, ucell.code);
-        if (ui == ON_ADJ_NONE) adj = NULL;
+        unsigned walk = skip >= 0 ? 63u & ~(1u << skip) : 63u;
+        long m;
+        while ((m = on_celladj_list(adj, &q->g.chain, ucell.tile, ucell.code, walk, q->g.nb, q->g.nbix, q->g.nbface, q->g.nbcap,
+                                    NULL)) > (long)q->g.nbcap)
+            if (on_graph_nb_reserve(&q->g, (size_t)m) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        if (m < 0) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
+        else nnb = (size_t)m;
     }
     if (!adj) {
         q->g.skip_face = skip;
-        q->g.cur_ix = q->pool.nodes[u].aux;
         on_status ns = on_graph_neighbors(&q->g, ucell, &nnb);
         q->g.skip_face = -1;
         if (ns != ON_SUCCESS) {
@@ -721,25 +710,16 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
      * (Simple's hollow column); the goal is expanded, at the best f (see relax). */
     x.early = x.fp && q->o.weight > 1 && q->g.kind != ON_GRAPH_BOXES;
     x.adj = adj;
+    q->info.neighbors += nnb; /* (the whole list, also when the goal is reached before its end) */
     if (adj) {
-        uint32_t sk = (uint32_t)(skip >= 0 ? skip : 8), e = adj->off[ui + 1];
         x.goal_code = x.early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
-        size_t n = 0;
-        for (uint32_t j = adj->off[ui]; j < e; j++) {
-            uint32_t en = adj->ent[j], vi = en & ON_ADJ_INDEX, f = en >> ON_ADJ_FACE_SHIFT;
-            if (f == sk) continue;
-            n++;
-            on_status s = relax(q, &x, (on_cell){ucell.tile, adj->code[vi]}, vi, f, 1);
-            if (s != ON_IN_PROGRESS) { /* (counted as the whole list, as below) */
-                q->info.neighbors += n + adj_count(adj, ui, j + 1, sk);
-                return s;
-            }
+        for (size_t k = 0; k < nnb; k++) {
+            on_status s = relax(q, &x, q->g.nb[k], q->g.nbix[k], q->g.nbface[k], 1);
+            if (s != ON_IN_PROGRESS) return s;
         }
-        q->info.neighbors += n;
         return ON_IN_PROGRESS;
     }
     const uint32_t *nbix = q->g.kind == ON_GRAPH_CELLS ? q->g.nbix : NULL; /* (the cells' numbers: kept) */
-    q->info.neighbors += nnb;
     for (size_t k = 0; k < nnb; k++) {
         on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u, 0);
         if (s != ON_IN_PROGRESS) return s;

@@ -165,9 +165,9 @@ local function load_agent(dir, m, n, o)
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
     radius = radius })
   if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
-  -- a cell adjacency costs about 20 times a tile's bytes once searched (708 MB for the 8x1x8 world of
-  -- 512^3 tiles against its 36 MB tree): off unless asked for (README, tree:adjacency)
-  if not o.adjacency then tree:adjacency(false) end
+  -- a cell adjacency costs about half a searched tile's bytes (3 bytes a stored node; celladj.h) and
+  -- about a third of a search's instructions: on unless load is given adjacency = false
+  if o.adjacency == false then tree:adjacency(false) end
   world.graph = core.route.world(tree)
   world.graph_ids = graph_ids_of(world)
   local function abort(e)
@@ -219,9 +219,9 @@ local function load_agent(dir, m, n, o)
 end
 
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
--- opts (optional): { tiles = true, graphs = tiles, block_holes = true, adjacency = false, agents = every
+-- opts (optional): { tiles = true, graphs = tiles, block_holes = true, adjacency = true, agents = every
 -- agent }; adjacency: the world tree's searches read each tile's cell adjacency (tree:adjacency(true):
--- about half a search's instructions, for about 20 times a searched tile's bytes; off by default);
+-- about a third of a search's instructions saved, for about half a searched tile's bytes; false: off);
 -- block_holes: every hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept
 -- up by the streamer and rebake: docs/world.md "The world tree around a hole"); tiles = false: no
 -- tile file and no hole tree is read (for octonav.streamer): world.tree has every tile unloaded, each
