@@ -251,50 +251,79 @@ static inline unsigned slot_at(uint32_t c, uint32_t l)
 
 static inline uint64_t below(unsigned b) { return (1ull << b) - 1u; }
 
-/* Node nd's group and the bit of its child s in the group's masks. */
-#define GRP(a, nd) (&(a)->grp[(nd) >> 3])
+/* The bit of node nd's child s in its group's masks (a node above layer 1). */
 #define BIT(nd, s) (8u * ((nd) & 7u) + (s))
 
-typedef struct lout {
-    on_cell *out;
-    uint32_t *ix;
-    uint8_t *face;
-    size_t cap, k;
-    uint32_t tile;
-} lout;
+/* Node nd's group: its masks (gs: stored children, gb: blocked), the number of the group's first
+ * child node and first free cell, and the node's byte's shift in the masks. Layer-1 nodes (nd >= nup:
+ * breadth first, they come last) have no stored children: theirs is the lower form. */
+typedef struct gview {
+    uint64_t gs, gb;
+    uint32_t node, cell;
+    unsigned sh;
+} gview;
 
-static inline __attribute__((always_inline)) void emit(lout *o, uint32_t code, uint32_t ix, unsigned face)
+static inline __attribute__((always_inline)) gview view(const on_celladj *a, uint32_t nd)
 {
-    if (o->k < o->cap) {
-        o->out[o->k].tile = o->tile;
-        o->out[o->k].code = code;
-        o->ix[o->k] = ix;
-        o->face[o->k] = (uint8_t)face;
+    gview v;
+    if (nd < a->nup) {
+        const on_adjgrp *g = &a->grp[nd >> 3];
+        v.gs = g->sub;
+        v.gb = g->blk;
+        v.node = g->node;
+        v.cell = g->cell;
+        v.sh = 8u * (nd & 7u);
+    } else {
+        uint32_t j = nd - a->nup;
+        v.gs = 0;
+        v.gb = a->lblk[j >> 3];
+        v.node = 0;
+        v.cell = a->lcell[j >> 3];
+        v.sh = 8u * (j & 7u);
     }
-    o->k++;
+    return v;
+}
+
+/* Where a list goes: out[k] = {tile, code}, ix[k], fc[k] for k < cap (the count goes on past cap). */
+#define LOUT on_cell *restrict out, uint32_t *restrict ix, uint8_t *restrict fc, size_t cap, uint32_t tile
+#define LARGS out, ix, fc, cap, tile
+
+static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_t code, uint32_t num, unsigned face)
+{
+    if (k < cap) {
+        out[k].tile = tile;
+        out[k].code = code;
+        ix[k] = num;
+        fc[k] = (uint8_t)face;
+    }
+    return k + 1;
 }
 
 /* A node's children on its side hi of an axis (bit i: child i), by axis * 2 + hi. */
 static const uint8_t side_children[6] = {0x55, 0xaa, 0x33, 0xcc, 0x0f, 0xf0};
 
-static void collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, lout *o);
+static size_t collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, LOUT,
+                         size_t k);
 #ifdef HAVE_POPCNT_CLONE
-TARGET_POPCNT static void collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face,
-                                     lout *o);
+TARGET_POPCNT static size_t collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side,
+                                       unsigned face, LOUT, size_t k);
 #endif
 
 /* The free descendants of stored node nd (code `code`) on its side `side` (axis * 2 + hi), in child
- * order: the free children numbered from the node's first free cell on, stored ones descended into. */
-static inline __attribute__((always_inline)) void collect_body(const on_celladj *a, uint32_t nd, uint32_t code,
-                                                               unsigned side, unsigned face, lout *o, const int hw)
+ * order: the free children numbered from the node's first free cell on, stored ones descended into.
+ * The count so far goes in as k and out as the result. */
+static inline __attribute__((always_inline)) size_t collect_body(const on_celladj *a, uint32_t nd, uint32_t code,
+                                                                 unsigned side, unsigned face, LOUT, size_t k,
+                                                                 const int hw)
 {
-    const on_adjgrp *g = GRP(a, nd);
-    unsigned sh = 8u * (nd & 7u);
-    unsigned sub = (unsigned)(g->sub >> sh) & 255u, fr = ~(sub | (unsigned)(g->blk >> sh)) & 255u;
+    gview g = view(a, nd);
+    unsigned sh = g.sh;
+    uint64_t gs = g.gs, gb = g.gb;
+    unsigned sub = (unsigned)(gs >> sh) & 255u, fr = ~(sub | (unsigned)(gb >> sh)) & 255u;
     unsigned m = side_children[side] & (sub | fr);
-    if (!m) return;
-    uint32_t cell0 = g->cell + pop64(~(g->sub | g->blk) & below(sh), hw);
-    uint32_t node0 = sub ? g->node + pop64(g->sub & below(sh), hw) : 0;
+    if (!m) return k;
+    uint32_t cell0 = g.cell + pop64(~(gs | gb) & below(sh), hw);
+    uint32_t node0 = sub ? g.node + pop64(gs & below(sh), hw) : 0;
     while (m) {
         unsigned i = (unsigned)__builtin_ctz(m);
         m &= m - 1u;
@@ -302,37 +331,42 @@ static inline __attribute__((always_inline)) void collect_body(const on_celladj 
         if ((sub >> i) & 1u) {
             uint32_t cn = node0 + pop64(sub & ((1u << i) - 1u), hw);
 #ifdef HAVE_POPCNT_CLONE
-            if (hw) collect_hw(a, cn, child, side, face, o);
+            if (hw) k = collect_hw(a, cn, child, side, face, LARGS, k);
             else
 #endif
-                collect_sw(a, cn, child, side, face, o);
-        } else emit(o, child, cell0 + pop64(fr & ((1u << i) - 1u), hw), face);
+                k = collect_sw(a, cn, child, side, face, LARGS, k);
+        } else k = emit(LARGS, k, child, cell0 + pop64(fr & ((1u << i) - 1u), hw), face);
     }
+    return k;
 }
 
-static void collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, lout *o)
+static size_t collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, LOUT,
+                         size_t k)
 {
-    collect_body(a, nd, code, side, face, o, POP_BASE);
+    return collect_body(a, nd, code, side, face, LARGS, k, POP_BASE);
 }
 
 #ifdef HAVE_POPCNT_CLONE
-TARGET_POPCNT static void collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face,
-                                     lout *o)
+TARGET_POPCNT static size_t collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side,
+                                       unsigned face, LOUT, size_t k)
 {
-    collect_body(a, nd, code, side, face, o, 1);
+    return collect_body(a, nd, code, side, face, LARGS, k, 1);
 }
 #endif
 
-static inline __attribute__((always_inline)) long list_body(const on_celladj *a, on_adjchain *ch, uint32_t tile,
-                                                            uint32_t code, unsigned walk, on_cell *out, uint32_t *ix,
-                                                            uint8_t *face, size_t cap, uint32_t *self, const int hw)
+static inline __attribute__((always_inline)) long list_body(const on_celladj *a, on_adjchain *restrict ch,
+                                                            uint32_t code, unsigned walk, LOUT,
+                                                            uint32_t *restrict self, const int hw)
 {
-    lout o = {out, ix, face, cap, 0, tile};
-    uint32_t L = on_code_layer(code), D = on_code_layer(a->root);
+    size_t k = 0;
+    const uint32_t root = a->root, nnode = a->nnode;
+    const unsigned border = a->border;
+    const on_adjgrp *grp = a->grp;
+    uint32_t L = on_code_layer(code), D = on_code_layer(root);
     if (L > D || on_code_at_packed(code, L) != code) return -1;
     uint32_t local[16], *anc = ch ? ch->anc : local;
-    if (!a->nnode) {
-        if (code != a->root) return -1;
+    if (!nnode) {
+        if (code != root) return -1;
         if (self) *self = 0;
     } else {
         if (L == D) return -1;
@@ -351,16 +385,13 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
         }
         anc[D] = 0;
         uint32_t nd = anc[from];
-        for (uint32_t l = from - 1; l > L; l--) {
-            const on_adjgrp *g = GRP(a, nd);
+        for (uint32_t l = from - 1; l > L; l--) { /* (nodes above layer 1: their children are stored) */
+            const on_adjgrp *g = &grp[nd >> 3];
             unsigned b = BIT(nd, slot_at(code, l));
-            if (!((g->sub >> b) & 1u)) return -1;
-            anc[l] = nd = g->node + pop64(g->sub & below(b), hw);
+            uint64_t gs = g->sub;
+            if (!((gs >> b) & 1u)) return -1;
+            anc[l] = nd = g->node + pop64(gs & below(b), hw);
         }
-        const on_adjgrp *g = GRP(a, nd);
-        unsigned b = BIT(nd, slot_at(code, L));
-        if (((g->sub | g->blk) >> b) & 1u) return -1; /* (a stored node or blocked: no free cell) */
-        if (self) *self = g->cell + pop64(~(g->sub | g->blk) & below(b), hw);
         if (ch) {
             ch->code = code;
             ch->lo = L + 1;
@@ -371,73 +402,70 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
      * on the high side, or set and low) needs no descent */
     unsigned cs = 0, psub = 0, pfr = 0;
     uint32_t pcell = 0, pnode = 0;
-    if (a->nnode) {
-        const on_adjgrp *g = GRP(a, anc[L + 1]);
-        unsigned sh = 8u * (anc[L + 1] & 7u);
+    if (nnode) {
+        gview g = view(a, anc[L + 1]);
+        unsigned sh = g.sh;
+        uint64_t gs = g.gs, gb = g.gb;
         cs = slot_at(code, L);
-        psub = (unsigned)(g->sub >> sh) & 255u;
-        pfr = ~(psub | ((unsigned)(g->blk >> sh) & 255u)) & 255u;
-        pcell = g->cell + pop64(~(g->sub | g->blk) & below(sh), hw);
-        pnode = g->node + pop64(g->sub & below(sh), hw);
+        psub = (unsigned)(gs >> sh) & 255u;
+        pfr = ~(psub | ((unsigned)(gb >> sh) & 255u)) & 255u;
+        if (!((pfr >> cs) & 1u)) {
+            if (ch) ch->code = ON_CODE_NONE;
+            return -1; /* (a stored node or blocked: no free cell) */
+        }
+        pcell = g.cell + pop64(~(gs | gb) & below(sh), hw);
+        pnode = g.node + pop64(gs & below(sh), hw);
+        if (self) *self = pcell + pop64(pfr & ((1u << cs) - 1u), hw);
     }
     for (unsigned f = 0; f < 6; f++) {
         if (!(walk & (1u << f))) continue;
         unsigned axis = f >> 1, dir = f & 1u;
-        if (a->nnode && ((cs >> axis) & 1u) != dir) { /* a sibling */
+        if (nnode && ((cs >> axis) & 1u) != dir) { /* a sibling */
             unsigned sib = cs ^ (1u << axis);
             uint32_t sc = code ^ (1u << (4 + 9 * axis + L));
-            if ((pfr >> sib) & 1u) emit(&o, sc, pcell + pop64(pfr & ((1u << sib) - 1u), hw), f);
-            else if ((psub >> sib) & 1u) {
-                uint32_t cn = pnode + pop64(psub & ((1u << sib) - 1u), hw);
-#ifdef HAVE_POPCNT_CLONE
-                if (hw) collect_hw(a, cn, sc, f ^ 1u, f, &o);
-                else
-#endif
-                    collect_sw(a, cn, sc, f ^ 1u, f, &o);
-            }
+            if ((pfr >> sib) & 1u) k = emit(LARGS, k, sc, pcell + pop64(pfr & ((1u << sib) - 1u), hw), f);
+            else if ((psub >> sib) & 1u)
+                k = collect_body(a, pnode + pop64(psub & ((1u << sib) - 1u), hw), sc, f ^ 1u, f, LARGS, k, hw);
             continue;
         }
         uint32_t p = (code >> (4 + 9 * axis)) & 511u;
         if (!(dir ? p + s < n : p >= s)) { /* on the tile's border */
-            if (a->border & (1u << f)) emit(&o, code, ON_ADJ_BORDER, f);
+            if (border & (1u << f)) k = emit(LARGS, k, code, ON_ADJ_BORDER, f);
             continue;
         }
         uint32_t np = dir ? p + s : p - s, layer = (uint32_t)(32 - __builtin_clz(p ^ np)); /* (their LCA's) */
         uint32_t nleaf = on_code_with_axis(leaf, (int)axis, np), nd = anc[layer];
         for (;;) {
             layer--;
-            const on_adjgrp *g = GRP(a, nd);
-            unsigned b = BIT(nd, slot_at(nleaf, layer));
-            if ((g->blk >> b) & 1u) break; /* blocked */
-            if (!((g->sub >> b) & 1u)) { /* a free cell at least as large */
-                emit(&o, on_code_at_packed(nleaf, layer), g->cell + pop64(~(g->sub | g->blk) & below(b), hw), f);
+            gview g = view(a, nd);
+            unsigned b = g.sh + slot_at(nleaf, layer);
+            uint64_t gs = g.gs, gb = g.gb;
+            if ((gb >> b) & 1u) break; /* blocked */
+            if (!((gs >> b) & 1u)) { /* a free cell at least as large */
+                k = emit(LARGS, k, on_code_at_packed(nleaf, layer), g.cell + pop64(~(gs | gb) & below(b), hw), f);
                 break;
             }
-            nd = g->node + pop64(g->sub & below(b), hw);
+            nd = g.node + pop64(gs & below(b), hw);
             if (layer == L) { /* the same-size region is subdivided: its free descendants on the face */
-#ifdef HAVE_POPCNT_CLONE
-                if (hw) collect_hw(a, nd, on_code_at_packed(nleaf, layer), f ^ 1u, f, &o);
-                else
-#endif
-                    collect_sw(a, nd, on_code_at_packed(nleaf, layer), f ^ 1u, f, &o);
+                k = collect_body(a, nd, on_code_at_packed(nleaf, layer), f ^ 1u, f, LARGS, k, hw);
                 break;
             }
         }
     }
-    return (long)o.k;
+    return (long)k;
 }
 
 static long list_sw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
                     uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {
-    return list_body(a, ch, tile, code, walk, out, ix, face, cap, self, POP_BASE);
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, self, POP_BASE);
 }
 
 #ifdef HAVE_POPCNT_CLONE
 TARGET_POPCNT static long list_hw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
                                   on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {
-    return list_body(a, ch, tile, code, walk, out, ix, face, cap, self, 1);
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, self, 1);
 }
 #endif
 
@@ -466,11 +494,11 @@ int on_celladj_codes(const on_celladj *a, uint32_t *codes)
     if (!nc) return -1;
     nc[0] = a->root;
     for (uint32_t nd = 0; nd < a->nnode; nd++) {
-        const on_adjgrp *g = GRP(a, nd);
+        gview g = view(a, nd);
         for (unsigned i = 0; i < 8; i++) {
-            unsigned b = BIT(nd, i);
-            if ((g->blk >> b) & 1u) continue;
-            if ((g->sub >> b) & 1u) nc[next++] = on_code_child(nc[nd], i);
+            unsigned b = g.sh + i;
+            if ((g.gb >> b) & 1u) continue;
+            if ((g.gs >> b) & 1u) nc[next++] = on_code_child(nc[nd], i);
             else codes[cell++] = on_code_child(nc[nd], i);
         }
     }
@@ -482,6 +510,8 @@ static void celladj_free(on_celladj *a)
 {
     if (!a) return;
     free(a->grp);
+    free(a->lblk);
+    free(a->lcell);
     free(a);
 }
 
@@ -544,14 +574,35 @@ static on_celladj *build(const on_tree *t, uint32_t tile)
         g->sub |= (uint64_t)sub << sh;
         g->blk &= ~(0xffull << sh) | (uint64_t)blk << sh;
     }
+    /* the layer-1 nodes (the last, breadth first): their blocked children and first cells alone */
+    size_t nup = 0;
+    while (nup < nq && on_code_layer(qc[nup]) > 1) nup++;
+    size_t nlow = (nq - nup + 7) / 8;
+    if (nlow) {
+        a->lblk = malloc(nlow * sizeof *a->lblk);
+        a->lcell = malloc(nlow * sizeof *a->lcell);
+        if (!a->lblk || !a->lcell) goto fail;
+        for (size_t j = 0; j < nlow; j++) a->lblk[j] = ~0ull;
+        for (size_t j = 0; j < nq - nup; j++) {
+            size_t nd = nup + j;
+            const on_adjgrp *g = &a->grp[nd / 8];
+            unsigned sh = 8u * (unsigned)(nd & 7), lsh = 8u * (unsigned)(j & 7);
+            if (!(j & 7)) a->lcell[j / 8] = g->cell + (uint32_t)__builtin_popcountll(~(g->sub | g->blk) & below(sh));
+            a->lblk[j / 8] &= ~(0xffull << lsh) | ((g->blk >> sh) & 0xffull) << lsh;
+        }
+    }
     free(qc);
     free(qv);
-    size_t ng = (nq + 7) / 8;
-    on_adjgrp *grp = realloc(a->grp, ng * sizeof *grp);
-    if (grp) a->grp = grp;
+    size_t ng = (nup + 7) / 8;
+    on_adjgrp *grp = ng ? realloc(a->grp, ng * sizeof *grp) : NULL;
+    if (grp || !ng) {
+        if (!ng) free(a->grp);
+        a->grp = grp;
+    }
     a->n = (uint32_t)ncell;
     a->nnode = (uint32_t)nq;
-    a->bytes = sizeof *a + ng * sizeof *a->grp;
+    a->nup = (uint32_t)nup;
+    a->bytes = sizeof *a + ng * sizeof *a->grp + nlow * (sizeof *a->lblk + sizeof *a->lcell);
     return a;
 fail:
     free(qc);

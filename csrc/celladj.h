@@ -4,16 +4,18 @@
  * The search over the cells (graph_cells.c, search.c) asks for a cell's neighbours at every expansion;
  * the tree's neighbour walk (tree.c) answers with a dozen hash lookups in the node table a cell. A tile's
  * cell adjacency answers them from a compact copy of the tile's tree shape, without hashing: the
- * stored nodes in breadth-first order (0: the root), in groups of 8, a group holding for each of its
- * nodes a byte of the children that are stored nodes (`sub`) and a byte of those that are blocked
- * (`blk`), plus two counts: the number of the first child node of the group's first node and the
- * number of the group's first free cell. A child neither stored nor blocked is a free cell. Children
- * of a node are consecutive nodes (breadth-first order), so child s of node i is node
+ * stored nodes in breadth-first order (0: the root). Those above layer 1 come in groups of 8, a group
+ * holding for each of its nodes a byte of the children that are stored nodes (`sub`) and a byte of
+ * those that are blocked (`blk`), plus two counts: the number of the first child node of the group's
+ * first node and the number of the group's first free cell. The layer-1 nodes (breadth first, the
+ * last; most of a tree's nodes) have no stored child: 8 of them hold a byte of blocked children each
+ * and their first free cell's number. A child neither stored nor blocked is a free cell. Children of a
+ * node are consecutive nodes (breadth-first order), so child s of node i is node
  * `grp.node + popcount(sub bits of the group below node i's slot s)`; free cells are numbered the same
- * way (breadth-first, then child order). 24 bytes for 8 stored nodes: 3 bytes a stored node, about half
- * of the node table's 5.6 (table.h: 5 bytes a slot at a 0.9 load); the list form this replaced held
- * each free cell's code, list offset and entries (about 32 bytes a free cell, 7 free cells a stored
- * node: 40-120 times the tree's bytes).
+ * way (breadth-first, then child order). 24 bytes for 8 stored nodes above layer 1, 12 for 8 at layer
+ * 1: about 0.35 of the node table's bytes on 512^3 terrain tiles (table.h: 5 bytes a slot at a 0.9
+ * load); the list form this replaced held each free cell's code, list offset and entries (about 32
+ * bytes a free cell: 20 times the tree's bytes on terrain, 40-120 on the Warframe maps).
  *
  * A cell's neighbours (on_celladj_list): one descent from the root along the cell's code gives its
  * ancestors; each face's neighbour region descends from the faces' lowest common ancestor (one of
@@ -57,8 +59,12 @@ typedef struct on_celladj {
     uint32_t n;      /* free cells */
     uint32_t nnode;  /* stored nodes (0: the tile is one free cell, number 0) */
     uint32_t root;   /* the root's code */
+    uint32_t nup;    /* stored nodes above layer 1 (breadth first, those at layer 1 come last) */
     uint8_t border;  /* the tile's faces with a tile beyond (bit f: face f = -x,+x,-y,+y,-z,+z) */
-    on_adjgrp *grp;  /* (nnode + 7) / 8 groups */
+    on_adjgrp *grp;  /* (nup + 7) / 8 groups of the nodes above layer 1 */
+    uint64_t *lblk;  /* the layer-1 nodes (node nup + j), 8 a group: byte j % 8 of lblk[j / 8] their
+                      * blocked children (no child of theirs is stored: leaves), */
+    uint32_t *lcell; /* and lcell[j / 8] the number of the group's first free cell */
     size_t bytes;    /* everything it holds */
 } on_celladj;
 

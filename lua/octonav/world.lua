@@ -165,8 +165,8 @@ local function load_agent(dir, m, n, o)
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
     radius = radius })
   if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
-  -- a cell adjacency costs about half a searched tile's bytes (3 bytes a stored node; celladj.h) and
-  -- about a third of a search's instructions: on unless load is given adjacency = false
+  -- a cell adjacency costs about a third of a searched tile's bytes (celladj.h) and saves about a fifth
+  -- of a search's instructions: on unless load is given adjacency = false
   if o.adjacency == false then tree:adjacency(false) end
   world.graph = core.route.world(tree)
   world.graph_ids = graph_ids_of(world)
@@ -221,7 +221,7 @@ end
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
 -- opts (optional): { tiles = true, graphs = tiles, block_holes = true, adjacency = true, agents = every
 -- agent }; adjacency: the world tree's searches read each tile's cell adjacency (tree:adjacency(true):
--- about a third of a search's instructions saved, for about half a searched tile's bytes; false: off);
+-- about a fifth of a search's instructions saved, for about a third of a searched tile's bytes; false: off);
 -- block_holes: every hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept
 -- up by the streamer and rebake: docs/world.md "The world tree around a hole"); tiles = false: no
 -- tile file and no hole tree is read (for octonav.streamer): world.tree has every tile unloaded, each

@@ -1,0 +1,104 @@
+-- bench/plan.lua PACK [--pairs N] [--seed S] [--passes P]
+-- world:plan as a game calls it (issue 31, goal 2): the pack opened with octonav.world.load (nothing
+-- prepared), N random pairs of free points outside the holes (200, seed S), each planned once (its
+-- first call) on the game's thread; per pass and per world form, the plan's thread CPU time
+-- (core.thread_clock: p50, p90, p99, worst, ms) and the mean route cost. The two forms run side by side
+-- in each pass on the same pairs: the world as loaded (its tree's cell adjacency on, the default) and
+-- loaded with { adjacency = false }; a plan joins its ends over boxes (route_start.c, reach.c), so the
+-- adjacency should not move it (a check that it does not). Each figure: the fastest of the passes.
+-- Run: lua5.4 bench/plan.lua PACK (after `make`).
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
+local octonav = require "octonav"
+local core = require "octonav.core"
+
+local function usage(msg)
+  io.stderr:write("bench/plan.lua: " .. msg .. "\n")
+  os.exit(2)
+end
+
+local pack = arg[1]
+if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/plan.lua PACK [--pairs N] [--seed S] [--passes P]") end
+local o = { pairs = 200, seed = 1, passes = 3 }
+local i = 2
+while i <= #arg do
+  local k = arg[i]:match("^%-%-(.+)$")
+  local v = tonumber(arg[i + 1])
+  if not k or o[k] == nil then usage("unknown argument " .. arg[i]) end
+  if not v then usage("--" .. k .. " needs a number") end
+  o[k] = v
+  i = i + 2
+end
+
+-- xorshift64* as bench.lua's (seeded), 0 <= x < 1
+local function rng(seed)
+  local s = (seed * 0x9E3779B97F4A7C15) | 1
+  return function()
+    s = s ~ (s >> 12)
+    s = s ~ (s << 25)
+    s = s ~ (s >> 27)
+    return ((s * 0x2545F4914F6CDD1D) >> 11) / 9007199254740992.0
+  end
+end
+
+local function pct(xs, p)
+  local s = {}
+  for j = 1, #xs do s[j] = xs[j] end
+  table.sort(s)
+  if #s == 0 then return 0 end
+  local k = math.ceil(#s * p)
+  return s[math.max(1, math.min(#s, k))]
+end
+
+local pairs_
+local function run(adjacency)
+  collectgarbage()
+  local world = assert(octonav.world.load(pack, { adjacency = adjacency }))
+  if not pairs_ then
+    local rnd = rng(o.seed)
+    local org, n, T = world.origin, world.tiles, world.tile_size
+    local function free_point()
+      for _ = 1, 100000 do
+        local p = { org[1] + rnd() * n[1] * T, org[2] + rnd() * n[2] * T, org[3] + rnd() * n[3] * T }
+        if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
+      end
+      error("no free point")
+    end
+    pairs_ = {}
+    for k = 1, o.pairs do pairs_[k] = { free_point(), free_point() } end
+  end
+  local ms, cost, found = {}, 0, 0
+  for k, pr in ipairs(pairs_) do
+    local t0 = core.thread_clock()
+    local route, c = world:plan(pr[1], pr[2])
+    ms[k] = (core.thread_clock() - t0) * 1e3
+    if route then
+      found = found + 1
+      cost = cost + c
+    end
+  end
+  world:close()
+  return { p50 = pct(ms, 0.5), p90 = pct(ms, 0.9), p99 = pct(ms, 0.99), max = pct(ms, 1), found = found,
+    cost = found > 0 and cost / found or 0 }
+end
+
+local best = {}
+for _ = 1, o.passes do
+  for _, form in ipairs({ true, false }) do
+    local r = run(form)
+    local b = best[form]
+    if not b then best[form] = r
+    else
+      for _, k in ipairs({ "p50", "p90", "p99", "max" }) do b[k] = math.min(b[k], r[k]) end
+    end
+  end
+end
+print(("world:plan on %s, %d pairs (seed %d), first call each, fastest of %d passes (thread CPU ms)"):format(
+  pack, o.pairs, o.seed, o.passes))
+print("| adjacency | p50 | p90 | p99 | worst | found | mean cost |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for _, form in ipairs({ true, false }) do
+  local b = best[form]
+  print(("| %s | %.2f | %.2f | %.2f | %.2f | %d | %.2f |"):format(form and "on (default)" or "off", b.p50, b.p90, b.p99,
+    b.max, b.found, b.cost))
+end
