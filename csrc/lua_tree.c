@@ -175,8 +175,8 @@ static int l_los_step(lua_State *L)
     lua_Integer work = on_lua_optinteger(L, 2, "work", 0);
     double ms = on_lua_optnumber(L, 2, "ms", 0);
     int all = on_lua_optboolean(L, 2, "all", 0);
-    if (work < 0) return luaL_argerror(L, 2, "los_step: option 'work' must be an integer >= 0");
-    if (!(ms >= 0 && ms <= 1e9)) return luaL_argerror(L, 2, "los_step: option 'ms' must be a number from 0 to 1e9");
+    if (work < 0) return luaL_argerror(L, 2, "option 'work' must be an integer >= 0");
+    if (!(ms >= 0 && ms <= 1e9)) return luaL_argerror(L, 2, "option 'ms' must be a number from 0 to 1e9");
     on_tree *t = on_lua_checktree_idle(L, 1, "los_step"); /* (after the options: their reads run no C state) */
     on_los_step_info info;
     on_status st = on_tree_los_step(t, (uint64_t)work, ms / 1000.0, all, &info);
@@ -213,7 +213,7 @@ static int l_landmarks_prepare(lua_State *L)
         int isint = 0;
         n = lua_tointegerx(L, 2, &isint);
         if (lua_type(L, 2) != LUA_TNUMBER || !isint || n < 1 || n > ON_LANDMARKS_MAX)
-            return luaL_argerror(L, 2, "landmarks_prepare: n must be an integer from 1 to 64");
+            return luaL_argerror(L, 2, "n: must be an integer from 1 to 64");
     }
     on_tree *t = on_lua_checktree_idle(L, 1, "landmarks_prepare");
     size_t bytes = 0;

@@ -11,6 +11,49 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+/* Errors a user can act on (issue 32): every error a binding function raises starts with the name the
+ * reference gives that function ("tree:add_box: min: point {x, y, z} expected, ...",
+ * "octonav.query.new: argument #1: octonav.tree expected, got table"), and carries no position inside
+ * the library's Lua layers (a call from the user's own code keeps the user's file and line). The name is
+ * looked up on the error path only: the running C function among the octonav classes' methods (CLASS:NAME,
+ * CLASS the last part of its metatable name) and the functions of the octonav and octonav.core modules.
+ * The lauxlib calls below are redirected here in every binding file (lua_util.c defines them). */
+int on_lua_error(lua_State *L, const char *fmt, ...);
+int on_lua_argerror(lua_State *L, int arg, const char *extramsg);
+int on_lua_typeerror(lua_State *L, int arg, const char *tname);
+lua_Integer on_lua_checkinteger(lua_State *L, int arg);
+lua_Number on_lua_checknumber(lua_State *L, int arg);
+const char *on_lua_checklstring(lua_State *L, int arg, size_t *len);
+lua_Integer on_lua_optinteger_arg(lua_State *L, int arg, lua_Integer def);
+lua_Number on_lua_optnumber_arg(lua_State *L, int arg, lua_Number def);
+void on_lua_checktype_arg(lua_State *L, int arg, int t);
+void *on_lua_checkudata(lua_State *L, int arg, const char *tname);
+int on_lua_checkoption(lua_State *L, int arg, const char *def, const char *const lst[]);
+#ifndef ON_LUA_UTIL_IMPL
+#undef luaL_error
+#define luaL_error(...) on_lua_error(__VA_ARGS__)
+#undef luaL_argerror
+#define luaL_argerror(L, arg, msg) on_lua_argerror((L), (arg), (msg))
+#undef luaL_typeerror
+#define luaL_typeerror(L, arg, tname) on_lua_typeerror((L), (arg), (tname))
+#undef luaL_checkinteger
+#define luaL_checkinteger(L, arg) on_lua_checkinteger((L), (arg))
+#undef luaL_checknumber
+#define luaL_checknumber(L, arg) on_lua_checknumber((L), (arg))
+#undef luaL_checklstring
+#define luaL_checklstring(L, arg, len) on_lua_checklstring((L), (arg), (len))
+#undef luaL_optinteger
+#define luaL_optinteger(L, arg, def) on_lua_optinteger_arg((L), (arg), (def))
+#undef luaL_optnumber
+#define luaL_optnumber(L, arg, def) on_lua_optnumber_arg((L), (arg), (def))
+#undef luaL_checktype
+#define luaL_checktype(L, arg, t) on_lua_checktype_arg((L), (arg), (t))
+#undef luaL_checkudata
+#define luaL_checkudata(L, arg, tname) on_lua_checkudata((L), (arg), (tname))
+#undef luaL_checkoption
+#define luaL_checkoption(L, arg, def, lst) on_lua_checkoption((L), (arg), (def), (lst))
+#endif
+
 /* A point {x, y, z} of finite numbers at stack index idx; `name` is used in the error. */
 void on_lua_checkpoint(lua_State *L, int idx, const char *name, double out[3]);
 /* The same for a value at idx that is a field of argument argn (errors name argument argn). */

@@ -107,7 +107,7 @@ describe("octonav.tree.new", function()
   end)
 
   it("rejects a non-table argument", function()
-    raises(function() tree.new(5) end, "bad argument #1 to 'new' (table expected, got number)")
+    raises(function() tree.new(5) end, "octonav.tree.new: argument #1: table expected, got number")
     raises(function() tree.new("depth=4") end, "table expected, got string")
   end)
 
@@ -159,8 +159,8 @@ describe("octonav.tree.new", function()
 
   -- new takes one argument; an error about a field of it must not blame a second argument.
   it("blames argument #1 for a bad tiles or origin option", function()
-    raises(function() tree.new { tiles = { 1, 1 } } end, "bad argument #1 to 'new' (tiles:")
-    raises(function() tree.new { origin = { 1, 1 } } end, "bad argument #1 to 'new' (origin:")
+    raises(function() tree.new { tiles = { 1, 1 } } end, "octonav.tree.new: tiles:")
+    raises(function() tree.new { origin = { 1, 1 } } end, "octonav.tree.new: origin:")
   end)
 end)
 
@@ -200,10 +200,10 @@ describe("misuse of tree methods", function()
   }
 
   for _, m in ipairs(point_args) do
-    local name, pos, arg, call = m[1], m[2], m[3], m[4]
+    local name, arg, call = m[1], m[3], m[4]
     it(name .. " names its '" .. arg .. "' argument for every bad point", function()
       for _, bp in ipairs(bad_points) do
-        raises(function() return call(bp[1]) end, ("bad argument #%d to '%s' (%s: %s"):format(pos, name, arg, bp[2]))
+        raises(function() return call(bp[1]) end, ("tree:%s: %s: %s"):format(name, arg, bp[2]))
       end
     end)
   end
@@ -212,16 +212,16 @@ describe("misuse of tree methods", function()
     for axis = 1, 3 do
       local mx = { 2, 2, 2 }
       mx[axis] = 0.5
-      raises(function() t:add_box({ 1, 1, 1 }, mx) end, "bad argument #2 to 'add_box' (max: must not be below min on any axis)")
+      raises(function() t:add_box({ 1, 1, 1 }, mx) end, "tree:add_box: max: must not be below min on any axis")
     end
     assert.are.equal(0, t:stats().nodes)
   end)
 
   it("add_triangles checks its tables", function()
-    raises(function() t:add_triangles(nil, { 1, 2, 3 }) end, "bad argument #1 to 'add_triangles' (table expected, got nil)")
-    raises(function() t:add_triangles(5, { 1, 2, 3 }) end, "bad argument #1 to 'add_triangles' (table expected, got number)")
-    raises(function() t:add_triangles({ 0, 0, 0, 1, 0, 0, 0, 1, 0 }) end, "bad argument #2 to 'add_triangles' (table expected, got no value)")
-    raises(function() t:add_triangles({ 0, 0, 0, 1, 0, 0, 0, 1, 0 }, "1 2 3") end, "bad argument #2 to 'add_triangles' (table expected, got string)")
+    raises(function() t:add_triangles(nil, { 1, 2, 3 }) end, "tree:add_triangles: argument #1: table expected, got nil")
+    raises(function() t:add_triangles(5, { 1, 2, 3 }) end, "tree:add_triangles: argument #1: table expected, got number")
+    raises(function() t:add_triangles({ 0, 0, 0, 1, 0, 0, 0, 1, 0 }) end, "tree:add_triangles: argument #2: table expected, got no value")
+    raises(function() t:add_triangles({ 0, 0, 0, 1, 0, 0, 0, 1, 0 }, "1 2 3") end, "tree:add_triangles: argument #2: table expected, got string")
     raises(function() t:add_triangles({ 0, 0, 0, 1 }, {}) end, "vertices: length must be a multiple of 3")
     raises(function() t:add_triangles({ 0, 0, 0 }, { 1, 1 }) end, "indices: length must be a multiple of 3")
     local v = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }
@@ -229,11 +229,11 @@ describe("misuse of tree methods", function()
       local vv = { table.unpack(v) }
       vv[i + 2] = bad
       raises(function() t:add_triangles(vv, { 1, 2, 3 }) end,
-        ("bad argument #1 to 'add_triangles' (vertices: element %d is not a finite number"):format(i + 2))
+        ("tree:add_triangles: vertices: element %d is not a finite number"):format(i + 2))
     end
     for _, bad in ipairs { 0, 4, -1, 1.5, "x", 2 ^ 40 } do
       raises(function() t:add_triangles(v, { 1, 2, bad }) end,
-        "bad argument #2 to 'add_triangles' (indices: element 3 is not a vertex number (1..3)")
+        "tree:add_triangles: indices: element 3 is not a vertex number (1..3")
     end
     assert.are.equal(0, t:stats().nodes)
     assert.are.equal(0, t:add_triangles({}, {}))
@@ -246,8 +246,8 @@ describe("misuse of tree methods", function()
       o[k] = v
       return o
     end
-    raises(function() t:add_heightfield() end, "bad argument #1 to 'add_heightfield' (table expected, got no value)")
-    raises(function() t:add_heightfield(3) end, "bad argument #1 to 'add_heightfield' (table expected, got number)")
+    raises(function() t:add_heightfield() end, "tree:add_heightfield: argument #1: table expected, got no value")
+    raises(function() t:add_heightfield(3) end, "tree:add_heightfield: argument #1: table expected, got number")
     raises(function() t:add_heightfield(with("size", 1)) end, "add_heightfield: unknown option 'size'")
     raises(function() t:add_heightfield(with("cell", 0)) end, "add_heightfield: cell must be > 0")
     raises(function() t:add_heightfield(with("cell", -2)) end, "add_heightfield: cell must be > 0")
@@ -277,16 +277,16 @@ describe("misuse of tree methods", function()
   for _, m in ipairs(tile_methods) do
     local name, call = m[1], m[2]
     it(name .. " checks its tile indices", function()
-      raises(function() call(2, 0, 0) end, ("bad argument #1 to '%s' (tile index out of range (0..1))"):format(name))
-      raises(function() call(-1, 0, 0) end, ("bad argument #1 to '%s' (tile index out of range (0..1))"):format(name))
-      raises(function() call(0, 3, 0) end, ("bad argument #2 to '%s' (tile index out of range (0..2))"):format(name))
-      raises(function() call(0, 0, 4) end, ("bad argument #3 to '%s' (tile index out of range (0..3))"):format(name))
-      raises(function() call(0, 0, -1) end, ("bad argument #3 to '%s' (tile index out of range (0..3))"):format(name))
-      raises(function() call(2 ^ 53, 0, 0) end, ("bad argument #1 to '%s' (tile index out of range"):format(name))
-      raises(function() call(nil, 0, 0) end, ("bad argument #1 to '%s' (number expected, got nil)"):format(name))
-      raises(function() call(0, 0.5, 0) end, ("bad argument #2 to '%s' (number has no integer representation)"):format(name))
-      raises(function() call(0, 0, NAN) end, ("bad argument #3 to '%s'"):format(name))
-      raises(function() call(0, 0, {}) end, ("bad argument #3 to '%s' (number expected, got table)"):format(name))
+      raises(function() call(2, 0, 0) end, ("tree:%s: argument #1: tile index out of range (0..1)"):format(name))
+      raises(function() call(-1, 0, 0) end, ("tree:%s: argument #1: tile index out of range (0..1)"):format(name))
+      raises(function() call(0, 3, 0) end, ("tree:%s: argument #2: tile index out of range (0..2)"):format(name))
+      raises(function() call(0, 0, 4) end, ("tree:%s: argument #3: tile index out of range (0..3)"):format(name))
+      raises(function() call(0, 0, -1) end, ("tree:%s: argument #3: tile index out of range (0..3)"):format(name))
+      raises(function() call(2 ^ 53, 0, 0) end, ("tree:%s: argument #1: tile index out of range"):format(name))
+      raises(function() call(nil, 0, 0) end, ("tree:%s: argument #1: number expected, got nil"):format(name))
+      raises(function() call(0, 0.5, 0) end, ("tree:%s: argument #2: number has no integer representation"):format(name))
+      raises(function() call(0, 0, NAN) end, ("tree:%s: argument #3"):format(name))
+      raises(function() call(0, 0, {}) end, ("tree:%s: argument #3: number expected, got table"):format(name))
     end)
   end
 
@@ -294,18 +294,18 @@ describe("misuse of tree methods", function()
   -- where the binding happened to fetch the field
   it("blames the right argument for a bad field of a table argument", function()
     raises(function() t:add_heightfield { nx = 2, nz = 2, heights = { 0, 0, 0, 0 }, origin = { 1, 2 } } end,
-      "bad argument #1 to 'add_heightfield' (origin:")
-    raises(function() t:neighbors { tile = { 0, 0 }, code = 3 } end, "bad argument #1 to 'neighbors' (cell.tile:")
+      "tree:add_heightfield: origin:")
+    raises(function() t:neighbors { tile = { 0, 0 }, code = 3 } end, "tree:neighbors: cell.tile:")
   end)
 
   it("decode_tile wants a string blob", function()
-    raises(function() t:decode_tile(0, 0, 0) end, "bad argument #4 to 'decode_tile' (string expected, got no value)")
-    raises(function() t:decode_tile(0, 0, 0, {}) end, "bad argument #4 to 'decode_tile' (string expected, got table)")
+    raises(function() t:decode_tile(0, 0, 0) end, "tree:decode_tile: argument #4: string expected, got no value")
+    raises(function() t:decode_tile(0, 0, 0, {}) end, "tree:decode_tile: argument #4: string expected, got table")
   end)
 
   it("neighbors rejects anything but a current free cell", function()
-    raises(function() t:neighbors() end, "bad argument #1 to 'neighbors' (table expected, got no value)")
-    raises(function() t:neighbors(12) end, "bad argument #1 to 'neighbors' (table expected, got number)")
+    raises(function() t:neighbors() end, "tree:neighbors: argument #1: table expected, got no value")
+    raises(function() t:neighbors(12) end, "tree:neighbors: argument #1: table expected, got number")
     raises(function() t:neighbors({}) end, "cell: table with 'tile' and 'code' expected")
     raises(function() t:neighbors({ code = 3 }) end, "cell: table with 'tile' and 'code' expected")
     raises(function() t:neighbors({ tile = { 0, 0 }, code = 3 }) end, "cell.tile: element 3 must be an integer")
@@ -329,7 +329,7 @@ describe("misuse of tree methods", function()
   it("neighbors rejects a stale cell", function()
     local _, cell = t:locate({ 1, 1, 1 })
     t:add_box({ 0, 0, 0 }, { 1, 1, 1 })
-    raises(function() t:neighbors(cell) end, "bad argument #1 to 'neighbors' (cell: not a free cell of this tree (stale or made up))")
+    raises(function() t:neighbors(cell) end, "tree:neighbors: cell: not a free cell of this tree (stale or made up)")
     local _, blocked_cell = t:locate({ 5, 5, 5 })
     t:fill({ 5, 5, 5 })
     raises(function() t:neighbors(blocked_cell) end, "stale or made up")
@@ -342,28 +342,28 @@ describe("misuse of tree methods", function()
   end)
 
   it("compact checks its load factor", function()
-    raises(function() t:compact(0.05) end, "bad argument #1 to 'compact' (load factor must be in (0.1, 0.9])")
+    raises(function() t:compact(0.05) end, "tree:compact: argument #1: load factor must be in (0.1, 0.9]")
     raises(function() t:compact(0.1) end, "load factor must be in (0.1, 0.9]")
     raises(function() t:compact(0.95) end, "load factor must be in (0.1, 0.9]")
     raises(function() t:compact(-0.5) end, "load factor must be in (0.1, 0.9]")
     raises(function() t:compact(NAN) end, "load factor must be in (0.1, 0.9]")
-    raises(function() t:compact("dense") end, "bad argument #1 to 'compact' (number expected, got string)")
+    raises(function() t:compact("dense") end, "tree:compact: argument #1: number expected, got string")
     assert.are.equal(t, t:compact())
     assert.are.equal(t, t:compact(0.9))
   end)
 
   it("file methods want a string path", function()
-    raises(function() t:save() end, "bad argument #1 to 'save' (string expected, got no value)")
-    raises(function() t:save({}) end, "bad argument #1 to 'save' (string expected, got table)")
-    raises(function() t:export_obj() end, "bad argument #1 to 'export_obj' (string expected, got no value)")
-    raises(function() t:add_obj() end, "bad argument #1 to 'add_obj' (string expected, got no value)")
-    raises(function() tree.load() end, "bad argument #1 to 'load' (string expected, got no value)")
-    raises(function() tree.load({}) end, "bad argument #1 to 'load' (string expected, got table)")
+    raises(function() t:save() end, "tree:save: argument #1: string expected, got no value")
+    raises(function() t:save({}) end, "tree:save: argument #1: string expected, got table")
+    raises(function() t:export_obj() end, "tree:export_obj: argument #1: string expected, got no value")
+    raises(function() t:add_obj() end, "tree:add_obj: argument #1: string expected, got no value")
+    raises(function() tree.load() end, "octonav.tree.load: argument #1: string expected, got no value")
+    raises(function() tree.load({}) end, "octonav.tree.load: argument #1: string expected, got table")
   end)
 
   it("export_obj checks its options", function()
     local path = tmpname(".obj")
-    raises(function() t:export_obj(path, 5) end, "bad argument #2 to 'export_obj' (table expected, got number)")
+    raises(function() t:export_obj(path, 5) end, "tree:export_obj: argument #2: table expected, got number")
     raises(function() t:export_obj(path, { which = "free" }) end, "export_obj: unknown option 'which'")
     raises(function() t:export_obj(path, { what = "solid" }) end, "export_obj: option 'what' must be \"blocked\" or \"free\"")
     raises(function() t:export_obj(path, { what = true }) end, "export_obj: option 'what' must be \"blocked\" or \"free\"")
@@ -371,15 +371,15 @@ describe("misuse of tree methods", function()
   end)
 
   it("from_voxmap checks its depth", function()
-    raises(function() tree.from_voxmap("x.3dmap", 0) end, "bad argument #2 to 'from_voxmap' (depth must be 1..9)")
+    raises(function() tree.from_voxmap("x.3dmap", 0) end, "octonav.tree.from_voxmap: argument #2: depth must be 1..9")
     raises(function() tree.from_voxmap("x.3dmap", 10) end, "depth must be 1..9")
-    raises(function() tree.from_voxmap() end, "bad argument #1 to 'from_voxmap' (string expected, got no value)")
+    raises(function() tree.from_voxmap() end, "octonav.tree.from_voxmap: argument #1: string expected, got no value")
   end)
 
   it("methods called on something else than a tree raise", function()
     local locate, stats = t.locate, t.stats
-    raises(function() locate({}, { 1, 1, 1 }) end, "bad argument #1 to 'locate' (octonav.tree expected, got table)")
-    raises(function() stats(5) end, "bad argument #1 to 'stats' (octonav.tree expected, got number)")
+    raises(function() locate({}, { 1, 1, 1 }) end, "tree:locate: self: octonav.tree expected, got table")
+    raises(function() stats(5) end, "tree:stats: self: octonav.tree expected, got number")
     raises(function() stats() end, "octonav.tree expected, got no value")
     raises(function() t.params(io.stdout) end, "octonav.tree expected, got FILE*")
   end)
@@ -714,7 +714,7 @@ describe("raycast and visible", function()
     assert.are.equal(0, t:stats().los_bytes)
     t:los_masks(true)
     assert.is_true(t:los_prepare() > 0)
-    raises(function() t:los_masks("no") end, "bad argument #1 to 'los_masks' (boolean expected, got string)")
+    raises(function() t:los_masks("no") end, "tree:los_masks: argument #1: boolean expected, got string")
   end)
 
   it("search over each tile's cell adjacency, or the tree walk alone with adjacency(false): the same paths", function()
@@ -752,7 +752,7 @@ describe("raycast and visible", function()
     t:adjacency(true)
     assert.is_true(t:adjacency_prepare() > 0)
     assert.are.equal(2, t:stats().adjacency_tiles)
-    raises(function() t:adjacency("no") end, "bad argument #1 to 'adjacency' (boolean expected, got string)")
+    raises(function() t:adjacency("no") end, "tree:adjacency: argument #1: boolean expected, got string")
   end)
 
   it("a zero-thickness wall stops the ray one leaf early", function()

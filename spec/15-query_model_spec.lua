@@ -406,11 +406,11 @@ describe("octonav.query option relax", function()
   local a, b = { 1.5, 2.5, 3.5 }, { 14.5, 13.5, 12.5 }
 
   it("rejects values outside 0..100 and non-integers", function()
-    assert.has_error(function() q:find(a, b, { relax = -1 }) end, "option 'relax' must be an integer 0..100")
-    assert.has_error(function() q:find(a, b, { relax = 101 }) end, "option 'relax' must be an integer 0..100")
-    assert.has_error(function() q:find(a, b, { relax = 1.5 }) end, "option 'relax': integer expected, got number")
-    assert.has_error(function() q:find(a, b, { relax = "x" }) end, "option 'relax': integer expected, got string")
-    assert.has_error(function() q:start(a, b, { relax = 101 }) end, "option 'relax' must be an integer 0..100")
+    assert.has_error(function() q:find(a, b, { relax = -1 }) end, "query:find: option 'relax' must be an integer 0..100")
+    assert.has_error(function() q:find(a, b, { relax = 101 }) end, "query:find: option 'relax' must be an integer 0..100")
+    assert.has_error(function() q:find(a, b, { relax = 1.5 }) end, "query:find: option 'relax': integer expected, got number")
+    assert.has_error(function() q:find(a, b, { relax = "x" }) end, "query:find: option 'relax': integer expected, got string")
+    assert.has_error(function() q:start(a, b, { relax = 101 }) end, "query:start: option 'relax' must be an integer 0..100")
     for _, v in ipairs { 0, 100, 2.0 } do
       find_ok(s, q, a, b, { relax = v })
     end
@@ -500,11 +500,11 @@ describe("octonav.query option points", function()
     local s = scene({ depth = 4 }, { { { 6, 6, 6 }, { 10, 10, 10 } } })
     local q = octonav.query.new(s.tree)
     local a, b = { 1.5, 2.5, 3.5 }, { 14.5, 13.5, 12.5 }
-    local msg = "option 'points' must be \"face\" or \"centre\""
+    local msg = "query:find: option 'points' must be \"face\" or \"centre\""
     assert.has_error(function() q:find(a, b, { points = "middle" }) end, msg)
     assert.has_error(function() q:find(a, b, { points = 3 }) end, msg)
     assert.has_error(function() q:find(a, b, { points = true }) end, msg)
-    assert.has_error(function() q:start(a, b, { points = "Face" }) end, msg)
+    assert.has_error(function() q:start(a, b, { points = "Face" }) end, (msg:gsub("query:find", "query:start")))
     find_ok(s, q, a, b, { points = "face" })
     find_ok(s, q, a, b, { points = "centre" })
   end)

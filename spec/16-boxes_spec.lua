@@ -157,9 +157,9 @@ describe("tree:prepare and tree:boxes", function()
 
   it("rejects a bad tile", function()
     local t = octonav.tree.new { depth = 3, tiles = { 2, 1, 1 } }
-    assert.has_error(function() t:prepare(2, 0, 0) end, "bad argument #1 to 'prepare' (tile index out of range (0..1))")
+    assert.has_error(function() t:prepare(2, 0, 0) end, "tree:prepare: argument #1: tile index out of range (0..1)")
     assert.has_error(function() t:prepare("a", 0, 0) end)
-    assert.has_error(function() t:boxes(0, 1, 0) end, "bad argument #2 to 'boxes' (tile index out of range (0..0))")
+    assert.has_error(function() t:boxes(0, 1, 0) end, "tree:boxes: argument #2: tile index out of range (0..0)")
   end)
 end)
 
@@ -321,13 +321,13 @@ describe("searches over the prepared graph", function()
     s.tree:prepare()
     local q = octonav.query.new(s.tree)
     local a, b = random_free_point(r, s), random_free_point(r, s)
-    local msg = "option 'graph' must be \"auto\", \"cells\" or \"boxes\""
+    local msg = "query:find: option 'graph' must be \"auto\", \"cells\" or \"boxes\""
     assert.has_error(function() q:find(a, b, { graph = "box" }) end, msg)
     assert.has_error(function() q:find(a, b, { graph = 1 }) end, msg)
     assert.has_error(function() q:find(a, b, { graph = "boxes", any_angle = true }) end,
-      "option 'graph' = \"boxes\" needs face points without any_angle")
+      "query:find: option 'graph' = \"boxes\" needs face points without any_angle")
     assert.has_error(function() q:find(a, b, { graph = "boxes", points = "centre" }) end,
-      "option 'graph' = \"boxes\" needs face points without any_angle")
+      "query:find: option 'graph' = \"boxes\" needs face points without any_angle")
     for _, opts in ipairs { { any_angle = true }, { points = "centre" }, octonav.presets.seed } do
       local _, info = q:find(a, b, opts)
       assert.equal("cells", info.graph)

@@ -160,11 +160,11 @@ describe("area costs", function()
         "option 'areas'[1]: cost and exclude = true together" },
     }
     for _, c in ipairs(cases) do
-      assert.has_error(function() q:find(A, B, { areas = c[1] }) end, c[2])
-      assert.has_error(function() q:start(A, B, { areas = c[1] }) end, c[2])
+      assert.has_error(function() q:find(A, B, { areas = c[1] }) end, "query:find: " .. c[2])
+      assert.has_error(function() q:start(A, B, { areas = c[1] }) end, "query:start: " .. c[2])
     end
     assert.has_error(function() t:set_areas { { min = { 0, 0, 0 }, max = { 1, 1, 1 }, cost = 0 } } end,
-      "set_areas: areas[1].cost must be a finite number >= 1")
-    assert.has_error(function() t:set_areas(1) end, "set_areas: areas must be a list of areas")
+      "tree:set_areas: areas[1].cost must be a finite number >= 1")
+    assert.has_error(function() t:set_areas(1) end, "tree:set_areas: areas must be a list of areas")
   end)
 end)

@@ -123,14 +123,14 @@ describe("temporary obstacles", function()
       assert.is_false(ok)
       return (tostring(err):gsub("^[^:]*:%d+: ", ""))
     end
-    assert.equal("bad argument #1 to 'add_obstacle' (table expected, got no value)", msg(function() t:add_obstacle() end))
-    assert.equal("add_obstacle: unknown option 'size'",
+    assert.equal("tree:add_obstacle: argument #1: table expected, got no value", msg(function() t:add_obstacle() end))
+    assert.equal("tree:add_obstacle: unknown option 'size'",
       msg(function() t:add_obstacle { min = { 0, 0, 0 }, max = { 1, 1, 1 }, size = 2 } end))
-    assert.equal("bad argument #1 to 'add_obstacle' (max: point {x, y, z} expected, got nil)",
+    assert.equal("tree:add_obstacle: max: point {x, y, z} expected, got nil",
       msg(function() t:add_obstacle { min = { 0, 0, 0 } } end))
-    assert.equal("bad argument #1 to 'add_obstacle' (min must not exceed max on any axis)",
+    assert.equal("tree:add_obstacle: argument #1: min must not exceed max on any axis",
       msg(function() t:add_obstacle { min = { 2, 0, 0 }, max = { 1, 1, 1 } } end))
-    assert.equal("bad argument #1 to 'remove_obstacle' (number expected, got string)",
+    assert.equal("tree:remove_obstacle: argument #1: number expected, got string",
       msg(function() t:remove_obstacle("x") end))
     local ok, err = t:remove_obstacle(0)
     assert.is_nil(ok)

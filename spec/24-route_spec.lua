@@ -148,25 +148,25 @@ describe("octonav.core.route", function()
     local t = room_world()
     local g = full_graph(t)
     local p = g:planner()
-    assert.has_error(function() route.build(t, 4, 0, 0) end, "bad argument #2 to 'build' (tile i index must be 0..3)")
+    assert.has_error(function() route.build(t, 4, 0, 0) end, "octonav.route.build: argument #2: tile i index must be 0..3")
     assert.has_error(function() g:add_tile(0, 0, 0, 42) end,
-      "bad argument #4 to 'add_tile' (graph must be a tile graph string or an open tree)")
+      "graph:add_tile: argument #4: graph must be a tile graph string or an open tree")
     assert.has_error(function() route.build(t, 0, 0, 0, { bogus = 1 }) end)
     assert.has_error(function() route.build(t, 0, 0, 0, { stretch = 0.5 }) end,
-      "route.build: option 'stretch' must be a finite number >= 1")
+      "octonav.route.build: option 'stretch' must be a finite number >= 1")
     assert.has_error(function() p:start(t, { 1, 2 }, { 3, 4, 5 }) end)
-    assert.has_error(function() p:step(0) end, "bad argument #1 to 'step' (budget must be >= 1)")
+    assert.has_error(function() p:step(0) end, "planner:step: argument #1: budget must be >= 1")
     assert.has_error(function() p:start_multi(t, {}, { { 1, 1, 1 } }) end)
     assert.has_error(function() p:start_multi(t, { { 1.5, 4, 4 } }, { { 60, 8, 8 } }, { goal_costs = { -1 } }) end,
-      "start_multi: option 'goal_costs' must hold finite numbers >= 0")
+      "planner:start_multi: option 'goal_costs' must hold finite numbers >= 0")
     local other = octonav.tree.new { depth = 4, tiles = { 2, 1, 1 } }
     assert.has_error(function() p:start(other, { 1, 1, 1 }, { 20, 1, 1 }) end,
-      "bad argument #1 to 'start' (tree has another tile grid than the graph)")
+      "planner:start: argument #1: tree has another tile grid than the graph")
     assert.matches("^octonav.route.graph: 4 tiles", tostring(g))
     assert.matches("^octonav.route.planner: ", tostring(p))
     assert.is_true(p:bytes() > 0)
     g:close()
-    assert.has_error(function() p:plan(t, { 1.5, 4, 4 }, { 60, 8, 8 }) end, "planner: its world graph was closed")
+    assert.has_error(function() p:plan(t, { 1.5, 4, 4 }, { 60, 8, 8 }) end, "planner:plan: its world graph was closed")
     do
       local g3 <close> = full_graph(t)
       assert.is_true(g3:stats().bytes > 0)

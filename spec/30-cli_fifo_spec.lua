@@ -43,7 +43,7 @@ describe("octonav CLI and FIFOs", function()
     f:write("type octile\n")
     f:close()
     assert.same({ 1, "octonav: bench: fifo: not a regular file (a FIFO)\n" }, { octonav("bench m.3dmap fifo") })
-    assert.same({ 1, "octonav: pack/manifest.txt: not a regular file (a FIFO)\n" }, { octonav("view pack") })
+    assert.same({ 1, "octonav: view: pack/manifest.txt: not a regular file (a FIFO)\n" }, { octonav("view pack") })
     -- a missing input is still "no such file", not a FIFO's message
     local code, e = octonav("bench missing.3dmap")
     assert.equal(1, code)
@@ -59,7 +59,7 @@ describe("octonav CLI and FIFOs", function()
     assert.same({ 1, msg:format("path") }, { octonav("path pack 1 2 3 4 5 6 --obj fifo") })
     assert.same({ 1, msg:format("bench") }, { octonav("bench missing.3dmap --paths fifo") })
     -- a character device is fine as an output (not blocked, not refused): the input's error comes first
-    assert.same({ 1, "octonav: pack/manifest.txt: not a regular file (a FIFO)\n" },
+    assert.same({ 1, "octonav: view: pack/manifest.txt: not a regular file (a FIFO)\n" },
       { octonav("view pack --png /dev/null") })
   end)
 end)

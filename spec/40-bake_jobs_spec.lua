@@ -117,7 +117,7 @@ describe("core.write_file(path, data, sync)", function()
     assert.are.equal(data, files.read(d .. "/b"))
     assert.are.equal(data, files.read(d .. "/c"))
     assert.has_error(function() core.write_file(d .. "/x", "", "no") end,
-      "bad argument #3 to 'write_file' (boolean expected, got string)")
+      "octonav.core.write_file: argument #3: boolean expected, got string")
     local ok, err = core.write_file(d .. "/missing/x", "x", false)
     assert.is_nil(ok)
     assert.are.equal(d .. "/missing/x: cannot write: No such file or directory", err)

@@ -98,7 +98,7 @@ for _, case in ipairs {
       finish(p, p:start_multi(t, { pts[1] }, { pts[2] }))
       assert.is_true(g:joins_bytes() > 0)
       g:close()
-      assert.has_error(function() p:start(t, pts[1], pts[2]) end, "planner: its world graph was closed")
+      assert.has_error(function() p:start(t, pts[1], pts[2]) end, "planner:start: its world graph was closed")
       assert.has_error(function() g:joins_bytes() end)
     end)
   end)

@@ -23,7 +23,7 @@ end
 describe("tree:landmarks_prepare", function()
   it("checks its argument", function()
     local t = walled()
-    local msg = "bad argument #1 to 'landmarks_prepare' (landmarks_prepare: n must be an integer from 1 to 64)"
+    local msg = "tree:landmarks_prepare: n: must be an integer from 1 to 64"
     raises(function() t:landmarks_prepare(0) end, msg)
     raises(function() t:landmarks_prepare(65) end, msg)
     raises(function() t:landmarks_prepare(2.5) end, msg)

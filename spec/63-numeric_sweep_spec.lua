@@ -66,9 +66,10 @@ end
 -- What a raised message must name: the option at fault (its key), or the function (FN[signature], by
 -- default the signature's first word without its "x." / "x:" prefix).
 local FN = {
-  ["graph tile"] = "has_tile", ["grid:set/blocked"] = "'set'", ["nav:go/update"] = "navigator:",
-  ["neighbors/face_cells"] = "locate", ["ps:submit"] = "start", ["route planner"] = "'plan'",
-  ["route planner budget"] = "'planner'", ["streamer agents"] = "_agent'", ["query.new"] = "max_nodes",
+  ["graph tile"] = "has_tile", ["grid:set/blocked"] = "grid:", ["nav:go/update"] = "navigator:",
+  ["neighbors/face_cells"] = "locate", ["ps:submit"] = "start", ["route planner"] = "planner:plan",
+  ["route planner budget"] = "graph:planner", ["streamer agents"] = "_agent:", ["query.new"] = "max_nodes",
+  ["bake heightfield"] = "heightfield",
   ["q:find areas"] = "'areas'", ["route start_multi costs"] = "start_costs",
   ["world:tile_of/to_nav/in_hole"] = "world:", ["world:door_box"] = "world:door_box",
 }

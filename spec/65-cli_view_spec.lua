@@ -46,21 +46,21 @@ describe("octonav CLI: one line per error (issue 30, item 9)", function()
   it("refuses a config that is a FIFO, a device or a directory without reading it", function()
     if not sh("mkfifo " .. dir .. "/fifo.lua") then return pending("mkfifo is not available") end
     local code, _, e = octonav("bake fifo.lua")
-    assert.same({ 1, "octonav: fifo.lua: not a regular file (a FIFO)\n" }, { code, e })
+    assert.same({ 1, "octonav: bake: fifo.lua: not a regular file (a FIFO)\n" }, { code, e })
     code, _, e = octonav("bake /dev/null")
-    assert.same({ 1, "octonav: /dev/null: not a regular file (a character device)\n" }, { code, e })
+    assert.same({ 1, "octonav: bake: /dev/null: not a regular file (a character device)\n" }, { code, e })
     assert(sh("mkdir " .. dir .. "/d.lua"))
     code, _, e = octonav("bake d.lua")
-    assert.same({ 1, "octonav: d.lua: not a regular file (a directory)\n" }, { code, e })
+    assert.same({ 1, "octonav: bake: d.lua: not a regular file (a directory)\n" }, { code, e })
     code, _, e = octonav("bake missing.lua")
-    assert.same({ 1, "octonav: missing.lua: No such file or directory\n" }, { code, e })
+    assert.same({ 1, "octonav: bake: missing.lua: No such file or directory\n" }, { code, e })
   end)
 
   it("--job N/M with a number past 2^63 is bad usage of --job, not a comparison with nil", function()
     write(dir .. "/c.lua", "return {}\n")
     for _, job in ipairs { "1/99999999999999999999", "99999999999999999999/3", "1/0", "3/3" } do
       local code, _, e = octonav("bake c.lua --job " .. job)
-      assert.same({ 1, "octonav: octonav.bake: --job: N/M expected (job N of M, 0 <= N < M)\n" }, { code, e })
+      assert.same({ 1, "octonav: bake: --job " .. job .. ": N/M expected (job N of M, 0 <= N < M)\n" }, { code, e })
     end
   end)
 

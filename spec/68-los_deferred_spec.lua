@@ -88,9 +88,9 @@ describe("deferred line-of-sight masks", function()
   it("checks its arguments", function()
     local t = scene()
     assert.has_error(function() t:los_step { work = -1 } end,
-      "bad argument #1 to 'los_step' (los_step: option 'work' must be an integer >= 0)")
+      "tree:los_step: option 'work' must be an integer >= 0")
     assert.has_error(function() t:los_step { ms = -1 } end,
-      "bad argument #1 to 'los_step' (los_step: option 'ms' must be a number from 0 to 1e9)")
+      "tree:los_step: option 'ms' must be a number from 0 to 1e9")
     assert.has_error(function() t:los_step { ms = 0 / 0 } end)
     assert.has_error(function() t:los_step { speed = 1 } end)
     assert.has_error(function() t:los_defer(1) end)
@@ -99,7 +99,7 @@ describe("deferred line-of-sight masks", function()
     assert.has_error(function() navigator.budget { los = 1.5 } end,
       "octonav.navigator.budget: option 'los' must be an integer >= 0")
     t:close()
-    assert.has_error(function() t:los_step() end, "attempt to use a closed octonav.tree")
+    assert.has_error(function() t:los_step() end, "tree:los_step: attempt to use a closed octonav.tree")
   end)
 end)
 

@@ -43,6 +43,16 @@ local function err(...)
   M.stderr:write("\n")
 end
 
+-- A library error as the CLI prints it after "octonav: CMD: ": without the library function's own
+-- name ("octonav.bake.tile: ", "world:plan: "), which would be a second prefix, and without a position.
+local function lib_msg(e)
+  local m = tostring(e):gsub("\n.*", "")
+  m = m:gsub("^[^\n:]+%.lua:%d+: ", "", 1)
+  m = m:gsub("^octonav%.[%w_.]+: ", "", 1):gsub("^[%a_]+:[%a_]+: ", "", 1)
+  return m
+end
+M.lib_msg = lib_msg
+
 -- each command's usage: its synopsis line(s), then what it does
 local HELP = {
   bake = [[
@@ -65,7 +75,7 @@ octonav validate PACK
     check every hole's doors, for every agent of the pack (their lines prefixed "agent NAME: " when
     the pack has several); exit code 1 when one is not ok]],
   view = [==[
-octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice y=V]]
+octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice x|y|z=VALUE]]
              [--free] [--corridor] [--visited]
     a page (WebGL2) or a PNG of the nav data, with paths and their searches' corridors and visited
     cells (README, "Seeing the nav data"); in a pack, --path is routed as `octonav path` routes it
@@ -228,18 +238,20 @@ local function cmd_bake(args)
   end
   local config, cerr = M.load_config(pos[1])
   if not config then
-    err(cerr)
+    err("bake: ", cerr)
     return 1
   end
+  local what = flags.tile and ("--tile " .. flags.tile .. ": ") or flags.job and ("--job " .. flags.job .. ": ")
+    or flags.hole and ("--hole " .. flags.hole .. ": ") or flags.link and "--link: " or ""
   local ok, res, rerr = pcall(function()
     if flags.tile then
       local i, j, k = flags.tile:match("^(%d+),(%d+),(%d+)$")
-      if not i then error("octonav.bake: --tile: I,J,K expected (tile indices from 0)", 0) end
+      if not i then error("I,J,K expected (tile indices from 0)", 0) end
       return bake.tile(config, math.tointeger(tonumber(i)), math.tointeger(tonumber(j)), math.tointeger(tonumber(k)))
     elseif flags.job then
       local n, m = flags.job:match("^(%d+)/(%d+)$")
       n, m = math.tointeger(tonumber(n)), math.tointeger(tonumber(m)) -- nil past 2^63 (a float)
-      if not n or not m or m < 1 or n >= m then error("octonav.bake: --job: N/M expected (job N of M, 0 <= N < M)", 0) end
+      if not n or not m or m < 1 or n >= m then error("N/M expected (job N of M, 0 <= N < M)", 0) end
       return bake.job(config, n, m)
     elseif flags.hole then
       return bake.hole(config, flags.hole)
@@ -249,11 +261,11 @@ local function cmd_bake(args)
     return bake.run(config)
   end)
   if not ok then
-    err(tostring(res))
+    err("bake: ", what, lib_msg(res))
     return 1
   end
   if not res then
-    err(tostring(rerr))
+    err("bake: ", what, lib_msg(rerr))
     return 1
   end
   if flags.tile or flags.hole then
@@ -281,9 +293,25 @@ end
 
 -- ---- info ------------------------------------------------------------------------------------------
 
-local function load_world(path)
+-- The pack at path for command cmd, or nil after an error line saying what is wrong in words (no
+-- such directory; a file, such as a bake config, given for a pack; a directory that holds no pack).
+local function load_world(path, cmd)
+  local is_file = readable(path)
+  if is_file then
+    err(("%s: %s is a file, not a pack directory%s"):format(cmd, path, path:match("%.lua$")
+      and (" (a bake config? `octonav bake %s` writes the pack its `output` names)"):format(path) or ""))
+    return nil
+  end
+  if not exists(path) then
+    err(("%s: %s: no such pack directory"):format(cmd, path))
+    return nil
+  end
+  if not exists(path .. "/manifest.txt") then
+    err(("%s: %s holds no pack (no manifest.txt: `octonav bake CONFIG.lua` writes one)"):format(cmd, path))
+    return nil
+  end
   local w, lerr = world.load(path)
-  if not w then err(lerr) end
+  if not w then err(cmd, ": ", lib_msg(lerr)) end
   return w
 end
 
@@ -293,7 +321,7 @@ local function pack_command(args, cmd)
   if not flags then return nil, usage(cmd .. ": " .. pos, cmd) end
   if #pos ~= 1 then return nil, usage(cmd .. ": one PACK expected", cmd) end
   if pos[1] == "" then return nil, usage(cmd .. ": PACK: an empty path", cmd) end
-  local w = load_world(pos[1])
+  local w = load_world(pos[1], cmd)
   if not w then return nil, 1 end
   return w
 end
@@ -377,7 +405,7 @@ local function cmd_path(args)
     if not c[n - 1] then return usage(("path: coordinate '%s' is not a number"):format(pos[n]), "path") end
   end
   local a, b = { c[1], c[2], c[3] }, { c[4], c[5], c[6] }
-  local group = load_world(pos[1])
+  local group = load_world(pos[1], "path")
   if not group then return 1 end
   local w = group
   if flags.agent then
@@ -525,7 +553,8 @@ end
 
 -- view: lua/octonav/cli_view.lua (loaded when used: the viewer's page is a large string)
 local function cmd_view(args)
-  return require("octonav.cli_view").run(args, { out = out, err = function(s) err(s) end })
+  return require("octonav.cli_view").run(args, { out = out, err = function(s) err(s) end,
+    usage = function(msg) return usage(msg, "view") end, lib_msg = lib_msg })
 end
 
 local COMMANDS = { bake = cmd_bake, info = cmd_info, path = cmd_path, validate = cmd_validate, view = cmd_view }
@@ -563,8 +592,7 @@ function M.main(cmd, args)
   -- "octonav: CMD: message", without its traceback or the Lua position it was raised at
   local ok, code = pcall(fn, args)
   if ok then return code end
-  local msg = tostring(code):gsub("^[^\n:]+%.lua:%d+: ", "", 1):gsub("\n.*", "")
-  err(cmd, ": ", msg)
+  err(cmd, ": ", lib_msg(code))
   return 1
 end
 

@@ -41,10 +41,20 @@ end
 
 -- A path that io.open(path, "wb") will not block on: true, or nil, reason when it exists and is neither
 -- a regular file nor a character device (/dev/null, /dev/stdout): a FIFO, a directory, a socket.
+-- A path that does not exist yet must be in a directory that does (checked before any work is done).
 function M.writable(path)
   local _, e = core.read_file(path, 1)
   if e and e:find("not a regular file", 1, true) and not e:find("(a character device)", 1, true) then
     return nil, (e:gsub(": cannot read: ", ": cannot write: ", 1))
+  end
+  if e and absent(e) then
+    local dir = path:match("^(.*)/[^/]*$") or "."
+    if dir == "" then dir = "/" end
+    local _, de = core.read_file(dir, 1)
+    if de and absent(de) then return nil, ("%s: cannot write: no directory %s"):format(path, dir) end
+    if not (de and de:find("(a directory)", 1, true)) then
+      return nil, ("%s: cannot write: %s is not a directory"):format(path, dir)
+    end
   end
   return true
 end
@@ -151,6 +161,7 @@ local find_leg = M.find_leg
 function M.run(args, io_)
   local o, perr = parse(args or {})
   if not o then
+    if io_.usage then return io_.usage("view: " .. perr) end -- (the CLI's usage of view, as view --help)
     io_.err("view: " .. perr)
     io_.err("usage: " .. M.USAGE)
     return 2
@@ -165,7 +176,7 @@ function M.run(args, io_)
   end
   local d, lerr = load(o.input)
   if not d then
-    io_.err(tostring(lerr))
+    io_.err("view: " .. (io_.lib_msg and io_.lib_msg(lerr) or tostring(lerr)))
     return 1
   end
   -- the page (when one is written) takes each leg's search as it is found

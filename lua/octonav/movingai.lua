@@ -4,6 +4,8 @@
 -- core's regular-file reader (core.read_file): a FIFO or a device is refused at once, never blocks.
 local core = require "octonav.core"
 
+local raise = require("octonav.util").raise -- (errors at the user's call)
+
 local M = {}
 
 --- The largest .3dscen read (the benchmark's largest is 424 KB): a bigger file is refused unread.
@@ -19,10 +21,10 @@ end
 local function check_opts(fname, opts, known)
   if opts == nil then return {} end
   if type(opts) ~= "table" then
-    error(("%s: options table expected, got %s"):format(fname, type(opts)), 3)
+    raise(("%s: options table expected, got %s"):format(fname, type(opts)))
   end
   for k in pairs(opts) do
-    if not known[k] then error(("%s: unknown option '%s'"):format(fname, tostring(k)), 3) end
+    if not known[k] then raise(("%s: unknown option '%s'"):format(fname, tostring(k))) end
   end
   return opts
 end
@@ -30,11 +32,11 @@ end
 --- Load a .3dmap as a tree. opts.depth (default 9): the tile depth (tiles of 2^depth voxels).
 -- Returns tree, info ({ dims = {W, H, D}, voxels = n }) or nil, err.
 function M.load_map(path, opts)
-  if type(path) ~= "string" then error("load_map: path must be a string", 2) end
-  opts = check_opts("load_map", opts, { depth = true })
+  if type(path) ~= "string" then raise("octonav.movingai.load_map: path must be a string") end
+  opts = check_opts("octonav.movingai.load_map", opts, { depth = true })
   local depth = opts.depth or 9
   if math.type(depth) ~= "integer" or depth < 1 or depth > 9 then
-    error("load_map: option 'depth' must be an integer 1..9", 2)
+    raise("octonav.movingai.load_map: option 'depth' must be an integer 1..9")
   end
   local tree, dims, count = core.tree.from_voxmap(path, depth)
   if not tree then return nil, dims end
@@ -43,7 +45,7 @@ end
 
 --- Load a .3dmap as a dense grid (the A* baseline). Returns grid or nil, err.
 function M.load_grid(path)
-  if type(path) ~= "string" then error("load_grid: path must be a string", 2) end
+  if type(path) ~= "string" then raise("octonav.movingai.load_grid: path must be a string") end
   if path:match("%.3dmap$") then return core.grid.load_voxmap(path) end
   return core.grid.load_map2d(path)
 end
@@ -51,7 +53,7 @@ end
 --- Parse a .3dscen. Returns an array of { start = {x,y,z}, goal = {x,y,z}, optimal = n, cells = {..} }
 -- (start and goal at voxel centres; `cells` holds the integer voxels) and the map name, or nil, err.
 function M.load_scen(path)
-  if type(path) ~= "string" then error("load_scen: path must be a string", 2) end
+  if type(path) ~= "string" then raise("octonav.movingai.load_scen: path must be a string") end
   local text, err = core.read_file(path, M.MAX_SCEN_FILE)
   if not text then return nil, err end
   local out, mapname, lineno = {}, nil, 0

@@ -77,6 +77,7 @@
 -- budget:forget(nav) drops a navigator's place and reservations
 -- (nav:close() does it).
 local util = require "octonav.util"
+local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local core = require "octonav.core"
 
 local M = {}
@@ -94,32 +95,32 @@ local TAIL_N = 9
 
 --- octonav.navigator.budget(opts) -> budget (see the top of this file).
 function M.new(opts)
-  if opts ~= nil and type(opts) ~= "table" then error("octonav.navigator.budget: opts must be a table", 2) end
+  if opts ~= nil and type(opts) ~= "table" then raise("octonav.navigator.budget: opts must be a table") end
   opts = opts or {}
   for k in pairs(opts) do
     if DEFAULTS[k] == nil and k ~= "ms" and k ~= "clock" and k ~= "gc" then
-      error("octonav.navigator.budget: unknown option '" .. tostring(k) .. "'", 2)
+      raise("octonav.navigator.budget: unknown option '" .. tostring(k) .. "'")
     end
   end
   local ms, clock = opts.ms, opts.clock
   if opts.los ~= nil and not util.is_count(opts.los, 0) then
-    error("octonav.navigator.budget: option 'los' must be an integer >= 0", 2)
+    raise("octonav.navigator.budget: option 'los' must be an integer >= 0")
   end
   if ms ~= nil and not (type(ms) == "number" and ms > 0 and ms < math.huge) then
-    error("octonav.navigator.budget: option 'ms' must be a number > 0", 2)
+    raise("octonav.navigator.budget: option 'ms' must be a number > 0")
   end
   if clock ~= nil and type(clock) ~= "function" then
-    error("octonav.navigator.budget: option 'clock' must be a function", 2)
+    raise("octonav.navigator.budget: option 'clock' must be a function")
   end
   if opts.gc ~= nil and type(opts.gc) ~= "boolean" then
-    error("octonav.navigator.budget: option 'gc' must be a boolean", 2)
+    raise("octonav.navigator.budget: option 'gc' must be a boolean")
   end
   local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0,
     deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
     los_work = 0 }, Budget)
   local los = opts.los
   if los == nil then los = DEFAULTS.los end
-  if not util.is_count(los, 0) then error("octonav.navigator.budget: option 'los' must be an integer >= 0", 2) end
+  if not util.is_count(los, 0) then raise("octonav.navigator.budget: option 'los' must be an integer >= 0") end
   self.los = math.floor(los)
   -- (one options table for every frame's tree:los_step: no garbage a frame; ms only with the real clock)
   -- (with the real clock and `ms`, the frame's time bounds the build, not the count)
@@ -134,7 +135,7 @@ function M.new(opts)
     local v = opts[kind]
     if v == nil then v = DEFAULTS[kind] end
     if not util.is_count(v, 0) then
-      error(("octonav.navigator.budget: option '%s' must be an integer >= 0"):format(kind), 2)
+      raise(("octonav.navigator.budget: option '%s' must be an integer >= 0"):format(kind))
     end
     -- (plain tables, no weak keys: they hold the navigators in line only, each dropped when it leaves
     -- the line or misses a frame; and weak tables cost the garbage collector's atomic phase)
@@ -217,6 +218,7 @@ end
 -- the tree's lines of sight build none themselves (tree:los_defer(true)). Navigators call it for the
 -- trees they search; a tree closed later is dropped. Internal (navigator.lua).
 function Budget:adopt(tree)
+  if type(tree) ~= "userdata" then raise("budget:adopt: tree: an octonav.tree expected, got " .. type(tree)) end
   if self.los == 0 or self.tree_set[tree] then return end
   if not pcall(tree.los_defer, tree, true) then return end -- (closed, or a search runs on it: next time)
   self.tree_set[tree] = true

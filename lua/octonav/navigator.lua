@@ -125,6 +125,7 @@
 local navlocks = require "octonav.navlocks"
 local navbudget = require "octonav.navbudget"
 local util = require "octonav.util"
+local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local search = require "octonav.navigator_search"
 local plan = require "octonav.navigator_plan"
 
@@ -157,23 +158,24 @@ end
 local function option(opts, name, default, ok, what)
   local v = opts[name]
   if v == nil then return default end
-  if not ok(v) then error(("octonav.navigator.new: option '%s' must be %s"):format(name, what), 3) end
+  if not ok(v) then raise(("octonav.navigator.new: option '%s' must be %s"):format(name, what)) end
   return v
 end
 
 --- octonav.navigator.new(world, opts) -> navigator (see the top of this file).
 function M.new(world, opts)
   if type(world) ~= "table" or world.tree == nil or type(world.holes) ~= "table" then
-    error("octonav.navigator.new: world must be a world table (octonav.world.load)", 2)
+    raise("octonav.navigator.new: world must be a world table (octonav.world.load)")
   end
-  if opts ~= nil and type(opts) ~= "table" then error("octonav.navigator.new: opts must be a table", 2) end
+  if world.closed then raise("octonav.navigator.new: world is closed (world:close())") end
+  if opts ~= nil and type(opts) ~= "table" then raise("octonav.navigator.new: opts must be a table") end
   opts = opts or {}
   for k in pairs(opts) do
-    if not OPTION_NAMES[k] then error("octonav.navigator.new: unknown option '" .. tostring(k) .. "'", 2) end
+    if not OPTION_NAMES[k] then raise("octonav.navigator.new: unknown option '" .. tostring(k) .. "'") end
   end
   local agent_name = opts.agent -- a string: the world's agent of that name (world:agent), not a streamer agent
   if type(agent_name) == "string" then
-    if type(world.agent) ~= "function" then error("octonav.navigator.new: option 'agent': the world has no agents", 2) end
+    if type(world.agent) ~= "function" then raise("octonav.navigator.new: option 'agent': the world has no agents") end
     world = world:agent(agent_name)
     opts = copy_table(opts)
     opts.agent = nil
@@ -218,15 +220,15 @@ function M.new(world, opts)
   local s = opts.streamer
   if s ~= nil then
     if type(s) ~= "table" or type(s.lock) ~= "function" or type(s.lock_hole) ~= "function" then
-      error("octonav.navigator.new: option 'streamer' must be an octonav.streamer", 2)
+      raise("octonav.navigator.new: option 'streamer' must be an octonav.streamer")
     end
     if s.world ~= world and not (world.group ~= nil and s.world.group == world.group) then
-      error("octonav.navigator.new: option 'streamer' streams another world", 2)
+      raise("octonav.navigator.new: option 'streamer' streams another world")
     end
     self.streamer = s
     self.agent = option(opts, "agent", nil, function(v) return math.type(v) == "integer" end, "an integer")
   elseif opts.agent ~= nil then
-    error("octonav.navigator.new: option 'agent' needs option 'streamer'", 2)
+    raise("octonav.navigator.new: option 'agent' needs option 'streamer'")
   end
   self.locks = navlocks.new(self, s, opts.agent == nil)
   return self
@@ -252,7 +254,8 @@ end
 
 --- nav:go(goal): a new goal (world point). Planning starts with the next update.
 function Nav:go(goal)
-  if not is_point(goal) then error("navigator:go: goal must be a point {x, y, z} of finite numbers", 2) end
+  if not is_point(goal) then raise("navigator:go: goal must be a point {x, y, z} of finite numbers") end
+  if self.world.closed then raise("navigator:go: its world is closed (world:close())") end
   reset(self)
   self.goal = copy(goal)
   self.state = "planning"
@@ -422,13 +425,14 @@ end
 -- budget: expansions of the C query this frame (an integer >= 0; default query_budget).
 function Nav:update(position, budget)
   if not is_point(position) then
-    error("navigator:update: position must be a point {x, y, z} of finite numbers", 2)
+    raise("navigator:update: position must be a point {x, y, z} of finite numbers")
   end
   if budget == nil then
     budget = self.query_budget
   elseif not is_int(budget, 0) then
-    error("navigator:update: budget must be an integer >= 0", 2)
+    raise("navigator:update: budget must be an integer >= 0")
   end
+  if self.world.closed then raise("navigator:update: its world is closed (world:close())") end
   self.frame = self.frame + 1
   local locks = self.locks
   locks:move_agent(position)

@@ -9,6 +9,7 @@ local planner = require "octonav.planner"
 local navlocks = require "octonav.navlocks"
 local tilegrid = require "octonav.tilegrid"
 local util = require "octonav.util"
+local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local search = require "octonav.navigator_search"
 
 local M = {}
@@ -171,7 +172,7 @@ local function plan_route(self, position)
   local job = self.job
   local cells, tiles = job:legs()
   if not cells then -- (the C result answers what its step did: only misuse gets here)
-    error("navigator:update: planner job: " .. tostring(tiles), 2)
+    raise("navigator:update: planner job: " .. tostring(tiles))
   end
   -- the portals the plan expanded in all (the C result's count) less those counted in earlier updates
   local used = math.max(0, math.min(portals, (job.expansions or huge) - self.plan_spent))

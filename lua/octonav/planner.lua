@@ -36,6 +36,8 @@
 -- the portal it leaves through and `via_kind` = "portal" (with `to_tile`, `to_portal`); a door step
 -- `via` = the door index, `via_kind` = "door", `via_hole`. The last step has no via. A tile step's
 -- exit is the next step's enter (the crossing point); through a door: door.outside / door.inside.
+local raise = require("octonav.util").raise -- (errors at the user's call)
+
 local M = {}
 
 local util = require "octonav.util"
@@ -50,18 +52,18 @@ local direct_goal
 -- fname: the name errors give (octonav.planner.plan, or world:plan when the world calls it)
 local function check_point(fname, p, what)
   if not util.is_point(p) then
-    error(("%s: %s must be a point {x, y, z} of finite numbers"):format(fname, what), 4)
+    raise(("%s: %s must be a point {x, y, z} of finite numbers"):format(fname, what))
   end
 end
 
 local WORLD_FIELDS = { "tree", "holes", "graph" } -- (one list: a plan's start makes no table for it)
 
 local function check_world(fname, world)
-  if type(world) ~= "table" then error(fname .. ": world must be a world table", 4) end
+  if type(world) ~= "table" then raise(fname .. ": world must be a world table") end
   for _, k in ipairs(WORLD_FIELDS) do
-    if world[k] == nil then error(fname .. ": world." .. k .. " is missing", 4) end
+    if world[k] == nil then raise(fname .. ": world." .. k .. " is missing") end
   end
-  if type(world.in_hole) ~= "function" then error(fname .. ": world:in_hole is missing", 4) end
+  if type(world.in_hole) ~= "function" then raise(fname .. ": world:in_hole is missing") end
 end
 
 -- A route prints as its steps: "octonav.route: 3 steps: tile 0 -> hole 1 -> tile 1" (holes by index).
@@ -92,7 +94,7 @@ local function hole_of(world, name)
   for i, h in ipairs(world.holes) do
     if h.name == name then return i end
   end
-  error("octonav.planner.plan: world:in_hole returned an unknown hole " .. tostring(name), 4)
+  raise("octonav.planner.plan: world:in_hole returned an unknown hole " .. tostring(name))
 end
 
 local function cell_of(world, p, what)
@@ -151,6 +153,7 @@ local idle = setmetatable({}, { __mode = "k" })
 
 --- planner.acquire(world) -> a C planner of world.graph that no other job uses until released.
 function M.acquire(world)
+  check_world("octonav.planner.acquire", world)
   local list = idle[world.graph]
   local p = list and list[#list]
   if p then
@@ -162,6 +165,8 @@ end
 
 --- planner.release(world, p): p (from acquire) is idle again.
 function M.release(world, p)
+  check_world("octonav.planner.release", world)
+  if type(p) ~= "userdata" then raise("octonav.planner.release: p: a planner from planner.acquire expected") end
   local list = util.subtable(idle, world.graph)
   list[#list + 1] = p
 end
@@ -329,7 +334,7 @@ local function fetch(job)
 end
 
 local function check_found(job)
-  if not job.done then error("planner job: still running (call step until it is found or fails)", 3) end
+  if not job.done then raise("planner job: still running (call step until it is found or fails)") end
   if job.done[1] ~= "found" then return nil, job.done[2], job.done[3] end
   return true
 end
@@ -349,6 +354,7 @@ end
 -- The legs of a route (its steps as a table list, route = job.route): consecutive tile steps joined
 -- into one (see Job:legs).
 local function legs_of_route(route)
+  if type(route) ~= "table" then raise("octonav.planner.legs_of_route: route: a route (an array of steps) expected") end
   local out, tiles = {}, {}
   for _, step in ipairs(route) do
     local last = out[#out]
@@ -422,16 +428,26 @@ end
 function M.plan(world, a, b) return plan("octonav.planner.plan", world, a, b) end
 
 --- The same, with errors naming `fname` (world:plan calls it so).
-function M.plan_named(fname, world, a, b) return plan(fname, world, a, b) end
+function M.plan_named(fname, world, a, b)
+  if type(fname) ~= "string" then raise("octonav.planner.plan_named: fname: string expected, got " .. type(fname)) end
+  return plan(fname, world, a, b)
+end
 
 --- planner.start(world, a, b) -> a sliced job (job:step(budget), job:result()).
 function M.start(world, a, b, p) return start("octonav.planner.start", world, a, b, p) end
 
 --- The same, with errors naming `fname`.
-function M.start_named(fname, world, a, b, p) return start(fname, world, a, b, p) end
+function M.start_named(fname, world, a, b, p)
+  if type(fname) ~= "string" then raise("octonav.planner.start_named: fname: string expected, got " .. type(fname)) end
+  return start(fname, world, a, b, p)
+end
 
 --- planner.tile_of(world, p) -> the linear tile index of world point p (i + nx*(j + ny*k)), or nil
 -- outside the tile grid (world:tile_of when the world has it). The navigator locks tiles by it.
-M.tile_of = tile_of
+function M.tile_of(world, p)
+  if type(world) ~= "table" then raise("octonav.planner.tile_of: world must be a world table") end
+  check_point("octonav.planner.tile_of", p, "p")
+  return tile_of(world, p)
+end
 
 return M

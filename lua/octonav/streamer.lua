@@ -93,6 +93,7 @@ local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"
 local pack = require "octonav.pack"
 local util = require "octonav.util"
+local raise = util.raise -- (errors at the user's call: no line of the library's files)
 
 local M = {}
 
@@ -106,7 +107,7 @@ local function agent_worlds(world) return world.group or { world } end
 
 --- octonav.streamer.new(world_or_pack_dir, opts) -> streamer | nil, err (see the top of this file).
 function M.new(src, opts)
-  if type(opts) ~= "table" then error("octonav.streamer.new: opts must be a table", 2) end
+  if type(opts) ~= "table" then raise("octonav.streamer.new: opts must be a table") end
   local world, own
   if type(src) == "string" then
     local err
@@ -116,7 +117,7 @@ function M.new(src, opts)
   elseif type(src) == "table" and src.tree ~= nil and type(src.holes) == "table" and type(src.dir) == "string" then
     world = src
   else
-    error("octonav.streamer.new: a world (octonav.world.load) or a pack directory expected, got " .. type(src), 2)
+    raise("octonav.streamer.new: a world (octonav.world.load) or a pack directory expected, got " .. type(src))
   end
   -- one C streamer per agent (its tree, its files), all given the same agents, locks and pins, so
   -- they decide the same loads; the tiles' unit state is theirs together (see "Agents" above)
@@ -126,7 +127,7 @@ function M.new(src, opts)
     if not ok then
       for _, c in ipairs(cores) do c:close() end
       if own then world:close() end
-      error(cs, 2)
+      raise(cs)
     end
     cores[n] = cs
     -- tile graphs stream with the tiles: read and decoded on the workers, linked by update()
@@ -159,7 +160,7 @@ function M.new(src, opts)
 end
 
 local function check_open(self, fname)
-  if self.closed then error("streamer:" .. fname .. ": the streamer is closed", 3) end
+  if self.closed then raise("streamer:" .. fname .. ": the streamer is closed") end
 end
 
 -- {i,j,k} from a tile argument ({i,j,k} or a linear index).
@@ -167,11 +168,14 @@ local function tile_arg(self, tile, fname)
   if math.type(tile) == "integer" then
     local n = self.world.tiles
     if tile < 0 or tile >= n[1] * n[2] * n[3] then
-      error(("streamer:%s: tile index %d out of range (0..%d)"):format(fname, tile, n[1] * n[2] * n[3] - 1), 3)
+      raise(("streamer:%s: tile index %d out of range (0..%d)"):format(fname, tile, n[1] * n[2] * n[3] - 1))
     end
     return tilegrid.ijk(self.world, tile)
   end
-  if type(tile) ~= "table" then error("streamer:" .. fname .. ": tile must be {i, j, k} or a tile index", 3) end
+  if type(tile) ~= "table" or math.type(tile[1]) ~= "integer" or math.type(tile[2]) ~= "integer"
+    or math.type(tile[3]) ~= "integer" then
+    raise("streamer:" .. fname .. ": tile must be {i, j, k} or a tile index")
+  end
   return tile
 end
 
@@ -179,7 +183,7 @@ local function hole_arg(self, hole, fname)
   local i = hole
   if type(hole) == "string" then i = self.world.hole_index[hole] end
   if math.type(i) ~= "integer" or not self.world.holes[i] then
-    error(("streamer:%s: unknown hole %s"):format(fname, tostring(hole)), 3)
+    raise(("streamer:%s: unknown hole %s"):format(fname, tostring(hole)))
   end
   return i, self.world.holes[i], self.holes[i]
 end
@@ -286,7 +290,7 @@ function Streamer:agent_state(aw, tile)
   for n, w in ipairs(self.group) do
     if w == aw then return self.cores[n]:state(t) end
   end
-  error("streamer:agent_state: the world is not one of this streamer's agents", 2)
+  raise("streamer:agent_state: the world is not one of this streamer's agents")
 end
 
 -- The unit state of a tile over the agents: "failed" if any agent's failed, else "loaded" if every
@@ -327,7 +331,7 @@ end
 function Streamer:unlock_hole(hole)
   check_open(self, "unlock_hole")
   local _, _, hs = hole_arg(self, hole, "unlock_hole")
-  if hs.locks == 0 then error("streamer:unlock_hole: the hole is not locked", 2) end
+  if hs.locks == 0 then raise("streamer:unlock_hole: the hole is not locked") end
   hs.locks = hs.locks - 1
 end
 
@@ -460,14 +464,14 @@ end
 --- s:set_path(agent, path): the path the agent follows (nil: none); update() reports it once stale.
 function Streamer:set_path(id, path)
   check_open(self, "set_path")
-  if not self.agents[id] then error("streamer:set_path: no such agent " .. tostring(id), 2) end
+  if not self.agents[id] then raise("streamer:set_path: no such agent " .. tostring(id)) end
   if path == nil then
     self.paths[id] = nil
     return
   end
   local tp = type(path)
   if (tp ~= "table" and tp ~= "userdata") or type(path.is_valid) ~= "function" then
-    error("streamer:set_path: path must have an is_valid method (a query path) or be nil", 2)
+    raise("streamer:set_path: path must have an is_valid method (a query path) or be nil")
   end
   self.paths[id] = { path = path, reported = false }
 end

@@ -10,6 +10,8 @@
 --                         is refused at once instead of blocking)
 --   util.class()          a method table whose instances look methods up in it (__index = itself)
 --   util.subtable(t, k)   t[k], an empty table put there on first use (pools of lists keyed by owner)
+--   util.raise(msg)       error(msg) at the user's call: the position of the first caller outside the
+--                         library's Lua files (none under pcall), never a line of lua/octonav/
 --
 -- The predicates return booleans: each layer raises its own message (naming its function and
 -- argument) when they fail.
@@ -33,6 +35,23 @@ end
 function M.is_count(v, min)
   return math.type(v) == "integer" and v >= min
     or (type(v) == "number" and v == floor(v) and v >= min and v < 2 ^ 53)
+end
+
+-- Is `source` (debug.getinfo's) one of the library's own Lua files (the source tree's lua/octonav/, an
+-- installed share/lua/5.x/octonav/)?
+local function library_source(source)
+  return source:find("lua/octonav/", 1, true) ~= nil or source:find("/5%.%d/octonav/") ~= nil
+end
+M.library_source = library_source
+
+function M.raise(msg)
+  local level = 2
+  while true do
+    local info = debug.getinfo(level, "S")
+    if not info or not library_source(info.source) then break end
+    level = level + 1
+  end
+  error(msg, level)
 end
 
 function M.copy(p) return { p[1], p[2], p[3] } end

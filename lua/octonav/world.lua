@@ -35,6 +35,7 @@
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local util = require "octonav.util"
+local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local tilegrid = require "octonav.tilegrid"
 
 local M = {}
@@ -44,7 +45,7 @@ M.World = World
 
 local function check_point(p, fname, what)
   if not util.is_point(p) then
-    error(("world:%s: %s: point {x, y, z} of finite numbers expected"):format(fname, what or "point"), 3)
+    raise(("world:%s: %s: point {x, y, z} of finite numbers expected"):format(fname, what or "point"))
   end
   return p
 end
@@ -107,7 +108,7 @@ local function graph_ids_of(world)
   end
   return setmetatable(ids, {
     __index = function(_, t) return get(t) end,
-    __newindex = function() error("world.graph_ids is read-only (the world graph's)", 2) end,
+    __newindex = function() raise("world.graph_ids is read-only (the world graph's)") end,
     __pairs = function()
       local t = -1
       return function()
@@ -231,17 +232,17 @@ end
 -- (world.tree, world.graph, ...); each agent is a world of its own (world:agent(name)) sharing the
 -- doors' states (octonav.world_agents, docs/world.md "Agents").
 function M.load(dir, opts)
-  if type(dir) ~= "string" or dir == "" then error("octonav.world.load: dir must be a non-empty string", 2) end
-  if opts ~= nil and type(opts) ~= "table" then error("octonav.world.load: opts must be a table", 2) end
+  if type(dir) ~= "string" or dir == "" then raise("octonav.world.load: dir must be a non-empty string") end
+  if opts ~= nil and type(opts) ~= "table" then raise("octonav.world.load: opts must be a table") end
   local o = { tiles = true }
   for k, v in pairs(opts or {}) do
     if k == "agents" then
       agents_mod.check_names(v)
     else
       if k ~= "tiles" and k ~= "graphs" and k ~= "block_holes" and k ~= "adjacency" then
-        error("octonav.world.load: unknown option '" .. tostring(k) .. "'", 2)
+        raise("octonav.world.load: unknown option '" .. tostring(k) .. "'")
       end
-      if type(v) ~= "boolean" then error(("octonav.world.load: option '%s' must be a boolean"):format(k), 2) end
+      if type(v) ~= "boolean" then raise(("octonav.world.load: option '%s' must be a boolean"):format(k)) end
     end
     o[k] = v
   end
@@ -261,7 +262,7 @@ end
 --- World box of a tile: min, max.
 function World:tile_bounds(tile)
   if math.type(tile) ~= "integer" or tile < 0 or tile >= self.grid.count then
-    error(("world:tile_bounds: tile must be an integer 0..%d"):format(self.grid.count - 1), 2)
+    raise(("world:tile_bounds: tile must be an integer 0..%d"):format(self.grid.count - 1))
   end
   return tilegrid.bounds(self.grid, tile)
 end
@@ -298,7 +299,7 @@ function World:in_hole(p)
     local mn, mx = h.min, h.max
     if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3] and p[3] <= mx[3] then
       if not h.tree then
-        error(("world:in_hole: hole '%s' is not loaded (streaming: load it first)"):format(h.name), 2)
+        raise(("world:in_hole: hole '%s' is not loaded (streaming: load it first)"):format(h.name))
       end
       if h.tree:locate(p) == "free" then return h.name, i end
     end
@@ -334,7 +335,7 @@ end
 
 local function tile_arg(self, tile, fname)
   if math.type(tile) ~= "integer" or tile < 0 or tile >= self.grid.count then
-    error(("world:%s: tile must be an integer 0..%d"):format(fname, self.grid.count - 1), 3)
+    raise(("world:%s: tile must be an integer 0..%d"):format(fname, self.grid.count - 1))
   end
   return tile
 end
@@ -346,7 +347,7 @@ end
 function World:add_graph(tile, blob)
   local t = tile_arg(self, tile, "add_graph")
   if blob ~= nil and type(blob) ~= "string" then
-    error("world:add_graph: blob must be a string or nil (got " .. type(blob) .. ")", 2)
+    raise("world:add_graph: blob must be a string or nil (got " .. type(blob) .. ")")
   end
   return add_graph(self, t, blob)
 end
@@ -377,7 +378,11 @@ end
 local reload_rebaked
 
 function World:rebake(region, config)
-  local s, err = require("octonav.bake").rebake(self.pack_dir or self.dir, region, config)
+  -- (the bake's misuse errors name octonav.bake: said as world:rebake's)
+  local done, s, err = pcall(require("octonav.bake").rebake, self.pack_dir or self.dir, region, config)
+  if not done then
+    raise("world:rebake: " .. tostring(s):gsub("^[^\n:]+%.lua:%d+: ", "", 1):gsub("^octonav%.bake[%w_.]*: ", "", 1))
+  end
   if not s then return nil, err end
   for _, w in ipairs(agents_mod.each(self)) do -- every agent's files were rebaked
     local ok, rerr = reload_rebaked(w, s)
@@ -483,12 +488,12 @@ end
 function World:plan(a, b, opts)
   local w = self
   if opts ~= nil then
-    if type(opts) ~= "table" then error("world:plan: opts: table expected, got " .. type(opts), 2) end
+    if type(opts) ~= "table" then raise("world:plan: opts: table expected, got " .. type(opts)) end
     for k in pairs(opts) do
-      if k ~= "agent" then error("world:plan: unknown option '" .. tostring(k) .. "'", 2) end
+      if k ~= "agent" then raise("world:plan: unknown option '" .. tostring(k) .. "'") end
     end
     if opts.agent ~= nil and type(opts.agent) ~= "string" then
-      error("world:plan: option 'agent' must be an agent name (string)", 2)
+      raise("world:plan: option 'agent' must be an agent name (string)")
     end
     w = agents_mod.pick(self, opts.agent, "world:plan")
   end
@@ -510,7 +515,7 @@ end
 -- calls World.close_idle_queries(world) on hand-built worlds as well (docs/world.md).
 function World:close_idle_queries(all)
   if all ~= nil and type(all) ~= "boolean" then
-    error("close_idle_queries: all must be a boolean, got " .. type(all), 2)
+    raise("world:close_idle_queries: all must be a boolean, got " .. type(all))
   end
   local pool = self.idle_queries
   if not pool then return end
@@ -529,6 +534,19 @@ end
 
 --- Frees every agent's trees and world graph (the world and its agents' worlds are unusable
 -- afterwards).
+-- A closed world (world:close()): its methods raise "world:NAME: the world is closed", but close (again:
+-- nothing) and tostring; world.closed is true.
+local Closed = {
+  __index = function(_, k)
+    local f = World[k]
+    if k == "close" then return function() end end
+    if type(f) ~= "function" then return f end
+    return function() raise(("world:%s: the world is closed (world:close())"):format(k)) end
+  end,
+  __tostring = function() return "octonav.world (closed)" end,
+  __close = function() end,
+}
+
 function World:close()
   for _, w in ipairs(agents_mod.each(self)) do
     World.close_idle_queries(w, true)
@@ -538,6 +556,10 @@ function World:close()
     for _, h in ipairs(w.holes or {}) do
       if h.tree then h.tree:close() end
     end
+  end
+  for _, w in ipairs(agents_mod.each(self)) do
+    w.closed = true
+    setmetatable(w, Closed)
   end
 end
 

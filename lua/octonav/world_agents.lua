@@ -13,15 +13,17 @@
 --                                       default agent's world | nil, err
 --   agents.install(World)               adds world:agents(), world:agent(name), world:agent_tree(name),
 --                                       world:stats() and agents.each/pick to the world class
+local raise = require("octonav.util").raise -- (errors at the user's call)
+
 local M = {}
 
 --- Raises unless names is a non-empty array of distinct strings (octonav.world.load's option).
 function M.check_names(names)
   local what = "octonav.world.load: option 'agents' must be a non-empty list of distinct agent names"
-  if type(names) ~= "table" or #names == 0 then error(what, 3) end
+  if type(names) ~= "table" or #names == 0 then raise(what) end
   local seen = {}
   for k, v in pairs(names) do
-    if math.type(k) ~= "integer" or k < 1 or k > #names or type(v) ~= "string" or seen[v] then error(what, 3) end
+    if math.type(k) ~= "integer" or k < 1 or k > #names or type(v) ~= "string" or seen[v] then raise(what) end
     seen[v] = true
   end
 end
@@ -74,7 +76,7 @@ function M.pick(self, name, fname)
   end
   local list = {}
   for n, w in ipairs(M.each(self)) do list[n] = { name = w.agent_name } end
-  error(("%s: agent: unknown agent %s (loaded: %s)"):format(fname, tostring(name), names_of(list)), 3)
+  raise(("%s: agent: unknown agent %s (loaded: %s)"):format(fname, tostring(name), names_of(list)))
 end
 
 -- Memory of one agent's world: its tree, its world graph, its loaded holes' trees.
@@ -106,7 +108,7 @@ function M.install(World)
   -- world (the default agent's for what octonav.world.load returned). Raises for a name the world did
   -- not load.
   function World:agent(name)
-    if name ~= nil and type(name) ~= "string" then error("world:agent: name: string expected, got " .. type(name), 2) end
+    if name ~= nil and type(name) ~= "string" then raise("world:agent: name: string expected, got " .. type(name)) end
     return M.pick(self, name, "world:agent")
   end
 
@@ -114,7 +116,7 @@ function M.install(World)
   -- world.tree is the field holding this world's tree.)
   function World:agent_tree(name)
     if name ~= nil and type(name) ~= "string" then
-      error("world:agent_tree: agent: string expected, got " .. type(name), 2)
+      raise("world:agent_tree: agent: string expected, got " .. type(name))
     end
     return M.pick(self, name, "world:agent_tree").tree
   end

@@ -6,6 +6,7 @@
 --   world:block_hole_inside(hole), world:unblock_hole_inside(hole), world:reapply_hole_insides(tiles)
 -- and for octonav.world: hole_arg, free_boxes, inside_boxes, block_inside, unblock_inside.
 local util = require "octonav.util"
+local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local tilegrid = require "octonav.tilegrid"
 local agents_mod = require "octonav.world_agents"
 local doorway = require "octonav.doorway"
@@ -19,7 +20,7 @@ local function hole_arg(self, hole, fname)
   local i = hole
   if type(hole) == "string" then i = self.hole_index[hole] end
   if math.type(i) ~= "integer" or not self.holes[i] then
-    error(("world:%s: hole: unknown hole %s"):format(fname, tostring(hole)), 3)
+    raise(("world:%s: hole: unknown hole %s"):format(fname, tostring(hole)))
   end
   return i, self.holes[i]
 end
@@ -43,7 +44,7 @@ end
 local function door_arg(self, hole, door, fname)
   local i, h = hole_arg(self, hole, fname)
   if math.type(door) ~= "integer" or not h.doors[door] then
-    error(("world:%s: door: integer 1..%d expected, got %s"):format(fname, #h.doors, tostring(door)), 3)
+    raise(("world:%s: door: integer 1..%d expected, got %s"):format(fname, #h.doors, tostring(door)))
   end
   return i, h, h.doors[door]
 end
@@ -103,7 +104,7 @@ end
 -- misuse such as a tree in use by a path server; false for a nil, reason answer).
 local function try(tree, method, arg)
   local ok, r, reason = pcall(tree[method], tree, arg)
-  if not ok then return nil, tostring(r), true end
+  if not ok then return nil, (tostring(r):gsub("^[%w_]+:[%w_]+: ", "", 1)), true end -- (the caller names itself)
   if r == nil then return nil, reason, false end
   return r
 end
@@ -187,7 +188,7 @@ end
 -- the steps before it, and the door, the trees, door_revision and door_log are as they were.
 function World_:set_door(hole, door, open)
   local i, h, d = door_arg(self, hole, door, "set_door")
-  if type(open) ~= "boolean" then error("world:set_door: open: boolean expected, got " .. type(open), 2) end
+  if type(open) ~= "boolean" then raise("world:set_door: open: boolean expected, got " .. type(open)) end
   if (d.open ~= false) == open then return self end
   local group = agents_mod.each(self)
   local undo = {}
@@ -207,7 +208,7 @@ function World_:set_door(hole, door, open)
     end
     if not ok then
       undo_all(undo)
-      if raised then error("world:set_door: " .. tostring(err), 2) end
+      if raised then raise("world:set_door: " .. tostring(err)) end
       return nil, err
     end
   end
@@ -226,10 +227,10 @@ function World_:door_box(hole, door, box)
   local i, _, d = door_arg(self, hole, door, "door_box")
   if box ~= nil then
     if type(box) ~= "table" or not util.is_point(box.min) or not util.is_point(box.max) then
-      error("world:door_box: box: { min = {x, y, z}, max = {x, y, z} } expected", 2)
+      raise("world:door_box: box: { min = {x, y, z}, max = {x, y, z} } expected")
     end
     for a = 1, 3 do -- (else the next set_door(.., false) raised from tree:add_obstacle)
-      if not (box.min[a] <= box.max[a]) then error("world:door_box: box: min must not exceed max on any axis", 2) end
+      if not (box.min[a] <= box.max[a]) then raise("world:door_box: box: min must not exceed max on any axis") end
     end
     local undo = {}
     for _, w in ipairs(agents_mod.each(self)) do
@@ -246,7 +247,7 @@ function World_:door_box(hole, door, box)
       end
       if not ok then
         undo_all(undo)
-        error("world:door_box: " .. tostring(err), 2)
+        raise("world:door_box: " .. tostring(err))
       end
     end
   end
@@ -257,7 +258,17 @@ end
 -- indices just loaded) are blocked again in the world tree (a tile loaded after the obstacle was
 -- added comes back as its file holds it). world:rebake calls it for the tiles it decoded (the C streamer
 -- blocks a tree's obstacles again in the tiles it installs by itself).
+-- tiles: an array of tile indices (the streamer's loaded list), checked
+local function tiles_arg(tiles, fname)
+  if type(tiles) ~= "table" then raise(("world:%s: tiles: array of tile indices expected, got %s"):format(fname,
+    type(tiles))) end
+  for k, t in ipairs(tiles) do
+    if math.type(t) ~= "integer" then raise(("world:%s: tiles: element %d is not a tile index"):format(fname, k)) end
+  end
+end
+
 function World_:reapply_doors(tiles)
+  tiles_arg(tiles, "reapply_doors")
   if #tiles == 0 then return 0 end
   local set = {}
   for _, t in ipairs(tiles) do set[t] = true end
@@ -379,6 +390,7 @@ end
 -- indices just loaded) get their inside blocked again (block_hole_inside). The streamer calls it
 -- with reapply_doors. Returns the number of obstacles added.
 function World_:reapply_hole_insides(tiles)
+  tiles_arg(tiles, "reapply_hole_insides")
   if not self.block_holes then return 0 end
   local set, n = {}, 0
   for _, t in ipairs(tiles) do set[t] = true end
