@@ -272,11 +272,16 @@ describe("errors of the command line", function()
   f:write('return { range = { min = { 0, 0, 0 }, max = { 64, 32, 32 } }, depth = 5, output = "/nonexistent/out" }\n')
   f:close()
   local file = os.tmpname()
+  local badout = os.tmpname() .. ".lua" -- a config whose output lies under a file
+  f = assert(io.open(badout, "w"))
+  f:write(('return { range = { min = { 0, 0, 0 }, max = { 64, 32, 32 } }, depth = 5, output = %q }\n'):format(file .. "/out"))
+  f:close()
   local empty = os.tmpname()
   os.remove(empty)
   assert(octonav.core.mkdir(empty))
   teardown(function()
     os.remove(cfg)
+    os.remove(badout)
     os.remove(file)
     os.remove(empty)
   end)
@@ -299,6 +304,7 @@ describe("errors of the command line", function()
     { { "bake", cfg, "--tile", "x" }, 1, "octonav: bake: --tile x: I,J,K expected (tile indices from 0)" },
     { { "bake", cfg, "--job", "3/2" }, 1, "octonav: bake: --job 3/2: N/M expected (job N of M, 0 <= N < M)" },
     { { "bake", "/nonexistent/c.lua" }, 1, "octonav: bake: /nonexistent/c.lua: No such file or directory" },
+    { { "bake", badout }, 1, ("octonav: bake: output %s/out: %s is not a directory"):format(file, file) },
     { { "view" }, 2, "octonav: view: an input (pack directory, tree file or .3dmap) expected" },
     { { "view", "/nonexistent/pack" }, 1, "octonav: view: /nonexistent/pack: cannot read: No such file or directory" },
     { { "view", dir, "-o", "/nonexistent/dir/v.html" }, 1,

@@ -161,6 +161,24 @@ local function exists(path) return require("octonav.cli_view").exists(path) end
 local function readable(path) return require("octonav.cli_view").readable(path) end
 local function writable(path) return require("octonav.cli_view").writable(path) end
 
+-- The bake's output directory (made with its parents when absent): nil, reason when one of its
+-- components exists and is not a directory (checked before baking: the bake would fail at its end).
+local function dir_creatable(path)
+  if type(path) ~= "string" or path == "" then return true end -- (the bake's own check says what is wrong)
+  local prefix = path:sub(1, 1) == "/" and "" or "."
+  for part in path:gmatch("[^/]+") do
+    prefix = prefix .. "/" .. part
+    local _, e = core.read_file(prefix, 1)
+    if e and (e:find("No such file or directory", 1, true) or e:find("Not a directory", 1, true)) then
+      break -- (absent: made by the bake)
+    end
+    if not (e and e:find("(a directory)", 1, true)) then
+      return nil, ("output %s: %s is not a directory"):format(path, prefix:gsub("^%./", ""))
+    end
+  end
+  return true
+end
+
 --- Runs a config file and returns its table with relative paths resolved, or nil, err.
 function M.load_config(path)
   -- stat first, as the library's readers do: loadfile on a FIFO would block until a writer comes
@@ -239,6 +257,11 @@ local function cmd_bake(args)
   local config, cerr = M.load_config(pos[1])
   if not config then
     err("bake: ", cerr)
+    return 1
+  end
+  local dok, derr = dir_creatable(config.output)
+  if not dok then
+    err("bake: ", derr)
     return 1
   end
   local what = flags.tile and ("--tile " .. flags.tile .. ": ") or flags.job and ("--job " .. flags.job .. ": ")
