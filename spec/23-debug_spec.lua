@@ -334,13 +334,13 @@ describe("octonav.debug.draw", function()
 
   it("rejects what it cannot draw and unknown options", function()
     local t = Tree.new { tiles = { 1, 1, 1 }, depth = 2 }
-    assert.has_error(function() ddraw.draw(t, {}) end, "bad argument #2 to 'draw' (drawer has no method 'box')")
+    assert.has_error(function() ddraw.draw(t, {}) end, "octonav.debug.draw: drawer: has no method 'box'")
     assert.has_error(function() ddraw.draw(42, recorder()) end,
-      "bad argument #1 to 'draw' (tree, path, route, world or query expected, got number)")
-    assert.has_error(function() ddraw.draw(t, recorder(), { colour = 1 }) end, "draw: unknown option 'colour'")
+      "octonav.debug.draw: obj: tree, path, route, world or query expected, got number")
+    assert.has_error(function() ddraw.draw(t, recorder(), { colour = 1 }) end, "octonav.debug.draw: unknown option 'colour'")
     assert.has_error(function() ddraw.draw(t, recorder(), { cells = "some" }) end)
     assert.has_error(function() ddraw.draw({ { 0, 0, 0 } }, recorder(), { corridor = true }) end,
-      "draw: option 'query' (the path's query) or 'tree' (an open octonav.tree) is needed for the corridor")
+      "octonav.debug.draw: option 'query' (the path's query) or 'tree' (an open octonav.tree) is needed for the corridor")
   end)
 end)
 
@@ -484,15 +484,15 @@ describe("what a search used: q:corridor(), q:visited()", function()
     assert.are.same({ ["box:corridor"] = 3, ["box:visited"] = 2 },
       kinds(ddraw.draw(q, recorder(), { visited = true, max_visited = 2 })))
     assert.has_error(function() ddraw.draw(path, recorder(), { visited = true }) end,
-      "draw: option 'visited' needs option 'query' (the path's query)")
+      "octonav.debug.draw: option 'visited' needs option 'query' (the path's query)")
     assert.has_error(function() ddraw.draw(path, recorder(), { query = t }) end,
-      "draw: option 'query' must be an octonav.query")
+      "octonav.debug.draw: option 'query' must be an octonav.query")
     assert.has_error(function() ddraw.draw(q, recorder(), { visited = 1 }) end,
-      "draw: option 'visited' must be a boolean or \"all\"")
+      "octonav.debug.draw: option 'visited' must be a boolean or \"all\"")
     assert.has_error(function() ddraw.draw(q, recorder(), { max_visited = -1 }) end,
-      "draw: option 'max_visited' must be an integer >= 0")
+      "octonav.debug.draw: option 'max_visited' must be an integer >= 0")
     q:find({ 1, 1, 1 }, B) -- no result now
-    assert.has_error(function() ddraw.draw(q, recorder()) end, "draw: the query's corridor: no_result")
+    assert.has_error(function() ddraw.draw(q, recorder()) end, "octonav.debug.draw: the query's corridor: no_result")
     q:close()
     t:close()
   end)

@@ -120,6 +120,7 @@ describe("errors of the API", function()
       ["octonav.movingai."] = octonav.movingai, ["octonav.world."] = octonav.world,
       ["octonav.navigator."] = octonav.navigator, ["octonav.smoother."] = octonav.smoother,
       ["octonav.streamer."] = octonav.streamer, ["octonav.planner."] = octonav.planner,
+      ["octonav.debug."] = require "octonav.debug",
     }
     local bad, n = {}, 0
     for prefix, t in pairs(modules) do

@@ -17,6 +17,8 @@ local core = require "octonav.core"
 local pack = require "octonav.pack"
 local tilegrid = require "octonav.tilegrid"
 
+local raise = require("octonav.util").raise -- (errors at the user's call)
+
 local M = {}
 local draw_search
 
@@ -45,27 +47,27 @@ for k in pairs(DEFAULTS) do KNOWN[k] = true end
 
 local function check_opts(opts)
   if opts == nil then return DEFAULTS end
-  if type(opts) ~= "table" then error("bad argument #3 to 'draw' (table expected, got " .. type(opts) .. ")", 3) end
+  if type(opts) ~= "table" then raise("octonav.debug.draw: opts: table expected, got " .. type(opts)) end
   local o = {}
   for k, v in pairs(DEFAULTS) do o[k] = v end
   for k, v in pairs(opts) do
-    if not KNOWN[k] then error("draw: unknown option '" .. tostring(k) .. "'", 3) end
+    if not KNOWN[k] then raise("octonav.debug.draw: unknown option '" .. tostring(k) .. "'") end
     o[k] = v
   end
   if o.visited ~= true and o.visited ~= false and o.visited ~= "all" then
-    error("draw: option 'visited' must be a boolean or \"all\"", 3)
+    raise("octonav.debug.draw: option 'visited' must be a boolean or \"all\"")
   end
   if math.type(o.max_visited) ~= "integer" or o.max_visited < 0 then
-    error("draw: option 'max_visited' must be an integer >= 0", 3)
+    raise("octonav.debug.draw: option 'max_visited' must be an integer >= 0")
   end
   if o.cells ~= "blocked" and o.cells ~= "free" and o.cells ~= "both" and o.cells ~= "none" then
-    error("draw: option 'cells' must be \"blocked\", \"free\", \"both\" or \"none\"", 3)
+    raise("octonav.debug.draw: option 'cells' must be \"blocked\", \"free\", \"both\" or \"none\"")
   end
   if o.portals ~= true and o.portals ~= false and o.portals ~= "all" then
-    error("draw: option 'portals' must be a boolean or \"all\"", 3)
+    raise("octonav.debug.draw: option 'portals' must be a boolean or \"all\"")
   end
   for _, k in ipairs { "surface", "corridor", "holes" } do
-    if type(o[k]) ~= "boolean" then error("draw: option '" .. k .. "' must be a boolean", 3) end
+    if type(o[k]) ~= "boolean" then raise("octonav.debug.draw: option '" .. k .. "' must be a boolean") end
   end
   return o
 end
@@ -111,6 +113,11 @@ end
 --- The free cells a polyline passes through, in order, each once: samples every half of the smallest
 -- cell met so far along each leg (a cell is found again where the line leaves it).
 function M.corridor(tree, points)
+  if not is_class(tree, "octonav.tree") then raise("octonav.debug.corridor: tree: an octonav.tree expected") end
+  if type(points) ~= "table" then raise("octonav.debug.corridor: points: an array of points expected, got " .. type(points)) end
+  for i, p in ipairs(points) do
+    if not point(p) then raise("octonav.debug.corridor: points: point " .. i .. " is not {x, y, z}") end
+  end
   local cells, seen = {}, {}
   local function add(p)
     local st, c = tree:locate(p)
@@ -138,17 +145,17 @@ function M.corridor(tree, points)
 end
 
 -- What query q's last search used: its result's corridor (kind "corridor") and the nodes it expanded
--- ("visited") or reached and left open ("frontier", with visited = "all"). Raises (at `level`) for a
+-- ("visited") or reached and left open ("frontier", with visited = "all"). Raises for a
 -- query without a result, or one whose prepared tiles changed since.
-function draw_search(q, drawer, corridor, visited, max_visited, level)
+function draw_search(q, drawer, corridor, visited, max_visited)
   if corridor then
     local list, why = q:corridor()
-    if not list then error("draw: the query's corridor: " .. why, level + 1) end
+    if not list then raise("octonav.debug.draw: the query's corridor: " .. why) end
     for _, c in ipairs(list) do drawer:box(c.min, c.max, "corridor") end
   end
   if visited then
     local list, why = q:visited(max_visited)
-    if not list then error("draw: the query's visited nodes: " .. why, level + 1) end
+    if not list then raise("octonav.debug.draw: the query's visited nodes: " .. why) end
     for _, c in ipairs(list) do
       if c.expanded then drawer:box(c.min, c.max, "visited")
       elseif visited == "all" then drawer:box(c.min, c.max, "frontier") end
@@ -158,32 +165,32 @@ end
 
 local function draw_path(path, drawer, o)
   for i = 1, #path do
-    if not point(path[i]) then error("draw: path point " .. i .. " is not {x, y, z}", 3) end
+    if not point(path[i]) then raise("octonav.debug.draw: path point " .. i .. " is not {x, y, z}") end
   end
   for i = 1, #path - 1 do drawer:line(path[i], path[i + 1], "path") end
   for i = 1, #path do
     drawer:point(path[i], i == 1 and "start" or i == #path and "goal" or "waypoint")
   end
   if o.query ~= nil then
-    if not is_class(o.query, "octonav.query") then error("draw: option 'query' must be an octonav.query", 3) end
-    draw_search(o.query, drawer, o.corridor, o.visited, o.max_visited, 3)
+    if not is_class(o.query, "octonav.query") then raise("octonav.debug.draw: option 'query' must be an octonav.query") end
+    draw_search(o.query, drawer, o.corridor, o.visited, o.max_visited)
   elseif o.corridor then
     local tree = o.tree
     if not is_tree(tree) then
-      error("draw: option 'query' (the path's query) or 'tree' (an open octonav.tree) is needed for the corridor", 3)
+      raise("octonav.debug.draw: option 'query' (the path's query) or 'tree' (an open octonav.tree) is needed for the corridor")
     end
     for _, c in ipairs(M.corridor(tree, path)) do
       drawer:box(c.min, { c.min[1] + c.size, c.min[2] + c.size, c.min[3] + c.size }, "corridor")
     end
   elseif o.visited then
-    error("draw: option 'visited' needs option 'query' (the path's query)", 3)
+    raise("octonav.debug.draw: option 'visited' needs option 'query' (the path's query)")
   end
 end
 
 local function draw_route(route, drawer)
   local prev
   for i, step in ipairs(route) do
-    if type(step) ~= "table" then error("draw: route step " .. i .. " is not a table", 3) end
+    if type(step) ~= "table" then raise("octonav.debug.draw: route step " .. i .. " is not a table") end
     local same = prev and point(step.enter) and prev[1] == step.enter[1] and prev[2] == step.enter[2]
       and prev[3] == step.enter[3]
     if point(step.enter) and not same then
@@ -272,14 +279,14 @@ end
 -- call drawer's box/line/point/quad methods. Returns drawer. opts (all optional): see DEFAULTS above.
 function M.draw(obj, drawer, opts)
   if type(drawer) ~= "table" and type(drawer) ~= "userdata" then
-    error("bad argument #2 to 'draw' (drawer expected, got " .. type(drawer) .. ")", 2)
+    raise("octonav.debug.draw: drawer: a drawer table expected, got " .. type(drawer))
   end
   for _, m in ipairs { "box", "line", "point" } do
-    if type(drawer[m]) ~= "function" then error("bad argument #2 to 'draw' (drawer has no method '" .. m .. "')", 2) end
+    if type(drawer[m]) ~= "function" then raise("octonav.debug.draw: drawer: has no method '" .. m .. "'") end
   end
   local o = check_opts(opts)
   if is_class(obj, "octonav.query") then
-    draw_search(obj, drawer, not opts or opts.corridor ~= false, o.visited, o.max_visited, 2)
+    draw_search(obj, drawer, not opts or opts.corridor ~= false, o.visited, o.max_visited)
   elseif is_tree(obj) then
     draw_tree(obj, drawer, o)
   elseif type(obj) == "table" and obj.tree ~= nil and obj.holes ~= nil then
@@ -289,7 +296,7 @@ function M.draw(obj, drawer, opts)
   elseif type(obj) == "table" and type(obj[1]) == "table" and (obj[1].kind ~= nil or obj[1].enter ~= nil) then
     draw_route(obj, drawer)
   else
-    error("bad argument #1 to 'draw' (tree, path, route, world or query expected, got " .. type(obj) .. ")", 2)
+    raise("octonav.debug.draw: obj: tree, path, route, world or query expected, got " .. type(obj))
   end
   return drawer
 end
