@@ -259,7 +259,7 @@ describe("octonav.pathserver", function()
     ps:submit({ 1, 1, 1 }, { 6, 6, 6 })
     local sopts = { load_padding = 1, unload_padding = 2 }
     assert.has_error(function() octonav.core.streamer.new(s.tree, "/nonexistent", sopts) end,
-      "octonav.core.streamer.new: octonav.streamer.new: tree is in use by a running search")
+      "octonav.streamer.new: tree is in use by a running search")
     ps:close()
   end)
 end)
