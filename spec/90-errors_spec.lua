@@ -135,7 +135,19 @@ describe("errors of the API", function()
         end
       end
     end
-    assert.is_true(n > 30, "errors raised: " .. n)
+    -- the C module's own functions (with booleans only: numbers would be taken for file names)
+    for prefix, t in pairs { ["octonav.core."] = octonav.core, ["octonav.core.debug."] = octonav.core.debug,
+                             ["octonav.core.streamer."] = octonav.core.streamer } do
+      for _, f in ipairs(functions_of(t)) do
+        local ok, msg = pcall(t[f], true, true, true, true)
+        if not ok then
+          n = n + 1
+          local why = fault(prefix .. f, msg)
+          if why then bad[#bad + 1] = prefix .. f .. ": " .. why .. ": " .. tostring(msg) end
+        end
+      end
+    end
+    assert.is_true(n > 40, "errors raised: " .. n)
     assert.are.same({}, bad)
   end)
 
