@@ -59,11 +59,17 @@ describe("octonav.tilegrid", function()
     assert.are.same({ 0, 5 }, tilegrid.hole_tiles(g, hole))
   end)
 
-  it("is what octonav.bake exposes under its own names", function()
+  it("is what octonav.bake exposes under its own names (with its arguments checked there)", function()
     local bake = require "octonav.bake"
-    assert.are.equal(tilegrid.tile_of, bake.tile_of)
-    assert.are.equal(tilegrid.coords, bake.tile_coords)
-    assert.are.equal(tilegrid.in_box, bake.tiles_in_box)
+    for _, p in ipairs { { 2, -2, 3 }, { 12, 4, 5 }, { 0.5, -1.5, 2.5 }, { -1, 0, 0 } } do
+      assert.are.equal(tilegrid.tile_of(g, p), bake.tile_of(g, p))
+    end
+    for t = 0, 5 do assert.are.same({ tilegrid.coords(g, t) }, { bake.tile_coords(g, t) }) end
+    assert.are.same(tilegrid.in_box(g, { 1, -2, 2 }, { 12, 4, 6 }), bake.tiles_in_box(g, { 1, -2, 2 }, { 12, 4, 6 }))
+    local hole = { min = { 2, -2, 3 }, max = { 5, -1, 4 }, doors = { { outside = { 12, 4, 5 } } } }
+    assert.are.same(tilegrid.hole_tiles(g, hole), bake.hole_tiles(g, hole))
+    assert.has_error(function() bake.tile_of({}, { 1, 2, 3 }) end,
+      "octonav.bake.tile_of: g: a tile grid (octonav.bake.grid) expected, got table")
     local cg = bake.grid { range = { min = { 1, 0, 2 }, max = { 11, 5, 6 } }, scale = 0.5, depth = 3, radius = 0.25,
       output = "unused" }
     assert.are.same(g, cg)

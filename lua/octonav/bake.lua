@@ -52,11 +52,63 @@ function M.grid(config)
   return M.check(config).grid
 end
 
--- Grid arithmetic (octonav.tilegrid), kept under the bake's names.
-M.tile_index, M.tile_coords, M.tile_min, M.tile_bounds = tilegrid.index, tilegrid.coords, tilegrid.min, tilegrid.bounds
-M.tile_of, M.tiles_in_box, M.hole_tiles = tilegrid.tile_of, tilegrid.in_box, tilegrid.hole_tiles
-M.hole_params = holes.params
-M.read_obj, M.collect = geometry.read_obj, geometry.collect
+-- Grid arithmetic (octonav.tilegrid), kept under the bake's names, its arguments checked (the
+-- library's own callers use tilegrid directly).
+local raise = util.raise
+local function grid_arg(fname, g)
+  if type(g) ~= "table" or type(g.tiles) ~= "table" or type(g.origin) ~= "table" or type(g.tile_size) ~= "number" then
+    raise(("octonav.bake.%s: g: a tile grid (octonav.bake.grid) expected, got %s"):format(fname, type(g)))
+  end
+end
+local function ints_arg(fname, ...)
+  for n = 1, select("#", ...) do
+    if math.type((select(n, ...))) ~= "integer" then
+      raise(("octonav.bake.%s: argument #%d: integer expected, got %s"):format(fname, n + 1, type((select(n, ...)))))
+    end
+  end
+end
+local function point_arg(fname, what, p)
+  if not util.is_point(p) then raise(("octonav.bake.%s: %s: point {x, y, z} of finite numbers expected"):format(fname, what)) end
+end
+local function hole_arg(fname, h, doors)
+  if type(h) ~= "table" or not util.is_point(h.min) or not util.is_point(h.max) or (doors and type(h.doors) ~= "table") then
+    raise(("octonav.bake.%s: hole: a hole table { min, max%s } expected"):format(fname, doors and ", doors" or ", scale"))
+  end
+end
+function M.tile_index(g, i, j, k) grid_arg("tile_index", g) ints_arg("tile_index", i, j, k) return tilegrid.index(g, i, j, k) end
+function M.tile_coords(g, t) grid_arg("tile_coords", g) ints_arg("tile_coords", t) return tilegrid.coords(g, t) end
+function M.tile_min(g, i, j, k) grid_arg("tile_min", g) ints_arg("tile_min", i, j, k) return tilegrid.min(g, i, j, k) end
+function M.tile_bounds(g, t) grid_arg("tile_bounds", g) ints_arg("tile_bounds", t) return tilegrid.bounds(g, t) end
+function M.tile_of(g, p) grid_arg("tile_of", g) point_arg("tile_of", "p", p) return tilegrid.tile_of(g, p) end
+function M.tiles_in_box(g, lo, hi, strict)
+  grid_arg("tiles_in_box", g)
+  point_arg("tiles_in_box", "lo", lo)
+  point_arg("tiles_in_box", "hi", hi)
+  return tilegrid.in_box(g, lo, hi, strict)
+end
+function M.hole_tiles(g, hole)
+  grid_arg("hole_tiles", g)
+  hole_arg("hole_tiles", hole, true)
+  return tilegrid.hole_tiles(g, hole)
+end
+function M.hole_params(hole)
+  hole_arg("hole_params", hole, false)
+  if not (type(hole.scale) == "number" and hole.scale > 0) then
+    raise("octonav.bake.hole_params: hole.scale: a number > 0 expected")
+  end
+  return holes.params(hole)
+end
+function M.read_obj(path, V, I)
+  if type(path) ~= "string" then raise("octonav.bake.read_obj: path: string expected, got " .. type(path)) end
+  if type(V) ~= "table" or type(I) ~= "table" then raise("octonav.bake.read_obj: V, I: tables expected") end
+  return geometry.read_obj(path, V, I)
+end
+function M.collect(cfg)
+  if type(cfg) ~= "table" or type(cfg.geometry) ~= "table" or type(cfg.grid) ~= "table" then
+    raise("octonav.bake.collect: cfg: a checked config (octonav.bake.check) expected")
+  end
+  return geometry.collect(cfg)
+end
 
 -- The bake's progress: `ntiles` tile steps ("tile I,J,K"), `nholes` hole steps ("hole NAME"), then the
 -- link step's graph tiles ("graph tile T"), each for every agent (" (NAME)" after each step's name
