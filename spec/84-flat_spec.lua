@@ -101,18 +101,18 @@ describe("tree flat point calls", function()
       assert.is_false(ok)
       return e
     end
-    assert.matches("bad argument #4 to 'visible_xyz' %(number expected, got nil%)",
+    assert.matches("tree:visible_xyz: argument #4: number expected, got nil",
       err(function() return t:visible_xyz(1, 2, 3, nil, 2, 3) end))
-    assert.matches("bad argument #6 to 'raycast_xyz' %(number expected, got no value%)",
+    assert.matches("tree:raycast_xyz: argument #6: number expected, got no value",
       err(function() return t:raycast_xyz(1, 2, 3, 1, 2) end))
-    assert.matches("bad argument #2 to 'locate_status_xyz' %(coordinates must be finite numbers%)",
+    assert.matches("tree:locate_status_xyz: argument #2: coordinates must be finite numbers",
       err(function() return t:locate_status_xyz(1, 0 / 0, 3) end))
-    assert.matches("bad argument #4 to 'visible_xyz' %(coordinates must be finite numbers%)",
+    assert.matches("tree:visible_xyz: argument #4: coordinates must be finite numbers",
       err(function() return t:visible_xyz(1, 2, 3, math.huge, 2, 3) end))
-    assert.matches("bad argument #1 to 'visible_xyz' %(octonav.tree expected, got table%)",
+    assert.matches("tree:visible_xyz: self: octonav.tree expected, got table",
       err(function() return t.visible_xyz({}, 1, 2, 3, 4, 5, 6) end))
     t:close()
-    assert.matches("attempt to use a closed octonav.tree",
+    assert.matches("tree:visible_xyz: attempt to use a closed octonav.tree",
       err(function() return t:visible_xyz(1, 2, 3, 4, 5, 6) end))
   end)
 end)
