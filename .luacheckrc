@@ -10,3 +10,6 @@ files["bin/octonav"] = { std = "lua54" }
 
 -- busted's globals (describe, it, assert.are.equal, ...) in the specs and their support files
 files["spec/"] = { std = "+busted", max_line_length = false }
+
+-- the LÖVE example (issue 34) runs on LÖVE's LuaJIT, whose callbacks are fields of the global `love`
+files["examples/love/"] = { std = "luajit", globals = { "love" } }
