@@ -224,6 +224,32 @@ demo: all
 	@echo
 	@$(LUA) examples/world_demo.lua
 
+# make test-love (issue 34): the LÖVE example (examples/love, docs/love.md) run headless under xvfb-run
+# for the scripted frames of examples/love/check.lua, on the module built for LÖVE's LuaJIT
+# (build/luajit): every agent arrives at every click and no frame's octonav work (thread CPU) passes
+# the budget + 0.5 ms; one line of counts, the screenshot in build/love/check.png, exit code 1 on a
+# failure. Skipped with a message where love or xvfb-run is absent; as root, OCTONAV_INSTALL_LOVE=1
+# installs Debian's love and xvfb first (CI).
+.PHONY: test-love
+test-love:
+	@if [ "$(OCTONAV_INSTALL_LOVE)" = 1 ] && [ "$$(id -u)" = 0 ] && \
+	  ! { command -v love && command -v xvfb-run; } > /dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -q love xvfb > /dev/null; fi
+	@if ! command -v love >/dev/null 2>&1 || ! command -v xvfb-run >/dev/null 2>&1; then \
+	  echo "test-love: skipped (love or xvfb-run absent: apt-get install love xvfb)"; exit 0; fi; \
+	$(MAKE) --no-print-directory LUA=luajit build/luajit/octonav/core.so >/dev/null || exit 1; \
+	mkdir -p build/love; \
+	OCTONAV_LOVE_BUILD=$(CURDIR)/build/luajit OCTONAV_LOVE_SHOT=$(CURDIR)/build/love/check.png \
+	  timeout -k 10 300 xvfb-run -a -s "-screen 0 1280x800x24" love examples/love --script check
+
+# make bench-luajit (issue 34): LuaJIT against Lua 5.4 side by side in one run (bench/luajit.sh): the
+# DC1 queries of `bin/octonav bench`, the navigators' frames of bench/frames.lua on a small terrain
+# world, the flat point calls of bench/flat.lua; fastest of PASSES (3) passes, the ratio LuaJIT / 5.4.
+.PHONY: bench-luajit
+bench-luajit: all
+	@$(MAKE) --no-print-directory LUA=luajit build/luajit/octonav/core.so >/dev/null
+	@bash bench/luajit.sh
+
 # Opt-in: a one-node Slurm (munge, slurmctld -D, slurmd -D under a temporary directory) bakes a small world
 # as an array job of `--job N/M` tasks and an afterok `--link` job, and the pack is compared byte for byte
 # with a one-process bake (tools/slurm_bake.sh, docs/slurm.md). Skips with a message without Debian's

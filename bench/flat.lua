@@ -6,7 +6,8 @@
 --   fresh   a new table per point, as in tree:visible({ ax, ay, az }, { bx, by, bz })
 --   reused  the caller's two tables, refilled per call (the documented API, nothing allocated)
 --   flat    the numbers themselves, tree:visible_xyz(ax, ay, az, bx, by, bz) and the like
---   out     the result written into a table the caller passes (raycast's hit point)
+-- and nav:update(position) (a moving navigator on a small world, updated at one position): its
+-- position a new table per call or the caller's (its waypoint out is the path's own point, no table).
 -- Run: lua5.4 bench/flat.lua (after `make`), luajit bench/flat.lua (after `make LUA=luajit`).
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -142,6 +143,36 @@ if tree.raycast_xyz then
   end }
 end
 
+-- nav:update(position): the caller's position in (a table), the waypoint out (the path's own point:
+-- no table made). A navigator on a one-tile world, moving, updated N times at one position: the
+-- update's own work with the position a new table per call or the caller's table.
+local dir = os.tmpname()
+os.remove(dir)
+assert(octonav.bake { range = { min = { 0, 0, 0 }, max = { 32, 32, 32 } }, depth = 5,
+  geometry = { { box = { min = { 14, 0, 0 }, max = { 18, 24, 32 } } } }, output = dir, progress = function() end })
+local world = assert(octonav.world.load(dir))
+local nav = octonav.navigator.new(world)
+local POS = { 2, 4, 16 }
+nav:go({ 30, 4, 16 })
+for _ = 1, 1000 do
+  if nav:update(POS, 10000) == "moving" then break end
+end
+assert(nav:update(POS) == "moving")
+cases[#cases + 1] = { "nav:update", "fresh", function()
+  local c = 0
+  for _ = 1, N do
+    if nav:update({ POS[1], POS[2], POS[3] }) == "moving" then c = c + 1 end
+  end
+  return c
+end }
+cases[#cases + 1] = { "nav:update", "reused", function()
+  local c = 0
+  for _ = 1, N do
+    if nav:update(POS) == "moving" then c = c + 1 end
+  end
+  return c
+end }
+
 -- the passes interleave the cases (a machine whose load changes meanwhile slows them alike); the
 -- first pass also builds the tree's line-of-sight masks, which the fastest pass never includes
 for _ = 1, PASSES do
@@ -155,8 +186,11 @@ print(("bench/flat.lua on %s: %d calls a case, fastest of %d passes (thread CPU 
   jit and jit.version or _VERSION, N, PASSES))
 print("| call | form | ns a call | bytes a call |")
 print("|---|---|---:|---:|")
-for _, name in ipairs { "visible", "raycast", "locate_status" } do
+for _, name in ipairs { "visible", "raycast", "locate_status", "nav:update" } do
   for _, c in ipairs(cases) do
     if c[1] == name then print(("| %s | %s | %.0f | %.0f |"):format(c[1], c[2], c.best / N * 1e9, c.bytes)) end
   end
 end
+nav:close()
+world:close()
+os.execute("rm -rf '" .. dir .. "'")
