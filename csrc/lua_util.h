@@ -141,6 +141,7 @@ int on_lua_flat_open(lua_State *L);
 int on_lua_tree_edit_open(lua_State *L);
 int on_lua_tree_cells_open(lua_State *L);
 int on_lua_pathserver_open(lua_State *L);
+int on_lua_crowd_open(lua_State *L); /* lua_crowd.c */
 
 /* One class helper for every userdata type (liolib's luaL_Stream idea): each userdata starts with a
  * handle whose `p` is the C object, NULL while closed. A handle is made closed (on_lua_newhandle) before

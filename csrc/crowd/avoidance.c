@@ -18,6 +18,8 @@
 #include "crowd.h"
 #include "tree.h"
 
+#include <string.h>
+
 double on_brake_speed(double s, double accel, double dt)
 {
     if (s <= 0) return 0;
@@ -94,26 +96,8 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
     size_t fail = on_lp3(pl, m, v3(0, 0, 0), a->max_speed, a->pref, 0, &v);
     if (fail < m) on_lp4(pl, m, hard, fail, v3(0, 0, 0), a->max_speed, &v, scratch);
 
-    /* the safe step */
+    /* the safe step: the motion limits first (hard), then the walls, then the neighbours */
     m = 0;
-    for (int i = 0; i < nw; i++) {
-        double s = wd[i] - a->radius - margin;
-        double allow = s >= 0 ? on_brake_speed(s, a->max_accel, dt) : s / dt;
-        pl[m].n = wn[i];
-        pl[m].p = v3_scale(wn[i], -allow);
-        m++;
-    }
-    for (int k = 0; k < a->nnbr; k++) {
-        const on_agent *b = &agents[a->nbr[k]];
-        on_v3 rp = v3_sub(a->pos, b->pos);
-        double dist = v3_len(rp);
-        if (dist <= 0) continue;
-        double gap = dist - a->radius - b->radius - margin;
-        double allow = gap >= 0 ? on_brake_speed(0.5 * gap, 0.5 * a->max_accel, dt) : 0.5 * gap / dt;
-        pl[m].n = v3_scale(rp, 1.0 / dist);
-        pl[m].p = v3_scale(pl[m].n, -allow);
-        m++;
-    }
     double w = v3_len(a->vel);
     double turn = a->max_turn * dt;
     if (w >= a->max_accel * dt && turn < 1.5) {
@@ -132,20 +116,48 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             m++;
         }
     }
+    size_t motion = m;
+    for (int i = 0; i < nw; i++) {
+        double s = wd[i] - a->radius - margin;
+        double allow = s >= 0 ? on_brake_speed(s, a->max_accel, dt) : s / dt;
+        pl[m].n = wn[i];
+        pl[m].p = v3_scale(wn[i], -allow);
+        m++;
+    }
+    for (int k = 0; k < a->nnbr; k++) {
+        const on_agent *b = &agents[a->nbr[k]];
+        on_v3 rp = v3_sub(a->pos, b->pos);
+        double dist = v3_len(rp);
+        if (dist <= 0) continue;
+        double gap = dist - a->radius - b->radius - margin;
+        double allow = gap >= 0 ? on_brake_speed(0.5 * gap, 0.5 * a->max_accel, dt) : 0.5 * gap / dt;
+        pl[m].n = v3_scale(rp, 1.0 / dist);
+        pl[m].p = v3_scale(pl[m].n, -allow);
+        m++;
+    }
     double reach = a->max_accel * dt * (1 - 1e-9);
     on_v3 out;
-    int ok = on_lp3(pl, m, a->vel, reach, v, 0, &out) == m;
+    fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
+    int ok = fail == m;
     for (int it = 0; ok && it < 4 && v3_len2(out) > a->max_speed * a->max_speed; it++) {
+        /* the top speed: a plane tangent to its sphere where the answer left it (kept hard, first) */
         on_v3 hw = v3_scale(out, 1.0 / v3_len(out));
-        pl[m].n = v3_scale(hw, -1);
-        pl[m].p = v3_scale(hw, a->max_speed);
-        m++;
-        ok = on_lp3(pl, m, a->vel, reach, v, 0, &out) == m;
+        memmove(pl + motion + 1, pl + motion, (m - motion) * sizeof *pl);
+        pl[motion].n = v3_scale(hw, -1);
+        pl[motion].p = v3_scale(hw, a->max_speed);
+        m++, motion++;
+        fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
+        ok = fail == m;
     }
     if (!ok) {
-        double k = w > 0 ? 1 - reach / w : 0;
-        out = v3_scale(a->vel, k > 0 ? k : 0);
+        /* no velocity meets them all: within the motion limits, the least largest violation of the
+         * walls' and neighbours' rules (RVO's fourth program) */
         a->fallback = 1;
+        if (fail < motion) {
+            double k = w > 0 ? 1 - reach / w : 0;
+            out = v3_scale(a->vel, k > 0 ? k : 0);
+        } else
+            on_lp4(pl, m, motion, fail, a->vel, reach, &out, scratch);
     }
     double s2 = v3_len2(out);
     if (s2 > a->max_speed * a->max_speed) out = v3_scale(out, a->max_speed / sqrt(s2));

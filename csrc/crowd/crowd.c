@@ -181,7 +181,10 @@ on_status on_crowd_set_path(on_crowd *c, uint32_t id, const double *pts, size_t 
     a->seg = 0;
     a->external = 1;
     a->plan_status = ON_SUCCESS;
-    on_follow_clear_path(c->t, &c->scratch, a->path, a->npath, a->radius);
+    a->togo_best = INFINITY;
+    a->still = a->yield = 0;
+    if (on_follow_clear_path(c->t, &c->scratch, &a->path, &a->npath, &a->path_cap, a->radius) < 0)
+        return ON_SUCCESS | ON_NO_MEMORY; /* (followed as given) */
     a->goal = v3_from(pts + 3 * (n - 1));
     a->state = ON_CROWD_MOVING;
     return ON_SUCCESS;
@@ -204,10 +207,67 @@ static on_v3 nudge(on_v3 v, uint32_t slot)
     return v3_scale(w, l / v3_len(w));
 }
 
+#define STILL_FRAMES 45   /* frames without progress before an agent looks for who blocks it */
+#define YIELD_FRAMES 90   /* frames it then backs off when a neighbour has the way */
+
+/* Deadlock breaking: an agent between walls whose distance left along its path has not shrunk for
+ * STILL_FRAMES and that has a neighbour also held up with a lower id (the way goes to the lower id) backs off along its
+ * path for YIELD_FRAMES (a one-lane tunnel met from both ends: ORCA alone shares the lane and holds
+ * both). Read in slot order, so the same inputs give the same choices. */
+static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
+{
+    double scale = c->t->p.scale;
+    if (a->yield > 0) {
+        a->yield--;
+        return on_follow_retreat(a, scale);
+    }
+    on_v3 v = on_follow_pref(a, scale);
+    if (a->togo < a->togo_best - 0.1 * scale) {
+        a->togo_best = a->togo;
+        a->still = 0;
+        return v;
+    }
+    if (++a->still < STILL_FRAMES || a->nwalls == 0) return v; /* (in open space ORCA finds a way) */
+    for (int k = 0; k < a->nnbr; k++) {
+        const on_agent *o = &c->agents[a->nbr[k]];
+        double gap = v3_len(v3_sub(o->pos, a->pos)) - a->radius - o->radius;
+        if (o->state == ON_CROWD_MOVING && o->still >= STILL_FRAMES / 2 && o->id < a->id && gap < 2 * scale) {
+            a->yield = YIELD_FRAMES;
+            a->still = 0;
+            a->togo_best = INFINITY;
+            return on_follow_retreat(a, scale);
+        }
+    }
+    return v;
+}
+
+/* Keep right: with an agent ahead coming the other way (within two leaves of touching), the preferred
+ * velocity turns toward its right (about the world's y axis; x for a vertical heading), so that two
+ * agents meeting head on in a lane pass on either side instead of stopping face to face, which ORCA's
+ * exactly symmetric answer would do. */
+static on_v3 keep_right(const on_crowd *c, const on_agent *a, on_v3 v)
+{
+    double l = v3_len(v);
+    if (l <= 0) return v;
+    for (int k = 0; k < a->nnbr; k++) {
+        const on_agent *o = &c->agents[a->nbr[k]];
+        on_v3 d = v3_sub(o->pos, a->pos);
+        double dl = v3_len(d);
+        if (dl <= 0 || dl > a->radius + o->radius + 2 * c->t->p.scale) continue;
+        if (v3_dot(v, d) < 0.8 * l * dl || v3_dot(o->pref, v) >= 0) continue;
+        on_v3 right = v3_cross(v, v3(0, 1, 0));
+        if (v3_len2(right) < 1e-6 * l * l) right = v3_cross(v, v3(1, 0, 0));
+        right = v3_scale(right, 0.5 * l / v3_len(right));
+        on_v3 w = v3_add(v, right);
+        return v3_scale(w, l / v3_len(w));
+    }
+    return v;
+}
+
 static on_v3 pref_of(const on_crowd *c, on_agent *a, uint32_t slot)
 {
     on_v3 v = v3(0, 0, 0);
-    if (a->state == ON_CROWD_MOVING) v = on_follow_pref(a, c->t->p.scale);
+    if (a->state == ON_CROWD_MOVING) v = keep_right(c, a, follow_or_yield(c, a));
     else if (a->state == ON_CROWD_PLANNING && c->p.drift > 0) {
         on_v3 d = v3_sub(a->goal, a->pos);
         double l = v3_len(d);

@@ -61,6 +61,10 @@ typedef struct on_agent {
     /* the last frame's neighbours (slots) and wall count, for state reads and debug draw */
     uint32_t nbr[ON_CROWD_MAX_NEIGHBOURS];
     int nnbr, nwalls, fallback;
+    /* deadlock breaking (crowd.c): the distance left along its path, the least seen, frames since it
+     * last shrank by a tenth of a leaf, and frames left backing off for an agent that has the way */
+    double togo, togo_best;
+    int still, yield;
 } on_agent;
 
 /* proximity.c: a hash grid of the agents' positions, rebuilt every frame. */
@@ -127,12 +131,15 @@ void on_lp4(const on_plane *planes, size_t n, size_t first_soft, size_t fail, on
 
 /* follow.c: the preferred velocity of an agent following its path (scale: the tree's leaf edge). */
 on_v3 on_follow_pref(on_agent *a, double scale);
-/* A path's corners (not its ends) moved out to distance r from blocked space: a path planned on the
- * tree passes at distance 0 from the blocked corners it turns round, which an agent of radius r cannot
- * follow. Each corner is pushed out of the boxes read around it (through scratch's box buffer) along
- * its nearest point's normal, or along every face it lies on; a corner that would leave free space stays.
- * Returns the corners moved. */
-size_t on_follow_clear_path(const on_tree *t, on_agent *scratch, double *pts, size_t n, double r);
+/* Backing off: half its top speed toward the point its diameter (at least a leaf) back along its path. */
+on_v3 on_follow_retreat(const on_agent *a, double scale);
+/* A path moved out to distance r from blocked space: a path planned on the tree passes at distance 0
+ * from the blocked corners it turns round, which an agent of radius r cannot follow. Its corners and
+ * points every min(r, 1 leaf) along it are pushed out of the boxes read around them (through scratch's
+ * box buffer) along their nearest point's normal, or along every face of free space they lie on; the
+ * points that moved are kept (with the corners, which stay where a push would leave free space), the
+ * ends stay. *pts (capacity *cap points, *n of them) is replaced. 0, or -1 (no memory: unchanged). */
+int on_follow_clear_path(const on_tree *t, on_agent *scratch, double **pts, size_t *n, size_t *cap, double r);
 
 /* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent. */
 typedef struct on_avoid_params {

@@ -13,6 +13,10 @@
  */
 #include "crowd.h"
 #include "tree.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define FOLLOW_AHEAD 4 /* corners looked at ahead */
 
@@ -95,6 +99,7 @@ on_v3 on_follow_pref(on_agent *a, double scale)
             f = pt(a, s + 1);
         }
     }
+    a->togo = togo;
     double stop = sqrt(2 * brake * togo);
     if (stop < want) want = stop;
     on_v3 dir = v3_sub(carrot, a->pos);
@@ -102,6 +107,35 @@ on_v3 on_follow_pref(on_agent *a, double scale)
     double dl = v3_len(dir);
     if (dl <= 1e-12 * scale) return v3(0, 0, 0);
     return v3_scale(dir, want / dl);
+}
+
+on_v3 on_follow_retreat(const on_agent *a, double scale)
+{
+    if (a->npath < 2) return v3(0, 0, 0);
+    double back = 2 * a->radius > scale ? 2 * a->radius : scale;
+    size_t s = a->seg < a->npath - 1 ? a->seg : a->npath - 2;
+    on_v3 from = v3_add(pt(a, s), v3_scale(v3_sub(pt(a, s + 1), pt(a, s)),
+                                           nearest_on(pt(a, s), pt(a, s + 1), a->pos)));
+    on_v3 target = pt(a, 0);
+    for (;;) {
+        on_v3 to = pt(a, s);
+        double l = v3_len(v3_sub(to, from));
+        if (l >= back) {
+            target = v3_add(from, v3_scale(v3_sub(to, from), back / l));
+            break;
+        }
+        back -= l;
+        from = to;
+        if (s == 0) {
+            target = to;
+            break;
+        }
+        s--;
+    }
+    on_v3 d = v3_sub(target, a->pos);
+    double l = v3_len(d);
+    if (l <= 1e-9 * scale) return v3(0, 0, 0);
+    return v3_scale(d, 0.5 * a->max_speed / l);
 }
 
 /* One corner moved out to radius r from the boxes read around it (scratch->boxes): 1 when it moved. */
@@ -159,9 +193,52 @@ static int clear_corner(const on_tree *t, on_agent *scratch, double *v, double r
     return v[0] != orig[0] || v[1] != orig[1] || v[2] != orig[2];
 }
 
-size_t on_follow_clear_path(const on_tree *t, on_agent *scratch, double *pts, size_t n, double r)
+int on_follow_clear_path(const on_tree *t, on_agent *scratch, double **pts, size_t *n, size_t *cap, double r)
 {
-    size_t moved = 0;
-    for (size_t i = 1; i + 1 < n; i++) moved += (size_t)clear_corner(t, scratch, pts + 3 * i, r);
-    return moved;
+    /* the corners, and points every `step` along each segment: pushed out, kept when they moved */
+    size_t np = *n;
+    if (np < 2) return 0;
+    double step = r < t->p.scale ? r : t->p.scale;
+    size_t want = 0;
+    for (size_t i = 0; i + 1 < np; i++) {
+        double l = on_dist3(*pts + 3 * i, *pts + 3 * i + 3);
+        double k = ceil(l / step);
+        if (!(k < 1e7)) return 0; /* (a path that long keeps its corners only) */
+        want += (size_t)k;
+    }
+    want += 1;
+    double *out = malloc(want * 3 * sizeof *out);
+    if (!out) return -1;
+    size_t m = 0;
+    memcpy(out, *pts, 3 * sizeof *out);
+    m = 1;
+    for (size_t i = 0; i + 1 < np; i++) {
+        const double *a = *pts + 3 * i, *b = a + 3;
+        size_t k = (size_t)ceil(on_dist3(a, b) / step);
+        for (size_t j = 1; j <= k; j++) {
+            double *v = out + 3 * m;
+            double f = (double)j / (double)k;
+            for (int d = 0; d < 3; d++) v[d] = a[d] + (b[d] - a[d]) * f;
+            int corner = j == k;
+            if (i + 2 == np && corner) { /* the goal stays */
+                m++;
+                continue;
+            }
+            int moved = clear_corner(t, scratch, v, r);
+            if (moved || corner) m++;
+        }
+    }
+    if (m > *cap) {
+        double *q = realloc(*pts, m * 3 * sizeof *q);
+        if (!q) {
+            free(out);
+            return -1;
+        }
+        *pts = q;
+        *cap = m;
+    }
+    memcpy(*pts, out, m * 3 * sizeof *out);
+    *n = m;
+    free(out);
+    return 0;
 }

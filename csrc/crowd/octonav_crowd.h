@@ -22,7 +22,7 @@
 #ifndef OCTONAV_CROWD_H
 #define OCTONAV_CROWD_H
 
-#include "octonav.h"
+/* (octonav.h comes first: on_status, on_tree, ON_API) */
 
 #ifdef __cplusplus
 extern "C" {

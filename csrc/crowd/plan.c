@@ -74,7 +74,7 @@ static int take_path(on_crowd *c, on_agent *a)
     s = on_query_finalize(c->q, a->path, a->path_cap, &n, &info);
     a->plan_status = s;
     a->npath = n;
-    on_follow_clear_path(c->t, &c->scratch, a->path, n, a->radius);
+    if (on_follow_clear_path(c->t, &c->scratch, &a->path, &a->npath, &a->path_cap, a->radius) < 0) return -1;
     a->seg = 0;
     a->state = on_ok(s) && n >= 2 ? ON_CROWD_MOVING : on_ok(s) ? ON_CROWD_ARRIVED : ON_CROWD_FAILED;
     return 0;

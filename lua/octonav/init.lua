@@ -34,5 +34,6 @@ M.planner = require "octonav.planner"    -- the Cell-level planner (world:plan)
 M.navigator = require "octonav.navigator"-- octonav.navigator.new(world, opts): multi-segment paths per frame
 M.smoother = require "octonav.smoother"  -- per-frame incremental smoothing
 M.streamer = require "octonav.streamer"  -- octonav.streamer.new(world_or_pack_dir, { load_padding, unload_padding, ... })
+M.crowd = require "octonav.crowd"        -- octonav.crowd.new(tree_or_world, opts): agents that avoid each other
 
 return M

@@ -1,0 +1,134 @@
+/*
+ * bench/crowd.c -- the crowd's frame time (make bench-crowd): N agents (100, 1,000, 5,000) of radius
+ * 0.5 leaf in a cube of free space with random blocked boxes, at the same density (a cube of 64^3
+ * leaves for 1,000), each flying a straight path to a random point and given a new one on arrival;
+ * on_crowd_update timed on the thread's CPU clock for 600 frames after 60 of warm-up (dt = 1/30 s):
+ * p50, p99 and max per frame, fastest of 3 passes, one thread. No searches run (paths are given: the
+ * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves).
+ */
+#include "octonav.h"
+#include "crowd/octonav_crowd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static double rnd(void)
+{
+    rs ^= rs << 13;
+    rs ^= rs >> 7;
+    rs ^= rs << 17;
+    return (double)(rs >> 11) / 9007199254740992.0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void random_point(double side, double p[3])
+{
+    for (int i = 0; i < 3; i++) p[i] = 2 + rnd() * (side - 4);
+}
+
+static int run(int n, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out)
+{
+    double side = 64.0 * cbrt(n / 1000.0);
+    on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
+    on_tree *t;
+    if (!on_ok(on_tree_create(&tp, &t))) return -1;
+    rs = 0x9E3779B97F4A7C15ull;
+    int boxes = (int)(40 * n / 1000.0) + 4;
+    for (int i = 0; i < boxes; i++) {
+        double lo[3], hi[3];
+        random_point(side, lo);
+        for (int k = 0; k < 3; k++) hi[k] = lo[k] + 1 + rnd() * 5;
+        on_tree_add_box(t, lo, hi);
+    }
+    double outer_lo[3] = {side, 0, 0}, outer_hi[3] = {128, 128, 128};
+    on_tree_add_box(t, outer_lo, outer_hi); /* the cube's walls: the rest of the tile is blocked */
+    double o2l[3] = {0, side, 0}, o2h[3] = {side, 128, 128};
+    on_tree_add_box(t, o2l, o2h);
+    double o3l[3] = {0, 0, side}, o3h[3] = {side, side, 128};
+    on_tree_add_box(t, o3l, o3h);
+    on_crowd_params cp = {.max_agents = (uint32_t)n};
+    on_crowd *c;
+    if (!on_ok(on_crowd_create(t, &cp, &c))) return -1;
+    on_crowd_agent_params ap = {0.5, 4, 8, 3.14159265358979, 0};
+    uint32_t *ids = malloc(n * sizeof *ids);
+    int added = 0;
+    for (int tries = 0; added < n && tries < 100 * n; tries++) {
+        double p[3];
+        random_point(side, p);
+        if (on_ok(on_crowd_add(c, p, &ap, &ids[added]))) {
+            double g[3];
+            random_point(side, g);
+            on_crowd_set_path(c, ids[added], g, 1);
+            added++;
+        }
+    }
+    double *times = malloc(frames * sizeof *times);
+    for (int f = -60; f < frames; f++) {
+        double t0 = now();
+        on_crowd_update(c, 1.0 / 30);
+        double t1 = now();
+        if (f >= 0) times[f] = t1 - t0;
+        /* new goals for the arrived (outside the timing) */
+        for (int i = 0; i < added; i++) {
+            on_crowd_agent_state st;
+            on_crowd_agent_get(c, ids[i], &st);
+            if (st.state == ON_CROWD_ARRIVED) {
+                double g[3];
+                random_point(side, g);
+                on_crowd_set_path(c, ids[i], g, 1);
+            }
+        }
+    }
+    qsort(times, frames, sizeof *times, cmp);
+    *p50 = times[frames / 2] * 1e3;
+    *p99 = times[(int)(frames * 0.99)] * 1e3;
+    *pmax = times[frames - 1] * 1e3;
+    on_crowd_stats_get(c, out);
+    out->agents = (uint32_t)added;
+    free(times);
+    free(ids);
+    on_crowd_destroy(c);
+    on_tree_destroy(t);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int frames = argc > 1 ? atoi(argv[1]) : 600;
+    int counts[3] = {100, 1000, 5000};
+    printf("crowd frame (on_crowd_update, one thread, dt 1/30 s, %d frames, fastest of 3 passes)\n", frames);
+    printf("| agents | p50 ms | p99 ms | max ms | boundary reads / agent-frame | fallbacks / agent-frame |\n");
+    printf("|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < 3; k++) {
+        double b50 = INFINITY, b99 = INFINITY, bmax = INFINITY;
+        on_crowd_stats st;
+        for (int pass = 0; pass < 3; pass++) {
+            double a, b, m;
+            if (run(counts[k], frames, &a, &b, &m, &st) < 0) return 1;
+            if (a < b50) b50 = a;
+            if (b < b99) b99 = b;
+            if (m < bmax) bmax = m;
+        }
+        double af = (double)st.agents * (double)st.frames;
+        printf("| %u | %.3f | %.3f | %.3f | %.4f | %.5f |\n", st.agents, b50, b99, bmax,
+               (double)st.boundary_refreshes / af, (double)st.fallbacks / af);
+        fflush(stdout);
+    }
+    return 0;
+}
