@@ -59,7 +59,7 @@ static int l_new(lua_State *L)
     memset(&p, 0, sizeof p);
     p.max_agents = (uint32_t)on_lua_inrange(L, (double)on_lua_optinteger(L, 2, "max_agents", 1024), fn, "max_agents",
                                             1, 1048575);
-    p.max_neighbours = (int)on_lua_inrange(L, (double)on_lua_optinteger(L, 2, "max_neighbours", 10), fn,
+    p.max_neighbours = (int)on_lua_inrange(L, (double)on_lua_optinteger(L, 2, "max_neighbours", 16), fn,
                                            "max_neighbours", 1, 32);
     p.time_horizon = on_lua_inrange(L, on_lua_optnumber(L, 2, "time_horizon", 1.5), fn, "time_horizon", 1e-3, 1e6);
     p.time_horizon_obst =

@@ -150,13 +150,15 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         ok = fail == m;
     }
     if (!ok) {
-        /* no velocity meets them all: within the motion limits, the least largest violation of the
-         * walls' and neighbours' rules (RVO's fourth program) */
+        /* no velocity meets them all: within the motion limits (and the walls' rules when they can
+         * be met), the least largest violation of the rest (RVO's fourth program) */
         a->fallback = 1;
         if (fail < motion) {
             double k = w > 0 ? 1 - reach / w : 0;
             out = v3_scale(a->vel, k > 0 ? k : 0);
-        } else
+        } else if (fail >= motion + (size_t)nw)
+            on_lp4(pl, m, motion + (size_t)nw, fail, a->vel, reach, &out, scratch); /* walls kept hard */
+        else
             on_lp4(pl, m, motion, fail, a->vel, reach, &out, scratch);
     }
     double s2 = v3_len2(out);

@@ -23,7 +23,7 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     *out = NULL;
     if (!t || !p || p->max_agents < 1 || p->max_agents >= (1u << ID_SLOT_BITS)) return ON_FAILURE | ON_INVALID;
     on_crowd_params q = *p;
-    if (q.max_neighbours == 0) q.max_neighbours = 10;
+    if (q.max_neighbours == 0) q.max_neighbours = 16;
     if (q.time_horizon == 0) q.time_horizon = 1.5;
     if (q.time_horizon_obst == 0) q.time_horizon_obst = 0.5;
     if (q.plan_budget == 0) q.plan_budget = 4000;

@@ -68,9 +68,15 @@ typedef struct on_agent {
 } on_agent;
 
 /* proximity.c: a hash grid of the agents' positions, rebuilt every frame. */
+typedef struct on_proxitem {
+    double x, y, z;            /* the agent's centre, copied: a search reads these alone */
+    int64_t cx, cy, cz;        /* its cell */
+    uint32_t slot;
+} on_proxitem;
 typedef struct on_proxgrid {
     double cell;               /* edge of a grid cell, world units */
-    uint32_t *start, *items;   /* counting sort of slots by bucket: bucket b holds items[start[b]..start[b+1]) */
+    uint32_t *start;           /* counting sort of slots by bucket: bucket b holds items[start[b]..start[b+1]) */
+    on_proxitem *items;
     uint32_t nbuckets;         /* a power of two */
     size_t cap_buckets, cap_items;
 } on_proxgrid;

@@ -103,7 +103,9 @@ on_v3 on_follow_pref(on_agent *a, double scale)
     double stop = sqrt(2 * brake * togo);
     if (stop < want) want = stop;
     on_v3 dir = v3_sub(carrot, a->pos);
-    if (best == last && bt >= 1) dir = v3_sub(goal, a->pos);
+    /* on the last leg, clear of walls: straight for the goal (pushed aside by others, it does not come back to the
+     * line first, which would bring every agent of a swap back to the same middle) */
+    if (best == last && a->nwalls == 0) dir = v3_sub(goal, a->pos);
     double dl = v3_len(dir);
     if (dl <= 1e-12 * scale) return v3(0, 0, 0);
     return v3_scale(dir, want / dl);

@@ -24,7 +24,8 @@ void on_proxgrid_free(on_proxgrid *g)
 {
     free(g->start);
     free(g->items);
-    g->start = g->items = NULL;
+    g->start = NULL;
+    g->items = NULL;
     g->cap_buckets = g->cap_items = 0;
 }
 
@@ -41,7 +42,7 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
         g->cap_buckets = (size_t)nb + 1;
     }
     if (g->cap_items < (live ? live : 1)) {
-        uint32_t *it = realloc(g->items, (live ? live : 1) * sizeof *it);
+        on_proxitem *it = realloc(g->items, (live ? live : 1) * sizeof *it);
         if (!it) return -1;
         g->items = it;
         g->cap_items = live ? live : 1;
@@ -59,8 +60,10 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
     for (uint32_t i = 0; i < n; i++) {
         if (!agents[i].id) continue;
         const on_agent *a = &agents[i];
-        uint32_t b = bucket(cellof(a->pos.x, cell), cellof(a->pos.y, cell), cellof(a->pos.z, cell), nb - 1);
-        g->items[g->start[b]++] = i;
+        on_proxitem it = {a->pos.x, a->pos.y, a->pos.z, cellof(a->pos.x, cell), cellof(a->pos.y, cell),
+                          cellof(a->pos.z, cell), i};
+        uint32_t b = bucket(it.cx, it.cy, it.cz, nb - 1);
+        g->items[g->start[b]++] = it;
     }
     for (uint32_t b = nb; b > 0; b--) g->start[b] = g->start[b - 1];
     g->start[0] = 0;
@@ -85,14 +88,13 @@ int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t s
             for (int64_t x = lo[0]; x <= hi[0]; x++) {
                 uint32_t b = bucket(x, y, z, mask);
                 for (uint32_t it = g->start[b]; it < g->start[b + 1]; it++) {
-                    uint32_t j = g->items[it];
-                    if (j == self) continue;
-                    const on_agent *o = &agents[j];
+                    const on_proxitem *o = &g->items[it];
                     /* another cell hashed to this bucket: counted in its own cell only */
-                    if (cellof(o->pos.x, g->cell) != x || cellof(o->pos.y, g->cell) != y ||
-                        cellof(o->pos.z, g->cell) != z)
-                        continue;
-                    double d2 = v3_len2(v3_sub(o->pos, a->pos));
+                    if (o->cx != x || o->cy != y || o->cz != z) continue;
+                    uint32_t j = o->slot;
+                    if (j == self) continue;
+                    double dx = o->x - a->pos.x, dy = o->y - a->pos.y, dz = o->z - a->pos.z;
+                    double d2 = dx * dx + dy * dy + dz * dz;
                     if (d2 > r2) continue;
                     if (m == k && (d2 > dist[m - 1] || (d2 == dist[m - 1] && j > out[m - 1]))) continue;
                     int q = m < k ? m++ : m - 1;

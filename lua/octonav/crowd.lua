@@ -14,7 +14,7 @@
 --
 -- Options of octonav.crowd.new (unknown names raise):
 --   max_agents = 1024          agents at most (1 .. 1048575)
---   max_neighbours = 10        agents each agent avoids, the nearest (1 .. 32)
+--   max_neighbours = 16        agents each agent avoids, the nearest (1 .. 32)
 --   time_horizon = 1.5         seconds ORCA looks ahead for other agents
 --   time_horizon_obst = 0.5    seconds ORCA looks ahead for walls
 --   plan_budget = 4000         search expansions a frame for the agents' paths (on a tree)
