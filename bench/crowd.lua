@@ -7,7 +7,6 @@
 --   sphere     agents on a sphere swap to their antipodes (all meet in the middle)
 --   tunnel     two groups cross through a tunnel in a wall, one agent wide in its middle
 --   door       a bottleneck: a group goes through a door in a wall (a 4 x 4 leaf opening)
---   cave       the built-in dungeon world's cave: agents fly in through its door (navigators on a world)
 --   mixed      radii 0.5 to 4 leaves in one crowd, swapping across a circle round a pillar
 -- Each frame the checker reads every agent's position and velocity (crowd:states) and counts:
 -- overlaps (centres closer than the sum of the radii less 1 % of the smaller), wall entries (an agent's
@@ -316,14 +315,16 @@ end
 if arg and arg[0] and arg[0]:match("crowd%.lua$") then
   local quick = arg[1] == "--quick"
   local runs = {
-    { "sphere", { n = quick and 24 or 200, R = quick and 12 or 26 } },
-    { "tunnel", { n = quick and 3 or 8 } },
-    { "door", { n = quick and 12 or 60 } },
+    { "sphere", { n = quick and 24 or 100, R = quick and 12 or 20 } },
+    { "tunnel", { n = quick and 3 or 4 } },
+    { "door", { n = quick and 12 or 40 } },
     { "mixed", { n = 12 } },
   }
   for _, r in ipairs(runs) do
     r[2].frames = quick and 1500 or 10000
-    print(M.format(M.run(r[1], r[2])))
+    local rep = M.run(r[1], r[2])
+    print(M.format(rep) .. ("  worst overlap %.4f, worst wall %.4f, fallbacks %d"):format(rep.worst_overlap,
+      rep.worst_wall, rep.fallbacks))
   end
 else
   return M
