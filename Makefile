@@ -39,7 +39,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-crowd bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
 
 # `make` (or `make all`) alone builds the module on every core, unless given -j: one after the other the
 # 55 files took 22 s (gcc or clang, -O3 -g), two at a time 12 s. With other goals beside it (`make -j2 all
@@ -142,16 +142,6 @@ $(BUILD)/bench/obstacles: bench/obstacles.c $(BUILD)/libonav.a | $(BUILD)/bench
 $(BUILD)/bench/bake: bench/bake.c $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
-$(BUILD)/bench/crowd: bench/crowd.c $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
-
-# the crowd (issue 33): frame time of 100, 1,000, 5,000 agents (bench/crowd.c), then the scenarios at
-# full size and 10,000 frames, checked from outside the crowd (bench/crowd.lua); tables for
-# docs/benchmarks.md ("Crowd")
-bench-crowd: all $(BUILD)/bench/crowd
-	@$(BUILD)/bench/crowd
-	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" $(LUA) bench/crowd.lua
-
 # bake throughput: the 4096^2 heightfield at 1 m leaves and the four meshes (CPU s, nodes/s, triangles/s)
 bench-bake: $(BUILD)/bench/bake
 	@$(BUILD)/bench/bake
@@ -165,6 +155,17 @@ bench-pathserver: $(BUILD)/bench/pathserver
 bench-soak: all
 	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;$$PWD/bench/lua/?.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" \
 	  $(LUA) -e 'print(require("octonav.bench_world").soak_report())'
+
+$(BUILD)/bench/crowd: bench/crowd.c $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
+# the crowd (issue 33): frame time of 100, 1,000, 5,000 agents (bench/crowd.c), then the scenarios at
+# full size and 10,000 frames, checked from outside the crowd (bench/crowd.lua); tables for
+# docs/benchmarks.md ("Crowd")
+.PHONY: bench-crowd
+bench-crowd: all $(BUILD)/bench/crowd
+	@$(BUILD)/bench/crowd
+	@LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;;" LUA_CPATH="$$PWD/$(BUILD)/?.so;;" $(LUA) bench/crowd.lua
 
 # streaming frames (bench/stream_frames.lua): caller's p50 / p99 / max us of the update() frames that
 # load tiles, one agent, 600 frames, fastest of 5 passes, 2 then 0 workers, on terrain.lua 16x2x16 and
