@@ -47,7 +47,7 @@ for pass in $(seq "$PASSES"); do
     fi
     while IFS='|' read -r _ call form ns _; do
       keep "$lua flat $(echo $call) $(echo $form)" "$(echo $ns)"
-    done < <(OCTONAV_BUILD=$b $lua bench/flat.lua --n 100000 --passes 2 | grep -E '^\| [a-z_]+ \| (fresh|reused|flat) ')
+    done < <(OCTONAV_BUILD=$b $lua bench/flat.lua --n 100000 --passes 2 | grep -E '^\| [a-z_:]+ \| (fresh|reused|flat) ')
   done
 done
 
@@ -57,7 +57,7 @@ echo "|---|---:|---:|---:|"
 row() { # row LABEL KEY
   local a=${best["lua5.4 $2"]:-} b=${best["luajit $2"]:-}
   [ -n "$a" ] && [ -n "$b" ] || return 0
-  echo "| $1 | $a | $b | $(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }') |"
+  awk -v l="$1" -v a="$a" -v b="$b" 'BEGIN { printf "| %s | %.4g | %.4g | %.2f |\n", l, a, b, b / a }'
 }
 row "DC1 queries, median us (300 scenarios)" dc1
 row "frames, 100 navigators, thread CPU p50 ms" "frames p50"
@@ -66,3 +66,4 @@ row "frames, arrivals in 600 frames (the same work: equal)" "frames arrivals"
 for call in visible raycast locate_status; do
   for form in fresh reused flat; do row "tree:$call, $form, ns a call" "flat $call $form"; done
 done
+for form in fresh reused; do row "nav:update, position $form, ns a call" "flat nav:update $form"; done
