@@ -209,12 +209,18 @@ static int build_faces(on_boxset *s)
  * (n x n rows, zeroed here). Reads no tree. */
 static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o, on_boxset **out)
 {
-    *out = NULL;
     memset(o->w, 0, (size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
     on_table_visit(tab, solid, depth, 0, paint_free, o);
+    return on_boxset_from_bits(o, 0, out);
+}
+
+on_status on_boxset_from_bits(on_boxbits *o, int bsize, on_boxset **out)
+{
+    *out = NULL;
     on_boxset *s = calloc(1, sizeof *s);
     if (!s) return ON_FAILURE | ON_NO_MEMORY;
     s->bsize = o->n < 64 ? o->n : 64; /* (o->n: the tile's side, 1 << depth) */
+    if (bsize > 0 && bsize < s->bsize) s->bsize = bsize;
     s->nb = o->n / s->bsize;
     size_t nblk = (size_t)s->nb * s->nb * s->nb, cap = 0, blkcap = 0;
     uint32_t *blk = NULL;

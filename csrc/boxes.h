@@ -51,6 +51,11 @@ void on_boxbits_free(on_boxbits *o);
 /* on_boxset_build with a scratch bitmap of that depth (on_tree_prepare builds many tiles with one). */
 on_status on_boxset_build_in(const on_table *tab, uint8_t solid, int depth, on_boxbits *o, on_boxset **out);
 
+/* The box set of the free leaves painted in bitmap o (one bit a leaf, as on_boxbits says; o->n leaves a
+ * side): the greedy boxes, adjacency and face lists of a tile of that side, no box crossing a block of
+ * bsize leaves (a power of two; 0 or above 64: 64, as a tile's own set). Clears o's bits. */
+on_status on_boxset_from_bits(on_boxbits *o, int bsize, on_boxset **out);
+
 /* A box set for a tile's contents not (yet) in a tree (a decoded table and its solid flag, tiles of
  * depth `depth`): what a streamer worker builds beside the tile it decoded. Touches no tree. */
 on_status on_boxset_build(const on_table *tab, uint8_t solid, int depth, on_boxset **out);

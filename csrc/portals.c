@@ -326,9 +326,78 @@ static int spanner(uint16_t *W, uint32_t m, double stretch)
     return 0;
 }
 
+/* Tiles of 2^COARSE_MIN_DEPTH leaves and more search their weights over coarse box sets
+ * (on_tgraph_coarse_set, no box crossing a block of 64 fine leaves, as the fine set's): first of
+ * coarse leaves 2^COARSE_SHIFT fine leaves a side, from each portal whose point lies in it; the
+ * portals outside it over the set of half that leaf, and so on down to 2 leaves; what is left (small
+ * tiles, portals outside every coarse set, pairs no coarse search joins) over the fine boxes. */
+#define COARSE_MIN_DEPTH 8
+#define COARSE_SHIFT 3
+#define COARSE_SHIFT_MIN 2
+
+/* The coarse searches: len[pair] = the coarse path length (fine leaves) of the pairs a coarse search
+ * joins (HUGE_VAL elsewhere); fine[p] = 1 for the portals no coarse search started from. */
+static on_status coarse_weights(on_tgraph *g, const on_boxset *s, const double *pts, double *len, uint8_t *fine)
+{
+    uint32_t np = g->nportal, in[8];
+    double *cpts = malloc(((size_t)np * 3 + 3) * sizeof *cpts), *cost = malloc(((size_t)np + 1) * sizeof *cost);
+    uint8_t *inside = malloc((size_t)np + 1);
+    on_boxset *cs = NULL;
+    on_reach r;
+    memset(&r, 0, sizeof r);
+    on_status st = ON_FAILURE | ON_NO_MEMORY;
+    if (!cpts || !cost || !inside) goto done;
+    for (int shift = COARSE_SHIFT; shift >= COARSE_SHIFT_MIN; shift--) {
+        uint32_t left = 0;
+        for (uint32_t p = 0; p < np; p++) left += fine[p];
+        if (!left) break;
+        on_reach_free(&r); /* (another set: its scratch anew) */
+        on_boxset_free(cs);
+        cs = NULL;
+        st = on_tgraph_coarse_set(s, g->depth, shift, 64 >> shift, &cs);
+        if (on_failed(st)) goto done;
+        if (cs->nbox == 0) continue; /* (no coarse leaf free: every portal outside) */
+        double F = (double)(1 << shift);
+        for (size_t i = 0; i < 3 * (size_t)np; i++) cpts[i] = pts[i] / F;
+        for (uint32_t p = 0; p < np; p++) inside[p] = on_boxset_locate_all(cs, cpts + 3 * (size_t)p, in) > 0;
+        st = on_reach_map(&r, cs, cpts, np, 1);
+        if (on_failed(st)) goto done;
+        for (uint32_t c = 0; c < g->ncomp; c++) {
+            uint32_t f = g->comp_first[c], m = g->comp_first[c + 1] - f;
+            double *L = len + g->comp_w[c];
+            for (uint32_t i = 0; i < m; i++) {
+                if (!fine[f + i] || !inside[f + i]) continue;
+                /* (targets outside the coarse boxes are left out of the search, never reached; on the
+                 * first set every portal inside starts one: only the later ones are wanted) */
+                st = on_reach_from_target(&r, cs, cpts, np, f + i, shift == COARSE_SHIFT ? f + i : UINT32_MAX, cost);
+                if (on_failed(st)) goto done;
+                g->settled += r.pops;
+                for (uint32_t j = 0; j < m; j++) {
+                    if (j == i || !inside[f + j] || cost[f + j] == HUGE_VAL) continue;
+                    double *x = &L[(size_t)(i < j ? i : j) * (2 * (size_t)m - (i < j ? i : j) - 1) / 2 +
+                                   ((i < j ? j : i) - (i < j ? i : j) - 1)];
+                    if (*x == HUGE_VAL) *x = cost[f + j] * F; /* (the first search to join the pair) */
+                }
+            }
+            for (uint32_t i = 0; i < m; i++)
+                if (inside[f + i]) fine[f + i] = 0;
+        }
+    }
+    st = ON_SUCCESS;
+done:
+    free(cpts);
+    free(cost);
+    free(inside);
+    on_reach_free(&r);
+    on_boxset_free(cs);
+    return st;
+}
+
 /* The weight matrices: free path lengths between the portals of each component, closed under the
  * triangle inequality (components of up to 512 portals), rounded up in one unit for the tile, then
- * thinned to a greedy spanner when stretch > 1. */
+ * thinned to a greedy spanner when stretch > 1. A pair's length is its coarse search's (large tiles,
+ * coarse_weights) or else the fine search's from its first portal (or, when that one had none, from
+ * its second). */
 static on_status build_weights(on_tgraph *g, const on_boxset *s, double stretch)
 {
     on_status st = ON_FAILURE | ON_NO_MEMORY;
@@ -337,8 +406,9 @@ static on_status build_weights(on_tgraph *g, const on_boxset *s, double stretch)
     uint32_t np = g->nportal;
     double *pts = malloc(((size_t)np * 3 + 3) * sizeof *pts), *cost = malloc(((size_t)np + 1) * sizeof *cost);
     double *len = NULL;
+    uint8_t *fine = malloc((size_t)np + 1);
     g->comp_w = calloc((size_t)g->ncomp + 1, sizeof *g->comp_w);
-    if (!pts || !cost || !g->comp_w) goto done;
+    if (!pts || !cost || !fine || !g->comp_w) goto done;
     uint64_t ne = 0;
     for (uint32_t c = 0; c < g->ncomp; c++) {
         uint64_t m = g->comp_first[c + 1] - g->comp_first[c];
@@ -353,9 +423,18 @@ static on_status build_weights(on_tgraph *g, const on_boxset *s, double stretch)
     len = malloc(((size_t)ne + 1) * sizeof *len);
     g->w = malloc(((size_t)ne + 1) * sizeof *g->w);
     if (!len || !g->w) goto done;
-    for (uint32_t p = 0; p < np; p++) on_portal_point(g, p, pts + 3 * (size_t)p);
+    for (uint64_t e = 0; e < ne; e++) len[e] = HUGE_VAL;
+    for (uint32_t p = 0; p < np; p++) {
+        on_portal_point(g, p, pts + 3 * (size_t)p);
+        fine[p] = 1;
+    }
+    int coarse = g->depth >= COARSE_MIN_DEPTH && ne > 0;
+    if (coarse) {
+        st = coarse_weights(g, s, pts, len, fine);
+        if (on_failed(st)) goto done;
+    }
     if (ne > 0) {
-        st = on_reach_map(&r, s, pts, np);
+        st = on_reach_map(&r, s, pts, np, 0);
         if (on_failed(st)) goto done;
     }
     double longest = 0;
@@ -363,15 +442,25 @@ static on_status build_weights(on_tgraph *g, const on_boxset *s, double stretch)
         uint32_t f = g->comp_first[c], m = g->comp_first[c + 1] - f;
         double *L = len + g->comp_w[c];
 #define AT(i, j) L[(size_t)(i) * (2 * (size_t)m - (i) - 1) / 2 + ((j) - (i) - 1)]
-        for (uint32_t i = 0; i + 1 < m; i++) {
-            st = on_reach_from_target(&r, s, pts, np, f + i, cost);
+        for (uint32_t i = 0; i < m; i++) {
+            /* a fine search from i: i outside the coarse set, or a later pair of i (both in it) the
+             * coarse one did not join; it sets i's later pairs still unset (all of them when i is
+             * outside), and its earlier ones still unset (an earlier portal outside the coarse set
+             * set them) */
+            int need = fine[f + i] && (coarse || i + 1 < m);
+            for (uint32_t j = i + 1; j < m && !need; j++) need = AT(i, j) == HUGE_VAL && !fine[f + j];
+            if (!need) continue;
+            st = on_reach_from_target(&r, s, pts, np, f + i, coarse ? UINT32_MAX : f + i, cost);
             if (on_failed(st)) goto done;
-            for (uint32_t j = i + 1; j < m; j++) {
+            g->settled += r.pops;
+            for (uint32_t j = 0; j < m; j++) {
+                if (j == i || (j < i && (!coarse || AT(j, i) != HUGE_VAL))) continue;
                 if (cost[f + j] == HUGE_VAL) { /* one component: the boxes say connected */
                     st = ON_FAILURE | ON_CORRUPT;
                     goto done;
                 }
-                AT(i, j) = cost[f + j];
+                if (j < i) AT(j, i) = cost[f + j];
+                else if (fine[f + i] || AT(i, j) == HUGE_VAL) AT(i, j) = cost[f + j];
             }
         }
         if (m <= 512) /* through another portal when shorter: still a free path */
@@ -412,6 +501,7 @@ static on_status build_weights(on_tgraph *g, const on_boxset *s, double stretch)
 done:
     free(pts);
     free(cost);
+    free(fine);
     free(len);
     on_reach_free(&r);
     return st;

@@ -21,6 +21,10 @@
  *    line), closed under the triangle inequality through the other portals of the component (each
  *    still the length of a free path: the concatenation), rounded up into 16 bits in units of
  *    2^-wshift leaf (wshift 4 = 1/16 leaf unless a tile's longest weight needs a coarser unit).
+ *    Tiles of 256 leaves and more search them over coarse box sets (on_tgraph_coarse_set: leaves of
+ *    8, then 4 fine leaves, free only where all their fine leaves are; the portals in neither, and
+ *    smaller tiles, over the fine boxes): on the seed's world (12 of its 512^3 tiles, 38,730 pairs)
+ *    the weights / the fine searches' mean 0.998, 0.80 to 1.22, 68 % the same, for 1/15 of the work.
  * Coordinates are tile-local leaves (0..n, n = 2^depth). Face f = 0..5 = -x,+x,-y,+y,-z,+z; on face f
  * (axis k = f >> 1) the rectangle axes are u = (k + 1) % 3 and v = (k + 2) % 3.
  */
@@ -65,6 +69,7 @@ struct on_tgraph { /* typedef in octonav.h */
     uint32_t blob_crc;     /* the CRC-32 its encoding ends with (the blob's identity; set by decode and
                             * seal) */
     size_t bytes;          /* memory held */
+    size_t settled;        /* boxes the build's searches settled, fine and coarse (not in the blob) */
 };
 
 /* on_tgraph_opts is public (octonav.h). */
@@ -108,6 +113,11 @@ int on_tgraph_seal(on_tgraph *g);
 /* Only the portals (components, rectangles, crc; no weights: npair = nedge = 0) of a loaded tile of a
  * tree with portal bound `bound` (as on_tgraph_opts): what linking needs, cheaply (route.h). */
 on_status on_tgraph_build_tile_portals(const on_tree *t, uint32_t tile, int bound, on_tgraph **out);
+
+/* The coarse box set of fine set s (a tile of `depth`): coarse leaves of 2^shift fine leaves a side
+ * (shift 1..3), free only where every fine leaf under them is (tgraph_coarse.c). Coordinates are coarse
+ * leaves (x 2^shift: fine). ON_INVALID for a bad shift, ON_NO_MEMORY. */
+on_status on_tgraph_coarse_set(const on_boxset *s, int depth, int shift, int bsize, on_boxset **out);
 
 /* g->bytes from its counts. */
 void on_tgraph_count_bytes(on_tgraph *g);

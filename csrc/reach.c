@@ -930,7 +930,7 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
 }
 
 on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, uint32_t first,
-                               double *cost)
+                               uint32_t after, double *cost)
 {
     for (uint32_t i = 0; i < npt; i++) cost[i] = HUGE_VAL;
     uint32_t roots[8], reached = 0;
@@ -939,15 +939,15 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
     r->heap_failed = 0;
     reach_run(r, s, roots, nroot, pts + 3 * (size_t)first, NULL);
     if (r->heap_failed) return ON_FAILURE | ON_NO_MEMORY;
-    collect(r, s, pts, npt, first, 0, cost, &reached);
+    collect(r, s, pts, npt, after, 0, cost, &reached);
     return ON_SUCCESS;
 }
 
-on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt)
+on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, int lenient)
 {
     if (s->nbox == 0) return ON_FAILURE | ON_CORRUPT;
     if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
-    return map_targets(r, s, pts, npt, 0) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS; /* one tile's own boxes */
+    return map_targets(r, s, pts, npt, lenient) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS; /* one tile's own boxes */
 }
 
 double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])

@@ -111,10 +111,12 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
 double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3]);
 
 /* The build's passes: on_reach_map once for the npt targets pts, then per target `first` a search
- * from its point giving cost[i] (i > first) for the later targets it reaches (HUGE_VAL elsewhere).
- * ON_FAILURE|ON_CORRUPT when a target is in no box, ON_NO_MEMORY. */
-on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt);
+ * from its point giving cost[i] (i > after; after UINT32_MAX: every i) for the targets it reaches
+ * (HUGE_VAL elsewhere).
+ * ON_FAILURE|ON_CORRUPT when a target is in no box (lenient: such targets are left out, never
+ * reached; a search from one is ON_CORRUPT), ON_NO_MEMORY. */
+on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, int lenient);
 on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, uint32_t first,
-                               double *cost);
+                               uint32_t after, double *cost);
 
 #endif
