@@ -10,6 +10,8 @@
  * boxes relaxed until the string is taut inside the corridor's boxes (never below the straight line;
  * measured on random tiles: mean 0.91 of the 26-connected cell path + 1 leaf, never above 1.35 x it
  * + 2 leaves: the corridor the Dijkstra picks is not always the shortest one).
+ * (reach.c: the scratch, target maps and results; reach_run.c: the search; reach_impl.h: what they
+ * share.)
  */
 #ifndef OCTONAV_REACH_H
 #define OCTONAV_REACH_H
