@@ -39,7 +39,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-bake-stages bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
 
 # `make` (or `make all`) alone builds the module on every core, unless given -j: one after the other the
 # 55 files took 22 s (gcc or clang, -O3 -g), two at a time 12 s. With other goals beside it (`make -j2 all
@@ -145,6 +145,15 @@ $(BUILD)/bench/bake: bench/bake.c $(BUILD)/libonav.a | $(BUILD)/bench
 # bake throughput: the 4096^2 heightfield at 1 m leaves and the four meshes (CPU s, nodes/s, triangles/s)
 bench-bake: $(BUILD)/bench/bake
 	@$(BUILD)/bench/bake
+
+# the bake's tile stage step by step (bench/bake_stages.lua: selection, insertion, encoding, graph; thread
+# CPU a tile and the totals), opt-in: the seed's world (terrain.lua NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1, SEED
+# BAKE_SEED, default 11), about 50 s; BAKE_TILES="FIRST COUNT" for a part of it
+BAKE_SEED ?= 11
+bench-bake-stages: all
+	@d=../shared/data; if [ ! -f $$d/worlds/terrain.lua ]; then echo "bench-bake-stages: $$d/worlds/terrain.lua absent, skipped"; exit 0; fi; \
+	  NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1 SEED=$(BAKE_SEED) LUA_PATH="$$PWD/lua/?.lua;$$PWD/lua/?/init.lua;;" \
+	  LUA_CPATH="$$PWD/$(BUILD)/?.so;;" $(LUA) bench/bake_stages.lua $$d/worlds/terrain.lua $(BAKE_TILES)
 
 # path server throughput: 1,000 scenario queries a map, 2 workers against one thread
 bench-pathserver: $(BUILD)/bench/pathserver
