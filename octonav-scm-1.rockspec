@@ -38,7 +38,7 @@ build = {
         "csrc/streamer_worker.c", "csrc/streamer_update.c", "csrc/grid_map2d.c", "csrc/grid_search.c",
         "csrc/lua_tree_edit.c", "csrc/lua_tree_cells.c",
         "csrc/portals.c", "csrc/route.c",
-        "csrc/reach.c", "csrc/tgraph_codec.c", "csrc/wgraph.c", "csrc/route_start.c",
+        "csrc/reach.c", "csrc/reach_run.c", "csrc/tgraph_coarse.c", "csrc/tgraph_codec.c", "csrc/wgraph.c", "csrc/route_start.c",
         "csrc/pointquery.c", "csrc/areas.c", "csrc/obstacles.c",
         "csrc/lua_util.c", "csrc/lua_core.c", "csrc/lua_tree.c", "csrc/lua_grid.c", "csrc/lua_query.c", "csrc/lua_path.c",
         "csrc/lua_streamer.c", "csrc/lua_debug.c", "csrc/lua_points.c", "csrc/lua_flat.c", "csrc/lua_areas.c", "csrc/lua_obstacles.c",
