@@ -26,17 +26,23 @@ CFLAGS   ?=
 ALLCFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) -g -fPIC -fvisibility=hidden $(WARN) $(SANFLAGS) $(CFLAGS)
 LDLIBS    = -lm -lpthread
 
-CORE_SRC := $(filter-out csrc/lua_%.c,$(wildcard csrc/*.c))
-LUA_SRC  := $(wildcard csrc/lua_*.c)
-HDR      := $(wildcard csrc/*.h)
+# The sources live in rooms by layer, csrc/ROOM/ (docs/design.md, "Layout"; each room's README.md says
+# what it owns and which rooms it may include): every room is picked up by the wildcards below, so a new
+# room needs no edit here. Every room is on the include path (file names are unique across rooms), and
+# csrc/lua/ (the binding) is the module's alone: libonav is every other room.
+ROOMS    := $(sort $(patsubst %/,%,$(dir $(wildcard csrc/*/*.c csrc/*/*.h))))
+ROOM_INC := $(ROOMS:%=-I%)
+CORE_SRC := $(filter-out csrc/lua/%,$(wildcard csrc/*/*.c))
+LUA_SRC  := $(wildcard csrc/lua/*.c)
+HDR      := $(wildcard csrc/*/*.h)
 CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
-# the crowd's room (csrc/crowd/, issue 33), until the rooms' wildcards pick it up
-CROWD_SRC := $(wildcard csrc/crowd/*.c)
-CORE_OBJ += $(CROWD_SRC:csrc/%.c=$(BUILD)/obj/%.o)
-HDR      += $(wildcard csrc/crowd/*.h)
 LUA_OBJ  := $(LUA_SRC:csrc/%.c=$(BUILD)/obj/%.o)
-TEST_SRC := $(wildcard tests/test_*.c)
-TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+# C tests: tests/ROOM/test_NAME.c (the room of what they test), built as $(BUILD)/tests/test_NAME; the
+# shared test headers stay in tests/
+TEST_SRC := $(wildcard tests/*/test_*.c)
+TEST_HDR := $(wildcard tests/*.h)
+TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
+vpath test_%.c $(sort $(dir $(TEST_SRC)))
 MODULE   := $(BUILD)/octonav/core.so
 
 .PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-bake-stages bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
@@ -56,13 +62,11 @@ endif
 deps:
 	@bash tools/deps.sh
 
-$(BUILD)/obj/%.o: csrc/%.c $(HDR) | $(BUILD)/obj
-	$(CC) $(ALLCFLAGS) $(LUA_INC) -c $< -o $@
+$(BUILD)/obj/%.o: csrc/%.c $(HDR)
+	@mkdir -p $(@D)
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) $(LUA_INC) -c $< -o $@
 
-$(BUILD)/obj/crowd/%.o: csrc/crowd/%.c $(HDR) | $(BUILD)/obj/crowd
-	$(CC) $(ALLCFLAGS) -Icsrc -c $< -o $@
-
-$(BUILD)/obj $(BUILD)/obj/crowd $(BUILD)/tests $(BUILD)/octonav:
+$(BUILD)/tests $(BUILD)/octonav:
 	@mkdir -p $@
 
 $(BUILD)/libonav.a: $(CORE_OBJ)
@@ -71,8 +75,8 @@ $(BUILD)/libonav.a: $(CORE_OBJ)
 $(MODULE): $(CORE_OBJ) $(LUA_OBJ) | $(BUILD)/octonav
 	$(CC) -shared $(SANFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(BUILD)/libonav.a tests/minitest.h tests/scratch.h tests/testrng.h tests/testdense.h tests/graph_test.h | $(BUILD)/tests
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+$(BUILD)/tests/%: %.c $(BUILD)/libonav.a $(TEST_HDR) | $(BUILD)/tests
+	$(CC) $(ALLCFLAGS) -Itests $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 ctest: $(TEST_BIN)
 
@@ -95,7 +99,7 @@ check:
 # starts threads itself is picked up too), the streaming specs, the path server spec and the specs
 # that run a path server among other things (35, 56). The other C tests run one thread, where TSan
 # has nothing to report (and they took 6 of its 9 minutes in CI: test_route alone 3).
-TSAN_TESTS := $(sort $(patsubst tests/%.c,%,$(shell grep -l 'on_pathserver_\|on_streamer_\|pthread_create\|thrd_create' $(TEST_SRC))))
+TSAN_TESTS := $(sort $(basename $(notdir $(shell grep -l 'on_pathserver_\|on_streamer_\|pthread_create\|thrd_create' $(TEST_SRC)))))
 check-tsan:
 	$(if $(TSAN_TESTS),,$(error check-tsan: no C test starts a thread (TSAN_TESTS is empty)))
 	@bash tools/deps.sh
@@ -125,22 +129,22 @@ $(BUILD)/bench:
 	@mkdir -p $@
 
 $(BUILD)/bench/pathserver: bench/pathserver.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 $(BUILD)/bench/los: bench/los.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 $(BUILD)/bench/qmem: bench/qmem.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 $(BUILD)/bench/query: bench/query.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 $(BUILD)/bench/obstacles: bench/obstacles.c $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 $(BUILD)/bench/bake: bench/bake.c $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 # bake throughput: the 4096^2 heightfield at 1 m leaves and the four meshes (CPU s, nodes/s, triangles/s)
 bench-bake: $(BUILD)/bench/bake
@@ -233,7 +237,7 @@ bench-los: $(BUILD)/bench/los
 # octonav against OpenVDB and OctoMap (needs libopenvdb-dev and liboctomap-dev; not a dependency)
 CXX ?= c++
 $(BUILD)/bench/anchors: bench/anchors.cpp bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CXX) -std=c++17 -O2 -DNDEBUG -g -Wall -Wextra -Icsrc -o $@ $< $(BUILD)/libonav.a -lopenvdb -ltbb -loctomap -loctomath \
+	$(CXX) -std=c++17 -O2 -DNDEBUG -g -Wall -Wextra $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a -lopenvdb -ltbb -loctomap -loctomath \
 	  $(LDLIBS)
 
 bench-anchors: $(BUILD)/bench/anchors
@@ -287,7 +291,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS ?= tile tree obj voxmap map2d manifest tgraph
 FUZZ_SAN      = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-FUZZ_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror -Icsrc $(FUZZ_SAN) -fsanitize=fuzzer
+FUZZ_CFLAGS   = -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra -Werror $(ROOM_INC) $(FUZZ_SAN) -fsanitize=fuzzer
 FUZZ_BIN      = $(FUZZ_TARGETS:%=build/fuzz/bin/fuzz_%)
 
 fuzz: fuzz-build
@@ -298,11 +302,11 @@ fuzz-build:
 	  SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" build/fuzz/libonav.a
 	@$(MAKE) --no-print-directory $(FUZZ_BIN)
 
-build/fuzz/bin/fuzz_%: fuzz/fuzz_%.c build/fuzz/libonav.a csrc/octonav.h
+build/fuzz/bin/fuzz_%: fuzz/fuzz_%.c build/fuzz/libonav.a $(HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< build/fuzz/libonav.a $(LDLIBS)
 
-build/fuzz/bin/fuzz_manifest: fuzz/fuzz_pack.c build/fuzz/libonav.a csrc/fileio.h
+build/fuzz/bin/fuzz_manifest: fuzz/fuzz_pack.c build/fuzz/libonav.a $(HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(LUA_INC) \
 	  -DOCTONAV_LUA_DIR='"$(CURDIR)/lua"' -o $@ $< build/fuzz/libonav.a -llua5.4 $(LDLIBS)
@@ -334,7 +338,7 @@ install: $(BUILD)/libonav.a $(BUILD)/libonav.so octonav.pc.in $(if $(LUA),$(MODU
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 $(BUILD)/libonav.a $(DESTDIR)$(LIBDIR)/libonav.a
 	install -m 755 $(BUILD)/libonav.so $(DESTDIR)$(LIBDIR)/libonav.so
-	install -m 644 csrc/octonav.h $(DESTDIR)$(INCLUDEDIR)/octonav.h
+	install -m 644 csrc/core/octonav.h $(DESTDIR)$(INCLUDEDIR)/octonav.h
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(PC_VERSION)|' octonav.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/octonav.pc
 ifneq ($(LUA),)
 	install -d $(DESTDIR)$(LUA_CMOD)/octonav $(DESTDIR)$(LUA_LMOD)/octonav/bake $(DESTDIR)$(PREFIX)/bin

@@ -9,7 +9,7 @@
  * busy, 2 workers cannot get 2 cores, and equal CPU seconds show the server itself costs nothing.
  * Usage: pathserver [-n QUERIES] [-p PASSES] [-w WORKERS] [MAP ...]   (run from the project root)
  */
-#include "../csrc/pathserver.h"
+#include "pathserver.h"
 #include "scen.h"
 
 #include <math.h>

@@ -13,7 +13,7 @@ describe("octonav-scm-1.rockspec", function()
 
   it("lists every C source file", function()
     local missing = {}
-    for _, path in ipairs(listing("ls csrc/*.c")) do
+    for _, path in ipairs(listing("ls csrc/*/*.c")) do
       if not text:find('"' .. path .. '"', 1, true) then missing[#missing + 1] = path end
     end
     assert.are.same({}, missing)

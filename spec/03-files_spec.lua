@@ -1,5 +1,5 @@
 -- Files: tile blobs (encode_tile / decode_tile) and whole-tree files (save / load).
--- Format (csrc/tilefile.c): little-endian, CRC-32 (zlib) over every byte before it.
+-- Format (csrc/core/tilefile.c): little-endian, CRC-32 (zlib) over every byte before it.
 --   tile blob: "ONTL" u16 version=1, u8 depth, u8 flags (bit0 solid), u32 n, n x (blockFlag, childrenFlag), u32 crc
 --   tree file: "OCTN" u16 version=1, u8 depth, u8 0, u32 nx ny nz, f64 ox oy oz, f64 scale, f64 radius (60 bytes),
 --              per tile in index order: u32 blob length + blob; u32 crc

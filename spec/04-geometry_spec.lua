@@ -1,4 +1,4 @@
--- Geometry: which leaves boxes, triangles, OBJ meshes and heightfields block (csrc/geometry.c), fill,
+-- Geometry: which leaves boxes, triangles, OBJ meshes and heightfields block (csrc/core/geometry.c), fill,
 -- the agent radius, and export_obj. Expectations are computed here, leaf by leaf.
 local octonav = require "octonav"
 local Tree = octonav.tree

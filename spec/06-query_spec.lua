@@ -5,7 +5,7 @@
 --
 -- Scenes use scale 1 and origin 0, so world and nav coordinates are the same numbers. Every path the
 -- spec gets back is checked segment by segment with octonav.checker.visible (pure Lua, the rule of
--- csrc/raycast.h) over a Lua voxel map built from the same boxes, and must start at a and end at b
+-- csrc/core/raycast.h) over a Lua voxel map built from the same boxes, and must start at a and end at b
 -- (or, for a partial path, at its stop point) exactly. Random scenes are seeded (OCTONAV_SEED).
 local octonav = require "octonav"
 local checker = require "octonav.checker"
@@ -353,7 +353,7 @@ end)
 describe("octonav.query: optimal A* equals Dijkstra on the cell graph", function()
   local CENTRES = { weight = 1, smooth = "none", refine = false, points = "centre" }
 
-  -- With smooth = "none" nothing may remove waypoints. (Found failing: read_opts in csrc/lua_query.c
+  -- With smooth = "none" nothing may remove waypoints. (Found failing: read_opts in csrc/lua/lua_query.c
   -- accepts "none" but never sets ON_SMOOTH_NONE, so the default greedy smoothing runs; the Dijkstra
   -- comparison below fails for the same reason, and passes to 1e-9 once "none" is honoured.)
   it("smooth = \"none\" keeps every corridor waypoint (refine = false: the cell centres)", function()

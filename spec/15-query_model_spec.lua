@@ -1,5 +1,5 @@
--- spec/15-query_model_spec.lua -- three options of q:find / q:start (csrc/lua_query.c read_opts,
--- csrc/search.c): `direct` (a goal in sight of the start gives the straight segment without a search),
+-- spec/15-query_model_spec.lua -- three options of q:find / q:start (csrc/lua/lua_query.c read_opts,
+-- csrc/search/search.c): `direct` (a goal in sight of the start gives the straight segment without a search),
 -- `relax` (passes sliding the corners of the smoothed path) and `points` (the search graph's point
 -- model: face centres, the default, or cell centres).
 -- Run: busted --lua=lua5.4 spec/15-query_model_spec.lua

@@ -1,5 +1,5 @@
--- spec/16-boxes_spec.lua -- the prepared search graph (csrc/boxes.c, tree:prepare, tree:boxes) and
--- searches over it (csrc/search.c, opts.graph, info.graph).
+-- spec/16-boxes_spec.lua -- the prepared search graph (csrc/search/boxes.c, tree:prepare, tree:boxes) and
+-- searches over it (csrc/search/search.c, opts.graph, info.graph).
 -- Run: busted --lua=lua5.4 spec/16-boxes_spec.lua
 --
 -- Every box set is checked against an independent voxel map of the scene (spec/support/scenes.lua):

@@ -1,4 +1,4 @@
--- Point queries on the tree (csrc/pointquery.c, csrc/lua_points.c): reachable from the free space's
+-- Point queries on the tree (csrc/core/pointquery.c, csrc/lua/lua_points.c): reachable from the free space's
 -- components (checked against searches), random free points (free, inside the sphere, spread by
 -- volume), the nearest free point.
 local octonav = require "octonav"

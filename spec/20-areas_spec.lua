@@ -1,4 +1,4 @@
--- spec/20-areas_spec.lua -- area costs (csrc/areas.c, search.c, tighten.c; lua_areas.c): opts.areas of
+-- spec/20-areas_spec.lua -- area costs (csrc/search/areas.c, search.c, tighten.c; lua_areas.c): opts.areas of
 -- q:find / q:start and tree:set_areas / tree:areas. Exact answers on one hand-built scene in world
 -- units other than the nav lattice's (scale 0.5, origin {10, 0, -5}).
 -- Run: busted --lua=lua5.4 spec/20-areas_spec.lua

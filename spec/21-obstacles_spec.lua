@@ -1,4 +1,4 @@
--- spec/21-obstacles_spec.lua -- temporary obstacles (csrc/obstacles.c, lua_obstacles.c):
+-- spec/21-obstacles_spec.lua -- temporary obstacles (csrc/core/obstacles.c, lua_obstacles.c):
 -- tree:add_obstacle / remove_obstacle / obstacles. Removing gives back the same saved bytes, bit for
 -- bit, whatever the order; obstacles across tile borders and overlapping one another; salts, prepared
 -- graphs, running searches and returned paths see every change.

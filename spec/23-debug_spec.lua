@@ -1,5 +1,5 @@
--- Seeing the nav data: the blocked surface as merged faces (csrc/surface.c), the surface OBJ
--- (csrc/export.c), packed cells (csrc/lua_debug.c), octonav.debug.draw and the viewer page
+-- Seeing the nav data: the blocked surface as merged faces (csrc/core/surface.c), the surface OBJ
+-- (csrc/core/export.c), packed cells (csrc/lua/lua_debug.c), octonav.debug.draw and the viewer page
 -- (lua/octonav/view.lua). The surface is checked leaf face by leaf face against locate.
 local octonav = require "octonav"
 local core = require "octonav.core"
@@ -344,7 +344,7 @@ describe("octonav.debug.draw", function()
   end)
 end)
 
--- What a search used (csrc/search_corridor.c): q:corridor() and q:visited([max]), on a tile of 8^3
+-- What a search used (csrc/search/search_corridor.c): q:corridor() and q:visited([max]), on a tile of 8^3
 -- leaves whose corner column x < 4, z < 4 is blocked: the free space is six cubes of 4 (the tree's
 -- cells), or two boxes once prepared. From (1, 1, 6) to (6, 1, 1) the blocked column hides the goal,
 -- and the way round goes through the cube at (4, 0, 4).

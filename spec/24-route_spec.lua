@@ -1,5 +1,5 @@
--- spec/24-route_spec.lua -- octonav.core.route (csrc/lua_route.c): tile graphs as blobs, the world
--- graph, the sliced planner; the C tests (tests/test_portals.c, tests/test_route.c) check the maths
+-- spec/24-route_spec.lua -- octonav.core.route (csrc/lua/lua_route.c): tile graphs as blobs, the world
+-- graph, the sliced planner; the C tests (tests/world/test_portals.c, tests/world/test_route.c) check the maths
 -- against Dijkstra over the cells, this spec the binding: round trips, the room whose only exit is on
 -- the far side of its tile, loading, near endpoints, endpoint sets, errors naming the argument.
 -- Run: busted --lua=lua5.4 spec/24-route_spec.lua

@@ -152,7 +152,7 @@ describe("abuse: seeded random calls into the binding", function()
       areas = function() end,
       reachable = function() return point(), point() end,
       -- max_distance stays small or invalid: a large one on a tree with no free space near p scans
-      -- O(R^4) leaves, grid or not (csrc/freespace.c; 1e4 on a 16^3 tree ran past 20 s)
+      -- O(R^4) leaves, grid or not (csrc/core/freespace.c; 1e4 on a 16^3 tree ran past 20 s)
       nearest_free = function() return point(), r.pick { nil, 0, 1, 3, 8, -1, 0 / 0, math.huge, "x" } end,
       random_free = function()
         return r.pick { r.int(0, 1000), 0 / 0, "x", function() return r.int(1, 100) end },

@@ -1,5 +1,5 @@
 -- spec/38-graph_streaming_spec.lua -- tile graphs stream with their tiles on the streamer's workers
--- (csrc/streamer_worker.c reads and decodes DIR/tiles/I_J_K.graph beside the tile, update() links it
+-- (csrc/stream/streamer_worker.c reads and decodes DIR/tiles/I_J_K.graph beside the tile, update() links it
 -- into the world graph, an unload drops it; lua/octonav/streamer.lua).
 -- Run: busted --lua=lua5.4 spec/38-graph_streaming_spec.lua
 --

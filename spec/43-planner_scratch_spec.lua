@@ -1,5 +1,5 @@
 -- spec/43-planner_scratch_spec.lua -- the planners of one world graph share one join scratch (the
--- endpoints' local-search arrays, csrc/route.h): routes are the same as a lone planner's, whatever
+-- endpoints' local-search arrays, csrc/world/route.h): routes are the same as a lone planner's, whatever
 -- the order in which sliced plans start and step, and the scratch is held once per graph.
 -- Run: busted --lua=lua5.4 spec/43-planner_scratch_spec.lua
 local octonav = require "octonav"

@@ -1,4 +1,4 @@
--- spec/52-query_step_until_spec.lua -- q:step_until(max_expansions, deadline) (csrc/lua_query.c): a
+-- spec/52-query_step_until_spec.lua -- q:step_until(max_expansions, deadline) (csrc/lua/lua_query.c): a
 -- search step that also stops once core.clock() reads the deadline (checked after each expansion, at
 -- least one made), and says how many expansions it made; a navigator under a budget with a frame time
 -- on the real clock steps its searches with it (lua/octonav/navigator.lua), one with a clock of its

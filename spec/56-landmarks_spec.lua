@@ -1,4 +1,4 @@
--- spec/56-landmarks_spec.lua -- tree:landmarks_prepare([n]) (csrc/lua_tree.c, csrc/landmarks.c): landmarks
+-- spec/56-landmarks_spec.lua -- tree:landmarks_prepare([n]) (csrc/lua/lua_tree.c, csrc/search/landmarks.c): landmarks
 -- for the search's heuristic and an unreachable answer without a search; its argument errors, its
 -- bytes in tree:stats(), an edit dropping them, refusal while a path server holds the tree, searches
 -- with them giving the paths' lengths found without them on a known scene.

@@ -1,5 +1,5 @@
 -- spec/60-binding_metamethods_spec.lua -- issue 30, item 1: a table argument whose metamethods close or
--- change the objects a binding call uses (csrc/lua_util.h, "THE RULE", (a)). Generated: for every
+-- change the objects a binding call uses (csrc/lua/lua_util.h, "THE RULE", (a)). Generated: for every
 -- binding function of spec/support/binding_calls.lua, every table (or function) argument is replaced
 -- by a proxy that behaves like the sample value (recursively: the tables inside it are proxies too) but
 -- runs an action on its first __index / __len / call: close one of the objects the call uses, or change it.

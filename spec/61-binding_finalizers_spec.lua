@@ -1,5 +1,5 @@
 -- spec/61-binding_finalizers_spec.lua -- issue 30, item 2: a finalizer (__gc of plain garbage) that
--- closes an object while a binding call uses it (csrc/lua_util.h, "THE RULE", (b)): the collection
+-- closes an object while a binding call uses it (csrc/lua/lua_util.h, "THE RULE", (b)): the collection
 -- step of any allocation inside the call (a result table, a buffer) runs pending finalizers. Generated:
 -- every binding function of spec/support/binding_calls.lua x every object it uses, with garbage whose
 -- __gc closes that object pending while the call runs, run by the collection that the call's first

@@ -1,6 +1,6 @@
 -- spec/64-atomic_files_spec.lua -- issue 30 items 6 and 7: nothing published half written.
 -- A write that fails (a full disk, a file size limit) or a process killed half way leaves the previous
--- file or pack as it was, and the failure carries the OS's reason: tree:export_obj (csrc/export.c),
+-- file or pack as it was, and the failure carries the OS's reason: tree:export_obj (csrc/core/export.c),
 -- bake and rebake (lua/octonav/bake.lua, lua/octonav/bake/publish.lua).
 --
 -- Two ways to make writes fail: a child process under a file size limit (`ulimit -f`: a write past it

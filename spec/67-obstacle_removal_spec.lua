@@ -1,8 +1,8 @@
 -- spec/67-obstacle_removal_spec.lua -- issue 30 item 11: removing a temporary obstacle costs what
--- its box touches, not every obstacle on its tile (csrc/obstacles.c). Before, each removal rebuilt
+-- its box touches, not every obstacle on its tile (csrc/core/obstacles.c). Before, each removal rebuilt
 -- the tile from its snapshot and blocked every obstacle left again: 2,000 on one tile took 3.2 s to
 -- remove (1.6 ms each), quadratic in their number. The cost is checked by a count, not a clock
--- (tests/test_obstacles.c, removal_work: the work a removal does among 3,000 obstacles against among
+-- (tests/core/test_obstacles.c, removal_work: the work a removal does among 3,000 obstacles against among
 -- 30); the time is make bench-obstacles' (its -many table). Here: 3,000 removed leave the tile as
 -- before any. The contents check: with half of them removed in random order, the tile reads (its encoded bytes)
 -- as a tree that was only given the other half; with all removed, as the tree before any.

@@ -149,16 +149,16 @@ describe("docs/reference.md", function()
 
   it("documents every option", function()
     local sets = {
-      ["octonav.tree.new"] = c_names("csrc/lua_tree.c", "new_opts"),
-      ["tree:add_heightfield"] = c_names("csrc/lua_tree_edit.c", "hf_opts"),
-      ["tree:export_obj"] = c_names("csrc/lua_tree.c", "export_opts"),
-      ["tree:random_free"] = c_names("csrc/lua_points.c", "random_opts"),
-      ["tree:set_areas"] = c_names("csrc/lua_areas.c", "area_fields"),
-      ["octonav.query.new"] = c_names("csrc/lua_query.c", "new_opts"),
-      ["q:find"] = c_names("csrc/lua_query.c", "find_opts"),
-      ["octonav.pathserver.new"] = c_names("csrc/lua_pathserver.c", "new_opts"),
-      ["ps:submit"] = c_names("csrc/lua_pathserver.c", "find_opts"),
-      ["octonav.streamer.new"] = c_names("csrc/lua_streamer.c", "new_opts"),
+      ["octonav.tree.new"] = c_names("csrc/lua/lua_tree.c", "new_opts"),
+      ["tree:add_heightfield"] = c_names("csrc/lua/lua_tree_edit.c", "hf_opts"),
+      ["tree:export_obj"] = c_names("csrc/lua/lua_tree.c", "export_opts"),
+      ["tree:random_free"] = c_names("csrc/lua/lua_points.c", "random_opts"),
+      ["tree:set_areas"] = c_names("csrc/lua/lua_areas.c", "area_fields"),
+      ["octonav.query.new"] = c_names("csrc/lua/lua_query.c", "new_opts"),
+      ["q:find"] = c_names("csrc/lua/lua_query.c", "find_opts"),
+      ["octonav.pathserver.new"] = c_names("csrc/lua/lua_pathserver.c", "new_opts"),
+      ["ps:submit"] = c_names("csrc/lua/lua_pathserver.c", "find_opts"),
+      ["octonav.streamer.new"] = c_names("csrc/lua/lua_streamer.c", "new_opts"),
       ["octonav.navigator.new"] = lua_keys("lua/octonav/navigator.lua", "OPTION_NAMES"),
       ["octonav.smoother.new"] = lua_keys("lua/octonav/smoother.lua", "DEFAULTS"),
       ["odebug.draw"] = lua_keys("lua/octonav/debug.lua", "DEFAULTS"),
@@ -167,7 +167,7 @@ describe("docs/reference.md", function()
     local budget = lua_ne_names("lua/octonav/navbudget.lua", "function M.new(")
     for k in pairs(require("octonav.navbudget").DEFAULTS) do budget[#budget + 1] = k end
     sets["octonav.navigator.budget"] = budget
-    local routeb = read("csrc/lua_route.c"):match('known%[%]%s*=%s*(%b{});%s*memset')
+    local routeb = read("csrc/lua/lua_route.c"):match('known%[%]%s*=%s*(%b{});%s*memset')
     sets["octonav.route.build"] = {}
     for s in routeb:gmatch('"([^"]*)"') do table.insert(sets["octonav.route.build"], s) end
     for fn, names in pairs(sets) do
@@ -197,7 +197,7 @@ describe("docs/reference.md", function()
 
   it("documents every function of the C API (octonav.h)", function()
     local n = 0
-    for name in read("csrc/octonav.h"):gmatch("ON_API[^;{]-[%s%*](on_[%w_]+)%s*%(") do
+    for name in read("csrc/core/octonav.h"):gmatch("ON_API[^;{]-[%s%*](on_[%w_]+)%s*%(") do
       n = n + 1
       need(name)
     end

@@ -1,5 +1,5 @@
 --- octonav.checker: an independent line-of-sight checker in pure Lua, over any voxel map with a
--- `blocked(x, y, z)` method (outside counts as blocked). It implements the rule of csrc/raycast.h
+-- `blocked(x, y, z)` method (outside counts as blocked). It implements the rule of csrc/core/raycast.h
 -- without any C: the benchmark validates every path segment and every turn with it against the
 -- map's own voxel list, and spec/02 compares the C walks against it. Only reading a map file uses the
 -- core (core.read_file, which refuses a FIFO or a device at once instead of blocking on it).
@@ -10,7 +10,7 @@ local M = {}
 --- The largest .3dmap voxel_map reads (the benchmark's largest is 2.6 MB): a bigger file is refused unread.
 M.MAX_MAP_FILE = 256 << 20
 ---------------------------------------------------------------------------------------------------
--- The line-of-sight rule of csrc/raycast.h over the dense reference, written from the rule.
+-- The line-of-sight rule of csrc/core/raycast.h over the dense reference, written from the rule.
 -- Per axis: the voxel index and the next plane crossing t = (k - a) / d. At an event (the smallest
 -- t, all axes tying exactly with it cross together) the voxels around the crossing point are the
 -- product over axes of {before, after} (crossing axes), {v} or {v-1, v} (the others: two when the

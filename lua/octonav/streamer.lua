@@ -538,7 +538,7 @@ local function agent_update(aw, loaded, unloaded, graphs_failed, failed)
   sync_graphs(aw, loaded, unloaded, graphs_failed, failed, redone)
   if #loaded > 0 then
     -- closed doors' boxes are obstacles of the tree: the C streamer blocks them again in the tiles it
-    -- installs (csrc/obstacles.c); the holes' insides are blocked there again here (docs/world.md)
+    -- installs (csrc/core/obstacles.c); the holes' insides are blocked there again here (docs/world.md)
     local grid, idx = aw.grid, {}
     for n, t in ipairs(loaded) do idx[n] = tilegrid.index(grid, t[1], t[2], t[3]) end
     aw:reapply_hole_insides(idx)

@@ -1,4 +1,4 @@
--- spec/support/crc32.lua: zlib's CRC-32 in Lua, independent of the C code (csrc/tilefile.c), for the
+-- spec/support/crc32.lua: zlib's CRC-32 in Lua, independent of the C code (csrc/core/tilefile.c), for the
 -- specs that check or craft tile blobs and tree files (spec/01, 02, 03).
 -- Loaded with dofile("spec/support/crc32.lua"); returns the function crc32(s, n): the CRC of the
 -- first n bytes of s (all of s when n is nil).

@@ -5,7 +5,7 @@
  * and turn per frame); two runs compared bit for bit; the add and id rules.
  */
 #include "minitest.h"
-#include "crowd/crowd.h"
+#include "crowd.h"
 
 #include <math.h>
 #include <stdlib.h>
