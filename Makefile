@@ -80,9 +80,12 @@ $(BUILD)/tests/%: %.c $(BUILD)/libonav.a $(TEST_HDR) | $(BUILD)/tests
 
 ctest: $(TEST_BIN)
 
-# lint fails on any warning (the Lua sources, the script, the examples and the specs)
+# lint fails on any warning (the Lua sources, the script, the examples and the specs), and on a break of
+# the house's rules (tools/include_graph.lua: an include circle, a room including a higher one, a file
+# over 700 lines)
 lint: deps
 	@$(LUACHECK) --formatter plain lua/ bin/ examples/ spec/ tools/ bench/lua/ && echo "luacheck: 0 warnings"
+	@$(LUA) tools/include_graph.lua
 
 test: all ctest lint
 	@bash tools/runtests.sh $(BUILD)

@@ -354,6 +354,17 @@ void on_losmap_free(on_losmap *m)
     free(m);
 }
 
+/* The tree's hook (tree.h): a tile's masks go with its contents, all of them and a build in progress
+ * with the tree; the stats count their bytes. Added before the first losmap or build is kept. */
+static void hook_touched(on_tree *t, uint32_t tile) { on_tile_losmap_drop(&t->tiles[tile]); }
+static void hook_drop(on_tree *t)
+{
+    for (uint32_t i = 0; i < t->ntiles; i++) on_tile_losmap_drop(&t->tiles[i]);
+    on_tree_losbuild_drop(t);
+}
+static void hook_stats(const on_tree *t, on_tree_stats *st) { st->los_bytes = on_tree_losmap_bytes(t, &st->los_tiles); }
+static const on_tree_hook losmap_hook = {NULL, hook_drop, hook_touched, hook_stats};
+
 const on_losmap *on_tile_losmap_slow(const on_tree *t, uint32_t tile)
 {
     on_tile *tl = &t->tiles[tile]; /* (the pointer is the tile's cache: atomics only) */
@@ -365,6 +376,7 @@ const on_losmap *on_tile_losmap_slow(const on_tree *t, uint32_t tile)
             atomic_fetch_add_explicit(&((on_tree *)t)->los_wanted, 1, memory_order_relaxed);
         return NULL;
     }
+    if (on_tree_hook_add(t, &losmap_hook) != 0) return NULL;
     m = on_losmap_build(&tl->table, tl->solid, (uint32_t)t->p.depth);
     if (!m) return NULL;
     on_losmap *none = NULL;
@@ -380,9 +392,13 @@ void on_tile_losmap_drop(on_tile *tl)
     on_losmap_free(atomic_exchange_explicit(&tl->los, NULL, memory_order_acq_rel));
 }
 
-void on_tile_losmap_adopt(on_tile *tl, on_losmap *m)
+void on_tree_losmap_adopt(on_tree *t, uint32_t tile, on_losmap *m)
 {
-    on_losmap_free(atomic_exchange_explicit(&tl->los, m, memory_order_acq_rel));
+    if (on_tree_hook_add(t, &losmap_hook) != 0) {
+        on_losmap_free(m); /* (built again when read) */
+        m = NULL;
+    }
+    on_losmap_free(atomic_exchange_explicit(&t->tiles[tile].los, m, memory_order_acq_rel));
 }
 
 size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles)
@@ -492,7 +508,9 @@ on_status on_tree_los_step(on_tree *t, uint64_t work, double seconds, int all, o
             uint32_t i;
             if (used >= limit || (deadline > 0 && now_s() >= deadline) || !next_tile(t, all, &i)) break;
             const on_tile *tl = &t->tiles[i];
-            lb = build_begin(&tl->table, tl->solid, (uint32_t)t->p.depth);
+            lb = on_tree_hook_add(t, &losmap_hook) == 0
+                     ? build_begin(&tl->table, tl->solid, (uint32_t)t->p.depth)
+                     : NULL;
             if (!lb) {
                 st = ON_FAILURE | ON_NO_MEMORY;
                 break;

@@ -85,7 +85,7 @@ static inline const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
 typedef struct on_losbuild on_losbuild;
 void on_tree_losbuild_drop(on_tree *t);
 
-/* Free a tile's losmap (the writer's side: on_tree_touch and on_tree_destroy). */
+/* Free a tile's losmap (the writer's side: on_tree_touch and on_tree_destroy, through the hook). */
 void on_tile_losmap_drop(on_tile *tl);
 
 /* A losmap built from a tile's node table `tab` (solid: the tile's solid flag) at `depth`, touching no
@@ -93,9 +93,10 @@ void on_tile_losmap_drop(on_tile *tl);
 on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth);
 void on_losmap_free(on_losmap *m);
 
-/* Give the tile m, built from the contents it holds now (replacing and freeing any losmap it had): the
- * writer's side, right after the install of those contents (the next change drops it, on_tree_touch). */
-void on_tile_losmap_adopt(on_tile *tl, on_losmap *m);
+/* Give tile `tile` m, built from the contents it holds now (replacing and freeing any losmap it had):
+ * the writer's side, right after the install of those contents (the next change drops it,
+ * on_tree_touch). */
+void on_tree_losmap_adopt(on_tree *t, uint32_t tile, on_losmap *m);
 
 /* Bytes held by the losmaps built so far (and, when tiles is not NULL, how many tiles have one). */
 size_t on_tree_losmap_bytes(const on_tree *t, size_t *tiles);

@@ -1,12 +1,10 @@
 /*
  * tree.c -- the sparse octree: tiles, insertion with immediate pruning, point location, face
- * neighbours across tiles, flood fill and statistics (see tree.h for the storage rules).
+ * neighbours across tiles, flood fill and statistics (see tree.h for the storage rules). What other
+ * rooms keep on a tree (caches, obstacles, a streamer) is dropped through their hooks (on_tree_hook):
+ * this file names none of them.
  */
 #include "tree.h"
-#include "boxes.h"
-#include "celladj.h"
-#include "landmarks.h"
-#include "losmap.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -62,26 +60,40 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
         atomic_init(&t->tiles[i].adj, NULL);
         atomic_init(&t->tiles[i].los_want, 0);
     }
+    for (int i = 0; i < ON_TREE_HOOKS; i++) atomic_init(&t->hooks[i], NULL);
     *out = t;
     return ON_SUCCESS;
+}
+
+int on_tree_hook_add(const on_tree *t, const on_tree_hook *h)
+{
+    _Atomic(const on_tree_hook *) *slot = ((on_tree *)t)->hooks; /* (the slots are atomics: any thread) */
+    for (int i = 0; i < ON_TREE_HOOKS; i++) {
+        const on_tree_hook *none = NULL;
+        if (atomic_compare_exchange_strong_explicit(&slot[i], &none, h, memory_order_acq_rel, memory_order_acquire) ||
+            none == h)
+            return 0;
+    }
+    return -1;
+}
+
+/* The hook in slot i, or NULL past the last. */
+static const on_tree_hook *hook(const on_tree *t, int i)
+{
+    return i < ON_TREE_HOOKS ? atomic_load_explicit(&((on_tree *)t)->hooks[i], memory_order_acquire) : NULL;
 }
 
 void on_tree_destroy(on_tree *t)
 {
     if (!t) return;
-    if (t->streamer) on_streamer_detach(t->streamer); /* its workers may still read t */
-    for (uint32_t i = 0; i < t->ntiles; i++) {
-        on_table_free(&t->tiles[i].table);
-        on_boxset_free(t->tiles[i].boxes);
-        on_boxset_free(t->tiles[i].joins);
-        on_tile_losmap_drop(&t->tiles[i]);
-        on_tile_celladj_drop(&t->tiles[i]);
-    }
-    on_tree_landmarks_drop(t);
-    on_tree_losbuild_drop(t);
+    const on_tree_hook *h;
+    for (int i = 0; (h = hook(t, i)); i++) /* (a streamer's workers may still read t) */
+        if (h->stop) h->stop(t);
+    for (int i = 0; (h = hook(t, i)); i++)
+        if (h->drop) h->drop(t);
+    for (uint32_t i = 0; i < t->ntiles; i++) on_table_free(&t->tiles[i].table);
     free(t->tiles);
     free(t->areas);
-    on_obstacles_free(t->obstacles);
     free(t);
 }
 
@@ -132,31 +144,9 @@ void on_tree_touch(on_tree *t, uint32_t tile)
     t->revision++;
     t->tiles[tile].salt++;
     if (t->tiles[tile].salt == 0) t->tiles[tile].salt = 1; /* 0 means "no tile" to callers */
-    on_tile_losmap_drop(&t->tiles[tile]); /* built again from the new contents when read */
-    on_tile_celladj_drop(&t->tiles[tile]);
-    if (t->landmarks) on_tree_landmarks_drop(t); /* (distances change everywhere: tree-wide) */
-    on_boxset_free(t->tiles[tile].joins); /* (the planner builds the blocks its joins reach instead) */
-    t->tiles[tile].joins = NULL;
-}
-
-void on_tree_adopt_joins(on_tree *t, uint32_t tile, on_boxset *s)
-{
-    on_boxset_free(t->tiles[tile].joins);
-    s->salt = t->tiles[tile].salt;
-    t->tiles[tile].joins = s;
-}
-
-size_t on_tree_joins_bytes(const on_tree *t, size_t *tiles)
-{
-    size_t bytes = 0, n = 0;
-    for (uint32_t i = 0; i < t->ntiles; i++) {
-        const on_boxset *s = on_tile_joins(t, i);
-        if (!s) continue;
-        n++;
-        bytes += s->bytes;
-    }
-    if (tiles) *tiles = n;
-    return bytes;
+    const on_tree_hook *h;
+    for (int i = 0; (h = hook(t, i)); i++) /* (caches built from the old contents go) */
+        if (h->touched) h->touched(t, tile);
 }
 
 void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
@@ -169,16 +159,10 @@ void on_tree_stats_get(const on_tree *t, on_tree_stats *st)
         st->slots += tl->table.cap;
         st->table_bytes += on_table_bytes(&tl->table);
         st->tiles_loaded += tl->loaded;
-        const on_boxset *bs = on_tile_boxes(t, i);
-        if (bs) {
-            st->tiles_prepared++;
-            st->boxes += bs->nbox;
-            st->box_bytes += bs->bytes;
-        }
     }
-    st->los_bytes = on_tree_losmap_bytes(t, &st->los_tiles);
-    st->adj_bytes = on_tree_celladj_bytes(t, &st->adj_tiles);
-    st->landmark_bytes = on_tree_landmarks_bytes(t);
+    const on_tree_hook *h;
+    for (int i = 0; (h = hook(t, i)); i++) /* (boxes, line-of-sight masks, cell adjacencies, landmarks) */
+        if (h->stats) h->stats(t, st);
     st->bytes = st->table_bytes + (size_t)t->ntiles * sizeof(on_tile) + sizeof(on_tree);
     st->bytes_per_node = st->nodes ? (double)st->bytes / (double)st->nodes : 0;
     st->load_factor = st->slots ? (double)st->nodes / (double)st->slots : 0;
@@ -654,11 +638,9 @@ void on_tree_unload_tile(on_tree *t, uint32_t tile)
 {
     on_tile *tl = &t->tiles[tile];
     on_table_free(&tl->table);
-    on_boxset_free(tl->boxes);
-    tl->boxes = NULL;
     tl->solid = 0;
     tl->loaded = 0;
-    on_tree_touch(t, tile);
+    on_tree_touch(t, tile); /* (the box sets' hook frees an unloaded tile's) */
 }
 
 on_status on_tree_clear_tile(on_tree *t, uint32_t tile)

@@ -11,20 +11,26 @@
 #define OCTONAV_TREE_H
 
 #include "octonav.h"
-#include "boxes.h"
 #include "codes.h"
 #include "table.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
 
+/* What the rooms above keep on a tree and its tiles is theirs: the tree holds the pointers (their types
+ * declared only) and drops them through the hooks they register (on_tree_hook below), never naming
+ * their code. */
+struct on_boxset;
 struct on_losmap;
 struct on_celladj;
 struct on_landmarks;
+struct on_losbuild;
+struct on_obstacles;
+#define ON_TREE_HOOKS 16 /* room for every kind of hook there is (on_tree_hook): 7 so far */
 typedef struct on_tile {
     on_table table;
-    on_boxset *boxes;  /* the prepared search graph (boxes.h); valid only for the salt it records */
-    on_boxset *joins;  /* the route planner's join set (boxes.h: the same boxes as `boxes`, which the
+    struct on_boxset *boxes; /* the prepared search graph (boxes.h); valid only for the salt it records */
+    struct on_boxset *joins; /* the route planner's join set (boxes.h: the same boxes as `boxes`, which the
                         * search does not read: queries keep walking the cells), built by a streamer
                         * worker beside the tile's decode; freed by every change of the tile */
     uint32_t salt;     /* bumped on every replacement of this tile's contents */
@@ -56,38 +62,24 @@ struct on_tree {
                             * of reading the tiles' cell adjacencies (celladj.h; tests compare the two) */
     struct on_landmarks *landmarks; /* the search's landmark distances (landmarks.h), or NULL */
     uint64_t landmarks_gen;         /* bumped whenever they are freed (a sliced search checks it) */
+    _Atomic(const struct on_tree_hook *) hooks[ON_TREE_HOOKS]; /* on_tree_hook_add's, in the order added */
 };
 
-/* Free a tree's obstacle records (obstacles.c; NULL is fine). */
-void on_obstacles_free(struct on_obstacles *o);
-/* The work obstacle removals did so far (obstacles.c: nodes restored and candidate boxes tested where a
- * removed box reached, plus obstacles blocked again by a whole-tile rebuild): a count, for tests. */
-uint64_t on_obstacles_work(const on_tree *t);
-/* For the streamer: the tree's temporary obstacles across tile loads (obstacles.c). A tile just
- * installed gets the obstacles covering it blocked, in the order added, after a snapshot of it as
- * read (what removing them gives back), and is prepared again when it came prepared; ON_FAILURE |
- * ON_NO_MEMORY when that could not be done whole (the tile must not stay loaded then). An unloaded
- * tile's snapshot goes. */
-on_status on_obstacles_tile_loaded(on_tree *t, uint32_t tile);
-void on_obstacles_tile_unloaded(on_tree *t, uint32_t tile);
-/* The same work done on a streamer worker, off the caller's thread: on the caller's thread, when a
- * load is queued, a copy of the obstacles covering the tile (NULL: none, or no memory: the install
- * then applies them); on the worker, on_obstacles_apply_copy blocks them in the decoded table (tab,
- * solid) through `scratch` (a tree of the same grid and depth owned by the worker, whose tile `tile`
- * it leaves empty) after copying it into *snap; 0, or -1 with tab and solid as they came. At the
- * install, on_obstacles_adopt takes *snap as the tile's snapshot when the obstacles covering the tile
- * are still those of the copy, in order (1; ON_NO_MEMORY: -1), and leaves it otherwise (0: install
- * the snapshot's table instead and apply them with on_obstacles_tile_loaded). */
-typedef struct on_obstacle_copy on_obstacle_copy;
-on_obstacle_copy *on_obstacles_copy_over(const on_tree *t, uint32_t tile);
-void on_obstacles_copy_free(on_obstacle_copy *c);
-int on_obstacles_apply_copy(on_tree *scratch, uint32_t tile, const on_obstacle_copy *c, on_table *tab, uint8_t *solid,
-                            on_table *snap);
-int on_obstacles_adopt(on_tree *t, uint32_t tile, const on_obstacle_copy *c, on_table *snap, uint8_t snap_solid);
-
-/* Destroying a tree stops its streamer first (streamer.c): the workers are joined, queued loads
- * dropped, and the streamer answers ON_INVALID from then on (on_streamer_destroy still frees it). */
-void on_streamer_detach(on_streamer *s);
+/* A hook: what a room above keeps on a tree (a cache, obstacle records, a streamer), as the functions
+ * the tree calls at its events; any may be NULL. on_tree_destroy calls every hook's stop (a streamer
+ * joins its workers: nothing may read the tree afterwards), then every drop (free all it keeps on t);
+ * on_tree_touch calls every touched (tile `tile`'s contents changed or it was unloaded: drop what was
+ * built from them); on_tree_stats_get every stats (add what it keeps to *st). In the order added. */
+typedef struct on_tree_hook {
+    void (*stop)(on_tree *t);
+    void (*drop)(on_tree *t);
+    void (*touched)(on_tree *t, uint32_t tile);
+    void (*stats)(const on_tree *t, on_tree_stats *st);
+} on_tree_hook;
+/* Register h (a static object) on t before keeping anything on it; once is enough (adding it again
+ * does nothing), and any thread may (a cache built by a search on a worker thread registers itself
+ * there: the slots are filled by compare-and-swap). 0, or -1 when every slot is taken. */
+int on_tree_hook_add(const on_tree *t, const on_tree_hook *h);
 
 /* How a piece of geometry meets an axis-aligned cube (nav space, min corner and edge length). */
 enum { ON_MISS = 0, ON_PARTIAL_HIT = 1, ON_FULL_HIT = 2 };
@@ -187,28 +179,7 @@ int on_tree_visit_tile(const on_tree *t, uint32_t tile, on_cell_visit_fn fn, voi
 
 /* (over a tile's contents not in a tree: on_table_visit, table.h) */
 
-/* The valid box set of a tile (boxes.h), or NULL (none built, or built for other contents). */
-static inline const on_boxset *on_tile_boxes(const on_tree *t, uint32_t tile)
-{
-    const on_boxset *s = t->tiles[tile].boxes;
-    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
-}
-
-/* Give tile `tile` the box set s (built from the contents it holds now), replacing any old one
- * (prepare.c). */
-void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s);
-
-/* The route planner's join set of a tile (tile.joins), or NULL: none, or the tile changed since. */
-static inline const on_boxset *on_tile_joins(const on_tree *t, uint32_t tile)
-{
-    const on_boxset *s = t->tiles[tile].joins;
-    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
-}
-/* Give tile `tile` the join set s (built from the contents it holds now), replacing any old one; the
- * next change of the tile (on_tree_touch) frees it. Caller's thread only. */
-void on_tree_adopt_joins(on_tree *t, uint32_t tile, on_boxset *s);
-/* Tiles holding a valid join set, and their bytes. */
-size_t on_tree_joins_bytes(const on_tree *t, size_t *tiles);
+/* (a tile's box sets, tile.boxes and tile.joins: on_tile_boxes and on_tile_joins, boxes.h) */
 
 /* Block one free cell (set its bit in the parent, prune upward). */
 on_status on_tree_block_cell(on_tree *t, on_cell c);
@@ -230,7 +201,7 @@ void on_tree_install_tile(on_tree *t, uint32_t tile, on_table *tab, uint8_t soli
 void on_tree_unload_tile(on_tree *t, uint32_t tile);
 #include "fileio.h" /* on_crc32, on_read_file, on_parse_error */
 
-/* Mark a change: bumps the revision and the tile's salt. */
+/* Mark a change: bumps the revision and the tile's salt, and calls the hooks' touched. */
 void on_tree_touch(on_tree *t, uint32_t tile);
 
 /* World <-> nav conversion. */

@@ -30,8 +30,7 @@ on_status on_grid_create(int w, int h, int d, on_grid **out)
         free(g);
         return ON_FAILURE | ON_NO_MEMORY;
     }
-    on_grid_build_moves(g);
-    *out = g;
+    *out = g; /* (the move tables: built by the first search, grid_search.c) */
     return ON_SUCCESS;
 }
 

@@ -35,7 +35,7 @@ struct on_grid {
     uint32_t last_s, last_t;
     int last_goal[3];
 
-    /* move tables, direction k = (dx+1) + 3*(dy+1) + 9*(dz+1) */
+    /* move tables, direction k = (dx+1) + 3*(dy+1) + 9*(dz+1) (built by the first search) */
     int ndirs;
     uint8_t dirs[26];          /* the directions used: 26, or the 8 in-plane ones when d == 1 */
     uint32_t off[27];          /* cell index offset, modulo 2^32 */
@@ -58,10 +58,6 @@ static inline int on_grid_bit(const uint64_t *bits, uint32_t i)
 {
     return (int)((bits[i >> 6] >> (i & 63)) & 1u);
 }
-
-/* Fill the move tables of g (directions, offsets, costs, required free cells) for its dimensions
- * (grid_search.c; on_grid_create calls it). */
-void on_grid_build_moves(on_grid *g);
 
 /* Bytes the grid holds now: the blocked bitset, the per-cell search arrays (once a search has run)
  * and the open list's heap. */

@@ -50,7 +50,9 @@ static inline uint32_t bits3(const uint64_t *bits, uint64_t pos)
     return (uint32_t)(v & 7u);
 }
 
-void on_grid_build_moves(on_grid *g)
+/* Fill the move tables of g (directions, offsets, costs, required free cells) for its dimensions: once,
+ * at its first search (ndirs is 0 until then). */
+static void build_moves(on_grid *g)
 {
     int64_t w = g->w, wh = (int64_t)g->w * g->h;
     g->ndirs = 0;
@@ -206,6 +208,7 @@ on_status on_grid_find(on_grid *g, const int start[3], const int goal[3], double
     if (expansions) *expansions = 0;
     if (npath) *npath = 0;
     if (!g || !start || !goal) return ON_FAILURE | ON_INVALID;
+    if (!g->ndirs) build_moves(g);
     g->last_ok = 0;
     if (!path) cap = 0;
     if (!on_grid_inside(g, start[0], start[1], start[2]) || !on_grid_inside(g, goal[0], goal[1], goal[2]))

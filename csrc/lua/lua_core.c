@@ -188,11 +188,13 @@ int luaopen_octonav_core(lua_State *L)
                                      {"remove_tree", l_remove_tree}, {"exchange_dirs", l_exchange_dirs},
                                      {NULL, NULL}};
     /* the per-file openers: those with a name leave a table for that field; the others add methods
-     * to a class opened before them (points), or set their field themselves (route) */
+     * to a class opened before them (the tree's edits, cells and points), or set their field
+     * themselves (route) */
     static const struct {
         const char *name;
         lua_CFunction open;
-    } parts[] = {{"tree", on_lua_tree_open},         {NULL, on_lua_points_open},   {NULL, on_lua_flat_open},   {"grid", on_lua_grid_open},
+    } parts[] = {{"tree", on_lua_tree_open},         {NULL, on_lua_tree_edit_open}, {NULL, on_lua_tree_cells_open},
+                 {NULL, on_lua_points_open},         {NULL, on_lua_flat_open},      {"grid", on_lua_grid_open},
                  {"query", on_lua_query_open},       {"streamer", on_lua_streamer_open}, {NULL, on_lua_route_open},
                  {"debug", on_lua_debug_open},       {"pathserver", on_lua_pathserver_open},
                  {"crowd", on_lua_crowd_open}};

@@ -406,9 +406,7 @@ static const luaL_Reg funcs[] = {
 
 int on_lua_tree_open(lua_State *L)
 {
-    on_lua_newclass(L, &on_lua_tree_class, methods);
-    on_lua_tree_edit_open(L);
-    on_lua_tree_cells_open(L);
+    on_lua_newclass(L, &on_lua_tree_class, methods); /* (lua_core.c adds the edits' and cells' next) */
     luaL_newlib(L, funcs);
     return 1;
 }

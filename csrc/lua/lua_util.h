@@ -137,7 +137,7 @@ int on_lua_points_open(lua_State *L);
 /* Adds visible_xyz, raycast_xyz and locate_status_xyz to the tree class (lua_flat.c). */
 int on_lua_flat_open(lua_State *L);
 /* Add the tree's edits (lua_tree_edit.c) and cell queries (lua_tree_cells.c) to the tree class
- * (on_lua_tree_open calls them). */
+ * (after on_lua_tree_open: luaopen_octonav_core calls them). */
 int on_lua_tree_edit_open(lua_State *L);
 int on_lua_tree_cells_open(lua_State *L);
 int on_lua_pathserver_open(lua_State *L);

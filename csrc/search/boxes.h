@@ -17,6 +17,7 @@
 #include "octonav.h"
 #include "codes.h"
 #include "table.h"
+#include "tree.h"
 
 typedef struct on_box {
     uint16_t mn[3], mx[3]; /* tile-local leaves, half-open [mn, mx) */
@@ -145,5 +146,29 @@ static inline uint32_t on_boxset_face_group(const on_boxset *s, int face, const 
     int axis = face >> 1, u = (axis + 1) % 3, v = (axis + 2) % 3;
     return (uint32_t)(b->mn[u] / s->bsize) + (uint32_t)s->nb * (uint32_t)(b->mn[v] / s->bsize);
 }
+
+/* ---- a tile's sets on the tree (tile.boxes, tile.joins; prepare.c) ---------------------------- */
+
+/* The valid box set of a tile, or NULL (none built, or built for other contents). */
+static inline const on_boxset *on_tile_boxes(const on_tree *t, uint32_t tile)
+{
+    const on_boxset *s = t->tiles[tile].boxes;
+    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
+}
+
+/* Give tile `tile` the box set s (built from the contents it holds now), replacing any old one. */
+void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s);
+
+/* The route planner's join set of a tile (tile.joins), or NULL: none, or the tile changed since. */
+static inline const on_boxset *on_tile_joins(const on_tree *t, uint32_t tile)
+{
+    const on_boxset *s = t->tiles[tile].joins;
+    return s && s->salt == t->tiles[tile].salt && t->tiles[tile].loaded ? s : NULL;
+}
+/* Give tile `tile` the join set s (built from the contents it holds now), replacing any old one; the
+ * next change of the tile (on_tree_touch) frees it. Caller's thread only. */
+void on_tree_adopt_joins(on_tree *t, uint32_t tile, on_boxset *s);
+/* Tiles holding a valid join set, and their bytes. */
+size_t on_tree_joins_bytes(const on_tree *t, size_t *tiles);
 
 #endif

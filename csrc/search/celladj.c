@@ -610,12 +610,22 @@ fail:
     celladj_free(a);
     return NULL;
 }
+/* The tree's hook (tree.h): a tile's adjacency goes with its contents, all of them with the tree; the
+ * stats count their bytes. Added before the first adjacency is published. */
+static void hook_touched(on_tree *t, uint32_t tile) { on_tile_celladj_drop(&t->tiles[tile]); }
+static void hook_drop(on_tree *t)
+{
+    for (uint32_t i = 0; i < t->ntiles; i++) on_tile_celladj_drop(&t->tiles[i]);
+}
+static void hook_stats(const on_tree *t, on_tree_stats *st) { st->adj_bytes = on_tree_celladj_bytes(t, &st->adj_tiles); }
+static const on_tree_hook celladj_hook = {NULL, hook_drop, hook_touched, hook_stats};
+
 const on_celladj *on_tile_celladj(const on_tree *t, uint32_t tile)
 {
     on_tile *tl = &t->tiles[tile]; /* (the pointer is the tile's cache: atomics only) */
     on_celladj *a = atomic_load_explicit(&tl->adj, memory_order_acquire);
     if (a) return a;
-    if (tl->solid || !tl->loaded || t->no_cell_adj) return NULL;
+    if (tl->solid || !tl->loaded || t->no_cell_adj || on_tree_hook_add(t, &celladj_hook) != 0) return NULL;
     a = build(t, tile);
     if (!a) return NULL;
     on_celladj *none = NULL;

@@ -23,14 +23,6 @@ static void cells_local(on_graph *g, on_cell c, uint32_t lo[3], uint32_t hi[3])
     for (int k = 0; k < 3; k++) hi[k] = lo[k] + s;
 }
 
-const on_celladj *on_graph_cells_adj_slow(on_graph *g, uint32_t tile)
-{
-    g->adj = g->t->no_cell_adj ? NULL : on_tile_celladj(g->t, tile);
-    g->adj_tile = tile;
-    g->chain.code = ON_CODE_NONE; /* (another adjacency, or this one read again after edits) */
-    return g->adj;
-}
-
 /* The faces of cell c on its tile's border with a tile beyond (bit f: face f). */
 static unsigned border_faces(const on_graph *g, const on_celladj *a, uint32_t code)
 {

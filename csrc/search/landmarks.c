@@ -426,10 +426,21 @@ done:
     return lm;
 }
 
+/* The tree's hook (tree.h): the distances change with any tile (tree-wide), and go with the tree; the
+ * stats count their bytes. */
+static void hook_touched(on_tree *t, uint32_t tile)
+{
+    (void)tile;
+    if (t->landmarks) on_tree_landmarks_drop(t);
+}
+static void hook_stats(const on_tree *t, on_tree_stats *st) { st->landmark_bytes = on_tree_landmarks_bytes(t); }
+static const on_tree_hook landmarks_hook = {NULL, on_tree_landmarks_drop, hook_touched, hook_stats};
+
 on_status on_tree_landmarks_prepare(on_tree *t, int n, size_t *bytes)
 {
     if (bytes) *bytes = 0;
     if (!t || n < 1 || n > ON_LM_MAX || t->no_cell_adj) return ON_FAILURE | ON_INVALID;
+    if (on_tree_hook_add(t, &landmarks_hook) != 0) return ON_FAILURE | ON_NO_MEMORY;
     on_tree_landmarks_drop(t);
     on_status st;
     on_landmarks *lm = build(t, n, &st);

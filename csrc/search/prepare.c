@@ -1,16 +1,78 @@
 /*
- * prepare.c -- the prepared search graph on the tree's side: building a box set (boxes.h) for each
- * loaded tile (on_tree_prepare) and giving a tile a box set built elsewhere (a streamer worker's).
- * A tile's set is valid while its salt is the one the set records (on_tile_boxes, tree.h). Also the
- * public read access to a tile's boxes in world space (on_tree_tile_box_count, on_tree_tile_box).
+ * prepare.c -- the box sets on the tree's side: building a box set (boxes.h) for each loaded tile
+ * (on_tree_prepare), giving a tile a box set or a route planner's join set built elsewhere (a streamer
+ * worker's), and the tree's hook that frees them (an unloaded tile's, every join set of a changed
+ * tile, all with the tree). A tile's set is valid while its salt is the one the set records
+ * (on_tile_boxes, boxes.h). Also the public read access to a tile's boxes in world space
+ * (on_tree_tile_box_count, on_tree_tile_box).
  */
-#include "tree.h"
+#include "boxes.h"
+
+static void hook_touched(on_tree *t, uint32_t tile)
+{
+    on_tile *tl = &t->tiles[tile];
+    if (!tl->loaded) { /* (a changed tile's box set is stale by its salt, an unloaded tile's freed) */
+        on_boxset_free(tl->boxes);
+        tl->boxes = NULL;
+    }
+    on_boxset_free(tl->joins); /* (the planner builds the blocks its joins reach instead) */
+    tl->joins = NULL;
+}
+static void hook_drop(on_tree *t)
+{
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        on_boxset_free(t->tiles[i].boxes);
+        on_boxset_free(t->tiles[i].joins);
+    }
+}
+static void hook_stats(const on_tree *t, on_tree_stats *st)
+{
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_boxset *bs = on_tile_boxes(t, i);
+        if (bs) {
+            st->tiles_prepared++;
+            st->boxes += bs->nbox;
+            st->box_bytes += bs->bytes;
+        }
+    }
+}
+static const on_tree_hook boxes_hook = {NULL, hook_drop, hook_touched, hook_stats};
 
 void on_tree_adopt_boxes(on_tree *t, uint32_t tile, on_boxset *s)
 {
+    if (on_tree_hook_add(t, &boxes_hook) != 0) { /* (the tile keeps none: searches use the cells) */
+        on_boxset_free(s);
+        s = NULL;
+    } else {
+        s->salt = t->tiles[tile].salt;
+    }
     on_boxset_free(t->tiles[tile].boxes);
-    s->salt = t->tiles[tile].salt;
     t->tiles[tile].boxes = s;
+}
+
+void on_tree_adopt_joins(on_tree *t, uint32_t tile, on_boxset *s)
+{
+    if (on_tree_hook_add(t, &boxes_hook) != 0) { /* (the planner builds the blocks its joins reach) */
+        on_boxset_free(s);
+        s = NULL;
+    } else {
+        s->salt = t->tiles[tile].salt;
+    }
+    on_boxset_free(t->tiles[tile].joins);
+    t->tiles[tile].joins = s;
+}
+
+size_t on_tree_joins_bytes(const on_tree *t, size_t *tiles)
+{
+    size_t bytes = 0, n = 0;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_boxset *s = on_tile_joins(t, i);
+        if (!s) continue;
+        n++;
+        bytes += s->bytes;
+    }
+    if (tiles) *tiles = n;
+    return bytes;
 }
 
 /* One bitmap scratch for every tile built (allocated at the first tile that needs a set). */
@@ -27,8 +89,8 @@ on_status on_tree_prepare(on_tree *t, int64_t tile, size_t *boxes)
         on_boxset *s;
         st = on_boxset_build_in(&t->tiles[ti].table, t->tiles[ti].solid, t->p.depth, &o, &s);
         if (on_failed(st)) break; /* the tile keeps no graph (its old one is stale): searches use cells */
-        on_tree_adopt_boxes(t, ti, s);
         if (boxes) *boxes += s->nbox;
+        on_tree_adopt_boxes(t, ti, s);
     }
     on_boxbits_free(&o);
     return st;

@@ -30,6 +30,8 @@ static void free_state(on_streamer *s)
     free(s);
 }
 
+static const on_tree_hook streamer_hook; /* (below: stops the streamer when its tree goes) */
+
 on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_params *p, on_streamer **out)
 {
     *out = NULL;
@@ -37,6 +39,7 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
         !(p->unload_padding > p->load_padding) || p->workers < 0 || p->workers > 16)
         return ON_FAILURE | ON_INVALID;
     if (t->streamer) return ON_FAILURE | ON_INVALID; /* one streamer per tree: both would unload tiles */
+    if (on_tree_hook_add(t, &streamer_hook) != 0) return ON_FAILURE | ON_NO_MEMORY;
     on_streamer *s = calloc(1, sizeof *s);
     if (!s) return ON_FAILURE | ON_NO_MEMORY;
     s->t = t;
@@ -125,12 +128,17 @@ on_streamer *on_tree_streamer(const on_tree *t)
     return t ? t->streamer : NULL;
 }
 
-void on_streamer_detach(on_streamer *s)
+/* Destroying a tree stops its streamer first (the tree's hook, tree.h): the workers are joined, queued
+ * loads dropped, and the streamer answers ON_INVALID from then on (on_streamer_destroy still frees it). */
+static void hook_stop(on_tree *t)
 {
+    on_streamer *s = t->streamer;
+    if (!s) return;
     stop_workers(s);
     s->t->streamer = NULL;
     s->t = NULL;
 }
+static const on_tree_hook streamer_hook = {hook_stop, NULL, NULL, NULL};
 
 void on_streamer_destroy(on_streamer *s)
 {

@@ -23,6 +23,7 @@
 #define OCTONAV_STREAMER_H
 
 #include "boxes.h"
+#include "obstacles.h"
 #include "tree.h"
 
 #include <pthread.h>

@@ -15,39 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void on_streamer_do_unload(on_streamer *s, uint32_t tile)
-{
-    if (s->graph) on_wgraph_remove_tile(s->graph, tile); /* (ON_SUCCESS also when it held none) */
-    on_tree_unload_tile(s->t, tile);
-    on_obstacles_tile_unloaded(s->t, tile);
-    s->tiles[tile].state = ON_TILE_UNLOADED;
-    for (size_t i = 0; i < s->nloaded; i++)
-        if (s->loaded[i] == tile) {
-            s->loaded[i] = s->loaded[--s->nloaded];
-            break;
-        }
-}
-
-void on_streamer_emit(on_streamer *s, uint32_t tile, int kind, on_status st)
-{
-    if (s->nev == s->evcap) {
-        size_t nc = s->evcap ? s->evcap * 2 : 64;
-        on_stream_event *bigger = realloc(s->ev, nc * sizeof *bigger);
-        if (!bigger) {
-            s->evlost = 1;
-            return;
-        }
-        s->ev = bigger;
-        s->evcap = nc;
-    }
-    s->ev[s->nev].tile = tile;
-    s->ev[s->nev].kind = kind;
-    s->ev[s->nev].status = st;
-    s->ev[s->nev].tree = NULL;
-    s->ev[s->nev].err[0] = 0;
-    s->nev++;
-}
-
 /* ---- update ---------------------------------------------------------------------------------- */
 
 /* Distance from p to the world box of a tile (0 inside). */
@@ -214,7 +181,7 @@ static void install_results(on_streamer *s, result *list)
                 r->joins = NULL;
                 /* masks of the tile as installed (a change below drops them, on_tree_touch); none when
                  * the tree's masks were turned off since the job was taken */
-                if (r->los && !s->t->no_los_masks) on_tile_losmap_adopt(&s->t->tiles[r->tile], r->los);
+                if (r->los && !s->t->no_los_masks) on_tree_losmap_adopt(s->t, r->tile, r->los);
                 else on_losmap_free(r->los);
                 r->los = NULL;
                 /* the tree's obstacles over it blocked again (an obstacle outlives its tiles' unloads):

@@ -33,7 +33,8 @@
  * tile's snapshot. So an obstacle survives its tiles streaming out and in, and removing it gives back
  * the bytes the file held.
  */
-#include "tree.h"
+#include "obstacles.h"
+#include "boxes.h"
 #include "util.h"
 
 #include <math.h>
@@ -464,15 +465,19 @@ static int remove_from_tile(on_tree *t, struct on_obstacles *o, snapshot *s, con
 
 uint64_t on_obstacles_work(const on_tree *t) { return t->obstacles ? t->obstacles->work : 0; }
 
-void on_obstacles_free(struct on_obstacles *o)
+/* The tree's hook (tree.h): the records go with the tree. */
+static void hook_drop(on_tree *t)
 {
+    struct on_obstacles *o = t->obstacles;
     if (!o) return;
     for (size_t i = 0; i < o->nsnap; i++) on_table_free(&o->snap[i].table);
     free(o->ob);
     free(o->fbox);
     free(o->snap);
     free(o);
+    t->obstacles = NULL;
 }
+static const on_tree_hook obstacles_hook = {NULL, hook_drop, NULL, NULL};
 
 /* ---- the API ----------------------------------------------------------------------------------- */
 
@@ -516,7 +521,9 @@ on_status on_tree_add_obstacle(on_tree *t, const double min[3], const double max
     /* the tiles it covers (on_tree_insert's rule: a box starting on a tile border touches the tile
      * below, where it blocks nothing) */
     b.any = on_tree_tile_range(t, b.lo, b.hi, b.a, b.z);
-    if (!t->obstacles && !(t->obstacles = calloc(1, sizeof *t->obstacles))) return ON_FAILURE | ON_NO_MEMORY;
+    if (!t->obstacles &&
+        (on_tree_hook_add(t, &obstacles_hook) != 0 || !(t->obstacles = calloc(1, sizeof *t->obstacles))))
+        return ON_FAILURE | ON_NO_MEMORY;
     struct on_obstacles *o = t->obstacles;
     if (o->next_id == UINT32_MAX) return ON_FAILURE | ON_INVALID;
     uint32_t *tiles;

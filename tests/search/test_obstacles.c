@@ -9,6 +9,8 @@
  * stay valid, a running search sees the change.
  */
 #include "minitest.h"
+#include "boxes.h"
+#include "obstacles.h"
 #include "tree.h"
 
 #include <math.h>
