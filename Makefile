@@ -31,10 +31,12 @@ LDLIBS    = -lm -lpthread
 # room needs no edit here. Every room is on the include path (file names are unique across rooms), and
 # csrc/lua/ (the binding) is the module's alone: libonav is every other room.
 ROOMS    := $(sort $(patsubst %/,%,$(dir $(wildcard csrc/*/*.c csrc/*/*.h))))
-ROOM_INC := $(ROOMS:%=-I%)
+ROOM_INC := -Icsrc $(ROOMS:%=-I%)
 CORE_SRC := $(filter-out csrc/lua/%,$(wildcard csrc/*/*.c))
 LUA_SRC  := $(wildcard csrc/lua/*.c)
-HDR      := $(wildcard csrc/*/*.h)
+HDR      := csrc/octonav.h $(wildcard csrc/*/*.h)
+# the public C API: octonav.h and each room's public header (installed beside it)
+API_HDR  := csrc/octonav.h $(wildcard csrc/*/octonav_*.h)
 CORE_OBJ := $(CORE_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 LUA_OBJ  := $(LUA_SRC:csrc/%.c=$(BUILD)/obj/%.o)
 # C tests: tests/ROOM/test_NAME.c (the room of what they test), built as $(BUILD)/tests/test_NAME; the
@@ -341,7 +343,7 @@ install: $(BUILD)/libonav.a $(BUILD)/libonav.so octonav.pc.in $(if $(LUA),$(MODU
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 644 $(BUILD)/libonav.a $(DESTDIR)$(LIBDIR)/libonav.a
 	install -m 755 $(BUILD)/libonav.so $(DESTDIR)$(LIBDIR)/libonav.so
-	install -m 644 csrc/core/octonav.h $(DESTDIR)$(INCLUDEDIR)/octonav.h
+	install -m 644 $(API_HDR) $(DESTDIR)$(INCLUDEDIR)/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@VERSION@|$(PC_VERSION)|' octonav.pc.in >$(DESTDIR)$(LIBDIR)/pkgconfig/octonav.pc
 ifneq ($(LUA),)
 	install -d $(DESTDIR)$(LUA_CMOD)/octonav $(DESTDIR)$(LUA_LMOD)/octonav/bake $(DESTDIR)$(PREFIX)/bin
@@ -358,7 +360,7 @@ ifneq ($(LUA),)
 endif
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libonav.a $(DESTDIR)$(LIBDIR)/libonav.so $(DESTDIR)$(INCLUDEDIR)/octonav.h \
+	rm -f $(DESTDIR)$(LIBDIR)/libonav.a $(DESTDIR)$(LIBDIR)/libonav.so $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(API_HDR))) \
 	  $(DESTDIR)$(LIBDIR)/pkgconfig/octonav.pc
 ifneq ($(LUA),)
 	rm -f $(DESTDIR)$(LUA_CMOD)/octonav/core.so $(DESTDIR)$(PREFIX)/bin/octonav \

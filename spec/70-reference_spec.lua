@@ -197,7 +197,10 @@ describe("docs/reference.md", function()
 
   it("documents every function of the C API (octonav.h)", function()
     local n = 0
-    for name in read("csrc/core/octonav.h"):gmatch("ON_API[^;{]-[%s%*](on_[%w_]+)%s*%(") do
+    local api, ls = {}, assert(io.popen("ls csrc/octonav.h csrc/*/octonav_*.h")) -- (octonav.h: each room's)
+    for file in ls:lines() do api[#api + 1] = read(file) end
+    ls:close()
+    for name in table.concat(api, "\n"):gmatch("ON_API[^;{]-[%s%*](on_[%w_]+)%s*%(") do
       n = n + 1
       need(name)
     end

@@ -7,6 +7,7 @@
 #ifndef OCTONAV_GRAPH_TEST_H
 #define OCTONAV_GRAPH_TEST_H
 
+#include "octonav.h"
 #include "tree.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
 #ifndef OCTONAV_FILEIO_H
 #define OCTONAV_FILEIO_H
 
-#include "octonav.h"
+#include "octonav_core.h"
 
 #include <stdarg.h>
 #include <stdio.h>

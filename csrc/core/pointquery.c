@@ -9,7 +9,7 @@
  * remembers the tree's revision and answers ON_STALE once the tree has changed, so a caller rebuilds
  * it rather than trusting old connectivity.
  */
-#include "octonav.h"
+#include "octonav_core.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #ifndef OCTONAV_RAYCAST_H
 #define OCTONAV_RAYCAST_H
 
-#include "octonav.h"
+#include "octonav_core.h"
 #include "tree.h"
 
 #include <stdint.h>

@@ -11,7 +11,7 @@
  * faces of the tile grid are left out (they would wall in the whole world).
  * Depends on the public API (octonav.h) and node codes only.
  */
-#include "octonav.h"
+#include "octonav_core.h"
 #include "codes.h"
 
 #include <stdlib.h>

@@ -16,7 +16,7 @@
 #ifndef OCTONAV_TABLE_H
 #define OCTONAV_TABLE_H
 
-#include "octonav.h"
+#include "octonav_core.h"
 
 #include <stddef.h>
 #include <stdint.h>

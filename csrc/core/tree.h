@@ -10,7 +10,7 @@
 #ifndef OCTONAV_TREE_H
 #define OCTONAV_TREE_H
 
-#include "octonav.h"
+#include "octonav_core.h"
 #include "codes.h"
 #include "table.h"
 
@@ -49,7 +49,7 @@ struct on_tree {
     double inv_scale;
     on_tile *tiles;
     on_streamer *streamer; /* the streamer bound to this tree (streamer.c), or NULL */
-    on_area *areas;        /* area costs every search uses (areas.c), nareas of them */
+    struct on_area *areas;      /* area costs every search uses (areas.c), nareas of them */
     size_t nareas;
     struct on_obstacles *obstacles; /* temporary obstacles and the tiles they cover (obstacles.c), or NULL */
     int no_los_masks;      /* on_tree_set_los_masks(t, 0): line of sight reads the node table only */

@@ -7,7 +7,7 @@
 #ifndef OCTONAV_GRID_H
 #define OCTONAV_GRID_H
 
-#include "octonav.h"
+#include "octonav_grid.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #ifndef OCTONAV_AREAS_H
 #define OCTONAV_AREAS_H
 
-#include "octonav.h"
+#include "octonav_search.h"
 
 #include <stddef.h>
 

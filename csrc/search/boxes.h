@@ -14,7 +14,7 @@
 #ifndef OCTONAV_BOXES_H
 #define OCTONAV_BOXES_H
 
-#include "octonav.h"
+#include "octonav_search.h"
 #include "codes.h"
 #include "table.h"
 #include "tree.h"

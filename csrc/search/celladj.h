@@ -39,6 +39,7 @@
 #ifndef OCTONAV_CELLADJ_H
 #define OCTONAV_CELLADJ_H
 
+#include "octonav_search.h"
 #include "tree.h"
 
 #include <stdint.h>

@@ -25,6 +25,7 @@
 #ifndef OCTONAV_LANDMARKS_H
 #define OCTONAV_LANDMARKS_H
 
+#include "octonav_search.h"
 #include "tree.h"
 
 #include <stdint.h>

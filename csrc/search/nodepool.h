@@ -16,7 +16,7 @@
 #ifndef OCTONAV_NODEPOOL_H
 #define OCTONAV_NODEPOOL_H
 
-#include "octonav.h"
+#include "octonav_search.h"
 
 #include <math.h>
 #include <stddef.h>

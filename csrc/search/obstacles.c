@@ -34,6 +34,7 @@
  * the bytes the file held.
  */
 #include "obstacles.h"
+#include "obstacles_records.h"
 #include "boxes.h"
 #include "util.h"
 
@@ -41,36 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct snapshot {
-    uint32_t tile;
-    uint32_t salt;     /* the tile's salt after the last obstacle operation on it */
-    uint8_t solid;
-    size_t nobs;       /* obstacles in place covering the tile */
-    on_table table;    /* the contents before the first obstacle */
-} snapshot;
-
-typedef struct obstacle {
-    uint32_t id;
-    int dead;                /* removed (the slot stays until the arrays are compacted) */
-    double wmin[3], wmax[3]; /* as given (world) */
-    double lo[3], hi[3];     /* nav space, inflated by the radius */
-    int a[3], z[3];          /* the tiles it covers: a..z on each axis (on_tree_tile_range) */
-    int any;                 /* 0 when wholly outside the grid (it covers no tile) */
-} obstacle;
-
-struct on_obstacles {
-    obstacle *ob;      /* in the order added (ids ascending), dead ones included */
-    size_t n, cap, ndead;
-    float *fbox;       /* per slot i of ob: its box rounded outwards, fbox[k * fcap + i] for k = 0..5
-                        * (lo x, y, z, then hi x, y, z: one array per bound, for the scan); a dead
-                        * one's empty */
-    size_t fcap;
-    snapshot *snap;
-    size_t nsnap, snapcap;
-    uint32_t next_id;
-    uint64_t work;     /* removals' work so far: nodes restored and candidates tested, obstacles
-                        * blocked again by a whole rebuild (on_obstacles_work; tests read it) */
-};
+typedef on_obstacle obstacle; /* (the records' types: obstacles_records.h) */
+typedef on_obstacle_snapshot snapshot;
 
 /* ---- helpers ----------------------------------------------------------------------------------- */
 
@@ -654,95 +627,10 @@ on_status on_tree_obstacles(const on_tree *t, uint32_t *ids, double *boxes, size
     return cnt > cap ? (ON_FAILURE | ON_BUFFER_SMALL) : ON_SUCCESS;
 }
 
-/* ---- the same on a streamer's worker ------------------------------------------------------------- */
-
-struct on_obstacle_copy {
-    size_t n;
-    uint32_t *id;      /* the obstacles covering the tile, in the order added */
-    double *box;       /* their inflated nav-space boxes: lo[3], hi[3] each */
-};
-
-void on_obstacles_copy_free(on_obstacle_copy *c)
+/* For obstacles_stream.c (obstacles_records.h). */
+int on_obstacles_live_covers(const on_tree *t, const struct on_obstacles *o, size_t i, uint32_t tile)
 {
-    if (!c) return;
-    free(c->id);
-    free(c->box);
-    free(c);
+    return live_covers(t, o, i, tile);
 }
-
-on_obstacle_copy *on_obstacles_copy_over(const on_tree *t, uint32_t tile)
-{
-    const struct on_obstacles *o = t->obstacles;
-    size_t n = 0;
-    for (size_t i = 0; o && i < o->n; i++) n += (size_t)live_covers(t, o, i, tile);
-    if (!n) return NULL;
-    on_obstacle_copy *c = calloc(1, sizeof *c);
-    if (c) {
-        c->id = malloc(n * sizeof *c->id);
-        c->box = malloc(6 * n * sizeof *c->box);
-    }
-    if (!c || !c->id || !c->box) {
-        on_obstacles_copy_free(c);
-        return NULL;
-    }
-    for (size_t i = 0; i < o->n; i++)
-        if (live_covers(t, o, i, tile)) {
-            c->id[c->n] = o->ob[i].id;
-            memcpy(c->box + 6 * c->n, o->ob[i].lo, sizeof o->ob[i].lo);
-            memcpy(c->box + 6 * c->n + 3, o->ob[i].hi, sizeof o->ob[i].hi);
-            c->n++;
-        }
-    return c;
-}
-
-int on_obstacles_apply_copy(on_tree *scratch, uint32_t tile, const on_obstacle_copy *c, on_table *tab, uint8_t *solid,
-                            on_table *snap)
-{
-    if (on_table_copy(tab, snap) != 0) return -1;
-    uint8_t solid0 = *solid;
-    on_tree_install_tile(scratch, tile, tab, *solid); /* (takes the table) */
-    int rc = 0;
-    for (size_t i = 0; i < c->n && rc == 0; i++) {
-        obstacle b;
-        memset(&b, 0, sizeof b);
-        memcpy(b.lo, c->box + 6 * i, sizeof b.lo);
-        memcpy(b.hi, c->box + 6 * i + 3, sizeof b.hi);
-        if (on_failed(on_tree_insert_tile(scratch, tile, classify, &b))) rc = -1;
-    }
-    on_tile *tl = &scratch->tiles[tile];
-    if (rc == 0) {
-        *tab = tl->table;
-        *solid = tl->solid;
-    } else { /* as it came: the snapshot's table */
-        on_table_free(&tl->table);
-        *tab = *snap;
-        on_table_init(snap);
-        *solid = solid0;
-    }
-    on_table_init(&tl->table);
-    tl->solid = 0;
-    return rc;
-}
-
-int on_obstacles_adopt(on_tree *t, uint32_t tile, const on_obstacle_copy *c, on_table *snap, uint8_t snap_solid)
-{
-    struct on_obstacles *o = t->obstacles;
-    size_t k = 0;
-    for (size_t i = 0; o && i < o->n; i++)
-        if (live_covers(t, o, i, tile) && (k >= c->n || c->id[k++] != o->ob[i].id)) return 0;
-    if (!o || k != c->n) return 0;
-    snapshot *s = find_snap(o, tile);
-    if (!s) {
-        if (on_grow((void **)&o->snap, &o->snapcap, o->nsnap + 1, sizeof *o->snap) != 0) return -1;
-        s = &o->snap[o->nsnap++];
-        s->tile = tile;
-    } else {
-        on_table_free(&s->table);
-    }
-    s->table = *snap;
-    on_table_init(snap);
-    s->nobs = k;
-    s->solid = snap_solid;
-    s->salt = t->tiles[tile].salt;
-    return 1;
-}
+on_obstacle_snapshot *on_obstacles_find_snap(struct on_obstacles *o, uint32_t tile) { return find_snap(o, tile); }
+int on_obstacles_classify(void *ud, const double m[3], double s) { return classify(ud, m, s); }

@@ -8,6 +8,7 @@
 #define OCTONAV_OBSTACLES_H
 
 #include "table.h"
+#include "octonav_search.h"
 #include "tree.h"
 
 #include <stdint.h>

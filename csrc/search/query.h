@@ -99,4 +99,71 @@ static inline int sight_visible(void *ud, const double a[3], const double b[3])
     return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 
+/* ---- shared by the loop (search.c) and the start (search_start.c) ------------------------------ */
+
+static inline int touch_tile(on_query *q, uint32_t tile) { return on_tileset_touch(&q->touched, q->t, tile); }
+
+typedef int16_t lm_v8 __attribute__((vector_size(16))); /* (GCC and clang vector extensions) */
+
+/* The landmarks' estimate of the distance from cell `code` of tile `tile` (number ix in its tile's
+ * adjacency, or unknown: found) to the goal point, in nav units: their bound on the distance between
+ * the two cells' centres, max over the landmarks L of |d(L, cell) - d(L, goal's cell)| (landmarks.h),
+ * less the goal point's distance from its cell's centre (the triangle inequality; without it a large
+ * goal cell's centre, up to 0.87 of its side from the goal point, misled the search: DC1's mean ratio
+ * 0.9282 -> 0.9304 with 16 landmarks, Complex's p99 ratio 0.9951 -> 1.0197). 0 or less for a cell
+ * they do not cover. */
+static inline double lm_term(const on_query *q, uint32_t tile, uint32_t ix, uint32_t code)
+{
+    const on_landmarks *lm = q->lm;
+    if (__builtin_expect(ix >= lm->ncell[tile], 0)) {
+        ix = on_landmarks_find(q->t, lm, tile, code);
+        if (ix == UINT32_MAX) return 0;
+    }
+    const uint16_t *dv = lm->d[tile] + (size_t)ix * (size_t)lm->n;
+    /* (a component no landmark reaches has no distance at all: ON_LM_INF is no length; with
+     * partial results or a tile unloaded at the build such a cell may still be searched) */
+    if (__builtin_expect(dv[0] == ON_LM_INF, 0)) return 0;
+    int m = 0, l = 0;
+    if (!(lm->n & 7)) { /* 8 landmarks at a time (distances below 2^15: differences fit an int16) */
+        lm_v8 acc = {0};
+        for (; l < lm->n; l += 8) {
+            lm_v8 a, g;
+            memcpy(&a, dv + l, sizeof a);
+            memcpy(&g, q->lm_goal + l, sizeof g);
+            lm_v8 gt = a > g, d = (gt & (a - g)) | (~gt & (g - a)), more = d > acc;
+            acc = (more & d) | (~more & acc);
+        }
+        for (int k = 0; k < 8; k++) m = acc[k] > m ? acc[k] : m;
+        return (double)m * lm->step - q->lm_rg;
+    }
+    for (; l < lm->n; l++) {
+        int e = (int)dv[l] - (int)q->lm_goal[l];
+        e = e < 0 ? -e : e;
+        m = e > m ? e : m;
+    }
+    return (double)m * lm->step - q->lm_rg;
+}
+
+/* (inline: the search asks it for every node it reaches or improves) The estimate from point p of
+ * cell c (its graph number aux, or UINT32_MAX) to the goal: the user's heuristic, or the straight
+ * line, raised to the landmarks' bound when the search reads them. */
+static inline double heuristic(on_query *q, const double p[3], double size, on_cell c, uint32_t aux)
+{
+    if (__builtin_expect(q->o.heuristic != NULL, 0)) return q->o.heuristic(q->o.heuristic_ud, p, q->b, size);
+    double h = on_dist3(p, q->b);
+    if (q->lm) {
+        double l = lm_term(q, c.tile, aux, c.code);
+        if (l > h) h = l;
+    }
+    return h;
+}
+
+/* The start (search_start.c): a new search from a to b (cells_only: an escalation's restart, the
+ * direct check skipped), the first node of cell c, the ends swapped for a search from the goal's end
+ * and a reversed result turned back. */
+on_status on_query_start(on_query *q, const double a[3], const double b[3], const on_query_opts *o, int cells_only);
+int32_t on_query_first_node(on_query *q, on_cell c);
+void on_query_swap_ends(on_query *q, on_cell c);
+void on_query_unreverse(on_query *q);
+
 #endif

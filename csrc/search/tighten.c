@@ -2,7 +2,7 @@
  * tighten.c -- the path-tightening stages (see tighten.h): refine, simplify, smooth, relax.
  */
 #include "tighten.h"
-#include "octonav.h"
+#include "octonav_search.h"
 #include "util.h"
 
 #include <math.h>

@@ -7,6 +7,7 @@
 #ifndef OCTONAV_TILEDEPS_H
 #define OCTONAV_TILEDEPS_H
 
+#include "octonav_search.h"
 #include "tree.h"
 
 #include <stddef.h>

@@ -7,7 +7,7 @@
  * caller's thread alone submits, hands results back (update) and pauses; results are copied out of
  * the worker's query into the request so the query is free for the next one at once.
  */
-#include "octonav.h"
+#include "octonav_stream.h"
 
 #include <math.h>
 #include <pthread.h>

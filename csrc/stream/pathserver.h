@@ -5,6 +5,6 @@
 #ifndef OCTONAV_PATHSERVER_H
 #define OCTONAV_PATHSERVER_H
 
-#include "octonav.h"
+#include "octonav_stream.h"
 
 #endif

@@ -22,6 +22,7 @@
 #ifndef OCTONAV_STREAMER_H
 #define OCTONAV_STREAMER_H
 
+#include "octonav_stream.h"
 #include "boxes.h"
 #include "obstacles.h"
 #include "tree.h"

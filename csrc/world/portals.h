@@ -31,6 +31,7 @@
 #ifndef OCTONAV_PORTALS_H
 #define OCTONAV_PORTALS_H
 
+#include "octonav_world.h"
 #include "boxes.h"
 #include "reach.h"
 #include "tree.h" /* on_tree, on_tile_boxes, on_crc32 (boxes.h no longer includes it) */

@@ -5,6 +5,7 @@
  * takes everything and follows no symlink; an export failing half way (a file size limit in a child:
  * the injected write failure, no mount needed) leaves the previous export whole with the OS's reason.
  */
+#include "octonav.h"
 #include "fileio.h"
 #include "minitest.h"
 

@@ -7,6 +7,7 @@
  * hand-made cases at brick and tile edges (faces, grazed corners, zero-width gaps, ends on boundaries,
  * points outside the map); with the masks off, the node table alone.
  */
+#include "octonav.h" /* (the whole public API: obstacles too) */
 #include "losmap.h"
 #include "minitest.h"
 #include "raycast.h"

@@ -2,6 +2,7 @@
  * test_objfile.c -- on_tree_add_obj: counts, fan split, index forms, line endings, error messages,
  * and what a closed mesh blocks. Real meshes under ../shared/data/meshes are checked when present.
  */
+#include "octonav.h"
 #include "tree.h"
 #include "minitest.h"
 #include "scratch.h"

@@ -8,6 +8,7 @@
  * masks and with the node table. And turn checks through one on_turn_cache kept across a path's turns
  * (on_tree_turn_ok_cached) against fresh ones (on_tree_turn_ok), over runs of turns close together.
  */
+#include "octonav.h"
 #include "minitest.h"
 #include "raycast.h"
 #include "tree.h"

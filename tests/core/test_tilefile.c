@@ -2,6 +2,7 @@
  * test_tilefile.c -- tile blobs and tree files (tilefile.c): round trips are bit-exact and every
  * damaged, truncated or hostile input is refused with the tree left as it was.
  */
+#include "octonav.h"
 #include "tree.h"
 #include "minitest.h"
 

@@ -4,6 +4,7 @@
  * dense walk) over random, axis-aligned and lattice-diagonal segments; a tile not loaded (locate and
  * search answer ON_UNLOADED, not ON_BLOCKED).
  */
+#include "octonav.h"
 #include "minitest.h"
 #include "raycast.h"
 #include "tree.h"

@@ -5,6 +5,7 @@
  * every combination of sides; with the tiles' masks (the voxels read off the losmap) and without them
  * (the node table); and hand-made turns through a zero-width gap, beside it and across a tile border.
  */
+#include "octonav.h"
 #include "minitest.h"
 #include "raycast.h"
 #include "tree.h"

@@ -5,6 +5,7 @@
  * blocking cells under a boundary node).
  * ../shared/data/voxel/Simple.3dmap is checked leaf by leaf when present.
  */
+#include "octonav.h"
 #include "tree.h"
 #include "minitest.h"
 #include "scratch.h"

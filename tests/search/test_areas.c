@@ -5,6 +5,7 @@
  * is symmetric and every face of positive area is found); and searches with random areas give paths whose segments are in sight, never enter an
  * excluded area, and cost what info.cost says.
  */
+#include "octonav.h"
 #include "minitest.h"
 #include "areas.h"
 #include "graph.h"

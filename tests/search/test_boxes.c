@@ -11,6 +11,7 @@
  * The point where a search over boxes enters a box (graph_boxes.c's entry) on a shared face: the line
  * to the goal's crossing, mirrored when the goal lies on the near side, clamped onto the face.
  */
+#include "octonav.h"
 #include "boxes.h"
 #include "graph.h"
 #include "minitest.h"

@@ -11,6 +11,7 @@
  * adjacency and over the walk (t->no_cell_adj) give the same paths and counts. With ../shared/data
  * present, every list of the Simple, Complex and DC1 maps (DC1: two tiles, a border between them) too.
  */
+#include "octonav.h"
 #include "celladj.h"
 #include "minitest.h"
 #include "tree.h"

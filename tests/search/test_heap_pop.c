@@ -7,6 +7,7 @@
  * likewise against the plain sift up (a push below the top goes to the root without comparisons).
  */
 #define TESTRNG_SEED 0x5EEDF00Dull
+#include "octonav.h"
 #include "minitest.h"
 #include "nodepool.h"
 #include "testrng.h"

@@ -4,6 +4,7 @@
  * the heap's order (against a sort) when f falls and rises, and memory that follows the search
  * (doubling up to max_nodes, node contents kept, nothing allocated again in steady state).
  */
+#include "octonav.h"
 #include "minitest.h"
 #include "nodepool.h"
 

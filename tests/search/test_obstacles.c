@@ -8,6 +8,7 @@
  * obstacles and on a voxel map's bounded tiles; ids found among hundreds; salts move, prepared graphs
  * stay valid, a running search sees the change.
  */
+#include "octonav.h"
 #include "minitest.h"
 #include "boxes.h"
 #include "obstacles.h"

@@ -5,6 +5,7 @@
  * queue so the tree can be edited, and requests run after the edit see the new tree. Runs under TSan
  * in make check-tsan.
  */
+#include "octonav.h"
 #include "minitest.h"
 #include "pathserver.h"
 

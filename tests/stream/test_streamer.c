@@ -11,6 +11,7 @@
  * added and removed while tiles stream keep every loaded tile equal to a copy that never streams.
  * Runs with worker threads (and under TSan in make check-tsan).
  */
+#include "octonav.h"
 #include "boxes.h"
 #include "minitest.h"
 #include "tree.h"

@@ -8,6 +8,7 @@
  * the same targets reached and the same boxes settled, searches that turned to the nearest target
  * among them, and fewer headings computed in all.
  */
+#include "octonav.h"
 #include "boxes.h"
 #include "minitest.h"
 #include "reach.h"

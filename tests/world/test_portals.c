@@ -6,6 +6,7 @@
  * distance, the matrices closed under the triangle inequality, bit-exact round trips, every truncation and bit
  * flip of a blob refused (run under ASan by make check: each attempt reads an exactly sized copy).
  */
+#include "octonav.h"
 #include "portals.h"
 #include "graph_test.h"
 #include "minitest.h"

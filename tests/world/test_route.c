@@ -12,6 +12,7 @@
  * tiles planned on the tree as loaded (endpoint tiles' boxes built block by block as the joins reach
  * them, kept across plans) and again once prepared: the same routes, the same costs.
  */
+#include "octonav.h"
 #include "route.h"
 #include "route_plan.h"
 #include "facepoint.h"

@@ -14,6 +14,7 @@
  * on_boxlazy_init_blocks takes block sides of 8 to 64 leaves within the tile; a fresh set has nothing
  * built; a free tile's block is one box of the block's size, a solid tile's none; a clear forgets them.
  */
+#include "octonav.h"
 #include "route.h"
 #include "route_plan.h"
 #include "graph_test.h"

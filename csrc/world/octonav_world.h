@@ -1,0 +1,130 @@
+/*
+ * octonav_world.h -- the public C API of the world room (csrc/world/): tile portal graphs, the world
+ * graph and the sliced route planner. Part of octonav.h (include that); on the search's
+ * (octonav_search.h).
+ */
+#ifndef OCTONAV_WORLD_API_H
+#define OCTONAV_WORLD_API_H
+
+#include "octonav_search.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- World graph (route.h, portals.h): tile portal graphs, the world graph, the route planner ------ */
+typedef struct on_tgraph on_tgraph; /* one tile's portal graph */
+typedef struct on_wgraph on_wgraph; /* tiles' graphs linked across their shared faces */
+typedef struct on_route on_route;   /* the sliced Cell-level planner over a world graph */
+
+typedef struct on_tgraph_opts {
+    int bound;             /* S, the portal size bound in leaves: 0 = default (on_tgraph_bound); else
+                            * 1..n (rounded down to a power of two) */
+    double stretch;        /* t >= 1 (0 = 1): of a component's pairs, only a greedy t-spanner keeps its
+                            * weight (pairs by increasing weight; dropped (0) when the edges kept so far
+                            * join its ends within t x its weight; components of up to 128 portals):
+                            * t = 1 keeps every pair */
+    uint32_t tag;          /* stored as is */
+} on_tgraph_opts;
+
+/* What a tile graph holds (route.info). */
+typedef struct on_tgraph_info {
+    int depth, bound, wshift;
+    uint32_t tag, crc, portals, edges, components, rects;
+    size_t bytes;
+} on_tgraph_info;
+
+/* The graph of a loaded tile of a tree (its prepared boxes when valid, else built here). */
+ON_API on_status on_tgraph_build_tile(const on_tree *t, uint32_t tile, const on_tgraph_opts *o, on_tgraph **out);
+ON_API void on_tgraph_free(on_tgraph *g);
+ON_API void on_tgraph_get_info(const on_tgraph *g, on_tgraph_info *out);
+/* Portal p's point (0 <= p < info.portals): the centre of its largest rectangle on its face, in the
+ * tile's leaves (0..2^depth on each axis); its face (0..5: -x, +x, -y, +y, -z, +z) is returned. */
+ON_API int on_tgraph_portal_point(const on_tgraph *g, uint32_t p, double out[3]);
+/* The blob (portals.h gives the format): encode reports the size in *len (buf NULL or cap too small:
+ * ON_FAILURE|ON_BUFFER_SMALL); decode refuses anything malformed (ON_CORRUPT), another version
+ * (ON_VERSION), another depth than expected_depth (ON_INVALID; 0 accepts any). */
+ON_API on_status on_tgraph_encode(const on_tgraph *g, uint8_t *buf, size_t cap, size_t *len);
+ON_API on_status on_tgraph_decode(const uint8_t *buf, size_t len, int expected_depth, on_tgraph **out);
+
+typedef struct on_wgraph_stats {
+    size_t tiles;          /* tiles with a graph */
+    size_t portals, edges, links; /* edges: pairs of portals of one component; links: once per pair */
+    size_t rects, faces;   /* face rectangles kept for links to come, and their faces */
+    size_t dormant;        /* links kept for tiles that left */
+    size_t unresolved;     /* face pairs of present tiles that could not be linked (see above) */
+    size_t bytes;          /* everything the world graph holds */
+} on_wgraph_stats;
+
+/* A world graph for the tile grid of p (tiles, depth, scale, origin). */
+ON_API on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out);
+ON_API void on_wgraph_destroy(on_wgraph *w);
+/* Give tile `tile` graph g (built for the grid's depth; the world takes it and frees it, also on
+ * failure), replacing any present one, and link it to its present neighbours. ON_INVALID for a bad
+ * tile or depth. */
+ON_API on_status on_wgraph_add_tile(on_wgraph *w, uint32_t tile, on_tgraph *g);
+/* Link the unresolved face pairs whose missing side has its tile loaded in t (same grid) and built
+ * from the same contents (its portals' CRC); *resolved (may be NULL) gets how many. Cheap when there
+ * are none. The Lua binding calls it before each start. */
+ON_API on_status on_wgraph_resolve(on_wgraph *w, const on_tree *t, size_t *resolved);
+/* Drop tile's graph and its links (ON_SUCCESS also when it had none). */
+ON_API on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile);
+ON_API int on_wgraph_has_tile(const on_wgraph *w, uint32_t tile);
+/* The identity of the graph the tile holds (the CRC-32 its blob ends with: what pack.blob_id gives for
+ * the file), 1; 0 when the tile holds none. */
+ON_API int on_wgraph_tile_id(const on_wgraph *w, uint32_t tile, uint32_t *id);
+/* Bumped by every add and remove: a running route fails with ON_STALE when it changed. */
+ON_API uint64_t on_wgraph_revision(const on_wgraph *w);
+ON_API void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st);
+const on_tree_params *on_wgraph_params(const on_wgraph *w);
+
+/* ---- planning -------------------------------------------------------------------------------- */
+enum { ON_ROUTE_FAR = 0, ON_ROUTE_SAME_TILE = 1, ON_ROUTE_NEIGHBOURS = 2 };
+
+/* One crossing of a route from a tile into the next, in order. */
+typedef struct on_route_step {
+    uint32_t tile, portal;       /* the tile left and its portal */
+    uint32_t to_tile, to_portal; /* the tile entered and its portal */
+    double point[3];             /* where it crosses, world space: on the shared face, inside the rectangle
+                                  * where both portals overlap (free on both sides), pulled towards the
+                                  * straight line between its neighbours */
+} on_route_cross;
+
+typedef struct on_route_info {
+    int near;                    /* ON_ROUTE_*: SAME_TILE / NEIGHBOURS: no steps, run one direct query */
+    double cost;                 /* world units: the graph's cost start -> portals -> goal (with endpoint
+                                  * costs): the length of a free path through the portals' points */
+    double length;               /* world units: the polyline start -> crossings -> goal (without endpoint
+                                  * costs), crossings pulled taut; a straight segment need not be free */
+    size_t start, goal;          /* which start point and goal point the route joins */
+    size_t expansions;           /* portals expanded */
+    size_t join_boxes;           /* boxes the endpoints' local searches settled (their work) */
+    uint32_t loading_tile;       /* with ON_LOADING: the tile whose graph (or, at an endpoint, tree tile) is missing */
+    int which;                   /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
+} on_route_info;
+
+/* max_nodes: search nodes (every portal of each tile reached, plus one a tile: a tile's nodes are
+ * made together), 0 = 65536; ON_OUT_OF_NODES beyond. */
+ON_API on_status on_route_create(const on_wgraph *w, size_t max_nodes, on_route **out);
+ON_API void on_route_destroy(on_route *r);
+/* Start a route between world points a and b. The tree supplies the endpoint tiles' boxes (their tiles
+ * must be loaded: else ON_FAILURE|ON_LOADING with the tile); fails at once with ON_OUTSIDE, ON_BLOCKED,
+ * ON_LOADING (an endpoint tile's graph is missing), ON_UNREACHABLE (an endpoint reaches no portal),
+ * ON_NO_MEMORY; succeeds at once when near. Else ON_IN_PROGRESS: call on_route_step. */
+ON_API on_status on_route_start(on_route *r, const on_tree *t, const double a[3], const double b[3]);
+/* The same with endpoint sets: ns start points (3 doubles each) with extra costs (world units, may be
+ * NULL: 0), ng goal points likewise. Never near; a start and a goal in one tile also join directly
+ * (the local search's path between them). */
+ON_API on_status on_route_start_multi(on_route *r, const on_tree *t, const double *starts, const double *start_cost,
+                               size_t ns, const double *goals, const double *goal_cost, size_t ng);
+/* Expand up to budget portals: ON_IN_PROGRESS, ON_SUCCESS (found), or ON_FAILURE with ON_UNREACHABLE,
+ * ON_LOADING (info.loading_tile), ON_OUT_OF_NODES, ON_STALE (the world graph changed). */
+ON_API on_status on_route_step(on_route *r, size_t budget, size_t *done);
+/* The route's steps (cap too small: only *n, ON_BUFFER_SMALL) and info; returns the search status. */
+ON_API on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, size_t *n, on_route_info *info);
+ON_API size_t on_route_bytes(const on_route *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
