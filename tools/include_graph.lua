@@ -34,10 +34,6 @@ local LAYERS = {
 local ALLOWED = {
   ["csrc/core/raycast.c"] = true,
   ["csrc/world/reach.c"] = true, -- (h31bake)
-  ["lua/octonav/bench_world.lua"] = true, -- (h32lua, the four Lua files)
-  ["lua/octonav/cli.lua"] = true,
-  ["lua/octonav/navigator.lua"] = true,
-  ["lua/octonav/world.lua"] = true,
 }
 
 local root, verbose = ".", false
