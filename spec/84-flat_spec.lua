@@ -1,4 +1,4 @@
--- spec/84-flat_spec.lua -- the tree's flat point calls (csrc/lua_flat.c, issue 34): visible_xyz,
+-- spec/84-flat_spec.lua -- the tree's flat point calls (csrc/lua/lua_flat.c, issue 34): visible_xyz,
 -- raycast_xyz and locate_status_xyz answer exactly as visible, raycast and locate_status do on the same
 -- points (random segments over a scene of boxes, and through a hole's tree with its scale and origin),
 -- allocate nothing, and raise naming the function and argument on misuse. Their speed against the
