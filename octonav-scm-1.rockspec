@@ -32,8 +32,8 @@ build = {
       sources = { -- by room (csrc/README.md)
         "csrc/core/export.c", "csrc/core/fileio.c", "csrc/core/freespace.c", "csrc/core/geometry.c",
         "csrc/core/losmap.c", "csrc/core/objfile.c", "csrc/core/pointquery.c", "csrc/core/raycast.c",
-        "csrc/core/surface.c", "csrc/core/table.c", "csrc/core/tilefile.c", "csrc/core/tree.c",
-        "csrc/core/voxmap.c",
+        "csrc/core/raycast_dense.c", "csrc/core/raycast_turn.c", "csrc/core/surface.c", "csrc/core/table.c",
+        "csrc/core/tilefile.c", "csrc/core/tree.c", "csrc/core/voxmap.c",
         "csrc/search/areas.c", "csrc/search/boxes.c", "csrc/search/celladj.c", "csrc/search/graph.c",
         "csrc/search/graph_areas.c", "csrc/search/graph_boxes.c", "csrc/search/graph_cells.c",
         "csrc/search/graph_use.c", "csrc/search/landmarks.c", "csrc/search/nodepool.c",
