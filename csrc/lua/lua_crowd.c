@@ -13,7 +13,7 @@
  * results are built from values copied out of the crowd (no pin needed).
  */
 #include "lua_util.h"
-#include "crowd/octonav_crowd.h"
+#include "octonav_crowd.h"
 
 #include <math.h>
 #include <string.h>

@@ -10,6 +10,8 @@
 #include "util.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define dist3 on_dist3
 #define NO_ENTRY UINT32_MAX
@@ -60,6 +62,66 @@ void on_reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nr
                   const reach_stop *d);
 void on_reach_order_targets(on_reach *r, const double *pts, uint32_t npt, const double p[3]);
 /* reach.c: block b of the search's lazy set built, its waiting targets mapped (its comment there). */
-int on_reach_lazy_block(on_reach *r, on_boxlazy *z, uint32_t b, const reach_stop *d, size_t *need);
+
+/* (the scratch's growth and a lazy set's block built mid-search: reach.c and reach_run.c both use them) */
+/* realloc *p to n elements of size sz; 0, or -1 (unchanged) when out of memory */
+static inline int regrow(void **p, size_t n, size_t sz)
+{
+    void *q = realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+static inline void reach_bytes(on_reach *r)
+{
+    r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 7 + sizeof(double) * 3) +
+               r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 5 + 2) * sizeof(uint32_t) + 2 * sizeof(double)) +
+               r->phcap * 5 * sizeof(uint32_t) + r->wcap * (3 * sizeof(uint32_t) + 1);
+}
+
+/* For a lazy set that has grown mid-search: room for nbox boxes, keeping what the search wrote (the
+ * stamps of the new boxes zeroed: not seen, done or mapped); -1 when out of memory. */
+static inline int reach_grow_keep(on_reach *r, size_t nbox)
+{
+    if (nbox + 1 <= r->cap) return 0;
+    size_t c = 2 * r->cap > nbox + 1 ? 2 * r->cap : nbox + 1;
+    if (regrow((void **)&r->g, c, sizeof *r->g) || regrow((void **)&r->pt, 3 * c, sizeof *r->pt) ||
+        regrow((void **)&r->parent, c, sizeof *r->parent) || regrow((void **)&r->hkey, c, sizeof *r->hkey) ||
+        regrow((void **)&r->thead, c, sizeof *r->thead) || regrow((void **)&r->chain, c, sizeof *r->chain) ||
+        regrow((void **)&r->cpt, 3 * (c + 2), sizeof *r->cpt))
+        return -1;
+    uint32_t **st[] = {&r->seen, &r->done, &r->tmark, &r->hexact};
+    for (int i = 0; i < 4; i++) {
+        if (regrow((void **)st[i], c, sizeof(uint32_t))) return -1;
+        memset(*st[i] + r->cap, 0, (c - r->cap) * sizeof(uint32_t));
+    }
+    r->cap = c;
+    reach_bytes(r);
+    return 0;
+}
+
+/* Block b of lazy set z built (when it was not): the per-box arrays grown to its boxes, the targets
+ * waiting for it mapped, and with d the entries of components already met added to *need. -1 when
+ * out of memory. */
+static inline int on_reach_lazy_block(on_reach *r, on_boxlazy *z, uint32_t b, const reach_stop *d, size_t *need)
+{
+    if (on_boxlazy_built(z, b)) return 0;
+    if (on_failed(on_boxlazy_block(z, b)) || reach_grow_keep(r, z->set.nbox)) return -1;
+    for (uint32_t e = r->phead[b]; e != NO_ENTRY; e = r->pnext[e]) {
+        uint32_t t = r->ptgt[e], in[8], e0 = r->nent;
+        int n = 0;
+        on_boxlazy_locate_in(z, b, r->tpts + 3 * (size_t)t, in, &n);
+        for (int i = 0; i < n; i++) add_entry(r, in[i], t);
+        if (!d) continue;
+        /* the pending pair counted as one entry (reach_run) is replaced by the entries found */
+        uint32_t *gn = &r->gneed[d->group[t]];
+        size_t *cnt = *gn == UINT32_MAX ? need : NULL; /* its component met: in need, else in gneed */
+        if (cnt) *cnt = *cnt - 1 + (r->nent - e0);
+        else *gn = *gn - 1 + (r->nent - e0);
+    }
+    r->phead[b] = NO_ENTRY;
+    return 0;
+}
 
 #endif
