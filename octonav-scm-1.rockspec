@@ -81,6 +81,7 @@ build = {
     ["octonav.util"] = "lua/octonav/util.lua",
     ["octonav.tilegrid"] = "lua/octonav/tilegrid.lua",
     ["octonav.navlocks"] = "lua/octonav/navlocks.lua",
+    ["octonav.crowd"] = "lua/octonav/crowd.lua",
     ["octonav.bake.config"] = "lua/octonav/bake/config.lua",
     ["octonav.bake.geometry"] = "lua/octonav/bake/geometry.lua",
     ["octonav.bake.tiles"] = "lua/octonav/bake/tiles.lua",
