@@ -175,7 +175,7 @@ bench-soak: all
 	  $(LUA) -e 'print(require("octonav.bench_world").soak_report())'
 
 $(BUILD)/bench/crowd: bench/crowd.c $(BUILD)/libonav.a | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -Icsrc -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+	$(CC) $(ALLCFLAGS) -Icsrc $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
 # the crowd (issue 33): frame time of 100, 1,000, 5,000 agents (bench/crowd.c), then the scenarios at
 # full size and 10,000 frames, checked from outside the crowd (bench/crowd.lua); tables for

@@ -7,7 +7,6 @@
  * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves).
  */
 #include "octonav.h"
-#include "crowd/octonav_crowd.h"
 
 #include <math.h>
 #include <stdio.h>

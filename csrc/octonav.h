@@ -9,6 +9,7 @@
  *   octonav_world.h   tile portal graphs, the world graph, the route planner
  *   octonav_stream.h  the path server and the streamer
  *   octonav_grid.h    the dense grid baseline
+ *   octonav_crowd.h   the crowd: agents that fly together (issue 33)
  * Inside the library a room includes its own public header (and those below it), never this one.
  */
 #ifndef OCTONAV_H
@@ -19,5 +20,6 @@
 #include "octonav_world.h"
 #include "octonav_stream.h"
 #include "octonav_grid.h"
+#include "octonav_crowd.h"
 
 #endif

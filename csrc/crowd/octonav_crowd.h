@@ -32,7 +32,7 @@ typedef struct on_crowd on_crowd;
 
 typedef struct on_crowd_params {
     uint32_t max_agents;     /* 1..1048575 (no default) */
-    int max_neighbours;      /* agents each agent avoids, the nearest: 1..32 (0: 10) */
+    int max_neighbours;      /* agents each agent avoids, the nearest: 1..32 (0: 16) */
     double time_horizon;     /* seconds ORCA looks ahead for agents (0: 1.5) */
     double time_horizon_obst;/* seconds ORCA looks ahead for walls (0: 0.5) */
     size_t plan_budget;      /* search expansions a frame for the agents' paths (0: 4000) */

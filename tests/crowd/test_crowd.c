@@ -5,6 +5,16 @@
  * and turn per frame); two runs compared bit for bit; the add and id rules.
  */
 #include "minitest.h"
+#include "octonav.h"
+
+/* octonav.h alone declares the crowd (it includes octonav_crowd.h): used here before crowd.h */
+static int public_header_declares_crowd(void)
+{
+    on_crowd *c = NULL;
+    on_crowd_params p = {.max_agents = 0};
+    return on_crowd_create(NULL, &p, &c) == (ON_FAILURE | ON_INVALID) && c == NULL;
+}
+
 #include "crowd.h"
 
 #include <math.h>
@@ -357,6 +367,7 @@ static void test_deterministic(void)
 }
 
 TEST_MAIN("crowd", {
+    CHECK(public_header_declares_crowd());
     test_lp();
     test_add_rules();
     test_head_on();
