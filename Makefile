@@ -10,12 +10,21 @@
 #   make fuzz       each libFuzzer target (fuzz/, clang) for FUZZ_SECONDS (default 20) from fuzz/corpus
 # Missing Debian packages (lua5.4 liblua5.4-dev lua-busted lua-check) are installed by tools/deps.sh.
 
+# LUA: the Lua the module is built for and the specs run with (issue 34): lua5.4 (the default, into
+# build/), or luajit, lua5.1, lua5.2, lua5.3, each into build/$(LUA) with its headers from pkg-config
+# (csrc/lua_compat.h gives the binding the 5.4 API on each). `make install LUA=1` keeps its meaning
+# (install the Lua module too: for 5.4).
 LUA      ?= lua5.4
+LUA_NAME := $(if $(filter 1,$(LUA)),lua5.4,$(LUA))
 BUSTED   ?= busted
 LUACHECK ?= luacheck
 CC       ?= cc
+ifeq ($(LUA_NAME),lua5.4)
 BUILD    ?= build
-LUA_INC  ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+else
+BUILD    ?= build/$(LUA_NAME)
+endif
+LUA_INC  ?= $(shell pkg-config --cflags $(LUA_NAME) 2>/dev/null || echo -I/usr/include/$(LUA_NAME))
 # -O3: the same paths as -O2, byte for byte (bench/query -w, default and -P, 13 maps), 2 % fewer
 # instructions a query (DC1 398,935 -> 390,798) and medians 0-17 % lower (README, "Queries in C").
 # LuaRocks' builtin build uses its own CFLAGS (-O2): `luarocks make CFLAGS="-O3 -fPIC"` matches this.
@@ -90,7 +99,7 @@ lint: deps
 	@$(LUA) tools/include_graph.lua
 
 test: all ctest lint
-	@bash tools/runtests.sh $(BUILD)
+	@LUA=$(LUA_NAME) bash tools/runtests.sh $(BUILD)
 
 check:
 	@bash tools/deps.sh
@@ -392,10 +401,33 @@ check-install:
 rock-install:
 	@test -n "$(ROCK_LIBDIR)" && test -n "$(ROCK_LUADIR)" || { echo "rock-install: run by luarocks make"; exit 1; }
 	@tmp=$$(mktemp -d) || exit 1; trap 'rm -rf "$$tmp"' EXIT; \
-	$(MAKE) --no-print-directory BUILD=$$tmp $$tmp/octonav/core.so || exit 1; \
+	$(MAKE) --no-print-directory -j$(JOBS) BUILD=$$tmp $$tmp/octonav/core.so || exit 1; \
 	install -d $(ROCK_LIBDIR)/octonav $(ROCK_LUADIR)/octonav/bake || exit 1; \
 	install -m 755 $$tmp/octonav/core.so $(ROCK_LIBDIR)/octonav/core.so || exit 1; \
 	for f in $(LUA_FILES); do install -m 644 $$f $(ROCK_LUADIR)/$${f#lua/} || exit 1; done
+
+# make check-rocks (issue 34; CI runs it): `luarocks make` of the rockspec (lua >= 5.1) with Debian's
+# default LuaRocks (Lua 5.1) and with --lua-version=5.4, each into a temporary tree; then, from a
+# temporary directory outside the source tree with that tree's `luarocks path`, the module is required
+# and a path found, and the installed bin/octonav prints its version. Fails if the builds leave any file
+# in the source tree (git status --ignored before and after). Skipped with a message where luarocks, or
+# one of the Lua versions, is absent.
+.PHONY: check-rocks
+check-rocks:
+	@if ! command -v luarocks >/dev/null 2>&1; then echo "check-rocks: skipped (luarocks absent: apt-get install luarocks)"; exit 0; fi; \
+	tmp=$$(mktemp -d) || exit 1; trap 'rm -rf "$$tmp"' EXIT; \
+	git status --porcelain --ignored >$$tmp/before 2>/dev/null; \
+	for v in 5.1 5.4; do \
+	  if ! command -v lua$$v >/dev/null 2>&1 || [ ! -f /usr/include/lua$$v/lua.h ]; then \
+	    echo "check-rocks: Lua $$v skipped (lua$$v or its headers absent)"; continue; fi; \
+	  luarocks --lua-version=$$v --tree=$$tmp/tree$$v make octonav-scm-1.rockspec >$$tmp/log 2>&1 || \
+	    { tail -30 $$tmp/log; echo "check-rocks: luarocks make for Lua $$v failed"; exit 1; }; \
+	  mkdir -p $$tmp/run && (cd $$tmp/run && eval "$$(luarocks --lua-version=$$v --tree=$$tmp/tree$$v path)" && \
+	    lua$$v $(CURDIR)/tools/rock_smoke.lua && \
+	    $$tmp/tree$$v/bin/octonav --version >/dev/null) || { echo "check-rocks: the Lua $$v rock failed"; exit 1; }; \
+	done; \
+	git status --porcelain --ignored >$$tmp/after 2>/dev/null; \
+	diff $$tmp/before $$tmp/after >/dev/null || { diff $$tmp/before $$tmp/after; echo "check-rocks: luarocks make left files in the tree"; exit 1; }
 
 # make doc: HTML of the Lua modules' comments with ldoc (Debian: lua-ldoc; config.ld) into build/doc,
 # skipped with a message where ldoc is absent. The full reference is docs/reference.md.

@@ -12,7 +12,7 @@ A* baseline) exposed as octonav.core, with Lua layers on top.]],
   license = "MIT",
   homepage = "https://github.com/octonav/octonav", -- placeholder, as source.url
 }
-dependencies = { "lua >= 5.4" }
+dependencies = { "lua >= 5.1" }
 -- The build is the Makefile's rock-install target (type "make", install pass only): LuaRocks' builtin
 -- type compiles each source into an object file beside it, leaving csrc/*.o behind; rock-install
 -- compiles in a temporary directory it removes. `modules` below lists what it installs (spec/00
@@ -46,7 +46,7 @@ build = {
         "csrc/stream/pathserver.c", "csrc/stream/streamer.c", "csrc/stream/streamer_events.c",
         "csrc/stream/streamer_update.c", "csrc/stream/streamer_worker.c",
         "csrc/grid/grid.c", "csrc/grid/grid_map2d.c", "csrc/grid/grid_search.c",
-        "csrc/lua/lua_areas.c", "csrc/lua/lua_core.c", "csrc/lua/lua_crowd.c", "csrc/lua/lua_debug.c",
+        "csrc/lua/lua_compat.c", "csrc/lua/lua_areas.c", "csrc/lua/lua_core.c", "csrc/lua/lua_crowd.c", "csrc/lua/lua_debug.c",
         "csrc/lua/lua_flat.c", "csrc/lua/lua_grid.c", "csrc/lua/lua_obstacles.c", "csrc/lua/lua_path.c",
         "csrc/lua/lua_pathserver.c", "csrc/lua/lua_points.c", "csrc/lua/lua_query.c", "csrc/lua/lua_route.c",
         "csrc/lua/lua_streamer.c", "csrc/lua/lua_tree.c", "csrc/lua/lua_tree_cells.c",
@@ -79,6 +79,7 @@ build = {
     ["octonav.smoother"] = "lua/octonav/smoother.lua",
     ["octonav.streamer"] = "lua/octonav/streamer.lua",
     ["octonav.util"] = "lua/octonav/util.lua",
+    ["octonav.compat"] = "lua/octonav/compat.lua",
     ["octonav.tilegrid"] = "lua/octonav/tilegrid.lua",
     ["octonav.navlocks"] = "lua/octonav/navlocks.lua",
     ["octonav.crowd"] = "lua/octonav/crowd.lua",

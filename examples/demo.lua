@@ -38,9 +38,9 @@ end
 local function box_mesh(mn, mx)
   local v = {}
   for c = 0, 7 do
-    v[#v + 1] = (c & 1 == 0) and mn[1] or mx[1]
-    v[#v + 1] = (c & 2 == 0) and mn[2] or mx[2]
-    v[#v + 1] = (c & 4 == 0) and mn[3] or mx[3]
+    v[#v + 1] = (c % 2 == 0) and mn[1] or mx[1]
+    v[#v + 1] = (math.floor(c / 2) % 2 == 0) and mn[2] or mx[2]
+    v[#v + 1] = (math.floor(c / 4) % 2 == 0) and mn[3] or mx[3]
   end
   local quads = { { 1, 3, 7, 5 }, { 2, 6, 8, 4 }, { 1, 5, 6, 2 }, { 3, 4, 8, 7 }, { 1, 2, 4, 3 }, { 5, 7, 8, 6 } }
   local idx = {}
@@ -140,7 +140,7 @@ print("\n-- slice at y = 10 (x right, z down; one char = 2 units), 'o' the defau
 for z = -31, 31, 2 do
   local row = {}
   for x = -31, 31, 1 do
-    local mark = on_path[(x + 32) .. "," .. ((z + 31) // 2)]
+    local mark = on_path[(x + 32) .. "," .. math.floor((z + 31) / 2)]
     row[#row + 1] = mark and "o" or (tree:locate { x, 10, z } == "free") and "." or "#"
   end
   print(table.concat(row))
@@ -150,12 +150,12 @@ print("\n-- save and reload --")
 local path = os.tmpname()
 assert(tree:save(path))
 local f = assert(io.open(path, "rb"))
-local bytes = f:read("a")
+local bytes = f:read("*a")
 f:close()
 local again = assert(octonav.tree.load(path))
 assert(again:save(path))
 f = assert(io.open(path, "rb"))
-local bytes2 = f:read("a")
+local bytes2 = f:read("*a")
 f:close()
 os.remove(path)
 print(("file %d bytes (%.2f bytes/node); reloaded: %s; second save identical: %s"):format(#bytes,

@@ -60,8 +60,8 @@ end
 
 -- the octree over the extruded map: tiles of 16^3 leaves, one tile high
 local DEPTH = 4
-local N = 1 << DEPTH
-local TX, TZ = (W + N - 1) // N, (H + N - 1) // N
+local N = math.floor(2 ^ DEPTH)
+local TX, TZ = math.floor((W + N - 1) / N), math.floor((H + N - 1) / N)
 local tree = octonav.tree.new { depth = DEPTH, tiles = { TX, 1, TZ } }
 tree:add_box({ 0, 1, 0 }, { TX * N, N, TZ * N })                          -- the slab y in [0, 1]
 if TX * N > W then tree:add_box({ W, 0, 0 }, { TX * N, N, TZ * N }) end   -- beyond the map

@@ -1,7 +1,7 @@
 -- The rockspec must build what `make` builds: every C source and every Lua module is listed.
 describe("octonav-scm-1.rockspec", function()
   local f = assert(io.open("octonav-scm-1.rockspec", "rb"))
-  local text = f:read("a")
+  local text = f:read("*a")
   f:close()
 
   local function listing(cmd)

@@ -1,5 +1,7 @@
 -- spec/01-tree_spec.lua -- octonav.tree: API behaviour, argument checking and misuse, and small
 -- scenes with exactly known answers. Run: busted --lua=lua5.4 spec/01-tree_spec.lua
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
+local bits = dofile("spec/support/bits.lua") -- integer operators on every Lua version (issue 34)
 local octonav = require "octonav"
 local tree = octonav.tree
 
@@ -24,7 +26,7 @@ local tmpname, read_file, write_file = files.tmpname, files.read, files.write
 
 -- Node count stored in a tile blob (u32 at offset 9, 1-based) and its flags byte.
 local function blob_nodes(blob)
-  return (string.unpack("<I4", blob, 9))
+  return (compat.unpack_bytes("<I4", blob, 9))
 end
 local function blob_flags(blob)
   return blob:byte(8)
@@ -60,6 +62,8 @@ local function box_scene(opts)
   t:add_box({ 2, 2, 2 }, { 6, 6, 6 })
   return t
 end
+
+local it54 = dofile("spec/support/close54.lua")(it, pending, _ENV) -- <close> tests run on Lua 5.4 only
 
 describe("octonav module", function()
   it("exposes tree and a version string", function()
@@ -226,7 +230,7 @@ describe("misuse of tree methods", function()
     raises(function() t:add_triangles({ 0, 0, 0 }, { 1, 1 }) end, "indices: length must be a multiple of 3")
     local v = { 0, 0, 0, 1, 0, 0, 0, 1, 0 }
     for i, bad in ipairs { NAN, INF, -INF, "a", {} } do
-      local vv = { table.unpack(v) }
+      local vv = { compat.unpack(v) }
       vv[i + 2] = bad
       raises(function() t:add_triangles(vv, { 1, 2, 3 }) end,
         ("tree:add_triangles: vertices: element %d is not a finite number"):format(i + 2))
@@ -320,7 +324,7 @@ describe("misuse of tree methods", function()
     -- well formed, but not a cell of this (empty) tree: its free cells are whole tiles (layer 3)
     raises(function() t:neighbors({ tile = { 0, 0, 0 }, code = 0 }) end, "cell: not a free cell of this tree (stale or made up)")
     raises(function() t:neighbors({ tile = { 0, 0, 0 }, code = 1 }) end, "stale or made up")
-    raises(function() t:neighbors({ tile = { 0, 0, 0 }, code = 3 | (1 << 4) }) end, "stale or made up")
+    raises(function() t:neighbors({ tile = { 0, 0, 0 }, code = 3 + 16 }) end, "stale or made up")
     local _, cell = t:locate({ 1, 1, 1 })
     assert.are.equal(3, cell.code)
     assert.are.equal("table", type(t:neighbors(cell)))
@@ -381,7 +385,8 @@ describe("misuse of tree methods", function()
     raises(function() locate({}, { 1, 1, 1 }) end, "tree:locate: self: octonav.tree expected, got table")
     raises(function() stats(5) end, "tree:stats: self: octonav.tree expected, got number")
     raises(function() stats() end, "octonav.tree expected, got no value")
-    raises(function() t.params(io.stdout) end, "octonav.tree expected, got FILE*")
+    -- (a file's type name: its metatable's __name, "FILE*", on 5.3+; LuaJIT and 5.1 give files none)
+    raises(function() t.params(io.stdout) end, "octonav.tree expected, got " .. (getmetatable(io.stdout).__name or "userdata"))
   end)
 
   it("leaves the tree untouched after all that misuse", function()
@@ -442,7 +447,7 @@ describe("a closed tree", function()
     assert.are.equal("octonav.tree (closed)", tostring(t))
   end)
 
-  it("is closed by a to-be-closed variable", function()
+  it54("is closed by a to-be-closed variable", { small = small, raises = raises }, [[
     local outer
     do
       local t <close> = small()
@@ -450,7 +455,7 @@ describe("a closed tree", function()
       assert.are.equal("free", (t:locate({ 1, 1, 1 })))
     end
     raises(function() outer:locate({ 1, 1, 1 }) end, "closed")
-  end)
+  ]])
 end)
 
 describe("tostring", function()
@@ -471,7 +476,7 @@ describe("locate", function()
     local t = box_scene()
     local c = assert_free_cell(t, { 8, 8, 8 }, { 8, 8, 8 }, 8)
     assert.are.same({ 0, 0, 0 }, c.tile)
-    assert.are.equal(8 << 22 | 8 << 13 | 8 << 4 | 3, c.code)
+    assert.are.equal(8 * 2 ^ 22 + 8 * 2 ^ 13 + 8 * 2 ^ 4 + 3, c.code)
     assert_free_cell(t, { 15.999, 15.999, 15.999 }, { 8, 8, 8 }, 8)
     assert_free_cell(t, { 0, 0, 0 }, { 0, 0, 0 }, 2)
     assert_free_cell(t, { 1, 1, 1 }, { 0, 0, 0 }, 2)
@@ -1050,7 +1055,7 @@ describe("tiles and files", function()
     local t = box_scene()
     local blob = t:encode_tile(0, 0, 0)
     assert.are.equal("ONTL", blob:sub(1, 4))
-    local version, depth, flags, n = string.unpack("<I2 I1 I1 I4", blob, 5)
+    local version, depth, flags, n = compat.unpack_bytes("<I2 I1 I1 I4", blob, 5)
     assert.are.equal(1, version)
     assert.are.equal(4, depth)
     assert.are.equal(0, flags)
@@ -1060,7 +1065,7 @@ describe("tiles and files", function()
     assert.are.same({ 0x00, 0x01, 0x00, 0xFF }, { blob:byte(13, 16) })
     -- then each size-4 node, child index i, has its child (7 - i) blocked: the one inside [2,6)^3
     for i = 0, 7 do
-      assert.are.same({ 1 << (7 - i), 0 }, { blob:byte(17 + 2 * i, 18 + 2 * i) })
+      assert.are.same({ bits.shl(1, 7 - i), 0 }, { blob:byte(17 + 2 * i, 18 + 2 * i) })
     end
     local empty = small():encode_tile(0, 0, 0)
     assert.are.equal(16, #empty)
@@ -1079,8 +1084,8 @@ describe("tiles and files", function()
       good:sub(1, -2),
       good .. "\0",
       "XNTL" .. good:sub(5),
-      good:sub(1, 20) .. string.char(good:byte(21) ~ 0x40) .. good:sub(22), -- CRC mismatch
-      good:sub(1, -5) .. string.pack("<I4", (string.unpack("<I4", good, #good - 3) ~ 1)),
+      good:sub(1, 20) .. string.char(bits.bxor(good:byte(21), 0x40)) .. good:sub(22), -- CRC mismatch
+      good:sub(1, -5) .. compat.pack("<I4", bits.bxor(compat.unpack_bytes("<I4", good, #good - 3), 1)),
     }
     for i, blob in ipairs(bad) do
       local ok, err = u:decode_tile(0, 0, 0, blob)
@@ -1102,8 +1107,8 @@ describe("tiles and files", function()
   it("decode_tile validates the node structure", function()
     -- depth-2 tiles: the root (layer 2) may store layer-1 children, whose children are leaves
     local function blob(flags, nodes)
-      local body = "ONTL" .. string.pack("<I2 I1 I1 I4", 1, 2, flags, #nodes // 2) .. string.char(table.unpack(nodes))
-      return body .. string.pack("<I4", crc32(body))
+      local body = "ONTL" .. compat.pack("<I2 I1 I1 I4", 1, 2, flags, math.floor(#nodes / 2)) .. string.char(compat.unpack(nodes))
+      return body .. compat.pack("<I4", crc32(body))
     end
     local t = tree.new { depth = 2 }
     assert.is_true(t:decode_tile(0, 0, 0, blob(0, { 0x01, 0x00 })))

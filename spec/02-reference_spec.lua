@@ -5,6 +5,8 @@
 -- Nothing here calls the C code to compute an expected answer. Scenes use scale 1 and origin 0, so
 -- world and nav coordinates are the same numbers. A failure names the seed of its scene; set
 -- OCTONAV_SEED to run other random scenes (the default seeds are fixed).
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
+local bits = dofile("spec/support/bits.lua") -- integer operators on every Lua version (issue 34)
 local octonav = require "octonav"
 local tree = octonav.tree
 
@@ -100,7 +102,7 @@ local function tri_touches_cube(v, axes, x, y, z)
     local tmin, tmax = math.min(t1, t2, t3), math.max(t1, t2, t3)
     local cmin, cmax = math.huge, -math.huge
     for c = 0, 7 do
-      local p = ax[1] * (x + (c & 1)) + ax[2] * (y + ((c >> 1) & 1)) + ax[3] * (z + ((c >> 2) & 1))
+      local p = ax[1] * (x + c % 2) + ax[2] * (y + math.floor(c / 2) % 2) + ax[3] * (z + math.floor(c / 4) % 2)
       if p < cmin then cmin = p end
       if p > cmax then cmax = p end
     end
@@ -143,18 +145,18 @@ local function parse_blob(blob, depth, base, mark)
     bad("bad magic or size")
     return problems
   end
-  local version, bdepth, flags, n = string.unpack("<I2 I1 I1 I4", blob, 5)
+  local version, bdepth, flags, n = compat.unpack_bytes("<I2 I1 I1 I4", blob, 5)
   if version ~= 1 then bad("version " .. version) end
   if bdepth ~= depth then bad("depth " .. bdepth) end
-  if flags & ~1 ~= 0 then bad("flags " .. flags) end
+  if flags - flags % 2 ~= 0 then bad("flags " .. flags) end
   if #blob ~= 16 + 2 * n then
     bad(("length %d for %d nodes"):format(#blob, n))
     return problems
   end
-  local crc = string.unpack("<I4", blob, #blob - 3)
+  local crc = compat.unpack_bytes("<I4", blob, #blob - 3)
   if crc ~= crc32(blob, #blob - 4) then bad("CRC mismatch") end
-  local N = 1 << depth
-  if flags & 1 == 1 then
+  local N = bits.shl(1, depth)
+  if flags % 2 == 1 then
     if n ~= 0 then bad("solid tile with nodes") end
     mark(base[1], base[2], base[3], N)
     return problems
@@ -169,15 +171,15 @@ local function parse_blob(blob, depth, base, mark)
     local bf, cf = blob:byte(11 + 2 * pos), blob:byte(12 + 2 * pos)
     local where = ("node %d (layer %d at %d,%d,%d)"):format(pos, layer, x, y, z)
     if bf == 0xFF then bad(where .. ": fully blocked node stored") end
-    if bf | cf == 0 then bad(where .. ": empty node stored") end
-    if bf & cf ~= 0 then bad(where .. ": child both blocked and stored") end
+    if bits.bor(bf, cf) == 0 then bad(where .. ": empty node stored") end
+    if bits.band(bf, cf) ~= 0 then bad(where .. ": child both blocked and stored") end
     if layer == 1 and cf ~= 0 then bad(where .. ": leaf children stored") end
-    local h = 1 << (layer - 1)
+    local h = bits.shl(1, layer - 1)
     for i = 0, 7 do
-      local cx, cy, cz = x + (i & 1) * h, y + ((i >> 1) & 1) * h, z + ((i >> 2) & 1) * h
-      if bf & (1 << i) ~= 0 then
+      local cx, cy, cz = x + i % 2 * h, y + math.floor(i / 2) % 2 * h, z + math.floor(i / 4) % 2 * h
+      if bits.band(bf, bits.shl(1, i)) ~= 0 then
         mark(cx, cy, cz, h)
-      elseif cf & (1 << i) ~= 0 and layer > 1 then
+      elseif bits.band(cf, bits.shl(1, i)) ~= 0 and layer > 1 then
         node(cx, cy, cz, layer - 1)
       end
     end
@@ -191,7 +193,7 @@ end
 -- Scenes
 
 local function fmt(x)
-  if math.type(x) == "integer" then return tostring(x) end
+  if compat.isinteger(x) then return tostring(x) end
   if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return ("%d"):format(x) end
   return ("%.17g"):format(x)
 end
@@ -215,7 +217,7 @@ end
 
 -- Build both the tree and the reference from a geometry list.
 local function build(sc)
-  local N = 1 << sc.depth
+  local N = bits.shl(1, sc.depth)
   local map = dense_new(sc.tiles[1] * N, sc.tiles[2] * N, sc.tiles[3] * N)
   local t = tree.new { tiles = sc.tiles, depth = sc.depth }
   for _, g in ipairs(sc.geometry) do
@@ -255,7 +257,7 @@ local function random_box(r, sc, border)
   local kind = r.pick { "int", "int", "quarter", "float" }
   local span = r.pick { 1, 2, 3, 6, 12 }
   for a = 1, 3 do
-    local D = sc.tiles[a] << sc.depth
+    local D = bits.shl(sc.tiles[a], sc.depth)
     local x = coord(r, D, kind)
     local w = r.range(0, span)
     if kind == "int" then w = math.floor(w) + 0.0 elseif kind == "quarter" then w = math.floor(w * 4) / 4 end
@@ -269,7 +271,7 @@ local function random_box(r, sc, border)
     end
     local a = r.pick(axes)
     local w = hi[a] - lo[a]
-    lo[a] = r.int(1, sc.tiles[a] - 1) * (1 << sc.depth) + 0.0
+    lo[a] = r.int(1, sc.tiles[a] - 1) * bits.shl(1, sc.depth) + 0.0
     hi[a] = lo[a] + (r.chance(0.5) and 0.0 or w)
   end
   return { kind = "box", lo = lo, hi = hi }
@@ -279,7 +281,7 @@ local function random_triangle(r, sc, border)
   local v = { {}, {}, {} }
   local size = r.pick { 0.5, 1, 2, 4, 8 }
   local c = {}
-  for a = 1, 3 do c[a] = math.floor(r.range(-1, (sc.tiles[a] << sc.depth) + 1) * 4) / 4 end
+  for a = 1, 3 do c[a] = math.floor(r.range(-1, bits.shl(sc.tiles[a], sc.depth) + 1) * 4) / 4 end
   local flat = r.chance(0.2) and r.int(1, 3) or nil -- lying in a plane of one axis
   local deg = r.chance(0.1)                        -- degenerate: two equal vertices
   for i = 1, 3 do
@@ -298,7 +300,7 @@ local function random_triangle(r, sc, border)
       if sc.tiles[a] > 1 then axes[#axes + 1] = a end
     end
     local a = r.pick(axes)
-    local B = r.int(1, sc.tiles[a] - 1) * (1 << sc.depth)
+    local B = r.int(1, sc.tiles[a] - 1) * bits.shl(1, sc.depth)
     local m = math.min(v[1][a], v[2][a], v[3][a])
     for i = 1, 3 do v[i][a] = v[i][a] - m + B end
   end
@@ -320,11 +322,11 @@ local function random_scene(seed, border)
   sc.tiles = { r.int(1, 3), r.int(1, 3), r.int(1, 3) }
   if border and sc.tiles[1] == 1 and sc.tiles[2] == 1 and sc.tiles[3] == 1 then sc.tiles[r.int(1, 3)] = 2 end
   -- keep the dense work bounded: at most 48 x 48 x 32 leaves
-  while (sc.tiles[1] * sc.tiles[2] * sc.tiles[3]) << (3 * sc.depth) > 48 * 48 * 32 do
+  while bits.shl(sc.tiles[1] * sc.tiles[2] * sc.tiles[3], 3 * sc.depth) > 48 * 48 * 32 do
     local a = r.int(1, 3)
     if sc.tiles[a] > 1 and not (border and sc.tiles[a] == 2) then sc.tiles[a] = sc.tiles[a] - 1 end
   end
-  local N = 1 << sc.depth
+  local N = bits.shl(1, sc.depth)
   local items = r.int(1, 7)
   while #sc.geometry < items do
     local g = r.chance(0.5) and random_box(r, sc, false) or random_triangle(r, sc, false)
@@ -357,7 +359,7 @@ local function tile_blobs_check(sc, problems)
     for j = 0, tiles[2] - 1 do
       for i = 0, tiles[1] - 1 do
         local blob = sc.t:encode_tile(i, j, k)
-        nodes = nodes + string.unpack("<I4", blob, 9)
+        nodes = nodes + compat.unpack_bytes("<I4", blob, 9)
         for _, p in ipairs(parse_blob(blob, sc.depth, { i * N, j * N, k * N }, mark)) do
           problems[#problems + 1] = ("tile {%d,%d,%d}: %s"):format(i, j, k, p)
         end
@@ -403,28 +405,28 @@ local function locate_check(sc, problems)
         if what ~= want then
           problem(("locate(%s) = %s, reference says %s"):format(fmtp(p), tostring(what), want))
         elseif what == "free" then
-          local key = ((c.tile[1] + sc.tiles[1] * (c.tile[2] + sc.tiles[2] * c.tile[3])) << 32) | c.code
+          local key = (c.tile[1] + sc.tiles[1] * (c.tile[2] + sc.tiles[2] * c.tile[3])) * 2 ^ 32 + c.code
           leafcell[x + map.X * (y + map.Y * z)] = key
           if not cells[key] then
             cells[key] = c
             local s, m = c.size, c.min
             local layer = 0
-            while (1 << layer) < s do layer = layer + 1 end
-            local okshape = (1 << layer) == s and s <= N and m[1] % s == 0 and m[2] % s == 0 and m[3] % s == 0
+            while bits.shl(1, layer) < s do layer = layer + 1 end
+            local okshape = bits.shl(1, layer) == s and s <= N and m[1] % s == 0 and m[2] % s == 0 and m[3] % s == 0
             local contains = m[1] <= p[1] and p[1] < m[1] + s and m[2] <= p[2] and p[2] < m[2] + s and m[3] <= p[3] and p[3] < m[3] + s
             if not okshape or not contains then
               problem(("locate(%s): cell min %s size %s is misshapen or misses the point"):format(fmtp(p), fmtp(m), fmt(s)))
             else
-              local tile = { m[1] // N, m[2] // N, m[3] // N }
-              local code = (m[3] % N) << 22 | (m[2] % N) << 13 | (m[1] % N) << 4 | layer
+              local tile = { math.floor(m[1] / N), math.floor(m[2] / N), math.floor(m[3] / N) }
+              local code = (m[3] % N) * 2 ^ 22 + (m[2] % N) * 2 ^ 13 + (m[1] % N) * 2 ^ 4 + layer
               if tile[1] ~= c.tile[1] or tile[2] ~= c.tile[2] or tile[3] ~= c.tile[3] or code ~= c.code then
                 problem(("locate(%s): cell tile/code do not match its min %s size %s"):format(fmtp(p), fmtp(m), fmt(s)))
               end
-              if not map:cube_free(m[1] // 1, m[2] // 1, m[3] // 1, s // 1) then
+              if not map:cube_free(math.floor(m[1]), math.floor(m[2]), math.floor(m[3]), math.floor(s)) then
                 problem(("locate(%s): cell min %s size %s holds blocked leaves"):format(fmtp(p), fmtp(m), fmt(s)))
               elseif s < N then
                 local ps = 2 * s
-                if map:cube_free(m[1] // ps * ps, m[2] // ps * ps, m[3] // ps * ps, ps) then
+                if map:cube_free(math.floor(m[1] / ps) * ps, math.floor(m[2] / ps) * ps, math.floor(m[3] / ps) * ps, ps) then
                   problem(("locate(%s): cell min %s size %s is not maximal (its parent is free)"):format(fmtp(p), fmtp(m), fmt(s)))
                 end
               end
@@ -446,7 +448,7 @@ local function neighbors_check(sc, cells, leafcell, problems)
   local n = 0
   for _, c in pairs(cells) do
     local want = {}
-    local s, m = c.size // 1, { c.min[1] // 1, c.min[2] // 1, c.min[3] // 1 }
+    local s, m = math.floor(c.size), { math.floor(c.min[1]), math.floor(c.min[2]), math.floor(c.min[3]) }
     for _, f in ipairs(FACES) do
       local a, dir, name = f[1], f[2], f[3]
       local b1, b2 = a % 3 + 1, (a + 1) % 3 + 1
@@ -463,7 +465,7 @@ local function neighbors_check(sc, cells, leafcell, problems)
     end
     local got = {}
     for _, nb in ipairs(t:neighbors(c)) do
-      local k = ((nb.tile[1] + sc.tiles[1] * (nb.tile[2] + sc.tiles[2] * nb.tile[3])) << 32) | nb.code
+      local k = (nb.tile[1] + sc.tiles[1] * (nb.tile[2] + sc.tiles[2] * nb.tile[3])) * 2 ^ 32 + nb.code
       got[k .. nb.face] = true
     end
     for k in pairs(want) do
@@ -544,7 +546,7 @@ local function fill_check(sc, leafcell, problems)
       cells[key] = true
       ncells = ncells + 1
     end
-    local x, y, z = id % X, (id // X) % Y, id // XY
+    local x, y, z = id % X, math.floor(id / X) % Y, math.floor(id / XY)
     if x > 0 then visit(id - 1) end
     if x < X - 1 then visit(id + 1) end
     if y > 0 then visit(id - X) end
@@ -669,11 +671,11 @@ local function voxel_scene(seed, sparse)
     sc.depth = r.int(2, 4)
     sc.tiles = { r.int(1, 3), r.int(1, 3), r.int(1, 3) }
   end
-  while (sc.tiles[1] * sc.tiles[2] * sc.tiles[3]) << (3 * sc.depth) > 64 * 64 * 64 do
+  while bits.shl(sc.tiles[1] * sc.tiles[2] * sc.tiles[3], 3 * sc.depth) > 64 * 64 * 64 do
     local a = r.int(1, 3)
     if sc.tiles[a] > 1 then sc.tiles[a] = sc.tiles[a] - 1 end
   end
-  local N = 1 << sc.depth
+  local N = bits.shl(1, sc.depth)
   local D = { sc.tiles[1] * N, sc.tiles[2] * N, sc.tiles[3] * N }
   local density = sparse and r.pick { 0.0002, 0.001, 0.004 } or r.pick { 0.02, 0.08, 0.2, 0.35 }
   local nvox = math.floor(D[1] * D[2] * D[3] * density / 4) + 1
@@ -747,7 +749,7 @@ local function seg_generators(sc)
     wall = function() -- on a lattice plane of one axis (often a tile border)
       local a, b = pt(r.pick(kinds)), pt(r.pick(kinds))
       local j = r.int(1, 3)
-      local k = r.chance(0.3) and r.int(0, D[j] // N) * N or r.int(0, D[j])
+      local k = r.chance(0.3) and r.int(0, math.floor(D[j] / N)) * N or r.int(0, D[j])
       a[j], b[j] = k + 0.0, k + 0.0
       return a, b
     end,
@@ -787,7 +789,7 @@ local function seg_generators(sc)
     border = function() -- crossing a tile border, near or on it
       local a, b = pt(r.pick(kinds)), pt(r.pick(kinds))
       local j = r.int(1, 3)
-      local k = r.int(0, D[j] // N) * N
+      local k = r.int(0, math.floor(D[j] / N)) * N
       a[j] = k - r.pick { 0.5, 1, 0.25, 2.5, r.range(0, 3) }
       b[j] = k + r.pick { 0.5, 1, 0, 1.5, r.range(0, 3) }
       if r.chance(0.5) then a, b = b, a end

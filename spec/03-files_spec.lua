@@ -3,6 +3,8 @@
 --   tile blob: "ONTL" u16 version=1, u8 depth, u8 flags (bit0 solid), u32 n, n x (blockFlag, childrenFlag), u32 crc
 --   tree file: "OCTN" u16 version=1, u8 depth, u8 0, u32 nx ny nz, f64 ox oy oz, f64 scale, f64 radius (60 bytes),
 --              per tile in index order: u32 blob length + blob; u32 crc
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
+local bits = dofile("spec/support/bits.lua") -- integer operators on every Lua version (issue 34)
 local octonav = require "octonav"
 local Tree = octonav.tree
 
@@ -28,8 +30,8 @@ local function blob(depth, flags, nodes, opts)
   local body = {}
   for i, v in ipairs(nodes) do body[i] = string.char(v[1], v[2]) end
   local n = opts.n or #nodes
-  local s = (opts.magic or "ONTL") .. string.pack("<I2BBI4", opts.version or 1, depth, flags, n) .. table.concat(body)
-  return s .. string.pack("<I4", crc32(s))
+  local s = (opts.magic or "ONTL") .. compat.pack("<I2BBI4", opts.version or 1, depth, flags, n) .. table.concat(body)
+  return s .. compat.pack("<I4", crc32(s))
 end
 
 -- Every leaf of the tree (or of the given leaf boxes {x0,x1,y0,y1,z0,z1}, inclusive), by its centre:
@@ -219,7 +221,7 @@ describe("tree files", function()
         local s = readfile(path)
         local p = t:params()
         local magic, ver, depth, zero, nx, ny, nz, ox, oy, oz, scale, radius, pos =
-          string.unpack("<c4I2BBI4I4I4ddddd", s)
+          compat.unpack_bytes("<c4I2BBI4I4I4ddddd", s)
         assert.are.equal("OCTN", magic)
         assert.are.equal(1, ver)
         assert.are.equal(p.depth, depth)
@@ -233,21 +235,21 @@ describe("tree files", function()
         local nodes = 0
         each_tile(t, function(i, j, k)
           local len
-          len, pos = string.unpack("<I4", s, pos)
+          len, pos = compat.unpack_bytes("<I4", s, pos)
           local b = s:sub(pos, pos + len - 1)
           pos = pos + len
           assert.are.equal(t:encode_tile(i, j, k), b)
-          local bm, bv, bd, bf, bn = string.unpack("<c4I2BBI4", b)
+          local bm, bv, bd, bf, bn = compat.unpack_bytes("<c4I2BBI4", b)
           assert.are.equal("ONTL", bm)
           assert.are.equal(1, bv)
           assert.are.equal(p.depth, bd)
           assert.is_true(bf == 0 or bf == 1)
           assert.are.equal(12 + 2 * bn + 4, len)
-          assert.are.equal(crc32(b:sub(1, -5)), (string.unpack("<I4", b, len - 3)))
+          assert.are.equal(crc32(b:sub(1, -5)), (compat.unpack_bytes("<I4", b, len - 3)))
           nodes = nodes + bn
         end)
         assert.are.equal(#s - 3, pos)                           -- only the CRC is left
-        assert.are.equal(crc32(s:sub(1, -5)), (string.unpack("<I4", s, #s - 3)))
+        assert.are.equal(crc32(s:sub(1, -5)), (compat.unpack_bytes("<I4", s, #s - 3)))
         -- every stored node is written once: the file holds exactly the tree's nodes
         assert.are.equal(t:stats().nodes, nodes)
         -- whole file = 60 + sum over tiles (4 + 12 + 2*nodes + 4) + 4
@@ -343,7 +345,7 @@ describe("tree files", function()
       local path = tmppath()
       for i = 1, #s do
         for _, mask in ipairs { 0x01, 0x10, 0x80, 0xff } do
-          local c = string.char(s:byte(i) ~ mask)
+          local c = string.char(bits.bxor(s:byte(i), mask))
           writefile(path, s:sub(1, i - 1) .. c .. s:sub(i + 1))
           local t, err = Tree.load(path)
           assert.is_nil(t, ("byte %d ^ 0x%02x loaded"):format(i, mask))
@@ -367,9 +369,9 @@ describe("tree files", function()
       local src = tmppath()
       assert.is_true(scenes.depth1():save(src))
       local s = readfile(src)
-      local body = s:sub(1, 4) .. string.pack("<I2", 2) .. s:sub(7, -5)
+      local body = s:sub(1, 4) .. compat.pack("<I2", 2) .. s:sub(7, -5)
       local path = tmppath()
-      writefile(path, body .. string.pack("<I4", crc32(body)))
+      writefile(path, body .. compat.pack("<I4", crc32(body)))
       local t, err = Tree.load(path)
       assert.is_nil(t)
       assert.is_truthy(err:find("version", 1, true), err)
@@ -378,9 +380,9 @@ describe("tree files", function()
     it("refuses structurally bad files whose checksums are right", function()
       local path = tmppath()
       local function file(hdr_fields, tiles)
-        local s = "OCTN" .. string.pack("<I2BBI4I4I4ddddd", table.unpack(hdr_fields))
-        for _, b in ipairs(tiles) do s = s .. string.pack("<I4", #b) .. b end
-        return s .. string.pack("<I4", crc32(s))
+        local s = "OCTN" .. compat.pack("<I2BBI4I4I4ddddd", compat.unpack(hdr_fields))
+        for _, b in ipairs(tiles) do s = s .. compat.pack("<I4", #b) .. b end
+        return s .. compat.pack("<I4", crc32(s))
       end
       local good = { 1, 2, 0, 1, 1, 1, 0, 0, 0, 1, 0 }
       writefile(path, file(good, { blob(2, 0, {}) }))
@@ -406,8 +408,8 @@ describe("tree files", function()
         assert.are.equal("string", type(err), case[1])
       end
       -- a tile record whose length runs past the end
-      local s = "OCTN" .. string.pack("<I2BBI4I4I4ddddd", table.unpack(good)) .. string.pack("<I4", 1000) .. blob(2, 0, {})
-      writefile(path, s .. string.pack("<I4", crc32(s)))
+      local s = "OCTN" .. compat.pack("<I2BBI4I4I4ddddd", compat.unpack(good)) .. compat.pack("<I4", 1000) .. blob(2, 0, {})
+      writefile(path, s .. compat.pack("<I4", crc32(s)))
       assert.is_nil((Tree.load(path)))
     end)
   end)
@@ -423,7 +425,7 @@ describe("tile blobs", function()
       local fresh = Tree.new { tiles = p.tiles, depth = p.depth, scale = p.scale, origin = p.origin, radius = p.radius }
       each_tile(t, function(i, j, k)
         local b = t:encode_tile(i, j, k)
-        assert.are.equal(16 + 2 * ((#b - 16) // 2), #b)
+        assert.are.equal(16 + 2 * math.floor((#b - 16) / 2), #b)
         assert.is_true(fresh:decode_tile(i, j, k, b))
       end)
       same_answers(leaf_answers(t, regions), leaf_answers(fresh, regions))
@@ -527,7 +529,7 @@ describe("tile blobs", function()
       local s = good:encode_tile(0, 0, 0)
       for i = 1, #s do
         for _, mask in ipairs { 0x01, 0x04, 0x80, 0xff } do
-          refused(s:sub(1, i - 1) .. string.char(s:byte(i) ~ mask) .. s:sub(i + 1), ("byte %d ^ %d"):format(i, mask))
+          refused(s:sub(1, i - 1) .. string.char(bits.bxor(s:byte(i), mask)) .. s:sub(i + 1), ("byte %d ^ %d"):format(i, mask))
         end
       end
     end)

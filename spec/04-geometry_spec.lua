@@ -49,9 +49,9 @@ end
 local function cube_mesh(lo, hi)
   local v = {}
   for i = 0, 7 do
-    v[#v + 1] = (i & 1 == 1) and hi[1] or lo[1]
-    v[#v + 1] = (i & 2 == 2) and hi[2] or lo[2]
-    v[#v + 1] = (i & 4 == 4) and hi[3] or lo[3]
+    v[#v + 1] = (i % 2 == 1) and hi[1] or lo[1]
+    v[#v + 1] = (math.floor(i / 2) % 2 == 1) and hi[2] or lo[2]
+    v[#v + 1] = (math.floor(i / 4) % 2 == 1) and hi[3] or lo[3]
   end
   local quads = { { 0, 2, 6, 4 }, { 1, 5, 7, 3 }, { 0, 4, 5, 1 }, { 2, 3, 7, 6 }, { 0, 1, 3, 2 }, { 4, 6, 7, 5 } }
   local idx = {}

@@ -7,6 +7,7 @@
 -- spec gets back is checked segment by segment with octonav.checker.visible (pure Lua, the rule of
 -- csrc/core/raycast.h) over a Lua voxel map built from the same boxes, and must start at a and end at b
 -- (or, for a partial path, at its stop point) exactly. Random scenes are seeded (OCTONAV_SEED).
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local checker = require "octonav.checker"
 
@@ -718,7 +719,7 @@ describe("octonav.query: the Lua heuristic", function()
         calls = calls + 1
         assert(gx == B[1] and gy == B[2] and gz == B[3])
         assert(x >= 0 and x <= 32 and y >= 0 and y <= 32 and z >= 0 and z <= 32)
-        assert(size >= 1 and size <= 32 and math.log(size, 2) % 1 == 0)
+        assert(size >= 1 and size <= 32 and compat.log2(size) % 1 == 0)
         local dx, dy, dz = x - gx, y - gy, z - gz
         return sqrt(dx * dx + dy * dy + dz * dz)
       end,

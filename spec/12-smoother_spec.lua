@@ -114,7 +114,7 @@ describe("octonav.smoother.smooth", function()
       assert.is_true(spent <= #path)
       if length(short) < length(path) - 1e-6 then shortened = shortened + 1 end
     end
-    assert.is_true(shortened >= #pairs_ // 2, "smoothing shortened only " .. shortened .. " paths")
+    assert.is_true(shortened >= math.floor(#pairs_ / 2), "smoothing shortened only " .. shortened .. " paths")
   end)
 
   it("pulls a detour straight when the line is clear", function()

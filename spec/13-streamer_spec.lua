@@ -11,7 +11,7 @@ local files = dofile("spec/support/files.lua") -- files.tmpdir(): a fresh empty 
 
 local TX, TZ, DEPTH, SCALE = 16, 16, 3, 1.0
 local ORIGIN = { 0, 0, 0 }
-local TILE = (1 << DEPTH) * SCALE
+local TILE = 2 ^ DEPTH * SCALE
 
 local function make_pack(dir, bad)
   local r = rng(7)

@@ -132,7 +132,7 @@ setup(function()
       assert(os.remove(path))
     else
       local blob = read(path)
-      write(path, blob:sub(1, #blob // 2))
+      write(path, blob:sub(1, math.floor(#blob / 2)))
     end
   end
   full = assert(world_mod.load(pack))

@@ -775,7 +775,7 @@ describe("octonav.query: turns, and the tiles a path depends on", function()
             for t = 0, 1, 1 / (64 * math.max(1, dist(p[i], p[i + 1]))) do
               local x = { p[i][1] + t * (p[i + 1][1] - p[i][1]), p[i][2] + t * (p[i + 1][2] - p[i][2]),
                 p[i][3] + t * (p[i + 1][3] - p[i][3]) }
-              tiles[("%d,%d"):format(x[1] // 8, x[3] // 8)] = { x[1] // 8, x[3] // 8 }
+              tiles[("%d,%d"):format(math.floor(x[1] / 8), math.floor(x[3] / 8))] = { math.floor(x[1] / 8), math.floor(x[3] / 8) }
             end
           end
           for _, tk in pairs(tiles) do

@@ -16,7 +16,7 @@ local function bytes(t)
   local p = tmpname()
   assert(t:save(p))
   local f = assert(io.open(p, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   os.remove(p)
   return s

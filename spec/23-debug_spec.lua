@@ -1,6 +1,7 @@
 -- Seeing the nav data: the blocked surface as merged faces (csrc/core/surface.c), the surface OBJ
 -- (csrc/core/export.c), packed cells (csrc/lua/lua_debug.c), octonav.debug.draw and the viewer page
 -- (lua/octonav/view.lua). The surface is checked leaf face by leaf face against locate.
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local core = require "octonav.core"
 local ddraw = require "octonav.debug"
@@ -36,7 +37,7 @@ local function surface_quads(t, what)
   assert.are.equal(52 * n, #bytes)
   local quads = {}
   for i = 0, n - 1 do
-    local v = { string.unpack(("<" .. ("f"):rep(13)), bytes, 52 * i + 1) }
+    local v = { compat.unpack_bytes(("<" .. ("f"):rep(13)), bytes, 52 * i + 1) }
     local mn, mx = { math.huge, math.huge, math.huge }, { -math.huge, -math.huge, -math.huge }
     for c = 0, 3 do
       for a = 1, 3 do
@@ -50,7 +51,7 @@ local function surface_quads(t, what)
     for a = 1, 3 do if mn[a] == mx[a] then assert.is_nil(flat); flat = a end end
     assert.is_not_nil(flat, "a quad is not axis-aligned")
     local nrm = math.floor(v[13] + 0.5)
-    assert.are.equal(flat, nrm // 2 + 1, "the normal is not across the quad's plane")
+    assert.are.equal(flat, math.floor(nrm / 2) + 1, "the normal is not across the quad's plane")
     -- counter-clockwise seen from the normal: (b - a) x (c - a) points along the normal
     local a1 = { v[1], v[2], v[3] }
     local e1 = { v[4] - a1[1], v[5] - a1[2], v[6] - a1[3] }
@@ -181,7 +182,7 @@ describe("surface", function()
       assert.are.equal(16 * n, #bytes)
       local vol = 0
       for i = 0, n - 1 do
-        local _, _, _, s = string.unpack("<ffff", bytes, 16 * i + 1)
+        local _, _, _, s = compat.unpack_bytes("<ffff", bytes, 16 * i + 1)
         vol = vol + (s / 2) ^ 3
       end
       assert.are.equal(what == "blocked" and nb or dims[1] * dims[2] * dims[3] - nb, vol)
@@ -535,7 +536,7 @@ describe("octonav.view", function()
   local chromium
   for _, name in ipairs { "chromium", "chromium-browser" } do
     local h = io.popen("command -v " .. name .. " 2>/dev/null")
-    local p = h:read("l")
+    local p = h:read("*l")
     h:close()
     if p and p ~= "" then chromium = p; break end
   end
@@ -545,7 +546,7 @@ describe("octonav.view", function()
     local cmd = ("env -u LD_PRELOAD timeout 120 %s --headless --no-sandbox --use-angle=swiftshader --enable-unsafe-swiftshader " ..
       "--window-size=800,600 %s 'file://%s#test' 2>/dev/null"):format(chromium, args, html_path)
     local h = io.popen(cmd)
-    local out = h:read("a")
+    local out = h:read("*a")
     h:close()
     return out
   end
@@ -630,13 +631,13 @@ describe("octonav.image", function()
     assert.are.equal("\137PNG\r\n\26\n", png:sub(1, 8))
     local pos, idat, w, h = 9, {}, nil, nil
     while pos <= #png do
-      local len, kind = string.unpack(">I4c4", png, pos)
+      local len, kind = compat.unpack_bytes(">I4c4", png, pos)
       local data = png:sub(pos + 8, pos + 7 + len)
-      local crc = string.unpack(">I4", png, pos + 8 + len)
+      local crc = compat.unpack_bytes(">I4", png, pos + 8 + len)
       assert.are.equal(core.crc32(kind .. data), crc)
       if kind == "IHDR" then
         local bits, ctype
-        w, h, bits, ctype = string.unpack(">I4I4BB", data)
+        w, h, bits, ctype = compat.unpack_bytes(">I4I4BB", data)
         assert.are.same({ 8, 2 }, { bits, ctype })
       elseif kind == "IDAT" then idat[#idat + 1] = data end
       pos = pos + 12 + len
@@ -644,13 +645,13 @@ describe("octonav.image", function()
     local z = table.concat(idat)
     local raw, p = {}, 3
     repeat
-      local final, len, nlen = string.unpack("<BI2I2", z, p)
-      assert.are.equal(len ~ 0xffff, nlen)
+      local final, len, nlen = compat.unpack_bytes("<BI2I2", z, p)
+      assert.are.equal(65535 - len, nlen)
       raw[#raw + 1] = z:sub(p + 5, p + 4 + len)
       p = p + 5 + len
     until final == 1
     raw = table.concat(raw)
-    assert.are.equal(image._adler32(raw), string.unpack(">I4", z, p))
+    assert.are.equal(image._adler32(raw), compat.unpack_bytes(">I4", z, p))
     assert.are.equal(h * (1 + 3 * w), #raw)
     return w, h, function(x, y)
       local o = y * (1 + 3 * w) + 2 + 3 * x
@@ -702,7 +703,7 @@ describe("octonav.image", function()
 
   it("python's zlib (an independent inflater) reads the same pixels, where python3 is installed", function()
     local h = io.popen("command -v python3 2>/dev/null")
-    local py = h:read("l")
+    local py = h:read("*l")
     h:close()
     if not py or py == "" then pending("python3 is absent") return end
     local img = image.new(3, 2, { 1, 2, 3 })
@@ -716,7 +717,7 @@ while i < len(d):
   if k==b'IDAT': z+=d[i+8:i+8+n]
   i+=12+n
 print(list(zlib.decompress(z)))" ]] .. path)
-    local out = p:read("a")
+    local out = p:read("*a")
     p:close()
     assert.are.equal("[0, 1, 2, 3, 1, 2, 3, 1, 2, 3, 0, 1, 2, 3, 1, 2, 3, 250, 128, 7]", out:match("%[.-%]"))
   end)

@@ -12,6 +12,7 @@
 -- The sealed pocket world: 2 x 1 x 1 tiles; a closed hollow box [12,20] x [2,10] x [2,10] (walls 1
 -- thick) straddles the face between the tiles: its inside is free space on both tiles' shared face
 -- that no free space outside reaches.
+local LUA = os.getenv("OCTONAV_LUA") or "lua5.4" -- the Lua under test (tools/runtests.sh)
 local octonav = require "octonav"
 local files = dofile("spec/support/files.lua")
 
@@ -247,15 +248,15 @@ describe("world graph", function()
       output = %q }]]):format(d2))
     local list = files.tmpname()
     files.write(list, "1,0,1\n0,0,1\n1,0,0\n0,0,0\n")
-    assert.is_true(os.execute(("xargs -P2 -I{} lua5.4 bin/octonav bake %s --tile {} < %s > /dev/null")
+    assert.is_true(os.execute(("xargs -P2 -I{} " .. LUA .. " bin/octonav bake %s --tile {} < %s > /dev/null")
       :format(cfgfile, list)))
-    assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
+    assert.is_true(os.execute((LUA .. " bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
     -- the same as two jobs of a batch array (--job N/2), into a third directory
     local d3 = files.tmpdir()
     files.write(cfgfile, files.read(cfgfile):gsub(("%q"):format(d2):gsub("%p", "%%%0"), ("%q"):format(d3)))
-    assert.is_true(os.execute(("printf '0/2\\n1/2\\n' | xargs -P2 -I{} lua5.4 bin/octonav bake %s --job {} > /dev/null")
+    assert.is_true(os.execute(("printf '0/2\\n1/2\\n' | xargs -P2 -I{} " .. LUA .. " bin/octonav bake %s --job {} > /dev/null")
       :format(cfgfile)))
-    assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
+    assert.is_true(os.execute((LUA .. " bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
     local p = io.popen(("cd %s && find . -type f | sort"):format(d1))
     local names = {}
     for line in p:lines() do names[#names + 1] = line end

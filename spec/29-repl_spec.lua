@@ -12,6 +12,8 @@ local function config(dir)
   }
 end
 
+local it54 = dofile("spec/support/close54.lua")(it, pending, _ENV) -- <close> tests run on Lua 5.4 only
+
 describe("REPL conveniences", function()
   local dir
   setup(function()
@@ -20,18 +22,18 @@ describe("REPL conveniences", function()
   end)
   teardown(function() files.rm_rf(dir) end)
 
-  it("a world closes at the end of a <close> block", function()
+  it54("a world closes at the end of a <close> block", { octonav = octonav, dir = function() return dir end }, [[ -- (dir: made in setup)
     local tree
     do
-      local w <close> = assert(octonav.world.load(dir))
+      local w <close> = assert(octonav.world.load(dir()))
       tree = w.tree
       assert.are.equal("free", (tree:locate { 20, 5, 8 }))
     end
     assert.has_error(function() tree:locate { 20, 5, 8 } end)
-  end)
+  ]])
 
   it("world:plan errors name world:plan; the planner's own name its function", function()
-    local w <close> = assert(octonav.world.load(dir))
+    local w = assert(octonav.world.load(dir))
     assert.has_error(function() w:plan({ 0 / 0, 1, 1 }, { 20, 5, 8 }) end,
       "world:plan: start must be a point {x, y, z} of finite numbers")
     assert.has_error(function() w:plan({ 2, 5, 8 }, "x") end, "world:plan: goal must be a point {x, y, z} of finite numbers")
@@ -40,7 +42,7 @@ describe("REPL conveniences", function()
   end)
 
   it("a route prints its steps", function()
-    local w <close> = assert(octonav.world.load(dir))
+    local w = assert(octonav.world.load(dir))
     local route = assert(w:plan({ 2, 5, 8 }, { 20, 5, 8 }))
     assert.are.equal("octonav.route: 2 steps: tile 0 -> tile 1", tostring(route))
     local one = assert(w:plan({ 2, 5, 8 }, { 4, 5, 8 }))
@@ -50,10 +52,23 @@ describe("REPL conveniences", function()
     assert.are.equal("tile", route[1].kind)
   end)
 
-  it("a navigator prints its state and closes at the end of a <close> block", function()
-    local w <close> = assert(octonav.world.load(dir))
+  it54("a navigator closes at the end of a <close> block", { octonav = octonav, dir = function() return dir end }, [[ -- (dir: made in setup)
+    local w <close> = assert(octonav.world.load(dir()))
+    local outer
     do
       local nav <close> = octonav.navigator.new(w)
+      outer = nav
+      nav:go { 20, 5, 8 }
+      assert.are.equal("moving", nav:update({ 2, 5, 8 }, 100000))
+    end
+    assert.is_nil(next(outer.queries)) -- (closed: it holds no query)
+    assert.are.equal("free", (w.tree:locate { 20, 5, 8 }))
+  ]])
+
+  it("a navigator prints its state", function()
+    local w = assert(octonav.world.load(dir))
+    do
+      local nav = octonav.navigator.new(w)
       assert.are.equal("octonav.navigator: idle", tostring(nav))
       nav:go { 20, 5, 8 }
       assert.are.equal("octonav.navigator: planning, goal (20, 5, 8)", tostring(nav))
@@ -64,6 +79,7 @@ describe("REPL conveniences", function()
       nav:go { 20, 0.5, 8 }
       assert.are.equal("failed", (nav:update({ 2, 5, 8 })))
       assert.are.equal("octonav.navigator: failed: goal_blocked, goal (20, 0.5, 8)", tostring(nav))
+      nav:close()
     end
     -- closed: it holds no query, the world stays usable
     assert.are.equal("free", (w.tree:locate { 20, 5, 8 }))

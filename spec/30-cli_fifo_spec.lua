@@ -3,6 +3,7 @@
 -- and an output that is one (view -o / --png, path --obj, bench --paths) are refused with the reason,
 -- checked by stat before any open. Each command runs in a child under `timeout`, so a regression fails
 -- (exit 124) instead of hanging the suite.
+local LUA = os.getenv("OCTONAV_LUA") or "lua5.4" -- the Lua under test (tools/runtests.sh)
 local core = require "octonav.core"
 
 local dir -- a fresh directory per test: fifo (a FIFO), pack/manifest.txt (a FIFO), out.png (regular)
@@ -12,10 +13,10 @@ local function sh(cmd) return os.execute(cmd .. " 2>/dev/null") == true end
 -- run bin/octonav with args in dir; exit code and stderr
 local function octonav(args)
   local errf = dir .. "/stderr"
-  local _, _, code = os.execute(("cd %s && timeout 20 lua5.4 %s/bin/octonav %s >/dev/null 2>%s"):format(dir,
+  local _, _, code = os.execute(("cd %s && timeout 20 " .. LUA .. " %s/bin/octonav %s >/dev/null 2>%s"):format(dir,
     os.getenv("PWD"), args, errf))
   local f = assert(io.open(errf, "rb"))
-  local e = f:read("a")
+  local e = f:read("*a")
   f:close()
   return code, e
 end

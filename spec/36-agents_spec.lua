@@ -12,6 +12,7 @@
 -- leaves x in [17, 19], and the wall east of the gap is the box x in [6, 17], z in [3, 9]; its way
 -- round is S -> (17, 2, 3) -> (17, 2, 9) -> G, length 2 sqrt(11^2 + 1) + 6, through tiles 1, 2, 3, 4
 -- (the south row), 10 (the opening), 16, 15, 14, 13 (the north row back west).
+local LUA = os.getenv("OCTONAV_LUA") or "lua5.4" -- the Lua under test (tools/runtests.sh)
 local octonav = require "octonav"
 local files = dofile("spec/support/files.lua")
 local bake = require "octonav.bake"
@@ -140,7 +141,7 @@ describe("agents", function()
       local names = list_files(dir)
       local want = { "manifest.txt" }
       for t = 0, 17 do
-        local i, k = t % 6, t // 6
+        local i, k = t % 6, math.floor(t / 6)
         for _, prefix in ipairs { "", "agents/large/" } do
           want[#want + 1] = ("%stiles/%d_0_%d.tile"):format(prefix, i, k)
           want[#want + 1] = ("%stiles/%d_0_%d.graph"):format(prefix, i, k)
@@ -222,15 +223,15 @@ describe("agents", function()
         return { range = { min = { 0, 0, 0 }, max = { 24, 4, 12 } }, depth = 2, scale = 1,
           agents = { { name = "small", radius = 0 }, { name = "large", radius = 1 } },
           geometry = { wall(-8, 5, 4, 8), wall(7, 16, 4, 8), wall(20, 32, 4, 8) }, output = %q }]]):format(d2))
-      assert.is_true(os.execute(("printf '0/2\\n1/2\\n' | xargs -P2 -I{} lua5.4 bin/octonav bake %s --job {} > /dev/null")
+      assert.is_true(os.execute(("printf '0/2\\n1/2\\n' | xargs -P2 -I{} " .. LUA .. " bin/octonav bake %s --job {} > /dev/null")
         :format(cfgfile)))
-      assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
+      assert.is_true(os.execute((LUA .. " bin/octonav bake %s --link > /dev/null"):format(cfgfile)))
       local names = list_files(dir)
       assert.same(names, list_files(d2))
       for _, n in ipairs(names) do assert.equal(files.read(dir .. "/" .. n), files.read(d2 .. "/" .. n), n) end
       -- the link step and info print a line per agent
-      local p = io.popen(("lua5.4 bin/octonav bake %s --link"):format(cfgfile))
-      local o = p:read("a")
+      local p = io.popen((LUA .. " bin/octonav bake %s --link"):format(cfgfile))
+      local o = p:read("*a")
       p:close()
       local m = assert(pack.read_manifest(dir))
       assert.equal(2, #m.agents)
@@ -239,8 +240,8 @@ describe("agents", function()
       lw:close()
       assert.matches("\n  agent small radius 0: tiles checked, tile graphs %d+ bytes %(%d+ portals%), holes 0 bytes\n", o)
       assert.matches("\n  agent large radius 1: tiles checked, tile graphs %d+ bytes %(%d+ portals%), holes 0 bytes\n", o)
-      p = io.popen(("lua5.4 bin/octonav info %s"):format(d2))
-      o = p:read("a")
+      p = io.popen((LUA .. " bin/octonav info %s"):format(d2))
+      o = p:read("*a")
       p:close()
       assert.matches("\nagents    2\n", o)
       for _, a in ipairs(s.agents) do
@@ -250,7 +251,7 @@ describe("agents", function()
       -- --tile bakes that tile for every agent
       local d3 = tmpdir()
       files.write(cfgfile, files.read(cfgfile):gsub(("%q"):format(d2):gsub("%p", "%%%0"), ("%q"):format(d3)))
-      assert.is_true(os.execute(("lua5.4 bin/octonav bake %s --tile 4,0,1 > /dev/null"):format(cfgfile)))
+      assert.is_true(os.execute((LUA .. " bin/octonav bake %s --tile 4,0,1 > /dev/null"):format(cfgfile)))
       assert.same({ "agents/large/tiles/4_0_1.graph", "agents/large/tiles/4_0_1.tile", "tiles/4_0_1.graph",
         "tiles/4_0_1.tile" }, list_files(d3))
       for _, n in ipairs(list_files(d3)) do assert.equal(files.read(dir .. "/" .. n), files.read(d3 .. "/" .. n), n) end
@@ -259,7 +260,7 @@ describe("agents", function()
 
   describe("the world", function()
     it("opens every agent; the first is the default; agents, agent, agent_tree, stats", function()
-      local w <close> = assert(world_mod.load(dir))
+      local w = assert(world_mod.load(dir))
       assert.same({ { name = "small", radius = 0 }, { name = "large", radius = 1 } }, w:agents())
       assert.equal("small", w.agent_name)
       assert.equal(0, w.radius)
@@ -292,7 +293,7 @@ describe("agents", function()
     end)
 
     it("plans per agent: the small agent through the gap, the large one round by the opening", function()
-      local w <close> = assert(world_mod.load(dir))
+      local w = assert(world_mod.load(dir))
       local r, cost = w:plan(S, G, { agent = "small" })
       assert.same({ 1, 7, 13 }, route_tiles(r))
       assert.equal(8, cost)
@@ -317,7 +318,7 @@ describe("agents", function()
     end)
 
     it("a navigator with agent = NAME walks that agent's way", function()
-      local w <close> = assert(world_mod.load(dir))
+      local w = assert(world_mod.load(dir))
       local status, len = walk(w, { agent = "small", arrive_distance = 0 }, S, G)
       assert.equal("arrived", status)
       assert.near(8, len, 1e-9)
@@ -332,7 +333,7 @@ describe("agents", function()
     end)
 
     it("loads the agents asked for (the first is the default); an unknown one is nil, reason", function()
-      local w <close> = assert(world_mod.load(dir, { agents = { "large" } }))
+      local w = assert(world_mod.load(dir, { agents = { "large" } }))
       assert.same({ { name = "large", radius = 1 } }, w:agents())
       assert.equal(1, w.radius)
       assert.same({ 1, 2, 3, 4, 10, 16, 15, 14, 13 }, route_tiles((w:plan(S, G))))
@@ -346,8 +347,8 @@ describe("agents", function()
 
     it("bin/octonav path --agent plans and searches for that agent; an unknown agent is an error", function()
       local function run(args)
-        local p = io.popen(("lua5.4 bin/octonav path %s %s 2>&1"):format(dir, args))
-        local o = p:read("a")
+        local p = io.popen((LUA .. " bin/octonav path %s %s 2>&1"):format(dir, args))
+        local o = p:read("*a")
         local _, _, code = p:close()
         return o, code
       end
@@ -369,7 +370,7 @@ describe("agents", function()
       local d = tmpdir()
       local cfg = gap_config(d)
       assert(bake.run(cfg))
-      local w <close> = assert(world_mod.load(d))
+      local w = assert(world_mod.load(d))
       local salt = w:agent_tree("large"):tile_salt(4, 0, 1)
       table.insert(cfg.geometry, wall(16, 20, 4, 8))
       local s = assert(w:rebake({ min = { 16, 0, 4 }, max = { 20, 4, 8 } }, cfg))
@@ -406,7 +407,7 @@ describe("agents", function()
     teardown(function() files.rm_rf(cave) end)
 
     it("validates per agent: the large agent cannot reach the cave's doors", function()
-      local w <close> = assert(world_mod.load(cave))
+      local w = assert(world_mod.load(cave))
       local r = w:validate()
       assert.is_false(r.ok)
       assert.equal(2, #r.agents)
@@ -427,11 +428,11 @@ describe("agents", function()
     end)
 
     it("bin/octonav validate prints every agent's doors, prefixed with its name, and fails for one", function()
-      local p = io.popen(("lua5.4 bin/octonav validate %s 2>&1"):format(cave))
-      local o = p:read("a")
+      local p = io.popen((LUA .. " bin/octonav validate %s 2>&1"):format(cave))
+      local o = p:read("*a")
       local _, _, code = p:close()
       assert.equal(1, code)
-      local w <close> = assert(world_mod.load(cave))
+      local w = assert(world_mod.load(cave))
       local r = w:validate()
       local lines = {}
       for line in o:gmatch("[^\n]+") do lines[#lines + 1] = line end
@@ -456,7 +457,7 @@ describe("agents", function()
     end)
 
     it("a door closed or opened applies to every agent's world tree and hole tree", function()
-      local w <close> = assert(world_mod.load(cave))
+      local w = assert(world_mod.load(cave))
       local before = {}
       for _, a in ipairs(w:agents()) do
         local aw = w:agent(a.name)
@@ -489,7 +490,7 @@ describe("agents", function()
 
     it("one streamer loads and unloads a tile's files for every agent together", function()
       local streamer = require "octonav.streamer"
-      local s <close> = assert(streamer.new(cave, { load_padding = 1, unload_padding = 2, workers = 0 }))
+      local s = assert(streamer.new(cave, { load_padding = 1, unload_padding = 2, workers = 0 }))
       local w = s.world
       assert.same({ { name = "small", radius = 0 }, { name = "large", radius = 0.5 } }, w:agents())
       local small, large = w:agent("small"), w:agent("large")
@@ -557,7 +558,7 @@ describe("agents", function()
       os.execute(("cp -r '%s/.' '%s'"):format(cave, d))
       files.write(d .. "/agents/large/tiles/0_0_0.tile", "not a tile")
       files.write(d .. "/agents/large/holes/cave.tree", "not a tree")
-      local s <close> = assert(streamer.new(d, { load_padding = 1, unload_padding = 2, workers = 0 }))
+      local s = assert(streamer.new(d, { load_padding = 1, unload_padding = 2, workers = 0 }))
       local small, large = s.world:agent("small"), s.world:agent("large")
       s:add_agent { 8, 6, 8 } -- in tile 0 and in the cave
       local ch = s:update(true)
@@ -582,7 +583,7 @@ describe("agents", function()
 
     it("a navigator for the large agent walks through the window with the streamer", function()
       local streamer = require "octonav.streamer"
-      local s <close> = assert(streamer.new(cave, { load_padding = 2, unload_padding = 6, workers = 0 }))
+      local s = assert(streamer.new(cave, { load_padding = 2, unload_padding = 6, workers = 0 }))
       local nav = octonav.navigator.new(s.world, { agent = "large", streamer = s })
       assert.equal(s.world:agent("large"), nav.world)
       nav:go { 30, 8, 8 }

@@ -94,7 +94,7 @@ describe("bake jobs", function()
     assert.are.equal(5, (bake.job(config(d), 1, 3))) -- tiles 1, 4, 7, 10, 13
     local want = {}
     for _, t in ipairs { 1, 4, 7, 10, 13 } do
-      local i, k = t % 5, t // 5
+      local i, k = t % 5, math.floor(t / 5)
       want[#want + 1] = ("./tiles/%d_0_%d.graph"):format(i, k)
       want[#want + 1] = ("./tiles/%d_0_%d.tile"):format(i, k)
     end

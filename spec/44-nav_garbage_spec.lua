@@ -13,8 +13,8 @@ local garbage = dofile("spec/support/garbage.lua").bytes
 
 local function plan_legs(w, a, b)
   local job = planner.start(w, a, b)
-  local st = job:step(1 << 20)
-  while st == "running" do st = job:step(1 << 20) end
+  local st = job:step(1048576)
+  while st == "running" do st = job:step(1048576) end
   assert.are.equal("found", st)
   return job:legs()
 end

@@ -32,7 +32,7 @@ describe("q:step_until", function()
     assert.same({ "running", 3 }, { q:step_until(3, math.huge) })
     assert.same({ "running", 1 }, { q:step_until(1000, 0) }) -- the deadline passed: one expansion
     assert.same({ "running", 1 }, { q:step_until(1000, octonav.core.clock() - 1) })
-    local st, did = q:step_until(1 << 30, octonav.core.clock() + 3600)
+    local st, did = q:step_until(1073741824, octonav.core.clock() + 3600)
     assert.same({ "found", E - 5 }, { st, did })
     local path, info = q:result()
     assert.equal(E, info.expansions)

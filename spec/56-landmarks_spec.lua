@@ -50,7 +50,7 @@ describe("tree:landmarks_prepare", function()
     assert.are.equal(bytes, t:stats().landmark_bytes)
     local eight = t:landmarks_prepare(8) -- building again replaces them: 16 bytes a cell fewer
     assert.are.equal(eight, t:stats().landmark_bytes)
-    local cells = (bytes - eight) // 16
+    local cells = math.floor((bytes - eight) / 16)
     assert.are.equal(bytes - eight, 16 * cells)
     assert.is_true(cells > 100, cells .. " cells")
     assert.is_true(bytes >= 36 * cells and bytes < 36 * cells + 1024, bytes .. " bytes, " .. cells .. " cells")

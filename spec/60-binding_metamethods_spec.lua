@@ -7,6 +7,7 @@
 -- the action done first and the call made with the plain arguments, on a fresh fixture: the same error
 -- message or the same results. Before the fix, 62 of these cases read freed memory (ASan: use after
 -- free) or a NULL object. Run it under ASan: see tools/runtests.sh (SANITIZE=1) with build/san.
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local calls = dofile("spec/support/binding_calls.lua")
 
 -- A proxy of v calling act() on every read: tables by __index / __len (fields proxied in turn),
@@ -57,7 +58,7 @@ describe("binding: argument metamethods that close or change the objects (genera
               local ref_args = c.args(ref)
               for _, k in ipairs(c.uses) do local _ = ref[k] end
               action(ref)
-              local want = calls.outcome(pcall(c.run, ref, table.unpack(ref_args, 1, #sample)))
+              local want = calls.outcome(pcall(c.run, ref, compat.unpack(ref_args, 1, #sample)))
               calls.close_all(ref)
               -- the same with the action run by the argument's metamethods during the call
               local o = calls.fixture()
@@ -68,7 +69,7 @@ describe("binding: argument metamethods that close or change the objects (genera
                 ran = ran + 1
                 if ran == 1 then action(o) end -- (once: the reference acts once too)
               end)
-              local got = calls.outcome(pcall(c.run, o, table.unpack(args, 1, #sample)))
+              local got = calls.outcome(pcall(c.run, o, compat.unpack(args, 1, #sample)))
               calls.close_all(o)
               assert.is_true(ran > 0, "the argument was never read")
               assert.are.equal(want, got)

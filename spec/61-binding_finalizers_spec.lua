@@ -10,6 +10,7 @@
 -- must read as closed afterwards whenever the close was accepted. Before the fix, 10 of the 24 calls
 -- that build results read freed memory or a NULL object (ASan). Run under ASan (tools/runtests.sh,
 -- SANITIZE=1, build/san).
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local calls = dofile("spec/support/binding_calls.lua")
 
 -- The finalizer chain: every finalizer plants the next one, so garbage with a finalizer is always
@@ -33,7 +34,7 @@ local MINOR = 1
 local function sync(margin)
   collectgarbage("step", 0)
   local t0 = collectgarbage("count") * 1024
-  local threshold = t0 + (t0 // 100) * MINOR
+  local threshold = t0 + math.floor(t0 / 100) * MINOR
   while collectgarbage("count") * 1024 < threshold - margin do
     local _ = {}
   end
@@ -81,7 +82,7 @@ describe("binding: a pending finalizer that closes an object during the call (ge
         local ref_args = c.args(ref)
         for _, k in ipairs(c.uses) do local _ = ref[k] end
         local n = #ref_args
-        local want = calls.outcome(pcall(c.run, ref, table.unpack(ref_args, 1, n)))
+        local want = calls.outcome(pcall(c.run, ref, compat.unpack(ref_args, 1, n)))
         calls.close_all(ref)
         local ran = 0
         for _, margin in ipairs(MARGINS) do
@@ -93,7 +94,7 @@ describe("binding: a pending finalizer that closes an object during the call (ge
           fired, accepted = false, nil
           sync(margin)
           armed = true
-          local got = calls.outcome(disarm(pcall(c.run, o, table.unpack(args, 1, n))))
+          local got = calls.outcome(disarm(pcall(c.run, o, compat.unpack(args, 1, n))))
           if fired then
             ran = ran + 1
             if got == want then

@@ -44,7 +44,7 @@ describe("numbers that overflow a cast (issue 30, item 3)", function()
     raises(function() tree { scale = 1e300 } end, "octonav.tree.new: option 'scale' must be a finite number in [1e-06, 1e+06]")
     raises(function() tree { origin = { 0, 1e308, 0 } } end, "octonav.tree.new: origin must be a finite number in [-1e+12, 1e+12]")
     raises(function() tree { radius = 1e300 } end, "octonav.tree.new: option 'radius' must be a finite number in [0, 1e+12]")
-    raises(function() tree { depth = (1 << 32) | 5 } end, "octonav.tree.new: depth must be 1..9")
+    raises(function() tree { depth = 2 ^ 32 + 5 } end, "octonav.tree.new: depth must be 1..9")
   end)
 
   it("route.build with a huge stretch keeps a spanning tree (as a large finite stretch does)", function()

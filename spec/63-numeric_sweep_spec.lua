@@ -6,13 +6,14 @@
 -- naming its function or the argument at fault; nothing crashes or hangs. `make check` runs it under
 -- ASan + UBSan with -fsanitize=float-cast-overflow, where a cast of such a number aborts.
 -- Run: busted --lua=lua5.4 spec/63-numeric_sweep_spec.lua
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local core = require "octonav.core"
 
 local VALUES = { 0 / 0, math.huge, -math.huge, 1e308, -1e308, 5e-324, -5e-324, 2.0 ^ 63, -2.0 ^ 63,
-  math.maxinteger, math.mininteger }
+  compat.maxinteger, math.mininteger or -compat.maxinteger } -- (+-2^53 before 5.3)
 
-local function fmt(v) return math.type(v) == "integer" and ("%d"):format(v) or ("%.17g"):format(v) end
+local function fmt(v) return compat.isinteger(v) and ("%d"):format(v) or ("%.17g"):format(v) end
 
 -- A signature: { name, call(args...), slots } where slots lists the argument shapes in order:
 --   "n" a number (valid: 1), "p" a point (valid: {1.5, 1.5, 1.5}), { opt = { key = valid, ... } } an
@@ -230,7 +231,7 @@ local function tree_sweep(sigs)
     for _, c in ipairs(expand(s)) do
       local t = fixture()
       local args = c.args
-      local ok, err = pcall(s.call, t, table.unpack(args, 1, #s.slots))
+      local ok, err = pcall(s.call, t, compat.unpack(args, 1, #s.slots))
       n = n + 1
       if not ok then
         raised = raised + 1
@@ -377,7 +378,7 @@ describe("numeric sweep: the Lua API", function()
     local n, raised = 0, 0
     for _, s in ipairs(sigs) do
       for _, c in ipairs(expand(s)) do
-        local ok, err = pcall(s.call, arg0(), table.unpack(c.args, 1, #s.slots))
+        local ok, err = pcall(s.call, arg0(), compat.unpack(c.args, 1, #s.slots))
         n = n + 1
         if not ok then
           raised = raised + 1

@@ -1,6 +1,7 @@
 -- spec/65-cli_view_spec.lua -- issue 30 items 9 and 13 (lua/octonav/cli.lua, cli_view.lua, view*.lua):
 -- every CLI error is one line (no traceback, no "attempt to ..."), a config that is a FIFO or a
 -- device is refused at once, and what the viewer and the bake show a user.
+local LUA = os.getenv("OCTONAV_LUA") or "lua5.4" -- the Lua under test (tools/runtests.sh)
 local cli = require "octonav.cli"
 
 local dir
@@ -11,11 +12,11 @@ local function sh(cmd) return os.execute(cmd .. " 2>/dev/null") == true end
 -- not hang the suite): exit code, stdout, stderr
 local function octonav(args)
   local o, e = dir .. "/stdout", dir .. "/stderr"
-  local _, _, code = os.execute(("cd %s && timeout 20 lua5.4 %s/bin/octonav %s >%s 2>%s"):format(dir,
+  local _, _, code = os.execute(("cd %s && timeout 20 " .. LUA .. " %s/bin/octonav %s >%s 2>%s"):format(dir,
     os.getenv("PWD"), args, o, e))
   local function slurp(p)
     local f = assert(io.open(p, "rb"))
-    local s = f:read("a")
+    local s = f:read("*a")
     f:close()
     return s
   end
@@ -24,7 +25,7 @@ end
 
 local function read_all(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end
@@ -155,7 +156,7 @@ describe("octonav view and bake, what the user sees (issue 30, item 13)", functi
     -- its output through a pipe
     local function limited(args, blocks)
       local outf = dir .. "/limited.out"
-      os.execute(("cd %s && (sh -c \"trap '' XFSZ; ulimit -f %d; exec lua5.4 %s/bin/octonav %s\" 2>&1; echo \"exit $?\")"
+      os.execute(("cd %s && (sh -c \"trap '' XFSZ; ulimit -f %d; exec " .. LUA .. " %s/bin/octonav %s\" 2>&1; echo \"exit $?\")"
         .. " | cat > %s"):format(dir, blocks, os.getenv("PWD"), args, outf))
       return read_all(outf)
     end
@@ -182,7 +183,7 @@ describe("octonav view and bake, what the user sees (issue 30, item 13)", functi
     assert.equal("1", o:match("exit (%d+)\n$"))
     assert.equal(good, read_all(dir .. "/p.obj"))
     local p = io.popen("ls -A '" .. dir .. "'")
-    local listing = p:read("a")
+    local listing = p:read("*a")
     p:close()
     assert.is_nil(listing:find(".tmp.", 1, true), listing) -- no temporary left behind
   end)
@@ -206,14 +207,14 @@ describe("octonav view and bake, what the user sees (issue 30, item 13)", functi
     local chromium
     for _, name in ipairs { "chromium", "chromium-browser" } do
       local p = io.popen("command -v " .. name .. " 2>/dev/null")
-      local path = p:read("l")
+      local path = p:read("*l")
       p:close()
       if path and path ~= "" then chromium = path break end
     end
     if not chromium then return pending("chromium is not installed: the page is not rendered without WebGL") end
     local p = io.popen(("env -u LD_PRELOAD timeout 120 %s --headless --no-sandbox --disable-gpu --disable-webgl "
       .. "--dump-dom 'file://%s/p.html' 2>/dev/null"):format(chromium, dir))
-    local dom = p:read("a")
+    local dom = p:read("*a")
     p:close()
     assert.truthy(dom:find('<div id="fatal" style="display: block;">WebGL2 is not available in this browser, '
       .. "so the nav data cannot be drawn.\n", 1, true), dom:sub(-600))

@@ -9,7 +9,7 @@ local odebug = require "octonav.debug"
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end

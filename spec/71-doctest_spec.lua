@@ -5,11 +5,12 @@
 -- prints must equal the output block exactly. A ```lua block that calls print must have an output
 -- block (so a printed example cannot go unchecked); `lua data=PATH` marks a block that needs PATH
 -- (e.g. ../shared/data/...): pending where PATH is absent.
+local LUA = os.getenv("OCTONAV_LUA") or "lua5.4" -- the Lua under test (tools/runtests.sh)
 local build = os.getenv("OCTONAV_BUILD") or "build"
 
 local function read(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end
@@ -61,10 +62,10 @@ local function run(code)
   local f = assert(io.open(path, "wb"))
   f:write(code, "\n")
   f:close()
-  local cmd = ("LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' lua5.4 %s 2>&1")
+  local cmd = ("LUA_PATH='%s/lua/?.lua;%s/lua/?/init.lua;;' LUA_CPATH='%s/?.so;;' " .. LUA .. " %s 2>&1")
     :format(os.getenv("PWD") or ".", os.getenv("PWD") or ".", build, path)
   local p = assert(io.popen(cmd))
-  local s = p:read("a")
+  local s = p:read("*a")
   local ok, _, rc = p:close()
   os.remove(path)
   return s, ok and 0 or rc

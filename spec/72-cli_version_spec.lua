@@ -20,7 +20,7 @@ end
 
 local function slurp(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end

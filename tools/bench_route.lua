@@ -24,7 +24,7 @@ for k = 0, nt[3] - 1 do
       local blob
       if os.getenv("FILES") == "1" then
         local f = assert(io.open(("%s/tiles/%d_%d_%d.graph"):format(dir, i, j, k), "rb"))
-        blob = f:read("a")
+        blob = f:read("*a")
         f:close()
       else
         blob = assert(route.build(tree, i, j, k, { stretch = tonumber(os.getenv("STRETCH") or 1),
@@ -46,7 +46,7 @@ print(("tiles %d; tree %d bytes (%.0f a tile); graph blobs %d bytes (%.0f a tile
   :format(ntiles, ts.bytes, ts.bytes / ntiles, blob_bytes, blob_bytes / ntiles, 100 * blob_bytes / ts.bytes,
     gs.bytes, 100 * gs.bytes / ts.bytes, gs.portals, gs.edges, gs.links, gs.rects))
 print(("build: %.1f ms total, %.3f ms a tile (p50 %.3f, max %.3f)"):format(build_s * 1e3, build_s * 1e3 / ntiles,
-  build_times[(#build_times + 1) // 2] * 1e3, build_times[#build_times] * 1e3))
+  build_times[math.floor((#build_times + 1) / 2)] * 1e3, build_times[#build_times] * 1e3))
 -- random free pairs (fixed seed), far apart enough not to be "near"
 local seed = 12345
 local function rnd() seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648 end

@@ -197,7 +197,8 @@ int luaopen_octonav_core(lua_State *L)
                  {NULL, on_lua_points_open},         {NULL, on_lua_flat_open},      {"grid", on_lua_grid_open},
                  {"query", on_lua_query_open},       {"streamer", on_lua_streamer_open}, {NULL, on_lua_route_open},
                  {"debug", on_lua_debug_open},       {"pathserver", on_lua_pathserver_open},
-                 {"crowd", on_lua_crowd_open}};
+                 {"crowd", on_lua_crowd_open},
+                 {NULL, on_lua_compat_open}};
     luaL_newlib(L, funcs);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         parts[i].open(L);

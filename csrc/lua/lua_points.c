@@ -144,7 +144,13 @@ static int random_free_body(lua_State *L, void *ctx)
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
     }
+#if LUA_VERSION_NUM < 503
+    /* before 5.3 a number is a double: the state's low 53 bits, which pass back unchanged (the next
+     * points then follow from them, not from the whole 64-bit state as on 5.3+; issue 34) */
+    lua_pushinteger(L, (lua_Integer)(x->state & ((UINT64_C(1) << 53) - 1)));
+#else
     lua_pushinteger(L, (lua_Integer)x->state);
+#endif
     return 2;
 }
 

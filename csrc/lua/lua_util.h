@@ -11,6 +11,8 @@
 #include <lauxlib.h>
 #include <lua.h>
 
+#include "lua_compat.h" /* the 5.4 API on Lua 5.1, LuaJIT, 5.2 and 5.3 (issue 34) */
+
 /* Errors a user can act on (issue 32): every error a binding function raises starts with the name the
  * reference gives that function ("tree:add_box: min: point {x, y, z} expected, ...",
  * "octonav.query.new: argument #1: octonav.tree expected, got table"), and carries no position inside
@@ -142,6 +144,8 @@ int on_lua_tree_edit_open(lua_State *L);
 int on_lua_tree_cells_open(lua_State *L);
 int on_lua_pathserver_open(lua_State *L);
 int on_lua_crowd_open(lua_State *L); /* lua_crowd.c */
+/* Sets pack, unpack and xorshift in the module table on top (lua_compat.c: for Lua 5.1, LuaJIT, 5.2). */
+int on_lua_compat_open(lua_State *L);
 
 /* One class helper for every userdata type (liolib's luaL_Stream idea): each userdata starts with a
  * handle whose `p` is the C object, NULL while closed. A handle is made closed (on_lua_newhandle) before

@@ -27,6 +27,7 @@
 -- The grid arithmetic is octonav.tilegrid's (bake.tile_of and the other grid functions below are it).
 --
 -- Misuse (a bad config) raises an error naming the field; runtime failures (files) return nil, err.
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local progress = require "octonav.progress"
@@ -62,7 +63,7 @@ local function grid_arg(fname, g)
 end
 local function ints_arg(fname, ...)
   for n = 1, select("#", ...) do
-    if math.type((select(n, ...))) ~= "integer" then
+    if not compat.isinteger((select(n, ...))) then
       raise(("octonav.bake.%s: argument #%d: integer expected, got %s"):format(fname, n + 1, type((select(n, ...)))))
     end
   end
@@ -225,7 +226,7 @@ end
 -- bake.run writes. Returns the number of tiles and the bytes written, or nil, err.
 function M.job(config, n, m)
   local cfg = M.check(config)
-  if math.type(n) ~= "integer" or math.type(m) ~= "integer" or m < 1 or n < 0 or n >= m then
+  if not compat.isinteger(n) or not compat.isinteger(m) or m < 1 or n < 0 or n >= m then
     error("octonav.bake.job: n, m: integers with 0 <= n < m expected", 2)
   end
   local geo, err = gather(cfg)

@@ -8,7 +8,7 @@ local core = require "octonav.core"
 local M = {}
 
 --- The largest .3dmap voxel_map reads (the benchmark's largest is 2.6 MB): a bigger file is refused unread.
-M.MAX_MAP_FILE = 256 << 20
+M.MAX_MAP_FILE = 256 * 1048576
 ---------------------------------------------------------------------------------------------------
 -- The line-of-sight rule of csrc/core/raycast.h over the dense reference, written from the rule.
 -- Per axis: the voxel index and the next plane crossing t = (k - a) / d. At an event (the smallest

@@ -16,6 +16,7 @@
 -- A config file is the user's own Lua code: it is run (loadfile) and must return the config table.
 -- Relative paths in it (geometry `obj` entries and `output`) are taken relative to the config file's
 -- directory. Pack files are never run: they are parsed (octonav.pack).
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local bake = require "octonav.bake"
 local world = require "octonav.world"
@@ -184,7 +185,7 @@ function M.load_config(path)
   -- stat first, as the library's readers do: loadfile on a FIFO would block until a writer comes
   local rok, rerr = readable(path)
   if not rok then return nil, rerr end
-  local chunk, lerr = loadfile(path, "t")
+  local chunk, lerr = compat.loadfile(path, "t")
   if not chunk then return nil, lerr end
   local ok, config = pcall(chunk)
   if not ok then return nil, path .. ": " .. tostring(config) end
@@ -270,10 +271,10 @@ local function cmd_bake(args)
     if flags.tile then
       local i, j, k = flags.tile:match("^(%d+),(%d+),(%d+)$")
       if not i then error("I,J,K expected (tile indices from 0)", 0) end
-      return bake.tile(config, math.tointeger(tonumber(i)), math.tointeger(tonumber(j)), math.tointeger(tonumber(k)))
+      return bake.tile(config, compat.tointeger(tonumber(i)), compat.tointeger(tonumber(j)), compat.tointeger(tonumber(k)))
     elseif flags.job then
       local n, m = flags.job:match("^(%d+)/(%d+)$")
-      n, m = math.tointeger(tonumber(n)), math.tointeger(tonumber(m)) -- nil past 2^63 (a float)
+      n, m = compat.tointeger(tonumber(n)), compat.tointeger(tonumber(m)) -- nil past 2^63 (a float)
       if not n or not m or m < 1 or n >= m then error("N/M expected (job N of M, 0 <= N < M)", 0) end
       return bake.job(config, n, m)
     elseif flags.hole then
@@ -370,7 +371,7 @@ local function cmd_info(args)
   local gs = w.graph:stats()
   out(("pack      %s"):format(w.pack_dir or w.dir))
   out(("tiles     %d x %d x %d = %d, depth %d (%d leaves a side), scale %s, tile size %s, radius %s"):format(
-    w.tiles[1], w.tiles[2], w.tiles[3], w.grid.count, w.depth, 1 << w.depth, g(w.scale), g(w.tile_size), g(w.radius)))
+    w.tiles[1], w.tiles[2], w.tiles[3], w.grid.count, w.depth, compat.pow2(w.depth), g(w.scale), g(w.tile_size), g(w.radius)))
   out(("world     %s .. %s"):format(fp(w.origin), fp({ w.origin[1] + w.tiles[1] * w.tile_size,
     w.origin[2] + w.tiles[2] * w.tile_size, w.origin[3] + w.tiles[3] * w.tile_size })))
   out(("nodes     %d (%d bytes in memory), holes' trees %d nodes (%d bytes)"):format(st.nodes, st.bytes, hole_nodes,
@@ -621,7 +622,7 @@ end
 
 --- Runs a command line (argv: { cmd, args... }, as `arg`); returns the exit code.
 function M.run(argv)
-  return M.main(argv[1], { table.unpack(argv, 2) })
+  return M.main(argv[1], { compat.unpack(argv, 2) })
 end
 
 return M

@@ -5,6 +5,7 @@
 -- (octonav.bench, octonav.bench_world), found from the CLI's root (bin/octonav sets it to the source
 -- tree). An installed octonav (a rock, make install) has no bench/lua/: its bench commands fail
 -- saying so, exit code 1.
+local compat = require "octonav.compat"
 local M = {}
 
 -- h: the CLI's helpers { cli = the cli module (root, stderr), out, err, usage, parse, exists, readable,
@@ -18,7 +19,7 @@ function M.commands(h)
   local function bench_module(name)
     if package.loaded[name] then return package.loaded[name] end
     local dir = cli.root .. "/bench/lua"
-    local file = package.searchpath(name, dir .. "/?.lua")
+    local file = compat.searchpath(name, dir .. "/?.lua")
     if not file then
       local ok, mod = pcall(require, name) -- (a LUA_PATH that names bench/lua/ itself)
       if ok then return mod end
@@ -39,7 +40,7 @@ function M.commands(h)
   local function int_flag(flags, name, min)
     local v = flags[name]
     if v == nil then return nil end
-    local n = math.tointeger(tonumber(v))
+    local n = compat.tointeger(tonumber(v))
     if not n or n < min then return nil, ("--%s: an integer >= %d expected, got '%s'"):format(name, min, v) end
     return n
   end

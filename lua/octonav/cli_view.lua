@@ -121,7 +121,7 @@ end
 
 -- One search from a to b on tree (drawn into page with o.corridor / o.visited): points or nil, reason.
 local function search(tree, a, b, page, o)
-  local q = core.query.new(tree, { max_nodes = 1 << 20 })
+  local q = core.query.new(tree, { max_nodes = 1048576 })
   local pts, info = q:find(a, b)
   if pts and page and (o.corridor or o.visited) then
     page:add(q, { corridor = o.corridor == true, visited = o.visited == true })
@@ -184,7 +184,7 @@ function M.run(args, io_)
   local path, route
   if #o.points > 0 then
     path = {}
-    for k = 1, #o.points // 3 - 1 do
+    for k = 1, math.floor(#o.points / 3) - 1 do
       local a = { o.points[3 * k - 2], o.points[3 * k - 1], o.points[3 * k] }
       local b = { o.points[3 * k + 1], o.points[3 * k + 2], o.points[3 * k + 3] }
       local leg, reason, r = find_leg(d, a, b, page, o)

@@ -13,6 +13,7 @@
 -- any other.
 -- Trees are walked in C (octonav.core.debug) and handed over as packed floats, so a tree of a million
 -- cells costs one string, not a million tables, until the drawer is called.
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local tilegrid = require "octonav.tilegrid"
@@ -23,7 +24,7 @@ local M = {}
 local draw_search
 
 local NORMALS = { { -1, 0, 0 }, { 1, 0, 0 }, { 0, -1, 0 }, { 0, 1, 0 }, { 0, 0, -1 }, { 0, 0, 1 } }
-local unpack_f = string.unpack
+local unpack_f = compat.unpack_bytes
 
 local DEFAULTS = {
   cells = "blocked",    -- tree cells to draw: "blocked", "free", "both" or "none"
@@ -57,7 +58,7 @@ local function check_opts(opts)
   if o.visited ~= true and o.visited ~= false and o.visited ~= "all" then
     raise("octonav.debug.draw: option 'visited' must be a boolean or \"all\"")
   end
-  if math.type(o.max_visited) ~= "integer" or o.max_visited < 0 then
+  if not compat.isinteger(o.max_visited) or o.max_visited < 0 then
     raise("octonav.debug.draw: option 'max_visited' must be an integer >= 0")
   end
   if o.cells ~= "blocked" and o.cells ~= "free" and o.cells ~= "both" and o.cells ~= "none" then
@@ -225,8 +226,8 @@ local function tile_portals(world, t, id)
   local pts = blob and core.route.portals(blob)
   local mn, c, points = tilegrid.min(grid, i, j, k), { i, j, k }, {}
   for n, p in ipairs(pts or {}) do
-    local a = (p.face >> 1) + 1
-    local beyond = c[a] + ((p.face & 1) == 1 and 1 or -1)
+    local a = math.floor(p.face / 2) + 1
+    local beyond = c[a] + (p.face % 2 == 1 and 1 or -1)
     points[n] = { mn[1] + p[1] * leaf, mn[2] + p[2] * leaf, mn[3] + p[3] * leaf,
       border = beyond < 0 or beyond >= grid.tiles[a] }
   end

@@ -54,21 +54,21 @@ function M.flood(tree, h, n, d, visit)
     local p, seen = {}, {}
     p[a] = o[a] + (la + 0.5) * s
     -- a depth-first walk over the layer's leaves; stack entries j * 2^20 + k
-    local stack = { (leaf(I[b] + t * (O[b] - I[b]), b) << 20) + leaf(I[c] + t * (O[c] - I[c]), c) }
+    local stack = { leaf(I[b] + t * (O[b] - I[b]), b) * 1048576 + leaf(I[c] + t * (O[c] - I[c]), c) }
     local top = 1
     while top > 0 do
       local jk = stack[top]
       top = top - 1
       if not seen[jk] then
         seen[jk] = true
-        local j, k = jk >> 20, jk & 0xfffff
+        local j, k = math.floor(jk / 1048576), jk % 1048576
         p[b], p[c] = o[b] + (j + 0.5) * s, o[c] + (k + 0.5) * s
         if tree:locate(p) == "free" then
           visit(a, la, j, k)
-          if j + 1 < n[b] then top = top + 1; stack[top] = ((j + 1) << 20) + k end
-          if j > 0 then top = top + 1; stack[top] = ((j - 1) << 20) + k end
-          if k + 1 < n[c] then top = top + 1; stack[top] = (j << 20) + k + 1 end
-          if k > 0 then top = top + 1; stack[top] = (j << 20) + k - 1 end
+          if j + 1 < n[b] then top = top + 1; stack[top] = (j + 1) * 1048576 + k end
+          if j > 0 then top = top + 1; stack[top] = (j - 1) * 1048576 + k end
+          if k + 1 < n[c] then top = top + 1; stack[top] = j * 1048576 + k + 1 end
+          if k > 0 then top = top + 1; stack[top] = j * 1048576 + k - 1 end
         end
       end
     end

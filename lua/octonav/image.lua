@@ -6,6 +6,7 @@
 --   local img = image.top(tree)                             -- looking down: height of the first hit
 --   img:path(points)                                        -- a path drawn over either
 --   assert(img:write_png("slice.png"))
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 
 local M = {}
@@ -25,8 +26,8 @@ Image.__name = "octonav.image"
 
 --- A w x h image filled with rgb ({r, g, b}, 0..255).
 function M.new(w, h, rgb)
-  if math.type(w) ~= "integer" or w < 1 or w > 16384 then error("bad argument #1 to 'new' (width 1..16384 expected)", 2) end
-  if math.type(h) ~= "integer" or h < 1 or h > 16384 then error("bad argument #2 to 'new' (height 1..16384 expected)", 2) end
+  if not compat.isinteger(w) or w < 1 or w > 16384 then error("bad argument #1 to 'new' (width 1..16384 expected)", 2) end
+  if not compat.isinteger(h) or h < 1 or h > 16384 then error("bad argument #2 to 'new' (height 1..16384 expected)", 2) end
   rgb = rgb or M.colors.background
   local px = {}
   for i = 1, w * h do px[i] = rgb end
@@ -102,7 +103,7 @@ local function frame(tree, axis, opts)
   local u, v = ({ [1] = 3, [2] = 1, [3] = 1 })[axis], ({ [1] = 2, [2] = 3, [3] = 2 })[axis]
   local flip_v = v == 2
   local max_side = opts.max_side or 1024
-  if math.type(max_side) ~= "integer" or max_side < 1 then error("option 'max_side' must be a positive integer", 3) end
+  if not compat.isinteger(max_side) or max_side < 1 then error("option 'max_side' must be a positive integer", 3) end
   local pixel = opts.pixel or math.max(p.scale, (hi[u] - lo[u]) / max_side, (hi[v] - lo[v]) / max_side)
   if type(pixel) ~= "number" or not (pixel > 0) or pixel == math.huge then
     error("option 'pixel' must be a positive number", 3)
@@ -179,11 +180,11 @@ local function adler32(s)
     end
     a, b = a % 65521, b % 65521
   end
-  return (b << 16) | a
+  return b * 65536 + a
 end
 
 local function chunk(kind, data)
-  return string.pack(">I4", #data) .. kind .. data .. string.pack(">I4", core.crc32(kind .. data))
+  return compat.pack(">I4", #data) .. kind .. data .. compat.pack(">I4", core.crc32(kind .. data))
 end
 
 --- The image as PNG bytes (8-bit RGB, filter 0, deflate stored blocks).
@@ -204,11 +205,11 @@ function Image:png()
   repeat
     local len = math.min(65535, n - i + 1)
     local final = (i + len > n) and 1 or 0
-    blocks[#blocks + 1] = string.pack("<BI2I2", final, len, len ~ 0xffff) .. raw:sub(i, i + len - 1)
+    blocks[#blocks + 1] = compat.pack("<BI2I2", final, len, 65535 - len) .. raw:sub(i, i + len - 1)
     i = i + len
   until i > n
-  blocks[#blocks + 1] = string.pack(">I4", adler32(raw))
-  return "\137PNG\r\n\26\n" .. chunk("IHDR", string.pack(">I4I4BBBBB", self.w, self.h, 8, 2, 0, 0, 0)) ..
+  blocks[#blocks + 1] = compat.pack(">I4", adler32(raw))
+  return "\137PNG\r\n\26\n" .. chunk("IHDR", compat.pack(">I4I4BBBBB", self.w, self.h, 8, 2, 0, 0, 0)) ..
     chunk("IDAT", table.concat(blocks)) .. chunk("IEND", "")
 end
 

@@ -2,6 +2,7 @@
 -- Format: ../shared/data/voxel/SOURCES.md. A voxel (x, y, z) is the box [x, x+1] x [y, y+1] x [z, z+1]
 -- in nav space (scale 1, origin 0); scenario endpoints are voxel centres. Files are read whole by the
 -- core's regular-file reader (core.read_file): a FIFO or a device is refused at once, never blocks.
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 
 local raise = require("octonav.util").raise -- (errors at the user's call)
@@ -9,7 +10,7 @@ local raise = require("octonav.util").raise -- (errors at the user's call)
 local M = {}
 
 --- The largest .3dscen read (the benchmark's largest is 424 KB): a bigger file is refused unread.
-M.MAX_SCEN_FILE = 64 << 20
+M.MAX_SCEN_FILE = 64 * 1048576
 
 -- The lines of a whole file's text, as file:lines() gives them ("\n" ends a line; a last line without
 -- one still counts, an empty text has none).
@@ -35,7 +36,7 @@ function M.load_map(path, opts)
   if type(path) ~= "string" then raise("octonav.movingai.load_map: path must be a string") end
   opts = check_opts("octonav.movingai.load_map", opts, { depth = true })
   local depth = opts.depth or 9
-  if math.type(depth) ~= "integer" or depth < 1 or depth > 9 then
+  if not compat.isinteger(depth) or depth < 1 or depth > 9 then
     raise("octonav.movingai.load_map: option 'depth' must be an integer 1..9")
   end
   local tree, dims, count = core.tree.from_voxmap(path, depth)

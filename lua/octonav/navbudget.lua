@@ -313,7 +313,7 @@ function M.learn_tail(r, v, ms)
   for j = 1, r.n do sorted[j] = r[j] end
   for j = r.n + 1, k do sorted[j] = nil end
   table.sort(sorted)
-  local t = sorted[(r.n + 1) // 2]
+  local t = sorted[math.floor((r.n + 1) / 2)]
   local cap = 0.25 * ms
   return t < cap and t or cap
 end

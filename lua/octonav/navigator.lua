@@ -122,6 +122,7 @@
 -- segment from the door point on one side to the one on the other (the baked connection; it is on
 -- no single tree). The agent moves on to the next leg when it reaches the end of the current one
 -- (within 1e-6 world units: an agent moving toward the waypoint should step onto it exactly).
+local compat = require "octonav.compat"
 local navlocks = require "octonav.navlocks"
 local navbudget = require "octonav.navbudget"
 local util = require "octonav.util"
@@ -226,7 +227,7 @@ function M.new(world, opts)
       raise("octonav.navigator.new: option 'streamer' streams another world")
     end
     self.streamer = s
-    self.agent = option(opts, "agent", nil, function(v) return math.type(v) == "integer" end, "an integer")
+    self.agent = option(opts, "agent", nil, function(v) return compat.isinteger(v) end, "an integer")
   elseif opts.agent ~= nil then
     raise("octonav.navigator.new: option 'agent' needs option 'streamer'")
   end

@@ -6,6 +6,7 @@
 -- off a blocked leaf's face (free_start), a step's exit candidates and their results, the paths
 -- joined into the legs the agent walks, and `work`: the query work of one update. The navigator's
 -- life cycle and options are in navigator.lua; the route plan in navigator_plan.lua.
+local compat = require "octonav.compat"
 local query_new = require("octonav.core").query.new
 local smoother = require "octonav.smoother"
 local planner = require "octonav.planner"
@@ -254,7 +255,7 @@ end
 local function unloaded_tile(self, info, goal, from)
   local t = info.tile
   if type(t) == "table" then return { t[1], t[2], t[3] } end
-  if math.type(t) == "integer" then return tilegrid.ijk(self.world, t) end
+  if compat.isinteger(t) then return tilegrid.ijk(self.world, t) end
   local world = self.world
   for _, p in ipairs { goal, from } do
     local ti = planner.tile_of(world, p)

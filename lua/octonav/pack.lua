@@ -19,6 +19,7 @@
 -- Tile graph files (tiles/I_J_K.graph) hold a tile's portal graph as octonav.core.route.build encodes
 -- it (an "ONTG" blob with its own version and CRC-32, checked by the C decoder); its tag is the tile
 -- blob's identity (M.graph_tag), so a graph left from another bake of the tile is told apart.
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 
 local M = {}
@@ -78,9 +79,9 @@ function M.graph_path(dir, i, j, k) return dir .. "/" .. M.graph_name(i, j, k) e
 -- (tree:encode_tile). The position makes a swapped or misnamed file an error instead of a wrong world;
 -- the C streamer reads the same files (tilefile.c).
 M.TILE_FILE_VERSION = 1
-M.MAX_TILE_FILE = 16 + 16 + 2 * (((1 << 27) - 1) // 7) -- the largest tile of depth 9, with the header
-M.MAX_TEXT = 64 << 20 -- a manifest larger than this is refused unread
-M.MAX_TILES = 1 << 20 -- tiles in a world or hole grid (a 206-byte manifest must not cost gigabytes)
+M.MAX_TILE_FILE = 16 + 16 + 2 * math.floor((134217728 - 1) / 7) -- the largest tile of depth 9, with the header
+M.MAX_TEXT = 64 * 1048576 -- a manifest larger than this is refused unread
+M.MAX_TILES = 1048576 -- tiles in a world or hole grid (a 206-byte manifest must not cost gigabytes)
 -- The numbers a tree takes (octonav.h's ON_MIN_SCALE, ON_MAX_SCALE, ON_MAX_COORD; tree.new refuses
 -- others): a manifest's scales, coordinates (origins, hole bounds, doors) and radii are held to them, so
 -- that a pack that loads has no coordinate a float loop over its leaves would get stuck on.
@@ -91,8 +92,8 @@ M.TILE_FILE_HEAD = 16 -- bytes before the blob: the 12 above and their CRC-32
 
 --- The bytes of tile (i, j, k)'s file holding blob.
 function M.tile_file(i, j, k, blob)
-  local head = TILE_HEAD:pack("ONTF", M.TILE_FILE_VERSION, i, j, k)
-  return head .. ("<I4"):pack(M.crc32(head)) .. blob
+  local head = compat.pack(TILE_HEAD, "ONTF", M.TILE_FILE_VERSION, i, j, k)
+  return head .. compat.pack("<I4", M.crc32(head)) .. blob
 end
 
 --- The blob in tile (i, j, k)'s file bytes (path names it in errors), or nil, "PATH: reason".
@@ -101,11 +102,11 @@ function M.tile_blob(path, bytes, i, j, k)
     return nil, path .. ": a bare tile blob without its position (a pack from before tile file version 1): bake it again"
   end
   if #bytes < 16 or bytes:sub(1, 4) ~= "ONTF" then return nil, path .. ": not a tile file (bad header)" end
-  local _, version, fi, fj, fk = TILE_HEAD:unpack(bytes)
+  local _, version, fi, fj, fk = compat.unpack_bytes(TILE_HEAD, bytes)
   if version ~= M.TILE_FILE_VERSION then
     return nil, ("%s: unsupported tile file version %d (this build reads %d)"):format(path, version, M.TILE_FILE_VERSION)
   end
-  if ("<I4"):unpack(bytes, 13) ~= M.crc32(bytes:sub(1, 12)) then
+  if compat.unpack_bytes("<I4", bytes, 13) ~= M.crc32(bytes:sub(1, 12)) then
     return nil, path .. ": corrupt tile file (header checksum mismatch)"
   end
   if fi ~= i or fj ~= j or fk ~= k then
@@ -127,7 +128,7 @@ function M.blob_id(blob) return M.crc32(blob:sub(1, -5)) end
 --- The tag a tile's graph carries: the identity of the tile's blob (what the graph was built from).
 M.graph_tag = M.blob_id
 
-M.MAX_GRAPH_FILE = 64 << 20 -- a tile graph file larger than this is refused unread
+M.MAX_GRAPH_FILE = 64 * 1048576 -- a tile graph file larger than this is refused unread
 
 --- Writes tile (i, j, k)'s graph file (a route.build blob).
 function M.write_graph(dir, i, j, k, blob)
@@ -151,7 +152,7 @@ end
 -- ---- text: numbers, lines, checksum -------------------------------------------------------------
 
 local function num(v)
-  if math.type(v) == "integer" then return ("%d"):format(v) end
+  if compat.isinteger(v) then return ("%d"):format(v) end
   local s = ("%.17g"):format(v)
   return s
 end
@@ -189,7 +190,7 @@ end
 
 local function toint(tok)
   if not tok or not tok:match("^%-?%d+$") or #tok > 18 then return nil end
-  return math.tointeger(tonumber(tok))
+  return compat.tointeger(tonumber(tok))
 end
 
 -- Tokens of a line of single-space-separated fields (no leading, trailing or doubled spaces), or nil.

@@ -40,13 +40,14 @@ local raise = require("octonav.util").raise -- (errors at the user's call)
 
 local M = {}
 
+local compat = require "octonav.compat"
 local util = require "octonav.util"
 local tilegrid = require "octonav.tilegrid"
 
 local type = type
 local dist, copy = util.dist, util.copy
 
-local PLAN_BUDGET = 1 << 20 -- portals a whole plan may expand per step call (plan runs to the end)
+local PLAN_BUDGET = 1048576 -- portals a whole plan may expand per step call (plan runs to the end)
 local direct_goal
 
 -- fname: the name errors give (octonav.planner.plan, or world:plan when the world calls it)
@@ -88,7 +89,7 @@ local function tile_of(world, p)
 end
 
 local function hole_of(world, name)
-  if math.type(name) == "integer" then return name end
+  if compat.isinteger(name) then return name end
   local hi = world.hole_index
   if hi and hi[name] then return hi[name] end
   for i, h in ipairs(world.holes) do
@@ -291,7 +292,7 @@ end
 
 --- job:step(budget) -> "running" | "found" | nil, reason[, tile]: expands up to budget portals.
 function Job:step(budget)
-  if self.done then return table.unpack(self.done, 1, 3) end
+  if self.done then return compat.unpack(self.done, 1, 3) end
   if self.status == "found" then
     self.done = { "found" }
     return "found"

@@ -14,6 +14,7 @@
 -- steps (recent work; one slow step, e.g. the link's set-up before its first report, does not
 -- skew it); the time left is the sum over phases of the steps left times that. A phase that has not
 -- run a step yet has no measure: the time left is then a lower bound and shown as ">Ns".
+local compat = require "octonav.compat"
 local M = {}
 
 local clock = os.clock
@@ -58,7 +59,7 @@ local function median(xs)
   local s = {}
   for i = 1, #xs do s[i] = xs[i] end
   table.sort(s)
-  return s[(#s + 1) // 2]
+  return s[math.floor((#s + 1) / 2)]
 end
 
 --- Seconds left, and whether that is an estimate of the whole (true) or a lower bound (false: a
@@ -105,12 +106,12 @@ function M.new(opts)
     error("progress.new: option 'callback' must be a function", 2)
   end
   local total = opts.total or 0
-  if math.type(total) ~= "integer" or total < 0 then error("progress.new: option 'total' must be an integer >= 0", 2) end
+  if not compat.isinteger(total) or total < 0 then error("progress.new: option 'total' must be an integer >= 0", 2) end
   if opts.phases ~= nil and type(opts.phases) ~= "table" then
     error("progress.new: option 'phases' must be a table { name = steps }", 2)
   end
   for name, steps in pairs(opts.phases or {}) do
-    if type(name) ~= "string" or math.type(steps) ~= "integer" or steps < 0 then
+    if type(name) ~= "string" or not compat.isinteger(steps) or steps < 0 then
       error("progress.new: option 'phases' must map names to integers >= 0", 2)
     end
   end
@@ -134,8 +135,8 @@ end
 local function fmt_time(s)
   if s ~= s or s == math.huge then return "?" end
   if s < 60 then return ("%ds"):format(math.floor(s + 0.5)) end
-  if s < 3600 then return ("%dm%02ds"):format(s // 60, math.floor(s % 60)) end
-  return ("%dh%02dm"):format(s // 3600, math.floor(s % 3600 / 60))
+  if s < 3600 then return ("%dm%02ds"):format(math.floor(s / 60), math.floor(s % 60)) end
+  return ("%dh%02dm"):format(math.floor(s / 3600), math.floor(s % 3600 / 60))
 end
 M.fmt_time = fmt_time
 

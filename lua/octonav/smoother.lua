@@ -38,6 +38,7 @@ local M = {}
 local Smoother = {}
 Smoother.__index = Smoother
 
+local compat = require "octonav.compat"
 local util = require "octonav.util"
 
 local type, floor = type, math.floor
@@ -65,7 +66,7 @@ local function check_path(path, fname, keep)
   if type(path) ~= "table" then error(fname .. ": path must be an array of points, got " .. type(path), 3) end
   local n = #path
   if n < 1 then error(fname .. ": path must have at least one point", 3) end
-  local out = table.move(path, 1, n, 1, {})
+  local out = compat.move(path, 1, n, 1, {})
   for i = 1, n do
     local p = path[i]
     if not is_point(p) then check_point(p, fname, "path[" .. i .. "]", 3) end

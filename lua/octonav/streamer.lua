@@ -88,6 +88,7 @@
 -- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded,
 -- decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds, joins_rebuilt) plus holes_loaded,
 -- holes_locked, paths, per_agent (see Streamer:stats).
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"
@@ -165,15 +166,15 @@ end
 
 -- {i,j,k} from a tile argument ({i,j,k} or a linear index).
 local function tile_arg(self, tile, fname)
-  if math.type(tile) == "integer" then
+  if compat.isinteger(tile) then
     local n = self.world.tiles
     if tile < 0 or tile >= n[1] * n[2] * n[3] then
       raise(("streamer:%s: tile index %d out of range (0..%d)"):format(fname, tile, n[1] * n[2] * n[3] - 1))
     end
     return tilegrid.ijk(self.world, tile)
   end
-  if type(tile) ~= "table" or math.type(tile[1]) ~= "integer" or math.type(tile[2]) ~= "integer"
-    or math.type(tile[3]) ~= "integer" then
+  if type(tile) ~= "table" or not compat.isinteger(tile[1]) or not compat.isinteger(tile[2])
+    or not compat.isinteger(tile[3]) then
     raise("streamer:" .. fname .. ": tile must be {i, j, k} or a tile index")
   end
   return tile
@@ -182,7 +183,7 @@ end
 local function hole_arg(self, hole, fname)
   local i = hole
   if type(hole) == "string" then i = self.world.hole_index[hole] end
-  if math.type(i) ~= "integer" or not self.world.holes[i] then
+  if not compat.isinteger(i) or not self.world.holes[i] then
     raise(("streamer:%s: unknown hole %s"):format(fname, tostring(hole)))
   end
   return i, self.world.holes[i], self.holes[i]

@@ -14,6 +14,7 @@
 --   tilegrid.tile_of(g, p)              tile index of a world point, or nil outside the grid
 --   tilegrid.in_box(g, lo, hi, strict)  sorted tile indices overlapping a box
 --   tilegrid.hole_tiles(g, hole)        the tiles a hole is registered with
+local compat = require "octonav.compat"
 local M = {}
 
 local floor, ceil, max = math.floor, math.ceil, math.max
@@ -21,7 +22,7 @@ local floor, ceil, max = math.floor, math.ceil, math.max
 M.MAX_TILES_PER_AXIS = 4096
 
 function M.new(origin, tiles, depth, scale, radius)
-  local N = 1 << depth
+  local N = compat.pow2(depth)
   return {
     origin = origin, tiles = tiles, tile_size = N * scale, leaves = N, scale = scale, depth = depth,
     radius = radius, count = tiles[1] * tiles[2] * tiles[3],
@@ -54,13 +55,13 @@ end
 -- the box grown to whole tiles keeping its top face and its min x and min z. nil, reason for a grid
 -- the loader would refuse (tilegrid.check), checked before the counts are made integers.
 function M.from_range(mn, mx, depth, scale, radius)
-  local T = (1 << depth) * scale
+  local T = compat.pow2(depth) * scale
   local n = {}
   for a = 1, 3 do n[a] = max(1, ceil((mx[a] - mn[a]) / T)) end
   local origin = { mn[1], mx[2] - n[2] * T, mn[3] }
   local why = M.check(origin, n, scale)
   if why then return nil, why end
-  for a = 1, 3 do n[a] = math.tointeger(n[a]) end
+  for a = 1, 3 do n[a] = compat.tointeger(n[a]) end
   return M.new(origin, n, depth, scale, radius)
 end
 
@@ -70,7 +71,7 @@ end
 
 function M.coords(g, t)
   local nx, ny = g.tiles[1], g.tiles[2]
-  return t % nx, (t // nx) % ny, t // (nx * ny)
+  return t % nx, math.floor(t / nx) % ny, math.floor(t / (nx * ny))
 end
 
 function M.ijk(g, t)

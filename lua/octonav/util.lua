@@ -15,6 +15,7 @@
 --
 -- The predicates return booleans: each layer raises its own message (naming its function and
 -- argument) when they fail.
+local compat = require "octonav.compat"
 local M = {}
 
 local type, sqrt, floor, huge = type, math.sqrt, math.floor, math.huge
@@ -33,7 +34,7 @@ function M.is_point(p)
 end
 
 function M.is_count(v, min)
-  return math.type(v) == "integer" and v >= min
+  return compat.isinteger(v) and v >= min
     or (type(v) == "number" and v == floor(v) and v >= min and v < 2 ^ 53)
 end
 

@@ -12,6 +12,7 @@
 --
 -- Everything is embedded as base64 float32 arrays; blocked space comes as merged faces (one mesh),
 -- boxes as instances of one cube, so dungeon.obj's 47,558 blocked cells draw as 16,682 quads.
+local compat = require "octonav.compat"
 local ddraw = require "octonav.debug"
 
 local M = {}
@@ -135,20 +136,21 @@ function Page:add(obj, opts)
 end
 
 local B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function c64(x) return B64:sub(x + 1, x + 1) end
 local function base64(s)
+  local floor = math.floor
   local out, n = {}, #s
   for i = 1, n - 2, 3 do
     local a, b, c = s:byte(i, i + 2)
     local v = a * 65536 + b * 256 + c
-    out[#out + 1] = B64:sub((v >> 18) + 1, (v >> 18) + 1) .. B64:sub(((v >> 12) & 63) + 1, ((v >> 12) & 63) + 1) ..
-      B64:sub(((v >> 6) & 63) + 1, ((v >> 6) & 63) + 1) .. B64:sub((v & 63) + 1, (v & 63) + 1)
+    out[#out + 1] = c64(floor(v / 262144)) .. c64(floor(v / 4096) % 64) .. c64(floor(v / 64) % 64) .. c64(v % 64)
   end
   local r = n % 3
   if r > 0 then
     local a, b = s:byte(n - r + 1, n)
     local v = a * 65536 + (b or 0) * 256
-    local enc = B64:sub((v >> 18) + 1, (v >> 18) + 1) .. B64:sub(((v >> 12) & 63) + 1, ((v >> 12) & 63) + 1)
-    enc = enc .. (r == 2 and B64:sub(((v >> 6) & 63) + 1, ((v >> 6) & 63) + 1) or "=") .. "="
+    local enc = c64(floor(v / 262144)) .. c64(floor(v / 4096) % 64)
+    enc = enc .. (r == 2 and c64(floor(v / 64) % 64) or "=") .. "="
     out[#out + 1] = enc
   end
   return table.concat(out)
@@ -160,11 +162,11 @@ local function f32(t, n)
   for i = 1, n do
     chunk[#chunk + 1] = t[i]
     if #chunk == 200 then
-      parts[#parts + 1] = string.pack(("<" .. ("f"):rep(200)), table.unpack(chunk))
+      parts[#parts + 1] = compat.pack(("<" .. ("f"):rep(200)), compat.unpack(chunk))
       chunk = {}
     end
   end
-  if #chunk > 0 then parts[#parts + 1] = string.pack("<" .. ("f"):rep(#chunk), table.unpack(chunk)) end
+  if #chunk > 0 then parts[#parts + 1] = compat.pack("<" .. ("f"):rep(#chunk), compat.unpack(chunk)) end
   return base64(table.concat(parts))
 end
 

@@ -32,6 +32,7 @@
 -- (pack.blob_id) of the graph file the world graph holds for it: the tile graph's salt, which a rebake changes and
 -- an unload and reload of the same file does not) and `graph_revision` (bumped by every add and
 -- remove); each hole also has `depth`, `origin` and `tree_tiles` (its tree's parameters).
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local util = require "octonav.util"
@@ -102,7 +103,7 @@ end
 local function graph_ids_of(world)
   local ids = {}
   local function get(t)
-    if math.type(t) ~= "integer" or t < 0 or t >= world.grid.count then return nil end
+    if not compat.isinteger(t) or t < 0 or t >= world.grid.count then return nil end
     local ok, id = pcall(world.graph.tile_id, world.graph, tilegrid.coords(world.grid, t))
     return ok and id or nil -- (a closed graph holds none)
   end
@@ -261,7 +262,7 @@ end
 
 --- World box of a tile: min, max.
 function World:tile_bounds(tile)
-  if math.type(tile) ~= "integer" or tile < 0 or tile >= self.grid.count then
+  if not compat.isinteger(tile) or tile < 0 or tile >= self.grid.count then
     raise(("world:tile_bounds: tile must be an integer 0..%d"):format(self.grid.count - 1))
   end
   return tilegrid.bounds(self.grid, tile)
@@ -334,7 +335,7 @@ end
 -- ---- the world graph -----------------------------------------------------------------------------
 
 local function tile_arg(self, tile, fname)
-  if math.type(tile) ~= "integer" or tile < 0 or tile >= self.grid.count then
+  if not compat.isinteger(tile) or tile < 0 or tile >= self.grid.count then
     raise(("world:%s: tile must be an integer 0..%d"):format(fname, self.grid.count - 1))
   end
   return tile

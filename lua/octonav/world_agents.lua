@@ -13,6 +13,7 @@
 --                                       default agent's world | nil, err
 --   agents.install(World)               adds world:agents(), world:agent(name), world:agent_tree(name),
 --                                       world:stats() and agents.each/pick to the world class
+local compat = require "octonav.compat"
 local raise = require("octonav.util").raise -- (errors at the user's call)
 
 local M = {}
@@ -23,7 +24,7 @@ function M.check_names(names)
   if type(names) ~= "table" or #names == 0 then raise(what) end
   local seen = {}
   for k, v in pairs(names) do
-    if math.type(k) ~= "integer" or k < 1 or k > #names or type(v) ~= "string" or seen[v] then raise(what) end
+    if not compat.isinteger(k) or k < 1 or k > #names or type(v) ~= "string" or seen[v] then raise(what) end
     seen[v] = true
   end
 end

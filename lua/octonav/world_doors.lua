@@ -5,6 +5,7 @@
 --   world:reapply_doors(tiles), world:reapply_hole_doors(hole)             (the streamer calls them)
 --   world:block_hole_inside(hole), world:unblock_hole_inside(hole), world:reapply_hole_insides(tiles)
 -- and for octonav.world: hole_arg, free_boxes, inside_boxes, block_inside, unblock_inside.
+local compat = require "octonav.compat"
 local util = require "octonav.util"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local tilegrid = require "octonav.tilegrid"
@@ -19,7 +20,7 @@ local World_ = {} -- the methods install copies onto the world class
 local function hole_arg(self, hole, fname)
   local i = hole
   if type(hole) == "string" then i = self.hole_index[hole] end
-  if math.type(i) ~= "integer" or not self.holes[i] then
+  if not compat.isinteger(i) or not self.holes[i] then
     raise(("world:%s: hole: unknown hole %s"):format(fname, tostring(hole)))
   end
   return i, self.holes[i]
@@ -43,7 +44,7 @@ end
 
 local function door_arg(self, hole, door, fname)
   local i, h = hole_arg(self, hole, fname)
-  if math.type(door) ~= "integer" or not h.doors[door] then
+  if not compat.isinteger(door) or not h.doors[door] then
     raise(("world:%s: door: integer 1..%d expected, got %s"):format(fname, #h.doors, tostring(door)))
   end
   return i, h, h.doors[door]
@@ -263,7 +264,7 @@ local function tiles_arg(tiles, fname)
   if type(tiles) ~= "table" then raise(("world:%s: tiles: array of tile indices expected, got %s"):format(fname,
     type(tiles))) end
   for k, t in ipairs(tiles) do
-    if math.type(t) ~= "integer" then raise(("world:%s: tiles: element %d is not a tile index"):format(fname, k)) end
+    if not compat.isinteger(t) then raise(("world:%s: tiles: element %d is not a tile index"):format(fname, k)) end
   end
 end
 

@@ -3,6 +3,7 @@
 -- hole's tree, its inside point free, reachable from the others, and its outside point free in the
 -- world tree; per hole, the pockets no door reaches, the doors whose box does not lie across their
 -- opening, and free world cells overlapping the hole's inside.
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local agents_mod = require "octonav.world_agents"
 local doors_mod = require "octonav.world_doors"
@@ -89,11 +90,11 @@ end
 -- The leaf ranges are clamped to the world's leaves (integers, whatever the numbers: a float index past
 -- 2^53 would never step), and a hole whose boxes cover more than MAX_WORLD_LEAVES world leaves is
 -- reported as an error instead of scanned.
-local MAX_WORLD_LEAVES = 1 << 24
+local MAX_WORLD_LEAVES = 16777216
 local function world_inside(self, i, h, report)
   local boxes, err = inside_boxes(self, i, h)
   if not boxes then return err end
-  local N = 1 << self.depth
+  local N = compat.pow2(self.depth)
   local leaf = self.tile_size / N
   local o, n = self.origin, 0
   local ranges, total = {}, 0
@@ -103,8 +104,8 @@ local function world_inside(self, i, h, report)
       local last = self.tiles[a] * N - 1
       local l = math.floor((b.min[a] - o[a]) / leaf)
       local u = math.ceil((b.max[a] - o[a]) / leaf) - 1
-      lo[a] = l > 0 and math.tointeger(math.min(l, last + 1)) or 0 -- (NaN: 0)
-      hi[a] = u < last and math.tointeger(math.max(u, -1)) or last
+      lo[a] = l > 0 and compat.tointeger(math.min(l, last + 1)) or 0 -- (NaN: 0)
+      hi[a] = u < last and compat.tointeger(math.max(u, -1)) or last
     end
     ranges[bi] = { lo, hi }
     local c = 1
@@ -157,7 +158,7 @@ end
 
 function validate_one(self)
   local report = { ok = true, doors = {}, pockets = {}, leaks = {}, unclosed = {}, world = {} }
-  for i, h in ipairs(self.holes) do
+  for i, h in ipairs(self.holes) do repeat -- (`break` below: the next hole; Lua 5.1 has no goto)
     local q
     local ref
     local tree, temp = h.tree, false
@@ -169,7 +170,7 @@ function validate_one(self)
           report.doors[#report.doors + 1] = { hole = i, name = h.name, door = j, ok = false, error = err }
         end
         report.ok = false
-        goto next_hole
+        break -- the next hole
       end
       temp = true
     end
@@ -216,8 +217,7 @@ function validate_one(self)
     end
     if q then q:close() end
     if temp then tree:close() end
-    ::next_hole::
-  end
+  until true end
   return report
 end
 

@@ -10,6 +10,7 @@
 -- w with a route found), g (a 4x4x1 grid).
 -- calls[i] = { name, uses = { fixture fields the call reads }, args = function(o) -> list,
 --              run = function(o, ...) the call, out = { [i] = true for a table argument only written } }
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local core = octonav.core
 local files = dofile("spec/support/files.lua")
@@ -271,7 +272,7 @@ local function dump(v, out, depth)
     end
     out[#out + 1] = "}"
   elseif tv == "number" then
-    out[#out + 1] = math.type(v) == "integer" and tostring(v) or ("%.17g"):format(v)
+    out[#out + 1] = compat.isinteger(v) and tostring(v) or ("%.17g"):format(v)
   elseif tv == "userdata" then
     out[#out + 1] = tostring(v):match("^[%w%.]+") .. (tostring(v):find("(closed)", 1, true) and "(closed)" or "")
   elseif tv == "string" then

@@ -8,6 +8,7 @@
 --     build its 16-leaf blocks) of spec/42 and spec/47: a ground slab 2 high, a wall at x 100..104 with
 --     one gap (z 150..170), two pillars and a low block, and the boxes in extra
 --   cleanup(): removes every pack this copy of the file baked (a spec's teardown)
+local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local files = dofile("spec/support/files.lua")
 
@@ -33,7 +34,7 @@ local WALLED = {
 }
 
 local function bake_walled(extra)
-  local boxes = { table.unpack(WALLED) }
+  local boxes = { compat.unpack(WALLED) }
   for _, b in ipairs(extra or {}) do boxes[#boxes + 1] = b end
   return bake(3, 128, 7, boxes)
 end

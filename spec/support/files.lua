@@ -6,7 +6,7 @@ local files = {}
 -- The whole file, binary; raises when it cannot be opened.
 function files.read(path)
   local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end

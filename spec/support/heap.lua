@@ -7,7 +7,7 @@ local function push(h, e)
   local i = #h + 1
   h[i] = e
   while i > 1 do
-    local p = i // 2
+    local p = math.floor(i / 2)
     if h[p][1] <= h[i][1] then break end
     h[p], h[i] = h[i], h[p]
     i = p

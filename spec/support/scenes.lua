@@ -9,7 +9,7 @@ local octonav = require "octonav"
 local function scene(params, boxes)
   params = params or {}
   local depth, tiles = params.depth or 4, params.tiles or { 1, 1, 1 }
-  local N = 1 << depth
+  local N = math.floor(2 ^ depth)
   local s = {
     tree = octonav.tree.new { depth = depth, tiles = tiles },
     X = tiles[1] * N, Y = tiles[2] * N, Z = tiles[3] * N,

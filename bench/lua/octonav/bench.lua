@@ -1,6 +1,7 @@
 --- Benchmarks over the Moving AI voxel maps (../shared/data/voxel), run by `make bench` and
 -- `lua5.4 bin/octonav bench-tree`. Every ratio is measured side by side in one run on the same
 -- inputs, since absolute times drift on a shared machine. Maps that are absent are skipped.
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local movingai = require "octonav.movingai"
 
@@ -9,19 +10,12 @@ local M = {}
 local clock = core.clock
 
 --- A small seeded PRNG (xorshift64*), so samples are the same on every run and machine.
-function M.rng(seed)
-  local s = (seed or 1) * 0x9E3779B97F4A7C15 | 1
-  return function(n)
-    s = s ~ (s >> 12); s = s ~ (s << 25); s = s ~ (s >> 27)
-    local r = ((s * 0x2545F4914F6CDD1D) >> 11) / 9007199254740992.0
-    if n then return math.floor(r * n) + 1 end
-    return r
-  end
-end
+-- (core.xorshift: 64-bit unsigned arithmetic in C, the same sequence on every Lua version)
+function M.rng(seed) return core.xorshift(seed) end
 
 local function median(xs)
   table.sort(xs)
-  return xs[(#xs + 1) // 2]
+  return xs[math.floor((#xs + 1) / 2)]
 end
 M.median = median
 
@@ -181,7 +175,7 @@ function M.query_map(map_path, scen_path, opts)
     for i = #order, opts.limit + 1, -1 do order[i] = nil end
   end
   local rep = opts["repeat"] or 1
-  assert(math.type(rep) == "integer" and rep >= 1, "repeat must be an integer >= 1")
+  assert(compat.isinteger(rep) and rep >= 1, "repeat must be an integer >= 1")
   -- the grid baseline: `rep` passes over its scenarios (not back-to-back repeats, which would find
   -- the caches warm from the identical search), each scenario's fastest run kept
   local gtimes = {}
@@ -210,7 +204,7 @@ function M.query_map(map_path, scen_path, opts)
     grid:close()
     collectgarbage()
   end
-  local q = octonav.query.new(tree, { max_nodes = opts.max_nodes or 1 << 20 })
+  local q = octonav.query.new(tree, { max_nodes = opts.max_nodes or 1048576 })
   local results = {}
   local prepared -- { ms, boxes, box_bytes } once the tree is prepared
   for pi, preset in ipairs(opts.presets or { { "default", {} } }) do
@@ -267,8 +261,8 @@ function M.query_map(map_path, scen_path, opts)
       p99_ratio = #ratios > 0 and M.percentile(ratios, 0.99) or 0,
       max_ratio = #ratios > 0 and M.percentile(ratios, 1.0) or 0,
       median_us = median(us), p99_us = M.percentile(us, 0.99),
-      grid_median_us = #gtimes > 0 and median({ table.unpack(gtimes) }) * 1e6 or 0,
-      speedup = #gtimes > 0 and median({ table.unpack(gtimes) }) / median(otimes) or 0,
+      grid_median_us = #gtimes > 0 and median({ compat.unpack(gtimes) }) * 1e6 or 0,
+      speedup = #gtimes > 0 and median({ compat.unpack(gtimes) }) / median(otimes) or 0,
       expansions_per_path_cell = #exp_ratio > 0 and median(exp_ratio) or 0,
       nodes = st.nodes, bytes_per_node = st.bytes_per_node, grid_scenarios = #gtimes,
       prepare_ms = prepared and prepared.ms, boxes = prepared and prepared.boxes,
@@ -285,13 +279,13 @@ M.QUERY_KEYS = { "scenarios", "solved", "valid", "mean_ratio", "p99_ratio", "max
 
 function M.query_kv(r)
   local out = {}
-  local keys = { table.unpack(M.QUERY_KEYS) }
+  local keys = { compat.unpack(M.QUERY_KEYS) }
   if r.boxes then -- on a prepared tree
     for _, k in ipairs { "boxes", "box_bytes", "prepare_ms" } do keys[#keys + 1] = k end
   end
   for _, k in ipairs(keys) do
     local v = r[k]
-    out[#out + 1] = k .. "=" .. (math.type(v) == "integer" and tostring(v) or ("%.4f"):format(v))
+    out[#out + 1] = k .. "=" .. (compat.isinteger(v) and tostring(v) or ("%.4f"):format(v))
   end
   return table.concat(out, " ")
 end
@@ -316,7 +310,7 @@ function M.streamer(opts)
   local octonav = require "octonav"
   local frames, workers, prepare = opts.frames or 2000, opts.workers or 1, opts.prepare or false
   local T, D = 16, 6
-  local size = 1 << D
+  local size = compat.pow2(D)
   local rnd = M.rng(3)
   local src = octonav.tree.new { tiles = { T, 1, T }, depth = D }
   for _ = 1, 3000 do
@@ -446,7 +440,7 @@ function M.world(opts)
   out.world_bake_s = clock() - c0
   local world = assert(octonav.world.load(dir))
   out.world_nodes = world.tree:stats().nodes
-  local q = octonav.query.new(world.tree, { max_nodes = 1 << 20 })
+  local q = octonav.query.new(world.tree, { max_nodes = 1048576 })
   local function free_point(xlo, xhi)
     while true do
       local p = { xlo + rnd() * (xhi - xlo), 8 + rnd() * 40, 4 + rnd() * 248 }
@@ -504,7 +498,7 @@ end
 function M.write_section(path, name, text)
   local f = io.open(path, "rb")
   if not f then return nil, "cannot read " .. path end
-  local doc = f:read("a")
+  local doc = f:read("*a")
   f:close()
   local open, close = "<!-- bench:" .. name .. " -->", "<!-- /bench:" .. name .. " -->"
   local a = doc:find(open, 1, true)

@@ -35,6 +35,7 @@
 -- Worlds whose data are absent are skipped (row.skipped says why).
 -- bench_world.soak(opts): the streaming soak of issue 12 (100 navigators, doors toggling, max_loaded),
 -- see its comment; `lua5.4 -e 'print(require"octonav.bench_world".soak_report())'` prints its counts.
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 
 local M = {}
@@ -56,13 +57,8 @@ end
 local clock = core.clock
 
 --- A seeded PRNG (xorshift64*): the same samples on every run and machine.
-local function rng(seed)
-  local s = (seed or 1) * 0x9E3779B97F4A7C15 | 1
-  return function()
-    s = s ~ (s >> 12); s = s ~ (s << 25); s = s ~ (s >> 27)
-    return ((s * 0x2545F4914F6CDD1D) >> 11) / 9007199254740992.0
-  end
-end
+-- (core.xorshift: 64-bit unsigned arithmetic in C, the same sequence on every Lua version)
+local function rng(seed) return core.xorshift(seed) end
 
 local function pct(xs, p)
   if #xs == 0 then return 0 end
@@ -86,7 +82,7 @@ end
 local function rss_bytes()
   local f = io.open("/proc/self/statm", "r")
   if not f then return 0 end
-  local _, res = f:read("n", "n")
+  local _, res = f:read("*n", "*n")
   f:close()
   return (res or 0) * 4096
 end
@@ -121,7 +117,7 @@ local function load_config(path, vars)
     return os.getenv(k)
   end
   genv.os = setmetatable({ getenv = getenv }, { __index = os })
-  local chunk = assert(loadfile(path, "t", genv))
+  local chunk = assert(compat.loadfile(path, "t", genv))
   local cfg = chunk()
   local base = path:match("^(.*)/[^/]*$") or "."
   for _, e in ipairs(cfg.geometry or {}) do
@@ -163,7 +159,7 @@ return {
   else
     local n = name:match("^t(%d+)$")
     local big, side = name:match("^t(%d+)x(%d+)$") -- tNxS: N x 1 x N tiles of S^3 leaves of 1 m
-    local depth = side and math.log(tonumber(side), 2)
+    local depth = side and compat.log2(tonumber(side))
     if not n and not (depth and depth == math.floor(depth) and depth >= 1) then
       error("octonav.bench_world: unknown world '" .. tostring(name) .. "'", 2)
     end
@@ -186,10 +182,10 @@ end
 -- Runs a shell command under bash's `time`: ok, CPU seconds (user + system of it and its children).
 local function timed(cmd)
   local tf = os.tmpname()
-  local ok = os.execute(("bash -c %s 2> %s"):format(sh_quote("TIMEFORMAT='%3U %3S'; time ( " .. cmd .. " )"),
+  local ok = compat.execute(("bash -c %s 2> %s"):format(sh_quote("TIMEFORMAT='%3U %3S'; time ( " .. cmd .. " )"),
     sh_quote(tf)))
   local f = io.open(tf, "r")
-  local text = f and f:read("a") or ""
+  local text = f and f:read("*a") or ""
   if f then f:close() end
   os.remove(tf)
   local u, sy = text:match("([%d%.]+) ([%d%.]+)%s*$")
@@ -219,7 +215,7 @@ local function bake_jobs(spec, out, par, octonav_bin, kind, batches)
   env.OUT = out
   local pre = env_prefix(env)
   local times = os.tmpname()
-  local job_cmd = ("lua5.4 %s bake %s --%s {} > /dev/null"):format(sh_quote(octonav_bin), sh_quote(spec.file),
+  local job_cmd = ("%s %s bake %s --%s {} > /dev/null"):format(compat.lua_command, sh_quote(octonav_bin), sh_quote(spec.file),
     kind == "job" and "job" or "tile")
   if kind == "job" then -- each job under bash's time: "N/M wall user system" lines appended to `times`
     job_cmd = ("bash -c %s"):format(sh_quote("TIMEFORMAT='{} %3R %3U %3S'; time ( " .. job_cmd .. " ) 2>> " ..
@@ -236,7 +232,7 @@ local function bake_jobs(spec, out, par, octonav_bin, kind, batches)
   end
   if tf then tf:close() end
   os.remove(times)
-  local ok2, cpu2 = timed(("%s lua5.4 %s bake %s --link > /dev/null"):format(pre, sh_quote(octonav_bin),
+  local ok2, cpu2 = timed(("%s %s %s bake %s --link > /dev/null"):format(pre, compat.lua_command, sh_quote(octonav_bin),
     sh_quote(spec.file)))
   local t2 = clock()
   os.remove(list)
@@ -247,7 +243,7 @@ end
 local function pack_bytes(out)
   local h = io.popen("cat " .. sh_quote(out) .. "/manifest.txt " .. sh_quote(out) .. "/tiles/* " ..
     sh_quote(out) .. "/holes/* 2>/dev/null | md5sum")
-  local s = h:read("l")
+  local s = h:read("*l")
   h:close()
   return s
 end
@@ -372,8 +368,8 @@ function M.as_loaded(dir, pairs_, opts)
     for i, pr in ipairs(pairs_) do
       local c0, t0 = os.clock(), clock()
       local job = planner.start(world, pr.a, pr.b, p)
-      local st = job:step(1 << 30)
-      while st == "running" do st = job:step(1 << 30) end
+      local st = job:step(1073741824)
+      while st == "running" do st = job:step(1073741824) end
       local route, cost = job:result()
       local t, c = (clock() - t0) * 1e6, (os.clock() - c0) * 1e6
       wall[i], cpu[i] = math.min(wall[i] or math.huge, t), math.min(cpu[i] or math.huge, c)
@@ -498,10 +494,10 @@ function M.measure(name, opts)
   end
   row.graph_file_bytes = dir_bytes(out, "*.graph")
   -- open, in a fresh process (the resident set of this one holds the bake's garbage)
-  local probe = io.popen(("lua5.4 -e %s"):format(sh_quote(([[package.path=%q package.cpath=%q
+  local probe = io.popen(("%s -e %s"):format(compat.lua_command, sh_quote(([[package.path=%q package.cpath=%q
     local bw = require "octonav.bench_world" local r = bw.open_probe(%q)
     print(r.open_s, r.open_heap, r.open_rss, r.tree_bytes, r.hier_bytes)]]):format(package.path, package.cpath, out))))
-  local line = probe:read("a")
+  local line = probe:read("*a")
   probe:close()
   local v = {}
   for x in line:gmatch("%S+") do v[#v + 1] = tonumber(x) end
@@ -521,7 +517,7 @@ function M.measure(name, opts)
     end
     error("bench_world: no free point in " .. name)
   end
-  local q = octonav.query.new(world.tree, { max_nodes = 1 << 22 })
+  local q = octonav.query.new(world.tree, { max_nodes = 4194304 })
   local pairs_, attempts = {}, 0
   local want = opts.pairs or 60
   while #pairs_ < want and attempts < want * 20 do
@@ -649,7 +645,7 @@ function M.measure(name, opts)
     row.fail_reasons))
   -- 4-tile rebake: a box over 2 x 1 x 2 tiles in the middle of the ground layer
   if opts.rebake then
-    local ci, ck = n[1] // 2, n[3] // 2
+    local ci, ck = math.floor(n[1] / 2), math.floor(n[3] / 2)
     local lo = { o[1] + (ci - 1) * T + T * 0.25, o[2] + T * 0.25, o[3] + (ck - 1) * T + T * 0.25 }
     local hi = { o[1] + (ci + 1) * T - T * 0.25, o[2] + T * 0.75, o[3] + (ck + 1) * T - T * 0.25 }
     local rcfg = load_config(spec.file, setmetatable({ OUT = out }, { __index = spec.env }))

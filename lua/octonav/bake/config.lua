@@ -4,6 +4,7 @@
 --   config.check_bounds, check_triangles, check_heightfield   (also used for what fn entries emit)
 --
 -- Misuse raises "octonav.bake: FIELD: reason".
+local compat = require "octonav.compat"
 local pack = require "octonav.pack"
 local util = require "octonav.util"
 local tilegrid = require "octonav.tilegrid"
@@ -65,10 +66,10 @@ local function check_triangles(v, field)
   for n = 1, #verts do
     if not finite(verts[n]) then fail(field .. ".vertices", ("element %d is not a finite number"):format(n)) end
   end
-  local nv = #verts // 3
+  local nv = math.floor(#verts / 3)
   for n = 1, #idx do
     local k = idx[n]
-    if math.type(k) ~= "integer" or k < 1 or k > nv then
+    if not compat.isinteger(k) or k < 1 or k > nv then
       fail(field .. ".indices", ("element %d is not a vertex number (1..%d)"):format(n, nv))
     end
   end
@@ -81,8 +82,8 @@ local function check_heightfield(v, field)
   local origin = v.origin and check_point(v.origin, field .. ".origin") or { 0, 0, 0 }
   local cell = check_number(v.cell, field .. ".cell", 1, 0, true)
   local nx, nz = v.nx, v.nz
-  if math.type(nx) ~= "integer" or nx < 2 then fail(field .. ".nx", "integer >= 2 expected") end
-  if math.type(nz) ~= "integer" or nz < 2 then fail(field .. ".nz", "integer >= 2 expected") end
+  if not compat.isinteger(nx) or nx < 2 then fail(field .. ".nx", "integer >= 2 expected") end
+  if not compat.isinteger(nz) or nz < 2 then fail(field .. ".nz", "integer >= 2 expected") end
   local h = check_table(v.heights, field .. ".heights", "array of nx*nz numbers")
   if #h ~= nx * nz then fail(field .. ".heights", ("has %d values, nx*nz = %d"):format(#h, nx * nz)) end
   local top = -math.huge
@@ -177,7 +178,7 @@ local function check_agents(config)
   if #list == 0 then fail("config.agents", "at least one agent expected") end
   if #list > pack.MAX_AGENTS then fail("config.agents", ("at most %d agents"):format(pack.MAX_AGENTS)) end
   for k in pairs(list) do
-    if math.type(k) ~= "integer" or k < 1 or k > #list then fail("config.agents", "array of agents expected (no other keys)") end
+    if not compat.isinteger(k) or k < 1 or k > #list then fail("config.agents", "array of agents expected (no other keys)") end
   end
   local out, names = {}, {}
   for n, a in ipairs(list) do
@@ -205,7 +206,7 @@ function M.check(config)
   local cfg = { range = { min = rmin, max = rmax } }
   cfg.scale = check_number(config.scale, "config.scale", 1.0, 0, true)
   local depth = config.depth == nil and 6 or config.depth
-  if math.type(depth) ~= "integer" or depth < 1 or depth > 9 then fail("config.depth", "integer 1..9 expected") end
+  if not compat.isinteger(depth) or depth < 1 or depth > 9 then fail("config.depth", "integer 1..9 expected") end
   cfg.depth = depth
   cfg.agents, cfg.agents_listed = check_agents(config)
   cfg.radius = cfg.agents[1].radius -- the default agent's (what one-agent stages read)
@@ -228,8 +229,8 @@ function M.check(config)
     fail("config.connect.weights", "\"straight\" or \"path\" expected")
   end
   local bound = connect.bound == nil and 0 or connect.bound
-  if math.type(bound) ~= "integer" or bound < 0 or bound > (1 << depth) then
-    fail("config.connect.bound", ("integer 0..%d expected (0: the default)"):format(1 << depth))
+  if not compat.isinteger(bound) or bound < 0 or bound > compat.pow2(depth) then
+    fail("config.connect.bound", ("integer 0..%d expected (0: the default)"):format(compat.pow2(depth)))
   end
   local stretch = connect.stretch == nil and 1 or connect.stretch
   if type(stretch) ~= "number" or not (stretch >= 1) or stretch == math.huge then

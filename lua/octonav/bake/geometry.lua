@@ -19,10 +19,10 @@ local M = {}
 function M.read_obj(path, V, I)
   local v, idx = require("octonav.core").read_obj(path)
   if not v then return nil, idx end
-  local base = #V // 3
+  local base = math.floor(#V / 3)
   for n = 1, #v do V[#V + 1] = v[n] end
   for n = 1, #idx do I[#I + 1] = base + idx[n] end
-  return #idx // 3
+  return math.floor(#idx / 3)
 end
 
 --- All the geometry of a checked config, gathered once: boxes, one triangle soup, heightfields.
@@ -30,7 +30,7 @@ end
 function M.collect(cfg)
   local geo = { boxes = {}, V = {}, I = {}, hfs = {} }
   local function add_tris(v, idx)
-    local base = #geo.V // 3
+    local base = math.floor(#geo.V / 3)
     for n = 1, #v do geo.V[#geo.V + 1] = v[n] end
     for n = 1, #idx do geo.I[#geo.I + 1] = base + idx[n] end
   end
@@ -126,7 +126,7 @@ local function select_geo(geo, lo, hi, tris, terrain)
       local v = I[b + q]
       local m = remap[v]
       if not m then
-        m = #sV // 3 + 1
+        m = math.floor(#sV / 3) + 1
         local o = 3 * (v - 1)
         sV[#sV + 1], sV[#sV + 2], sV[#sV + 3] = V[o + 1], V[o + 2], V[o + 3]
         remap[v] = m
@@ -137,7 +137,7 @@ local function select_geo(geo, lo, hi, tris, terrain)
   if tris then
     for _, t in ipairs(tris) do take(t) end
   else
-    for t = 1, #I // 3 do
+    for t = 1, math.floor(#I / 3) do
       local tlo, thi = tri_bounds(V, I, t)
       if overlaps(tlo, thi, lo, hi) then take(t) end
     end
@@ -166,7 +166,7 @@ local function margin(cfg, scale) return cfg.radius + 0.5 * (scale or cfg.scale)
 local function bucket_triangles(geo, grid, m)
   local buckets = {}
   local V, I = geo.V, geo.I
-  for t = 1, #I // 3 do
+  for t = 1, math.floor(#I / 3) do
     local lo, hi = tri_bounds(V, I, t)
     lo, hi = grow(lo, hi, m)
     for _, ti in ipairs(tilegrid.in_box(grid, lo, hi, false)) do

@@ -20,6 +20,7 @@
 --   holes.params(hole) -> { depth, origin, tiles, scale }   the hole tree's parameters
 --   holes.bake(cfg, geo, hole, dir) -> tree | nil, err       bakes and saves DIR/holes/NAME.tree
 --   holes.manifest_lines(cfg)                                the manifest's hole entries
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local geometry = require "octonav.bake.geometry"
@@ -38,8 +39,8 @@ function M.params(hole)
     if leaves[a] > most then most = leaves[a] end
   end
   local depth = 1
-  while depth < 9 and (1 << depth) < most do depth = depth + 1 end
-  local N = 1 << depth
+  while depth < 9 and compat.pow2(depth) < most do depth = depth + 1 end
+  local N = compat.pow2(depth)
   local tiles = {}
   for a = 1, 3 do tiles[a] = math.max(1, math.ceil(leaves[a] / N)) end
   return { depth = depth, origin = { hole.min[1], hole.min[2], hole.min[3] }, tiles = tiles, scale = hole.scale }
@@ -47,7 +48,14 @@ end
 
 local layers = doorway.layers
 
-local function key(a, la, j, k) return (((a << 20) + la << 20) + j << 20) + k end
+-- (a, la, j, k) with la, j, k < 2^20 as one integer where integers have 64 bits; as a string before 5.3
+-- (62 bits do not fit a double's 53)
+local key
+if compat.int64 then
+  key = function(a, la, j, k) return ((a * 1048576 + la) * 1048576 + j) * 1048576 + k end
+else
+  key = function(a, la, j, k) return ("%d %d %d %d"):format(a, la, j, k) end
+end
 
 -- The openings of the doors without a box (see the module comment; octonav.doorway.flood): the set
 -- of their leaves' keys.
@@ -70,7 +78,7 @@ function M.seal(tree, h)
   for a = 1, 3 do
     local b, c = a % 3 + 1, (a + 1) % 3 + 1
     local minl, maxl = layers(h, n, a)
-    for _, la in ipairs(table.move(maxl, 1, #maxl, 2, { minl[1] })) do
+    for _, la in ipairs(compat.move(maxl, 1, #maxl, 2, { minl[1] })) do
       local p = {}
       p[a] = o[a] + (la + 0.5) * s
       for k = 0, n[c] - 1 do
@@ -117,7 +125,7 @@ function M.bake(cfg, geo, h, dir)
   local lo, hi = grow(h.min, h.max, margin(cfg, h.scale))
   insert(tree, select_geo(geo, lo, hi, nil, h.kind == "over_terrain"))
   -- block the part of the tree beyond the bounds; boxes grow by the radius, so start them r further
-  local ext = (1 << p.depth) * h.scale
+  local ext = compat.pow2(p.depth) * h.scale
   local gmin = p.origin
   local gmax = { gmin[1] + p.tiles[1] * ext, gmin[2] + p.tiles[2] * ext, gmin[3] + p.tiles[3] * ext }
   for a = 1, 3 do

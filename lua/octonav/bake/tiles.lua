@@ -11,6 +11,7 @@
 --                                           writes their tile and graph files -> bytes (blobs and
 --                                           graphs), { tile_bytes, graph_bytes } (the files' sizes) |
 --                                           nil, err
+local compat = require "octonav.compat"
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local tilegrid = require "octonav.tilegrid"
@@ -48,7 +49,7 @@ M.write = write
 
 function M.check_args(grid, i, j, k)
   for a, v in ipairs { i, j, k } do
-    if math.type(v) ~= "integer" or v < 0 or v >= grid.tiles[a] then
+    if not compat.isinteger(v) or v < 0 or v >= grid.tiles[a] then
       error(("octonav.bake.tile: tile index %s out of range (0..%d on axis %d)"):format(tostring(v), grid.tiles[a] - 1, a), 3)
     end
   end
