@@ -18,7 +18,7 @@
  * of its two cases had before they shared this loop (u = (k + 1) % 3 on the plane, (k + 2) % 3 off
  * it), and the route's costs stay as measured. On an edge's line the sum is convex with a closed
  * form: with ra, rc the points' distances from the line, s = (sa rc + sc ra) / (ra + rc), clamped onto
- * the edge. All four edges (15): the best point of the rectangle's boundary (tests/test_route.c's
+ * the edge. All four edges (15): the best point of the rectangle's boundary (tests/world/test_route.c's
  * reference). */
 static inline void on_rect_edges(const double a[3], const double c[3], const double lo[3], const double hi[3], int k,
                                  int u, unsigned edges, double q[3])

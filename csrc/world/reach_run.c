@@ -4,7 +4,7 @@
  * a box set or a lazy one built block by block as the search reaches it. A directed search keys a box
  * it reaches by a lower bound of its heading and computes the heading when that entry comes out of
  * the heap (most reached boxes never do): the boxes settled and the costs are those of keying every
- * box by its heading (tests/test_heading.c).
+ * box by its heading (tests/world/test_heading.c).
  */
 #include "reach_impl.h"
 

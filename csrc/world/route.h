@@ -40,7 +40,7 @@
  * and goal may each be several points with an extra cost (a door's outside point with the cost inside
  * the hole); closed doors are left out of the set. Costs are nav leaves inside, world units outside.
  * Memory is allocated by create and start; steps allocate nothing.
- * Quality (tests/test_route.c, random worlds of 8- and 16-leaf tiles against Dijkstra over all free
+ * Quality (tests/world/test_route.c, random worlds of 8- and 16-leaf tiles against Dijkstra over all free
  * leaves, 26-connected without corner cutting): found iff reachable; the optimal graph cost (through
  * the portals' points, weight 1) is at most 2 x the optimum + 2 leaves on the test's sample (measured
  * mean 1.19, max 1.94: the forced detour through each portal's point; a measured bound, not a proven
