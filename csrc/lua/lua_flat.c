@@ -51,14 +51,7 @@ static int l_locate_status_xyz(lua_State *L)
     check_coords(L, 2, 3, p);
     on_cell cell;
     on_status s = on_tree_locate(on_lua_checkopen(L, h)->p, p, &cell);
-    if (on_ok(s))
-        lua_pushliteral(L, "free");
-    else if (s & ON_BLOCKED)
-        lua_pushliteral(L, "blocked");
-    else if (s & ON_UNLOADED)
-        lua_pushliteral(L, "unloaded");
-    else
-        lua_pushliteral(L, "outside");
+    on_lua_push_locate_status(L, s);
     return 1;
 }
 

@@ -119,14 +119,7 @@ static int l_locate_status(lua_State *L)
     on_lua_checkpoint(L, 2, "point", p);
     on_cell c;
     on_status s = on_tree_locate(on_lua_checkopen(L, h)->p, p, &c);
-    if (on_ok(s))
-        lua_pushliteral(L, "free");
-    else if (s & ON_BLOCKED)
-        lua_pushliteral(L, "blocked");
-    else if (s & ON_UNLOADED)
-        lua_pushliteral(L, "unloaded");
-    else
-        lua_pushliteral(L, "outside");
+    on_lua_push_locate_status(L, s);
     return 1;
 }
 

@@ -233,4 +233,18 @@ uint32_t on_lua_checktile(lua_State *L, const on_tree *t, int idx);
  * memory); any other status returns, for the caller to answer nil, reason. */
 void on_lua_checkstatus(lua_State *L, on_status s, const char *fname);
 
+/* Push on_tree_locate's status as locate_status answers it: "free", "blocked", "unloaded" or
+ * "outside" (an interned literal: nothing allocated). */
+static inline void on_lua_push_locate_status(lua_State *L, on_status s)
+{
+    if (on_ok(s))
+        lua_pushliteral(L, "free");
+    else if (s & ON_BLOCKED)
+        lua_pushliteral(L, "blocked");
+    else if (s & ON_UNLOADED)
+        lua_pushliteral(L, "unloaded");
+    else
+        lua_pushliteral(L, "outside");
+}
+
 #endif
