@@ -413,6 +413,16 @@ on_status on_crowd_neighbours(const on_crowd *c, uint32_t id, uint32_t *ids, siz
     return k > cap ? ON_FAILURE | ON_BUFFER_SMALL : ON_SUCCESS;
 }
 
+on_status on_crowd_path(const on_crowd *c, uint32_t id, double *pts, size_t cap, size_t *n, size_t *seg)
+{
+    const on_agent *a = on_crowd_find(c, id, NULL);
+    if (!a) return ON_FAILURE | ON_INVALID;
+    if (pts && a->npath) memcpy(pts, a->path, 3 * (a->npath < cap ? a->npath : cap) * sizeof *pts);
+    *n = a->npath;
+    *seg = a->seg;
+    return a->npath > cap ? ON_FAILURE | ON_BUFFER_SMALL : ON_SUCCESS;
+}
+
 void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
 {
     *st = c->st;

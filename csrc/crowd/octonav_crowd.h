@@ -109,6 +109,9 @@ ON_API on_status on_crowd_states(const on_crowd *c, double *out, size_t cap, siz
 ON_API on_status on_crowd_ids(const on_crowd *c, uint32_t *ids, size_t cap, size_t *n);
 /* The agents id avoided in the last frame (for debug draw). Same buffer rule. */
 ON_API on_status on_crowd_neighbours(const on_crowd *c, uint32_t id, uint32_t *ids, size_t cap, size_t *n);
+/* The path the agent follows (for debug draw): 3 doubles a point into pts (cap points), *n gets the
+ * count (0: none); *seg the index of the point its current leg starts from. Same buffer rule. */
+ON_API on_status on_crowd_path(const on_crowd *c, uint32_t id, double *pts, size_t cap, size_t *n, size_t *seg);
 ON_API void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st);
 
 #ifdef __cplusplus

@@ -5,7 +5,7 @@
  * nil, reason; c:remove(id); c:set_goal(id, x, y, z) (no numbers: no goal); c:set_path(id, points);
  * c:update(dt); reads: c:agent(id [, t]) (a table, or t filled again), c:position(id) and
  * c:velocity(id) (three numbers), c:states([t]) (x, y, z, vx, vy, vz per agent, flat), c:ids([t]),
- * c:neighbours(id [, t]), c:stats(), #c. lua/octonav/crowd.lua is the documented face.
+ * c:neighbours(id [, t]), c:path(id [, t]), c:stats(), #c. lua/octonav/crowd.lua is the documented face.
  * The crowd keeps its tree userdata alive (user value 1) and holds it (on_lhandle.held): closing the
  * tree raises "tree is in use by a crowd" while the crowd is open. The tree may change meanwhile: the
  * crowd reads its boundaries again and a search that met the change is made again.
@@ -326,6 +326,31 @@ static int l_neighbours(lua_State *L)
     return 2;
 }
 
+/* c:path(id [, t]) -> t, n, seg: the path it follows, {x, y, z} points (none: n = 0); its current leg
+ * runs from t[seg] to t[seg + 1] (for debug draw) */
+static int l_path(lua_State *L)
+{
+    luaL_checkudata(L, 1, CROWD_MT);
+    uint32_t id = checkid(L, 2, "path");
+    lua_settop(L, 3);
+    if (!lua_isnil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+    size_t n, seg;
+    on_status s = on_crowd_path(checkcrowd(L, 1), id, NULL, 0, &n, &seg);
+    if (!(s & ON_BUFFER_SMALL)) noagent(L, s, "path", id);
+    double *buf = lua_newuserdatauv(L, (n ? n : 1) * 3 * sizeof *buf, 0);
+    size_t cap = n;
+    on_crowd_path(checkcrowd(L, 1), id, buf, cap, &n, &seg); /* again after the allocation (rule (a)) */
+    if (n > cap) n = cap;
+    int t = out_table(L, 3, "path", (int)n);
+    for (size_t i = 0; i < n; i++) {
+        on_lua_pushpoint(L, buf + 3 * i);
+        lua_rawseti(L, t, (lua_Integer)i + 1);
+    }
+    lua_pushinteger(L, (lua_Integer)n);
+    lua_pushinteger(L, (lua_Integer)seg + 1);
+    return 3;
+}
+
 /* c:stats() -> {agents, frames, plans, plan_expansions, waiting, boundary_refreshes, fallbacks, bytes} */
 static int l_stats(lua_State *L)
 {
@@ -354,6 +379,7 @@ static const luaL_Reg methods[] = {{"add", l_add},         {"remove", l_remove},
                                    {"set_path", l_set_path}, {"update", l_update},   {"agent", l_agent},
                                    {"position", l_position}, {"velocity", l_velocity}, {"states", l_states},
                                    {"ids", l_ids},         {"neighbours", l_neighbours}, {"stats", l_stats},
+                                   {"path", l_path},
                                    {NULL, NULL}};
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 

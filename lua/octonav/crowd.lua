@@ -6,6 +6,7 @@
 --   each frame: crowd:update(dt)         -- every agent moves (one C call)
 --   crowd:position(id) -> x, y, z; crowd:velocity(id) -> vx, vy, vz; crowd:agent(id [, t]) -> t
 --   crowd:states([t]) -> t, n (x, y, z, vx, vy, vz per agent, flat); crowd:ids([t]); crowd:neighbours(id [, t])
+--   crowd:path(id [, t]) -> t, n, seg (the path it follows; its leg from t[seg] to t[seg + 1])
 --   crowd:remove(id); crowd:set_path(id, points); crowd:stats(); #crowd; crowd:close()
 --
 -- The crowd is C (csrc/crowd/, docs/crowd.md): neighbours from a hash grid, the blocked space near
@@ -163,7 +164,7 @@ local function forward(name)
     return table.unpack(r, 2, r.n)
   end
 end
-for _, name in ipairs { "position", "velocity", "states", "ids", "neighbours", "stats" } do forward(name) end
+for _, name in ipairs { "position", "velocity", "states", "ids", "neighbours", "path", "stats" } do forward(name) end
 
 function Crowd:__len() return #self.c end
 function Crowd:__tostring() return tostring(self.c) end
