@@ -1,5 +1,6 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
---                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--png FILE]
+--                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
+--                       [--results R] [--png FILE]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -12,6 +13,9 @@
 -- --prepare: tree:los_prepare() after the open (the game's prepare step; for comparison).
 -- --nobudget: no shared budget (each navigator spends its own per-update limits): the throughput a budget
 -- is compared with (arrivals), its frames unbounded.
+-- --group: the navigators updated in one call a frame (budget:update, lua/octonav/navgroup.lua) instead
+-- of a loop of nav:update. --plans P, --results R: the budget's plans and results a frame (2 and 3).
+-- Failed navigators are counted by reason.
 -- --png FILE: the world seen from above (octonav.image.top, 512 pixels a side) with every agent's flight
 -- drawn over it (its position every 10 frames), written after the last pass.
 -- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
@@ -30,13 +34,14 @@ end
 
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
-local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200 }
+local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
+  plans = 2, results = 3 }
 local flags = {}
 local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
-  if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" then
+  if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" then
     flags[k] = true
     i = i + 1
   elseif k == "png" then
@@ -122,7 +127,11 @@ local function run_pass()
     local sc = world.scale * 2 ^ world.depth / 512
     strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = 1 }))
   end
-  local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los }
+  local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
+    results = o.results }
+  local group = flags.group and not flags.nobudget
+  local gnavs, gpos, gst, gwp = {}, {}, {}, {}
+  local reasons = {}
   local navs, moves, tracks = {}, {}, {}
   local nextp, arrived, failed = 0, 0, 0
   local first_wait = 0
@@ -132,6 +141,7 @@ local function run_pass()
     local nav = navigator.new(world, { budget = not flags.nobudget and budget or nil, streamer = strm or nil })
     nav:go(pr.b)
     navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] }, since = frame, moved = false }
+    gnavs[slot], gpos[slot] = nav, navs[slot].pos
     if flags.png then
       local tr = { { pr.a[1], pr.a[2], pr.a[3] } }
       navs[slot].track = tr
@@ -146,10 +156,18 @@ local function run_pass()
   for f = 1, o.frames do
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then strm:update() end
-    if not flags.nobudget then budget:frame() end
-    for s = 1, o.agents do
-      local w, m = navs[s], moves[s]
-      m[1], m[2] = w.nav:update(w.pos)
+    if group then
+      budget:update(gnavs, gpos, gst, gwp)
+      for s = 1, o.agents do
+        local m = moves[s]
+        m[1], m[2] = gst[s], gwp[s]
+      end
+    else
+      if not flags.nobudget then budget:frame() end
+      for s = 1, o.agents do
+        local w, m = navs[s], moves[s]
+        m[1], m[2] = w.nav:update(w.pos)
+      end
     end
     local c = (core.thread_clock() - c0) * 1e3
     cpu[f], wall[f] = c, (core.clock() - w0) * 1e3
@@ -157,7 +175,12 @@ local function run_pass()
     for s = 1, o.agents do
       local w, status, wp = navs[s], moves[s][1], moves[s][2]
       if status == "arrived" or status == "failed" then
-        if status == "arrived" then arrived = arrived + 1 else failed = failed + 1 end
+        if status == "arrived" then
+          arrived = arrived + 1
+        else
+          failed = failed + 1
+          reasons[tostring(wp)] = (reasons[tostring(wp)] or 0) + 1
+        end
         if not w.moved and f - w.since > first_wait then first_wait = f - w.since end
         w.nav:close()
         assign(s, f + 1)
@@ -186,7 +209,7 @@ local function run_pass()
     hist = histogram(cpu, o.ms),
     tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adjacency_bytes + st.landmark_bytes,
     boxes = st.box_bytes,
-    graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work }
+    graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons }
   for s = 1, o.agents do navs[s].nav:close() end
   if flags.png then
     local image = require "octonav.image"
@@ -202,6 +225,7 @@ local function run_pass()
 end
 
 local mode = (flags.stream and "streamed, " or "") ..
+  (flags.group and not flags.nobudget and "group update (budget:update), " or "") ..
   (flags.nobudget and "no budget (masks built whole on first read)" or flags.lazy and "lazy masks (los 0)" or
     flags.prepare and "masks prepared" or ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,
@@ -218,5 +242,9 @@ for p = 1, o.passes do
     r.los_tiles, r.graph / 2^20, r.heap / 2^20, beyond / r.tree))
   print(("  frames by thread CPU time, < %g / < %g / < %g / < %g / < %g / >= %g ms: %s"):format(o.ms / 2, o.ms,
     o.ms + 0.5, 2 * o.ms, 5 * o.ms, 5 * o.ms, r.hist))
+  local rs = {}
+  for k, v in pairs(r.reasons) do rs[#rs + 1] = k .. " " .. v end
+  table.sort(rs)
+  if #rs > 0 then print("  failed by reason: " .. table.concat(rs, ", ")) end
   if r.png then print("picture of the flights: " .. r.png) end
 end

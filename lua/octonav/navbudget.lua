@@ -414,6 +414,8 @@ end
 function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
     cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built }
+  local g = self.group
+  if g then r.group = { updated = g.updated, answered = g.answered, moved = g.moved, cursor = g.cursor } end
   for _, kind in ipairs(KINDS) do
     local p = self.pools[kind]
     r.per_frame[kind], r.used[kind], r.max[kind], r.total[kind], r.waiting[kind] = p.per_frame, p.used, p.max,
@@ -435,6 +437,10 @@ M.unlimited = {
   forget = function() end,
   adopt = function() end,
 }
+
+--- budget:update(navs, positions [, statuses, waypoints]) -> statuses, waypoints: budget:frame() and
+-- the navigators' updates in one call (lua/octonav/navgroup.lua).
+Budget.update = require("octonav.navgroup").update
 
 --- Is v a budget made by M.new?
 function M.is_budget(v) return getmetatable(v) == Budget end

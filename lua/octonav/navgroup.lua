@@ -1,0 +1,172 @@
+--- octonav.navgroup: the navigators of a budget updated together, one call a frame
+-- (`budget:update(navs, positions [, statuses, waypoints])`, lua/octonav/navbudget.lua), as Detour's
+-- crowd updates its agents: the per-navigator Lua of `nav:update` is paid only by the navigators that
+-- need it this frame, not by all of them.
+--
+--   local budget = octonav.navigator.budget { ms = 4 }
+--   each frame: local statuses, waypoints = budget:update(navs, positions, statuses, waypoints)
+--     -- statuses[i], waypoints[i]: what navs[i]:update(positions[i]) would answer (see below)
+--
+-- budget:update calls budget:frame() itself, then:
+--   1. answers without an update every navigator that is "moving" toward a waypoint its last update
+--      gave (its goal unchanged since: no go, cancel or replan) and that positions[i] has not reached
+--      (farther than arrive_distance, and than 1e-6): statuses[i], waypoints[i] = "moving", that
+--      waypoint (the agent keeps heading for it; with a streamer the navigator's agent is moved to
+--      positions[i] all the same);
+--   2. updates (nav:update(positions[i])) every other "moving" navigator: the agent reached its
+--      waypoint and needs the next one now, whatever the frame's time left (a line of sight refused
+--      by the budget does not stop it: octonav.smoother steps to the next point of the path for free
+--      from a point of it);
+--   3. updates the others in turn, round robin from where the last frame's turn stopped, while the
+--      frame's time lasts (the budget's deadline, `ms`): navigators planning or searching, and those
+--      answered in 1 (their prefetch, smoothing, stale-path and replan checks happen on their turn).
+--      The turn stops at the deadline and goes on from there next frame, so every navigator gets an
+--      update within ceil(#navs / updates a frame) frames, and a navigator refused by the budget
+--      costs nothing after the deadline. Without `ms` every navigator is updated (as a loop would).
+-- A navigator's `frame` count and wait_timeout count its updates, which are fewer than frames here.
+-- statuses and waypoints are refilled when given (no garbage a frame), else made; both are returned.
+-- budget:stats().group: { updated = full updates in the last call, answered = answered in 1,
+-- moved = of the updated, those of 2, cursor = where the next turn starts }.
+local util = require "octonav.util"
+local raise = util.raise
+
+local M = {}
+
+local type = type
+local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
+
+local function bad_nav(i)
+  raise(("budget:update: navs[%d] must be an octonav.navigator"):format(i))
+end
+
+-- The update of navs[i] at p: its answer stored, and what the fast path needs next frame.
+local function full(nav, p, i, statuses, waypoints)
+  local st, wp = nav:update(p)
+  statuses[i], waypoints[i] = st, wp
+  nav.group_st, nav.group_ans, nav.group_epoch = st, wp, nav.epoch
+  nav.group_wp = st == "moving" and wp or nil
+end
+
+-- Does nav's next update start a route plan (one of the budget's `plans`)?
+local function wants_start(nav)
+  return nav.state == "planning" and nav.cells == nil and nav.job == nil and nav.goal ~= nil
+end
+
+-- Is a route plan or a step search of nav under way (it needs updates until it ends)?
+local function busy(nav)
+  local st = nav.state
+  return (nav.job ~= nil or nav.search ~= nil) and (st == "planning" or st == "moving")
+end
+
+--- budget:update(navs, positions [, statuses, waypoints]) -> statuses, waypoints (see the top).
+function M.update(B, navs, positions, statuses, waypoints)
+  if type(navs) ~= "table" then raise("budget:update: navs must be an array of navigators") end
+  if type(positions) ~= "table" then raise("budget:update: positions must be an array of points") end
+  if statuses ~= nil and type(statuses) ~= "table" then raise("budget:update: statuses must be a table") end
+  if waypoints ~= nil and type(waypoints) ~= "table" then raise("budget:update: waypoints must be a table") end
+  statuses, waypoints = statuses or {}, waypoints or {}
+  local n = #navs
+  B:frame()
+  local frame = B.frames
+  local g = B.group
+  if not g then
+    g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {} }
+    B.group = g
+  end
+  local updated, answered, moved = 0, 0, 0
+  -- 1 and 2: the navigators on their way
+  for i = 1, n do
+    local nav, p = navs[i], positions[i]
+    if type(nav) ~= "table" or nav.epoch == nil then bad_nav(i) end
+    nav.group_seen, nav.group_i = frame, i
+    local wp = nav.group_wp
+    if wp and nav.state == "moving" and nav.group_epoch == nav.epoch then
+      if type(p) ~= "table" then raise(("budget:update: positions[%d] must be a point {x, y, z}"):format(i)) end
+      local dx, dy, dz = wp[1] - p[1], wp[2] - p[2], wp[3] - p[3]
+      local d2, a = dx * dx + dy * dy + dz * dz, nav.arrive_distance
+      if d2 > EPS2 and d2 > a * a then -- (NaN: not greater, updated, and nav:update names it)
+        statuses[i], waypoints[i] = "moving", wp
+        nav.group_mark = frame - 1
+        if nav.streamer then nav.locks:move_agent(p) end
+        answered = answered + 1
+      else
+        full(nav, p, i, statuses, waypoints)
+        nav.group_mark = frame
+        updated, moved = updated + 1, moved + 1
+        if busy(nav) and not g.inwork[nav] then
+          g.inwork[nav] = true
+          g.work[#g.work + 1] = nav
+        end
+      end
+    else
+      nav.group_mark = nil -- (its turn in 3)
+    end
+  end
+  local due, clock = B.deadline, B.clock
+  -- 3a: the navigators whose plan or search is under way, first come first served (they keep their
+  -- place until it ends: a search's steps are not spread over turns of the whole crowd)
+  local work, inwork, kept = g.work, g.inwork, 0
+  local stopped = false
+  for w = 1, #work do
+    local nav = work[w]
+    work[w] = nil
+    local i = nav.group_seen == frame and nav.group_i
+    if i and not stopped and nav.group_mark ~= frame then
+      if due and clock() >= due then
+        stopped = true
+      else
+        full(nav, positions[i], i, statuses, waypoints)
+        nav.group_mark = frame
+        updated = updated + 1
+      end
+    end
+    if i and busy(nav) then
+      kept = kept + 1
+      work[kept] = nav
+    else
+      inwork[nav] = nil
+    end
+  end
+  -- 3b: the others' turns, round robin from the cursor, while the frame's time lasts; a navigator
+  -- the budget refused for time keeps the turn (it goes first next frame)
+  local plans = B.pools.plans
+  local k = g.cursor
+  if k > n then k = 1 end
+  local turns = 0
+  for _ = 1, n do
+    if stopped then break end
+    local nav = navs[k]
+    if nav.group_mark ~= frame and (plans.free > 0 or not wants_start(nav) or plans.reserved[nav]) then
+      -- (a navigator that would start a plan when none is left this frame is passed over: refused,
+      -- its update would cost Lua time and nothing else)
+      if due and clock() >= due then break end
+      local cut = B.cut
+      full(nav, positions[k], k, statuses, waypoints)
+      nav.group_mark = frame
+      turns = turns + 1
+      if busy(nav) and not inwork[nav] then
+        inwork[nav] = true
+        work[#work + 1] = nav
+      end
+      if due and B.cut and not cut then break end -- (refused: its turn again next frame)
+    end
+    k = k < n and k + 1 or 1
+  end
+  g.cursor = k
+  g.updated, g.answered, g.moved, g.working = updated + turns, answered, moved, kept
+  -- a navigator whose turn did not come and that 1 did not answer: the answer of its last update
+  -- (the status it has now and no waypoint when a go, cancel or replan came since)
+  for i = 1, n do
+    local nav = navs[i]
+    if nav.group_mark == nil then
+      if nav.group_epoch == nav.epoch then
+        statuses[i], waypoints[i] = nav.group_st, nav.group_ans
+      else
+        statuses[i], waypoints[i] = nav.state, nil
+      end
+    end
+  end
+  return statuses, waypoints
+end
+
+return M
