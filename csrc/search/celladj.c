@@ -620,11 +620,16 @@ static void hook_drop(on_tree *t)
 static void hook_stats(const on_tree *t, on_tree_stats *st) { st->adj_bytes = on_tree_celladj_bytes(t, &st->adj_tiles); }
 static const on_tree_hook celladj_hook = {NULL, hook_drop, hook_touched, hook_stats};
 
-const on_celladj *on_tile_celladj(const on_tree *t, uint32_t tile)
+/* force 0 (a search's read): on a deferred tree (on_tree_set_los_defer: a frame budget's) a tile
+ * without one is not built here: a 512^3 terrain tile's build takes 30-60 ms, which ran inside one
+ * expansion of q:step_until past the frame's deadline (the seed's world, 100 navigators, ms = 2:
+ * steps 27-63 ms over); the search walks the tree instead (the same cells in the same order). */
+static const on_celladj *tile_celladj(const on_tree *t, uint32_t tile, int force)
 {
     on_tile *tl = &t->tiles[tile]; /* (the pointer is the tile's cache: atomics only) */
     on_celladj *a = atomic_load_explicit(&tl->adj, memory_order_acquire);
     if (a) return a;
+    if (t->los_defer && !force) return NULL;
     if (tl->solid || !tl->loaded || t->no_cell_adj || on_tree_hook_add(t, &celladj_hook) != 0) return NULL;
     a = build(t, tile);
     if (!a) return NULL;
@@ -635,6 +640,9 @@ const on_celladj *on_tile_celladj(const on_tree *t, uint32_t tile)
     }
     return a;
 }
+
+const on_celladj *on_tile_celladj(const on_tree *t, uint32_t tile) { return tile_celladj(t, tile, 0); }
+const on_celladj *on_tile_celladj_build(const on_tree *t, uint32_t tile) { return tile_celladj(t, tile, 1); }
 
 void on_tile_celladj_drop(on_tile *tl)
 {
@@ -668,7 +676,7 @@ on_status on_tree_adjacency_prepare(const on_tree *t, size_t *bytes)
     if (bytes) *bytes = 0;
     if (t->no_cell_adj) return ON_FAILURE | ON_INVALID;
     for (uint32_t i = 0; i < t->ntiles; i++)
-        if (t->tiles[i].loaded && !t->tiles[i].solid && !on_tile_celladj(t, i)) st = ON_FAILURE | ON_NO_MEMORY;
+        if (t->tiles[i].loaded && !t->tiles[i].solid && !on_tile_celladj_build(t, i)) st = ON_FAILURE | ON_NO_MEMORY;
     if (bytes) *bytes = on_tree_celladj_bytes(t, NULL);
     return st;
 }

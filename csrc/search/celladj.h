@@ -31,6 +31,9 @@
  * blocked) on the first request, published in the tile with an atomic compare-and-swap (searches on
  * worker threads may race to build; one copy wins), freed by on_tree_touch, which every change to a
  * tile's contents calls on the writer's thread: an adjacency present is always the tile's contents.
+ * On a deferred tree (on_tree_set_los_defer, as a frame budget sets it) a search's request builds
+ * nothing (on_tile_celladj returns NULL: the tree walk's same answers); the explicit builds
+ * (on_tree_adjacency_prepare, the landmarks' build: on_tile_celladj_build) still do.
  *
  * The list form (on_cellcsr below: every free cell's list of neighbour numbers, in Morton order of the
  * cells) is still built, for a while, by the landmarks' build (landmarks.c), which reads every cell's
@@ -70,9 +73,11 @@ typedef struct on_celladj {
 } on_celladj;
 
 /* The tile's adjacency, built now when it has none; NULL when it cannot be built (out of memory), the
- * tree's adjacencies are off (t->no_cell_adj) or the tile is solid or not loaded. Thread-safe for
- * readers while no writer runs. */
+ * tree's adjacencies are off (t->no_cell_adj) or the tile is solid or not loaded, and (on_tile_celladj
+ * only) when the tree is deferred (t->los_defer) and the tile has none yet. Thread-safe for readers
+ * while no writer runs. */
 const on_celladj *on_tile_celladj(const on_tree *t, uint32_t tile);
+const on_celladj *on_tile_celladj_build(const on_tree *t, uint32_t tile);
 
 /* Free a tile's adjacency (the writer's side: on_tree_touch and on_tree_destroy). */
 void on_tile_celladj_drop(on_tile *tl);

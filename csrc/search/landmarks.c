@@ -268,7 +268,7 @@ static int renumber(const on_tree *t, on_landmarks *lm, const lbuild *b)
         return -1;
     }
     for (uint32_t i = 0; i < t->ntiles; i++) {
-        const on_celladj *a = lm->ncell[i] ? on_tile_celladj(t, i) : NULL;
+        const on_celladj *a = lm->ncell[i] ? on_tile_celladj_build(t, i) : NULL;
         for (uint32_t k = 0; a && k < lm->ncell[i]; k++) {
             size_t from = (size_t)b->base[i] + k, to = (size_t)b->base[i] + on_celladj_find(a, b->adj[i]->code[k]);
             memcpy(d + to * n, lm->dall + from * n, n * sizeof *d);
@@ -316,7 +316,7 @@ static on_landmarks *build(const on_tree *t, int n, on_status *st)
         if (!tl->loaded) lm->complete = 0;
         if (!tl->loaded || tl->solid) continue;
         b.adj[i] = on_cellcsr_build(t, i);
-        if (!b.adj[i] || !on_tile_celladj(t, i) || on_tile_celladj(t, i)->n != b.adj[i]->n) goto fail;
+        if (!b.adj[i] || !on_tile_celladj_build(t, i) || on_tile_celladj_build(t, i)->n != b.adj[i]->n) goto fail;
         lm->ncell[i] = b.adj[i]->n;
         total += b.adj[i]->n;
         if (total >= UINT32_MAX / 2) goto fail;
