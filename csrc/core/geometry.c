@@ -145,9 +145,10 @@ on_status on_tree_add_triangles(on_tree *t, const double *verts, size_t nverts, 
 
 /* ---- heightfields ---------------------------------------------------------------------------- */
 
-/* The last two ranges asked for at each cell size: a cell's two children stacked in y share their
- * footprint, so the classifier asks for each footprint twice, with the other x neighbour's and the
- * subtree of the first between them (deeper sizes: their own entries). */
+/* The last two ranges asked for at each cell size over HF_BLOCK leaves (the smaller ones: the blocks
+ * below): a cell's two children stacked in y share their footprint, so the classifier asks for each
+ * footprint twice, with the other x neighbour's and the subtree of the first between them (deeper
+ * sizes: their own entries). */
 #define HF_MEMO 2
 #define HF_SIZES 32
 
@@ -156,6 +157,27 @@ typedef struct hf_memo {
     int any;
 } hf_memo;
 
+/* The ranges of the small cells (edge 1 .. HF_BLOCK leaves), kept by block of HF_BLOCK x HF_BLOCK leaf
+ * columns: a column's footprint is asked for again by every cell stacked over it along the surface
+ * (a leaf column about four times on the seed's terrain), often after the descent has been elsewhere
+ * for a while, and a small cell's range is worth one to four clipped grid squares. Entries are found
+ * by the cell's leaf coordinates, so a hit is the answer for the very same rectangle: trees are
+ * bit-identical with or without the blocks. Level l holds (HF_BLOCK >> l)^2 cells from offset
+ * hf_level_at[l]; [0] the footprint grown by the radius, [1] the footprint itself. */
+#define HF_BLOCK_SHIFT 4
+#define HF_BLOCK (1 << HF_BLOCK_SHIFT)
+#define HF_BLOCK_CELLS 341 /* 256 + 64 + 16 + 4 + 1 */
+#define HF_SLOT_BITS 4     /* 16 x 16 blocks (256 leaf columns a side) kept, by the low bits */
+
+static const int hf_level_at[HF_BLOCK_SHIFT + 1] = {0, 256, 320, 336, 340};
+
+typedef struct hf_block {
+    int64_t bx, bz;                     /* the block's leaf column / HF_BLOCK */
+    int used;
+    uint8_t state[2][HF_BLOCK_CELLS];   /* 0 unknown, 1 no overlap, 2 range below */
+    double v[2][HF_BLOCK_CELLS][2];     /* lo, hi */
+} hf_block;
+
 typedef struct hf_geo {
     double ox, oz, cell; /* nav space */
     int nx, nz;
@@ -163,6 +185,7 @@ typedef struct hf_geo {
     double r;
     hf_memo memo[HF_SIZES][HF_MEMO]; /* by the cell size's binary exponent (mod HF_SIZES) */
     unsigned next[HF_SIZES];         /* the entry to replace next */
+    hf_block *blocks;                /* 1 << (2 * HF_SLOT_BITS) */
 } hf_geo;
 
 /* Clip a convex polygon (x, z, y triples) to x in [x0, x1], z in [z0, z1] (Sutherland-Hodgman). */
@@ -312,16 +335,48 @@ static int hf_range(hf_geo *g, double s, double x0, double x1, double z0, double
     return e->any;
 }
 
+/* The range of cell (m, s)'s footprint grown by the radius (which 0) or of the footprint itself
+ * (which 1), from the blocks when the cell is small and on the leaf lattice, else through the memo. */
+static int cell_range(hf_geo *g, const double m[3], double s, int which, double *lo, double *hi)
+{
+    if (g->r == 0.0) which = 0; /* the same rectangle either way */
+    double d = which ? 0.0 : g->r;
+    double x0 = m[0] - d, x1 = m[0] + s + d, z0 = m[2] - d, z1 = m[2] + s + d;
+    int l = s == 1.0 ? 0 : s == 2.0 ? 1 : s == 4.0 ? 2 : s == 8.0 ? 3 : s == 16.0 ? 4 : -1;
+    /* (a tree's cells lie on its leaf lattice, at or above 0 in nav space: anything else is asked
+     * for the memo's way) */
+    if (l < 0 || !(m[0] >= 0 && m[0] < 1e15 && m[2] >= 0 && m[2] < 1e15))
+        return hf_range(g, s, x0, x1, z0, z1, lo, hi);
+    int64_t ix = (int64_t)m[0], iz = (int64_t)m[2];
+    if ((double)ix != m[0] || (double)iz != m[2]) return hf_range(g, s, x0, x1, z0, z1, lo, hi);
+    int64_t bx = ix >> HF_BLOCK_SHIFT, bz = iz >> HF_BLOCK_SHIFT;
+    unsigned mask = (1u << HF_SLOT_BITS) - 1;
+    hf_block *b = &g->blocks[((unsigned)bz & mask) << HF_SLOT_BITS | ((unsigned)bx & mask)];
+    if (!b->used || b->bx != bx || b->bz != bz) {
+        b->used = 1;
+        b->bx = bx;
+        b->bz = bz;
+        memset(b->state, 0, sizeof b->state);
+    }
+    int cx = (int)(ix & (HF_BLOCK - 1)) >> l, cz = (int)(iz & (HF_BLOCK - 1)) >> l;
+    int e = hf_level_at[l] + cz * (HF_BLOCK >> l) + cx;
+    if (!b->state[which][e])
+        b->state[which][e] = hf_range_of(g, x0, x1, z0, z1, &b->v[which][e][0], &b->v[which][e][1]) ? 2 : 1;
+    *lo = b->v[which][e][0];
+    *hi = b->v[which][e][1];
+    return b->state[which][e] == 2;
+}
+
 static int classify_hf(void *ud, const double m[3], double s)
 {
     hf_geo *g = ud;
     double lo, hi, lo_in, hi_in;
-    if (!hf_range(g, s, m[0] - g->r, m[0] + s + g->r, m[2] - g->r, m[2] + s + g->r, &lo, &hi)) return ON_MISS;
+    if (!cell_range(g, m, s, 0, &lo, &hi)) return ON_MISS;
     if (m[1] >= hi) return ON_MISS;
     /* full only when the footprint lies inside the domain and the cube lies below the lowest point */
     double dx1 = g->ox + (g->nx - 1) * g->cell, dz1 = g->oz + (g->nz - 1) * g->cell;
     if (m[0] >= g->ox && m[0] + s <= dx1 && m[2] >= g->oz && m[2] + s <= dz1 &&
-        hf_range(g, s, m[0], m[0] + s, m[2], m[2] + s, &lo_in, &hi_in) && m[1] + s <= lo_in)
+        cell_range(g, m, s, 1, &lo_in, &hi_in) && m[1] + s <= lo_in)
         return ON_FULL_HIT;
     return ON_PARTIAL_HIT;
 }
@@ -359,9 +414,15 @@ on_status on_tree_add_heightfield(on_tree *t, const on_heightfield *hf)
         for (int i = 0; i < HF_MEMO; i++) g.memo[l][i].x0 = NAN; /* matches no rectangle */
         g.next[l] = 0;
     }
+    g.blocks = calloc((size_t)1 << (2 * HF_SLOT_BITS), sizeof *g.blocks);
+    if (!g.blocks) {
+        free(g.h);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
     double lo[3] = {g.ox - g.r, -DBL_MAX, g.oz - g.r};
     double hi[3] = {g.ox + (g.nx - 1) * g.cell + g.r, top, g.oz + (g.nz - 1) * g.cell + g.r};
     on_status s = on_tree_insert(t, lo, hi, classify_hf, &g);
+    free(g.blocks);
     free(g.h);
     return s;
 }
