@@ -84,6 +84,7 @@ build = {
     ["octonav.tilegrid"] = "lua/octonav/tilegrid.lua",
     ["octonav.navlocks"] = "lua/octonav/navlocks.lua",
     ["octonav.crowd"] = "lua/octonav/crowd.lua",
+    ["octonav.crowd_record"] = "lua/octonav/crowd_record.lua",
     ["octonav.bake.config"] = "lua/octonav/bake/config.lua",
     ["octonav.bake.geometry"] = "lua/octonav/bake/geometry.lua",
     ["octonav.bake.tiles"] = "lua/octonav/bake/tiles.lua",

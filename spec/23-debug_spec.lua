@@ -337,7 +337,7 @@ describe("octonav.debug.draw", function()
     local t = Tree.new { tiles = { 1, 1, 1 }, depth = 2 }
     assert.has_error(function() ddraw.draw(t, {}) end, "octonav.debug.draw: drawer: has no method 'box'")
     assert.has_error(function() ddraw.draw(42, recorder()) end,
-      "octonav.debug.draw: obj: tree, path, route, world or query expected, got number")
+      "octonav.debug.draw: obj: tree, path, route, world, crowd or query expected, got number")
     assert.has_error(function() ddraw.draw(t, recorder(), { colour = 1 }) end, "octonav.debug.draw: unknown option 'colour'")
     assert.has_error(function() ddraw.draw(t, recorder(), { cells = "some" }) end)
     assert.has_error(function() ddraw.draw({ { 0, 0, 0 } }, recorder(), { corridor = true }) end,

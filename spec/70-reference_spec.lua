@@ -109,6 +109,8 @@ describe("docs/reference.md", function()
       ["sm:"] = octonav.smoother.new(world.tree, { { 4, 8, 4 }, { 60, 8, 4 } }),
       ["graph:"] = graph, ["planner:"] = graph:planner(),
       ["job:"] = octonav.planner.start(world, { 4, 8, 4 }, { 60, 8, 4 }),
+      ["rec:"] = require("octonav.crowd_record").new(octonav.crowd.new(octonav.tree.new { depth = 3 })),
+      ["v:"] = require("octonav.view").new(),
     }
   end)
   teardown(function()
@@ -131,7 +133,7 @@ describe("docs/reference.md", function()
       ["octonav.smoother."] = octonav.smoother, ["octonav.streamer."] = octonav.streamer,
       ["octonav.bake."] = octonav.bake, ["octonav.core."] = octonav.core,
       ["octonav.core.debug."] = octonav.core.debug, ["octonav.core.streamer."] = octonav.core.streamer,
-      ["odebug."] = odebug,
+      ["odebug."] = odebug, ["octonav.crowd_record."] = require "octonav.crowd_record",
     }
     for prefix, t in pairs(modules) do
       for _, f in ipairs(functions_of(t)) do need(prefix .. f) end

@@ -77,11 +77,14 @@ octonav validate PACK
     the pack has several); exit code 1 when one is not ok]],
   view = [==[
 octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] [--png FILE.png [--slice x|y|z=VALUE]]
-             [--free] [--corridor] [--visited]
+             [--free] [--corridor] [--visited] [--crowd RECORDING [--frame N]]
+octonav view RECORDING [-o FILE.html] [--frame N]
     a page (WebGL2) or a PNG of the nav data, with paths and their searches' corridors and visited
     cells (README, "Seeing the nav data"); in a pack, --path is routed as `octonav path` routes it
-    (into caves). Where the page stays blank (no GPU, WebGL2 off), it says so; Chromium draws it in
-    software with: chromium --use-angle=swiftshader --enable-unsafe-swiftshader FILE.html]==],
+    (into caves). A crowd recording (octonav.crowd_record) is played over a timeline, alone or over
+    its tree or world (--crowd); --frame N opens it paused at its N-th frame. Where the page stays
+    blank (no GPU, WebGL2 off), it says so; Chromium draws it in software with:
+    chromium --use-angle=swiftshader --enable-unsafe-swiftshader FILE.html]==],
   bench = [[
 octonav bench MAP.3dmap [SCEN] [--limit N] [--seed K] [--paths FILE] [--preset NAME] [--grid-limit M]
               [--repeat R] [--prepare]

@@ -1,6 +1,10 @@
 --- `octonav view`: nav data as a page to open in a browser, or a PNG for terminals and CI.
 --   octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z [x y z ...]] [-o FILE.html]
 --                [--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor] [--visited]
+--                [--crowd RECORDING [--frame N]]
+--   octonav view RECORDING [-o FILE.html] [--frame N]
+-- A crowd recording (octonav.crowd_record's file) is played by the page over a timeline: alone, or
+-- with --crowd over the tree or world it was recorded in; --frame N opens it paused at its N-th frame.
 -- A pack directory is opened as a world (its tree, holes, doors, connect points); a .3dmap as a
 -- Moving AI map; anything else as a tree file. --path searches leg by leg between the points given
 -- and draws the path; in a pack each leg is routed as `octonav path` does (world:plan, the tile steps
@@ -13,11 +17,13 @@ local core = require "octonav.core"
 local view = require "octonav.view"
 local image = require "octonav.image"
 local planner = require "octonav.planner"
+local record = require "octonav.crowd_record"
 
 local M = {}
 
 M.USAGE = "octonav view PACK_OR_TREE_OR_3DMAP [--path x y z x y z ...] [-o FILE.html] " ..
-  "[--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor] [--visited]"
+  "[--png FILE.png [--slice x|y|z=VALUE]] [--free] [--corridor] [--visited] [--crowd RECORDING [--frame N]]; " ..
+  "octonav view RECORDING [-o FILE.html] [--frame N]"
 
 -- Paths are checked with core.read_file (a stat before any open, so a FIFO never blocks us), not
 -- io.open: opening a FIFO with no writer (or, to write, with no reader) blocks forever.
@@ -69,7 +75,7 @@ local function parse(args)
   local i = 1
   while i <= #args do
     local a = args[i]
-    if a == "-o" or a == "--png" or a == "--slice" then
+    if a == "-o" or a == "--png" or a == "--slice" or a == "--crowd" or a == "--frame" then
       if args[i + 1] == nil then return nil, "missing value for " .. a end
       o[a == "-o" and "html" or a:sub(3)] = args[i + 1]
       i = i + 2
@@ -97,10 +103,31 @@ local function parse(args)
   if not o.input then return nil, "an input (pack directory, tree file or .3dmap) expected" end
   if o.slice and not o.slice:match("^[xyz]=[-+%d.eE]+$") then return nil, "--slice: AXIS=VALUE expected (e.g. y=12)" end
   if o.slice and not o.png then return nil, "--slice goes with --png" end
+  if o.frame then
+    local f = tonumber(o.frame)
+    if not f or f < 1 or f ~= math.floor(f) or f > 2 ^ 31 then return nil, "--frame: a frame number >= 1 expected" end
+    o.frame = math.floor(f)
+  end
+  if o.crowd and o.png and not o.html then return nil, "--crowd goes with a page (-o FILE.html), not --png alone" end
   return o
 end
 
+-- Is path a crowd recording (its first bytes OCTOCRWD)? Only a regular file is opened.
+local function is_recording(path)
+  if not M.readable(path) then return false end
+  local f = io.open(path, "rb")
+  if not f then return false end
+  local head = f:read(#record.MAGIC)
+  f:close()
+  return head == record.MAGIC
+end
+
 local function load(input)
+  if is_recording(input) then
+    local rec, err = record.read(input)
+    if not rec then return nil, err end
+    return { rec = rec }
+  end
   if is_dir(input) then
     local world = require "octonav.world"
     local w, err = world.load(input)
@@ -179,6 +206,23 @@ function M.run(args, io_)
     io_.err("view: " .. (io_.lib_msg and io_.lib_msg(lerr) or tostring(lerr)))
     return 1
   end
+  if d.rec and (#o.points > 0 or o.png or o.free or o.corridor or o.visited or o.crowd) then
+    io_.err("view: " .. o.input .. " is a crowd recording: only -o and --frame go with it")
+    return 2
+  end
+  if o.frame and not (d.rec or o.crowd) then
+    io_.err("view: --frame goes with a crowd recording")
+    return 2
+  end
+  local crowd_rec
+  if o.crowd then
+    local why
+    crowd_rec, why = record.read(o.crowd)
+    if not crowd_rec then
+      io_.err("view: " .. tostring(why))
+      return 1
+    end
+  end
   -- the page (when one is written) takes each leg's search as it is found
   local page = (o.html or not o.png) and view.new { title = "octonav: " .. o.input } or nil
   local path, route
@@ -217,12 +261,13 @@ function M.run(args, io_)
     io_.out(("%s: %dx%d"):format(o.png, img.w, img.h))
   end
   if page then
-    local cells = o.free and "both" or "blocked"
-    page:add(d.world or d.tree, { cells = cells })
+    if d.rec then page:add(d.rec)
+    else page:add(d.world or d.tree, { cells = o.free and "both" or "blocked" }) end
     if path then page:add(path) end
     if route then page:add(route) end
+    if crowd_rec then page:add(crowd_rec) end
     local file = o.html or "octonav-view.html"
-    local ok, werr = page:write(file)
+    local ok, werr = page:write(file, { frame = o.frame })
     if not ok then
       io_.err("view: " .. tostring(werr))
       return 1

@@ -8,9 +8,12 @@
 --   drawer:quad(a, b, c, d, normal, kind)  optional: a face of the blocked surface, counter-clockwise
 --                                      seen from its normal ({x,y,z}, unit, axis-aligned); a drawer
 --                                      without `quad` gets the blocked cells as boxes instead
+--   drawer:sphere(c, r, kind)          optional: a ball of radius r about c (a crowd's agent); a drawer
+--                                      without `sphere` gets the ball's bounding box instead
 -- Kinds: "blocked", "free", "surface", "path", "waypoint", "corridor", "visited", "frontier", "route",
--- "portal", "hole", "door", "door_closed", "start", "goal". The viewer (octonav.view) is a drawer like
--- any other.
+-- "portal", "hole", "door", "door_closed", "start", "goal"; a crowd's: "agent", "velocity",
+-- "neighbour", "agent_path" (and its goals as "goal"). The viewer (octonav.view) is a drawer like any
+-- other.
 -- Trees are walked in C (octonav.core.debug) and handed over as packed floats, so a tree of a million
 -- cells costs one string, not a million tables, until the drawer is called.
 local compat = require "octonav.compat"
@@ -42,6 +45,16 @@ local DEFAULTS = {
                         -- graph files once per graph: cached while the world holds it); "all": also those
                         -- on the world's border, which no route uses
   holes = true,         -- worlds: hole bounds, doors and the holes' own trees
+  -- crowds (octonav.crowd):
+  agents = true,        -- each agent a sphere at its radius (kind "agent")
+  velocities = true,    -- each agent's velocity, a line from its centre to where it is velocity_scale
+                        -- seconds later (kind "velocity"; none for an agent at rest)
+  velocity_scale = 1,   -- seconds of velocity a velocity line shows (> 0)
+  neighbours = false,   -- a line between each two agents one of which avoided the other in the last
+                        -- frame, each pair once (kind "neighbour")
+  goals = true,         -- the goal of each agent that has one (not idle): a point of kind "goal"
+  paths = true,         -- what is left of the path each agent follows: from its centre through the
+                        -- rest of its path's points (kind "agent_path")
 }
 local KNOWN = { tree = true, query = true }
 for k in pairs(DEFAULTS) do KNOWN[k] = true end
@@ -67,7 +80,10 @@ local function check_opts(opts)
   if o.portals ~= true and o.portals ~= false and o.portals ~= "all" then
     raise("octonav.debug.draw: option 'portals' must be a boolean or \"all\"")
   end
-  for _, k in ipairs { "surface", "corridor", "holes" } do
+  if type(o.velocity_scale) ~= "number" or not (o.velocity_scale > 0 and o.velocity_scale < math.huge) then
+    raise("octonav.debug.draw: option 'velocity_scale' must be a finite number > 0")
+  end
+  for _, k in ipairs { "surface", "corridor", "holes", "agents", "velocities", "neighbours", "goals", "paths" } do
     if type(o[k]) ~= "boolean" then raise("octonav.debug.draw: option '" .. k .. "' must be a boolean") end
   end
   return o
@@ -274,8 +290,67 @@ local function draw_world(world, drawer, o)
   end
 end
 
+local function is_crowd(obj)
+  return is_class(obj, "octonav.crowd") or (type(obj) == "table" and is_class(rawget(obj, "c"), "octonav.crowd"))
+end
+
+-- A crowd (octonav.crowd or its core object): per agent in the order of crowd:ids(), its sphere (or
+-- box), its velocity line, its goal and the rest of its path; then the neighbour pairs, each once,
+-- the lower id first.
+local function draw_crowd(crowd, drawer, o)
+  local ids, n = crowd:ids()
+  local states = crowd:states()
+  local sphere = type(drawer.sphere) == "function"
+  local info, pts, nbrs = {}, {}, {}
+  local scale = o.velocity_scale
+  for i = 1, n do
+    local id, b = ids[i], 6 * (i - 1)
+    local c = { states[b + 1], states[b + 2], states[b + 3] }
+    local vx, vy, vz = states[b + 4], states[b + 5], states[b + 6]
+    crowd:agent(id, info)
+    local r = info.radius
+    if o.agents then
+      if sphere then drawer:sphere(c, r, "agent")
+      else drawer:box({ c[1] - r, c[2] - r, c[3] - r }, { c[1] + r, c[2] + r, c[3] + r }, "agent") end
+    end
+    if o.velocities and (vx ~= 0 or vy ~= 0 or vz ~= 0) then
+      drawer:line(c, { c[1] + vx * scale, c[2] + vy * scale, c[3] + vz * scale }, "velocity")
+    end
+    if o.paths then
+      local np, seg = select(2, crowd:path(id, pts))
+      local prev = c
+      for k = seg + 1, np do
+        drawer:line(prev, pts[k], "agent_path")
+        prev = pts[k]
+      end
+    end
+    if o.goals and info.state ~= "idle" then drawer:point(info.goal, "goal") end
+  end
+  if o.neighbours then
+    local at, pairs_ = {}, {}
+    for i = 1, n do at[ids[i]] = i end
+    for i = 1, n do
+      local list, m = crowd:neighbours(ids[i], nbrs)
+      for k = 1, m do
+        local j = at[list[k]]
+        if j then
+          local lo, hi = math.min(i, j), math.max(i, j)
+          local key = lo * (n + 1) + hi
+          if not pairs_[key] then
+            pairs_[key] = true
+            local a, b = 6 * (lo - 1), 6 * (hi - 1)
+            drawer:line({ states[a + 1], states[a + 2], states[a + 3] }, { states[b + 1], states[b + 2], states[b + 3] },
+              "neighbour")
+          end
+        end
+      end
+    end
+  end
+end
+
 --- Walk obj (a tree, a path (an array of points), a route (an array of steps with enter/exit), a
--- world (octonav.world: its tree, holes and tile graphs) or a query (octonav.query: what its last
+-- world (octonav.world: its tree, holes and tile graphs), a crowd (octonav.crowd: its agents, their
+-- velocities, goals, paths and neighbours) or a query (octonav.query: what its last
 -- search used, the corridor unless opts.corridor is false, the visited nodes with opts.visited)) and
 -- call drawer's box/line/point/quad methods. Returns drawer. opts (all optional): see DEFAULTS above.
 function M.draw(obj, drawer, opts)
@@ -286,7 +361,9 @@ function M.draw(obj, drawer, opts)
     if type(drawer[m]) ~= "function" then raise("octonav.debug.draw: drawer: has no method '" .. m .. "'") end
   end
   local o = check_opts(opts)
-  if is_class(obj, "octonav.query") then
+  if is_crowd(obj) then
+    draw_crowd(obj, drawer, o)
+  elseif is_class(obj, "octonav.query") then
     draw_search(obj, drawer, not opts or opts.corridor ~= false, o.visited, o.max_visited)
   elseif is_tree(obj) then
     draw_tree(obj, drawer, o)
@@ -297,7 +374,7 @@ function M.draw(obj, drawer, opts)
   elseif type(obj) == "table" and type(obj[1]) == "table" and (obj[1].kind ~= nil or obj[1].enter ~= nil) then
     draw_route(obj, drawer)
   else
-    raise("octonav.debug.draw: obj: tree, path, route, world or query expected, got " .. type(obj))
+    raise("octonav.debug.draw: obj: tree, path, route, world, crowd or query expected, got " .. type(obj))
   end
   return drawer
 end

@@ -1,12 +1,15 @@
 --- octonav.view: a self-contained HTML page (WebGL2, no network at view time) showing nav data:
 -- the blocked surface or the free cells, paths with their search corridor (and the cells the search
--- visited), routes, portals, holes and doors,
+-- visited), routes, portals, holes and doors, a crowd's agents (spheres at their radius), and a
+-- recorded crowd run (octonav.crowd_record) played over a timeline (play/pause, speed, frame number),
 -- with orbit, zoom, pan, layer toggles and a slice plane. It is a drawer for octonav.debug.draw, so
 -- it shows exactly what an engine's own drawer would be given.
 --
 --   local v = view.new()                 -- a page under construction
 --   v:add(tree_or_world)                 -- any object debug.draw takes, with its options
 --   v:add(path, { corridor = true, query = q })  -- q: the query that found path (or tree = tree)
+--   v:add(crowd, { neighbours = true })   -- a crowd as it is now (octonav.crowd)
+--   v:add(recording)                     -- a recorded run (octonav.crowd_record): the page plays it
 --   v:write("nav.html")                  -- or v:html() for the text
 --   view.write("nav.html", { tree, path })  -- the same in one call
 --
@@ -14,6 +17,7 @@
 -- boxes as instances of one cube, so dungeon.obj's 47,558 blocked cells draw as 16,682 quads.
 local compat = require "octonav.compat"
 local ddraw = require "octonav.debug"
+local record = require "octonav.crowd_record"
 
 local M = {}
 
@@ -35,6 +39,10 @@ M.colors = {
   hole = { 0.75, 0.45, 1.00 },
   door = { 0.40, 1.00, 0.40 },
   door_closed = { 1.00, 0.15, 0.15 },
+  agent = { 1.00, 0.62, 0.20 },
+  velocity = { 0.95, 0.95, 0.95 },
+  neighbour = { 0.55, 0.55, 1.00 },
+  agent_path = { 0.60, 0.90, 0.30 },
 }
 local KINDS = {}
 for k in pairs(M.colors) do if k ~= "background" then KINDS[#KINDS + 1] = k end end
@@ -62,14 +70,19 @@ function M.new(opts)
     boxes = {}, nboxes = 0,   -- min xyz, max xyz, kind
     lines = {}, nlines = 0,   -- a xyz, b xyz, kind
     points = {}, npoints = 0, -- xyz, kind
+    spheres = {}, nspheres = 0, -- centre xyz, radius, kind
+    rec = nil,                -- a recording to play (octonav.crowd_record)
     counts = {},
     lo = { math.huge, math.huge, math.huge }, hi = { -math.huge, -math.huge, -math.huge },
   }, Page)
 end
 
 function Page:__tostring()
-  return ("octonav.view: %d quads, %d boxes, %d lines, %d points"):format(self.nquads, self.nboxes, self.nlines,
+  local s = ("octonav.view: %d quads, %d boxes, %d lines, %d points"):format(self.nquads, self.nboxes, self.nlines,
     self.npoints)
+  if self.nspheres > 0 then s = s .. (", %d spheres"):format(self.nspheres) end
+  if self.rec then s = s .. (", a crowd recording of %d frames"):format(self.rec:frames()) end
+  return s
 end
 
 local function grow(self, p)
@@ -113,6 +126,38 @@ function Page:point(p, kind)
   grow(self, p)
 end
 
+function Page:sphere(c, r, kind)
+  local k, t, n = kind_of(self, kind), self.spheres, self.nspheres * 5
+  t[n + 1], t[n + 2], t[n + 3], t[n + 4], t[n + 5] = c[1], c[2], c[3], r, k
+  self.nspheres = self.nspheres + 1
+  grow(self, { c[1] - r, c[2] - r, c[3] - r })
+  grow(self, { c[1] + r, c[2] + r, c[3] + r })
+end
+
+-- A recording to play: its frames' agents grow the bounds (each sphere whole).
+local function add_recording(self, rec, opts)
+  if self.rec then error("view:add: a page plays one crowd recording", 3) end
+  opts = opts or {}
+  for k in pairs(opts) do
+    if k ~= "velocity_scale" then error("view:add: unknown option '" .. tostring(k) .. "' for a crowd recording", 3) end
+  end
+  local vs = opts.velocity_scale or 1
+  if type(vs) ~= "number" or not (vs > 0 and vs < math.huge) then
+    error("view:add: option 'velocity_scale' must be a finite number > 0", 3)
+  end
+  local unpack_b = compat.unpack_bytes
+  for i = 1, rec:frames() do
+    local blob, n = rec:frame_bytes(i)
+    for a = 0, n - 1 do
+      local x, y, z, _, _, _, r = unpack_b("<fffffff", blob, 32 * a + 5)
+      grow(self, { x - r, y - r, z - r })
+      grow(self, { x + r, y + r, z + r })
+    end
+  end
+  self.rec, self.rec_vscale = rec, vs
+  self.counts.agent = (self.counts.agent or 0) + 1
+end
+
 local NORMAL_INDEX = { [-1] = { 0, 2, 4 }, [1] = { 1, 3, 5 } }
 function Page:quad(a, b, c, d, normal, kind)
   kind_of(self, kind)
@@ -129,9 +174,11 @@ function Page:quad(a, b, c, d, normal, kind)
   self.nquads = self.nquads + 1
 end
 
---- Add anything octonav.debug.draw takes (tree, path, route, world) with its options.
+--- Add anything octonav.debug.draw takes (tree, path, route, world, crowd) with its options, or a
+-- crowd recording (octonav.crowd_record; opts: { velocity_scale = 1 }, seconds of velocity a line shows).
 function Page:add(obj, opts)
-  ddraw.draw(obj, self, opts)
+  if record.is(obj) then add_recording(self, obj, opts)
+  else ddraw.draw(obj, self, opts) end
   return self
 end
 
@@ -194,13 +241,32 @@ local function html_escape(s)
   return (s:gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }))
 end
 
---- The page as one HTML string. opts: { probes = { {name, {x,y,z}}, ... } } for tests: with "#test"
--- in its URL the page writes each probe's screen pixels (5x5 around it) and the frame time as JSON
--- into <pre id="result">.
+-- The recording as page data: its records as they are (32 bytes an agent: the id, then x y z vx vy vz
+-- r as float32) and per frame [its crowd frame number, its first record, its count].
+local function rec_json(rec, vscale)
+  if not rec then return "null" end
+  local blobs, index, first = {}, {}, 0
+  for i = 1, rec:frames() do
+    local blob, n, num = rec:frame_bytes(i)
+    blobs[i] = blob
+    index[i] = ("[%d,%d,%d]"):format(num, first, n)
+    first = first + n
+  end
+  return ('{"data":"%s","frames":[%s],"dt":%s,"every":%d,"vscale":%s}'):format(base64(table.concat(blobs)),
+    table.concat(index, ","), json_num(rec.dt), rec.every, json_num(vscale))
+end
+
+--- The page as one HTML string. opts: { probes = { {name, {x,y,z}}, ... }, frame = i } for tests:
+-- with "#test" in its URL the page writes each probe's screen pixels (5x5 around it) and the frame
+-- time as JSON into <pre id="result">. frame: the recording's frame (1 ..) the page opens at, paused
+-- (a URL ending in "#frame=I" does the same; without either the page plays the recording from its start).
 function Page:html(opts)
   opts = opts or {}
   for k in pairs(opts) do
-    if k ~= "probes" then error("view:html: unknown option '" .. tostring(k) .. "'", 2) end
+    if k ~= "probes" and k ~= "frame" then error("view:html: unknown option '" .. tostring(k) .. "'", 2) end
+  end
+  if opts.frame ~= nil and (not compat.isinteger(opts.frame) or opts.frame < 1) then
+    error("view:html: option 'frame' must be an integer >= 1", 2)
   end
   local probes = {}
   for i, p in ipairs(opts.probes or {}) do
@@ -211,12 +277,13 @@ function Page:html(opts)
   if lo[1] > hi[1] then lo, hi = { -1, -1, -1 }, { 1, 1, 1 } end
   local data = ("{\"quads\":\"%s\",\"nquads\":%d,\"boxes\":\"%s\",\"nboxes\":%d,\"lines\":\"%s\",\"nlines\":%d," ..
     "\"points\":\"%s\",\"npoints\":%d,\"lo\":[%s,%s,%s],\"hi\":[%s,%s,%s],\"palette\":%s,\"kinds\":%s," ..
-    "\"bg\":[%s,%s,%s],\"probes\":[%s]}"):format(
+    "\"bg\":[%s,%s,%s],\"probes\":[%s],\"spheres\":\"%s\",\"nspheres\":%d,\"rec\":%s,\"frame\":%d}"):format(
     f32(self.quads, self.nquads * 13), self.nquads, f32(self.boxes, self.nboxes * 7), self.nboxes,
     f32(self.lines, self.nlines * 7), self.nlines, f32(self.points, self.npoints * 4), self.npoints,
     json_num(lo[1]), json_num(lo[2]), json_num(lo[3]), json_num(hi[1]), json_num(hi[2]), json_num(hi[3]),
     palette_json(), names_json(), json_num(M.colors.background[1]), json_num(M.colors.background[2]),
-    json_num(M.colors.background[3]), table.concat(probes, ","))
+    json_num(M.colors.background[3]), table.concat(probes, ","), f32(self.spheres, self.nspheres * 5), self.nspheres,
+    rec_json(self.rec, self.rec_vscale), opts.frame or 0)
   local template = M.template()
   return (template:gsub("@TITLE@", function() return html_escape(self.title) end)
     :gsub("@DATA@", function() return data end))

@@ -1,7 +1,9 @@
 -- luacheck: no max line length
 -- The viewer's page (octonav.view fills in @TITLE@ and @DATA@). Plain WebGL2, written for octonav:
 -- blocked space as one mesh of merged faces, boxes as instances of one wire cube, lines and points as
--- they are; orbit (drag), pan (shift-drag or right-drag), zoom (wheel), layer toggles, a slice plane.
+-- they are, spheres (a crowd's agents) as instances of one lit ball; orbit (drag), pan (shift-drag or
+-- right-drag), zoom (wheel), layer toggles, a slice plane. A crowd recording (D.rec) plays over a
+-- timeline: its records stay one buffer and each frame points the instanced attributes at its own.
 -- Faces are drawn from their free side only, so a closed map is seen from inside (walls facing away vanish).
 return [==[<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>@TITLE@</title>
@@ -13,12 +15,17 @@ canvas{display:block;width:100%;height:100%}
 #ui .sw{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}
 #stats{margin-top:6px;color:#aaa}
 #result{display:none}
+#player{display:none;position:absolute;left:8px;right:8px;bottom:8px;background:rgba(20,22,28,.85);padding:6px 10px;border-radius:6px;white-space:nowrap}
+#timeline{width:55%;vertical-align:middle}
 #fatal{display:none;position:absolute;top:40%;left:10%;right:10%;padding:14px 18px;background:#5a1d1d;color:#fff;border:1px solid #c55;border-radius:6px;font:15px sans-serif;white-space:pre-wrap}
 </style></head><body>
 <canvas id="c"></canvas>
 <div id="ui"><b>@TITLE@</b><div id="layers"></div>
 <label>slice y <input id="slice" type="range" min="0" max="1000" value="1000"></label>
 <div id="stats"></div><div style="color:#888">drag: orbit, shift/right-drag: pan, wheel: zoom</div></div>
+<div id="player"><button id="play">play</button> speed <select id="speed"><option>0.25</option><option>0.5</option>
+<option selected>1</option><option>2</option><option>4</option></select>
+<input id="timeline" type="range" min="0" max="0" value="0"> <span id="fno"></span></div>
 <pre id="result">pending</pre>
 <div id="fatal"></div>
 <script>
@@ -84,6 +91,19 @@ uniform mat4 mvp; uniform vec3 pal[32]; uniform float psize; in vec3 pos; in flo
 void main(){ col = pal[int(kind)]; gl_Position = mvp * vec4(pos, 1.0); gl_PointSize = psize; }`, HEAD + `
 in vec3 col; out vec4 o; void main(){ o = vec4(col, 1.0); }`);
 
+// spheres (agents): a unit ball instanced per centre and radius, lit from the eye so its middle shows
+// the kind's colour as it is
+const sphereProg = program(HEAD + `
+uniform mat4 mvp; in vec3 unit; in vec3 ctr; in float rad; out vec3 vn;
+void main(){ vn = unit; gl_Position = mvp * vec4(ctr + rad * unit, 1.0); }`, HEAD + `
+uniform vec3 color; uniform vec3 eye; in vec3 vn; out vec4 o;
+void main(){ o = vec4(color * (0.45 + 0.55 * max(dot(normalize(vn), eye), 0.0)), 1.0); }`);
+// a recording's velocity lines: from each agent's centre to where it is vscale seconds later
+const velProg = program(HEAD + `
+uniform mat4 mvp; uniform vec2 offset; uniform float vscale; in vec3 unit; in vec3 ctr; in vec3 vel;
+void main(){ vec4 c = mvp * vec4(ctr + unit.x * vscale * vel, 1.0); gl_Position = c + vec4(offset * c.w, 0.0, 0.0); }`, HEAD + `
+uniform vec3 color; out vec4 o; void main(){ o = vec4(color, 1.0); }`);
+
 const kinds = D.kinds, palette = D.palette, K = {};
 kinds.forEach((k, i) => K[k] = i);
 const palFlat = new Float32Array(96); palette.forEach((c, i) => palFlat.set(c, 3 * i));
@@ -146,6 +166,42 @@ for (const k in pointGroups) {
   attrib(pointProg, "pos", b, 3, 16, 0, 0); attrib(pointProg, "kind", b, 1, 16, 12, 0);
   L.pointVao = vao; L.npoint = pointGroups[k].n;
 }
+function sphereMesh(nl, nm) {
+  const v = [], P = (t, p) => [Math.sin(t) * Math.cos(p), Math.cos(t), Math.sin(t) * Math.sin(p)];
+  for (let i = 0; i < nl; i++) for (let j = 0; j < nm; j++) {
+    const t0 = Math.PI * i / nl, t1 = Math.PI * (i + 1) / nl, p0 = 2 * Math.PI * j / nm, p1 = 2 * Math.PI * (j + 1) / nm;
+    const a = P(t0, p0), b = P(t1, p0), c = P(t1, p1), d = P(t0, p1);
+    v.push(...a, ...b, ...c, ...a, ...c, ...d);
+  }
+  return new Float32Array(v);
+}
+const ballBuf = buffer(sphereMesh(12, 20)), ballVerts = 12 * 20 * 6;
+const sphereGroups = byKind(f32(D.spheres), D.nspheres, 5);
+for (const k in sphereGroups) {
+  const L = layer(kinds[k]), vao = gl.createVertexArray(); gl.bindVertexArray(vao);
+  const b = buffer(sphereGroups[k].data);
+  attrib(sphereProg, "unit", ballBuf, 3, 0, 0, 0);
+  attrib(sphereProg, "ctr", b, 3, 20, 0, 1); attrib(sphereProg, "rad", b, 1, 20, 12, 1);
+  L.sphereVao = vao; L.nsphere = sphereGroups[k].n;
+}
+// the recording: every frame's records in one buffer (8 words a record: id, x y z, vx vy vz, r)
+const R = D.rec, nf = R ? R.frames.length : 0;
+let fi = 0, recBuf = null, recVao = null, velVao = null;
+if (R) {
+  recBuf = buffer(f32(R.data));
+  recVao = gl.createVertexArray(); velVao = gl.createVertexArray();
+  layer("agent"); layer("velocity");
+}
+// point the instanced attributes at frame i's records
+function bindFrame(i) {
+  const first = R.frames[i][1] * 32;
+  gl.bindVertexArray(recVao);
+  attrib(sphereProg, "unit", ballBuf, 3, 0, 0, 0);
+  attrib(sphereProg, "ctr", recBuf, 3, 32, first + 4, 1); attrib(sphereProg, "rad", recBuf, 1, 32, first + 28, 1);
+  gl.bindVertexArray(velVao);
+  attrib(velProg, "unit", segBuf, 3, 0, 0, 0);
+  attrib(velProg, "ctr", recBuf, 3, 32, first + 4, 1); attrib(velProg, "vel", recBuf, 3, 32, first + 16, 1);
+}
 if (nq > 0) layer("surface");
 if (layers.free) layers.free.on = nq == 0;   // free cells start hidden when there is a surface to see
 if (layers.portal) layers.portal.on = false; // portals crowd a world's picture: shown on request
@@ -177,7 +233,7 @@ function matrices() {
   const y = [z[1] * x[2] - z[2] * x[1], z[2] * x[0] - z[0] * x[2], z[0] * x[1] - z[1] * x[0]];
   const view = new Float32Array([x[0], y[0], z[0], 0, x[1], y[1], z[1], 0, x[2], y[2], z[2], 0,
     -(x[0] * eye[0] + x[1] * eye[1] + x[2] * eye[2]), -(y[0] * eye[0] + y[1] * eye[1] + y[2] * eye[2]), -(z[0] * eye[0] + z[1] * eye[1] + z[2] * eye[2]), 1]);
-  return { mvp: mul(proj, view), x, y };
+  return { mvp: mul(proj, view), x, y, z };
 }
 const slice = document.getElementById("slice");
 function sliceY() { return lo[1] + (hi[1] - lo[1]) * slice.value / 1000 + 1e-4 * radius; }
@@ -215,6 +271,35 @@ function draw() {
     gl.uniform1f(clip, 1); gl.uniform2f(off, 0, 0); gl.bindVertexArray(L.boxVao);
     gl.drawArraysInstanced(gl.LINES, 0, 24, L.nbox);
   }
+  // agents: lit balls, depth-tested; a recording's velocity lines three pixels wide, depth-tested
+  // (the part inside its ball hidden)
+  gl.useProgram(sphereProg);
+  gl.uniformMatrix4fv(gl.getUniformLocation(sphereProg, "mvp"), false, m.mvp);
+  gl.uniform3fv(gl.getUniformLocation(sphereProg, "eye"), m.z);
+  const scol = gl.getUniformLocation(sphereProg, "color");
+  for (const k in layers) {
+    const L = layers[k]; if (!L.on || !L.sphereVao) continue;
+    gl.uniform3fv(scol, palette[K[k]]); gl.bindVertexArray(L.sphereVao);
+    gl.drawArraysInstanced(gl.TRIANGLES, 0, ballVerts, L.nsphere);
+  }
+  const pxo = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]];
+  if (R && nf > 0) {
+    const n = R.frames[fi][2];
+    if (layers.agent.on && n > 0) {
+      gl.uniform3fv(scol, palette[K.agent]); gl.bindVertexArray(recVao);
+      gl.drawArraysInstanced(gl.TRIANGLES, 0, ballVerts, n);
+    }
+    if (layers.velocity.on && n > 0) {
+      gl.useProgram(velProg);
+      gl.uniformMatrix4fv(gl.getUniformLocation(velProg, "mvp"), false, m.mvp);
+      gl.uniform3fv(gl.getUniformLocation(velProg, "color"), palette[K.velocity]);
+      gl.uniform1f(gl.getUniformLocation(velProg, "vscale"), R.vscale);
+      const voff = gl.getUniformLocation(velProg, "offset");
+      gl.bindVertexArray(velVao);
+      for (const p of pxo) { gl.uniform2f(voff, 2 * p[0] / canvas.width, 2 * p[1] / canvas.height); gl.drawArraysInstanced(gl.LINES, 0, 2, n); }
+    }
+  }
+  gl.useProgram(lineProg);
   gl.disable(gl.DEPTH_TEST);          // paths, routes, doors on top, three pixels wide
   const px = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1]];
   for (const k in layers) {
@@ -227,7 +312,8 @@ function draw() {
   gl.uniform3fv(gl.getUniformLocation(pointProg, "pal"), palFlat);
   gl.uniform1f(gl.getUniformLocation(pointProg, "psize"), 7 * (window.devicePixelRatio || 1));
   for (const k in layers) { const L = layers[k]; if (!L.on || !L.pointVao) continue; gl.bindVertexArray(L.pointVao); gl.drawArrays(gl.POINTS, 0, L.npoint); }
-  document.getElementById("stats").textContent = nq + " faces, " + D.nboxes + " boxes, " + D.nlines + " lines";
+  document.getElementById("stats").textContent = nq + " faces, " + D.nboxes + " boxes, " + D.nlines + " lines" +
+    (D.nspheres ? ", " + D.nspheres + " spheres" : "") + (R && nf ? ", " + R.frames[fi][2] + " agents" : "");
 }
 // orbit, pan, zoom
 let drag = null;
@@ -243,11 +329,53 @@ window.addEventListener("mousemove", e => {
 });
 canvas.addEventListener("wheel", e => { e.preventDefault(); cam.dist *= Math.exp(e.deltaY * 0.001); draw(); }, { passive: false });
 window.addEventListener("resize", draw);
-draw();
+
+// the player: a timeline over the recording's frames, play/pause, speed, the frame number
+const testMode = location.hash === "#test";
+let playing = false, speed = 1, last = null, acc = 0;
+const play = document.getElementById("play"), timeline = document.getElementById("timeline"), fno = document.getElementById("fno");
+function showFrame(i) {
+  fi = Math.max(0, Math.min(nf - 1, i));
+  bindFrame(fi);
+  timeline.value = fi;
+  fno.textContent = "frame " + R.frames[fi][0] + " (" + (fi + 1) + "/" + nf + ")";
+  play.textContent = playing ? "pause" : "play";
+}
+function tick(t) {
+  if (!playing) { last = null; return; }
+  if (last !== null) {
+    acc += (t - last) / 1000 * speed / (R.dt * R.every);
+    const k = Math.floor(acc);
+    if (k > 0) {
+      acc -= k;
+      if (fi + k >= nf - 1) playing = false;
+      showFrame(fi + k); draw();
+    }
+  }
+  last = t;
+  requestAnimationFrame(tick);
+}
+function setPlaying(on) {
+  playing = on && nf > 1; acc = 0; last = null;
+  if (playing && fi >= nf - 1) fi = 0;
+  showFrame(fi); draw();
+  if (playing) requestAnimationFrame(tick);
+}
+if (R && nf > 0) {
+  document.getElementById("player").style.display = "block";
+  timeline.max = nf - 1;
+  timeline.oninput = () => { playing = false; showFrame(+timeline.value); draw(); };
+  play.onclick = () => setPlaying(!playing);
+  document.getElementById("speed").onchange = e => { speed = +e.target.value; };
+  const hf = location.hash.match(/^#frame=(\d+)$/), start = hf ? +hf[1] : D.frame;
+  showFrame(start > 0 ? start - 1 : 0);
+  draw();
+  if (!(start > 0) && !testMode) setPlaying(true);
+} else draw();
 
 // test mode (URL ending in #test): each probe's 5x5 pixels (RGBA) and the mean frame time, as JSON
-if (location.hash === "#test") {
-  const out = { probes: {}, width: canvas.width, height: canvas.height };
+if (testMode) {
+  const out = { probes: {}, width: canvas.width, height: canvas.height, frame: R && nf ? R.frames[fi][0] : null };
   const m = current.mvp;
   for (const pr of D.probes) {
     const p = pr.p, c = [0, 1, 2, 3].map(j => m[j] * p[0] + m[4 + j] * p[1] + m[8 + j] * p[2] + m[12 + j]);
