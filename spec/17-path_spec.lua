@@ -146,7 +146,8 @@ describe("tostring and pairs for REPLs", function()
     local ok, err = pcall(function() assert(q:find(A, { 99, 1, 1 })) end)
     assert.is_false(ok)
     assert.equal("octonav.query: failed (goal_outside), 0 expansions", tostring(err))
-    -- the standalone interpreter prints the same text for an uncaught assert
+    -- the standalone interpreter prints the same text for an uncaught assert (but Lua 5.1's assert
+    -- takes a string message only: there it names the table; docs/lua-versions.md)
     local lua = os.getenv("OCTONAV_LUA") or "lua5.4"
     local cmd = ("%s -e 'package.path=\"lua/?.lua;lua/?/init.lua;\"..package.path; package.cpath=\"%s\"' "
       .. "-e 'local o = require \"octonav\"; local q = o.query.new(o.tree.new { depth = 3 }); "
@@ -154,7 +155,11 @@ describe("tostring and pairs for REPLs", function()
     local f = io.popen(cmd)
     local out = f:read("*a")
     f:close()
-    assert.matches("octonav.query: failed (goal_outside), 0 expansions", out, 1, true)
+    if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
+      assert.matches("bad argument #2 to 'assert' (string expected, got table)", out, 1, true)
+    else
+      assert.matches("octonav.query: failed (goal_outside), 0 expansions", out, 1, true)
+    end
     -- unreachable, with its expansions
     t:add_box({ 0, 0, 0 }, { 16, 16, 16 })
     local t2 = octonav.tree.new { depth = 3 }

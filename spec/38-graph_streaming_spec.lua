@@ -20,6 +20,7 @@
 --     world.load, refuses it with), and its loaded neighbours have their graphs.
 local octonav = require "octonav"
 local core = require "octonav.core"
+local compat = require "octonav.compat" -- (loading the shared terrain.lua before 5.3: issue 34)
 local streamer = require "octonav.streamer"
 local world_mod = require "octonav.world"
 local pack = require "octonav.pack"
@@ -74,7 +75,11 @@ local function terrain_config(dir, seed)
   if not files.exists(path) then return nil end
   local env = { NX = "5", NZ = "5", NY = "2", DEPTH = "4", SCALE = "2", SEED = tostring(seed), HOLES = "0", OUT = dir }
   local sandbox = setmetatable({ os = { getenv = function(k) return env[k] end } }, { __index = _G })
-  local cfg = assert(loadfile(path, "t", sandbox))()
+  -- the shared file is written for 5.3+ (`1 << DEPTH`); before 5.3 (no bit operators: issue 34) it is
+  -- loaded with each `A << B` rewritten as `A * 2 ^ B` (the same numbers: DEPTH is small)
+  local src = files.read(path)
+  if not compat.int64 then src = src:gsub("(%w+) << (%w+)", "%1 * 2 ^ %2") end
+  local cfg = assert(compat.load(src, "@" .. path, "t", sandbox))()
   cfg.output, cfg.progress = dir, function() end
   return cfg
 end

@@ -114,15 +114,23 @@ describe("a budget with a frame time", function()
   end)
 end)
 
+-- gc_running(want): the automatic collector is running (true) or stopped (false); Lua 5.1 cannot tell
+-- (no collectgarbage("isrunning"): the budget takes it as running, docs/lua-versions.md), so there the
+-- check is left out and the rest of each test runs as on other versions (issue 34)
+local can_tell = pcall(collectgarbage, "isrunning")
+local function gc_running(want)
+  if can_tell then assert.equal(want, collectgarbage("isrunning")) end
+end
+
 describe("a budget that runs the collector (option gc)", function()
   after_each(function() collectgarbage("restart") end)
 
   it("stops the automatic collector and does its work at each frame, for what was allocated", function()
     collectgarbage()
     local b = navigator.budget { gc = true }
-    assert.is_true(collectgarbage("isrunning"))
+    gc_running(true)
     b:frame()
-    assert.is_false(collectgarbage("isrunning"))
+    gc_running(false)
     -- garbage made between frames: without the collector's steps the heap would grow by all of it
     -- (~62 KB a frame); the budget's steps keep it within a few cycles' worth. A cycle starts once the
     -- heap has grown by the collector's pause (as the automatic one), so the garbage is made 8 times
@@ -140,11 +148,11 @@ describe("a budget that runs the collector (option gc)", function()
     assert.equal(frames * 1000, made)
     local grown = collectgarbage("count") - h0
     assert.is_true(grown < 0.5 * frames * 1000 * 64 / 1024, ("grew %.0f KB in %d frames"):format(grown, frames))
-    assert.is_false(collectgarbage("isrunning"))
+    gc_running(false)
     b:release_gc()
-    assert.is_true(collectgarbage("isrunning"))
+    gc_running(true)
     b:frame() -- (released: frames leave the collector alone)
-    assert.is_true(collectgarbage("isrunning"))
+    gc_running(true)
   end)
 
   it54("gives the collector back by <close>", { navigator = navigator }, [[
@@ -162,15 +170,15 @@ describe("a budget that runs the collector (option gc)", function()
     local b = navigator.budget { gc = true }
     b:frame()
     b:release_gc()
-    assert.is_false(collectgarbage("isrunning"))
+    gc_running(false)
     collectgarbage("restart")
     do
       local c = navigator.budget { gc = true }
       c:frame()
-      assert.is_false(collectgarbage("isrunning"))
+      gc_running(false)
       c:release_gc()
     end
-    assert.is_true(collectgarbage("isrunning")) -- (released)
+    gc_running(true) -- (released)
     -- a full collection between frames lowers the heap mark the budget counts from
     local d = navigator.budget { gc = true }
     d:frame()
@@ -208,6 +216,6 @@ describe("a budget that runs the collector (option gc)", function()
       "octonav.navigator.budget: option 'gc' must be a boolean")
     local c = navigator.budget()
     c:frame()
-    assert.is_true(collectgarbage("isrunning")) -- (off by default)
+    gc_running(true) -- (off by default)
   end)
 end)

@@ -202,7 +202,7 @@ describe("docs/reference.md", function()
     local api = { read("csrc/octonav.h") } -- and the rooms' public headers it includes
     for h in api[1]:gmatch('#include "(octonav_%w+%.h)"') do
       local ls = assert(io.popen("ls csrc/*/" .. h))
-      api[#api + 1] = read(ls:read("l"))
+      api[#api + 1] = read(ls:read("*l"))
       ls:close()
     end
     for name in table.concat(api, "\n"):gmatch("ON_API[^;{]-[%s%*](on_[%w_]+)%s*%(") do

@@ -3,7 +3,7 @@
 -- room the layer table lacks and a file over 700 lines each fail, named in the output.
 local function tmpdir()
   local p = assert(io.popen("mktemp -d"))
-  local d = p:read("l")
+  local d = p:read("*l")
   p:close()
   return d
 end
@@ -18,7 +18,7 @@ end
 -- runs the tool over root: its output and whether it exited 0
 local function check(root)
   local p = assert(io.popen("lua5.4 tools/include_graph.lua --root '" .. root .. "' 2>&1"))
-  local out = p:read("a")
+  local out = p:read("*a")
   local ok = p:close()
   return out, ok == true
 end

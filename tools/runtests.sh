@@ -65,7 +65,12 @@ grep -E '^ok [0-9]+ - # SKIP' "$tap" | sed -E 's/^ok [0-9]+ - # SKIP /skipped: /
 ss=$(grep -cE '^ok [0-9]+ - # SKIP' "$tap")
 sp=$(( $(grep -cE '^ok [0-9]+' "$tap") - ss )); sf=$(grep -cE '^not ok [0-9]+' "$tap")
 echo "specs: $sp passed, $sf failed, $ss skipped"
-if [ $brc -ne 0 ] && [ "$sf" -eq 0 ]; then echo "busted exited $brc"; sf=1; fi
+if [ $brc -ne 0 ] && ! grep -qE '^1\.\.[0-9]+$' "$tap"; then
+  # busted died before its plan line (a crash in the module or the Lua, e.g. "Segmentation fault"):
+  # the specs after the last one reported did not run, whatever the counts above say
+  echo "busted stopped (exit $brc) after test $(grep -cE '^(not )?ok [0-9]+' "$tap"), before its plan: the specs after it did not run"
+  sf=$((sf + 1))
+elif [ $brc -ne 0 ] && [ "$sf" -eq 0 ]; then echo "busted exited $brc"; sf=1; fi
 rm -f "$tap"
 pass=$((pass + sp)); fail=$((fail + sf))
 echo "$pass passed, $fail failed, $ss skipped"

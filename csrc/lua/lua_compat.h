@@ -297,12 +297,15 @@ static inline int onc_checkoption(lua_State *L, int arg, const char *def, const 
 #define luaL_optnumber onc_optnumber
 #undef luaL_checklstring
 #define luaL_checklstring onc_checklstring
+/* through the luaL_checklstring / luaL_optlstring names, as 5.4's lauxlib.h writes them: a file that
+ * redefines those (lua_util.h: the binding's "tree:save: argument #1: ..." messages) gets its own
+ * messages from these too, as on 5.4 */
 #undef luaL_checkstring
-#define luaL_checkstring(L, n) onc_checklstring((L), (n), NULL)
+#define luaL_checkstring(L, n) luaL_checklstring((L), (n), NULL)
 #undef luaL_optlstring
 #define luaL_optlstring onc_optlstring
 #undef luaL_optstring
-#define luaL_optstring(L, n, d) onc_optlstring((L), (n), (d), NULL)
+#define luaL_optstring(L, n, d) luaL_optlstring((L), (n), (d), NULL)
 #undef luaL_checktype
 #define luaL_checktype onc_checktype
 #undef luaL_checkany

@@ -98,6 +98,14 @@ else
   M.execute = os.execute
 end
 
+--- collectgarbage("isrunning") where the version has it (5.2+, LuaJIT 2.1): true or false; on Lua 5.1,
+-- which cannot tell, nil.
+if pcall(collectgarbage, "isrunning") then
+  M.gc_isrunning = function() return collectgarbage("isrunning") end
+else
+  M.gc_isrunning = function() return nil end
+end
+
 --- The command that runs this Lua version, for the subprocesses a benchmark starts: $OCTONAV_LUA when
 -- set (tools/runtests.sh sets it), else luajit, lua5.1 ... lua5.4 after the running one.
 M.lua_command = os.getenv("OCTONAV_LUA") or (rawget(_G, "jit") and "luajit") or ("lua" .. _VERSION:match("%d+%.%d+"))
@@ -118,6 +126,29 @@ if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
   end
 else
   M.loadfile = loadfile
+end
+
+--- load(chunk, name, mode, env) as 5.2+ (and LuaJIT) have it, a string or a function chunk; on Lua 5.1
+-- (whose load takes a function only, and no mode or environment) through loadstring and setfenv.
+if _VERSION == "Lua 5.1" and not rawget(_G, "jit") then
+  M.load = function(chunk, name, mode, env)
+    if type(chunk) ~= "string" then
+      local parts = {}
+      for piece in chunk do
+        if piece == "" then break end
+        parts[#parts + 1] = piece
+      end
+      chunk = table.concat(parts)
+    end
+    if mode and not mode:find("b", 1, true) and chunk:byte(1) == 27 then
+      return nil, "attempt to load a binary chunk (mode is '" .. mode .. "')"
+    end
+    local f, err = loadstring(chunk, name) -- luacheck: ignore 113 (loadstring: Lua 5.1's)
+    if f and env then setfenv(f, env) end -- luacheck: ignore 113 (setfenv: Lua 5.1's)
+    return f, err
+  end
+else
+  M.load = load
 end
 
 return M

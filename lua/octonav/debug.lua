@@ -259,7 +259,11 @@ local function draw_portals(world, drawer, all)
     return
   end
   local tiles = {}
-  for t in pairs(ids) do tiles[#tiles + 1] = t end
+  if type(world.graph_tiles) == "function" then -- (on every Lua: 5.1 and LuaJIT have no __pairs)
+    for t in world:graph_tiles() do tiles[#tiles + 1] = t end
+  else
+    for t in pairs(ids) do tiles[#tiles + 1] = t end
+  end
   table.sort(tiles)
   local cache = portal_cache[world]
   if cache then -- tiles whose graph the world dropped

@@ -79,6 +79,7 @@
 local util = require "octonav.util"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local core = require "octonav.core"
+local compat = require "octonav.compat" -- (collectgarbage("isrunning"): 5.2+; issue 34)
 
 local M = {}
 
@@ -255,7 +256,7 @@ end
 -- middle of a navigator's update on top of it. (100 navigators on a 16x2x16 world: 13 KB a frame;
 -- a cycle's atomic step and its sweep took 1.1 and 1.4 ms in the frames they fell in.)
 function Budget:collect()
-  if collectgarbage("isrunning") then
+  if compat.gc_isrunning() ~= false then -- (nil: Lua 5.1 cannot tell; taken as running)
     collectgarbage("stop")
     if self.gc_was_running == nil then self.gc_was_running = true end
   elseif self.gc_was_running == nil then
@@ -274,7 +275,8 @@ function Budget:collect()
 end
 
 --- budget:release_gc(): the budget drives the collector no more, and Lua's automatic collector is
--- left as the budget found it (restarted unless it was stopped before the budget's first frame).
+-- left as the budget found it (restarted unless it was stopped before the budget's first frame; on
+-- Lua 5.1, which cannot tell, always restarted).
 -- Call it before dropping a budget with gc, or before frames stop (a pause menu): the collector is
 -- the whole Lua state's, and while stopped nothing is collected. `local b <close> = budget{...}` calls
 -- it at the end of the block.

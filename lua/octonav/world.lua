@@ -98,29 +98,35 @@ local function add_graph(world, t, blob)
   return true
 end
 
--- world.graph_ids: tile -> the identity of the graph the world graph holds for it (pack.blob_id of
--- its file, kept in C: graph:tile_id), nil where none; read-only, pairs() lists the tiles with one.
+-- The identity of the graph the world graph holds for tile t (pack.blob_id of its file, kept in C:
+-- graph:tile_id), nil where none.
+local function graph_id(world, t)
+  if not compat.isinteger(t) or t < 0 or t >= world.grid.count then return nil end
+  local ok, id = pcall(world.graph.tile_id, world.graph, tilegrid.coords(world.grid, t))
+  return ok and id or nil -- (a closed graph holds none)
+end
+
+-- tile, id of each tile with a graph, in tile order (world:graph_tiles, pairs(world.graph_ids))
+local function graph_tiles(world)
+  local t = -1
+  return function()
+    while true do
+      t = t + 1
+      if t >= world.grid.count then return nil end
+      local id = graph_id(world, t)
+      if id then return t, id end
+    end
+  end
+end
+
+-- world.graph_ids: tile -> graph_id, read-only; pairs() lists the tiles with one where __pairs exists
+-- (5.2+; world:graph_tiles() on every Lua: issue 34).
 local function graph_ids_of(world)
   local ids = {}
-  local function get(t)
-    if not compat.isinteger(t) or t < 0 or t >= world.grid.count then return nil end
-    local ok, id = pcall(world.graph.tile_id, world.graph, tilegrid.coords(world.grid, t))
-    return ok and id or nil -- (a closed graph holds none)
-  end
   return setmetatable(ids, {
-    __index = function(_, t) return get(t) end,
+    __index = function(_, t) return graph_id(world, t) end,
     __newindex = function() raise("world.graph_ids is read-only (the world graph's)") end,
-    __pairs = function()
-      local t = -1
-      return function()
-        while true do
-          t = t + 1
-          if t >= world.grid.count then return nil end
-          local id = get(t)
-          if id then return t, id end
-        end
-      end, ids, nil
-    end,
+    __pairs = function() return graph_tiles(world), ids, nil end,
   })
 end
 
@@ -359,6 +365,13 @@ function World:remove_graph(tile)
   if not self.graph:has_tile(i, j, k) then return end
   self.graph:remove_tile(i, j, k)
   self.graph_revision = self.graph_revision + 1
+end
+
+--- world:graph_tiles() -> iterator: `for tile, id in world:graph_tiles()` lists the tiles whose graph the
+-- world graph holds, in tile order, with world.graph_ids[tile]; on every Lua (pairs(world.graph_ids) does
+-- the same on 5.2+ only: 5.1 and LuaJIT have no __pairs).
+function World:graph_tiles()
+  return graph_tiles(self)
 end
 
 --- world:graph_bytes() -> bytes the world graph holds (octonav.core.route's stats).
