@@ -32,7 +32,11 @@
  * neighbour entries, nodes reached, R 1 when the search ran from the goal's end (q->reversed), X 1
  * when it escalated (q->o.weight is the escalation's after it), Q the length ratio, S the endpoints'
  * straight distance over the optimum (`v MAP K SCEN failed` when not solved).
- * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N] | -A] [-R] [-v] [-W] [-c] [MAP ...]
+ * -F N: the timed passes' finalize runs in slices of at most N line-of-sight and turn checks
+ * (on_query_finalize_step, each slice running the finalize again from its start with the answers the
+ * ones before got) before on_query_finalize reads the result: the paths (-w) must be the whole
+ * finalize's, byte for byte; finalize us then counts every slice.
+ * Usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N] | -A] [-R] [-F N] [-v] [-W] [-c] [MAP ...]
  */
 #include "octonav.h"
 #include "scen.h"
@@ -103,6 +107,8 @@ __attribute__((noinline)) static on_status bench_find(on_query *q, const bench_s
 
 /* The timed passes' call: on_query_find's three steps, each timed (ph: seconds in init, the search and
  * finalize). The benchmark's maps are loaded whole, so a search never waits for a tile. */
+static size_t fin_slice; /* -F N (0: the finalize whole) */
+
 static on_status timed_find(on_query *q, const bench_scen *s, const on_query_opts *o, double *pbuf, size_t cap,
                             size_t *np, on_query_info *info, double ph[3])
 {
@@ -114,6 +120,19 @@ static on_status timed_find(on_query *q, const bench_scen *s, const on_query_opt
     if (st == (ON_IN_PROGRESS | ON_LOADING)) {
         fprintf(stderr, "query: a search waited for a tile (the benchmark loads every tile)\n");
         exit(1);
+    }
+    if (fin_slice) {
+        on_status f;
+        size_t checks;
+        while ((f = on_query_finalize_step(q, fin_slice, NULL, NULL, &checks)) == ON_IN_PROGRESS)
+            if (checks != fin_slice) {
+                fprintf(stderr, "query: a finalize slice made %zu checks, not %zu\n", checks, fin_slice);
+                exit(1);
+            }
+        if (!on_ok(f)) {
+            fprintf(stderr, "query: a finalize in slices failed (status %d)\n", (int)f);
+            exit(1);
+        }
     }
     st = on_query_finalize(q, pbuf, cap, np, info);
     double t3 = bench_now();
@@ -140,6 +159,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-A")) no_adj = 1;
         else if (!strcmp(argv[i], "-v")) verbose = 1;
         else if (!strcmp(argv[i], "-W")) warm = 1;
+        else if (!strcmp(argv[i], "-F") && i + 1 < argc) fin_slice = (size_t)atol(argv[++i]);
         else if (!strcmp(argv[i], "-L")) /* (N optional: 16) */
             nland = i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9' ? atoi(argv[++i]) : 16;
         else if (argv[i][0] != '-' && nmaps < 32) maps[nmaps++] = argv[i];
@@ -148,8 +168,8 @@ int main(int argc, char **argv)
             break;
         }
     }
-    if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || ((nland || prepared) && no_adj) || (nland && prepared) || (warm && count_only)) {
-        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N] | -A] [-R] [-v] [-W] [-c] [MAP ...]\n");
+    if (nmaps < 0 || limit < 1 || passes < 1 || nland < 0 || nland > 64 || ((nland || prepared) && no_adj) || (nland && prepared) || (warm && count_only) || (fin_slice && count_only)) {
+        fprintf(stderr, "usage: query [-n SCENARIOS] [-s SEED] [-p PASSES] [-w PATHS] [-P | -L [N] | -A] [-R] [-F N] [-v] [-W] [-c] [MAP ...]\n");
         return 2;
     }
     if (!nmaps)

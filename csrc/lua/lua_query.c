@@ -514,6 +514,36 @@ static lquery *checkq_tree(lua_State *L, const char *fname, on_lhandle *hs[2])
 
 static int result_body(lua_State *L, void *ctx) { return push_result(L, 1, ctx); }
 
+/* q:result_step's stop: the clock reads the deadline (at ud) or later. */
+static int past_deadline(void *ud) { return clock_now() >= *(const double *)ud; }
+
+/* q:result_step(max_checks [, deadline]) -> "pending", checks | q:result()'s returns: the result of a
+ * finished sliced search built in slices (on_query_finalize_step): at most max_checks (integer >= 0,
+ * 0 = no limit) line-of-sight and turn checks this call, and none after core.clock() reads deadline
+ * (checked after each; at least one is made); "pending" and the checks made until the result is
+ * built, then the path and info q:result() gives (the same, byte for byte). */
+static int l_result_step(lua_State *L)
+{
+    on_lhandle *hs[2];
+    lquery *u = checkq_tree(L, "result_step", hs);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    if (n < 0) luaL_argerror(L, 2, "max_checks must be >= 0");
+    double deadline = (double)luaL_optnumber(L, 3, HUGE_VAL);
+    if (deadline != deadline) luaL_argerror(L, 3, "deadline must be a number");
+    if (!u->started) return luaL_error(L, "query:result_step: no search started");
+    if (!hs[1]) return push_failure(L, u, "tree_closed");
+    size_t checks = 0;
+    on_status s = on_query_finalize_step(u->h.p, (size_t)n, isinf(deadline) ? NULL : past_deadline, &deadline, &checks);
+    if (s == (ON_FAILURE | ON_INVALID))
+        return luaL_error(L, "query:result_step: the search is still running (call step until it stops)");
+    if (s == ON_IN_PROGRESS) {
+        lua_pushliteral(L, "pending");
+        lua_pushinteger(L, (lua_Integer)checks);
+        return 2;
+    }
+    return on_lua_pinned(L, hs, 2, result_body, u);
+}
+
 /* q:result() -> path, info | nil, info (for a finished sliced search) */
 static int l_result(lua_State *L)
 {
@@ -619,7 +649,7 @@ static int l_visited(lua_State *L)
 }
 
 static const luaL_Reg methods[] = {
-    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"step_until", l_step_until}, {"result", l_result},
+    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"step_until", l_step_until}, {"result", l_result}, {"result_step", l_result_step},
     {"corridor", l_corridor}, {"visited", l_visited}, {NULL, NULL},
 };
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};

@@ -186,6 +186,16 @@ ON_API on_status on_query_update(on_query *q, size_t max_iter, size_t *done);
 /* The path (world points, x,y,z each) of a finished search: *npath gets the point count; with cap too
  * small only the count is reported (ON_BUFFER_SMALL). Returns the search's final status. */
 ON_API on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info);
+/* The finalize of a finished search (the corridor, refine, smoothing, relaxation on_query_finalize
+ * does) in slices: at most max_checks (0: no limit) line-of-sight and turn checks of the tree this
+ * call, fewer when stop (may be NULL) returns nonzero after one (a clock); each call makes one at
+ * least. ON_IN_PROGRESS until the result is built, then ON_SUCCESS (also when there is nothing to
+ * build: on_query_finalize then reports the search's status); ON_FAILURE with ON_STALE or
+ * ON_NO_MEMORY as on_query_finalize; ON_FAILURE | ON_INVALID while the search runs. *checks (may be NULL): the
+ * checks this call made. The result is the whole finalize's, byte for byte (each slice runs the
+ * finalize again from the start with the answers the slices before got, without reading the tree);
+ * on_query_finalize reads it, or builds what is left at once. */
+ON_API on_status on_query_finalize_step(on_query *q, size_t max_checks, int (*stop)(void *ud), void *ud, size_t *checks);
 /* The tiles the result depends on: those of its corridor of cells and those its final (smoothed,
  * relaxed) segments pass through or touch where they cross a lattice edge, each with its salt when the
  * search or the smoothing read it (a path is stale once one of them changes: compare with

@@ -44,6 +44,20 @@ struct on_query {
     size_t facescap;      /* (in doubles) */
     unsigned char *clear; /* per refined waypoint: strictly inside its face (on_sight's clear) */
     size_t clearcap;
+    /* a finalize in slices (on_query_finalize_step, search_path.c): the answers of the line-of-sight
+     * and turn checks it made so far, in order (1 byte each); each slice runs the finalize again from
+     * the start, answering from them, then asks the tree until its limit; the result is kept only from
+     * the run that needed no answer past its limit */
+    unsigned char *flog;
+    size_t nflog, flogcap;
+    size_t fin_left;       /* checks this slice may still make */
+    int (*fin_stop)(void *ud); /* read after each check: nonzero ends the slice (may be NULL) */
+    void *fin_stop_ud;
+    int fin_cut;           /* this slice's run went past its limit: its answers after that are made up */
+    int fin_nomem;         /* the log could not grow */
+    uint64_t fin_sig;      /* the salts of the tiles the search read (touched) when the log's first answer
+                            * was got: one changed since, the answers are dropped and the finalize starts
+                            * over on the tree as it is */
     double wa[3], wb[3];  /* the endpoints in world space (for starting again over the cells) */
     on_tileset ptiles;    /* the result's tiles (corridor and final segments), with salts */
     int direct;           /* the result is the straight segment (corr: the cells it crosses) */

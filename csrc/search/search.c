@@ -60,6 +60,7 @@ void on_query_destroy(on_query *q)
     on_pathbuf_free(&q->path);
     free(q->faces);
     free(q->clear);
+    free(q->flog);
     free(q->corr);
     free(q->lcache);
     on_tileset_free(&q->touched);

@@ -79,6 +79,7 @@ static int node_chain(on_query *q, int32_t end, const double stop[3])
 #define BLOCKED_MEMO 16
 typedef struct fin_sight {
     on_query *q;
+    size_t pos; /* the next answer of q->flog this run reads */
     on_turn_cache tc; /* the voxels the last turn check read (the tree does not change meanwhile) */
     unsigned nturn; /* answers kept: turn[nturn % TURN_MEMO] is the next replaced */
     struct {
@@ -91,12 +92,43 @@ typedef struct fin_sight {
     double blocked[BLOCKED_MEMO][6]; /* a segment's ends a, b */
 } fin_sight;
 
+/* A check's answer without the tree: the one a slice before this run got (replayed), or, once this
+ * run went past its limit, a made-up 0 (the run's result is not kept). 0 when the tree must answer. */
+static int fin_replay(fin_sight *fs, int *ans)
+{
+    on_query *q = fs->q;
+    if (fs->pos < q->nflog) {
+        *ans = q->flog[fs->pos++];
+        return 1;
+    }
+    if (q->fin_cut) {
+        *ans = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The tree's answer, logged; the slice's limit or its stop ends the run's real checks after it. */
+static int fin_log(fin_sight *fs, int ans)
+{
+    on_query *q = fs->q;
+    if (on_grow((void **)&q->flog, &q->flogcap, q->nflog + 1, 1)) {
+        q->fin_nomem = q->fin_cut = 1;
+        return ans;
+    }
+    q->flog[q->nflog++] = (unsigned char)(ans != 0);
+    fs->pos++;
+    if (--q->fin_left == 0 || (q->fin_stop && q->fin_stop(q->fin_stop_ud))) q->fin_cut = 1;
+    return ans;
+}
+
 /* Line of sight; while smoothing (fs->relaxing 0), the last BLOCKED_MEMO segments found blocked are
  * kept for fin_known_blocked. */
 static int fin_visible(void *ud, const double a[3], const double b[3])
 {
     fin_sight *fs = ud;
-    int ok = sight_visible(fs->q, a, b);
+    int ok;
+    if (!fin_replay(fs, &ok)) ok = fin_log(fs, sight_visible(fs->q, a, b));
     if (!ok && !fs->relaxing) {
         double *s = fs->blocked[fs->nblocked++ % BLOCKED_MEMO];
         memcpy(s, a, 3 * sizeof *a);
@@ -138,8 +170,11 @@ static int fin_turn_ok(void *ud, const double a[3], const double x[3], const dou
             fs->turn[i].x[2] == x[2])
             return fs->turn[i].ok;
     on_query *q = fs->q;
-    q->info.turns++;
-    int ok = on_tree_turn_ok_cached(q->t, q->lcache, &fs->tc, a, x, b);
+    int ok;
+    if (!fin_replay(fs, &ok)) {
+        q->info.turns++;
+        ok = fin_log(fs, on_tree_turn_ok_cached(q->t, q->lcache, &fs->tc, a, x, b));
+    }
     unsigned slot = fs->nturn++ % TURN_MEMO;
     memcpy(fs->turn[slot].x, x, sizeof fs->turn[slot].x);
     fs->turn[slot].sides = sides;
@@ -165,7 +200,8 @@ static int straight_path(on_query *q)
 }
 
 /* The searched path to node `end` (partial: the node nearest the goal), pulled tight: corridor,
- * refine (or the node chain), simplify, smooth, relax; then its tiles and length. */
+ * refine (or the node chain), simplify, smooth, relax; then its tiles and length. 1 when the run went
+ * past its slice's limit (q->fin_cut: nothing kept, q->path.n 0), -1 on allocation failure. */
 static int tightened_path(on_query *q, int32_t end, int partial)
 {
     if (build_corridor(q, end) != 0) return -1;
@@ -179,6 +215,8 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     }
     fin_sight fs;
     fs.q = q;
+    fs.pos = 0;
+    q->fin_cut = q->fin_nomem = 0;
     fs.nturn = 0;
     fs.relaxing = 0;
     fs.nblocked = 0;
@@ -212,6 +250,10 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     sight.clear = NULL; /* (the flags follow the waypoints smoothing was given, not its output) */
     fs.relaxing = 1;
     if (q->o.smooth != ON_SMOOTH_NONE && q->o.relax > 0) on_relax(&q->path, &sight, q->o.relax);
+    if (q->fin_cut) {
+        q->path.n = 0;
+        return q->fin_nomem ? -1 : 1;
+    }
     q->info.cells = q->ncorr;
     if (path_tiles(q) != 0) return -1;
     q->info.length = on_pathbuf_length(&q->path) * q->t->p.scale;
@@ -219,27 +261,82 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     return 0;
 }
 
-on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
+/* The node a finished search's result ends at (-1: none), *partial set for the node nearest the goal. */
+static int32_t result_end(const on_query *q, int *partial)
 {
     on_status st = q->state;
+    *partial = 0;
+    if (on_ok(st)) return q->found;
+    if (q->o.partial && q->best >= 0 && (st & (ON_UNREACHABLE | ON_BUDGET | ON_OUT_OF_NODES))) {
+        *partial = 1;
+        return q->best;
+    }
+    return -1;
+}
+
+/* Build the result (not built yet: q->path.n 0) within the slice's limits set in q: ON_SUCCESS when
+ * built, ON_IN_PROGRESS when the slice ended first, ON_FAILURE with ON_STALE or ON_NO_MEMORY. */
+static on_status build_result(on_query *q, int32_t end, int partial)
+{
+    if (!q->direct && q->g.ops->borrows_tiles && on_tileset_changed(&q->touched, q->t)) {
+        /* the corridor's nodes may be gone (a tile changed, re-prepared or unloaded since the
+         * search): the result is stale, as a running search would be */
+        q->state = ON_FAILURE | ON_STALE;
+        return q->state;
+    }
+    int r = q->direct ? straight_path(q) : tightened_path(q, end, partial);
+    return r < 0 ? (ON_FAILURE | ON_NO_MEMORY) : r > 0 ? ON_IN_PROGRESS : ON_SUCCESS;
+}
+
+/* The current salts of the tiles the search read, folded (a slice's answers hold while it stays). */
+static uint64_t touched_sig(const on_query *q)
+{
+    uint64_t h = 0;
+    for (size_t i = 0; i < q->touched.n; i++)
+        h = (h ^ ((uint64_t)q->touched.tile[i] << 32 | q->t->tiles[q->touched.tile[i]].salt)) * 0x100000001B3ull;
+    return h;
+}
+
+on_status on_query_finalize_step(on_query *q, size_t max_checks, int (*stop)(void *ud), void *ud, size_t *checks)
+{
+    if (checks) *checks = 0;
+    if (q->state & ON_IN_PROGRESS) return ON_FAILURE | ON_INVALID; /* (the search runs: nothing to finalize) */
+    int partial;
+    int32_t end = result_end(q, &partial);
+    if (end < 0 || q->path.n > 0) return ON_SUCCESS; /* nothing to build, or built */
+    uint64_t sig = touched_sig(q);
+    if (q->nflog == 0 || q->fin_sig != sig) {
+        q->nflog = 0;
+        q->fin_sig = sig;
+    }
+    size_t before = q->nflog;
+    q->fin_left = max_checks ? max_checks : SIZE_MAX;
+    q->fin_stop = stop;
+    q->fin_stop_ud = ud;
+    on_status s = build_result(q, end, partial);
+    q->fin_stop = NULL;
+    if (checks) *checks = q->nflog - before;
+    return s;
+}
+
+on_status on_query_finalize(on_query *q, double *path, size_t cap, size_t *npath, on_query_info *info)
+{
     if (npath) *npath = 0;
-    int32_t end = -1;
-    int partial = 0;
-    if (on_ok(st)) end = q->found;
-    else if (q->o.partial && q->best >= 0 && (st & (ON_UNREACHABLE | ON_BUDGET | ON_OUT_OF_NODES))) {
-        end = q->best;
-        partial = 1;
-    }
-    if (end >= 0 && q->path.n == 0) { /* built once, on the first call after the search */
-        if (!q->direct && q->g.ops->borrows_tiles && on_tileset_changed(&q->touched, q->t)) {
-            /* the corridor's nodes may be gone (a tile changed, re-prepared or unloaded since the
-             * search): the result is stale, as a running search would be */
-            q->state = ON_FAILURE | ON_STALE;
+    int partial;
+    int32_t end = result_end(q, &partial);
+    if (end >= 0 && q->path.n == 0) { /* built once, on the first call after the search (or the rest of
+                                        * a finalize in slices) */
+        if (q->nflog && q->fin_sig != touched_sig(q)) q->nflog = 0;
+        q->fin_left = SIZE_MAX;
+        q->fin_stop = NULL;
+        on_status s = build_result(q, end, partial);
+        if (s & ON_STALE) {
             if (info) *info = q->info;
-            return q->state;
+            return s;
         }
-        if ((q->direct ? straight_path(q) : tightened_path(q, end, partial)) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        if (s != ON_SUCCESS) return ON_FAILURE | ON_NO_MEMORY;
     }
+    on_status st = q->state;
     if (info) *info = q->info;
     if (end < 0) return st;
     size_t n = q->path.n;

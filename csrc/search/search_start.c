@@ -205,6 +205,7 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
     on_pool_reset(&q->pool);
     q->path.n = 0;
     q->ncorr = 0;
+    q->nflog = 0;
     q->found = q->best = -1;
     q->best_h2 = INFINITY;
     q->touched.n = 0;

@@ -442,20 +442,37 @@ local function work(self, position, want)
           break
         end
       else
-        local t1 = B.step and B.clock() -- (a budget with a frame time learns what a result costs)
-        local path, info = s.q:result()
-        if t1 then B:spent("results", 1, B.clock() - t1) end
-        if s.unsure then
-          spent = spent + n
-        else
-          local did = math.max(0, (info.expansions or s.used) - s.used)
-          spent = spent + did
-          if dt then B:spent("expansions", did, dt) end -- (the step's time: not the result's)
-        end
-        candidate_done(self, s, nil, path, info)
+        s.status, s.fin_n, s.fin_dt = "finalizing", n, dt
       end
-    else -- finished within start (same cell, or a failure before any expansion)
+    elseif s.status ~= "finalizing" then -- finished within start (same cell, or a failure before any expansion)
       candidate_done(self, s)
+    end
+    if s.status == "finalizing" and self.search == s then
+      -- the result: with a frame deadline built in slices (q:result_step: none of its line-of-sight
+      -- checks after the deadline; "pending" until done, the next frames go on), else whole; in the
+      -- budget's line as a step is (a frame that grants it nothing leaves it for the next)
+      if not budget then budget = B:take("expansions", self, want) end
+      if budget - spent <= 0 then break end
+      local t1 = B.step and B.clock() -- (a budget with a frame time learns what a result costs)
+      local deadline = B.timed and B.deadline
+      local path, info
+      if deadline then
+        path, info = s.q:result_step(0, deadline)
+      else
+        path, info = s.q:result()
+      end
+      if t1 then B:spent("results", 1, B.clock() - t1) end
+      if path == "pending" then break end
+      local n, dt = s.fin_n, s.fin_dt
+      if s.unsure then
+        spent = spent + n
+      else
+        local did = math.max(0, (info.expansions or s.used) - s.used)
+        spent = spent + did
+        if dt then B:spent("expansions", did, dt) end -- (the step's time: not the result's)
+      end
+      s.fin_n, s.fin_dt = nil, nil
+      candidate_done(self, s, nil, path, info)
     end
   end
   if budget then
