@@ -188,31 +188,43 @@ typedef struct hf_geo {
     hf_block *blocks;                /* 1 << (2 * HF_SLOT_BITS) */
 } hf_geo;
 
-/* Clip a convex polygon (x, z, y triples) to x in [x0, x1], z in [z0, z1] (Sutherland-Hodgman). */
+/* Clip a convex polygon (x, z, y triples) to x in [x0, x1], z in [z0, z1] (Sutherland-Hodgman). An
+ * edge that every vertex is inside of is skipped (it would copy the polygon as it is); the vertices
+ * are otherwise computed as one pass an edge always did, so the answers are the same to the bit. */
 static int clip_poly(double (*p)[3], int n, double x0, double x1, double z0, double z1)
 {
-    double tmp[12][3];
+    double buf[12][3], d[12];
+    double(*src)[3] = p, (*dst)[3] = buf;
     for (int edge = 0; edge < 4 && n > 0; edge++) {
         int axis = edge < 2 ? 0 : 1;
         double lim = edge == 0 ? x0 : edge == 1 ? x1 : edge == 2 ? z0 : z1;
-        int keep_ge = (edge == 0 || edge == 2);
+        int keep_ge = (edge == 0 || edge == 2), in = 0;
+        for (int i = 0; i < n; i++) {
+            d[i] = keep_ge ? src[i][axis] - lim : lim - src[i][axis];
+            in += d[i] >= 0;
+        }
+        if (in == n) continue;
         int m = 0;
         for (int i = 0; i < n; i++) {
-            double *a = p[i], *b = p[(i + 1) % n];
-            double da = keep_ge ? a[axis] - lim : lim - a[axis];
-            double db = keep_ge ? b[axis] - lim : lim - b[axis];
+            int j = i + 1 == n ? 0 : i + 1;
+            const double *a = src[i], *b = src[j];
+            double da = d[i], db = d[j];
             if (da >= 0) {
-                tmp[m][0] = a[0], tmp[m][1] = a[1], tmp[m][2] = a[2], m++;
+                dst[m][0] = a[0], dst[m][1] = a[1], dst[m][2] = a[2], m++;
             }
             if ((da >= 0) != (db >= 0)) {
                 double u = da / (da - db);
-                for (int k = 0; k < 3; k++) tmp[m][k] = a[k] + u * (b[k] - a[k]);
+                for (int k = 0; k < 3; k++) dst[m][k] = a[k] + u * (b[k] - a[k]);
                 m++;
             }
         }
         n = m;
-        for (int i = 0; i < n; i++) p[i][0] = tmp[i][0], p[i][1] = tmp[i][1], p[i][2] = tmp[i][2];
+        double(*t)[3] = src;
+        src = dst;
+        dst = t;
     }
+    if (src != p)
+        for (int i = 0; i < n; i++) p[i][0] = src[i][0], p[i][1] = src[i][1], p[i][2] = src[i][2];
     return n;
 }
 
@@ -249,13 +261,20 @@ static int square_clipped(const hf_geo *g, int i, int k, double x0, double x1, d
     double h01 = g->h[i + (size_t)(k + 1) * g->nx], h11 = g->h[i + 1 + (size_t)(k + 1) * g->nx];
     double tris[2][3][3] = {{{xa, za, h00}, {xb, za, h10}, {xb, zb, h11}},
                             {{xa, za, h00}, {xb, zb, h11}, {xa, zb, h01}}};
+    /* The first triangle is the part of the square with x - xa >= z - za, the second the rest: a
+     * rectangle clear of the diagonal by more than rounding (most of a square's small rectangles)
+     * leaves nothing of the triangle on the other side, which is not clipped then (the same answer:
+     * its clip would be empty). */
+    double eps = 1e-9 * (fabs(xa) + fabs(za) + g->cell), dlo = (x0 - xa) - (z1 - za), dhi = (x1 - xa) - (z0 - za);
+    int only = dlo > eps ? 0 : dhi < -eps ? 1 : -1;
     for (int tr = 0; tr < 2; tr++) {
+        if (only >= 0 && tr != only) continue;
         double p[12][3];
         for (int v = 0; v < 3; v++) p[v][0] = tris[tr][v][0], p[v][1] = tris[tr][v][1], p[v][2] = tris[tr][v][2];
         int n = clip_poly(p, 3, x0, x1, z0, z1);
-        for (int v = 0; v < n; v++) {
-            *lo = fmin(*lo, p[v][2]);
-            *hi = fmax(*hi, p[v][2]);
+        for (int v = 0; v < n; v++) { /* (finite heights: as fmin and fmax, without the calls) */
+            *lo = p[v][2] < *lo ? p[v][2] : *lo;
+            *hi = p[v][2] > *hi ? p[v][2] : *hi;
             any = 1;
         }
     }
@@ -335,20 +354,58 @@ static int hf_range(hf_geo *g, double s, double x0, double x1, double z0, double
     return e->any;
 }
 
-/* The range of cell (m, s)'s footprint grown by the radius (which 0) or of the footprint itself
- * (which 1), from the blocks when the cell is small and on the leaf lattice, else through the memo. */
-static int cell_range(hf_geo *g, const double m[3], double s, int which, double *lo, double *hi)
+/* The surface's height at (x, z) in grid square (i, k), on the triangle the point lies in. */
+static inline double square_height(const hf_geo *g, int i, int k, double xa, double za, double x, double z)
 {
-    if (g->r == 0.0) which = 0; /* the same rectangle either way */
-    double d = which ? 0.0 : g->r;
-    double x0 = m[0] - d, x1 = m[0] + s + d, z0 = m[2] - d, z1 = m[2] + s + d;
+    const double *r0 = g->h + (size_t)k * (size_t)g->nx + (size_t)i, *r1 = r0 + g->nx;
+    double u = (x - xa) / g->cell, v = (z - za) / g->cell;
+    return u >= v ? r0[0] + u * (r0[1] - r0[0]) + v * (r1[1] - r0[1]) : r0[0] + v * (r1[0] - r0[0]) + u * (r1[1] - r1[0]);
+}
+
+/* For the blocks, whose ranges are only ever compared with whole numbers (a cell on the leaf lattice:
+ * its bottom m[1] and top m[1] + s): the min and max of the surface over a rectangle that lies inside
+ * one grid square and the domain, from the plane at its corners and where the square's diagonal
+ * crosses its sides (the vertices of its two pieces), without clipping. Off by a few units in the
+ * last place of the heights, where the clipped ones are too: so when either lies within 1e-9 of a
+ * whole number (a flat plateau at a whole height, a tie), or the rectangle is not of that kind, it
+ * returns 0 and the rectangle is clipped instead; otherwise every comparison with a whole number
+ * comes out as with the clipped range, and the tree is bit-identical. */
+static int hf_range_fast(const hf_geo *g, double x0, double x1, double z0, double z1, double *hmin, double *hmax)
+{
+    double gx0 = (x0 - g->ox) / g->cell, gz0 = (z0 - g->oz) / g->cell;
+    if (!(gx0 >= 0 && gz0 >= 0 && gx0 < (double)(g->nx - 1) && gz0 < (double)(g->nz - 1))) return 0;
+    int i = (int)gx0, k = (int)gz0;
+    double xa = g->ox + i * g->cell, za = g->oz + k * g->cell;
+    if (!(x0 >= xa && z0 >= za && x1 <= xa + g->cell && z1 <= za + g->cell)) return 0;
+    double xs[8], zs[8];
+    int n = 4;
+    xs[0] = x0, zs[0] = z0, xs[1] = x1, zs[1] = z0, xs[2] = x0, zs[2] = z1, xs[3] = x1, zs[3] = z1;
+    double d = za - xa; /* the diagonal: z = x + d */
+    if (x0 + d > z0 && x0 + d < z1) xs[n] = x0, zs[n++] = x0 + d;
+    if (x1 + d > z0 && x1 + d < z1) xs[n] = x1, zs[n++] = x1 + d;
+    if (z0 - d > x0 && z0 - d < x1) xs[n] = z0 - d, zs[n++] = z0;
+    if (z1 - d > x0 && z1 - d < x1) xs[n] = z1 - d, zs[n++] = z1;
+    double lo = DBL_MAX, hi = -DBL_MAX;
+    for (int v = 0; v < n; v++) {
+        double h = square_height(g, i, k, xa, za, xs[v], zs[v]);
+        lo = h < lo ? h : lo;
+        hi = h > hi ? h : hi;
+    }
+    double eps = 1e-9 * (1.0 + fabs(lo) + fabs(hi));
+    if (fabs(lo - nearbyint(lo)) <= eps || fabs(hi - nearbyint(hi)) <= eps || !(fabs(hi) < 1e15)) return 0;
+    *hmin = lo;
+    *hmax = hi;
+    return 1;
+}
+
+/* The block entry of cell (m, s) when the cell is small and on the leaf lattice (at or above 0 in nav
+ * space, as a tree's cells are), its index in the block in *e; else NULL (the memo's way then). */
+static hf_block *cell_entry(hf_geo *g, const double m[3], double s, int *e)
+{
     int l = s == 1.0 ? 0 : s == 2.0 ? 1 : s == 4.0 ? 2 : s == 8.0 ? 3 : s == 16.0 ? 4 : -1;
-    /* (a tree's cells lie on its leaf lattice, at or above 0 in nav space: anything else is asked
-     * for the memo's way) */
-    if (l < 0 || !(m[0] >= 0 && m[0] < 1e15 && m[2] >= 0 && m[2] < 1e15))
-        return hf_range(g, s, x0, x1, z0, z1, lo, hi);
+    if (l < 0 || !(m[0] >= 0 && m[0] < 1e15 && m[2] >= 0 && m[2] < 1e15)) return NULL;
     int64_t ix = (int64_t)m[0], iz = (int64_t)m[2];
-    if ((double)ix != m[0] || (double)iz != m[2]) return hf_range(g, s, x0, x1, z0, z1, lo, hi);
+    if ((double)ix != m[0] || (double)iz != m[2]) return NULL;
     int64_t bx = ix >> HF_BLOCK_SHIFT, bz = iz >> HF_BLOCK_SHIFT;
     unsigned mask = (1u << HF_SLOT_BITS) - 1;
     hf_block *b = &g->blocks[((unsigned)bz & mask) << HF_SLOT_BITS | ((unsigned)bx & mask)];
@@ -359,26 +416,43 @@ static int cell_range(hf_geo *g, const double m[3], double s, int which, double 
         memset(b->state, 0, sizeof b->state);
     }
     int cx = (int)(ix & (HF_BLOCK - 1)) >> l, cz = (int)(iz & (HF_BLOCK - 1)) >> l;
-    int e = hf_level_at[l] + cz * (HF_BLOCK >> l) + cx;
-    if (!b->state[which][e])
-        b->state[which][e] = hf_range_of(g, x0, x1, z0, z1, &b->v[which][e][0], &b->v[which][e][1]) ? 2 : 1;
-    *lo = b->v[which][e][0];
-    *hi = b->v[which][e][1];
-    return b->state[which][e] == 2;
+    *e = hf_level_at[l] + cz * (HF_BLOCK >> l) + cx;
+    return b;
+}
+
+/* The range of the rectangle [x0, x1] x [z0, z1] (cell footprint, grown or not) through block entry
+ * (b, which, e): computed the first time, fast where hf_range_fast can. */
+static int block_range(hf_geo *g, hf_block *b, int which, int e, double x0, double x1, double z0, double z1,
+                       double *lo, double *hi)
+{
+    uint8_t *st = &b->state[which][e];
+    double *v = b->v[which][e];
+    if (!*st) *st = hf_range_fast(g, x0, x1, z0, z1, &v[0], &v[1]) || hf_range_of(g, x0, x1, z0, z1, &v[0], &v[1]) ? 2 : 1;
+    *lo = v[0];
+    *hi = v[1];
+    return *st == 2;
 }
 
 static int classify_hf(void *ud, const double m[3], double s)
 {
     hf_geo *g = ud;
-    double lo, hi, lo_in, hi_in;
-    if (!cell_range(g, m, s, 0, &lo, &hi)) return ON_MISS;
+    double lo, hi, lo_in, hi_in, r = g->r;
+    int e = 0;
+    hf_block *b = cell_entry(g, m, s, &e);
+    double x0 = m[0] - r, x1 = m[0] + s + r, z0 = m[2] - r, z1 = m[2] + s + r;
+    if (!(b ? block_range(g, b, 0, e, x0, x1, z0, z1, &lo, &hi) : hf_range(g, s, x0, x1, z0, z1, &lo, &hi)))
+        return ON_MISS;
     if (m[1] >= hi) return ON_MISS;
     /* full only when the footprint lies inside the domain and the cube lies below the lowest point */
     double dx1 = g->ox + (g->nx - 1) * g->cell, dz1 = g->oz + (g->nz - 1) * g->cell;
-    if (m[0] >= g->ox && m[0] + s <= dx1 && m[2] >= g->oz && m[2] + s <= dz1 &&
-        cell_range(g, m, s, 1, &lo_in, &hi_in) && m[1] + s <= lo_in)
-        return ON_FULL_HIT;
-    return ON_PARTIAL_HIT;
+    if (!(m[0] >= g->ox && m[0] + s <= dx1 && m[2] >= g->oz && m[2] + s <= dz1)) return ON_PARTIAL_HIT;
+    if (r == 0.0) { /* (the same rectangle) */
+        lo_in = lo;
+    } else if (!(b ? block_range(g, b, 1, e, m[0], m[0] + s, m[2], m[2] + s, &lo_in, &hi_in)
+                   : hf_range(g, s, m[0], m[0] + s, m[2], m[2] + s, &lo_in, &hi_in))) {
+        return ON_PARTIAL_HIT;
+    }
+    return m[1] + s <= lo_in ? ON_FULL_HIT : ON_PARTIAL_HIT;
 }
 
 on_status on_tree_add_heightfield(on_tree *t, const on_heightfield *hf)
