@@ -48,6 +48,7 @@ typedef struct on_agent {
      * last shrank by a tenth of a leaf, and frames left backing off for an agent that has the way */
     double togo, togo_best;
     int still, yield;
+    int yield_head_on;         /* the backing off is for a head-on meeting (the agents behind follow) */
 } on_agent;
 
 /* proximity.c: a hash grid of the agents' positions, rebuilt every frame. */
