@@ -387,3 +387,33 @@ describe("octonav view RECORDING", function()
       { code, o, e })
   end)
 end)
+
+describe("octonav.core.debug.base64", function()
+  it("encodes as RFC 4648 does, every length and byte", function()
+    local b64 = octonav.core.debug.base64
+    -- RFC 4648's test vectors
+    for _, v in ipairs { { "", "" }, { "f", "Zg==" }, { "fo", "Zm8=" }, { "foo", "Zm9v" }, { "foob", "Zm9vYg==" },
+      { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" } } do
+      assert.are.equal(v[2], b64(v[1]))
+    end
+    -- every byte value, decoded again by hand
+    local all = {}
+    for i = 0, 255 do all[#all + 1] = string.char(i) end
+    local s = table.concat(all)
+    local enc = b64(s)
+    assert.are.equal(344, #enc)
+    local abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    local bits, out = {}, {}
+    for c in enc:gmatch("[^=]") do
+      local v = abc:find(c, 1, true) - 1
+      for k = 5, 0, -1 do bits[#bits + 1] = math.floor(v / 2 ^ k) % 2 end
+    end
+    for i = 1, #bits - 7, 8 do
+      local v = 0
+      for k = 0, 7 do v = v * 2 + bits[i + k] end
+      out[#out + 1] = string.char(v)
+    end
+    assert.are.equal(s, table.concat(out))
+    assert.has_error(function() b64({}) end)
+  end)
+end)

@@ -99,9 +99,38 @@ static int l_surface(lua_State *L) { return pack(L, 1, "surface"); }
  * (min x, y, z, edge), world space. */
 static int l_cells(lua_State *L) { return pack(L, 0, "cells"); }
 
+/* debug.base64(s) -> the standard base64 of s (RFC 4648, with '=' padding): the viewer embeds its
+ * float32 arrays (a crowd recording: megabytes) in its page this way. */
+static int l_base64(lua_State *L)
+{
+    static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t n;
+    const unsigned char *s = (const unsigned char *)luaL_checklstring(L, 1, &n);
+    if (n > ((size_t)-1 / 4 - 3) / 4 * 3) return luaL_error(L, "base64: string too long");
+    luaL_Buffer b;
+    char *o = luaL_buffinitsize(L, &b, (n + 2) / 3 * 4 + 1);
+    size_t k = 0, i = 0;
+    for (; i + 2 < n; i += 3) {
+        unsigned long v = (unsigned long)s[i] << 16 | (unsigned long)s[i + 1] << 8 | s[i + 2];
+        o[k++] = abc[v >> 18 & 63];
+        o[k++] = abc[v >> 12 & 63];
+        o[k++] = abc[v >> 6 & 63];
+        o[k++] = abc[v & 63];
+    }
+    if (i < n) {
+        unsigned long v = (unsigned long)s[i] << 16 | (i + 1 < n ? (unsigned long)s[i + 1] << 8 : 0);
+        o[k++] = abc[v >> 18 & 63];
+        o[k++] = abc[v >> 12 & 63];
+        o[k++] = i + 1 < n ? abc[v >> 6 & 63] : '=';
+        o[k++] = '=';
+    }
+    luaL_pushresultsize(&b, k);
+    return 1;
+}
+
 int on_lua_debug_open(lua_State *L)
 {
-    static const luaL_Reg funcs[] = {{"surface", l_surface}, {"cells", l_cells}, {NULL, NULL}};
+    static const luaL_Reg funcs[] = {{"surface", l_surface}, {"cells", l_cells}, {"base64", l_base64}, {NULL, NULL}};
     luaL_newlib(L, funcs);
     return 1;
 }
