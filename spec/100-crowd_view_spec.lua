@@ -417,3 +417,33 @@ describe("octonav.core.debug.base64", function()
     assert.has_error(function() b64({}) end)
   end)
 end)
+
+describe("octonav.crowd_record with many agents", function()
+  local record = require "octonav.crowd_record"
+  it("stores every agent of a frame (packed 25 at a time) with its own radius as agents come and go", function()
+    local tree = octonav.tree.new { depth = 6 }
+    local crowd = octonav.crowd.new(tree, { max_agents = 200 })
+    local rec = record.new(crowd)
+    for round = 1, 4 do
+      local ids = {}
+      for i = 0, 59 do
+        ids[#ids + 1] = assert(crowd:add { pos = { 4 + (i % 8) * 7, 8 + round * 10, 4 + math.floor(i / 8) * 7 },
+          radius = 0.5 + 0.01 * i + 0.25 * round })
+      end
+      assert.is_true(rec:capture())
+      local f = rec:frame(rec:frames())
+      assert.are.equal(60, f.n)
+      assert.are.same((crowd:ids()), f.ids) -- in the crowd's slot order
+      local at = {}
+      for k, id in ipairs(f.ids) do at[id] = k - 1 end
+      for i = 0, 59 do
+        local k = at[ids[i + 1]]
+        assert.are.same({ f32(4 + (i % 8) * 7), f32(8 + round * 10), f32(4 + math.floor(i / 8) * 7), 0, 0, 0,
+          f32(0.5 + 0.01 * i + 0.25 * round) }, { compat.unpack(f.data, 7 * k + 1, 7 * k + 7) })
+      end
+      for _, id in ipairs(ids) do crowd:remove(id) end
+    end
+    assert.is_true(rec.known <= 60) -- the removed agents' radii were forgotten
+    crowd:close()
+  end)
+end)

@@ -30,7 +30,8 @@ M.AGENT_BYTES = 32
 local HEADER = 8 + 4 + 4 + 8 + 4 + 4
 local MAX_AGENTS = 1048575 -- octonav.crowd's max_agents at most
 
-local pack, unpack_b = compat.pack, compat.unpack_bytes
+local pack, unpack_b, unpack = compat.pack, compat.unpack_bytes, compat.unpack
+local FMT25 = "<" .. ("I4fffffff"):rep(25)
 
 local Rec = {}
 Rec.__index = Rec
@@ -67,7 +68,7 @@ function M.new(crowd, opts)
     error("octonav.crowd_record.new: option 'dt' must be a number in (0, 1]", 2)
   end
   local rec = empty(dt, every)
-  rec.crowd, rec.radius, rec.ids_t, rec.states_t, rec.info = crowd, {}, {}, {}, {}
+  rec.crowd, rec.radius, rec.known, rec.ids_t, rec.states_t, rec.info, rec.vals = crowd, {}, 0, {}, {}, {}, {}
   return rec
 end
 
@@ -81,19 +82,29 @@ function Rec:capture()
   if calls % self.every ~= 0 then return false end
   local ids, n = crowd:ids(self.ids_t)
   local st = crowd:states(self.states_t)
-  local radius, info, parts = self.radius, self.info, {}
-  local seen = {}
+  local radius, info, parts, vals = self.radius, self.info, {}, self.vals
+  local known = self.known
   for i = 1, n do
-    local id, b = ids[i], 6 * (i - 1)
+    local id, b, v = ids[i], 6 * (i - 1), 8 * ((i - 1) % 25)
     local r = radius[id]
     if not r then
       r = crowd:agent(id, info).radius
-      radius[id] = r
+      radius[id], known = r, known + 1
     end
-    seen[id] = r
-    parts[i] = pack("<I4fffffff", id, st[b + 1], st[b + 2], st[b + 3], st[b + 4], st[b + 5], st[b + 6], r)
+    vals[v + 1], vals[v + 2], vals[v + 3], vals[v + 4], vals[v + 5], vals[v + 6], vals[v + 7], vals[v + 8] =
+      id, st[b + 1], st[b + 2], st[b + 3], st[b + 4], st[b + 5], st[b + 6], r
+    if i % 25 == 0 or i == n then -- 25 agents a pack call
+      local m = (i - 1) % 25 + 1
+      parts[#parts + 1] = pack(m == 25 and FMT25 or ("<" .. ("I4fffffff"):rep(m)), unpack(vals, 1, 8 * m))
+    end
   end
-  self.radius = seen -- (the radii of agents removed are forgotten)
+  if known > 2 * n + 64 then -- the radii of agents removed are forgotten, now and then
+    local keep = {}
+    for i = 1, n do keep[ids[i]] = radius[ids[i]] end
+    known = n
+    self.radius = keep
+  end
+  self.known = known
   local k = self.n + 1
   self.n, self.nums[k], self.counts[k], self.blobs[k] = k, calls, n, table.concat(parts)
   return true
