@@ -296,7 +296,9 @@ describe("the viewer plays a crowd recording", function()
     assert.is_true(math.sqrt((pa[1] - a0[1]) ^ 2 + (pa[2] - a0[2]) ^ 2 + (pa[3] - a0[3]) ^ 2) > 6)
     local file = os.tmpname() .. ".html"
     local page = view.new():add(rec)
-    assert.is_true(page:write(file, { frame = K, probes = { { "a", pa }, { "b", pb }, { "a0", a0 } } }))
+    page:sphere({ 16, 24, 16 }, 2, "agent") -- a drawer's sphere (debug.draw of a crowd), above the run
+    assert.is_true(page:write(file, { frame = K, probes = { { "a", pa }, { "b", pb }, { "a0", a0 },
+      { "static", { 16, 24, 16 } }, { "beside", { 16, 24, 22 } } } }))
     local h = io.popen(("env -u LD_PRELOAD timeout 120 %s --headless --no-sandbox --use-angle=swiftshader " ..
       "--enable-unsafe-swiftshader --window-size=800,600 --dump-dom 'file://%s#test' 2>/dev/null"):format(chromium, file))
     local out = h:read("*a")
@@ -321,6 +323,8 @@ describe("the viewer plays a crowd recording", function()
     assert.is_true(agentish("a") >= 20, json)
     assert.is_true(agentish("b") >= 20, json)
     assert.are.equal(0, agentish("a0"))
+    assert.is_true(agentish("static") >= 20, json)
+    assert.are.equal(0, agentish("beside"))
     crowd:close()
   end)
 end)
