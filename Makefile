@@ -56,7 +56,7 @@ TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 vpath test_%.c $(sort $(dir $(TEST_SRC)))
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-bake bench-bake-stages bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-radius bench-bake bench-bake-stages bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
 
 # `make` (or `make all`) alone builds the module on every core, unless given -j: one after the other the
 # 55 files took 22 s (gcc or clang, -O3 -g), two at a time 12 s. With other goals beside it (`make -j2 all
@@ -247,6 +247,13 @@ bench-obstacles: $(BUILD)/bench/obstacles
 # octonav's line of sight alone (for profiling: see bench/los.c)
 bench-los: $(BUILD)/bench/los
 	@$(BUILD)/bench/los
+
+# one tree for every agent size (issue 33): paths for radius R on one tree against a tree baked for R alone
+$(BUILD)/bench/radius: bench/radius.c bench/scen.h $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS) -lm
+
+bench-radius: $(BUILD)/bench/radius
+	@$(BUILD)/bench/radius
 
 # octonav against OpenVDB and OctoMap (needs libopenvdb-dev and liboctomap-dev; not a dependency)
 CXX ?= c++

@@ -86,7 +86,7 @@ static int l_new(lua_State *L)
 }
 
 static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth", "max_expansions",
-                                        "partial", "escalate", "direct", "relax", "points", "graph", NULL};
+                                        "partial", "escalate", "direct", "relax", "points", "graph", "radius", NULL};
 
 /* q:find's options (lua_query.c) without the Lua heuristic, which cannot run on a worker thread. */
 static void read_opts(lua_State *L, int idx, on_query_opts *o)

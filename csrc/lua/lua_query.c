@@ -140,7 +140,7 @@ static double lua_heuristic(void *ud, const double p[3], const double goal[3], d
 
 static const char *const find_opts[] = {"weight", "size_bias", "any_angle", "refine", "smooth",
                                         "max_expansions", "partial", "heuristic", "escalate", "direct",
-                                        "relax", "points", "graph", "areas", NULL};
+                                        "relax", "points", "graph", "areas", "radius", NULL};
 
 /* The search options of q:find other than the heuristic, from the table at idx (checked for unknown
  * names by the caller): shared with ps:submit (lua_pathserver.c). */
@@ -163,6 +163,8 @@ void on_lua_query_opts(lua_State *L, int idx, on_query_opts *o)
     lua_Integer esc = on_lua_optinteger(L, idx, "escalate", (lua_Integer)o->escalate);
     if (esc < 0) luaL_error(L, "option 'escalate' must be >= 0");
     o->escalate = (size_t)esc;
+    o->radius = on_lua_optnumber(L, idx, "radius", 0.0);
+    if (!(o->radius >= 0) || !isfinite(o->radius)) luaL_error(L, "option 'radius' must be a finite number >= 0");
     /* (the strings in the order of the ON_SMOOTH_*, ON_POINTS_* and ON_GRAPH_* values) */
     static const char *const smooth[] = {"none", "greedy", "binary", NULL};
     static const char *const points[] = {"face", "centre", NULL};

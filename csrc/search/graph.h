@@ -62,13 +62,15 @@ struct on_graph {
     int skip_face;              /* (cells) a face whose neighbours the next neighbours call leaves out (-1:
                                  * none): the search's node came through it from a node that covers it */
     const struct on_areaset *areas; /* ON_GRAPH_AREA_CELLS: the areas that split cells */
+    int64_t radius;             /* ON_GRAPH_AREA_CELLS: the agent's radius in leaves (0: a point); cubes not
+                                 * usable at it (clearance.h) are split, leaves not usable are no nodes */
     on_cell *rnb;               /* (area cells) a free cell's own neighbours and their faces */
     uint8_t *rfaces;
     size_t rcap;
 };
 
-/* (internal kind) the free cells split where an area's faces cross them (graph_areas.c); reported as
- * ON_GRAPH_CELLS */
+/* (internal kind) the free cells split where an area's faces cross them, and for an agent's radius
+ * where their clearance varies (graph_areas.c); reported as ON_GRAPH_CELLS */
 #define ON_GRAPH_AREA_CELLS 3
 
 extern const on_graph_ops on_graph_cells_ops, on_graph_boxes_ops, on_graph_area_cells_ops;

@@ -7,8 +7,14 @@
  * inside one; neighbours across a face are found from the real cells on the other side (the tree's
  * face neighbours, or the same free cell) by descending their splits to the cubes that touch the
  * face. Only searches with areas use it; region, entry and the rest are the cells' own.
+ * A search for an agent of radius R leaves (g->radius, issue 33) runs over it too: a cube not usable at
+ * R (some leaf within R of it blocked: clearance.h) is split the same way, and a single leaf not usable
+ * is no node at all, so every node is a cube whose points all lie at least R from blocked space. (The
+ * nodes are the free cells' largest usable cubes, the same leaves as the cells of a tree baked with
+ * blocked space grown by R, cut at this tree's cells.)
  */
 #include "areas.h"
+#include "clearance.h"
 #include "graph.h"
 #include "util.h"
 
@@ -20,10 +26,14 @@ typedef struct cube {
 
 static void cube_of(const on_tree *t, on_cell c, cube *q) { on_tree_cell_nav(t, c, q->m, &q->s); }
 
+/* 1 when cube q is split into its 8 children; 0 when it is a node; -1 when it is neither (a leaf not
+ * usable at the radius). */
 static int split(const on_graph *g, const cube *q)
 {
     double m[3] = {(double)q->m[0], (double)q->m[1], (double)q->m[2]};
-    return q->s > 1 && on_areaset_splits(g->areas, m, (double)q->s);
+    if (q->s > 1 && on_areaset_splits(g->areas, m, (double)q->s)) return 1;
+    if (g->radius && !on_tree_cube_clear(g->t, g->lc, q->m, q->s, g->radius)) return q->s > 1 ? 1 : -1;
+    return 0;
 }
 
 static int push(on_graph *g, size_t *n, on_cell c)
@@ -47,6 +57,7 @@ static int adjacent(on_graph *g, on_cell c, int axis, int64_t plane, int dir, co
     if (dir > 0 ? (b1 <= plane || b0 > plane) : (b0 >= plane || b1 < plane)) return 0;
     int touching = dir > 0 ? b0 == plane : b1 == plane;
     int sp = split(g, &q);
+    if (sp < 0) return 0;
     if (touching && !sp) return push(g, n, c);
     if (!sp) return 0; /* (a node across the plane would hold the node asked about: not one) */
     for (unsigned i = 0; i < 8; i++)
@@ -100,12 +111,14 @@ static on_status ac_neighbors(on_graph *g, on_cell c, size_t *count)
     return ON_SUCCESS;
 }
 
-/* The node holding p inside free cell `cell`: down its splits. */
+/* The node holding p inside free cell `cell`: down its splits (0: none, p's leaf is not usable at the
+ * radius). */
 static int ac_locate(on_graph *g, on_cell cell, const double p[3], on_cell *out)
 {
     cube q;
     cube_of(g->t, cell, &q);
-    while (split(g, &q)) {
+    int sp;
+    while ((sp = split(g, &q)) > 0) {
         int64_t h = q.s / 2;
         unsigned i = 0;
         for (int k = 0; k < 3; k++)
@@ -117,7 +130,7 @@ static int ac_locate(on_graph *g, on_cell cell, const double p[3], on_cell *out)
         cell.code = on_code_child(cell.code, i);
     }
     *out = cell;
-    return 1;
+    return sp == 0;
 }
 
 static void ac_region(on_graph *g, on_cell c, double mn[3], double mx[3], double *size)

@@ -148,6 +148,12 @@ typedef struct on_query_opts {
     void *heuristic_ud;
     const on_area *areas;    /* areas of this search on top of the tree's (read by init; default none) */
     size_t nareas;
+    double radius;           /* the agent's radius, world units (default 0: a point). With r > 0 the path
+                              * keeps R = ceil(r / scale) leaves from blocked space and the map's border
+                              * (the tree baked with blocked space grown by r: geometry.c's inflation),
+                              * over the free cells split where that varies (ON_GRAPH_AUTO: the cells;
+                              * ON_GRAPH_BOXES: ON_INVALID), line of sight for the grown space, no
+                              * direct check; an end nearer blocked space fails as ON_BLOCKED (issue 33) */
 } on_query_opts;
 
 ON_API void on_query_opts_default(on_query_opts *o);

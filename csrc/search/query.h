@@ -6,6 +6,7 @@
 #define OCTONAV_QUERY_H
 
 #include "areas.h"
+#include "clearance.h"
 #include "graph.h"
 #include "landmarks.h"
 #include "nodepool.h"
@@ -110,6 +111,7 @@ static inline int sight_visible(void *ud, const double a[3], const double b[3])
 {
     on_query *q = ud;
     q->info.los++;
+    if (q->g.radius) return on_tree_visible_radius(q->t, q->lcache, a, b, q->g.radius); /* (clearance.h) */
     return on_tree_visible_nav(q->t, q->lcache, a, b);
 }
 

@@ -225,8 +225,10 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
     if (!(q->o.weight >= 0) || !isfinite(q->o.weight) || !isfinite(q->o.size_bias) ||
         q->o.smooth < ON_SMOOTH_NONE || q->o.smooth > ON_SMOOTH_BINARY || q->o.graph < ON_GRAPH_AUTO ||
         q->o.graph > ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_BOXES && !face_points(q)) ||
-        (q->o.nareas && !q->o.areas))
+        (q->o.nareas && !q->o.areas) || !(q->o.radius >= 0) ||
+        !(q->o.radius * q->t->inv_scale <= ON_MAX_RADIUS_LEAVES) || (q->o.radius > 0 && q->o.graph == ON_GRAPH_BOXES))
         return q->state = ON_FAILURE | ON_INVALID;
+    q->g.radius = (int64_t)ceil(q->o.radius * q->t->inv_scale); /* (graph.h: in leaves) */
     for (size_t i = 0; i < q->o.nareas; i++)
         if (!on_area_valid(&q->o.areas[i])) return q->state = ON_FAILURE | ON_INVALID;
     if (on_areaset_build(&q->areas, q->t, q->o.areas, q->o.nareas) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
@@ -259,9 +261,9 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
             q->info.nearest[0] = q->info.nearest[1] = q->info.nearest[2] = NAN;
             return q->state = ON_FAILURE | ON_BLOCKED;
         }
-    /* (with areas, AUTO keeps to the cells, split at the areas' faces below) */
-    if (!cells_only &&
-        (q->o.graph == ON_GRAPH_BOXES || (q->o.graph == ON_GRAPH_AUTO && face_points(q) && !q->areas.n))) {
+    /* (with areas or a radius, AUTO keeps to the cells, split at the areas' faces or the clearance below) */
+    if (!cells_only && (q->o.graph == ON_GRAPH_BOXES ||
+                        (q->o.graph == ON_GRAPH_AUTO && face_points(q) && !q->areas.n && !q->g.radius))) {
         /* over the boxes when both ends' tiles have valid graphs (ON_GRAPH_BOXES: or not at all) */
         on_cell sb, gb;
         on_graph_use(&q->g, ON_GRAPH_BOXES);
@@ -277,11 +279,15 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
             on_graph_use(&q->g, ON_GRAPH_CELLS);
         }
     }
-    if (q->areas.n && q->g.kind == ON_GRAPH_CELLS) { /* cells split at the areas' faces */
+    if ((q->areas.n || q->g.radius) && q->g.kind == ON_GRAPH_CELLS) { /* cells split at the areas' faces */
         q->g.areas = &q->areas;
         on_graph_use(&q->g, ON_GRAPH_AREA_CELLS);
-        on_graph_locate(&q->g, sc, q->a, &sc);
-        on_graph_locate(&q->g, gc, q->b, &gc);
+        for (int w = 0; w < 2; w++) /* (an end too near blocked space for the radius: as good as blocked) */
+            if (!on_graph_locate(&q->g, w ? gc : sc, w ? q->b : q->a, w ? &gc : &sc)) {
+                q->info.which = w;
+                q->info.nearest[0] = q->info.nearest[1] = q->info.nearest[2] = NAN;
+                return q->state = ON_FAILURE | ON_BLOCKED;
+            }
     }
     q->info.graph = q->g.kind == ON_GRAPH_BOXES ? ON_GRAPH_BOXES : ON_GRAPH_CELLS;
     q->goal_cell = gc;
@@ -294,7 +300,7 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
         return q->state = ON_SUCCESS;
     }
     double tb = -1; /* (where the walk from the goal's end was blocked: see reverse_pays) */
-    if (q->o.direct && q->o.smooth != ON_SMOOTH_NONE &&
+    if (q->o.direct && q->o.smooth != ON_SMOOTH_NONE && !q->g.radius &&
         (!q->areas.n || on_areaset_cost(&q->areas, q->a, q->b) == on_dist3(q->a, q->b))) {
         /* in sight: the straight segment is the shortest path, and what smoothing would make of any
          * path found; one walk instead of a search (with areas: when it enters none, the cheapest
