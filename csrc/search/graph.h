@@ -64,6 +64,8 @@ struct on_graph {
     const struct on_areaset *areas; /* ON_GRAPH_AREA_CELLS: the areas that split cells */
     int64_t radius;             /* ON_GRAPH_AREA_CELLS: the agent's radius in leaves (0: a point); cubes not
                                  * usable at it (clearance.h) are split, leaves not usable are no nodes */
+    struct on_clearmemo *memo;  /* (radius) the cubes' answers found so far (graph_areas.c; NULL: none yet) */
+    uint32_t memo_gen;          /* bumped by every search start: answers of an older one are not read */
     on_cell *rnb;               /* (area cells) a free cell's own neighbours and their faces */
     uint8_t *rfaces;
     size_t rcap;

@@ -28,6 +28,8 @@ void on_graph_free(on_graph *g)
     free(g->nbface);
     free(g->rnb);
     free(g->rfaces);
+    free(g->memo);
+    g->memo = NULL;
     g->nb = g->rnb = NULL;
     g->nbix = NULL;
     g->nbface = NULL;

@@ -229,6 +229,7 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
         !(q->o.radius * q->t->inv_scale <= ON_MAX_RADIUS_LEAVES) || (q->o.radius > 0 && q->o.graph == ON_GRAPH_BOXES))
         return q->state = ON_FAILURE | ON_INVALID;
     q->g.radius = (int64_t)ceil(q->o.radius * q->t->inv_scale); /* (graph.h: in leaves) */
+    q->g.memo_gen++;
     for (size_t i = 0; i < q->o.nareas; i++)
         if (!on_area_valid(&q->o.areas[i])) return q->state = ON_FAILURE | ON_INVALID;
     if (on_areaset_build(&q->areas, q->t, q->o.areas, q->o.nareas) != 0) return q->state = ON_FAILURE | ON_NO_MEMORY;
