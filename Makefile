@@ -211,10 +211,11 @@ bench-stream: all
 
 # the seed's world (4096 x 512 x 4096 leaves of 1 m: terrain.lua NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1, SEED
 # FRAMES_SEED, default 11), opt-in (its bake takes 4-6 minutes of CPU, kept in FRAMES_PACK): frames of
-# 100 navigators with ms = 2 and of 1,000 with ms = 4 on the pack as loaded (bench/frames.lua): without a
-# shared budget (the throughput to keep), masks built whole on first read (--lazy) and deferred (the
-# budget's los); then 100 streamed; FRAMES_N frames (3000); last, the picture of 600 frames' flights seen
-# from above, $(BUILD)/bench-frames.png
+# 100 navigators with ms = 2 and of 1,000 with ms = 4 on the pack as loaded (bench/frames.lua), FRAMES_N
+# frames (3000) each: without a shared budget (the throughput to keep), a loop of nav:update sharing
+# the budget (before), and budget:update (--group, after); then 100 streamed, loop and group. Each
+# prints the frame-time histogram, p50 / p99 / p99.9 / max, arrivals a second and the memory split;
+# last, the picture of 600 frames' flights (group) seen from above, $(BUILD)/bench-frames.png
 FRAMES_SEED ?= 11
 FRAMES_PACK ?= build/seedworld_$(FRAMES_SEED)
 FRAMES_N ?= 3000
@@ -222,10 +223,10 @@ bench-frames: all
 	@d=../shared/data; if [ ! -f $$d/worlds/terrain.lua ]; then echo "bench-frames: $$d/worlds/terrain.lua absent, skipped"; exit 0; fi; \
 	if [ ! -f $(FRAMES_PACK)/manifest.txt ]; then echo "bench-frames: baking the seed's world into $(FRAMES_PACK)"; \
 	  NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1 SEED=$(FRAMES_SEED) OUT=$(FRAMES_PACK) $(LUA) bin/octonav bake $$d/worlds/terrain.lua >/dev/null || exit 1; fi; \
-	for a in "100 2 $(FRAMES_N)" "1000 4 $$(( $(FRAMES_N) / 10 ))"; do set -- $$a; for m in --nobudget --lazy ""; do \
-	  OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents $$1 --ms $$2 --frames $$3 $$m || exit 1; done; done; \
-	for m in --lazy ""; do OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames $(FRAMES_N) --stream $$m || exit 1; done; \
-	OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames 600 --png $(BUILD)/bench-frames.png | tail -n 1
+	for a in "100 2" "1000 4"; do set -- $$a; for m in --nobudget "" --group; do \
+	  OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents $$1 --ms $$2 --frames $(FRAMES_N) $$m || exit 1; done; done; \
+	for m in "" --group; do OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames $(FRAMES_N) --stream $$m || exit 1; done; \
+	OCTONAV_BUILD=$(BUILD) $(LUA) bench/frames.lua $(FRAMES_PACK) --agents 100 --ms 2 --frames 600 --group --png $(BUILD)/bench-frames.png | tail -n 1
 
 # queries in C (issue 15): median / p99 us, quality, expansions, neighbours, line-of-sight checks;
 # bench-query-ir: instructions per query on DC1, Complex and A1 (callgrind, deterministic)

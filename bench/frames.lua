@@ -98,10 +98,21 @@ local function dist(a, b)
   return math.sqrt(dx * dx + dy * dy + dz * dz)
 end
 
+-- The process's resident bytes (/proc/self/statm; nil where there is none).
+local function rss()
+  local f = io.open("/proc/self/statm", "r")
+  if not f then return nil end
+  local line = f:read("l")
+  f:close()
+  local pages = line and tonumber(line:match("^%d+%s+(%d+)"))
+  return pages and pages * 4096
+end
+
 local function run_pass()
   collectgarbage()
   collectgarbage()
   local heap0 = collectgarbage("count") * 1024
+  local rss0 = rss()
   local t0 = core.clock()
   local world = assert(octonav.world.load(pack))
   local open_s = core.clock() - t0
@@ -151,11 +162,17 @@ local function run_pass()
   end
   for s = 1, o.agents do assign(s, 1) end
   local cpu, wall, over = {}, {}, 0
+  local smax, sover = 0, 0 -- streamer:update()'s worst thread CPU ms, and its frames over ms / 2
   local speed = o.speed * world.scale
   local limit = o.ms + 0.5
   for f = 1, o.frames do
     local c0, w0 = core.thread_clock(), core.clock()
-    if strm then strm:update() end
+    if strm then
+      strm:update()
+      local sc = (core.thread_clock() - c0) * 1e3
+      if sc > smax then smax = sc end
+      if sc > o.ms / 2 then sover = sover + 1 end
+    end
     if group then
       budget:update(gnavs, gpos, gst, gwp)
       for s = 1, o.agents do
@@ -201,6 +218,7 @@ local function run_pass()
   collectgarbage()
   collectgarbage()
   local heap = collectgarbage("count") * 1024 - heap0
+  local rss1 = rss()
   local graph = world.graph_bytes and world:graph_bytes() or 0
   local bs = budget:stats()
   local r = { open_s = open_s, cpu50 = pct(cpu, 0.5), cpu99 = pct(cpu, 0.99), cpu999 = pct(cpu, 0.999),
@@ -208,8 +226,11 @@ local function run_pass()
     wallmax = pct(wall, 1), over = over, arrived = arrived, failed = failed, first_wait = first_wait,
     hist = histogram(cpu, o.ms),
     tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adjacency_bytes + st.landmark_bytes,
+    adjacency = st.adjacency_bytes, adjacency_tiles = st.adjacency_tiles, landmarks = st.landmark_bytes,
     boxes = st.box_bytes,
-    graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons }
+    graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
+    rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
+      expansion = bs.exp_cost }, cut = bs.cut, group = bs.group }
   for s = 1, o.agents do navs[s].nav:close() end
   if flags.png then
     local image = require "octonav.image"
@@ -242,9 +263,28 @@ for p = 1, o.passes do
     r.los_tiles, r.graph / 2^20, r.heap / 2^20, beyond / r.tree))
   print(("  frames by thread CPU time, < %g / < %g / < %g / < %g / < %g / >= %g ms: %s"):format(o.ms / 2, o.ms,
     o.ms + 0.5, 2 * o.ms, 5 * o.ms, 5 * o.ms, r.hist))
+  -- the memory split: the tree, then each part beyond it (MB, and x the tree's bytes); "other C": the
+  -- process's resident growth since before the open minus all the parts above it (the queries' node
+  -- pools, the planners, the allocator's slack; the tree's pages not yet read are not resident)
+  local mb, tx = function(b) return b / 2^20 end, function(b) return b / r.tree end
+  local known = r.tree + r.los + r.adj + r.boxes + r.graph + r.heap
+  local other = r.rss and math.max(0, r.rss - known)
+  print(("  memory: tree %.1f MB; beyond it: masks %.1f MB (%.2fx), cell adjacency %.1f MB (%d tiles, %.2fx),"
+    .. " landmarks %.1f MB, boxes %.1f MB (%.2fx), world graph %.2f MB (%.3fx), Lua heap (navigators, their"
+    .. " queries' Lua side) %.1f MB (%.2fx)%s"):format(mb(r.tree), mb(r.los), tx(r.los), mb(r.adjacency),
+    r.adjacency_tiles, tx(r.adjacency), mb(r.landmarks), mb(r.boxes), tx(r.boxes), mb(r.graph), tx(r.graph), mb(r.heap),
+    tx(r.heap), other and (", other C (queries, planners, slack) %.1f MB (%.2fx); all beyond %.2fx"):format(mb(other),
+    tx(other), tx(known - r.tree + other)) or ""))
+  local c = r.costs
+  print(("  learnt costs: plan start %.2f ms, result %.2f ms, expansion %.1f us; frames cut %d%s"):format(
+    (c.plan or 0) * 1e3, (c.result or 0) * 1e3, (c.expansion or 0) * 1e6, r.cut or 0,
+    r.group and (", last frame: %d updated, %d answered"):format(r.group.updated, r.group.answered) or ""))
   local rs = {}
   for k, v in pairs(r.reasons) do rs[#rs + 1] = k .. " " .. v end
   table.sort(rs)
   if #rs > 0 then print("  failed by reason: " .. table.concat(rs, ", ")) end
+  if r.smax then
+    print(("  streamer:update() on the game's thread: worst %.2f ms, %d frames over ms / 2"):format(r.smax, r.sover))
+  end
   if r.png then print("picture of the flights: " .. r.png) end
 end

@@ -170,7 +170,8 @@ local function leave_line(p, who)
 end
 
 --- budget:frame(): a new frame: every amount full again, reserved first for the line.
-function Budget:frame()
+-- (masks_later: budget:update's, which builds the masks after the navigators' work: M.frame_masks)
+function Budget:frame(masks_later)
   local n = self.frames
   self.frames = n + 1
   local start = self.ms and self.clock()
@@ -212,7 +213,26 @@ function Budget:frame()
     end
     p.free = free
   end
-  if self.los > 0 then self:build_masks() end
+  if self.los > 0 and not masks_later then self:build_masks() end
+end
+
+--- budget:late_masks(): the masks of a frame built after its navigators' work (budget:update): with
+-- the real clock and `ms`, for the frame's time left up to a fifth of `ms`, but at least a twentieth
+-- (the masks must come: lines of sight through a tile without them cost twice); otherwise as
+-- budget:frame() builds them. Internal (navgroup.lua).
+function Budget:late_masks()
+  if self.los == 0 then return end
+  local o = self.los_opts
+  local share = o.ms
+  if share and self.deadline then
+    local left = (self.deadline - self.clock()) * 1e3
+    local floor_ = share / 4
+    o.ms = left < floor_ and floor_ or left < share and left or share
+    self:build_masks()
+    o.ms = share
+  else
+    self:build_masks()
+  end
 end
 
 --- budget:adopt(tree): the budget builds tree's line-of-sight masks in its frames (option los), and
@@ -412,10 +432,13 @@ function Budget:forget(who)
 end
 
 --- budget:stats() -> { frames, per_frame, used, max, total, waiting, ms, cut } (see the top of this file;
--- ms: the option or nil; cut: frames whose time ran out before an ask).
+-- ms: the option or nil; cut: frames whose time ran out before an ask; plan_cost, result_cost,
+-- exp_cost: what a plan's start, a result and an expansion cost as learnt (seconds; nil: none seen);
+-- group: budget:update's, lua/octonav/navgroup.lua).
 function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
-    cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built }
+    cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built,
+    plan_cost = self.plan_cost, result_cost = self.result_cost, exp_cost = self.exp_cost }
   local g = self.group
   if g then r.group = { updated = g.updated, answered = g.answered, moved = g.moved, cursor = g.cursor } end
   for _, kind in ipairs(KINDS) do

@@ -66,7 +66,8 @@ function M.update(B, navs, positions, statuses, waypoints)
   if waypoints ~= nil and type(waypoints) ~= "table" then raise("budget:update: waypoints must be a table") end
   statuses, waypoints = statuses or {}, waypoints or {}
   local n = #navs
-  B:frame()
+  B:frame(true) -- (the masks after the navigators' work: a plan's start or a result, not sliced,
+  -- fits in a frame's fresh time more often than in what the masks' fifth leaves)
   local frame = B.frames
   local g = B.group
   if not g then
@@ -153,6 +154,7 @@ function M.update(B, navs, positions, statuses, waypoints)
     k = k < n and k + 1 or 1
   end
   g.cursor = k
+  B:late_masks()
   g.updated, g.answered, g.moved, g.working = updated + turns, answered, moved, kept
   -- a navigator whose turn did not come and that 1 did not answer: the answer of its last update
   -- (the status it has now and no waypoint when a go, cancel or replan came since)
