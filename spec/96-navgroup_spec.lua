@@ -201,6 +201,44 @@ describe("budget:update", function()
   end)
 end)
 
+describe("budget:update and the masks", function()
+  it("builds the frame's masks after the navigators' updates, budget:frame() before them", function()
+    local w = hw.make_world { tiles = 2 }
+    local order = {}
+    local real_step = tmethods.los_step
+    tmethods.los_step = function(t, o)
+      order[#order + 1] = "masks"
+      return real_step(t, o)
+    end
+    local ok, err = pcall(function()
+      for _, group in ipairs { false, true } do
+        local budget = navigator.budget { los = 100 }
+        local nav = navigator.new(w, { budget = budget })
+        local upd = nav.update
+        nav.update = function(self, p)
+          order[#order + 1] = "update"
+          return upd(self, p)
+        end
+        nav:go { 24, 6, 8 }
+        local pos = { { 2, 8, 2 } }
+        for _ = 1, 3 do -- (the first update adopts the tree: from the second frame on it has masks to build)
+          order = {}
+          if group then
+            budget:update({ nav }, pos)
+          else
+            budget:frame()
+            nav:update(pos[1])
+          end
+        end
+        assert.same(group and { "update", "masks" } or { "masks", "update" }, order)
+        nav:close()
+      end
+    end)
+    tmethods.los_step = real_step
+    assert(ok, err)
+  end)
+end)
+
 describe("octonav.smoother with no check left", function()
   it("steps on from a point of its path, and holds elsewhere", function()
     local tree = { visible = function() error("no check may be spent") end }
