@@ -43,13 +43,9 @@ end
 local function full(nav, p, i, statuses, waypoints)
   local st, wp = nav:update(p)
   statuses[i], waypoints[i] = st, wp
+  nav.group_i = i
   nav.group_st, nav.group_ans, nav.group_epoch = st, wp, nav.epoch
   nav.group_wp = st == "moving" and wp or nil
-end
-
--- Does nav's next update start a route plan (one of the budget's `plans`)?
-local function wants_start(nav)
-  return nav.state == "planning" and nav.cells == nil and nav.job == nil and nav.goal ~= nil
 end
 
 -- Is a route plan or a step search of nav under way (it needs updates until it ends)?
@@ -75,13 +71,18 @@ function M.update(B, navs, positions, statuses, waypoints)
     B.group = g
   end
   local updated, answered, moved = 0, 0, 0
-  -- 1 and 2: the navigators on their way
+  local work, inwork = g.work, g.inwork
+  local others = 0 -- navigators left for 3 that would not start a plan (see 3b)
+  -- 1 and 2: the navigators on their way; the others get the answer of their last update for now
+  -- (the status they have now and no waypoint when a go, cancel or replan came since), replaced
+  -- when 3 updates them
   for i = 1, n do
     local nav, p = navs[i], positions[i]
-    if type(nav) ~= "table" or nav.epoch == nil then bad_nav(i) end
-    nav.group_seen, nav.group_i = frame, i
-    local wp = nav.group_wp
-    if wp and nav.state == "moving" and nav.group_epoch == nav.epoch then
+    if type(nav) ~= "table" then bad_nav(i) end
+    local epoch = nav.epoch
+    if epoch == nil then bad_nav(i) end
+    local wp, st = nav.group_wp, nav.state
+    if wp and st == "moving" and nav.group_epoch == epoch then
       if type(p) ~= "table" then raise(("budget:update: positions[%d] must be a point {x, y, z}"):format(i)) end
       local dx, dy, dz = wp[1] - p[1], wp[2] - p[2], wp[3] - p[3]
       local d2, a = dx * dx + dy * dy + dz * dz, nav.arrive_distance
@@ -89,36 +90,43 @@ function M.update(B, navs, positions, statuses, waypoints)
         statuses[i], waypoints[i] = "moving", wp
         nav.group_mark = frame - 1
         if nav.streamer then nav.locks:move_agent(p) end
-        answered = answered + 1
+        answered, others = answered + 1, others + 1
       else
         full(nav, p, i, statuses, waypoints)
         nav.group_mark = frame
         updated, moved = updated + 1, moved + 1
-        if busy(nav) and not g.inwork[nav] then
-          g.inwork[nav] = true
-          g.work[#g.work + 1] = nav
+        if busy(nav) and not inwork[nav] then
+          inwork[nav] = true
+          work[#work + 1] = nav
         end
       end
     else
-      nav.group_mark = nil -- (its turn in 3)
+      nav.group_mark = nil
+      if nav.group_epoch == epoch then
+        statuses[i], waypoints[i] = nav.group_st, nav.group_ans
+      else
+        statuses[i], waypoints[i] = st, nil
+      end
+      if not (st == "planning" and nav.cells == nil and nav.job == nil) then others = others + 1 end
     end
   end
   local due, clock = B.deadline, B.clock
   -- 3a: the navigators whose plan or search is under way, first come first served (they keep their
   -- place until it ends: a search's steps are not spread over turns of the whole crowd)
-  local work, inwork, kept = g.work, g.inwork, 0
+  local kept = 0
   local stopped = false
   for w = 1, #work do
     local nav = work[w]
     work[w] = nil
-    local i = nav.group_seen == frame and nav.group_i
+    local i = nav.group_i -- (where its last update found it; gone from navs, or moved: it leaves
+    if navs[i] ~= nav then i = nil end -- the list, and comes back on its next turn)
     if i and not stopped and nav.group_mark ~= frame then
       if due and clock() >= due then
         stopped = true
       else
         full(nav, positions[i], i, statuses, waypoints)
         nav.group_mark = frame
-        updated = updated + 1
+        updated, others = updated + 1, others - 1
       end
     end
     if i and busy(nav) then
@@ -129,45 +137,38 @@ function M.update(B, navs, positions, statuses, waypoints)
     end
   end
   -- 3b: the others' turns, round robin from the cursor, while the frame's time lasts; a navigator
-  -- the budget refused for time keeps the turn (it goes first next frame)
+  -- the budget refused for time keeps the turn (it goes first next frame). One that would start a
+  -- plan when none is left this frame is passed over (refused, its update would cost Lua time and
+  -- nothing else); when only such are left, the turns end.
   local plans = B.pools.plans
+  local reserved = plans.reserved
   local k = g.cursor
   if k > n then k = 1 end
   local turns = 0
   for _ = 1, n do
-    if stopped then break end
+    if stopped or (others <= 0 and plans.free == 0) then break end
     local nav = navs[k]
-    if nav.group_mark ~= frame and (plans.free > 0 or not wants_start(nav) or plans.reserved[nav]) then
-      -- (a navigator that would start a plan when none is left this frame is passed over: refused,
-      -- its update would cost Lua time and nothing else)
-      if due and clock() >= due then break end
-      local cut = B.cut
-      full(nav, positions[k], k, statuses, waypoints)
-      nav.group_mark = frame
-      turns = turns + 1
-      if busy(nav) and not inwork[nav] then
-        inwork[nav] = true
-        work[#work + 1] = nav
+    if nav.group_mark ~= frame then
+      local starts = nav.state == "planning" and nav.cells == nil and nav.job == nil
+      if not starts or plans.free > 0 or reserved[nav] then
+        if due and clock() >= due then break end
+        local cut = B.cut
+        full(nav, positions[k], k, statuses, waypoints)
+        nav.group_mark = frame
+        turns = turns + 1
+        if not starts then others = others - 1 end
+        if busy(nav) and not inwork[nav] then
+          inwork[nav] = true
+          work[#work + 1] = nav
+        end
+        if due and B.cut and not cut then break end -- (refused: its turn again next frame)
       end
-      if due and B.cut and not cut then break end -- (refused: its turn again next frame)
     end
     k = k < n and k + 1 or 1
   end
   g.cursor = k
   B:late_masks()
   g.updated, g.answered, g.moved, g.working = updated + turns, answered, moved, kept
-  -- a navigator whose turn did not come and that 1 did not answer: the answer of its last update
-  -- (the status it has now and no waypoint when a go, cancel or replan came since)
-  for i = 1, n do
-    local nav = navs[i]
-    if nav.group_mark == nil then
-      if nav.group_epoch == nav.epoch then
-        statuses[i], waypoints[i] = nav.group_st, nav.group_ans
-      else
-        statuses[i], waypoints[i] = nav.state, nil
-      end
-    end
-  end
   return statuses, waypoints
 end
 

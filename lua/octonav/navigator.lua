@@ -219,8 +219,7 @@ function M.new(world, opts)
     smoother_opts = nil,
     -- budget:update's (lua/octonav/navgroup.lua): the last update's answer, the goal's epoch it
     -- came in, the waypoint the agent heads for while "moving", the frame it was last served in
-    group_st = nil, group_ans = nil, group_epoch = nil, group_wp = nil, group_mark = nil, group_seen = nil,
-    group_i = nil,
+    group_st = nil, group_ans = nil, group_epoch = nil, group_wp = nil, group_mark = nil, group_i = nil,
   }, Nav)
   local s = opts.streamer
   if s ~= nil then
