@@ -196,7 +196,10 @@ local function run_pass()
           arrived = arrived + 1
         else
           failed = failed + 1
-          reasons[tostring(wp)] = (reasons[tostring(wp)] or 0) + 1
+          local why = tostring(wp)
+          local wt = w.nav:stats().waiting -- (wait_timeout: what it waited for, and the streamer's word)
+          if wt then why = ("%s (%s %s%s)"):format(why, wt.what, tostring(wt.state), wt.reason and ", " .. wt.reason or "") end
+          reasons[why] = (reasons[why] or 0) + 1
         end
         if not w.moved and f - w.since > first_wait then first_wait = f - w.since end
         w.nav:close()
