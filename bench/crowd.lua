@@ -270,6 +270,7 @@ end
 function M.run(name, o)
   o = o or {}
   local tree, agents, dims = builders[name](o)
+  if o.only then agents = { agents[o.only] } end -- one agent of the scenario alone (its unobstructed walk)
   local copts = { max_agents = #agents, plan_budget = o.plan_budget or 20000 }
   for k, v in pairs(o.crowd or {}) do copts[k] = v end -- the crowd's options, for experiments
   local crowd = octonav.crowd.new(tree, copts)
