@@ -5,6 +5,7 @@
  * on_crowd_update timed on the thread's CPU clock for 600 frames after 60 of warm-up (dt = 1/30 s):
  * p50, p99 and max per frame, fastest of 3 passes, one thread. No searches run (paths are given: the
  * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves).
+ * `crowd FRAMES N`: N agents alone, one pass (for callgrind).
  */
 #include "octonav.h"
 
@@ -110,14 +111,17 @@ static int run(int n, int frames, double *p50, double *p99, double *pmax, on_cro
 int main(int argc, char **argv)
 {
     int frames = argc > 1 ? atoi(argv[1]) : 600;
+    int only = argc > 2 ? atoi(argv[2]) : 0; /* one count, one pass (for a profiler) */
     int counts[3] = {100, 1000, 5000};
+    if (frames < 1) frames = 600;
     printf("crowd frame (on_crowd_update, one thread, dt 1/30 s, %d frames, fastest of 3 passes)\n", frames);
     printf("| agents | p50 ms | p99 ms | max ms | boundary reads / agent-frame | fallbacks / agent-frame |\n");
     printf("|---:|---:|---:|---:|---:|---:|\n");
     for (int k = 0; k < 3; k++) {
+        if (only && counts[k] != only) continue;
         double b50 = INFINITY, b99 = INFINITY, bmax = INFINITY;
         on_crowd_stats st;
-        for (int pass = 0; pass < 3; pass++) {
+        for (int pass = 0; pass < (only ? 1 : 3); pass++) {
             double a, b, m;
             if (run(counts[k], frames, &a, &b, &m, &st) < 0) return 1;
             if (a < b50) b50 = a;
