@@ -3,7 +3,9 @@
 -- block of 16 x 16 leaf columns, 16 x 16 blocks at a time), checked column by column against the
 -- surface's maximum computed here: every column's lowest free leaf is where the reference says, with
 -- and without an agent radius (which asks for two rectangles a cell), on blocks that wrap around the
--- cache and on tiles whose corners are not multiples of a block.
+-- cache and on tiles whose corners are not multiples of a block; and a surface exactly at a whole
+-- height over a leaf decided as clipping decides it (the blocks take a small rectangle's range from the
+-- plane, not clipped, only where no comparison with a whole number can change).
 local octonav = require "octonav"
 local Tree = octonav.tree
 
@@ -122,6 +124,19 @@ describe("a heightfield over many blocks of the classifier's cache", function()
     local hf = rolling(70, 40, 1.5, { 2, 0, -8 }, 20)
     t:add_heightfield(hf)
     assert.are.equal(192 * 128, check_columns(t, hf))
+  end)
+
+  it("decides a surface exactly at a whole height as clipping does (the leaf on it stays free)", function()
+    -- grid square (2, 0) of cell 6: clipped, the surface over leaf column (13, 2) peaks at exactly 7
+    -- (its parent column's at 9.6, so the leaves are asked); the plane's value there, (x - xa) / cell
+    -- taken first, is 7.000000000000001 (found by a search emulating both in doubles), so leaf
+    -- (13, 7, 2) is free only where a range this close to a whole number is clipped rather than taken
+    -- from the plane
+    local h = { 0, 0, 3.6666666666666665, 6.0, 0, 0, 12.5, 6.0 }
+    local t = Tree.new { tiles = { 1, 1, 1 }, depth = 5 }
+    t:add_heightfield { origin = { 0, 0, 0 }, cell = 6, nx = 4, nz = 2, heights = h }
+    assert.are.equal("free", (t:locate { 13.5, 7.5, 2.5 }))
+    assert.are.equal("blocked", (t:locate { 13.5, 6.5, 2.5 }))
   end)
 
   it("gives a tile the same bytes in a tree of its own as in the whole tree (the bake's way)", function()
