@@ -21,16 +21,9 @@ local M = {}
 
 local DT = 1 / 30
 
--- a deterministic xorshift in [0, 1)
-local function rng(seed)
-  local s = seed
-  return function()
-    s = s ~ (s << 13)
-    s = s ~ (s >> 7)
-    s = s ~ (s << 17)
-    return ((s >> 11) & 0x1fffffffffffff) / 9007199254740992.0
-  end
-end
+-- a deterministic xorshift in [0, 1): the plain xorshift64 (13, 7, 17) from state = seed, in C so that
+-- every Lua draws the same sequence (issue 34: 5.3's bit operators before)
+local rng = octonav.core.xorshift64
 
 -- the blocked leaves of a tree's first nx x ny x nz leaves, read once with locate_status
 local function blocked_grid(tree, nx, ny, nz)
@@ -179,7 +172,7 @@ function builders.sphere(o)
   local size = R * 2 + 8
   local depth = size <= 32 and 5 or size <= 64 and 6 or 7
   local tree = octonav.tree.new { depth = depth }
-  local c0 = (1 << depth) / 2
+  local c0 = 2 ^ depth / 2
   local agents = {}
   local golden = math.pi * (3 - math.sqrt(5))
   for i = 0, n - 1 do
@@ -191,7 +184,7 @@ function builders.sphere(o)
     a.goal = { c0 - R * d[1], c0 - R * d[2], c0 - R * d[3] }
     agents[#agents + 1] = a
   end
-  return tree, agents, { 1 << depth, 1 << depth, 1 << depth }
+  return tree, agents, { math.floor(2 ^ depth), math.floor(2 ^ depth), math.floor(2 ^ depth) }
 end
 
 -- a wall at x in [28, 36] of a 64 x 32 x 32 tree, with an opening (y, z in [lo, hi)) and a narrower
@@ -216,7 +209,7 @@ function builders.tunnel(o)
   local tree = wall_tree(13, 19, 14, 17)
   local agents = {}
   for i = 1, per do
-    local y, z = 11 + 3 * ((i - 1) % 4), 11 + 3 * ((i - 1) // 4 % 4)
+    local y, z = 11 + 3 * ((i - 1) % 4), 11 + 3 * (math.floor((i - 1) / 4) % 4)
     -- goals 3 leaves apart (they were 1.5 apart once: closer than two radii, the last agents of a group
     -- could never reach theirs with the first ones arrived there)
     local a = agent_spec({ 6, y, z }, r)

@@ -30,16 +30,9 @@ while i <= #arg do
   i = i + 2
 end
 
--- xorshift64* as bench.lua's (seeded), 0 <= x < 1
-local function rng(seed)
-  local s = (seed * 0x9E3779B97F4A7C15) | 1
-  return function()
-    s = s ~ (s >> 12)
-    s = s ~ (s << 25)
-    s = s ~ (s >> 27)
-    return ((s * 0x2545F4914F6CDD1D) >> 11) / 9007199254740992.0
-  end
-end
+-- xorshift64* as bench.lua's (seeded), 0 <= x < 1: octonav.core.xorshift, the same sequence on every Lua
+-- (issue 34: 5.3's bit operators before)
+local rng = core.xorshift
 
 local function pct(xs, p)
   local s = {}

@@ -10,12 +10,21 @@ local hw = dofile("spec/support/handworld.lua")
 local geometry = dofile("spec/support/geometry.lua")
 local dist, step_toward = geometry.dist, geometry.step_toward
 
+-- The LCG st' = (st * 1103515245 + 12345) mod 2^31, exact on every Lua: the product is split in two
+-- halves of the multiplier so that no term passes 2^53 (doubles before 5.3 would round st * 1103515245,
+-- up to 2^61, and draw another scene: issue 34).
+local function lcg(st)
+  local lo = st * 20077 -- (1103515245 = 16838 * 65536 + 20077)
+  local hi = (st * 16838) % 32768 * 65536
+  return (lo + hi + 12345) % 2147483648
+end
+
 -- A 4 x 1 x 2 tree of 64^3 tiles with slabs and posts; the same boxes every call.
 local function scene()
   local t = octonav.tree.new { tiles = { 4, 1, 2 }, depth = 6 }
   local st = 12345
   local function rnd(n)
-    st = (st * 1103515245 + 12345) % 2147483648
+    st = lcg(st)
     return st % n
   end
   for _ = 1, 60 do
@@ -28,7 +37,7 @@ end
 local function segments(n)
   local st, out = 777, {}
   local function r(m)
-    st = (st * 1103515245 + 12345) % 2147483648
+    st = lcg(st)
     return (st % (m * 100)) / 100
   end
   for i = 1, n do out[i] = { { r(256), r(64), r(128) }, { r(256), r(64), r(128) } } end

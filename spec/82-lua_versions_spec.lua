@@ -136,4 +136,20 @@ describe("core.xorshift (the benchmarks' generator)", function()
     assert.are.equal("0.73593835919670592", ("%.17g"):format(r()))
     assert.are.equal(758, r(1000))
   end)
+
+  it("xorshift64 draws bench/crowd.lua's plain xorshift64 sequence (written in 5.3's operators before)", function()
+    local want = { "4.1068970446644926e-10", "0.43752712433707119", "0.75525091590096094" }
+    if int64 then -- the Lua 5.3+ code bench/crowd.lua had, loaded from a string (older parsers never see it)
+      local ref = assert(compat.load([[local s = ...
+        return function()
+          s = s ~ (s << 13); s = s ~ (s >> 7); s = s ~ (s << 17)
+          return ((s >> 11) & 0x1fffffffffffff) / 9007199254740992.0
+        end]]))(7)
+      for i = 1, 3 do assert.are.equal(want[i], ("%.17g"):format(ref())) end
+    end
+    local r = core.xorshift64(7)
+    for i = 1, 3 do assert.are.equal(want[i], ("%.17g"):format(r())) end
+    raises(function() core.xorshift64(0) end, "argument #1: seed must not be 0")
+    raises(function() core.xorshift64(1.5) end, "argument #1: number has no integer representation")
+  end)
 end)

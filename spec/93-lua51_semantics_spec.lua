@@ -60,6 +60,15 @@ describe("library paths with Lua 5.1's standard functions (on " .. _VERSION .. "
     -- 5.1 cannot tell whether the collector runs: taken as running, stopped at each frame, restarted
     assert.same({ "stop", "count", "stop", "count", "step" }, { env.calls[1], env.calls[2], env.calls[3],
       env.calls[4], env.calls[5] })
+    -- and stopped again after each step (5.1's and LuaJIT's step restarts a stopped collector)
+    local steps = 0
+    for i, opt in ipairs(env.calls) do
+      if opt == "step" then
+        steps = steps + 1
+        assert.equal("stop", env.calls[i + 1])
+      end
+    end
+    assert.equal(2, steps)
     assert.is_true(budget.gc_was_running)
     budget:release_gc()
     assert.equal("restart", env.calls[#env.calls])

@@ -74,7 +74,7 @@ local function rolling(nx, nz, cell, origin, top)
   for k = 0, nz - 1 do
     for i = 0, nx - 1 do
       local v = top * (0.5 + 0.3 * math.sin(i / 3.1) * math.cos(k / 4.3) + 0.15 * math.sin((i + k) / 1.7))
-      if (i // 6 + k // 5) % 4 == 0 then v = math.floor(v) end
+      if (math.floor(i / 6) + math.floor(k / 5)) % 4 == 0 then v = math.floor(v) end -- (no //: every Lua, issue 34)
       h[#h + 1] = v
     end
   end

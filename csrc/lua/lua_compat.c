@@ -11,6 +11,8 @@
  *   core.xorshift(seed) -> function([n]): the benchmarks' seeded xorshift64* generator (64-bit
  *     unsigned arithmetic, which doubles cannot do): each call the next number in [0, 1), or with n an
  *     integer in 1..n; the same sequence as the Lua 5.3+ code it replaced, on every version.
+ *   core.xorshift64(seed) -> function(): the plain xorshift64 (13, 7, 17) from state = seed (bench/crowd.lua),
+ *     each call the next number in [0, 1), on every version.
  */
 #include "lua_util.h"
 
@@ -278,9 +280,37 @@ static void name_all(lua_State *L)
 }
 #endif
 
+/* the plain xorshift64 (13, 7, 17) from state = seed: bench/crowd.lua's scenarios (written in 5.3's
+ * bit operators before issue 34), the same sequence on every version */
+static int rng64_next(lua_State *L)
+{
+    uint64_t *st = (uint64_t *)lua_touserdata(L, lua_upvalueindex(1));
+    uint64_t s = *st;
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    *st = s;
+    lua_pushnumber(L, (double)(s >> 11) / 9007199254740992.0);
+    return 1;
+}
+
+static int l_xorshift64(lua_State *L)
+{
+    lua_Integer seed = luaL_checkinteger(L, 1);
+    if (seed == 0) return luaL_argerror(L, 1, "seed must not be 0 (xorshift64 would draw only 0)");
+    uint64_t *st = (uint64_t *)lua_newuserdatauv(L, sizeof *st, 0);
+    *st = (uint64_t)seed;
+    lua_pushcclosure(L, rng64_next, 1);
+    return 1;
+}
+
 int on_lua_compat_open(lua_State *L)
 {
-    static const luaL_Reg funcs[] = {{"pack", l_pack}, {"unpack", l_unpack}, {"xorshift", l_xorshift}, {NULL, NULL}};
+    static const luaL_Reg funcs[] = {{"pack", l_pack},
+                                     {"unpack", l_unpack},
+                                     {"xorshift", l_xorshift},
+                                     {"xorshift64", l_xorshift64},
+                                     {NULL, NULL}};
     luaL_setfuncs(L, funcs, 0);
 #if LUA_VERSION_NUM < 504
     name_all(L);

@@ -167,6 +167,8 @@ end
 for _, name in ipairs { "position", "velocity", "states", "ids", "neighbours", "path", "stats" } do forward(name) end
 
 function Crowd:__len() return #self.c end
+--- crowd:count() -> the agent count, as #crowd, on every Lua (5.1 and LuaJIT call no __len of a table)
+function Crowd:count() return #self.c end
 function Crowd:__tostring() return tostring(self.c) end
 
 function Crowd:close()

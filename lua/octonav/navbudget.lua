@@ -288,6 +288,7 @@ function Budget:collect()
   local kb = math.floor(now - base)
   if kb >= 1 then
     collectgarbage("step", kb)
+    collectgarbage("stop") -- (on 5.1 and LuaJIT a step restarts a stopped collector)
     self.gc_heap = collectgarbage("count") + (now - base - kb) -- (the fraction of a KB is kept)
   else
     self.gc_heap = base
