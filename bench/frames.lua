@@ -102,7 +102,7 @@ end
 local function rss()
   local f = io.open("/proc/self/statm", "r")
   if not f then return nil end
-  local line = f:read("l")
+  local line = f:read("*l")
   f:close()
   local pages = line and tonumber(line:match("^%d+%s+(%d+)"))
   return pages and pages * 4096

@@ -68,7 +68,7 @@ end
 
 local function read(path)
   local f = assert(io.open(root .. "/" .. path, "rb"))
-  local s = f:read("a")
+  local s = f:read("*a")
   f:close()
   return s
 end
