@@ -16,6 +16,7 @@
  *       graph's planners share one join scratch: the endpoints' local-search arrays, route.h);
  *       graph:joins_bytes() -> that scratch's bytes
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
+ *   planner:join_limit(work [, ms]); planner:joining() -> bool, units (joins cut to fit, octonav_world.h)
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
  *       route (start and step to the end); planner:flat([into]) -> the route's flat form: its scalar
  *       fields, its steps from [1] 7 numbers each (tile, portal, to_tile, to_portal, x, y, z), .n of
@@ -338,7 +339,7 @@ static int l_planner(lua_State *L)
     luaL_checkudata(L, 1, WGRAPH_MT);
     lua_Integer mx = luaL_optinteger(L, 2, 0);
     if (mx < 0 || mx > (1 << 30)) return luaL_argerror(L, 2, "max_nodes must be 0..2^30");
-    lplanner *u = (lplanner *)on_lua_newhandle(L, &planner_class, sizeof(lplanner), 1);
+    lplanner *u = (lplanner *)on_lua_newhandle(L, &planner_class, sizeof(lplanner), 2);
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, 1); /* keeps the graph alive */
     on_wgraph *w = checkw(L, 1); /* after the allocation (rule (a)) */
@@ -417,6 +418,8 @@ static int l_start(lua_State *L)
         return luaL_argerror(L, 2, "tree has another tile grid than the graph");
     u->started = 1;
     resolve(L, 1, t);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, 1, 2); /* the tree: its joins may go on in later steps */
     return push_status(L, u, on_route_start(u->h.p, t, a, b));
 }
 
@@ -483,7 +486,33 @@ static int l_start_multi(lua_State *L)
         return luaL_argerror(L, 2, "tree has another tile grid than the graph");
     u->started = 1;
     resolve(L, 1, t);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, 1, 2);
     return push_status(L, u, on_route_start_multi(u->h.p, t, s, sc, ns, g, gc, ng));
+}
+
+/* planner:join_limit(work [, ms]): each start and step joins for at most `work` units and `ms` (0: none;
+ * on_route_set_join_limit); planner:joining() -> whether its joins go on, the last call's join units */
+static int l_join_limit(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    lua_Integer work = luaL_checkinteger(L, 2);
+    double ms = luaL_optnumber(L, 3, 0);
+    if (work < 0) return luaL_argerror(L, 2, "work must be >= 0");
+    if (!(ms >= 0) || !isfinite(ms)) return luaL_argerror(L, 3, "ms must be a finite number >= 0");
+    on_route_set_join_limit(u->h.p, (size_t)work, ms * 1e-3);
+    return 0;
+}
+
+static int l_joining(lua_State *L)
+{
+    lplanner *u = checkp(L, 1);
+    on_route_info info;
+    size_t n;
+    on_route_result(u->h.p, NULL, 0, &n, &info);
+    lua_pushboolean(L, on_route_joining(u->h.p));
+    lua_pushinteger(L, (lua_Integer)info.join_work);
+    return 2;
 }
 
 static int l_step(lua_State *L)
@@ -660,7 +689,8 @@ int on_lua_route_open(lua_State *L)
                                         {"has_tile", l_has_tile}, {"tile_id", l_tile_id}, {"stats", l_stats},
                                         {"planner", l_planner},   {"joins_bytes", l_joins_bytes}, {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
-                                        {"result", l_result}, {"flat", l_flat}, {"plan", l_plan}, {"bytes", l_bytes}, {NULL, NULL}};
+                                        {"result", l_result}, {"flat", l_flat}, {"plan", l_plan}, {"bytes", l_bytes},
+                                        {"join_limit", l_join_limit}, {"joining", l_joining}, {NULL, NULL}};
     static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"portals", l_portals}, {"world", l_world}, {NULL, NULL}};
     on_lua_newclass(L, &wgraph_class, gmethods);
     on_lua_newclass(L, &planner_class, pmethods);

@@ -99,6 +99,8 @@ typedef struct on_route_info {
     size_t start, goal;          /* which start point and goal point the route joins */
     size_t expansions;           /* portals expanded */
     size_t join_boxes;           /* boxes the endpoints' local searches settled (their work) */
+    size_t join_work;            /* work units (boxes popped, lazy blocks built x 8) the last start or step
+                                  * spent joining (on_route_set_join_limit) */
     uint32_t loading_tile;       /* with ON_LOADING: the tile whose graph (or, at an endpoint, tree tile) is missing */
     int which;                   /* with ON_OUTSIDE / ON_BLOCKED: 0 start, 1 goal */
 } on_route_info;
@@ -120,6 +122,16 @@ ON_API on_status on_route_start_multi(on_route *r, const on_tree *t, const doubl
 /* Expand up to budget portals: ON_IN_PROGRESS, ON_SUCCESS (found), or ON_FAILURE with ON_UNREACHABLE,
  * ON_LOADING (info.loading_tile), ON_OUT_OF_NODES, ON_STALE (the world graph changed). */
 ON_API on_status on_route_step(on_route *r, size_t budget, size_t *done);
+/* Joins cut to fit: each start, and each step while the joins are not done, spends at most `work`
+ * units (a box settled or a heap entry popped is one, a block of an unprepared tile built 8; 0: no
+ * limit; one unit's worth may pass it: a box whose neighbour blocks are built with it) and `seconds`
+ * of the monotonic clock (0: none; read after each unit) on the endpoints' local searches; a start
+ * stopped so answers ON_IN_PROGRESS with on_route_joining true, and each on_route_step goes on joining
+ * (within the limit again) before it expands portals: the joins, and so the route, are those of one
+ * whole start, exactly (tests/world/test_reach_resume.c). A planner holds its join scratch while its
+ * joins are under way (a shared one, route.h: another start meanwhile grows a scratch of its own). */
+ON_API void on_route_set_join_limit(on_route *r, size_t work, double seconds);
+ON_API int on_route_joining(const on_route *r);
 /* The route's steps (cap too small: only *n, ON_BUFFER_SMALL) and info; returns the search status. */
 ON_API on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, size_t *n, on_route_info *info);
 ON_API size_t on_route_bytes(const on_route *r);

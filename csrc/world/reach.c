@@ -269,9 +269,45 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
         on_reach_order_targets(r, pts, npt, p);
     }
     r->heap_failed = 0;
+    /* what a suspended search needs to go on (on_reach_resume) */
+    struct reach_resume *rs = &r->rs;
+    memcpy(rs->root, p, sizeof rs->root);
+    if (to) memcpy(rs->to, to, sizeof rs->to);
+    rs->has_stop = group != NULL;
+    rs->has_to = to != NULL;
+    rs->settled = to != NULL && group != NULL;
+    rs->group = group;
+    rs->pts = pts;
+    rs->npt = npt;
+    rs->weight = weight;
+    rs->slack = slack;
+    rs->add = add;
+    rs->budget = budget;
+    d.root = rs->root;
+    if (to) d.to = rs->to;
     on_reach_run(r, s, roots, nroot, p, group ? &d : NULL);
     if (r->heap_failed) return ON_FAILURE | ON_NO_MEMORY;
-    collect(r, s, pts, npt, UINT32_MAX, to != NULL && group != NULL, cost, reached);
+    if (r->suspended) return ON_IN_PROGRESS;
+    collect(r, s, pts, npt, UINT32_MAX, rs->settled, cost, reached);
+    return ON_SUCCESS;
+}
+
+on_status on_reach_resume(on_reach *r, const on_boxset *s, double *cost, uint32_t *reached)
+{
+    if (!r->suspended) return ON_FAILURE | ON_INVALID;
+    const struct reach_resume *rs = &r->rs;
+    reach_stop d = {rs->group, rs->npt, rs->pts, rs->has_to ? rs->to : NULL, rs->weight, rs->slack, rs->add,
+                    rs->budget, r->order, r->hp, r->hc, rs->root};
+    r->heap_failed = 0;
+    on_reach_run_more(r, s, rs->has_stop ? &d : NULL);
+    if (r->heap_failed) {
+        r->suspended = 0;
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
+    if (r->suspended) return ON_IN_PROGRESS;
+    *reached = 0;
+    for (uint32_t i = 0; i < rs->npt; i++) cost[i] = HUGE_VAL;
+    collect(r, s, rs->pts, rs->npt, UINT32_MAX, rs->settled, cost, reached);
     return ON_SUCCESS;
 }
 
@@ -283,6 +319,8 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
     int nroot = on_boxset_locate_all(s, pts + 3 * (size_t)first, roots);
     if (nroot == 0) return ON_FAILURE | ON_CORRUPT;
     r->heap_failed = 0;
+    r->limit = 0; /* (the build's searches run whole) */
+    r->deadline = 0;
     on_reach_run(r, s, roots, nroot, pts + 3 * (size_t)first, NULL);
     if (r->heap_failed) return ON_FAILURE | ON_NO_MEMORY;
     collect(r, s, pts, npt, after, 0, cost, &reached);

@@ -77,7 +77,32 @@ typedef struct on_reach {
      * targets in them mapped then. NULL (or a search over another set): nothing is built. */
     on_boxlazy *lazy;
     size_t pops;           /* boxes the last search settled (reach_run) */
+    /* A search's work limit (resumable searches): a call (on_reach_points_group, on_reach_resume)
+     * stops once it has spent `limit` work units (0: no limit; a heap entry popped is one unit, a lazy
+     * block built REACH_BLOCK_UNITS) or the monotonic clock has passed `deadline` (seconds, 0: none),
+     * after at least one unit: it returns ON_IN_PROGRESS and the search is `suspended`; on_reach_resume
+     * goes on from there, and the search settles, reaches and costs exactly what one whole call does
+     * (tests/world/test_reach_resume.c). `work` counts the units spent since the caller zeroed it. */
+    size_t limit;
+    double deadline;
+    size_t work;
+    int suspended;
+    struct reach_resume {      /* a suspended search's state (reach_run.c) */
+        size_t n, need, pops, met_at;
+        double best;
+        int met_any, has_stop, has_to, settled;
+        double root[3], to[3];
+        const uint32_t *group;
+        const double *pts;
+        uint32_t npt;
+        double weight, slack, add;
+        size_t budget;
+    } rs;
 } on_reach;
+
+/* The work units a lazy block built counts for (a 16-leaf block's build costs about as much as this
+ * many boxes settled: measured, reach.c). */
+#define REACH_BLOCK_UNITS 8
 
 void on_reach_free(on_reach *r);
 
@@ -107,6 +132,12 @@ on_status on_reach_points(on_reach *r, const on_boxset *s, const double *pts, ui
 on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, const double p[3],
                                 const uint32_t *group, const double *to, double weight, double slack, double add,
                                 size_t budget, double *cost, uint32_t *reached);
+
+/* A search suspended at its limit (r->suspended: on_reach_points_group returned ON_IN_PROGRESS) goes on
+ * over the same set s, with its limit (r->limit, r->deadline, r->work as the caller set them): the
+ * same answers as on_reach_points_group's into cost and *reached, or ON_IN_PROGRESS again.
+ * ON_FAILURE|ON_INVALID when no search is suspended. */
+on_status on_reach_resume(on_reach *r, const on_boxset *s, double *cost, uint32_t *reached);
 
 /* After on_reach_points over s: the cost of a free path from its point to point x in the same tile
  * (HUGE_VAL when x is in no box the search reached). */

@@ -60,6 +60,8 @@ typedef struct reach_stop {
 /* reach_run.c: the search (its comment there) and the targets' order for a directed one. */
 void on_reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3],
                   const reach_stop *d);
+/* A search on_reach_run left suspended (r->suspended) goes on, d rebuilt from r->rs (reach.c). */
+void on_reach_run_more(on_reach *r, const on_boxset *s, const reach_stop *d);
 void on_reach_order_targets(on_reach *r, const double *pts, uint32_t npt, const double p[3]);
 /* reach.c: block b of the search's lazy set built, its waiting targets mapped (its comment there). */
 
@@ -108,6 +110,7 @@ static inline int on_reach_lazy_block(on_reach *r, on_boxlazy *z, uint32_t b, co
 {
     if (on_boxlazy_built(z, b)) return 0;
     if (on_failed(on_boxlazy_block(z, b)) || reach_grow_keep(r, z->set.nbox)) return -1;
+    r->work += REACH_BLOCK_UNITS;
     for (uint32_t e = r->phead[b]; e != NO_ENTRY; e = r->pnext[e]) {
         uint32_t t = r->ptgt[e], in[8], e0 = r->nent;
         int n = 0;

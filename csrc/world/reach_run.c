@@ -9,6 +9,7 @@
 #include "reach_impl.h"
 
 #include <string.h>
+#include <time.h>
 
 /* A directed search with a budget that met no target after this many settled boxes heads for the
  * nearest target instead of `to` (reach_run). 256 -> 128 (session 9; 35 pairs of 8x1x8 x 512^3,
@@ -354,6 +355,24 @@ static double block_key(const on_reach *r, const on_boxset *s, const reach_stop 
  * on) + add; and with d->budget, d->budget settled boxes after the first target met. Over a lazy set
  * a popped box's blocks across its block faces are built first (their boxes are its neighbours
  * there); the need count then knows only the targets of built blocks. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Has the running call spent its work limit (reach.h: r->limit units, r->deadline; never before its
+ * first unit, so that every call goes on)? */
+static inline int over_limit(const on_reach *r)
+{
+    if (!r->work) return 0;
+    if (r->limit && r->work >= r->limit) return 1;
+    return r->deadline > 0 && now_s() >= r->deadline;
+}
+
+static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d);
+
 void on_reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nroot, const double p[3],
                       const reach_stop *d)
 {
@@ -367,9 +386,7 @@ void on_reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nr
     on_boxlazy *z = lazy_of(r, s);
     size_t need = 0; /* target entries of the met components in boxes not yet settled */
     const double *to = d ? d->to : NULL;
-    double best = HUGE_VAL;
-    size_t pops = 0, met_at = 0;
-    int met_any = 0;
+    r->suspended = 0;
     r->hlazy = !r->eager_heading;
     r->hset = s;
     r->headings = 0;
@@ -399,7 +416,43 @@ void on_reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nr
         r->nwtouch = 0;
         r->nwait = 0;
     }
+    r->rs.n = n;
+    r->rs.need = need;
+    r->rs.best = HUGE_VAL;
+    r->rs.pops = r->rs.met_at = 0;
+    r->rs.met_any = 0;
+    reach_loop(r, s, d);
+}
+
+void on_reach_run_more(on_reach *r, const on_boxset *s, const reach_stop *d)
+{
+    r->suspended = 0;
+    reach_loop(r, s, d);
+}
+
+/* The search's loop (on_reach_run's comment), from the state in r->rs: stops at the work limit with
+ * r->suspended set and its state saved there, to go on where it stopped (on_reach_run_more). */
+static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
+{
+    const uint32_t cur = r->cur;
+    on_boxlazy *z = lazy_of(r, s);
+    const double *to = d ? d->to : NULL;
+    size_t n = r->rs.n, need = r->rs.need, pops = r->rs.pops, met_at = r->rs.met_at;
+    double best = r->rs.best;
+    int met_any = r->rs.met_any;
     while (n > 0) {
+        if (over_limit(r)) {
+            r->rs.n = n;
+            r->rs.need = need;
+            r->rs.pops = pops;
+            r->rs.met_at = met_at;
+            r->rs.best = best;
+            r->rs.met_any = met_any;
+            r->suspended = 1;
+            r->pops = pops;
+            return;
+        }
+        r->work++;
         double key;
         uint32_t b = heap_pop(r, &n, &key);
         if (b & PROXY) {
@@ -466,7 +519,7 @@ void on_reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nr
                 /* no portal yet: the way towards `to` is blocked; head for the nearest portal
                  * instead (the targets' lines on to `to` dropped), the open boxes keyed again */
                 for (uint32_t i = 0; i < d->npt; i++) r->hp[i] = 0;
-                on_reach_order_targets(r, d->pts, d->npt, p);
+                on_reach_order_targets(r, d->pts, d->npt, d->root);
                 if (r->hlazy) lower_faces(r, s, d); /* (the line to `to` bounds the new heading no more) */
                 size_t m = 0;
                 for (size_t i = 0; i < n; i++) {

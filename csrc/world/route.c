@@ -75,6 +75,8 @@ void on_route_destroy(on_route *r)
     free(r->cost);
     free(r->pts);
     free(r->grp);
+    free(r->jin);
+    free(r->jinc);
     on_reach_free(&r->reach);
     for (int i = 0; i < ROUTE_BOX_CACHE; i++) {
         on_boxset_free(r->bc[i].own);
@@ -126,6 +128,8 @@ void on_route_set_joins(on_route *r, on_route_joins *j)
     if (!r) return;
     joins_free_own(r);
     r->joins = j;
+    r->joining = r->jown = r->jsusp = 0; /* (a join under way is dropped) */
+    if (on_in_progress(r->status)) r->status = ON_FAILURE | ON_INVALID;
 }
 
 /* Exchange the join fields of r and j: a borrow moves j's into r (whose own are empty), the give
@@ -169,10 +173,18 @@ void on_route_giveback(on_route *r)
     r->joins->lent = 0;
 }
 
+void on_route_take_home(on_route *r)
+{
+    if (!r->joins) return;
+    if (r->joins->reach.bytes < r->reach.bytes) joins_swap(r, r->joins);
+    joins_free_own(r);
+}
+
 size_t on_route_bytes(const on_route *r)
 {
     size_t b = sizeof *r + r->max_nodes * (sizeof(rnode) + sizeof(uint32_t)) + (r->mask + 1) * 2 * sizeof(uint32_t) +
-               r->gjcap * sizeof(gjoin) + r->goalcap * 4 * sizeof(double) + r->startcap * 3 * sizeof(double) + r->costcap * sizeof(double) + r->ptscap * sizeof(double) + r->grpcap * sizeof(uint32_t) + r->reach.bytes;
+               r->gjcap * sizeof(gjoin) + r->goalcap * 4 * sizeof(double) + r->startcap * 3 * sizeof(double) + r->costcap * sizeof(double) + r->ptscap * sizeof(double) + r->grpcap * sizeof(uint32_t) + r->reach.bytes +
+               r->jincap * 4 * sizeof(double);
     for (int i = 0; i < ROUTE_BOX_CACHE; i++) {
         if (r->bc[i].own) b += r->bc[i].own->bytes;
         if (r->bc[i].lazy) b += r->bc[i].lazy->set.bytes;
@@ -321,7 +333,7 @@ static const gjoin *goal_join(const on_route *r, uint32_t tile, uint32_t portal)
     }
     return lo < r->ngj && r->gj[lo].tile == tile && r->gj[lo].portal == portal ? &r->gj[lo] : NULL;
 }
-on_status on_route_step(on_route *r, size_t budget, size_t *done)
+on_status on_route_expand(on_route *r, size_t budget, size_t *done)
 {
     size_t n = 0;
     if (done) *done = 0;

@@ -54,6 +54,7 @@ typedef struct boxcache {
     uint64_t used;         /* the planner's count of lookups when last used */
     on_boxset *own;
     on_boxlazy *lazy;
+    uint64_t gen;          /* the planner's count of sets made when this one was (a join resumed checks it) */
     int valid;
 } boxcache;
 
@@ -104,6 +105,23 @@ struct on_route {
     on_route_joins *joins; /* shared join scratch (NULL: reach, cost, pts, grp are the planner's own) */
     int lazy_bdepth;       /* block side (log2) of the lazy sets built here; 0: ROUTE_LAZY_BDEPTH */
     double weight;         /* the heuristic's weight in the keys (ROUTE_WEIGHT, route.c; 1: optimal A*) */
+    uint64_t bc_gen;
+    /* Resumable joins (route_start.c): with a limit (join_work units, reach.h, and / or join_seconds of
+     * the monotonic clock, per call; 0: none) a start joins its endpoints until the limit and returns
+     * ON_IN_PROGRESS with `joining` set; each on_route_step goes on (within the limit again) before it
+     * expands portals. The endpoints are copied (jin: ns starts then ng goals, world points; jinc their
+     * costs); the endpoint being joined is goal ji (jstage 0) or start ji (jstage 1), its local search
+     * suspended in reach when jsusp (over the set jset of generation jgen: another set, the tile's
+     * boxes rebuilt meanwhile, and it starts again). While joining, the planner holds the join scratch
+     * it borrowed (jown: its fields are the scratch taken from `joins`, given home when the joins end). */
+    size_t join_work;
+    double join_seconds;
+    int joining, jown, jsusp, jstage, jnear;
+    const on_tree *jtree;
+    double *jin, *jinc;
+    size_t jincap, jns, jng, ji, jpushed;
+    const on_boxset *jset;
+    uint64_t jgen;
 };
 
 /* An endpoint whose tile has more than ROUTE_DIRECTED_BOXES boxes joins by the directed local search
@@ -148,5 +166,11 @@ void on_route_reset(on_route *r);
  * returns 0, or -1 when another start holds it (the start must then fail with ON_INVALID). */
 int on_route_borrow(on_route *r);
 void on_route_giveback(on_route *r);
+/* The join scratch a planner took while joining (route_start.c, jown) given home: the shared one keeps
+ * the larger of the two (its bytes), the planner's own fields are freed. */
+void on_route_take_home(on_route *r);
+/* on_route_step's search over the portals (route.c; on_route_step, route_start.c, goes on joining
+ * first while a start's joins are not done). */
+on_status on_route_expand(on_route *r, size_t budget, size_t *done);
 
 #endif

@@ -9,13 +9,16 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The box set of a loaded tree tile: the tree's prepared one when valid (*lz NULL), else its join set
  * (a streamer worker's, tree.h), else the planner's cached one (route_plan.h, boxcache), made on a
  * miss in the least recently used entry. The three hold the same boxes in the same order. */
-static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const on_boxset **out, on_boxlazy **lz)
+static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const on_boxset **out, on_boxlazy **lz,
+                            uint64_t *gen)
 {
     *lz = NULL;
+    *gen = 0;
     *out = on_tile_boxes(t, tile);
     if (!*out) *out = on_tile_joins(t, tile);
     if (*out) return ON_SUCCESS;
@@ -58,8 +61,10 @@ static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const 
     c->salt = tt->salt;
     c->keys = tt->table.keys;
     c->valid = 1;
+    c->gen = ++r->bc_gen;
 hit:
     c->used = r->bc_uses;
+    *gen = c->gen;
     if (c->own) {
         *out = c->own;
         return ON_SUCCESS;
@@ -84,6 +89,7 @@ typedef struct endpoint {
     uint32_t tile;
     const on_boxset *s;
     on_boxlazy *lz;        /* s's lazy set (s == &lz->set), or NULL */
+    uint64_t gen;          /* s's generation (tile_boxes; 0: the tree's) */
     const ctile *g;
 } endpoint;
 
@@ -107,7 +113,7 @@ static on_status endpoint_of(on_route *r, const on_tree *t, const double p[3], i
     r->info.loading_tile = e->tile;
     e->g = w->tiles[e->tile];
     if (!e->g || !t->tiles[e->tile].loaded) return ON_FAILURE | ON_LOADING;
-    on_status st = tile_boxes(r, t, e->tile, &e->s, &e->lz);
+    on_status st = tile_boxes(r, t, e->tile, &e->s, &e->lz, &e->gen);
     if (on_failed(st)) return st;
     uint32_t in[8];
     int n = e->lz ? on_boxlazy_locate_all(e->lz, e->local, 1, in) : on_boxset_locate_all(e->s, e->local, in);
@@ -158,26 +164,39 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
     int big = e->s->nbox > r->directed_boxes || e->lz; /* (a lazy set's size is not known: a big tile's) */
     size_t budget = r->directed_budget;
     r->reach.lazy = e->lz;
-    if (goal && !big) return on_reach_points(&r->reach, e->s, r->pts, np, e->local, r->cost, reached);
-    if (!big)
-        return on_reach_points_group(&r->reach, e->s, r->pts, np, e->local, r->grp, NULL, 1, 0, 0, 0, r->cost,
-                                     reached);
-    double to[3];
-    if (goal) { /* the goal as target np, alone in group np */
-        memcpy(to, goal, sizeof to);
-        memcpy(r->pts + 3 * (size_t)np, goal, sizeof to);
-        r->grp[np] = np;
-        on_status st = on_reach_points_group(&r->reach, e->s, r->pts, np + 1, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
-                                             ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, budget,
-                                             r->cost, reached);
-        if (on_ok(st) && r->cost[np] < HUGE_VAL) (*reached)--; /* the goal is no portal */
+    /* a search suspended at the last call's limit goes on, over the same set (else it starts again) */
+    int resume = r->jsusp && r->reach.suspended && r->jset == e->s && r->jgen == e->gen;
+    r->jsusp = 0;
+    r->jset = e->s;
+    r->jgen = e->gen;
+    on_status st;
+    if (resume) {
+        if (goal && big) memcpy(r->pts + 3 * (size_t)np, goal, 3 * sizeof *r->pts); /* (as below) */
+        st = on_reach_resume(&r->reach, e->s, r->cost, reached);
+    } else if (goal && !big) {
+        st = on_reach_points(&r->reach, e->s, r->pts, np, e->local, r->cost, reached);
+    } else if (!big) {
+        st = on_reach_points_group(&r->reach, e->s, r->pts, np, e->local, r->grp, NULL, 1, 0, 0, 0, r->cost, reached);
+    } else {
+        double to[3];
+        uint32_t nt = np;
+        if (goal) { /* the goal as target np, alone in group np */
+            memcpy(to, goal, sizeof to);
+            memcpy(r->pts + 3 * (size_t)np, goal, sizeof to);
+            r->grp[np] = np;
+            nt = np + 1;
+        } else {
+            const on_tree_params *p = &r->w->p;
+            for (int k = 0; k < 3; k++) to[k] = (other[k] - p->origin[k]) / p->scale - (e->nav[k] - e->local[k]);
+        }
+        st = on_reach_points_group(&r->reach, e->s, r->pts, nt, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
+                                   ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, budget, r->cost, reached);
+    }
+    if (on_in_progress(st)) {
+        r->jsusp = 1;
         return st;
     }
-    const on_tree_params *p = &r->w->p;
-    for (int k = 0; k < 3; k++) to[k] = (other[k] - p->origin[k]) / p->scale - (e->nav[k] - e->local[k]);
-    on_status st = on_reach_points_group(&r->reach, e->s, r->pts, np, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
-                                 ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, budget, r->cost,
-                                 reached);
+    if (on_ok(st) && goal && big && r->cost[np] < HUGE_VAL) (*reached)--; /* the goal is no portal */
     return st;
 }
 
@@ -197,18 +216,142 @@ void on_route_reset(on_route *r)
     r->revision = r->w->revision;
 }
 
-/* Where the endpoint sets are checked and joined; see route.h. near_ok: a single pair may stop as near. */
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The joins from where they stand (r->jstage, r->ji: the endpoint being joined, its search resumed
+ * when suspended), within the call's limit (r->reach.limit, deadline, work: joins_call): the status,
+ * ON_IN_PROGRESS with r->joining when the limit stopped them (or when they are done: the planner's
+ * search over the portals comes next). */
+static on_status joins_run(on_route *r)
+{
+    const on_tree *t = r->jtree;
+    size_t ns = r->jns, ng = r->jng;
+    const double *starts = r->jin, *goals = r->jin + 3 * ns, *scost = r->jinc, *gcost = r->jinc + ns;
+    double inv = 1.0 / r->w->p.scale;
+    endpoint e;
+    /* goals: their joins to their tile's portals */
+    for (; r->jstage == 0 && r->ji < ng; r->ji++) {
+        size_t i = r->ji;
+        on_status st = endpoint_of(r, t, goals + 3 * i, 1, &e);
+        if (on_failed(st)) return st;
+        double gc = gcost[i] * inv;
+        if (!(gc >= 0) || !isfinite(gc)) return ON_FAILURE | ON_INVALID;
+        memcpy(r->goalpt + 3 * i, e.nav, sizeof e.nav);
+        r->goalcost[i] = gc;
+        r->ngoal = i + 1;
+        if (r->jnear) {
+            endpoint sa;
+            st = endpoint_of(r, t, starts, 0, &sa);
+            if (on_failed(st)) return st;
+            int c1[3], c2[3], far = 0;
+            wg_tile_ijk(r->w, sa.tile, c1);
+            wg_tile_ijk(r->w, e.tile, c2);
+            for (int k = 0; k < 3; k++) far |= abs(c1[k] - c2[k]) > 1;
+            if (!far) {
+                r->info.near = sa.tile == e.tile ? ON_ROUTE_SAME_TILE : ON_ROUTE_NEIGHBOURS;
+                r->info.cost = on_dist3(sa.nav, e.nav) * r->w->p.scale;
+                return ON_SUCCESS;
+            }
+        }
+        /* a start in this tile: the goal's search heads for it and stops once it is met (its
+         * portals are for routes that leave the tile; the start's own search joins it directly) */
+        uint32_t reached;
+        double sn[3], sl[3];
+        for (int k = 0; k < 3; k++) sn[k] = (starts[k] - r->w->p.origin[k]) * inv;
+        int same = local_in(r, &e, sn, sl);
+        st = endpoint_reach(r, &e, same && e.s->nbox > r->directed_boxes ? sl : NULL, starts, &reached);
+        if (on_in_progress(st)) return st;
+        if (on_failed(st)) return st;
+        r->info.join_boxes += r->reach.pops;
+        if (on_grow((void **)&r->gj, &r->gjcap, r->ngj + reached + 1, sizeof *r->gj)) return ON_FAILURE | ON_NO_MEMORY;
+        for (uint32_t p = 0; p < e.g->np; p++)
+            if (r->cost[p] < HUGE_VAL) r->gj[r->ngj++] = (gjoin){e.tile, p, (uint32_t)i, r->cost[p] + gc};
+    }
+    if (r->jstage == 0) {
+        qsort(r->gj, r->ngj, sizeof *r->gj, gjoin_cmp);
+        r->jstage = 1;
+        r->ji = 0;
+    }
+    /* starts: push the portals each reaches (and a direct join to a goal in its tile) */
+    for (; r->ji < ns; r->ji++) {
+        size_t i = r->ji;
+        on_status st = endpoint_of(r, t, starts + 3 * i, 0, &e);
+        if (on_failed(st)) return st;
+        memcpy(r->startpt + 3 * i, e.nav, sizeof e.nav);
+        double sc = scost[i] * inv;
+        if (!(sc >= 0) || !isfinite(sc)) return ON_FAILURE | ON_INVALID;
+        uint32_t reached;
+        double gl[3];
+        size_t j0 = 0;
+        while (j0 < ng && !goal_local(r, &e, j0, gl)) j0++;
+        st = endpoint_reach(r, &e, j0 < ng ? gl : NULL, goals, &reached);
+        if (on_in_progress(st)) return st;
+        if (on_failed(st)) return st;
+        r->info.join_boxes += r->reach.pops;
+        for (uint32_t p = 0; p < e.g->np; p++) {
+            if (r->cost[p] == HUGE_VAL) continue;
+            double x[3];
+            on_route_portal_global(r->w, e.tile, p, x);
+            if (on_route_relax(r, e.tile, p, sc + r->cost[p], x, NO_NODE, (uint32_t)i, NULL))
+                return ON_FAILURE | ON_OUT_OF_NODES;
+            r->jpushed++;
+        }
+        for (size_t j = j0; j < ng; j++) {
+            if (!goal_local(r, &e, j, gl)) continue;
+            double d = on_reach_cost_to(&r->reach, e.s, gl);
+            if (d == HUGE_VAL) continue;
+            uint32_t gn = on_route_node(r, 0, PORTAL_GOAL, 1);
+            if (gn == NO_NODE) return ON_FAILURE | ON_OUT_OF_NODES;
+            double before = r->node[gn].g;
+            if (on_route_relax(r, 0, PORTAL_GOAL, sc + d + r->goalcost[j], NULL, NO_NODE, (uint32_t)i, NULL))
+                return ON_FAILURE | ON_OUT_OF_NODES;
+            if (r->node[gn].g < before) r->node[gn].goal = (uint32_t)j; /* only the goal that won names it */
+            r->jpushed++;
+        }
+    }
+    r->info.which = 0;
+    if (!r->jpushed) return ON_FAILURE | ON_UNREACHABLE;
+    if (r->ngj == 0 && on_route_node(r, 0, PORTAL_GOAL, 0) == NO_NODE) {
+        r->info.which = 1;
+        return ON_FAILURE | ON_UNREACHABLE;
+    }
+    return ON_IN_PROGRESS;
+}
+
+/* One call's joins (a start's, or a step's while joining): the limit set, joins_run, and r->joining
+ * and the status kept. */
+static on_status joins_call(on_route *r)
+{
+    r->reach.limit = r->join_work;
+    r->reach.deadline = r->join_seconds > 0 ? now_s() + r->join_seconds : 0;
+    r->reach.work = 0;
+    on_status st = joins_run(r);
+    r->info.join_work = r->reach.work;
+    r->joining = on_in_progress(st) && r->jsusp;
+    if (!r->joining) r->reach.suspended = 0;
+    return r->status = st;
+}
+
+/* Where the endpoint sets are checked, copied and joined; see route.h. near_ok: a single pair may stop
+ * as near. */
 static on_status start_sets(on_route *r, const on_tree *t, const double *starts, const double *scost, size_t ns,
                             const double *goals, const double *gcost, size_t ng, int near_ok)
 {
     on_route_reset(r);
+    r->joining = 0;
+    r->jsusp = 0;
+    r->reach.suspended = 0;
     r->status = ON_FAILURE | ON_INVALID;
     if (!t || ns == 0 || ng == 0 || !starts || !goals) return r->status;
     const on_tree_params *tp = on_tree_get_params(t);
     for (int k = 0; k < 3; k++)
         if (tp->tiles[k] != r->w->p.tiles[k]) return r->status;
     if (tp->depth != r->w->p.depth) return r->status;
-    double inv = 1.0 / r->w->p.scale;
     if (ng > r->goalcap) { /* goal points and costs, sized together */
         double *a = realloc(r->goalpt, ng * 3 * sizeof *a);
         if (a) r->goalpt = a;
@@ -223,98 +366,59 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
         r->startpt = a;
         r->startcap = ns;
     }
-    endpoint e;
-    /* goals: their joins to their tile's portals */
-    for (size_t i = 0; i < ng; i++) {
-        on_status st = endpoint_of(r, t, goals + 3 * i, 1, &e);
-        if (on_failed(st)) return r->status = st;
-        double gc = gcost ? gcost[i] * inv : 0;
-        if (!(gc >= 0) || !isfinite(gc)) return r->status = ON_FAILURE | ON_INVALID;
-        memcpy(r->goalpt + 3 * i, e.nav, sizeof e.nav);
-        r->goalcost[i] = gc;
-        r->ngoal = i + 1;
-        if (near_ok) {
-            endpoint sa;
-            st = endpoint_of(r, t, starts, 0, &sa);
-            if (on_failed(st)) return r->status = st;
-            int c1[3], c2[3], far = 0;
-            wg_tile_ijk(r->w, sa.tile, c1);
-            wg_tile_ijk(r->w, e.tile, c2);
-            for (int k = 0; k < 3; k++) far |= abs(c1[k] - c2[k]) > 1;
-            if (!far) {
-                r->info.near = sa.tile == e.tile ? ON_ROUTE_SAME_TILE : ON_ROUTE_NEIGHBOURS;
-                r->info.cost = on_dist3(sa.nav, e.nav) * r->w->p.scale;
-                return r->status = ON_SUCCESS;
-            }
-        }
-        /* a start in this tile: the goal's search heads for it and stops once it is met (its
-         * portals are for routes that leave the tile; the start's own search joins it directly) */
-        uint32_t reached;
-        double sn[3], sl[3];
-        for (int k = 0; k < 3; k++) sn[k] = (starts[k] - r->w->p.origin[k]) * inv;
-        int same = local_in(r, &e, sn, sl);
-        st = endpoint_reach(r, &e, same && e.s->nbox > r->directed_boxes ? sl : NULL, starts, &reached);
-        if (on_failed(st)) return r->status = st;
-        r->info.join_boxes += r->reach.pops;
-        if (on_grow((void **)&r->gj, &r->gjcap, r->ngj + reached + 1, sizeof *r->gj))
-            return r->status = ON_FAILURE | ON_NO_MEMORY;
-        for (uint32_t p = 0; p < e.g->np; p++)
-            if (r->cost[p] < HUGE_VAL) r->gj[r->ngj++] = (gjoin){e.tile, p, (uint32_t)i, r->cost[p] + gc};
+    if (ns + ng > r->jincap) { /* the endpoints as given, kept for the steps that go on joining */
+        double *a = realloc(r->jin, (ns + ng) * 3 * sizeof *a);
+        if (a) r->jin = a;
+        double *b = realloc(r->jinc, (ns + ng) * sizeof *b);
+        if (b) r->jinc = b;
+        if (!a || !b) return r->status = ON_FAILURE | ON_NO_MEMORY;
+        r->jincap = ns + ng;
     }
-    qsort(r->gj, r->ngj, sizeof *r->gj, gjoin_cmp);
-    /* starts: push the portals each reaches (and a direct join to a goal in its tile) */
-    size_t pushed = 0;
-    for (size_t i = 0; i < ns; i++) {
-        on_status st = endpoint_of(r, t, starts + 3 * i, 0, &e);
-        if (on_failed(st)) return r->status = st;
-        memcpy(r->startpt + 3 * i, e.nav, sizeof e.nav);
-        double sc = scost ? scost[i] * inv : 0;
-        if (!(sc >= 0) || !isfinite(sc)) return r->status = ON_FAILURE | ON_INVALID;
-        uint32_t reached;
-        double gl[3];
-        size_t j0 = 0;
-        while (j0 < ng && !goal_local(r, &e, j0, gl)) j0++;
-        st = endpoint_reach(r, &e, j0 < ng ? gl : NULL, goals, &reached);
-        if (on_failed(st)) return r->status = st;
-        r->info.join_boxes += r->reach.pops;
-        for (uint32_t p = 0; p < e.g->np; p++) {
-            if (r->cost[p] == HUGE_VAL) continue;
-            double x[3];
-            on_route_portal_global(r->w, e.tile, p, x);
-            if (on_route_relax(r, e.tile, p, sc + r->cost[p], x, NO_NODE, (uint32_t)i, NULL))
-                return r->status = ON_FAILURE | ON_OUT_OF_NODES;
-            pushed++;
-        }
-        for (size_t j = j0; j < ng; j++) {
-            if (!goal_local(r, &e, j, gl)) continue;
-            double d = on_reach_cost_to(&r->reach, e.s, gl);
-            if (d == HUGE_VAL) continue;
-            uint32_t gn = on_route_node(r, 0, PORTAL_GOAL, 1);
-            if (gn == NO_NODE) return r->status = ON_FAILURE | ON_OUT_OF_NODES;
-            double before = r->node[gn].g;
-            if (on_route_relax(r, 0, PORTAL_GOAL, sc + d + r->goalcost[j], NULL, NO_NODE, (uint32_t)i, NULL))
-                return r->status = ON_FAILURE | ON_OUT_OF_NODES;
-            if (r->node[gn].g < before) r->node[gn].goal = (uint32_t)j; /* only the goal that won names it */
-            pushed++;
-        }
+    memcpy(r->jin, starts, ns * 3 * sizeof *r->jin);
+    memcpy(r->jin + 3 * ns, goals, ng * 3 * sizeof *r->jin);
+    for (size_t i = 0; i < ns; i++) r->jinc[i] = scost ? scost[i] : 0;
+    for (size_t i = 0; i < ng; i++) r->jinc[ns + i] = gcost ? gcost[i] : 0;
+    r->jtree = t;
+    r->jns = ns;
+    r->jng = ng;
+    r->jnear = near_ok;
+    r->jstage = 0;
+    r->ji = 0;
+    r->jpushed = 0;
+    return joins_call(r);
+}
+
+/* A start that stops at its limit keeps the join scratch it borrowed (its fields; jown) until its
+ * joins end: the shared one gets the planner's (empty) own meanwhile, for other planners' starts. */
+static void start_end(on_route *r)
+{
+    if (r->joining && r->joins && r->joins->lent) {
+        r->jown = 1;
+        r->reach.lazy = NULL; /* (set again by each join) */
+        r->joins->lent = 0;
+        return;
     }
-    r->info.which = 0;
-    if (!pushed) {
-        return r->status = ON_FAILURE | ON_UNREACHABLE;
-    }
-    if (r->ngj == 0 && on_route_node(r, 0, PORTAL_GOAL, 0) == NO_NODE) {
-        r->info.which = 1;
-        return r->status = ON_FAILURE | ON_UNREACHABLE;
-    }
-    return r->status = ON_IN_PROGRESS;
+    on_route_giveback(r);
+}
+
+/* The scratch a planner took while joining (jown) given home when its joins end: the shared one keeps
+ * the larger of the two, the planner frees the other. */
+static void joins_home(on_route *r)
+{
+    if (!r->jown) return;
+    r->jown = 0;
+    r->reach.lazy = NULL;
+    r->reach.suspended = 0;
+    if (r->joins && !r->joins->lent) on_route_take_home(r);
 }
 
 on_status on_route_start(on_route *r, const on_tree *t, const double a[3], const double b[3])
 {
     if (!r || !a || !b) return ON_FAILURE | ON_INVALID;
+    joins_home(r); /* (a join under way is dropped) */
     if (on_route_borrow(r)) return r->status = ON_FAILURE | ON_INVALID; /* (route_plan.h) */
     on_status st = start_sets(r, t, a, NULL, 1, b, NULL, 1, 1);
-    on_route_giveback(r);
+    start_end(r);
     return st;
 }
 
@@ -322,8 +426,35 @@ on_status on_route_start_multi(on_route *r, const on_tree *t, const double *star
                                size_t ns, const double *goals, const double *goal_cost, size_t ng)
 {
     if (!r) return ON_FAILURE | ON_INVALID;
+    joins_home(r);
     if (on_route_borrow(r)) return r->status = ON_FAILURE | ON_INVALID;
     on_status st = start_sets(r, t, starts, start_cost, ns, goals, goal_cost, ng, 0);
-    on_route_giveback(r);
+    start_end(r);
     return st;
 }
+
+on_status on_route_step(on_route *r, size_t budget, size_t *done)
+{
+    if (done) *done = 0;
+    if (!r) return ON_FAILURE | ON_INVALID;
+    if (r->joining) { /* a start stopped at its join limit: its joins go on first */
+        if (r->w->revision != r->revision) {
+            r->joining = 0;
+            joins_home(r);
+            return r->status = ON_FAILURE | ON_STALE;
+        }
+        on_status st = joins_call(r);
+        if (!r->joining) joins_home(r);
+        if (r->joining || !on_in_progress(st)) return st;
+    }
+    return on_route_expand(r, budget, done);
+}
+
+void on_route_set_join_limit(on_route *r, size_t work, double seconds)
+{
+    if (!r) return;
+    r->join_work = work;
+    r->join_seconds = seconds > 0 && isfinite(seconds) ? seconds : 0;
+}
+
+int on_route_joining(const on_route *r) { return r && r->joining; }

@@ -81,6 +81,19 @@ local function take_planner(self)
   return self.cplanner
 end
 
+-- The joins of a plan's start (the local searches from its ends to their tiles' portals, C) are cut
+-- to the frame: with a budget's `ms`, each start and step joins until the frame's deadline at most and
+-- goes on in the next update (planner:join_limit; the joins and the route are those of a whole start).
+local JOIN_MIN_MS = 1e-6 -- a deadline already passed: one unit of work (a box settled) and stop
+local function join_limit(B, cp)
+  if B.deadline then
+    local left = (B.deadline - B.clock()) * 1e3
+    cp:join_limit(0, left > JOIN_MIN_MS and left or JOIN_MIN_MS)
+  else
+    cp:join_limit(0)
+  end
+end
+
 -- Plans the route (sliced: plan_budget portals this update). Returns nil once the route is known (the
 -- legs set up), or the status to return now ("planning" or "failed").
 local function plan_route(self, position)
@@ -125,9 +138,17 @@ local function plan_route(self, position)
     self.from0 = copy(from)
     -- (a budget with a frame time learns what a start and its first step cost: they come in one update)
     t0 = B.step and B.clock()
-    self.job = planner.start_named("navigator:update", world, self.from0, self.goal, take_planner(self))
+    local cp = take_planner(self)
+    join_limit(B, cp)
+    self.job = planner.start_named("navigator:update", world, self.from0, self.goal, cp)
     self.plan_revision = world.graph_revision
     self.plan_spent = 0
+    if cp:joining() then -- its joins stopped at the frame's deadline: they go on next update
+      if t0 then B:spent("plans", 1, B.clock() - t0) end
+      B:give("portals", self, portals, true)
+      self.state = "planning"
+      return "planning"
+    end
   end
   portals = portals or B:take("portals", self, self.plan_budget)
   if portals == 0 then
@@ -135,6 +156,7 @@ local function plan_route(self, position)
     self.state = "planning"
     return "planning"
   end
+  if self.cplanner then join_limit(B, self.cplanner) end
   local pst, reason, tile = self.job:step(portals)
   if t0 then B:spent("plans", 1, B.clock() - t0) end
   if pst == "running" then

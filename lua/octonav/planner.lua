@@ -168,6 +168,7 @@ end
 function M.release(world, p)
   check_world("octonav.planner.release", world)
   if type(p) ~= "userdata" then raise("octonav.planner.release: p: a planner from planner.acquire expected") end
+  p:join_limit(0) -- (its next user joins whole unless it sets a limit)
   local list = util.subtable(idle, world.graph)
   list[#list + 1] = p
 end
