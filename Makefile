@@ -56,7 +56,7 @@ TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 vpath test_%.c $(sort $(dir $(TEST_SRC)))
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-radius bench-bake bench-bake-stages bench-query bench-query-ir bench-stream bench-frames demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-radius bench-bake bench-bake-stages bench-query bench-query-ir bench-stream bench-frames bench-plan demo clean ctest spec lint fuzz fuzz-build
 
 # `make` (or `make all`) alone builds the module on every core, unless given -j: one after the other the
 # 55 files took 22 s (gcc or clang, -O3 -g), two at a time 12 s. With other goals beside it (`make -j2 all
@@ -219,6 +219,14 @@ bench-stream: all
 FRAMES_SEED ?= 11
 FRAMES_PACK ?= build/seedworld_$(FRAMES_SEED)
 FRAMES_N ?= 3000
+# make bench-plan: world:plan on the seed's world as loaded (issue 31's goal 2: p99 <= 1 ms over 200 random
+# pairs, each its first call; bench/plan.lua), the pack baked as bench-frames bakes it
+bench-plan: all
+	@d=../shared/data; if [ ! -f $$d/worlds/terrain.lua ]; then echo "bench-plan: $$d/worlds/terrain.lua absent, skipped"; exit 0; fi; \
+	if [ ! -f $(FRAMES_PACK)/manifest.txt ]; then echo "bench-plan: baking the seed's world into $(FRAMES_PACK)"; \
+	  NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1 SEED=$(FRAMES_SEED) OUT=$(FRAMES_PACK) $(LUA) bin/octonav bake $$d/worlds/terrain.lua >/dev/null || exit 1; fi; \
+	OCTONAV_BUILD=$(BUILD) $(LUA) bench/plan.lua $(FRAMES_PACK)
+
 bench-frames: all
 	@d=../shared/data; if [ ! -f $$d/worlds/terrain.lua ]; then echo "bench-frames: $$d/worlds/terrain.lua absent, skipped"; exit 0; fi; \
 	if [ ! -f $(FRAMES_PACK)/manifest.txt ]; then echo "bench-frames: baking the seed's world into $(FRAMES_PACK)"; \
