@@ -288,6 +288,18 @@ static int l_states(lua_State *L)
     return 2;
 }
 
+/* the n agent ids in buf returned as t, n: t the table at index ti (or a new one; out_table) */
+static int push_ids(lua_State *L, int ti, const char *fname, const uint32_t *buf, size_t n)
+{
+    int t = out_table(L, ti, fname, (int)n);
+    for (size_t i = 0; i < n; i++) {
+        lua_pushinteger(L, buf[i]);
+        lua_rawseti(L, t, (lua_Integer)i + 1);
+    }
+    lua_pushinteger(L, (lua_Integer)n);
+    return 2;
+}
+
 /* c:ids([t]) -> t, n */
 static int l_ids(lua_State *L)
 {
@@ -298,13 +310,7 @@ static int l_ids(lua_State *L)
     on_crowd_ids(checkcrowd(L, 1), NULL, 0, &n);
     uint32_t *buf = lua_newuserdatauv(L, (n ? n : 1) * sizeof *buf, 0);
     on_crowd_ids(checkcrowd(L, 1), buf, n, &n);
-    int t = out_table(L, 2, "ids", (int)n);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, buf[i]);
-        lua_rawseti(L, t, (lua_Integer)i + 1);
-    }
-    lua_pushinteger(L, (lua_Integer)n);
-    return 2;
+    return push_ids(L, 2, "ids", buf, n);
 }
 
 /* c:neighbours(id [, t]) -> t, n: the agents id avoided in the last frame */
@@ -317,13 +323,7 @@ static int l_neighbours(lua_State *L)
     uint32_t buf[64];
     size_t n;
     noagent(L, on_crowd_neighbours(checkcrowd(L, 1), id, buf, 64, &n), "neighbours", id);
-    int t = out_table(L, 3, "neighbours", (int)n);
-    for (size_t i = 0; i < n; i++) {
-        lua_pushinteger(L, buf[i]);
-        lua_rawseti(L, t, (lua_Integer)i + 1);
-    }
-    lua_pushinteger(L, (lua_Integer)n);
-    return 2;
+    return push_ids(L, 3, "neighbours", buf, n);
 }
 
 /* c:path(id [, t]) -> t, n, seg: the path it follows, {x, y, z} points (none: n = 0); its current leg
