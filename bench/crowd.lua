@@ -70,6 +70,7 @@ local function checker(crowd, agents, grid)
   for i = 1, n do anchor[i] = { prev[6 * i - 5], prev[6 * i - 4], prev[6 * i - 3] }; still_since[i] = 0 end
   local stuck_now = {}
   c.stuck_log = {}
+  c.wall_log = {} -- the first 50 wall entries: frame, agent, depth, pos, vel
   local ids = crowd:ids()
   local st = {}
   local agent_t = {}
@@ -110,7 +111,13 @@ local function checker(crowd, agents, grid)
       end
       local a = agents[i]
       local depth = wall_depth(grid, x, y, z, ri)
-      if depth > 0.01 * ri then c.walls = c.walls + 1 end
+      if depth > 0.01 * ri then
+        c.walls = c.walls + 1
+        if #c.wall_log < 50 then
+          c.wall_log[#c.wall_log + 1] = { frame = f, agent = i, depth = depth, pos = { x, y, z },
+            vel = { st[6 * i - 2], st[6 * i - 1], st[6 * i] } }
+        end
+      end
       if depth > c.worst_wall then c.worst_wall = depth end
       -- limits, from the velocities of two frames
       local vx0, vy0, vz0 = prev[6 * i - 2], prev[6 * i - 1], prev[6 * i]
@@ -175,11 +182,16 @@ function builders.sphere(o)
   local c0 = 2 ^ depth / 2
   local agents = {}
   local golden = math.pi * (3 - math.sqrt(5))
+  -- a seed turns the spiral about y and tilts it about x by angles drawn from it (none: the plain spiral)
+  local rnd = o.seed and rng(o.seed)
+  local spin, tilt = rnd and 2 * math.pi * rnd() or 0, rnd and math.pi * (rnd() - 0.5) or 0
+  local ct, stt = math.cos(tilt), math.sin(tilt)
   for i = 0, n - 1 do
     local y = 1 - 2 * (i + 0.5) / n
     local rr = math.sqrt(1 - y * y)
-    local th = golden * i
+    local th = golden * i + spin
     local d = { math.cos(th) * rr, y, math.sin(th) * rr }
+    d[2], d[3] = ct * d[2] - stt * d[3], stt * d[2] + ct * d[3]
     local a = agent_spec({ c0 + R * d[1], c0 + R * d[2], c0 + R * d[3] }, r)
     a.goal = { c0 - R * d[1], c0 - R * d[2], c0 - R * d[3] }
     agents[#agents + 1] = a
@@ -208,15 +220,19 @@ function builders.tunnel(o)
   -- 6 leaves wide (two agents of radius 1 abreast, with room), 3 in the middle (one agent: two need 4)
   local tree = wall_tree(13, 19, 14, 17)
   local agents = {}
+  -- a seed moves each group's block by up to a leaf across the tunnel and 4 leaves along it
+  local rnd = o.seed and rng(o.seed)
+  local function j(w) return rnd and w * (2 * rnd() - 1) or 0 end
+  local oy, oz, ox1, ox2 = j(1), j(1), j(4), j(4)
   for i = 1, per do
-    local y, z = 11 + 3 * ((i - 1) % 4), 11 + 3 * (math.floor((i - 1) / 4) % 4)
+    local y, z = 11 + 3 * ((i - 1) % 4) + oy, 11 + 3 * (math.floor((i - 1) / 4) % 4) + oz
     -- goals 3 leaves apart (they were 1.5 apart once: closer than two radii, the last agents of a group
     -- could never reach theirs with the first ones arrived there)
-    local a = agent_spec({ 6, y, z }, r)
-    a.goal = { 58, y, z }
+    local a = agent_spec({ 6 + ox1, y, z }, r)
+    a.goal = { 58 + ox2, y, z }
     agents[#agents + 1] = a
-    local b = agent_spec({ 58, y + 1.5, z + 1.5 }, r)
-    b.goal = { 6, y + 1.5, z + 1.5 }
+    local b = agent_spec({ 58 + ox2, y + 1.5, z + 1.5 }, r)
+    b.goal = { 6 + ox1, y + 1.5, z + 1.5 }
     agents[#agents + 1] = b
   end
   return tree, agents, { 64, 32, 32 }
@@ -249,9 +265,20 @@ function builders.mixed(o)
   local tree = octonav.tree.new { depth = 6 }
   tree:add_box({ 30, 0, 30 }, { 34, 64, 34 }) -- a pillar through the middle
   local agents = {}
+  -- a seed turns the circle by an angle and deals the radii round it in an order drawn from it
+  local rnd = o.seed and rng(o.seed)
+  local turn = rnd and 2 * math.pi * rnd() or 0
+  local order = {}
+  for i = 0, n - 1 do order[i] = (i * 7) % n end
+  if rnd then
+    for i = n - 1, 1, -1 do
+      local k = math.floor(rnd() * (i + 1))
+      order[i], order[k] = order[k], order[i]
+    end
+  end
   for i = 0, n - 1 do
-    local th = 2 * math.pi * i / n
-    local r = 0.5 + 3.5 * ((i * 7) % n) / (n - 1) -- radii 0.5 .. 4, shuffled round the circle
+    local th = 2 * math.pi * i / n + turn
+    local r = 0.5 + 3.5 * order[i] / (n - 1) -- radii 0.5 .. 4, shuffled round the circle
     local a = agent_spec({ 32 + R * math.cos(th), 32 + ((i % 3) - 1) * 6, 32 + R * math.sin(th) }, r)
     a.goal = { 32 - R * math.cos(th), 32 - ((i % 3) - 1) * 6, 32 - R * math.sin(th) }
     agents[#agents + 1] = a
@@ -304,6 +331,7 @@ function M.run(name, o)
     stuck_agents = chk.stuck_agents, stuck_frames = chk.stuck_frames, worst_overlap = chk.worst_overlap,
     worst_wall = chk.worst_wall, fallbacks = stats.fallbacks, p50 = pct(0.5), p99 = pct(0.99),
     max = times[#times] * 1000, arrive_frame = chk.arrive_frame, walk = walk, stuck_log = chk.stuck_log,
+    wall_log = chk.wall_log,
   }
 end
 

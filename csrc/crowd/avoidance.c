@@ -10,10 +10,13 @@
  * about its velocity), inside its turn limit (a pyramid about its heading inside the cone of
  * max_turn_rate * dt) and top speed, the one closest to ORCA's answer that approaches no wall faster
  * than it can brake within its gap, and no neighbour faster than it can brake within half theirs (the
- * neighbour brakes for the other half). The approach speed u allowed at a gap s meets
- * u dt + u^2 / (2 accel) <= s, so that braking in the next frame is allowed too: a gap never closes
- * below zero. When no velocity meets all of it, the agent brakes at full acceleration along its
- * heading (a->fallback), which keeps every wall's rule above.
+ * neighbour brakes for the other half). The approach speed u allowed toward a wall at a gap s meets
+ * u (dt + top / (2 accel)) <= s (top: the fastest speed it can reach this frame), the normal part of
+ * its stopping distance when it brakes along its heading, which the turn limit leaves it; toward a
+ * neighbour u dt + u^2 / (2 accel) <= s. So braking in the next frame is allowed too: a gap never
+ * closes below zero. When the walls' rules cannot all be met, the agent brakes at full acceleration
+ * along its heading (a->fallback), which keeps them; when the neighbours' cannot, the least largest
+ * violation of theirs with the walls' kept.
  */
 #include "crowd.h"
 #include "tree.h"
@@ -117,9 +120,19 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         }
     }
     size_t motion = m;
+    /* Within its turn limit an agent brakes along its heading, not along a wall's normal: braking
+     * at full acceleration from a velocity v of speed sp approaching a wall at u, it covers
+     * u dt + u sp / (2 accel) toward it (the normal part of its stopping distance), more than
+     * u dt + u^2 / (2 accel) when it slides along the wall. The wall's rule bounds that by the gap, at
+     * the fastest speed it can reach this frame (top): a half-space inside that set. A velocity meeting
+     * it, braked along its heading next frame, meets it again (the gap shrinks by u dt, the stopping
+     * distance by more), so braking along the heading (the fallback) never enters a wall. */
+    double top = w + a->max_accel * dt;
+    if (top > a->max_speed) top = a->max_speed;
+    double per_u = dt + top / (2 * a->max_accel);
     for (int i = 0; i < nw; i++) {
         double s = wd[i] - a->radius - margin;
-        double allow = s >= 0 ? on_brake_speed(s, a->max_accel, dt) : s / dt;
+        double allow = s >= 0 ? s / per_u : s / dt;
         pl[m].n = wn[i];
         pl[m].p = v3_scale(wn[i], -allow);
         m++;
@@ -153,13 +166,12 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         /* no velocity meets them all: within the motion limits (and the walls' rules when they can
          * be met), the least largest violation of the rest (RVO's fourth program) */
         a->fallback = 1;
-        if (fail < motion) {
+        if (fail < motion + (size_t)nw) {
+            /* the walls' rules cannot be met within the motion limits: brake along the heading */
             double k = w > 0 ? 1 - reach / w : 0;
             out = v3_scale(a->vel, k > 0 ? k : 0);
-        } else if (fail >= motion + (size_t)nw)
+        } else
             on_lp4(pl, m, motion + (size_t)nw, fail, a->vel, reach, &out, scratch); /* walls kept hard */
-        else
-            on_lp4(pl, m, motion, fail, a->vel, reach, &out, scratch);
     }
     double s2 = v3_len2(out);
     if (s2 > a->max_speed * a->max_speed) out = v3_scale(out, a->max_speed / sqrt(s2));
