@@ -1,6 +1,6 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
---                       [--results R] [--png FILE]
+--                       [--results R] [--png FILE] [--lead L]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -15,7 +15,7 @@
 -- is compared with (arrivals), its frames unbounded.
 -- --group: the navigators updated in one call a frame (budget:update, lua/octonav/navgroup.lua) instead
 -- of a loop of nav:update. --plans P, --results R: the budget's plans and results a frame (2 and 3).
--- Failed navigators are counted by reason.
+-- Failed navigators are counted by reason. --lead L: the navigators' lead_distance (L leaves; 0 off).
 -- --png FILE: the world seen from above (octonav.image.top, 512 pixels a side) with every agent's flight
 -- drawn over it (its position every 10 frames), written after the last pass.
 -- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
@@ -35,7 +35,7 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3 }
+  plans = 2, results = 3, lead = 0 }
 local flags = {}
 local i = 2
 while i <= #arg do
@@ -149,7 +149,8 @@ local function run_pass()
   local function assign(slot, frame)
     nextp = nextp % #pairs_ + 1
     local pr = pairs_[nextp]
-    local nav = navigator.new(world, { budget = not flags.nobudget and budget or nil, streamer = strm or nil })
+    local nav = navigator.new(world, { budget = not flags.nobudget and budget or nil, streamer = strm or nil,
+      lead_distance = o.lead > 0 and o.lead * world.scale or nil })
     nav:go(pr.b)
     navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] }, since = frame, moved = false }
     gnavs[slot], gpos[slot] = nav, navs[slot].pos

@@ -107,7 +107,7 @@ function M.update(B, navs, positions, statuses, waypoints)
       else
         statuses[i], waypoints[i] = st, nil
       end
-      if not (st == "planning" and nav.cells == nil and nav.job == nil) then others = others + 1 end
+      if not (st == "planning" and nav.cells == nil and nav.job == nil) or nav.lead_ready then others = others + 1 end
     end
   end
   local due, clock = B.deadline, B.clock
@@ -149,7 +149,8 @@ function M.update(B, navs, positions, statuses, waypoints)
     if stopped or (others <= 0 and plans.free == 0) then break end
     local nav = navs[k]
     if nav.group_mark ~= frame then
-      local starts = nav.state == "planning" and nav.cells == nil and nav.job == nil
+      -- (one that may take a lead move is served as the others are: navigator.lua's lead_distance)
+      local starts = nav.state == "planning" and nav.cells == nil and nav.job == nil and not nav.lead_ready
       if not starts or plans.free > 0 or reserved[nav] then
         if due and clock() >= due then break end
         local cut = B.cut

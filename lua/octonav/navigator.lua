@@ -43,6 +43,7 @@
 --   budget = nil               an octonav.navigator.budget shared with other navigators (see "A shared
 --                              frame budget" below); nil: each update spends its own query_budget,
 --                              plan_budget and checks_per_frame
+--   lead_distance = 0          world units: a lead move (see "Moving before the path" below); 0: none
 --
 -- How it works. The first updates after go plan the Cell route with the C route planner over the
 -- world graph (octonav.planner.start with the navigator's own C planner, plan_budget portals an
@@ -92,6 +93,21 @@
 -- holds fewer at the cost the budget learnt from their reports (each step asks for its `results`
 -- first, held back when the result would not fit; a plan's start is held back a frame when it would
 -- not fit), so the frame ends near `ms`.
+--
+-- Moving before the path (lead_distance > 0, no streamer): a navigator whose first path is not known
+-- yet (its plan not started, refused by a shared budget, or running; or its first step's search
+-- running) does not only hold: once after each go, it heads straight for a lead point at most
+-- lead_distance away, toward the goal before its route is known (else a quarter as far, else a quarter
+-- straight up, +y), toward the route's first portal after (else a quarter as far), the first whose
+-- segment one line of sight shows free (one try an update, each one of the budget's checks; outside
+-- the holes): "moving", that point; there it holds ("planning", the point) until its path comes. A route
+-- planned while it moves starts where the agent is at that update, on the lead segment; the first
+-- path it walks is the agent's position, then the search's path (its first point on the same
+-- segment, so the joint is visible and the smoother cuts it). So under a budget that starts few
+-- plans a frame every agent starts moving at its first update; the walk is then up to about
+-- 2 * lead_distance longer than the path from where it stood. nav.lead_ready: true while a lead move
+-- may still be taken at the next update (a group update gives such a navigator its turn even when
+-- no plan start is left: lua/octonav/navgroup.lua).
 --
 -- With a streamer (opts.streamer, octonav.streamer on the same world), the navigator takes care of
 -- the tiles and holes it reads (the seed's 流式加载方案). Its locks are counted streamer locks
@@ -147,7 +163,7 @@ M.FACE_EPS, M.NUDGE = search.FACE_EPS, search.NUDGE
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
-  replan = true, wait_timeout = true, budget = true,
+  replan = true, wait_timeout = true, budget = true, lead_distance = true,
 }
 
 local function copy_table(t)
@@ -197,6 +213,9 @@ function M.new(world, opts)
     wait_timeout = option(opts, "wait_timeout", 600, function(v) return is_int(v, 1) end, "an integer >= 1"),
     budget = option(opts, "budget", navbudget.unlimited, navbudget.is_budget,
       "an octonav.navigator.budget"),
+    lead_distance = option(opts, "lead_distance", 0,
+      function(v) return type(v) == "number" and v >= 0 and v < huge end, "a finite number >= 0"),
+    lead_ready = false, -- a lead move may be taken at the next update (see "Moving before the path")
     replans = 0,
     door_replans = 0, -- of which: a door ahead on the route was closed (world:set_door)
     frame = 0,      -- updates so far
@@ -216,7 +235,7 @@ function M.new(world, opts)
     leg_i = nil, step_paths = nil, step_end = nil, search = nil, from0 = nil, pending_replan = nil,
     cplanner = nil, plan_revision = nil, plan_spent = nil, loading = nil, loading_hole = nil,
     checks_left = nil, checks_got = nil, passed_fn = nil, locks = nil, streamer = nil, agent = nil,
-    smoother_opts = nil,
+    smoother_opts = nil, lead_to = nil, lead_pos = nil, lead_try = nil, lead_after = nil,
     -- budget:update's (lua/octonav/navgroup.lua): the last update's answer, the goal's epoch it
     -- came in, the waypoint the agent heads for while "moving", the frame it was last served in
     group_st = nil, group_ans = nil, group_epoch = nil, group_wp = nil, group_mark = nil, group_i = nil,
@@ -253,6 +272,7 @@ local function reset(self)
   self.step_paths, self.step_end = {}, {}
   end_search(self)
   self.from0, self.pending_replan = nil, nil
+  self.lead_ready, self.lead_to = false, nil
   self.epoch = self.epoch + 1
 end
 
@@ -263,6 +283,8 @@ function Nav:go(goal)
   reset(self)
   self.goal = copy(goal)
   self.state = "planning"
+  self.lead_ready = self.lead_distance > 0 and self.streamer == nil
+  self.lead_try, self.lead_after = 1, false
 end
 
 --- nav:cancel(): stop; the status is "idle" until the next go. Releases every streamer lock.
@@ -425,6 +447,74 @@ local function track_wait(self)
   return false
 end
 
+-- The lead move (see "Moving before the path"): "moving", the lead point while the agent heads for it;
+-- "planning", the point once there; nil when there is none (the update answers as it would). One line
+-- of sight an update: before the route toward the goal (lead_distance, then a quarter of it), then
+-- straight up (+y, a quarter); after it toward the first portal (lead_distance, then a quarter).
+local LEAD_TRIES = { before = { 1, 0.25, "up" }, after = { 1, 0.25 } }
+
+local function lead(self, position)
+  local to = self.lead_to
+  if to then
+    if dist(position, to) > EPS then return "moving", to end
+    return "planning", to
+  end
+  if not self.lead_ready then return nil end
+  local world = self.world
+  local tx, ty, tz
+  local cells = self.cells
+  local tries = cells and LEAD_TRIES.after or LEAD_TRIES.before
+  if cells and not self.lead_after then -- the route came: its tries start over
+    self.lead_after, self.lead_try = true, 1
+  end
+  local try = tries[self.lead_try]
+  if not try then
+    self.lead_ready = false
+    return nil
+  end
+  if cells then -- toward the route's first portal (the C result's first crossing), else its first leg's end
+    local c = cells[1]
+    if c.kind ~= "tile" then
+      self.lead_ready = false
+      return nil
+    end
+    local f = self.route_job and self.route_job.flat
+    if f and f.n and f.n > 0 then
+      tx, ty, tz = f[5], f[6], f[7]
+    else
+      tx, ty, tz = c.exit[1], c.exit[2], c.exit[3]
+    end
+  elseif try == "up" then
+    tx, ty, tz = position[1], position[2] + 1, position[3]
+  else
+    local g = self.goal
+    tx, ty, tz = g[1], g[2], g[3]
+  end
+  local dx, dy, dz = tx - position[1], ty - position[2], tz - position[3]
+  local d = math.sqrt(dx * dx + dy * dy + dz * dz)
+  if d <= EPS then
+    self.lead_ready = false
+    return nil
+  end
+  local f -- (up: d is 1)
+  if try == "up" then f = self.lead_distance * 0.25 else f = math.min(self.lead_distance * try, d) / d end
+  to = { position[1] + dx * f, position[2] + dy * f, position[3] + dz * f }
+  if world:in_hole(position) ~= nil or world:in_hole(to) ~= nil then
+    self.lead_try = self.lead_try + 1
+    return nil
+  end
+  local B = self.budget
+  if B:take("checks", self, 1) == 0 then return nil end -- refused: tried again at the next update
+  local ok = world.tree:visible(position, to)
+  B:give("checks", self, 0, false)
+  if not ok then
+    self.lead_try = self.lead_try + 1
+    return nil
+  end
+  self.lead_ready, self.lead_to = false, to
+  return "moving", to
+end
+
 --- nav:update(position [, budget]) -> status, waypoint | reason (see the top of this file).
 -- budget: expansions of the C query this frame (an integer >= 0; default query_budget).
 function Nav:update(position, budget)
@@ -467,10 +557,19 @@ function Nav:update(position, budget)
   if not self.cells then
     local st = plan_route(self, position)
     if st == "planning" and track_wait(self) then return "failed", self.reason end
+    if st == "planning" and (self.lead_to or self.lead_ready) then
+      local ls, lw = lead(self, position)
+      if ls then
+        self.state = ls
+        return ls, lw
+      end
+    end
     if st then return st, st == "failed" and self.reason or nil end
   end
   local epoch = self.epoch
+  self.lead_pos = self.lead_to and position -- (the first path starts where the agent is: append)
   work(self, position, floor(budget))
+  self.lead_pos = nil
   if self.epoch ~= epoch then
     -- the search's heuristic called nav:cancel(), nav:go() or nav:close(): answer as that left it
     -- ("idle", or "planning" toward the new goal)
@@ -479,6 +578,10 @@ function Nav:update(position, budget)
   if self.state ~= "failed" then track_wait(self) end
   if self.state == "failed" then return "failed", self.reason end
   local status, wp = move(self, position)
+  if status == "planning" and self.known == 0 and (self.lead_to or self.lead_ready) then
+    local ls, lw = lead(self, position)
+    if ls then status, wp = ls, lw end
+  end
   if status == "arrived" then wp = self.goal end
   self.state = status
   if status == "arrived" then

@@ -220,9 +220,20 @@ local function append(self, k, best)
     if k > 1 then
       self.legs[#self.legs + 1] = { kind = "door", to = copy(path[1]) }
     end
+    local walk = path
+    local at = k == 1 and self.lead_to and self.lead_pos
+    if at then
+      -- a lead move took the agent off the search's start (both on the lead segment: navigator.lua,
+      -- "Moving before the path"): its first path starts where it is
+      self.lead_to = nil
+      if dist(at, path[1]) > 1e-6 then
+        walk = { copy(at) }
+        for i = 1, #path do walk[i + 1] = path[i] end
+      end
+    end
     self.legs[#self.legs + 1] = {
       kind = step.kind, tree = tree_of(self, step),
-      smoother = smoother.adopt(tree_of(self, step), path, smoother_opts(self)),
+      smoother = smoother.adopt(tree_of(self, step), walk, smoother_opts(self)),
     }
   end
   self.known = k
