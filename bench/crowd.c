@@ -42,7 +42,16 @@ static void random_point(double side, double p[3])
     for (int i = 0; i < 3; i++) p[i] = 2 + rnd() * (side - 4);
 }
 
-static int run(int n, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out)
+/* FNV-1a over the bytes of every agent's position and velocity: two builds whose trajectories are
+ * byte-identical print the same hash */
+static uint64_t hash_states(uint64_t h, const double *s, size_t n)
+{
+    const unsigned char *b = (const unsigned char *)s;
+    for (size_t i = 0; i < n * 6 * sizeof *s; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static int run(int n, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out, uint64_t *hash)
 {
     double side = 64.0 * cbrt(n / 1000.0);
     on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
@@ -79,11 +88,16 @@ static int run(int n, int frames, double *p50, double *p99, double *pmax, on_cro
         }
     }
     double *times = malloc(frames * sizeof *times);
+    double *states = malloc((size_t)n * 6 * sizeof *states);
+    uint64_t h = 0xcbf29ce484222325ull;
     for (int f = -60; f < frames; f++) {
         double t0 = now();
         on_crowd_update(c, 1.0 / 30);
         double t1 = now();
         if (f >= 0) times[f] = t1 - t0;
+        size_t ns;
+        on_crowd_states(c, states, (size_t)n, &ns);
+        h = hash_states(h, states, ns);
         /* new goals for the arrived (outside the timing) */
         for (int i = 0; i < added; i++) {
             on_crowd_agent_state st;
@@ -101,6 +115,8 @@ static int run(int n, int frames, double *p50, double *p99, double *pmax, on_cro
     *pmax = times[frames - 1] * 1e3;
     on_crowd_stats_get(c, out);
     out->agents = (uint32_t)added;
+    *hash = h;
+    free(states);
     free(times);
     free(ids);
     on_crowd_destroy(c);
@@ -115,22 +131,23 @@ int main(int argc, char **argv)
     int counts[3] = {100, 1000, 5000};
     if (frames < 1) frames = 600;
     printf("crowd frame (on_crowd_update, one thread, dt 1/30 s, %d frames, fastest of 3 passes)\n", frames);
-    printf("| agents | p50 ms | p99 ms | max ms | boundary reads / agent-frame | fallbacks / agent-frame |\n");
-    printf("|---:|---:|---:|---:|---:|---:|\n");
+    printf("| agents | p50 ms | p99 ms | max ms | boundary reads / agent-frame | fallbacks / agent-frame | trajectory hash |\n");
+    printf("|---:|---:|---:|---:|---:|---:|---|\n");
     for (int k = 0; k < 3; k++) {
         if (only && counts[k] != only) continue;
         double b50 = INFINITY, b99 = INFINITY, bmax = INFINITY;
         on_crowd_stats st;
+        uint64_t hash = 0;
         for (int pass = 0; pass < (only ? 1 : 3); pass++) {
             double a, b, m;
-            if (run(counts[k], frames, &a, &b, &m, &st) < 0) return 1;
+            if (run(counts[k], frames, &a, &b, &m, &st, &hash) < 0) return 1;
             if (a < b50) b50 = a;
             if (b < b99) b99 = b;
             if (m < bmax) bmax = m;
         }
         double af = (double)st.agents * (double)st.frames;
-        printf("| %u | %.3f | %.3f | %.3f | %.4f | %.5f |\n", st.agents, b50, b99, bmax,
-               (double)st.boundary_refreshes / af, (double)st.fallbacks / af);
+        printf("| %u | %.3f | %.3f | %.3f | %.4f | %.5f | %016llx |\n", st.agents, b50, b99, bmax,
+               (double)st.boundary_refreshes / af, (double)st.fallbacks / af, (unsigned long long)hash);
         fflush(stdout);
     }
     return 0;

@@ -478,6 +478,6 @@ void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
     size_t b = sizeof *c + (size_t)c->p.max_agents * (sizeof *c->agents + sizeof *c->gen + 2 * sizeof(uint32_t));
     for (uint32_t i = 0; i < c->used; i++)
         b += (c->agents[i].path_cap * 3 + c->agents[i].boxes_cap * 6) * sizeof(double);
-    b += (c->grid.cap_buckets + c->grid.cap_items) * sizeof(uint32_t);
+    b += on_proxgrid_bytes(&c->grid);
     st->bytes = b;
 }

@@ -51,26 +51,33 @@ typedef struct on_agent {
     int yield_head_on;         /* the backing off is for a head-on meeting (the agents behind follow) */
 } on_agent;
 
-/* proximity.c: a hash grid of the agents' positions, rebuilt every frame. */
+/* proximity.c: a hash grid of the agents' centres, rebuilt every frame (no allocation once grown). */
 typedef struct on_proxitem {
     double x, y, z;            /* the agent's centre, copied: a search reads these alone */
-    int64_t cx, cy, cz;        /* its cell */
-    uint32_t slot;
+    uint32_t slot, pad;
 } on_proxitem;
 typedef struct on_proxgrid {
     double cell;               /* edge of a grid cell, world units */
     uint32_t *start;           /* counting sort of slots by bucket: bucket b holds items[start[b]..start[b+1]) */
+    uint64_t *bkey;            /* per bucket: the cell key its items share, or ON_PROX_MIXED */
     on_proxitem *items;
+    uint64_t *keys;            /* per item: its cell's key (read only in a bucket holding several cells) */
+    uint32_t *tmp;             /* per live agent: its bucket (the build's scratch) */
     uint32_t nbuckets;         /* a power of two */
     size_t cap_buckets, cap_items;
 } on_proxgrid;
+#define ON_PROX_MIXED UINT64_MAX
 void on_proxgrid_free(on_proxgrid *g);
-/* Rebuild over the n slots of agents that are live (id != 0), cell edge `cell`: 0, or -1 (no memory). */
-int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double cell);
+/* Rebuild over the n slots of agents that are live (id != 0), for searches of range up to `range`
+ * (the cells' edge follows from it): 0, or -1 (no memory). */
+int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double range);
 /* The up to k live agents nearest to agent `self` whose centres lie within range of its centre
- * (itself excluded), nearest first (ties by slot), into out: their count. */
+ * (itself excluded), nearest first (ties by slot), into out: their count. Reads the grid and the
+ * agents' positions only (safe from several threads at once). */
 int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, int k,
                         uint32_t *out);
+/* The grid's bytes. */
+size_t on_proxgrid_bytes(const on_proxgrid *g);
 
 /* the crowd (crowd.c) */
 struct on_crowd {
