@@ -312,10 +312,34 @@ static on_v3 keep_right(const on_crowd *c, const on_agent *a, on_v3 v)
     return v;
 }
 
+/* Making room: an arrived agent holds where it stopped, and another agent's goal may lie closer to it
+ * than their radii allow the other to come (two goals 0.46 leaf apart: door seed 18, one agent never
+ * arrived). An arrived agent steps away from the goal of a neighbour still on its way that it covers
+ * (closer to it than their radii together), at up to half its top speed, braking to stop where the
+ * goal is clear; the nearest such goal first. */
+static on_v3 make_room(const on_crowd *c, const on_agent *a)
+{
+    for (int k = 0; k < a->nnbr; k++) {
+        const on_agent *o = &c->agents[a->nbr[k]];
+        if (o->state != ON_CROWD_MOVING && o->state != ON_CROWD_PLANNING) continue;
+        double need = a->radius + o->radius + 0.05 * c->t->p.scale;
+        on_v3 d = v3_sub(a->pos, o->goal);
+        double l = v3_len(d);
+        if (l >= need) continue;
+        double sp = 0.5 * a->max_speed, stop = sqrt(a->max_accel * (need - l));
+        if (l <= 1e-9 * c->t->p.scale) d = v3_sub(a->pos, o->pos); /* on it: away from the one coming */
+        double dl = v3_len(d);
+        if (dl <= 0) continue;
+        return v3_scale(d, (stop < sp ? stop : sp) / dl);
+    }
+    return v3(0, 0, 0);
+}
+
 static on_v3 pref_of(const on_crowd *c, on_agent *a, uint32_t slot)
 {
     on_v3 v = v3(0, 0, 0);
-    if (a->state == ON_CROWD_MOVING) v = keep_right(c, a, follow_or_yield(c, a));
+    if (a->state == ON_CROWD_ARRIVED) v = make_room(c, a);
+    else if (a->state == ON_CROWD_MOVING) v = keep_right(c, a, follow_or_yield(c, a));
     else if (a->state == ON_CROWD_PLANNING && c->p.drift > 0) {
         on_v3 d = v3_sub(a->goal, a->pos);
         double l = v3_len(d);
