@@ -76,6 +76,7 @@ build = {
     ["octonav.navigator"] = "lua/octonav/navigator.lua",
     ["octonav.navigator_search"] = "lua/octonav/navigator_search.lua",
     ["octonav.navigator_plan"] = "lua/octonav/navigator_plan.lua",
+    ["octonav.navigator_tree"] = "lua/octonav/navigator_tree.lua",
     ["octonav.navbudget"] = "lua/octonav/navbudget.lua",
     ["octonav.navgroup"] = "lua/octonav/navgroup.lua",
     ["octonav.smoother"] = "lua/octonav/smoother.lua",

@@ -23,8 +23,8 @@ describe("octonav.crowd", function()
       "octonav.crowd.new: unknown option 'max_agent'")
     raises(function() octonav.crowd.new(tree, { drift = 2 }) end,
       "octonav.crowd.new: drift must be a finite number in [0, 1]")
-    raises(function() octonav.crowd.new(tree, { navigator = {} }) end,
-      "octonav.crowd.new: option 'navigator' needs a world")
+    raises(function() octonav.crowd.new(tree, { navigator = 5 }) end,
+      "octonav.crowd.new: option 'navigator' must be a table")
     raises(function() octonav.crowd.new({}, {}) end,
       "octonav.crowd.new: tree_or_world must be an octonav.tree or a world (octonav.world.load)")
     local c = octonav.crowd.new(tree, { max_agents = 2 })

@@ -22,7 +22,9 @@
 --   max_nodes = 65536          the planning query's search memory
 --   drift = 0                  an agent waiting for its path moves straight toward its goal at this
 --                              fraction of its top speed (0: it holds)
---   navigator = nil            on a world: options for each agent's octonav.navigator (see there)
+--   navigator = nil            on a world: options for each agent's octonav.navigator (see there); on
+--                              a plain tree: agents are sent by navigators on the tree (with these
+--                              options) instead of the crowd's own searches
 -- Options of crowd:add (unknown names raise): pos (required: {x, y, z}), radius = 0.5,
 -- max_speed = 4, max_accel = 8, max_turn_rate = math.pi (radians a second), arrive_dist = radius.
 --
@@ -30,7 +32,9 @@
 -- sent with set_goal gets a navigator (octonav.navigator.new(world, opts.navigator)): every update
 -- feeds the navigator the agent's position and the agent the navigator's waypoint, so routes across
 -- tiles and doors are the navigator's, and the crowd keeps the agents apart. agent(id).nav_status says
--- what the navigator answered last ("planning", "moving", "arrived", "failed").
+-- what the navigator answered last ("planning", "moving", "arrived", "failed"). On a plain tree the
+-- option `navigator` (a table, {} for the defaults) does the same with navigators on the tree
+-- (octonav.navigator.new(tree, opts.navigator): one search a route, budgeted and smoothed).
 local core = require "octonav.core"
 local navigator_mod = require "octonav.navigator"
 
@@ -61,7 +65,7 @@ function M.new(tree_or_world, opts)
   if is_world(tree_or_world) then
     world, tree = tree_or_world, tree_or_world.tree
   elseif opts.navigator ~= nil then
-    error("octonav.crowd.new: option 'navigator' needs a world", 2)
+    world = tree_or_world -- a plain tree with navigators (octonav.navigator.new(tree)): checked below
   end
   if opts.navigator ~= nil and type(opts.navigator) ~= "table" then
     error("octonav.crowd.new: option 'navigator' must be a table", 2)
@@ -72,7 +76,7 @@ function M.new(tree_or_world, opts)
   local ok, c = pcall(core.crowd.new, tree, copts)
   if not ok then error(c, 2) end
   return setmetatable({ c = c, world = world, nav_opts = opts.navigator, navs = {}, nav_status = {},
-    waypoint = {} }, Crowd)
+    waypoint = {}, radius = {}, plain = world ~= nil and not is_world(world) }, Crowd)
 end
 
 --- crowd:add { pos = {x, y, z}, radius = 0.5, ... } -> id | nil, "outside" | "blocked" | "unloaded" | "full"
@@ -86,6 +90,7 @@ function Crowd:add(spec)
   if spec.pos == nil then error("add: option 'pos' is required", 2) end
   local ok, id, why = pcall(self.c.add, self.c, spec.pos, o)
   if not ok then error(id, 2) end
+  if id then self.radius[id] = spec.radius or 0.5 end
   return id, why
 end
 
@@ -95,10 +100,25 @@ local function drop_nav(self, id)
   self.navs[id], self.nav_status[id], self.waypoint[id] = nil, nil, nil
 end
 
+-- Where a navigator is told its agent stands: within the agent's radius (a tenth more) of the waypoint
+-- it heads for, on it. A path's corner lies on blocked space's edge, which an agent of radius r keeps r from: it
+-- would wait there for ever for the navigator to see it on the corner (a navigator passes a waypoint
+-- when the agent steps onto it).
+local function nav_position(self, id)
+  local x, y, z = self.c:position(id)
+  local wp = self.waypoint[id]
+  if wp then
+    local r = 1.1 * (self.radius[id] or 0) -- (its braking keeps it a hair further than r)
+    if (x - wp[1]) ^ 2 + (y - wp[2]) ^ 2 + (z - wp[3]) ^ 2 <= r * r then return { wp[1], wp[2], wp[3] } end
+  end
+  return { x, y, z }
+end
+
 function Crowd:remove(id)
   local ok, err = pcall(self.c.remove, self.c, id)
   if not ok then error(err, 2) end
   drop_nav(self, id)
+  self.radius[id] = nil
 end
 
 --- crowd:set_goal(id, x, y, z); crowd:set_goal(id) stops it.
@@ -118,7 +138,18 @@ function Crowd:set_goal(id, x, y, z)
   ok, err = pcall(self.c.agent, self.c, id) -- the id checked before a navigator is made
   if not ok then error(err, 2) end
   drop_nav(self, id)
-  local nav = navigator_mod.new(self.world, self.nav_opts)
+  local nopts = self.nav_opts
+  if self.plain then
+    -- navigators on a plain tree search for the agent's size (q:start's radius: the path keeps that
+    -- clearance), unless the options say otherwise
+    nopts = {}
+    for k, v in pairs(self.nav_opts) do nopts[k] = v end
+    local so = {}
+    for k, v in pairs(nopts.search or {}) do so[k] = v end
+    if so.radius == nil then so.radius = self.radius[id] end
+    nopts.search = so
+  end
+  local nav = navigator_mod.new(self.world, nopts)
   nav:go { x, y, z }
   self.navs[id] = nav
   self.c:set_goal(id) -- holds until the navigator's first waypoint
@@ -135,7 +166,7 @@ function Crowd:update(dt)
   if type(dt) ~= "number" or not (dt > 0 and dt <= 1) then error("update: dt must be a number in (0, 1]", 2) end
   local c = self.c
   for id, nav in pairs(self.navs) do
-    local status, wp = nav:update({ c:position(id) })
+    local status, wp = nav:update(nav_position(self, id))
     self.nav_status[id] = status
     if status == "moving" or status == "arrived" then
       local last = self.waypoint[id]

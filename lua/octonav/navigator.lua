@@ -145,6 +145,7 @@ local util = require "octonav.util"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local search = require "octonav.navigator_search"
 local plan = require "octonav.navigator_plan"
+local navtree = require "octonav.navigator_tree"
 
 local M = {}
 
@@ -179,10 +180,13 @@ local function option(opts, name, default, ok, what)
   return v
 end
 
---- octonav.navigator.new(world, opts) -> navigator (see the top of this file).
+--- octonav.navigator.new(world, opts) -> navigator (see the top of this file); world: a world, or a
+-- plain octonav.tree (one level without tiles: the route is one search on it, navigator_tree.lua).
 function M.new(world, opts)
-  if type(world) ~= "table" or world.tree == nil or type(world.holes) ~= "table" then
-    raise("octonav.navigator.new: world must be a world table (octonav.world.load)")
+  if navtree.is_tree(world) then
+    world = navtree.world(world) -- a plain tree: one step on it (navigator_tree.lua)
+  elseif type(world) ~= "table" or world.tree == nil or type(world.holes) ~= "table" then
+    raise("octonav.navigator.new: world must be a world table (octonav.world.load) or an octonav.tree")
   end
   if world.closed then raise("octonav.navigator.new: world is closed (world:close())") end
   if opts ~= nil and type(opts) ~= "table" then raise("octonav.navigator.new: opts must be a table") end
@@ -555,7 +559,8 @@ function Nav:update(position, budget)
     end
   end
   if not self.cells then
-    local st = plan_route(self, position)
+    local st
+    if self.world.plain then st = navtree.route(self, position, search.free_start) else st = plan_route(self, position) end
     if st == "planning" and track_wait(self) then return "failed", self.reason end
     if st == "planning" and (self.lead_to or self.lead_ready) then
       local ls, lw = lead(self, position)
