@@ -13,7 +13,8 @@
 # LUA: the Lua the module is built for and the specs run with (issue 34): lua5.4 (the default, into
 # build/), or luajit, lua5.1, lua5.2, lua5.3, each into build/$(LUA) with its headers from pkg-config
 # (csrc/lua_compat.h gives the binding the 5.4 API on each). `make install LUA=1` keeps its meaning
-# (install the Lua module too: for 5.4).
+# (install the Lua module too: for 5.4). `make test LUA=luajit` runs the specs on the LuaJIT that
+# tools/luajit.sh names (not Debian 12's luajit, which has LuaJIT bug 829: docs/lua-versions.md).
 LUA      ?= lua5.4
 LUA_NAME := $(if $(filter 1,$(LUA)),lua5.4,$(LUA))
 BUSTED   ?= busted
