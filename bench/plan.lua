@@ -6,6 +6,9 @@
 -- in each pass on the same pairs: the world as loaded (its tree's cell adjacency on, the default) and
 -- loaded with { adjacency = false }; a plan joins its ends over boxes (route_start.c, reach.c), so the
 -- adjacency should not move it (a check that it does not). Each figure: the fastest of the passes.
+-- --costs FILE writes each pair's route cost (a line each, the default form's, "-" when none);
+-- --ref FILE reads such a file (for example from a build with CFLAGS=-DROUTE_FULL_JOIN: every join a
+-- whole search of its tile's component, route_start.c) and prints the mean and worst cost ratio.
 -- Run: lua5.4 bench/plan.lua PACK (after `make`).
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -20,13 +23,19 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/plan.lua PACK [--pairs N] [--seed S] [--passes P]") end
 local o = { pairs = 200, seed = 1, passes = 3 }
+local files = { costs = false, ref = false }
 local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
-  local v = tonumber(arg[i + 1])
-  if not k or o[k] == nil then usage("unknown argument " .. arg[i]) end
-  if not v then usage("--" .. k .. " needs a number") end
-  o[k] = v
+  if k and files[k] ~= nil then
+    if not arg[i + 1] then usage("--" .. k .. " needs a file name") end
+    files[k] = arg[i + 1]
+  else
+    local v = tonumber(arg[i + 1])
+    if not k or o[k] == nil then usage("unknown argument " .. arg[i]) end
+    if not v then usage("--" .. k .. " needs a number") end
+    o[k] = v
+  end
   i = i + 2
 end
 
@@ -60,7 +69,7 @@ local function run(adjacency)
     pairs_ = {}
     for k = 1, o.pairs do pairs_[k] = { free_point(), free_point() } end
   end
-  local ms, cost, found = {}, 0, 0
+  local ms, cost, found, costs = {}, 0, 0, {}
   for k, pr in ipairs(pairs_) do
     local t0 = core.thread_clock()
     local route, c = world:plan(pr[1], pr[2])
@@ -69,10 +78,11 @@ local function run(adjacency)
       found = found + 1
       cost = cost + c
     end
+    costs[k] = route and c or false
   end
   world:close()
   return { p50 = pct(ms, 0.5), p90 = pct(ms, 0.9), p99 = pct(ms, 0.99), max = pct(ms, 1), found = found,
-    cost = found > 0 and cost / found or 0 }
+    cost = found > 0 and cost / found or 0, costs = costs }
 end
 
 local best = {}
@@ -94,4 +104,24 @@ for _, form in ipairs({ true, false }) do
   local b = best[form]
   print(("| %s | %.2f | %.2f | %.2f | %.2f | %d | %.2f |"):format(form and "on (default)" or "off", b.p50, b.p90, b.p99,
     b.max, b.found, b.cost))
+end
+local costs = best[true].costs
+if files.costs then
+  local f = assert(io.open(files.costs, "w"))
+  for k = 1, o.pairs do f:write(costs[k] and ("%.17g\n"):format(costs[k]) or "-\n") end
+  f:close()
+end
+if files.ref then
+  local f = assert(io.open(files.ref, "r"))
+  local sum, n, worst, k = 0, 0, 0, 0
+  for line in f:lines() do
+    k = k + 1
+    local r = tonumber(line)
+    if r and costs[k] and r > 0 then
+      local q = costs[k] / r
+      sum, n, worst = sum + q, n + 1, math.max(worst, q)
+    end
+  end
+  f:close()
+  print(("cost / %s's: mean %.4f, worst %.4f over %d pairs"):format(files.ref, n > 0 and sum / n or 0, worst, n))
 end

@@ -407,6 +407,11 @@ static void paint_node(const on_table *tab, uint32_t code, uint8_t bf, const int
         }
         return;
     }
+    /* every child's home slot asked for first: the table is far bigger than the caches, and so the
+     * lookups' misses overlap instead of coming one after another (the same lookups, the same answers) */
+    if (tab->cap)
+        for (unsigned i = 0; i < 8; i++)
+            if (!(bf & (1u << i))) __builtin_prefetch(&tab->keys[on_table_home(on_code_child(code, i), tab->cap)]);
     for (unsigned i = 0; i < 8; i++) {
         if (bf & (1u << i)) continue;
         uint32_t child = on_code_child(code, i);
@@ -435,6 +440,13 @@ static int paint_block(const on_boxlazy *z, const int org[3], occ *o)
     int bf = z->solid ? 0 : on_table_get(z->tab, code);
     int whole = !z->solid && bf < 0; /* the tile is one free leaf */
     int blocked = z->solid;
+    if (!blocked && !whole && z->tab->cap) /* the ancestors' home slots at once (as paint_node's children) */
+        for (uint32_t c = code; on_code_layer(c) > (uint32_t)z->bdepth;) {
+            uint32_t h = 1u << (on_code_layer(c) - 1);
+            c = on_code_child(c, ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) |
+                                     ((uint32_t)org[2] & h ? 4u : 0u));
+            __builtin_prefetch(&z->tab->keys[on_table_home(c, z->tab->cap)]);
+        }
     while (!blocked && !whole && on_code_layer(code) > (uint32_t)z->bdepth) {
         uint32_t h = 1u << (on_code_layer(code) - 1);
         unsigned i = ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) | ((uint32_t)org[2] & h ? 4u : 0u);

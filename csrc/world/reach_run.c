@@ -16,7 +16,9 @@
  * world:plan's start_multi): boxes settled by the joins max 659 -> 496, p90 224 -> 194; route costs
  * / 256's mean 1.003, max 1.063; 96 and 64 settle more at the max (578, 632): the nearest portal
  * sought sooner from a point not yet out of its pocket. */
+#ifndef LOST_POPS
 #define LOST_POPS 128
+#endif
 
 /* Of two entries of equal keys, does a come first? Blocks before boxes, blocks by index, boxes by
  * their least corner (z, y, x), never by index (a lazy set numbers its boxes in the order its blocks

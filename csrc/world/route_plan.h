@@ -137,11 +137,21 @@ struct on_route {
  * 200 -> 20 (35 pairs on 8x1x8 x 512^3, world:plan's start_multi: the budget was what stopped almost
  * every join, 200 boxes after a portal met at box 1-30; boxes settled p90 571 -> 224, max 839 -> 659;
  * route costs / budget 200's mean 1.0005, max 1.011; budget 5: 1.009 / 1.075, 1: 1.017 / 1.106). */
+#ifndef ROUTE_DIRECTED_BOXES
 #define ROUTE_DIRECTED_BOXES 4096
+#endif
+#ifndef ROUTE_DIRECTED_WEIGHT
 #define ROUTE_DIRECTED_WEIGHT 1.5
+#endif
+#ifndef ROUTE_DIRECTED_SLACK
 #define ROUTE_DIRECTED_SLACK 0
+#endif
+#ifndef ROUTE_DIRECTED_ADD
 #define ROUTE_DIRECTED_ADD 0.125
+#endif
+#ifndef ROUTE_DIRECTED_BUDGET
 #define ROUTE_DIRECTED_BUDGET 20
+#endif
 
 typedef struct via { /* the link a node is reached through */
     uint32_t owner, i;

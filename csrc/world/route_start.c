@@ -161,7 +161,11 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
         ct_point(e->g, p, r->pts + 3 * (size_t)p);
         r->grp[p] = ct_comp(e->g, p);
     }
+#ifdef ROUTE_FULL_JOIN /* (a reference build: every join searches its component whole; bench/plan.lua --ref) */
+    int big = 0;
+#else
     int big = e->s->nbox > r->directed_boxes || e->lz; /* (a lazy set's size is not known: a big tile's) */
+#endif
     size_t budget = r->directed_budget;
     r->reach.lazy = e->lz;
     /* a search suspended at the last call's limit goes on, over the same set (else it starts again) */
