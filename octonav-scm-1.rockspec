@@ -35,7 +35,7 @@ build = {
         "csrc/core/losmap.c", "csrc/core/objfile.c", "csrc/core/pointquery.c", "csrc/core/raycast.c",
         "csrc/core/raycast_dense.c", "csrc/core/raycast_turn.c", "csrc/core/surface.c", "csrc/core/table.c",
         "csrc/core/tilefile.c", "csrc/core/tree.c", "csrc/core/voxmap.c",
-        "csrc/search/areas.c", "csrc/search/boxes.c", "csrc/search/celladj.c", "csrc/search/graph.c",
+        "csrc/search/areas.c", "csrc/search/boxes.c", "csrc/search/celladj.c", "csrc/search/celladj_csr.c", "csrc/search/graph.c",
         "csrc/search/graph_areas.c", "csrc/search/graph_boxes.c", "csrc/search/graph_cells.c",
         "csrc/search/graph_use.c", "csrc/search/landmarks.c", "csrc/search/nodepool.c",
         "csrc/search/obstacles.c", "csrc/search/obstacles_stream.c", "csrc/search/prepare.c",

@@ -235,7 +235,7 @@ int main(int argc, char **argv)
             prep_ms = (bench_now() - t0) * 1e3;
             for (uint32_t i = 0; i < on_tree_tile_count(t); i++) {
                 const on_celladj *a = on_tile_celladj(t, i);
-                boxes += a ? a->n : 0;
+                boxes += a ? a->ncell : 0; /* (free cells: a->n also counts the numbers of layer-1 nodes' blocked leaves) */
             }
             on_tree_stats st;
             on_tree_stats_get(t, &st);

@@ -1,31 +1,13 @@
 /*
  * celladj.c -- building a tile's cell adjacency from its node table, publishing it in the tile, freeing
- * it, listing a cell's neighbours, finding a cell's number (the structure and its life: celladj.h); the
- * list form for the landmarks' build (on_cellcsr).
+ * it, listing a cell's neighbours, finding a cell's number (the structure and its life: celladj.h). The
+ * list form for the landmarks' build (on_cellcsr) is celladj_csr.c's.
  */
 #include "celladj.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A child entry of the builder's copy of the tree: a free cell's number, a stored node's id with
- * E_NODE set, or E_BLOCKED. */
-#define E_BLOCKED 0xffffffffu
-#define E_NODE 0x80000000u
-
-typedef struct bnode {
-    uint32_t ch[8];
-} bnode;
-
-typedef struct builder {
-    const on_table *tab;
-    bnode *node;
-    size_t nnode, capnode;
-    uint32_t *code;
-    size_t ncell, capcell;
-    uint32_t *off, *ent; /* the fill pass writes ent at off[i]++ (NULL: the count pass, off[i + 1]++) */
-} builder;
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem)
 {
@@ -37,185 +19,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
     *p = q;
     *cap = nc;
     return 0;
-}
-
-/* Number a cell (its code kept); -1 on allocation failure or past ON_ADJ_INDEX cells. */
-static int64_t add_cell(builder *b, uint32_t code)
-{
-    if (b->ncell >= ON_ADJ_BORDER || grow((void **)&b->code, &b->capcell, b->ncell + 1, sizeof *b->code)) return -1;
-    b->code[b->ncell] = code;
-    return (int64_t)b->ncell++;
-}
-
-/* Copy the stored node `code` (value bf) and its subtree, numbering free cells in child order (depth
- * first: on_table_visit's order); its id, or -1 on allocation failure. */
-static int64_t copy_node(builder *b, uint32_t code, int bf)
-{
-    if (grow((void **)&b->node, &b->capnode, b->nnode + 1, sizeof *b->node)) return -1;
-    size_t id = b->nnode++;
-    for (unsigned i = 0; i < 8; i++) {
-        uint32_t child = on_code_child(code, i);
-        int v;
-        int64_t e;
-        if (bf & (1 << i)) e = E_BLOCKED;
-        else if (on_code_layer(child) > 0 && (v = on_table_get(b->tab, child)) >= 0) {
-            e = copy_node(b, child, v);
-            if (e >= 0) e |= E_NODE;
-        } else e = add_cell(b, child);
-        if (e < 0) return -1;
-        b->node[id].ch[i] = (uint32_t)e; /* (after the recursion: it may move the array) */
-    }
-    return (int64_t)id;
-}
-
-/* Cells x (low side) and y (high side) touch across `axis`: count or write both entries. */
-static void link(builder *b, uint32_t x, uint32_t y, int axis)
-{
-    if (!b->ent) {
-        b->off[x + 1]++;
-        b->off[y + 1]++;
-        return;
-    }
-    b->ent[b->off[x]++] = (uint32_t)(2 * axis + 1) << ON_ADJ_FACE_SHIFT | y;
-    b->ent[b->off[y]++] = (uint32_t)(2 * axis) << ON_ADJ_FACE_SHIFT | x;
-}
-
-/* Two touching cubes of one size, x below y along `axis` (entries, not blocked): link the free cells on
- * x's high face to those on y's low face. A free cube stays whole while the other side subdivides. */
-static void pair(builder *b, uint32_t x, uint32_t y, int axis)
-{
-    if (!(x & E_NODE) && !(y & E_NODE)) {
-        link(b, x, y, axis);
-        return;
-    }
-    unsigned bit = 1u << axis;
-    for (unsigned p = 0; p < 8; p++) {
-        if (p & bit) continue;
-        uint32_t cx = (x & E_NODE) ? b->node[x & ~E_NODE].ch[p | bit] : x;
-        uint32_t cy = (y & E_NODE) ? b->node[y & ~E_NODE].ch[p] : y;
-        if (cx != E_BLOCKED && cy != E_BLOCKED) pair(b, cx, cy, axis);
-    }
-}
-
-/* Every touching pair of free cells inside node `id`: its children's subtrees, then the faces between
- * sibling children. */
-static void pairs_in(builder *b, uint32_t id)
-{
-    const uint32_t *ch = b->node[id].ch;
-    for (unsigned i = 0; i < 8; i++)
-        if (ch[i] != E_BLOCKED && (ch[i] & E_NODE)) pairs_in(b, ch[i] & ~E_NODE);
-    for (int axis = 0; axis < 3; axis++) {
-        unsigned bit = 1u << axis;
-        for (unsigned p = 0; p < 8; p++)
-            if (!(p & bit) && ch[p] != E_BLOCKED && ch[p | bit] != E_BLOCKED) pair(b, ch[p], ch[p | bit], axis);
-    }
-}
-
-/* Faces of cell `code` on the tile's border with a tile beyond (bit f: face f). */
-static unsigned border_faces(const on_tree *t, const int ijk[3], uint32_t code)
-{
-    uint32_t s = 1u << on_code_layer(code), n = (uint32_t)t->n;
-    uint32_t c[3] = {on_code_x(code), on_code_y(code), on_code_z(code)};
-    unsigned m = 0;
-    for (int axis = 0; axis < 3; axis++) {
-        if (c[axis] == 0 && ijk[axis] > 0) m |= 1u << (2 * axis);
-        if (c[axis] + s == n && ijk[axis] + 1 < t->p.tiles[axis]) m |= 1u << (2 * axis + 1);
-    }
-    return m;
-}
-
-void on_cellcsr_free(on_cellcsr *a)
-{
-    if (!a) return;
-    free(a->code);
-    free(a->off);
-    free(a->ent);
-    free(a);
-}
-
-on_cellcsr *on_cellcsr_build(const on_tree *t, uint32_t tile)
-{
-    const on_tile *tl = &t->tiles[tile];
-    if (tl->solid || !tl->loaded) return NULL;
-    builder b;
-    memset(&b, 0, sizeof b);
-    b.tab = &tl->table;
-    on_cellcsr *a = calloc(1, sizeof *a);
-    if (!a) return NULL;
-    uint32_t root = on_root_code(t);
-    int rv = on_table_get(&tl->table, root);
-    if (rv >= 0 ? copy_node(&b, root, rv) < 0 : add_cell(&b, root) < 0) goto fail;
-    size_t n = b.ncell;
-    int ijk[3];
-    on_tile_coords(t, tile, ijk);
-    b.off = calloc(n + 1, sizeof *b.off);
-    if (!b.off) goto fail;
-    if (b.nnode) pairs_in(&b, 0); /* the count pass: off[i + 1] = cell i's entries */
-    for (size_t i = 0; i < n; i++) b.off[i + 1] += (uint32_t)__builtin_popcount(border_faces(t, ijk, b.code[i]));
-    for (size_t i = 0; i < n; i++) b.off[i + 1] += b.off[i];
-    b.ent = malloc((b.off[n] ? b.off[n] : 1) * sizeof *b.ent);
-    if (!b.ent) goto fail;
-    if (b.nnode) pairs_in(&b, 0); /* the fill pass: off[i] runs to cell i's end */
-    for (size_t i = 0; i < n; i++) {
-        unsigned m = border_faces(t, ijk, b.code[i]);
-        for (unsigned f = 0; f < 6; f++)
-            if (m & (1u << f)) b.ent[b.off[i]++] = f << ON_ADJ_FACE_SHIFT | ON_ADJ_BORDER;
-    }
-    memmove(b.off + 1, b.off, n * sizeof *b.off); /* each off[i] is now cell i's end: shift back */
-    b.off[0] = 0;
-    /* the neighbour walk's order: by face, then in Morton (number) order across the face */
-    for (size_t i = 0; i < n; i++)
-        for (uint32_t j = b.off[i] + 1; j < b.off[i + 1]; j++) {
-            uint32_t e = b.ent[j], k = j;
-            for (; k > b.off[i] && b.ent[k - 1] > e; k--) b.ent[k] = b.ent[k - 1];
-            b.ent[k] = e;
-        }
-    free(b.node);
-    uint32_t *code = realloc(b.code, (n ? n : 1) * sizeof *code);
-    a->code = code ? code : b.code;
-    a->off = b.off;
-    a->ent = b.ent;
-    a->n = (uint32_t)n;
-    a->bytes = sizeof *a + n * sizeof *a->code + (n + 1) * sizeof *a->off + b.off[n] * sizeof *a->ent;
-    return a;
-fail:
-    free(b.node);
-    free(b.code);
-    free(b.off);
-    free(b.ent);
-    free(a);
-    return NULL;
-}
-
-/* 9-bit v with two zero bits after each bit (Morton interleaving). */
-static uint32_t spread3(uint32_t v)
-{
-    v &= 0x3ffu;
-    v = (v | v << 16) & 0x030000ffu;
-    v = (v | v << 8) & 0x0300f00fu;
-    v = (v | v << 4) & 0x030c30c3u;
-    v = (v | v << 2) & 0x09249249u;
-    return v;
-}
-
-/* A cell's place in depth-first child order: its corner's Morton key, then larger cells first (an
- * ancestor comes before its descendants). */
-static uint64_t dfs_key(uint32_t code)
-{
-    uint64_t m = spread3(on_code_x(code)) | spread3(on_code_y(code)) << 1 | spread3(on_code_z(code)) << 2;
-    return m << 4 | (15u - on_code_layer(code));
-}
-
-uint32_t on_cellcsr_find(const on_cellcsr *a, uint32_t code)
-{
-    uint64_t key = dfs_key(code);
-    uint32_t lo = 0, hi = a->n; /* the first cell whose key is not below key: in [lo, hi] */
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (dfs_key(a->code[mid]) < key) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < a->n && a->code[lo] == code ? lo : ON_ADJ_NONE;
 }
 
 /* ---- the compact form ------------------------------------------------------------------------ */
@@ -246,7 +49,8 @@ static inline __attribute__((always_inline)) uint32_t pop64(uint64_t x, const in
 /* The child index at layer l of code c's ancestor at layer l + 1 (bit l of x, y, z). */
 static inline unsigned slot_at(uint32_t c, uint32_t l)
 {
-    return ((c >> (4 + l)) & 1u) | ((c >> (12 + l)) & 2u) | ((c >> (20 + l)) & 4u);
+    /* (bits 0, 9 and 18 of c >> (4 + l) to bits 20, 21, 22 by one multiply: no other product lands there) */
+    return ((((c >> (4 + l)) & 0x40201u) * 0x101010u) >> 20) & 7u;
 }
 
 static inline uint64_t below(unsigned b) { return (1ull << b) - 1u; }
@@ -254,42 +58,61 @@ static inline uint64_t below(unsigned b) { return (1ull << b) - 1u; }
 /* The bit of node nd's child s in its group's masks (a node above layer 1). */
 #define BIT(nd, s) (8u * ((nd) & 7u) + (s))
 
-/* Node nd's group: its masks (gs: stored children, gb: blocked), the number of the group's first
- * child node and first free cell, and the node's byte's shift in the masks. Layer-1 nodes (nd >= nup:
- * breadth first, they come last) have no stored children: theirs is the lower form. */
+/* Node nd's group: its masks (gs: stored children, gb: blocked, gn: the children that take no number
+ * in the count of a number), the number of the group's first child node and first free cell, and the
+ * node's byte's shift in the masks. Layer-1 nodes (nd >= nup: breadth first, they come last) have no
+ * stored children; their blocked children are their value in the node table (at `leaf`'s ancestor at
+ * layer `lay`: node nd's code), and their leaves are numbered by slot (celladj.h): a group of their
+ * own, shift 0, gn 0. */
 typedef struct gview {
-    uint64_t gs, gb;
+    uint64_t gs, gb, gn;
     uint32_t node, cell;
     unsigned sh;
 } gview;
 
-static inline __attribute__((always_inline)) gview view(const on_celladj *a, uint32_t nd)
+/* A layer-1 node's value (its blocked leaves) from the node table, through the caller's cache (may be
+ * NULL). */
+static inline __attribute__((always_inline)) unsigned l1_value(const on_celladj *a, on_adjchain *lc, uint32_t code)
+{
+    if (!lc) return (uint8_t)on_table_get(a->tab, code);
+    unsigned h = ((code >> 5) & 3u) | ((code >> 12) & 12u) | ((code >> 19) & 48u); /* (x, y, z's bits 1-2) */
+    if (lc->l1code[h] == code) return lc->l1val[h];
+    unsigned v = (uint8_t)on_table_get(a->tab, code);
+    lc->l1code[h] = code;
+    lc->l1val[h] = (uint8_t)v;
+    return v;
+}
+
+static inline __attribute__((always_inline)) gview view(const on_celladj *a, uint32_t nd, uint32_t leaf, uint32_t lay,
+                                                        on_adjchain *lc)
 {
     gview v;
     if (nd < a->nup) {
         const on_adjgrp *g = &a->grp[nd >> 3];
         v.gs = g->sub;
         v.gb = g->blk;
+        v.gn = v.gs | v.gb;
         v.node = g->node;
         v.cell = g->cell;
         v.sh = 8u * (nd & 7u);
     } else {
-        uint32_t j = nd - a->nup;
         v.gs = 0;
-        v.gb = a->lblk[j >> 3];
+        v.gb = l1_value(a, lc, on_code_at_packed(leaf, lay));
+        v.gn = 0;
         v.node = 0;
-        v.cell = a->lcell[j >> 3];
-        v.sh = 8u * (j & 7u);
+        v.cell = a->lbase + 8u * (nd - a->nup);
+        v.sh = 0;
     }
     return v;
 }
 
 /* Where a list goes: out[k] = {tile, code}, ix[k], fc[k] for k < cap (the count goes on past cap). */
-#define LOUT on_cell *restrict out, uint32_t *restrict ix, uint8_t *restrict fc, size_t cap, uint32_t tile
-#define LARGS out, ix, fc, cap, tile
+#define LOUT on_cell *restrict out, uint32_t *restrict ix, uint8_t *restrict fc, size_t cap, uint32_t tile, on_adjchain *lc
+#define LARGS out, ix, fc, cap, tile, lc
 
 static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_t code, uint32_t num, unsigned face)
 {
+    (void)lc;
     if (k < cap) {
         out[k].tile = tile;
         out[k].code = code;
@@ -316,13 +139,14 @@ static inline __attribute__((always_inline)) size_t collect_body(const on_cellad
                                                                  unsigned side, unsigned face, LOUT, size_t k,
                                                                  const int hw)
 {
-    gview g = view(a, nd);
+    gview g = view(a, nd, code, on_code_layer(code), lc);
     unsigned sh = g.sh;
     uint64_t gs = g.gs, gb = g.gb;
     unsigned sub = (unsigned)(gs >> sh) & 255u, fr = ~(sub | (unsigned)(gb >> sh)) & 255u;
+    unsigned frn = ~(unsigned)(g.gn >> sh) & 255u; /* (the children a number counts) */
     unsigned m = side_children[side] & (sub | fr);
     if (!m) return k;
-    uint32_t cell0 = g.cell + pop64(~(gs | gb) & below(sh), hw);
+    uint32_t cell0 = g.cell + pop64(~g.gn & below(sh), hw);
     uint32_t node0 = sub ? g.node + pop64(gs & below(sh), hw) : 0;
     while (m) {
         unsigned i = (unsigned)__builtin_ctz(m);
@@ -335,7 +159,7 @@ static inline __attribute__((always_inline)) size_t collect_body(const on_cellad
             else
 #endif
                 k = collect_sw(a, cn, child, side, face, LARGS, k);
-        } else k = emit(LARGS, k, child, cell0 + pop64(fr & ((1u << i) - 1u), hw), face);
+        } else k = emit(LARGS, k, child, cell0 + pop64(frn & ((1u << i) - 1u), hw), face);
     }
     return k;
 }
@@ -354,7 +178,7 @@ TARGET_POPCNT static size_t collect_hw(const on_celladj *a, uint32_t nd, uint32_
 }
 #endif
 
-static inline __attribute__((always_inline)) long list_body(const on_celladj *a, on_adjchain *restrict ch,
+static inline __attribute__((always_inline)) long list_body(const on_celladj *a, on_adjchain *ch,
                                                             uint32_t code, unsigned walk, LOUT,
                                                             uint32_t *restrict self, const int hw)
 {
@@ -378,7 +202,8 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
             uint32_t top = x ? (uint32_t)(32 - __builtin_clz(x)) : 0;
             from = top > ch->lo ? top : ch->lo;
             if (from > D) from = D;
-        }
+        } else if (ch) /* (a chain starting over: its layer-1 values may be another table's, or older) */
+            memset(ch->l1code, 0xff, sizeof ch->l1code); /* (ON_CODE_NONE) */
         if (ch) {
             ch->a = a;
             ch->code = ON_CODE_NONE; /* (until the descent below is through) */
@@ -400,22 +225,23 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
     uint32_t s = 1u << L, n = 1u << D, leaf = code & ~15u;
     /* the parent's children: a face towards a sibling (its own slot's bit clear on the axis, the face
      * on the high side, or set and low) needs no descent */
-    unsigned cs = 0, psub = 0, pfr = 0;
+    unsigned cs = 0, psub = 0, pfr = 0, pfn = 0;
     uint32_t pcell = 0, pnode = 0;
     if (nnode) {
-        gview g = view(a, anc[L + 1]);
+        gview g = view(a, anc[L + 1], code, L + 1, lc);
         unsigned sh = g.sh;
         uint64_t gs = g.gs, gb = g.gb;
         cs = slot_at(code, L);
         psub = (unsigned)(gs >> sh) & 255u;
         pfr = ~(psub | ((unsigned)(gb >> sh) & 255u)) & 255u;
+        pfn = ~(unsigned)(g.gn >> sh) & 255u;
         if (!((pfr >> cs) & 1u)) {
             if (ch) ch->code = ON_CODE_NONE;
             return -1; /* (a stored node or blocked: no free cell) */
         }
-        pcell = g.cell + pop64(~(gs | gb) & below(sh), hw);
+        pcell = g.cell + pop64(~g.gn & below(sh), hw);
         pnode = g.node + pop64(gs & below(sh), hw);
-        if (self) *self = pcell + pop64(pfr & ((1u << cs) - 1u), hw);
+        if (self) *self = pcell + pop64(pfn & ((1u << cs) - 1u), hw);
     }
     for (unsigned f = 0; f < 6; f++) {
         if (!(walk & (1u << f))) continue;
@@ -423,7 +249,7 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
         if (nnode && ((cs >> axis) & 1u) != dir) { /* a sibling */
             unsigned sib = cs ^ (1u << axis);
             uint32_t sc = code ^ (1u << (4 + 9 * axis + L));
-            if ((pfr >> sib) & 1u) k = emit(LARGS, k, sc, pcell + pop64(pfr & ((1u << sib) - 1u), hw), f);
+            if ((pfr >> sib) & 1u) k = emit(LARGS, k, sc, pcell + pop64(pfn & ((1u << sib) - 1u), hw), f);
             else if ((psub >> sib) & 1u)
                 k = collect_body(a, pnode + pop64(psub & ((1u << sib) - 1u), hw), sc, f ^ 1u, f, LARGS, k, hw);
             continue;
@@ -436,13 +262,13 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
         uint32_t np = dir ? p + s : p - s, layer = (uint32_t)(32 - __builtin_clz(p ^ np)); /* (their LCA's) */
         uint32_t nleaf = on_code_with_axis(leaf, (int)axis, np), nd = anc[layer];
         for (;;) {
+            gview g = view(a, nd, nleaf, layer, lc);
             layer--;
-            gview g = view(a, nd);
             unsigned b = g.sh + slot_at(nleaf, layer);
             uint64_t gs = g.gs, gb = g.gb;
             if ((gb >> b) & 1u) break; /* blocked */
             if (!((gs >> b) & 1u)) { /* a free cell at least as large */
-                k = emit(LARGS, k, on_code_at_packed(nleaf, layer), g.cell + pop64(~(gs | gb) & below(b), hw), f);
+                k = emit(LARGS, k, on_code_at_packed(nleaf, layer), g.cell + pop64(~g.gn & below(b), hw), f);
                 break;
             }
             nd = g.node + pop64(gs & below(b), hw);
@@ -458,14 +284,14 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
 static long list_sw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
                     uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {
-    return list_body(a, ch, code, walk, out, ix, face, cap, tile, self, POP_BASE);
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, POP_BASE);
 }
 
 #ifdef HAVE_POPCNT_CLONE
 TARGET_POPCNT static long list_hw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
                                   on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {
-    return list_body(a, ch, code, walk, out, ix, face, cap, tile, self, 1);
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1);
 }
 #endif
 
@@ -490,28 +316,28 @@ int on_celladj_codes(const on_celladj *a, uint32_t *codes)
         codes[0] = a->root;
         return 0;
     }
-    uint32_t *nc = malloc(a->nnode * sizeof *nc), next = 1, cell = 0;
+    uint32_t *nc = malloc(a->nnode * sizeof *nc), next = 1;
     if (!nc) return -1;
+    for (uint32_t i = 0; i < a->n; i++) codes[i] = ON_CODE_NONE;
     nc[0] = a->root;
     for (uint32_t nd = 0; nd < a->nnode; nd++) {
-        gview g = view(a, nd);
+        gview g = view(a, nd, nc[nd], on_code_layer(nc[nd]), NULL);
+        uint32_t num = g.cell + (uint32_t)__builtin_popcountll(~g.gn & below(g.sh));
         for (unsigned i = 0; i < 8; i++) {
             unsigned b = g.sh + i;
-            if ((g.gb >> b) & 1u) continue;
             if ((g.gs >> b) & 1u) nc[next++] = on_code_child(nc[nd], i);
-            else codes[cell++] = on_code_child(nc[nd], i);
+            else if (!((g.gb >> b) & 1u)) codes[num] = on_code_child(nc[nd], i);
+            if (!((g.gn >> b) & 1u)) num++;
         }
     }
     free(nc);
     return 0;
 }
 
-static void celladj_free(on_celladj *a)
+void on_celladj_free(on_celladj *a)
 {
     if (!a) return;
     free(a->grp);
-    free(a->lblk);
-    free(a->lcell);
     free(a);
 }
 
@@ -528,28 +354,30 @@ static uint8_t tile_border(const on_tree *t, uint32_t tile)
     return (uint8_t)m;
 }
 
-/* Breadth first over the stored nodes: each node's children read from the table (a child is stored
- * when on_table_get finds it, blocked when its parent's value flags it), the stored ones queued. */
-static on_celladj *build(const on_tree *t, uint32_t tile)
+/* Breadth first over the stored nodes above layer 1: each node's children read from the table (a
+ * child is stored when on_table_get finds it, blocked when its parent's value flags it), the stored
+ * ones queued; the layer-1 nodes (the last in breadth-first order) are counted, their leaves' numbers
+ * reserved, and their free leaves counted from their values. */
+on_celladj *on_celladj_build(const on_tree *t, uint32_t tile, const on_table *tab)
 {
-    const on_table *tab = &t->tiles[tile].table;
     on_celladj *a = calloc(1, sizeof *a);
     if (!a) return NULL;
     a->root = on_root_code(t);
     a->border = tile_border(t, tile);
+    a->tab = tab;
     int rv = on_table_get(tab, a->root);
     if (rv < 0) { /* one free cell */
-        a->n = 1;
+        a->n = a->ncell = 1;
         a->bytes = sizeof *a;
         return a;
     }
     uint32_t *qc = NULL;
     uint8_t *qv = NULL;
-    size_t capq = 0, capv = 0, capg = 0, nq = 1, ncell = 0;
+    size_t capq = 0, capv = 0, capg = 0, nq = 1, ncell = 0, nd = 0;
     if (grow((void **)&qc, &capq, 1, sizeof *qc) || grow((void **)&qv, &capv, 1, sizeof *qv)) goto fail;
     qc[0] = a->root;
     qv[0] = (uint8_t)rv;
-    for (size_t nd = 0; nd < nq; nd++) {
+    for (; nd < nq && on_code_layer(qc[nd]) > 1; nd++) {
         if (!(nd & 7)) {
             if (grow((void **)&a->grp, &capg, nd / 8 + 1, sizeof *a->grp)) goto fail;
             a->grp[nd / 8] = (on_adjgrp){0, ~0ull, (uint32_t)nq, (uint32_t)ncell};
@@ -561,7 +389,7 @@ static on_celladj *build(const on_tree *t, uint32_t tile)
             if (blk & (1u << i)) continue;
             uint32_t child = on_code_child(code, i);
             int v;
-            if (on_code_layer(child) > 0 && (v = on_table_get(tab, child)) >= 0) {
+            if ((v = on_table_get(tab, child)) >= 0) { /* (children of a node above layer 1: no leaves) */
                 if (nq >= ON_ADJ_BORDER || grow((void **)&qc, &capq, nq + 1, sizeof *qc) ||
                     grow((void **)&qv, &capv, nq + 1, sizeof *qv))
                     goto fail;
@@ -574,23 +402,9 @@ static on_celladj *build(const on_tree *t, uint32_t tile)
         g->sub |= (uint64_t)sub << sh;
         g->blk &= ~(0xffull << sh) | (uint64_t)blk << sh;
     }
-    /* the layer-1 nodes (the last, breadth first): their blocked children and first cells alone */
-    size_t nup = 0;
-    while (nup < nq && on_code_layer(qc[nup]) > 1) nup++;
-    size_t nlow = (nq - nup + 7) / 8;
-    if (nlow) {
-        a->lblk = malloc(nlow * sizeof *a->lblk);
-        a->lcell = malloc(nlow * sizeof *a->lcell);
-        if (!a->lblk || !a->lcell) goto fail;
-        for (size_t j = 0; j < nlow; j++) a->lblk[j] = ~0ull;
-        for (size_t j = 0; j < nq - nup; j++) {
-            size_t nd = nup + j;
-            const on_adjgrp *g = &a->grp[nd / 8];
-            unsigned sh = 8u * (unsigned)(nd & 7), lsh = 8u * (unsigned)(j & 7);
-            if (!(j & 7)) a->lcell[j / 8] = g->cell + (uint32_t)__builtin_popcountll(~(g->sub | g->blk) & below(sh));
-            a->lblk[j / 8] &= ~(0xffull << lsh) | ((g->blk >> sh) & 0xffull) << lsh;
-        }
-    }
+    size_t nup = nd, lbase = ncell;
+    if (nq - nup >= (ON_ADJ_BORDER - lbase) / 8) goto fail; /* (every number below ON_ADJ_BORDER) */
+    for (; nd < nq; nd++) ncell += 8u - (uint32_t)__builtin_popcount(qv[nd]);
     free(qc);
     free(qv);
     size_t ng = (nup + 7) / 8;
@@ -599,17 +413,20 @@ static on_celladj *build(const on_tree *t, uint32_t tile)
         if (!ng) free(a->grp);
         a->grp = grp;
     }
-    a->n = (uint32_t)ncell;
+    a->n = (uint32_t)(lbase + 8 * (nq - nup));
+    a->ncell = (uint32_t)ncell;
+    a->lbase = (uint32_t)lbase;
     a->nnode = (uint32_t)nq;
     a->nup = (uint32_t)nup;
-    a->bytes = sizeof *a + ng * sizeof *a->grp + nlow * (sizeof *a->lblk + sizeof *a->lcell);
+    a->bytes = sizeof *a + ng * sizeof *a->grp;
     return a;
 fail:
     free(qc);
     free(qv);
-    celladj_free(a);
+    on_celladj_free(a);
     return NULL;
 }
+
 /* The tree's hook (tree.h): a tile's adjacency goes with its contents, all of them with the tree; the
  * stats count their bytes. Added before the first adjacency is published. */
 static void hook_touched(on_tree *t, uint32_t tile) { on_tile_celladj_drop(&t->tiles[tile]); }
@@ -630,12 +447,22 @@ static const on_celladj *tile_celladj(const on_tree *t, uint32_t tile, int force
     on_celladj *a = atomic_load_explicit(&tl->adj, memory_order_acquire);
     if (a) return a;
     if (t->los_defer && !force) return NULL;
-    if (tl->solid || !tl->loaded || t->no_cell_adj || on_tree_hook_add(t, &celladj_hook) != 0) return NULL;
-    a = build(t, tile);
-    if (!a) return NULL;
+    if (tl->solid || !tl->loaded || t->no_cell_adj) return NULL;
+    a = on_celladj_build(t, tile, &tl->table);
+    return a ? on_tile_celladj_publish(t, tile, a) : NULL;
+}
+
+const on_celladj *on_tile_celladj_publish(const on_tree *t, uint32_t tile, on_celladj *a)
+{
+    on_tile *tl = &t->tiles[tile];
+    if (tl->solid || !tl->loaded || t->no_cell_adj || on_tree_hook_add(t, &celladj_hook) != 0) {
+        on_celladj_free(a);
+        return NULL;
+    }
+    a->tab = &tl->table;
     on_celladj *none = NULL;
     if (!atomic_compare_exchange_strong_explicit(&tl->adj, &none, a, memory_order_acq_rel, memory_order_acquire)) {
-        celladj_free(a); /* another reader published one first */
+        on_celladj_free(a); /* another reader published one first */
         return none;
     }
     return a;
@@ -646,7 +473,7 @@ const on_celladj *on_tile_celladj_build(const on_tree *t, uint32_t tile) { retur
 
 void on_tile_celladj_drop(on_tile *tl)
 {
-    celladj_free(atomic_exchange_explicit(&tl->adj, NULL, memory_order_acq_rel));
+    on_celladj_free(atomic_exchange_explicit(&tl->adj, NULL, memory_order_acq_rel));
 }
 
 size_t on_tree_celladj_bytes(const on_tree *t, size_t *tiles)

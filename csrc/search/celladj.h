@@ -3,19 +3,25 @@
  *
  * The search over the cells (graph_cells.c, search.c) asks for a cell's neighbours at every expansion;
  * the tree's neighbour walk (tree.c) answers with a dozen hash lookups in the node table a cell. A tile's
- * cell adjacency answers them from a compact copy of the tile's tree shape, without hashing: the
- * stored nodes in breadth-first order (0: the root). Those above layer 1 come in groups of 8, a group
- * holding for each of its nodes a byte of the children that are stored nodes (`sub`) and a byte of
- * those that are blocked (`blk`), plus two counts: the number of the first child node of the group's
- * first node and the number of the group's first free cell. The layer-1 nodes (breadth first, the
- * last; most of a tree's nodes) have no stored child: 8 of them hold a byte of blocked children each
- * and their first free cell's number. A child neither stored nor blocked is a free cell. Children of a
- * node are consecutive nodes (breadth-first order), so child s of node i is node
- * `grp.node + popcount(sub bits of the group below node i's slot s)`; free cells are numbered the same
- * way (breadth-first, then child order). 24 bytes for 8 stored nodes above layer 1, 12 for 8 at layer
- * 1: about 0.35 of the node table's bytes on 512^3 terrain tiles (table.h: 5 bytes a slot at a 0.9
- * load); the list form this replaced held each free cell's code, list offset and entries (about 32
- * bytes a free cell: 20 times the tree's bytes on terrain, 40-120 on the Warframe maps).
+ * cell adjacency answers them from a compact copy of the tile's tree shape above layer 1: the stored
+ * nodes in breadth-first order (0: the root). Those above layer 1 come in groups of 8, a group holding
+ * for each of its nodes a byte of the children that are stored nodes (`sub`) and a byte of those that
+ * are blocked (`blk`), plus two counts: the number of the first child node of the group's first node
+ * and the number of the group's first free cell. The layer-1 nodes (breadth first, the last; most of a
+ * tree's nodes) hold nothing: their children are leaves, and which of them are blocked is the node's
+ * own value in the tile's node table (on_table_get: one lookup in the tree's own table), so layer-1
+ * node j's eight leaves are numbered `lbase + 8 j + slot`, free or not (a blocked leaf's number names
+ * no cell: a per-tile array indexed by number has n entries, ncell of them cells). A child neither
+ * stored nor blocked is a free cell. Children of a node are consecutive nodes (breadth-first order),
+ * so child s of node i is node `grp.node + popcount(sub bits of the group below node i's slot s)`;
+ * the free children of nodes above layer 1 are numbered the same way (breadth-first, then child
+ * order), from 0 to lbase. 24 bytes for 8 stored nodes above layer 1, none at layer 1: about 0.18 of
+ * the node table's bytes on 512^3 terrain tiles (table.h: 5 bytes a slot at a 0.9 load) and 0.3-1.0 on
+ * the Warframe maps (a map's bounds cut their tiles: the nodes along the bounds read as stored without
+ * a slot, and the adjacency holds those above layer 1). The form before also held the layer-1 nodes
+ * (1.5 bytes each: 0.36 of the tree on terrain, 0.7-1.9 on the Warframe maps); the list form before
+ * that, each free cell's code, list offset and entries (about 32 bytes a free cell: 20 times the
+ * tree's bytes on terrain, 40-120 on the Warframe maps).
  *
  * A cell's neighbours (on_celladj_list): one descent from the root along the cell's code gives its
  * ancestors; each face's neighbour region descends from the faces' lowest common ancestor (one of
@@ -28,8 +34,10 @@
  * The numbers index per-tile arrays (the search's node map keeps them, landmarks.h's distances).
  *
  * Life: as a losmap's (losmap.h). Built from the node table (on_table_get, so a map's bounds read as
- * blocked) on the first request, published in the tile with an atomic compare-and-swap (searches on
- * worker threads may race to build; one copy wins), freed by on_tree_touch, which every change to a
+ * blocked) on the first request, or ahead of it by anyone (on_celladj_build: a pure function of the
+ * tile's node table, so a streamer's worker may build it for a tile it loads), published in the tile
+ * with an atomic compare-and-swap (on_tile_celladj_publish, which points it at the tile's table;
+ * searches on worker threads may race to build; one copy wins), freed by on_tree_touch, which every change to a
  * tile's contents calls on the writer's thread: an adjacency present is always the tile's contents.
  * On a deferred tree (on_tree_set_los_defer, as a frame budget sets it) a search's request builds
  * nothing (on_tile_celladj returns NULL: the tree walk's same answers); the explicit builds
@@ -43,6 +51,7 @@
 #define OCTONAV_CELLADJ_H
 
 #include "octonav_search.h"
+#include "table.h"
 #include "tree.h"
 
 #include <stdint.h>
@@ -60,15 +69,16 @@ typedef struct on_adjgrp {
 } on_adjgrp;
 
 typedef struct on_celladj {
-    uint32_t n;      /* free cells */
+    uint32_t n;      /* numbers (those of free cells, and of layer-1 nodes' blocked leaves) */
+    uint32_t ncell;  /* free cells */
     uint32_t nnode;  /* stored nodes (0: the tile is one free cell, number 0) */
     uint32_t root;   /* the root's code */
     uint32_t nup;    /* stored nodes above layer 1 (breadth first, those at layer 1 come last) */
     uint8_t border;  /* the tile's faces with a tile beyond (bit f: face f = -x,+x,-y,+y,-z,+z) */
+    uint32_t lbase;  /* the number of layer-1 node nup + j's leaf s: lbase + 8 j + s */
     on_adjgrp *grp;  /* (nup + 7) / 8 groups of the nodes above layer 1 */
-    uint64_t *lblk;  /* the layer-1 nodes (node nup + j), 8 a group: byte j % 8 of lblk[j / 8] their
-                      * blocked children (no child of theirs is stored: leaves), */
-    uint32_t *lcell; /* and lcell[j / 8] the number of the group's first free cell */
+    const on_table *tab; /* the node table it reads the layer-1 nodes' blocked leaves from (the tile's
+                          * once published) */
     size_t bytes;    /* everything it holds */
 } on_celladj;
 
@@ -78,6 +88,17 @@ typedef struct on_celladj {
  * while no writer runs. */
 const on_celladj *on_tile_celladj(const on_tree *t, uint32_t tile);
 const on_celladj *on_tile_celladj_build(const on_tree *t, uint32_t tile);
+
+/* Tile `tile`'s adjacency built from node table tab (the tile's, or one holding the same contents:
+ * a pure function of the table, the tree's depth and the tile's place, so any thread may build it
+ * while no writer changes tab); NULL when out of memory. Free it with on_celladj_free unless it is
+ * published. */
+on_celladj *on_celladj_build(const on_tree *t, uint32_t tile, const on_table *tab);
+void on_celladj_free(on_celladj *a);
+/* Publish a built adjacency in its tile, whose table must hold the contents it was built from: the
+ * adjacency the tile has then (a, or one another thread published first: a is then freed), or NULL
+ * (a freed) when the tile is solid or not loaded or the tree's adjacencies are off. */
+const on_celladj *on_tile_celladj_publish(const on_tree *t, uint32_t tile, on_celladj *a);
 
 /* Free a tile's adjacency (the writer's side: on_tree_touch and on_tree_destroy). */
 void on_tile_celladj_drop(on_tile *tl);
@@ -97,6 +118,8 @@ typedef struct on_adjchain {
     const on_celladj *a;
     uint32_t code, lo; /* the cell (ON_CODE_NONE: none); anc[lo .. root's layer] hold its ancestors */
     uint32_t anc[16];  /* stored node numbers by layer */
+    uint32_t l1code[64]; /* layer-1 nodes' values read from the node table, direct mapped by bits 1-2 of */
+    uint8_t l1val[64];   /* x, y, z (ON_CODE_NONE: empty; emptied whenever the chain starts over) */
 } on_adjchain;
 
 /* Free cell `code`'s neighbours across the faces in `walk` (bit f: face f), in the tree's neighbour
@@ -108,7 +131,8 @@ typedef struct on_adjchain {
 long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
                      uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
 
-/* Every free cell's code by number (codes: a->n entries); 0, or -1 on allocation failure. */
+/* Every free cell's code by number (codes: a->n entries, ON_CODE_NONE for a number that is no cell);
+ * 0, or -1 on allocation failure. */
 int on_celladj_codes(const on_celladj *a, uint32_t *codes);
 
 /* ---- the list form (landmarks.c's build) ---------------------------------------------------------- */

@@ -256,10 +256,18 @@ void on_tree_landmarks_drop(on_tree *t)
 }
 
 /* Move each cell's distances and component from its number in the list form (b->adj: the build's)
- * to its number in the tile's cell adjacency (celladj.h); 0, or -1 on allocation failure. */
-static int renumber(const on_tree *t, on_landmarks *lm, const lbuild *b)
+ * to its number in the tile's cell adjacency (celladj.h), whose numbers (a->n a tile) include those
+ * of the layer-1 nodes' blocked leaves: those hold ON_LM_INF and no component. lm->ncell becomes each
+ * tile's count of numbers; 0, or -1 on allocation failure. */
+static int renumber(const on_tree *t, on_landmarks *lm, const lbuild *b, size_t *numbers)
 {
-    size_t cells = b->total ? b->total : 1, n = (size_t)lm->n;
+    size_t total = 0, n = (size_t)lm->n;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_celladj *a = lm->ncell[i] ? on_tile_celladj_build(t, i) : NULL;
+        if (lm->ncell[i] && !a) return -1;
+        total += a ? a->n : 0;
+    }
+    size_t cells = total ? total : 1;
     uint16_t *d = malloc(cells * n * sizeof *d);
     uint32_t *c = malloc(cells * sizeof *c);
     if (!d || !c) {
@@ -267,22 +275,26 @@ static int renumber(const on_tree *t, on_landmarks *lm, const lbuild *b)
         free(c);
         return -1;
     }
+    for (size_t k = 0; k < cells * n; k++) d[k] = ON_LM_INF;
+    for (size_t k = 0; k < cells; k++) c[k] = UINT32_MAX;
+    size_t base = 0;
     for (uint32_t i = 0; i < t->ntiles; i++) {
         const on_celladj *a = lm->ncell[i] ? on_tile_celladj_build(t, i) : NULL;
         for (uint32_t k = 0; a && k < lm->ncell[i]; k++) {
-            size_t from = (size_t)b->base[i] + k, to = (size_t)b->base[i] + on_celladj_find(a, b->adj[i]->code[k]);
+            size_t from = (size_t)b->base[i] + k, to = base + on_celladj_find(a, b->adj[i]->code[k]);
             memcpy(d + to * n, lm->dall + from * n, n * sizeof *d);
             c[to] = lm->call[from];
         }
+        lm->d[i] = d + base * n;
+        lm->comp[i] = c + base;
+        lm->ncell[i] = a ? a->n : 0;
+        base += a ? a->n : 0;
     }
     free(lm->dall);
     free(lm->call);
     lm->dall = d;
     lm->call = c;
-    for (uint32_t i = 0; i < t->ntiles; i++) {
-        lm->d[i] = lm->dall + (size_t)b->base[i] * n;
-        lm->comp[i] = lm->call + b->base[i];
-    }
+    *numbers = total;
     return 0;
 }
 
@@ -316,7 +328,7 @@ static on_landmarks *build(const on_tree *t, int n, on_status *st)
         if (!tl->loaded) lm->complete = 0;
         if (!tl->loaded || tl->solid) continue;
         b.adj[i] = on_cellcsr_build(t, i);
-        if (!b.adj[i] || !on_tile_celladj_build(t, i) || on_tile_celladj_build(t, i)->n != b.adj[i]->n) goto fail;
+        if (!b.adj[i] || !on_tile_celladj_build(t, i) || on_tile_celladj_build(t, i)->ncell != b.adj[i]->n) goto fail;
         lm->ncell[i] = b.adj[i]->n;
         total += b.adj[i]->n;
         if (total >= UINT32_MAX / 2) goto fail;
@@ -398,9 +410,10 @@ static on_landmarks *build(const on_tree *t, int n, on_status *st)
         }
     }
     /* the lists' numbers (Morton order) to the cell adjacency's, which the search's nodes keep */
-    if (renumber(t, lm, &b)) goto fail;
+    size_t numbers = 0;
+    if (renumber(t, lm, &b, &numbers)) goto fail;
     lm->bytes = sizeof *lm + t->ntiles * (sizeof *lm->ncell + sizeof *lm->d + sizeof *lm->comp) +
-                total * ((size_t)n * sizeof *lm->dall + sizeof *lm->call);
+                numbers * ((size_t)n * sizeof *lm->dall + sizeof *lm->call);
     *st = ON_SUCCESS;
     goto done;
 fail:

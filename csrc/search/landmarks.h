@@ -38,7 +38,7 @@
 typedef struct on_landmarks {
     int n;                /* landmarks */
     uint32_t ntiles;
-    uint32_t *ncell;      /* per tile: its free cells (the adjacency's n at the build; 0: none, or not loaded) */
+    uint32_t *ncell;      /* per tile: the numbers of its cell adjacency (celladj.h: its n at the build; 0: none, or not loaded) */
     uint16_t **d;         /* per tile: cell i's distance to landmark l at d[tile][i * n + l] */
     uint32_t **comp;      /* per tile: cell i's component */
     uint16_t *dall;       /* (the one block d's arrays lie in, tile by tile) */

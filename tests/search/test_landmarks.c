@@ -14,6 +14,7 @@
 #include "landmarks.h"
 #include "minitest.h"
 #include "octonav.h"
+#include "celladj.h"
 #include "query.h" /* (internal: q->lm, q->no_landmarks) */
 
 #include <math.h>
@@ -122,9 +123,17 @@ static void tunnel_distances(void)
     CHECK_EQ_INT(lm->cells, 19);
     CHECK_EQ_INT(lm->components, 1);
     CHECK_EQ_INT(lm->complete, 1);
-    /* 3 uint16 and a uint32 a cell, beside the fixed part */
+    /* 3 uint16 and a uint32 a number of the tiles' cell adjacencies (the 19 cells' and those of the
+     * layer-1 nodes' blocked leaves: celladj.h), beside the fixed part */
+    size_t numbers = 0;
+    for (uint32_t i = 0; i < t->ntiles; i++) {
+        const on_celladj *a = on_tile_celladj(t, i);
+        numbers += a ? a->n : 0;
+        if (a) CHECK_EQ_INT(lm->ncell[i], a->n);
+    }
+    CHECK(numbers >= 19);
     CHECK_EQ_INT(bytes, lm->bytes);
-    CHECK_EQ_INT(bytes, sizeof *lm + 2 * (sizeof(uint32_t) + 2 * sizeof(void *)) + 19 * (3 * 2 + 4));
+    CHECK_EQ_INT(bytes, sizeof *lm + 2 * (sizeof(uint32_t) + 2 * sizeof(void *)) + numbers * (3 * 2 + 4));
     on_tree_stats st;
     on_tree_stats_get(t, &st);
     CHECK_EQ_INT(st.landmark_bytes, bytes);
