@@ -74,10 +74,16 @@ static void check_graph(lua_State *L, lstreamer *u)
 }
 
 static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", "joins",
-                                       NULL};
+                                       "max_publish", "max_unloads", NULL};
+
+/* The defaults of max_publish and max_unloads: an update installs one finished tile and unloads one
+ * tile at most (~0.2 ms each for a 512^3 terrain tile with its graph and masks: docs/benchmarks.md) */
+#define DEFAULT_MAX_PUBLISH 1
+#define DEFAULT_MAX_UNLOADS 1
 
 /* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0,
- *                                prepare = false, joins = false }): joins off by default: a 512^3 terrain tile's set
+ *                                prepare = false, joins = false, max_publish = 1, max_unloads = 1 }):
+ * max_publish / max_unloads 0 = no limit (on_streamer_params); joins off by default: a 512^3 terrain tile's set
  * is ~6 times its tree and streams 4 times slower; on, a route planned over streamed tiles never builds
  * their boxes itself (docs/world.md, "Routes at scale") */
 static int l_new(lua_State *L)
@@ -101,6 +107,12 @@ static int l_new(lua_State *L)
         return luaL_error(L, "octonav.streamer.new: unload_padding must be greater than load_padding");
     if (w < 0 || w > 16) return luaL_error(L, "octonav.streamer.new: workers must be 0..16");
     if (m < 0) return luaL_error(L, "octonav.streamer.new: max_loaded must be >= 0");
+    lua_Integer mp = on_lua_optinteger(L, 3, "max_publish", DEFAULT_MAX_PUBLISH);
+    lua_Integer mu = on_lua_optinteger(L, 3, "max_unloads", DEFAULT_MAX_UNLOADS);
+    if (mp < 0) return luaL_error(L, "octonav.streamer.new: max_publish must be >= 0");
+    if (mu < 0) return luaL_error(L, "octonav.streamer.new: max_unloads must be >= 0");
+    p.max_publish = (size_t)mp;
+    p.max_unloads = (size_t)mu;
     p.workers = (int)w;
     p.max_loaded = (size_t)m;
     p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
@@ -376,11 +388,12 @@ static int l_stats(lua_State *L)
     double js;
     on_streamer_join_stats(u->h.p, &jt, &jb, &js, &jr); /* (before the first allocation) */
     static const char *const keys[] = {"agents", "loaded", "queued", "failed", "locked", "waiting", "evicted",
-                                       "decoded", NULL};
-    const lua_Integer v[] = {(lua_Integer)st.agents, (lua_Integer)st.loaded,  (lua_Integer)st.queued,
-                             (lua_Integer)st.failed, (lua_Integer)st.locked,  (lua_Integer)st.waiting,
-                             (lua_Integer)st.evicted, (lua_Integer)st.decoded};
-    lua_createtable(L, 0, 8);
+                                       "decoded", "cancelled", "deferred", "reading", NULL};
+    const lua_Integer v[] = {(lua_Integer)st.agents,  (lua_Integer)st.loaded,    (lua_Integer)st.queued,
+                             (lua_Integer)st.failed,  (lua_Integer)st.locked,    (lua_Integer)st.waiting,
+                             (lua_Integer)st.evicted, (lua_Integer)st.decoded,   (lua_Integer)st.cancelled,
+                             (lua_Integer)st.deferred, (lua_Integer)st.reading};
+    lua_createtable(L, 0, 16);
     on_lua_setints(L, keys, v);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);

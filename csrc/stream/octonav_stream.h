@@ -87,6 +87,12 @@ typedef struct on_streamer_params {
     int workers;             /* 0..16 threads; 0 decodes inside on_streamer_update */
     size_t max_loaded;       /* 0 = no limit; see on_streamer_update for how it yields */
     int prepare;             /* 1: workers also build each tile's search graph (on_tree_prepare) */
+    size_t max_publish;      /* finished loads an update installs (or frees, when no longer wanted) at
+                              * most, the rest left for the next updates (0 = no limit; an update that
+                              * waits installs all) */
+    size_t max_unloads;      /* tiles an update unloads at most (padding and max_loaded's evictions; the
+                              * rest stay loaded for the next updates; 0 = no limit; force_unload is
+                              * not counted) */
 } on_streamer_params;
 
 enum { ON_TILE_UNLOADED = 0, ON_TILE_QUEUED = 1, ON_TILE_LOADED = 2, ON_TILE_FAILED = 3 };
@@ -106,6 +112,11 @@ typedef struct on_streamer_stats {
     size_t agents, loaded, queued, failed, locked;
     size_t waiting;          /* tiles within load_padding of an agent that max_loaded held back */
     size_t evicted;          /* tiles unloaded early to make room under max_loaded, since creation */
+    size_t cancelled;        /* queued loads dropped before a worker took them (no rule wanted the
+                              * tile any more), since creation */
+    size_t deferred;         /* finished loads and unloads the last update left for the next ones
+                              * (max_publish, max_unloads) */
+    size_t reading;          /* queued loads no worker finished yet (waiting for one, or being read) */
     size_t decoded;          /* tiles decoded since creation */
     double decode_seconds;   /* worker time spent reading and decoding them */
     size_t tree_bytes;       /* the tree's resident bytes now (on_tree_stats) */
@@ -137,7 +148,14 @@ ON_API on_status on_streamer_load_tree(on_streamer *s, uint32_t id, const char *
  * must stay alive until it is unset or the streamer destroyed. */
 struct on_wgraph; /* (the world graph, below) */
 ON_API on_status on_streamer_set_graph(on_streamer *s, struct on_wgraph *w, size_t max_bytes);
-/* wait != 0: block until every load queued so far has finished and install it in this call.
+/* The workers take queued loads in this order, made again by every update: tiles a lock or a pin
+ * keeps first (what a navigator waits for), then the others, each group nearest an agent first; a
+ * queued load no rule wants any more (no lock or pin, beyond load_padding of every agent) leaves the
+ * queue (the tile back to unloaded, stats.cancelled) before a worker reads it for nothing. Without
+ * wait and with workers, an update installs at most max_publish finished loads (locked and pinned
+ * tiles first) and unloads at most max_unloads tiles: the caller's thread's work per update is
+ * bounded (without workers the update reads the tiles itself, and no limit applies).
+ * wait != 0: block until every load queued so far has finished and install it in this call.
  * max_loaded counts every loaded or queued tile. Locked and forced tiles always load (they may take
  * the count above the limit). Above the limit, and whenever a needed tile finds no room, a loaded
  * tile that only unload_padding keeps is unloaded (farthest first, an UNLOADED event). Tiles within

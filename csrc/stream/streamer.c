@@ -25,6 +25,7 @@ static void free_state(on_streamer *s)
     on_tree_destroy(s->scratch);
     free(s->cands);
     free(s->evict);
+    free(s->qord);
     free(s->waiting);
     free(s->threads);
     free(s);
@@ -54,12 +55,13 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
     s->pinned = malloc(t->ntiles * sizeof *s->pinned);
     s->jobs = malloc(t->ntiles * sizeof *s->jobs);
     s->jobobs = calloc(t->ntiles, sizeof *s->jobobs);
-    s->cands = malloc(t->ntiles * sizeof *s->cands);
+    s->cands = malloc(2 * (size_t)t->ntiles * sizeof *s->cands); /* (the candidates, then the loads among them) */
     s->evict = malloc(t->ntiles * sizeof *s->evict);
+    s->qord = malloc(t->ntiles * sizeof *s->qord);
     s->waiting = malloc(t->ntiles * sizeof *s->waiting);
     s->threads = calloc((size_t)(p->workers ? p->workers : 1), sizeof *s->threads);
     if (!s->dir || !s->tiles || !s->loaded || !s->pinned || !s->jobs || !s->jobobs || !s->cands || !s->evict ||
-        !s->waiting || !s->threads) {
+        !s->qord || !s->waiting || !s->threads) {
         free_state(s);
         return ON_FAILURE | ON_NO_MEMORY;
     }
@@ -273,10 +275,13 @@ void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
     st->failed = s->nfailed;
     st->waiting = s->nwaiting;
     st->evicted = s->evicted;
+    st->cancelled = s->cancelled;
+    st->deferred = s->deferred;
     for (size_t i = 0; i < s->npinned; i++) st->locked += s->tiles[s->pinned[i]].locks != 0;
     pthread_mutex_lock(&s->mu);
     st->decoded = s->decoded;
     st->decode_seconds = s->decode_seconds;
+    st->reading = s->jcount + s->inflight;
     pthread_mutex_unlock(&s->mu);
     on_tree_stats ts;
     on_tree_stats_get(s->t, &ts);
@@ -307,4 +312,21 @@ void on_streamer_waiting(const on_streamer *s, const uint32_t **tiles, size_t *n
 {
     *tiles = s->waiting;
     *n = s->t ? s->nwaiting : 0;
+}
+
+void on_streamer_hold(on_streamer *s, int on)
+{
+    pthread_mutex_lock(&s->mu);
+    s->paused = on != 0;
+    if (!s->paused) pthread_cond_broadcast(&s->work);
+    pthread_mutex_unlock(&s->mu);
+}
+
+size_t on_streamer_queue(on_streamer *s, uint32_t *tiles, size_t cap)
+{
+    pthread_mutex_lock(&s->mu);
+    size_t n = s->jcount;
+    for (size_t i = 0; i < n && i < cap; i++) tiles[i] = s->jobs[(s->jhead + i) % s->ntiles];
+    pthread_mutex_unlock(&s->mu);
+    return n;
 }

@@ -93,6 +93,14 @@ typedef struct cand {
     double d;
 } cand;
 
+/* A queued load being ordered (streamer_update.c): locked or pinned first, then nearest first, then
+ * as it was queued. */
+typedef struct qent {
+    uint32_t tile, pos;
+    int pinned;
+    double d;
+} qent;
+
 struct on_streamer {
     on_tree *t;         /* NULL once the tree was destroyed (on_streamer_detach) */
     uint32_t ntiles;    /* the tree's tile grid, copied: workers never read the tree */
@@ -107,10 +115,14 @@ struct on_streamer {
     uint32_t *pinned;   /* tiles locked or forced (unordered): update() visits these, not every tile */
     size_t npinned;
     size_t nqueued, nfailed;
-    cand *cands;        /* scratch: padding loads of one update, nearest first (capacity ntiles) */
+    cand *cands;        /* scratch: tiles within load_padding of one update, then the loads among them,
+                         * nearest first (capacity 2 ntiles) */
     cand *evict;        /* scratch: loaded tiles no rule needs now, farthest first (capacity ntiles) */
+    qent *qord;         /* scratch: the queued loads in their new order (capacity ntiles) */
     uint32_t *waiting;  /* tiles held back by max_loaded in the last update */
     size_t nwaiting, evicted;
+    size_t cancelled;   /* queued loads dropped before a worker took them, since creation */
+    size_t deferred;    /* finished loads and unloads the last update left for later (the limits) */
     on_wgraph *graph;    /* on_streamer_set_graph's (caller's thread only), or NULL */
     on_stream_event *ev; /* events of the last update */
     size_t nev, evcap;
@@ -128,6 +140,7 @@ struct on_streamer {
     jjob *jjobs, *jdone; /* join sets to build again (taken after every tile load), and built */
     size_t inflight;    /* jobs taken by workers, not yet in results */
     int stop;
+    int paused;         /* on_streamer_hold: the workers take no new tile job */
     int graphs;         /* read tile graph files beside the tiles (a world graph is set) */
     int los;            /* build each tile's line-of-sight masks beside its decode: the tree's masks
                          * are on (copied from the tree by every update, read by the workers) */
@@ -151,6 +164,14 @@ void on_streamer_set_joins(on_streamer *s, int on);
  * bytes, the worker seconds spent building them since creation (beside decodes and rebuilds), and the
  * sets built again after a change and adopted. Caller's thread. */
 void on_streamer_join_stats(on_streamer *s, size_t *tiles, size_t *bytes, double *seconds, size_t *rebuilt);
+
+/* Hold (on != 0) or release the workers: while held they take no new tile load (a load in flight
+ * finishes); an update that waits releases them first. The queue's order and its cancellations can
+ * then be read as they are (on_streamer_queue): for tests. */
+void on_streamer_hold(on_streamer *s, int on);
+/* The queued loads no worker took yet, in the order the workers will take them (into tiles, at most
+ * cap; returns how many are queued). */
+size_t on_streamer_queue(on_streamer *s, uint32_t *tiles, size_t cap);
 
 /* streamer_worker.c */
 /* Queue a rebuild of the join set of every loaded tile that lost it (joins on, params.prepare off;

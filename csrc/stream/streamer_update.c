@@ -11,6 +11,7 @@
 #include "losmap.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,19 +70,64 @@ static size_t find_evictable(on_streamer *s)
     return n;
 }
 
+static int by_queue_order(const void *a, const void *b)
+{
+    const qent *x = a, *y = b;
+    if (x->pinned != y->pinned) return x->pinned ? -1 : 1;
+    if (x->d != y->d) return x->d < y->d ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Unload a tile for the update's rules, counted against max_unloads (unloads_left). */
+static void rule_unload(on_streamer *s, uint32_t tile, size_t *unloads_left)
+{
+    on_streamer_do_unload(s, tile);
+    on_streamer_emit(s, tile, ON_EVENT_UNLOADED, ON_SUCCESS);
+    (*unloads_left)--;
+}
+
+/* The queued loads no worker took yet (the ring), after this update's candidates are known (d: a
+ * tile's index + 1 in s->cands, the distance to its nearest agent when within load_padding): those no
+ * rule wants any more leave the queue (not pinned, beyond load_padding of every agent: reading them
+ * would only feed the next unload); the rest are ordered as the workers should take them: locked or
+ * pinned tiles first (what a navigator waits for), then nearest an agent first, then as queued. The
+ * caller holds mu. */
+static void order_queue(on_streamer *s, int cancel)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->jcount; i++) {
+        uint32_t tile = s->jobs[(s->jhead + i) % s->ntiles];
+        tstate *ts = &s->tiles[tile];
+        int pinned = on_streamer_is_pinned(ts);
+        double d = ts->cand ? s->cands[ts->cand - 1].d : HUGE_VAL;
+        if (cancel && !pinned && ts->cand == 0) {
+            ts->state = ON_TILE_UNLOADED;
+            s->nqueued--;
+            s->cancelled++;
+            on_obstacles_copy_free(s->jobobs[tile]);
+            s->jobobs[tile] = NULL;
+            continue;
+        }
+        s->qord[n++] = (qent){tile, (uint32_t)i, pinned, d};
+    }
+    if (n > 1) qsort(s->qord, n, sizeof *s->qord, by_queue_order);
+    for (size_t i = 0; i < n; i++) s->jobs[(s->jhead + i) % s->ntiles] = s->qord[i].tile;
+    s->jcount = n;
+}
+
 /* Step 1 of an update: start the loads the rules ask for. Locked and forced tiles load whatever
  * max_loaded says (a lock is a promise to the caller, so it wins over the limit: the loaded count
  * may exceed max_loaded by the pinned tiles); above the limit, loaded tiles no rule needs (kept only
  * by unload_padding) are unloaded, farthest first. Tiles within load_padding of an agent then load
  * nearest first while loaded + queued < max_loaded; at the limit such an unneeded tile is unloaded
  * to make room, and what still does not fit is listed as waiting (never a silent wait:
- * on_streamer_waiting, stats.waiting). The caller holds mu. */
-static void start_loads(on_streamer *s)
+ * on_streamer_waiting, stats.waiting). Queued loads no rule wants any more are dropped and the queue
+ * ordered (order_queue). Evictions count against max_unloads (unloads_left): past it a needed tile
+ * waits. The caller holds mu. */
+static void start_loads(on_streamer *s, size_t *unloads_left)
 {
     const on_tree *t = s->t;
     double tsize = (double)t->n * t->p.scale;
-    for (size_t i = 0; i < s->npinned; i++)
-        if (s->tiles[s->pinned[i]].state == ON_TILE_UNLOADED) on_streamer_queue_load(s, s->pinned[i]);
     size_t nc = 0;
     for (uint32_t a = 0; a < s->nagents; a++) {
         if (!s->agents[a].live) continue;
@@ -100,7 +146,8 @@ static void start_loads(on_streamer *s)
                 for (int i = lo[0]; i <= hi[0]; i++) {
                     uint32_t tile = on_tile_index(t, i, j, k);
                     tstate *ts = &s->tiles[tile];
-                    if (ts->state != ON_TILE_UNLOADED) continue;
+                    /* (queued tiles too: their distance orders the queue) */
+                    if (ts->state != ON_TILE_UNLOADED && ts->state != ON_TILE_QUEUED) continue;
                     double d = tile_dist(t, tile, s->agents[a].p);
                     if (d > s->p.load_padding) continue;
                     if (!ts->cand) {
@@ -111,8 +158,17 @@ static void start_loads(on_streamer *s)
                     }
                 }
     }
-    for (size_t c = 0; c < nc; c++) s->tiles[s->cands[c].tile].cand = 0;
-    qsort(s->cands, nc, sizeof *s->cands, by_distance);
+    /* queued loads no rule wants any more leave the queue first (their room goes to the others) */
+    order_queue(s, 1);
+    for (size_t i = 0; i < s->npinned; i++)
+        if (s->tiles[s->pinned[i]].state == ON_TILE_UNLOADED) on_streamer_queue_load(s, s->pinned[i]);
+    /* the load candidates: tiles within load_padding not loaded or queued yet, nearest first */
+    size_t nl = 0;
+    for (size_t c = 0; c < nc; c++)
+        if (s->tiles[s->cands[c].tile].state == ON_TILE_UNLOADED) s->evict[nl++] = s->cands[c];
+    memcpy(s->cands + nc, s->evict, nl * sizeof *s->cands); /* (kept apart: cand indices still point below nc) */
+    cand *loads = s->cands + nc;
+    qsort(loads, nl, sizeof *loads, by_distance);
     size_t nev = 0, ev = 0;
     int evict_known = 0;
     s->nwaiting = 0;
@@ -120,31 +176,31 @@ static void start_loads(on_streamer *s)
     if (s->p.max_loaded && s->nloaded + s->nqueued > s->p.max_loaded) {
         nev = find_evictable(s);
         evict_known = 1;
-        while (ev < nev && s->nloaded + s->nqueued > s->p.max_loaded) {
-            uint32_t out = s->evict[ev++].tile;
-            on_streamer_do_unload(s, out);
-            on_streamer_emit(s, out, ON_EVENT_UNLOADED, ON_SUCCESS);
+        while (ev < nev && *unloads_left && s->nloaded + s->nqueued > s->p.max_loaded)
+        {
+            rule_unload(s, s->evict[ev++].tile, unloads_left);
             s->evicted++;
         }
     }
-    for (size_t c = 0; c < nc; c++) {
-        uint32_t tile = s->cands[c].tile;
+    for (size_t c = 0; c < nl; c++) {
+        uint32_t tile = loads[c].tile;
         if (s->p.max_loaded && s->nloaded + s->nqueued >= s->p.max_loaded) {
             if (!evict_known) {
                 nev = find_evictable(s);
                 evict_known = 1;
             }
-            if (ev == nev) {
+            if (ev == nev || !*unloads_left) {
                 s->waiting[s->nwaiting++] = tile;
                 continue;
             }
-            uint32_t out = s->evict[ev++].tile;
-            on_streamer_do_unload(s, out);
-            on_streamer_emit(s, out, ON_EVENT_UNLOADED, ON_SUCCESS);
+            rule_unload(s, s->evict[ev++].tile, unloads_left);
             s->evicted++;
         }
         on_streamer_queue_load(s, tile);
     }
+    /* the new loads take their places in the queue (without workers they are read already) */
+    if (s->nthreads) order_queue(s, 0);
+    for (size_t c = 0; c < nc; c++) s->tiles[s->cands[c].tile].cand = 0;
 }
 
 /* The graph read beside an installed tile goes into the world graph (which takes it); a graph that
@@ -218,20 +274,67 @@ static void install_results(on_streamer *s, result *list)
     }
 }
 
+/* The finished loads this update handles (list: taken from s->results under mu): all of them when
+ * limit is SIZE_MAX, else at most limit, those of locked or pinned tiles first; the others go back to
+ * s->results for the next updates (counted in s->deferred). Returns the ones to handle. */
+static result *take_results(on_streamer *s, result *list, size_t limit)
+{
+    if (limit == SIZE_MAX) return list;
+    result *now = NULL, **tail = &now, *later = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        result *rest = NULL;
+        while (list) {
+            result *r = list;
+            list = r->next;
+            if (limit && (pass == 1 || on_streamer_is_pinned(&s->tiles[r->tile]))) {
+                r->next = NULL;
+                *tail = r;
+                tail = &r->next;
+                limit--;
+            } else {
+                r->next = rest;
+                rest = r;
+            }
+        }
+        list = rest;
+    }
+    later = list;
+    size_t n = 0;
+    for (result *r = later; r; r = r->next) n++;
+    s->deferred += n;
+    if (later) {
+        pthread_mutex_lock(&s->mu);
+        result *r = later;
+        while (r->next) r = r->next;
+        r->next = s->results;
+        s->results = later;
+        pthread_mutex_unlock(&s->mu);
+    }
+    return now;
+}
+
 on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **ev, size_t *nev)
 {
     s->nev = 0;
     s->evlost = 0;
+    s->deferred = 0;
     *ev = s->ev;
     *nev = 0;
     if (!s->t) return ON_FAILURE | ON_INVALID;
-    /* 1. loads now needed: tiles near agents, locked or pinned */
+    /* the caller's thread's work this update: installs (and frees) and unloads, bounded unless waiting */
+    size_t publish = (wait || !s->nthreads || !s->p.max_publish) ? SIZE_MAX : s->p.max_publish;
+    size_t unloads_left = (wait || !s->nthreads || !s->p.max_unloads) ? SIZE_MAX : s->p.max_unloads;
     /* 0. the join sets changes of loaded tiles dropped since the last update, built again */
     on_streamer_queue_rejoins(s);
     pthread_mutex_lock(&s->mu);
     s->los = !s->t->no_los_masks; /* (for the jobs taken from now on) */
-    start_loads(s);
+    /* 1. loads now needed: tiles near agents, locked or pinned; the queue ordered */
+    start_loads(s, &unloads_left);
     /* 2. finished loads (all of the queued ones when asked to wait, and the join sets too) */
+    if (wait && s->paused) {
+        s->paused = 0;
+        pthread_cond_broadcast(&s->work);
+    }
     if (wait)
         while (s->jcount || s->inflight || ((s->tjobs || s->jjobs) && s->nthreads))
             pthread_cond_wait(&s->done, &s->mu);
@@ -242,16 +345,20 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     jjob *joins = s->jdone;
     s->jdone = NULL;
     pthread_mutex_unlock(&s->mu);
-    install_results(s, list);
+    install_results(s, take_results(s, list, publish));
     on_streamer_adopt_rejoins(s, joins);
     on_streamer_report_trees(s, trees);
-    /* 3. unloads: loaded tiles no agent, lock or pin keeps */
+    /* 3. unloads: loaded tiles no agent, lock or pin keeps (at most unloads_left of them) */
     for (size_t i = 0; i < s->nloaded;) {
         uint32_t tile = s->loaded[i];
         const tstate *ts = &s->tiles[tile];
         if (!ts->locks && !ts->forced && !near_agent(s, tile, s->p.unload_padding)) {
-            on_streamer_do_unload(s, tile); /* moves the last entry into slot i */
-            on_streamer_emit(s, tile, ON_EVENT_UNLOADED, ON_SUCCESS);
+            if (!unloads_left) {
+                s->deferred++;
+                i++;
+                continue;
+            }
+            rule_unload(s, tile, &unloads_left); /* moves the last entry into slot i */
         } else {
             i++;
         }

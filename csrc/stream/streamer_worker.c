@@ -219,9 +219,9 @@ void *on_streamer_worker(void *arg)
     on_tree *scratch = NULL; /* this worker's (on_obstacles_apply_copy) */
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (!s->stop && s->jcount == 0 && !s->tjobs && !s->jjobs) pthread_cond_wait(&s->work, &s->mu);
+        while (!s->stop && (s->jcount == 0 || s->paused) && !s->tjobs && !s->jjobs) pthread_cond_wait(&s->work, &s->mu);
         if (s->stop) break;
-        if (s->jcount == 0 && !s->tjobs) { /* a join set to build again: after every load */
+        if ((s->jcount == 0 || s->paused) && !s->tjobs) { /* a join set to build again: after every load */
             jjob *j = s->jjobs;
             s->jjobs = j->next;
             s->inflight++;

@@ -33,7 +33,9 @@
 --   streamer = nil             an octonav.streamer over this world (see "With a streamer" below)
 --   wait_timeout = 600         updates in a row the navigator may wait on data (a tile or hole that is
 --                              not loaded: stats().waiting says which, since when and why) before it
---                              fails with "wait_timeout" (stats().waiting keeps what it waited for)
+--                              fails with "wait_timeout" (stats().waiting keeps what it waited for);
+--                              while the tile or hole is queued, only the updates since the streamer
+--                              last delivered one (s:delivered()) count: a busy streamer is not stuck
 --   agent = nil                a string: the world's agent (clearance radius) of that name: the
 --                              navigator plans and walks on world:agent(name)'s tree and graph; an
 --                              integer, with a streamer: the streamer agent this navigator moves for (its
@@ -432,6 +434,7 @@ local function track_wait(self)
   w.what = tile and ("tile %d,%d,%d"):format(tile[1], tile[2], tile[3]) or ("hole " .. tostring(hole))
   w.state, w.reason = nil, nil
   local s = self.streamer
+  w.stalled = (w.stalled or 0) + 1
   if s and not s.closed then
     if tile then
       w.state = s:state(tile)
@@ -442,8 +445,14 @@ local function track_wait(self)
     else
       w.state = s:hole_state(hole)
     end
+    -- a queued tile or hole comes (loaded or failed) once the streamer's workers reach it: while they
+    -- deliver, the navigator is in line, not stuck; only updates in a row without a delivery count
+    if w.state == "queued" then
+      local done = s:delivered()
+      if done ~= w.delivered then w.delivered, w.stalled = done, 1 end
+    end
   end
-  if w.frames > self.wait_timeout then
+  if w.stalled > self.wait_timeout then
     fail(self, "wait_timeout")
     self.wait = w -- fail keeps no search; what it waited for stays readable
     return true

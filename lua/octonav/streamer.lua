@@ -9,6 +9,8 @@
 --                                               -- graph (tree:prepare), so queries run over boxes
 --     joins = false,                            -- true (without prepare): the workers build each tile's
 --                                               -- route join set: routes never build boxes (below)
+--     max_publish = 1, max_unloads = 1,         -- an update installs at most 1 finished tile and unloads
+--                                               -- at most 1 (0 = no limit; update(true) does it all)
 --   })                                          -- -> streamer, or nil, err when the pack cannot be read
 --                                               -- (the workers always build each tile's line-of-sight
 --                                               -- masks beside its decode, unless tree:los_masks(false))
@@ -85,8 +87,12 @@
 -- time, which is why it is opt-in: the seed's 8x1x8 x 512^3 world streams in 4 times slower and holds
 -- 222 MB of sets beside a 35 MB tree, for route plans of p99 ~1.1 ms instead of ~8-20 ms.
 --
--- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded,
--- decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds, joins_rebuilt) plus holes_loaded,
+-- Frames (docs/streaming.md): the workers take locked or forced tiles first, then nearest first; a
+-- queued tile no rule wants leaves the queue unread (stats.cancelled); update() installs <= max_publish
+-- tiles (locked first), unloads <= max_unloads (stats.deferred: left for later); s:delivered().
+--
+-- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded, cancelled,
+-- deferred, decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds, joins_rebuilt) plus holes_loaded,
 -- holes_locked, paths, per_agent (see Streamer:stats).
 local compat = require "octonav.compat"
 local core = require "octonav.core"
@@ -150,6 +156,7 @@ function M.new(src, opts)
     paths = {},           -- agent id -> { path = p, reported = bool }
     dropped = {},         -- per agent n: tiles force_unload unloaded at once, listed by the next update
     dropped_holes = {},   -- the same for holes
+    deliveries = 0,       -- tiles and hole trees the workers finished (loaded or failed), every agent's
     closed = false,
   }, Streamer)
   for n, aw in ipairs(group) do
@@ -580,8 +587,13 @@ function Streamer:update(wait)
   for _, name in ipairs(self.dropped_holes) do changes.holes_unloaded[#changes.holes_unloaded + 1] = name end
   self.dropped_holes = {}
   queue_holes(self, changes)
-  local evs = {}
-  for n, c in ipairs(self.cores) do evs[n] = c:update(wait) end
+  local evs, got = {}, 0
+  for n, c in ipairs(self.cores) do
+    local ev = c:update(wait)
+    evs[n] = ev
+    got = got + #ev.loaded + #ev.failed + #ev.trees + #ev.trees_failed
+  end
+  self.deliveries = self.deliveries + got
   install_holes(self, evs, changes)
   local dropped = self.dropped
   self.dropped = {}
@@ -618,6 +630,10 @@ function Streamer:update(wait)
   changes.stale = ids
   return changes
 end
+
+--- s:delivered() -> tile and hole loads the updates finished so far (loaded or failed, every agent's):
+-- it moves while the workers progress (a navigator queued for a tile is in line then, not stuck).
+function Streamer:delivered() return self.deliveries end
 
 --- s:stats() -> the C streamer's stats (of the default agent's tree; decoded, decode_seconds,
 -- tree_bytes and the join sets' join_tiles, join_bytes, join_seconds, joins_rebuilt summed over the

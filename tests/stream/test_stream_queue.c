@@ -1,0 +1,176 @@
+/*
+ * test_stream_queue.c -- the order in which the streamer's workers take queued loads, and the limits
+ * of an update's own work (octonav_stream.h): with the workers held (on_streamer_hold, streamer.h) the
+ * queue is read as it is: locked and forced tiles first, then nearest an agent first; a queued tile no
+ * rule wants any more leaves the queue unread (stats.cancelled), a locked one stays; once released and
+ * finished, an update without wait installs at most max_publish tiles (locked ones first) and unloads
+ * at most max_unloads, the rest left for the next updates (stats.deferred), and an update that waits
+ * does everything. Worker threads throughout (and under TSan in make check-tsan).
+ */
+#include "octonav.h"
+#include "minitest.h"
+#include "streamer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define NX 12 /* a row of 12 tiles of 8^3 leaves, 1 unit each, along x */
+
+static void write_pack(const char *dir, on_tree **out)
+{
+    on_tree_params p = {{NX, 1, 1}, 3, 1.0, {0, 0, 0}, 0};
+    on_tree *t;
+    on_tree_create(&p, &t);
+    for (int i = 0; i < NX; i++) {
+        double mn[3] = {i * 8.0 + 2, 1, 1}, mx[3] = {i * 8.0 + 4, 3 + i % 4, 5};
+        on_tree_add_box(t, mn, mx);
+    }
+    char path[512];
+    snprintf(path, sizeof path, "%s/tiles", dir);
+    mkdir(path, 0700);
+    for (uint32_t ti = 0; ti < t->ntiles; ti++) {
+        size_t len;
+        on_tree_encode_tile_file(t, ti, NULL, 0, &len);
+        uint8_t *b = malloc(len);
+        if (!b) continue;
+        on_tree_encode_tile_file(t, ti, b, len, &len);
+        snprintf(path, sizeof path, "%s/tiles/%u_0_0.tile", dir, ti);
+        FILE *f = fopen(path, "wb");
+        if (f) {
+            fwrite(b, 1, len, f);
+            fclose(f);
+        }
+        free(b);
+    }
+    *out = t;
+}
+
+static void rm_pack(const char *dir)
+{
+    char path[512];
+    for (int ti = 0; ti < NX; ti++) {
+        snprintf(path, sizeof path, "%s/tiles/%d_0_0.tile", dir, ti);
+        unlink(path);
+    }
+    snprintf(path, sizeof path, "%s/tiles", dir);
+    rmdir(path);
+    rmdir(dir);
+}
+
+/* Wait (at most ~5 s) until the workers finished every queued load (stats.decoded reaches n). */
+static void wait_decoded(on_streamer *s, size_t n)
+{
+    for (int i = 0; i < 5000; i++) {
+        on_streamer_stats st;
+        on_streamer_stats_get(s, &st);
+        if (st.decoded >= n) return;
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+static size_t count_kind(const on_stream_event *ev, size_t n, int kind)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) c += ev[i].kind == kind;
+    return c;
+}
+
+static void test_order(const char *dir, const on_tree *orig)
+{
+    on_tree *t;
+    on_tree_create(&orig->p, &t);
+    /* load_padding 20: an agent at x = 4 wants tiles 0..3 (tile 3 starts at 24: 20 away) */
+    on_streamer_params sp = {20.0, 40.0, 1, 0, 0, 2, 1};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    on_streamer_hold(s, 1);
+    double a[3] = {4, 4, 4};
+    uint32_t id;
+    CHECK(on_ok(on_streamer_add_agent(s, a, &id)));
+    CHECK(on_ok(on_streamer_lock(s, 9)));       /* what a navigator waits for: far, yet first */
+    CHECK(on_ok(on_streamer_force_load(s, 11))); /* pinned too */
+    const on_stream_event *ev;
+    size_t nev;
+    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+    uint32_t q[NX];
+    size_t n = on_streamer_queue(s, q, NX);
+    CHECK_EQ_INT(n, 6);
+    /* pinned first (both beyond every padding: as locked, by tile), then nearest first */
+    uint32_t want[6] = {9, 11, 0, 1, 2, 3};
+    for (size_t i = 0; i < 6 && i < n; i++) CHECK_EQ_INT(q[i], want[i]);
+    /* the agent flies to x = 60 (tile 7): tiles 0..3 are no longer wanted (3 is 28 away, within
+     * unload_padding, but a queued load goes by load_padding): they leave the queue unread */
+    a[0] = 60;
+    CHECK(on_ok(on_streamer_move_agent(s, id, a)));
+    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+    n = on_streamer_queue(s, q, NX);
+    /* tiles 4..10 within 20 of x = 60: 7 (0 away), 6 and 8 (4), 5 (12), 4 and 10 (20); 9 is pinned */
+    uint32_t want2[8] = {9, 11, 7, 6, 8, 5, 4, 10};
+    CHECK_EQ_INT(n, 8);
+    for (size_t i = 0; i < 8 && i < n; i++) CHECK_EQ_INT(q[i], want2[i]);
+    on_streamer_stats st;
+    on_streamer_stats_get(s, &st);
+    CHECK_EQ_INT(st.cancelled, 4);
+    CHECK_EQ_INT(st.queued, 8);
+    for (uint32_t ti = 0; ti < 4; ti++) CHECK_EQ_INT(on_streamer_tile_state(s, ti), ON_TILE_UNLOADED);
+    /* released: the 8 finish; an update installs 2 (max_publish), the pinned ones first */
+    on_streamer_hold(s, 0);
+    wait_decoded(s, 8);
+    on_streamer_stats_get(s, &st);
+    CHECK_EQ_INT(st.decoded, 8); /* the cancelled four were never read */
+    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+    CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), 2);
+    CHECK_EQ_INT(on_streamer_tile_state(s, 9), ON_TILE_LOADED);
+    CHECK_EQ_INT(on_streamer_tile_state(s, 11), ON_TILE_LOADED);
+    on_streamer_stats_get(s, &st);
+    CHECK_EQ_INT(st.deferred, 6);
+    size_t updates = 1, loaded = 2;
+    while (loaded < 8 && updates < 20) {
+        CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+        size_t k = count_kind(ev, nev, ON_EVENT_LOADED);
+        CHECK(k <= 2);
+        loaded += k;
+        updates++;
+    }
+    CHECK_EQ_INT(loaded, 8);
+    CHECK_EQ_INT(updates, 4); /* 2 + 2 + 2 + 2 */
+    /* the agent leaves the grid: 6 tiles to unload, one an update (max_unloads 1); the pinned stay */
+    a[0] = 500;
+    CHECK(on_ok(on_streamer_move_agent(s, id, a)));
+    for (int u = 0; u < 6; u++) {
+        CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+        CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_UNLOADED), 1);
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.deferred, 5 - u);
+    }
+    on_streamer_stats_get(s, &st);
+    CHECK_EQ_INT(st.loaded, 2);
+    /* an update that waits is not limited: back to x = 60, all five again in one update */
+    a[0] = 60;
+    CHECK(on_ok(on_streamer_move_agent(s, id, a)));
+    CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
+    CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), 6); /* tiles 4..8 and 10 */
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+}
+
+static int run(void)
+{
+    char dir[] = "/tmp/octonav-stream-queue-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    on_tree *orig;
+    write_pack(dir, &orig);
+    test_order(dir, orig);
+    rm_pack(dir);
+    on_tree_destroy(orig);
+    return 0;
+}
+
+TEST_MAIN("stream_queue", {
+    if (run()) return 1;
+})
