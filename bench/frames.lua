@@ -20,6 +20,13 @@
 -- drawn over it (its position every 10 frames), written after the last pass.
 -- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
 -- masks beside its decode), the navigators bound to it; a frame is streamer:update() too.
+-- --trace: every frame over X + 0.5 ms explained: the C calls of the navigators' work are timed one by
+-- one (the methods of the tree, query and planner objects wrapped, thread CPU clock), and the frame's
+-- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
+-- Lua, and the collector's steps when not --gc) and the updates it made are printed, then a summary of
+-- the over frames by their longest call. (The wrapping adds its own cost: a few us a frame.)
+-- --gc: the budget drives Lua's collector (budget option gc = true: its steps at the start of each frame,
+-- inside the budget's ms, timed as budget.collect by --trace; stats' gc_max and gc_owed printed).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -41,7 +48,8 @@ local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
-  if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" then
+  if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
+    or k == "gc" then
     flags[k] = true
     i = i + 1
   elseif k == "png" then
@@ -108,6 +116,87 @@ local function rss()
   return pages and pages * 4096
 end
 
+-- --trace: the C calls of the tree, query and planner objects wrapped (their metatables' methods, shared
+-- by every object of the kind) and timed one by one on the thread CPU clock; each navigator update and
+-- the budget's collector steps too. T.frame_begin() / T.frame_end(f, ms) around each frame.
+local function make_tracer(world, budget)
+  local tc = core.thread_clock
+  local T = { sums = {}, counts = {}, names = {}, over = {}, by_top = {}, top = 0, top_name = nil, upd = 0,
+    upd_max = 0, upd_what = nil, restore = {} }
+  local sums, counts, names = T.sums, T.counts, T.names
+  local function finish(t0, label, ...)
+    local dt = tc() - t0
+    if sums[label] == nil then names[#names + 1] = label end
+    sums[label] = (sums[label] or 0) + dt
+    counts[label] = (counts[label] or 0) + 1
+    if dt > T.top then T.top, T.top_name = dt, label end
+    return ...
+  end
+  local function wrap(methods, prefix, list)
+    for _, name in ipairs(list) do
+      local f = methods[name]
+      if type(f) == "function" then
+        local label = prefix .. name
+        methods[name] = function(...) return finish(tc(), label, f(...)) end
+        T.restore[#T.restore + 1] = function() methods[name] = f end
+      end
+    end
+  end
+  local q = core.query.new(world.tree, { max_nodes = 16 })
+  wrap(getmetatable(world.tree).__index, "tree.", { "visible", "visible_xyz", "visible_many", "los_step",
+    "locate", "locate_status", "adjacency_prepare", "los_prepare", "raycast", "nearest_free" })
+  wrap(getmetatable(q).__index, "query.", { "start", "step", "step_until", "result", "result_step", "find",
+    "corridor" })
+  q:close()
+  local planner = require "octonav.planner"
+  local p = planner.acquire(world)
+  wrap(getmetatable(p).__index, "planner.", { "start", "start_multi", "step", "flat", "plan" })
+  planner.release(world, p)
+  wrap(budget, "budget.", { "collect" })
+  -- each navigator update: the longest of the frame, and the state it started in and ended in
+  local Nav = getmetatable(navigator.new(world, {}))
+  local upd = Nav.update
+  local function done(t0, before, st, wp)
+    local dt = tc() - t0
+    T.upd = T.upd + 1
+    if dt > T.upd_max then T.upd_max, T.upd_what = dt, before .. "->" .. tostring(st) end
+    return st, wp
+  end
+  Nav.update = function(self, ...) return done(tc(), self.state, upd(self, ...)) end
+  T.restore[#T.restore + 1] = function() Nav.update = upd end
+  function T.frame_begin()
+    for _, k in ipairs(names) do sums[k], counts[k] = 0, 0 end
+    T.top, T.top_name, T.upd, T.upd_max, T.upd_what = 0, nil, 0, 0, nil
+  end
+  function T.frame_end(f, ms, limit)
+    if ms <= limit then return end
+    local c = 0
+    local parts = {}
+    for _, k in ipairs(names) do
+      if counts[k] > 0 then
+        c = c + sums[k]
+        parts[#parts + 1] = { k, sums[k], counts[k] }
+      end
+    end
+    table.sort(parts, function(a, b) return a[2] > b[2] end)
+    local txt = {}
+    for j = 1, math.min(5, #parts) do
+      txt[j] = ("%s %.2f (%d)"):format(parts[j][1], parts[j][2] * 1e3, parts[j][3])
+    end
+    local lua = ms - c * 1e3
+    local top = T.top_name or "none"
+    local key = (lua > T.top * 1e3) and "Lua" or top
+    T.by_top[key] = (T.by_top[key] or 0) + 1
+    T.over[#T.over + 1] = ("  frame %d: %.2f ms; longest call %s %.2f ms; C %.2f ms: %s; Lua %.2f ms; %d updates,"
+      .. " longest %.2f ms (%s)"):format(f, ms, top, T.top * 1e3, c * 1e3, table.concat(txt, ", "), lua, T.upd,
+      T.upd_max * 1e3, tostring(T.upd_what))
+  end
+  function T.close()
+    for _, r in ipairs(T.restore) do r() end
+  end
+  return T
+end
+
 local function run_pass()
   collectgarbage()
   collectgarbage()
@@ -139,7 +228,8 @@ local function run_pass()
     strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = 1 }))
   end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
-    results = o.results }
+    results = o.results, gc = flags.gc or nil }
+  local T = flags.trace and make_tracer(world, budget)
   local group = flags.group and not flags.nobudget
   local gnavs, gpos, gst, gwp = {}, {}, {}, {}
   local reasons = {}
@@ -167,6 +257,7 @@ local function run_pass()
   local speed = o.speed * world.scale
   local limit = o.ms + 0.5
   for f = 1, o.frames do
+    if T then T.frame_begin() end
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then
       strm:update()
@@ -190,6 +281,7 @@ local function run_pass()
     local c = (core.thread_clock() - c0) * 1e3
     cpu[f], wall[f] = c, (core.clock() - w0) * 1e3
     if c > limit then over = over + 1 end
+    if T then T.frame_end(f, c, limit) end
     for s = 1, o.agents do
       local w, status, wp = navs[s], moves[s][1], moves[s][2]
       if status == "arrived" or status == "failed" then
@@ -234,8 +326,13 @@ local function run_pass()
     boxes = st.box_bytes,
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
     rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
-      expansion = bs.exp_cost }, cut = bs.cut, group = bs.group }
+      expansion = bs.exp_cost }, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
   for s = 1, o.agents do navs[s].nav:close() end
+  budget:release_gc()
+  if T then
+    T.close()
+    r.trace = T
+  end
   if flags.png then
     local image = require "octonav.image"
     local img = image.top(world.tree, { max_side = 512 })
@@ -283,6 +380,10 @@ for p = 1, o.passes do
   print(("  learnt costs: plan start %.2f ms, result %.2f ms, expansion %.1f us; frames cut %d%s"):format(
     (c.plan or 0) * 1e3, (c.result or 0) * 1e3, (c.expansion or 0) * 1e6, r.cut or 0,
     r.group and (", last frame: %d updated, %d answered"):format(r.group.updated, r.group.answered) or ""))
+  if flags.gc then
+    print(("  collector (budget gc): longest step %.2f ms, owed at the end %.0f KB"):format(r.gc_max * 1e3,
+      r.gc_owed or 0))
+  end
   local rs = {}
   for k, v in pairs(r.reasons) do rs[#rs + 1] = k .. " " .. v end
   table.sort(rs)
@@ -291,4 +392,11 @@ for p = 1, o.passes do
     print(("  streamer:update() on the game's thread: worst %.2f ms, %d frames over ms / 2"):format(r.smax, r.sover))
   end
   if r.png then print("picture of the flights: " .. r.png) end
+  if r.trace then
+    local bt = {}
+    for k, v in pairs(r.trace.by_top) do bt[#bt + 1] = k .. " " .. v end
+    table.sort(bt)
+    print(("  frames over %g ms by their longest part: %s"):format(o.ms + 0.5, table.concat(bt, ", ")))
+    for _, line in ipairs(r.trace.over) do print(line) end
+  end
 end

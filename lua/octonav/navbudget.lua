@@ -73,7 +73,8 @@
 -- used = {kind = this frame}, max = {kind = most in one frame}, total = {kind = since new}, waiting =
 -- {kind = navigators in line}, ms = the option, cut = frames whose time ran out, tail = the tail held
 -- back (seconds; nil before one was seen), los = the option, los_work = node reads spent on masks
--- since new, los_built = tiles whose masks it built }.
+-- since new, los_built = tiles whose masks it built, gc_max = the longest collector step of option
+-- gc (seconds), gc_owed = its work left for the next frames (KB) }.
 -- budget:forget(nav) drops a navigator's place and reservations
 -- (nav:close() does it).
 local util = require "octonav.util"
@@ -118,7 +119,7 @@ function M.new(opts)
   end
   local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0,
     deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
-    los_work = 0 }, Budget)
+    los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil }, Budget)
   local los = opts.los
   if los == nil then los = DEFAULTS.los end
   if not util.is_count(los, 0) then raise("octonav.navigator.budget: option 'los' must be an integer >= 0") end
@@ -275,6 +276,16 @@ end
 -- the same pause between cycles, but at the start of a frame, inside its time, instead of in the
 -- middle of a navigator's update on top of it. (100 navigators on a 16x2x16 world: 13 KB a frame;
 -- a cycle's atomic step and its sweep took 1.1 and 1.4 ms in the frames they fell in.)
+-- The work is asked for GC_CHUNK KB at a time, and with `ms` it stops once GC_SHARE of the frame's
+-- time is spent (the rest is owed, done first in the next frames: stats().gc_owed, in KB). On Lua 5.4
+-- the collector's basic step is made GC_STEPSIZE (log2 bytes: 1 KB) while the budget drives it (its
+-- default, 8 KB, restored by release_gc): a step is at least that much work, and one step for a
+-- frame's whole allocation ran a cycle's sweep at once (2.4-16 ms on the seed's world with 1,000
+-- navigators, a frame of 4 ms; 100 navigators, 2 ms: 3.7 ms, and with 1 KB steps at most 1.1 ms).
+M.GC_CHUNK = 1
+M.GC_SHARE = 0.25
+M.GC_STEPSIZE = 10
+local LUA54 = _VERSION == "Lua 5.4"
 function Budget:collect()
   if compat.gc_isrunning() ~= false then -- (nil: Lua 5.1 cannot tell; taken as running)
     collectgarbage("stop")
@@ -282,17 +293,29 @@ function Budget:collect()
   elseif self.gc_was_running == nil then
     self.gc_was_running = false -- (the game had stopped it: release_gc leaves it stopped)
   end
+  if LUA54 and not self.gc_stepsize then
+    collectgarbage("incremental", 0, 0, M.GC_STEPSIZE)
+    self.gc_stepsize = true
+  end
   local now = collectgarbage("count")
   local base = self.gc_heap or now
   if now < base then base = now end -- (a full collection, the game's or another budget's, since)
-  local kb = math.floor(now - base)
-  if kb >= 1 then
+  local owed = (self.gc_owed or 0) + (now - base)
+  local clock = self.clock
+  local stop = self.ms and clock() + self.ms * 1e-3 * M.GC_SHARE
+  local chunk = M.GC_CHUNK
+  while owed >= 1 do
+    local kb = owed < chunk and math.floor(owed) or chunk
+    local t0 = clock()
     collectgarbage("step", kb)
     collectgarbage("stop") -- (on 5.1 and LuaJIT a step restarts a stopped collector)
-    self.gc_heap = collectgarbage("count") + (now - base - kb) -- (the fraction of a KB is kept)
-  else
-    self.gc_heap = base
+    owed = owed - kb
+    local t1 = clock()
+    if t1 - t0 > self.gc_max then self.gc_max = t1 - t0 end
+    if stop and t1 >= stop then break end
   end
+  self.gc_owed = owed -- (the fraction of a KB is kept)
+  self.gc_heap = collectgarbage("count")
 end
 
 --- budget:release_gc(): the budget drives the collector no more, and Lua's automatic collector is
@@ -304,7 +327,11 @@ end
 function Budget:release_gc()
   if self.gc then
     local was = self.gc_was_running
-    self.gc, self.gc_heap, self.gc_was_running = false, nil, nil
+    self.gc, self.gc_heap, self.gc_was_running, self.gc_owed = false, nil, nil, nil
+    if self.gc_stepsize then
+      collectgarbage("incremental", 0, 0, 13) -- (Lua 5.4's default basic step, 8 KB)
+      self.gc_stepsize = nil
+    end
     if was ~= false then collectgarbage("restart") end
   end
 end
@@ -439,7 +466,8 @@ end
 function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
     cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built,
-    plan_cost = self.plan_cost, result_cost = self.result_cost, exp_cost = self.exp_cost }
+    plan_cost = self.plan_cost, result_cost = self.result_cost, exp_cost = self.exp_cost,
+    gc_max = self.gc_max, gc_owed = self.gc_owed }
   local g = self.group
   if g then r.group = { updated = g.updated, answered = g.answered, moved = g.moved, cursor = g.cursor } end
   for _, kind in ipairs(KINDS) do

@@ -169,6 +169,10 @@ function M.update(B, navs, positions, statuses, waypoints)
   end
   g.cursor = k
   B:late_masks()
+  -- the tail the budget learns (budget:frame) is how far past the deadline the frame's work ended:
+  -- here the whole call's end (the masks' floor and the Lua after the last ask included), not the
+  -- last ask's (the frames ended that much past `ms`)
+  if due then B.last_ask = clock() end
   g.updated, g.answered, g.moved, g.working = updated + turns, answered, moved, kept
   return statuses, waypoints
 end
