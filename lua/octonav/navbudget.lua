@@ -276,7 +276,7 @@ end
 -- the same pause between cycles, but at the start of a frame, inside its time, instead of in the
 -- middle of a navigator's update on top of it. (100 navigators on a 16x2x16 world: 13 KB a frame;
 -- a cycle's atomic step and its sweep took 1.1 and 1.4 ms in the frames they fell in.)
--- The work is asked for GC_CHUNK KB at a time, and with `ms` it stops once GC_SHARE of the frame's
+-- With `ms` the work is asked for GC_CHUNK KB at a time, and it stops once GC_SHARE of the frame's
 -- time is spent (the rest is owed, done first in the next frames: stats().gc_owed, in KB). On Lua 5.4
 -- the collector's basic step is made GC_STEPSIZE (log2 bytes: 1 KB) while the budget drives it (its
 -- default, 8 KB, restored by release_gc): a step is at least that much work, and one step for a
@@ -301,9 +301,13 @@ function Budget:collect()
   local base = self.gc_heap or now
   if now < base then base = now end -- (a full collection, the game's or another budget's, since)
   local owed = (self.gc_owed or 0) + (now - base)
+  if owed < 1 then
+    self.gc_owed, self.gc_heap = owed, now
+    return
+  end
   local clock = self.clock
   local stop = self.ms and clock() + self.ms * 1e-3 * M.GC_SHARE
-  local chunk = M.GC_CHUNK
+  local chunk = self.ms and M.GC_CHUNK or math.floor(owed) -- (without ms: one step, nothing to cut)
   while owed >= 1 do
     local kb = owed < chunk and math.floor(owed) or chunk
     local t0 = clock()
