@@ -27,7 +27,7 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem)
  * (the baseline x86-64 has no popcnt, and gcc's __builtin_popcountll then calls libgcc). */
 static inline __attribute__((always_inline)) uint32_t pop64(uint64_t x, const int hw)
 {
-    if (hw) return (uint32_t)__builtin_popcountll(x);
+    if (hw & 1) return (uint32_t)__builtin_popcountll(x);
     x = x - ((x >> 1) & 0x5555555555555555ull);
     x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
     x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
@@ -110,13 +110,18 @@ static inline __attribute__((always_inline)) gview view(const on_celladj *a, uin
 #define LOUT on_cell *restrict out, uint32_t *restrict ix, uint8_t *restrict fc, size_t cap, uint32_t tile, on_adjchain *lc
 #define LARGS out, ix, fc, cap, tile, lc
 
-static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_t code, uint32_t num, unsigned face)
+/* (the bodies below take `hw`: bit 0, the popcnt instruction; bit 1 (NONUM), no numbers asked: ix is
+ * NULL, and the counts that make them fold away) */
+#define NONUM 2
+
+static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_t code, uint32_t num, unsigned face,
+                                                         const int hw)
 {
     (void)lc;
     if (k < cap) {
         out[k].tile = tile;
         out[k].code = code;
-        ix[k] = num;
+        if (!(hw & NONUM)) ix[k] = num;
         fc[k] = (uint8_t)face;
     }
     return k + 1;
@@ -125,11 +130,12 @@ static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_
 /* A node's children on its side hi of an axis (bit i: child i), by axis * 2 + hi. */
 static const uint8_t side_children[6] = {0x55, 0xaa, 0x33, 0xcc, 0x0f, 0xf0};
 
-static size_t collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, LOUT,
-                         size_t k);
+#define COLLECT_ARGS const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, LOUT, size_t k
+static size_t collect_sw(COLLECT_ARGS);
+static size_t collect_sw_nn(COLLECT_ARGS);
 #ifdef HAVE_POPCNT_CLONE
-TARGET_POPCNT static size_t collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side,
-                                       unsigned face, LOUT, size_t k);
+TARGET_POPCNT static size_t collect_hw(COLLECT_ARGS);
+TARGET_POPCNT static size_t collect_hw_nn(COLLECT_ARGS);
 #endif
 
 /* The free descendants of stored node nd (code `code`) on its side `side` (axis * 2 + hi), in child
@@ -155,26 +161,23 @@ static inline __attribute__((always_inline)) size_t collect_body(const on_cellad
         if ((sub >> i) & 1u) {
             uint32_t cn = node0 + pop64(sub & ((1u << i) - 1u), hw);
 #ifdef HAVE_POPCNT_CLONE
-            if (hw) k = collect_hw(a, cn, child, side, face, LARGS, k);
+            if (hw & 1) k = (hw & NONUM ? collect_hw_nn : collect_hw)(a, cn, child, side, face, LARGS, k);
             else
 #endif
-                k = collect_sw(a, cn, child, side, face, LARGS, k);
-        } else k = emit(LARGS, k, child, cell0 + pop64(frn & ((1u << i) - 1u), hw), face);
+                k = (hw & NONUM ? collect_sw_nn : collect_sw)(a, cn, child, side, face, LARGS, k);
+        } else k = emit(LARGS, k, child, cell0 + pop64(frn & ((1u << i) - 1u), hw), face, hw);
     }
     return k;
 }
 
-static size_t collect_sw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side, unsigned face, LOUT,
-                         size_t k)
-{
-    return collect_body(a, nd, code, side, face, LARGS, k, POP_BASE);
-}
+static size_t collect_sw(COLLECT_ARGS) { return collect_body(a, nd, code, side, face, LARGS, k, POP_BASE); }
+static size_t collect_sw_nn(COLLECT_ARGS) { return collect_body(a, nd, code, side, face, LARGS, k, POP_BASE | NONUM); }
 
 #ifdef HAVE_POPCNT_CLONE
-TARGET_POPCNT static size_t collect_hw(const on_celladj *a, uint32_t nd, uint32_t code, unsigned side,
-                                       unsigned face, LOUT, size_t k)
+TARGET_POPCNT static size_t collect_hw(COLLECT_ARGS) { return collect_body(a, nd, code, side, face, LARGS, k, 1); }
+TARGET_POPCNT static size_t collect_hw_nn(COLLECT_ARGS)
 {
-    return collect_body(a, nd, code, side, face, LARGS, k, 1);
+    return collect_body(a, nd, code, side, face, LARGS, k, 1 | NONUM);
 }
 #endif
 
@@ -243,20 +246,21 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
         pnode = g.node + pop64(gs & below(sh), hw);
         if (self) *self = pcell + pop64(pfn & ((1u << cs) - 1u), hw);
     }
-    for (unsigned f = 0; f < 6; f++) {
-        if (!(walk & (1u << f))) continue;
-        unsigned axis = f >> 1, dir = f & 1u;
-        if (nnode && ((cs >> axis) & 1u) != dir) { /* a sibling */
+    /* the faces towards a sibling: on each axis the high one when the slot's bit is clear, else the low */
+    unsigned sibm = nnode ? 1u << (1u - (cs & 1u)) | 1u << (3u - ((cs >> 1) & 1u)) | 1u << (5u - (cs >> 2)) : 0u;
+    for (unsigned fm = walk & 63u; fm; fm &= fm - 1u) { /* (the faces asked, in order) */
+        unsigned f = (unsigned)__builtin_ctz(fm), axis = f >> 1, dir = f & 1u;
+        if ((sibm >> f) & 1u) { /* a sibling */
             unsigned sib = cs ^ (1u << axis);
             uint32_t sc = code ^ (1u << (4 + 9 * axis + L));
-            if ((pfr >> sib) & 1u) k = emit(LARGS, k, sc, pcell + pop64(pfn & ((1u << sib) - 1u), hw), f);
+            if ((pfr >> sib) & 1u) k = emit(LARGS, k, sc, pcell + pop64(pfn & ((1u << sib) - 1u), hw), f, hw);
             else if ((psub >> sib) & 1u)
                 k = collect_body(a, pnode + pop64(psub & ((1u << sib) - 1u), hw), sc, f ^ 1u, f, LARGS, k, hw);
             continue;
         }
         uint32_t p = (code >> (4 + 9 * axis)) & 511u;
         if (!(dir ? p + s < n : p >= s)) { /* on the tile's border */
-            if (border & (1u << f)) k = emit(LARGS, k, code, ON_ADJ_BORDER, f);
+            if (border & (1u << f)) k = emit(LARGS, k, code, ON_ADJ_BORDER, f, hw);
             continue;
         }
         uint32_t np = dir ? p + s : p - s, layer = (uint32_t)(32 - __builtin_clz(p ^ np)); /* (their LCA's) */
@@ -268,7 +272,7 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
             uint64_t gs = g.gs, gb = g.gb;
             if ((gb >> b) & 1u) break; /* blocked */
             if (!((gs >> b) & 1u)) { /* a free cell at least as large */
-                k = emit(LARGS, k, on_code_at_packed(nleaf, layer), g.cell + pop64(~g.gn & below(b), hw), f);
+                k = emit(LARGS, k, on_code_at_packed(nleaf, layer), g.cell + pop64(~g.gn & below(b), hw), f, hw);
                 break;
             }
             nd = g.node + pop64(gs & below(b), hw);
@@ -281,17 +285,20 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
     return (long)k;
 }
 
-static long list_sw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
-                    uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
+#define LIST_ARGS                                                                                             \
+    const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out, uint32_t *ix, \
+        uint8_t *face, size_t cap, uint32_t *self
+static long list_sw(LIST_ARGS) { return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, POP_BASE); }
+static long list_sw_nn(LIST_ARGS)
 {
-    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, POP_BASE);
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, POP_BASE | NONUM);
 }
 
 #ifdef HAVE_POPCNT_CLONE
-TARGET_POPCNT static long list_hw(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
-                                  on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
+TARGET_POPCNT static long list_hw(LIST_ARGS) { return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1); }
+TARGET_POPCNT static long list_hw_nn(LIST_ARGS)
 {
-    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1);
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1 | NONUM);
 }
 #endif
 
@@ -299,9 +306,10 @@ long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32
                      uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {
 #ifdef HAVE_POPCNT_CLONE
-    if (__builtin_cpu_supports("popcnt")) return list_hw(a, ch, tile, code, walk, out, ix, face, cap, self);
+    if (__builtin_cpu_supports("popcnt"))
+        return (ix ? list_hw : list_hw_nn)(a, ch, tile, code, walk, out, ix, face, cap, self);
 #endif
-    return list_sw(a, ch, tile, code, walk, out, ix, face, cap, self);
+    return (ix ? list_sw : list_sw_nn)(a, ch, tile, code, walk, out, ix, face, cap, self);
 }
 
 uint32_t on_celladj_find(const on_celladj *a, uint32_t code)

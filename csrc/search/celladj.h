@@ -124,7 +124,8 @@ typedef struct on_adjchain {
 
 /* Free cell `code`'s neighbours across the faces in `walk` (bit f: face f), in the tree's neighbour
  * walk's order: out[k] = {tile, the neighbour's code}, ix[k] its number, face[k] the face of `code` it
- * lies across; a border face with a tile beyond gives one entry {tile, code}, ix ON_ADJ_BORDER. The
+ * lies across (ix may be NULL: no numbers, and none counted); a border face with a tile beyond gives one
+ * entry {tile, code}, ix ON_ADJ_BORDER. The
  * count (entries past cap are counted, not written: call again with room), or -1 when `code` is no
  * free cell of the tile. `self` (may be NULL): code's own number. `ch` (may be NULL): the caller's
  * chain, read and updated. */

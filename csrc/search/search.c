@@ -243,10 +243,13 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
      * cell of the tile (celladj.h); others ask the graph (border faces walk the tree). */
     const on_celladj *adj = NULL;
     size_t nnb = 0;
+    /* (the cells' numbers, which nodes keep for the landmarks' bound alone: without landmarks none are
+     * asked, and the list's counts for them fold away) */
+    uint32_t *adjix = q->lm ? q->g.nbix : NULL;
     if (x.cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
         unsigned walk = skip >= 0 ? 63u & ~(1u << skip) : 63u;
         long m;
-        while ((m = on_celladj_list(adj, &q->g.chain, ucell.tile, ucell.code, walk, q->g.nb, q->g.nbix, q->g.nbface, q->g.nbcap,
+        while ((m = on_celladj_list(adj, &q->g.chain, ucell.tile, ucell.code, walk, q->g.nb, adjix, q->g.nbface, q->g.nbcap,
                                     NULL)) > (long)q->g.nbcap)
             if (on_graph_nb_reserve(&q->g, (size_t)m) != 0) return ON_FAILURE | ON_NO_MEMORY;
         if (m < 0) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
@@ -307,7 +310,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     if (adj) {
         x.goal_code = x.early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
         for (size_t k = 0; k < nnb; k++) {
-            on_status s = relax(q, &x, q->g.nb[k], q->g.nbix[k], q->g.nbface[k], 1);
+            on_status s = relax(q, &x, q->g.nb[k], adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1);
             if (s != ON_IN_PROGRESS) return s;
         }
         return ON_IN_PROGRESS;
