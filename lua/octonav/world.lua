@@ -173,8 +173,9 @@ local function load_agent(dir, m, n, o)
   local made, tree = pcall(core.tree.new, { tiles = m.tiles, depth = m.depth, scale = m.scale, origin = m.origin,
     radius = radius })
   if not made then return nil, ("%s: %s"):format(pack.manifest_path(dir), tostring(tree):gsub("^octonav%.tree%.new: ", "")) end
-  -- a cell adjacency costs about a third of a searched tile's bytes (celladj.h) and saves about a fifth
-  -- of a search's instructions: on unless load is given adjacency = false
+  -- a cell adjacency costs about a fifth of a tile's bytes (celladj.h: 0.18 of the tree on 512^3 terrain)
+  -- and saves about a fifth of a search's instructions: on unless load is given adjacency = false, and
+  -- built below for every tile read (a search on a frame budget's deferred tree builds none)
   if o.adjacency == false then tree:adjacency(false) end
   world.graph = core.route.world(tree)
   world.graph_ids = graph_ids_of(world)
@@ -223,13 +224,17 @@ local function load_agent(dir, m, n, o)
       if not ok then return abort(berr) end
     end
   end
+  -- the tiles' cell adjacencies, after every edit above (an edit drops its tile's): 7-8 ms a 512^3
+  -- terrain tile (issue 31); out of memory leaves the searches walking the tree, the same paths
+  if with_tiles and o.adjacency ~= false then tree:adjacency_prepare() end
   return world
 end
 
 --- Loads a pack directory. Returns the world or nil, "PATH[:LINE]: reason".
 -- opts (optional): { tiles = true, graphs = tiles, block_holes = true, adjacency = true, agents = every
--- agent }; adjacency: the world tree's searches read each tile's cell adjacency (tree:adjacency(true):
--- about a fifth of a search's instructions saved, for about a third of a searched tile's bytes; false: off);
+-- agent }; adjacency: the world tree's searches read each tile's cell adjacency (tree:adjacency(true),
+-- built at load for every tile read: about a fifth of a search's instructions saved, for about a fifth
+-- of the tree's bytes; false: off);
 -- block_holes: every hole's sealed inside is blocked in the world tree (world:block_hole_inside, kept
 -- up by the streamer and rebake: docs/world.md "The world tree around a hole"); tiles = false: no
 -- tile file and no hole tree is read (for octonav.streamer): world.tree has every tile unloaded, each
