@@ -110,11 +110,12 @@ check:
 	@SANITIZE=1 bash tools/runtests.sh build/san
 
 # ThreadSanitizer over the code that runs threads: the C tests that start the path server's or the
-# streamer's workers (the only threads the library makes: pathserver.c, streamer.c; a test that
-# starts threads itself is picked up too), the streaming specs, the path server spec and the specs
+# streamer's workers or a crowd's (the only threads the library makes: pathserver.c, streamer.c,
+# crowd/workers.c, for a crowd created with `.threads = ` N; a test that starts threads itself is
+# picked up too), the streaming specs, the path server spec and the specs
 # that run a path server among other things (35, 56). The other C tests run one thread, where TSan
 # has nothing to report (and they took 6 of its 9 minutes in CI: test_route alone 3).
-TSAN_TESTS := $(sort $(basename $(notdir $(shell grep -l 'on_pathserver_\|on_streamer_\|pthread_create\|thrd_create' $(TEST_SRC)))))
+TSAN_TESTS := $(sort $(basename $(notdir $(shell grep -l 'on_pathserver_\|on_streamer_\|pthread_create\|thrd_create\|\.threads = ' $(TEST_SRC)))))
 check-tsan:
 	$(if $(TSAN_TESTS),,$(error check-tsan: no C test starts a thread (TSAN_TESTS is empty)))
 	@bash tools/deps.sh
@@ -122,7 +123,7 @@ check-tsan:
 	  build/tsan/octonav/core.so $(TSAN_TESTS:%=build/tsan/tests/%)
 	@CTESTS="$(TSAN_TESTS)" TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" SANITIZE=thread bash tools/runtests.sh build/tsan \
 	  spec/13-streamer_spec.lua spec/14-world_streaming_spec.lua spec/18-pathserver_spec.lua spec/38-graph_streaming_spec.lua spec/39-streamer_los_spec.lua spec/42-route_joins_spec.lua \
-	  spec/35-abuse_spec.lua spec/56-landmarks_spec.lua
+	  spec/35-abuse_spec.lua spec/56-landmarks_spec.lua spec/107-crowd_threads_spec.lua
 
 bench: all
 	@$(LUA) bin/octonav bench-all

@@ -53,7 +53,7 @@ build = {
         "csrc/lua/lua_streamer.c", "csrc/lua/lua_tree.c", "csrc/lua/lua_tree_cells.c",
         "csrc/lua/lua_tree_edit.c", "csrc/lua/lua_util.c",
         "csrc/crowd/avoidance.c", "csrc/crowd/boundary.c", "csrc/crowd/crowd.c", "csrc/crowd/follow.c",
-        "csrc/crowd/lp.c", "csrc/crowd/plan.c", "csrc/crowd/proximity.c",
+        "csrc/crowd/lp.c", "csrc/crowd/plan.c", "csrc/crowd/proximity.c", "csrc/crowd/workers.c",
       },
       incdirs = { "csrc/core", "csrc/search", "csrc/world", "csrc/stream", "csrc/grid", "csrc/lua", "csrc/crowd" },
       defines = { "_POSIX_C_SOURCE=200809L" },

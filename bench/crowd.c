@@ -2,10 +2,12 @@
  * bench/crowd.c -- the crowd's frame time (make bench-crowd): N agents (100, 1,000, 5,000) of radius
  * 0.5 leaf in a cube of free space with random blocked boxes, at the same density (a cube of 64^3
  * leaves for 1,000), each flying a straight path to a random point and given a new one on arrival;
- * on_crowd_update timed on the thread's CPU clock for 600 frames after 60 of warm-up (dt = 1/30 s):
- * p50, p99 and max per frame, fastest of 3 passes, one thread. No searches run (paths are given: the
- * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves).
- * `crowd FRAMES N`: N agents alone, one pass (for callgrind).
+ * on_crowd_update timed for 600 frames after 60 of warm-up (dt = 1/30 s): p50, p99 and max per frame,
+ * fastest of 3 passes; one thread on the thread's CPU clock, then 1 and 2 threads (the crowd's
+ * `threads`) on the wall clock, side by side in the same pass. No searches run (paths are given: the
+ * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves). The
+ * last column hashes every frame's positions and velocities: equal hashes, byte-identical runs (it
+ * is the same for 1 and 2 threads). `crowd FRAMES N [THREADS]`: N agents alone, one pass (callgrind).
  */
 #include "octonav.h"
 
@@ -24,10 +26,11 @@ static double rnd(void)
     return (double)(rs >> 11) / 9007199254740992.0;
 }
 
+static int use_wall;
 static double now(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    clock_gettime(use_wall ? CLOCK_MONOTONIC : CLOCK_THREAD_CPUTIME_ID, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
@@ -51,7 +54,8 @@ static uint64_t hash_states(uint64_t h, const double *s, size_t n)
     return h;
 }
 
-static int run(int n, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out, uint64_t *hash)
+static int run(int n, int threads, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out,
+               uint64_t *hash)
 {
     double side = 64.0 * cbrt(n / 1000.0);
     on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
@@ -71,7 +75,7 @@ static int run(int n, int frames, double *p50, double *p99, double *pmax, on_cro
     on_tree_add_box(t, o2l, o2h);
     double o3l[3] = {0, 0, side}, o3h[3] = {side, side, 128};
     on_tree_add_box(t, o3l, o3h);
-    on_crowd_params cp = {.max_agents = (uint32_t)n};
+    on_crowd_params cp = {.max_agents = (uint32_t)n, .threads = threads};
     on_crowd *c;
     if (!on_ok(on_crowd_create(t, &cp, &c))) return -1;
     on_crowd_agent_params ap = {0.5, 4, 8, 3.14159265358979, 0};
@@ -124,30 +128,75 @@ static int run(int n, int frames, double *p50, double *p99, double *pmax, on_cro
     return 0;
 }
 
+typedef struct best {
+    double p50, p99, max;
+    on_crowd_stats st;
+    uint64_t hash;
+} best;
+
+static int measure(int n, int threads, int frames, int passes, best *b)
+{
+    b->p50 = b->p99 = b->max = INFINITY;
+    for (int pass = 0; pass < passes; pass++) {
+        double a, q, m;
+        if (run(n, threads, frames, &a, &q, &m, &b->st, &b->hash) < 0) return -1;
+        if (a < b->p50) b->p50 = a;
+        if (q < b->p99) b->p99 = q;
+        if (m < b->max) b->max = m;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int frames = argc > 1 ? atoi(argv[1]) : 600;
     int only = argc > 2 ? atoi(argv[2]) : 0; /* one count, one pass (for a profiler) */
+    int only_threads = argc > 3 ? atoi(argv[3]) : 1;
     int counts[3] = {100, 1000, 5000};
     if (frames < 1) frames = 600;
-    printf("crowd frame (on_crowd_update, one thread, dt 1/30 s, %d frames, fastest of 3 passes)\n", frames);
+    if (only) {
+        best b;
+        use_wall = only_threads > 1;
+        if (measure(only, only_threads, frames, 1, &b) < 0) return 1;
+        printf("%d agents, %d threads, %d frames: p50 %.3f p99 %.3f max %.3f ms (%s clock), hash %016llx\n", only,
+               only_threads, frames, b.p50, b.p99, b.max, use_wall ? "wall" : "thread CPU",
+               (unsigned long long)b.hash);
+        return 0;
+    }
+    printf("crowd frame (on_crowd_update, one thread, thread CPU clock, dt 1/30 s, %d frames, fastest of 3 passes)\n",
+           frames);
     printf("| agents | p50 ms | p99 ms | max ms | boundary reads / agent-frame | fallbacks / agent-frame | trajectory hash |\n");
     printf("|---:|---:|---:|---:|---:|---:|---|\n");
     for (int k = 0; k < 3; k++) {
-        if (only && counts[k] != only) continue;
-        double b50 = INFINITY, b99 = INFINITY, bmax = INFINITY;
-        on_crowd_stats st;
-        uint64_t hash = 0;
-        for (int pass = 0; pass < (only ? 1 : 3); pass++) {
-            double a, b, m;
-            if (run(counts[k], frames, &a, &b, &m, &st, &hash) < 0) return 1;
-            if (a < b50) b50 = a;
-            if (b < b99) b99 = b;
-            if (m < bmax) bmax = m;
+        best b;
+        use_wall = 0;
+        if (measure(counts[k], 1, frames, 3, &b) < 0) return 1;
+        double af = (double)b.st.agents * (double)b.st.frames;
+        printf("| %u | %.3f | %.3f | %.3f | %.4f | %.5f | %016llx |\n", b.st.agents, b.p50, b.p99, b.max,
+               (double)b.st.boundary_refreshes / af, (double)b.st.fallbacks / af, (unsigned long long)b.hash);
+        fflush(stdout);
+    }
+    printf("\ncrowd frame, threads (wall clock, fastest of 3 passes each, 1 and 2 threads alternating)\n");
+    printf("| agents | 1 thread p50 / p99 / max ms | 2 threads p50 / p99 / max ms | p50 ratio | same hash |\n");
+    printf("|---:|---|---|---:|---|\n");
+    use_wall = 1;
+    for (int k = 0; k < 3; k++) {
+        best b1 = {INFINITY, INFINITY, INFINITY, {0}, 0}, b2 = b1;
+        for (int pass = 0; pass < 3; pass++) {
+            best x;
+            if (measure(counts[k], 1, frames, 1, &x) < 0) return 1;
+            if (x.p50 < b1.p50) b1.p50 = x.p50;
+            if (x.p99 < b1.p99) b1.p99 = x.p99;
+            if (x.max < b1.max) b1.max = x.max;
+            b1.hash = x.hash;
+            if (measure(counts[k], 2, frames, 1, &x) < 0) return 1;
+            if (x.p50 < b2.p50) b2.p50 = x.p50;
+            if (x.p99 < b2.p99) b2.p99 = x.p99;
+            if (x.max < b2.max) b2.max = x.max;
+            b2.hash = x.hash;
         }
-        double af = (double)st.agents * (double)st.frames;
-        printf("| %u | %.3f | %.3f | %.3f | %.4f | %.5f | %016llx |\n", st.agents, b50, b99, bmax,
-               (double)st.boundary_refreshes / af, (double)st.fallbacks / af, (unsigned long long)hash);
+        printf("| %d | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.2f | %s |\n", counts[k], b1.p50, b1.p99, b1.max,
+               b2.p50, b2.p99, b2.max, b1.p50 / b2.p50, b1.hash == b2.hash ? "yes" : "NO");
         fflush(stdout);
     }
     return 0;

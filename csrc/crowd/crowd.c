@@ -2,11 +2,15 @@
  * crowd.c -- the crowd: its agents and the frame (octonav_crowd.h says what each file does).
  *
  * A frame: the searches run under their budget (plan.c); the proximity grid is rebuilt (proximity.c);
- * then for every agent in slot order its local boundary is read again when it left the region read or
- * the tree changed (boundary.c), its neighbours found, its preferred velocity set (follow.c); then
- * every new velocity is chosen from the old state of all (avoidance.c), and only then do all agents
- * move. Nothing read in the second pass is written in it, so the agents' order does not matter and the
- * same inputs give the same frames.
+ * then four phases over the agents. (1) In parallel (p.threads, workers.c): each agent's local
+ * boundary is read again when it left the region read or the tree changed (boundary.c), its
+ * neighbours found, and its path followed (follow.c): each reads the positions, which nothing writes
+ * until the moves, and writes only its own agent. (2) In slot order, on the caller's thread: the
+ * preferred velocities (deadlock breaking and keeping right read the neighbours' choices of this
+ * frame for the agents visited before, of the last frame for the rest: cheap, and the same for any
+ * thread count). (3) In parallel: every new velocity from the old positions and velocities of all
+ * (avoidance.c). (4) All agents move. The same inputs give the same frames, bit for bit, whatever
+ * the number of threads.
  */
 #include "crowd.h"
 #include "tree.h"
@@ -28,7 +32,9 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     if (q.time_horizon_obst == 0) q.time_horizon_obst = 0.5;
     if (q.plan_budget == 0) q.plan_budget = 4000;
     if (q.max_nodes == 0) q.max_nodes = 65536;
-    if (q.max_neighbours < 1 || q.max_neighbours > ON_CROWD_MAX_NEIGHBOURS || !(q.time_horizon > 0) ||
+    if (q.threads == 0) q.threads = 1;
+    if (q.threads < 1 || q.threads > 64 || q.max_neighbours < 1 || q.max_neighbours > ON_CROWD_MAX_NEIGHBOURS ||
+        !(q.time_horizon > 0) ||
         !(q.time_horizon <= 1e6) || !(q.time_horizon_obst > 0) || !(q.time_horizon_obst <= 1e6) ||
         !(q.drift >= 0 && q.drift <= 1))
         return ON_FAILURE | ON_INVALID;
@@ -40,8 +46,10 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     c->gen = calloc(q.max_agents, sizeof *c->gen);
     c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
     c->queue = malloc(q.max_agents * sizeof *c->queue);
-    on_status s = c->agents && c->gen && c->freeslots && c->queue ? on_query_create(t, q.max_nodes, &c->q)
-                                                                  : ON_FAILURE | ON_NO_MEMORY;
+    c->wstat = calloc((size_t)q.threads, sizeof *c->wstat);
+    on_status s = c->agents && c->gen && c->freeslots && c->queue && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
+                                                                              : ON_FAILURE | ON_NO_MEMORY;
+    if (on_ok(s) && q.threads > 1 && on_workers_create(q.threads, &c->workers) < 0) s = ON_FAILURE | ON_NO_MEMORY;
     if (on_failed(s)) {
         on_crowd_destroy(c);
         return s;
@@ -60,6 +68,8 @@ static void agent_free(on_agent *a)
 void on_crowd_destroy(on_crowd *c)
 {
     if (!c) return;
+    on_workers_destroy(c->workers);
+    free(c->wstat);
     if (c->agents)
         for (uint32_t i = 0; i < c->used; i++) agent_free(&c->agents[i]);
     free(c->agents);
@@ -211,11 +221,11 @@ static on_v3 nudge(on_v3 v, uint32_t slot)
 #define JAM_FRAMES 45     /* the same in any other jam */
 #define YIELD_FRAMES 90   /* frames it then backs off when a neighbour has the way */
 
-/* The direction of the segment an agent follows (not its velocity: a backing agent still faces its way). */
-static on_v3 path_dir(const on_agent *o)
+/* The direction of segment seg of an agent's path (not its velocity: a backing agent still faces its way). */
+static on_v3 path_dir(const on_agent *o, size_t seg)
 {
     if (o->npath < 2) return v3(0, 0, 0);
-    size_t s = o->seg + 1 < o->npath ? o->seg : o->npath - 2;
+    size_t s = seg + 1 < o->npath ? seg : o->npath - 2;
     on_v3 d = v3(o->path[3 * s + 3] - o->path[3 * s], o->path[3 * s + 4] - o->path[3 * s + 1],
                  o->path[3 * s + 5] - o->path[3 * s + 2]);
     double l = v3_len(d);
@@ -240,28 +250,29 @@ static int has_way(on_v3 mine, on_v3 theirs)
  * YIELD_FRAMES; so does an agent close behind one of its own way backing off (the group clears the
  * passage together). A one-lane tunnel met from both ends: ORCA alone shares the lane and holds both.
  * Read in slot order, so the same inputs give the same choices. */
-static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
+static on_v3 follow_or_yield(const on_crowd *c, on_agent *a, uint32_t slot)
 {
     double scale = c->t->p.scale;
     if (a->yield > 0) {
         a->yield--;
         return on_follow_retreat(a, scale);
     }
-    on_v3 v = on_follow_pref(a, scale);
+    on_v3 v = a->fpref; /* on_follow_pref, run in the frame's first phase */
     if (a->togo < a->togo_best - 0.1 * scale) {
         a->togo_best = a->togo;
         a->still = 0;
     } else
         a->still++;
     if (a->nwalls == 0) return v;
-    on_v3 mine = path_dir(a);
+    on_v3 mine = path_dir(a, a->seg);
     for (int k = 0; k < a->nnbr; k++) {
         const on_agent *o = &c->agents[a->nbr[k]];
         if (o->state != ON_CROWD_MOVING) continue;
         on_v3 d = v3_sub(o->pos, a->pos);
         double gap = v3_len(d) - a->radius - o->radius;
         if (gap >= 2 * scale) continue;
-        on_v3 theirs = path_dir(o);
+        /* its segment as this phase leaves it for an agent visited before, as the frame found it after */
+        on_v3 theirs = path_dir(o, a->nbr[k] < slot ? o->seg : o->seg0);
         double same = v3_dot(mine, theirs);
         int yield = 0, head_on = 1;
         if (same > 0.5 && o->yield > 0 && o->yield_head_on && v3_dot(d, mine) > 0)
@@ -339,7 +350,7 @@ static on_v3 pref_of(const on_crowd *c, on_agent *a, uint32_t slot)
 {
     on_v3 v = v3(0, 0, 0);
     if (a->state == ON_CROWD_ARRIVED) v = make_room(c, a);
-    else if (a->state == ON_CROWD_MOVING) v = keep_right(c, a, follow_or_yield(c, a));
+    else if (a->state == ON_CROWD_MOVING) v = keep_right(c, a, follow_or_yield(c, a, slot));
     else if (a->state == ON_CROWD_PLANNING && c->p.drift > 0) {
         on_v3 d = v3_sub(a->goal, a->pos);
         double l = v3_len(d);
@@ -348,6 +359,67 @@ static on_v3 pref_of(const on_crowd *c, on_agent *a, uint32_t slot)
         if (l > a->arrive_dist) v = v3_scale(d, sp / l);
     }
     return nudge(v, slot);
+}
+
+typedef struct frame {
+    on_crowd *c;
+    double dt, rmax, vmax;
+    uint64_t rev;
+    on_avoid_params ap;
+} frame;
+
+/* Phase 1, in parallel: boundary, neighbours, path following (each agent writes only itself). */
+static void phase_near(void *ctx, int w, uint32_t begin, uint32_t end)
+{
+    const frame *f = ctx;
+    on_crowd *c = f->c;
+    on_crowd_wstat *ws = &c->wstat[w];
+    double scale = c->t->p.scale;
+    for (uint32_t i = begin; i < end; i++) {
+        on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        double look = on_agent_lookahead(a, f->dt), wall = a->max_speed * f->ap.tau_obst;
+        double need = a->radius + (look > wall ? look : wall) + scale;
+        on_v3 off = v3_sub(a->pos, a->bound_at);
+        double moved = fmax(fabs(off.x), fmax(fabs(off.y), fabs(off.z)));
+        if (!a->bound_valid || a->bound_rev != f->rev || moved > a->bound_reach - need) {
+            ws->refreshes++;
+            if (on_boundary_read(c->t, a, need * 1.25 + scale) < 0) ws->oom = 1;
+        }
+        double l2 = 2 * look, orca = (a->max_speed + f->vmax) * f->ap.tau;
+        a->nnbr = on_proxgrid_nearest(&c->grid, c->agents, i, a->radius + f->rmax + (l2 > orca ? l2 : orca),
+                                      c->p.max_neighbours, a->nbr);
+        a->seg0 = a->seg;
+        if (a->state == ON_CROWD_MOVING && !(a->yield > 0)) a->fpref = on_follow_pref(a, scale);
+    }
+}
+
+/* Phase 3, in parallel: the new velocities (each reads the old positions and velocities of all). */
+static void phase_avoid(void *ctx, int w, uint32_t begin, uint32_t end)
+{
+    const frame *f = ctx;
+    on_crowd *c = f->c;
+    on_crowd_wstat *ws = &c->wstat[w];
+    for (uint32_t i = begin; i < end; i++) {
+        on_agent *a = &c->agents[i];
+        if (!a->id) continue;
+        if (!a->bound_valid) {
+            /* no boundary (no memory): brake */
+            double v = v3_len(a->vel), k = v > 0 ? 1 - a->max_accel * f->dt / v : 0;
+            a->nvel = v3_scale(a->vel, k > 0 ? k : 0);
+            continue;
+        }
+        on_avoid_select(&f->ap, c->agents, i, c->t);
+        ws->fallbacks += (uint64_t)a->fallback;
+    }
+}
+
+/* agents a thread takes at a time: about eight chunks a thread (a boundary read costs as much as
+ * dozens of agents' other work, so smaller chunks even the threads out), from 1 to 64 */
+static uint32_t chunk_of(const on_crowd *c)
+{
+    uint32_t k = c->used / (8u * (uint32_t)on_workers_count(c->workers));
+    return k < 1 ? 1 : k > 64 ? 64 : k;
 }
 
 on_status on_crowd_update(on_crowd *c, double dt)
@@ -372,35 +444,19 @@ on_status on_crowd_update(on_crowd *c, double dt)
         cell = range > cell ? range : cell;
     }
     if (on_proxgrid_build(&c->grid, c->agents, c->used, cell > 0 ? cell : 1) < 0) return ON_FAILURE | ON_NO_MEMORY;
-    uint64_t rev = on_tree_revision(c->t);
-    on_avoid_params ap = {dt, tau, c->p.time_horizon_obst};
+    frame f = {c, dt, rmax, vmax, on_tree_revision(c->t), {dt, tau, c->p.time_horizon_obst}};
+    int nw = on_workers_count(c->workers);
+    for (int w = 0; w < nw; w++) c->wstat[w].refreshes = c->wstat[w].fallbacks = 0, c->wstat[w].oom = 0;
+    on_workers_run(c->workers, c->used, chunk_of(c), phase_near, &f);
     for (uint32_t i = 0; i < c->used; i++) {
         on_agent *a = &c->agents[i];
-        if (!a->id) continue;
-        double look = on_agent_lookahead(a, dt), wall = a->max_speed * ap.tau_obst;
-        double need = a->radius + (look > wall ? look : wall) + c->t->p.scale;
-        on_v3 off = v3_sub(a->pos, a->bound_at);
-        double moved = fmax(fabs(off.x), fmax(fabs(off.y), fabs(off.z)));
-        if (!a->bound_valid || a->bound_rev != rev || moved > a->bound_reach - need) {
-            c->st.boundary_refreshes++;
-            if (on_boundary_read(c->t, a, need * 1.25 + c->t->p.scale) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
-        }
-        double l2 = 2 * look, orca = (a->max_speed + vmax) * tau;
-        a->nnbr = on_proxgrid_nearest(&c->grid, c->agents, i, a->radius + rmax + (l2 > orca ? l2 : orca),
-                                      c->p.max_neighbours, a->nbr);
-        a->pref = pref_of(c, a, i);
+        if (a->id) a->pref = pref_of(c, a, i);
     }
-    for (uint32_t i = 0; i < c->used; i++) {
-        on_agent *a = &c->agents[i];
-        if (!a->id) continue;
-        if (!a->bound_valid) {
-            /* no boundary (no memory): brake */
-            double w = v3_len(a->vel), k = w > 0 ? 1 - a->max_accel * dt / w : 0;
-            a->nvel = v3_scale(a->vel, k > 0 ? k : 0);
-            continue;
-        }
-        on_avoid_select(&ap, c->agents, i, c->t);
-        c->st.fallbacks += (uint64_t)a->fallback;
+    on_workers_run(c->workers, c->used, chunk_of(c), phase_avoid, &f);
+    for (int w = 0; w < nw; w++) {
+        c->st.boundary_refreshes += c->wstat[w].refreshes;
+        c->st.fallbacks += c->wstat[w].fallbacks;
+        if (c->wstat[w].oom) rs = ON_SUCCESS | ON_NO_MEMORY;
     }
     for (uint32_t i = 0; i < c->used; i++) {
         on_agent *a = &c->agents[i];
@@ -502,6 +558,6 @@ void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
     size_t b = sizeof *c + (size_t)c->p.max_agents * (sizeof *c->agents + sizeof *c->gen + 2 * sizeof(uint32_t));
     for (uint32_t i = 0; i < c->used; i++)
         b += (c->agents[i].path_cap * 3 + c->agents[i].boxes_cap * 6) * sizeof(double);
-    b += on_proxgrid_bytes(&c->grid);
+    b += on_proxgrid_bytes(&c->grid) + (size_t)c->p.threads * sizeof *c->wstat;
     st->bytes = b;
 }

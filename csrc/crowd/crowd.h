@@ -44,6 +44,10 @@ typedef struct on_agent {
     /* the last frame's neighbours (slots) and wall count, for state reads and debug draw */
     uint32_t nbr[ON_CROWD_MAX_NEIGHBOURS];
     int nnbr, nwalls, fallback;
+    /* the frame's path following, done in its parallel phase (crowd.c): the segment before it, and
+     * the preferred velocity along the path (when it follows its path this frame) */
+    size_t seg0;
+    on_v3 fpref;
     /* deadlock breaking (crowd.c): the distance left along its path, the least seen, frames since it
      * last shrank by a tenth of a leaf, and frames left backing off for an agent that has the way */
     double togo, togo_best;
@@ -79,6 +83,24 @@ int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t s
 /* The grid's bytes. */
 size_t on_proxgrid_bytes(const on_proxgrid *g);
 
+/* workers.c: the crowd's threads (a pool that runs fn over slots [begin, end) chunks; worker 0 is the
+ * caller's thread). */
+typedef struct on_workers on_workers;
+typedef void (*on_work_fn)(void *ctx, int worker, uint32_t begin, uint32_t end);
+/* n threads in all (n - 1 started): 0, or -1 (no memory or no thread; nothing left running). */
+int on_workers_create(int n, on_workers **out);
+void on_workers_destroy(on_workers *p);
+/* fn over [0, n) in chunks of `chunk`, on every thread; returns when all are done (p NULL: the caller alone). */
+void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, void *ctx);
+int on_workers_count(const on_workers *p);
+
+/* what one thread counts during a frame's phase (summed after it) */
+typedef struct on_crowd_wstat {
+    uint64_t refreshes, fallbacks;
+    int oom;
+    char pad[64 - 2 * sizeof(uint64_t) - sizeof(int)]; /* one cache line each */
+} on_crowd_wstat;
+
 /* the crowd (crowd.c) */
 struct on_crowd {
     const on_tree *t;
@@ -89,6 +111,8 @@ struct on_crowd {
     uint32_t *freeslots;       /* slots given back, reused last in first out */
     uint32_t nfree;
     on_proxgrid grid;
+    on_workers *workers;       /* p.threads > 1 */
+    on_crowd_wstat *wstat;     /* one a thread */
     /* plan.c: agents waiting for a path (ids, in the order asked), the one being searched for */
     on_query *q;
     uint32_t *queue;

@@ -17,6 +17,8 @@
  *                (acceleration, turn and speed limits; braking distance to walls and to neighbours)
  *   crowd.c      the agents, the frame (all new velocities from the old state, then all moves):
  *                deterministic for the same inputs; nothing global, every allocation checked.
+ *   workers.c    the frame's threads (on_crowd_params.threads): its parallel phases split in chunks
+ *                of agents, the same frames bit for bit whatever the count
  * Units: world units and seconds; a turn rate in radians a second.
  */
 #ifndef OCTONAV_CROWD_H
@@ -39,6 +41,8 @@ typedef struct on_crowd_params {
     size_t max_nodes;        /* the planning query's search memory (0: 65536 nodes) */
     double drift;            /* an agent waiting for its path moves straight toward its goal at this
                               * fraction of its top speed, 0..1 (0, the default: it holds) */
+    int threads;             /* threads a frame runs on, the caller's counted: 1..64 (0: 1). The
+                              * frames are the same bit for bit whatever the count */
 } on_crowd_params;
 
 typedef struct on_crowd_agent_params {

@@ -47,7 +47,7 @@ static on_crowd *checkcrowd(lua_State *L, int idx)
 }
 
 static const char *const new_opts[] = {"max_agents", "max_neighbours", "time_horizon", "time_horizon_obst",
-                                       "plan_budget", "max_nodes", "drift", NULL};
+                                       "plan_budget", "max_nodes", "drift", "threads", NULL};
 
 /* core.crowd.new(tree [, opts]) */
 static int l_new(lua_State *L)
@@ -69,6 +69,7 @@ static int l_new(lua_State *L)
     p.max_nodes = (size_t)on_lua_inrange(L, (double)on_lua_optinteger(L, 2, "max_nodes", 65536), fn, "max_nodes", 2,
                                          1 << 30);
     p.drift = on_lua_inrange(L, on_lua_optnumber(L, 2, "drift", 0), fn, "drift", 0, 1);
+    p.threads = (int)on_lua_inrange(L, (double)on_lua_optinteger(L, 2, "threads", 1), fn, "threads", 1, 64);
     lcrowd *u = (lcrowd *)on_lua_newhandle(L, &crowd_class, sizeof *u, 1);
     on_tree *t = on_lua_checktree(L, 1); /* after the options and the allocation (rule (a)) */
     u->tree_h = on_lua_testhandle(L, 1, &on_lua_tree_class);

@@ -22,6 +22,8 @@
 --   max_nodes = 65536          the planning query's search memory
 --   drift = 0                  an agent waiting for its path moves straight toward its goal at this
 --                              fraction of its top speed (0: it holds)
+--   threads = 1                threads a frame runs on, the caller's counted (1 .. 64): the frames
+--                              are the same bit for bit whatever the count
 --   navigator = nil            on a world: options for each agent's octonav.navigator (see there); on
 --                              a plain tree: agents are sent by navigators on the tree (with these
 --                              options) instead of the crowd's own searches
@@ -44,7 +46,7 @@ local Crowd = {}
 Crowd.__index = Crowd
 
 local NEW_OPTIONS = { max_agents = true, max_neighbours = true, time_horizon = true, time_horizon_obst = true,
-  plan_budget = true, max_nodes = true, drift = true, navigator = true }
+  plan_budget = true, max_nodes = true, drift = true, threads = true, navigator = true }
 local ADD_OPTIONS = { pos = true, radius = true, max_speed = true, max_accel = true, max_turn_rate = true,
   arrive_dist = true }
 

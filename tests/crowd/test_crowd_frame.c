@@ -1,7 +1,9 @@
 /*
  * test_crowd_frame.c -- the crowd's frame (csrc/crowd/crowd.c, proximity.c): the proximity grid's k
  * nearest against a brute force over every agent (ties by slot, agents on cell borders and on one
- * point, buckets shared by several cells, ranges below the grid's).
+ * point, buckets shared by several cells, ranges below the grid's); the frames the same bit for bit
+ * on 1, 2 and 3 threads (a crowd pressing both ways through a door in a wall, agents removed and
+ * added on the way); the threads option's range.
  */
 #include "minitest.h"
 #include "octonav.h"
@@ -88,6 +90,151 @@ static void test_proximity(void)
     printf("proximity: %d searches equal to the brute force\n", checked);
 }
 
+/* 48 agents, half on each side of a wall at x 14..18 with a 5 x 5 door, each sent through the door to
+ * the other side; after 150 frames four are removed and two added (free slots among the live): every
+ * frame's positions and velocities into out (6 doubles an agent, 48 agents, frames), the stats into st */
+static void door_run(int threads, int frames, double *out, on_crowd_stats *st)
+{
+    on_tree_params tp = {{1, 1, 1}, 5, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_create(&tp, &t)));
+    double w1[3] = {14, 0, 0}, w2[3] = {18, 32, 13.5}, w3[3] = {14, 0, 18.5}, w4[3] = {18, 32, 32};
+    double w5[3] = {14, 0, 13.5}, w6[3] = {18, 13.5, 18.5}, w7[3] = {14, 18.5, 13.5}, w8[3] = {18, 32, 18.5};
+    CHECK(on_ok(on_tree_add_box(t, w1, w2)));
+    CHECK(on_ok(on_tree_add_box(t, w3, w4)));
+    CHECK(on_ok(on_tree_add_box(t, w5, w6)));
+    CHECK(on_ok(on_tree_add_box(t, w7, w8)));
+    on_crowd_params p = {.max_agents = 64, .threads = threads};
+    on_crowd *c = NULL;
+    CHECK(on_ok(on_crowd_create(t, &p, &c)));
+    on_crowd_agent_params ap = {0.5, 4.0, 8.0, 3.0, 0};
+    uint32_t ids[48];
+    int n = 0;
+    for (int i = 0; i < 48; i++) {
+        int side = i % 2;
+        double a[3] = {side ? 22.0 + (i / 2) % 4 * 2 : 10.0 - (i / 2) % 4 * 2, 10 + (i / 8) % 3 * 5, 8 + (i / 24) * 14};
+        double path[6] = {16, 16, 16, side ? 5.0 : 27.0, a[1], a[2]};
+        CHECK(on_ok(on_crowd_add(c, a, &ap, &ids[n])));
+        CHECK(on_ok(on_crowd_set_path(c, ids[n], path, 2)));
+        n++;
+    }
+    size_t k;
+    for (int f = 0; f < frames; f++) {
+        if (f == 150) {
+            for (int i = 3; i < 48; i += 12) CHECK(on_ok(on_crowd_remove(c, ids[i])));
+            double a[3] = {2, 2, 2}, b[3] = {29, 29, 29}, g[3] = {29, 2, 29}, h[3] = {2, 29, 2};
+            CHECK(on_ok(on_crowd_add(c, a, &ap, &ids[3])));
+            CHECK(on_ok(on_crowd_set_goal(c, ids[3], g)));
+            CHECK(on_ok(on_crowd_add(c, b, &ap, &ids[15])));
+            CHECK(on_ok(on_crowd_set_goal(c, ids[15], h)));
+        }
+        CHECK(on_ok(on_crowd_update(c, 1.0 / 30)));
+        memset(out + (size_t)f * 6 * 48, 0, 6 * 48 * sizeof *out);
+        CHECK(on_ok(on_crowd_states(c, out + (size_t)f * 6 * 48, 48, &k)));
+    }
+    on_crowd_stats_get(c, st);
+    on_crowd_destroy(c);
+    on_tree_destroy(t);
+}
+
+/* 25 pairs of agents five leaves apart, each sent to the other's place: each keeps right of the other
+ * from its preferred velocity, read as this frame left it for a neighbour visited before and as the
+ * last frame left it for one after (threads that decided these in parallel would race here) */
+static void pairs_run(int threads, int frames, double *out)
+{
+    on_tree_params tp = {{1, 1, 1}, 5, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_create(&tp, &t)));
+    on_crowd_params p = {.max_agents = 50, .threads = threads};
+    on_crowd *c = NULL;
+    CHECK(on_ok(on_crowd_create(t, &p, &c)));
+    on_crowd_agent_params ap = {1.0, 4.0, 8.0, 3.0, 0};
+    for (int i = 0; i < 25; i++) {
+        double y = 4 + 6 * (i % 5), z = 4 + 6 * (i / 5);
+        double a[3] = {13.5, y, z}, b[3] = {18.5, y, z};
+        uint32_t ia, ib;
+        CHECK(on_ok(on_crowd_add(c, a, &ap, &ia)));
+        CHECK(on_ok(on_crowd_add(c, b, &ap, &ib)));
+        CHECK(on_ok(on_crowd_set_path(c, ia, b, 1)));
+        CHECK(on_ok(on_crowd_set_path(c, ib, a, 1)));
+    }
+    size_t k;
+    for (int f = 0; f < frames; f++) {
+        CHECK(on_ok(on_crowd_update(c, 1.0 / 30)));
+        CHECK(on_ok(on_crowd_states(c, out + (size_t)f * 6 * 50, 50, &k)));
+    }
+    on_crowd_destroy(c);
+    on_tree_destroy(t);
+}
+
+static void test_threads_same_frames(void)
+{
+    {
+        enum { PF = 60 };
+        size_t psz = (size_t)PF * 6 * 50 * sizeof(double);
+        double *p1 = malloc(psz), *p2 = malloc(psz), *p3 = malloc(psz);
+        pairs_run(1, PF, p1);
+        pairs_run(2, PF, p2);
+        pairs_run(3, PF, p3);
+        CHECK(memcmp(p1, p2, psz) == 0);
+        CHECK(memcmp(p1, p3, psz) == 0);
+        free(p1);
+        free(p2);
+        free(p3);
+    }
+    enum { FRAMES = 400 };
+    size_t sz = (size_t)FRAMES * 6 * 48 * sizeof(double);
+    double *one = malloc(sz), *two = malloc(sz), *three = malloc(sz);
+    on_crowd_stats s1, s2, s3;
+    door_run(1, FRAMES, one, &s1);
+    door_run(2, FRAMES, two, &s2);
+    door_run(3, FRAMES, three, &s3);
+    CHECK(memcmp(one, two, sz) == 0);
+    CHECK(memcmp(one, three, sz) == 0);
+    CHECK_EQ_INT(s2.boundary_refreshes, s1.boundary_refreshes);
+    CHECK_EQ_INT(s3.boundary_refreshes, s1.boundary_refreshes);
+    CHECK_EQ_INT(s2.fallbacks, s1.fallbacks);
+    CHECK_EQ_INT(s2.plans, s1.plans);
+    /* it moved: agents crossed the wall's plane (the frames are not trivially equal) */
+    int crossed = 0;
+    for (int i = 0; i < 48; i++) {
+        double x0 = one[6 * i], x1 = one[(size_t)(FRAMES - 1) * 6 * 48 + 6 * i];
+        if ((x0 - 16) * (x1 - 16) < 0) crossed++;
+    }
+    printf("threads: %d frames equal on 1, 2 and 3 threads; %d agents crossed the door, %llu boundary reads, "
+           "%llu fallbacks\n",
+           FRAMES, crossed, (unsigned long long)s1.boundary_refreshes, (unsigned long long)s1.fallbacks);
+    CHECK(crossed >= 10);
+    free(one);
+    free(two);
+    free(three);
+}
+
+static void test_threads_option(void)
+{
+    on_tree_params tp = {{1, 1, 1}, 4, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_create(&tp, &t)));
+    int bad[3] = {-1, 65, 1000};
+    for (int i = 0; i < 3; i++) {
+        on_crowd_params p = {.max_agents = 4, .threads = bad[i]};
+        on_crowd *c = (on_crowd *)&p;
+        CHECK_EQ_INT(on_crowd_create(t, &p, &c), ON_FAILURE | ON_INVALID);
+        CHECK(c == NULL);
+    }
+    int good[3] = {0, 1, 64};
+    for (int i = 0; i < 3; i++) {
+        on_crowd_params p = {.max_agents = 4, .threads = good[i]};
+        on_crowd *c = NULL;
+        CHECK(on_ok(on_crowd_create(t, &p, &c)));
+        CHECK(on_ok(on_crowd_update(c, 1.0 / 30))); /* no agents: nothing to split */
+        on_crowd_destroy(c);
+    }
+    on_tree_destroy(t);
+}
+
 TEST_MAIN("crowd_frame", {
     test_proximity();
+    test_threads_option();
+    test_threads_same_frames();
 })
