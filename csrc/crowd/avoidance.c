@@ -119,7 +119,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             m++;
         }
     }
-    size_t motion = m;
+    size_t motion0 = m, motion = m;
     /* Within its turn limit an agent brakes along its heading, not along a wall's normal: braking
      * at full acceleration from a velocity v of speed sp approaching a wall at u, it covers
      * u dt + u sp / (2 accel) toward it (the normal part of its stopping distance), more than
@@ -130,37 +130,53 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
     double top = w + a->max_accel * dt;
     if (top > a->max_speed) top = a->max_speed;
     double per_u = dt + top / (2 * a->max_accel);
-    for (int i = 0; i < nw; i++) {
-        double s = wd[i] - a->radius - margin;
-        double allow = s >= 0 ? s / per_u : s / dt;
-        pl[m].n = wn[i];
-        pl[m].p = v3_scale(wn[i], -allow);
-        m++;
-    }
-    for (int k = 0; k < a->nnbr; k++) {
-        const on_agent *b = &agents[a->nbr[k]];
-        on_v3 rp = v3_sub(a->pos, b->pos);
-        double dist = v3_len(rp);
-        if (dist <= 0) continue;
-        double gap = dist - a->radius - b->radius - margin;
-        double allow = gap >= 0 ? on_brake_speed(0.5 * gap, 0.5 * a->max_accel, dt) : 0.5 * gap / dt;
-        pl[m].n = v3_scale(rp, 1.0 / dist);
-        pl[m].p = v3_scale(pl[m].n, -allow);
-        m++;
-    }
     double reach = a->max_accel * dt * (1 - 1e-9);
+    /* Speed only: the first pass leaves out the neighbours the agent moves away from faster than its
+     * acceleration reaches (rp . vel > reach |rp|, not touching): their half-spaces hold on the whole
+     * ball of velocities the program searches, by far more than rounding, so the program never reads
+     * them as violated or binding, and its answer is the same bit for bit. The fallback (RVO's fourth
+     * program) does read every half-space: when the first pass finds no velocity, the second runs
+     * the program again with all of them (and fails as the first did). */
+    double far2 = reach * (1 + 1e-6) * reach * (1 + 1e-6);
     on_v3 out;
-    fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
-    int ok = fail == m;
-    for (int it = 0; ok && it < 4 && v3_len2(out) > a->max_speed * a->max_speed; it++) {
-        /* the top speed: a plane tangent to its sphere where the answer left it (kept hard, first) */
-        on_v3 hw = v3_scale(out, 1.0 / v3_len(out));
-        memmove(pl + motion + 1, pl + motion, (m - motion) * sizeof *pl);
-        pl[motion].n = v3_scale(hw, -1);
-        pl[motion].p = v3_scale(hw, a->max_speed);
-        m++, motion++;
+    int ok = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        m = motion = motion0;
+        for (int i = 0; i < nw; i++) {
+            double s = wd[i] - a->radius - margin;
+            double allow = s >= 0 ? s / per_u : s / dt;
+            pl[m].n = wn[i];
+            pl[m].p = v3_scale(wn[i], -allow);
+            m++;
+        }
+        for (int k = 0; k < a->nnbr; k++) {
+            const on_agent *b = &agents[a->nbr[k]];
+            on_v3 rp = v3_sub(a->pos, b->pos);
+            if (pass == 0) {
+                double away = v3_dot(rp, a->vel), d2 = v3_len2(rp), r = a->radius + b->radius + margin;
+                if (away > 0 && away * away > far2 * d2 && d2 > r * r * (1 + 1e-9)) continue;
+            }
+            double dist = v3_len(rp);
+            if (dist <= 0) continue;
+            double gap = dist - a->radius - b->radius - margin;
+            double allow = gap >= 0 ? on_brake_speed(0.5 * gap, 0.5 * a->max_accel, dt) : 0.5 * gap / dt;
+            pl[m].n = v3_scale(rp, 1.0 / dist);
+            pl[m].p = v3_scale(pl[m].n, -allow);
+            m++;
+        }
         fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
         ok = fail == m;
+        for (int it = 0; ok && it < 4 && v3_len2(out) > a->max_speed * a->max_speed; it++) {
+            /* the top speed: a plane tangent to its sphere where the answer left it (kept hard, first) */
+            on_v3 hw = v3_scale(out, 1.0 / v3_len(out));
+            memmove(pl + motion + 1, pl + motion, (m - motion) * sizeof *pl);
+            pl[motion].n = v3_scale(hw, -1);
+            pl[motion].p = v3_scale(hw, a->max_speed);
+            m++, motion++;
+            fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
+            ok = fail == m;
+        }
+        if (ok) break;
     }
     if (!ok) {
         /* no velocity meets them all: within the motion limits (and the walls' rules when they can
