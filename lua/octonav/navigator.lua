@@ -45,6 +45,9 @@
 --   budget = nil               an octonav.navigator.budget shared with other navigators (see "A shared
 --                              frame budget" below); nil: each update spends its own query_budget,
 --                              plan_budget and checks_per_frame
+--   recheck = 0.5              the smoothers' recheck (octonav.smoother: a failed line of sight is tried
+--                              again once the agent has halved its distance to its waypoint; 0: after
+--                              every move, as before)
 --   lead_distance = 0          world units: a lead move (see "Moving before the path" below); 0: none
 --
 -- How it works. The first updates after go plan the Cell route with the C route planner over the
@@ -145,6 +148,7 @@ local navlocks = require "octonav.navlocks"
 local navbudget = require "octonav.navbudget"
 local util = require "octonav.util"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
+local advance = require("octonav.smoother").advance
 local search = require "octonav.navigator_search"
 local plan = require "octonav.navigator_plan"
 local navtree = require "octonav.navigator_tree"
@@ -156,9 +160,11 @@ local Nav = util.class()
 local type, floor, huge = type, math.floor, math.huge
 local dist, copy, is_point, is_int = util.dist, util.copy, util.is_point, util.is_count
 local EPS = 1e-6
+local unlimited = navbudget.unlimited -- (a navigator given no budget: its takes and gives skipped)
 -- the step searches (navigator_search.lua) and the route plan (navigator_plan.lua)
 local end_search, fail, passed, stale_step, work = search.end_search, search.fail, search.passed, search.stale_step,
   search.work
+local want_next = search.want_next
 local give_planner, graph_changed, door_changed, plan_route = plan.give_planner, plan.graph_changed,
   plan.door_changed, plan.plan_route
 M.FACE_EPS, M.NUDGE = search.FACE_EPS, search.NUDGE
@@ -166,7 +172,7 @@ M.FACE_EPS, M.NUDGE = search.FACE_EPS, search.NUDGE
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
-  replan = true, wait_timeout = true, budget = true, lead_distance = true,
+  replan = true, wait_timeout = true, budget = true, lead_distance = true, recheck = true,
 }
 
 local function copy_table(t)
@@ -219,6 +225,8 @@ function M.new(world, opts)
     wait_timeout = option(opts, "wait_timeout", 600, function(v) return is_int(v, 1) end, "an integer >= 1"),
     budget = option(opts, "budget", navbudget.unlimited, navbudget.is_budget,
       "an octonav.navigator.budget"),
+    recheck = option(opts, "recheck", 0.5,
+      function(v) return type(v) == "number" and v >= 0 and v < 1 end, "a number >= 0 and < 1"),
     lead_distance = option(opts, "lead_distance", 0,
       function(v) return type(v) == "number" and v >= 0 and v < huge end, "a finite number >= 0"),
     lead_ready = false, -- a lead move may be taken at the next update (see "Moving before the path")
@@ -377,29 +385,34 @@ end
 
 -- The legs walked this frame (see move).
 local function move_legs(self, position)
+  local legs = self.legs
   while true do
-    local leg = self.legs[self.leg_i]
+    local li = self.leg_i
+    local leg = legs[li]
     if not leg then return "planning", nil end
-    local has_next = self.legs[self.leg_i + 1] ~= nil
+    local has_next = legs[li + 1] ~= nil
     if leg.kind == "door" then
       if dist(position, leg.to) > EPS then return "moving", leg.to end
       if not has_next then return "planning", leg.to end
-      self.leg_i = self.leg_i + 1
+      self.leg_i = li + 1
     else
-      if not self.checks_left then -- the frame's checks, taken when a smoother first needs them
-        local got = self.budget:take("checks", self, self.checks_per_frame)
-        self.checks_got, self.checks_left = got, got
+      local left = self.checks_left
+      if not left then -- the frame's checks, taken when a smoother first needs them
+        local B = self.budget
+        left = B == unlimited and self.checks_per_frame or B:take("checks", self, self.checks_per_frame)
+        self.checks_got = left
       end
-      local wp, used = leg.smoother:update(position, self.checks_left)
-      self.checks_left = self.checks_left - used
-      if leg.smoother:remaining() > 1 then return "moving", wp end
+      local sm = leg.smoother
+      local wp, used = advance(sm, position, left) -- (the position was checked by update)
+      self.checks_left = left - used
+      if sm:remaining() > 1 then return "moving", wp end
       if not has_next and self.known == #self.cells and self.search == nil then
         if dist(position, wp) <= self.arrive_distance then return "arrived", wp end
         return "moving", wp
       end
       if dist(position, wp) > EPS then return "moving", wp end
       if not has_next then return "planning", wp end
-      self.leg_i = self.leg_i + 1
+      self.leg_i = li + 1
     end
   end
 end
@@ -409,9 +422,9 @@ end
 local function move(self, position)
   self.checks_left, self.checks_got = nil, nil
   local status, wp = move_legs(self, position)
-  local left = self.checks_left
-  if left then
-    self.budget:give("checks", self, left, left == 0 and self.checks_got < self.checks_per_frame)
+  local left, B = self.checks_left, self.budget
+  if left and B ~= unlimited then
+    B:give("checks", self, left, left == 0 and self.checks_got < self.checks_per_frame)
   end
   return status, wp
 end
@@ -581,15 +594,19 @@ function Nav:update(position, budget)
     if st then return st, st == "failed" and self.reason or nil end
   end
   local epoch = self.epoch
-  self.lead_pos = self.lead_to and position -- (the first path starts where the agent is: append)
-  work(self, position, floor(budget))
-  self.lead_pos = nil
+  if self.search or want_next(self, position) then
+    self.lead_pos = self.lead_to and position -- (the first path starts where the agent is: append)
+    work(self, position, floor(budget))
+    self.lead_pos = nil
+  else -- (no query work this update: work would find none)
+    self.loading, self.loading_hole = nil, nil
+  end
   if self.epoch ~= epoch then
     -- the search's heuristic called nav:cancel(), nav:go() or nav:close(): answer as that left it
     -- ("idle", or "planning" toward the new goal)
     return self.state, nil
   end
-  if self.state ~= "failed" then track_wait(self) end
+  if self.state ~= "failed" and (self.loading or self.loading_hole or self.wait) then track_wait(self) end
   if self.state == "failed" then return "failed", self.reason end
   local status, wp = move(self, position)
   if status == "planning" and self.known == 0 and (self.lead_to or self.lead_ready) then
@@ -600,7 +617,7 @@ function Nav:update(position, budget)
   self.state = status
   if status == "arrived" then
     locks:release_all()
-  else
+  elseif locks ~= navlocks.none then
     local fn = self.passed_fn -- made once: an update allocates no closure
     if not fn then
       fn = function(k) return passed(self, k) end

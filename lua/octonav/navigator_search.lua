@@ -142,7 +142,7 @@ end
 local function smoother_opts(self)
   local o = self.smoother_opts
   if not o then
-    o = { checks_per_frame = self.checks_per_frame }
+    o = { checks_per_frame = self.checks_per_frame, recheck = self.recheck }
     self.smoother_opts = o
   end
   return o
@@ -500,7 +500,7 @@ local function work(self, position, want)
 end
 
 M.end_search, M.fail, M.passed, M.stale_step, M.work = end_search, fail, passed, stale_step, work
-M.free_start, M.locate_status = free_start, locate_status
+M.free_start, M.locate_status, M.want_next = free_start, locate_status, want_next
 M.FACE_EPS, M.NUDGE = FACE_EPS, NUDGE
 
 return M
