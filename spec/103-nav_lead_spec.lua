@@ -145,4 +145,59 @@ describe("navigator lead_distance", function()
     assert.are.same({ 0, 0 }, { bad, pbad })
     assert.is_true(arrived >= 40 and parrived >= 40, arrived .. " and " .. parrived .. " arrivals")
   end)
+
+  it("budget:update serves navigators that may take a lead move first: 400 navigators, 5 updates a frame", function()
+    -- the frame's time is a work-unit clock: each update 100 us, ms = 0.5: about 5 updates a frame, so
+    -- the round robin reaches a navigator once in about 80 frames. After 200 frames (every navigator
+    -- has had its turns), 4 navigators get a new goal every 10 frames: each moves within 8 frames (6
+    -- measured: a lead move may take 3 tries, and running plans go first); served in the round robin's
+    -- order instead, the longest wait was 123 frames.
+    local now = 0
+    local budget = navigator.budget { ms = 0.5, clock = function() return now end, plans = 1 }
+    local pts = { { 2, 8, 2 }, { 30, 6, 2 }, { 46, 8, 8 }, { 24, 6, 14 }, { 40, 8, 14 }, { 14, 12, 2 } }
+    local n = 400
+    local navs, pos, since, first = {}, {}, {}, {}
+    for i = 1, n do
+      local a, b = pts[(i - 1) % #pts + 1], pts[(i + 1) % #pts + 1]
+      local nav = navigator.new(w, { budget = budget, lead_distance = 4 })
+      local upd = nav.update
+      nav.update = function(self, p) -- (an instance field: the update's cost, in work units)
+        now = now + 100e-6
+        return upd(self, p)
+      end
+      nav:go(b)
+      navs[i], pos[i] = nav, { a[1], a[2], a[3] }
+    end
+    local statuses, waypoints = {}, {}
+    local wait, regoes = 0, 0
+    for f = 1, 400 do
+      if f >= 200 and f % 10 == 0 and f < 390 then
+        for k = 1, 4 do
+          local i = (math.floor(f / 10) * 4 + k) % n + 1
+          navs[i]:go(pts[(i + f) % #pts + 1])
+          since[i], first[i], regoes = f, nil, regoes + 1
+        end
+      end
+      budget:update(navs, pos, statuses, waypoints)
+      for i = 1, n do
+        local st, wp = statuses[i], waypoints[i]
+        if st == "moving" then
+          if since[i] and not first[i] then
+            first[i] = true
+            wait = math.max(wait, f - since[i] + 1)
+          end
+          -- (only lead moves are walked: an agent reaching a path's waypoint would be updated at once,
+          -- before the round robin and the lead moves, and that is not what this measures)
+          if navs[i].cells == nil then pos[i] = step_toward(pos[i], wp, 0.5) end
+        end
+      end
+      now = now + 1
+    end
+    for i = 1, n do
+      if since[i] and not first[i] then wait = math.max(wait, 401 - since[i]) end
+      navs[i]:close()
+    end
+    assert.are.equal(76, regoes)
+    assert.is_true(wait <= 8, "longest first-move wait after a new goal: " .. wait .. " frames")
+  end)
 end)

@@ -67,12 +67,13 @@ function M.update(B, navs, positions, statuses, waypoints)
   local frame = B.frames
   local g = B.group
   if not g then
-    g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {} }
+    g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {}, leads = {} }
     B.group = g
   end
   local updated, answered, moved = 0, 0, 0
   local work, inwork = g.work, g.inwork
   local others = 0 -- navigators left for 3 that would not start a plan (see 3b)
+  local leads, nleads = g.leads, 0 -- (navigators that may take a lead move: navigator.lua's lead_distance)
   -- 1 and 2: the navigators on their way; the others get the answer of their last update for now
   -- (the status they have now and no waypoint when a go, cancel or replan came since), replaced
   -- when 3 updates them
@@ -108,9 +109,29 @@ function M.update(B, navs, positions, statuses, waypoints)
         statuses[i], waypoints[i] = st, nil
       end
       if not (st == "planning" and nav.cells == nil and nav.job == nil) or nav.lead_ready then others = others + 1 end
+      if nav.lead_ready then
+        nleads = nleads + 1
+        leads[nleads] = i
+      end
     end
   end
   local due, clock = B.deadline, B.clock
+  -- 2b: the navigators that may take a lead move (a go since their last update, no path yet: their
+  -- first move is a line of sight away), first, while the frame's time lasts; the others go on in 3
+  for l = 1, nleads do
+    local i = leads[l]
+    leads[l] = nil
+    local nav = navs[i]
+    if nav.group_mark ~= frame and not (due and clock() >= due) then
+      full(nav, positions[i], i, statuses, waypoints)
+      nav.group_mark = frame
+      updated, others = updated + 1, others - 1
+      if busy(nav) and not inwork[nav] then
+        inwork[nav] = true
+        work[#work + 1] = nav
+      end
+    end
+  end
   -- 3a: the navigators whose plan or search is under way, first come first served (they keep their
   -- place until it ends: a search's steps are not spread over turns of the whole crowd)
   local kept = 0
