@@ -189,7 +189,7 @@ local function advance(self, position, max_checks)
   self.at_end = i == n and dist(position, wp) <= self.arrive
   return wp, used
 end
-M.advance = advance
+M._advance = advance -- (internal: the navigator's; names with "_" are not the API)
 
 function Smoother:update(position, max_checks)
   if not is_point(position) then check_point(position, "smoother:update", "position", 2) end
