@@ -118,6 +118,7 @@ struct on_crowd {
     uint32_t *queue;
     uint32_t qhead, qcount;
     uint32_t cur;              /* the id being searched for, 0: none */
+    double cur_radius;         /* the radius its search keeps from blocked space (0: a point's) */
     on_agent scratch;          /* boxes read around a path's corners (on_follow_clear_path) */
     on_crowd_stats st;
 };

@@ -3,6 +3,11 @@
  * frame (params.plan_budget), serving the agents in the order they asked. An agent waiting is
  * PLANNING (crowd.c: it holds, or drifts toward its goal); a search that finishes gives it its path
  * (MOVING) or fails (FAILED, plan_status saying why). Detour's path queue in the same spirit.
+ * Each search is for the agent's size (the query's radius: the path keeps ceil(radius / scale)
+ * leaves from blocked space), so an agent of 4 leaves goes round a pillar where it fits instead of
+ * along a point's path pushed out after (mixed radii: those pushed paths jammed); where no way fits
+ * its rounded-up radius (an end too near a wall, a passage narrower), the search runs again for a
+ * point, the path then pushed out to its radius (follow.c).
  */
 #include "crowd.h"
 #include "tree.h"
@@ -80,6 +85,19 @@ static int take_path(on_crowd *c, on_agent *a)
     return 0;
 }
 
+/* A search from the agent to its goal keeping r from blocked space (q:find's radius: the free cells
+ * at least ceil(r / scale) leaves from it), or as a point (r = 0). */
+static on_status start_search(on_crowd *c, const on_agent *a, double r)
+{
+    double p[3], g[3];
+    v3_to(a->pos, p);
+    v3_to(a->goal, g);
+    on_query_opts o;
+    on_query_opts_default(&o);
+    o.radius = r;
+    return on_query_init(c->q, p, g, &o);
+}
+
 int on_plan_step(on_crowd *c)
 {
     size_t budget = c->p.plan_budget;
@@ -94,12 +112,9 @@ int on_plan_step(on_crowd *c)
             c->qcount--;
             a = on_crowd_find(c, id, NULL);
             if (!a || !a->queued) continue;
-            double p[3], g[3];
-            v3_to(a->pos, p);
-            v3_to(a->goal, g);
-            on_query_opts o;
-            on_query_opts_default(&o);
-            on_status s = on_query_init(c->q, p, g, &o);
+            double r = a->radius;
+            on_status s = start_search(c, a, r);
+            if (on_failed(s) && r > 0) s = start_search(c, a, r = 0);
             if (on_failed(s)) {
                 a->queued = 0;
                 a->plan_status = s;
@@ -108,6 +123,7 @@ int on_plan_step(on_crowd *c)
                 continue;
             }
             c->cur = id;
+            c->cur_radius = r;
         }
         size_t done = 0;
         on_status s = on_query_update(c->q, budget, &done);
@@ -115,6 +131,12 @@ int on_plan_step(on_crowd *c)
         if (on_in_progress(s)) {
             if (s & ON_LOADING) break; /* waits for a tile: again next frame */
             continue;
+        }
+        if (on_failed(s) && c->cur_radius > 0 && !(s & ON_NO_MEMORY)) {
+            /* no way at its radius (a passage narrower than the leaves it rounds up to): as a point,
+             * the path then pushed out to its radius as far as the space lets it */
+            c->cur_radius = 0;
+            if (!on_failed(start_search(c, a, 0))) continue;
         }
         a->queued = 0;
         c->cur = 0;
