@@ -3,6 +3,10 @@
 -- As a library (dofile("bench/crowd.lua"), what spec/86 does): M.run(name, opts) builds a scenario,
 -- runs it and returns its report. As a script (make bench-crowd), the full scenarios and the table:
 --   lua5.4 bench/crowd.lua [--quick]
+--   lua5.4 bench/crowd.lua --seeds 1-20 [scenario ...]   every scenario (or those named) at each seed
+-- A seed (o.seed) places the door's agents and goals, turns and tilts the sphere's spiral, moves the
+-- tunnel's groups (a leaf across, 4 along) and turns the mixed circle and deals its radii; without one
+-- each scenario has its layout of before (the door: seed 7).
 -- Scenarios (fixed seeds, leaves of 1 unit, dt = 1/30 s):
 --   sphere     agents on a sphere swap to their antipodes (all meet in the middle)
 --   tunnel     two groups cross through a tunnel in a wall, one agent wide in its middle
@@ -161,7 +165,7 @@ local function checker(crowd, agents, grid)
 end
 
 -- the unobstructed walk of agent a from p to g: the search's path at top speed, plus reaching it
-local function walk_frames(tree, q, a, p, g)
+local function walk_frames(q, a, p, g)
   local _, info = q:find(p, g)
   local len = info and info.length or math.sqrt((g[1] - p[1]) ^ 2 + (g[2] - p[2]) ^ 2 + (g[3] - p[3]) ^ 2)
   return (len / a.max_speed + a.max_speed / a.max_accel) / DT
@@ -300,7 +304,7 @@ function M.run(name, o)
     local spec = {}
     for k, v in pairs(a) do if k ~= "goal" then spec[k] = v end end
     ids[i] = assert(crowd:add(spec))
-    walk[i] = walk_frames(tree, q, a, a.pos, a.goal)
+    walk[i] = walk_frames(q, a, a.pos, a.goal)
     crowd:set_goal(ids[i], a.goal[1], a.goal[2], a.goal[3])
   end
   local grid = blocked_grid(tree, dims[1], dims[2], dims[3])
@@ -341,7 +345,49 @@ function M.format(r)
     r.walls, r.accel, r.turn, r.speed, r.arrived, r.in_time, r.stuck_agents, r.stuck_frames, r.p50, r.p99, r.max)
 end
 
+-- Every scenario at seeds s0..s1 (full size, until every agent arrived, at most 10,000 frames): one
+-- line a run and a total a scenario, the late agents as i:arrival_frame/twice_walk ("nil": never).
+local FULL = { sphere = { n = 100, R = 20 }, tunnel = { n = 4 }, door = { n = 40 }, mixed = { n = 12 } }
+function M.seeds(names, s0, s1, out)
+  out = out or print
+  local totals = {}
+  for _, name in ipairs(names) do
+    local t = { agents = 0, arrived = 0, in_time = 0, walls = 0, overlaps = 0, limits = 0, stuck = 0, stuck_frames = 0 }
+    for seed = s0, s1 do
+      local o = { seed = seed, frames = 10000, until_arrived = true }
+      for k, v in pairs(FULL[name]) do o[k] = v end
+      local r = M.run(name, o)
+      local late = {}
+      for i = 1, r.agents do
+        local f = r.arrive_frame[i]
+        if not f or f > 2 * r.walk[i] then late[#late + 1] = ("%d:%s/%.0f"):format(i, tostring(f), 2 * r.walk[i]) end
+      end
+      out(("%-6s seed %2d  arrived %3d/%3d  in time %3d  walls %d  overlaps %d  limits %d  stuck %d (%d frames)" ..
+        "  frames %5d  late %s"):format(name, seed, r.arrived, r.agents, r.in_time, r.walls, r.overlaps,
+        r.accel + r.turn + r.speed, r.stuck_agents, r.stuck_frames, r.frames, table.concat(late, " ")))
+      t.agents, t.arrived, t.in_time = t.agents + r.agents, t.arrived + r.arrived, t.in_time + r.in_time
+      t.walls, t.overlaps = t.walls + r.walls, t.overlaps + r.overlaps
+      t.limits, t.stuck = t.limits + r.accel + r.turn + r.speed, t.stuck + r.stuck_agents
+      t.stuck_frames = math.max(t.stuck_frames, r.stuck_frames)
+    end
+    out(("%-6s seeds %d-%d: %d agents, arrived %d, in time %d (%.1f %%), walls %d, overlaps %d, limits %d, " ..
+      "stuck %d (longest %d frames)"):format(name, s0, s1, t.agents, t.arrived, t.in_time,
+      100 * t.in_time / t.agents, t.walls, t.overlaps, t.limits, t.stuck, t.stuck_frames))
+    totals[name] = t
+  end
+  return totals
+end
+
 if arg and arg[0] and arg[0]:match("crowd%.lua$") then
+  if arg[1] == "--seeds" then
+    -- lua5.4 bench/crowd.lua --seeds 1-20 [sphere|tunnel|door|mixed ...]
+    local s0, s1 = (arg[2] or "1-20"):match("^(%d+)%-(%d+)$")
+    local names = {}
+    for i = 3, #arg do names[#names + 1] = arg[i] end
+    if #names == 0 then names = { "sphere", "tunnel", "door", "mixed" } end
+    M.seeds(names, tonumber(s0), tonumber(s1), function(l) print(l); io.stdout:flush() end)
+    return
+  end
   local quick = arg[1] == "--quick"
   local runs = {
     { "sphere", { n = quick and 24 or 100, R = quick and 12 or 20 } },
