@@ -6,7 +6,8 @@
 -- changes under the path) and the navigator reports "arrived" as on a world. What the navigator reads
 -- of a world, a tree's stands-in have: `tree`, no `holes`, no graph (no graph_revision: never
 -- "graph_changed"), no doors. One stand-in per tree (weak keys), so the navigators of a tree share
--- its idle queries as those of a world do.
+-- its idle queries as those of a world do. (The stand-in holds its tree: Lua 5.2+ collects such a
+-- pair once nothing else holds the tree; 5.1 and LuaJIT keep it until the end: close trees there.)
 local util = require "octonav.util"
 
 local M = {}
