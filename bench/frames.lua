@@ -122,7 +122,7 @@ end
 local function make_tracer(world, budget)
   local tc = core.thread_clock
   local T = { sums = {}, counts = {}, names = {}, over = {}, by_top = {}, top = 0, top_name = nil, upd = 0,
-    upd_max = 0, upd_what = nil, restore = {} }
+    upd_max = 0, upd_what = nil, upd_sum = 0, restore = {} }
   local sums, counts, names = T.sums, T.counts, T.names
   local function finish(t0, label, ...)
     local dt = tc() - t0
@@ -159,6 +159,7 @@ local function make_tracer(world, budget)
   local function done(t0, before, st, wp)
     local dt = tc() - t0
     T.upd = T.upd + 1
+    T.upd_sum = T.upd_sum + dt
     if dt > T.upd_max then T.upd_max, T.upd_what = dt, before .. "->" .. tostring(st) end
     return st, wp
   end
@@ -166,7 +167,7 @@ local function make_tracer(world, budget)
   T.restore[#T.restore + 1] = function() Nav.update = upd end
   function T.frame_begin()
     for _, k in ipairs(names) do sums[k], counts[k] = 0, 0 end
-    T.top, T.top_name, T.upd, T.upd_max, T.upd_what = 0, nil, 0, 0, nil
+    T.top, T.top_name, T.upd, T.upd_max, T.upd_what, T.upd_sum = 0, nil, 0, 0, nil, 0
   end
   function T.frame_end(f, ms, limit)
     if ms <= limit then return end
@@ -188,8 +189,9 @@ local function make_tracer(world, budget)
     local key = (lua > T.top * 1e3) and "Lua" or top
     T.by_top[key] = (T.by_top[key] or 0) + 1
     T.over[#T.over + 1] = ("  frame %d: %.2f ms; longest call %s %.2f ms; C %.2f ms: %s; Lua %.2f ms; %d updates,"
-      .. " longest %.2f ms (%s)"):format(f, ms, top, T.top * 1e3, c * 1e3, table.concat(txt, ", "), lua, T.upd,
-      T.upd_max * 1e3, tostring(T.upd_what))
+      .. " longest %.2f ms (%s), all %.2f ms; outside the updates %.2f ms"):format(f, ms, top, T.top * 1e3, c * 1e3,
+      table.concat(txt, ", "), lua, T.upd, T.upd_max * 1e3, tostring(T.upd_what), T.upd_sum * 1e3,
+      ms - T.upd_sum * 1e3)
   end
   function T.close()
     for _, r in ipairs(T.restore) do r() end

@@ -385,12 +385,29 @@ function Budget:step_size(left, cost)
   return n
 end
 
+--- budget:fit("portals", n) -> the portals a route step may expand now (1..n): at most PORTAL_STEP
+-- until a portal's cost is learnt (budget:spent), then no more than the frame's time left holds at it.
+-- Internal (navigator_plan.lua; a budget with `ms`).
+M.PORTAL_STEP = 128
+function Budget:fit(kind, n)
+  if kind ~= "portals" then raise("budget:fit: kind must be \"portals\"") end
+  local c = self.portal_cost
+  if not c then return n < M.PORTAL_STEP and n or M.PORTAL_STEP end
+  if c > 0 and self.deadline then
+    local fit = math.floor((self.deadline - self.clock()) / c)
+    if fit < n then n = fit < 1 and 1 or fit end
+  end
+  return n
+end
+
 --- budget:spent(what, n, seconds): `n` units of work of `what` ("expansions": a search step that
--- expanded n; "plans": a plan's start and first step) took `seconds`. Internal (navigator.lua).
+-- expanded n; "results": a result; "portals": a route step that expanded n; "plans": a plan's start and
+-- first step) took `seconds`. Internal (navigator.lua).
 function Budget:spent(what, n, seconds)
   if n <= 0 then return end
   if what == "expansions" then self.exp_cost = M.learn(self.exp_cost, seconds / n)
   elseif what == "results" then self.result_cost = M.learn(self.result_cost, seconds / n)
+  elseif what == "portals" then self.portal_cost = M.learn(self.portal_cost, seconds / n)
   else self.plan_cost = M.learn(self.plan_cost, seconds / n) end
 end
 
@@ -471,6 +488,7 @@ function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
     cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built,
     plan_cost = self.plan_cost, result_cost = self.result_cost, exp_cost = self.exp_cost,
+    portal_cost = self.portal_cost,
     gc_max = self.gc_max, gc_owed = self.gc_owed }
   local g = self.group
   if g then r.group = { updated = g.updated, answered = g.answered, moved = g.moved, cursor = g.cursor } end
