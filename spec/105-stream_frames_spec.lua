@@ -156,4 +156,46 @@ describe("a streamed world at frame pace", function()
     assert.are.equal(1, st.loaded) -- what was read and is not locked went at once (update(true))
     s:close()
   end)
+
+  it("update asks a registered path is_valid only when its tree or a door could have changed it", function()
+    local s = assert(streamer.new(pack, { load_padding = 8, unload_padding = 16, workers = 1 }))
+    local id = s:add_agent { 40, 20, 40 }
+    local other = s:add_agent { 200, 20, 200 }
+    s:update(true)
+    -- a navigator's registered route (revision_bound, navlocks.lua) and a path of another kind
+    local asked, valid = { bound = 0, free = 0 }, true
+    local function path(kind, b)
+      return { revision_bound = b, is_valid = function()
+        asked[kind] = asked[kind] + 1
+        return valid
+      end }
+    end
+    s:set_path(id, path("bound", true))
+    s:set_path(other, path("free", nil))
+    s:update() -- a path was registered: both asked
+    assert.are.same({ bound = 1, free = 1 }, asked)
+    for _ = 1, 5 do assert.are.same({}, s:update().stale) end
+    -- nothing changed: the bound one is not asked again, the other every update
+    assert.are.same({ bound = 1, free = 6 }, asked)
+    -- a change of the tree between updates (no streamer event): asked once
+    local ob = s.world.tree:add_obstacle { min = { 30, 4, 30 }, max = { 34, 8, 34 } }
+    valid = false
+    local st = s:update().stale
+    assert.are.same({ bound = 2, free = 7 }, asked)
+    assert.are.same({ id, other }, st)
+    s.world.tree:remove_obstacle(ob)
+    valid = true
+    -- reported once: not asked again until a new path is set
+    s:update()
+    assert.are.same({ bound = 2, free = 7 }, asked)
+    s:set_path(id, path("bound", true))
+    s:update()
+    assert.are.same({ bound = 3, free = 7 }, asked)
+    -- a tile unloaded (an event): asked
+    s:move_agent(other, { 120, 20, 120 })
+    s:set_path(other, nil)
+    s:update(true)
+    assert.are.equal(4, asked.bound)
+    s:close()
+  end)
 end)

@@ -189,7 +189,8 @@ function Locks:step_found(k, step, path)
   self:release(old)
   self.steps[k] = set
   if not self.registered then
-    self.registered = setmetatable({ paths = {}, locks = self }, Registered)
+    -- (revision_bound: valid until a tile it crosses changes or a door closes: streamer_paths.lua)
+    self.registered = setmetatable({ paths = {}, locks = self, revision_bound = true }, Registered)
     if self.nav.agent then self.s:set_path(self.nav.agent, self.registered) end
   end
   self.registered.paths[k] = path

@@ -100,6 +100,7 @@ local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"
 local pack = require "octonav.pack"
 local util = require "octonav.util"
+local paths = require "octonav.streamer_paths"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 
 local M = {}
@@ -153,7 +154,8 @@ function M.new(src, opts)
     pending = {},         -- hole index -> { [agent n] = tree read } until every agent's has come
     agents = {},          -- id -> position (a copy), for the holes' rule
     holes = holes,        -- per hole: locks, forced, state
-    paths = {},           -- agent id -> { path = p, reported = bool }
+    paths = {},           -- agent id -> { path = p, reported = bool, bound = bool } (streamer_paths.lua)
+    unbound = 0,          -- registered paths whose validity is not bound to tree revisions
     dropped = {},         -- per agent n: tiles force_unload unloaded at once, listed by the next update
     dropped_holes = {},   -- the same for holes
     deliveries = 0,       -- tiles and hole trees the workers finished (loaded or failed), every agent's
@@ -224,7 +226,7 @@ function Streamer:remove_agent(id)
   for n = 2, #self.cores do self.cores[n]:remove_agent(ids[n]) end
   self.ids[id] = nil
   self.agents[id] = nil
-  self.paths[id] = nil
+  paths.set(self, id, nil)
 end
 
 --- s:agent_position(id) -> the agent's position (a copy) or nil.
@@ -473,15 +475,7 @@ end
 function Streamer:set_path(id, path)
   check_open(self, "set_path")
   if not self.agents[id] then raise("streamer:set_path: no such agent " .. tostring(id)) end
-  if path == nil then
-    self.paths[id] = nil
-    return
-  end
-  local tp = type(path)
-  if (tp ~= "table" and tp ~= "userdata") or type(path.is_valid) ~= "function" then
-    raise("streamer:set_path: path must have an is_valid method (a query path) or be nil")
-  end
-  self.paths[id] = { path = path, reported = false }
+  paths.set(self, id, path)
 end
 
 --- s:path(agent) -> the registered path or nil.
@@ -619,15 +613,7 @@ function Streamer:update(wait)
   local log_world = self.group[1]
   changes.doors = log_world.door_log or {}
   log_world.door_log = {}
-  local ids = {}
-  for id, r in pairs(self.paths) do
-    if not r.reported and not r.path:is_valid() then
-      r.reported = true
-      ids[#ids + 1] = id
-    end
-  end
-  table.sort(ids)
-  changes.stale = ids
+  changes.stale = paths.stale(self, changes)
   return changes
 end
 
