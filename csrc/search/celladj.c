@@ -4,22 +4,11 @@
  * list form for the landmarks' build (on_cellcsr) is celladj_csr.c's.
  */
 #include "celladj.h"
+#include "util.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap : 256;
-    while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
 
 /* ---- the compact form ------------------------------------------------------------------------ */
 
@@ -382,12 +371,12 @@ on_celladj *on_celladj_build(const on_tree *t, uint32_t tile, const on_table *ta
     uint32_t *qc = NULL;
     uint8_t *qv = NULL;
     size_t capq = 0, capv = 0, capg = 0, nq = 1, ncell = 0, nd = 0;
-    if (grow((void **)&qc, &capq, 1, sizeof *qc) || grow((void **)&qv, &capv, 1, sizeof *qv)) goto fail;
+    if (on_grow((void **)&qc, &capq, 1, sizeof *qc) || on_grow((void **)&qv, &capv, 1, sizeof *qv)) goto fail;
     qc[0] = a->root;
     qv[0] = (uint8_t)rv;
     for (; nd < nq && on_code_layer(qc[nd]) > 1; nd++) {
         if (!(nd & 7)) {
-            if (grow((void **)&a->grp, &capg, nd / 8 + 1, sizeof *a->grp)) goto fail;
+            if (on_grow((void **)&a->grp, &capg, nd / 8 + 1, sizeof *a->grp)) goto fail;
             a->grp[nd / 8] = (on_adjgrp){0, ~0ull, (uint32_t)nq, (uint32_t)ncell};
         }
         on_adjgrp *g = &a->grp[nd / 8];
@@ -398,8 +387,8 @@ on_celladj *on_celladj_build(const on_tree *t, uint32_t tile, const on_table *ta
             uint32_t child = on_code_child(code, i);
             int v;
             if ((v = on_table_get(tab, child)) >= 0) { /* (children of a node above layer 1: no leaves) */
-                if (nq >= ON_ADJ_BORDER || grow((void **)&qc, &capq, nq + 1, sizeof *qc) ||
-                    grow((void **)&qv, &capv, nq + 1, sizeof *qv))
+                if (nq >= ON_ADJ_BORDER || on_grow((void **)&qc, &capq, nq + 1, sizeof *qc) ||
+                    on_grow((void **)&qv, &capv, nq + 1, sizeof *qv))
                     goto fail;
                 qc[nq] = child;
                 qv[nq++] = (uint8_t)v;

@@ -3,6 +3,7 @@
  * neighbour numbers, for the landmarks' build, which reads every cell's list many times over.
  */
 #include "celladj.h"
+#include "util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,22 +26,10 @@ typedef struct builder {
     uint32_t *off, *ent; /* the fill pass writes ent at off[i]++ (NULL: the count pass, off[i + 1]++) */
 } builder;
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t nc = *cap ? *cap : 256;
-    while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
-    if (!q) return -1;
-    *p = q;
-    *cap = nc;
-    return 0;
-}
-
 /* Number a cell (its code kept); -1 on allocation failure or past ON_ADJ_INDEX cells. */
 static int64_t add_cell(builder *b, uint32_t code)
 {
-    if (b->ncell >= ON_ADJ_BORDER || grow((void **)&b->code, &b->capcell, b->ncell + 1, sizeof *b->code)) return -1;
+    if (b->ncell >= ON_ADJ_BORDER || on_grow((void **)&b->code, &b->capcell, b->ncell + 1, sizeof *b->code)) return -1;
     b->code[b->ncell] = code;
     return (int64_t)b->ncell++;
 }
@@ -49,7 +38,7 @@ static int64_t add_cell(builder *b, uint32_t code)
  * first: on_table_visit's order); its id, or -1 on allocation failure. */
 static int64_t copy_node(builder *b, uint32_t code, int bf)
 {
-    if (grow((void **)&b->node, &b->capnode, b->nnode + 1, sizeof *b->node)) return -1;
+    if (on_grow((void **)&b->node, &b->capnode, b->nnode + 1, sizeof *b->node)) return -1;
     size_t id = b->nnode++;
     for (unsigned i = 0; i < 8; i++) {
         uint32_t child = on_code_child(code, i);
