@@ -28,7 +28,7 @@ local function run(threads, frames)
     c:update(1 / 30)
     local s, n = c:states(t)
     local parts = {}
-    for k = 1, 6 * n do parts[k] = ("%a"):format(s[k]) end
+    for k = 1, 6 * n do parts[k] = ("%.17g"):format(s[k]) end
     out[#out + 1] = table.concat(parts, " ")
   end
   local moved = 0
