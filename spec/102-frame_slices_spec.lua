@@ -23,13 +23,8 @@ local hw = dofile("spec/support/handworld.lua")
 local geometry = dofile("spec/support/geometry.lua")
 local step_toward = geometry.step_toward
 
-local qmethods, tmethods
-do
-  local tree = octonav.tree.new { depth = 1 }
-  local probe = octonav.query.new(tree, { max_nodes = 16 })
-  qmethods, tmethods = getmetatable(probe).__index, getmetatable(tree).__index
-  probe:close()
-end
+local spy = dofile("spec/support/workspy.lua")
+local qmethods, tmethods = spy.qmethods, spy.tmethods
 
 -- n navigators on `pairs_` (each that arrives or fails gets the next pair) updated by budget:update
 -- for `frames` frames; `after(f)` after each frame. Returns arrivals, failures.
@@ -101,39 +96,19 @@ describe("a work-unit clock on 8 tiles whose masks are deferred", function()
   local now = 0
   local function clock() return now end
   local UPDATE, EXPANSION, PLAN, CHECK, READ, PORTAL = 5e-6, 1e-6, 40e-6, 1e-6, 12e-6, 0.8e-6
-  local real = {}
-  local done_by = setmetatable({}, { __mode = "k" })
+  local real = {} -- what this describe wraps beyond the spy
   local Nav, pmethods
   setup(function()
-    real.step, real.start, real.result, real.visible = qmethods.step, qmethods.start, qmethods.result, tmethods.visible
-    real.los_step, real.start_named = tmethods.los_step, planner.start_named
-    qmethods.start = function(q, ...)
-      done_by[q] = 0
-      return real.start(q, ...)
-    end
-    qmethods.step = function(q, n)
-      local st = real.step(q, n)
-      local did = n
-      if st ~= "running" then
-        local _, info = real.result(q)
-        did = info.expansions - done_by[q]
-      end
-      done_by[q] = done_by[q] + did
-      now = now + did * EXPANSION
-      return st
-    end
-    tmethods.visible = function(...)
-      now = now + CHECK
-      return real.visible(...)
-    end
+    spy.install {
+      step = function(did) now = now + did * EXPANSION end,
+      visible = function() now = now + CHECK end,
+      plan = function() now = now + PLAN end,
+    }
+    real.los_step = tmethods.los_step
     tmethods.los_step = function(t, o)
       local work, built, wanted, partial, left = real.los_step(t, o)
       if work then now = now + work * READ end
       return work, built, wanted, partial, left
-    end
-    planner.start_named = function(...)
-      now = now + PLAN
-      return real.start_named(...)
     end
     local w1 = hw.make_world { tiles = 1 }
     Nav = getmetatable(navigator.new(w1, {}))
@@ -152,8 +127,8 @@ describe("a work-unit clock on 8 tiles whose masks are deferred", function()
     end
   end)
   teardown(function()
-    qmethods.step, qmethods.start, tmethods.visible = real.step, real.start, real.visible
-    tmethods.los_step, planner.start_named = real.los_step, real.start_named
+    spy.uninstall()
+    tmethods.los_step = real.los_step
     Nav.update = real.update
     pmethods.step = real.pstep
   end)

@@ -4,9 +4,7 @@
 -- small budget, the work of every frame counted from outside the navigator (q:step's expansions,
 -- route plans started, searches found, line-of-sight checks), and all of them arriving.
 -- Run: busted --lua=lua5.4 spec/37-navbudget_spec.lua
-local octonav = require "octonav"
 local navigator = require "octonav.navigator"
-local planner = require "octonav.planner"
 
 local hw = dofile("spec/support/handworld.lua")
 local geometry = dofile("spec/support/geometry.lua")
@@ -87,51 +85,20 @@ end)
 -- Many navigators, one budget, the work counted from outside.
 
 local count = { steps = 0, found = 0, plans = 0, checks = 0 }
-local qmethods, tmethods
-local real = {}
-do
-  local tree = octonav.tree.new { depth = 1 }
-  local probe = octonav.query.new(tree, { max_nodes = 16 })
-  qmethods, tmethods = getmetatable(probe).__index, getmetatable(tree).__index
-  real.step, real.start, real.result, real.visible = qmethods.step, qmethods.start, qmethods.result, tmethods.visible
-  probe:close()
-end
-real.start_named = planner.start_named
-local done_by = setmetatable({}, { __mode = "k" })
+local spy = dofile("spec/support/workspy.lua")
 local per_update = 0 -- the expansions of the update running now
 
 local function install()
-  qmethods.start = function(q, ...)
-    done_by[q] = 0
-    return real.start(q, ...)
-  end
-  qmethods.step = function(q, n)
-    local st = real.step(q, n)
-    local did = n
-    if st ~= "running" then
-      local _, info = real.result(q)
-      did = info.expansions - done_by[q]
-    end
-    assert(did >= 0 and did <= n)
-    done_by[q] = done_by[q] + did
-    count.steps, per_update = count.steps + did, per_update + did
-    if st == "found" then count.found = count.found + 1 end
-    return st
-  end
-  tmethods.visible = function(...)
-    count.checks = count.checks + 1
-    return real.visible(...)
-  end
-  planner.start_named = function(...)
-    count.plans = count.plans + 1
-    return real.start_named(...)
-  end
+  spy.install {
+    step = function(did, _, st)
+      count.steps, per_update = count.steps + did, per_update + did
+      if st == "found" then count.found = count.found + 1 end
+    end,
+    visible = function() count.checks = count.checks + 1 end,
+    plan = function() count.plans = count.plans + 1 end,
+  }
 end
-
-local function uninstall()
-  qmethods.step, qmethods.start, tmethods.visible = real.step, real.start, real.visible
-  planner.start_named = real.start_named
-end
+local uninstall = spy.uninstall
 
 -- n navigators sharing `budget` (or none) walk fixed pairs of the 3-tile hand world until all arrived.
 -- Returns the most work of each kind seen in one frame and in one update, and the frames.

@@ -4,7 +4,6 @@
 -- the budget's `clock` option, driven by the spec (no timing here): it advances by a fixed amount at each
 -- q:step, so the work a frame does is exact.
 -- Run: busted --lua=lua5.4 spec/41-navbudget_time_spec.lua
-local octonav = require "octonav"
 local navigator = require "octonav.navigator"
 local navbudget = require "octonav.navbudget"
 
@@ -64,40 +63,18 @@ end)
 local TICK = 0.001
 local count = { steps = 0, expanded = 0, plans = 0 }
 local most_step = 0
-local qmethods
-local real = {}
-do
-  local tree = octonav.tree.new { depth = 1 }
-  local probe = octonav.query.new(tree, { max_nodes = 16 })
-  qmethods = getmetatable(probe).__index
-  real.step, real.start, real.result = qmethods.step, qmethods.start, qmethods.result
-  probe:close()
-end
-local done_by = setmetatable({}, { __mode = "k" })
+local spy = dofile("spec/support/workspy.lua")
 
 local function install()
-  qmethods.start = function(q, ...)
-    done_by[q] = 0
-    return real.start(q, ...)
-  end
-  qmethods.step = function(q, n)
-    local st = real.step(q, n)
-    local did = n
-    if st ~= "running" then
-      local _, info = real.result(q)
-      did = info.expansions - done_by[q]
-    end
-    done_by[q] = done_by[q] + did
-    count.steps, count.expanded = count.steps + 1, count.expanded + did
-    most_step = math.max(most_step, n)
-    now = now + TICK
-    return st
-  end
+  spy.install {
+    step = function(did, n)
+      count.steps, count.expanded = count.steps + 1, count.expanded + did
+      most_step = math.max(most_step, n)
+      now = now + TICK
+    end,
+  }
 end
-
-local function uninstall()
-  qmethods.step, qmethods.start = real.step, real.start
-end
+local uninstall = spy.uninstall
 
 -- n navigators sharing `budget` walk fixed pairs of the 3-tile hand world until all arrived: the most
 -- q:step calls in one frame, the frames.

@@ -8,9 +8,7 @@
 -- arrives. Also: octonav.smoother steps on from a point of its path with no check left (a budget
 -- refusing a navigator its checks stalled it at each waypoint), and budget:update's argument errors.
 -- Run: busted --lua=lua5.4 spec/96-navgroup_spec.lua
-local octonav = require "octonav"
 local navigator = require "octonav.navigator"
-local planner = require "octonav.planner"
 local smoother = require "octonav.smoother"
 
 local hw = dofile("spec/support/handworld.lua")
@@ -21,48 +19,17 @@ local now = 0 -- the work-unit clock (seconds)
 local function clock() return now end
 local UPDATE, EXPANSION, PLAN, CHECK = 5e-6, 1e-6, 40e-6, 1e-6
 
-local qmethods, tmethods
-local real = {}
-do
-  local tree = octonav.tree.new { depth = 1 }
-  local probe = octonav.query.new(tree, { max_nodes = 16 })
-  qmethods, tmethods = getmetatable(probe).__index, getmetatable(tree).__index
-  real.step, real.start, real.result, real.visible = qmethods.step, qmethods.start, qmethods.result, tmethods.visible
-  probe:close()
-end
-real.start_named = planner.start_named
-local done_by = setmetatable({}, { __mode = "k" })
+local spy = dofile("spec/support/workspy.lua")
+local tmethods = spy.tmethods
 
 local function install()
-  qmethods.start = function(q, ...)
-    done_by[q] = 0
-    return real.start(q, ...)
-  end
-  qmethods.step = function(q, n)
-    local st = real.step(q, n)
-    local did = n
-    if st ~= "running" then
-      local _, info = real.result(q)
-      did = info.expansions - done_by[q]
-    end
-    done_by[q] = done_by[q] + did
-    now = now + did * EXPANSION
-    return st
-  end
-  tmethods.visible = function(...)
-    now = now + CHECK
-    return real.visible(...)
-  end
-  planner.start_named = function(...)
-    now = now + PLAN
-    return real.start_named(...)
-  end
+  spy.install {
+    step = function(did) now = now + did * EXPANSION end,
+    visible = function() now = now + CHECK end,
+    plan = function() now = now + PLAN end,
+  }
 end
-
-local function uninstall()
-  qmethods.step, qmethods.start, tmethods.visible = real.step, real.start, real.visible
-  planner.start_named = real.start_named
-end
+local uninstall = spy.uninstall
 
 -- n navigators sharing `budget` on fixed pairs of the 3-tile hand world, for `frames` frames (each
 -- that arrives gets its next pair); `group`: budget:update, else a loop of nav:update. Returns the
