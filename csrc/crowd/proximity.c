@@ -156,14 +156,15 @@ static int axis_order(double v, double cell, int64_t lo, int64_t hi, int64_t *c,
     return n;
 }
 
-int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, int k,
-                        uint32_t *out)
+/* The search: the up to k nearest within range whose squared distance is at most bound. */
+static int nearest_within(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, double bound,
+                          int k, uint32_t *out)
 {
     const on_agent *a = &agents[self];
     const double px = a->pos.x, py = a->pos.y, pz = a->pos.z, cell = g->cell;
     double dist[ON_CROWD_MAX_NEIGHBOURS];
     int m = 0;
-    double bound = range * range; /* an agent farther than this cannot enter: the range, then the k-th */
+    /* bound: an agent farther than this cannot enter (the range or the hint, then the k-th) */
     int64_t cx[PROX_MAX_SPAN], cy[PROX_MAX_SPAN], cz[PROX_MAX_SPAN];
     double gx[PROX_MAX_SPAN], gy[PROX_MAX_SPAN], gz[PROX_MAX_SPAN];
     int nx = axis_order(px, cell, cellof(px - range, cell), cellof(px + range, cell), cx, gx);
@@ -201,4 +202,35 @@ int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t s
                 }
             }
     return m;
+}
+
+int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, int k,
+                        uint32_t *out)
+{
+    const on_agent *a = &agents[self];
+    double full = range * range;
+    /* The last frame's k neighbours, where they are now: k live agents lie within the farthest of
+     * them, so the k nearest do too, and the search starts with that bound instead of the range's
+     * (fewer cells read, fewer agents sorted in; the answer is the same). out may be a->nbr itself:
+     * read whole before the search writes it. */
+    if (a->nnbr == k) {
+        double hint = 0;
+        int ok = 1;
+        for (int i = 0; i < k; i++) {
+            uint32_t j = a->nbr[i];
+            const on_agent *o = &agents[j];
+            if (j == self || !o->id) {
+                ok = 0;
+                break;
+            }
+            double dx = o->pos.x - a->pos.x, dy = o->pos.y - a->pos.y, dz = o->pos.z - a->pos.z;
+            double d2 = dx * dx + dy * dy + dz * dz;
+            hint = d2 > hint ? d2 : hint;
+        }
+        if (ok && hint < full) {
+            int m = nearest_within(g, agents, self, range, hint, k, out);
+            if (m == k) return m; /* (else a rounding apart: the whole range) */
+        }
+    }
+    return nearest_within(g, agents, self, range, full, k, out);
 }

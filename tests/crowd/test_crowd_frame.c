@@ -79,6 +79,42 @@ static int compare(uint32_t n, double side, double grid_range, int *checked)
     return bad;
 }
 
+/* The search starts from the agent's last neighbours (a->nbr, a->nnbr) as a bound: over frames of
+ * agents moving (some far, some removed, some slots given back), every search with the last frame's
+ * list in place equals the brute force. */
+static int compare_moving(uint32_t n, double side, double range, int k, int *checked, int *hinted)
+{
+    on_agent *ag = calloc(n, sizeof *ag);
+    for (uint32_t i = 0; i < n; i++) {
+        ag[i].id = i + 1;
+        ag[i].pos = v3(rnd() * side, rnd() * side, rnd() * side);
+    }
+    on_proxgrid g;
+    memset(&g, 0, sizeof g);
+    int bad = 0;
+    for (int f = 0; f < 12 && !bad; f++) {
+        if (on_proxgrid_build(&g, ag, n, range) < 0) bad++;
+        for (uint32_t i = 0; i < n && !bad; i++) {
+            if (!ag[i].id) continue;
+            uint32_t b[ON_CROWD_MAX_NEIGHBOURS];
+            *hinted += ag[i].nnbr == k;
+            int ma = on_proxgrid_nearest(&g, ag, i, range, k, ag[i].nbr);
+            int mb = brute(ag, n, i, range, k, b);
+            if (ma != mb || memcmp(ag[i].nbr, b, (size_t)ma * sizeof *b) != 0) bad++;
+            ag[i].nnbr = ma;
+            (*checked)++;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            double s = f % 4 == 3 ? side / 3 : 0.4; /* every fourth frame a long jump */
+            ag[i].pos = v3_add(ag[i].pos, v3((rnd() - 0.5) * s, (rnd() - 0.5) * s, (rnd() - 0.5) * s));
+            if ((i + (uint32_t)f) % 29 == 0) ag[i].id = ag[i].id ? 0 : i + 1; /* removed, or back */
+        }
+    }
+    on_proxgrid_free(&g);
+    free(ag);
+    return bad;
+}
+
 static void test_proximity(void)
 {
     int checked = 0;
@@ -88,6 +124,13 @@ static void test_proximity(void)
     CHECK_EQ_INT(compare(3000, 40, 2.5, &checked), 0);  /* crowded: many agents a cell */
     CHECK(checked > 30000);
     printf("proximity: %d searches equal to the brute force\n", checked);
+    int moved = 0, hinted = 0;
+    CHECK_EQ_INT(compare_moving(1000, 64, 13, 16, &moved, &hinted), 0);
+    CHECK_EQ_INT(compare_moving(500, 30, 6, ON_CROWD_MAX_NEIGHBOURS, &moved, &hinted), 0);
+    CHECK_EQ_INT(compare_moving(200, 100, 10, 4, &moved, &hinted), 0); /* sparse: many short of k */
+    CHECK(hinted > moved / 4);
+    printf("proximity: %d searches of moving agents (%d from the last neighbours) equal to the brute force\n", moved,
+           hinted);
 }
 
 /* 48 agents, half on each side of a wall at x 14..18 with a 5 x 5 door, each sent through the door to
