@@ -57,7 +57,7 @@ TEST_BIN := $(addprefix $(BUILD)/tests/,$(basename $(notdir $(TEST_SRC))))
 vpath test_%.c $(sort $(dir $(TEST_SRC)))
 MODULE   := $(BUILD)/octonav/core.so
 
-.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-radius bench-bake bench-bake-stages bench-query bench-query-ir bench-stream bench-frames bench-plan demo clean ctest spec lint fuzz fuzz-build
+.PHONY: all deps test check check-tsan test-run bench bench-soak bench-pathserver bench-anchors bench-los bench-radius bench-bake bench-bake-graph bench-bake-stages bench-query bench-query-ir bench-stream bench-frames bench-plan demo clean ctest spec lint fuzz fuzz-build
 
 # `make` (or `make all`) alone builds the module on every core, unless given -j: one after the other the
 # 55 files took 22 s (gcc or clang, -O3 -g), two at a time 12 s. With other goals beside it (`make -j2 all
@@ -162,9 +162,20 @@ $(BUILD)/bench/obstacles: bench/obstacles.c $(BUILD)/libonav.a | $(BUILD)/bench
 $(BUILD)/bench/bake: bench/bake.c $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
 
+$(BUILD)/bench/bake_graph: bench/bake_graph.c $(BUILD)/libonav.a | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
 # bake throughput: the 4096^2 heightfield at 1 m leaves and the four meshes (CPU s, nodes/s, triangles/s)
 bench-bake: $(BUILD)/bench/bake
 	@$(BUILD)/bench/bake
+
+# the bake's tile graphs alone, from a baked pack (bench/bake_graph.c): each tile's graph built again,
+# timed (thread CPU) and compared byte for byte with the pack's; BAKE_PACK=DIR (e.g. a bake of the seed's
+# world), BAKE_TILES="FIRST COUNT" for a part of it
+BAKE_PACK ?=
+bench-bake-graph: $(BUILD)/bench/bake_graph
+	@if [ -z "$(BAKE_PACK)" ] || [ ! -f "$(BAKE_PACK)/manifest.txt" ]; then echo "bench-bake-graph: BAKE_PACK=DIR (a baked pack) not given, skipped"; exit 0; fi; \
+	  $(BUILD)/bench/bake_graph $(BAKE_PACK) $(or $(BAKE_TILES),0 100000)
 
 # the bake's tile stage step by step (bench/bake_stages.lua: selection, insertion, encoding, graph; thread
 # CPU a tile and the totals), opt-in: the seed's world (terrain.lua NX=8 NZ=8 NY=1 DEPTH=9 SCALE=1, SEED

@@ -52,6 +52,10 @@ void on_reach_free(on_reach *r)
     free(r->order);
     free(r->hp);
     free(r->hc);
+    free(r->plink);
+    free(r->pseg);
+    free(r->pchg);
+    free(r->pev);
     memset(r, 0, sizeof *r);
 }
 
@@ -117,12 +121,41 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
 }
 
 
+/* The face boxes a and c share: lo, hi (flat along the axis *k across it). */
+static inline void link_rect(const on_box *a, const on_box *c, double lo[3], double hi[3], int *k)
+{
+    *k = 0;
+    for (int i = 0; i < 3; i++) {
+        lo[i] = a->mn[i] > c->mn[i] ? a->mn[i] : c->mn[i];
+        hi[i] = a->mx[i] < c->mx[i] ? a->mx[i] : c->mx[i];
+        if (lo[i] == hi[i]) *k = i; /* the axis across the shared face */
+    }
+}
+
+/* Room in the relaxation's scratch for a corridor of m boxes (m + 1 points); -1 when out of memory. */
+static int pull_room(on_reach *r, size_t m)
+{
+    if (m + 2 <= r->pullcap) return 0;
+    size_t c = m + 2 > 2 * r->pullcap ? m + 2 : 2 * r->pullcap;
+    if (regrow((void **)&r->plink, 7 * c, sizeof *r->plink) || regrow((void **)&r->pseg, c, sizeof *r->pseg) ||
+        regrow((void **)&r->pchg, c, sizeof *r->pchg) || regrow((void **)&r->pev, c, sizeof *r->pev))
+        return -1;
+    r->pullcap = c;
+    reach_bytes(r);
+    return 0;
+}
+
 /* The length of a free path from the search's root to point x held by box bt: the corridor of boxes
  * back to the root, with the points where the path crosses from one box to the next, each on the
  * face the two boxes share. The points are relaxed in passes (each moved to where the line between
  * its neighbours crosses its face's plane, clamped onto the face) until they stop moving: the string
  * pulled taut inside the corridor. A segment between two points on the faces of one box stays in
- * that box (convex), so the path stays free; the relaxation only ever shortens it. */
+ * that box (convex), so the path stays free; the relaxation only ever shortens it.
+ * The same arithmetic in the same order, with three things kept instead of computed again (so the
+ * length is the same to the bit): each link's face (plink), each segment's length (pseg: a point's
+ * move computes its two new ones), and which points moved since a link was last looked at (pchg,
+ * pev): a link whose point and both neighbours are where they were when it was last looked at would
+ * find the same best point again and not move, so it is skipped (most of a corridor, most passes). */
 static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const double x[3], int passes)
 {
     size_t m = 0;
@@ -136,32 +169,63 @@ static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const 
     double *P = r->cpt;
     for (size_t j = 0; j < m; j++) memcpy(P + 3 * j, r->pt + 3 * (size_t)r->chain[j], 3 * sizeof *P);
     memcpy(P + 3 * m, x, 3 * sizeof *P);
+    if (pull_room(r, m)) { /* (no memory for the scratch: everything computed each time) */
+        for (int pass = 0; pass < passes && m > 1; pass++) {
+            double moved = 0;
+            for (size_t j = 1; j < m; j++) {
+                double lo[3], hi[3], *q = P + 3 * j, nq[3];
+                const double *pa = q - 3, *pc = q + 3;
+                int k;
+                link_rect(&s->box[r->chain[j - 1]], &s->box[r->chain[j]], lo, hi, &k);
+                on_rect_best(pa, pc, lo, hi, k, nq); /* (facepoint.h: the one or two edges that can hold it) */
+                /* keep the move only when it shortens the two segments (a clamped crossing may not) */
+                if (dist3(pa, nq) + dist3(nq, pc) < dist3(pa, q) + dist3(q, pc) - 1e-12) {
+                    double d = dist3(q, nq);
+                    if (d > moved) moved = d;
+                    memcpy(q, nq, sizeof nq);
+                }
+            }
+            if (moved < 1e-4) break;
+        }
+        double len = 0;
+        for (size_t j = 0; j < m; j++) len += dist3(P + 3 * j, P + 3 * (j + 1));
+        return len;
+    }
+    double *L = r->plink, *seg = r->pseg; /* link j: lo at L + 7 j, hi at L + 7 j + 3, k at L[7 j + 6] */
+    uint32_t *chg = r->pchg, *ev = r->pev, step = 1;
+    for (size_t j = 0; j < m; j++) {
+        seg[j] = dist3(P + 3 * j, P + 3 * (j + 1));
+        chg[j] = 1;
+        ev[j] = 0;
+        if (j == 0) continue;
+        int k;
+        link_rect(&s->box[r->chain[j - 1]], &s->box[r->chain[j]], L + 7 * j, L + 7 * j + 3, &k);
+        L[7 * j + 6] = k;
+    }
+    chg[m] = 1;
     for (int pass = 0; pass < passes && m > 1; pass++) {
         double moved = 0;
         for (size_t j = 1; j < m; j++) {
-            const on_box *a = &s->box[r->chain[j - 1]], *c = &s->box[r->chain[j]];
-            double lo[3], hi[3], *q = P + 3 * j;
+            uint32_t e = ev[j];
+            if (chg[j - 1] <= e && chg[j] <= e && chg[j + 1] <= e) continue; /* (nothing moved: no move) */
+            double *q = P + 3 * j, nq[3];
             const double *pa = q - 3, *pc = q + 3;
-            int k = 0;
-            for (int i = 0; i < 3; i++) {
-                lo[i] = a->mn[i] > c->mn[i] ? a->mn[i] : c->mn[i];
-                hi[i] = a->mx[i] < c->mx[i] ? a->mx[i] : c->mx[i];
-                if (lo[i] == hi[i]) k = i; /* the axis across the shared face */
-            }
-            double nq[3];
-            on_rect_best(pa, pc, lo, hi, k, nq); /* (facepoint.h: the one or two edges that can hold it) */
-            /* keep the move only when it shortens the two segments (a clamped crossing may not) */
-            if (dist3(pa, nq) + dist3(nq, pc) < dist3(pa, q) + dist3(q, pc) - 1e-12) {
+            on_rect_best(pa, pc, L + 7 * j, L + 7 * j + 3, (int)L[7 * j + 6], nq);
+            double s0 = dist3(pa, nq), s1 = dist3(nq, pc);
+            if (s0 + s1 < seg[j - 1] + seg[j] - 1e-12) {
                 double d = dist3(q, nq);
                 if (d > moved) moved = d;
                 memcpy(q, nq, sizeof nq);
+                seg[j - 1] = s0;
+                seg[j] = s1;
+                chg[j] = ++step;
             }
+            ev[j] = step;
         }
         if (moved < 1e-4) break;
     }
-
     double len = 0;
-    for (size_t j = 0; j < m; j++) len += dist3(P + 3 * j, P + 3 * (j + 1));
+    for (size_t j = 0; j < m; j++) len += seg[j];
     return len;
 }
 

@@ -70,6 +70,12 @@ typedef struct on_reach {
     double *hc;            /* per target: the line from the search's point through it on to `to` */
     uint32_t *chain;       /* a corridor of boxes, goal to root */
     double *cpt;           /* its points: 3 doubles each, nbox + 2 */
+    /* the corridor relaxation's scratch (reach.c: pulled_length), pullcap entries each: per link its
+     * face (7 doubles), per segment its length, per point when it last moved, per link when it was
+     * last looked at */
+    double *plink, *pseg;
+    uint32_t *pchg, *pev;
+    size_t pullcap;
     size_t tcap;
     size_t bytes;
     /* A lazy box set (boxes.h) that searches over &lazy->set build into: blocks are built as a search
