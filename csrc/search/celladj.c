@@ -4,6 +4,7 @@
  * list form for the landmarks' build (on_cellcsr) is celladj_csr.c's.
  */
 #include "celladj.h"
+#include "isaclone.h"
 #include "util.h"
 
 #include <stdatomic.h>
@@ -23,12 +24,10 @@ static inline __attribute__((always_inline)) uint32_t pop64(uint64_t x, const in
     return (uint32_t)((x * 0x0101010101010101ull) >> 56);
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#ifdef ON_ISA_CLONE /* (the clones: isaclone.h) */
 #define HAVE_POPCNT_CLONE 1
-#define TARGET_POPCNT __attribute__((target("popcnt")))
-#else
-#define TARGET_POPCNT
 #endif
+#define TARGET_POPCNT ON_TARGET_BITS
 #if defined(__POPCNT__) || defined(__aarch64__)
 #define POP_BASE 1 /* (the plain build has a popcount instruction already) */
 #else
@@ -291,14 +290,21 @@ TARGET_POPCNT static long list_hw_nn(LIST_ARGS)
 }
 #endif
 
+long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
+                         on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
+{
+#ifdef HAVE_POPCNT_CLONE
+    if (bits && on_isa_bits())
+        return (ix ? list_hw : list_hw_nn)(a, ch, tile, code, walk, out, ix, face, cap, self);
+#endif
+    (void)bits;
+    return (ix ? list_sw : list_sw_nn)(a, ch, tile, code, walk, out, ix, face, cap, self);
+}
+
 long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
                      uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {
-#ifdef HAVE_POPCNT_CLONE
-    if (__builtin_cpu_supports("popcnt"))
-        return (ix ? list_hw : list_hw_nn)(a, ch, tile, code, walk, out, ix, face, cap, self);
-#endif
-    return (ix ? list_sw : list_sw_nn)(a, ch, tile, code, walk, out, ix, face, cap, self);
+    return on_celladj_list_isa(1, a, ch, tile, code, walk, out, ix, face, cap, self);
 }
 
 uint32_t on_celladj_find(const on_celladj *a, uint32_t code)

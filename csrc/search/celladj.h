@@ -132,6 +132,11 @@ typedef struct on_adjchain {
 long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
                      uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
 
+/* The same, on x86 compiled for the baseline instructions alone when bits is 0 (the clone for popcnt
+ * and BMI, isaclone.h, when bits is 1 and the CPU has them: on_celladj_list's choice); for the tests. */
+long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
+                         on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
+
 /* Every free cell's code by number (codes: a->n entries, ON_CODE_NONE for a number that is no cell);
  * 0, or -1 on allocation failure. */
 int on_celladj_codes(const on_celladj *a, uint32_t *codes);

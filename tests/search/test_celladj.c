@@ -1,7 +1,8 @@
 /*
  * test_celladj.c -- the tiles' cell adjacencies (celladj.h) against the tree's neighbour walk: for every
  * free cell of every tile, its list (border faces walked in the tree; with a chain of ancestors kept
- * from the cell before and without) gives the walk's cells in the walk's order, each entry's number
+ * from the cell before and without, and compiled for the baseline x86-64 as well as for popcnt and BMI:
+ * isaclone.h) gives the walk's cells in the walk's order, each entry's number
  * that of its code (on_celladj_codes), on box scenes of several tiles and depths, on voxel maps whose bounds cut the tiles, on
  * a face of 512 one-leaf neighbours; each cell's number is found back from its code, once each, and
  * the numbers that name a cell are as many as the free cells; its bytes are 3 a stored node above
@@ -70,9 +71,9 @@ typedef struct walk_ctx {
 } walk_ctx;
 
 /* Cell c's list (border entries walked in the tree) into k->y: the count, or -1. */
-static long full_list(walk_ctx *k, on_cell c, on_adjchain *ch)
+static long full_list(walk_ctx *k, on_cell c, on_adjchain *ch, int bits)
 {
-    long m = on_celladj_list(k->a, ch, c.tile, c.code, 63u, k->x, k->xi, k->xf, k->cap, NULL);
+    long m = on_celladj_list_isa(bits, k->a, ch, c.tile, c.code, 63u, k->x, k->xi, k->xf, k->cap, NULL);
     if (m < 0 || (size_t)m > k->cap) return -1;
     size_t ny = 0;
     for (long j = 0; j < m; j++) {
@@ -110,8 +111,8 @@ static int check_cell(void *ud, on_cell c, int blocked)
         k->bad++;
         return 0;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        long ny = full_list(k, c, pass ? &k->chain : NULL);
+    for (int pass = 0; pass < 3; pass++) { /* (pass 2: the baseline instructions' build, isaclone.h) */
+        long ny = full_list(k, c, pass == 1 ? &k->chain : NULL, pass != 2);
         int same = ny >= 0 && (size_t)ny == nw;
         for (size_t j = 0; same && j < nw; j++) same = k->w[j].tile == k->y[j].tile && k->w[j].code == k->y[j].code;
         if (!same) k->bad++;
