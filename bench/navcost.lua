@@ -8,7 +8,7 @@
 -- octonav.query over the world tree from the same start to the same goal: q:find): mean and worst.
 -- Masks are prepared first (tree:los_prepare) so that no pass pays their build.
 -- Run: lua5.4 bench/navcost.lua PACK (after `make`).
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/lua/?.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 local octonav = require "octonav"
 local core = require "octonav.core"
@@ -30,30 +30,13 @@ for i = 2, #arg, 2 do
   o[k] = v
 end
 
-local function rng(seed)
-  local st = seed * 2654435761 % 4294967296
-  return function()
-    st = (st * 1664525 + 1013904223) % 4294967296
-    return st / 4294967296
-  end
-end
-
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return math.sqrt(dx * dx + dy * dy + dz * dz)
-end
+local U = require "octonav.bench_util"
+local dist = U.dist
 
 local world = assert(octonav.world.load(pack))
 assert(world.tree:los_prepare())
-local rnd = rng(o.seed)
-local org, n, T = world.origin, world.tiles, world.tile_size
-local function free_point()
-  for _ = 1, 100000 do
-    local p = { org[1] + rnd() * n[1] * T, org[2] + rnd() * n[2] * T, org[3] + rnd() * n[3] * T }
-    if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
-  end
-  error("no free point")
-end
+local rnd = U.lcg(o.seed)
+local function free_point() return U.free_point(world, rnd) end
 -- pairs with a seamless path (one query over the world tree)
 local pairs_, seamless = {}, {}
 local q = octonav.query.new(world.tree, { max_nodes = 4194304 })
@@ -116,7 +99,8 @@ end
 local configs = { { "recheck 0 (every move, as before)", { recheck = 0 } }, { "recheck 0.5", { recheck = 0.5 } } }
 print(("%s: %d pairs, seed %d, %g leaves a frame, fastest of %d passes (masks prepared)"):format(pack, o.pairs,
   o.seed, o.speed, o.passes))
-print("| smoothers | updates' thread CPU s | ms per arrival | lines of sight per arrival | arrived | walk / seamless mean | worst |")
+print("| smoothers | updates' thread CPU s | ms per arrival | lines of sight per arrival | arrived |"
+  .. " walk / seamless mean | worst |")
 print("|---|---|---|---|---|---|---|")
 local best = {}
 for _ = 1, o.passes do

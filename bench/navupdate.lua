@@ -4,7 +4,7 @@
 -- thread CPU clock; prints the mean per call, fastest of 5 passes. Compare two trees side by side by
 -- running it from each (it reads lua/ and build/ of the current directory).
 -- Run: lua5.4 bench/navupdate.lua /work/scratch/seed19
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/lua/?.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 local octonav = require "octonav"
 local core = require "octonav.core"
@@ -12,21 +12,15 @@ local navigator = require "octonav.navigator"
 local world = assert(octonav.world.load(arg[1] or "/work/scratch/seed19"))
 local FRAMES = tonumber(arg[2]) or 200
 assert(world.tree:los_prepare())
-local st = 12345
-local function rnd() st = (st * 1664525 + 1013904223) % 4294967296; return st / 4294967296 end
-local org, n, T = world.origin, world.tiles, world.tile_size
-local function free_point()
-  for _ = 1, 100000 do
-    local p = { org[1] + rnd() * n[1] * T, org[2] + rnd() * n[2] * T, org[3] + rnd() * n[3] * T }
-    if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
-  end
-end
+local U = require "octonav.bench_util"
+local rnd = U.lcg(1)
+local function free_point() return U.free_point(world, rnd) end
 local N = 60
 local A, G = {}, {}
 for i = 1, N do A[i], G[i] = free_point(), free_point() end
-local function dist(a, b) return math.sqrt((a[1] - b[1]) ^ 2 + (a[2] - b[2]) ^ 2 + (a[3] - b[3]) ^ 2) end
+local dist = U.dist
 local best, bestn = math.huge, 0
-for pass = 1, 5 do
+for _ = 1, 5 do
   local navs, pos = {}, {}
   for i = 1, N do navs[i] = navigator.new(world, {}); navs[i]:go(G[i]); pos[i] = { A[i][1], A[i][2], A[i][3] } end
   local function frame(timed)

@@ -19,6 +19,26 @@ local clock = core.clock
 -- (core.xorshift: 64-bit unsigned arithmetic in C, the same sequence on every Lua version)
 local function rng(seed) return core.xorshift(seed) end
 
+--- The linear congruential generator the frame benchmarks draw their pairs with (bench/frames.lua,
+-- plan.lua, navcost.lua: the same pairs for the same seed as they always drew).
+local function lcg(seed)
+  local st = seed * 2654435761 % 4294967296
+  return function()
+    st = (st * 1664525 + 1013904223) % 4294967296
+    return st / 4294967296
+  end
+end
+
+--- A random free point of a loaded world outside its holes, drawn with rnd(); raises after 100,000 tries.
+local function free_point(world, rnd, what)
+  local org, n, T = world.origin, world.tiles, world.tile_size
+  for _ = 1, 100000 do
+    local p = { org[1] + rnd() * n[1] * T, org[2] + rnd() * n[2] * T, org[3] + rnd() * n[3] * T }
+    if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
+  end
+  error("no free point" .. (what and " in " .. what or ""), 2)
+end
+
 local function pct(xs, p)
   if #xs == 0 then return 0 end
   local c = {}
@@ -117,6 +137,8 @@ return {
   check_opts = check_opts,
   clock = clock,
   rng = rng,
+  lcg = lcg,
+  free_point = free_point,
   pct = pct,
   dist = dist,
   exists = exists,

@@ -407,13 +407,7 @@ function M.measure(name, opts)
   -- pairs
   local rnd = rng(opts.seed or 1)
   local o, n, T = world.origin, world.tiles, world.tile_size
-  local function free_point()
-    for _ = 1, 100000 do
-      local p = { o[1] + rnd() * n[1] * T, o[2] + rnd() * n[2] * T, o[3] + rnd() * n[3] * T }
-      if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
-    end
-    error("bench_world: no free point in " .. name)
-  end
+  local function free_point() return U.free_point(world, rnd, name) end
   local q = octonav.query.new(world.tree, { max_nodes = 4194304 })
   local pairs_, attempts = {}, 0
   local want = opts.pairs or 60
