@@ -7,6 +7,9 @@
  */
 #include "lua_util.h"
 
+#include "clearance.h"
+
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +144,25 @@ static int l_raycast(lua_State *L)
     return 2;
 }
 
+/* tree:visible_radius(from, to, r) -> boolean: line of sight for a sphere of radius r (world units >= 0;
+ * R = ceil(r / scale) leaves, clearance.h): true when every point of the segment keeps R from blocked
+ * space, unloaded tiles and the grid's border (issue 33: a navigator's smoothing at a radius). */
+static int l_visible_radius(lua_State *L)
+{
+    on_lhandle *h = on_lua_checktype(L, 1, &on_lua_tree_class);
+    double a[3], b[3], na[3], nb[3];
+    on_lua_checkpoint(L, 2, "from", a);
+    on_lua_checkpoint(L, 3, "to", b);
+    double r = luaL_checknumber(L, 4);
+    const on_tree *t = on_lua_checkopen(L, h)->p;
+    if (!(r >= 0) || !(r * t->inv_scale <= ON_MAX_RADIUS_LEAVES))
+        return luaL_error(L, "visible_radius: radius must be a number in [0, %d leaves]", ON_MAX_RADIUS_LEAVES);
+    on_to_nav(t, a, na);
+    on_to_nav(t, b, nb);
+    lua_pushboolean(L, on_tree_visible_radius(t, NULL, na, nb, (int64_t)ceil(r * t->inv_scale)));
+    return 1;
+}
+
 static on_status visible_of(const void *obj, const double a[3], const double b[3])
 {
     return on_tree_visible((const on_tree *)obj, a, b);
@@ -262,7 +284,7 @@ int on_lua_tree_cells_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {
         {"locate", l_locate},         {"locate_status", l_locate_status},
-        {"raycast", l_raycast},       {"neighbors", l_neighbors},
+        {"raycast", l_raycast},       {"neighbors", l_neighbors},   {"visible_radius", l_visible_radius},
         {"face_cells", l_face_cells}, {"prepare", l_prepare},       {"boxes", l_boxes},
         {NULL, NULL},
     };

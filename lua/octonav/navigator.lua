@@ -152,6 +152,7 @@ local advance = require("octonav.smoother")._advance
 local search = require "octonav.navigator_search"
 local plan = require "octonav.navigator_plan"
 local navtree = require "octonav.navigator_tree"
+local agents_of_world = require "octonav.world_agents"
 
 local M = {}
 
@@ -172,6 +173,7 @@ M.FACE_EPS, M.NUDGE = search.FACE_EPS, search.NUDGE
 local OPTION_NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
+  radius = true,
   replan = true, wait_timeout = true, budget = true, lead_distance = true, recheck = true,
 }
 
@@ -205,9 +207,30 @@ function M.new(world, opts)
   local agent_name = opts.agent -- a string: the world's agent of that name (world:agent), not a streamer agent
   if type(agent_name) == "string" then
     if type(world.agent) ~= "function" then raise("octonav.navigator.new: option 'agent': the world has no agents") end
+    if opts.radius ~= nil then raise("octonav.navigator.new: give option 'agent' (a name) or 'radius', not both") end
     world = world:agent(agent_name)
     opts = copy_table(opts)
     opts.agent = nil
+  end
+  -- radius (issue 33): the agent of the world that serves it, and what its searches must still keep
+  local search_radius = 0
+  if opts.radius ~= nil then
+    if type(opts.radius) ~= "number" or not (opts.radius >= 0) or opts.radius == huge then
+      raise("octonav.navigator.new: option 'radius' must be a finite number >= 0")
+    end
+    if world.group or world.tree_radius then
+      world, search_radius = agents_of_world.for_radius(world, opts.radius, "octonav.navigator.new")
+    else
+      search_radius = opts.radius - world.tree:params().radius -- (a plain tree, a hand-built world)
+      if search_radius < 0 then search_radius = 0 end
+    end
+    if search_radius > 0 then
+      local so = copy_table(opts.search or {})
+      if so.radius ~= nil then raise("octonav.navigator.new: give option 'radius' or search.radius, not both") end
+      so.radius = search_radius
+      opts = copy_table(opts)
+      opts.search = so
+    end
   end
   local self = setmetatable({
     world = world,
@@ -221,6 +244,8 @@ function M.new(world, opts)
     prefetch_distance = option(opts, "prefetch_distance", world.tile_size or 16,
       function(v) return type(v) == "number" and v >= 0 end, "a number >= 0"),
     search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
+    sights = nil, -- tree -> its smoother stand-in at search_radius (navigator_search.lua: sight_of)
+    search_radius = search_radius, -- world units its searches and smoothing keep from blocked space (option radius)
     replan = option(opts, "replan", true, function(v) return type(v) == "boolean" end, "a boolean"),
     wait_timeout = option(opts, "wait_timeout", 600, function(v) return is_int(v, 1) end, "an integer >= 1"),
     budget = option(opts, "budget", navbudget.unlimited, navbudget.is_budget,
@@ -531,7 +556,9 @@ local function lead(self, position)
   end
   local B = self.budget
   if B:take("checks", self, 1) == 0 then return nil end -- refused: tried again at the next update
-  local ok = world.tree:visible(position, to)
+  local ok
+  if self.search_radius > 0 then ok = world.tree:visible_radius(position, to, self.search_radius)
+  else ok = world.tree:visible(position, to) end
   B:give("checks", self, 0, false)
   if not ok then
     self.lead_try = self.lead_try + 1

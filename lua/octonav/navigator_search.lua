@@ -93,6 +93,24 @@ local function tree_of(self, step)
   return self.world.holes[step.hole].tree
 end
 
+-- What the smoother's lines of sight ask: the tree, or with the navigator's radius (option radius,
+-- issue 33) a stand-in whose visible is the tree's line of sight for a sphere of that radius.
+local function sight_of(self, tree)
+  local r = self.search_radius
+  if not r or r <= 0 then return tree end
+  local by = self.sights
+  if not by then
+    by = setmetatable({}, { __mode = "k" })
+    self.sights = by
+  end
+  local s = by[tree]
+  if not s then
+    s = { visible = function(_, a, b) return tree:visible_radius(a, b, r) end }
+    by[tree] = s
+  end
+  return s
+end
+
 -- The query a search starts on: an idle one of the tree's (see idle_queries), else a new one.
 local function query_for(self, tree)
   self.budget:adopt(tree) -- (a budget builds the tree's line-of-sight masks in its frames: navbudget.lua)
@@ -233,7 +251,7 @@ local function append(self, k, best)
     end
     self.legs[#self.legs + 1] = {
       kind = step.kind, tree = tree_of(self, step),
-      smoother = smoother.adopt(tree_of(self, step), walk, smoother_opts(self)),
+      smoother = smoother.adopt(sight_of(self, tree_of(self, step)), walk, smoother_opts(self)),
     }
   end
   self.known = k

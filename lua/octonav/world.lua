@@ -503,18 +503,25 @@ function reload_rebaked(self, s)
 end
 
 --- The Cell-level route from a to b (octonav.planner, docs/world.md "Route"): route or nil, reason.
--- opts (optional): { agent = name } plans on that agent's tree and graph (default: this world's).
+-- opts (optional): { agent = name } plans on that agent's tree and graph (default: this world's);
+-- { radius = r } on the graph of the agent that serves radius r (world_agents.for_radius: the smallest
+-- agent radius >= r, else the largest). Not both.
 function World:plan(a, b, opts)
   local w = self
   if opts ~= nil then
     if type(opts) ~= "table" then raise("world:plan: opts: table expected, got " .. type(opts)) end
     for k in pairs(opts) do
-      if k ~= "agent" then raise("world:plan: unknown option '" .. tostring(k) .. "'") end
+      if k ~= "agent" and k ~= "radius" then raise("world:plan: unknown option '" .. tostring(k) .. "'") end
     end
     if opts.agent ~= nil and type(opts.agent) ~= "string" then
       raise("world:plan: option 'agent' must be an agent name (string)")
     end
-    w = agents_mod.pick(self, opts.agent, "world:plan")
+    if opts.agent ~= nil and opts.radius ~= nil then raise("world:plan: give option 'agent' or 'radius', not both") end
+    if opts.radius ~= nil then
+      w = agents_mod.for_radius(self, opts.radius, "world:plan")
+    else
+      w = agents_mod.pick(self, opts.agent, "world:plan")
+    end
   end
   return require("octonav.planner").plan_named("world:plan", w, a, b)
 end

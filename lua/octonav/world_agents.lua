@@ -11,6 +11,8 @@
 --   agents.check_names(list)            raises unless list is a non-empty array of distinct strings
 --   agents.load(dir, m, o, load_agent)  the group of the agents o.agents names (all when nil) -> the
 --                                       default agent's world | nil, err
+--   agents.for_radius(self, r, fname) the world of the agent that serves radius r (world units) and the
+--                                       radius its searches add (see M.for_radius)
 --   agents.install(World)               adds world:agents(), world:agent(name), world:agent_tree(name),
 --                                       world:stats() and agents.each/pick to the world class
 local compat = require "octonav.compat"
@@ -78,6 +80,27 @@ function M.pick(self, name, fname)
   local list = {}
   for n, w in ipairs(M.each(self)) do list[n] = { name = w.agent_name } end
   raise(("%s: agent: unknown agent %s (loaded: %s)"):format(fname, tostring(name), names_of(list)))
+end
+
+--- The world of self's group that serves an agent of radius r (world units, >= 0; fname names the
+-- caller in errors), and the radius its searches must still keep (0: none). The agent whose radius is
+-- the smallest >= r (its graph's portals are wide enough for r); none: the largest. Its searches keep
+-- r less what its tree already keeps (w.tree_radius: the radius its tree was baked with, w.radius when
+-- absent): a tree baked for ra grows blocked space by ra, and a search at R' = ceil((r - ra) / scale)
+-- leaves on it keeps ra + R' >= r.
+function M.for_radius(self, r, fname)
+  if type(r) ~= "number" or not (r >= 0) or r == math.huge then
+    raise(("%s: radius must be a finite number >= 0, got %s"):format(fname, tostring(r)))
+  end
+  local best, largest
+  for _, w in ipairs(M.each(self)) do
+    local wr = w.radius or 0
+    if wr >= r and (not best or wr < best.radius) then best = w end
+    if not largest or wr > (largest.radius or 0) then largest = w end
+  end
+  local w = best or largest
+  local extra = r - (w.tree_radius or w.radius or 0)
+  return w, extra > 0 and extra or 0
 end
 
 -- Memory of one agent's world: its tree, its world graph, its loaded holes' trees.
