@@ -66,6 +66,7 @@ build = {
     ["octonav.pack"] = "lua/octonav/pack.lua",
     ["octonav.world"] = "lua/octonav/world.lua",
     ["octonav.world_agents"] = "lua/octonav/world_agents.lua",
+    ["octonav.onetree"] = "lua/octonav/onetree.lua",
     ["octonav.world_doors"] = "lua/octonav/world_doors.lua",
     ["octonav.world_validate"] = "lua/octonav/world_validate.lua",
     ["octonav.doorway"] = "lua/octonav/doorway.lua",

@@ -369,7 +369,7 @@ describe("octonav.bake", function()
       -- a pack of version 1 (one graph.txt for the whole world)
       writefile(dir .. "/manifest.txt", reseal(mtext:gsub("octonav%-pack 2", "octonav-pack 1")))
       assert.are.equal(dir .. "/manifest.txt:1: a pack of version 1 (one graph.txt for the whole world); this build"
-        .. " reads version 2: bake it again", load_err())
+        .. " reads versions 2 and 3: bake it again", load_err())
       writefile(dir .. "/manifest.txt", mtext)
       -- a tile
       local tile = readfile(dir .. "/tiles/1_0_0.tile")

@@ -39,6 +39,7 @@ local tiles = require "octonav.bake.tiles"
 local holes = require "octonav.bake.holes"
 local link = require "octonav.bake.link"
 local publish = require "octonav.bake.publish"
+local onetree = require "octonav.onetree"
 
 local clock = core.clock
 
@@ -117,8 +118,9 @@ end
 local function reporter(cfg, ntiles, nholes, linked)
   local na = #cfg.agents
   local ngraph = linked and cfg.grid.count * na or 0
-  return progress.new { callback = cfg.progress, total = (ntiles + nholes) * na + ngraph, label = "steps",
-    phases = { tile = ntiles * na, hole = nholes * na, graph = ngraph } }
+  local nh = cfg.one_tree and nholes or nholes * na -- (a one-tree pack's holes are baked once)
+  return progress.new { callback = cfg.progress, total = ntiles * na + nh + ngraph, label = "steps",
+    phases = { tile = ntiles * na, hole = nh, graph = ngraph } }
 end
 
 local function suffix(cfg, ac) return #cfg.agents > 1 and (" (%s)"):format(ac.agent.name) or "" end
@@ -143,6 +145,11 @@ end
 local function gather(cfg, dir)
   local geo, err = geometry.collect(cfg)
   if not geo then return nil, err end
+  if cfg.one_tree then
+    local ok, derr = onetree.dirs(cfg, dir or cfg.output)
+    if not ok then return nil, derr end
+    return geo
+  end
   for n, a in ipairs(cfg.agents) do
     local ok, derr = tiles.ensure_dirs(pack.agent_dir(dir or cfg.output, n, a.name))
     if not ok then return nil, derr end
@@ -155,6 +162,7 @@ end
 -- Returns { bytes (blobs, graphs and hole files), agents = { { name, radius, tile_bytes, graph_bytes,
 -- hole_bytes, seconds }, ... } } or nil, err.
 local function bake_agents(cfg, geo, dir, list, want, report)
+  if cfg.one_tree then return onetree.bake(cfg, geo, dir, list, want, report, bake_holes) end
   local out = { bytes = 0, agents = {} }
   for n in ipairs(cfg.agents) do
     local t0 = clock()
@@ -334,8 +342,9 @@ function M.rebake(dir, region, config)
   local manifest, merr = pack.read_manifest(dir)
   if not manifest then return nil, merr end
   if manifest.scale ~= cfg.scale or manifest.depth ~= cfg.depth or not same_agents(manifest, cfg)
+    or manifest.one_tree ~= cfg.one_tree
     or not util.same3(manifest.origin, grid.origin) or not util.same3(manifest.tiles, grid.tiles) then
-    error("octonav.bake.rebake: the config's grid (scale, depth, radius, range) differs from the pack's", 2)
+    error("octonav.bake.rebake: the config's grid (scale, depth, radius, range, one_tree) differs from the pack's", 2)
   end
   local t0 = clock()
   local widest = cfg -- the margins of the agent of the largest radius cover every agent's
@@ -359,7 +368,8 @@ function M.rebake(dir, region, config)
     lines_changed = lines_changed or changed
     local missing = false
     for a, ag in ipairs(cfg.agents) do
-      missing = missing or (util.file_size(pack.hole_path(pack.agent_dir(dir, a, ag.name), h.name)) or 0) == 0
+      local hdir = cfg.one_tree and dir or pack.agent_dir(dir, a, ag.name) -- (one tree: its holes only)
+      missing = missing or (util.file_size(pack.hole_path(hdir, h.name)) or 0) == 0
     end
     if geometry.overlaps(hl, hh, rmin, rmax) or changed or missing then
       want[h.name] = true

@@ -15,7 +15,8 @@
 --   query_budget = 200         default expansions per update for the sliced C query (q:start / q:step)
 --   arrive_distance = 0.5      world units: the agent has arrived when this close to the goal while
 --                              heading for it as its last waypoint
---   max_nodes = 65536          search memory of each query (the navigators of a process share their
+--   max_nodes = 65536          search memory of each query (262144 with a search radius: option radius;
+--                              the navigators of a process share their
 --                              queries: a navigator takes an idle one of the tree and max_nodes when a
 --                              search starts and gives it back when the search ends)
 --   exit_candidates = 3        accepted and ignored (routes of pack version 1 left tiles through connect
@@ -238,7 +239,10 @@ function M.new(world, opts)
     query_budget = option(opts, "query_budget", 200, function(v) return is_int(v, 1) end, "an integer >= 1"),
     arrive_distance = option(opts, "arrive_distance", 0.5,
       function(v) return type(v) == "number" and v >= 0 and v < huge end, "a number >= 0"),
-    max_nodes = option(opts, "max_nodes", 65536, function(v) return is_int(v, 2) end, "an integer >= 2"),
+    -- (a search at a radius splits free cells near walls down to leaves: 4x the nodes by default, which a
+    -- 160-unit walk across the dungeon at radius 0.5 needs)
+    max_nodes = option(opts, "max_nodes", search_radius > 0 and 262144 or 65536, function(v) return is_int(v, 2) end,
+      "an integer >= 2"),
     exit_candidates = option(opts, "exit_candidates", 3, function(v) return is_int(v, 1) end, "an integer >= 1"),
     plan_budget = option(opts, "plan_budget", 1024, function(v) return is_int(v, 1) end, "an integer >= 1"),
     prefetch_distance = option(opts, "prefetch_distance", world.tile_size or 16,

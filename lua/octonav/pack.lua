@@ -21,6 +21,7 @@
 -- blob's identity (M.graph_tag), so a graph left from another bake of the tile is told apart.
 local compat = require "octonav.compat"
 local core = require "octonav.core"
+local onetree = require "octonav.onetree" -- version 3: the one-tree pack (its layout and bake)
 
 local M = {}
 
@@ -240,14 +241,14 @@ end
 --- Text of a manifest (see the module comment).
 function M.manifest_text(m)
   local L = {
-    "octonav-pack " .. M.VERSION,
+    "octonav-pack " .. (m.one_tree and onetree.VERSION or M.VERSION),
     "scale " .. num(m.scale),
     "depth " .. num(m.depth),
     "origin " .. pt(m.origin),
     "tiles " .. pt(m.tiles),
     "radius " .. num(m.radius),
   }
-  if m.agents_listed then
+  if m.agents_listed or m.one_tree then
     for _, a in ipairs(m.agents) do L[#L + 1] = ("agent %s %s"):format(a.name, num(a.radius)) end
   end
   for _, h in ipairs(m.holes or {}) do
@@ -287,11 +288,12 @@ function M.parse_manifest(path, text)
     end
   end
   local v = lines[1] and lines[1]:match("^octonav%-pack (%d+)$")
-  if v and v ~= tostring(M.VERSION) then
-    return bad(1, ("a pack of version %s%s; this build reads version %d: bake it again"):format(v,
-      v == "1" and " (one graph.txt for the whole world)" or "", M.VERSION))
+  if v and v ~= tostring(M.VERSION) and v ~= tostring(onetree.VERSION) then
+    return bad(1, ("a pack of version %s%s; this build reads versions %d and %d: bake it again"):format(v,
+      v == "1" and " (one graph.txt for the whole world)" or "", M.VERSION, onetree.VERSION))
   end
-  if lines[1] ~= "octonav-pack " .. M.VERSION then return bad(1, "expected 'octonav-pack " .. M.VERSION .. "'") end
+  if not v then return bad(1, "expected 'octonav-pack " .. M.VERSION .. "' or '" .. onetree.VERSION .. "'") end
+  m.one_tree = v == tostring(onetree.VERSION)
   local single = { scale = "n", depth = "i", origin = "nnn", tiles = "iii", radius = "n" }
   for n = 2, #lines do
     local line = lines[n]
@@ -383,7 +385,13 @@ function M.parse_manifest(path, text)
   for _, key in ipairs { "scale", "depth", "origin", "tiles", "radius" } do
     if m[key] == nil then return nil, ("%s: missing '%s' line"):format(path, key) end
   end
-  if #agents > 0 then
+  if m.one_tree then -- (octonav.onetree: every agent listed, the radius line the smallest of theirs)
+    if #agents == 0 then return nil, ("%s: a one-tree pack (version %d) without agent lines"):format(path, onetree.VERSION) end
+    if onetree.tree_radius(agents) ~= m.radius then
+      return nil, ("%s: the 'radius' line is not the smallest agent radius (the one tree's)"):format(path)
+    end
+    m.agents, m.agents_listed = agents, true
+  elseif #agents > 0 then
     if agents[1].radius ~= m.radius then
       return nil, ("%s: the first agent's radius is not the 'radius' line's"):format(path)
     end

@@ -52,6 +52,7 @@ local function check_point(p, fname, what)
 end
 
 local agents_mod = require "octonav.world_agents"
+local onetree = require "octonav.onetree"
 local doors_mod = require "octonav.world_doors"
 local block_inside, unblock_inside = doors_mod.block_inside, doors_mod.unblock_inside
 
@@ -82,8 +83,9 @@ end
 -- the tile is refused. Returns true or nil, "PATH: reason".
 local function add_graph(world, t, blob)
   local i, j, k = tilegrid.coords(world.grid, t)
-  local path = pack.graph_path(world.dir, i, j, k)
-  local g, err = pack.read_graph(world.dir, i, j, k)
+  local gdir = world.graph_dir or world.dir -- (a one-tree pack's agent: its own, octonav.onetree)
+  local path = pack.graph_path(gdir, i, j, k)
+  local g, err = pack.read_graph(gdir, i, j, k)
   if not g then return nil, err end
   if blob then
     local info, ierr = core.route.info(g)
@@ -154,18 +156,31 @@ local function hole_records(grid, m)
   return list, index
 end
 
+-- The world of a one-tree pack's agent n (octonav.onetree) over owner's tree: its own graph (the tiles'
+-- graphs added by load_agent) and graph_dir; the rest (tree, holes, doors) read through from owner.
+local function agent_view(dir, m, n, tree, grid)
+  local a = m.agents[n]
+  local v = { agent_name = a.name, radius = a.radius, graph_dir = onetree.graph_dir(dir, m.radius, a), grid = grid,
+    graph = core.route.world(tree), graph_revision = 0 }
+  v.graph_ids = graph_ids_of(v)
+  return v
+end
+
 -- Loads agent n of manifest m (its files under pack.agent_dir) as a world of its own (see M.load).
--- Returns the world or nil, err.
-local function load_agent(dir, m, n, o)
+-- A one-tree pack (m.one_tree): the one tree and its holes from dir, agent n's graphs from its
+-- graph_dir, and with `others` (agent indices) those agents' worlds too (agent_view), in
+-- world.agent_worlds (n's first). Returns the world or nil, err.
+local function load_agent(dir, m, n, o, others)
   local agent = m.agents[n]
-  local adir = pack.agent_dir(dir, n, agent.name)
-  local radius = agent.radius
+  local adir = m.one_tree and dir or pack.agent_dir(dir, n, agent.name)
+  local radius = m.one_tree and m.radius or agent.radius -- the tree's
   local with_tiles = o.tiles
   local all_graphs = with_tiles or o.graphs == true
   local grid = grid_of(m)
   local world = {
-    dir = adir, pack_dir = dir, agent_name = agent.name, grid = grid,
-    scale = m.scale, depth = m.depth, radius = radius, origin = m.origin, tiles = m.tiles,
+    dir = adir, pack_dir = dir, agent_name = agent.name, grid = grid, tree_radius = radius,
+    graph_dir = m.one_tree and onetree.graph_dir(dir, m.radius, agent) or nil,
+    scale = m.scale, depth = m.depth, radius = agent.radius, origin = m.origin, tiles = m.tiles,
     tile_size = grid.tile_size, holes = {}, hole_index = {}, graph_revision = 0,
     graphs_stream = not all_graphs, with_tiles = with_tiles, block_holes = o.block_holes ~= false,
   }
@@ -179,7 +194,10 @@ local function load_agent(dir, m, n, o)
   if o.adjacency == false then tree:adjacency(false) end
   world.graph = core.route.world(tree)
   world.graph_ids = graph_ids_of(world)
+  local views = {}
+  for x, a in ipairs(others or {}) do views[x] = agent_view(dir, m, a, tree, grid) end
   local function abort(e)
+    for _, v in ipairs(views) do v.graph:close() end
     world.graph:close()
     tree:close()
     for _, h in ipairs(world.holes) do
@@ -196,6 +214,10 @@ local function load_agent(dir, m, n, o)
       if not ok then return abort(("%s: %s"):format(pack.tile_path(adir, i, j, k), tostring(derr))) end
       local gok, gerr = add_graph(world, t, blob)
       if not gok then return abort(gerr) end
+      for _, v in ipairs(views) do
+        gok, gerr = add_graph(v, t, blob)
+        if not gok then return abort(gerr) end
+      end
     end
     tree:compact()
   else
@@ -218,6 +240,11 @@ local function load_agent(dir, m, n, o)
     end
   end
   setmetatable(world, World)
+  if m.one_tree then
+    world.agent_worlds = { world }
+    local meta = { __index = world, __tostring = World.__tostring, __close = World.__close }
+    for x, v in ipairs(views) do world.agent_worlds[x + 1] = setmetatable(v, meta) end
+  end
   if with_tiles and world.block_holes then -- every hole's inside blocked in the world tree (docs/world.md)
     for i, h in ipairs(world.holes) do
       local ok, berr = block_inside(world, i, h)
@@ -260,6 +287,20 @@ function M.load(dir, opts)
   end
   local m, err = pack.read_manifest(dir)
   if not m then return nil, err end
+  if m.one_tree then -- one tree, a graph per agent (octonav.onetree): one world, the agents its views
+    if o.tiles == false then
+      return nil, ("%s: a one-tree pack (version %d) cannot be streamed yet: load it whole"):format(
+        pack.manifest_path(dir), onetree.VERSION)
+    end
+    local pick, perr = agents_mod.picked(dir, m, o)
+    if not pick then return nil, perr end
+    local others = {}
+    for x = 2, #pick do others[x - 1] = pick[x] end
+    local w, lerr = load_agent(dir, m, pick[1], o, others)
+    if not w then return nil, lerr end
+    w.group = { w }
+    return w
+  end
   return agents_mod.load(dir, m, o, load_agent)
 end
 
@@ -324,7 +365,7 @@ end
 function World:load_hole(hole)
   local _, h = hole_arg(self, hole, "load_hole")
   return load_hole(self.dir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
-    tiles = h.tree_tiles }, self.radius)
+    tiles = h.tree_tiles }, self.tree_radius or self.radius)
 end
 
 --- world:hole_path(h) -> the file of hole h's tree (what load_hole reads).
@@ -338,7 +379,7 @@ end
 function World:check_hole_tree(hole, tree)
   local _, h = hole_arg(self, hole, "check_hole_tree")
   return check_hole(pack.hole_path(self.dir, h.name), { name = h.name, depth = h.depth, scale = h.scale,
-    origin = h.origin, tiles = h.tree_tiles }, self.radius, tree)
+    origin = h.origin, tiles = h.tree_tiles }, self.tree_radius or self.radius, tree)
 end
 
 -- ---- checks: world:validate (octonav.world_validate) -------------------------------------------
@@ -407,6 +448,16 @@ function World:rebake(region, config)
     local ok, rerr = reload_rebaked(w, s)
     if not ok then return nil, rerr end
   end
+  for _, w in ipairs(agents_mod.list(self)) do -- a one-tree pack's other agents: their graphs
+    if rawget(w, "tree") == nil then
+      for _, t in ipairs(s.rebaked) do
+        if w.with_tiles or w.graph:has_tile(tilegrid.coords(w.grid, t)) then
+          local ok, gerr = add_graph(w, t)
+          if not ok then return nil, gerr end
+        end
+      end
+    end
+  end
   return s
 end
 
@@ -472,7 +523,7 @@ function reload_rebaked(self, s)
       if redo[h.name] and (had_tree or (self.with_tiles and not self.streamer)) then
         local herr
         h.tree, herr = load_hole(self.dir, { name = h.name, depth = h.depth, scale = h.scale, origin = h.origin,
-          tiles = h.tree_tiles }, self.radius)
+          tiles = h.tree_tiles }, self.tree_radius or self.radius)
         if not h.tree then return nil, herr end
       end
     end
@@ -574,6 +625,13 @@ local Closed = {
 }
 
 function World:close()
+  for _, w in ipairs(agents_mod.list(self)) do -- a one-tree pack's agents: their graphs
+    if rawget(w, "tree") == nil then
+      World.close_idle_queries(w, true)
+      w.idle_queries = nil
+      w.graph:close()
+    end
+  end
   for _, w in ipairs(agents_mod.each(self)) do
     World.close_idle_queries(w, true)
     w.idle_queries = nil
@@ -583,8 +641,8 @@ function World:close()
       if h.tree then h.tree:close() end
     end
   end
-  for _, w in ipairs(agents_mod.each(self)) do
-    w.closed = true
+  for _, w in ipairs(agents_mod.list(self)) do
+    rawset(w, "closed", true)
     setmetatable(w, Closed)
   end
 end
@@ -598,7 +656,7 @@ World.__close = function(self) self:close() end
 
 function World:__tostring()
   local st = self.graph:stats()
-  local group = agents_mod.each(self)
+  local group = agents_mod.list(self)
   local agents = ""
   if #group > 1 then
     local names = {}

@@ -41,19 +41,8 @@ end
 -- load_agent(dir, m, n, o); each gets `group` (the list, in the order asked). Returns the first or
 -- nil, err (an agent the pack does not have: "DIR: no agent 'NAME' (the pack's: ...)").
 function M.load(dir, m, o, load_agent)
-  local pick = {}
-  if o.agents then
-    local index = {}
-    for n, a in ipairs(m.agents) do index[a.name] = n end
-    for n, name in ipairs(o.agents) do
-      if not index[name] then
-        return nil, ("%s: no agent '%s' (the pack's agents: %s)"):format(dir, name, names_of(m.agents))
-      end
-      pick[n] = index[name]
-    end
-  else
-    for n in ipairs(m.agents) do pick[n] = n end
-  end
+  local pick, perr = M.picked(dir, m, o)
+  if not pick then return nil, perr end
   local group = {}
   for n, a in ipairs(pick) do
     local w, err = load_agent(dir, m, a, o)
@@ -67,18 +56,42 @@ function M.load(dir, m, o, load_agent)
   return group[1]
 end
 
---- The worlds of self's group (self alone when it has none).
+--- The indices in m.agents of the agents o.agents names (every agent when nil), in the order asked,
+-- or nil, err (an agent the pack does not have: "DIR: no agent 'NAME' (the pack's: ...)").
+function M.picked(dir, m, o)
+  local pick = {}
+  if o.agents then
+    local index = {}
+    for n, a in ipairs(m.agents) do index[a.name] = n end
+    for n, name in ipairs(o.agents) do
+      if not index[name] then
+        return nil, ("%s: no agent '%s' (the pack's agents: %s)"):format(dir, name, names_of(m.agents))
+      end
+      pick[n] = index[name]
+    end
+  else
+    for n in ipairs(m.agents) do pick[n] = n end
+  end
+  return pick
+end
+
+--- The worlds of self's group (self alone when it has none): the worlds that own a tree (what door
+-- changes, rebake and close act on).
 function M.each(self) return self.group or { self } end
+
+--- Every agent's world: M.each, and a one-tree pack's agents (world.agent_worlds: views over the one
+-- world's tree with their own graphs, octonav.onetree).
+function M.list(self) return self.agent_worlds or M.each(self) end
 
 --- The world of agent `name` in self's group (self for nil); raises for an unknown name (fname
 -- names the caller).
 function M.pick(self, name, fname)
   if name == nil then return self end
-  for _, w in ipairs(M.each(self)) do
+  for _, w in ipairs(M.list(self)) do
     if w.agent_name == name then return w end
   end
   local list = {}
-  for n, w in ipairs(M.each(self)) do list[n] = { name = w.agent_name } end
+  for n, w in ipairs(M.list(self)) do list[n] = { name = w.agent_name } end
   raise(("%s: agent: unknown agent %s (loaded: %s)"):format(fname, tostring(name), names_of(list)))
 end
 
@@ -93,7 +106,7 @@ function M.for_radius(self, r, fname)
     raise(("%s: radius must be a finite number >= 0, got %s"):format(fname, tostring(r)))
   end
   local best, largest
-  for _, w in ipairs(M.each(self)) do
+  for _, w in ipairs(M.list(self)) do
     local wr = w.radius or 0
     if wr >= r and (not best or wr < best.radius) then best = w end
     if not largest or wr > (largest.radius or 0) then largest = w end
@@ -103,11 +116,13 @@ function M.for_radius(self, r, fname)
   return w, extra > 0 and extra or 0
 end
 
--- Memory of one agent's world: its tree, its world graph, its loaded holes' trees.
+-- Memory of one agent's world: its tree, its world graph, its loaded holes' trees (a one-tree pack's
+-- agent views hold no tree nor holes of their own: 0 bytes, their world's counted once).
 local function agent_stats(w)
-  local ts = w.tree:stats()
+  local own = rawget(w, "tree") ~= nil
+  local ts = own and w.tree:stats() or { bytes = 0, nodes = 0, tiles_loaded = 0 }
   local hole_bytes, holes_loaded = 0, 0
-  for _, h in ipairs(w.holes) do
+  for _, h in ipairs(own and w.holes or {}) do
     if h.tree then
       hole_bytes = hole_bytes + h.tree:stats().bytes
       holes_loaded = holes_loaded + 1
@@ -124,7 +139,7 @@ function M.install(World)
   --- world:agents() -> { { name, radius }, ... }: the agents loaded with this world, the default first.
   function World:agents()
     local out = {}
-    for n, w in ipairs(M.each(self)) do out[n] = { name = w.agent_name, radius = w.radius } end
+    for n, w in ipairs(M.list(self)) do out[n] = { name = w.agent_name, radius = w.radius } end
     return out
   end
 
@@ -150,7 +165,7 @@ function M.install(World)
   -- hole_bytes, bytes }: memory per agent (bytes the C side reports) and the totals.
   function World:stats()
     local out = { agents = {}, tree_bytes = 0, graph_bytes = 0, hole_bytes = 0, bytes = 0 }
-    for n, w in ipairs(M.each(self)) do
+    for n, w in ipairs(M.list(self)) do
       local e = agent_stats(w)
       out.agents[n] = e
       for _, k in ipairs { "tree_bytes", "graph_bytes", "hole_bytes", "bytes" } do out[k] = out[k] + e[k] end

@@ -273,7 +273,7 @@ function World_:reapply_doors(tiles)
   if #tiles == 0 then return 0 end
   local set = {}
   for _, t in ipairs(tiles) do set[t] = true end
-  local n, r = 0, self.radius or 0
+  local n, r = 0, self.tree_radius or self.radius or 0
   for _, h in ipairs(self.holes) do
     for _, d in ipairs(h.doors) do
       local box = d.box or d.doorway
@@ -340,7 +340,7 @@ local function block_inside(self, i, h)
   local boxes, err = inside_boxes(self, i, h)
   if not boxes then return nil, err end
   unblock_inside(self, h)
-  local r, ids, watch = self.radius or 0, {}, {}
+  local r, ids, watch = self.tree_radius or self.radius or 0, {}, {}
   for _, d in ipairs(h.doors) do
     if self.tree:locate(d.outside) == "free" then watch[#watch + 1] = d.outside end
   end

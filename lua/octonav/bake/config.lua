@@ -160,7 +160,7 @@ end
 
 local CONFIG_KEYS = {
   range = true, scale = true, depth = true, radius = true, agents = true, geometry = true, holes = true,
-  connect = true, output = true, progress = true,
+  connect = true, output = true, progress = true, one_tree = true,
 }
 
 -- The agents: config.agents (a list of { name = identifier, radius = r >= 0 }, names unique) or one
@@ -210,6 +210,13 @@ function M.check(config)
   cfg.depth = depth
   cfg.agents, cfg.agents_listed = check_agents(config)
   cfg.radius = cfg.agents[1].radius -- the default agent's (what one-agent stages read)
+  -- one_tree (default false): one tree for every agent (pack version 3, octonav.onetree), baked for the
+  -- smallest agent radius, with a tile graph per agent radius
+  if config.one_tree ~= nil and type(config.one_tree) ~= "boolean" then
+    fail("config.one_tree", "boolean expected, got " .. type(config.one_tree))
+  end
+  cfg.one_tree = config.one_tree == true
+  if cfg.one_tree then cfg.radius = require("octonav.onetree").tree_radius(cfg.agents) end
   cfg.geometry = {}
   for n, g in ipairs(check_table(config.geometry or {}, "config.geometry", "array of geometry entries")) do
     cfg.geometry[n] = check_geometry_entry(g, ("config.geometry[%d]"):format(n))

@@ -11,13 +11,17 @@ local pack = require "octonav.pack"
 local util = require "octonav.util"
 local tilegrid = require "octonav.tilegrid"
 local holes = require "octonav.bake.holes"
+local onetree = require "octonav.onetree"
 
 local M = {}
 
 -- Checks agent n's tile graphs and hole files (under pack.agent_dir) into its summary entry.
 local function check_agent(cfg, dir, n, report)
   local grid, a = cfg.grid, cfg.agents[n]
-  local adir = pack.agent_dir(dir, n, a.name)
+  local adir, hdir = pack.agent_dir(dir, n, a.name), nil -- its graphs' directory, its holes'
+  if cfg.one_tree then -- (octonav.onetree: the holes are the one tree's, counted with the first agent)
+    adir, hdir = onetree.graph_dir(dir, cfg.radius, a), dir
+  end
   local e = { name = a.name, radius = a.radius, graph_bytes = 0, portals = 0, edges = 0, hole_bytes = 0 }
   local suffix = #cfg.agents > 1 and (" (%s)"):format(a.name) or ""
   for t = 0, grid.count - 1 do
@@ -34,11 +38,11 @@ local function check_agent(cfg, dir, n, report)
     report("graph tile " .. t .. suffix)
   end
   for _, h in ipairs(cfg.holes) do
-    local size = util.file_size(pack.hole_path(adir, h.name))
+    local size = util.file_size(pack.hole_path(hdir or adir, h.name))
     if not size or size == 0 then
-      return nil, ("%s: missing (bake the hole: --hole %s)"):format(pack.hole_path(adir, h.name), h.name)
+      return nil, ("%s: missing (bake the hole: --hole %s)"):format(pack.hole_path(hdir or adir, h.name), h.name)
     end
-    e.hole_bytes = e.hole_bytes + size
+    if not hdir or n == 1 then e.hole_bytes = e.hole_bytes + size end
   end
   return e
 end
@@ -46,7 +50,8 @@ end
 --- The manifest of a checked config (its grid, agents and holes).
 function M.manifest(cfg)
   return { scale = cfg.scale, depth = cfg.depth, origin = cfg.grid.origin, tiles = cfg.grid.tiles,
-    radius = cfg.radius, agents = cfg.agents, agents_listed = cfg.agents_listed, holes = holes.manifest_lines(cfg) }
+    radius = cfg.radius, agents = cfg.agents, agents_listed = cfg.agents_listed, one_tree = cfg.one_tree,
+    holes = holes.manifest_lines(cfg) }
 end
 
 --- Checks every tile graph and hole file of the pack at opts.dir against cfg (every agent's), writes

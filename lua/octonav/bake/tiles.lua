@@ -19,14 +19,15 @@ local geometry = require "octonav.bake.geometry"
 
 local M = {}
 
--- One tile's blob and graph blob from its geometry.
-local function tile_blob(cfg, sub, i, j, k)
+-- One tile's blob and graph blob from its geometry (the graph tagged with `tag`, default the blob's
+-- identity: a one-tree pack's agent graph carries the shared tile's, octonav.onetree).
+local function tile_blob(cfg, sub, i, j, k, tag)
   local tree = core.tree.new { tiles = { 1, 1, 1 }, depth = cfg.depth, scale = cfg.scale, radius = cfg.radius,
     origin = tilegrid.min(cfg.grid, i, j, k) }
   geometry.insert(tree, sub)
   local blob = tree:encode_tile(0, 0, 0)
   local graph, gerr = core.route.build(tree, 0, 0, 0, { bound = cfg.connect.bound, stretch = cfg.connect.stretch,
-    tag = pack.graph_tag(blob) })
+    tag = tag or pack.graph_tag(blob) })
   tree:close()
   if not graph then error(("octonav.bake: tile %d,%d,%d: its graph: %s"):format(i, j, k, tostring(gerr)), 0) end
   return blob, graph
@@ -63,7 +64,9 @@ function M.ensure_dirs(dir)
   return true
 end
 
-function M.bake(cfg, geo, dir, list, report)
+-- tiles.bake(cfg, geo, dir, list, report [, tags]): with `tags` (tile -> graph tag) only each tile's
+-- graph file is written, tagged tags[t] (a one-tree pack's agent graphs: octonav.onetree).
+function M.bake(cfg, geo, dir, list, report, tags)
   local grid = cfg.grid
   local m = geometry.margin(cfg)
   if #list * 4 < grid.count then
@@ -86,11 +89,17 @@ function M.bake(cfg, geo, dir, list, report)
     local i, j, k = tilegrid.coords(grid, t)
     local lo, hi = tilegrid.bounds(grid, t)
     lo, hi = geometry.grow(lo, hi, m)
-    local blob, graph = tile_blob(cfg, geometry.select(geo, lo, hi, buckets[t] or {}, true), i, j, k)
-    local nb, err = write(dir, i, j, k, blob, graph)
-    if not nb then return nil, err end
-    bytes = bytes + nb
-    sizes.tile_bytes = sizes.tile_bytes + pack.TILE_FILE_HEAD + #blob
+    local blob, graph = tile_blob(cfg, geometry.select(geo, lo, hi, buckets[t] or {}, true), i, j, k, tags and tags[t])
+    if tags then
+      local ok, err = core.write_file(pack.graph_path(dir, i, j, k), graph, false)
+      if not ok then return nil, err end
+      bytes = bytes + #graph
+    else
+      local nb, err = write(dir, i, j, k, blob, graph)
+      if not nb then return nil, err end
+      bytes = bytes + nb
+      sizes.tile_bytes = sizes.tile_bytes + pack.TILE_FILE_HEAD + #blob
+    end
     sizes.graph_bytes = sizes.graph_bytes + #graph
     if report then report(n, ("tile %d,%d,%d"):format(i, j, k)) end
   end
