@@ -137,8 +137,8 @@ describe("the one-tree pack", function()
     assert.same({ nil, dir .. "/manifest.txt: the 'radius' line is not the smallest agent radius (the one tree's)" },
       { world_mod.load(dir) })
     files.write(dir .. "/manifest.txt", text)
-    assert.same({ nil, dir .. "/manifest.txt: a one-tree pack (version 3) cannot be streamed yet: load it whole" },
-      { world_mod.load(dir, { tiles = false }) })
+    assert.same({ nil, dir .. "/manifest.txt: a one-tree pack (version 3) streams its tree only: load it with "
+      .. "{ tiles = false, graphs = true }" }, { world_mod.load(dir, { tiles = false }) })
     assert.equal("octonav.bake: config.one_tree: boolean expected, got string",
       err_of(bake.check, slot_config(dir, agents, "yes")))
   end)
@@ -169,6 +169,36 @@ describe("the one-tree pack", function()
     assert.same(route_tiles(assert(w2:plan(S, G, { radius = 2 }))), route_tiles(assert(w1:plan(S, G, { radius = 2 }))))
     w1:close()
     w2:close()
+  end)
+
+  it("streams its one tree under every agent's graphs (tiles = false, graphs = true)", function()
+    local dir = tmpdir()
+    assert(bake.run(slot_config(dir, { { name = "small", radius = 0 }, { name = "big", radius = 2 } }, true)))
+    local w = assert(world_mod.load(dir, { tiles = false, graphs = true }))
+    assert.equal(32, w:agent("big").graph:stats().tiles) -- every agent's graphs read at load, and kept
+    assert.equal(32, w.graph:stats().tiles)
+    assert.equal(0, w.tree:stats().tiles_loaded)
+    local s = octonav.streamer.new(w, { workers = 1, load_padding = 40, unload_padding = 80 })
+    local nav = octonav.navigator.new(w, { radius = 0, arrive_distance = 0, streamer = s })
+    nav:go(G)
+    local pos, len, status, wp = { S[1], S[2], S[3] }, 0, nil, nil
+    for _ = 1, 20000 do
+      s:update()
+      status, wp = nav:update(pos)
+      if status == "arrived" or status == "failed" then break end
+      if status == "moving" then
+        local d = dist(pos, wp)
+        local t = d > 0 and math.min(1, 0.25 / d) or 0
+        pos = { pos[1] + (wp[1] - pos[1]) * t, pos[2] + (wp[2] - pos[2]) * t, pos[3] + (wp[3] - pos[3]) * t }
+        len = len + d * t
+      end
+    end
+    nav:close()
+    assert.equal("arrived", status, tostring(wp))
+    assert.near(24, len, 1e-6)
+    assert.is_true(w.tree:stats().tiles_loaded > 0)
+    s:close()
+    w:close()
   end)
 
   describe("the dungeon", function()

@@ -226,6 +226,10 @@ local function load_agent(dir, m, n, o, others)
       for t = 0, grid.count - 1 do
         local gok, gerr = add_graph(world, t)
         if not gok then return abort(gerr) end
+        for _, v in ipairs(views) do
+          gok, gerr = add_graph(v, t)
+          if not gok then return abort(gerr) end
+        end
       end
     end
   end
@@ -288,9 +292,9 @@ function M.load(dir, opts)
   local m, err = pack.read_manifest(dir)
   if not m then return nil, err end
   if m.one_tree then -- one tree, a graph per agent (octonav.onetree): one world, the agents its views
-    if o.tiles == false then
-      return nil, ("%s: a one-tree pack (version %d) cannot be streamed yet: load it whole"):format(
-        pack.manifest_path(dir), onetree.VERSION)
+    if o.tiles == false and o.graphs ~= true then -- (the streamer streams the tree, not the agents' graphs)
+      return nil, ("%s: a one-tree pack (version %d) streams its tree only: load it with { tiles = false, graphs = true }"
+        ):format(pack.manifest_path(dir), onetree.VERSION)
     end
     local pick, perr = agents_mod.picked(dir, m, o)
     if not pick then return nil, perr end
