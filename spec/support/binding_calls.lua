@@ -163,6 +163,8 @@ add("t:raycast", { "t" }, function() return { { 0.5, 1, 4 }, { 7.5, 1, 4 } } end
 add("t:visible", { "t" }, function() return { { 0.5, 1, 4 }, { 7.5, 1, 4 } } end, function(o, a, b) return o.t:visible(a, b) end)
 add("t:visible_xyz", { "t" }, function() return { 0.5, 1, 4, 7.5, 1, 4 } end,
   function(o, ax, ay, az, bx, by, bz) return o.t:visible_xyz(ax, ay, az, bx, by, bz) end)
+add("t:visible_radius", { "t" }, function() return { { 0.5, 1, 4 }, { 7.5, 1, 4 }, 0.5 } end,
+  function(o, a, b, r) return o.t:visible_radius(a, b, r) end)
 add("t:raycast_xyz", { "t" }, function() return { 0.5, 1, 4, 7.5, 1, 4 } end,
   function(o, ax, ay, az, bx, by, bz) return o.t:raycast_xyz(ax, ay, az, bx, by, bz) end)
 add("t:locate_status_xyz", { "t" }, function() return { 1.5, 1.5, 1.5 } end,
