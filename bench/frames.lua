@@ -27,6 +27,7 @@
 -- the over frames by their longest call. (The wrapping adds its own cost: a few us a frame.)
 -- --gc: the budget drives Lua's collector (budget option gc = true: its steps at the start of each frame,
 -- inside the budget's ms, timed as budget.collect by --trace; stats' gc_max and gc_owed printed).
+-- --clock wall|thread: the budget's clock option (wall: the default).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -52,6 +53,10 @@ while i <= #arg do
     or k == "gc" then
     flags[k] = true
     i = i + 1
+  elseif k == "clock" then
+    if arg[i + 1] ~= "wall" and arg[i + 1] ~= "thread" then usage("--clock needs wall or thread") end
+    flags.clock = arg[i + 1]
+    i = i + 2
   elseif k == "png" then
     if not arg[i + 1] then usage("--png needs a file name") end
     flags.png = arg[i + 1]
@@ -230,7 +235,7 @@ local function run_pass()
     strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = 1 }))
   end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
-    results = o.results, gc = flags.gc or nil }
+    results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget)
   local group = flags.group and not flags.nobudget
   local gnavs, gpos, gst, gwp = {}, {}, {}, {}
@@ -350,6 +355,7 @@ end
 
 local mode = (flags.stream and "streamed, " or "") ..
   (flags.group and not flags.nobudget and "group update (budget:update), " or "") ..
+  (flags.clock and ("budget clock " .. flags.clock .. ", ") or "") ..
   (flags.nobudget and "no budget (masks built whole on first read)" or flags.lazy and "lazy masks (los 0)" or
     flags.prepare and "masks prepared" or ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,

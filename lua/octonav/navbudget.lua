@@ -39,7 +39,7 @@
 --                      time left holds (at least 1), and a plan is not started, nor a search step
 --                      taken, when the start or the result (q:result: not sliced) would not fit (a
 --                      512^3 leg search's 64 expansions take ~2 ms, a join up to ~1.5 ms: frames ran
---                      1.5-2 ms past `ms`). With the real clock (no `clock` option) a search step
+--                      1.5-2 ms past `ms`). With the wall or thread clock (not a function) a search step
 --                      runs in C until the frame's deadline whatever its expansions cost
 --                      (q:step_until: the clock read after each expansion; an expansion of a 512^3
 --                      search costs 1-250 us, 50 times more in one search than in another).
@@ -49,7 +49,13 @@
 --                      (the median of the last 9 frames' samples, at most ms / 4: a thread switched
 --                      out says nothing of the navigators) and sets each deadline that much before
 --                      `ms`, so frames end near `ms`.
---   clock      = core.clock   the clock `ms` reads (seconds; a function), for tests
+--   clock      = "wall"  the clock `ms` reads: "wall" (core.clock, monotonic), "thread" (core.thread_clock:
+--                      the calling thread's CPU time, clock_gettime(CLOCK_THREAD_CPUTIME_ID), so that on a
+--                      machine shared with other processes the frame's time is not spent while the
+--                      game's thread waits for a core), or a function returning seconds (a work-unit
+--                      clock for tests: steps then cut by learnt costs, not by the C calls' deadline).
+--                      With "thread" the C calls that stop at a deadline (q:step_until, q:result_step)
+--                      are given the wall clock's reading plus the thread's time left (budget:c_deadline).
 --   gc         = false  true: the budget runs Lua's collector itself, at the start of each frame
 --                      (budget:frame() calls budget:collect(): the automatic collector is stopped, and
 --                      each frame's collector work is done before the navigators' work, inside the
@@ -111,13 +117,15 @@ function M.new(opts)
   if ms ~= nil and not (type(ms) == "number" and ms > 0 and ms < math.huge) then
     raise("octonav.navigator.budget: option 'ms' must be a number > 0")
   end
-  if clock ~= nil and type(clock) ~= "function" then
-    raise("octonav.navigator.budget: option 'clock' must be a function")
-  end
+  local ckind = clock == nil and "wall" or clock
+  if ckind == "wall" then clock = core.clock
+  elseif ckind == "thread" then clock = core.thread_clock
+  elseif type(clock) == "function" then ckind = "function"
+  else raise("octonav.navigator.budget: option 'clock' must be \"wall\", \"thread\" or a function") end
   if opts.gc ~= nil and type(opts.gc) ~= "boolean" then
     raise("octonav.navigator.budget: option 'gc' must be a boolean")
   end
-  local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock or core.clock, late = 0,
+  local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock, clock_kind = ckind, late = 0,
     deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
     los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil }, Budget)
   local los = opts.los
@@ -126,13 +134,15 @@ function M.new(opts)
   self.los = math.floor(los)
   -- (one options table for every frame's tree:los_step: no garbage a frame; ms only with the real clock)
   -- (with the real clock and `ms`, the frame's time bounds the build, not the count)
-  local timed_build = ms ~= nil and clock == nil
+  local timed_build = ms ~= nil and ckind ~= "function"
   self.los_opts = { work = timed_build and 0 or self.los, ms = timed_build and ms * M.LOS_SHARE or nil }
   if ms then self.step = M.TIME_STEP end
   self.gc = opts.gc == true
-  -- with the real clock, a navigator's search step runs in C until the frame's deadline
-  -- (q:step_until); with a clock of the caller's, steps are cut by the learnt costs (step_size)
-  self.timed = ms ~= nil and clock == nil
+  -- with the wall or thread clock, a navigator's search step runs in C until the frame's deadline
+  -- (q:step_until, given budget:c_deadline()); with a clock of the caller's, steps are cut by the
+  -- learnt costs (step_size)
+  self.timed = ms ~= nil and ckind ~= "function"
+  self.thread = ckind == "thread"
   for _, kind in ipairs(KINDS) do
     local v = opts[kind]
     if v == nil then v = DEFAULTS[kind] end
@@ -370,6 +380,17 @@ function M.learn_tail(r, v, ms)
   local t = sorted[math.floor((r.n + 1) / 2)]
   local cap = 0.25 * ms
   return t < cap and t or cap
+end
+
+--- budget:c_deadline() -> the frame's deadline on core.clock's scale (the C calls that stop at a
+-- deadline read the monotonic clock): the deadline itself with the wall clock; with "thread", the wall
+-- clock now plus the thread's CPU time left (a thread switched out meanwhile stops the call early, never
+-- late). nil without `ms` or before the first frame. Internal (navigator_search.lua).
+local wall_clock = core.clock
+function Budget:c_deadline()
+  local due = self.deadline
+  if not self.thread or not due then return due end
+  return wall_clock() + (due - self.clock())
 end
 
 --- budget:step_size(left [, cost]) -> the expansions a search step may take now (1..left): at most

@@ -425,10 +425,11 @@ local function work(self, position, want)
       -- holds fewer at the cost it learnt: its next ask reads the clock)
       local n, t0 = left, nil
       local st, tile
-      local deadline = B.timed and B.deadline
+      local deadline = B.timed and B:c_deadline()
       if deadline then
-        -- the budget reads core.clock: the C step stops at the frame's deadline itself (q:step_until
-        -- reads the clock after each expansion), whatever an expansion of this search costs
+        -- the budget reads core.clock (or the thread's: c_deadline): the C step stops at the frame's
+        -- deadline itself (q:step_until reads the clock after each expansion), whatever an expansion
+        -- of this search costs
         t0 = B.clock()
         self.in_c = s
         st, n, tile = s.q:step_until(left, deadline)
@@ -487,7 +488,7 @@ local function work(self, position, want)
       if not budget then budget = B:take("expansions", self, want) end
       if budget - spent <= 0 then break end
       local t1 = B.step and B.clock() -- (a budget with a frame time learns what a result costs)
-      local deadline = B.timed and B.deadline
+      local deadline = B.timed and B:c_deadline()
       local path, info
       if deadline then
         path, info = s.q:result_step(0, deadline)
