@@ -174,8 +174,16 @@ local function make_tracer(world, budget)
     for _, k in ipairs(names) do sums[k], counts[k] = 0, 0 end
     T.top, T.top_name, T.upd, T.upd_max, T.upd_what, T.upd_sum = 0, nil, 0, 0, nil, 0
   end
-  function T.frame_end(f, ms, limit)
+  function T.frame_end(f, ms, limit, ph)
     if ms <= limit then return end
+    -- budget:update's parts (thread CPU ms): frame() with the collector, the first pass, lead
+    -- moves, plans and searches under way, the turns, the masks, the end
+    local parts_ = ""
+    if ph and ph[7] then
+      local d = {}
+      for j = 2, 7 do d[j - 1] = ("%.2f"):format((ph[j] - ph[j - 1]) * 1e3) end
+      parts_ = "; budget:update frame/pass/leads/work/turns/masks " .. table.concat(d, "/")
+    end
     local c = 0
     local parts = {}
     for _, k in ipairs(names) do
@@ -194,9 +202,9 @@ local function make_tracer(world, budget)
     local key = (lua > T.top * 1e3) and "Lua" or top
     T.by_top[key] = (T.by_top[key] or 0) + 1
     T.over[#T.over + 1] = ("  frame %d: %.2f ms; longest call %s %.2f ms; C %.2f ms: %s; Lua %.2f ms; %d updates,"
-      .. " longest %.2f ms (%s), all %.2f ms; outside the updates %.2f ms"):format(f, ms, top, T.top * 1e3, c * 1e3,
+      .. " longest %.2f ms (%s), all %.2f ms; outside the updates %.2f ms%s"):format(f, ms, top, T.top * 1e3, c * 1e3,
       table.concat(txt, ", "), lua, T.upd, T.upd_max * 1e3, tostring(T.upd_what), T.upd_sum * 1e3,
-      ms - T.upd_sum * 1e3)
+      ms - T.upd_sum * 1e3, parts_)
   end
   function T.close()
     for _, r in ipairs(T.restore) do r() end
@@ -237,6 +245,7 @@ local function run_pass()
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget)
+  if T then budget.phases = { clock = core.thread_clock } end
   local group = flags.group and not flags.nobudget
   local gnavs, gpos, gst, gwp = {}, {}, {}, {}
   local reasons = {}
@@ -288,7 +297,7 @@ local function run_pass()
     local c = (core.thread_clock() - c0) * 1e3
     cpu[f], wall[f] = c, (core.clock() - w0) * 1e3
     if c > limit then over = over + 1 end
-    if T then T.frame_end(f, c, limit) end
+    if T then T.frame_end(f, c, limit, group and budget.phases) end
     for s = 1, o.agents do
       local w, status, wp = navs[s], moves[s][1], moves[s][2]
       if status == "arrived" or status == "failed" then

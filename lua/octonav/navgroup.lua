@@ -13,10 +13,13 @@
 --      (farther than arrive_distance, and than 1e-6): statuses[i], waypoints[i] = "moving", that
 --      waypoint (the agent keeps heading for it; with a streamer the navigator's agent is moved to
 --      positions[i] all the same);
---   2. updates (nav:update(positions[i])) every other "moving" navigator: the agent reached its
---      waypoint and needs the next one now, whatever the frame's time left (a line of sight refused
---      by the budget does not stop it: octonav.smoother steps to the next point of the path for free
---      from a point of it);
+--   2. updates (nav:update(positions[i])) every other "moving" navigator (the agent reached its
+--      waypoint and needs the next one) while the frame's time lasts, round robin: the ones the
+--      deadline leaves out hold at their waypoint (statuses[i], waypoints[i] = "moving", that
+--      waypoint) and go first next frame; and a frame whose time ran out among them is followed by
+--      one that serves 3 first and them after, so that agents reaching waypoints cannot take every
+--      frame's time from the rest (a line of sight refused by the budget does not stop an update:
+--      octonav.smoother steps to the next point of the path for free from a point of it);
 --   3. updates the others in turn, round robin from where the last frame's turn stopped, while the
 --      frame's time lasts (the budget's deadline, `ms`): navigators planning or searching, and those
 --      answered in 1 (their prefetch, smoothing, stale-path and replan checks happen on their turn).
@@ -54,6 +57,50 @@ local function busy(nav)
   return (nav.job ~= nil or nav.search ~= nil) and (st == "planning" or st == "moving")
 end
 
+-- 2: the navigators at their waypoint (navs[reached[1..nreached]], in index order) updated while the
+-- frame's time lasts, round robin: from the first whose index is g.rstart or more (wrapping), so that
+-- the ones the deadline left out go first next frame. Those left hold at their waypoint ("moving" to
+-- it) until served. g.rcut: the time ran out among them (the next frame serves the others first, so
+-- that navigators at their waypoints cannot take every frame's time: no one waits for ever).
+-- Returns the updates made and the navigators left out.
+local function serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame)
+  if nreached == 0 then
+    g.rcut = false
+    return 0, 0
+  end
+  local start, rs = 1, g.rstart
+  for r = 1, nreached do
+    if reached[r] >= rs then
+      start = r
+      break
+    end
+  end
+  local done, left = 0, 0
+  local work, inwork = g.work, g.inwork
+  for c = 0, nreached - 1 do
+    local i = reached[(start - 1 + c) % nreached + 1]
+    local nav = navs[i]
+    if nav.group_mark ~= frame then
+      if due and clock() >= due then -- the rest wait: the first of them goes first next frame
+        g.rstart, g.rcut = i, true
+        for c2 = c, nreached - 1 do
+          if navs[reached[(start - 1 + c2) % nreached + 1]].group_mark ~= frame then left = left + 1 end
+        end
+        return done, left
+      end
+      full(nav, positions[i], i, statuses, waypoints)
+      nav.group_mark = frame
+      done = done + 1
+      if busy(nav) and not inwork[nav] then
+        inwork[nav] = true
+        work[#work + 1] = nav
+      end
+    end
+  end
+  g.rcut = false
+  return done, 0
+end
+
 --- budget:update(navs, positions [, statuses, waypoints]) -> statuses, waypoints (see the top).
 function M.update(B, navs, positions, statuses, waypoints)
   if type(navs) ~= "table" then raise("budget:update: navs must be an array of navigators") end
@@ -62,18 +109,23 @@ function M.update(B, navs, positions, statuses, waypoints)
   if waypoints ~= nil and type(waypoints) ~= "table" then raise("budget:update: waypoints must be a table") end
   statuses, waypoints = statuses or {}, waypoints or {}
   local n = #navs
+  local ph = B.phases -- (bench/frames.lua --trace: each part's time, on ph.clock)
+  if ph then ph[1] = ph.clock() end
   B:frame(true) -- (the masks after the navigators' work: a plan's start or a result, not sliced,
   -- fits in a frame's fresh time more often than in what the masks' fifth leaves)
   local frame = B.frames
+  if ph then ph[2] = ph.clock() end
   local g = B.group
   if not g then
-    g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {}, leads = {} }
+    g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {}, leads = {}, reached = {},
+      rstart = 1, rcut = false }
     B.group = g
   end
   local updated, answered, moved = 0, 0, 0
   local work, inwork = g.work, g.inwork
   local others = 0 -- navigators left for 3 that would not start a plan (see 3b)
   local leads, nleads = g.leads, 0 -- (navigators that may take a lead move: navigator.lua's lead_distance)
+  local reached, nreached = g.reached, 0 -- (navigators at their waypoint: 2)
   -- 1 and 2: the navigators on their way; the others get the answer of their last update for now
   -- (the status they have now and no waypoint when a go, cancel or replan came since), replaced
   -- when 3 updates them
@@ -92,14 +144,11 @@ function M.update(B, navs, positions, statuses, waypoints)
         nav.group_mark = frame - 1
         if nav.streamer then nav.locks:move_agent(p) end
         answered, others = answered + 1, others + 1
-      else
-        full(nav, p, i, statuses, waypoints)
-        nav.group_mark = frame
-        updated, moved = updated + 1, moved + 1
-        if busy(nav) and not inwork[nav] then
-          inwork[nav] = true
-          work[#work + 1] = nav
-        end
+      else -- reached: served in 2 (until then it holds at its waypoint)
+        statuses[i], waypoints[i] = "moving", wp
+        nav.group_mark = frame - 1
+        nreached = nreached + 1
+        reached[nreached] = i
       end
     else
       nav.group_mark = nil
@@ -116,6 +165,16 @@ function M.update(B, navs, positions, statuses, waypoints)
     end
   end
   local due, clock = B.deadline, B.clock
+  if ph then ph[3] = ph.clock() end
+  -- 2: the navigators at their waypoint, before the others unless the last frame's time ran out
+  -- among them (then after: see serve_reached)
+  local late_reached = g.rcut
+  if not late_reached then
+    local u, left = serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame)
+    updated, moved, others = updated + u, moved + u, others + left
+  else
+    others = others + nreached -- (3b's turns may reach them first)
+  end
   -- 2b: the navigators that may take a lead move (a go since their last update, no path yet: their
   -- first move is a line of sight away), first, while the frame's time lasts; the others go on in 3
   for l = 1, nleads do
@@ -132,6 +191,7 @@ function M.update(B, navs, positions, statuses, waypoints)
       end
     end
   end
+  if ph then ph[4] = ph.clock() end
   -- 3a: the navigators whose plan or search is under way, first come first served (they keep their
   -- place until it ends: a search's steps are not spread over turns of the whole crowd)
   local kept = 0
@@ -161,6 +221,7 @@ function M.update(B, navs, positions, statuses, waypoints)
   -- the budget refused for time keeps the turn (it goes first next frame). One that would start a
   -- plan when none is left this frame is passed over (refused, its update would cost Lua time and
   -- nothing else); when only such are left, the turns end.
+  if ph then ph[5] = ph.clock() end
   local plans = B.pools.plans
   local reserved = plans.reserved
   local k = g.cursor
@@ -189,11 +250,19 @@ function M.update(B, navs, positions, statuses, waypoints)
     k = k < n and k + 1 or 1
   end
   g.cursor = k
+  if late_reached then
+    local u = serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame)
+    turns, moved = turns + u, moved + u
+    g.rcut = false -- (next frame they go first again)
+  end
+  for r = 1, nreached do reached[r] = nil end
+  if ph then ph[6] = ph.clock() end
   B:late_masks()
   -- the tail the budget learns (budget:frame) is how far past the deadline the frame's work ended:
   -- here the whole call's end (the masks' floor and the Lua after the last ask included), not the
   -- last ask's (the frames ended that much past `ms`)
   if due then B.last_ask = clock() end
+  if ph then ph[7] = ph.clock() end
   g.updated, g.answered, g.moved, g.working = updated + turns, answered, moved, kept
   return statuses, waypoints
 end
