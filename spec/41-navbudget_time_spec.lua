@@ -55,7 +55,7 @@ describe("a budget with a frame time", function()
         "octonav.navigator.budget: option 'ms' must be a number > 0")
     end
     assert.has_error(function() navigator.budget { clock = 5 } end,
-      "octonav.navigator.budget: option 'clock' must be a function")
+      "octonav.navigator.budget: option 'clock' must be \"wall\", \"thread\" or a function")
   end)
 end)
 

@@ -26,6 +26,9 @@
 --      The turn stops at the deadline and goes on from there next frame, so every navigator gets an
 --      update within ceil(#navs / updates a frame) frames, and a navigator refused by the budget
 --      costs nothing after the deadline. Without `ms` every navigator is updated (as a loop would).
+-- With `ms`, no update is started whose kind's learnt cost (following a path, a plan's start, a
+-- search's step, its result, a route's steps: timed by budget:update, see kind_of) does not fit in the
+-- frame's time left: it waits, and the next frame serves 3 first, its first update whatever its cost.
 -- A navigator's `frame` count and wait_timeout count its updates, which are fewer than frames here.
 -- statuses and waypoints are refilled when given (no garbage a frame), else made; both are returned.
 -- budget:stats().group: { updated = full updates in the last call, answered = answered in 1,
@@ -49,6 +52,10 @@ local function full(nav, p, i, statuses, waypoints)
   nav.group_i = i
   nav.group_st, nav.group_ans, nav.group_epoch = st, wp, nav.epoch
   nav.group_wp = st == "moving" and wp or nil
+  if not nav.group_a2 then -- (arrive_distance is the navigator's option: fixed)
+    local a = nav.arrive_distance
+    nav.group_a2 = a * a > EPS2 and a * a or EPS2
+  end
 end
 
 -- Is a route plan or a step search of nav under way (it needs updates until it ends)?
@@ -57,13 +64,58 @@ local function busy(nav)
   return (nav.job ~= nil or nav.search ~= nil) and (st == "planning" or st == "moving")
 end
 
+-- The kind of update nav is due for, by its state: 1 following its path (smoothing, checks), 2 a
+-- plan's start (the joins), 3 a search's step, 4 a search's result (finalizing), 5 a route's steps,
+-- 6 anything else. budget:update learns what each kind costs (g.cost, seconds) from the updates it
+-- times, and starts no update whose kind's cost does not fit in the frame's time left.
+local function kind_of(nav)
+  local s = nav.search
+  if s then return s.status == "finalizing" and 4 or 3 end
+  local st = nav.state
+  if st == "moving" then return 1 end
+  if st == "planning" then
+    if nav.job then return 5 end
+    return nav.cells == nil and 2 or 6
+  end
+  return 6
+end
+
+-- Does an update of `kind` fit before due (now: the clock's reading)? A kind not yet timed fits.
+local function fits(g, kind, now, due)
+  local c = g.cost[kind]
+  return not c or now + c < due
+end
+
+-- nav's update (full), timed when the frame has a deadline: its kind's cost learnt as the budget
+-- learns its units' (navbudget.learn: half way to a higher one, an eighth to a lower one, a sample
+-- at most 4 times the cost). (A kind whose cost fits in no frame's time left is still served: the
+-- first update of a frame's first part is served whatever its cost, and a frame that refused one
+-- is followed by a frame whose first part is 3.)
+-- t0: the clock's reading just before (the deadline's check; nil without a deadline: not timed),
+-- kind: kind_of(nav) then. Returns the clock's reading after it (nil when not timed): the next
+-- check's (the clock is read once between two updates; with "thread" a read is a system call).
+local function serve(g, clock, t0, kind, nav, p, i, statuses, waypoints)
+  if not t0 then return full(nav, p, i, statuses, waypoints) end
+  full(nav, p, i, statuses, waypoints)
+  local t1 = clock()
+  local v = t1 - t0
+  local cost = g.cost
+  local old = cost[kind]
+  if old then
+    if v > 4 * old then v = 4 * old end
+    v = old + (v - old) * (v > old and 0.5 or 0.125)
+  end
+  cost[kind] = v
+  return t1
+end
+
 -- 2: the navigators at their waypoint (navs[reached[1..nreached]], in index order) updated while the
 -- frame's time lasts, round robin: from the first whose index is g.rstart or more (wrapping), so that
 -- the ones the deadline left out go first next frame. Those left hold at their waypoint ("moving" to
 -- it) until served. g.rcut: the time ran out among them (the next frame serves the others first, so
 -- that navigators at their waypoints cannot take every frame's time: no one waits for ever).
 -- Returns the updates made and the navigators left out.
-local function serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame)
+local function serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame, force)
   if nreached == 0 then
     g.rcut = false
     return 0, 0
@@ -77,19 +129,22 @@ local function serve_reached(g, navs, positions, statuses, waypoints, reached, n
   end
   local done, left = 0, 0
   local work, inwork = g.work, g.inwork
+  local tn -- (the clock's last reading, after the last update)
   for c = 0, nreached - 1 do
     local i = reached[(start - 1 + c) % nreached + 1]
     local nav = navs[i]
     if nav.group_mark ~= frame then
-      if due and clock() >= due then -- the rest wait: the first of them goes first next frame
-        g.rstart, g.rcut = i, true
+      local now = due and (tn or clock())
+      local kind = now and kind_of(nav)
+      if now and (now >= due or not (force or fits(g, kind, now, due))) then -- the rest wait: the first
+        g.rstart, g.rcut = i, true -- of them goes first next frame
         for c2 = c, nreached - 1 do
           if navs[reached[(start - 1 + c2) % nreached + 1]].group_mark ~= frame then left = left + 1 end
         end
         return done, left
       end
-      full(nav, positions[i], i, statuses, waypoints)
-      nav.group_mark = frame
+      tn = serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
+      nav.group_mark, force = frame, false
       done = done + 1
       if busy(nav) and not inwork[nav] then
         inwork[nav] = true
@@ -118,10 +173,10 @@ function M.update(B, navs, positions, statuses, waypoints)
   local g = B.group
   if not g then
     g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {}, leads = {}, reached = {},
-      rstart = 1, rcut = false }
+      rstart = 1, rcut = false, cost = {} }
     B.group = g
   end
-  local updated, answered, moved = 0, 0, 0
+  local updated, answered, moved = 0, 0, 0 -- (answered: navigators left for 3 that would not start a plan too)
   local work, inwork = g.work, g.inwork
   local others = 0 -- navigators left for 3 that would not start a plan (see 3b)
   local leads, nleads = g.leads, 0 -- (navigators that may take a lead move: navigator.lua's lead_distance)
@@ -138,20 +193,17 @@ function M.update(B, navs, positions, statuses, waypoints)
     if wp and st == "moving" and nav.group_epoch == epoch then
       if type(p) ~= "table" then raise(("budget:update: positions[%d] must be a point {x, y, z}"):format(i)) end
       local dx, dy, dz = wp[1] - p[1], wp[2] - p[2], wp[3] - p[3]
-      local d2, a = dx * dx + dy * dy + dz * dz, nav.arrive_distance
-      if d2 > EPS2 and d2 > a * a then -- (NaN: not greater, updated, and nav:update names it)
-        statuses[i], waypoints[i] = "moving", wp
-        nav.group_mark = frame - 1
+      statuses[i], waypoints[i] = "moving", wp
+      -- (group_a2: the arrive distance squared, at least EPS2; NaN: not greater, updated, and
+      -- nav:update names it. group_mark is left as it is: only == frame means served this frame)
+      if dx * dx + dy * dy + dz * dz > nav.group_a2 then
         if nav.streamer then nav.locks:move_agent(p) end
-        answered, others = answered + 1, others + 1
+        answered = answered + 1
       else -- reached: served in 2 (until then it holds at its waypoint)
-        statuses[i], waypoints[i] = "moving", wp
-        nav.group_mark = frame - 1
         nreached = nreached + 1
         reached[nreached] = i
       end
     else
-      nav.group_mark = nil
       if nav.group_epoch == epoch then
         statuses[i], waypoints[i] = nav.group_st, nav.group_ans
       else
@@ -164,13 +216,17 @@ function M.update(B, navs, positions, statuses, waypoints)
       end
     end
   end
+  others = others + answered
   local due, clock = B.deadline, B.clock
+  local refused = false -- (an update not started because its kind's cost did not fit)
+  local force = g.rcut -- (3 goes first this frame: its first update is served whatever its cost)
   if ph then ph[3] = ph.clock() end
   -- 2: the navigators at their waypoint, before the others unless the last frame's time ran out
   -- among them (then after: see serve_reached)
   local late_reached = g.rcut
   if not late_reached then
-    local u, left = serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame)
+    -- (the first of them is served whatever its kind's cost: a frame starts with them)
+    local u, left = serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame, true)
     updated, moved, others = updated + u, moved + u, others + left
   else
     others = others + nreached -- (3b's turns may reach them first)
@@ -181,8 +237,12 @@ function M.update(B, navs, positions, statuses, waypoints)
     local i = leads[l]
     leads[l] = nil
     local nav = navs[i]
-    if nav.group_mark ~= frame and not (due and clock() >= due) then
-      full(nav, positions[i], i, statuses, waypoints)
+    local now = due and nav.group_mark ~= frame and clock()
+    local kind = now and kind_of(nav)
+    if now and not fits(g, kind, now, due) then
+      refused = true
+    elseif nav.group_mark ~= frame and not (now and now >= due) then
+      serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
       nav.group_mark = frame
       updated, others = updated + 1, others - 1
       if busy(nav) and not inwork[nav] then
@@ -202,10 +262,15 @@ function M.update(B, navs, positions, statuses, waypoints)
     local i = nav.group_i -- (where its last update found it; gone from navs, or moved: it leaves
     if navs[i] ~= nav then i = nil end -- the list, and comes back on its next turn)
     if i and not stopped and nav.group_mark ~= frame then
-      if due and clock() >= due then
+      local now = due and clock()
+      local kind = now and kind_of(nav)
+      if now and now >= due then
         stopped = true
+      elseif now and not (force or fits(g, kind, now, due)) then -- (first come first served: the rest
+        stopped, refused = true, true -- wait too)
       else
-        full(nav, positions[i], i, statuses, waypoints)
+        serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
+        force = false
         nav.group_mark = frame
         updated, others = updated + 1, others - 1
       end
@@ -227,6 +292,7 @@ function M.update(B, navs, positions, statuses, waypoints)
   local k = g.cursor
   if k > n then k = 1 end
   local turns = 0
+  local tn -- (the clock's reading after the last turn: the next turn's check, when no other came between)
   for _ = 1, n do
     if stopped or (others <= 0 and plans.free == 0) then break end
     local nav = navs[k]
@@ -234,9 +300,16 @@ function M.update(B, navs, positions, statuses, waypoints)
       -- (one that may take a lead move is served as the others are: navigator.lua's lead_distance)
       local starts = nav.state == "planning" and nav.cells == nil and nav.job == nil and not nav.lead_ready
       if not starts or plans.free > 0 or reserved[nav] then
-        if due and clock() >= due then break end
+        local now = due and (tn or clock())
+        local kind = now and kind_of(nav)
+        if now and now >= due then break end
+        if now and not (force or fits(g, kind, now, due)) then -- (its turn again first next frame)
+          refused = true
+          break
+        end
         local cut = B.cut
-        full(nav, positions[k], k, statuses, waypoints)
+        tn = serve(g, clock, now, kind, nav, positions[k], k, statuses, waypoints)
+        force = false
         nav.group_mark = frame
         turns = turns + 1
         if not starts then others = others - 1 end
@@ -251,9 +324,11 @@ function M.update(B, navs, positions, statuses, waypoints)
   end
   g.cursor = k
   if late_reached then
-    local u = serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame)
+    local u = serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame, false)
     turns, moved = turns + u, moved + u
     g.rcut = false -- (next frame they go first again)
+  elseif refused then
+    g.rcut = true -- (an update too long for the time left: next frame 3 goes first, with its fresh time)
   end
   for r = 1, nreached do reached[r] = nil end
   if ph then ph[6] = ph.clock() end

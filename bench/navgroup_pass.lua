@@ -1,0 +1,54 @@
+-- bench/navgroup_pass.lua [--navs N] [--frames F] [--passes P] [--starters K]
+-- budget:update's own Lua (lua/octonav/navgroup.lua) at N navigators (1000): stand-in navigators
+-- whose update costs nothing (the fields budget:update reads, an update returning "moving" to the
+-- same far waypoint), N - K of them heading for a waypoint they have not reached (answered in the
+-- first pass; their turns update them), K (200) waiting to start a plan (plans = 0: none starts).
+-- A budget with ms = 4 on the thread CPU clock. Prints the thread CPU time of one budget:update
+-- (us, the mean over F = 200 frames), the fastest of P = 5 passes, and us a navigator.
+-- Run (from the repository, after `make`): lua5.4 bench/navgroup_pass.lua
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
+local core = require "octonav.core"
+local navigator = require "octonav.navigator"
+
+local o = { navs = 1000, frames = 200, passes = 5, starters = 200 }
+local i = 1
+while i <= #arg do
+  local k = arg[i]:match("^%-%-(.+)$")
+  local v = tonumber(arg[i + 1])
+  if not k or o[k] == nil or not v then
+    io.stderr:write("usage: lua5.4 bench/navgroup_pass.lua [--navs N] [--frames F] [--passes P] [--starters K]\n")
+    os.exit(2)
+  end
+  o[k] = v
+  i = i + 2
+end
+
+local FAR = { 1e6, 0, 0 }
+local function mover()
+  return { epoch = 1, state = "moving", arrive_distance = 0.5,
+    update = function() return "moving", FAR end }
+end
+local function starter()
+  return { epoch = 1, state = "planning", arrive_distance = 0.5,
+    update = function() return "planning", nil end }
+end
+
+local best = math.huge
+for _ = 1, o.passes do
+  local budget = navigator.budget { ms = 4, clock = "thread", plans = 0 }
+  local navs, pos = {}, {}
+  for j = 1, o.navs do
+    navs[j] = j <= o.navs - o.starters and mover() or starter()
+    pos[j] = { 0, 0, 0 }
+  end
+  local st, wp = {}, {}
+  for _ = 1, 5 do budget:update(navs, pos, st, wp) end -- (every mover updated once: answered after)
+  collectgarbage()
+  local t0 = core.thread_clock()
+  for _ = 1, o.frames do budget:update(navs, pos, st, wp) end
+  local us = (core.thread_clock() - t0) / o.frames * 1e6
+  if us < best then best = us end
+end
+print(("budget:update, %d navigators (%d waiting to start a plan): %.1f us a frame, %.3f us a navigator (fastest of %d)")
+  :format(o.navs, o.starters, best, best / o.navs, o.passes))
