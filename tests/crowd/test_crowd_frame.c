@@ -215,25 +215,31 @@ static void test_threads_same_frames(void)
     {
         enum { PF = 60 };
         size_t psz = (size_t)PF * 6 * 50 * sizeof(double);
-        double *p1 = malloc(psz), *p2 = malloc(psz), *p3 = malloc(psz);
+        double *p1 = malloc(psz), *p2 = malloc(psz), *p3 = malloc(psz), *p8 = malloc(psz);
         pairs_run(1, PF, p1);
         pairs_run(2, PF, p2);
         pairs_run(3, PF, p3);
+        pairs_run(8, PF, p8);
         CHECK(memcmp(p1, p2, psz) == 0);
         CHECK(memcmp(p1, p3, psz) == 0);
+        CHECK(memcmp(p1, p8, psz) == 0);
         free(p1);
         free(p2);
         free(p3);
+        free(p8);
     }
     enum { FRAMES = 400 };
     size_t sz = (size_t)FRAMES * 6 * 48 * sizeof(double);
-    double *one = malloc(sz), *two = malloc(sz), *three = malloc(sz);
-    on_crowd_stats s1, s2, s3;
+    double *one = malloc(sz), *two = malloc(sz), *three = malloc(sz), *eight = malloc(sz);
+    on_crowd_stats s1, s2, s3, s8;
     door_run(1, FRAMES, one, &s1);
     door_run(2, FRAMES, two, &s2);
     door_run(3, FRAMES, three, &s3);
+    door_run(8, FRAMES, eight, &s8);
     CHECK(memcmp(one, two, sz) == 0);
     CHECK(memcmp(one, three, sz) == 0);
+    CHECK(memcmp(one, eight, sz) == 0);
+    CHECK_EQ_INT(s8.boundary_refreshes, s1.boundary_refreshes);
     CHECK_EQ_INT(s2.boundary_refreshes, s1.boundary_refreshes);
     CHECK_EQ_INT(s3.boundary_refreshes, s1.boundary_refreshes);
     CHECK_EQ_INT(s2.fallbacks, s1.fallbacks);
@@ -244,13 +250,14 @@ static void test_threads_same_frames(void)
         double x0 = one[6 * i], x1 = one[(size_t)(FRAMES - 1) * 6 * 48 + 6 * i];
         if ((x0 - 16) * (x1 - 16) < 0) crossed++;
     }
-    printf("threads: %d frames equal on 1, 2 and 3 threads; %d agents crossed the door, %llu boundary reads, "
+    printf("threads: %d frames equal on 1, 2, 3 and 8 threads; %d agents crossed the door, %llu boundary reads, "
            "%llu fallbacks\n",
            FRAMES, crossed, (unsigned long long)s1.boundary_refreshes, (unsigned long long)s1.fallbacks);
     CHECK(crossed >= 10);
     free(one);
     free(two);
     free(three);
+    free(eight);
 }
 
 static void test_threads_option(void)
