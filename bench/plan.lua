@@ -6,6 +6,7 @@
 -- in each pass on the same pairs: the world as loaded (its tree's cell adjacency on, the default) and
 -- loaded with { adjacency = false }; a plan joins its ends over boxes (route_start.c, reach.c), so the
 -- adjacency should not move it (a check that it does not). Each figure: the fastest of the passes.
+-- --forms 1: the default form only. --times FILE writes each pair's fastest time (ms, default form: "k ms").
 -- --costs FILE writes each pair's route cost (a line each, the default form's, "-" when none);
 -- --ref FILE reads such a file (for example from a build with CFLAGS=-DROUTE_FULL_JOIN: every join a
 -- whole search of its tile's component, route_start.c) and prints the mean and worst cost ratio.
@@ -22,8 +23,8 @@ end
 
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/plan.lua PACK [--pairs N] [--seed S] [--passes P]") end
-local o = { pairs = 200, seed = 1, passes = 3 }
-local files = { costs = false, ref = false }
+local o = { pairs = 200, seed = 1, passes = 3, forms = 2 }
+local files = { costs = false, ref = false, only = false, times = false }
 local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
@@ -52,6 +53,14 @@ local function pct(xs, p)
   return s[math.max(1, math.min(#s, k))]
 end
 
+-- --only LIST: plan only these pairs (numbers from 1, comma-separated; the others are drawn all the same),
+-- for example the slowest ones under callgrind
+local only
+if files.only then
+  only = {}
+  for n in files.only:gmatch("%d+") do only[tonumber(n)] = true end
+end
+
 local pairs_
 local function run(adjacency)
   collectgarbage()
@@ -69,30 +78,35 @@ local function run(adjacency)
     pairs_ = {}
     for k = 1, o.pairs do pairs_[k] = { free_point(), free_point() } end
   end
-  local ms, cost, found, costs = {}, 0, 0, {}
+  local ms, cost, found, costs, per = {}, 0, 0, {}, {}
   for k, pr in ipairs(pairs_) do
-    local t0 = core.thread_clock()
-    local route, c = world:plan(pr[1], pr[2])
-    ms[k] = (core.thread_clock() - t0) * 1e3
-    if route then
-      found = found + 1
-      cost = cost + c
+    if not only or only[k] then
+      local t0 = core.thread_clock()
+      local route, c = world:plan(pr[1], pr[2])
+      per[k] = (core.thread_clock() - t0) * 1e3
+      ms[#ms + 1] = per[k]
+      if route then
+        found = found + 1
+        cost = cost + c
+      end
+      costs[k] = route and c or false
     end
-    costs[k] = route and c or false
   end
   world:close()
   return { p50 = pct(ms, 0.5), p90 = pct(ms, 0.9), p99 = pct(ms, 0.99), max = pct(ms, 1), found = found,
-    cost = found > 0 and cost / found or 0, costs = costs }
+    cost = found > 0 and cost / found or 0, costs = costs, per = per }
 end
 
 local best = {}
+local forms = o.forms == 1 and { true } or { true, false }
 for _ = 1, o.passes do
-  for _, form in ipairs({ true, false }) do
+  for _, form in ipairs(forms) do
     local r = run(form)
     local b = best[form]
     if not b then best[form] = r
     else
       for _, k in ipairs({ "p50", "p90", "p99", "max" }) do b[k] = math.min(b[k], r[k]) end
+      for k, v in pairs(r.per) do b.per[k] = math.min(b.per[k], v) end
     end
   end
 end
@@ -100,12 +114,20 @@ print(("world:plan on %s, %d pairs (seed %d), first call each, fastest of %d pas
   pack, o.pairs, o.seed, o.passes))
 print("| adjacency | p50 | p90 | p99 | worst | found | mean cost |")
 print("|---|---:|---:|---:|---:|---:|---:|")
-for _, form in ipairs({ true, false }) do
+for _, form in ipairs(forms) do
   local b = best[form]
   print(("| %s | %.2f | %.2f | %.2f | %.2f | %d | %.2f |"):format(form and "on (default)" or "off", b.p50, b.p90, b.p99,
     b.max, b.found, b.cost))
 end
 local costs = best[true].costs
+if files.times then
+  local f = assert(io.open(files.times, "w"))
+  for k = 1, o.pairs do
+    local v = best[true].per[k]
+    if v then f:write(("%d %.4f\n"):format(k, v)) end
+  end
+  f:close()
+end
 if files.costs then
   local f = assert(io.open(files.costs, "w"))
   for k = 1, o.pairs do f:write(costs[k] and ("%.17g\n"):format(costs[k]) or "-\n") end

@@ -391,6 +391,7 @@ void on_boxlazy_clear(on_boxlazy *z)
     z->set.adj_off[0] = 0;
     z->nbface = 0;
     z->built = 0;
+    z->pn = 0;
 }
 
 /* Paint the free leaves of the cube `code` (a stored node, its blocked-children byte bf) into o,
@@ -429,38 +430,57 @@ static void paint_node(const on_table *tab, uint32_t code, uint8_t bf, const int
 }
 
 /* Paint block b's free leaves into the block's own bitmap (rows of one word, B bits used): the node
- * covering the block found from the root (a free or blocked ancestor fills or leaves it whole), then
- * its cubes. Returns 1 when the block is one free cube (o left as it was: its greedy boxes are that
- * one cube), -1 when it is blocked whole (o all zeros), 0 otherwise. */
-static int paint_block(const on_boxlazy *z, const int org[3], occ *o)
+ * covering the block found from the tile's node down (a free or blocked ancestor fills or leaves it
+ * whole), then its cubes. Returns 1 when the block is one free cube (o left as it was: its greedy
+ * boxes are that one cube), -1 when it is blocked whole (o all zeros), 0 otherwise. The way down
+ * reuses the layers it shares with the last block's (z->pcode, pval: a search builds neighbouring
+ * blocks one after another, whose ancestors are the same nodes; the same values, not looked up again). */
+static int paint_block(on_boxlazy *z, const int org[3], occ *o)
 {
     int B = z->set.bsize;
     size_t bytes = (size_t)B * (size_t)B * sizeof *o->w;
-    uint32_t code = on_code_make(0, 0, 0, (uint32_t)z->depth);
-    int bf = z->solid ? 0 : on_table_get(z->tab, code);
-    int whole = !z->solid && bf < 0; /* the tile is one free leaf */
-    int blocked = z->solid;
-    if (!blocked && !whole && z->tab->cap) /* the ancestors' home slots at once (as paint_node's children) */
-        for (uint32_t c = code; on_code_layer(c) > (uint32_t)z->bdepth;) {
-            uint32_t h = 1u << (on_code_layer(c) - 1);
-            c = on_code_child(c, ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) |
-                                     ((uint32_t)org[2] & h ? 4u : 0u));
-            __builtin_prefetch(&z->tab->keys[on_table_home(c, z->tab->cap)]);
+    int top = z->depth, bot = z->bdepth;
+    if (z->solid) {
+        memset(o->w, 0, bytes);
+        return -1;
+    }
+    if (z->ptab != z->tab) {
+        z->ptab = z->tab;
+        z->pn = 0;
+    }
+    uint32_t path[16]; /* the nodes from the tile's (layer top) to the block's (layer bot) */
+    path[top] = on_code_make(0, 0, 0, (uint32_t)top);
+    for (int l = top; l > bot; l--) {
+        uint32_t h = 1u << (l - 1);
+        path[l - 1] = on_code_child(path[l], ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) |
+                                                 ((uint32_t)org[2] & h ? 4u : 0u));
+    }
+    int keep = 0; /* layers from the top the last way shares */
+    while (keep < z->pn && top - keep >= bot && z->pcode[top - keep] == path[top - keep]) keep++;
+    if (z->tab->cap) /* the other layers' home slots at once (as paint_node's children) */
+        for (int l = top - keep; l >= bot; l--) __builtin_prefetch(&z->tab->keys[on_table_home(path[l], z->tab->cap)]);
+    int bf = -1;
+    for (int l = top; l >= bot; l--) {
+        if (top - l < keep) {
+            bf = z->pval[l];
+        } else {
+            bf = on_table_get(z->tab, path[l]);
+            z->pcode[l] = path[l];
+            z->pval[l] = (int16_t)bf;
+            if (top - l + 1 > z->pn) z->pn = top - l + 1;
         }
-    while (!blocked && !whole && on_code_layer(code) > (uint32_t)z->bdepth) {
-        uint32_t h = 1u << (on_code_layer(code) - 1);
-        unsigned i = ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) | ((uint32_t)org[2] & h ? 4u : 0u);
-        if ((uint8_t)bf & (1u << i)) blocked = 1; /* blocked whole */
-        else {
-            code = on_code_child(code, i);
-            bf = on_table_get(z->tab, code);
-            whole = bf < 0; /* a free leaf holding the block */
+        if (bf < 0) return 1; /* a free leaf holding the block (o not painted: the caller makes its one box) */
+        if (l > bot) {
+            uint32_t h = 1u << (l - 1);
+            unsigned i = ((uint32_t)org[0] & h ? 1u : 0u) | ((uint32_t)org[1] & h ? 2u : 0u) | ((uint32_t)org[2] & h ? 4u : 0u);
+            if ((uint8_t)bf & (1u << i)) { /* blocked whole */
+                memset(o->w, 0, bytes);
+                return -1;
+            }
         }
     }
-    if (whole) return 1; /* (o not painted: the caller makes its one box) */
     memset(o->w, 0, bytes);
-    if (blocked) return -1;
-    paint_node(z->tab, code, (uint8_t)bf, org, o);
+    paint_node(z->tab, path[bot], (uint8_t)bf, org, o);
     return 0;
 }
 

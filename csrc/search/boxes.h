@@ -110,6 +110,13 @@ typedef struct on_boxlazy {
     uint32_t *ord, *boff;   /* scratch of a block's adjacency: B + 1 buckets, its boxes by plane */
     uint32_t *ea, *eb, *deg;
     size_t ecap, ordcap;
+    /* the last blocks' ways down from the tile's node (paint_block): pcode[l] a node of layer l and
+     * pval[l] its table value in tab ptab (-1: not stored), for the pn layers depth, depth - 1, ...
+     * (0 after a clear or another table); the next block reuses the layers its way shares */
+    const on_table *ptab;
+    uint32_t pcode[16];
+    int16_t pval[16];
+    int pn;
 } on_boxlazy;
 
 /* A lazy set for tiles of `depth` (>= 6: whole blocks) with nothing built; -1 when out of memory. */

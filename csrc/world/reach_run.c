@@ -15,9 +15,13 @@
  * nearest target instead of `to` (reach_run). 256 -> 128 (session 9; 35 pairs of 8x1x8 x 512^3,
  * world:plan's start_multi): boxes settled by the joins max 659 -> 496, p90 224 -> 194; route costs
  * / 256's mean 1.003, max 1.063; 96 and 64 settle more at the max (578, 632): the nearest portal
- * sought sooner from a point not yet out of its pocket. */
+ * sought sooner from a point not yet out of its pocket. Session 21: 128 -> 48 (the seed's world, 8x1x8 x
+ * 512^3 as loaded, 200 pairs of bench/plan.lua, callgrind: a plan's instructions p99 7.57 M -> 5.42 M,
+ * p90 3.05 M -> 2.74 M; route costs / 128's mean 1.0087, max 1.21; 64: p99 6.09 M, mean 1.0033; 32:
+ * p99 5.06 M but mean 1.034, max 1.33): the slowest plans' joins are such lost searches, 150-300
+ * boxes settled over 16-leaf blocks built for them (2,000-3,400 boxes). */
 #ifndef LOST_POPS
-#define LOST_POPS 128
+#define LOST_POPS 48
 #endif
 
 /* Of two entries of equal keys, does a come first? Blocks before boxes, blocks by index, boxes by
