@@ -116,38 +116,60 @@ static uint32_t heap_pop(on_reach *r, size_t *n, double *key)
     return top;
 }
 
-/* Where a path at point p (in or on box a) enters box c across their shared face: p clamped onto
- * the face. The segment p -> q lies in a (a box is convex). */
-static void entry_point(const on_box *a, const on_box *c, const double p[3], double q[3])
+/* Where a path at point p (in or on box a) enters box c across their shared face [lo, hi] (face_of):
+ * p clamped onto the face. The segment p -> q lies in a (a box is convex). */
+static inline __attribute__((always_inline)) void face_of(const on_box *a, const on_box *c, double lo[3], double hi[3])
 {
     for (int j = 0; j < 3; j++) {
-        double lo = a->mn[j] > c->mn[j] ? a->mn[j] : c->mn[j];
-        double hi = a->mx[j] < c->mx[j] ? a->mx[j] : c->mx[j];
-        q[j] = p[j] < lo ? lo : p[j] > hi ? hi : p[j];
+        lo[j] = a->mn[j] > c->mn[j] ? a->mn[j] : c->mn[j];
+        hi[j] = a->mx[j] < c->mx[j] ? a->mx[j] : c->mx[j];
     }
 }
 
-/* Does the segment p -> q (p in box a, q in box b, which share a face) cross from a into b through
- * their shared face? */
-static inline __attribute__((always_inline)) int crosses_face(const on_box *a, const on_box *b, const double p[3], const double q[3])
+static inline __attribute__((always_inline)) void entry_point(const double lo[3], const double hi[3], const double p[3], double q[3])
 {
+    for (int j = 0; j < 3; j++) q[j] = p[j] < lo[j] ? lo[j] : p[j] > hi[j] ? hi[j] : p[j];
+}
+
+/* The face a box's parent a and the box b share, for crosses_face: found once per box expanded (its
+ * neighbours each ask). k: the axis across it (-1: none), plane: its coordinate there, lo, hi: its
+ * extent along the other two axes. */
+typedef struct pface {
+    int k;
+    double plane, lo[3], hi[3];
+} pface;
+
+static inline __attribute__((always_inline)) void pface_of(const on_box *a, const on_box *b, pface *f)
+{
+    f->k = -1;
     for (int k = 0; k < 3; k++) {
-        double plane;
-        if (a->mx[k] == b->mn[k]) plane = a->mx[k];
-        else if (a->mn[k] == b->mx[k]) plane = a->mn[k];
+        if (a->mx[k] == b->mn[k]) f->plane = a->mx[k];
+        else if (a->mn[k] == b->mx[k]) f->plane = a->mn[k];
         else continue;
-        if (q[k] == p[k]) return 0;
-        double t = (plane - p[k]) / (q[k] - p[k]);
-        if (t < 0 || t > 1) return 0;
-        for (int j = 0; j < 3; j++) {
-            if (j == k) continue;
-            double v = p[j] + t * (q[j] - p[j]);
-            double lo = a->mn[j] > b->mn[j] ? a->mn[j] : b->mn[j], hi = a->mx[j] < b->mx[j] ? a->mx[j] : b->mx[j];
-            if (v < lo - 1e-9 || v > hi + 1e-9) return 0;
-        }
-        return 1;
+        f->k = k;
+        break;
     }
-    return 0;
+    for (int j = 0; j < 3; j++) {
+        f->lo[j] = a->mn[j] > b->mn[j] ? a->mn[j] : b->mn[j];
+        f->hi[j] = a->mx[j] < b->mx[j] ? a->mx[j] : b->mx[j];
+    }
+}
+
+/* Does the segment p -> q (p in box a, q in box b, which share the face f) cross from a into b through
+ * their shared face? */
+static inline __attribute__((always_inline)) int crosses_face(const pface *f, const double p[3], const double q[3])
+{
+    int k = f->k;
+    if (k < 0) return 0;
+    if (q[k] == p[k]) return 0;
+    double t = (f->plane - p[k]) / (q[k] - p[k]);
+    if (t < 0 || t > 1) return 0;
+    for (int j = 0; j < 3; j++) {
+        if (j == k) continue;
+        double v = p[j] + t * (q[j] - p[j]);
+        if (v < f->lo[j] - 1e-9 || v > f->hi[j] + 1e-9) return 0;
+    }
+    return 1;
 }
 
 /* With `to`: hc[t] = |p - target t| + hp[t] and the targets in order of it (insertion sort: a tile's
@@ -244,28 +266,33 @@ static void lower_faces(on_reach *r, const on_boxset *s, const reach_stop *d)
  * cost and entry point improved when this way is better (and pushed again). (Inlined always: called
  * from three loops, out of line it cost the prepared joins 2.5 M instructions over 35 plans.) */
 static inline __attribute__((always_inline)) void relax(on_reach *r, const on_boxset *s, const reach_stop *d, uint32_t b, uint32_t c, uint32_t pa,
-                         const double *pb, double key, size_t *n)
+                         const pface *pf, const double *pb, double key, size_t *n)
 {
     const uint32_t cur = r->cur;
     const double *to = d ? d->to : NULL;
     if (d && r->done[c] == cur) return; /* settled: never reopened */
+    /* both ways below cost at least the cost of where they start (b's, or its parent's): when c's is
+     * no higher, neither can improve it (nothing computed) */
+    double gc = gval(r, c), lb = pa != UINT32_MAX && r->g[pa] < key ? r->g[pa] : key;
+    if (gc <= lb) return;
     const on_box *a = &s->box[b];
-    double q[3];
-    entry_point(a, &s->box[c], pb, q);
+    double q[3], lo[3], hi[3];
+    face_of(a, &s->box[c], lo, hi);
+    entry_point(lo, hi, pb, q);
     double ng = key + dist3(pb, q);
     if (pa != UINT32_MAX) {
         /* any-angle: straight from the parent's point when that line crosses into b through
          * their shared face (a cost estimate steering the corridor; the path is relaxed later) */
         const double *pp = r->pt + 3 * (size_t)pa;
         double q2[3];
-        entry_point(a, &s->box[c], pp, q2);
+        entry_point(lo, hi, pp, q2);
         double g2 = r->g[pa] + dist3(pp, q2);
-        if (g2 < ng && crosses_face(&s->box[pa], a, pp, q2)) {
+        if (g2 < ng && crosses_face(pf, pp, q2)) {
             ng = g2;
             memcpy(q, q2, sizeof q);
         }
     }
-    if (ng < gval(r, c)) {
+    if (ng < gc) {
         r->seen[c] = cur;
         r->g[c] = ng;
         r->parent[c] = b;
@@ -474,11 +501,13 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
             }
             const on_boxblock *kb = &z->blk[blk];
             for (uint32_t w = r->whead[blk]; w != NO_ENTRY; w = r->wnext[w]) {
-                uint32_t x = r->wbox[w];
+                uint32_t x = r->wbox[w], xp = r->parent[x];
                 int side = r->wside[w];
+                pface xf = {.k = -1};
+                if (xp != UINT32_MAX) pface_of(&s->box[xp], &s->box[x], &xf);
                 for (uint32_t j = kb->fo[side]; j < kb->fo[side + 1]; j++)
                     if (on_box_overlap2(&s->box[x], &s->box[z->bface[j]], side >> 1))
-                        relax(r, s, d, x, z->bface[j], r->parent[x], r->pt + 3 * (size_t)x, r->g[x], &n);
+                        relax(r, s, d, x, z->bface[j], xp, &xf, r->pt + 3 * (size_t)x, r->g[x], &n);
             }
             r->whead[blk] = NO_ENTRY;
             continue;
@@ -609,12 +638,14 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
                 }
             pb = r->pt + 3 * (size_t)b;
         }
-        for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) relax(r, s, d, b, s->adj[e], pa, pb, key, &n);
+        pface pf = {.k = -1};
+        if (pa != UINT32_MAX) pface_of(&s->box[pa], &s->box[b], &pf);
+        for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) relax(r, s, d, b, s->adj[e], pa, &pf, pb, key, &n);
         for (int i = 0; i < nx; i++) {
             const on_boxblock *kb = &z->blk[xb[i]];
             int k = xk[i] >> 1;
             for (uint32_t j = kb->fo[xk[i]]; j < kb->fo[xk[i] + 1]; j++)
-                if (on_box_overlap2(&s->box[b], &s->box[z->bface[j]], k)) relax(r, s, d, b, z->bface[j], pa, pb, key, &n);
+                if (on_box_overlap2(&s->box[b], &s->box[z->bface[j]], k)) relax(r, s, d, b, z->bface[j], pa, &pf, pb, key, &n);
         }
     }
     r->pops = pops;
