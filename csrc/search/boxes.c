@@ -45,13 +45,18 @@ static int paint_free(void *ud, on_cell c, int blocked)
     const occ *o = ud;
     int x = (int)on_code_x(c.code), y = (int)on_code_y(c.code), z = (int)on_code_z(c.code);
     int s = 1 << on_code_layer(c.code);
-    for (int zz = z; zz < z + s; zz++)
+    if (s < 64) { /* one word a row (a cell is aligned to its size): its mask found once */
+        uint64_t m = bits(x % 64, x % 64 + s);
+        for (int zz = z; zz < z + s; zz++) {
+            uint64_t *r = occ_row(o, y, zz) + x / 64;
+            for (int yy = 0; yy < s; yy++) r[(size_t)yy * (size_t)o->nw] |= m;
+        }
+        return 0;
+    }
+    for (int zz = z; zz < z + s; zz++) /* whole words */
         for (int yy = y; yy < y + s; yy++) {
-            uint64_t *r = occ_row(o, yy, zz);
-            for (int wi = x / 64; wi * 64 < x + s; wi++) {
-                int lo = x > wi * 64 ? x - wi * 64 : 0, hi = x + s < wi * 64 + 64 ? x + s - wi * 64 : 64;
-                r[wi] |= bits(lo, hi);
-            }
+            uint64_t *r = occ_row(o, yy, zz) + x / 64;
+            for (int wi = 0; wi < s / 64; wi++) r[wi] = ~(uint64_t)0;
         }
     return 0;
 }
