@@ -201,6 +201,51 @@ describe("the one-tree pack", function()
     w:close()
   end)
 
+  it("bin/octonav info counts the one tree's files once and every agent's graphs", function()
+    local dir = tmpdir()
+    assert(bake.run(slot_config(dir, { { name = "small", radius = 0 }, { name = "big", radius = 2 } }, true)))
+    local total = 0
+    for _, n in ipairs(list_files(dir)) do total = total + #files.read(dir .. "/" .. n) end
+    local p = io.popen(((os.getenv("OCTONAV_LUA") or "lua5.4") .. " bin/octonav info %s"):format(dir))
+    local text = p:read("*a")
+    p:close()
+    assert.equal(("files     %d bytes"):format(total), text:match("files +%d+ bytes"))
+    assert.equal("agents    2 (one tree, pack version 3)", text:match("agents[^\n]*"))
+  end)
+
+  it("rebakes every agent's graphs with the one tree's tiles", function()
+    local dir = tmpdir()
+    local agents = { { name = "small", radius = 0 }, { name = "big", radius = 2 } }
+    assert(bake.run(slot_config(dir, agents, true)))
+    local w = assert(world_mod.load(dir))
+    local before = assert(w:plan(S, G, { radius = 2 }))
+    assert.equal(8, #before) -- round the gap, through the opening
+    -- the gap widened to x in [4, 12]: 8 wide, room for radius 2
+    local cfg = slot_config(dir, agents, true)
+    cfg.geometry[2] = { box = { min = { 12, -8, 14 }, max = { 20, 24, 18 } } }
+    local sum = assert(w:rebake({ min = { 4, 0, 12 }, max = { 14, 16, 20 } }, cfg))
+    assert.is_true(#sum.rebaked > 0)
+    local after = assert(w:plan(S, G, { radius = 2 }))
+    assert.equal(4, #after) -- straight through the gap on big's new graphs
+    local status, len, least = walk(octonav.navigator.new(w, { radius = 2, arrive_distance = 0 }), { 8, 8, 4 },
+      { 8, 8, 28 }, function(p)
+        local best = math.huge -- (the walls of the new geometry)
+        for _, g in ipairs(cfg.geometry) do
+          local q = 0
+          for a = 1, 3 do
+            local d = math.max(g.box.min[a] - p[a], 0, p[a] - g.box.max[a])
+            q = q + d * d
+          end
+          best = math.min(best, math.sqrt(q))
+        end
+        return best
+      end)
+    assert.equal("arrived", status)
+    assert.near(24, len, 1e-6)
+    assert.is_true(least >= 2 - 1e-9, "clearance " .. least)
+    w:close()
+  end)
+
   describe("the dungeon", function()
     local cfgs = {}
     local function dungeon(agents, one_tree)

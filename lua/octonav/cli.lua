@@ -358,12 +358,15 @@ local function cmd_info(args)
   if not w then return code end
   local st = w.tree:stats()
   local files = file_size(pack.manifest_path(w.pack_dir or w.dir))
-  for _, aw in ipairs(w.group or { w }) do
+  -- (a one-tree pack's agents, w.agent_worlds: the tree's tiles and holes once, each agent's graphs)
+  for _, aw in ipairs(w.agent_worlds or w.group or { w }) do
+    local own = rawget(aw, "tree") ~= nil
     for t = 0, w.grid.count - 1 do
       local i, j, k = tilegrid.coords(w.grid, t)
-      files = files + file_size(pack.tile_path(aw.dir, i, j, k)) + file_size(pack.graph_path(aw.dir, i, j, k))
+      if own then files = files + file_size(pack.tile_path(aw.dir, i, j, k)) end
+      files = files + file_size(pack.graph_path(aw.graph_dir or aw.dir, i, j, k))
     end
-    for _, h in ipairs(aw.holes) do files = files + file_size(pack.hole_path(aw.dir, h.name)) end
+    for _, h in ipairs(own and aw.holes or {}) do files = files + file_size(pack.hole_path(aw.dir, h.name)) end
   end
   local ndoors, hole_nodes, hole_bytes = 0, 0, 0
   for _, h in ipairs(w.holes) do
@@ -387,9 +390,9 @@ local function cmd_info(args)
   end
   out(("graph     %d tile graphs, %d portals, %d edges, %d links, %d bytes in memory"):format(gs.tiles, gs.portals,
     gs.edges, gs.links, gs.bytes))
-  if w.group and #w.group > 1 then
+  if #w:agents() > 1 then
     -- the first lines are the default agent's; one line per agent (memory in bytes)
-    out(("agents    %d"):format(#w.group))
+    out(("agents    %d%s"):format(#w:agents(), w.agent_worlds and " (one tree, pack version 3)" or ""))
     for _, a in ipairs(w:stats().agents) do
       out(("  %s radius %s: tree %d nodes (%d bytes), graph %d portals (%d bytes), holes' trees %d bytes"):format(
         a.name, g(a.radius), a.nodes, a.tree_bytes, a.portals, a.graph_bytes, a.hole_bytes))
