@@ -156,6 +156,11 @@ describe("the one-tree pack", function()
     assert.is_true(l1 > 40, "went round the gap: " .. l1)
     assert.is_true(c1 >= 2 - 1e-9, "clearance " .. c1)
     assert.is_true(math.abs(l1 / l2 - 1) <= 0.01, ("one tree %.4f, tree per agent %.4f"):format(l1, l2))
+    -- the big agent's navigator without option radius keeps big's radius on the one tree, as on its own tree
+    local sb, lb, cb = walk(octonav.navigator.new(w1, { agent = "big", arrive_distance = 0 }), S, G, box_clearance)
+    assert.equal("arrived", sb)
+    assert.near(l1, lb, 1e-9)
+    assert.is_true(cb >= 2 - 1e-9, "clearance " .. cb)
     -- radius 0 goes through the gap on the same pack
     local s0, l0 = walk(octonav.navigator.new(w1, { radius = 0, arrive_distance = 0 }), S, G, box_clearance)
     assert.equal("arrived", s0)

@@ -225,13 +225,16 @@ function M.new(world, opts)
       search_radius = opts.radius - world.tree:params().radius -- (a plain tree, a hand-built world)
       if search_radius < 0 then search_radius = 0 end
     end
-    if search_radius > 0 then
-      local so = copy_table(opts.search or {})
-      if so.radius ~= nil then raise("octonav.navigator.new: give option 'radius' or search.radius, not both") end
-      so.radius = search_radius
-      opts = copy_table(opts)
-      opts.search = so
-    end
+  elseif world.tree_radius and (world.radius or 0) > world.tree_radius then
+    -- an agent of a one-tree pack (octonav.onetree) without option radius: its own radius
+    search_radius = world.radius - world.tree_radius
+  end
+  if search_radius > 0 then
+    local so = copy_table(opts.search or {})
+    if so.radius ~= nil then raise("octonav.navigator.new: give option 'radius' or search.radius, not both") end
+    so.radius = search_radius
+    opts = copy_table(opts)
+    opts.search = so
   end
   local self = setmetatable({
     world = world,
