@@ -301,6 +301,14 @@ long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_
     return (ix ? list_sw : list_sw_nn)(a, ch, tile, code, walk, out, ix, face, cap, self);
 }
 
+on_celladj_lister on_celladj_lister_for(int numbers)
+{
+#ifdef HAVE_POPCNT_CLONE
+    if (on_isa_bits()) return numbers ? list_hw : list_hw_nn;
+#endif
+    return numbers ? list_sw : list_sw_nn;
+}
+
 long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
                      uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {

@@ -132,6 +132,13 @@ typedef struct on_adjchain {
 long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,
                      uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
 
+/* on_celladj_list's body for this CPU (isaclone.h), with numbers (`numbers`: ix given) or without (ix
+ * NULL): a caller listing many cells (the search) calls it directly, without on_celladj_list's choice
+ * at each call (about 19 instructions). */
+typedef long (*on_celladj_lister)(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
+                                  on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
+on_celladj_lister on_celladj_lister_for(int numbers);
+
 /* The same, on x86 compiled for the baseline instructions alone when bits is 0 (the clone for popcnt
  * and BMI, isaclone.h, when bits is 1 and the CPU has them: on_celladj_list's choice); for the tests. */
 long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,

@@ -53,6 +53,8 @@ struct on_graph {
     uint8_t *nbface;            /* (cells) the face of the asked cell each lies across (0..5) */
     size_t nbcap;               /* entries of nb, nbix and nbface */
     on_adjchain chain;          /* (cells) the ancestors of the cell last listed (celladj.h) */
+    on_celladj_lister list_num, list_nn; /* (cells) on_celladj_list's bodies for this CPU, with numbers and
+                                          * without */
     uint32_t adj_tile;          /* (cells) the tile whose adjacency was last read (UINT32_MAX: none) */
     const on_celladj *adj;      /* and that adjacency (NULL: the tile has none: walk the tree) */
     uint32_t org_tile;          /* the tile last asked for (UINT32_MAX: none), its corner and box set */

@@ -13,6 +13,8 @@ int on_graph_init(on_graph *g, const on_tree *t, on_lcache *lc, on_tileset *touc
     g->t = t;
     g->lc = lc;
     g->touched = touched;
+    g->list_num = on_celladj_lister_for(1);
+    g->list_nn = on_celladj_lister_for(0);
     on_graph_use(g, ON_GRAPH_CELLS);
     g->nbcap = 256;
     g->nb = malloc(g->nbcap * sizeof *g->nb);

@@ -216,9 +216,32 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
     return ON_IN_PROGRESS;
 }
 
+/* What every expansion of a search reads off its options and graph, set when the search's loop
+ * starts and again whenever they change in it (escalation, turning round, starting again over the
+ * cells): read once there rather than at each expansion. */
+typedef struct exp_mode {
+    int fp, cells, early, partial, any_angle;
+    const on_areaset *areas;
+    uint32_t *adjix;         /* (see expand) */
+    on_celladj_lister list;  /* the adjacency's lists, with numbers when adjix */
+} exp_mode;
+
+static void mode_set(on_query *q, exp_mode *md)
+{
+    md->fp = face_points(q);
+    md->cells = md->fp && q->g.kind == ON_GRAPH_CELLS;
+    /* (see expand) */
+    md->early = md->fp && q->o.weight > 1 && q->g.kind != ON_GRAPH_BOXES;
+    md->partial = q->o.partial;
+    md->any_angle = q->o.any_angle;
+    md->areas = q->areas.n ? &q->areas : NULL;
+    md->adjix = q->lm ? q->g.nbix : NULL;
+    md->list = md->adjix ? q->g.list_num : q->g.list_nn;
+}
+
 /* Expand node u: close it and reach its neighbours (relax). Inline in on_query_update, its one caller:
  * no call frame an expansion (measured: about 23 instructions an expansion). */
-static inline __attribute__((always_inline)) on_status expand(on_query *q, int32_t u)
+static inline __attribute__((always_inline)) on_status expand(on_query *q, int32_t u, const exp_mode *md)
 {
     on_cell ucell = q->pool.nodes[u].cell;
     /* (a plain cell inside its tile: no tile beyond to wait for, and its neighbours are its tile's) */
@@ -234,8 +257,8 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
         q->touch_last = ucell.tile;
     }
     exp_ctx x;
-    x.fp = face_points(q);
-    x.cells = x.fp && q->g.kind == ON_GRAPH_CELLS;
+    x.fp = md->fp;
+    x.cells = md->cells;
     /* Over the plain cells with face points: the face of u's cell its parent's cell covers whole (set
      * with the parent, in relax). Every neighbour across it is the parent, closed: it is left out. */
     int skip = x.cells ? q->pool.nodes[u].pface : -1;
@@ -245,12 +268,12 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     size_t nnb = 0;
     /* (the cells' numbers, which nodes keep for the landmarks' bound alone: without landmarks none are
      * asked, and the list's counts for them fold away) */
-    uint32_t *adjix = q->lm ? q->g.nbix : NULL;
+    uint32_t *adjix = md->adjix;
     if (x.cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
         unsigned walk = skip >= 0 ? 63u & ~(1u << skip) : 63u;
         long m;
-        while ((m = on_celladj_list(adj, &q->g.chain, ucell.tile, ucell.code, walk, q->g.nb, adjix, q->g.nbface, q->g.nbcap,
-                                    NULL)) > (long)q->g.nbcap)
+        while ((m = md->list(adj, &q->g.chain, ucell.tile, ucell.code, walk, q->g.nb, adjix, q->g.nbface, q->g.nbcap, NULL)) >
+               (long)q->g.nbcap)
             if (on_graph_nb_reserve(&q->g, (size_t)m) != 0) return ON_FAILURE | ON_NO_MEMORY;
         if (m < 0) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
         else nnb = (size_t)m;
@@ -263,7 +286,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
             if (ns == ON_FALLBACK) on_pool_push_or_update(&q->pool, (uint32_t)u);
             return ns;
         }
-        if (q->o.any_angle) lazy_fix_parent(q, u, nnb);
+        if (md->any_angle) lazy_fix_parent(q, u, nnb);
     }
     on_snode *un = &q->pool.nodes[u];
     un->closed = 1;
@@ -273,7 +296,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
         q->found = u;
         return ON_SUCCESS;
     }
-    if (q->o.partial) { /* (the node nearest the goal: read only for partial results) */
+    if (md->partial) { /* (the node nearest the goal: read only for partial results) */
         double dx = x.pu[0] - q->b[0], dy = x.pu[1] - q->b[1], dz = x.pu[2] - q->b[2];
         double hu2 = dx * dx + dy * dy + dz * dz;
         if (hu2 < q->best_h2) {
@@ -284,7 +307,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     x.u = u;
     x.from = u;
     memcpy(x.pfrom, x.pu, sizeof x.pu);
-    if (q->o.any_angle && un->parent >= 0) {
+    if (md->any_angle && un->parent >= 0) {
         x.from = un->parent;
         node_point(q, x.from, x.pfrom);
     }
@@ -295,7 +318,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     if (x.cells) on_graph_cell_region(&q->g, un->cell, x.umn, x.umx, &us);
     else if (x.fp) on_graph_region(&q->g, un->cell, x.umn, x.umx, &us);
     for (int j = 0; j < 3; j++) x.uc[j] = x.umn[j] + 0.5 * us; /* (cells) u's centre */
-    x.areas = q->areas.n ? &q->areas : NULL; /* (read once: not per edge) */
+    x.areas = md->areas; /* (read once: not per edge) */
     /* A weighted search over face points ends when it first reaches the goal's node rather than when
      * it would expand it: its f was already no bound on the path (weight > 1), the goal's point is
      * the face it is entered through either way, and what remains of the path is the straight
@@ -304,7 +327,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
      * and Lazy Theta* expands the goal to check its parent's sight. Over prepared boxes the goal's box
      * is large: reached first, its point may lie far from the goal, round the wrong side of a wall
      * (Simple's hollow column); the goal is expanded, at the best f (see relax). */
-    x.early = x.fp && q->o.weight > 1 && q->g.kind != ON_GRAPH_BOXES;
+    x.early = md->early; /* (mode_set) */
     x.adj = adj;
     q->info.neighbors += nnb; /* (the whole list, also when the goal is reached before its end) */
     if (adj) {
@@ -417,6 +440,8 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         }
         q->state = ON_IN_PROGRESS;
     }
+    exp_mode md;
+    mode_set(q, &md);
     while (q->state == ON_IN_PROGRESS && n < max_iter) {
         if (q->pool.nheap == 0) {
             q->state = ON_FAILURE | ON_UNREACHABLE;
@@ -426,14 +451,18 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
             q->state = ON_FAILURE | ON_BUDGET;
             break;
         }
-        if (q->o.escalate && q->info.expansions == q->o.escalate) escalate(q);
+        if (q->o.escalate && q->info.expansions == q->o.escalate) {
+            escalate(q);
+            mode_set(q, &md);
+        }
         int32_t u = (int32_t)on_pool_pop(&q->pool);
         if (__builtin_expect(q->lm != NULL, 0) && lm_defer(q, u)) continue;
         if (q->may_turn && stalled(q, &q->pool.nodes[u])) {
             turn_round(q);
+            mode_set(q, &md);
             continue;
         }
-        on_status s = expand(q, u);
+        on_status s = expand(q, u, &md);
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {
             q->state = s;
             break;
@@ -445,6 +474,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
                 break;
             }
             on_query_start(q, q->wa, q->wb, &q->o0, 1);
+            mode_set(q, &md);
             continue;
         }
         q->info.expansions++;
