@@ -101,6 +101,14 @@ static int l_load(lua_State *L)
     return 1;
 }
 
+/* tree:revision() -> an integer bumped by every change to the tree (stats().revision without the
+ * stats table: a navigator reads it every update to know whether its paths may have gone stale) */
+static int l_revision(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)on_tree_revision(on_lua_checktree(L, 1)));
+    return 1;
+}
+
 static int l_stats(lua_State *L)
 {
     on_tree *t = on_lua_checktree(L, 1);
@@ -379,6 +387,7 @@ static int l_from_voxmap(lua_State *L)
 
 static const luaL_Reg methods[] = {
     {"stats", l_stats},
+    {"revision", l_revision},
     {"params", l_params},
     {"save", l_save},
     {"encode_tile", l_encode_tile},

@@ -282,6 +282,7 @@ function M.new(world, opts)
     cplanner = nil, plan_revision = nil, plan_spent = nil, loading = nil, loading_hole = nil,
     checks_left = nil, checks_got = nil, passed_fn = nil, locks = nil, streamer = nil, agent = nil,
     smoother_opts = nil, lead_to = nil, lead_pos = nil, lead_try = nil, lead_after = nil,
+    gate_tree = nil, gate_rev = nil, -- (navigator_search.lua's stale_step: the steps' tree, its revision)
     -- budget:update's (lua/octonav/navgroup.lua): the last update's answer, the goal's epoch it
     -- came in, the waypoint the agent heads for while "moving", the frame it was last served in
     group_st = nil, group_ans = nil, group_epoch = nil, group_wp = nil, group_mark = nil, group_i = nil,
@@ -316,6 +317,7 @@ local function reset(self)
   give_planner(self) -- a plan dropped half way
   self.known, self.exits, self.legs, self.leg_i = 0, {}, {}, 1
   self.step_paths, self.step_end = {}, {}
+  self.gate_tree, self.gate_rev = nil, nil
   end_search(self)
   self.from0, self.pending_replan = nil, nil
   self.lead_ready, self.lead_to = false, nil

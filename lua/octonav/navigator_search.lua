@@ -256,6 +256,10 @@ local function append(self, k, best)
   end
   self.known = k
   self.step_paths[k] = path
+  -- (stale_step's gate: the one tree every known step is on, false when they are on several)
+  local t = tree_of(self, step)
+  if self.gate_tree == nil then self.gate_tree = t elseif self.gate_tree ~= t then self.gate_tree = false end
+  self.gate_rev = nil -- (a new path: checked at the next update)
   self.step_end[k] = { leg = #self.legs, idx = #self.legs[#self.legs].smoother.path }
   self.locks:step_found(k, step, path)
 end
@@ -270,12 +274,22 @@ local function passed(self, k)
 end
 
 -- The first step not passed yet whose path went stale (a tile it depends on was changed, cleared or
--- unloaded since it was searched), or nil.
+-- unloaded since it was searched), or nil. A path's validity changes only with its tree's revision
+-- (every change of a tile bumps both its salt, which path:is_valid compares, and the revision): while
+-- every known step is on the world's tree and its revision is the one of the last check that found
+-- them all valid, the answer is nil without asking each path (a walking navigator's update read each
+-- path's record in the results registry, cold for 1,000 navigators: 0.2-1 us an update).
 local function stale_step(self)
+  local gt, rev = self.gate_tree, nil
+  if gt and gt == self.world.tree then
+    rev = gt:revision()
+    if rev == self.gate_rev then return nil end
+  end
   for k = 1, self.known do
     local p = self.step_paths[k]
     if p and not passed(self, k) and not p:is_valid() then return k end
   end
+  self.gate_rev = rev
   return nil
 end
 
