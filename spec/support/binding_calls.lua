@@ -125,6 +125,7 @@ local function none() return {} end
 
 -- tree
 add("t:stats", { "t" }, none, function(o) return o.t:stats() end)
+add("t:revision", { "t" }, none, function(o) return o.t:revision() end)
 add("t:params", { "t" }, none, function(o) return o.t:params() end)
 add("t:save", { "t" }, function() return { tmp } end, function(o, p) return o.t:save(p) end)
 add("t:encode_tile", { "t" }, function() return { 0, 0, 0 } end, function(o, i, j, k) return o.t:encode_tile(i, j, k) end)
