@@ -74,7 +74,7 @@ static void check_graph(lua_State *L, lstreamer *u)
 }
 
 static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", "joins",
-                                       "max_publish", "max_unloads", NULL};
+                                       "max_publish", "max_unloads", "publish_ms", NULL};
 
 /* The defaults of max_publish and max_unloads: an update installs one finished tile and unloads one
  * tile at most (~0.2 ms each for a 512^3 terrain tile with its graph and masks: docs/benchmarks.md) */
@@ -82,8 +82,9 @@ static const char *const new_opts[] = {"load_padding", "unload_padding", "worker
 #define DEFAULT_MAX_UNLOADS 1
 
 /* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0,
- *                                prepare = false, joins = false, max_publish = 1, max_unloads = 1 }):
- * max_publish / max_unloads 0 = no limit (on_streamer_params); joins off by default: a 512^3 terrain tile's set
+ *                                prepare = false, joins = false, max_publish = 1, max_unloads = 1,
+ *                                publish_ms = 0 }):
+ * max_publish / max_unloads 0 = no limit, publish_ms 0 = no time bound (on_streamer_params); joins off by default: a 512^3 terrain tile's set
  * is ~6 times its tree and streams 4 times slower; on, a route planned over streamed tiles never builds
  * their boxes itself (docs/world.md, "Routes at scale") */
 static int l_new(lua_State *L)
@@ -111,6 +112,8 @@ static int l_new(lua_State *L)
     lua_Integer mu = on_lua_optinteger(L, 3, "max_unloads", DEFAULT_MAX_UNLOADS);
     if (mp < 0) return luaL_error(L, "octonav.streamer.new: max_publish must be >= 0");
     if (mu < 0) return luaL_error(L, "octonav.streamer.new: max_unloads must be >= 0");
+    p.publish_ms = on_lua_optnumber(L, 3, "publish_ms", 0);
+    if (!(p.publish_ms >= 0)) return luaL_error(L, "octonav.streamer.new: publish_ms must be >= 0");
     p.max_publish = (size_t)mp;
     p.max_unloads = (size_t)mu;
     p.workers = (int)w;
@@ -393,9 +396,11 @@ static int l_stats(lua_State *L)
                              (lua_Integer)st.failed,  (lua_Integer)st.locked,    (lua_Integer)st.waiting,
                              (lua_Integer)st.evicted, (lua_Integer)st.decoded,   (lua_Integer)st.cancelled,
                              (lua_Integer)st.deferred, (lua_Integer)st.reading};
-    lua_createtable(L, 0, 16);
+    lua_createtable(L, 0, 18);
     on_lua_setints(L, keys, v);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
+    on_lua_setint(L, "masks_built", (lua_Integer)st.masks_built);
+    on_lua_setint(L, "adjacency_built", (lua_Integer)st.adjacency_built);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
     on_lua_setint(L, "join_tiles", (lua_Integer)jt);
     on_lua_setint(L, "join_bytes", (lua_Integer)jb);

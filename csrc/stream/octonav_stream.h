@@ -93,6 +93,10 @@ typedef struct on_streamer_params {
     size_t max_unloads;      /* tiles an update unloads at most (padding and max_loaded's evictions; the
                               * rest stay loaded for the next updates; 0 = no limit; force_unload is
                               * not counted) */
+    double publish_ms;       /* an update stops installing and unloading once they took this many ms of
+                              * the caller's thread CPU time (the first install always happens; the
+                              * rest is left for the next updates, counted in deferred; 0 = no time
+                              * bound; an update that waits does it all) */
 } on_streamer_params;
 
 enum { ON_TILE_UNLOADED = 0, ON_TILE_QUEUED = 1, ON_TILE_LOADED = 2, ON_TILE_FAILED = 3 };
@@ -120,6 +124,9 @@ typedef struct on_streamer_stats {
     size_t decoded;          /* tiles decoded since creation */
     double decode_seconds;   /* worker time spent reading and decoding them */
     size_t tree_bytes;       /* the tree's resident bytes now (on_tree_stats) */
+    size_t masks_built;      /* tiles installed with line-of-sight masks a worker built beside the decode */
+    size_t adjacency_built;  /* tiles installed with a cell adjacency a worker built beside the decode (the
+                              * tree's adjacencies on: on_tree_set_adjacency), since creation */
 } on_streamer_stats;
 
 /* Creating marks every tile of t unloaded (its contents freed). */

@@ -37,7 +37,8 @@ on_status on_streamer_create(on_tree *t, const char *dir, const on_streamer_para
 {
     *out = NULL;
     if (!t || !dir || !p || !(p->load_padding >= 0) || !isfinite(p->load_padding) || !isfinite(p->unload_padding) ||
-        !(p->unload_padding > p->load_padding) || p->workers < 0 || p->workers > 16)
+        !(p->unload_padding > p->load_padding) || p->workers < 0 || p->workers > 16 || !(p->publish_ms >= 0) ||
+        !isfinite(p->publish_ms))
         return ON_FAILURE | ON_INVALID;
     if (t->streamer) return ON_FAILURE | ON_INVALID; /* one streamer per tree: both would unload tiles */
     if (on_tree_hook_add(t, &streamer_hook) != 0) return ON_FAILURE | ON_NO_MEMORY;
@@ -281,6 +282,8 @@ void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
     pthread_mutex_lock(&s->mu);
     st->decoded = s->decoded;
     st->decode_seconds = s->decode_seconds;
+    st->masks_built = s->masks_built;
+    st->adjacency_built = s->adj_built;
     st->reading = s->jcount + s->inflight;
     pthread_mutex_unlock(&s->mu);
     on_tree_stats ts;

@@ -41,6 +41,9 @@ typedef struct result {
                         * joins only (tile.joins, tree.h) */
     struct on_losmap *los; /* its line-of-sight masks (losmap.h), built beside the decode unless the
                             * tree's masks are off (on_tree_set_los_masks) or the tile is solid */
+    struct on_celladj *adj; /* its cell adjacency (celladj.h), built beside the decode when the tree's
+                             * adjacencies are on and the tile is not solid (a search on the caller's
+                             * thread then never builds one) */
     on_obstacle_copy *obs; /* the tree's obstacles over the tile when its load was queued (or NULL) */
     int applied;       /* 1: obs are blocked in table (and boxes built after), snap holds it as read */
     on_table snap;
@@ -144,6 +147,9 @@ struct on_streamer {
     int graphs;         /* read tile graph files beside the tiles (a world graph is set) */
     int los;            /* build each tile's line-of-sight masks beside its decode: the tree's masks
                          * are on (copied from the tree by every update, read by the workers) */
+    int adj;            /* build each tile's cell adjacency beside its decode: the tree's adjacencies are
+                         * on (copied from the tree by every update, read by the workers) */
+    size_t masks_built, adj_built; /* tiles installed with the masks / the adjacency a worker built */
     size_t graph_max;   /* their size limit (0: none) */
     size_t decoded;
     double decode_seconds;
@@ -184,6 +190,8 @@ void on_streamer_adopt_rejoins(on_streamer *s, jjob *list);
 void on_streamer_free_jjobs(jjob *list);
 /* Seconds on a monotonic clock (decode time in the stats). */
 double on_streamer_now(void);
+/* Seconds of the calling thread's CPU time (an update's publish_ms bound). */
+double on_streamer_thread_now(void);
 /* The worker thread's loop (arg: the streamer). */
 void *on_streamer_worker(void *arg);
 /* Queue a tile's load (the caller holds mu and checked max_loaded); without workers it loads here.

@@ -8,6 +8,7 @@
  */
 #include "streamer.h"
 
+#include "celladj.h"
 #include "losmap.h"
 
 #include <math.h>
@@ -219,9 +220,41 @@ static void link_graph(on_streamer *s, result *r)
     if (s->nev > before) snprintf(s->ev[before].err, sizeof s->ev[before].err, "%s", r->gerr);
 }
 
-static void install_results(on_streamer *s, result *list)
+/* Put finished loads back for the next updates (counted in s->deferred). */
+static void defer_results(on_streamer *s, result *later)
+{
+    if (!later) return;
+    size_t n = 1;
+    result *last = later;
+    while (last->next) {
+        last = last->next;
+        n++;
+    }
+    s->deferred += n;
+    pthread_mutex_lock(&s->mu);
+    last->next = s->results;
+    s->results = later;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* Has this update's installing and unloading used up params.publish_ms (t0: its start on the caller's
+ * thread CPU clock; never with publish_ms 0 or when the update waits)? */
+static int out_of_time(const on_streamer *s, double t0, int wait)
+{
+    return !wait && s->p.publish_ms > 0 && (on_streamer_thread_now() - t0) * 1e3 >= s->p.publish_ms;
+}
+
+/* Install the finished loads of list in order, the first always, the next ones while params.publish_ms
+ * allows (t0, wait: out_of_time); the rest go back for the next updates. *did: set when one was
+ * handled (this update's first piece of work is always done). */
+static void install_results(on_streamer *s, result *list, double t0, int wait, int *did)
 {
     while (list) {
+        if (*did && out_of_time(s, t0, wait)) {
+            defer_results(s, list);
+            return;
+        }
+        *did = 1;
         result *r = list;
         list = r->next;
         tstate *ts = &s->tiles[r->tile];
@@ -237,9 +270,17 @@ static void install_results(on_streamer *s, result *list)
                 r->joins = NULL;
                 /* masks of the tile as installed (a change below drops them, on_tree_touch); none when
                  * the tree's masks were turned off since the job was taken */
-                if (r->los && !s->t->no_los_masks) on_tree_losmap_adopt(s->t, r->tile, r->los);
-                else on_losmap_free(r->los);
+                if (r->los && !s->t->no_los_masks) {
+                    on_tree_losmap_adopt(s->t, r->tile, r->los);
+                    s->masks_built++;
+                } else {
+                    on_losmap_free(r->los);
+                }
                 r->los = NULL;
+                /* its cell adjacency, built from the table just installed (the same change drops it);
+                 * none when the tree's adjacencies were turned off since the job was taken */
+                if (r->adj && on_tile_celladj_publish(s->t, r->tile, r->adj) == r->adj) s->adj_built++;
+                r->adj = NULL;
                 /* the tree's obstacles over it blocked again (an obstacle outlives its tiles' unloads):
                  * by the worker when they are still those of the queued load, else here */
                 int got = r->applied ? on_obstacles_adopt(s->t, r->tile, r->obs, &r->snap, r->snap_solid) : 0;
@@ -299,17 +340,7 @@ static result *take_results(on_streamer *s, result *list, size_t limit)
         list = rest;
     }
     later = list;
-    size_t n = 0;
-    for (result *r = later; r; r = r->next) n++;
-    s->deferred += n;
-    if (later) {
-        pthread_mutex_lock(&s->mu);
-        result *r = later;
-        while (r->next) r = r->next;
-        r->next = s->results;
-        s->results = later;
-        pthread_mutex_unlock(&s->mu);
-    }
+    defer_results(s, later);
     return now;
 }
 
@@ -321,13 +352,16 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     *ev = s->ev;
     *nev = 0;
     if (!s->t) return ON_FAILURE | ON_INVALID;
-    /* the caller's thread's work this update: installs (and frees) and unloads, bounded unless waiting */
+    /* the caller's thread's work this update: installs (and frees) and unloads, bounded unless waiting
+     * (by count, and by time: publish_ms from here) */
+    double t0 = on_streamer_thread_now();
     size_t publish = (wait || !s->nthreads || !s->p.max_publish) ? SIZE_MAX : s->p.max_publish;
     size_t unloads_left = (wait || !s->nthreads || !s->p.max_unloads) ? SIZE_MAX : s->p.max_unloads;
     /* 0. the join sets changes of loaded tiles dropped since the last update, built again */
     on_streamer_queue_rejoins(s);
     pthread_mutex_lock(&s->mu);
     s->los = !s->t->no_los_masks; /* (for the jobs taken from now on) */
+    s->adj = !s->t->no_cell_adj;
     /* 1. loads now needed: tiles near agents, locked or pinned; the queue ordered */
     start_loads(s, &unloads_left);
     /* 2. finished loads (all of the queued ones when asked to wait, and the join sets too) */
@@ -345,7 +379,8 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     jjob *joins = s->jdone;
     s->jdone = NULL;
     pthread_mutex_unlock(&s->mu);
-    install_results(s, take_results(s, list, publish));
+    int did = 0;
+    install_results(s, take_results(s, list, publish), t0, wait, &did);
     on_streamer_adopt_rejoins(s, joins);
     on_streamer_report_trees(s, trees);
     /* 3. unloads: loaded tiles no agent, lock or pin keeps (at most unloads_left of them) */
@@ -353,12 +388,13 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
         uint32_t tile = s->loaded[i];
         const tstate *ts = &s->tiles[tile];
         if (!ts->locks && !ts->forced && !near_agent(s, tile, s->p.unload_padding)) {
-            if (!unloads_left) {
+            if (!unloads_left || (did && out_of_time(s, t0, wait))) {
                 s->deferred++;
                 i++;
                 continue;
             }
             rule_unload(s, tile, &unloads_left); /* moves the last entry into slot i */
+            did = 1;
         } else {
             i++;
         }

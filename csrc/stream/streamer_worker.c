@@ -9,6 +9,7 @@
  */
 #include "streamer.h"
 
+#include "celladj.h"
 #include "losmap.h"
 
 #include <stdio.h>
@@ -23,6 +24,13 @@ double on_streamer_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+double on_streamer_thread_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return on_streamer_now();
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 void on_streamer_free_result(result *r)
 {
     on_tgraph_free(r->graph);
@@ -31,6 +39,7 @@ void on_streamer_free_result(result *r)
     on_boxset_free(r->boxes);
     on_boxset_free(r->joins);
     on_losmap_free(r->los);
+    on_celladj_free(r->adj);
     on_obstacles_copy_free(r->obs);
     free(r);
 }
@@ -93,7 +102,7 @@ static void load_graph(const on_streamer *s, char *path, size_t max, result *r)
  * that fails the install blocks them) before its box set is built. Takes obs (NULL: on failure to
  * allocate the result, when obs is left to the caller). */
 static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *obs, on_tree **scratch, int graphs,
-                         size_t graph_max, int los, int joins)
+                         size_t graph_max, int los, int joins, int adj)
 {
     result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
@@ -120,9 +129,11 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     }
     if (on_ok(r->status) && graphs) load_graph(s, path, graph_max, r);
     free(path);
-    if (on_ok(r->status) && obs) {
+    if (on_ok(r->status) && (obs || (adj && !r->solid)) && !*scratch) {
         on_tree_params tp = {{s->grid[0], s->grid[1], s->grid[2]}, s->depth, 1.0, {0, 0, 0}, 0};
-        if (!*scratch) on_tree_create(&tp, scratch);
+        on_tree_create(&tp, scratch); /* (out of memory: the install blocks obs, no adjacency built) */
+    }
+    if (on_ok(r->status) && obs) {
         r->snap_solid = r->solid;
         if (*scratch) r->applied = on_obstacles_apply_copy(*scratch, tile, obs, &r->table, &r->solid, &r->snap) == 0;
     }
@@ -136,6 +147,10 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     }
     /* (out of memory: none, the first line of sight through the tile builds them) */
     if (on_ok(r->status) && los && !r->solid) r->los = on_losmap_build(&r->table, r->solid, (uint32_t)s->depth);
+    /* the cell adjacency of the tile as decoded (and blocked): on_celladj_build reads only the tree's
+     * grid and depth, here the scratch tree's copy of them (out of memory: none, and a search on the
+     * caller's thread builds it unless its tree is deferred) */
+    if (on_ok(r->status) && adj && !r->solid && *scratch) r->adj = on_celladj_build(*scratch, tile, &r->table);
     return r;
 }
 
@@ -256,10 +271,10 @@ void *on_streamer_worker(void *arg)
         s->jobobs[tile] = NULL;
         int graphs = s->graphs;
         size_t graph_max = s->graph_max;
-        int los = s->los, joins = s->joins;
+        int los = s->los, joins = s->joins, adj = s->adj;
         pthread_mutex_unlock(&s->mu);
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max, los, joins);
+        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max, los, joins, adj);
         double dt = on_streamer_now() - t0;
         pthread_mutex_lock(&s->mu);
         s->inflight--;
@@ -339,7 +354,7 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile)
     on_obstacle_copy *obs = on_obstacles_copy_over(s->t, tile); /* (NULL: none, or the install blocks them) */
     if (s->nthreads == 0) { /* no workers: load here, now */
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max, s->los, s->joins);
+        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max, s->los, s->joins, s->adj);
         s->decode_seconds += on_streamer_now() - t0;
         s->decoded += r != NULL;
         if (r) s->join_seconds += r->join_seconds;

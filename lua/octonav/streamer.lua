@@ -11,9 +11,13 @@
 --                                               -- route join set: routes never build boxes (below)
 --     max_publish = 1, max_unloads = 1,         -- an update installs at most 1 finished tile and unloads
 --                                               -- at most 1 (0 = no limit; update(true) does it all)
+--     publish_ms = 0,                           -- and stops installing and unloading once they took this
+--                                               -- many ms of the caller's thread CPU (first always done;
+--                                               -- 0 = no time bound)
 --   })                                          -- -> streamer, or nil, err when the pack cannot be read
 --                                               -- (the workers always build each tile's line-of-sight
---                                               -- masks beside its decode, unless tree:los_masks(false))
+--                                               -- masks and cell adjacency beside its decode, unless
+--                                               -- tree:los_masks(false) / tree:adjacency(false))
 --   s.world                                     -- the world (docs/world.md) whose tiles it streams
 --   local id = s:add_agent(p); s:move_agent(id, p); s:remove_agent(id)
 --   local changes = s:update([wait])            -- every frame, on the caller's thread
@@ -92,7 +96,7 @@
 -- tiles (locked first), unloads <= max_unloads (stats.deferred: left for later); s:delivered().
 --
 -- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded, cancelled,
--- deferred, decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds, joins_rebuilt) plus holes_loaded,
+-- deferred, masks_built, adjacency_built, decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds, joins_rebuilt) plus holes_loaded,
 -- holes_locked, paths, per_agent (see Streamer:stats).
 local compat = require "octonav.compat"
 local core = require "octonav.core"

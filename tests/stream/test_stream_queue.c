@@ -6,9 +6,13 @@
  * finished, an update without wait installs at most max_publish tiles (locked ones first) and unloads
  * at most max_unloads, the rest left for the next updates (stats.deferred), and an update that waits
  * does everything. Worker threads throughout (and under TSan in make check-tsan).
+ * Caches (test_caches): a worker builds each tile's cell adjacency beside its decode, the install
+ * publishes it (the same adjacency the caller would build: numbers, cells, nodes, bytes); an update's
+ * installs and unloads stop at publish_ms of the caller's thread CPU time, the first always done.
  */
 #include "octonav.h"
 #include "minitest.h"
+#include "celladj.h"
 #include "streamer.h"
 
 #include <stdio.h>
@@ -85,7 +89,7 @@ static void test_order(const char *dir, const on_tree *orig)
     on_tree *t;
     on_tree_create(&orig->p, &t);
     /* load_padding 20: an agent at x = 4 wants tiles 0..3 (tile 3 starts at 24: 20 away) */
-    on_streamer_params sp = {20.0, 40.0, 1, 0, 0, 2, 1};
+    on_streamer_params sp = {20.0, 40.0, 1, 0, 0, 2, 1, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     on_streamer_hold(s, 1);
@@ -159,6 +163,66 @@ static void test_order(const char *dir, const on_tree *orig)
     on_tree_destroy(t);
 }
 
+static void test_caches(const char *dir, const on_tree *orig)
+{
+    for (int workers = 0; workers <= 1; workers++) {
+        on_tree *t;
+        on_tree_create(&orig->p, &t);
+        on_streamer_params sp = {0.0, 1.0, workers, 0, 0, 0, 0, 0.0};
+        on_streamer *s;
+        CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+        for (uint32_t ti = 0; ti < NX; ti++) CHECK(on_ok(on_streamer_force_load(s, ti)));
+        const on_stream_event *ev;
+        size_t nev;
+        CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
+        CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), NX);
+        on_streamer_stats st;
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.adjacency_built, NX);
+        CHECK_EQ_INT(st.masks_built, NX);
+        for (uint32_t ti = 0; ti < NX; ti++) {
+            const on_celladj *a = atomic_load(&t->tiles[ti].adj);
+            CHECK(a != NULL);
+            on_celladj *b = on_celladj_build(t, ti, &t->tiles[ti].table);
+            CHECK(b != NULL);
+            if (!a || !b) continue;
+            CHECK(a->tab == &t->tiles[ti].table);
+            CHECK_EQ_INT(a->n, b->n);
+            CHECK_EQ_INT(a->ncell, b->ncell);
+            CHECK_EQ_INT(a->nnode, b->nnode);
+            CHECK_EQ_INT(a->bytes, b->bytes);
+            CHECK_EQ_INT(a->border, b->border);
+            on_celladj_free(b);
+        }
+        on_streamer_destroy(s);
+        on_tree_destroy(t);
+    }
+    /* publish_ms: no count limit, a bound nothing fits in: one install an update */
+    on_tree *t;
+    on_tree_create(&orig->p, &t);
+    on_streamer_params sp = {0.0, 1.0, 1, 0, 0, 0, 0, 1e-9};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    for (uint32_t ti = 0; ti < NX; ti++) CHECK(on_ok(on_streamer_force_load(s, ti)));
+    const on_stream_event *ev;
+    size_t nev;
+    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+    wait_decoded(s, NX);
+    on_streamer_stats st;
+    for (int u = 1; u <= NX; u++) {
+        CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+        CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), 1);
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.loaded, u);
+        CHECK_EQ_INT(st.deferred, NX - u);
+    }
+    on_streamer_params bad = {0.0, 1.0, 1, 0, 0, 0, 0, -1.0};
+    on_streamer *s2 = NULL;
+    CHECK(!on_ok(on_streamer_create(t, dir, &bad, &s2)));
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+}
+
 static int run(void)
 {
     char dir[] = "/tmp/octonav-stream-queue-XXXXXX";
@@ -166,6 +230,7 @@ static int run(void)
     on_tree *orig;
     write_pack(dir, &orig);
     test_order(dir, orig);
+    test_caches(dir, orig);
     rm_pack(dir);
     on_tree_destroy(orig);
     return 0;

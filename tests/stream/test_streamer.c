@@ -131,7 +131,7 @@ static void test_walk(const char *dir, on_tree *orig, int workers, int prepare, 
 {
     on_tree *t;
     on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {6.0, 12.0, workers, cap, prepare, 0, 0};
+    on_streamer_params sp = {6.0, 12.0, workers, cap, prepare, 0, 0, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     on_tree_stats base;
@@ -274,7 +274,7 @@ static void test_async(const char *dir, on_tree *orig)
 {
     on_tree *t;
     on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {1.0, 2.0, 2, 0, 1, 0, 0};
+    on_streamer_params sp = {1.0, 2.0, 2, 0, 1, 0, 0, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     double p[3] = {30, 5, 30}; /* inside tile (2,0,2) = 14 (7 and 13 are the bad files) */
@@ -297,7 +297,7 @@ static void test_async(const char *dir, on_tree *orig)
     on_streamer_destroy(s); /* with loads possibly in flight elsewhere: joins cleanly */
     on_tree_destroy(t);
     /* bad parameters */
-    on_streamer_params bad = {5.0, 5.0, 1, 0, 0, 0, 0};
+    on_streamer_params bad = {5.0, 5.0, 1, 0, 0, 0, 0, 0.0};
     CHECK((on_streamer_create(orig, dir, &bad, &s) & ON_INVALID) != 0);
 }
 
@@ -334,7 +334,7 @@ static void test_six_sides(const char *dir, int workers)
     write_pack(dir, t);
     for (int round = 0; round < 2; round++) {
         double pad = round == 0 ? 4.0 : 3.5;
-        on_streamer_params sp = {pad, 8.0, workers, 0, 0, 0, 0};
+        on_streamer_params sp = {pad, 8.0, workers, 0, 0, 0, 0, 0.0};
         on_streamer *s;
         CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
         const double c[3] = {12, 12, 12};
@@ -370,7 +370,7 @@ static void test_cap_lock(const char *dir, int workers)
     on_tree_params tp = {{3, 3, 3}, 3, 1.0, {0, 0, 0}, 0};
     on_tree *t;
     CHECK(on_ok(on_tree_create(&tp, &t)));
-    on_streamer_params sp = {4.0, 30.0, workers, 3, 0, 0, 0};
+    on_streamer_params sp = {4.0, 30.0, workers, 3, 0, 0, 0, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     const double c[3] = {12, 12, 12};
@@ -438,7 +438,7 @@ static void test_load_tree(const char *dir, const on_tree *orig, int workers)
     CHECK(mkfifo(fifo, 0600) == 0);
     on_tree *t;
     CHECK(on_ok(on_tree_create(&orig->p, &t)));
-    on_streamer_params sp = {1.0, 2.0, workers, 0, 0, 0, 0};
+    on_streamer_params sp = {1.0, 2.0, workers, 0, 0, 0, 0, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     CHECK(on_ok(on_streamer_load_tree(s, 41, path)));
@@ -477,7 +477,7 @@ static void test_tree_destroyed(const char *dir, const on_tree *orig)
     for (int round = 0; round < 20; round++) {
         on_tree *t;
         CHECK(on_ok(on_tree_create(&orig->p, &t)));
-        on_streamer_params sp = {200.0, 400.0, 1, 0, round & 1, 0, 0};
+        on_streamer_params sp = {200.0, 400.0, 1, 0, round & 1, 0, 0, 0.0};
         on_streamer *s, *second;
         CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
         CHECK((on_streamer_create(t, dir, &sp, &second) & ON_INVALID) != 0);
@@ -503,7 +503,7 @@ static void test_tree_destroyed(const char *dir, const on_tree *orig)
     /* after a streamer is destroyed, the tree takes another */
     on_tree *t;
     CHECK(on_ok(on_tree_create(&orig->p, &t)));
-    on_streamer_params sp = {1.0, 2.0, 1, 0, 0, 0, 0};
+    on_streamer_params sp = {1.0, 2.0, 1, 0, 0, 0, 0, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     on_streamer_destroy(s);
@@ -543,7 +543,7 @@ static void test_obstacles(const char *dir, on_tree *orig, int workers, int prep
     if (!ref) return;
     if (prepare) CHECK(on_ok(on_tree_prepare(ref, -1, NULL)));
     on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {6.0, 12.0, workers, 0, prepare, 0, 0};
+    on_streamer_params sp = {6.0, 12.0, workers, 0, prepare, 0, 0, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     enum { NA = 4, MAXOB = 66 };
@@ -757,7 +757,7 @@ static void test_graphs(const char *dir, on_tree *orig, int workers)
     write_graphs(dir, orig, ids);
     on_tree *t;
     on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {6.0, 12.0, workers, 0, 0, 0, 0};
+    on_streamer_params sp = {6.0, 12.0, workers, 0, 0, 0, 0, 0.0};
     on_streamer *s;
     CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
     on_wgraph *w, *other;
