@@ -1,6 +1,6 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
---                       [--results R] [--png FILE] [--lead L]
+--                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -19,7 +19,8 @@
 -- --png FILE: the world seen from above (octonav.image.top, 512 pixels a side) with every agent's flight
 -- drawn over it (its position every 10 frames), written after the last pass.
 -- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
--- masks beside its decode), the navigators bound to it; a frame is streamer:update() too.
+-- masks beside its decode), the navigators bound to it; a frame is streamer:update() too. --workers N
+-- (1) and --publish_ms X (0: none): the streamer's options.
 -- --trace: every frame over X + 0.5 ms explained: the C calls of the navigators' work are timed one by
 -- one (the methods of the tree, query and planner objects wrapped, thread CPU clock), and the frame's
 -- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
@@ -45,7 +46,7 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3, lead = 0 }
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0 }
 local flags = {}
 local i = 2
 while i <= #arg do
@@ -242,7 +243,8 @@ local function run_pass()
   for k = 1, o.pairs do pairs_[k] = { a = free_point(), b = free_point() } end
   if strm then
     local sc = world.scale * 2 ^ world.depth / 512
-    strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = 1 }))
+    strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = o.workers,
+      publish_ms = o.publish_ms > 0 and o.publish_ms or nil }))
   end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }

@@ -44,6 +44,9 @@ typedef struct result {
     struct on_celladj *adj; /* its cell adjacency (celladj.h), built beside the decode when the tree's
                              * adjacencies are on and the tile is not solid (a search on the caller's
                              * thread then never builds one) */
+    on_table adjtab;    /* instead, when more loads were queued behind it: a copy of the table for a
+                         * jjob (adj) that builds the adjacency after the loads; adj_later says so */
+    int adj_later;
     on_obstacle_copy *obs; /* the tree's obstacles over the tile when its load was queued (or NULL) */
     int applied;       /* 1: obs are blocked in table (and boxes built after), snap holds it as read */
     on_table snap;
@@ -67,13 +70,18 @@ typedef struct tjob {
 
 /* A loaded tile's join set built again after its contents changed (an edit, an obstacle: any change
  * drops the set, tree.h): the caller's thread copies the tile's table, a worker builds the set from
- * the copy, and an update gives it to the tile when the tile's salt is still the copy's. */
+ * the copy, and an update gives it to the tile when the tile's salt is still the copy's. The same job
+ * with `adj` set builds a just installed tile's cell adjacency instead (a worker that had more loads
+ * queued behind a tile hands the tile over without it, with a copy of its table: the tile is usable
+ * sooner, the adjacency follows once no load is queued). */
 typedef struct jjob {
     struct jjob *next;
     uint32_t tile, salt;
     on_table tab;
     uint8_t solid;
+    uint8_t adj;        /* 1: build the cell adjacency (into cadj), not the join set */
     on_boxset *set;     /* the result, NULL when out of memory */
+    struct on_celladj *cadj; /* (adj) the result, NULL when out of memory */
     double seconds;     /* the worker's time building it */
 } jjob;
 
@@ -188,6 +196,8 @@ void on_streamer_queue_rejoins(on_streamer *s);
 void on_streamer_adopt_rejoins(on_streamer *s, jjob *list);
 /* Free a list of join jobs. */
 void on_streamer_free_jjobs(jjob *list);
+/* Queue the given jobs for the workers (the caller holds no lock). */
+void on_streamer_push_jjobs(on_streamer *s, jjob *list);
 /* Seconds on a monotonic clock (decode time in the stats). */
 double on_streamer_now(void);
 /* Seconds of the calling thread's CPU time (an update's publish_ms bound). */

@@ -247,12 +247,30 @@ static int out_of_time(const on_streamer *s, double t0, int wait)
 /* Install the finished loads of list in order, the first always, the next ones while params.publish_ms
  * allows (t0, wait: out_of_time); the rest go back for the next updates. *did: set when one was
  * handled (this update's first piece of work is always done). */
+/* A job building the adjacency of tile r->tile, installed from r->table with salt `salt`, from the
+ * copy the worker made (r->adjtab, taken), put on *jobs; NULL jobs when out of memory (none built). */
+static void adj_job(on_streamer *s, result *r, uint32_t salt, jjob **jobs)
+{
+    jjob *j = calloc(1, sizeof *j);
+    if (!j) return;
+    j->tile = r->tile;
+    j->salt = salt;
+    j->adj = 1;
+    j->tab = r->adjtab;
+    on_table_init(&r->adjtab);
+    j->solid = s->t->tiles[r->tile].solid;
+    j->next = *jobs;
+    *jobs = j;
+    (void)s;
+}
+
 static void install_results(on_streamer *s, result *list, double t0, int wait, int *did)
 {
+    jjob *adjs = NULL; /* adjacencies to build after the loads (result.adj_later) */
     while (list) {
         if (*did && out_of_time(s, t0, wait)) {
             defer_results(s, list);
-            return;
+            break;
         }
         *did = 1;
         result *r = list;
@@ -260,8 +278,10 @@ static void install_results(on_streamer *s, result *list, double t0, int wait, i
         tstate *ts = &s->tiles[r->tile];
         if (ts->state == ON_TILE_QUEUED) {
             s->nqueued--;
+            uint32_t salt0 = 0;
             if (on_ok(r->status)) {
                 on_tree_install_tile(s->t, r->tile, &r->table, r->solid);
+                salt0 = s->t->tiles[r->tile].salt;
                 if (r->boxes) on_tree_adopt_boxes(s->t, r->tile, r->boxes);
                 r->boxes = NULL;
                 /* the join set of the tile as installed: the reinstall below (obstacles changed since
@@ -305,6 +325,9 @@ static void install_results(on_streamer *s, result *list, double t0, int wait, i
                 s->loaded[s->nloaded++] = r->tile;
                 on_streamer_emit(s, r->tile, ON_EVENT_LOADED, ON_SUCCESS);
                 if (s->graph && r->graph_read) link_graph(s, r);
+                /* the adjacency after the loads, for the tile as read (not when the caller blocked
+                 * obstacles in it since: no adjacency then, as when a change drops it) */
+                if (r->adj_later && s->t->tiles[r->tile].salt == salt0) adj_job(s, r, salt0, &adjs);
             } else {
                 ts->state = ON_TILE_FAILED;
                 s->nfailed++;
@@ -313,6 +336,7 @@ static void install_results(on_streamer *s, result *list, double t0, int wait, i
         }
         on_streamer_free_result(r);
     }
+    on_streamer_push_jjobs(s, adjs);
 }
 
 /* The finished loads this update handles (list: taken from s->results under mu): all of them when
@@ -382,6 +406,14 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     int did = 0;
     install_results(s, take_results(s, list, publish), t0, wait, &did);
     on_streamer_adopt_rejoins(s, joins);
+    if (wait && s->nthreads) { /* the adjacencies the installs queued: built and given too */
+        pthread_mutex_lock(&s->mu);
+        while (s->inflight || s->jjobs) pthread_cond_wait(&s->done, &s->mu);
+        joins = s->jdone;
+        s->jdone = NULL;
+        pthread_mutex_unlock(&s->mu);
+        on_streamer_adopt_rejoins(s, joins);
+    }
     on_streamer_report_trees(s, trees);
     /* 3. unloads: loaded tiles no agent, lock or pin keeps (at most unloads_left of them) */
     for (size_t i = 0; i < s->nloaded;) {

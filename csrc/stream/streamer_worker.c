@@ -40,6 +40,7 @@ void on_streamer_free_result(result *r)
     on_boxset_free(r->joins);
     on_losmap_free(r->los);
     on_celladj_free(r->adj);
+    on_table_free(&r->adjtab);
     on_obstacles_copy_free(r->obs);
     free(r);
 }
@@ -102,7 +103,7 @@ static void load_graph(const on_streamer *s, char *path, size_t max, result *r)
  * that fails the install blocks them) before its box set is built. Takes obs (NULL: on failure to
  * allocate the result, when obs is left to the caller). */
 static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *obs, on_tree **scratch, int graphs,
-                         size_t graph_max, int los, int joins, int adj)
+                         size_t graph_max, int los, int joins, int adj, int later)
 {
     result *r = calloc(1, sizeof *r);
     if (!r) return NULL;
@@ -110,6 +111,7 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     r->obs = obs;
     on_table_init(&r->table);
     on_table_init(&r->snap);
+    on_table_init(&r->adjtab);
     int ijk[3] = {(int)(tile % (uint32_t)s->grid[0]), (int)((tile / (uint32_t)s->grid[0]) % (uint32_t)s->grid[1]),
                   (int)(tile / ((uint32_t)s->grid[0] * (uint32_t)s->grid[1]))};
     size_t plen = strlen(s->dir) + 64;
@@ -150,17 +152,46 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
     /* the cell adjacency of the tile as decoded (and blocked): on_celladj_build reads only the tree's
      * grid and depth, here the scratch tree's copy of them (out of memory: none, and a search on the
      * caller's thread builds it unless its tree is deferred) */
-    if (on_ok(r->status) && adj && !r->solid && *scratch) r->adj = on_celladj_build(*scratch, tile, &r->table);
+    if (on_ok(r->status) && adj && !r->solid && *scratch) {
+        if (later) /* (out of memory for the copy: none) */
+            r->adj_later = on_table_copy(&r->table, &r->adjtab) == 0;
+        else
+            r->adj = on_celladj_build(*scratch, tile, &r->table);
+    }
     return r;
 }
 
-/* Build job j's join set from its table copy, then free the copy (any thread). */
-static void build_rejoin(const on_streamer *s, jjob *j)
+/* Build job j's join set (or cell adjacency, with the grid's scratch tree) from its table copy, then
+ * free the copy (any thread). */
+static void build_rejoin(const on_streamer *s, jjob *j, on_tree **scratch)
 {
     double t0 = on_streamer_now();
+    if (j->adj) {
+        if (!*scratch) {
+            on_tree_params tp = {{s->grid[0], s->grid[1], s->grid[2]}, s->depth, 1.0, {0, 0, 0}, 0};
+            on_tree_create(&tp, scratch);
+        }
+        if (*scratch) j->cadj = on_celladj_build(*scratch, j->tile, &j->tab); /* (out of memory: none) */
+        j->seconds = on_streamer_now() - t0;
+        return; /* (the table stays: the adjacency reads it until it is published in its tile) */
+    }
     on_boxset_build(&j->tab, j->solid, s->depth, &j->set); /* (out of memory: none, tried again) */
     j->seconds = on_streamer_now() - t0;
     on_table_free(&j->tab);
+}
+
+void on_streamer_push_jjobs(on_streamer *s, jjob *list)
+{
+    if (!list) return;
+    pthread_mutex_lock(&s->mu);
+    while (list) {
+        jjob *j = list;
+        list = j->next;
+        j->next = s->jjobs;
+        s->jjobs = j;
+    }
+    pthread_cond_broadcast(&s->work);
+    pthread_mutex_unlock(&s->mu);
 }
 
 void on_streamer_free_jjobs(jjob *list)
@@ -170,6 +201,7 @@ void on_streamer_free_jjobs(jjob *list)
         list = j->next;
         on_table_free(&j->tab);
         on_boxset_free(j->set);
+        on_celladj_free(j->cadj);
         free(j);
     }
 }
@@ -198,28 +230,28 @@ void on_streamer_queue_rejoins(on_streamer *s)
     if (!list) return;
     if (s->nthreads == 0) { /* no workers: here, now */
         for (jjob *j = list; j; j = j->next) {
-            build_rejoin(s, j);
+            build_rejoin(s, j, &s->scratch);
             s->join_seconds += j->seconds;
         }
         on_streamer_adopt_rejoins(s, list);
         return;
     }
-    pthread_mutex_lock(&s->mu);
-    while (list) {
-        jjob *j = list;
-        list = j->next;
-        j->next = s->jjobs;
-        s->jjobs = j;
-    }
-    pthread_cond_broadcast(&s->work);
-    pthread_mutex_unlock(&s->mu);
+    on_streamer_push_jjobs(s, list);
 }
 
 void on_streamer_adopt_rejoins(on_streamer *s, jjob *list)
 {
     for (jjob *j = list; j; j = j->next) {
-        s->tiles[j->tile].rejoin = 0;
         const on_tile *tl = &s->t->tiles[j->tile];
+        if (j->adj) { /* a tile's adjacency built after the loads: for the tile as installed */
+            if (j->cadj && tl->loaded && tl->salt == j->salt) {
+                on_table_free(&j->tab); /* (published, it reads the tile's own table) */
+                if (on_tile_celladj_publish(s->t, j->tile, j->cadj) == j->cadj) s->adj_built++;
+                j->cadj = NULL;
+            }
+            continue;
+        }
+        s->tiles[j->tile].rejoin = 0;
         if (!j->set || !tl->loaded || tl->salt != j->salt || on_tile_joins(s->t, j->tile)) continue;
         on_tree_adopt_joins(s->t, j->tile, j->set);
         j->set = NULL;
@@ -241,7 +273,7 @@ void *on_streamer_worker(void *arg)
             s->jjobs = j->next;
             s->inflight++;
             pthread_mutex_unlock(&s->mu);
-            build_rejoin(s, j);
+            build_rejoin(s, j, &scratch);
             pthread_mutex_lock(&s->mu);
             s->inflight--;
             s->join_seconds += j->seconds;
@@ -272,9 +304,10 @@ void *on_streamer_worker(void *arg)
         int graphs = s->graphs;
         size_t graph_max = s->graph_max;
         int los = s->los, joins = s->joins, adj = s->adj;
+        int later = s->jcount > 0 && !s->paused; /* more loads behind it: its adjacency after them */
         pthread_mutex_unlock(&s->mu);
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max, los, joins, adj);
+        result *r = load_tile(s, tile, obs, &scratch, graphs, graph_max, los, joins, adj, later);
         double dt = on_streamer_now() - t0;
         pthread_mutex_lock(&s->mu);
         s->inflight--;
@@ -354,7 +387,7 @@ void on_streamer_queue_load(on_streamer *s, uint32_t tile)
     on_obstacle_copy *obs = on_obstacles_copy_over(s->t, tile); /* (NULL: none, or the install blocks them) */
     if (s->nthreads == 0) { /* no workers: load here, now */
         double t0 = on_streamer_now();
-        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max, s->los, s->joins, s->adj);
+        result *r = load_tile(s, tile, obs, &s->scratch, s->graphs, s->graph_max, s->los, s->joins, s->adj, 0);
         s->decode_seconds += on_streamer_now() - t0;
         s->decoded += r != NULL;
         if (r) s->join_seconds += r->join_seconds;

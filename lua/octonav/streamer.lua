@@ -96,8 +96,8 @@
 -- tiles (locked first), unloads <= max_unloads (stats.deferred: left for later); s:delivered().
 --
 -- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded, cancelled,
--- deferred, masks_built, adjacency_built, decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds, joins_rebuilt) plus holes_loaded,
--- holes_locked, paths, per_agent (see Streamer:stats).
+-- deferred, masks_built, adjacency_built, decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds,
+-- joins_rebuilt) plus holes_loaded, holes_locked, paths, per_agent (see Streamer:stats).
 local compat = require "octonav.compat"
 local core = require "octonav.core"
 local world_mod = require "octonav.world"

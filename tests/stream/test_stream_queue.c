@@ -7,7 +7,8 @@
  * at most max_unloads, the rest left for the next updates (stats.deferred), and an update that waits
  * does everything. Worker threads throughout (and under TSan in make check-tsan).
  * Caches (test_caches): a worker builds each tile's cell adjacency beside its decode, the install
- * publishes it (the same adjacency the caller would build: numbers, cells, nodes, bytes); an update's
+ * publishes it (the same adjacency the caller would build: numbers, cells, nodes, bytes), or, with
+ * loads queued behind the tile, after them from a copy of its table; an update's
  * installs and unloads stop at publish_ms of the caller's thread CPU time, the first always done.
  */
 #include "octonav.h"
@@ -193,6 +194,41 @@ static void test_caches(const char *dir, const on_tree *orig)
             CHECK_EQ_INT(a->bytes, b->bytes);
             CHECK_EQ_INT(a->border, b->border);
             on_celladj_free(b);
+        }
+        on_streamer_destroy(s);
+        on_tree_destroy(t);
+    }
+    /* loads queued behind a tile: it comes without its adjacency (a copy of its table goes back to the
+     * worker), which follows once no load is queued; the last tile read comes with it */
+    {
+        on_tree *t;
+        on_tree_create(&orig->p, &t);
+        on_streamer_params sp = {0.0, 1.0, 1, 0, 0, 0, 0, 0.0};
+        on_streamer *s;
+        CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+        for (uint32_t ti = 0; ti < NX; ti++) CHECK(on_ok(on_streamer_force_load(s, ti)));
+        const on_stream_event *ev;
+        size_t nev;
+        CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+        wait_decoded(s, NX);
+        CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+        CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), NX);
+        on_streamer_stats st;
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.adjacency_built, 1);
+        size_t with = 0;
+        for (uint32_t ti = 0; ti < NX; ti++) with += atomic_load(&t->tiles[ti].adj) != NULL;
+        CHECK_EQ_INT(with, 1);
+        for (int i = 0; i < 5000 && st.adjacency_built < NX; i++) {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+            CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+            on_streamer_stats_get(s, &st);
+        }
+        CHECK_EQ_INT(st.adjacency_built, NX);
+        for (uint32_t ti = 0; ti < NX; ti++) {
+            const on_celladj *a = atomic_load(&t->tiles[ti].adj);
+            CHECK(a != NULL && a->tab == &t->tiles[ti].table);
         }
         on_streamer_destroy(s);
         on_tree_destroy(t);
