@@ -231,7 +231,7 @@ void on_streamer_queue_rejoins(on_streamer *s)
     if (s->nthreads == 0) { /* no workers: here, now */
         for (jjob *j = list; j; j = j->next) {
             build_rejoin(s, j, &s->scratch);
-            s->join_seconds += j->seconds;
+            if (!j->adj) s->join_seconds += j->seconds; /* (an adjacency is no join set) */
         }
         on_streamer_adopt_rejoins(s, list);
         return;
@@ -276,7 +276,7 @@ void *on_streamer_worker(void *arg)
             build_rejoin(s, j, &scratch);
             pthread_mutex_lock(&s->mu);
             s->inflight--;
-            s->join_seconds += j->seconds;
+            if (!j->adj) s->join_seconds += j->seconds; /* (an adjacency is no join set) */
             j->next = s->jdone;
             s->jdone = j;
             pthread_cond_broadcast(&s->done);
