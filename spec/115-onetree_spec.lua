@@ -40,34 +40,11 @@ local function box_clearance(p)
   return best
 end
 
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return math.sqrt(dx * dx + dy * dy + dz * dz)
-end
-
--- Walks a navigator from a to b (at most 0.25 a frame, onto each waypoint exactly): the status, the
--- length walked and the least clearance(p) over the walked points, sampled every 1/16 unit.
+local walker = dofile("spec/support/walker.lua")
+local dist = dofile("spec/support/geometry.lua").dist
+-- walks nav from a to b, 0.25 a frame: status, length, least clearance(p) over the walked points, last waypoint
 local function walk(nav, a, b, clearance)
-  nav:go(b)
-  local pos, len, least, status, wp = { a[1], a[2], a[3] }, 0, clearance(a), nil, nil
-  for _ = 1, 40000 do
-    status, wp = nav:update(pos)
-    if status == "arrived" or status == "failed" then break end
-    if status == "moving" then
-      local d = dist(pos, wp)
-      local t = d > 0 and math.min(1, 0.25 / d) or 0
-      local np = { pos[1] + (wp[1] - pos[1]) * t, pos[2] + (wp[2] - pos[2]) * t, pos[3] + (wp[3] - pos[3]) * t }
-      for s = 1, 4 do
-        local u = s / 4
-        least = math.min(least, clearance { pos[1] + (np[1] - pos[1]) * u, pos[2] + (np[2] - pos[2]) * u,
-          pos[3] + (np[3] - pos[3]) * u })
-      end
-      len = len + dist(pos, np)
-      pos = np
-    end
-  end
-  nav:close()
-  return status, len, least, wp
+  return walker.walk(nav, a, b, { frames = 40000, clearance = clearance })
 end
 
 local function list_files(dir)

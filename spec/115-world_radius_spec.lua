@@ -28,11 +28,6 @@ local function slot_config(dir, agents)
     geometry = geometry, output = dir, progress = function() end }
 end
 
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return math.sqrt(dx * dx + dy * dy + dz * dz)
-end
-
 -- Euclidean distance from p to the nearest box of BOXES (0 inside one).
 local function clearance(p)
   local best = math.huge
@@ -47,29 +42,10 @@ local function clearance(p)
   return best
 end
 
--- Walks a navigator from a to b (at most 0.25 a frame, onto each waypoint exactly); returns the status,
--- the length walked and the smallest clearance of the points walked, sampled every 1/16 unit.
+local walker = dofile("spec/support/walker.lua")
+-- walks nav from a to b, 0.25 a frame: status, length, least clearance over the walked points
 local function walk(nav, a, b)
-  nav:go(b)
-  local pos, len, least, status = { a[1], a[2], a[3] }, 0, clearance(a), nil
-  for _ = 1, 20000 do
-    local wp
-    status, wp = nav:update(pos)
-    if status == "arrived" or status == "failed" then break end
-    if status == "moving" then
-      local d = dist(pos, wp)
-      local t = d > 0 and math.min(1, 0.25 / d) or 0
-      local np = { pos[1] + (wp[1] - pos[1]) * t, pos[2] + (wp[2] - pos[2]) * t, pos[3] + (wp[3] - pos[3]) * t }
-      for s = 1, 4 do
-        local u = s / 4
-        least = math.min(least, clearance { pos[1] + (np[1] - pos[1]) * u, pos[2] + (np[2] - pos[2]) * u,
-          pos[3] + (np[3] - pos[3]) * u })
-      end
-      len = len + dist(pos, np)
-      pos = np
-    end
-  end
-  nav:close()
+  local status, len, least = walker.walk(nav, a, b, { clearance = clearance })
   return status, len, least
 end
 

@@ -39,30 +39,12 @@ local function route_tiles(route)
   return out
 end
 
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return math.sqrt(dx * dx + dy * dy + dz * dz)
-end
-
--- Walks a navigator (made with opts) from a to b, stepping at most 0.5 toward each waypoint and onto
--- it exactly; returns the status and the length walked.
+local walker = dofile("spec/support/walker.lua")
+local dist = dofile("spec/support/geometry.lua").dist
+-- Walks a navigator (made with opts) from a to b, 0.5 a frame: the status and the length walked.
 local function walk(w, opts, a, b)
-  local nav = octonav.navigator.new(w, opts)
-  nav:go(b)
-  local pos, len, status, wp = { a[1], a[2], a[3] }, 0, nil, nil
-  for _ = 1, 5000 do
-    status, wp = nav:update(pos)
-    if status == "arrived" or status == "failed" then break end
-    if status == "moving" then
-      local d = dist(pos, wp)
-      local t = d > 0 and math.min(1, 0.5 / d) or 0
-      local np = { pos[1] + (wp[1] - pos[1]) * t, pos[2] + (wp[2] - pos[2]) * t, pos[3] + (wp[3] - pos[3]) * t }
-      len = len + dist(pos, np)
-      pos = np
-    end
-  end
-  nav:close()
-  return status, len, wp
+  local status, len = walker.walk(octonav.navigator.new(w, opts), a, b, { step = 0.5, frames = 5000 })
+  return status, len
 end
 
 -- Every file under dir, relative names sorted.
