@@ -32,7 +32,7 @@
 -- With --group a frame is timed up to budget:update's return; --copytimed: also the copy of its answers
 -- into this benchmark's own tables (as before session 21).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/lua/?.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 local octonav = require "octonav"
 local core = require "octonav.core"
@@ -101,18 +101,8 @@ local function histogram(xs, ms)
   return table.concat(counts, " / ")
 end
 
-local function rng(seed)
-  local st = seed * 2654435761 % 4294967296
-  return function()
-    st = (st * 1664525 + 1013904223) % 4294967296
-    return st / 4294967296
-  end
-end
-
-local function dist(a, b)
-  local dx, dy, dz = a[1] - b[1], a[2] - b[2], a[3] - b[3]
-  return math.sqrt(dx * dx + dy * dy + dz * dz)
-end
+local U = require "octonav.bench_util"
+local rng, dist = U.lcg, U.dist
 
 -- The process's resident bytes (/proc/self/statm; nil where there is none).
 local function rss()
@@ -231,14 +221,7 @@ local function run_pass()
   end
   if flags.prepare then assert(world.tree:los_prepare()) end
   local rnd = rng(o.seed)
-  local org, n, T = world.origin, world.tiles, world.tile_size
-  local function free_point()
-    for _ = 1, 100000 do
-      local p = { org[1] + rnd() * n[1] * T, org[2] + rnd() * n[2] * T, org[3] + rnd() * n[3] * T }
-      if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
-    end
-    error("no free point")
-  end
+  local function free_point() return U.free_point(world, rnd) end
   local pairs_ = {}
   for k = 1, o.pairs do pairs_[k] = { a = free_point(), b = free_point() } end
   if strm then

@@ -11,7 +11,7 @@
 -- --ref FILE reads such a file (for example from a build with CFLAGS=-DROUTE_FULL_JOIN: every join a
 -- whole search of its tile's component, route_start.c) and prints the mean and worst cost ratio.
 -- Run: lua5.4 bench/plan.lua PACK (after `make`).
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;bench/lua/?.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
 local octonav = require "octonav"
 local core = require "octonav.core"
@@ -67,14 +67,7 @@ local function run(adjacency)
   local world = assert(octonav.world.load(pack, { adjacency = adjacency }))
   if not pairs_ then
     local rnd = rng(o.seed)
-    local org, n, T = world.origin, world.tiles, world.tile_size
-    local function free_point()
-      for _ = 1, 100000 do
-        local p = { org[1] + rnd() * n[1] * T, org[2] + rnd() * n[2] * T, org[3] + rnd() * n[3] * T }
-        if world.tree:locate(p) == "free" and world:in_hole(p) == nil then return p end
-      end
-      error("no free point")
-    end
+    local function free_point() return require("octonav.bench_util").free_point(world, rnd) end
     pairs_ = {}
     for k = 1, o.pairs do pairs_[k] = { free_point(), free_point() } end
   end
