@@ -172,7 +172,23 @@ typedef struct expect {
     uint64_t hash;
 } expect;
 
-/* Hashes from main at 2c9bd45 (the code before the session's speed changes). */
+/* Hashes from main at 2c9bd45 (the code before the session's speed changes), built by the compiler that
+ * builds this test: gcc's and clang's builds of that same code give different graphs on the box worlds
+ * (5 of the 9 hashes; -ffp-contract=off does not change it: the cause is not found yet), so each
+ * compiler is held to its own build of the old code. */
+#if defined(__clang__)
+static const expect want[] = {
+    {"terrain", 0x821e64bed3925aaaull},
+    {"terrain rough", 0xfd798bbb4a30cae3ull},
+    {"boxes 256", 0x995c6087aab82e5full},
+    {"walls", 0xe3a681ed992be48cull},
+    {"boxes 64", 0x53e7d2e35b5285a6ull},
+    {"boxes 64 bound 16", 0xcb291dc17bc93bc6ull},
+    {"boxes 64 stretch 1.5", 0xe8aeff13bdf3bfdeull},
+    {"reach terrain", 0xfa3e2709a4609f67ull},
+    {"reach boxes 64", 0x5fe8d92b5f355604ull},
+};
+#else
 static const expect want[] = {
     {"terrain", 0x821e64bed3925aaaull},
     {"terrain rough", 0xfd798bbb4a30cae3ull},
@@ -184,6 +200,7 @@ static const expect want[] = {
     {"reach terrain", 0xfa3e2709a4609f67ull},
     {"reach boxes 64", 0x7917ec7d10b176e8ull},
 };
+#endif
 
 static void check(int i, uint64_t got, const uint32_t *portals)
 {
