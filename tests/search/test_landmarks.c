@@ -197,9 +197,10 @@ static void random_scene(void)
     CHECK(t != NULL);
     uint64_t r = 0x9E3779B97F4A7C15ull;
     for (int i = 0; i < 40; i++) {
-        double lo[3] = {floor(gt_rnd(&r) * 32), floor(gt_rnd(&r) * 16), floor(gt_rnd(&r) * 32)};
-        gt_box(t, lo[0], lo[1], lo[2], lo[0] + 1 + floor(gt_rnd(&r) * 8), lo[1] + 1 + floor(gt_rnd(&r) * 8),
-               lo[2] + 1 + floor(gt_rnd(&r) * 8));
+        /* drawn one by one (a call's arguments and an initializer list have no order in C); gcc's order */
+        double lx = floor(gt_rnd(&r) * 32), ly = floor(gt_rnd(&r) * 16), lz = floor(gt_rnd(&r) * 32);
+        double dz = floor(gt_rnd(&r) * 8), dy = floor(gt_rnd(&r) * 8), dx = floor(gt_rnd(&r) * 8);
+        gt_box(t, lx, ly, lz, lx + 1 + dx, ly + 1 + dy, lz + 1 + dz);
     }
     CHECK_EQ_INT(on_tree_landmarks_prepare(t, 4, NULL), ON_SUCCESS);
     const on_landmarks *lm = t->landmarks;
@@ -239,8 +240,9 @@ static void random_scene(void)
     static double path[3 * CAP];
     int found[2] = {0, 0}, valid = 0, tried = 0;
     for (int i = 0; i < 200; i++) {
-        double a[3] = {gt_rnd(&r) * 32, gt_rnd(&r) * 16, gt_rnd(&r) * 32};
-        double b[3] = {gt_rnd(&r) * 32, gt_rnd(&r) * 16, gt_rnd(&r) * 32};
+        double a[3], b[3];
+        a[0] = gt_rnd(&r) * 32, a[1] = gt_rnd(&r) * 16, a[2] = gt_rnd(&r) * 32;
+        b[0] = gt_rnd(&r) * 32, b[1] = gt_rnd(&r) * 16, b[2] = gt_rnd(&r) * 32;
         if (!on_ok(on_tree_visible(t, a, a)) || !on_ok(on_tree_visible(t, b, b))) continue;
         tried++;
         for (int w = 0; w < 2; w++) {

@@ -42,7 +42,8 @@ static void test_coarse_set(void)
         on_tree *t = gt_tree(1, 1, 1, 6);
         for (int i = 0; i < 40; i++) {
             double x = gt_rnd(&rs) * 60, y = gt_rnd(&rs) * 60, z = gt_rnd(&rs) * 60;
-            gt_box(t, x, y, z, x + 1 + gt_rnd(&rs) * 12, y + 1 + gt_rnd(&rs) * 12, z + 1 + gt_rnd(&rs) * 12);
+            double dz = gt_rnd(&rs), dy = gt_rnd(&rs), dx = gt_rnd(&rs); /* one by one: gcc's order */
+            gt_box(t, x, y, z, x + 1 + dx * 12, y + 1 + dy * 12, z + 1 + dz * 12);
         }
         on_boxset *s = boxes_of(t);
         for (int shift = 1; shift <= 3; shift++) {
