@@ -15,30 +15,8 @@ local pack = require "octonav.pack"
 local DUNGEON = "/work/shared/data/worlds/dungeon.lua"
 
 -- the slot world of spec/115-world_radius: a wall with a gap 3 wide and an opening 10 wide
-local S, G = { 6, 8, 4 }, { 6, 8, 28 }
-local BOXES = {
-  { min = { -8, -8, 14 }, max = { 4, 24, 18 } },
-  { min = { 7, -8, 14 }, max = { 20, 24, 18 } },
-  { min = { 30, -8, 14 }, max = { 40, 24, 18 } },
-}
-local function slot_config(dir, agents, one_tree)
-  local geometry = {}
-  for n, b in ipairs(BOXES) do geometry[n] = { box = b } end
-  return { range = { min = { 0, 0, 0 }, max = { 32, 16, 32 } }, depth = 3, scale = 1, agents = agents,
-    geometry = geometry, output = dir, progress = function() end, one_tree = one_tree }
-end
-local function box_clearance(p)
-  local best = math.huge
-  for _, b in ipairs(BOXES) do
-    local s = 0
-    for a = 1, 3 do
-      local d = math.max(b.min[a] - p[a], 0, p[a] - b.max[a])
-      s = s + d * d
-    end
-    best = math.min(best, math.sqrt(s))
-  end
-  return best
-end
+local slot = dofile("spec/support/slotworld.lua")
+local S, G, slot_config, box_clearance = slot.S, slot.G, slot.config, slot.clearance
 
 local walker = dofile("spec/support/walker.lua")
 local dist = dofile("spec/support/geometry.lua").dist

@@ -14,33 +14,8 @@ local files = dofile("spec/support/files.lua")
 local bake = require "octonav.bake"
 local world_mod = require "octonav.world"
 
-local S, G = { 6, 8, 4 }, { 6, 8, 28 }
-local BOXES = {
-  { min = { -8, -8, 14 }, max = { 4, 24, 18 } },
-  { min = { 7, -8, 14 }, max = { 20, 24, 18 } },
-  { min = { 30, -8, 14 }, max = { 40, 24, 18 } },
-}
-
-local function slot_config(dir, agents)
-  local geometry = {}
-  for n, b in ipairs(BOXES) do geometry[n] = { box = b } end
-  return { range = { min = { 0, 0, 0 }, max = { 32, 16, 32 } }, depth = 3, scale = 1, agents = agents,
-    geometry = geometry, output = dir, progress = function() end }
-end
-
--- Euclidean distance from p to the nearest box of BOXES (0 inside one).
-local function clearance(p)
-  local best = math.huge
-  for _, b in ipairs(BOXES) do
-    local s = 0
-    for a = 1, 3 do
-      local d = math.max(b.min[a] - p[a], 0, p[a] - b.max[a])
-      s = s + d * d
-    end
-    best = math.min(best, math.sqrt(s))
-  end
-  return best
-end
+local slot = dofile("spec/support/slotworld.lua")
+local S, G, slot_config, clearance = slot.S, slot.G, slot.config, slot.clearance
 
 local walker = dofile("spec/support/walker.lua")
 -- walks nav from a to b, 0.25 a frame: status, length, least clearance over the walked points
