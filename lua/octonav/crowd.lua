@@ -31,7 +31,8 @@
 -- max_speed = 4, max_accel = 8, max_turn_rate = math.pi (radians a second), arrive_dist = radius.
 --
 -- On a world (octonav.world.load) the crowd moves through the world's tree (world.tree) and each agent
--- sent with set_goal gets a navigator (octonav.navigator.new(world, opts.navigator)): every update
+-- sent with set_goal gets a navigator (octonav.navigator.new(world, opts.navigator), with option
+-- radius = the agent's radius unless those options give radius, agent or search.radius): every update
 -- feeds the navigator the agent's position and the agent the navigator's waypoint, so routes across
 -- tiles and doors are the navigator's, and the crowd keeps the agents apart. agent(id).nav_status says
 -- what the navigator answered last ("planning", "moving", "arrived", "failed"). On a plain tree the
@@ -150,6 +151,11 @@ function Crowd:set_goal(id, x, y, z)
     for k, v in pairs(nopts.search or {}) do so[k] = v end
     if so.radius == nil then so.radius = self.radius[id] end
     nopts.search = so
+  elseif not (nopts and (nopts.radius ~= nil or nopts.agent ~= nil or (nopts.search or {}).radius ~= nil)) then
+    -- on a world, the navigator's option radius (the agent that serves it, its searches at that size)
+    nopts = {}
+    for k, v in pairs(self.nav_opts or {}) do nopts[k] = v end
+    nopts.radius = self.radius[id]
   end
   local nav = navigator_mod.new(self.world, nopts)
   nav:go { x, y, z }
