@@ -167,9 +167,12 @@ static int nearest_within(const on_proxgrid *g, const on_agent *agents, uint32_t
     /* bound: an agent farther than this cannot enter (the range or the hint, then the k-th) */
     int64_t cx[PROX_MAX_SPAN], cy[PROX_MAX_SPAN], cz[PROX_MAX_SPAN];
     double gx[PROX_MAX_SPAN], gy[PROX_MAX_SPAN], gz[PROX_MAX_SPAN];
-    int nx = axis_order(px, cell, cellof(px - range, cell), cellof(px + range, cell), cx, gx);
-    int ny = axis_order(py, cell, cellof(py - range, cell), cellof(py + range, cell), cy, gy);
-    int nz = axis_order(pz, cell, cellof(pz - range, cell), cellof(pz + range, cell), cz, gz);
+    /* the cells within the bound's distance (a little more: rounding), never beyond the range's */
+    double r = sqrt(bound) * (1 + 1e-9) + 1e-12 * cell;
+    r = r < range ? r : range;
+    int nx = axis_order(px, cell, cellof(px - r, cell), cellof(px + r, cell), cx, gx);
+    int ny = axis_order(py, cell, cellof(py - r, cell), cellof(py + r, cell), cy, gy);
+    int nz = axis_order(pz, cell, cellof(pz - r, cell), cellof(pz + r, cell), cz, gz);
     uint32_t mask = g->nbuckets - 1;
     for (int iz = 0; iz < nz && gz[iz] <= bound; iz++)
         for (int iy = 0; iy < ny && gz[iz] + gy[iy] <= bound; iy++)
