@@ -81,17 +81,37 @@ local function take_planner(self)
   return self.cplanner
 end
 
--- The joins of a plan's start (the local searches from its ends to their tiles' portals, C) are cut
--- to the frame: with a budget's `ms`, each start and step joins until the frame's deadline at most and
--- goes on in the next update (planner:join_limit; the joins and the route are those of a whole start).
+-- A plan's calls under a frame time are slices (issue 31): the joins of its start (the local searches
+-- from its ends to their tiles' portals, C) and the portals of each step are cut so that no single C
+-- call of a navigator's update takes more than about SLICE_MS, whatever the frame's time left (a whole
+-- join took 0.4-1.3 ms on the seed's world, and the budget admitted it whenever its learnt cost fit):
+-- each start and step joins at most JOIN_SLICE units (planner:join_limit: a box settled, a lazy block
+-- built 8; ~0.1-0.25 ms on the seed's world at load) and until min(the frame's deadline, SLICE_MS from
+-- now), and goes on in the next update; a step expands no more portals than SLICE_MS holds at their
+-- learnt cost. The joins and the route are those of a whole start, exactly (resumable joins, reach.h).
+-- Without a frame time (no `ms`) a start joins whole. Module fields: tuning and specs (spec/118).
+M.JOIN_SLICE = 256
+M.SLICE_MS = 0.25
 local JOIN_MIN_MS = 1e-6 -- a deadline already passed: one unit of work (a box settled) and stop
 local function join_limit(B, cp)
   if B.deadline then
     local left = (B.deadline - B.clock()) * 1e3
-    cp:join_limit(0, left > JOIN_MIN_MS and left or JOIN_MIN_MS)
+    if left > M.SLICE_MS then left = M.SLICE_MS end
+    cp:join_limit(M.JOIN_SLICE, left > JOIN_MIN_MS and left or JOIN_MIN_MS)
   else
     cp:join_limit(0)
   end
+end
+
+-- The portals a step may expand within one slice (n: what the budget grants): at most SLICE_MS at the
+-- learnt cost of a portal, half of that when the step first ends joins (one call does both), >= 1.
+local function slice_portals(B, n, joining)
+  local c = B.portal_cost
+  if not (B.deadline and c and c > 0) then return n end
+  local fit = math.floor(M.SLICE_MS * 1e-3 / c)
+  if joining then fit = math.floor(fit / 2) end
+  if fit < 1 then fit = 1 end
+  return fit < n and fit or n
 end
 
 -- Plans the route (sliced: plan_budget portals this update). Returns nil once the route is known (the
@@ -158,13 +178,18 @@ local function plan_route(self, position)
     self.state = "planning"
     return "planning"
   end
-  if self.cplanner then join_limit(B, self.cplanner) end
+  local joining = false
+  if self.cplanner then
+    join_limit(B, self.cplanner)
+    joining = self.cplanner:joining()
+  end
   -- with a frame time, no more portals than the time left holds at the cost learnt (budget:fit; a
-  -- step of 1,024 portals took 0.2-1.5 ms on the seed's world, not cut by the clock)
-  local n = B.step and B:fit("portals", portals) or portals
+  -- step of 1,024 portals took 0.2-1.5 ms on the seed's world, not cut by the clock), nor than a slice
+  local n = B.step and slice_portals(B, B:fit("portals", portals), joining) or portals
   local t1 = B.step and B.clock()
   local pst, reason, tile = self.job:step(n)
-  if t1 and pst == "running" then B:spent("portals", n, B.clock() - t1) end
+  -- (a step that joined first is no measure of its portals' cost)
+  if t1 and pst == "running" and not joining then B:spent("portals", n, B.clock() - t1) end
   if t0 then B:spent("plans", 1, B.clock() - t0) end
   if pst == "running" then
     self.plan_spent = self.plan_spent + n

@@ -1,0 +1,150 @@
+-- spec/118-plan_slices_spec.lua -- a navigator's plan starts are slices (issue 31, goal 1's frames and
+-- goal 2): under a budget with `ms`, the joins of a plan's start (the local searches from its ends to
+-- their tiles' portals, C) are cut per call at navigator_plan.JOIN_SLICE work units (a box settled, a
+-- lazy block built 8: planner:join_limit) and SLICE_MS of the clock, whatever the frame's time left, and
+-- go on in the next updates; before, a start joined until the frame's deadline, so a whole join (0.4-1.3
+-- ms on the seed's world) ran in one call whenever the frame had room (bench/frames.lua --trace).
+--   1. The work-unit clock: every C planner call a navigator makes (start_multi, step) is spied on and
+--      its join units read back (planner:joining()); with ms = 100 (the frame's deadline never cuts) no
+--      call joins more than JOIN_SLICE units plus one unit's worth (a box and its 6 neighbour blocks),
+--      and the starts were cut (a whole join here is 265-1,350 units).
+--   2. The routes are the unsliced ones: each navigator's route crosses where world:plan's (joined
+--      whole) does, and world:plan's costs on this known world are pinned.
+--   3. Without `ms` a start still joins whole (one call).
+-- Run: busted --lua=lua5.4 spec/118-plan_slices_spec.lua
+--
+-- The world: spec/42's 3 x 1 x 3 tiles of 128 leaves (depth 7: the planner builds its 16-leaf blocks as
+-- the joins reach them), nothing prepared.
+local navigator = require "octonav.navigator"
+local navplan = require "octonav.navigator_plan"
+local world_mod = require "octonav.world"
+
+local boxpack = dofile("spec/support/boxpack.lua")
+local rng = dofile("spec/support/prng.lua").lcg
+
+local T = 128
+local OVERSHOOT = 1 + 6 * 8
+local SLICE = navplan.JOIN_SLICE or 256 -- (the module field; the same number before it was one)
+local pack
+
+setup(function() pack = boxpack.bake_walled() end)
+teardown(boxpack.cleanup)
+
+-- 12 pairs from one tile column to the far one (the first three tiles' rows to the last's).
+local function pairs_of(tree)
+  local r, out = rng(7), {}
+  local function free_in(ti, tk)
+    for _ = 1, 10000 do
+      local p = { ti * T + 1 + r() * (T - 2), 3 + r() * 100, tk * T + 1 + r() * (T - 2) }
+      if tree:locate(p) == "free" then return p end
+    end
+    error("no free point")
+  end
+  for n = 1, 12 do out[n] = { free_in(n % 3, 0), free_in(2 - n % 3, 2) } end
+  return out
+end
+
+-- world:plan's costs of those pairs (the joins whole; measured on this world, session 22)
+local COSTS = { 235.00771835282, 356.4176610613, 369.85258209513, 251.98312482935, 435.44695053848,
+  411.37114550804, 299.10441237818, 421.328660126, 312.24769086294, 331.73746089824, 468.56597159223,
+  437.30699982165 }
+
+-- The C planners' calls spied on (their metatable's methods, shared by every planner): each start_multi
+-- and step's join units (planner:joining(): the last call's) and whether its joins go on appended to
+-- `calls`. Returns the list and a function that restores the methods.
+local function spy_planners(world)
+  local p = world.graph:planner()
+  local idx = getmetatable(p).__index
+  p:close()
+  local saved, calls = {}, {}
+  for _, name in ipairs({ "start_multi", "step" }) do
+    local f = idx[name]
+    saved[name] = f
+    idx[name] = function(self, ...)
+      local a, b, c = f(self, ...)
+      local joining, units = self:joining()
+      calls[#calls + 1] = { name = name, units = units, joining = joining }
+      return a, b, c
+    end
+  end
+  return calls, function() for name, f in pairs(saved) do idx[name] = f end end
+end
+
+-- A route's crossings as a flat list of numbers (tiles, portals, points).
+local function flat_route(route)
+  local out = {}
+  for _, st in ipairs(route) do
+    out[#out + 1] = st.tile
+    out[#out + 1] = st.via or -1
+    for k = 1, 3 do out[#out + 1] = st.exit[k] end
+  end
+  return out
+end
+
+-- Each pair planned by a navigator of its own under `budget` (standing at the start) until its plan
+-- ends: its route's crossings (flat_route) and the number of updates it took.
+local function plan_all(world, budget, prs)
+  local out = {}
+  for k, pr in ipairs(prs) do
+    local nav = navigator.new(world, { budget = budget })
+    nav:go(pr[2])
+    local st, n = "planning", 0
+    while st == "planning" do
+      if budget then budget:frame() end
+      st = nav:update(pr[1])
+      n = n + 1
+      assert(n < 10000, "plan " .. k .. " did not end")
+    end
+    assert.are_not.equal("failed", st, tostring(nav.reason))
+    local route = nav:route()
+    out[k] = { flat = flat_route(route), updates = n }
+    nav:close()
+  end
+  return out
+end
+
+describe("a navigator's plan starts are slices", function()
+  it("no plan call joins more than JOIN_SLICE units under a budget's ms; the routes are the whole joins'", function()
+    local world = assert(world_mod.load(pack))
+    local prs = pairs_of(world.tree)
+    local calls, restore = spy_planners(world)
+    local ok, res = pcall(plan_all, world, navigator.budget { ms = 100 }, prs)
+    restore()
+    assert(ok, res)
+    local most, starts, cut = 0, 0, 0
+    for _, c in ipairs(calls) do
+      if c.units > most then most = c.units end
+      if c.name == "start_multi" then
+        starts = starts + 1
+        if c.joining then cut = cut + 1 end -- (its joins go on in the next calls)
+      end
+    end
+    assert.is_true(starts >= 12, starts .. " starts")
+    assert.is_true(most <= SLICE + OVERSHOOT,
+      ("a plan call joined %d units (slice %d)"):format(most, SLICE))
+    assert.is_true(cut >= 6, ("%d of %d starts went on joining in later calls"):format(cut, starts))
+    -- the same routes as world:plan's (joined whole in one call), whose costs are pinned
+    local whole = assert(world_mod.load(pack))
+    for k, pr in ipairs(prs) do
+      local route, cost = whole:plan(pr[1], pr[2])
+      assert.is_truthy(route, tostring(cost))
+      assert.is_true(math.abs(cost - COSTS[k]) < 1e-9, ("pair %d: cost %.14g, pinned %.14g"):format(k, cost, COSTS[k]))
+      assert.are.same(flat_route(route), res[k].flat)
+    end
+    whole:close()
+    world:close()
+  end)
+
+  it("without a budget's ms a start joins whole, in one call", function()
+    local world = assert(world_mod.load(pack))
+    local prs = pairs_of(world.tree)
+    local calls, restore = spy_planners(world)
+    local ok, res = pcall(plan_all, world, navigator.budget { plans = 4, portals = 100000 }, { prs[8] })
+    restore()
+    assert(ok, res)
+    assert.are.equal("start_multi", calls[1].name)
+    assert.is_false(calls[1].joining)
+    assert.is_true(calls[1].units > SLICE + OVERSHOOT, calls[1].units .. " units") -- (1,350 here)
+    world:close()
+  end)
+end)
