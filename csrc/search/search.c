@@ -146,6 +146,10 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
     }
     on_snode *vn = &q->pool.nodes[v];
     if (!fresh && vn->closed) return ON_IN_PROGRESS;
+    /* (over the adjacency list, an open node's new g is gfrom plus a distance, no lower than gfrom: a
+     * node reached before at a g no higher than gfrom keeps it, and its point and distance are not
+     * worked out; the same decision as below, g < vn->g) */
+    if (plain && !fresh && !(x->gfrom < vn->g)) return ON_IN_PROGRESS;
     double mn[3], mx[3], sz, pv[3];
     uint32_t vl = 0;
     const int cells = plain || x->cells;
