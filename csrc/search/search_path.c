@@ -71,17 +71,20 @@ static int node_chain(on_query *q, int32_t end, const double stop[3])
 }
 
 /* What smoothing and relaxation ask while one path is finished: the query's line of sight and turn
- * checks, with the last TURN_MEMO turns' answers kept. A turn's answer depends only on its corner x and
- * on which side of each axis the path comes from and leaves to (on_tree_turn_ok), and relaxation asks
- * the same turns again as it tries to slide a corner between them (measured on DC1: 28.1 turn checks
- * a query without, 23.5 with 16 kept, 23.0 with 32; the same paths). */
-#define TURN_MEMO 16
+ * checks, with turns' answers kept. A turn's answer depends only on its corner x and on which side of
+ * each axis the path comes from and leaves to (on_tree_turn_ok), and relaxation asks the same turns
+ * again as it tries to slide a corner between them (measured on DC1: 28.1 turn checks a query without,
+ * 23.5 with the last 16 kept, 23.0 with 32; the same paths). Kept in TURN_MEMO slots by a hash of the
+ * corner and its sides (a later turn in the same slot replaces it) rather than the last 16 in a list
+ * read through at every ask (70 asks a query on DC1): make bench-query-ir DC1 438,199 -> 435,978
+ * instructions a query, A1 445,656 -> 443,772; the same paths. */
+#define TURN_MEMO 64 /* (a power of two: slots by a hash of the corner and its sides) */
 #define BLOCKED_MEMO 16
 typedef struct fin_sight {
     on_query *q;
     size_t pos; /* the next answer of q->flog this run reads */
     on_turn_cache tc; /* the voxels the last turn check read (the tree does not change meanwhile) */
-    unsigned nturn; /* answers kept: turn[nturn % TURN_MEMO] is the next replaced */
+    uint64_t tvalid; /* bit i: turn[i] holds an answer */
     struct {
         double x[3];
         unsigned sides; /* the signs of x - a and b - x on each axis, 4 bits an axis */
@@ -164,18 +167,22 @@ static int fin_turn_ok(void *ud, const double a[3], const double x[3], const dou
         double din = x[j] - a[j], dout = b[j] - x[j];
         sides |= (unsigned)((din > 0) | (din < 0) << 1 | (dout > 0) << 2 | (dout < 0) << 3) << (4 * j);
     }
-    unsigned kept = fs->nturn < TURN_MEMO ? fs->nturn : TURN_MEMO;
-    for (unsigned i = 0; i < kept; i++)
-        if (fs->turn[i].sides == sides && fs->turn[i].x[0] == x[0] && fs->turn[i].x[1] == x[1] &&
-            fs->turn[i].x[2] == x[2])
-            return fs->turn[i].ok;
+    uint64_t bx, by, bz;
+    memcpy(&bx, x, 8);
+    memcpy(&by, x + 1, 8);
+    memcpy(&bz, x + 2, 8);
+    unsigned slot = (unsigned)((((bx * 0x9E3779B97F4A7C15ull ^ by) * 0x9E3779B97F4A7C15ull ^ bz ^ sides) *
+                                0x9E3779B97F4A7C15ull) >> 58);
+    if (((fs->tvalid >> slot) & 1u) && fs->turn[slot].sides == sides && fs->turn[slot].x[0] == x[0] &&
+        fs->turn[slot].x[1] == x[1] && fs->turn[slot].x[2] == x[2])
+        return fs->turn[slot].ok;
     on_query *q = fs->q;
     int ok;
     if (!fin_replay(fs, &ok)) {
         q->info.turns++;
         ok = fin_log(fs, on_tree_turn_ok_cached(q->t, q->lcache, &fs->tc, a, x, b));
     }
-    unsigned slot = fs->nturn++ % TURN_MEMO;
+    fs->tvalid |= 1ull << slot;
     memcpy(fs->turn[slot].x, x, sizeof fs->turn[slot].x);
     fs->turn[slot].sides = sides;
     fs->turn[slot].ok = ok;
@@ -217,7 +224,7 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     fs.q = q;
     fs.pos = 0;
     q->fin_cut = q->fin_nomem = 0;
-    fs.nturn = 0;
+    fs.tvalid = 0;
     fs.relaxing = 0;
     fs.nblocked = 0;
     on_turn_cache_init(&fs.tc);
