@@ -92,6 +92,20 @@ describe("octonav.bake", function()
           "config.geometry[1].triangles.indices: element 3 is not a vertex number (1..3)" },
         { base_config { geometry = { { heightfield = { nx = 2, nz = 2, heights = { 1, 2, 3 } } } } },
           "config.geometry[1].heightfield.heights: has 3 values, nx*nz = 4" },
+        { base_config { geometry = { { heightfield = { nx = 2, nz = 2, heights = { 1, 2, 0 / 0, 4 } } } } },
+          "config.geometry[1].heightfield.heights: element 3 is not a finite number" },
+        { base_config { geometry = { { heightfield = { nx = 2, nz = 2, heights = { 1, math.huge, 3, 4 } } } } },
+          "config.geometry[1].heightfield.heights: element 2 is not a finite number" },
+        { base_config { geometry = { { heightfield = { nx = 2, nz = 2, heights = { 1, 2, 3, -math.huge } } } } },
+          "config.geometry[1].heightfield.heights: element 4 is not a finite number" },
+        { base_config { geometry = { { heightfield = { nx = 2, nz = 2, heights = { "5", 2, 3, 4 } } } } },
+          "config.geometry[1].heightfield.heights: element 1 is not a finite number" },
+        { base_config { geometry = { { heightfield = { nx = 2, nz = 2, heights = { 1, 2, 3, true } } } } },
+          "config.geometry[1].heightfield.heights: element 4 is not a finite number" },
+        { base_config { geometry = { { triangles = { vertices = { 0, 0, 0, 1, 0 / 0, 0, 0, 1, 0 }, indices = { 1, 2, 3 } } } } },
+          "config.geometry[1].triangles.vertices: element 5 is not a finite number" },
+        { base_config { geometry = { { triangles = { vertices = { 0, 0, 0, 1, 0, 0, 0, "1", 0 }, indices = { 1, 2, 3 } } } } },
+          "config.geometry[1].triangles.vertices: element 8 is not a finite number" },
         { base_config { geometry = { { fn = "not a function" } } }, "config.geometry[1].fn: function expected" },
         { base_config { holes = { { name = "a b", min = { 0, 0, 0 }, max = { 1, 1, 1 }, scale = 1, doors = {} } } },
           "config.holes[1].name" },
@@ -125,6 +139,14 @@ describe("octonav.bake", function()
       -- the public entry points check first, before touching any file
       has(err_of(bake, { output = "x" }), "config.range")
       has(err_of(bake.tile, base_config(), 2, 0, 0), "tile index 2 out of range")
+    end)
+
+    it("keeps a heightfield's highest point (tiles above it are skipped), with negative and integer heights", function()
+      local c = bake.check(base_config { geometry = { { heightfield = { origin = { 0, 1.5, 0 }, nx = 2, nz = 3,
+        heights = { -4, -2.25, -7, -3, -2.5, -9 } } } } })
+      assert.are.equal(-0.75, c.geometry[1].heightfield.top)
+      c = bake.check(base_config { geometry = { { heightfield = { nx = 2, nz = 2, heights = { 3, 7, 7.5, 2 } } } } })
+      assert.are.equal(7.5, c.geometry[1].heightfield.top)
     end)
 
     it("fills in the documented defaults", function()
