@@ -196,6 +196,36 @@ describe("octonav view and bake, what the user sees (issue 30, item 13)", functi
       .. "inside) (octonav validate %s/pack)\n"):format(dir), e)
   end)
 
+  it("the bake's hole check opens only the tiles the holes need and reports what a full load reports", function()
+    for _, leaky in ipairs { false, true, "wide" } do
+      if leaky == "wide" then -- the hole across both tiles, its second door's outside point in tile 1
+        local f = cave_config(true)
+        write(f, (read_all(f):gsub("{ 13, 10, 12 }", "{ 20, 10, 12 }"):gsub("{ 12.75, 6, 8 }", "{ 19.75, 6, 8 }")))
+        assert.equal(0, (octonav("bake " .. f)))
+        local w = assert(cli.hole_world(dir .. "/pack"))
+        assert.equal(2, #w.holes[1].tiles)
+        w:close()
+      else
+        assert.equal(0, (octonav("bake " .. cave_config(leaky))))
+      end
+      local W = require "octonav.world"
+      local full = assert(W.load(dir .. "/pack"))
+      local part = assert(cli.hole_world(dir .. "/pack"))
+      local want, got = full:validate(), part:validate()
+      assert.same(want, got)
+      assert.equal(not leaky, got.ok)
+      local n, of = part.tree:stats().tiles_loaded, full.tree:stats().tiles_loaded
+      local need = {}
+      for _, t in ipairs(part.holes[1].tiles) do need[t] = true end
+      local count = 0
+      for _ in pairs(need) do count = count + 1 end
+      assert.equal(count, n) -- (the doors' outside points lie in the hole's tiles here)
+      assert.is_true(leaky == "wide" or n < of, n .. " of " .. of)
+      full:close()
+      part:close()
+    end
+  end)
+
   it("the page shows why it stays blank without WebGL2; view --help gives the Chromium flags", function()
     local code, o = octonav("view --help")
     assert.equal(0, code)
