@@ -212,10 +212,15 @@ static int build_faces(on_boxset *s)
 
 /* A new box set for a tile's contents (table and solid flag, tile depth) from the bitmap scratch o
  * (n x n rows, zeroed here). Reads no tree. */
-static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o, on_boxset **out)
+void on_boxbits_paint(const on_table *tab, uint8_t solid, int depth, on_boxbits *o)
 {
     memset(o->w, 0, (size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
     on_table_visit(tab, solid, depth, 0, paint_free, o);
+}
+
+static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o, on_boxset **out)
+{
+    on_boxbits_paint(tab, solid, depth, o);
     return on_boxset_from_bits(o, 0, out);
 }
 

@@ -49,6 +49,10 @@ typedef struct on_boxbits {
 /* For tiles of depth `depth`; -1 when out of memory. */
 int on_boxbits_alloc(on_boxbits *o, int depth);
 void on_boxbits_free(on_boxbits *o);
+/* The free leaves of a tile's contents (table and solid flag, tile depth) painted into o (allocated
+ * for that depth; cleared first): what on_boxset_build_in builds its set from (on_boxset_from_bits),
+ * for a caller that reads the bitmap before (the tile graph's coarse sets, tgraph_coarse.c). */
+void on_boxbits_paint(const on_table *tab, uint8_t solid, int depth, on_boxbits *o);
 /* on_boxset_build with a scratch bitmap of that depth (on_tree_prepare builds many tiles with one). */
 on_status on_boxset_build_in(const on_table *tab, uint8_t solid, int depth, on_boxbits *o, on_boxset **out);
 

@@ -284,8 +284,11 @@ static int spanner(uint16_t *W, uint32_t m, double stretch)
 #define COARSE_SHIFT_MIN 2
 
 /* The coarse searches: len[pair] = the coarse path length (fine leaves) of the pairs a coarse search
- * joins (HUGE_VAL elsewhere); fine[p] = 1 for the portals no coarse search started from. */
-static on_status coarse_weights(on_tgraph *g, const on_boxset *s, const double *pts, double *len, uint8_t *fine)
+ * joins (HUGE_VAL elsewhere); fine[p] = 1 for the portals no coarse search started from. cbits (NULL:
+ * none) holds per shift the coarse leaves' bitmap when the caller had the fine one (on_tgraph_coarse_bits;
+ * consumed here), else the set is counted from s's boxes: the same set either way. */
+static on_status coarse_weights(on_tgraph *g, const on_boxset *s, on_boxbits *cbits, const double *pts, double *len,
+                                uint8_t *fine)
 {
     uint32_t np = g->nportal, in[8];
     double *cpts = malloc(((size_t)np * 3 + 3) * sizeof *cpts), *cost = malloc(((size_t)np + 1) * sizeof *cost);
@@ -302,7 +305,8 @@ static on_status coarse_weights(on_tgraph *g, const on_boxset *s, const double *
         on_reach_free(&r); /* (another set: its scratch anew) */
         on_boxset_free(cs);
         cs = NULL;
-        st = on_tgraph_coarse_set(s, g->depth, shift, 64 >> shift, &cs);
+        st = cbits && cbits[shift].w ? on_boxset_from_bits(&cbits[shift], 64 >> shift, &cs)
+                                     : on_tgraph_coarse_set(s, g->depth, shift, 64 >> shift, &cs);
         if (on_failed(st)) goto done;
         if (cs->nbox == 0) continue; /* (no coarse leaf free: every portal outside) */
         double F = (double)(1 << shift);
@@ -346,7 +350,7 @@ done:
  * thinned to a greedy spanner when stretch > 1. A pair's length is its coarse search's (large tiles,
  * coarse_weights) or else the fine search's from its first portal (or, when that one had none, from
  * its second). */
-static on_status build_weights(on_tgraph *g, const on_boxset *s, double stretch)
+static on_status build_weights(on_tgraph *g, const on_boxset *s, on_boxbits *cbits, double stretch)
 {
     on_status st = ON_FAILURE | ON_NO_MEMORY;
     on_reach r;
@@ -378,7 +382,7 @@ static on_status build_weights(on_tgraph *g, const on_boxset *s, double stretch)
     }
     int coarse = g->depth >= COARSE_MIN_DEPTH && ne > 0;
     if (coarse) {
-        st = coarse_weights(g, s, pts, len, fine);
+        st = coarse_weights(g, s, cbits, pts, len, fine);
         if (on_failed(st)) goto done;
     }
     if (ne > 0) {
@@ -455,8 +459,9 @@ done:
     return st;
 }
 
-/* The portals of s (with_weights: and the matrices), sealed. */
-static on_status build(const on_boxset *s, int depth, const on_tgraph_opts *o, int with_weights, on_tgraph **out)
+/* The portals of s (with_weights: and the matrices; cbits: coarse_weights'), sealed. */
+static on_status build(const on_boxset *s, int depth, const on_tgraph_opts *o, int with_weights, on_boxbits *cbits,
+                       on_tgraph **out)
 {
     *out = NULL;
     if (!s || depth < 1 || depth > ON_MAX_DEPTH) return ON_FAILURE | ON_INVALID;
@@ -482,7 +487,7 @@ static on_status build(const on_boxset *s, int depth, const on_tgraph_opts *o, i
     acc.rect = NULL;
     if (order_by_component(g)) goto done;
     if (with_weights) {
-        st = build_weights(g, s, o && o->stretch > 1 ? o->stretch : 1.0);
+        st = build_weights(g, s, cbits, o && o->stretch > 1 ? o->stretch : 1.0);
         if (on_failed(st)) goto done;
     } else {
         g->comp_w = calloc((size_t)g->ncomp + 1, sizeof *g->comp_w);
@@ -505,7 +510,7 @@ done:
 
 on_status on_tgraph_build(const on_boxset *s, int depth, const on_tgraph_opts *o, on_tgraph **out)
 {
-    return build(s, depth, o, 1, out);
+    return build(s, depth, o, 1, NULL, out);
 }
 
 on_status on_tgraph_build_tile_portals(const on_tree *t, uint32_t tile, int bound, on_tgraph **out)
@@ -515,24 +520,43 @@ on_status on_tgraph_build_tile_portals(const on_tree *t, uint32_t tile, int boun
     if (!t->tiles[tile].loaded) return ON_FAILURE | ON_LOADING;
     on_tgraph_opts o = {.bound = bound};
     const on_boxset *s = on_tile_boxes(t, tile);
-    if (s) return build(s, t->p.depth, &o, 0, out);
+    if (s) return build(s, t->p.depth, &o, 0, NULL, out);
     on_boxset *own;
     on_status st = on_boxset_build(&t->tiles[tile].table, t->tiles[tile].solid, t->p.depth, &own);
     if (on_failed(st)) return st;
-    st = build(own, t->p.depth, &o, 0, out);
+    st = build(own, t->p.depth, &o, 0, NULL, out);
     on_boxset_free(own);
     return st;
 }
 
+/* A tile's contents: the fine leaves painted once, the coarse sets' bitmaps read off them (tiles that
+ * search over coarse sets: from the bitmap in a few passes over its words, where counting each coarse
+ * leaf's fine leaves box by box took a tenth of a 512^3 tile's graph), then the fine set built from it. */
 on_status on_tgraph_build_table(const on_table *tab, uint8_t solid, int depth, const on_tgraph_opts *o,
                                 on_tgraph **out)
 {
     *out = NULL;
     if (depth < 1 || depth > ON_MAX_DEPTH) return ON_FAILURE | ON_INVALID;
-    on_boxset *s;
-    on_status st = on_boxset_build(tab, solid, depth, &s);
-    if (on_failed(st)) return st;
-    st = on_tgraph_build(s, depth, o, out);
+    on_boxbits bits = {NULL, 0, 0}, cb[COARSE_SHIFT + 1];
+    memset(cb, 0, sizeof cb);
+    on_boxset *s = NULL;
+    on_status st = ON_FAILURE | ON_NO_MEMORY;
+    if (on_boxbits_alloc(&bits, depth)) goto done;
+    on_boxbits_paint(tab, solid, depth, &bits);
+    if (depth >= COARSE_MIN_DEPTH) {
+        /* the least shift from the fine bits, each larger one from the one below it */
+        for (int shift = COARSE_SHIFT_MIN; shift <= COARSE_SHIFT; shift++)
+            if (on_tgraph_coarse_bits(shift == COARSE_SHIFT_MIN ? &bits : &cb[shift - 1],
+                                      shift == COARSE_SHIFT_MIN ? shift : 1, &cb[shift]))
+                goto done;
+    }
+    st = on_boxset_from_bits(&bits, 0, &s);
+    if (on_failed(st)) goto done;
+    on_boxbits_free(&bits);
+    st = build(s, depth, o, 1, depth >= COARSE_MIN_DEPTH ? cb : NULL, out);
+done:
+    on_boxbits_free(&bits);
+    for (int i = 0; i <= COARSE_SHIFT; i++) on_boxbits_free(&cb[i]);
     on_boxset_free(s);
     return st;
 }

@@ -6,7 +6,8 @@
  * search over the fine boxes per portal would (the build before: every portal but the last searched
  * the whole tile), while every weight stays at or above the straight line, within 1.25 x (mean 1.01)
  * of a fresh fine search's free path, closed under the triangle inequality, and the same bytes on a
- * second build.
+ * second build; the coarse sets read off the painted fine bitmap (on_tgraph_coarse_bits, as
+ * on_tgraph_build_table builds them) are those counted from the boxes, and give the same graph.
  */
 #include "portals.h"
 #include "graph_test.h"
@@ -87,6 +88,70 @@ static void test_coarse_set(void)
     CHECK(none == NULL);
 }
 
+/* Two sets the same: boxes, adjacency and face lists in the same order. */
+static int same_set(const on_boxset *a, const on_boxset *b)
+{
+    if (a->nbox != b->nbox || a->bsize != b->bsize || a->nb != b->nb) return 0;
+    if (a->nbox && memcmp(a->box, b->box, a->nbox * sizeof *a->box)) return 0;
+    if (memcmp(a->adj_off, b->adj_off, ((size_t)a->nbox + 1) * sizeof *a->adj_off)) return 0;
+    if (a->adj_off[a->nbox] && memcmp(a->adj, b->adj, a->adj_off[a->nbox] * sizeof *a->adj)) return 0;
+    size_t ng = (size_t)a->nb * (size_t)a->nb;
+    for (int f = 0; f < 6; f++) {
+        if (memcmp(a->face_off[f], b->face_off[f], (ng + 1) * sizeof *a->face_off[f])) return 0;
+        if (a->face_off[f][ng] && memcmp(a->face[f], b->face[f], a->face_off[f][ng] * sizeof *a->face[f])) return 0;
+    }
+    return 1;
+}
+
+/* The coarse sets from the fine leaves' bitmap (on_tgraph_coarse_bits, what on_tgraph_build_table
+ * uses) are the sets counted from the fine boxes (on_tgraph_coarse_set), box for box, for every shift
+ * and for a shift made of two (2 then 1: 3), on random 64^3 tiles; a bad shift is refused. */
+static void test_coarse_bits(void)
+{
+    int same = 0, sets = 0, boxes = 0;
+    for (int round = 0; round < 4; round++) {
+        on_tree *t = gt_tree(1, 1, 1, 6);
+        for (int i = 0; i < 60; i++) {
+            double x = gt_rnd(&rs) * 60, y = gt_rnd(&rs) * 60, z = gt_rnd(&rs) * 60;
+            double dz = gt_rnd(&rs), dy = gt_rnd(&rs), dx = gt_rnd(&rs); /* one by one: gcc's order */
+            gt_box(t, x, y, z, x + 1 + dx * 12, y + 1 + dy * 12, z + 1 + dz * 12);
+        }
+        on_boxset *s = boxes_of(t);
+        on_boxbits fine;
+        CHECK(on_boxbits_alloc(&fine, 6) == 0);
+        on_boxbits_paint(&t->tiles[0].table, t->tiles[0].solid, 6, &fine);
+        for (int shift = 1; shift <= 4; shift++) {
+            on_boxbits cb = {NULL, 0, 0}, half = {NULL, 0, 0};
+            int sh = shift == 4 ? 3 : shift; /* 4: shift 3 as 2 then 1 */
+            if (shift == 4) {
+                CHECK(on_tgraph_coarse_bits(&fine, 2, &half) == 0);
+                CHECK(on_tgraph_coarse_bits(&half, 1, &cb) == 0);
+            } else {
+                CHECK(on_tgraph_coarse_bits(&fine, sh, &cb) == 0);
+            }
+            CHECK_EQ_INT(cb.n, 64 >> sh);
+            on_boxset *a = NULL, *b = NULL;
+            CHECK(on_ok(on_boxset_from_bits(&cb, 64 >> sh, &a)));
+            CHECK(on_ok(on_tgraph_coarse_set(s, 6, sh, 64 >> sh, &b)));
+            same += same_set(a, b);
+            sets++;
+            boxes += (int)a->nbox;
+            on_boxset_free(a);
+            on_boxset_free(b);
+            on_boxbits_free(&cb);
+            on_boxbits_free(&half);
+        }
+        on_boxbits bad = {NULL, 0, 0};
+        CHECK(on_tgraph_coarse_bits(&fine, 4, &bad) == -1 && bad.w == NULL);
+        CHECK(on_tgraph_coarse_bits(&fine, 0, &bad) == -1 && bad.w == NULL);
+        on_boxbits_free(&fine);
+        on_boxset_free(s);
+        on_tree_destroy(t);
+    }
+    CHECK_EQ_INT(same, sets);
+    CHECK(boxes > 1000);
+}
+
 static double hf_height(int i, int k) { return 60 + 35 * sin(i / 9.0) * cos(k / 13.0) + 12 * sin((i + k) / 5.0); }
 
 /* A 256^3 terrain tile. */
@@ -126,6 +191,17 @@ static void test_terrain_tile(void)
     on_tgraph_encode(g, ba, la, &la);
     on_tgraph_encode(g2, bb, lb, &lb);
     CHECK(la == lb && memcmp(ba, bb, la) == 0); /* deterministic */
+    /* from the tile's table (its coarse sets from the painted bitmap): the same bytes */
+    on_tgraph *g3 = NULL;
+    CHECK(on_ok(on_tgraph_build_table(&t->tiles[0].table, t->tiles[0].solid, 8, NULL, &g3)));
+    size_t lc;
+    on_tgraph_encode(g3, NULL, 0, &lc);
+    uint8_t *bc = malloc(lc);
+    on_tgraph_encode(g3, bc, lc, &lc);
+    CHECK(la == lc && memcmp(ba, bc, la) == 0);
+    CHECK_EQ_INT((int)g3->settled, (int)g->settled);
+    free(bc);
+    on_tgraph_free(g3);
     free(ba);
     free(bb);
     /* the work: a search over the fine boxes from every portal but the last settled every box each */
@@ -176,5 +252,6 @@ static void test_terrain_tile(void)
 
 TEST_MAIN("tgraph_coarse", {
     test_coarse_set();
+    test_coarse_bits();
     test_terrain_tile();
 })
