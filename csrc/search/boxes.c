@@ -234,18 +234,48 @@ on_status on_boxset_from_bits(on_boxbits *o, int bsize, on_boxset **out)
     s->nb = o->n / s->bsize;
     size_t nblk = (size_t)s->nb * s->nb * s->nb, cap = 0, blkcap = 0;
     uint32_t *blk = NULL;
-    static const int zero[3] = {0, 0, 0};
+    int B = s->bsize;
+    /* each block copied into a bitmap of its own (rows of one word, B bits from bit 0: its loops over
+     * y and z run over consecutive words, and they vectorise), its greedy boxes made there: the same
+     * boxes as over the tile's rows (no box crosses a block), in the same order */
+    occ own = {malloc((size_t)B * (size_t)B * sizeof(uint64_t)), B, 1};
     s->block_off = malloc((nblk + 1) * sizeof *s->block_off);
-    if (!s->block_off) goto fail;
+    if (!s->block_off || !own.w) goto fail;
+    uint64_t bmask = bits(0, B);
     for (int bz = 0; bz < s->nb; bz++)
         for (int by = 0; by < s->nb; by++)
             for (int bx = 0; bx < s->nb; bx++) {
                 uint32_t b = (uint32_t)bx + (uint32_t)s->nb * ((uint32_t)by + (uint32_t)s->nb * (uint32_t)bz);
+                int org[3] = {bx * B, by * B, bz * B}, sh = org[0] % 64;
                 s->block_off[b] = s->nbox;
-                if (block_boxes(s, o, bx * s->bsize, by * s->bsize, bz * s->bsize, zero, b, &cap, &blk, &blkcap))
-                    goto fail;
+                uint64_t any = 0, all = bmask;
+                for (int z = 0; z < B; z++) {
+                    const uint64_t *src = occ_row(o, org[1], org[2] + z) + org[0] / 64;
+                    uint64_t *dst = own.w + (size_t)z * (size_t)B;
+                    for (int y = 0; y < B; y++) {
+                        uint64_t w = src[(size_t)y * (size_t)o->nw] >> sh & bmask;
+                        dst[y] = w;
+                        any |= w;
+                        all &= w;
+                    }
+                }
+                if (!any) continue; /* (no free leaf) */
+                if (all == bmask) { /* free whole: the greedy boxes are the block */
+                    if (on_grow((void **)&s->box, &cap, s->nbox + 1, sizeof *s->box) ||
+                        on_grow((void **)&blk, &blkcap, s->nbox + 1, sizeof *blk))
+                        goto fail;
+                    for (int k = 0; k < 3; k++) {
+                        s->box[s->nbox].mn[k] = (uint16_t)org[k];
+                        s->box[s->nbox].mx[k] = (uint16_t)(org[k] + B);
+                    }
+                    blk[s->nbox++] = b;
+                    continue;
+                }
+                if (block_boxes(s, &own, 0, 0, 0, org, b, &cap, &blk, &blkcap)) goto fail;
             }
     s->block_off[nblk] = s->nbox;
+    free(own.w);
+    own.w = NULL;
     if (s->nbox) { /* trim to size */
         on_box *tight = realloc(s->box, (size_t)s->nbox * sizeof *tight);
         if (tight) s->box = tight;
@@ -257,6 +287,7 @@ on_status on_boxset_from_bits(on_boxbits *o, int bsize, on_boxset **out)
     return ON_SUCCESS;
 fail:
     free(blk);
+    free(own.w);
     on_boxset_free(s);
     return ON_FAILURE | ON_NO_MEMORY;
 }

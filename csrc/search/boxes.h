@@ -58,7 +58,7 @@ on_status on_boxset_build_in(const on_table *tab, uint8_t solid, int depth, on_b
 
 /* The box set of the free leaves painted in bitmap o (one bit a leaf, as on_boxbits says; o->n leaves a
  * side): the greedy boxes, adjacency and face lists of a tile of that side, no box crossing a block of
- * bsize leaves (a power of two; 0 or above 64: 64, as a tile's own set). Clears o's bits. */
+ * bsize leaves (a power of two; 0 or above 64: 64, as a tile's own set). Leaves o as it was. */
 on_status on_boxset_from_bits(on_boxbits *o, int bsize, on_boxset **out);
 
 /* A box set for a tile's contents not (yet) in a tree (a decoded table and its solid flag, tiles of
