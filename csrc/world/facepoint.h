@@ -49,10 +49,11 @@ static inline void on_rect_edges(const double a[3], const double c[3], const dou
  * about the rectangle's plane, the minimum over the plane is where the segment a-c' meets it; inside
  * the rectangle that is q, else the sum being convex on the plane, the minimum over the rectangle lies
  * on an edge whose side that point is beyond (one or two of the four). With a and c both on the plane
- * there is no such point: every edge is tried. */
-static inline void on_rect_best(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3])
+ * there is no such point: every edge is tried. The two axes along the plane are given: i = (k + 1) % 3,
+ * j = (k + 2) % 3 (a caller that keeps them: reach.c's corridors). */
+static inline void on_rect_best_ax(const double a[3], const double c[3], const double lo[3], const double hi[3], int k,
+                                   int i, int j, double q[3])
 {
-    int i = (k + 1) % 3, j = (k + 2) % 3;
     double da = fabs(a[k] - lo[k]), dc = fabs(c[k] - lo[k]);
     if (da + dc == 0) {
         on_rect_edges(a, c, lo, hi, k, i, 15, q);
@@ -68,6 +69,12 @@ static inline void on_rect_best(const double a[3], const double c[3], const doub
     /* edges 0, 1 at i = lo, hi; 2, 3 at j = lo, hi: those the unfolded point is beyond */
     unsigned edges = (unsigned)(x < lo[i]) | (unsigned)(x > hi[i]) << 1 | (unsigned)(y < lo[j]) << 2 | (unsigned)(y > hi[j]) << 3;
     on_rect_edges(a, c, lo, hi, k, j, edges, q);
+}
+
+/* The same, the axes from k. */
+static inline void on_rect_best(const double a[3], const double c[3], const double lo[3], const double hi[3], int k, double q[3])
+{
+    on_rect_best_ax(a, c, lo, hi, k, (k + 1) % 3, (k + 2) % 3, q);
 }
 
 #endif

@@ -54,8 +54,8 @@ void on_reach_free(on_reach *r)
     free(r->hc);
     free(r->plink);
     free(r->pseg);
-    free(r->pchg);
-    free(r->pev);
+    free(r->pax);
+    free(r->pdirty);
     memset(r, 0, sizeof *r);
 }
 
@@ -137,8 +137,8 @@ static int pull_room(on_reach *r, size_t m)
 {
     if (m + 2 <= r->pullcap) return 0;
     size_t c = m + 2 > 2 * r->pullcap ? m + 2 : 2 * r->pullcap;
-    if (regrow((void **)&r->plink, 7 * c, sizeof *r->plink) || regrow((void **)&r->pseg, c, sizeof *r->pseg) ||
-        regrow((void **)&r->pchg, c, sizeof *r->pchg) || regrow((void **)&r->pev, c, sizeof *r->pev))
+    if (regrow((void **)&r->plink, 6 * c, sizeof *r->plink) || regrow((void **)&r->pseg, c, sizeof *r->pseg) ||
+        regrow((void **)&r->pax, c, sizeof *r->pax) || regrow((void **)&r->pdirty, 2 * (c / 64 + 1), sizeof *r->pdirty))
         return -1;
     r->pullcap = c;
     reach_bytes(r);
@@ -152,10 +152,13 @@ static int pull_room(on_reach *r, size_t m)
  * pulled taut inside the corridor. A segment between two points on the faces of one box stays in
  * that box (convex), so the path stays free; the relaxation only ever shortens it.
  * The same arithmetic in the same order, with three things kept instead of computed again (so the
- * length is the same to the bit): each link's face (plink), each segment's length (pseg: a point's
- * move computes its two new ones), and which points moved since a link was last looked at (pchg,
- * pev): a link whose point and both neighbours are where they were when it was last looked at would
- * find the same best point again and not move, so it is skipped (most of a corridor, most passes). */
+ * length is the same to the bit): each link's face and axes (plink, pax), each segment's length (pseg:
+ * a point's move computes its two new ones), and which links a point moved next to since they were
+ * last looked at (pdirty): a link whose point and both neighbours are where they were when it was
+ * last looked at would find the same best point again and not move, so it is skipped (most of a
+ * corridor, most passes). A pass looks at its links in order: a point that moves makes the link after
+ * it one to look at in this pass, the one before it in the next; the links of a pass come off its bit
+ * set 64 at a time (the same links in the same order as a test of every link's three points). */
 static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const double x[3], int passes)
 {
     size_t m = 0;
@@ -191,37 +194,47 @@ static double pulled_length(on_reach *r, const on_boxset *s, uint32_t bt, const 
         for (size_t j = 0; j < m; j++) len += dist3(P + 3 * j, P + 3 * (j + 1));
         return len;
     }
-    double *L = r->plink, *seg = r->pseg; /* link j: lo at L + 7 j, hi at L + 7 j + 3, k at L[7 j + 6] */
-    uint32_t *chg = r->pchg, *ev = r->pev, step = 1;
+    double *L = r->plink, *seg = r->pseg; /* link j: lo at L + 6 j, hi at L + 6 j + 3 */
+    uint32_t *ax = r->pax;                /* link j: k | i << 2 | j << 4 (on_rect_best_ax) */
+    size_t nw = m / 64 + 1;               /* bits 0 .. m */
+    uint64_t *cur = r->pdirty, *nxt = r->pdirty + nw;
     for (size_t j = 0; j < m; j++) {
         seg[j] = dist3(P + 3 * j, P + 3 * (j + 1));
-        chg[j] = 1;
-        ev[j] = 0;
         if (j == 0) continue;
         int k;
-        link_rect(&s->box[r->chain[j - 1]], &s->box[r->chain[j]], L + 7 * j, L + 7 * j + 3, &k);
-        L[7 * j + 6] = k;
+        link_rect(&s->box[r->chain[j - 1]], &s->box[r->chain[j]], L + 6 * j, L + 6 * j + 3, &k);
+        ax[j] = (uint32_t)k | (uint32_t)((k + 1) % 3) << 2 | (uint32_t)((k + 2) % 3) << 4;
     }
-    chg[m] = 1;
+    for (size_t w = 0; w < nw; w++) { /* every link 1 .. m - 1 */
+        size_t lo = w * 64, hi = lo + 64 < m ? lo + 64 : m;
+        cur[w] = 0;
+        for (size_t j = lo > 1 ? lo : 1; j < hi; j++) cur[w] |= (uint64_t)1 << (j - lo);
+        nxt[w] = 0;
+    }
     for (int pass = 0; pass < passes && m > 1; pass++) {
         double moved = 0;
-        for (size_t j = 1; j < m; j++) {
-            uint32_t e = ev[j];
-            if (chg[j - 1] <= e && chg[j] <= e && chg[j + 1] <= e) continue; /* (nothing moved: no move) */
-            double *q = P + 3 * j, nq[3];
-            const double *pa = q - 3, *pc = q + 3;
-            on_rect_best(pa, pc, L + 7 * j, L + 7 * j + 3, (int)L[7 * j + 6], nq);
-            double s0 = dist3(pa, nq), s1 = dist3(nq, pc);
-            if (s0 + s1 < seg[j - 1] + seg[j] - 1e-12) {
-                double d = dist3(q, nq);
-                if (d > moved) moved = d;
-                memcpy(q, nq, sizeof nq);
-                seg[j - 1] = s0;
-                seg[j] = s1;
-                chg[j] = ++step;
+        for (size_t w = 0; w < nw; w++)
+            while (cur[w]) {
+                size_t j = w * 64 + (size_t)__builtin_ctzll(cur[w]);
+                cur[w] &= cur[w] - 1;
+                double *q = P + 3 * j, nq[3];
+                const double *pa = q - 3, *pc = q + 3;
+                uint32_t a = ax[j];
+                on_rect_best_ax(pa, pc, L + 6 * j, L + 6 * j + 3, (int)(a & 3), (int)(a >> 2 & 3), (int)(a >> 4), nq);
+                double s0 = dist3(pa, nq), s1 = dist3(nq, pc);
+                if (s0 + s1 < seg[j - 1] + seg[j] - 1e-12) {
+                    double d = dist3(q, nq);
+                    if (d > moved) moved = d;
+                    memcpy(q, nq, sizeof nq);
+                    seg[j - 1] = s0;
+                    seg[j] = s1;
+                    if (j + 1 < m) cur[(j + 1) / 64] |= (uint64_t)1 << ((j + 1) % 64); /* (later in this pass) */
+                    if (j > 1) nxt[(j - 1) / 64] |= (uint64_t)1 << ((j - 1) % 64);
+                }
             }
-            ev[j] = step;
-        }
+        uint64_t *t = cur; /* (cur is empty now) */
+        cur = nxt;
+        nxt = t;
         if (moved < 1e-4) break;
     }
     double len = 0;

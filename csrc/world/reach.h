@@ -71,10 +71,11 @@ typedef struct on_reach {
     uint32_t *chain;       /* a corridor of boxes, goal to root */
     double *cpt;           /* its points: 3 doubles each, nbox + 2 */
     /* the corridor relaxation's scratch (reach.c: pulled_length), pullcap entries each: per link its
-     * face (7 doubles), per segment its length, per point when it last moved, per link when it was
-     * last looked at */
+     * face (6 doubles) and its axes (pax: across it, and the two along it), per segment its length;
+     * the links to look at in this pass and the next (pdirty: two bit sets of pullcap bits) */
     double *plink, *pseg;
-    uint32_t *pchg, *pev;
+    uint32_t *pax;
+    uint64_t *pdirty;
     size_t pullcap;
     size_t tcap;
     size_t bytes;

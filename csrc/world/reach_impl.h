@@ -80,7 +80,7 @@ static inline void reach_bytes(on_reach *r)
     r->bytes = r->cap * (sizeof(double) * 5 + sizeof(uint32_t) * 7 + sizeof(double) * 3) +
                r->heapcap * (sizeof(uint32_t) + sizeof(double)) + r->tcap * ((8 * 5 + 2) * sizeof(uint32_t) + 2 * sizeof(double)) +
                r->phcap * 5 * sizeof(uint32_t) + r->wcap * (3 * sizeof(uint32_t) + 1) +
-               r->pullcap * (8 * sizeof(double) + 2 * sizeof(uint32_t));
+               r->pullcap * (7 * sizeof(double) + sizeof(uint32_t)) + 2 * (r->pullcap / 64 + 1) * sizeof(uint64_t);
 }
 
 /* For a lazy set that has grown mid-search: room for nbox boxes, keeping what the search wrote (the
