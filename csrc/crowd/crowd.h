@@ -163,6 +163,10 @@ on_v3 on_follow_retreat(const on_agent *a, double scale);
  * ends stay. *pts (capacity *cap points, *n of them) is replaced. 0, or -1 (no memory: unchanged). */
 int on_follow_clear_path(const on_tree *t, on_agent *scratch, double **pts, size_t *n, size_t *cap, double r);
 
+/* rules.c: the preferred velocity of the agent in slot `slot` this frame (a->pref's next value), from its
+ * path following (a->fpref), its neighbours (a->nbr) and its deadlock state (updated here). */
+on_v3 on_rules_pref(const on_crowd *c, on_agent *a, uint32_t slot);
+
 /* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent. */
 typedef struct on_avoid_params {
     double dt, tau, tau_obst;

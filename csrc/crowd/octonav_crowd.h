@@ -12,6 +12,7 @@
  *                from the octree (no per-radius tree needed), kept while the agent stays near
  *   follow.c     the preferred velocity: the path followed with corners rounded at a speed its turn
  *                and acceleration limits allow (never stopped at), slowing to arrive
+ *   rules.c      the rules of the road: deadlock breaking between walls, keeping right, making room
  *   avoidance.c  the new velocity: ORCA in 3D (reciprocal half-spaces between agents, one-sided ones
  *                against the boundary) solved by lp.c's linear program, then made safe and reachable
  *                (acceleration, turn and speed limits; braking distance to walls and to neighbours)
