@@ -58,14 +58,13 @@ typedef struct on_agent {
 /* proximity.c: a hash grid of the agents' centres, rebuilt every frame (no allocation once grown). */
 typedef struct on_proxitem {
     double x, y, z;            /* the agent's centre, copied: a search reads these alone */
-    uint32_t slot, pad;
+    uint32_t slot, row;        /* its slot, its row's key (y, z: proximity.c) */
 } on_proxitem;
 typedef struct on_proxgrid {
     double cell;               /* edge of a grid cell, world units */
     uint32_t *start;           /* counting sort of slots by bucket: bucket b holds items[start[b]..start[b+1]) */
-    uint64_t *bkey;            /* per bucket: the cell key its items share, or ON_PROX_MIXED */
+    uint64_t *bkey;            /* per bucket: the row key its items share, or ON_PROX_MIXED */
     on_proxitem *items;
-    uint64_t *keys;            /* per item: its cell's key (read only in a bucket holding several cells) */
     uint32_t *tmp;             /* per live agent: its bucket (the build's scratch) */
     uint32_t nbuckets;         /* a power of two */
     size_t cap_buckets, cap_items;

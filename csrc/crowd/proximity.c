@@ -1,42 +1,44 @@
 /*
- * proximity.c -- the proximity grid: the agents' centres hashed into cubic cells, sorted by bucket
- * (a counting sort, rebuilt every frame: no per-agent bookkeeping when agents move, no allocation once
- * the arrays have grown to the crowd), and the k nearest agents within a range of one agent.
+ * proximity.c -- the proximity grid: the agents' centres hashed into rows (a row: the agents whose y
+ * and z fall in one square cell, along the whole x axis), sorted by bucket (a counting sort, rebuilt
+ * every frame: no per-agent bookkeeping when agents move, no allocation once the arrays have grown to
+ * the crowd) and by x within a bucket, and the k nearest agents within a range of one agent.
  *
- * A cell's edge is the widest range searched, so a search covers 3 x 3 x 3 cells (cells of half or
- * two thirds of it cost more in cells visited than they save in agents read: 1,000 agents of
- * bench/crowd.c, 5.9 k instructions a search, 7.8 k with half, 6.2 k with two thirds). It visits
- * them nearest first along each axis and stops along an axis as soon as a cell's nearest point lies
- * beyond the k-th nearest agent found so far (or the range): once k are found, only the cells that can
- * still hold a nearer one are read. Each bucket records the one cell its items lie in (or that they
- * lie in several): a bucket of the cell searched is read with no test but the distance, a bucket of
- * another cell is skipped whole. The k nearest are kept by insertion into a sorted array of k.
- * Ties in distance are broken by slot: the answer depends on the agents alone, never on the order of
- * a hash or of the cells visited.
+ * A row's cross-section is the widest range searched. A search visits the rows nearest first along z
+ * and y and stops along an axis as soon as a row's nearest point lies beyond the k-th nearest agent
+ * found so far (or the range, or the last frame's k-th: on_proxgrid_nearest); in a row it reads only
+ * the agents whose x lies within what the bound leaves after the row's distance, found by bisection.
+ * (1,000 agents of bench/crowd.c: 3.3 k instructions a search against 4.5 k for cubic cells of the
+ * range read whole; rows of a half, a third, a quarter of the range cost 0.3 k, 1.3 k, 2.6 k more in
+ * rows visited than they save in agents read.) Each bucket
+ * records the one row its items lie in (or that they lie in several): a bucket of the row searched is
+ * read with no test but the distance, a bucket of another row is skipped whole. The k nearest are kept
+ * by insertion into a sorted array of k. Ties in distance are broken by slot: the answer depends on
+ * the agents alone, never on the order of a hash or of the rows visited.
  */
 #include "crowd.h"
 
 #include <stdlib.h>
 
-#define PROX_CELLS_PER_RANGE 1.0 /* a cell's edge: the widest range / this */
-#define PROX_MAX_SPAN 64       /* cells along one axis a search may visit (a range beyond: clamped) */
+#define PROX_ROWS_PER_RANGE 1.0 /* a row's cross-section edge: the widest range / this */
+#define PROX_MAX_SPAN 64       /* rows along y or z a search may visit (a range beyond: clamped) */
+#define PROX_SORT_SMALL 24     /* a bucket of more items is heap sorted, a smaller one by insertion */
 
-static uint32_t bucket(int64_t x, int64_t y, int64_t z, uint32_t mask)
+static uint32_t bucket(int64_t y, int64_t z, uint32_t mask)
 {
-    uint64_t h = (uint64_t)x * 0x8da6b343u ^ (uint64_t)y * 0xd8163841u ^ (uint64_t)z * 0xcb1ab31fu;
+    uint64_t h = (uint64_t)y * 0xd8163841u ^ (uint64_t)z * 0xcb1ab31fu;
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ull;
     h ^= h >> 32;
     return (uint32_t)h & mask;
 }
 
-/* A cell's key: 21 bits of each coordinate. Two cells with the same key lie 2^21 cells apart on some
- * axis, far beyond any search's range, so an agent read through the other's key fails the distance
- * test, and a search never meets both (its cells lie within PROX_MAX_SPAN of each other). */
-static uint64_t cellkey(int64_t x, int64_t y, int64_t z)
+/* A row's key: 16 bits of each coordinate. Two rows with the same key lie 2^16 rows apart on y or z,
+ * far beyond any search's range, so an agent read through the other's key fails the distance test,
+ * and a search never meets both (its rows lie within PROX_MAX_SPAN of each other). Never ON_PROX_MIXED. */
+static uint32_t rowkey(int64_t y, int64_t z)
 {
-    const uint64_t m = (1u << 21) - 1;
-    return ((uint64_t)x & m) | ((uint64_t)y & m) << 21 | ((uint64_t)z & m) << 42;
+    return (uint32_t)((uint64_t)y & 0xffffu) | (uint32_t)((uint64_t)z & 0xffffu) << 16;
 }
 
 static int64_t cellof(double v, double cell)
@@ -51,20 +53,62 @@ void on_proxgrid_free(on_proxgrid *g)
     free(g->start);
     free(g->bkey);
     free(g->items);
-    free(g->keys);
     free(g->tmp);
     g->start = NULL;
     g->bkey = NULL;
     g->items = NULL;
-    g->keys = NULL;
     g->tmp = NULL;
     g->cap_buckets = g->cap_items = 0;
 }
 
 size_t on_proxgrid_bytes(const on_proxgrid *g)
 {
-    return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) +
-           g->cap_items * (sizeof *g->items + sizeof *g->keys + sizeof *g->tmp);
+    return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) + g->cap_items * (sizeof *g->items + sizeof *g->tmp);
+}
+
+/* a bucket's items by x, then slot (any order would give the same answers: this one is fixed) */
+static int item_cmp(const void *pa, const void *pb)
+{
+    const on_proxitem *a = pa, *b = pb;
+    return a->x < b->x ? -1 : a->x > b->x ? 1 : a->slot < b->slot ? -1 : a->slot > b->slot;
+}
+
+static void sift(on_proxitem *it, uint32_t root, uint32_t n)
+{
+    on_proxitem x = it[root];
+    for (;;) {
+        uint32_t c = 2 * root + 1;
+        if (c >= n) break;
+        if (c + 1 < n && item_cmp(&it[c], &it[c + 1]) < 0) c++;
+        if (item_cmp(&x, &it[c]) >= 0) break;
+        it[root] = it[c];
+        root = c;
+    }
+    it[root] = x;
+}
+
+/* by insertion when small, else a heap sort (in place: no allocation, n log n whatever the order) */
+static void sort_bucket(on_proxitem *it, uint32_t n)
+{
+    if (n > PROX_SORT_SMALL) {
+        for (uint32_t i = n / 2; i-- > 0;) sift(it, i, n);
+        for (uint32_t e = n - 1; e > 0; e--) {
+            on_proxitem x = it[0];
+            it[0] = it[e];
+            it[e] = x;
+            sift(it, 0, e);
+        }
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        on_proxitem x = it[i];
+        uint32_t q = i;
+        while (q > 0 && item_cmp(&it[q - 1], &x) > 0) {
+            it[q] = it[q - 1];
+            q--;
+        }
+        it[q] = x;
+    }
 }
 
 int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double range)
@@ -85,14 +129,12 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
     if (g->cap_items < ni) {
         on_proxitem *it = realloc(g->items, ni * sizeof *it);
         if (it) g->items = it;
-        uint64_t *k = realloc(g->keys, ni * sizeof *k);
-        if (k) g->keys = k;
         uint32_t *t = realloc(g->tmp, ni * sizeof *t);
         if (t) g->tmp = t;
-        if (!it || !k || !t) return -1;
+        if (!it || !t) return -1;
         g->cap_items = ni;
     }
-    double cell = range / PROX_CELLS_PER_RANGE;
+    double cell = range / PROX_ROWS_PER_RANGE;
     g->nbuckets = nb;
     g->cell = cell;
     uint32_t mask = nb - 1;
@@ -101,31 +143,31 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
     for (uint32_t i = 0; i < n; i++) {
         const on_agent *a = &agents[i];
         if (!a->id) continue;
-        uint32_t b = bucket(cellof(a->pos.x, cell), cellof(a->pos.y, cell), cellof(a->pos.z, cell), mask);
+        uint32_t b = bucket(cellof(a->pos.y, cell), cellof(a->pos.z, cell), mask);
         g->tmp[k++] = b;
         g->start[b + 1]++;
     }
     for (uint32_t b = 0; b < nb; b++) g->start[b + 1] += g->start[b];
-    /* place by a running cursor per bucket (start[b] advanced, then shifted back); slots ascend in a bucket */
+    /* place by a running cursor per bucket (start[b] advanced, then shifted back) */
     k = 0;
     for (uint32_t i = 0; i < n; i++) {
         const on_agent *a = &agents[i];
         if (!a->id) continue;
         uint32_t b = g->tmp[k++];
         uint32_t at = g->start[b]++;
-        on_proxitem it = {a->pos.x, a->pos.y, a->pos.z, i, 0};
+        on_proxitem it = {a->pos.x, a->pos.y, a->pos.z, i, rowkey(cellof(a->pos.y, cell), cellof(a->pos.z, cell))};
         g->items[at] = it;
-        g->keys[at] = cellkey(cellof(a->pos.x, cell), cellof(a->pos.y, cell), cellof(a->pos.z, cell));
     }
     for (uint32_t b = nb; b > 0; b--) g->start[b] = g->start[b - 1];
     g->start[0] = 0;
     for (uint32_t b = 0; b < nb; b++) {
         uint32_t s = g->start[b], e = g->start[b + 1];
         if (s == e) continue;
-        uint64_t key = g->keys[s];
+        uint64_t key = g->items[s].row;
         for (uint32_t it = s + 1; it < e && key != ON_PROX_MIXED; it++)
-            if (g->keys[it] != key) key = ON_PROX_MIXED;
+            if (g->items[it].row != key) key = ON_PROX_MIXED;
         g->bkey[b] = key;
+        sort_bucket(g->items + s, e - s);
     }
     return 0;
 }
@@ -156,54 +198,67 @@ static int axis_order(double v, double cell, int64_t lo, int64_t hi, int64_t *c,
     return n;
 }
 
-/* The search: the up to k nearest within range whose squared distance is at most bound. */
+/* The search: the up to k nearest within range whose squared distance is at most bound. The rows
+ * (y, z) within the bound, nearest first; in each, the items whose x lies within the bound left
+ * after the row's distance (found by bisection: a bucket's items are sorted by x). */
 static int nearest_within(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, double bound,
                           int k, uint32_t *out)
 {
     const on_agent *a = &agents[self];
     const double px = a->pos.x, py = a->pos.y, pz = a->pos.z, cell = g->cell;
+    const on_proxitem *items = g->items;
     double dist[ON_CROWD_MAX_NEIGHBOURS];
     int m = 0;
     /* bound: an agent farther than this cannot enter (the range or the hint, then the k-th) */
-    int64_t cx[PROX_MAX_SPAN], cy[PROX_MAX_SPAN], cz[PROX_MAX_SPAN];
-    double gx[PROX_MAX_SPAN], gy[PROX_MAX_SPAN], gz[PROX_MAX_SPAN];
-    /* the cells within the bound's distance (a little more: rounding), never beyond the range's */
+    int64_t cy[PROX_MAX_SPAN], cz[PROX_MAX_SPAN];
+    double gy[PROX_MAX_SPAN], gz[PROX_MAX_SPAN];
+    /* the rows within the bound's distance (a little more: rounding), never beyond the range's */
     double r = sqrt(bound) * (1 + 1e-9) + 1e-12 * cell;
     r = r < range ? r : range;
-    int nx = axis_order(px, cell, cellof(px - r, cell), cellof(px + r, cell), cx, gx);
     int ny = axis_order(py, cell, cellof(py - r, cell), cellof(py + r, cell), cy, gy);
     int nz = axis_order(pz, cell, cellof(pz - r, cell), cellof(pz + r, cell), cz, gz);
     uint32_t mask = g->nbuckets - 1;
+    double xslack = 1e-9 * cell + 1e-12 * fabs(px);
     for (int iz = 0; iz < nz && gz[iz] <= bound; iz++)
-        for (int iy = 0; iy < ny && gz[iz] + gy[iy] <= bound; iy++)
-            for (int ix = 0; ix < nx && gz[iz] + gy[iy] + gx[ix] <= bound; ix++) {
-                uint32_t b = bucket(cx[ix], cy[iy], cz[iz], mask);
-                uint32_t s = g->start[b], e = g->start[b + 1];
-                if (s == e) continue;
-                uint64_t key = cellkey(cx[ix], cy[iy], cz[iz]);
-                int mixed = g->bkey[b] == ON_PROX_MIXED;
-                if (!mixed && g->bkey[b] != key) continue; /* another cell's bucket */
-                for (uint32_t it = s; it < e; it++) {
-                    const on_proxitem *o = &g->items[it];
-                    double dx = o->x - px, dy = o->y - py, dz = o->z - pz;
-                    double d2 = dx * dx + dy * dy + dz * dz;
-                    if (d2 > bound) continue;
-                    uint32_t j = o->slot;
-                    if (j == self || (mixed && g->keys[it] != key)) continue;
-                    int q;
-                    if (m == k) {
-                        if (d2 == dist[m - 1] && j > out[m - 1]) continue;
-                        q = m - 1;
-                    } else
-                        q = m++;
-                    while (q > 0 && (dist[q - 1] > d2 || (dist[q - 1] == d2 && out[q - 1] > j))) {
-                        dist[q] = dist[q - 1], out[q] = out[q - 1];
-                        q--;
-                    }
-                    dist[q] = d2, out[q] = j;
-                    if (m == k) bound = dist[m - 1];
-                }
+        for (int iy = 0; iy < ny && gz[iz] + gy[iy] <= bound; iy++) {
+            uint32_t b = bucket(cy[iy], cz[iz], mask);
+            uint32_t s = g->start[b], e = g->start[b + 1];
+            if (s == e) continue;
+            uint32_t key = rowkey(cy[iy], cz[iz]);
+            int mixed = g->bkey[b] == ON_PROX_MIXED;
+            if (!mixed && g->bkey[b] != key) continue; /* another row's bucket */
+            /* |dx| <= sqrt(bound - gy - gz) for an agent of this row within the bound */
+            double rest = bound - (gz[iz] + gy[iy]);
+            double w = sqrt(rest > 0 ? rest : 0) * (1 + 1e-9) + xslack;
+            double xlo = px - w, xhi = px + w;
+            uint32_t lo = s, hi = e;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (items[mid].x < xlo) lo = mid + 1;
+                else hi = mid;
             }
+            for (uint32_t it = lo; it < e; it++) {
+                const on_proxitem *o = &items[it];
+                if (o->x > xhi) break;
+                double dx = o->x - px, dy = o->y - py, dz = o->z - pz;
+                double d2 = dx * dx + dy * dy + dz * dz;
+                if (d2 > bound) continue;
+                uint32_t j = o->slot;
+                if (j == self || (mixed && o->row != key)) continue;
+                int q;
+                if (m == k) {
+                    if (d2 == dist[m - 1] && j > out[m - 1]) continue;
+                    q = m - 1;
+                } else
+                    q = m++;
+                while (q > 0 && (dist[q - 1] > d2 || (dist[q - 1] == d2 && out[q - 1] > j))) {
+                    dist[q] = dist[q - 1], out[q] = out[q - 1];
+                    q--;
+                }
+                dist[q] = d2, out[q] = j;
+                if (m == k) bound = dist[m - 1];
+            }
+        }
     return m;
 }
 
