@@ -7,7 +7,8 @@
  * speeds, accelerations and turn limits, goals through a field of boxes (turn pyramids, top-speed
  * planes, fallbacks: RVO's fourth program and braking); (c) 60 agents pressing both ways through a
  * 3 x 3 door. Each on 1 and 2 threads (the same hash). The random draws go one by one (an argument
- * list has no order in C: compilers differ).
+ * list has no order in C: compilers differ). A change meant to alter the trajectories (the rules, the
+ * avoidance) pins the new hashes here and says so in its commit.
  */
 #include "minitest.h"
 #include "octonav.h"
