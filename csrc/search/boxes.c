@@ -212,10 +212,41 @@ static int build_faces(on_boxset *s)
 
 /* A new box set for a tile's contents (table and solid flag, tile depth) from the bitmap scratch o
  * (n x n rows, zeroed here). Reads no tree. */
+/* The free leaves under stored node `code` (its blocked-children byte bf) painted into a tile's bitmap:
+ * on_table_visit's cells, each stored child looked up once (the visit looks a node up again when it
+ * goes down into it) with the home slots of a node's children asked for together (their misses
+ * overlap), a node of leaves painting its four rows of two bits at once (as paint_node for a block). */
+static void paint_tile_node(const on_table *tab, uint32_t code, uint8_t bf, occ *o)
+{
+    if (on_code_layer(code) == 1) {
+        int x = (int)on_code_x(code), y = (int)on_code_y(code), z = (int)on_code_z(code);
+        unsigned fr = ~(unsigned)bf & 0xffu; /* child i = dx | dy << 1 | dz << 2 */
+        for (unsigned k = 0; k < 4; k++) {
+            uint64_t two = (fr >> (2 * k)) & 3u;
+            if (two) occ_row(o, y + (int)(k & 1u), z + (int)(k >> 1))[x / 64] |= two << (x % 64);
+        }
+        return;
+    }
+    if (tab->cap)
+        for (unsigned i = 0; i < 8; i++)
+            if (!(bf & (1u << i))) __builtin_prefetch(&tab->keys[on_table_home(on_code_child(code, i), tab->cap)]);
+    for (unsigned i = 0; i < 8; i++) {
+        if (bf & (1u << i)) continue;
+        uint32_t child = on_code_child(code, i);
+        int cb = on_table_get(tab, child);
+        if (cb >= 0) paint_tile_node(tab, child, (uint8_t)cb, o);
+        else paint_free(o, (on_cell){0, child}, 0);
+    }
+}
+
 void on_boxbits_paint(const on_table *tab, uint8_t solid, int depth, on_boxbits *o)
 {
     memset(o->w, 0, (size_t)o->n * (size_t)o->n * (size_t)o->nw * sizeof *o->w);
-    on_table_visit(tab, solid, depth, 0, paint_free, o);
+    uint32_t root = on_code_make(0, 0, 0, (uint32_t)depth);
+    if (solid) return;
+    int bf = on_table_get(tab, root);
+    if (bf < 0) paint_free(o, (on_cell){0, root}, 0); /* (free whole) */
+    else paint_tile_node(tab, root, (uint8_t)bf, o);
 }
 
 static on_status build_set(const on_table *tab, uint8_t solid, int depth, occ *o, on_boxset **out)
