@@ -1,4 +1,4 @@
--- bench/plan_calls.lua PACK [--agents N] [--ms X] [--frames F] [--pairs K] [--seed S] [--lua DIR]
+-- bench/plan_calls.lua PACK [--agents N] [--ms X] [--frames F] [--pairs K] [--seed S] [--lua DIR] [--gc 1]
 -- The navigators' plan calls one by one (issue 31: no single plan call in a navigator update over ~0.3
 -- ms): N navigators (1000) under one octonav.navigator.budget{ ms = X } (4), updated by budget:update
 -- each frame for F frames (1500) on the pack as loaded, flying to random free points (K pairs, seed S:
@@ -8,6 +8,8 @@
 -- longest plan start (start_multi), the frames' thread CPU p99.9 / worst and the arrivals.
 -- --lua DIR: the library's Lua files from DIR/lua (a build of other Lua files beside this one: run
 -- twice, once each, for a side-by-side table; the C module from build/ or OCTONAV_BUILD).
+-- --gc 1: the budget drives Lua's collector (budget option gc: its steps at the start of each frame, so
+-- none lands inside a timed call: a C call that pushes a string or a table may run one).
 -- Run: lua5.4 bench/plan_calls.lua PACK (after `make`).
 local lua_dir
 for i = 2, #arg do
@@ -29,7 +31,7 @@ end
 
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/plan_calls.lua PACK [options]") end
-local o = { agents = 1000, ms = 4, frames = 1500, pairs = 4000, seed = 1 }
+local o = { agents = 1000, ms = 4, frames = 1500, pairs = 4000, seed = 1, gc = 0 }
 local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
@@ -76,7 +78,7 @@ for _, name in ipairs({ "start_multi", "step", "flat" }) do
   end
 end
 
-local budget = navigator.budget { ms = o.ms }
+local budget = navigator.budget { ms = o.ms, gc = o.gc ~= 0 or nil }
 local navs, pos, st, wp = {}, {}, {}, {}
 local nextp = 0
 local function assign(s)

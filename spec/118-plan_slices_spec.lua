@@ -10,11 +10,13 @@
 --      and the starts were cut (a whole join here is 265-1,350 units).
 --   2. The routes are the unsliced ones: each navigator's route crosses where world:plan's (joined
 --      whole) does, and world:plan's costs on this known world are pinned.
---   3. Without `ms` a start still joins whole (one call).
+--   3. The planner's `ms` (planner:join_limit) bounds a step's portals too: a step stops expanding once
+--      it has passed (read every 8 portals); the route is the same.
+--   4. Without `ms` a start still joins whole (one call).
 -- Run: busted --lua=lua5.4 spec/118-plan_slices_spec.lua
 --
--- The world: spec/42's 3 x 1 x 3 tiles of 128 leaves (depth 7: the planner builds its 16-leaf blocks as
--- the joins reach them), nothing prepared.
+-- The worlds: spec/42's 3 x 1 x 3 tiles of 128 leaves (depth 7: the planner builds its 16-leaf blocks as
+-- the joins reach them), nothing prepared; for 3, 8 x 1 x 8 tiles of 32 leaves with 40 blocks.
 local navigator = require "octonav.navigator"
 local navplan = require "octonav.navigator_plan"
 local world_mod = require "octonav.world"
@@ -25,9 +27,23 @@ local rng = dofile("spec/support/prng.lua").lcg
 local T = 128
 local OVERSHOOT = 1 + 6 * 8
 local SLICE = navplan.JOIN_SLICE or 256 -- (the module field; the same number before it was one)
-local pack
+local pack, blocks_pack
 
-setup(function() pack = boxpack.bake_walled() end)
+-- 8 x 1 x 8 tiles of 32 leaves over a ground slab with 40 blocks (seed 3): routes of 8-14 crossings
+-- that expand 22-44 portals
+local function bake_blocks()
+  local boxes, r = { { { 0, 0, 0 }, { 256, 2, 256 } } }, rng(3)
+  for _ = 1, 40 do
+    local x, z = math.floor(r() * 240), math.floor(r() * 240)
+    boxes[#boxes + 1] = { { x, 0, z }, { x + 4 + math.floor(r() * 20), 20 + math.floor(r() * 12), z + 4 + math.floor(r() * 20) } }
+  end
+  return boxpack.bake(8, 32, 5, boxes)
+end
+
+setup(function()
+  pack = boxpack.bake_walled()
+  blocks_pack = bake_blocks()
+end)
 teardown(boxpack.cleanup)
 
 -- 12 pairs from one tile column to the far one (the first three tiles' rows to the last's).
@@ -132,6 +148,43 @@ describe("a navigator's plan starts are slices", function()
       assert.are.same(flat_route(route), res[k].flat)
     end
     whole:close()
+    world:close()
+  end)
+
+  it("a planner's ms bounds a step's portals too: the same route over more steps", function()
+    -- join_limit(0, ms) with a deadline already passed when read (1e-6 ms, as the navigator's
+    -- JOIN_MIN_MS): a step stops after 8 portals (read every 8); before, a step expanded its whole
+    -- budget (1,048,576: the route found in one call)
+    local world = assert(world_mod.load(blocks_pack))
+    local r = rng(7)
+    local function free_in(ti, tk)
+      for _ = 1, 10000 do
+        local p = { ti * 32 + 1 + r() * 30, 3 + r() * 27, tk * 32 + 1 + r() * 30 }
+        if world.tree:locate(p) == "free" then return p end
+      end
+      error("no free point")
+    end
+    local p = world.graph:planner()
+    for k = 1, 6 do
+      local pr = { free_in(k % 2, k % 3), free_in(7 - k % 2, 7 - k % 3) }
+      local route, cost = world:plan(pr[1], pr[2])
+      assert.are.equal("running", p:start_multi(world.tree, { pr[1] }, { pr[2] }))
+      p:join_limit(0, 1e-6)
+      local st, calls = "running", 0
+      while st == "running" do
+        st = p:step(1048576)
+        calls = calls + 1
+        assert(calls < 100000)
+      end
+      p:join_limit(0)
+      assert.are.equal("found", st)
+      local f = p:flat()
+      assert.are.equal(cost, f.cost)
+      assert.is_true(f.expansions > 8, f.expansions .. " portals")
+      assert.are.equal(math.ceil(f.expansions / 8), calls, f.expansions .. " portals")
+      assert.are.equal(#route - 1, f.n)
+    end
+    p:close()
     world:close()
   end)
 

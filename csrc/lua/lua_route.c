@@ -492,7 +492,7 @@ static int l_start_multi(lua_State *L)
 }
 
 /* planner:join_limit(work [, ms]): each start and step joins for at most `work` units and `ms` (0: none;
- * on_route_set_join_limit); planner:joining() -> whether its joins go on, the last call's join units */
+ * a step's portals too: on_route_set_join_limit); planner:joining() -> whether its joins go on, the units */
 static int l_join_limit(lua_State *L)
 {
     lplanner *u = checkp(L, 1);

@@ -128,8 +128,11 @@ ON_API on_status on_route_step(on_route *r, size_t budget, size_t *done);
  * of the monotonic clock (0: none; read after each unit) on the endpoints' local searches; a start
  * stopped so answers ON_IN_PROGRESS with on_route_joining true, and each on_route_step goes on joining
  * (within the limit again) before it expands portals: the joins, and so the route, are those of one
- * whole start, exactly (tests/world/test_reach_resume.c). A planner holds its join scratch while its
- * joins are under way (a shared one, route.h: another start meanwhile grows a scratch of its own). */
+ * whole start, exactly (tests/world/test_reach_resume.c). `seconds` bounds a step's portals too: its
+ * expansion stops once `seconds` have passed since the step began (read every 8 portals expanded,
+ * joins included), answering ON_IN_PROGRESS with *done below its budget; the search goes on from there,
+ * so the route is the same. A planner holds its join scratch while its joins are under way (a shared
+ * one, route.h: another start meanwhile grows a scratch of its own). */
 ON_API void on_route_set_join_limit(on_route *r, size_t work, double seconds);
 ON_API int on_route_joining(const on_route *r);
 /* The route's steps (cap too small: only *n, ON_BUFFER_SMALL) and info; returns the search status. */

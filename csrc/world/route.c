@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The heuristic's weight in the A* keys (f = g + ROUTE_WEIGHT x h, the bound in route.h): a node's
  * straight line to the goal undershoots its graph cost on terrain by the detours through the
@@ -333,6 +334,13 @@ static const gjoin *goal_join(const on_route *r, uint32_t tile, uint32_t portal)
     }
     return lo < r->ngj && r->gj[lo].tile == tile && r->gj[lo].portal == portal ? &r->gj[lo] : NULL;
 }
+double on_route_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 on_status on_route_expand(on_route *r, size_t budget, size_t *done)
 {
     size_t n = 0;
@@ -341,7 +349,11 @@ on_status on_route_expand(on_route *r, size_t budget, size_t *done)
     if (!on_in_progress(r->status)) return r->status;
     const on_wgraph *w = r->w;
     if (w->revision != r->revision) return r->status = ON_FAILURE | ON_STALE;
+    /* (a step's time limit, on_route_set_join_limit's seconds: read every 8 expansions; the search
+     * goes on where it stopped, so the route is the same) */
+    const double deadline = r->step_deadline;
     while (n < budget) {
+        if (deadline > 0 && n > 0 && (n & 7) == 0 && on_route_now() >= deadline) break;
         if (r->nheap == 0) {
             r->status = ON_FAILURE | ON_UNREACHABLE;
             break;

@@ -116,6 +116,8 @@ struct on_route {
      * it borrowed (jown: its fields are the scratch taken from `joins`, given home when the joins end). */
     size_t join_work;
     double join_seconds;
+    double step_deadline;  /* a step's end by the monotonic clock (join_seconds from its start; 0: none):
+                            * its portals' expansion stops there too (on_route_expand, every 8) */
     int joining, jown, jsusp, jstage, jnear;
     const on_tree *jtree;
     double *jin, *jinc;
@@ -182,5 +184,7 @@ void on_route_take_home(on_route *r);
 /* on_route_step's search over the portals (route.c; on_route_step, route_start.c, goes on joining
  * first while a start's joins are not done). */
 on_status on_route_expand(on_route *r, size_t budget, size_t *done);
+/* The monotonic clock, seconds (the joins' and the steps' limits). */
+double on_route_now(void);
 
 #endif

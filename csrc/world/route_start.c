@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The box set of a loaded tree tile: the tree's prepared one when valid (*lz NULL), else its join set
  * (a streamer worker's, tree.h), else the planner's cached one (route_plan.h, boxcache), made on a
@@ -220,13 +219,6 @@ void on_route_reset(on_route *r)
     r->revision = r->w->revision;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* The joins from where they stand (r->jstage, r->ji: the endpoint being joined, its search resumed
  * when suspended), within the call's limit (r->reach.limit, deadline, work: joins_call): the status,
  * ON_IN_PROGRESS with r->joining when the limit stopped them (or when they are done: the planner's
@@ -332,7 +324,7 @@ static on_status joins_run(on_route *r)
 static on_status joins_call(on_route *r)
 {
     r->reach.limit = r->join_work;
-    r->reach.deadline = r->join_seconds > 0 ? now_s() + r->join_seconds : 0;
+    r->reach.deadline = r->join_seconds > 0 ? on_route_now() + r->join_seconds : 0;
     r->reach.work = 0;
     on_status st = joins_run(r);
     r->info.join_work = r->reach.work;
@@ -441,6 +433,7 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
 {
     if (done) *done = 0;
     if (!r) return ON_FAILURE | ON_INVALID;
+    r->step_deadline = r->join_seconds > 0 ? on_route_now() + r->join_seconds : 0;
     if (r->joining) { /* a start stopped at its join limit: its joins go on first */
         if (r->w->revision != r->revision) {
             r->joining = 0;
