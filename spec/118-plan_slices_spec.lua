@@ -10,6 +10,10 @@
 --      and the starts were cut (a whole join here is 265-1,350 units).
 --   2. The routes are the unsliced ones: each navigator's route crosses where world:plan's (joined
 --      whole) does, and world:plan's costs on this known world are pinned.
+--   2b. At most navigator_plan.MAX_PLANNING navigators of a world plan at once under a budget's ms
+--      (planner.busy: the C planners acquired), the others wait their turn: sliced plans hold a planner
+--      over several updates (8 at once here before, and the C memory beyond the tree of 1,000
+--      navigators on the seed's world grew 11 -> 27 MB in 1,000 frames).
 --   3. The planner's `ms` (planner:join_limit) bounds a step's portals too: a step stops expanding once
 --      it has passed (read every 8 portals); the route is the same.
 --   4. Without `ms` a start still joins whole (one call).
@@ -19,6 +23,7 @@
 -- the joins reach them), nothing prepared; for 3, 8 x 1 x 8 tiles of 32 leaves with 40 blocks.
 local navigator = require "octonav.navigator"
 local navplan = require "octonav.navigator_plan"
+local planner = require "octonav.planner"
 local world_mod = require "octonav.world"
 
 local boxpack = dofile("spec/support/boxpack.lua")
@@ -27,6 +32,7 @@ local rng = dofile("spec/support/prng.lua").lcg
 local T = 128
 local OVERSHOOT = 1 + 6 * 8
 local SLICE = navplan.JOIN_SLICE or 256 -- (the module field; the same number before it was one)
+local MAX_PLANNING = navplan.MAX_PLANNING or 2
 local pack, blocks_pack
 
 -- 8 x 1 x 8 tiles of 32 leaves over a ground slab with 40 blocks (seed 3): routes of 8-14 crossings
@@ -148,6 +154,40 @@ describe("a navigator's plan starts are slices", function()
       assert.are.same(flat_route(route), res[k].flat)
     end
     whole:close()
+    world:close()
+  end)
+
+  it("under a budget's ms at most MAX_PLANNING navigators plan at once (each holds a C planner)", function()
+    -- 8 navigators asking for plans together (the budget's plans = 8 a frame): sliced plans last
+    -- several updates, so without the bound all 8 held a planner at once (8 planners made, each
+    -- with its own join scratch while joining); with it, at most 2, and every plan ends
+    local world = assert(world_mod.load(pack))
+    local prs = pairs_of(world.tree)
+    local budget = navigator.budget { ms = 100, plans = 8 }
+    local navs = {}
+    for k = 1, 8 do
+      navs[k] = navigator.new(world, { budget = budget })
+      navs[k]:go(prs[k][2])
+    end
+    local most, left, frames = 0, 8, 0
+    local done = {}
+    while left > 0 do
+      budget:frame()
+      for k = 1, 8 do
+        if not done[k] then
+          local st = navs[k]:update(prs[k][1])
+          if planner.busy(world) > most then most = planner.busy(world) end
+          if st ~= "planning" then
+            assert.are_not.equal("failed", st)
+            done[k], left = true, left - 1
+          end
+        end
+      end
+      frames = frames + 1
+      assert(frames < 10000)
+    end
+    for k = 1, 8 do navs[k]:close() end
+    assert.are.equal(MAX_PLANNING, most)
     world:close()
   end)
 

@@ -92,6 +92,11 @@ end
 -- Without a frame time (no `ms`) a start joins whole. Module fields: tuning and specs (spec/118).
 M.JOIN_SLICE = 256
 M.SLICE_MS = 0.25
+-- Sliced plans last several updates, each holding a C planner (and, while its joins go on, a join
+-- scratch of its own: up to ~15 MB in a 512^3 tile; route.h), and planners stay for reuse: under a
+-- frame time at most MAX_PLANNING navigators of a world plan at once, the others wait their turn (1,000
+-- navigators, ms 4, 1,000 frames on the seed's world: the C beyond the tree 11 MB -> 27 MB unbounded).
+M.MAX_PLANNING = 2
 local JOIN_MIN_MS = 1e-6 -- a deadline already passed: one unit of work (a box settled) and stop
 local function join_limit(B, cp)
   if B.deadline then
@@ -134,6 +139,10 @@ local function plan_route(self, position)
   local B = self.budget
   local portals, t0
   if not self.job then
+    if B.deadline and planner.busy(world) >= M.MAX_PLANNING then -- (MAX_PLANNING: wait for a planner)
+      self.state = "planning"
+      return "planning"
+    end
     -- a plan's start joins its ends in their tiles (C, not sliced): one of the budget's `plans`,
     -- taken with the portals of its first step (a plan started without them would wait, and on a
     -- streamed world its graph would change meanwhile: started again, its start paid twice)

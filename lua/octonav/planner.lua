@@ -151,10 +151,12 @@ end
 -- Idle C planners per world graph, for sliced jobs (a navigator takes one while it plans and gives
 -- it back: 100 navigators planning now and then share a few planners instead of holding 100).
 local idle = setmetatable({}, { __mode = "k" })
+local busy = setmetatable({}, { __mode = "k" }) -- planners acquired and not released, per world graph
 
 --- planner.acquire(world) -> a C planner of world.graph that no other job uses until released.
 function M.acquire(world)
   check_world("octonav.planner.acquire", world)
+  busy[world.graph] = (busy[world.graph] or 0) + 1
   local list = idle[world.graph]
   local p = list and list[#list]
   if p then
@@ -164,11 +166,19 @@ function M.acquire(world)
   return world.graph:planner()
 end
 
+--- planner.busy(world) -> the planners of world.graph acquired and not released (navigators mid-plan).
+function M.busy(world)
+  check_world("octonav.planner.busy", world)
+  return busy[world.graph] or 0
+end
+
 --- planner.release(world, p): p (from acquire) is idle again.
 function M.release(world, p)
   check_world("octonav.planner.release", world)
   if type(p) ~= "userdata" then raise("octonav.planner.release: p: a planner from planner.acquire expected") end
   p:join_limit(0) -- (its next user joins whole unless it sets a limit)
+  local n = busy[world.graph]
+  busy[world.graph] = n and n > 1 and n - 1 or nil
   local list = util.subtable(idle, world.graph)
   list[#list + 1] = p
 end
