@@ -318,6 +318,20 @@ local function run_pass()
       end
     end
   end
+  -- a navigator still waiting at the end has waited this long for its first move (as
+  -- bench/arrivals.lua counts it); the longest waiter's state is printed
+  local waiter
+  for s = 1, o.agents do
+    local w = navs[s]
+    if not w.moved and o.frames - w.since > first_wait then
+      first_wait = o.frames - w.since
+      local nav = w.nav
+      local sr = nav.search
+      waiter = ("navigator %d: %s, %s, %s, %d updates"):format(s, tostring(nav.state),
+        nav.cells and ("route of %d steps"):format(#nav.cells) or (nav.job and "route steps under way" or "no route"),
+        sr and ("search %s, %d expansions"):format(tostring(sr.status), sr.used or 0) or "no search", nav.frame)
+    end
+  end
   local st = world.tree:stats()
   collectgarbage()
   collectgarbage()
@@ -327,7 +341,7 @@ local function run_pass()
   local bs = budget:stats()
   local r = { open_s = open_s, cpu50 = pct(cpu, 0.5), cpu99 = pct(cpu, 0.99), cpu999 = pct(cpu, 0.999),
     cpumax = pct(cpu, 1), wall50 = pct(wall, 0.5), wall99 = pct(wall, 0.99), wall999 = pct(wall, 0.999),
-    wallmax = pct(wall, 1), over = over, arrived = arrived, failed = failed, first_wait = first_wait,
+    wallmax = pct(wall, 1), over = over, arrived = arrived, failed = failed, first_wait = first_wait, waiter = waiter,
     hist = histogram(cpu, o.ms),
     tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adjacency_bytes + st.landmark_bytes,
     adjacency = st.adjacency_bytes, adjacency_tiles = st.adjacency_tiles, landmarks = st.landmark_bytes,
@@ -400,6 +414,11 @@ for p = 1, o.passes do
   if #rs > 0 then print("  failed by reason: " .. table.concat(rs, ", ")) end
   if r.smax then
     print(("  streamer:update() on the game's thread: worst %.2f ms, %d frames over ms / 2"):format(r.smax, r.sover))
+  end
+  if r.waiter then print("  longest first-move wait (never moved): " .. r.waiter) end
+  if r.group and r.group.walked then
+    print(("  C walk, last frame: %d walked, %d held, %d lines of sight"):format(r.group.walked, r.group.held,
+      r.group.walk_checks))
   end
   if r.png then print("picture of the flights: " .. r.png) end
   if r.trace then

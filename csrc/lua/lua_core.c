@@ -180,6 +180,8 @@ static int l_isatty(lua_State *L)
     return 1;
 }
 
+int on_lua_walk_open(lua_State *L); /* lua_walk.c: core.walker */
+
 int luaopen_octonav_core(lua_State *L)
 {
     static const luaL_Reg funcs[] = {{"clock", l_clock}, {"thread_clock", l_thread_clock},         {"mkdir", l_mkdir},       {"read_obj", l_read_obj},
@@ -197,7 +199,7 @@ int luaopen_octonav_core(lua_State *L)
                  {NULL, on_lua_points_open},         {NULL, on_lua_flat_open},      {"grid", on_lua_grid_open},
                  {"query", on_lua_query_open},       {"streamer", on_lua_streamer_open}, {NULL, on_lua_route_open},
                  {"debug", on_lua_debug_open},       {"pathserver", on_lua_pathserver_open},
-                 {"crowd", on_lua_crowd_open},
+                 {"crowd", on_lua_crowd_open},       {"walker", on_lua_walk_open},
                  {NULL, on_lua_compat_open}};
     luaL_newlib(L, funcs);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

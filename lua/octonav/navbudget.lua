@@ -527,7 +527,10 @@ function Budget:stats()
     portal_cost = self.portal_cost,
     gc_max = self.gc_max, gc_owed = self.gc_owed }
   local g = self.group
-  if g then r.group = { updated = g.updated, answered = g.answered, moved = g.moved, cursor = g.cursor } end
+  if g then
+    r.group = { updated = g.updated, answered = g.answered, moved = g.moved, cursor = g.cursor, walked = g.walked,
+      walk_checks = g.walk_checks, held = g.walker:size() }
+  end
   for _, kind in ipairs(KINDS) do
     local p = self.pools[kind]
     r.per_frame[kind], r.used[kind], r.max[kind], r.total[kind], r.waiting[kind] = p.per_frame, p.used, p.max,

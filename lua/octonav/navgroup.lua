@@ -31,22 +31,131 @@
 -- frame's time left: it waits, and the next frame serves 3 first, its first update whatever its cost.
 -- A navigator's `frame` count and wait_timeout count its updates, which are fewer than frames here.
 -- statuses and waypoints are refilled when given (no garbage a frame), else made; both are returned.
--- budget:stats().group: { updated = full updates in the last call, answered = answered in 1,
--- moved = of the updated, those of 2, cursor = where the next turn starts }.
+-- budget:stats().group: { updated = full updates in the last call (the C walk's included), answered =
+-- answered in 1, moved = of the updated, those of 2, cursor = where the next turn starts, walked = of
+-- the updated, those of the C walk (0), walk_checks = the lines of sight it spent, held = navigators
+-- it holds }.
 local util = require "octonav.util"
 local raise = util.raise
+local new_walker = require("octonav.core").walker
 
 local M = {}
 
-local type = type
+M.WALK_SHARE = 0.25 -- with `ms` (a real clock), the part of it the C walk's lines of sight may take
+
+local type, huge = type, math.huge
 local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
 
 local function bad_nav(i)
   raise(("budget:update: navs[%d] must be an octonav.navigator"):format(i))
 end
 
--- The update of navs[i] at p: its answer stored, and what the fast path needs next frame.
-local function full(nav, p, i, statuses, waypoints)
+-- The C walk (core.walker, csrc/lua/lua_walk.c): a navigator walking a smoothed path on its world's
+-- tree (no streamer, no radius, no lead move, no replan pending, its last stale-path check passed at
+-- the tree's revision; its next step's search may be under way: 3a serves that search alone) is held in a slot of the
+-- group's walker, its slot its index in navs, from the update that left it so (attach) until its
+-- update needs Lua again: the C call then hands it back (detach: the smoother's state, its checks and
+-- updates copied into the navigator's tables). A held navigator's update is the C walk's, which is
+-- the smoother's step at its position (csrc/crowd/walk.c: the Lua smoother's, number for number),
+-- what nav:update answers there: it hands the navigator back, before changing anything, when the
+-- tree's revision changed (the stale-path check), the agent is within prefetch_distance of the known
+-- path's end with no search under way (the next step's search), it is at the leg's last point
+-- (arrival, the next leg; with a search under way, as soon as that point is its target), the
+-- position is not a point or the tree was closed; every navigator when a door or a tile
+-- graph of a held navigator's world changed (world.door_revision, graph_revision) or it was closed.
+-- nav:update, nav:go, nav:cancel, nav:close, nav:stats detach a held navigator first (navigator.lua).
+
+-- The smoother's state after the C walk (walker:take's values) into nav's tables.
+local function sync(nav, sm, i, fj, fx, fy, fz, fd, checks, updates)
+  sm.i, sm.fail_d = i, fd
+  if fj then
+    sm.fail_j = fj
+    local fp = sm.fail_pos
+    if fp then fp[1], fp[2], fp[3] = fx, fy, fz else sm.fail_pos = { fx, fy, fz } end
+  end
+  sm.total = sm.total + checks
+  if updates > 0 then
+    sm.at_end = false
+    nav.frame = nav.frame + updates
+    local wp = sm.path[i]
+    nav.group_st, nav.group_ans, nav.group_wp = "moving", wp, wp
+  end
+end
+
+--- The navigator held by a group's walker handed back to Lua (see above). Internal (navigator.lua).
+function M.detach(nav)
+  local w, k, sm = nav.walker, nav.walk_slot, nav.walk_sm
+  nav.walker, nav.walk_slot, nav.walk_sm = nil, nil, nil
+  local held, i, fj, fx, fy, fz, fd, checks, updates = w:take(k)
+  if held == nav then sync(nav, sm, i, fj, fx, fy, fz, fd, checks, updates) end
+end
+local detach = M.detach
+
+-- Slot k of the walker let go of the navigator it held (not navs[k] any more): synced, handed back.
+local function take_gone(w, k)
+  local nav, i, fj, fx, fy, fz, fd, checks, updates = w:take(k)
+  if nav and nav.walk_slot == k and nav.walker == w then
+    local sm = nav.walk_sm
+    nav.walker, nav.walk_slot, nav.walk_sm = nil, nil, nil
+    sync(nav, sm, i, fj, fx, fy, fz, fd, checks, updates)
+  end
+end
+
+-- After nav's update at index i: held by the walker when its next updates are plain steps (above).
+local function attach(g, nav, i)
+  if nav.state ~= "moving" then return end
+  local legs = nav.legs -- (stand-ins of specs and benchmarks have none)
+  local leg = legs and legs[nav.leg_i]
+  local sm = leg and leg.smoother
+  if not sm or nav.streamer or nav.pending_replan or nav.wait or nav.loading or nav.loading_hole
+    or nav.lead_to or nav.budget ~= g.budget or nav.search_radius > 0 or nav.walk_slot
+    or rawget(nav, "update") ~= nil then return end -- (its own update: a wrapper's, Lua calls it)
+  local path, si = sm.path, sm.i
+
+  local world = nav.world
+  local tree = world.tree
+  if sm.tree ~= tree or world.closed or nav.door_seen ~= (world.door_revision or 0) then return end
+  local rev
+  if nav.replan then
+    if nav.gate_tree ~= tree or nav.gate_rev == nil then return end
+    rev = nav.gate_rev
+    local gr = world.graph_revision
+    if gr ~= nil and gr ~= nav.plan_revision then return end
+  end
+  -- (the next step's search is due once the agent is within prefetch_distance of the known path's
+  -- end, unless one runs; at the leg's last point the walk goes on while the agent is farther than
+  -- arrive_distance from it on the route's last leg, than 1e-6 on any other: navigator.lua's move_legs)
+  local pf, pfd
+  local known, ncells = nav.known, #nav.cells
+  local search = nav.search
+  if known < ncells and not search then pf, pfd = nav.exits[known].inside, nav.prefetch_distance end
+  -- (with a search under way, not at all: the path it finds extends the leg, and nav:update would
+  -- step on into it in the same update)
+  local end_d = 1e-6
+  if search then
+    end_d = huge
+  elseif legs[nav.leg_i + 1] == nil and known == ncells and nav.arrive_distance > end_d then
+    end_d = nav.arrive_distance
+  end
+  local seen = g.worlds[world]
+  if not seen then g.worlds[world] = { world.door_revision or 0, world.graph_revision } end
+  local w = g.walker
+  w:attach(i, nav, tree, path, si, sm.fail_j, sm.fail_pos, sm.fail_d, sm.budget, sm.recheck, rev, pf, pfd, end_d)
+  nav.walker, nav.walk_slot, nav.walk_sm = w, i, sm
+end
+
+-- The update of navs[i] at p: its answer stored, and what the fast path needs next frame. (A navigator
+-- the C walk holds walked this frame: only its search's step, nav:_walk_search; its answer stays the
+-- walk's unless that ends it.)
+local function full(g, nav, p, i, statuses, waypoints)
+  if nav.walk_slot then
+    local st, why = nav:_walk_search(p)
+    if st then
+      statuses[i], waypoints[i] = st, why
+      nav.group_st, nav.group_ans, nav.group_epoch, nav.group_wp = st, why, nav.epoch, nil
+    end
+    return
+  end
   local st, wp = nav:update(p)
   statuses[i], waypoints[i] = st, wp
   nav.group_i = i
@@ -56,6 +165,24 @@ local function full(nav, p, i, statuses, waypoints)
     local a = nav.arrive_distance
     nav.group_a2 = a * a > EPS2 and a * a or EPS2
   end
+  if st == "moving" then attach(g, nav, i) end
+end
+
+-- Has a door or a tile graph of a held navigator's world changed since the last frame (or was it
+-- closed)? Then the walker hands every navigator back this frame.
+local function worlds_changed(g)
+  local changed = false
+  for world, seen in pairs(g.worlds) do
+    local d, gr = world.door_revision or 0, world.graph_revision
+    if world.closed then
+      g.worlds[world] = nil
+      changed = true
+    elseif seen[1] ~= d or seen[2] ~= gr then
+      seen[1], seen[2] = d, gr
+      changed = true
+    end
+  end
+  return changed
 end
 
 -- Is a route plan or a step search of nav under way (it needs updates until it ends)?
@@ -95,8 +222,8 @@ end
 -- kind: kind_of(nav) then. Returns the clock's reading after it (nil when not timed): the next
 -- check's (the clock is read once between two updates; with "thread" a read is a system call).
 local function serve(g, clock, t0, kind, nav, p, i, statuses, waypoints)
-  if not t0 then return full(nav, p, i, statuses, waypoints) end
-  full(nav, p, i, statuses, waypoints)
+  if not t0 then return full(g, nav, p, i, statuses, waypoints) end
+  full(g, nav, p, i, statuses, waypoints)
   local t1 = clock()
   local v = t1 - t0
   local cost = g.cost
@@ -173,7 +300,8 @@ function M.update(B, navs, positions, statuses, waypoints)
   local g = B.group
   if not g then
     g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {}, leads = {}, reached = {},
-      rstart = 1, rcut = false, cost = {}, cand = {} }
+      rstart = 1, rcut = false, cost = {}, cand = {}, budget = B, walker = new_walker(), ret = {}, worlds = {},
+      walked = 0, walk_checks = 0 }
     B.group = g
   end
   local updated, answered, moved = 0, 0, 0 -- (answered: navigators left for 3 that would not start a plan too)
@@ -187,47 +315,71 @@ function M.update(B, navs, positions, statuses, waypoints)
   local cand, ncand = g.cand, 0
   local pplans = B.pools.plans
   local plans_open, preserved = pplans.free > 0, pplans.reserved
-  -- 1 and 2: the navigators on their way; the others get the answer of their last update for now
-  -- (the status they have now and no waypoint when a go, cancel or replan came since), replaced
-  -- when 3 updates them
-  for i = 1, n do
-    local nav, p = navs[i], positions[i]
-    if type(nav) ~= "table" then bad_nav(i) end
-    local epoch = nav.epoch
-    if epoch == nil then bad_nav(i) end
-    local wp, st = nav.group_wp, nav.state
-    if wp and st == "moving" and nav.group_epoch == epoch then
-      if type(p) ~= "table" then raise(("budget:update: positions[%d] must be a point {x, y, z}"):format(i)) end
-      local dx, dy, dz = wp[1] - p[1], wp[2] - p[2], wp[3] - p[3]
-      statuses[i], waypoints[i] = "moving", wp
-      ncand = ncand + 1
-      cand[ncand] = i
-      -- (group_a2: the arrive distance squared, at least EPS2; NaN: not greater, updated, and
-      -- nav:update names it. group_mark is left as it is: only == frame means served this frame)
-      if dx * dx + dy * dy + dz * dz > nav.group_a2 then
-        if nav.streamer then nav.locks:move_agent(p) end
-        answered = answered + 1
-      else -- reached: served in 2 (until then it holds at its waypoint)
-        nreached = nreached + 1
-        reached[nreached] = i
-      end
-    else
-      if nav.group_epoch == epoch then
-        statuses[i], waypoints[i] = nav.group_st, nav.group_ans
+  -- 0: the C walk: the held navigators' updates (see attach), its lines of sight from the budget's
+  -- checks while the frame's time lasts (with `ms`, at most WALK_SHARE of it); ret lists the others
+  local walker, ret = g.walker, g.ret
+  local pchecks = B.pools.checks
+  local wdue, wclock
+  if B.deadline and B.clock_kind ~= "function" then
+    wdue, wclock = B.clock() + B.ms * 1e-3 * M.WALK_SHARE, B.clock_kind
+    if wdue > B.deadline then wdue = B.deadline end
+  end
+  local nret, wused, walked = walker:walk(navs, positions, statuses, waypoints, ret, pchecks.free, wdue, wclock,
+    worlds_changed(g))
+  if wused > 0 then
+    pchecks.free, pchecks.used, pchecks.total = pchecks.free - wused, pchecks.used + wused, pchecks.total + wused
+    if pchecks.used > pchecks.max then pchecks.max = pchecks.used end
+  end
+  g.walked, g.walk_checks = walked, wused
+  -- 1 and 2: the others on their way; the rest get the answer of their last update for now (the
+  -- status they have now and no waypoint when a go, cancel or replan came since), replaced when 3
+  -- updates them
+  for r = 1, nret do
+    local i = ret[r]
+    if i < 0 then -- (its slot's navigator is not navs[i] any more)
+      i = -i
+      take_gone(walker, i)
+    end
+    if i <= n then -- (past the end: nothing left to do for it)
+      local nav, p = navs[i], positions[i]
+      if type(nav) ~= "table" then bad_nav(i) end
+      if nav.walk_slot then detach(nav) end
+      local epoch = nav.epoch
+      if epoch == nil then bad_nav(i) end
+      local wp, st = nav.group_wp, nav.state
+      if wp and st == "moving" and nav.group_epoch == epoch then
+        if type(p) ~= "table" then raise(("budget:update: positions[%d] must be a point {x, y, z}"):format(i)) end
+        local dx, dy, dz = wp[1] - p[1], wp[2] - p[2], wp[3] - p[3]
+        statuses[i], waypoints[i] = "moving", wp
+        ncand = ncand + 1
+        cand[ncand] = i
+        -- (group_a2: the arrive distance squared, at least EPS2; NaN: not greater, updated, and
+        -- nav:update names it. group_mark is left as it is: only == frame means served this frame)
+        if dx * dx + dy * dy + dz * dz > nav.group_a2 then
+          if nav.streamer then nav.locks:move_agent(p) end
+          answered = answered + 1
+        else -- reached: served in 2 (until then it holds at its waypoint)
+          nreached = nreached + 1
+          reached[nreached] = i
+        end
       else
-        statuses[i], waypoints[i] = st, nil
-      end
-      if not (st == "planning" and nav.cells == nil and nav.job == nil) or nav.lead_ready then
-        others = others + 1
-        ncand = ncand + 1
-        cand[ncand] = i
-      elseif plans_open or preserved[nav] then
-        ncand = ncand + 1
-        cand[ncand] = i
-      end
-      if nav.lead_ready then
-        nleads = nleads + 1
-        leads[nleads] = i
+        if nav.group_epoch == epoch then
+          statuses[i], waypoints[i] = nav.group_st, nav.group_ans
+        else
+          statuses[i], waypoints[i] = st, nil
+        end
+        if not (st == "planning" and nav.cells == nil and nav.job == nil) or nav.lead_ready then
+          others = others + 1
+          ncand = ncand + 1
+          cand[ncand] = i
+        elseif plans_open or preserved[nav] then
+          ncand = ncand + 1
+          cand[ncand] = i
+        end
+        if nav.lead_ready then
+          nleads = nleads + 1
+          leads[nleads] = i
+        end
       end
     end
   end
@@ -268,14 +420,38 @@ function M.update(B, navs, positions, statuses, waypoints)
   end
   if ph then ph[4] = ph.clock() end
   -- 3a: the navigators whose plan or search is under way, first come first served (they keep their
-  -- place until it ends: a search's steps are not spread over turns of the whole crowd)
+  -- place until it ends: a search's steps are not spread over turns of the whole crowd); those that
+  -- have not moved yet (no path known: nav.known == 0) before those walking meanwhile (a prefetch of
+  -- their next step): walkers' searches at the head of the list, kept there while they ran, took
+  -- every frame's time and a navigator behind them waited for its first move for ever (one never
+  -- moved in 3,000 frames at 1,000 navigators)
   local kept = 0
   local stopped = false
+  for w = 1, #work do -- (those that have not moved; the second pass serves the rest and keeps the list)
+    if stopped then break end
+    local nav = work[w]
+    local i = nav.group_i
+    if (nav.known or 0) == 0 and navs[i] == nav and nav.group_mark ~= frame then
+      local now = due and clock()
+      local kind = now and kind_of(nav)
+      if now and now >= due then
+        stopped = true
+      elseif now and not (force or fits(g, kind, now, due)) then
+        stopped, refused = true, true
+      else
+        serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
+        force = false
+        nav.group_mark = frame
+        updated, others = updated + 1, others - 1
+      end
+    end
+  end
   for w = 1, #work do
     local nav = work[w]
     work[w] = nil
     local i = nav.group_i -- (where its last update found it; gone from navs, or moved: it leaves
-    if navs[i] ~= nav then i = nil end -- the list, and comes back on its next turn)
+    if navs[i] ~= nav then i = nil end -- the list, and comes back on its next turn; one held by the C
+    -- walk gets its search's step: full)
     if i and not stopped and nav.group_mark ~= frame then
       local now = due and clock()
       local kind = now and kind_of(nav)
@@ -364,7 +540,7 @@ function M.update(B, navs, positions, statuses, waypoints)
   -- last ask's (the frames ended that much past `ms`)
   if due then B.last_ask = clock() end
   if ph then ph[7] = ph.clock() end
-  g.updated, g.answered, g.moved, g.working = updated + turns, answered, moved, kept
+  g.updated, g.answered, g.moved, g.working = updated + turns + walked, answered, moved, kept
   return statuses, waypoints
 end
 

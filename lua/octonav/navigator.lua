@@ -154,6 +154,7 @@ local search = require "octonav.navigator_search"
 local plan = require "octonav.navigator_plan"
 local navtree = require "octonav.navigator_tree"
 local agents_of_world = require "octonav.world_agents"
+local walk_detach = require("octonav.navgroup").detach
 
 local M = {}
 
@@ -286,6 +287,7 @@ function M.new(world, opts)
     -- budget:update's (lua/octonav/navgroup.lua): the last update's answer, the goal's epoch it
     -- came in, the waypoint the agent heads for while "moving", the frame it was last served in
     group_st = nil, group_ans = nil, group_epoch = nil, group_wp = nil, group_mark = nil, group_i = nil,
+    walker = nil, walk_slot = nil, walk_sm = nil, -- (held by its group's C walk: its walker, slot, smoother)
   }, Nav)
   local s = opts.streamer
   if s ~= nil then
@@ -307,6 +309,7 @@ end
 
 -- Forget the current goal's work (keeps the counters).
 local function reset(self)
+  if self.walk_slot then walk_detach(self) end -- (held by a group's C walk: navgroup.lua)
   self.locks:release_all()
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
@@ -408,6 +411,7 @@ end
 -- path went stale (option replan) or a door went shut; door_replans: those of them because a door the
 -- route passes ahead of the agent was closed (world:set_door; done whatever the replan option says).
 function Nav:stats()
+  if self.walk_slot then walk_detach(self) end -- (its C walk's checks and updates counted)
   local checks = self.old_checks
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then checks = checks + leg.smoother:checks() end
@@ -589,6 +593,7 @@ function Nav:update(position, budget)
     raise("navigator:update: budget must be an integer >= 0")
   end
   if self.world.closed then raise("navigator:update: its world is closed (world:close())") end
+  if self.walk_slot then walk_detach(self) end -- (held by a group's C walk: navgroup.lua)
   self.frame = self.frame + 1
   local locks = self.locks
   locks:move_agent(position)
@@ -662,6 +667,24 @@ function Nav:update(position, budget)
     locks:release_passed(self.known, fn)
   end
   return status, wp
+end
+
+-- A navigator held by its group's C walk (navgroup.lua) whose next step's search is under way: the
+-- query part of nav:update (the walk was the C call's this frame, the stale and door checks too:
+-- it hands a navigator back when they would act). Returns nil while it walks on (held unless the
+-- search found its path: then handed back, its next update a full one), else the update's answer
+-- (a failure; a go, cancel or close from the search's heuristic), handed back. Internal.
+function Nav:_walk_search(position)
+  local epoch, known = self.epoch, self.known
+  self.lead_pos = nil
+  work(self, position, floor(self.query_budget))
+  if self.epoch ~= epoch then return self.state, nil end -- (reset handed it back)
+  if self.state == "failed" or self.known ~= known or self.loading or self.loading_hole or self.wait then
+    if self.walk_slot then walk_detach(self) end
+    if self.state ~= "failed" and (self.loading or self.loading_hole or self.wait) then track_wait(self) end
+    if self.state == "failed" then return "failed", self.reason end
+  end
+  return nil
 end
 
 --- octonav.navigator.budget(opts) -> a frame budget shared by navigators (octonav.navbudget).
