@@ -256,4 +256,51 @@ describe("budget:update's first moves", function()
     assert.equal(1, newcomer.served)
     assert.equal("moving", st[21])
   end)
+
+  -- 30 navigators at their waypoint every frame (each update 0.1 ms of a 1 ms frame) and 30 waiting
+  -- to start a plan, one plan a frame: before, 11 of the 30 never started in 200 frames (passed
+  -- over by turns that found the frame's plan taken, their place in the turns lost each time)
+  it("starts the plan of the navigator that waited longest: none waits more than 60 frames", function()
+    local now = 0
+    local function clock() return now end
+    local COST = 1e-4
+    local budget = navigator.budget { ms = 1, clock = clock, plans = 1 }
+    local function walker()
+      local nav = { epoch = 1, state = "moving", arrive_distance = 0.5 }
+      function nav.update(_, p)
+        now = now + COST
+        return "moving", { p[1], p[2], p[3] }
+      end
+      return nav
+    end
+    local function starter()
+      local nav = { epoch = 1, state = "planning", arrive_distance = 0.5 }
+      function nav.update(self)
+        now = now + COST
+        if self.state == "planning" and budget:take("plans", self, 1) == 1 then
+          self.state, self.cells, self.moved = "moving", {}, self.frame_no
+          now = now + 8 * COST -- (the plan's start)
+          budget:give("plans", self, 0, false)
+          return "moving", { 1e6, 0, 0 }
+        end
+        return self.state, self.state == "moving" and { 1e6, 0, 0 } or nil
+      end
+      return nav
+    end
+    local navs, pos = {}, {}
+    for i = 1, 30 do navs[i], pos[i] = walker(), { i, 0, 0 } end
+    for i = 31, 60 do navs[i], pos[i] = starter(), { 0, 5, 0 } end
+    local st, wp = {}, {}
+    for f = 1, 200 do
+      for i = 1, #navs do navs[i].frame_no = f end
+      budget:update(navs, pos, st, wp)
+    end
+    local latest, never = 0, 0
+    for i = 31, 60 do
+      local m = navs[i].moved
+      if not m then never = never + 1 elseif m > latest then latest = m end
+    end
+    assert.equal(0, never)
+    assert.is_true(latest <= 60, "the last first move in frame " .. latest)
+  end)
 end)

@@ -42,6 +42,7 @@ local new_walker = require("octonav.core").walker
 local M = {}
 
 M.WALK_SHARE = 0.25 -- with `ms` (a real clock), the part of it the C walk's lines of sight may take
+M.FIRST_WAIT = 30 -- frames a navigator waits to start its plan before the first-move rule serves it
 
 local type, huge = type, math.huge
 local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
@@ -313,6 +314,8 @@ function M.update(B, navs, positions, statuses, waypoints)
   -- left and none is reserved for them; 3b's turns pass over no others, a scan of all navigators
   -- passing hundreds waiting for a plan cost up to 1 ms a frame at 1,000 under load)
   local cand, ncand = g.cand, 0
+  -- (the navigator that has waited longest to start its plan, since the frame it was first seen so)
+  local oldest, oldest_i, oldest_since = nil, nil, huge
   local pplans = B.pools.plans
   local plans_open, preserved = pplans.free > 0, pplans.reserved
   -- 0: the C walk: the held navigators' updates (see attach), its lines of sight from the budget's
@@ -379,6 +382,13 @@ function M.update(B, navs, positions, statuses, waypoints)
         if nav.lead_ready then
           nleads = nleads + 1
           leads[nleads] = i
+        elseif st == "planning" and nav.cells == nil and nav.job == nil then -- (waits to start a plan)
+          local since = nav.group_since
+          if not since then
+            since = frame
+            nav.group_since = frame
+          end
+          if since < oldest_since then oldest, oldest_i, oldest_since = nav, i, since end
         end
       end
     end
@@ -388,6 +398,23 @@ function M.update(B, navs, positions, statuses, waypoints)
   local refused = false -- (an update not started because its kind's cost did not fit)
   local force = g.rcut -- (3 goes first this frame: its first update is served whatever its cost)
   if ph then ph[3] = ph.clock() end
+  -- 1b: the first-move rule: the navigator that has waited longest to start its plan, once it has
+  -- waited FIRST_WAIT frames, is updated first each frame (it asks for a plan: granted, or it joins
+  -- the plans' line, which reserves the next frame's plans first come first served, and keeps its
+  -- place while it asks every frame): navigators waiting to start, passed over by turns that found
+  -- no plan left, waited for ever (one never moved in 3,000 frames at 1,000 navigators)
+  if oldest and frame - oldest_since >= M.FIRST_WAIT and oldest.group_mark ~= frame then
+    local now = due and clock()
+    if not (now and now >= due) then
+      serve(g, clock, now, now and kind_of(oldest), oldest, positions[oldest_i], oldest_i, statuses, waypoints)
+      oldest.group_mark = frame
+      updated = updated + 1
+      if busy(oldest) and not inwork[oldest] then
+        inwork[oldest] = true
+        work[#work + 1] = oldest
+      end
+    end
+  end
   -- 2: the navigators at their waypoint, before the others unless the last frame's time ran out
   -- among them (then after: see serve_reached)
   local late_reached = g.rcut

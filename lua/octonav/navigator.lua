@@ -288,6 +288,7 @@ function M.new(world, opts)
     -- came in, the waypoint the agent heads for while "moving", the frame it was last served in
     group_st = nil, group_ans = nil, group_epoch = nil, group_wp = nil, group_mark = nil, group_i = nil,
     walker = nil, walk_slot = nil, walk_sm = nil, -- (held by its group's C walk: its walker, slot, smoother)
+    group_since = nil,
   }, Nav)
   local s = opts.streamer
   if s ~= nil then
@@ -310,6 +311,7 @@ end
 -- Forget the current goal's work (keeps the counters).
 local function reset(self)
   if self.walk_slot then walk_detach(self) end -- (held by a group's C walk: navgroup.lua)
+  self.group_since = nil -- (navgroup.lua's first-move rule: waiting to start a plan since)
   self.locks:release_all()
   for _, leg in ipairs(self.legs or {}) do
     if leg.smoother then self.old_checks = self.old_checks + leg.smoother:checks() end
