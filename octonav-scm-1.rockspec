@@ -83,6 +83,7 @@ build = {
     ["octonav.navgroup"] = "lua/octonav/navgroup.lua",
     ["octonav.smoother"] = "lua/octonav/smoother.lua",
     ["octonav.streamer"] = "lua/octonav/streamer.lua",
+    ["octonav.streamer_changes"] = "lua/octonav/streamer_changes.lua",
     ["octonav.streamer_paths"] = "lua/octonav/streamer_paths.lua",
     ["octonav.util"] = "lua/octonav/util.lua",
     ["octonav.compat"] = "lua/octonav/compat.lua",

@@ -370,8 +370,11 @@ static int update_body(lua_State *L, void *ctx)
     return 1;
 }
 
+/* s:update([wait [, none]]): none, a table, is what an update with no event answers (no table made:
+ * streamer.lua's update allocates nothing in a frame with nothing to report, issue 31) */
 static int l_update(lua_State *L)
 {
+    if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
     on_lhandle *hs[2];
     lstreamer *u = checks_pins(L, hs);
     check_tree_idle(L, "update");
@@ -379,6 +382,10 @@ static int l_update(lua_State *L)
     int wait = lua_toboolean(L, 2);
     events_ctx x = {u, NULL, 0};
     if (on_streamer_update(u->h.p, wait, &x.ev, &x.n) & ON_NO_MEMORY) return luaL_error(L, "update: out of memory");
+    if (x.n == 0 && lua_istable(L, 3)) {
+        lua_settop(L, 3);
+        return 1;
+    }
     return on_lua_pinned(L, hs, 2, update_body, &x);
 }
 

@@ -20,7 +20,8 @@
 --                                               -- tree:los_masks(false) / tree:adjacency(false))
 --   s.world                                     -- the world (docs/world.md) whose tiles it streams
 --   local id = s:add_agent(p); s:move_agent(id, p); s:remove_agent(id)
---   local changes = s:update([wait])            -- every frame, on the caller's thread
+--   local changes = s:update([wait])            -- every frame, on the caller's thread (with nothing to
+--                                               -- report: the same table each time, its lists empty)
 --   -- changes = { loaded = { {i,j,k}, ... }, unloaded = { {i,j,k}, ... },
 --   --             failed = { { tile = {i,j,k}, reason = "corrupt tile file" }, ... },
 --   --             holes_loaded = { name, ... }, holes_unloaded = { name, ... },
@@ -105,6 +106,9 @@ local tilegrid = require "octonav.tilegrid"
 local pack = require "octonav.pack"
 local util = require "octonav.util"
 local paths = require "octonav.streamer_paths"
+local changes_mod = require "octonav.streamer_changes"
+local new_changes, quiet, take, no_events = changes_mod.new, changes_mod.quiet, changes_mod.take, changes_mod.no_events
+local agent_update = changes_mod.agent_update
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 
 local M = {}
@@ -113,6 +117,7 @@ local Streamer = util.class()
 M.Streamer = Streamer
 
 local type = type
+
 
 -- The worlds of a world's agents (octonav.world_agents: the group; the world alone when it has none).
 local function agent_worlds(world) return world.group or { world } end
@@ -163,6 +168,9 @@ function M.new(src, opts)
     dropped = {},         -- per agent n: tiles force_unload unloaded at once, listed by the next update
     dropped_holes = {},   -- the same for holes
     deliveries = 0,       -- tiles and hole trees the workers finished (loaded or failed), every agent's
+    quiet = nil,          -- where an update gathers its changes (answered itself when it has none)
+    evs = {},             -- scratch: each core's events in an update
+    no_events = no_events(), -- what a core's update answers without events
     closed = false,
   }, Streamer)
   for n, aw in ipairs(group) do
@@ -424,14 +432,15 @@ end
 -- Hole trees the workers read (evs: each agent's C streamer's events): a hole is installed when
 -- every agent's tree of it has come and it is still wanted (each checked against the manifest),
 -- closed otherwise; failures (any agent's) are holes_failed entries (not retried until s:retry_hole).
+local function fail_hole(self, changes, i, h, hs, reason)
+  for _, tree in pairs(self.pending[i] or {}) do tree:close() end
+  self.pending[i] = nil
+  hs.state = "failed"
+  changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = reason }
+end
+
 local function install_holes(self, evs, changes)
   local world, group = self.world, self.group
-  local function fail(i, h, hs, reason)
-    for _, tree in pairs(self.pending[i] or {}) do tree:close() end
-    self.pending[i] = nil
-    hs.state = "failed"
-    changes.holes_failed[#changes.holes_failed + 1] = { hole = h.name, reason = reason }
-  end
   for n, ev in ipairs(evs) do
     for _, r in ipairs(ev.trees) do
       local h, hs = world.holes[r.id], self.holes[r.id]
@@ -448,13 +457,13 @@ local function install_holes(self, evs, changes)
           if p[n] then p[n]:close() end
           p[n] = tree
         else
-          fail(r.id, h, hs, tostring(err))
+          fail_hole(self, changes, r.id, h, hs, tostring(err))
         end
       end
     end
     for _, r in ipairs(ev.trees_failed) do
       local h, hs = world.holes[r.id], self.holes[r.id]
-      if h and hs and hs.state == "queued" then fail(r.id, h, hs, r.reason) end
+      if h and hs and hs.state == "queued" then fail_hole(self, changes, r.id, h, hs, r.reason) end
     end
   end
   for i, p in pairs(self.pending) do
@@ -490,67 +499,6 @@ end
 
 -- ---- update ----------------------------------------------------------------------------------------
 
--- Tile graphs follow their tiles when the world streams them (world.graphs_stream: loaded with
--- { tiles = false }): the C streamer read and decoded a loaded tile's graph file on its worker and
--- linked it into the world graph in update(), and dropped an unloaded tile's (for agent world aw: its
--- tiles in `loaded` and `unloaded`); here the world's graph_revision follows, and each graph the C
--- streamer could not read, decode or link (graphs_failed: the reason without the path) is a `failed`
--- entry "PATH: reason" for its tile (the tile stays loaded: queries work there, routes through it
--- answer loading). Tiles in `redone` had their graph read again by reread: their entries are its.
-local function sync_graphs(aw, loaded, unloaded, graphs_failed, failed, redone)
-  if not aw.graphs_stream then return end
-  if #loaded > 0 or #unloaded > 0 then aw.graph_revision = aw.graph_revision + 1 end
-  local grid = aw.grid
-  for _, g in ipairs(graphs_failed) do
-    local t = g.tile
-    if not redone[tilegrid.index(grid, t[1], t[2], t[3])] then
-      local err = pack.graph_path(aw.dir, t[1], t[2], t[3]) .. ": " .. g.reason
-      failed[#failed + 1] = { t, err, tile = t, reason = err }
-    end
-  end
-end
-
--- Tiles world:rebake rewrote while they were queued (aw.reread): a worker may have read the old
--- files, so once loaded each is decoded again from its file here, and its graph read again (a
--- failure is a `failed` entry). Returns the set of those tiles.
-local function reread(aw, loaded, failed)
-  local redone = {}
-  if not aw.reread or #loaded == 0 then return redone end
-  local grid = aw.grid
-  for _, t in ipairs(loaded) do
-    local ti = tilegrid.index(grid, t[1], t[2], t[3])
-    if aw.reread[ti] then
-      aw.reread[ti] = nil
-      redone[ti] = true
-      local blob, err = pack.read_tile(aw.dir, t[1], t[2], t[3])
-      local ok = blob ~= nil
-      if ok then ok, err = aw.tree:decode_tile(t[1], t[2], t[3], blob) end
-      if not ok then failed[#failed + 1] = { t, tostring(err), tile = t, reason = tostring(err) } end
-      if aw.graphs_stream then
-        -- with the tile's blob, a graph left from another bake is refused as on the workers
-        ok, err = aw:add_graph(ti, blob)
-        if not ok then failed[#failed + 1] = { t, err, tile = t, reason = err } end
-      end
-    end
-  end
-  if next(aw.reread) == nil then aw.reread = nil end
-  return redone
-end
-
--- One agent's side of an update: rereads, its tiles' graphs, and the holes' insides blocked again over
--- the tiles its tree just loaded. Appends failures to `failed`.
-local function agent_update(aw, loaded, unloaded, graphs_failed, failed)
-  local redone = reread(aw, loaded, failed)
-  sync_graphs(aw, loaded, unloaded, graphs_failed, failed, redone)
-  if #loaded > 0 then
-    -- closed doors' boxes are obstacles of the tree: the C streamer blocks them again in the tiles it
-    -- installs (csrc/core/obstacles.c); the holes' insides are blocked there again here (docs/world.md)
-    local grid, idx = aw.grid, {}
-    for n, t in ipairs(loaded) do idx[n] = tilegrid.index(grid, t[1], t[2], t[3]) end
-    aw:reapply_hole_insides(idx)
-  end
-end
-
 -- Several agents: the tiles that became loaded for every agent (in some agent's `loaded` list this
 -- update) and those no longer loaded for every agent that were (in some `unloaded` list, which holds
 -- the tiles force_unload dropped too).
@@ -578,47 +526,67 @@ local function unit_changes(self, evs)
 end
 
 --- s:update([wait]) -> changes (see the top of this file). wait: block until every queued tile is
--- read and installed.
+-- read and installed. An update with nothing to report allocates nothing (issue 31: no step of Lua's
+-- collector lands in it): it answers the same table each time, its lists empty (streamer_changes.lua).
 function Streamer:update(wait)
   check_open(self, "update")
-  local changes = { holes_loaded = {}, holes_unloaded = {}, holes_failed = {}, stale = {} }
-  for _, name in ipairs(self.dropped_holes) do changes.holes_unloaded[#changes.holes_unloaded + 1] = name end
-  self.dropped_holes = {}
+  local changes = self.quiet
+  if not changes or not quiet(changes) then -- (the caller wrote into it: a new one)
+    changes = new_changes()
+    self.quiet = changes
+  end
+  local dh = self.dropped_holes
+  if #dh > 0 then
+    local hu = changes.holes_unloaded
+    for _, name in ipairs(dh) do hu[#hu + 1] = name end
+    self.dropped_holes = {}
+  end
   queue_holes(self, changes)
-  local evs, got = {}, 0
+  local evs, got, none = self.evs, 0, self.no_events
   for n, c in ipairs(self.cores) do
-    local ev = c:update(wait)
+    local ev = c:update(wait, none)
     evs[n] = ev
-    got = got + #ev.loaded + #ev.failed + #ev.trees + #ev.trees_failed
+    if ev ~= none then got = got + #ev.loaded + #ev.failed + #ev.trees + #ev.trees_failed end
   end
   self.deliveries = self.deliveries + got
   install_holes(self, evs, changes)
-  local dropped = self.dropped
-  self.dropped = {}
-  local failed = {}
+  local failed, several = changes.failed, #self.group > 1
   for n, aw in ipairs(self.group) do
-    self.dropped[n] = {}
-    local unloaded = evs[n].unloaded
-    for _, t in ipairs(dropped[n]) do table.insert(unloaded, 1, t) end
-    local f = {}
-    agent_update(aw, evs[n].loaded, unloaded, evs[n].graphs_failed, f)
-    for _, x in ipairs(evs[n].failed) do f[#f + 1] = { x.tile, x.reason, tile = x.tile, reason = x.reason } end
-    for _, x in ipairs(f) do
-      if #self.group > 1 then x.agent = aw.agent_name end
-      failed[#failed + 1] = x
+    local ev, dropped = evs[n], self.dropped[n]
+    if #dropped > 0 then -- (force_unload's tiles, first)
+      if ev == none then
+        ev = no_events()
+        evs[n] = ev
+      end
+      for _, t in ipairs(dropped) do table.insert(ev.unloaded, 1, t) end
+      self.dropped[n] = {}
+    end
+    if ev ~= none then
+      local f = {}
+      agent_update(aw, ev.loaded, ev.unloaded, ev.graphs_failed, f)
+      for _, x in ipairs(ev.failed) do f[#f + 1] = { x.tile, x.reason, tile = x.tile, reason = x.reason } end
+      for _, x in ipairs(f) do
+        if several then x.agent = aw.agent_name end
+        failed[#failed + 1] = x
+      end
     end
   end
   if #self.cores == 1 then
-    changes.loaded, changes.unloaded = evs[1].loaded, evs[1].unloaded
+    if evs[1] ~= none then changes.loaded, changes.unloaded = evs[1].loaded, evs[1].unloaded end
   else
-    changes.loaded, changes.unloaded = unit_changes(self, evs)
+    local any = false
+    for n = 1, #evs do any = any or evs[n] ~= none end
+    if any then changes.loaded, changes.unloaded = unit_changes(self, evs) end
   end
-  changes.failed = failed
+  for n = #evs, 1, -1 do evs[n] = nil end
   local log_world = self.group[1]
-  changes.doors = log_world.door_log or {}
-  log_world.door_log = {}
-  changes.stale = paths.stale(self, changes)
-  return changes
+  local log = log_world.door_log
+  if log and #log > 0 then
+    changes.doors = log
+    log_world.door_log = {}
+  end
+  paths.stale(self, changes) -- (into changes.stale)
+  return take(changes)
 end
 
 --- s:delivered() -> tile and hole loads the updates finished so far (loaded or failed, every agent's):

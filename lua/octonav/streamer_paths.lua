@@ -16,12 +16,13 @@ local M = {}
 
 -- The sum of the revisions of every agent's tree and of every loaded hole tree (revisions only grow,
 -- so any change moves the sum; a hole tree replaced is a holes_loaded / holes_unloaded change too).
+-- (tree:revision(), not tree:stats(): no table made in an update, streamer_changes.lua)
 local function revisions(s)
   local sum = 0
   for _, aw in ipairs(s.group) do
-    sum = sum + aw.tree:stats().revision
+    sum = sum + aw.tree:revision()
     for _, h in ipairs(aw.holes) do
-      if h.tree then sum = sum + h.tree:stats().revision + 1 end
+      if h.tree then sum = sum + h.tree:revision() + 1 end
     end
   end
   return sum
@@ -57,15 +58,16 @@ local function changed(ch)
     or #ch.holes_failed > 0 or #ch.doors > 0
 end
 
---- stale(s, changes) -> the ids of the agents whose registered path is no longer valid (each once
--- until a new path is set), sorted; asks the paths only when something could have changed (above).
+--- stale(s, changes): changes.stale gets the ids of the agents whose registered path is no longer valid
+-- (each once until a new path is set), sorted; asks the paths only when something could have changed
+-- (above).
 function M.stale(s, changes)
-  local ids = {}
-  if next(s.paths) == nil then return ids end
+  if next(s.paths) == nil then return end
   local rev = revisions(s)
   local all = s.paths_new or rev ~= s.paths_rev or changed(changes)
-  if not all and s.unbound == 0 then return ids end
+  if not all and s.unbound == 0 then return end
   s.paths_new, s.paths_rev = false, rev
+  local ids = changes.stale
   for id, r in pairs(s.paths) do
     if not r.reported and (all or not r.bound) and not r.path:is_valid() then
       r.reported = true
@@ -73,7 +75,6 @@ function M.stale(s, changes)
     end
   end
   table.sort(ids)
-  return ids
 end
 
 return M
