@@ -45,6 +45,7 @@ function M.new(nav, streamer, own_agent)
   if streamer == nil then return none end
   return setmetatable({
     nav = nav, s = streamer, world = nav.world, own_agent = own_agent, max_retries = MAX_RETRIES_STREAMING,
+    radius = nav.search_radius or 0, -- (world units: Locks:near)
     decide = nil,    -- the planning set
     steps = {},      -- route step -> lock set
     released = 0,    -- steps 1..released are released
@@ -74,6 +75,26 @@ function Locks:release(set)
   for t in pairs(set.tiles) do s:unlock(t) end
   for i in pairs(set.holes) do s:unlock_hole(i) end
   set.tiles, set.holes = {}, {}
+end
+
+-- With a search radius r (option radius on a one-tree pack, issue 33) the searches' clearance test and
+-- the smoother's line of sight read every tile within r of a point (csrc/core/clearance.c), and an
+-- unloaded tile reads as blocked there (a start within r of one was start_blocked): so with r > 0
+-- every point or box locked brings the tiles within r of it (tilegrid.in_box, the test's rule).
+function Locks:near(set, lo, hi)
+  local r = self.radius
+  if r <= 0 then return end
+  for _, t in ipairs(tilegrid.in_box(self.world, { lo[1] - r, lo[2] - r, lo[3] - r },
+    { hi[1] + r, hi[2] + r, hi[3] + r })) do
+    self:tile(set, t)
+  end
+end
+
+-- The tiles within the radius of tile t (a linear index, or nil), with r > 0.
+function Locks:near_tile(set, t)
+  if t == nil or self.radius <= 0 then return end
+  local lo, hi = tilegrid.bounds(self.world, t)
+  self:near(set, lo, hi)
 end
 
 -- Is everything in the set loaded? -> "ready" | "waiting", missing {i,j,k} | hole name | "failed"
@@ -121,7 +142,9 @@ function Locks:plan_state(position, goal)
   local set = self.decide or new_set()
   self.decide = set
   for _, p in ipairs { position, goal } do
-    self:tile(set, self:tile_of(p))
+    local t = self:tile_of(p)
+    self:tile(set, t)
+    self:near_tile(set, t) -- (a join searches its end's tile to the portals on its faces)
     for i, h in ipairs(self.world.holes) do
       local mn, mx = h.min, h.max
       if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3]
@@ -139,6 +162,7 @@ function Locks:plan_wait(t)
   local set = self.decide or new_set()
   self.decide = set
   self:tile(set, t)
+  self:near_tile(set, t)
   return self.s:state(t) == "failed"
 end
 
@@ -158,6 +182,11 @@ function Locks:step_start(k, step, from, cands)
     self:tile(set, self:tile_of(from))
     self:tile(set, step.tile)
     for _, c in ipairs(cands) do self:tile(set, self:tile_of(c.inside)) end
+    if self.radius > 0 then -- (the search may reach every cell of its tile, and ends in a candidate)
+      self:near(set, from, from)
+      self:near_tile(set, step.tile)
+      for _, c in ipairs(cands) do self:near(set, c.inside, c.inside) end
+    end
   else
     self:hole(set, step.hole)
   end
@@ -183,6 +212,15 @@ function Locks:step_found(k, step, path)
   local set = new_set()
   if step.kind == "tile" then
     for _, tile in ipairs(path.tiles and path:tiles() or {}) do self:tile(set, tile) end
+    if self.radius > 0 then -- each leg's box, and the tiles within the radius of it
+      local a
+      for _, b in ipairs(path) do
+        a = a or b
+        self:near(set, { math.min(a[1], b[1]), math.min(a[2], b[2]), math.min(a[3], b[3]) },
+          { math.max(a[1], b[1]), math.max(a[2], b[2]), math.max(a[3], b[3]) })
+        a = b
+      end
+    end
   else
     self:hole(set, step.hole)
   end
