@@ -96,6 +96,7 @@ typedef struct tstate {
     uint32_t locks;
     uint32_t cand;      /* 1 + its index in this update's candidate list, 0 when not in it */
     uint8_t rejoin;     /* a jjob for it is queued, in flight or done and not yet adopted */
+    uint32_t readj;     /* its cell adjacency jobs (jjob.adj) queued, in flight or done, not yet handled */
 } tstate;
 
 /* A tile and its distance to the nearest agent (load candidates, eviction candidates). */
@@ -189,7 +190,10 @@ size_t on_streamer_queue(on_streamer *s, uint32_t *tiles, size_t cap);
 
 /* streamer_worker.c */
 /* Queue a rebuild of the join set of every loaded tile that lost it (joins on, params.prepare off;
- * one job a tile at a time); without workers they are built here. The caller holds no lock. */
+ * one job a tile at a time), and of the cell adjacency of a loaded tile that has none and none coming
+ * (the tree's adjacencies on, the tile not solid: an edit dropped it; one tile an update: its table's
+ * copy is the caller's thread's work); without workers they are built here. The caller holds no
+ * lock. */
 void on_streamer_queue_rejoins(on_streamer *s);
 /* Give the tiles the join sets built (list: jdone taken under mu) whose tile is unchanged since its
  * copy; free the others. */

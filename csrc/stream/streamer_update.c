@@ -294,7 +294,7 @@ static void adj_job(on_streamer *s, result *r, uint32_t salt, jjob **jobs)
     j->solid = s->t->tiles[r->tile].solid;
     j->next = *jobs;
     *jobs = j;
-    (void)s;
+    s->tiles[r->tile].readj++;
 }
 
 static void install_results(on_streamer *s, result *list, double t0, int wait, int *did)

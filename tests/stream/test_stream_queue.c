@@ -10,6 +10,8 @@
  * publishes it (the same adjacency the caller would build: numbers, cells, nodes, bytes), or, with
  * loads queued behind the tile, after them from a copy of its table; an update's
  * installs and unloads stop at publish_ms of the caller's thread CPU time, the first always done.
+ * An edit of a loaded tile drops its adjacency: the next updates build it again from a copy of the
+ * tile's table, one tile an update (test_adjacency_after_edit).
  */
 #include "octonav.h"
 #include "minitest.h"
@@ -259,6 +261,57 @@ static void test_caches(const char *dir, const on_tree *orig)
     on_tree_destroy(t);
 }
 
+/* A loaded tile's adjacency dropped by an edit is built again from a copy of its table (on a worker,
+ * or in the update without workers) and given to the tile if unchanged: one tile an update. */
+static void test_adjacency_after_edit(const char *dir, const on_tree *orig)
+{
+    for (int workers = 0; workers <= 1; workers++) {
+        on_tree *t;
+        on_tree_create(&orig->p, &t);
+        on_streamer_params sp = {0.0, 1.0, workers, 0, 0, 0, 0, 0.0};
+        on_streamer *s;
+        CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+        for (uint32_t ti = 0; ti < NX; ti++) CHECK(on_ok(on_streamer_force_load(s, ti)));
+        const on_stream_event *ev;
+        size_t nev;
+        CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
+        on_streamer_stats st;
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.adjacency_built, NX);
+        /* edits in tiles 5 and 7 (x 40-48, 56-64) drop their adjacencies */
+        double a0[3] = {45, 1, 1}, a1[3] = {47, 6, 6}, b0[3] = {57, 2, 2}, b1[3] = {58, 7, 7};
+        CHECK(on_ok(on_tree_add_box(t, a0, a1)));
+        CHECK(on_ok(on_tree_add_box(t, b0, b1)));
+        CHECK(atomic_load(&t->tiles[5].adj) == NULL);
+        CHECK(atomic_load(&t->tiles[7].adj) == NULL);
+        CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev))); /* one of them */
+        size_t with = (atomic_load(&t->tiles[5].adj) != NULL) + (atomic_load(&t->tiles[7].adj) != NULL);
+        CHECK_EQ_INT(with, 1);
+        CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev))); /* the other */
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.adjacency_built, NX + 2);
+        for (uint32_t ti = 5; ti <= 7; ti += 2) {
+            const on_celladj *a = atomic_load(&t->tiles[ti].adj);
+            on_celladj *b = on_celladj_build(t, ti, &t->tiles[ti].table);
+            CHECK(a != NULL && b != NULL);
+            if (a && b) { /* the adjacency the caller would build of the tile as edited */
+                CHECK(a->tab == &t->tiles[ti].table);
+                CHECK_EQ_INT(a->n, b->n);
+                CHECK_EQ_INT(a->ncell, b->ncell);
+                CHECK_EQ_INT(a->nnode, b->nnode);
+                CHECK_EQ_INT(a->bytes, b->bytes);
+            }
+            on_celladj_free(b);
+        }
+        /* nothing more to build: the updates queue no job */
+        CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
+        on_streamer_stats_get(s, &st);
+        CHECK_EQ_INT(st.adjacency_built, NX + 2);
+        on_streamer_destroy(s);
+        on_tree_destroy(t);
+    }
+}
+
 static int run(void)
 {
     char dir[] = "/tmp/octonav-stream-queue-XXXXXX";
@@ -267,6 +320,7 @@ static int run(void)
     write_pack(dir, &orig);
     test_order(dir, orig);
     test_caches(dir, orig);
+    test_adjacency_after_edit(dir, orig);
     rm_pack(dir);
     on_tree_destroy(orig);
     return 0;
