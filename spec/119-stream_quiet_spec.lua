@@ -91,6 +91,26 @@ describe("streamer:update() with nothing to report", function()
       end)
   end
 
+  it("s:is_loaded, s:state, s:lock and s:unlock by tile index allocate nothing", function()
+    -- (a navigator waiting for a tile asks is_loaded and state every update: each made an {i, j, k})
+    local s = assert(streamer.new(pack, { load_padding = 8, unload_padding = 16, workers = 1 }))
+    s:add_agent { 8, 4, 8 }
+    s:update(true)
+    local loaded, state
+    local bytes = allocated(function()
+      for _ = 1, 100 do
+        loaded, state = s:is_loaded(1), s:state(1)
+        s:lock(15)
+        s:unlock(15)
+      end
+    end)
+    assert.are.equal(0, bytes)
+    assert.are.same({ true, "loaded" }, { loaded, state }) -- tile 1 = {1, 0, 0}, 8 from the agent
+    assert.are.same({ false, "unloaded" }, { s:is_loaded(15), s:state(15) })
+    assert.is_true(s:is_loaded { 1, 0, 0 })
+    s:close()
+  end)
+
   it("the core streamer's update answers the table given for no events", function()
     local s = assert(streamer.new(pack, { load_padding = 8, unload_padding = 16, workers = 1 }))
     s:add_agent { 8, 4, 8 }

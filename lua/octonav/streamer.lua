@@ -171,6 +171,7 @@ function M.new(src, opts)
     quiet = nil,          -- where an update gathers its changes (answered itself when it has none)
     evs = {},             -- scratch: each core's events in an update
     no_events = no_events(), -- what a core's update answers without events
+    tile_scratch = { 0, 0, 0 }, -- (tile_arg's)
     closed = false,
   }, Streamer)
   for n, aw in ipairs(group) do
@@ -192,7 +193,11 @@ local function tile_arg(self, tile, fname)
     if tile < 0 or tile >= n[1] * n[2] * n[3] then
       raise(("streamer:%s: tile index %d out of range (0..%d)"):format(fname, tile, n[1] * n[2] * n[3] - 1))
     end
-    return tilegrid.ijk(self.world, tile)
+    -- (the streamer's own {i, j, k}, read at once by the caller: no table a call, as a waiting
+    -- navigator asks s:is_loaded and s:state every update)
+    local t = self.tile_scratch
+    t[1], t[2], t[3] = tilegrid.coords(self.world, tile)
+    return t
   end
   if type(tile) ~= "table" or not compat.isinteger(tile[1]) or not compat.isinteger(tile[2])
     or not compat.isinteger(tile[3]) then
