@@ -1,7 +1,7 @@
 -- bench/onetree.lua -- one tree for every agent size (issue 33): a world's memory and walks with a tree per
 -- agent (pack version 2) against one tree with a graph per radius (version 3, bake config one_tree).
 --
---   LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;" lua5.4 bench/onetree.lua dungeon|terrain [PAIRS]
+--   LUA_PATH="lua/?.lua;lua/?/init.lua;;" LUA_CPATH="build/?.so;;" lua5.4 bench/onetree.lua dungeon|terrain [PAIRS] [leaves]
 --
 -- Bakes the world of ../shared/data/worlds (dungeon: its defaults; terrain: NX, NZ, NY, DEPTH, SCALE, SEED
 -- from the environment, defaults 4 x 1 x 4 tiles of depth 6, 1 m leaves, seed 11) for radius 0 alone,
@@ -9,11 +9,21 @@
 -- tree, into temporary directories. Prints world:stats().bytes of each (the memory loaded), then walks
 -- PAIRS (default 20) random pairs (a fixed LCG, points outside holes with room for the largest radius)
 -- with a navigator of each radius on both packs: arrivals and the one tree's length / the tree per agent's.
+-- Each pair whose ratio is over 1 % is searched again by q:find on the two trees (the one tree at radius
+-- r; the tree baked for r at none), unsmoothed and smoothed, with that agent's holes' insides blocked
+-- in its tree and not (world.load's block_holes): the searches' expansions and lengths say whether the
+-- two trees' free space or the searches over it differ. With `leaves`, every leaf of the grid is
+-- compared (`leaves-border`: but the border's ceil(r / scale) leaves, which the one tree counted as
+-- blocked before world.load set tree:border_free): usable at r on the one tree (tree:visible_radius(c,
+-- c, r) at its centre) against free on the tree baked for r; the leaves that differ are counted inside
+-- the holes' bounds and outside. (The pairs' ends are drawn with the border blocked: the same pairs.)
 local octonav = require "octonav"
 local bake = require "octonav.bake"
 
 local which = arg[1] or "dungeon"
 local PAIRS = tonumber(arg[2] or 20)
+local LEAVES = arg[3] == "leaves" or arg[3] == "leaves-border"
+local BORDER = arg[3] == "leaves-border" -- (leave the border's leaves out: world.load before border_free)
 local WORLDS = "/work/shared/data/worlds/"
 
 local function config(out, agents, one_tree)
@@ -97,8 +107,38 @@ local pts = {}
 while #pts < 2 * PAIRS do
   local p = { lo[1] + rnd() * (hi[1] - lo[1]), lo[2] + rnd() * (hi[2] - lo[2]), lo[3] + rnd() * (hi[3] - lo[3]) }
   if which == "dungeon" then p[2] = 1 + rnd() * 15 end -- (inside the dungeon's floors, not the air above)
+  w1.tree:border_free(false) -- (the same pairs as before world.load set it)
   if w1:in_hole(p) == nil and w1.tree:visible_radius(p, p, R[2] + w1.scale) then pts[#pts + 1] = p end
+  w1.tree:border_free(true)
 end
+-- a pair whose walks differ by over 1 %: q:find's expansions and lengths on the two trees
+local function path_len(p)
+  local s = 0
+  for i = 2, #p do s = s + dist(p[i - 1], p[i]) end
+  return s
+end
+local function searches(r, a, b)
+  local name = r == R[1] and "a" or "b"
+  for _, bh in ipairs { true, false } do
+    local per = assert(octonav.world.load(dirs.per, { block_holes = bh }))
+    local q1 = octonav.query.new(w1.tree, { max_nodes = 1000000 })
+    local q2 = octonav.query.new(per:agent_tree(name), { max_nodes = 1000000 })
+    local out = {}
+    for _, o in ipairs { { smooth = "none" }, {} } do
+      local p1, i1 = q1:find(a, b, { radius = r, smooth = o.smooth })
+      local p2, i2 = q2:find(a, b, o)
+      out[#out + 1] = ("%s %s / %s"):format(o.smooth or "smoothed",
+        p1 and ("%.2f (%d exp)"):format(path_len(p1), i1.expansions) or i1.reason,
+        p2 and ("%.2f (%d exp)"):format(path_len(p2), i2.expansions) or i2.reason)
+    end
+    print(("      q:find one tree / tree for r, holes' insides %s: %s"):format(bh and "blocked" or "open",
+      table.concat(out, "; ")))
+    q1:close()
+    q2:close()
+    per:close()
+  end
+end
+
 print(("walks: %d pairs; one tree's length / tree per agent's (both arrived)"):format(PAIRS))
 for _, r in ipairs(R) do
   local n1, n2, lo_r, hi_r, sum, n = 0, 0, math.huge, 0, 0, 0
@@ -114,10 +154,51 @@ for _, r in ipairs(R) do
     if s1 == "arrived" and s2 == "arrived" and l2 > 0 then
       local q = l1 / l2
       lo_r, hi_r, sum, n = math.min(lo_r, q), math.max(hi_r, q), sum + q, n + 1
+      if math.abs(q - 1) > 0.01 then
+        print(("    pair %d: %.3f / %.3f = %.4f"):format(math.floor((i + 1) / 2), l1, l2, q))
+        searches(r, pts[i], pts[i + 1])
+      end
     end
   end
   print(("  radius %g: arrived one tree %d, tree per agent %d; ratio min %.4f mean %.4f max %.4f; walk CPU s %.2f / %.2f")
     :format(r, n1, n2, lo_r, n > 0 and sum / n or 0, hi_r, c1, c2))
+end
+-- every leaf: usable at r on the one tree against free on the tree baked for r
+if LEAVES then
+  print(("leaves: usable at r on the one tree / free on the tree baked for r%s"):format(BORDER and
+    " (the border left out)" or ""))
+  local s, o = w1.scale, w1.origin
+  local n = {}
+  for a = 1, 3 do n[a] = math.floor(w1.tiles[a] * w1.tile_size / s + 0.5) end
+  local function in_bounds(c)
+    for _, h in ipairs(w1.holes) do
+      if c[1] >= h.min[1] and c[1] <= h.max[1] and c[2] >= h.min[2] and c[2] <= h.max[2] and c[3] >= h.min[3]
+        and c[3] <= h.max[3] then return true end
+    end
+    return false
+  end
+  for x, r in ipairs(R) do
+    local pt = wp:agent_tree(x == 1 and "a" or "b")
+    local B = BORDER and math.ceil(r / s) or 0
+    local both, one_in, one_out, per_in, per_out = 0, 0, 0, 0, 0
+    for i = B, n[1] - 1 - B do
+      for j = B, n[2] - 1 - B do
+        for k = B, n[3] - 1 - B do
+          local c = { o[1] + (i + 0.5) * s, o[2] + (j + 0.5) * s, o[3] + (k + 0.5) * s }
+          local u = w1.tree:visible_radius(c, c, r)
+          local f = pt:locate(c) == "free"
+          if u and f then both = both + 1
+          elseif u then
+            if in_bounds(c) then one_in = one_in + 1 else one_out = one_out + 1 end
+          elseif f then
+            if in_bounds(c) then per_in = per_in + 1 else per_out = per_out + 1 end
+          end
+        end
+      end
+    end
+    print(("  radius %g: both %d; one tree only: %d in holes' bounds, %d outside; tree for r only: %d in, %d out")
+      :format(r, both, one_in, one_out, per_in, per_out))
+  end
 end
 w0:close()
 wp:close()

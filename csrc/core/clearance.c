@@ -31,9 +31,19 @@ static int node_box_free(const on_tree *t, on_lcache *lc, uint32_t ti, uint32_t 
     return 1;
 }
 
-int on_tree_box_free(const on_tree *t, on_lcache *lc, const int64_t lo[3], const int64_t hi[3])
+void on_tree_set_border_free(on_tree *t, int on) { t->border_free = on != 0; }
+
+int on_tree_box_free(const on_tree *t, on_lcache *lc, const int64_t lo_in[3], const int64_t hi_in[3])
 {
-    int64_t n = t->n, a[3], b[3];
+    int64_t n = t->n, a[3], b[3], lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = lo_in[k];
+        hi[k] = hi_in[k];
+        if (t->border_free) { /* outside the grid is free: only the part inside counts */
+            if (lo[k] < 0) lo[k] = 0;
+            if (hi[k] > n * t->p.tiles[k]) hi[k] = n * t->p.tiles[k];
+        }
+    }
     for (int k = 0; k < 3; k++)
         if (hi[k] <= lo[k]) return 1;
     for (int k = 0; k < 3; k++) {
@@ -148,7 +158,8 @@ int on_tree_visible_radius(const on_tree *t, on_lcache *lc, const double a[3], c
         if (!isfinite(a[k]) || !isfinite(b[k])) return 0;
         double g = (double)(n * t->p.tiles[k]);
         double mn = fmin(a[k], b[k]), mx = fmax(a[k], b[k]);
-        if (mn < s.R || mx > g - s.R) return 0; /* the grid's border, grown inwards */
+        double border = t->border_free ? 0 : s.R; /* the grid's border, grown inwards unless free */
+        if (mn < border || mx > g - border) return 0;
         s.a[k] = a[k];
         s.d[k] = b[k] - a[k];
         /* tiles whose cubes grown by R may meet the segment */

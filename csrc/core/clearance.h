@@ -6,8 +6,9 @@
  * The rule is the bake's inflation (geometry.c: a box grows by r on every side), in leaves: with
  * R = ceil(r) leaves, a leaf is usable when every leaf within Chebyshev distance R of it is free, which
  * is exactly the leaf being free in the tree baked with its blocked space grown by R (outside the map,
- * solid and unloaded tiles count as blocked, so the map's border grows inwards too). Every point of a
- * usable leaf, its faces included, lies at least R (>= r) from blocked space.
+ * solid and unloaded tiles count as blocked, so the map's border grows inwards too; with
+ * on_tree_set_border_free(t, 1), a world's tree, outside the map counts as free, as in a tree the bake
+ * grew by r). Every point of a usable leaf, its faces included, lies at least R (>= r) from blocked space.
  */
 #ifndef OCTONAV_CLEARANCE_H
 #define OCTONAV_CLEARANCE_H
@@ -29,7 +30,8 @@ int on_tree_box_free(const on_tree *t, on_lcache *lc, const int64_t lo[3], const
 int on_tree_cube_clear(const on_tree *t, on_lcache *lc, const int64_t m[3], int64_t s, int64_t R);
 
 /* Line of sight for a sphere: 1 when the segment a -> b (nav space) meets the open interior of no
- * blocked cube grown by R on every side (and keeps R inside the grid): the segment is clear in the tree
+ * blocked cube grown by R on every side (and keeps R inside the grid; inside it with border_free): the
+ * segment is clear in the tree
  * of blocked space grown by R. Every point of a clear segment lies at least R from blocked space. */
 int on_tree_visible_radius(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], int64_t R);
 

@@ -217,6 +217,11 @@ ON_API void on_tree_set_los_masks(on_tree *t, int on);
  * instructions a segment) and marks the tile wanted, and on_tree_los_step builds them in slices. on = 0
  * (the default): built whole by the first line of sight through the tile (about 10 ms a 512^3 tile). */
 ON_API void on_tree_set_los_defer(on_tree *t, int on);
+/* The grid's border for an agent's radius (searches with a radius, on_tree_visible_radius: clearance.h).
+ * on = 0 (the default): outside the grid counts as blocked, so the border grows inwards by the radius.
+ * on = 1: outside the grid counts as free, as in a tree baked for the radius (the bake grows geometry,
+ * not the border): a world's tree (octonav.world). Never while another thread reads the tree. */
+ON_API void on_tree_set_border_free(on_tree *t, int on);
 typedef struct on_los_step_info {
     uint64_t work;   /* node-table reads this call made (the unit of `work`) */
     uint32_t built;  /* tiles whose masks it finished (published: line of sight reads them from now on) */

@@ -60,6 +60,7 @@ struct on_tree {
     uint64_t los_cursor_rev;          /* restarted when the tree's revision moves */
     int no_cell_adj;       /* 1: the search over the cells walks the tree for every neighbour list instead
                             * of reading the tiles' cell adjacencies (celladj.h; tests compare the two) */
+    int border_free;       /* on_tree_set_border_free(t, 1): clearance.c counts outside the grid as free */
     struct on_landmarks *landmarks; /* the search's landmark distances (landmarks.h), or NULL */
     uint64_t landmarks_gen;         /* bumped whenever they are freed (a sliced search checks it) */
     _Atomic(const struct on_tree_hook *) hooks[ON_TREE_HOOKS]; /* on_tree_hook_add's, in the order added */

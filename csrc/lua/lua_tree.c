@@ -176,6 +176,9 @@ static int l_los_prepare(lua_State *L)
  * tiles first, then with opts.all (false) every loaded tile (left: those still without masks); nil,
  * "masks are off" or nil, "out of memory". */
 static int l_los_defer(lua_State *L) { return cache_switch(L, "los_defer", on_tree_set_los_defer); }
+/* tree:border_free(on): with true, searches with a radius and tree:visible_radius count outside the grid
+ * as free (a world's tree: as the bake's tree for that radius); false (the default): blocked. */
+static int l_border_free(lua_State *L) { return cache_switch(L, "border_free", on_tree_set_border_free); }
 static int l_los_step(lua_State *L)
 {
     static const char *const known[] = {"work", "ms", "all", NULL};
@@ -398,6 +401,7 @@ static const luaL_Reg methods[] = {
     {"los_masks", l_los_masks},
     {"los_prepare", l_los_prepare},
     {"los_defer", l_los_defer},
+    {"border_free", l_border_free},
     {"los_step", l_los_step},
     {"adjacency", l_adjacency},
     {"adjacency_prepare", l_adjacency_prepare},

@@ -192,6 +192,9 @@ local function load_agent(dir, m, n, o, others)
   -- and saves about a fifth of a search's instructions: on unless load is given adjacency = false, and
   -- built below for every tile read (a search on a frame budget's deferred tree builds none)
   if o.adjacency == false then tree:adjacency(false) end
+  -- searches at a radius count outside the grid as free, as the bake's tree for that radius does (it grows
+  -- geometry, not the grid's border): the one tree's paths at r are those of the tree baked for r
+  tree:border_free(true)
   world.graph = core.route.world(tree)
   world.graph_ids = graph_ids_of(world)
   local views = {}
