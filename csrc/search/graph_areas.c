@@ -29,8 +29,11 @@ static void cube_of(const on_tree *t, on_cell c, cube *q) { on_tree_cell_nav(t, 
 /* The answers of on_tree_cube_clear a search found, by cube (tile, code): a search asks about the same
  * cubes again and again (every neighbour list inside one large free cell descends its splits from the
  * top). Direct-mapped; an entry is valid for the search (memo_gen) that wrote it. Without it the box
- * tests were 60 % of a radius-1 query's instructions on DC1 (callgrind, 40 scenarios of bench/radius). */
-#define MEMO_BITS 12
+ * tests were 60 % of a radius-1 query's instructions on DC1 (callgrind, 40 scenarios of bench/radius).
+ * 2^14 entries (213 KB a radius query, allocated by its first radius search): the dungeon's 20 walks at
+ * r 0.5 (bench/onetree.lua's pairs, one tree) take 1,841 M instructions with 2^12, 1,621 M with 2^14,
+ * 1,560 M with 2^15, 1,534 M with 2^16 (callgrind, whole process). */
+#define MEMO_BITS 14
 struct on_clearmemo {
     uint64_t key[1 << MEMO_BITS];
     uint32_t gen[1 << MEMO_BITS];
