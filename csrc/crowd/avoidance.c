@@ -170,7 +170,10 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             double dist = v3_len(rp);
             if (dist <= 0) continue;
             double gap = dist - a->radius - b->radius - margin;
-            double allow = gap >= 0 ? on_brake_speed(0.5 * gap, 0.5 * a->max_accel, dt) : 0.5 * gap / dt;
+            /* half the gap each; all of it against a neighbour that could not keep its half last frame,
+             * pinned against a wall (fallback0: crowd.c) */
+            double share = b->fallback0 ? 1.0 : 0.5;
+            double allow = gap >= 0 ? on_brake_speed(share * gap, share * a->max_accel, dt) : share * gap / dt;
             pl[m].n = v3_scale(rp, 1.0 / dist);
             pl[m].p = v3_scale(pl[m].n, -allow);
             m++;

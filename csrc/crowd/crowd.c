@@ -2,15 +2,14 @@
  * crowd.c -- the crowd: its agents and the frame (octonav_crowd.h says what each file does).
  *
  * A frame: the searches run under their budget (plan.c); the proximity grid is rebuilt (proximity.c);
- * then four phases over the agents. (1) In parallel (p.threads, workers.c): each agent's local
+ * then three phases over the agents. (1) In parallel (p.threads, workers.c): each agent's local
  * boundary is read again when it left the region read or the tree changed (boundary.c), its
- * neighbours found, and its path followed (follow.c): each reads the positions, which nothing writes
- * until the moves, and writes only its own agent. (2) In slot order, on the caller's thread: the
- * preferred velocities (rules.c: deadlock breaking and keeping right read the neighbours' choices of
- * this frame for the agents visited before, of the last frame for the rest: cheap, and the same for
- * any thread count). (3) In parallel: every new velocity from the old positions and velocities of all
- * (avoidance.c). (4) All agents move. The same inputs give the same frames, bit for bit, whatever
- * the number of threads.
+ * neighbours found, its path followed (follow.c) and its preferred velocity chosen (rules.c: deadlock
+ * breaking, holding back in passages, keeping right), reading of the others only what nothing writes
+ * until the moves (positions, paths) and the snapshot of their rule state taken before the phase
+ * (pref0, yield0, still0, head_on0, seg0, fallback0), writing only its own agent. (2) In parallel:
+ * every new velocity from the old positions and velocities of all (avoidance.c). (3) All agents move.
+ * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"
 #include "tree.h"
@@ -228,8 +227,8 @@ static void phase_near(void *ctx, int w, uint32_t begin, uint32_t end)
         double l2 = 2 * look, orca = (a->max_speed + f->vmax) * f->ap.tau;
         a->nnbr = on_proxgrid_nearest(&c->grid, c->agents, i, a->radius + f->rmax + (l2 > orca ? l2 : orca),
                                       c->p.max_neighbours, a->nbr);
-        a->seg0 = a->seg;
         if (a->state == ON_CROWD_MOVING && !(a->yield > 0)) a->fpref = on_follow_pref(a, scale);
+        a->pref = on_rules_pref(c, a, i);
     }
 }
 
@@ -269,8 +268,15 @@ on_status on_crowd_update(on_crowd *c, double dt)
     /* the grid's cell: the widest neighbour range */
     double rmax = 0, vmax = 0, cell = 0;
     for (uint32_t i = 0; i < c->used; i++) {
-        const on_agent *a = &c->agents[i];
+        on_agent *a = &c->agents[i];
         if (!a->id) continue;
+        /* the snapshot the rules read of their neighbours (rules.c) */
+        a->seg0 = a->seg;
+        a->pref0 = a->pref;
+        a->yield0 = a->yield;
+        a->still0 = a->still;
+        a->head_on0 = a->yield_head_on;
+        a->fallback0 = a->fallback && a->nwalls > 0; /* pinned against a wall by a neighbour */
         rmax = a->radius > rmax ? a->radius : rmax;
         vmax = a->max_speed > vmax ? a->max_speed : vmax;
     }
@@ -287,10 +293,6 @@ on_status on_crowd_update(on_crowd *c, double dt)
     int nw = on_workers_count(c->workers);
     for (int w = 0; w < nw; w++) c->wstat[w].refreshes = c->wstat[w].fallbacks = 0, c->wstat[w].oom = 0;
     on_workers_run(c->workers, c->used, chunk_of(c), phase_near, &f);
-    for (uint32_t i = 0; i < c->used; i++) {
-        on_agent *a = &c->agents[i];
-        if (a->id) a->pref = on_rules_pref(c, a, i);
-    }
     on_workers_run(c->workers, c->used, chunk_of(c), phase_avoid, &f);
     for (int w = 0; w < nw; w++) {
         c->st.boundary_refreshes += c->wstat[w].refreshes;

@@ -53,6 +53,10 @@ typedef struct on_agent {
     double togo, togo_best;
     int still, yield;
     int yield_head_on;         /* the backing off is for a head-on meeting (the agents behind follow) */
+    /* the state the frame found (crowd.c copies it before the frame): what rules.c reads of the
+     * neighbours, so every agent decides from the same snapshot, in parallel */
+    on_v3 pref0;
+    int yield0, still0, head_on0, fallback0;
 } on_agent;
 
 /* proximity.c: a hash grid of the agents' centres, rebuilt every frame (no allocation once grown). */
