@@ -170,8 +170,9 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             double dist = v3_len(rp);
             if (dist <= 0) continue;
             double gap = dist - a->radius - b->radius - margin;
-            /* half the gap each; all of it against a neighbour that could not keep its half last frame,
-             * pinned against a wall (fallback0: crowd.c) */
+            /* half the gap and half the deceleration each (both closing); toward a neighbour braking
+             * in its fallback against a wall last frame (fallback0: crowd.c), the whole gap and the
+             * full deceleration, as toward a wall (docs/crowd.md: measured, not proven) */
             double share = b->fallback0 ? 1.0 : 0.5;
             double allow = gap >= 0 ? on_brake_speed(share * gap, share * a->max_accel, dt) : share * gap / dt;
             pl[m].n = v3_scale(rp, 1.0 / dist);
