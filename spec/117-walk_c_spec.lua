@@ -183,6 +183,35 @@ describe("core.walker", function()
     assert.equal(0, w:size())
   end)
 
+  -- Lua 5.1 raises a finalizer's error out of the allocation that ran it (5.2+ make it a warning; LuaJIT
+  -- is left out: its own test of this crashes), the same way out of a C call as an out-of-memory error:
+  -- a walk that an error leaves must leave the walker usable (it stayed "walking" for good before).
+  local puc51 = _VERSION == "Lua 5.1" and not rawget(_G, "jit")
+  ;(puc51 and it or pending)("is usable after an error raised inside its walk (Lua 5.1: a finalizer's)", function()
+    local w, t, nav = held_walker()
+    local pause, stepmul = collectgarbage("setpause", 0), collectgarbage("setstepmul", 1000000)
+    collectgarbage("stop")
+    local p = newproxy(true) -- luacheck: ignore 113 (Lua 5.1's)
+    local where
+    getmetatable(p).__gc = function() where = debug.traceback() error("finalizer's error") end
+    p = nil -- luacheck: ignore 311
+    local navs, pos, st, wp, ret = { nav }, { { 3, 1, 1 } }, {}, {}, {}
+    local ok, err = pcall(function()
+      collectgarbage("restart") -- (the walk's first allocation runs a whole cycle: the finalizer)
+      return w:walk(navs, pos, st, wp, ret, 100)
+    end)
+    collectgarbage("setpause", pause)
+    collectgarbage("setstepmul", stepmul)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("finalizer's error", 1, true), tostring(err))
+    assert.truthy(where:find("in function 'walk'", 1, true), where) -- (it ran inside the walk)
+    local held = w:take(1) -- (raised "walker:take: walker is walking" before)
+    assert.equal(nav, held)
+    w:attach(1, nav, t, { { 1, 1, 1 }, { 8, 1, 1 }, { 8, 8, 1 } }, 2, nil, nil, 0, 8, 0.5, nil, nil, nil, 1e-6)
+    assert.equal(1, select(3, w:walk({ nav }, { { 3, 1, 1 } }, {}, {}, {}, 100)))
+    t:close()
+  end)
+
   it("refuses changes while it walks (a finalizer calling it), and names its arguments", function()
     local w, t, nav = held_walker()
     local err

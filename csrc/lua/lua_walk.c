@@ -315,35 +315,26 @@ static int walk_slot(walker *w, size_t k, const double pos[3], int flush, uint32
     return 1;
 }
 
-/* w:walk(navs, positions, statuses, waypoints, ret, checks, deadline, clock, flush) */
-static int l_walk(lua_State *L)
+/* w:walk's loop, in on_lua_pinned (rule (b) of lua_util.h): it writes answers into Lua tables while it
+ * holds the walker's slots, and a write may run a finalizer or fail for memory; pinned, the walker
+ * refuses changes (attach, take, walk raise) and defers a close until the loop ends, and an error in
+ * the loop (out of memory; a finalizer's error on Lua 5.1 and LuaJIT) unpins it before it is raised
+ * again, so the walker is usable after it (it stayed "in use" for good before). */
+typedef struct walk_ctx {
+    walker *w;
+    size_t n, top;
+    uint32_t checks;
+    int clock, flush;
+    double deadline;
+} walk_ctx;
+
+static int walk_body(lua_State *L, void *p)
 {
-    luaL_checkudata(L, 1, WALKER_MT);
-    for (int a = 2; a <= 6; a++) luaL_checktype(L, a, LUA_TTABLE);
-    lua_Integer checks_in = luaL_checkinteger(L, 7);
-    if (checks_in < 0) luaL_argerror(L, 7, "checks must be an integer >= 0");
-    double deadline = luaL_optnumber(L, 8, 0);
-    static const char *const clocks[] = {"none", "wall", "thread", NULL};
-    int clock = lua_isnoneornil(L, 9) ? 0 : luaL_checkoption(L, 9, NULL, clocks);
-    if (lua_isnoneornil(L, 8)) clock = 0;
-    int flush = lua_toboolean(L, 10);
-    lua_settop(L, 10);
-    lua_getiuservalue(L, 1, 1);
+    walk_ctx *x = p;
+    walker *w = x->w;
     const int refs = 11;
-    lwalker *u = (lwalker *)on_lua_checkidle(L, 1, &walker_class, "walker:walk");
-    walker *w = u->h.p;
-    size_t n = (size_t)lua_rawlen(L, 2);
-    size_t top = n > w->cap ? n : w->cap;
-    if (top + 1 > w->nflags) {
-        unsigned char *f = realloc(w->flags, top + 1);
-        if (!f) return luaL_error(L, "walker:walk: out of memory");
-        w->flags = f;
-        w->nflags = top + 1;
-    }
-    memset(w->flags, MARK_NONE, top + 1);
-    /* (no Lua runs while u is busy can change the walker: attach, take, walk and close raise) */
-    u->h.busy++;
-    uint32_t checks = checks_in > UINT32_MAX ? UINT32_MAX : (uint32_t)checks_in;
+    size_t n = x->n;
+    uint32_t checks = x->checks;
     const uint32_t checks0 = checks;
     int late = 0, refused = 0;
     lua_Integer walked = 0;
@@ -364,7 +355,7 @@ static int l_walk(lua_State *L)
         }
         double pos[3];
         if (!read_point(L, 3, (lua_Integer)k, pos) ||
-            !walk_slot(w, k, pos, flush, &checks, clock, deadline, &late, &refused)) {
+            !walk_slot(w, k, pos, x->flush, &checks, x->clock, x->deadline, &late, &refused)) {
             w->flags[k] = MARK_LUA;
             continue;
         }
@@ -381,17 +372,46 @@ static int l_walk(lua_State *L)
         if (w->slots[k].held) w->flags[k] = MARK_GONE;
     if (!refused) w->cursor = start; /* (every check asked for was granted: the same start) */
     lua_Integer nret = 0;
-    for (size_t k = 1; k <= top; k++) {
+    for (size_t k = 1; k <= x->top; k++) {
         unsigned char f = w->flags[k];
         if (f == MARK_NONE) continue;
         lua_pushinteger(L, f == MARK_GONE ? -(lua_Integer)k : (lua_Integer)k);
         lua_rawseti(L, 6, ++nret);
     }
-    u->h.busy--;
     lua_pushinteger(L, nret);
     lua_pushinteger(L, (lua_Integer)(checks0 - checks));
     lua_pushinteger(L, walked);
     return 3;
+}
+
+/* w:walk(navs, positions, statuses, waypoints, ret, checks, deadline, clock, flush) */
+static int l_walk(lua_State *L)
+{
+    luaL_checkudata(L, 1, WALKER_MT);
+    for (int a = 2; a <= 6; a++) luaL_checktype(L, a, LUA_TTABLE);
+    lua_Integer checks_in = luaL_checkinteger(L, 7);
+    if (checks_in < 0) luaL_argerror(L, 7, "checks must be an integer >= 0");
+    double deadline = luaL_optnumber(L, 8, 0);
+    static const char *const clocks[] = {"none", "wall", "thread", NULL};
+    int clock = lua_isnoneornil(L, 9) ? 0 : luaL_checkoption(L, 9, NULL, clocks);
+    if (lua_isnoneornil(L, 8)) clock = 0;
+    int flush = lua_toboolean(L, 10);
+    lua_settop(L, 10);
+    lua_getiuservalue(L, 1, 1); /* (index 11: the refs, walk_body's) */
+    lwalker *u = (lwalker *)on_lua_checkidle(L, 1, &walker_class, "walker:walk");
+    walker *w = u->h.p;
+    size_t n = (size_t)lua_rawlen(L, 2);
+    size_t top = n > w->cap ? n : w->cap;
+    if (top + 1 > w->nflags) {
+        unsigned char *f = realloc(w->flags, top + 1);
+        if (!f) return luaL_error(L, "walker:walk: out of memory");
+        w->flags = f;
+        w->nflags = top + 1;
+    }
+    memset(w->flags, MARK_NONE, top + 1);
+    walk_ctx x = {w, n, top, checks_in > UINT32_MAX ? UINT32_MAX : (uint32_t)checks_in, clock, flush, deadline};
+    on_lhandle *h = &u->h;
+    return on_lua_pinned(L, &h, 1, walk_body, &x);
 }
 
 int on_lua_walk_open(lua_State *L)
