@@ -19,12 +19,6 @@ local function rules(r, msg)
   assert.are.equal(0, r.stuck_agents, msg)
 end
 
--- Under the sanitizer build (SANITIZE=1, tools/runtests.sh) these scenes stop on a UBSan report in a line
--- of sight of the crowd's own searches (csrc/core/raycast_probe.h:105, on_code_at with a layer of
--- 32764-32766 from on_losmap_leaf_at): an open defect found at the end of session 22, not yet understood
--- (docs/crowd.md, "Open defects"); they run in every other lane.
-local it = os.getenv("SANITIZE") and pending or it
-
 describe("octonav.crowd in passages", function()
   -- the group without the way (heading -x) holds back at the tunnel's mouth while an oncoming agent
   -- with the way is ahead, instead of entering, meeting it head on and backing out; and a planned

@@ -583,6 +583,8 @@ static inline __attribute__((always_inline)) int visible_core(const on_tree *t, 
     if (!start_cell(&p, lm, ti, n, x, y, z)) return visible_hit0(t_hit, entered, x, y, z);
     p.t = t;
     p.lc = lc; /* (the rest of walk_tree's probe, for walk_loop below) */
+    p.pok = 0; /* (probe_leaf's last descent: none yet; left unset, walk_loop's first probe_leaf could take
+                * a stack value for a cached answer: a layer of 21945 under glibc's MALLOC_PERTURB_) */
     double th;
     int rc = fast_run(&w, &p, inv, t_hit ? t_hit : &th, NULL, NULL, entered);
     if (rc == 2 || rc == 0) return rc == 2;
