@@ -298,8 +298,8 @@ demo: all
 
 # make test-love (issue 34): the LÖVE example (examples/love, docs/love.md) run headless under xvfb-run
 # for the scripted frames of examples/love/check.lua, on the module built for LÖVE's LuaJIT
-# (build/luajit): every agent arrives at every click and no frame's octonav work (thread CPU) passes
-# the budget + 0.5 ms; one line of counts, the screenshot in build/love/check.png, exit code 1 on a
+# (build/luajit): every agent arrives at every click and the frames' octonav work (thread CPU) holds
+# the budget + 0.5 ms at p99.9 (at most 1 frame in 1,000 over it); one line of counts, the screenshot in build/love/check.png, exit code 1 on a
 # failure. Skipped with a message where love or xvfb-run is absent, or where the Makefile cannot build
 # the module for LuaJIT (before issue 34's compat layer); as root, OCTONAV_INSTALL_LOVE=1
 # installs Debian's love and xvfb first (CI).
