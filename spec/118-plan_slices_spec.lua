@@ -29,7 +29,6 @@ local world_mod = require "octonav.world"
 local boxpack = dofile("spec/support/boxpack.lua")
 local rng = dofile("spec/support/prng.lua").lcg
 
-local T = 128
 local OVERSHOOT = 1 + 6 * 8
 local SLICE = navplan.JOIN_SLICE or 256 -- (the module field; the same number before it was one)
 local MAX_PLANNING = navplan.MAX_PLANNING or 2
@@ -55,13 +54,7 @@ teardown(boxpack.cleanup)
 -- 12 pairs from one tile column to the far one (the first three tiles' rows to the last's).
 local function pairs_of(tree)
   local r, out = rng(7), {}
-  local function free_in(ti, tk)
-    for _ = 1, 10000 do
-      local p = { ti * T + 1 + r() * (T - 2), 3 + r() * 100, tk * T + 1 + r() * (T - 2) }
-      if tree:locate(p) == "free" then return p end
-    end
-    error("no free point")
-  end
+  local function free_in(ti, tk) return boxpack.free_in(tree, r, ti, tk) end
   for n = 1, 12 do out[n] = { free_in(n % 3, 0), free_in(2 - n % 3, 2) } end
   return out
 end

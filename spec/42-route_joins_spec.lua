@@ -26,7 +26,7 @@ local world_mod = require "octonav.world"
 local boxpack = dofile("spec/support/boxpack.lua")
 local rng = dofile("spec/support/prng.lua").lcg
 
-local N, T = 3, 128
+local N = 3
 local pack
 
 setup(function()
@@ -41,13 +41,7 @@ teardown(boxpack.cleanup)
 -- Seeded pairs of free points in opposite corner tiles (never neighbours: the planner joins both).
 local function pairs_of(tree)
   local r, out = rng(5), {}
-  local function free_in(ti, tk)
-    for _ = 1, 10000 do
-      local p = { ti * T + 1 + r() * (T - 2), 3 + r() * 100, tk * T + 1 + r() * (T - 2) }
-      if tree:locate(p) == "free" then return p end
-    end
-    error("no free point")
-  end
+  local function free_in(ti, tk) return boxpack.free_in(tree, r, ti, tk) end
   local corners = { { 0, 0, 2, 2 }, { 2, 0, 0, 2 }, { 0, 2, 2, 0 }, { 2, 2, 0, 0 }, { 0, 0, 2, 1 }, { 1, 0, 1, 2 } }
   for n = 1, 12 do
     local c = corners[(n - 1) % #corners + 1]

@@ -14,7 +14,6 @@ local planner = require "octonav.planner"
 local boxpack = dofile("spec/support/boxpack.lua")
 local rng = dofile("spec/support/prng.lua").lcg
 
-local T = 128
 local OVERSHOOT = 1 + 6 * 8 -- one unit's worth past the limit at most: a box and its 6 neighbour blocks
 local pack
 
@@ -23,13 +22,7 @@ teardown(boxpack.cleanup)
 
 local function pairs_of(tree)
   local r, out = rng(7), {}
-  local function free_in(ti, tk)
-    for _ = 1, 10000 do
-      local p = { ti * T + 1 + r() * (T - 2), 3 + r() * 100, tk * T + 1 + r() * (T - 2) }
-      if tree:locate(p) == "free" then return p end
-    end
-    error("no free point")
-  end
+  local function free_in(ti, tk) return boxpack.free_in(tree, r, ti, tk) end
   local corners = { { 0, 0, 2, 2 }, { 2, 0, 0, 2 }, { 0, 2, 2, 0 }, { 2, 2, 0, 0 }, { 0, 0, 2, 1 }, { 1, 0, 1, 2 } }
   for n = 1, 12 do
     local c = corners[(n - 1) % #corners + 1]

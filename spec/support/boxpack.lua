@@ -8,6 +8,8 @@
 --     build its 16-leaf blocks) of spec/42 and spec/47: a ground slab 2 high, a wall at x 100..104 with
 --     one gap (z 150..170), two pillars and a low block, and the boxes in extra
 --   cleanup(): removes every pack this copy of the file baked (a spec's teardown)
+--   free_in(tree, r, ti, tk) -> a free point of tile column (ti, tk) of bake_walled's world, drawn with
+--     the generator r (spec/support/prng.lua) at heights 3..103; raises when 10,000 draws find none
 local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local files = dofile("spec/support/files.lua")
@@ -39,4 +41,13 @@ local function bake_walled(extra)
   return bake(3, 128, 7, boxes)
 end
 
-return { bake = bake, bake_walled = bake_walled, cleanup = tmp.cleanup }
+local T = 128 -- bake_walled's tile size
+local function free_in(tree, r, ti, tk)
+  for _ = 1, 10000 do
+    local p = { ti * T + 1 + r() * (T - 2), 3 + r() * 100, tk * T + 1 + r() * (T - 2) }
+    if tree:locate(p) == "free" then return p end
+  end
+  error("no free point")
+end
+
+return { bake = bake, bake_walled = bake_walled, cleanup = tmp.cleanup, free_in = free_in }

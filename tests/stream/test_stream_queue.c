@@ -166,19 +166,26 @@ static void test_order(const char *dir, const on_tree *orig)
     on_tree_destroy(t);
 }
 
+/* A copy of orig with a streamer over dir (workers 0 or 1) whose first update loaded all NX tiles. */
+static on_streamer *load_all(const char *dir, const on_tree *orig, int workers, on_tree **tree)
+{
+    on_tree_create(&orig->p, tree);
+    on_streamer_params sp = {0.0, 1.0, workers, 0, 0, 0, 0, 0.0};
+    on_streamer *s = NULL;
+    CHECK(on_ok(on_streamer_create(*tree, dir, &sp, &s)));
+    for (uint32_t ti = 0; ti < NX; ti++) CHECK(on_ok(on_streamer_force_load(s, ti)));
+    const on_stream_event *ev;
+    size_t nev;
+    CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
+    CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), NX);
+    return s;
+}
+
 static void test_caches(const char *dir, const on_tree *orig)
 {
     for (int workers = 0; workers <= 1; workers++) {
         on_tree *t;
-        on_tree_create(&orig->p, &t);
-        on_streamer_params sp = {0.0, 1.0, workers, 0, 0, 0, 0, 0.0};
-        on_streamer *s;
-        CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
-        for (uint32_t ti = 0; ti < NX; ti++) CHECK(on_ok(on_streamer_force_load(s, ti)));
-        const on_stream_event *ev;
-        size_t nev;
-        CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
-        CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), NX);
+        on_streamer *s = load_all(dir, orig, workers, &t);
         on_streamer_stats st;
         on_streamer_stats_get(s, &st);
         CHECK_EQ_INT(st.adjacency_built, NX);
@@ -267,14 +274,9 @@ static void test_adjacency_after_edit(const char *dir, const on_tree *orig)
 {
     for (int workers = 0; workers <= 1; workers++) {
         on_tree *t;
-        on_tree_create(&orig->p, &t);
-        on_streamer_params sp = {0.0, 1.0, workers, 0, 0, 0, 0, 0.0};
-        on_streamer *s;
-        CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
-        for (uint32_t ti = 0; ti < NX; ti++) CHECK(on_ok(on_streamer_force_load(s, ti)));
+        on_streamer *s = load_all(dir, orig, workers, &t);
         const on_stream_event *ev;
         size_t nev;
-        CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
         on_streamer_stats st;
         on_streamer_stats_get(s, &st);
         CHECK_EQ_INT(st.adjacency_built, NX);
