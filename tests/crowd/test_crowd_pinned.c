@@ -83,29 +83,36 @@ static void scene_free(scene *s)
     on_tree_destroy(s->t);
 }
 
+/* s->t: a tree of 2^depth leaves a side, the generator seeded with seed, `boxes` random boxes (corners
+ * drawn in [edge, side - 2 edge], sizes 1 + [0, size) a side) and everything beyond s->side blocked. */
+static void boxed_tree(scene *s, int depth, uint64_t seed, int boxes, double edge, double size)
+{
+    on_tree_params tp = {{1, 1, 1}, depth, 1.0, {0, 0, 0}, 0};
+    CHECK(on_ok(on_tree_create(&tp, &s->t)));
+    rs = seed;
+    for (int i = 0; i < boxes; i++) {
+        double lo[3], hi[3];
+        rnd_point(edge, s->side - 2 * edge, lo);
+        for (int k = 0; k < 3; k++) {
+            double r = rnd();
+            hi[k] = lo[k] + 1 + r * size;
+        }
+        on_tree_add_box(s->t, lo, hi);
+    }
+    double w = (double)(1u << depth);
+    double l1[3] = {s->side, 0, 0}, h1[3] = {w, w, w}, l2[3] = {0, s->side, 0}, h2[3] = {s->side, w, w};
+    double l3[3] = {0, 0, s->side}, h3[3] = {s->side, s->side, w};
+    on_tree_add_box(s->t, l1, h1);
+    on_tree_add_box(s->t, l2, h2);
+    on_tree_add_box(s->t, l3, h3);
+}
+
 /* (a) bench/crowd.c's scene, n agents in a cube of the given side (its density: 64 * cbrt(n / 1000)) */
 static uint64_t bench_scene(int n, double side, int threads, int frames, on_crowd_stats *st)
 {
     scene s = {0};
     s.side = side; /* (not cbrt here: a compiler folding it at build time may round otherwise than libm) */
-    on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
-    CHECK(on_ok(on_tree_create(&tp, &s.t)));
-    rs = 0x9E3779B97F4A7C15ull;
-    int boxes = (int)(40 * n / 1000.0) + 4;
-    for (int i = 0; i < boxes; i++) {
-        double lo[3], hi[3];
-        rnd_point(2, s.side - 4, lo);
-        for (int k = 0; k < 3; k++) {
-            double r = rnd();
-            hi[k] = lo[k] + 1 + r * 5;
-        }
-        on_tree_add_box(s.t, lo, hi);
-    }
-    double l1[3] = {s.side, 0, 0}, h1[3] = {128, 128, 128}, l2[3] = {0, s.side, 0}, h2[3] = {s.side, 128, 128};
-    double l3[3] = {0, 0, s.side}, h3[3] = {s.side, s.side, 128};
-    on_tree_add_box(s.t, l1, h1);
-    on_tree_add_box(s.t, l2, h2);
-    on_tree_add_box(s.t, l3, h3);
+    boxed_tree(&s, 7, 0x9E3779B97F4A7C15ull, (int)(40 * n / 1000.0) + 4, 2, 5);
     on_crowd_params cp = {.max_agents = (uint32_t)n, .threads = threads};
     CHECK(on_ok(on_crowd_create(s.t, &cp, &s.c)));
     on_crowd_agent_params ap = {0.5, 4, 8, 3.14159265358979, 0};
@@ -128,23 +135,7 @@ static uint64_t mixed_scene(int threads, int frames, on_crowd_stats *st)
 {
     scene s = {0};
     s.side = 40;
-    on_tree_params tp = {{1, 1, 1}, 6, 1.0, {0, 0, 0}, 0};
-    CHECK(on_ok(on_tree_create(&tp, &s.t)));
-    rs = 0x2545F4914F6CDD1Dull;
-    for (int i = 0; i < 14; i++) {
-        double lo[3], hi[3];
-        rnd_point(6, s.side - 12, lo);
-        for (int k = 0; k < 3; k++) {
-            double r = rnd();
-            hi[k] = lo[k] + 1 + r * 4;
-        }
-        on_tree_add_box(s.t, lo, hi);
-    }
-    double l1[3] = {s.side, 0, 0}, h1[3] = {64, 64, 64}, l2[3] = {0, s.side, 0}, h2[3] = {s.side, 64, 64};
-    double l3[3] = {0, 0, s.side}, h3[3] = {s.side, s.side, 64};
-    on_tree_add_box(s.t, l1, h1);
-    on_tree_add_box(s.t, l2, h2);
-    on_tree_add_box(s.t, l3, h3);
+    boxed_tree(&s, 6, 0x2545F4914F6CDD1Dull, 14, 6, 4);
     on_crowd_params cp = {.max_agents = 200, .threads = threads, .max_neighbours = 10};
     CHECK(on_ok(on_crowd_create(s.t, &cp, &s.c)));
     for (int tries = 0; s.n < 150 && tries < 20000; tries++) {
