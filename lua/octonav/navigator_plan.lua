@@ -169,7 +169,7 @@ local function plan_route(self, position)
     t0 = B.step and B.clock()
     local cp = take_planner(self)
     join_limit(B, cp)
-    self.job = planner.start_named("navigator:update", world, self.from0, self.goal, cp)
+    self.job = planner.start_named("navigator:update", world, self.from0, self.goal, cp, self.search_radius)
     self.plan_revision = world.graph_revision
     self.plan_spent = 0
     -- its joins stopped at the frame's deadline, or ended past it: they (or its first step, whose

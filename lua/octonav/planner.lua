@@ -118,15 +118,31 @@ local function world_streams(world) return world.streamer ~= nil end
 -- A point in a tile's cost and what it is (read only, shared: a plan makes no table for them).
 local ZERO, NOT_DOOR = { 0 }, { false }
 
--- The endpoint set of a cell: points, costs, and what each point is ({ hole, door } or false).
-local function endpoints(world, cell, p, all_open)
+-- Does p keep r (world units, beyond what world.tree keeps) from blocked space: a sphere of radius r
+-- at p (tree:visible_radius, the radius searches' test)? A join from a point that does not would start
+-- (or end) closer than r to a wall (issue 33: a one-tree pack's agent plans on the tree of the smallest
+-- radius). Not known (so true: the searches decide) when a tile within r of p is not loaded.
+local function keeps(world, p, r)
+  if r <= 0 or world.tree:visible_radius(p, p, r) then return true end
+  for c = 0, 7 do
+    local q = { p[1] + (c % 2 == 0 and -r or r), p[2] + (c % 4 < 2 and -r or r), p[3] + (c < 4 and -r or r) }
+    local t = tile_of(world, q)
+    if t and not tile_loaded(world, t) then return true end
+  end
+  return false
+end
+
+-- The endpoint set of a cell: points, costs, and what each point is ({ hole, door } or false). Doors
+-- whose outside point is blocked in a loaded tile, or closer than r to blocked space, are left out.
+local function endpoints(world, cell, p, all_open, r)
   if cell.kind == "tile" then return { p }, ZERO, NOT_DOOR end
   local h = world.holes[cell.hole]
   local pts, costs, what = {}, {}, {}
   for j, d in ipairs(h.doors) do
     if all_open or d.open ~= false then
       local t = tile_of(world, d.outside)
-      if t and not (tile_loaded(world, t) and world.tree:locate(d.outside) ~= "free") then
+      if t and not (tile_loaded(world, t) and (world.tree:locate(d.outside) ~= "free" or not keeps(world, d.outside, r)))
+      then
         pts[#pts + 1] = d.outside
         costs[#costs + 1] = dist(p, d.inside) + dist(d.inside, d.outside)
         what[#what + 1] = { hole = cell.hole, door = j }
@@ -232,8 +248,8 @@ Job.__index = Job
 -- Starts the C search with the doors as they are (all_open: every door open). Returns the status.
 local function begin(job, all_open)
   local world = job.world
-  local s, scost, swhat = endpoints(world, job.sc, job.a, all_open)
-  local g, gcost, gwhat = endpoints(world, job.gc, job.b, all_open)
+  local s, scost, swhat = endpoints(world, job.sc, job.a, all_open, job.radius)
+  local g, gcost, gwhat = endpoints(world, job.gc, job.b, all_open, job.radius)
   job.swhat, job.gwhat, job.all_open = swhat, gwhat, all_open
   job.starts, job.scost, job.goals, job.gcost = s, scost, g, gcost
   if #s == 0 or #g == 0 then return nil, "unreachable" end
@@ -261,15 +277,29 @@ local function settle(job, st, reason, tile)
   return nil, reason, tile
 end
 
+-- The radius (world units) a plan's ends keep beyond what world.tree keeps: r when given, else a
+-- one-tree pack's agent's own (its radius less its tree's: octonav.onetree), else 0.
+local function radius_of(fname, world, r)
+  if r == nil then
+    local tr = world.tree_radius
+    return tr and (world.radius or 0) > tr and world.radius - tr or 0
+  end
+  if type(r) ~= "number" or not (r >= 0) or r == math.huge then
+    raise(("%s: radius must be a finite number >= 0, got %s"):format(fname, tostring(r)))
+  end
+  return r
+end
+
 --- planner.start(world, a, b) -> job (see the top of this file); misuse raises.
-local function start(fname, world, a, b, p)
+local function start(fname, world, a, b, p, r)
   check_world(fname, world)
   check_point(fname, a, "start")
   check_point(fname, b, "goal")
   -- (the fields set later listed nil: the table is made with room for them, see navigator.new)
   local job = setmetatable({ world = world, a = copy(a), b = copy(b), done = nil, sc = nil, gc = nil, p = nil,
     status = nil, reason = nil, tile = nil, swhat = nil, gwhat = nil, all_open = nil, starts = nil, scost = nil,
-    goals = nil, gcost = nil, probe = nil, route = nil, cost = nil, flat = nil, expansions = nil }, Job)
+    goals = nil, gcost = nil, probe = nil, route = nil, cost = nil, flat = nil, expansions = nil,
+    radius = radius_of(fname, world, r) }, Job)
   local sc, why = cell_of(world, a, "start")
   if not sc then
     job.done = { nil, why }
@@ -287,6 +317,15 @@ local function start(fname, world, a, b, p)
     local c = k == 1 and sc or gc
     if c.kind == "tile" and not tile_loaded(world, c.tile) then
       job.done = { nil, world.streamer and "loading" or "unloaded", c.tile }
+      return job
+    end
+  end
+  -- a start or goal in a tile closer than the radius to blocked space: blocked for this agent (the tree
+  -- of the smallest radius holds it free; a tree baked for the radius would not)
+  for k = 1, 2 do
+    local c = k == 1 and sc or gc
+    if c.kind == "tile" and not keeps(world, k == 1 and a or b, job.radius) then
+      job.done = { nil, k == 1 and "start_blocked" or "goal_blocked" }
       return job
     end
   end
@@ -428,8 +467,8 @@ function Job:legs()
   return legs, tiles, self.cost
 end
 
-local function plan(fname, world, a, b)
-  local job = start(fname, world, a, b)
+local function plan(fname, world, a, b, r)
+  local job = start(fname, world, a, b, nil, r)
   local st, reason, tile = job:step(PLAN_BUDGET)
   while st == "running" do st, reason, tile = job:step(PLAN_BUDGET) end
   if st ~= "found" then return nil, reason, tile end
@@ -439,19 +478,23 @@ end
 --- plan(world, a, b) -> route, cost | nil, reason[, tile] (see the top of this file and docs/world.md).
 function M.plan(world, a, b) return plan("octonav.planner.plan", world, a, b) end
 
---- The same, with errors naming `fname` (world:plan calls it so).
-function M.plan_named(fname, world, a, b)
+--- The same, with errors naming `fname` (world:plan calls it so); r: the radius the ends keep (see
+-- planner.start).
+function M.plan_named(fname, world, a, b, r)
   if type(fname) ~= "string" then raise("octonav.planner.plan_named: fname: string expected, got " .. type(fname)) end
-  return plan(fname, world, a, b)
+  return plan(fname, world, a, b, r)
 end
 
---- planner.start(world, a, b) -> a sliced job (job:step(budget), job:result()).
-function M.start(world, a, b, p) return start("octonav.planner.start", world, a, b, p) end
+--- planner.start(world, a, b[, p[, r]]) -> a sliced job (job:step(budget), job:result()). r (world units
+-- >= 0; default: a one-tree pack agent's radius less its tree's, else 0): a start or goal in a tile
+-- closer than r to blocked space fails as start_blocked / goal_blocked, and a hole's doors whose
+-- outside point is are left out (issue 33: the joins keep the agent's radius).
+function M.start(world, a, b, p, r) return start("octonav.planner.start", world, a, b, p, r) end
 
 --- The same, with errors naming `fname`.
-function M.start_named(fname, world, a, b, p)
+function M.start_named(fname, world, a, b, p, r)
   if type(fname) ~= "string" then raise("octonav.planner.start_named: fname: string expected, got " .. type(fname)) end
-  return start(fname, world, a, b, p)
+  return start(fname, world, a, b, p, r)
 end
 
 --- planner.tile_of(world, p) -> the linear tile index of world point p (i + nx*(j + ny*k)), or nil

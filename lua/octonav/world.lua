@@ -565,7 +565,7 @@ end
 -- { radius = r } on the graph of the agent that serves radius r (world_agents.for_radius: the smallest
 -- agent radius >= r, else the largest). Not both.
 function World:plan(a, b, opts)
-  local w = self
+  local w, r = self, nil
   if opts ~= nil then
     if type(opts) ~= "table" then raise("world:plan: opts: table expected, got " .. type(opts)) end
     for k in pairs(opts) do
@@ -576,12 +576,12 @@ function World:plan(a, b, opts)
     end
     if opts.agent ~= nil and opts.radius ~= nil then raise("world:plan: give option 'agent' or 'radius', not both") end
     if opts.radius ~= nil then
-      w = agents_mod.for_radius(self, opts.radius, "world:plan")
+      w, r = agents_mod.for_radius(self, opts.radius, "world:plan")
     else
       w = agents_mod.pick(self, opts.agent, "world:plan")
     end
   end
-  return require("octonav.planner").plan_named("world:plan", w, a, b)
+  return require("octonav.planner").plan_named("world:plan", w, a, b, r)
 end
 
 -- Is tree the world's own or one of its holes' (the trees its searches run on now)?
