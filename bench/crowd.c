@@ -7,7 +7,8 @@
  * `threads`) on the wall clock, side by side in the same pass. No searches run (paths are given: the
  * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves). The
  * last column hashes every frame's positions and velocities: equal hashes, byte-identical runs (it
- * is the same for 1 and 2 threads). `crowd FRAMES N [THREADS]`: N agents alone, one pass (callgrind).
+ * is the same for 1 and 2 threads). `crowd FRAMES N [THREADS [K]]`: N agents alone, one pass (callgrind),
+ * K the crowd's max_neighbours (default 0: the crowd's own, 16).
  */
 #include "octonav.h"
 
@@ -54,6 +55,8 @@ static uint64_t hash_states(uint64_t h, const double *s, size_t n)
     return h;
 }
 
+static int max_nbrs; /* the crowd's max_neighbours (0: its default) */
+
 static int run(int n, int threads, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out,
                uint64_t *hash)
 {
@@ -75,7 +78,7 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
     on_tree_add_box(t, o2l, o2h);
     double o3l[3] = {0, 0, side}, o3h[3] = {side, side, 128};
     on_tree_add_box(t, o3l, o3h);
-    on_crowd_params cp = {.max_agents = (uint32_t)n, .threads = threads};
+    on_crowd_params cp = {.max_agents = (uint32_t)n, .threads = threads, .max_neighbours = max_nbrs};
     on_crowd *c;
     if (!on_ok(on_crowd_create(t, &cp, &c))) return -1;
     on_crowd_agent_params ap = {0.5, 4, 8, 3.14159265358979, 0};
@@ -152,6 +155,7 @@ int main(int argc, char **argv)
     int frames = argc > 1 ? atoi(argv[1]) : 600;
     int only = argc > 2 ? atoi(argv[2]) : 0; /* one count, one pass (for a profiler) */
     int only_threads = argc > 3 ? atoi(argv[3]) : 1;
+    max_nbrs = argc > 4 ? atoi(argv[4]) : 0; /* an experiment: another neighbour cap */
     int counts[3] = {100, 1000, 5000};
     if (frames < 1) frames = 600;
     if (only) {
