@@ -650,8 +650,17 @@ static int l_visited(lua_State *L)
     return on_lua_pinned(L, hs, 2, visited_body, &x);
 }
 
+/* q:bytes() -> the bytes the query holds (its node pool, node maps and open list, caches and result
+ * buffers, C side), what it keeps between searches */
+static int l_bytes(lua_State *L)
+{
+    lquery *u = (lquery *)on_lua_checkhandle(L, 1, &query_class);
+    lua_pushinteger(L, (lua_Integer)(on_query_bytes(u->h.p) + u->cap * 3 * sizeof *u->buf));
+    return 1;
+}
+
 static const luaL_Reg methods[] = {
-    {"find", l_find}, {"start", l_start}, {"step", l_step}, {"step_until", l_step_until}, {"result", l_result}, {"result_step", l_result_step},
+    {"bytes", l_bytes}, {"find", l_find}, {"start", l_start}, {"step", l_step}, {"step_until", l_step_until}, {"result", l_result}, {"result_step", l_result_step},
     {"corridor", l_corridor}, {"visited", l_visited}, {NULL, NULL},
 };
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};

@@ -180,6 +180,9 @@ typedef struct on_query_info {
 ON_API on_status on_query_create(const on_tree *t, size_t max_nodes, on_query **out);
 ON_API void on_query_destroy(on_query *q);
 ON_API const on_tree *on_query_tree(const on_query *q);
+/* The bytes q holds between searches: its node pool, maps and open list (grown to its largest search
+ * so far), caches and result buffers (query_mem.c). */
+ON_API size_t on_query_bytes(const on_query *q);
 /* Start a search between world points. Failures at once: ON_OUTSIDE, ON_BLOCKED, ON_UNLOADED (an
  * endpoint's tile is not loaded: info.loading_tile; a tile the search reaches later makes it wait,
  * ON_LOADING) (info via finalize). */

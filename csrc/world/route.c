@@ -42,18 +42,11 @@ on_status on_route_create(const on_wgraph *w, size_t max_nodes, on_route **out)
     on_route *r = calloc(1, sizeof *r);
     if (!r) return ON_FAILURE | ON_NO_MEMORY;
     r->w = w;
-    r->max_nodes = max_nodes;
+    r->limit = max_nodes;
     r->directed_boxes = ROUTE_DIRECTED_BOXES;
     r->directed_budget = ROUTE_DIRECTED_BUDGET;
     r->weight = ROUTE_WEIGHT;
-    size_t m = 1;
-    while (m < 2 * max_nodes) m *= 2;
-    r->mask = m - 1;
-    r->node = malloc(max_nodes * sizeof *r->node);
-    r->map = malloc(m * sizeof *r->map);
-    r->stamp = calloc(m, sizeof *r->stamp);
-    r->heap = malloc(max_nodes * sizeof *r->heap);
-    if (!r->node || !r->map || !r->stamp || !r->heap) {
+    if (on_route_fit(r) != 0) { /* (the arrays sized to the graph: route_fit.c) */
         on_route_destroy(r);
         return ON_FAILURE | ON_NO_MEMORY;
     }

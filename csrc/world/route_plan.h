@@ -72,9 +72,18 @@ struct on_route_joins {
     int lent;              /* a start holds it (a second borrower meanwhile is misuse: ON_INVALID) */
 };
 
+/* Size the node array, heap, map and stamps to what a plan over the graph as it is can make (a header
+ * and its portals for each tile with a graph, one missing-tile node a tile, the goal), at most
+ * r->limit: done at create and at each plan's reset when the graph changed (a plan stops as stale
+ * when it changes under it). Nothing changes when they fit already (or are at most twice too big). 0,
+ * or -1 when out of memory (the arrays are then the old ones, valid). route_fit.c. */
+int on_route_fit(on_route *r);
+
 struct on_route {
     const on_wgraph *w;
-    size_t max_nodes;
+    size_t max_nodes;      /* nodes the arrays below hold now: the graph's own bound, at most limit (route_fit.c) */
+    size_t limit;          /* the nodes asked for at create (on_route_create's max_nodes) */
+    uint64_t fit_revision; /* the graph's revision the arrays were sized for (+1: 0 is never sized) */
     rnode *node;
     uint32_t nnode;
     uint32_t *map;         /* node index + 1, 0 empty; open addressing, mask */

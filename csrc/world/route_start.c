@@ -205,6 +205,7 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
 
 void on_route_reset(on_route *r)
 {
+    if (r->fit_revision != r->w->revision + 1) (void)on_route_fit(r); /* (failing: the old arrays) */
     r->cur_stamp++;
     if (r->cur_stamp == 0) { /* wrapped: clear the stamps once */
         memset(r->stamp, 0, (r->mask + 1) * sizeof *r->stamp);

@@ -1,0 +1,17 @@
+/*
+ * query_mem.c -- what a query holds between searches (on_query_bytes): the bench's memory split and
+ * q:bytes() read it.
+ */
+#include "query.h"
+
+size_t on_query_bytes(const on_query *q)
+{
+    if (!q) return 0;
+    const on_graph *g = &q->g;
+    size_t b = sizeof *q + on_pool_bytes(&q->pool) + (q->lcache ? sizeof *q->lcache : 0);
+    b += g->nbcap * (sizeof *g->nb + sizeof *g->nbix + 1) + g->rcap * (sizeof *g->rnb + 1);
+    b += (q->path.cap + q->alt.cap) * 3 * sizeof(double);
+    b += q->corrcap * sizeof *q->corr + q->facescap * sizeof *q->faces + q->clearcap + q->flogcap;
+    b += (q->touched.cap + q->ptiles.cap) * 2 * sizeof(uint32_t);
+    return b;
+}
