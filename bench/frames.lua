@@ -8,7 +8,8 @@
 -- streamer's workers and the waits for a core left out) and by the wall clock. Prints, per pass, the
 -- frame's p50, p99, p99.9 and worst (thread CPU and wall, ms), the frames over X + 0.5 ms, arrivals (and
 -- per 1000 frames), the longest wait for a first move (frames), and the memory beyond the tree: the
--- tree, its line-of-sight masks, the world graph, the Lua heap (navigators, their queries' Lua side).
+-- tree, its line-of-sight masks, the world graph, the Lua heap (navigators, their queries' Lua side), the
+-- queries' and route planners' C bytes (q:bytes(), planner:bytes()), and the rest of the process's growth.
 -- --lazy: the masks as before (budget los = 0: built whole on a tile's first line of sight).
 -- --prepare: tree:los_prepare() after the open (the game's prepare step; for comparison).
 -- --nobudget: no shared budget (each navigator spends its own per-update limits): the throughput a budget
@@ -205,6 +206,40 @@ local function make_tracer(world, budget)
   return T
 end
 
+-- The C parts the library counts itself: the queries (the world's idle ones and those the navigators'
+-- searches hold: q:bytes()) and the route planners (idle ones, read off planner.lua's list, and those
+-- the navigators' plans hold: planner:bytes(); with the graph's shared join scratch).
+local function c_parts(world, navs)
+  local qb, pb = 0, world.graph and world.graph:joins_bytes() or 0
+  local seen = {}
+  local function q_add(q)
+    if not seen[q] then seen[q], qb = true, qb + (q.bytes and q:bytes() or 0) end -- (none before q:bytes)
+  end
+  local function p_add(p)
+    if not seen[p] then seen[p], pb = true, pb + p:bytes() end
+  end
+  for _, bym in pairs(world.idle_queries or {}) do
+    for _, list in pairs(bym) do
+      for _, q in ipairs(list) do q_add(q) end
+    end
+  end
+  local rp = require "octonav.planner"
+  for k = 1, 30 do
+    local name, v = debug.getupvalue(rp.release, k)
+    if not name then break end
+    if name == "idle" then
+      for _, list in pairs(v) do
+        for _, p in ipairs(list) do p_add(p) end
+      end
+    end
+  end
+  for _, w in ipairs(navs) do
+    for _, q in pairs(w.nav.queries) do q_add(q) end
+    if w.nav.cplanner then p_add(w.nav.cplanner) end
+  end
+  return qb, pb
+end
+
 local function run_pass()
   collectgarbage()
   collectgarbage()
@@ -338,6 +373,7 @@ local function run_pass()
   local heap = collectgarbage("count") * 1024 - heap0
   local rss1 = rss()
   local graph = world.graph_bytes and world:graph_bytes() or 0
+  local cq, cp = c_parts(world, navs)
   local bs = budget:stats()
   local r = { open_s = open_s, cpu50 = pct(cpu, 0.5), cpu99 = pct(cpu, 0.99), cpu999 = pct(cpu, 0.999),
     cpumax = pct(cpu, 1), wall50 = pct(wall, 0.5), wall99 = pct(wall, 0.99), wall999 = pct(wall, 0.999),
@@ -347,7 +383,7 @@ local function run_pass()
     adjacency = st.adjacency_bytes, adjacency_tiles = st.adjacency_tiles, landmarks = st.landmark_bytes,
     boxes = st.box_bytes,
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
-    rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
+    queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
   for s = 1, o.agents do navs[s].nav:close() end
   budget:release_gc()
@@ -380,7 +416,7 @@ print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 /
   .. " beyond tree x |")
 for p = 1, o.passes do
   local r = run_pass()
-  local beyond = r.los + r.adj + r.boxes + r.graph + r.heap
+  local beyond = r.los + r.adj + r.boxes + r.graph + r.heap + r.queries + r.planners
   print(("| %d | %.2f / %.2f / %.2f / %.2f | %.2f / %.2f / %.2f / %.2f | %d | %d (%d) | %.1f | %d | %.1f | %.1f (%d) |"
     .. " %.2f | %.1f | %.2f |"):format(p, r.cpu50, r.cpu99, r.cpu999, r.cpumax, r.wall50, r.wall99, r.wall999,
     r.wallmax, r.over, r.arrived, r.failed, r.arrived / (o.frames / 60), r.first_wait, r.tree / 2^20, r.los / 2^20,
@@ -388,17 +424,22 @@ for p = 1, o.passes do
   print(("  frames by thread CPU time, < %g / < %g / < %g / < %g / < %g / >= %g ms: %s"):format(o.ms / 2, o.ms,
     o.ms + 0.5, 2 * o.ms, 5 * o.ms, 5 * o.ms, r.hist))
   -- the memory split: the tree, then each part beyond it (MB, and x the tree's bytes); "other C": the
-  -- process's resident growth since before the open minus all the parts above it (the queries' node
-  -- pools, the planners, the allocator's slack; the tree's pages not yet read are not resident)
+  -- process's resident growth since before the open minus all the parts above it (the walker, the
+  -- allocator's slack; the tree's pages not yet read are not resident). The parts are the bytes each
+  -- holds (allocated: a calloc'd array's untouched pages count, though not resident), so "all beyond"
+  -- is the larger of their sum and the resident growth, less the tree; the resident growth alone after.
   local mb, tx = function(b) return b / 2^20 end, function(b) return b / r.tree end
-  local known = r.tree + r.los + r.adj + r.boxes + r.graph + r.heap
+  local known = r.tree + r.los + r.adj + r.boxes + r.graph + r.heap + r.queries + r.planners
   local other = r.rss and math.max(0, r.rss - known)
   print(("  memory: tree %.1f MB; beyond it: masks %.1f MB (%.2fx), cell adjacency %.1f MB (%d tiles, %.2fx),"
     .. " landmarks %.1f MB, boxes %.1f MB (%.2fx), world graph %.2f MB (%.3fx), Lua heap (navigators, their"
-    .. " queries' Lua side) %.1f MB (%.2fx)%s"):format(mb(r.tree), mb(r.los), tx(r.los), mb(r.adjacency),
+    .. " queries' Lua side) %.1f MB (%.2fx), queries (C) %.1f MB (%.2fx), route planners and their join scratch"
+    .. " %.1f MB (%.2fx)%s"):format(mb(r.tree), mb(r.los), tx(r.los), mb(r.adjacency),
     r.adjacency_tiles, tx(r.adjacency), mb(r.landmarks), mb(r.boxes), tx(r.boxes), mb(r.graph), tx(r.graph), mb(r.heap),
-    tx(r.heap), other and (", other C (queries, planners, slack) %.1f MB (%.2fx); all beyond %.2fx"):format(mb(other),
-    tx(other), tx(known - r.tree + other)) or ""))
+    tx(r.heap), mb(r.queries), tx(r.queries), mb(r.planners), tx(r.planners),
+    other and (", other C (the walker, the allocator's slack, the rest) %.1f MB (%.2fx); all beyond %.2fx"
+    .. " (resident growth less the tree: %.2fx)"):format(mb(other), tx(other), tx(known - r.tree + other),
+    tx(r.rss - r.tree)) or ""))
   local c = r.costs
   print(("  learnt costs: plan start %.2f ms, result %.2f ms, expansion %.1f us; tail held back %.2f ms;"
     .. " frames cut %d%s"):format((c.plan or 0) * 1e3, (c.result or 0) * 1e3, (c.expansion or 0) * 1e6,
