@@ -30,6 +30,9 @@
 -- --gc: the budget drives Lua's collector (budget option gc = true: its steps at the start of each frame,
 -- inside the budget's ms, timed as budget.collect by --trace; stats' gc_max and gc_owed printed).
 -- --clock wall|thread: the budget's clock option (wall: the default).
+-- --gcstep N: the collector's basic step (log2 bytes) the budget sets by default (navbudget's
+-- GC_AUTO_STEPSIZE, 10). --gcprobe: the collector stopped and stepped by hand after each frame (outside
+-- its time), each of its steps over 0.3 ms printed with the heap before and after, and each cycle's end.
 -- With --group a frame is timed up to budget:update's return; --copytimed: also the copy of its answers
 -- into this benchmark's own tables (as before session 21).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
@@ -47,14 +50,14 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0 }
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0 }
 local flags = {}
 local i = 2
 while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
-    or k == "gc" or k == "copytimed" then
+    or k == "gc" or k == "copytimed" or k == "gcprobe" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -264,6 +267,7 @@ local function run_pass()
     strm = assert(octonav.streamer.new(world, { load_padding = 64 * sc, unload_padding = 128 * sc, workers = o.workers,
       publish_ms = o.publish_ms > 0 and o.publish_ms or nil }))
   end
+  if o.gcstep > 0 then require("octonav.navbudget").GC_AUTO_STEPSIZE = o.gcstep end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget)
@@ -295,6 +299,8 @@ local function run_pass()
   local speed = o.speed * world.scale
   local limit = o.ms + 0.5
   local copy_c, copy_w
+  local GP = flags.gcprobe and { max = 0, steps = {}, cyc = 0, base = collectgarbage("count") }
+  if GP then collectgarbage("stop") end
   for f = 1, o.frames do
     if T then T.frame_begin() end
     local c0, w0 = core.thread_clock(), core.clock()
@@ -325,6 +331,28 @@ local function run_pass()
     copy_c, copy_w = nil, nil
     if c > limit then over = over + 1 end
     if T then T.frame_end(f, c, limit, group and budget.phases) end
+    if GP then
+      -- the collector stepped by hand, outside the frame, at Lua's pace (a basic step per 8 KB)
+      local owed = collectgarbage("count") - GP.base
+      while owed > 8 do
+        local k0 = collectgarbage("count")
+        local t0 = core.thread_clock()
+        local done = collectgarbage("step", 0)
+        local dt = (core.thread_clock() - t0) * 1e3
+        local k1 = collectgarbage("count")
+        GP.steps[#GP.steps + 1] = ("%.2f:%.0f"):format(dt, k1 - k0)
+        if dt > 0.3 then
+          print(("  gcprobe frame %d cycle %d step %d: %.2f ms, heap %.0f -> %.0f KB"):format(f, GP.cyc, #GP.steps, dt, k0, k1))
+        end
+        owed = owed - 8
+        if done then
+          print(("  gcprobe frame %d: cycle %d ended after %d steps, heap %.0f KB"):format(f, GP.cyc, #GP.steps, k1))
+          GP.cyc = GP.cyc + 1
+          GP.steps = {}
+        end
+      end
+      GP.base = collectgarbage("count")
+    end
     for s = 1, o.agents do
       local w, status, wp = navs[s], moves[s][1], moves[s][2]
       if status == "arrived" or status == "failed" then
