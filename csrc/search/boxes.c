@@ -428,9 +428,7 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
     z->blk = calloc(nblk, sizeof *z->blk);
     z->built_blk = malloc(nblk * sizeof *z->built_blk);
     z->bits_built = calloc((nblk + 63) / 64, sizeof *z->bits_built);
-    z->set.adj_off = malloc(sizeof *z->set.adj_off);
-    z->offcap = 1;
-    if (!z->blk || !z->built_blk || !z->bits_built || !z->set.adj_off || on_boxbits_alloc(&z->bits, bdepth)) {
+    if (!z->blk || !z->built_blk || !z->bits_built || on_boxbits_alloc(&z->bits, bdepth)) {
         on_boxlazy_free(z);
         return -1;
     }
@@ -441,17 +439,10 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
 void on_boxlazy_free(on_boxlazy *z)
 {
     free(z->set.box);
-    free(z->set.adj_off);
-    free(z->set.adj);
     free(z->blk);
     free(z->built_blk);
     free(z->bits_built);
     free(z->bface);
-    free(z->ord);
-    free(z->boff);
-    free(z->ea);
-    free(z->eb);
-    free(z->deg);
     on_boxbits_free(&z->bits);
     memset(z, 0, sizeof *z);
 }
@@ -460,7 +451,6 @@ void on_boxlazy_clear(on_boxlazy *z)
 {
     for (uint32_t i = 0; i < z->built; i++) z->bits_built[z->built_blk[i] >> 6] = 0;
     z->set.nbox = 0;
-    z->set.adj_off[0] = 0;
     z->nbface = 0;
     z->built = 0;
     z->pn = 0;
@@ -556,59 +546,6 @@ static int paint_block(on_boxlazy *z, const int org[3], occ *o)
     return 0;
 }
 
-/* The adjacency inside block k's new boxes (set.box[first ..]), appended to set.adj; -1 when out of
- * memory. As build_adjacency, with one block's buckets by plane. */
-static int lazy_adjacency(on_boxlazy *z, uint32_t first, const int org[3])
-{
-    on_boxset *s = &z->set;
-    uint32_t n = s->nbox - first, B = (uint32_t)s->bsize;
-    size_t ne = 0;
-    size_t cap = z->ordcap; /* ord and deg grow together */
-    if (on_grow((void **)&z->ord, &cap, (size_t)n + 1, sizeof *z->ord) ||
-        on_grow((void **)&z->deg, &z->ordcap, (size_t)n + 1, sizeof *z->deg))
-        return -1;
-    if (!z->boff && !(z->boff = malloc((B + 1) * sizeof *z->boff))) return -1;
-    memset(z->deg, 0, (size_t)n * sizeof *z->deg);
-    for (int k = 0; k < 3; k++) {
-        uint32_t *off = z->boff;
-        memset(off, 0, (B + 1) * sizeof *off);
-        for (uint32_t i = 0; i < n; i++) off[s->box[first + i].mn[k] - org[k] + 1]++;
-        for (uint32_t i = 0; i < B; i++) off[i + 1] += off[i];
-        for (uint32_t i = 0; i < n; i++) z->ord[off[s->box[first + i].mn[k] - org[k]]++] = i;
-        for (uint32_t i = B; i > 0; i--) off[i] = off[i - 1];
-        off[0] = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            const on_box *a = &s->box[first + i];
-            uint32_t p = (uint32_t)(a->mx[k] - org[k]);
-            if (p >= B) continue; /* the block's face */
-            for (uint32_t j = off[p]; j < off[p + 1]; j++) {
-                uint32_t c = z->ord[j];
-                if (!on_box_overlap2(a, &s->box[first + c], k)) continue;
-                size_t ecap = z->ecap; /* ea and eb grow together */
-                if (on_grow((void **)&z->ea, &ecap, ne + 1, sizeof *z->ea) ||
-                    on_grow((void **)&z->eb, &z->ecap, ne + 1, sizeof *z->eb))
-                    return -1;
-                z->ea[ne] = i;
-                z->eb[ne++] = c;
-                z->deg[i]++;
-                z->deg[c]++;
-            }
-        }
-    }
-    size_t a0 = s->adj_off[first];
-    if (on_grow((void **)&s->adj_off, &z->offcap, (size_t)s->nbox + 1, sizeof *s->adj_off) ||
-        on_grow((void **)&s->adj, &z->adjcap, a0 + 2 * ne + 1, sizeof *s->adj))
-        return -1;
-    for (uint32_t i = 0; i < n; i++) s->adj_off[first + i + 1] = s->adj_off[first + i] + z->deg[i];
-    memset(z->deg, 0, (size_t)n * sizeof *z->deg);
-    for (size_t e = 0; e < ne; e++) {
-        uint32_t x = z->ea[e], y = z->eb[e];
-        s->adj[s->adj_off[first + x] + z->deg[x]++] = first + y;
-        s->adj[s->adj_off[first + y] + z->deg[y]++] = first + x;
-    }
-    return 0;
-}
-
 on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
 {
     on_boxblock *k = &z->blk[b];
@@ -618,43 +555,47 @@ on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
     int B = s->bsize;
     int org[3] = {(int)(b % nb) * B, (int)(b / nb % nb) * B, (int)(b / (nb * nb)) * B};
     int kind = paint_block(z, org, &z->bits);
-    if (kind == 1) { /* one free cube: one box, no neighbours inside its block */
-        if (on_grow((void **)&s->box, &z->boxcap, (size_t)s->nbox + 1, sizeof *s->box) ||
-            on_grow((void **)&s->adj_off, &z->offcap, (size_t)s->nbox + 2, sizeof *s->adj_off))
-            return ON_FAILURE | ON_NO_MEMORY;
+    if (kind == 1) { /* one free cube: one box */
+        if (on_grow((void **)&s->box, &z->boxcap, (size_t)s->nbox + 1, sizeof *s->box)) return ON_FAILURE | ON_NO_MEMORY;
         on_box *bb = &s->box[s->nbox];
         for (int a = 0; a < 3; a++) {
             bb->mn[a] = (uint16_t)org[a];
             bb->mx[a] = (uint16_t)(org[a] + B);
         }
         s->nbox++;
-        s->adj_off[s->nbox] = s->adj_off[first];
-    } else if (kind == 0 &&
-               (block_boxes(s, &z->bits, 0, 0, 0, org, b, &z->boxcap, NULL, NULL) || lazy_adjacency(z, first, org))) {
+    } else if (kind == 0 && block_boxes(s, &z->bits, 0, 0, 0, org, b, &z->boxcap, NULL, NULL)) {
         s->nbox = first; /* the block stays unbuilt */
         return ON_FAILURE | ON_NO_MEMORY;
-    } else if (kind == -1 && on_grow((void **)&s->adj_off, &z->offcap, (size_t)s->nbox + 1, sizeof *s->adj_off)) {
-        return ON_FAILURE | ON_NO_MEMORY;
     }
-    /* its face lists */
-    uint32_t n = s->nbox - first;
+    /* its face lists: each box counted on the faces it touches, then listed in one pass (per face in
+     * box order, as six passes would list them) */
+    uint32_t n = s->nbox - first, cnt[6] = {0};
     if (on_grow((void **)&z->bface, &z->bfcap, z->nbface + 6 * (size_t)n + 1, sizeof *z->bface)) {
         s->nbox = first;
         return ON_FAILURE | ON_NO_MEMORY;
     }
+    for (uint32_t i = first; i < s->nbox; i++)
+        for (int ax = 0; ax < 3; ax++) {
+            cnt[2 * ax] += s->box[i].mn[ax] == org[ax];
+            cnt[2 * ax + 1] += s->box[i].mx[ax] == org[ax] + B;
+        }
+    uint32_t at[6];
+    k->fo[0] = (uint32_t)z->nbface;
     for (int f = 0; f < 6; f++) {
-        int ax = f >> 1, far = f & 1, plane = org[ax] + (far ? B : 0);
-        k->fo[f] = (uint32_t)z->nbface;
-        for (uint32_t i = first; i < s->nbox; i++)
-            if ((far ? s->box[i].mx[ax] : s->box[i].mn[ax]) == plane) z->bface[z->nbface++] = i;
+        at[f] = k->fo[f];
+        k->fo[f + 1] = k->fo[f] + cnt[f];
     }
-    k->fo[6] = (uint32_t)z->nbface;
+    for (uint32_t i = first; i < s->nbox; i++)
+        for (int ax = 0; ax < 3; ax++) {
+            if (s->box[i].mn[ax] == org[ax]) z->bface[at[2 * ax]++] = i;
+            if (s->box[i].mx[ax] == org[ax] + B) z->bface[at[2 * ax + 1]++] = i;
+        }
+    z->nbface = k->fo[6];
     k->first = first;
     k->n = n;
     z->built_blk[z->built++] = b;
     z->bits_built[b >> 6] |= (uint64_t)1 << (b & 63);
-    s->bytes = sizeof *z + (size_t)s->nbox * (sizeof(on_box) + sizeof(uint32_t)) +
-               (size_t)s->adj_off[s->nbox] * sizeof(uint32_t) + z->nbface * sizeof(uint32_t) +
+    s->bytes = sizeof *z + (size_t)s->nbox * (sizeof(on_box) + sizeof(uint32_t)) + z->nbface * sizeof(uint32_t) +
                (size_t)s->nb * s->nb * s->nb * (sizeof *z->blk + sizeof *z->built_blk) + (size_t)s->nb * s->nb * s->nb / 8;
     return ON_SUCCESS;
 }

@@ -88,10 +88,13 @@ static inline int on_box_overlap2(const on_box *a, const on_box *c, int k)
  * a search reaches it: a route's endpoint join in an unprepared 512^3 tile touches 5-70 of its 512
  * 64-leaf blocks, where the whole set costs ~60 ms. A 64-leaf block's boxes are the eager build's
  * boxes of that block, in the same order (the greedy merge never crosses a block); a smaller block's
- * are the same greedy merge inside it. They are numbered in the order blocks are built. set.adj lists a box's
- * neighbours inside its block only: the neighbours across a block face are the boxes of the next
- * block's facing list (bface) sharing a face with it (on_box_overlap2). set.block_off, set.face and
- * set.face_off are unused (NULL). Not thread-safe: the owner (a route planner) builds into it. */
+ * are the same greedy merge inside it. They are numbered in the order blocks are built. A box's
+ * neighbours inside its block are the boxes of that block sharing a face with it (on_box_touch: a scan
+ * of the block's boxes when a search settles the box, where building every block's adjacency cost a
+ * route's join about a tenth of its instructions and settles 1-3 boxes of most blocks it builds); the
+ * neighbours across a block face are the boxes of the next block's facing list (bface) sharing a face
+ * with it (on_box_overlap2). set.adj_off, set.adj, set.block_off, set.face and set.face_off are unused
+ * (NULL). Not thread-safe: the owner (a route planner) builds into it. */
 typedef struct on_boxblock {
     uint32_t first, n; /* its boxes: set.box[first .. first + n) (a built block's: on_boxlazy_built) */
     uint32_t fo[7];    /* the boxes touching block face f (0..5 as a tile's): bface[fo[f] .. fo[f+1]) */
@@ -101,7 +104,7 @@ typedef struct on_boxlazy {
     on_boxset set;          /* the boxes built so far (nbox, box, adj_off, adj, bsize, nb, salt) */
     on_boxblock *blk;       /* nb^3 */
     uint32_t *bface;
-    size_t nbface, bfcap, boxcap, adjcap, offcap;
+    size_t nbface, bfcap, boxcap;
     uint32_t built;         /* blocks built */
     uint32_t *built_blk;    /* nb^3: the blocks built, in order (a clear resets only those) */
     uint64_t *bits_built;   /* nb^3 bits: block b built (blk is calloc'd: only built blocks' records
@@ -111,9 +114,6 @@ typedef struct on_boxlazy {
     int depth;
     int bdepth;             /* blocks of 1 << bdepth leaves a side */
     on_boxbits bits;        /* one block's bitmap */
-    uint32_t *ord, *boff;   /* scratch of a block's adjacency: B + 1 buckets, its boxes by plane */
-    uint32_t *ea, *eb, *deg;
-    size_t ecap, ordcap;
     /* the last blocks' ways down from the tile's node (paint_block): pcode[l] a node of layer l and
      * pval[l] its table value in tab ptab (-1: not stored), for the pn layers depth, depth - 1, ...
      * (0 after a clear or another table); the next block reuses the layers its way shares */
@@ -136,6 +136,14 @@ void on_boxlazy_clear(on_boxlazy *z);
 on_status on_boxlazy_block(on_boxlazy *z, uint32_t b);
 /* Is block b of z built? */
 static inline int on_boxlazy_built(const on_boxlazy *z, uint32_t b) { return (int)(z->bits_built[b >> 6] >> (b & 63) & 1u); }
+/* Do boxes a and c (of disjoint interiors) share a face of positive area? (Along the first axis where
+ * they meet, the other two must overlap.) */
+static inline int on_box_touch(const on_box *a, const on_box *c)
+{
+    for (int k = 0; k < 3; k++)
+        if (a->mx[k] == c->mn[k] || a->mn[k] == c->mx[k]) return on_box_overlap2(a, c, k);
+    return 0;
+}
 /* The block holding box i. */
 static inline uint32_t on_boxlazy_block_of(const on_boxlazy *z, uint32_t i)
 {

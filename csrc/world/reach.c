@@ -333,7 +333,7 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
     on_boxlazy *z = lazy_of(r, s);
     if (z && (nroot = on_boxlazy_locate_all(z, p, 1, roots)) < 0) return ON_FAILURE | ON_NO_MEMORY; /* (builds p's blocks) */
     if (s->nbox == 0) return ON_FAILURE | ON_BLOCKED;
-    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
+    if (reach_reserve(r, s->nbox, z ? 0 : s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
     if (!z) nroot = on_boxset_locate_all(s, p, roots);
     if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
     /* lenient: the tile's boxes come from the tree as it is now, the portals from its bake; a portal
@@ -407,7 +407,7 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
 on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, int lenient)
 {
     if (s->nbox == 0) return ON_FAILURE | ON_CORRUPT;
-    if (reach_reserve(r, s->nbox, s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
+    if (reach_reserve(r, s->nbox, lazy_of(r, s) ? 0 : s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
     return map_targets(r, s, pts, npt, lenient) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS; /* one tile's own boxes */
 }
 

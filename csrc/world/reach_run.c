@@ -640,7 +640,16 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
         }
         pface pf = {.k = -1};
         if (pa != UINT32_MAX) pface_of(&s->box[pa], &s->box[b], &pf);
-        for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) relax(r, s, d, b, s->adj[e], pa, &pf, pb, key, &n);
+        if (z) {
+            /* a lazy set: the boxes of b's block that share a face with it (boxes.h), scanned in the
+             * order the block's greedy merge made them, by their least z: none past b's far z touches it */
+            const on_boxblock *kb = &z->blk[on_boxlazy_block_of(z, b)];
+            const on_box *a = &s->box[b];
+            for (uint32_t c = kb->first, e = kb->first + kb->n; c < e && s->box[c].mn[2] <= a->mx[2]; c++)
+                if (c != b && on_box_touch(a, &s->box[c])) relax(r, s, d, b, c, pa, &pf, pb, key, &n);
+        } else {
+            for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) relax(r, s, d, b, s->adj[e], pa, &pf, pb, key, &n);
+        }
         for (int i = 0; i < nx; i++) {
             const on_boxblock *kb = &z->blk[xb[i]];
             int k = xk[i] >> 1;
