@@ -52,6 +52,7 @@ typedef struct on_agent {
      * last shrank by a tenth of a leaf, and frames left backing off for an agent that has the way */
     double togo, togo_best;
     int still, yield;
+    int hold;                  /* held back by an oncoming agent with the way (rules.c): waits out of the passage */
     int yield_head_on;         /* the backing off is for a head-on meeting (the agents behind follow) */
     /* the state the frame found (crowd.c copies it before the frame): what rules.c reads of the
      * neighbours, so every agent decides from the same snapshot, in parallel */
