@@ -645,8 +645,11 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
              * order the block's greedy merge made them, by their least z: none past b's far z touches it */
             const on_boxblock *kb = &z->blk[on_boxlazy_block_of(z, b)];
             const on_box *a = &s->box[b];
-            for (uint32_t c = kb->first, e = kb->first + kb->n; c < e && s->box[c].mn[2] <= a->mx[2]; c++)
-                if (c != b && on_box_touch(a, &s->box[c])) relax(r, s, d, b, c, pa, &pf, pb, key, &n);
+            for (uint32_t c = kb->first, e = kb->first + kb->n; c < e && s->box[c].mn[2] <= a->mx[2]; c++) {
+                const on_box *x = &s->box[c];
+                if (x->mn[0] > a->mx[0] || x->mx[0] < a->mn[0] || x->mx[2] < a->mn[2]) continue; /* apart */
+                if (c != b && on_box_touch(a, x)) relax(r, s, d, b, c, pa, &pf, pb, key, &n);
+            }
         } else {
             for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) relax(r, s, d, b, s->adj[e], pa, &pf, pb, key, &n);
         }
