@@ -239,7 +239,7 @@ static void mode_set(on_query *q, exp_mode *md)
     md->partial = q->o.partial;
     md->any_angle = q->o.any_angle;
     md->areas = q->areas.n ? &q->areas : NULL;
-    md->adjix = q->lm ? q->g.nbix : NULL;
+    md->adjix = q->lm ? q->g.nbix : NULL; /* (a flag: expand reads q->g.nbix, which moves as it grows) */
     md->list = md->adjix ? q->g.list_num : q->g.list_nn;
 }
 
@@ -272,13 +272,17 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     size_t nnb = 0;
     /* (the cells' numbers, which nodes keep for the landmarks' bound alone: without landmarks none are
      * asked, and the list's counts for them fold away) */
-    uint32_t *adjix = md->adjix;
+    /* (read here, not kept in md: growing the lists, here or in the graph's walk, moves q->g.nbix;
+     * a pointer kept from before wrote into freed memory, found by ASan on A4 with landmarks) */
+    uint32_t *adjix = md->adjix ? q->g.nbix : NULL;
     if (x.cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
         unsigned walk = skip >= 0 ? 63u & ~(1u << skip) : 63u;
         long m;
         while ((m = md->list(adj, &q->g.chain, ucell.tile, ucell.code, walk, q->g.nb, adjix, q->g.nbface, q->g.nbcap, NULL)) >
-               (long)q->g.nbcap)
+               (long)q->g.nbcap) {
             if (on_graph_nb_reserve(&q->g, (size_t)m) != 0) return ON_FAILURE | ON_NO_MEMORY;
+            adjix = md->adjix ? q->g.nbix : NULL;
+        }
         if (m < 0) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
         else nnb = (size_t)m;
     }
