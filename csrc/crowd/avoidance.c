@@ -23,6 +23,12 @@
 
 #include <string.h>
 
+/* The neighbours ORCA's program reads, the nearest of the up to max_neighbours found (DetourCrowd
+ * keeps 6 in all). Fewer planes, a shorter program; the safe step reads them all. bench/crowd.c's
+ * 1,000 agents: 12.29 -> 11.21 M instructions a frame; bench/crowd.lua's scenarios: 0 overlaps, 0
+ * wall entries, every agent in time, as with 16 (docs/benchmarks.md, session 23). */
+#define AVOID_ORCA_NEIGHBOURS 8
+
 double on_brake_speed(double s, double accel, double dt)
 {
     if (s <= 0) return 0;
@@ -94,7 +100,10 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         m++;
     }
     size_t hard = m;
-    for (int k = 0; k < a->nnbr; k++) pl[m++] = orca_plane(a, &agents[a->nbr[k]], pp->tau, dt);
+    /* ORCA's half-spaces for the nearest AVOID_ORCA_NEIGHBOURS only (a->nbr is nearest first); the safe
+     * step below still brakes for every listed neighbour, which is what keeps the gaps */
+    int norca = a->nnbr < AVOID_ORCA_NEIGHBOURS ? a->nnbr : AVOID_ORCA_NEIGHBOURS;
+    for (int k = 0; k < norca; k++) pl[m++] = orca_plane(a, &agents[a->nbr[k]], pp->tau, dt);
     on_v3 v;
     size_t fail = on_lp3(pl, m, v3(0, 0, 0), a->max_speed, a->pref, 0, &v);
     if (fail < m) on_lp4(pl, m, hard, fail, v3(0, 0, 0), a->max_speed, &v, scratch);
