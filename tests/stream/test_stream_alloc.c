@@ -7,7 +7,7 @@
  *
  * Counted by interposing malloc, calloc, realloc (and free) for this test's process (glibc's own calls, qsort's
  * among them, go through them too): while `counting` is set on a thread, its allocations are counted.
- * Under ASan or TSan, whose runtimes own malloc, the count is skipped (the order checks still run).
+ * Under ASan, TSan or MSan, whose runtimes own malloc, the count is skipped (the order checks still run).
  * An 8 x 1 x 8 grid of 8^3-leaf tiles, no tile files: the workers are held, so none is ever read.
  */
 #include "octonav.h"
@@ -20,7 +20,7 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define COUNT_ALLOCS 0
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
 #define COUNT_ALLOCS 0
 #endif
 #endif
