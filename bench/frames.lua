@@ -278,6 +278,7 @@ local function run_pass()
   local navs, moves, tracks = {}, {}, {}
   local nextp, arrived, failed = 0, 0, 0
   local first_wait = 0
+  local waits, wait_how = {}, nil -- (every goal's wait for its first move, frames; how the longest ended)
   local function assign(slot, frame)
     nextp = nextp % #pairs_ + 1
     local pr = pairs_[nextp]
@@ -365,13 +366,23 @@ local function run_pass()
           if wt then why = ("%s (%s %s%s)"):format(why, wt.what, tostring(wt.state), wt.reason and ", " .. wt.reason or "") end
           reasons[why] = (reasons[why] or 0) + 1
         end
-        if not w.moved and f - w.since > first_wait then first_wait = f - w.since end
+        if not w.moved then
+          waits[#waits + 1] = f - w.since
+          if f - w.since > first_wait then
+            first_wait = f - w.since
+            wait_how = ("navigator %d %s at frame %d without a move (%d updates)"):format(s, status, f, w.nav.frame)
+          end
+        end
         w.nav:close()
         assign(s, f + 1)
       elseif status == "moving" and wp then
         if not w.moved then
           w.moved = true
-          if f - w.since > first_wait then first_wait = f - w.since end
+          waits[#waits + 1] = f - w.since
+          if f - w.since > first_wait then
+            first_wait = f - w.since
+            wait_how = ("navigator %d moved at frame %d (%d updates)"):format(s, f, w.nav.frame)
+          end
         end
         local d = dist(w.pos, wp)
         local tt = d > 0 and math.min(1, speed / d) or 0
@@ -386,6 +397,7 @@ local function run_pass()
   local waiter
   for s = 1, o.agents do
     local w = navs[s]
+    if not w.moved then waits[#waits + 1] = o.frames - w.since end
     if not w.moved and o.frames - w.since > first_wait then
       first_wait = o.frames - w.since
       local nav = w.nav
@@ -406,6 +418,7 @@ local function run_pass()
   local r = { open_s = open_s, cpu50 = pct(cpu, 0.5), cpu99 = pct(cpu, 0.99), cpu999 = pct(cpu, 0.999),
     cpumax = pct(cpu, 1), wall50 = pct(wall, 0.5), wall99 = pct(wall, 0.99), wall999 = pct(wall, 0.999),
     wallmax = pct(wall, 1), over = over, arrived = arrived, failed = failed, first_wait = first_wait, waiter = waiter,
+    waits = waits, wait_how = wait_how,
     hist = histogram(cpu, o.ms),
     tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adjacency_bytes + st.landmark_bytes,
     adjacency = st.adjacency_bytes, adjacency_tiles = st.adjacency_tiles, landmarks = st.landmark_bytes,
@@ -485,6 +498,11 @@ for p = 1, o.passes do
     print(("  streamer:update() on the game's thread: worst %.2f ms, %d frames over ms / 2"):format(r.smax, r.sover))
   end
   if r.waiter then print("  longest first-move wait (never moved): " .. r.waiter) end
+  local over60 = 0
+  for _, v in ipairs(r.waits) do if v > 60 then over60 = over60 + 1 end end
+  print(("  first-move waits (frames) p50 / p99 / max %d / %d / %d; %d of %d goals waited over 60%s"):format(
+    pct(r.waits, 0.5) or 0, pct(r.waits, 0.99) or 0, pct(r.waits, 1) or 0, over60, #r.waits,
+    r.wait_how and "; the longest: " .. r.wait_how or ""))
   if r.group and r.group.walked then
     print(("  C walk, last frame: %d walked, %d held, %d lines of sight"):format(r.group.walked, r.group.held,
       r.group.walk_checks))

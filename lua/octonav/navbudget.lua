@@ -537,6 +537,19 @@ function Budget:give(kind, who, unused, more)
   end
 end
 
+--- budget:wait(kind, who, want): `who` asks for `want` and cannot use it now (a plan's start with no
+-- C planner idle: navigator_plan.lua): it joins the line or keeps its place in it, taking nothing, and
+-- what this frame reserved for it stays its own (no one behind it in line takes it meanwhile).
+-- Internal.
+function Budget:wait(kind, who, want)
+  local p = self.pools[kind]
+  if not p.inline[who] then
+    p.inline[who] = true
+    p.line[#p.line + 1] = who
+  end
+  p.seen[who], p.asks[who] = self.frames, want
+end
+
 --- budget:forget(who): `who` leaves every line and gives back what was reserved for it.
 function Budget:forget(who)
   for _, kind in ipairs(KINDS) do leave_line(self.pools[kind], who) end

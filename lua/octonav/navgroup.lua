@@ -40,9 +40,13 @@ local raise = util.raise
 local new_walker = require("octonav.core").walker
 
 local M = {}
+local navplan -- (octonav.navigator_plan, required at the first update: it requires navbudget, which
+-- requires this file)
 
 M.WALK_SHARE = 0.25 -- with `ms` (a real clock), the part of it the C walk's lines of sight may take
 M.FIRST_WAIT = 30 -- frames a navigator waits to start its plan before the first-move rule serves it
+M.PLAN_ROUNDS = 8 -- with time left in a frame, the more updates each plan under way may get (3c)
+M.PLAN_MARGIN = 0.25 -- 3c stops that share of `ms` (and two slices) before the deadline
 
 local type, huge = type, math.huge
 local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
@@ -208,6 +212,28 @@ local function kind_of(nav)
   return 6
 end
 
+-- May a navigator of `world` with no start reserved start its plan now (a C planner idle beyond those
+-- owed to the plans' line: navigator_plan.planner_idle)? Asked once a frame a world (g.idle) for the
+-- candidates: those that would start a plan are passed over while every planner is taken (each such
+-- update cost Lua time and started nothing: at 1,000 navigators ms 4 on the seed's world, most of the
+-- frame's 4 ms went to them while two plans ran).
+local function can_start(g, B, world)
+  if not (B.deadline and world) or world.plain then return true end
+  local v = g.idle[world]
+  if v == nil then
+    v = navplan.planner_idle(B, nil, world)
+    g.idle[world] = v
+  end
+  return v
+end
+
+-- The same, asked now (3b's turns: plans end meanwhile) for nav (navigator_plan.planner_idle).
+local function can_start_now(B, nav)
+  local world = nav.world
+  if not world or world.plain then return true end
+  return navplan.planner_idle(B, nav, world)
+end
+
 -- Does an update of `kind` fit before due (now: the clock's reading)? A kind not yet timed fits.
 local function fits(g, kind, now, due)
   local c = g.cost[kind]
@@ -298,13 +324,16 @@ function M.update(B, navs, positions, statuses, waypoints)
   -- fits in a frame's fresh time more often than in what the masks' fifth leaves)
   local frame = B.frames
   if ph then ph[2] = ph.clock() end
+  navplan = navplan or require "octonav.navigator_plan"
   local g = B.group
   if not g then
     g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {}, leads = {}, reached = {},
-      rstart = 1, rcut = false, cost = {}, cand = {}, budget = B, walker = new_walker(), ret = {}, worlds = {},
+      rstart = 1, rcut = false, cost = {}, cand = {}, starters = {}, idle = {},
+      budget = B, walker = new_walker(), ret = {}, worlds = {},
       walked = 0, walk_checks = 0 }
     B.group = g
   end
+  for w in pairs(g.idle) do g.idle[w] = nil end
   local updated, answered, moved = 0, 0, 0 -- (answered: navigators left for 3 that would not start a plan too)
   local work, inwork = g.work, g.inwork
   local others = 0 -- navigators left for 3 that would not start a plan (see 3b)
@@ -375,7 +404,7 @@ function M.update(B, navs, positions, statuses, waypoints)
           others = others + 1
           ncand = ncand + 1
           cand[ncand] = i
-        elseif plans_open or preserved[nav] then
+        elseif (plans_open and can_start(g, B, nav.world)) or preserved[nav] then
           ncand = ncand + 1
           cand[ncand] = i
         end
@@ -398,20 +427,44 @@ function M.update(B, navs, positions, statuses, waypoints)
   local refused = false -- (an update not started because its kind's cost did not fit)
   local force = g.rcut -- (3 goes first this frame: its first update is served whatever its cost)
   if ph then ph[3] = ph.clock() end
-  -- 1b: the first-move rule: the navigator that has waited longest to start its plan, once it has
-  -- waited FIRST_WAIT frames, is updated first each frame (it asks for a plan: granted, or it joins
-  -- the plans' line, which reserves the next frame's plans first come first served, and keeps its
-  -- place while it asks every frame): navigators waiting to start, passed over by turns that found
-  -- no plan left, waited for ever (one never moved in 3,000 frames at 1,000 navigators)
-  if oldest and frame - oldest_since >= M.FIRST_WAIT and oldest.group_mark ~= frame then
-    local now = due and clock()
-    if not (now and now >= due) then
-      serve(g, clock, now, now and kind_of(oldest), oldest, positions[oldest_i], oldest_i, statuses, waypoints)
-      oldest.group_mark = frame
-      updated = updated + 1
-      if busy(oldest) and not inwork[oldest] then
-        inwork[oldest] = true
-        work[#work + 1] = oldest
+  -- 1b: plan starts first come first served: the navigators the plans' line reserved a start for this
+  -- frame (budget:frame, in line order), then the navigator that has waited longest to start its plan
+  -- once it has waited FIRST_WAIT frames (the first-move rule), are updated first each frame: each asks
+  -- for a plan (granted, or it joins the plans' line, or keeps its place there: navigator_plan.lua's
+  -- planner_idle). Navigators waiting to start, passed over by turns that found no plan left, waited
+  -- for ever (one never moved in 3,000 frames at 1,000 navigators, session 22 and 23)
+  local starters, nstart = g.starters, 0
+  local pline = pplans.line
+  for l = 1, #pline do
+    local nav = pline[l]
+    if not preserved[nav] then break end -- (reservations go to the line's head)
+    nstart = nstart + 1
+    starters[nstart] = nav
+  end
+  if oldest and frame - oldest_since >= M.FIRST_WAIT and not preserved[oldest] then
+    nstart = nstart + 1
+    starters[nstart] = oldest
+    oldest.group_i = oldest_i
+  end
+  local nretry = 0 -- (starters[1..nretry]: those to update again after 3a)
+  for s = 1, nstart do
+    local nav = starters[s]
+    starters[s] = nil
+    local i = nav.group_i
+    if i and navs[i] == nav and nav.group_mark ~= frame and nav.state == "planning" and nav.cells == nil
+      and nav.job == nil then
+      local now = due and clock()
+      if not (now and now >= due) then
+        serve(g, clock, now, now and kind_of(nav), nav, positions[i], i, statuses, waypoints)
+        nav.group_mark = frame
+        updated = updated + 1
+        if busy(nav) and not inwork[nav] then
+          inwork[nav] = true
+          work[#work + 1] = nav
+        elseif preserved[nav] then -- (still waiting for a planner: again after 3a, which may free one)
+          nretry = nretry + 1
+          starters[nretry] = nav
+        end
       end
     end
   end
@@ -500,6 +553,25 @@ function M.update(B, navs, positions, statuses, waypoints)
       inwork[nav] = nil
     end
   end
+  -- 1c: the starters of 1b still waiting for a planner with a start reserved: again, now that 3a's
+  -- plans may have ended (a planner idle until the next frame is a start lost)
+  for s = 1, nretry do
+    local nav = starters[s]
+    starters[s] = nil
+    local i = nav.group_i
+    if not stopped and preserved[nav] and navs[i] == nav and nav.job == nil and nav.cells == nil then
+      local now = due and clock()
+      if now and now >= due then
+        stopped = true
+      else
+        serve(g, clock, now, now and kind_of(nav), nav, positions[i], i, statuses, waypoints)
+        if busy(nav) and not inwork[nav] then
+          inwork[nav] = true
+          work[#work + 1] = nav
+        end
+      end
+    end
+  end
   -- 3b: the others' turns, round robin from the cursor, while the frame's time lasts; a navigator
   -- the budget refused for time keeps the turn (it goes first next frame). One that would start a
   -- plan when none is left this frame is passed over (refused, its update would cost Lua time and
@@ -520,14 +592,20 @@ function M.update(B, navs, positions, statuses, waypoints)
   local turns = 0
   local tn -- (the clock's reading after the last turn: the next turn's check, when no other came between)
   local visited = 0
+  local shut = false -- (a starter found every planner taken: no other start this frame's turns)
   for c = 0, ncand - 1 do
     k = cand[(lo - 1 + c) % ncand + 1]
-    if stopped or (others <= 0 and plans.free == 0) then break end
+    if stopped or (others <= 0 and (plans.free == 0 or shut)) then break end
     local nav = navs[k]
     if nav.group_mark ~= frame then
       -- (one that may take a lead move is served as the others are: navigator.lua's lead_distance)
       local starts = nav.state == "planning" and nav.cells == nil and nav.job == nil and not nav.lead_ready
-      if not starts or plans.free > 0 or reserved[nav] then
+      local go = not starts or reserved[nav]
+      if not go and plans.free > 0 and not shut then
+        go = not due or can_start_now(B, nav)
+        shut = not go -- (no planner idle: the other starters are passed over this frame)
+      end
+      if go then
         local now = due and (tn or clock())
         local kind = now and kind_of(nav)
         if now and now >= due then break end
@@ -552,6 +630,33 @@ function M.update(B, navs, positions, statuses, waypoints)
   end
   if ncand == 0 or visited == ncand then k = k0 end -- (every candidate's turn came: the same start)
   g.cursor = k
+  -- 3c: with time left, the plans under way go on: each of them another update (one slice: a C call
+  -- of at most SLICE_MS, navigator_plan.lua) in turn, while the frame's time lasts and their learnt
+  -- cost fits, at most PLAN_ROUNDS rounds. Sliced plans on the seed's world last tens of updates, one
+  -- a frame, with at most MAX_PLANNING of them at once: plans ended about 0.1 a frame at 1,000
+  -- navigators ms 4 (the throughput's and the first move's limit) while the frame had time left
+  if due and not stopped and not refused then
+    local margin = (2 * navplan.SLICE_MS + B.ms * M.PLAN_MARGIN) * 1e-3 -- (a slice stops at SLICE_MS)
+    for _ = 1, M.PLAN_ROUNDS do
+      local more = false
+      for w = 1, #work do
+        local nav = work[w]
+        local i = nav.group_i
+        local cp = nav.cplanner
+        if nav.job and cp and nav.state == "planning" and navs[i] == nav and cp:joining() then
+          local now = clock()
+          local kind = kind_of(nav)
+          if now + margin >= due or not fits(g, kind, now, due) then
+            more = false
+            break
+          end
+          serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
+          more = true
+        end
+      end
+      if not more then break end
+    end
+  end
   if late_reached then
     local u = serve_reached(g, navs, positions, statuses, waypoints, reached, nreached, due, clock, frame, false)
     turns, moved = turns + u, moved + u
