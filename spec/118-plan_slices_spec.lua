@@ -101,7 +101,8 @@ end
 local function plan_all(world, budget, prs)
   local out = {}
   for k, pr in ipairs(prs) do
-    local nav = navigator.new(world, { budget = budget })
+    -- (no lead move: the plan's updates are counted until its route; lead moves default on under ms)
+    local nav = navigator.new(world, { budget = budget, lead_distance = 0 })
     nav:go(pr[2])
     local st, n = "planning", 0
     while st == "planning" do

@@ -77,7 +77,7 @@ local function objects(world)
 end
 
 -- the navigators' side of a budget (documented as the navigator's, not the game's: docs/reference.md)
-local INTERNAL = { ["budget:take"] = true, ["budget:give"] = true, ["budget:spent"] = true,
+local INTERNAL = { ["budget:take"] = true, ["budget:give"] = true, ["budget:wait"] = true, ["budget:spent"] = true,
   ["budget:step_size"] = true }
 
 describe("errors of the API", function()

@@ -198,11 +198,13 @@ end
 
 -- The kind of update nav is due for, by its state: 1 following its path (smoothing, checks), 2 a
 -- plan's start (the joins), 3 a search's step, 4 a search's result (finalizing), 5 a route's steps,
--- 6 anything else. budget:update learns what each kind costs (g.cost, seconds) from the updates it
+-- 6 anything else, 7 a lead move's try (a line of sight; its plan's start asked first).
+-- budget:update learns what each kind costs (g.cost, seconds) from the updates it
 -- times, and starts no update whose kind's cost does not fit in the frame's time left.
 local function kind_of(nav)
   local s = nav.search
   if s then return s.status == "finalizing" and 4 or 3 end
+  if nav.lead_ready and nav.job == nil then return 7 end
   local st = nav.state
   if st == "moving" then return 1 end
   if st == "planning" then
@@ -480,24 +482,35 @@ function M.update(B, navs, positions, statuses, waypoints)
   end
   -- 2b: the navigators that may take a lead move (a go since their last update, no path yet: their
   -- first move is a line of sight away), first, while the frame's time lasts; the others go on in 3
-  for l = 1, nleads do
+  -- (in index order; the turn stops at the first one refused: a refused lead cost a clock read, and a
+  -- lead move's cost learnt once at 23 ms (a line of sight that built a tile's masks whole) refused all
+  -- 1,000 for ever, each frame spending its time on the reads. The first lead of a frame is served
+  -- whatever its kind's cost)
+  local l0 = 1
+  local lfirst, lstop = true, false
+  for c = 0, nleads - 1 do
+    local l = (l0 - 1 + c) % nleads + 1
     local i = leads[l]
-    leads[l] = nil
     local nav = navs[i]
-    local now = due and nav.group_mark ~= frame and clock()
-    local kind = now and kind_of(nav)
-    if now and not fits(g, kind, now, due) then
-      refused = true
-    elseif nav.group_mark ~= frame and not (now and now >= due) then
-      serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
-      nav.group_mark = frame
-      updated, others = updated + 1, others - 1
-      if busy(nav) and not inwork[nav] then
-        inwork[nav] = true
-        work[#work + 1] = nav
+    if not lstop and nav.group_mark ~= frame then
+      local now = due and clock()
+      local kind = now and kind_of(nav)
+      if now and (now >= due or not (lfirst or fits(g, kind, now, due))) then
+        if now < due then refused = true end
+        lstop = true
+      else
+        serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
+        lfirst = false
+        nav.group_mark = frame
+        updated, others = updated + 1, others - 1
+        if busy(nav) and not inwork[nav] then
+          inwork[nav] = true
+          work[#work + 1] = nav
+        end
       end
     end
   end
+  for l = 1, nleads do leads[l] = nil end
   if ph then ph[4] = ph.clock() end
   -- 3a: the navigators whose plan or search is under way, first come first served (they keep their
   -- place until it ends: a search's steps are not spread over turns of the whole crowd); those that

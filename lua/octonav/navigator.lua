@@ -49,7 +49,8 @@
 --   recheck = 0.5              the smoothers' recheck (octonav.smoother: a failed line of sight is tried
 --                              again once the agent has halved its distance to its waypoint; 0: after
 --                              every move, as before)
---   lead_distance = 0          world units: a lead move (see "Moving before the path" below); 0: none
+--   lead_distance = 0          world units: a lead move (see "Moving before the path" below); 0: none.
+--                              Under a budget with `ms`, on tiles: M.LEAD_LEAVES (16) * world.scale
 --
 -- How it works. The first updates after go plan the Cell route with the C route planner over the
 -- world graph (octonav.planner.start with the navigator's own C planner, plan_budget portals an
@@ -157,6 +158,7 @@ local agents_of_world = require "octonav.world_agents"
 local walk_detach = require("octonav.navgroup").detach
 
 local M = {}
+M.LEAD_LEAVES = 16 -- (the default lead distance under a budget with `ms`, in leaves: see lead_distance)
 
 local Nav = util.class()
 
@@ -290,6 +292,8 @@ function M.new(world, opts)
     walker = nil, walk_slot = nil, walk_sm = nil, -- (held by its group's C walk: its walker, slot, smoother)
     group_since = nil,
   }, Nav)
+  local sc = opts.lead_distance == nil and self.budget.ms and not world.plain and world.scale
+  if type(sc) == "number" then self.lead_distance = M.LEAD_LEAVES * sc end -- (lead_distance's default)
   local s = opts.streamer
   if s ~= nil then
     if type(s) ~= "table" or type(s.lock) ~= "function" or type(s.lock_hole) ~= "function" then
@@ -571,6 +575,7 @@ local function lead(self, position)
   end
   local B = self.budget
   if B:take("checks", self, 1) == 0 then return nil end -- refused: tried again at the next update
+  B:adopt(world.tree) -- (its masks built in the budget's frames: else whole, 23 ms a 512^3 tile)
   local ok
   if self.search_radius > 0 then ok = world.tree:visible_radius(position, to, self.search_radius)
   else ok = world.tree:visible(position, to) end
