@@ -345,8 +345,19 @@ function M.format(r)
     r.walls, r.accel, r.turn, r.speed, r.arrived, r.in_time, r.stuck_agents, r.stuck_frames, r.p50, r.p99, r.max)
 end
 
+-- The agents of run r that did not arrive within twice their unobstructed walk: "i: arrival_frame of
+-- twice_walk, ..." ("nil": never arrived), "" when all were in time.
+function M.late(r)
+  local s = {}
+  for i = 1, r.agents do
+    local f = r.arrive_frame[i]
+    if not f or f > 2 * r.walk[i] then s[#s + 1] = ("%d: %s of %.0f"):format(i, tostring(f), 2 * r.walk[i]) end
+  end
+  return table.concat(s, ", ")
+end
+
 -- Every scenario at seeds s0..s1 (full size, until every agent arrived, at most 10,000 frames): one
--- line a run and a total a scenario, the late agents as i:arrival_frame/twice_walk ("nil": never).
+-- line a run and a total a scenario, the late agents as M.late lists them.
 local FULL = { sphere = { n = 100, R = 20 }, tunnel = { n = 4 }, door = { n = 40 }, mixed = { n = 12 } }
 function M.seeds(names, s0, s1, out)
   out = out or print
@@ -357,14 +368,9 @@ function M.seeds(names, s0, s1, out)
       local o = { seed = seed, frames = 10000, until_arrived = true }
       for k, v in pairs(FULL[name]) do o[k] = v end
       local r = M.run(name, o)
-      local late = {}
-      for i = 1, r.agents do
-        local f = r.arrive_frame[i]
-        if not f or f > 2 * r.walk[i] then late[#late + 1] = ("%d:%s/%.0f"):format(i, tostring(f), 2 * r.walk[i]) end
-      end
       out(("%-6s seed %2d  arrived %3d/%3d  in time %3d  walls %d  overlaps %d  limits %d  stuck %d (%d frames)" ..
         "  frames %5d  late %s"):format(name, seed, r.arrived, r.agents, r.in_time, r.walls, r.overlaps,
-        r.accel + r.turn + r.speed, r.stuck_agents, r.stuck_frames, r.frames, table.concat(late, " ")))
+        r.accel + r.turn + r.speed, r.stuck_agents, r.stuck_frames, r.frames, M.late(r)))
       t.agents, t.arrived, t.in_time = t.agents + r.agents, t.arrived + r.arrived, t.in_time + r.in_time
       t.walls, t.overlaps = t.walls + r.walls, t.overlaps + r.overlaps
       t.limits, t.stuck = t.limits + r.accel + r.turn + r.speed, t.stuck + r.stuck_agents

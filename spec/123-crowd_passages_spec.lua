@@ -3,14 +3,7 @@
 -- outside the crowd's code. "In time": within twice the frames of an unobstructed walk.
 local scen = dofile("bench/crowd.lua")
 
-local function late(r)
-  local s = {}
-  for i = 1, r.agents do
-    local f = r.arrive_frame[i]
-    if not f or f > 2 * r.walk[i] then s[#s + 1] = ("%d: %s of %.0f"):format(i, tostring(f), 2 * r.walk[i]) end
-  end
-  return table.concat(s, ", ")
-end
+local late = scen.late -- (the agents not in time, listed for a failure's message)
 
 local function rules(r, msg)
   assert.are.equal(0, r.overlaps, msg)
