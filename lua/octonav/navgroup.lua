@@ -196,6 +196,17 @@ local function busy(nav)
   return (nav.job ~= nil or nav.search ~= nil) and (st == "planning" or st == "moving")
 end
 
+-- Lists nav on the frame's work list (work, inwork its set) when its plan or search is under way and
+-- it is not listed yet; true when it was listed now.
+local function enlist(work, inwork, nav)
+  if busy(nav) and not inwork[nav] then
+    inwork[nav] = true
+    work[#work + 1] = nav
+    return true
+  end
+  return false
+end
+
 -- The kind of update nav is due for, by its state: 1 following its path (smoothing, checks), 2 a
 -- plan's start (the joins), 3 a search's step, 4 a search's result (finalizing), 5 a route's steps,
 -- 6 anything else, 7 a lead move's try (a line of sight; its plan's start asked first).
@@ -302,10 +313,7 @@ local function serve_reached(g, navs, positions, statuses, waypoints, reached, n
       tn = serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
       nav.group_mark, force = frame, false
       done = done + 1
-      if busy(nav) and not inwork[nav] then
-        inwork[nav] = true
-        work[#work + 1] = nav
-      end
+      enlist(work, inwork, nav)
     end
   end
   g.rcut = false
@@ -460,10 +468,8 @@ function M.update(B, navs, positions, statuses, waypoints)
         serve(g, clock, now, now and kind_of(nav), nav, positions[i], i, statuses, waypoints)
         nav.group_mark = frame
         updated = updated + 1
-        if busy(nav) and not inwork[nav] then
-          inwork[nav] = true
-          work[#work + 1] = nav
-        elseif preserved[nav] then -- (still waiting for a planner: again after 3a, which may free one)
+        -- (one still waiting for a planner: again after 3a, which may free one)
+        if not enlist(work, inwork, nav) and preserved[nav] then
           nretry = nretry + 1
           starters[nretry] = nav
         end
@@ -503,10 +509,7 @@ function M.update(B, navs, positions, statuses, waypoints)
         lfirst = false
         nav.group_mark = frame
         updated, others = updated + 1, others - 1
-        if busy(nav) and not inwork[nav] then
-          inwork[nav] = true
-          work[#work + 1] = nav
-        end
+        enlist(work, inwork, nav)
       end
     end
   end
@@ -578,10 +581,7 @@ function M.update(B, navs, positions, statuses, waypoints)
         stopped = true
       else
         serve(g, clock, now, now and kind_of(nav), nav, positions[i], i, statuses, waypoints)
-        if busy(nav) and not inwork[nav] then
-          inwork[nav] = true
-          work[#work + 1] = nav
-        end
+        enlist(work, inwork, nav)
       end
     end
   end
@@ -632,10 +632,7 @@ function M.update(B, navs, positions, statuses, waypoints)
         nav.group_mark = frame
         turns = turns + 1
         if not starts then others = others - 1 end
-        if busy(nav) and not inwork[nav] then
-          inwork[nav] = true
-          work[#work + 1] = nav
-        end
+        enlist(work, inwork, nav)
         if due and B.cut and not cut then break end -- (refused: its turn again next frame)
       end
     end
