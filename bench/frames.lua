@@ -1,6 +1,6 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
---                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X]
+--                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -21,7 +21,9 @@
 -- drawn over it (its position every 10 frames), written after the last pass.
 -- --stream: the pack streamed (octonav.streamer, paddings 64 / 128 leaves, 1 worker building each tile's
 -- masks beside its decode), the navigators bound to it; a frame is streamer:update() too. --workers N
--- (1) and --publish_ms X (0: none): the streamer's options.
+-- (1) and --publish_ms X (0: none): the streamer's options. --preload (with --stream): the tiles
+-- within load_padding of the agents' starts loaded before the first frame (s:update(true): a game's
+-- loading of the agents' surroundings; their goals' tiles still stream in during the frames).
 -- --trace: every frame over X + 0.5 ms explained: the C calls of the navigators' work are timed one by
 -- one (the methods of the tree, query and planner objects wrapped, thread CPU clock), and the frame's
 -- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
@@ -57,7 +59,7 @@ while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
-    or k == "gc" or k == "copytimed" or k == "gcprobe" then
+    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -295,6 +297,12 @@ local function run_pass()
     moves[slot] = moves[slot] or {}
   end
   for s = 1, o.agents do assign(s, 1) end
+  local pre -- (--preload: streamer agents at the starts, removed after the first frame)
+  if strm and flags.preload then
+    pre = {}
+    for s = 1, o.agents do pre[s] = strm:add_agent(navs[s].pos) end
+    strm:update(true)
+  end
   local cpu, wall, over = {}, {}, 0
   local smax, sover = 0, 0 -- streamer:update()'s worst thread CPU ms, and its frames over ms / 2
   local speed = o.speed * world.scale
@@ -332,6 +340,10 @@ local function run_pass()
     copy_c, copy_w = nil, nil
     if c > limit then over = over + 1 end
     if T then T.frame_end(f, c, limit, group and budget.phases) end
+    if pre then -- (the navigators' own agents stand there now)
+      for s = 1, #pre do strm:remove_agent(pre[s]) end
+      pre = nil
+    end
     if GP then
       -- the collector stepped by hand, outside the frame, at Lua's pace (a basic step per 8 KB)
       local owed = collectgarbage("count") - GP.base
@@ -448,6 +460,7 @@ end
 local mode = (flags.stream and "streamed, " or "") ..
   (flags.group and not flags.nobudget and "group update (budget:update), " or "") ..
   (flags.clock and ("budget clock " .. flags.clock .. ", ") or "") ..
+  (flags.stream and flags.preload and "agents' tiles preloaded, " or "") ..
   (flags.nobudget and "no budget (masks built whole on first read)" or flags.lazy and "lazy masks (los 0)" or
     flags.prepare and "masks prepared" or ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,

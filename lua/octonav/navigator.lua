@@ -101,20 +101,19 @@
 -- first, held back when the result would not fit; a plan's start is held back a frame when it would
 -- not fit), so the frame ends near `ms`.
 --
--- Moving before the path (lead_distance > 0, no streamer): a navigator whose first path is not known
--- yet (its plan not started, refused by a shared budget, or running; or its first step's search
--- running) does not only hold: once after each go, it heads straight for a lead point at most
--- lead_distance away, toward the goal before its route is known (else a quarter as far, else a quarter
--- straight up, +y), toward the route's first portal after (else a quarter as far), the first whose
--- segment one line of sight shows free (one try an update, each one of the budget's checks; outside
--- the holes): "moving", that point; there it holds ("planning", the point) until its path comes. A route
--- planned while it moves starts where the agent is at that update, on the lead segment; the first
--- path it walks is the agent's position, then the search's path (its first point on the same
--- segment, so the joint is visible and the smoother cuts it). So under a budget that starts few
--- plans a frame every agent starts moving at its first update; the walk is then up to about
--- 2 * lead_distance longer than the path from where it stood. nav.lead_ready: true while a lead move
--- may still be taken at the next update (a group update gives such a navigator its turn even when
--- no plan start is left: lua/octonav/navgroup.lua).
+-- Moving before the path (lead_distance > 0): a navigator whose first path is not known yet (its plan not
+-- started, refused by a shared budget, or running; or its first step's search running) does not only hold:
+-- once after each go, it heads straight for a lead point at most lead_distance away, toward the goal before
+-- its route is known (else a quarter as far, else a quarter straight up, +y), toward the route's first portal
+-- after (else a quarter as far), the first whose segment one line of sight shows free (one try an update,
+-- each one of the budget's checks; outside the holes): "moving", that point; there it holds ("planning", the
+-- point) until its path comes. A route planned while it moves starts where the agent is at that update, on
+-- the lead segment; the first path it walks is the agent's position, then the search's path (its first point
+-- on the same segment, so the joint is visible and the smoother cuts it). So under a budget that starts few
+-- plans a frame every agent starts moving at its first update; the walk is then up to about 2 * lead_distance
+-- longer than the path from where it stood. nav.lead_ready: true while a lead move may still be taken at the
+-- next update (a group update gives such a navigator its turn even when no plan start is left:
+-- lua/octonav/navgroup.lua). With a streamer a try waits for the agent's tile to load (none spent).
 --
 -- With a streamer (opts.streamer, octonav.streamer on the same world), the navigator takes care of
 -- the tiles and holes it reads (the seed's 流式加载方案). Its locks are counted streamer locks
@@ -340,7 +339,7 @@ function Nav:go(goal)
   reset(self)
   self.goal = copy(goal)
   self.state = "planning"
-  self.lead_ready = self.lead_distance > 0 and self.streamer == nil
+  self.lead_ready = self.lead_distance > 0
   self.lead_try, self.lead_after = 1, false
 end
 
@@ -573,6 +572,7 @@ local function lead(self, position)
     self.lead_try = self.lead_try + 1
     return nil
   end
+  if not self.locks:loaded_at(position) then return nil end -- (streamed: an unloaded tile reads blocked)
   local B = self.budget
   if B:take("checks", self, 1) == 0 then return nil end -- refused: tried again at the next update
   B:adopt(world.tree) -- (its masks built in the budget's frames: else whole, 23 ms a 512^3 tile)

@@ -32,6 +32,7 @@ none.move_agent, none.planned, none.step_start, none.step_found = nop, nop, nop,
 none.release_passed, none.release_all, none.close = nop, nop, nop
 none.plan_state, none.step_state = ready, ready
 function none.wait_tile() return false end
+function none.loaded_at() return true end
 M.none = none
 
 -- ---- with a streamer ---------------------------------------------------------------------------------
@@ -116,6 +117,12 @@ function Locks:state(set)
 end
 
 function Locks:tile_of(p) return planner_tile_of(self.world, p) end
+
+--- Is the tile of point p loaded? (true outside the world's tiles: nothing to wait for there)
+function Locks:loaded_at(p)
+  local t = self:tile_of(p)
+  return t == nil or self.s:is_loaded(t)
+end
 
 -- The registered path: every step path not passed yet must be valid.
 local Registered = {}
