@@ -73,6 +73,15 @@ typedef struct on_proxgrid {
     uint32_t *tmp;             /* per live agent: its bucket (the build's scratch) */
     uint32_t nbuckets;         /* a power of two */
     size_t cap_buckets, cap_items;
+    /* per slot (proximity.c's candidate lists): the position and id at the last build, each slot's
+     * list of the agents near it when it was made (PROX_CAND slots each) and its record */
+    double *last;              /* 3 a slot */
+    uint32_t *last_id;
+    uint32_t *cand;
+    struct on_proxlist *lists;
+    size_t cap_slots;
+    double travel;             /* the sum over builds of the farthest one agent moved in it */
+    uint64_t epoch;            /* grows when an agent appears (a list made before misses it) */
 } on_proxgrid;
 #define ON_PROX_MIXED UINT64_MAX
 void on_proxgrid_free(on_proxgrid *g);
@@ -86,6 +95,10 @@ int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t s
                         uint32_t *out);
 /* The grid's bytes. */
 size_t on_proxgrid_bytes(const on_proxgrid *g);
+/* The agents on slot's candidate list (a search whose bound lies within the list's reach, less twice
+ * the farthest any agent moved since it was made, reads them alone), or -1: none since the last agent
+ * appeared (for tests). */
+int on_proxgrid_listed(const on_proxgrid *g, uint32_t slot);
 
 /* workers.c: the crowd's threads (a pool that runs fn over slots [begin, end) chunks; worker 0 is the
  * caller's thread). */

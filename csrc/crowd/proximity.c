@@ -19,10 +19,21 @@
 #include "crowd.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define PROX_ROWS_PER_RANGE 1.0 /* a row's cross-section edge: the widest range / this */
 #define PROX_MAX_SPAN 64       /* rows along y or z a search may visit (a range beyond: clamped) */
 #define PROX_SORT_SMALL 24     /* a bucket of more items is heap sorted, a smaller one by insertion */
+#define PROX_CAND 64           /* a candidate list's slots */
+#define PROX_SKIN 0.15         /* a list reaches this much beyond the bound it was made for (relative) */
+
+/* An agent's candidate list: every live agent whose centre lay within r of its own when it was made
+ * (at the grid's travel `at`, in the grid's epoch); cand[PROX_CAND * slot ..] holds their n slots. */
+struct on_proxlist {
+    double r, at;
+    uint64_t epoch;
+    int n;
+};
 
 static uint32_t bucket(int64_t y, int64_t z, uint32_t mask)
 {
@@ -54,6 +65,15 @@ void on_proxgrid_free(on_proxgrid *g)
     free(g->bkey);
     free(g->items);
     free(g->tmp);
+    free(g->last);
+    free(g->last_id);
+    free(g->cand);
+    free(g->lists);
+    g->last = NULL;
+    g->last_id = NULL;
+    g->cand = NULL;
+    g->lists = NULL;
+    g->cap_slots = 0;
     g->start = NULL;
     g->bkey = NULL;
     g->items = NULL;
@@ -63,7 +83,8 @@ void on_proxgrid_free(on_proxgrid *g)
 
 size_t on_proxgrid_bytes(const on_proxgrid *g)
 {
-    return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) + g->cap_items * (sizeof *g->items + sizeof *g->tmp);
+    return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) + g->cap_items * (sizeof *g->items + sizeof *g->tmp) +
+           g->cap_slots * (3 * sizeof *g->last + sizeof *g->last_id + PROX_CAND * sizeof *g->cand + sizeof *g->lists);
 }
 
 /* a bucket's items by x, then slot (any order would give the same answers: this one is fixed) */
@@ -134,6 +155,40 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
         if (!it || !t) return -1;
         g->cap_items = ni;
     }
+    if (n && g->cap_slots < n) {
+        double *l = realloc(g->last, (size_t)n * 3 * sizeof *l);
+        if (l) g->last = l;
+        uint32_t *li = realloc(g->last_id, (size_t)n * sizeof *li);
+        if (li) g->last_id = li;
+        uint32_t *ca = realloc(g->cand, (size_t)n * PROX_CAND * sizeof *ca);
+        if (ca) g->cand = ca;
+        struct on_proxlist *ls = realloc(g->lists, (size_t)n * sizeof *ls);
+        if (ls) g->lists = ls;
+        if (!l || !li || !ca || !ls) return -1;
+        for (size_t i = g->cap_slots; i < n; i++) {
+            g->last_id[i] = 0;
+            g->lists[i].epoch = 0, g->lists[i].n = 0, g->lists[i].r = g->lists[i].at = 0;
+        }
+        g->cap_slots = n;
+    }
+    /* how far the farthest moved since the last build; an agent new in its slot (or back) makes every
+     * list older than it incomplete */
+    double step = 0;
+    int fresh = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const on_agent *a = &agents[i];
+        double *l = g->last + 3 * (size_t)i;
+        if (a->id && a->id == g->last_id[i]) {
+            double dx = a->pos.x - l[0], dy = a->pos.y - l[1], dz = a->pos.z - l[2];
+            double d2 = dx * dx + dy * dy + dz * dz;
+            step = d2 > step ? d2 : step;
+        } else if (a->id)
+            fresh = 1;
+        g->last_id[i] = a->id;
+        if (a->id) l[0] = a->pos.x, l[1] = a->pos.y, l[2] = a->pos.z;
+    }
+    g->travel += sqrt(step);
+    if (fresh || !g->epoch) g->epoch++;
     double cell = range / PROX_ROWS_PER_RANGE;
     g->nbuckets = nb;
     g->cell = cell;
@@ -262,6 +317,125 @@ static int nearest_within(const on_proxgrid *g, const on_agent *agents, uint32_t
     return m;
 }
 
+/* Every live agent (but self) within squared distance r2 of self (r2 within range's), into cand
+ * unsorted: their count, or -1 when more than PROX_CAND. The rows as nearest_within reads them. */
+static int gather(const on_proxgrid *g, uint32_t self, double range, double r2, uint32_t *cand)
+{
+    const double *me = g->last + 3 * (size_t)self;
+    const double px = me[0], py = me[1], pz = me[2], cell = g->cell;
+    const on_proxitem *items = g->items;
+    int64_t cy[PROX_MAX_SPAN], cz[PROX_MAX_SPAN];
+    double gy[PROX_MAX_SPAN], gz[PROX_MAX_SPAN];
+    double r = sqrt(r2) * (1 + 1e-9) + 1e-12 * cell;
+    r = r < range ? r : range;
+    int ny = axis_order(py, cell, cellof(py - r, cell), cellof(py + r, cell), cy, gy);
+    int nz = axis_order(pz, cell, cellof(pz - r, cell), cellof(pz + r, cell), cz, gz);
+    uint32_t mask = g->nbuckets - 1;
+    double xslack = 1e-9 * cell + 1e-12 * fabs(px);
+    int m = 0;
+    for (int iz = 0; iz < nz && gz[iz] <= r2; iz++)
+        for (int iy = 0; iy < ny && gz[iz] + gy[iy] <= r2; iy++) {
+            uint32_t b = bucket(cy[iy], cz[iz], mask);
+            uint32_t s = g->start[b], e = g->start[b + 1];
+            if (s == e) continue;
+            uint32_t key = rowkey(cy[iy], cz[iz]);
+            int mixed = g->bkey[b] == ON_PROX_MIXED;
+            if (!mixed && g->bkey[b] != key) continue;
+            double rest = r2 - (gz[iz] + gy[iy]);
+            double w = sqrt(rest > 0 ? rest : 0) * (1 + 1e-9) + xslack;
+            double xlo = px - w, xhi = px + w;
+            uint32_t lo = s, hi = e;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (items[mid].x < xlo) lo = mid + 1;
+                else hi = mid;
+            }
+            for (uint32_t it = lo; it < e; it++) {
+                const on_proxitem *o = &items[it];
+                if (o->x > xhi) break;
+                double dx = o->x - px, dy = o->y - py, dz = o->z - pz;
+                if (dx * dx + dy * dy + dz * dz > r2 || o->slot == self || (mixed && o->row != key)) continue;
+                if (m == PROX_CAND) return -1;
+                cand[m++] = o->slot;
+            }
+        }
+    return m;
+}
+
+/* nearest_within's answer from self's candidate list: the same when the list holds every agent
+ * within the bound. The list is left with the answer first, nearest first, so that the next frame's
+ * scan meets the near ones first (few moves in the sorted insertion, a tight bound soon). */
+static int nearest_listed(const on_proxgrid *g, uint32_t self, uint32_t *cand, int nc, double bound, int k,
+                          uint32_t *out)
+{
+    const double *me = g->last + 3 * (size_t)self;
+    const double px = me[0], py = me[1], pz = me[2];
+    double dist[ON_CROWD_MAX_NEIGHBOURS];
+    unsigned char at[ON_CROWD_MAX_NEIGHBOURS];
+    int m = 0;
+    for (int c = 0; c < nc; c++) {
+        uint32_t j = cand[c];
+        const double *o = g->last + 3 * (size_t)j;
+        double dx = o[0] - px, dy = o[1] - py, dz = o[2] - pz;
+        double d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 > bound || !g->last_id[j]) continue; /* (or removed since) */
+        int q;
+        if (m == k) {
+            if (d2 == dist[m - 1] && j > out[m - 1]) continue;
+            q = m - 1;
+        } else
+            q = m++;
+        while (q > 0 && (dist[q - 1] > d2 || (dist[q - 1] == d2 && out[q - 1] > j))) {
+            dist[q] = dist[q - 1], out[q] = out[q - 1], at[q] = at[q - 1];
+            q--;
+        }
+        dist[q] = d2, out[q] = j, at[q] = (unsigned char)c;
+        if (m == k) bound = dist[m - 1];
+    }
+    /* the answer first (in its order), then the rest as they were */
+    unsigned char taken[PROX_CAND] = {0};
+    uint32_t rest[PROX_CAND];
+    for (int i = 0; i < m; i++) taken[at[i]] = 1;
+    int nr = 0;
+    for (int c = 0; c < nc; c++)
+        if (!taken[c]) rest[nr++] = cand[c];
+    for (int i = 0; i < m; i++) cand[i] = out[i];
+    memcpy(cand + m, rest, (size_t)nr * sizeof *rest);
+    return m;
+}
+
+/* Whether self's list holds every live agent within sqrt(bound) of it now: an agent left out lay at
+ * least r away when the list was made, and since then each of the two moved at most the grid's
+ * travel since (rounding: a margin far above it). */
+static int list_covers(const on_proxgrid *g, uint32_t self, double bound)
+{
+    const struct on_proxlist *l = &g->lists[self];
+    if (l->epoch != g->epoch || l->n < 0) return 0;
+    const double *me = g->last + 3 * (size_t)self;
+    double need = sqrt(bound) * (1 + 1e-7) + 1e-9 * g->cell + 1e-12 * (fabs(me[0]) + fabs(me[1]) + fabs(me[2]));
+    double avail = l->r * (1 - 1e-7) - 2 * (g->travel - l->at) * (1 + 1e-7);
+    return need < avail;
+}
+
+/* The k nearest within the bound (at most range squared): from self's list when it covers the bound
+ * (made anew, reaching PROX_SKIN beyond it, when it does not), else from the grid. */
+static int nearest_bound(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, double bound,
+                         int k, uint32_t *out)
+{
+    uint32_t *cand = g->cand + (size_t)PROX_CAND * self;
+    struct on_proxlist *l = &g->lists[self];
+    if (!list_covers(g, self, bound)) {
+        double rb = sqrt(bound) * (1 + PROX_SKIN);
+        if (!(rb < range)) return nearest_within(g, agents, self, range, bound, k, out);
+        l->n = gather(g, self, range, rb * rb, cand);
+        l->r = rb;
+        l->at = g->travel;
+        l->epoch = g->epoch;
+        if (!list_covers(g, self, bound)) return nearest_within(g, agents, self, range, bound, k, out);
+    }
+    return nearest_listed(g, self, cand, l->n, bound, k, out);
+}
+
 int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, int k,
                         uint32_t *out)
 {
@@ -286,9 +460,15 @@ int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t s
             hint = d2 > hint ? d2 : hint;
         }
         if (ok && hint < full) {
-            int m = nearest_within(g, agents, self, range, hint, k, out);
+            int m = nearest_bound(g, agents, self, range, hint, k, out);
             if (m == k) return m; /* (else a rounding apart: the whole range) */
         }
     }
     return nearest_within(g, agents, self, range, full, k, out);
+}
+
+int on_proxgrid_listed(const on_proxgrid *g, uint32_t slot)
+{
+    if (slot >= g->cap_slots || g->lists[slot].epoch != g->epoch) return -1;
+    return g->lists[slot].n;
 }

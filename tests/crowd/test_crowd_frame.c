@@ -115,6 +115,45 @@ static int compare_moving(uint32_t n, double side, double range, int k, int *che
     return bad;
 }
 
+/* Agents moving slowly (0.05 a frame along each axis at most): the searches read the candidate
+ * lists (proximity.c) and equal the brute force; agents removed (frame 6) leave the lists standing, an
+ * agent appearing (frame 12) drops every list, and they are made again. *listed: the searches made
+ * with a list in place after them, summed. */
+static int compare_lists(uint32_t n, double side, double range, int k, int *listed, int *none_after_new)
+{
+    on_agent *ag = calloc(n, sizeof *ag);
+    for (uint32_t i = 0; i < n; i++) {
+        ag[i].id = i % 50 == 7 ? 0 : i + 1;
+        ag[i].pos = v3(rnd() * side, rnd() * side, rnd() * side);
+    }
+    on_proxgrid g;
+    memset(&g, 0, sizeof g);
+    int bad = 0;
+    for (int f = 0; f < 20 && !bad; f++) {
+        if (f == 6)
+            for (uint32_t i = 0; i < n; i += 97) ag[i].id = 0;
+        if (f == 12) ag[7].id = 100007; /* a new agent in a free slot */
+        if (on_proxgrid_build(&g, ag, n, range) < 0) bad++;
+        if (f == 12)
+            for (uint32_t i = 0; i < n; i++) *none_after_new += on_proxgrid_listed(&g, i) < 0;
+        for (uint32_t i = 0; i < n && !bad; i++) {
+            if (!ag[i].id) continue;
+            uint32_t b[ON_CROWD_MAX_NEIGHBOURS];
+            int ma = on_proxgrid_nearest(&g, ag, i, range, k, ag[i].nbr);
+            int mb = brute(ag, n, i, range, k, b);
+            if (ma != mb || memcmp(ag[i].nbr, b, (size_t)ma * sizeof *b) != 0) bad++;
+            ag[i].nnbr = ma;
+            *listed += on_proxgrid_listed(&g, i) >= 0;
+        }
+        for (uint32_t i = 0; i < n; i++)
+            ag[i].pos = v3_add(ag[i].pos, v3((rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1));
+    }
+    on_proxgrid_free(&g);
+    free(ag);
+    return bad;
+}
+
+#define LISTED_PINNED 12768 /* searches with a list after them (of 19,600) */
 static void test_proximity(void)
 {
     int checked = 0;
@@ -129,6 +168,11 @@ static void test_proximity(void)
     CHECK_EQ_INT(compare_moving(500, 30, 6, ON_CROWD_MAX_NEIGHBOURS, &moved, &hinted), 0);
     CHECK_EQ_INT(compare_moving(200, 100, 10, 4, &moved, &hinted), 0); /* sparse: many short of k */
     CHECK(hinted > moved / 4);
+    int listed = 0, none = 0;
+    CHECK_EQ_INT(compare_lists(1000, 64, 13, 16, &listed, &none), 0);
+    CHECK_EQ_INT(none, 1000); /* the new agent dropped every list */
+    CHECK_EQ_INT(listed, LISTED_PINNED);
+    printf("proximity: %d of the slow agents' searches from their candidate lists\n", listed);
     printf("proximity: %d searches of moving agents (%d from the last neighbours) equal to the brute force\n", moved,
            hinted);
 }
