@@ -8,13 +8,11 @@
  *       component's pairs does, the others get no edge: on_tgraph_opts), tag
  *   route.info(blob) -> { portals, edges, components, rects, depth, bound, tag, bytes, crc, wshift } | nil, reason
  *   route.portals(blob) -> { {x, y, z, face = F}, ... } (each portal's point, tile-local leaves) | nil, reason
- *   route.world(tree) -> graph        a world graph for the tree's tile grid (no tile yet)
- *   graph:add_tile(i, j, k, blob | tree) -> true | nil, reason    (a tree: built from its loaded tile)
- *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's
- *       identity (the CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges,
- *       links, rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner (the
- *       graph's planners share one join scratch: the endpoints' local-search arrays, route.h);
- *       graph:joins_bytes() -> that scratch's bytes
+ *   route.world(tree) -> graph (no tile yet); graph:add_tile(i, j, k, blob | tree: its loaded tile) -> true | nil, reason
+ *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's identity (the
+ *       CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges, links,
+ *       rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner (the graph's planners share
+ *       one join scratch: the endpoints' local-search arrays, route.h); graph:joins_bytes() -> that scratch's bytes
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:join_limit(work [, ms]); planner:joining() -> bool, units (joins cut to fit, octonav_world.h)
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
@@ -462,22 +460,23 @@ static double *check_costs(lua_State *L, int opts, const char *key, size_t n)
     return c;
 }
 
-/* planner:start_multi(tree, starts, goals [, { start_costs = {...}, goal_costs = {...} }]) */
+/* planner:start_multi(tree, starts, goals [, { start_costs = {...}, goal_costs = {...}, radius = r }]) */
 static int l_start_multi(lua_State *L)
 {
-    static const char *const known[] = {"start_costs", "goal_costs", NULL};
+    static const char *const known[] = {"start_costs", "goal_costs", "radius", NULL};
     luaL_checkudata(L, 1, PLANNER_MT);
     luaL_checkudata(L, 2, ON_TREE_MT);
     lua_settop(L, 5); /* the point arrays below are pushed above the options: keep index 5 the options */
     size_t ns, ng;
     double *s = check_points(L, 3, "starts", &ns);
     double *g = check_points(L, 4, "goals", &ng);
-    double *sc = NULL, *gc = NULL;
+    double *sc = NULL, *gc = NULL, radius = 0;
     if (!lua_isnoneornil(L, 5)) {
         luaL_checktype(L, 5, LUA_TTABLE);
         on_lua_checkopts(L, 5, "start_multi", known);
         sc = check_costs(L, 5, "start_costs", ns);
         gc = check_costs(L, 5, "goal_costs", ng);
+        if (!((radius = on_lua_optnumber(L, 5, "radius", 0)) >= 0) || !isfinite(radius)) luaL_error(L, "start_multi: option 'radius' must be a finite number >= 0");
     }
     lplanner *u = checkp(L, 1); /* after the lists (rule (a)) */
     on_tree *t = on_lua_checktree(L, 2);
@@ -488,6 +487,7 @@ static int l_start_multi(lua_State *L)
     resolve(L, 1, t);
     lua_pushvalue(L, 2);
     lua_setiuservalue(L, 1, 2);
+    on_route_set_join_radius(u->h.p, radius / tp->scale);
     return push_status(L, u, on_route_start_multi(u->h.p, t, s, sc, ns, g, gc, ng));
 }
 

@@ -135,6 +135,11 @@ ON_API on_status on_route_step(on_route *r, size_t budget, size_t *done);
  * one, route.h: another start meanwhile grows a scratch of its own). */
 ON_API void on_route_set_join_limit(on_route *r, size_t work, double seconds);
 ON_API int on_route_joining(const on_route *r);
+/* A plan's radius: `leaves` (nav units, beyond what the tree keeps; 0, the default: none) for the
+ * on_route_start_multi calls that follow (on_route_start keeps none). A start and a goal in one tile then join directly only by a way inside the tile that keeps
+ * it (the local searches of both ends enter a box only along a segment that keeps it: the sphere's line
+ * of sight), else through portals; an end whose search so meets nothing joins as a point (as without). */
+ON_API void on_route_set_join_radius(on_route *r, double leaves);
 /* The route's steps (cap too small: only *n, ON_BUFFER_SMALL) and info; returns the search status. */
 ON_API on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, size_t *n, on_route_info *info);
 ON_API size_t on_route_bytes(const on_route *r);

@@ -90,6 +90,13 @@ typedef struct on_reach {
      * after at least one unit: it returns ON_IN_PROGRESS and the search is `suspended`; on_reach_resume
      * goes on from there, and the search settles, reaches and costs exactly what one whole call does
      * (tests/world/test_reach_resume.c). `work` counts the units spent since the caller zeroed it. */
+    /* A search that keeps a radius (a plan's joins with one, route_start.c): a box is entered only
+     * along a segment that keeps rR leaves from blocked space in rtree (on_tree_visible_radius: from
+     * where the path stands to where it enters; tile-local points + roff are nav space). rtree NULL:
+     * none (the default; the tile graph build never sets it). */
+    const struct on_tree *rtree;
+    int64_t rR;
+    double roff[3];
     size_t limit;
     double deadline;
     size_t work;

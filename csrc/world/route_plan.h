@@ -128,6 +128,12 @@ struct on_route {
     double step_deadline;  /* a step's end by the monotonic clock (join_seconds from its start; 0: none):
                             * its portals' expansion stops there too (on_route_expand, every 8) */
     int joining, jown, jsusp, jstage, jnear;
+    /* A plan's radius (nav leaves beyond the tree's, on_route_set_join_radius; 0: none): the joins of an
+     * endpoint whose tile holds the other end keep it (reach.h rtree), so a start and a goal in one
+     * tile join directly only by a way that keeps it; jplain: the endpoint being joined met nothing so
+     * and joins as a point (route_start.c). */
+    double join_radius;
+    int jplain;
     const on_tree *jtree;
     double *jin, *jinc;
     size_t jincap, jns, jng, ji, jpushed;

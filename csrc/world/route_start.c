@@ -4,6 +4,7 @@
  * goal to the portals of its own tile (reach.h), the goal joins and the first nodes; near pairs.
  */
 #include "route_plan.h"
+#include "clearance.h"
 #include "util.h"
 
 #include <math.h>
@@ -149,7 +150,7 @@ static int goal_local(const on_route *r, const endpoint *e, size_t j, double gl[
  * edges), and in a tile of more than r->directed_boxes boxes heads for other (a world point: the
  * other end) and stops early (reach.h). */
 static on_status endpoint_reach(on_route *r, const endpoint *e, const double *goal, const double other[3],
-                                uint32_t *reached)
+                                int keep, uint32_t *reached)
 {
     uint32_t np = e->g->np;
     if (on_grow((void **)&r->cost, &r->costcap, (size_t)np + 1, sizeof *r->cost) ||
@@ -167,6 +168,11 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
 #endif
     size_t budget = r->directed_budget;
     r->reach.lazy = e->lz;
+    /* a plan's radius kept (keep: e's tile holds the other end): a way in the tile that does not keep
+     * it is no way (route_plan.h join_radius) */
+    r->reach.rtree = keep && r->join_radius > 0 && !r->jplain && !r->jnear ? r->jtree : NULL;
+    r->reach.rR = (int64_t)ceil(r->join_radius);
+    for (int k = 0; k < 3; k++) r->reach.roff[k] = e->nav[k] - e->local[k];
     /* a search suspended at the last call's limit goes on, over the same set (else it starts again) */
     int resume = r->jsusp && r->reach.suspended && r->jset == e->s && r->jgen == e->gen;
     r->jsusp = 0;
@@ -201,6 +207,16 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
     }
     if (on_ok(st) && goal && big && r->cost[np] < HUGE_VAL) (*reached)--; /* the goal is no portal */
     return st;
+}
+
+/* Did e's last search (one that kept a radius) meet anything: a portal, or the other end at x (a
+ * tile-local point, or NULL)? Else the endpoint joins as a point (jplain): a search that keeps the radius
+ * from faces' clamped points can find no way where one exists. */
+static int met_any(on_route *r, const endpoint *e, const double *x)
+{
+    for (uint32_t p = 0; p < e->g->np; p++)
+        if (r->cost[p] < HUGE_VAL) return 1;
+    return x && on_reach_cost_to(&r->reach, e->s, x) < HUGE_VAL;
 }
 
 void on_route_reset(on_route *r)
@@ -261,8 +277,13 @@ static on_status joins_run(on_route *r)
         double sn[3], sl[3];
         for (int k = 0; k < 3; k++) sn[k] = (starts[k] - r->w->p.origin[k]) * inv;
         int same = local_in(r, &e, sn, sl);
-        st = endpoint_reach(r, &e, same && e.s->nbox > r->directed_boxes ? sl : NULL, starts, &reached);
+        st = endpoint_reach(r, &e, same && e.s->nbox > r->directed_boxes ? sl : NULL, starts, same, &reached);
+        if (on_ok(st) && r->reach.rtree && !met_any(r, &e, same ? sl : NULL)) { /* (jplain: as a point) */
+            r->jplain = 1;
+            st = endpoint_reach(r, &e, same && e.s->nbox > r->directed_boxes ? sl : NULL, starts, same, &reached);
+        }
         if (on_in_progress(st)) return st;
+        r->jplain = 0;
         if (on_failed(st)) return st;
         r->info.join_boxes += r->reach.pops;
         if (on_grow((void **)&r->gj, &r->gjcap, r->ngj + reached + 1, sizeof *r->gj)) return ON_FAILURE | ON_NO_MEMORY;
@@ -286,8 +307,13 @@ static on_status joins_run(on_route *r)
         double gl[3];
         size_t j0 = 0;
         while (j0 < ng && !goal_local(r, &e, j0, gl)) j0++;
-        st = endpoint_reach(r, &e, j0 < ng ? gl : NULL, goals, &reached);
+        st = endpoint_reach(r, &e, j0 < ng ? gl : NULL, goals, j0 < ng, &reached);
+        if (on_ok(st) && r->reach.rtree && !met_any(r, &e, j0 < ng ? gl : NULL)) { /* (as above) */
+            r->jplain = 1;
+            st = endpoint_reach(r, &e, j0 < ng ? gl : NULL, goals, j0 < ng, &reached);
+        }
         if (on_in_progress(st)) return st;
+        r->jplain = 0;
         if (on_failed(st)) return st;
         r->info.join_boxes += r->reach.pops;
         for (uint32_t p = 0; p < e.g->np; p++) {
@@ -379,6 +405,7 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
     r->jns = ns;
     r->jng = ng;
     r->jnear = near_ok;
+    r->jplain = 0;
     r->jstage = 0;
     r->ji = 0;
     r->jpushed = 0;
@@ -456,3 +483,9 @@ void on_route_set_join_limit(on_route *r, size_t work, double seconds)
 }
 
 int on_route_joining(const on_route *r) { return r && r->joining; }
+
+void on_route_set_join_radius(on_route *r, double leaves)
+{
+    if (!r) return;
+    r->join_radius = leaves > 0 && leaves <= ON_MAX_RADIUS_LEAVES ? leaves : 0;
+}

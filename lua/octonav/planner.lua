@@ -253,8 +253,12 @@ local function begin(job, all_open)
   job.swhat, job.gwhat, job.all_open = swhat, gwhat, all_open
   job.starts, job.scost, job.goals, job.gcost = s, scost, g, gcost
   if #s == 0 or #g == 0 then return nil, "unreachable" end
-  if scost == ZERO and gcost == ZERO then return job.p:start_multi(world.tree, s, g) end -- (costs 0)
-  return job.p:start_multi(world.tree, s, g, { start_costs = scost, goal_costs = gcost })
+  -- (the radius: a start and a goal in one tile join directly only by a way that keeps it)
+  local r = job.radius > 0 and job.radius or nil
+  if scost == ZERO and gcost == ZERO then
+    return job.p:start_multi(world.tree, s, g, r and { radius = r } or nil) -- (costs 0)
+  end
+  return job.p:start_multi(world.tree, s, g, { start_costs = scost, goal_costs = gcost, radius = r })
 end
 
 -- A failure of the search with the doors as they are: "door_closed" when opening every door helps.
@@ -361,7 +365,7 @@ direct_goal = function(job, r)
   local best
   for j = 1, #job.goals do
     local st = job.p:start_multi(job.world.tree, job.starts, { job.goals[j] },
-      { start_costs = job.scost, goal_costs = { job.gcost[j] } })
+      { start_costs = job.scost, goal_costs = { job.gcost[j] }, radius = job.radius > 0 and job.radius or nil })
     while st == "running" do st = job.p:step(PLAN_BUDGET) end
     local rj = st == "found" and job.p:flat()
     if rj and (not best or rj.cost < best.cost) then
