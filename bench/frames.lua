@@ -1,6 +1,7 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
 --                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
+--                       [--nobegin]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -23,7 +24,9 @@
 -- masks beside its decode), the navigators bound to it; a frame is streamer:update() too. --workers N
 -- (1) and --publish_ms X (0: none): the streamer's options. --preload (with --stream): the tiles
 -- within load_padding of the agents' starts loaded before the first frame (s:update(true): a game's
--- loading of the agents' surroundings; their goals' tiles still stream in during the frames).
+-- loading of the agents' surroundings; their goals' tiles still stream in during the frames). With
+-- --stream the frame starts with budget:begin() before streamer:update(), so the budget's ms counts
+-- the streamer's installs too; --nobegin: not (the budget's ms from budget:update, as before).
 -- --trace: every frame over X + 0.5 ms explained: the C calls of the navigators' work are timed one by
 -- one (the methods of the tree, query and planner objects wrapped, thread CPU clock), and the frame's
 -- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
@@ -59,7 +62,7 @@ while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
-    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" then
+    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -314,6 +317,7 @@ local function run_pass()
     if T then T.frame_begin() end
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then
+      if not flags.nobegin and not flags.nobudget then budget:begin() end
       strm:update()
       local sc = (core.thread_clock() - c0) * 1e3
       if sc > smax then smax = sc end
@@ -461,6 +465,7 @@ local mode = (flags.stream and "streamed, " or "") ..
   (flags.group and not flags.nobudget and "group update (budget:update), " or "") ..
   (flags.clock and ("budget clock " .. flags.clock .. ", ") or "") ..
   (flags.stream and flags.preload and "agents' tiles preloaded, " or "") ..
+  (flags.stream and not flags.nobegin and not flags.nobudget and "budget:begin() before streamer:update(), " or "") ..
   (flags.nobudget and "no budget (masks built whole on first read)" or flags.lazy and "lazy masks (los 0)" or
     flags.prepare and "masks prepared" or ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
 print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame; %s"):format(pack, o.agents, o.ms,

@@ -127,3 +127,35 @@ describe("a streamed navigator's first move", function()
     s:close()
   end)
 end)
+
+-- budget:begin(): the game's frame starts before budget:frame() (its streamer:update() first, which
+-- installs a tile in one piece: up to 2 ms on the seed's world); before, `ms` ran from frame(), so a
+-- streamed frame was the budget's ms plus the streamer's install (frames of 4.2 ms at ms 2, seed 23).
+describe("budget:begin", function()
+  it("counts the frame's ms from the game's frame start", function()
+    local t = 0
+    local budget = navigator.budget { ms = 2, clock = function() return t end }
+    budget:begin()
+    t = 0.0015 -- (the streamer's update took 1.5 ms)
+    budget:frame()
+    assert.are.equal(0.002, budget.deadline)
+    t = 0.0021 -- past the frame's 2 ms: every ask refused
+    local who = {}
+    assert.are.equal(0, budget:take("plans", who, 1))
+    -- the next frame without begin: from frame() as before
+    t = 0.010
+    budget:frame()
+    local tail = budget.tail or 0 -- (learnt from the late ask above: 0.1 ms)
+    assert.is_true(math.abs(budget.deadline - (0.012 - tail)) < 1e-12)
+    assert.is_true(tail < 0.0002)
+    assert.are.equal(1, budget:take("plans", who, 1))
+  end)
+
+  it("is nothing without ms", function()
+    local budget = navigator.budget { expansions = 10 }
+    budget:begin()
+    budget:frame()
+    assert.is_nil(budget.deadline)
+    assert.are.equal(10, budget:take("expansions", {}, 20))
+  end)
+end)

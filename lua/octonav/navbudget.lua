@@ -137,7 +137,7 @@ function M.new(opts)
   end
   local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock, clock_kind = ckind, late = 0,
     deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
-    los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil }, Budget)
+    los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil, begun = nil }, Budget)
   local los = opts.los
   if los == nil then los = DEFAULTS.los end
   if not util.is_count(los, 0) then raise("octonav.navigator.budget: option 'los' must be an integer >= 0") end
@@ -192,12 +192,20 @@ local function leave_line(p, who)
   end
 end
 
+--- budget:begin(): the game's frame starts now (its clock's reading kept): the next budget:frame()
+-- (or budget:update) counts `ms` from here, so the game's work before it (streamer:update()
+-- installing a tile) is inside the frame's time, not on top of it. Without it `ms` runs from frame().
+function Budget:begin()
+  if self.ms then self.begun = self.clock() end
+end
+
 --- budget:frame(): a new frame: every amount full again, reserved first for the line.
 -- (masks_later: budget:update's, which builds the masks after the navigators' work: M.frame_masks)
 function Budget:frame(masks_later)
   local n = self.frames
   self.frames = n + 1
-  local start = self.ms and self.clock()
+  local start = self.ms and (self.begun or self.clock())
+  self.begun = nil
   if self.gc then self:collect() elseif self.gc_auto then M.gc_auto(self) end
   if self.ms then
     -- the tail: how long after the deadline the last frame's last ask came (the navigators updated
