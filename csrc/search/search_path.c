@@ -24,14 +24,28 @@ static int corridor_faces(on_query *q)
     size_t m = q->ncorr - 1;
     if (on_grow((void **)&q->faces, &q->facescap, 6 * m, sizeof *q->faces)) return -1;
     double r[2][6], s; /* consecutive cells' regions (min, max), each looked up once */
+    double *f = q->faces;
+    if (q->g.kind == ON_GRAPH_CELLS) { /* (the plain cells' regions inline: the same values) */
+        on_graph_cell_region(&q->g, q->corr[0], r[0], r[0] + 3, &s);
+        for (size_t i = 0; i < m; i++, f += 6) {
+            const double *a = r[i & 1];
+            double *b = r[(i + 1) & 1];
+            on_graph_cell_region(&q->g, q->corr[i + 1], b, b + 3, &s);
+            for (int k = 0; k < 3; k++) {
+                f[k] = on_maxf(a[k], b[k]);
+                f[3 + k] = on_minf(a[3 + k], b[3 + k]);
+            }
+        }
+        return 0;
+    }
     on_graph_region(&q->g, q->corr[0], r[0], r[0] + 3, &s);
-    for (size_t i = 0; i < m; i++) {
+    for (size_t i = 0; i < m; i++, f += 6) {
         const double *a = r[i & 1];
         double *b = r[(i + 1) & 1];
         on_graph_region(&q->g, q->corr[i + 1], b, b + 3, &s);
         for (int k = 0; k < 3; k++) {
-            q->faces[6 * i + k] = on_maxf(a[k], b[k]);
-            q->faces[6 * i + 3 + k] = on_minf(a[3 + k], b[3 + k]);
+            f[k] = on_maxf(a[k], b[k]);
+            f[3 + k] = on_minf(a[3 + k], b[3 + k]);
         }
     }
     return 0;
