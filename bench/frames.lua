@@ -1,5 +1,6 @@
 -- bench/frames.lua PACK [--agents N] [--ms X] [--frames F] [--seed S] [--los N] [--speed V] [--passes P]
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
+--                       [--los-budget S|none|tree]
 --                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
 --                       [--nobegin]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
@@ -13,6 +14,8 @@
 -- queries' and route planners' C bytes (q:bytes(), planner:bytes()), and the rest of the process's growth.
 -- --lazy: the masks as before (budget los = 0: built whole on a tile's first line of sight).
 -- --prepare: tree:los_prepare() after the open (the game's prepare step; for comparison).
+-- --los-budget S: the line-of-sight masks' byte budget, tree:los_budget: S times the tree's bytes, none
+--   (no limit: every tile read keeps its masks) or tree (a quarter of its bytes: a world's default).
 -- --nobudget: no shared budget (each navigator spends its own per-update limits): the throughput a budget
 -- is compared with (arrivals), its frames unbounded.
 -- --group: the navigators updated in one call a frame (budget:update, lua/octonav/navgroup.lua) instead
@@ -68,6 +71,12 @@ while i <= #arg do
   elseif k == "clock" then
     if arg[i + 1] ~= "wall" and arg[i + 1] ~= "thread" then usage("--clock needs wall or thread") end
     flags.clock = arg[i + 1]
+    i = i + 2
+  elseif k == "los-budget" then
+    local v = tonumber(arg[i + 1])
+    if arg[i + 1] == "none" then v = false elseif arg[i + 1] == "tree" then v = "tree" end
+    if v == nil then usage("--los-budget needs a share of the tree's bytes, none or tree") end
+    flags.los_budget = v
     i = i + 2
   elseif k == "png" then
     if not arg[i + 1] then usage("--png needs a file name") end
@@ -262,6 +271,11 @@ local function run_pass()
     -- streamer takes the world over and unloads its tiles
     strm = true
   end
+  if flags.los_budget ~= nil then -- (a share of the tree's bytes, false: none, "tree")
+    local v = flags.los_budget
+    if type(v) == "number" then v = math.floor(v * world.tree:stats().bytes) end
+    world.tree:los_budget(v)
+  end
   if flags.prepare then assert(world.tree:los_prepare()) end
   local rnd = rng(o.seed)
   local function free_point() return U.free_point(world, rnd) end
@@ -438,7 +452,7 @@ local function run_pass()
     hist = histogram(cpu, o.ms),
     tree = st.bytes, los = st.los_bytes, los_tiles = st.los_tiles, adj = st.adjacency_bytes + st.landmark_bytes,
     adjacency = st.adjacency_bytes, adjacency_tiles = st.adjacency_tiles, landmarks = st.landmark_bytes,
-    boxes = st.box_bytes,
+    boxes = st.box_bytes, los_dropped = st.los_dropped, los_budget = world.tree.los_budget and world.tree:los_budget(),
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
@@ -475,7 +489,11 @@ print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 /
   .. " beyond tree x |")
 for p = 1, o.passes do
   local r = run_pass()
-  local beyond = r.los + r.adj + r.boxes + r.graph + r.heap + r.queries + r.planners
+  -- everything beyond the tree, as the memory line's "all beyond": the parts below, "other C" included
+  -- (the resident growth they do not account for), so that the two give one figure
+  local known = r.tree + r.los + r.adj + r.boxes + r.graph + r.heap + r.queries + r.planners
+  local other = r.rss and math.max(0, r.rss - known)
+  local beyond = known - r.tree + (other or 0)
   print(("| %d | %.2f / %.2f / %.2f / %.2f | %.2f / %.2f / %.2f / %.2f | %d | %d (%d) | %.1f | %d | %.1f | %.1f (%d) |"
     .. " %.2f | %.1f | %.2f |"):format(p, r.cpu50, r.cpu99, r.cpu999, r.cpumax, r.wall50, r.wall99, r.wall999,
     r.wallmax, r.over, r.arrived, r.failed, r.arrived / (o.frames / 60), r.first_wait, r.tree / 2^20, r.los / 2^20,
@@ -488,8 +506,6 @@ for p = 1, o.passes do
   -- holds (allocated: a calloc'd array's untouched pages count, though not resident), so "all beyond"
   -- is the larger of their sum and the resident growth, less the tree; the resident growth alone after.
   local mb, tx = function(b) return b / 2^20 end, function(b) return b / r.tree end
-  local known = r.tree + r.los + r.adj + r.boxes + r.graph + r.heap + r.queries + r.planners
-  local other = r.rss and math.max(0, r.rss - known)
   print(("  memory: tree %.1f MB; beyond it: masks %.1f MB (%.2fx), cell adjacency %.1f MB (%d tiles, %.2fx),"
     .. " landmarks %.1f MB, boxes %.1f MB (%.2fx), world graph %.2f MB (%.3fx), Lua heap (navigators, their"
     .. " queries' Lua side) %.1f MB (%.2fx), queries (C) %.1f MB (%.2fx), route planners and their join scratch"
@@ -499,6 +515,8 @@ for p = 1, o.passes do
     other and (", other C (the walker, the allocator's slack, the rest) %.1f MB (%.2fx); all beyond %.2fx"
     .. " (resident growth less the tree: %.2fx)"):format(mb(other), tx(other), tx(known - r.tree + other),
     tx(r.rss - r.tree)) or ""))
+  print(("  masks: budget %s, %d tiles' built by the budget's frames, %d dropped to keep it"):format(
+    r.los_budget and ("%.1f MB"):format(mb(r.los_budget)) or "none", r.los_built or 0, r.los_dropped or 0))
   local c = r.costs
   print(("  learnt costs: plan start %.2f ms, result %.2f ms, expansion %.1f us; tail held back %.2f ms;"
     .. " frames cut %d%s"):format((c.plan or 0) * 1e3, (c.result or 0) * 1e3, (c.expansion or 0) * 1e6,

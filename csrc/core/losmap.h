@@ -18,6 +18,9 @@
  * readers on worker threads may race to build; one copy wins, the others are freed unused), and freed
  * by on_tree_touch, which every change to a tile's contents calls on the writer's thread (edits,
  * obstacles, tile installs and unloads, clear_tile): a losmap present is always the tile's contents.
+ * on_tree_los_step also frees the least recently read tiles' losmaps to keep their bytes within the
+ * tree's budget (on_tree_set_los_budget): each read stamps the tile with the tree's los_clock, which
+ * every on_tree_los_step call advances.
  */
 #ifndef OCTONAV_LOSMAP_H
 #define OCTONAV_LOSMAP_H
@@ -77,8 +80,14 @@ static inline uint32_t on_losmap_start(const on_losmap *m, const on_losnode **ch
 const on_losmap *on_tile_losmap_slow(const on_tree *t, uint32_t tile);
 static inline const on_losmap *on_tile_losmap(const on_tree *t, uint32_t tile)
 {
-    const on_losmap *m = atomic_load_explicit(&t->tiles[tile].los, memory_order_acquire);
-    return m ? m : on_tile_losmap_slow(t, tile);
+    on_tile *tl = &((on_tree *)t)->tiles[tile]; /* (its atomics only) */
+    const on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire);
+    if (!m) return on_tile_losmap_slow(t, tile);
+    /* read now: the budget drops the least recently read tiles' masks (on_tree_set_los_budget) */
+    unsigned c = atomic_load_explicit(&((on_tree *)t)->los_clock, memory_order_relaxed);
+    if (atomic_load_explicit(&tl->los_used, memory_order_relaxed) != c)
+        atomic_store_explicit(&tl->los_used, c, memory_order_relaxed);
+    return m;
 }
 
 /* A build in progress (on_tree_los_step); freed with the tree (on_tree_losbuild_drop). */

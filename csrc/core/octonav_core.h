@@ -96,6 +96,7 @@ typedef struct on_tree_stats {
     size_t box_bytes;      /* their memory (not in bytes) */
     size_t los_tiles;      /* tiles whose line-of-sight mask hierarchy is built (on_tree_los_prepare) */
     size_t los_bytes;      /* their memory (not in bytes) */
+    uint64_t los_dropped;  /* tiles' masks dropped to keep their budget so far (on_tree_set_los_budget) */
     size_t adj_tiles;      /* tiles whose cell adjacency is built (on_tree_adjacency_prepare) */
     size_t adj_bytes;      /* their memory (not in bytes) */
     size_t landmark_bytes; /* the search's landmark distances (on_tree_landmarks_prepare; not in bytes) */
@@ -222,18 +223,39 @@ ON_API void on_tree_set_los_defer(on_tree *t, int on);
  * on = 1: outside the grid counts as free, as in a tree baked for the radius (the bake grows geometry,
  * not the border): a world's tree (octonav.world). Never while another thread reads the tree. */
 ON_API void on_tree_set_border_free(on_tree *t, int on);
+/* The masks' bytes, kept by on_tree_los_step: when the tiles' masks hold more than the budget it drops
+ * the masks of the tiles lines of sight read least recently (a tile's masks read again are wanted and
+ * built again in slices, as after a change), and it builds a wanted tile's only when they would fit or
+ * some tile's masks have not been read for ON_LOS_IDLE_STEPS calls (no tile's are dropped for
+ * another's over and over: the tiles left out are read through their node tables, the same answers);
+ * a tile whose masks alone pass the budget keeps none until it changes. bytes: ON_LOS_BUDGET_NONE (the
+ * default: no limit), ON_LOS_BUDGET_TREE (ON_LOS_BUDGET_SHARE of the tree's bytes, on_tree_stats'
+ * bytes, at each call: a world's tree, octonav.world.load) or a count of bytes. Masks built by the
+ * first line of sight through a tile (masks not deferred) or installed by a streamer count from the
+ * next on_tree_los_step. Drops free memory that lines of sight on other threads may read: with a
+ * budget, on_tree_los_step runs only while no other thread reads the tree. An edit (never while
+ * another thread reads the tree); it forgets which tiles passed the budget. on_tree_los_budget: the
+ * budget now in bytes (ON_LOS_BUDGET_NONE: no limit). */
+#define ON_LOS_BUDGET_NONE ((size_t)-1)
+#define ON_LOS_BUDGET_TREE ((size_t)-2)
+#define ON_LOS_BUDGET_SHARE 0.25
+#define ON_LOS_IDLE_STEPS 60u
+ON_API void on_tree_set_los_budget(on_tree *t, size_t bytes);
+ON_API size_t on_tree_los_budget(const on_tree *t);
 typedef struct on_los_step_info {
     uint64_t work;   /* node-table reads this call made (the unit of `work`) */
     uint32_t built;  /* tiles whose masks it finished (published: line of sight reads them from now on) */
     uint32_t wanted; /* tiles a line of sight read without masks, still to be built */
     uint32_t left;   /* with all: loaded tiles without masks (the wanted ones included) */
     int partial;     /* a tile's build is under way (resumed by the next call) */
+    uint32_t dropped; /* tiles whose masks it dropped to keep the budget (on_tree_set_los_budget) */
 } on_los_step_info;
 /* Build mask hierarchies for at most `work` node-table reads (0: no limit) and `seconds` of the
  * monotonic clock (0: no limit): the tiles lines of sight wanted first (lowest index first), then, with
- * all, every loaded tile without masks. A tile's build is resumable: it stops mid-tile and goes on at the
+ * all, every loaded tile without masks; within the masks' budget (on_tree_set_los_budget). A tile's build is resumable: it stops mid-tile and goes on at the
  * next call (a change to the tile abandons it); the losmap is published when whole and is the same,
- * byte for byte, as a one-piece build. One thread: the tree's writer (readers on other threads may run).
+ * byte for byte, as a one-piece build. One thread: the tree's writer (readers on other threads may run
+ * only with no budget: ON_LOS_BUDGET_NONE).
  * ON_FAILURE|ON_INVALID when the masks are off, ON_FAILURE|ON_NO_MEMORY when a build could not be
  * made. *info (may be NULL) gets what it did. */
 ON_API on_status on_tree_los_step(on_tree *t, uint64_t work, double seconds, int all, on_los_step_info *info);

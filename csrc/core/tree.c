@@ -59,6 +59,7 @@ on_status on_tree_create(const on_tree_params *p, on_tree **out)
         atomic_init(&t->tiles[i].los, NULL);
         atomic_init(&t->tiles[i].adj, NULL);
         atomic_init(&t->tiles[i].los_want, 0);
+        atomic_init(&t->tiles[i].los_used, 0);
     }
     for (int i = 0; i < ON_TREE_HOOKS; i++) atomic_init(&t->hooks[i], NULL);
     *out = t;

@@ -38,7 +38,9 @@ typedef struct on_tile {
     uint8_t loaded;    /* 1 for tiles in memory (always 1 until streaming unloads tiles) */
     _Atomic(struct on_losmap *) los; /* line of sight's mask hierarchy (losmap.h), built on first use */
     _Atomic(struct on_celladj *) adj; /* the free cells' neighbour lists (celladj.h), built on first use */
-    atomic_uchar los_want; /* deferred masks: a line of sight read the tile without them (losmap.c) */
+    atomic_uchar los_want; /* deferred masks: a line of sight read the tile without them (losmap.c); 2: its
+                            * masks are bigger than the budget (on_tree_set_los_budget), none kept */
+    atomic_uint los_used;  /* the tree's los_clock when a line of sight last read the tile (losmap.c) */
 } on_tile;
 
 struct on_tree {
@@ -58,6 +60,10 @@ struct on_tree {
     struct on_losbuild *losbuild;     /* on_tree_los_step's build in progress, or NULL */
     uint32_t los_cursor;              /* on_tree_los_step's scan over every tile (all), */
     uint64_t los_cursor_rev;          /* restarted when the tree's revision moves */
+    size_t los_budget;                /* on_tree_set_los_budget's bytes when los_budget_set is 1 */
+    int los_budget_set;               /* 0: no budget (the default); 2: ON_LOS_BUDGET_SHARE of the tree's */
+    atomic_uint los_clock;            /* on_tree_los_step's calls (the masks' last-read stamps) */
+    uint64_t los_dropped;             /* masks dropped to keep the budget */
     int no_cell_adj;       /* 1: the search over the cells walks the tree for every neighbour list instead
                             * of reading the tiles' cell adjacencies (celladj.h; tests compare the two) */
     int border_free;       /* on_tree_set_border_free(t, 1): clearance.c counts outside the grid as free */

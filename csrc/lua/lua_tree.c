@@ -128,6 +128,7 @@ static int l_stats(lua_State *L)
     on_lua_setint(L, "box_bytes", (lua_Integer)st.box_bytes);
     on_lua_setint(L, "los_tiles", (lua_Integer)st.los_tiles);
     on_lua_setint(L, "los_bytes", (lua_Integer)st.los_bytes);
+    on_lua_setint(L, "los_dropped", (lua_Integer)st.los_dropped);
     on_lua_setint(L, "adjacency_tiles", (lua_Integer)st.adj_tiles);
     on_lua_setint(L, "adjacency_bytes", (lua_Integer)st.adj_bytes);
     on_lua_setint(L, "landmark_bytes", (lua_Integer)st.landmark_bytes);
@@ -179,6 +180,38 @@ static int l_los_defer(lua_State *L) { return cache_switch(L, "los_defer", on_tr
 /* tree:border_free(on): with true, searches with a radius and tree:visible_radius count outside the grid
  * as free (a world's tree: as the bake's tree for that radius); false (the default): blocked. */
 static int l_border_free(lua_State *L) { return cache_switch(L, "border_free", on_tree_set_border_free); }
+/* tree:los_budget([bytes]) -> the masks' budget now in bytes, or false (no limit): bytes an integer >= 0,
+ * false (no limit: a tree's default) or "tree" (a quarter of the tree's bytes: a world's tree); none or
+ * nil only reads it. Kept by tree:los_step, which drops the least recently read tiles' masks
+ * (on_tree_set_los_budget). */
+static int l_los_budget(lua_State *L)
+{
+    on_tree *t;
+    if (lua_isnoneornil(L, 2)) {
+        t = on_lua_checktree(L, 1);
+    } else {
+        size_t b;
+        if (lua_isboolean(L, 2) && !lua_toboolean(L, 2)) {
+            b = ON_LOS_BUDGET_NONE;
+        } else if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "tree") == 0) {
+            b = ON_LOS_BUDGET_TREE;
+        } else {
+            int isint = 0;
+            lua_Integer v = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &isint) : 0;
+            if (!isint || v < 0)
+                return luaL_argerror(L, 2, "bytes must be an integer >= 0, false or \"tree\"");
+            b = (size_t)v;
+        }
+        t = on_lua_checktree_idle(L, 1, "los_budget");
+        on_tree_set_los_budget(t, b);
+    }
+    size_t now = on_tree_los_budget(t);
+    if (now == ON_LOS_BUDGET_NONE)
+        lua_pushboolean(L, 0);
+    else
+        lua_pushinteger(L, (lua_Integer)now);
+    return 1;
+}
 static int l_los_step(lua_State *L)
 {
     static const char *const known[] = {"work", "ms", "all", NULL};
@@ -403,6 +436,7 @@ static const luaL_Reg methods[] = {
     {"los_defer", l_los_defer},
     {"border_free", l_border_free},
     {"los_step", l_los_step},
+    {"los_budget", l_los_budget},
     {"adjacency", l_adjacency},
     {"adjacency_prepare", l_adjacency_prepare},
     {"landmarks_prepare", l_landmarks_prepare},
