@@ -156,6 +156,7 @@ on_status on_crowd_set_goal(on_crowd *c, uint32_t id, const double goal[3])
     a->seg = 0;
     a->external = 0;
     a->plan_status = 0;
+    on_rules_reset(a); /* a held or backing agent starts afresh (its old counters were for the old way) */
     if (!goal) {
         a->state = ON_CROWD_IDLE;
         a->goal = a->pos;
@@ -190,8 +191,7 @@ on_status on_crowd_set_path(on_crowd *c, uint32_t id, const double *pts, size_t 
     a->seg = 0;
     a->external = 1;
     a->plan_status = ON_SUCCESS;
-    a->togo_best = INFINITY;
-    a->still = a->yield = 0;
+    on_rules_reset(a);
     if (on_follow_clear_path(c->t, &c->scratch, &a->path, &a->npath, &a->path_cap, a->radius) < 0)
         return ON_SUCCESS | ON_NO_MEMORY; /* (followed as given) */
     a->goal = v3_from(pts + 3 * (n - 1));

@@ -183,6 +183,9 @@ int on_follow_clear_path(const on_tree *t, on_agent *scratch, double **pts, size
 /* rules.c: the preferred velocity of the agent in slot `slot` this frame (a->pref's next value), from its
  * path following (a->fpref), its neighbours (a->nbr) and its deadlock state (updated here). */
 on_v3 on_rules_pref(const on_crowd *c, on_agent *a, uint32_t slot);
+/* A new goal or path: progress is measured from here, nothing held, nobody yielded to (still, yield,
+ * hold and the rest of the deadlock state cleared). */
+void on_rules_reset(on_agent *a);
 
 /* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent. */
 typedef struct on_avoid_params {

@@ -98,7 +98,8 @@ ON_API on_status on_crowd_add(on_crowd *c, const double pos[3], const on_crowd_a
 /* ON_INVALID for an id not in the crowd. */
 ON_API on_status on_crowd_remove(on_crowd *c, uint32_t id);
 /* Send an agent to goal (world point): its path is searched for on the crowd's tree (queued, budgeted).
- * goal NULL: no goal (the agent stops). */
+ * goal NULL: no goal (the agent stops). A new goal or path starts the agent afresh: not held, not
+ * backing off, its progress counted from there. */
 ON_API on_status on_crowd_set_goal(on_crowd *c, uint32_t id, const double goal[3]);
 /* Give an agent its path (n >= 1 world points, copied; the last is its goal): followed from the point
  * nearest it on the first segment, no search made. */

@@ -81,8 +81,7 @@ static int take_path(on_crowd *c, on_agent *a)
     a->npath = n;
     if (on_follow_clear_path(c->t, &c->scratch, &a->path, &a->npath, &a->path_cap, a->radius) < 0) return -1;
     a->seg = 0;
-    a->togo_best = INFINITY; /* progress along this path from here (rules.c) */
-    a->still = a->yield = 0;
+    on_rules_reset(a); /* progress along this path from here (rules.c) */
     a->state = on_ok(s) && n >= 2 ? ON_CROWD_MOVING : on_ok(s) ? ON_CROWD_ARRIVED : ON_CROWD_FAILED;
     return 0;
 }

@@ -210,6 +210,14 @@ static on_v3 make_room(const on_crowd *c, const on_agent *a)
     return v3(0, 0, 0);
 }
 
+void on_rules_reset(on_agent *a)
+{
+    a->togo_best = INFINITY;
+    a->still = a->yield = 0;
+    a->hold = 0;
+    a->yield_head_on = 0;
+}
+
 on_v3 on_rules_pref(const on_crowd *c, on_agent *a, uint32_t slot)
 {
     on_v3 v = v3(0, 0, 0);
