@@ -46,7 +46,8 @@ local navplan -- (octonav.navigator_plan, required at the first update: it requi
 M.WALK_SHARE = 0.25 -- with `ms` (a real clock), the part of it the C walk's lines of sight may take
 M.FIRST_WAIT = 30 -- frames a navigator waits to start its plan before the first-move rule serves it
 M.PLAN_ROUNDS = 8 -- with time left in a frame, the more updates each plan under way may get (3c)
-M.PLAN_MARGIN = 0.25 -- 3c stops that share of `ms` (and two slices) before the deadline
+M.PLAN_MARGIN = 0.1 -- 3c stops that share of `ms` (and two slices) before the deadline (0.25 before session 24:
+-- at 1,000 navigators ms 4 on the seed's world 3c then seldom ran, and plans, not CPU, bounded the arrivals: spec/134)
 
 local type, huge = type, math.huge
 local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
