@@ -119,7 +119,8 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         e1 = v3_cross(h, e1);
         e1 = v3_scale(e1, 1.0 / v3_len(e1));
         on_v3 e2 = v3_cross(h, e1);
-        double k = tan(turn) / sqrt(2.0) * (1 - 1e-9);
+        if (a->turn_of != turn) a->turn_of = turn, a->turn_k = tan(turn) / sqrt(2.0) * (1 - 1e-9);
+        double k = a->turn_k; /* (tan once for each turn limit) */
         on_v3 ns[4] = {v3_sub(v3_scale(h, k), e1), v3_add(v3_scale(h, k), e1), v3_sub(v3_scale(h, k), e2),
                        v3_add(v3_scale(h, k), e2)};
         for (int i = 0; i < 4; i++) {

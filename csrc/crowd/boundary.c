@@ -137,8 +137,11 @@ int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v
     uint32_t ci[CAND];
     for (size_t b = 0; b < a->nboxes; b++) {
         const double *bx = a->boxes + 6 * b;
+        /* (an axis alone farther than within: out, before the others are read) */
         double dx = p.x < bx[0] ? bx[0] - p.x : p.x > bx[3] ? p.x - bx[3] : 0;
+        if (dx > within) continue;
         double dy = p.y < bx[1] ? bx[1] - p.y : p.y > bx[4] ? p.y - bx[4] : 0;
+        if (dy > within) continue;
         double dz = p.z < bx[2] ? bx[2] - p.z : p.z > bx[5] ? p.z - bx[5] : 0;
         double dist2 = dx * dx + dy * dy + dz * dz;
         if (dist2 > within * within) continue;

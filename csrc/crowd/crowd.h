@@ -58,6 +58,7 @@ typedef struct on_agent {
      * neighbours, so every agent decides from the same snapshot, in parallel */
     on_v3 pref0;
     int yield0, still0, head_on0, fallback0;
+    double turn_of, turn_k;    /* avoidance.c: the turn limit a frame (max_turn dt) its pyramid's slope was made for */
 } on_agent;
 
 /* proximity.c: a hash grid of the agents' centres, rebuilt every frame (no allocation once grown). */

@@ -392,7 +392,10 @@ static int nearest_listed(const on_proxgrid *g, uint32_t self, uint32_t *cand, i
         dist[q] = d2, out[q] = j, at[q] = (unsigned char)c;
         if (m == k) bound = dist[m - 1];
     }
-    /* the answer first (in its order), then the rest as they were */
+    /* the answer first (in its order), then the rest as they were (as it mostly is already) */
+    int same = 1;
+    for (int i = 0; i < m && same; i++) same = at[i] == i;
+    if (same) return m;
     unsigned char taken[PROX_CAND] = {0};
     uint32_t rest[PROX_CAND];
     for (int i = 0; i < m; i++) taken[at[i]] = 1;
