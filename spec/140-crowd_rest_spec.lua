@@ -1,5 +1,6 @@
 -- spec/140-crowd_rest_spec.lua -- issue 33's crowd, what session 24 finished (csrc/crowd/rules.c, crowd.c):
--- a new goal clears the rules' state (held, backing off, frames without progress).
+-- a new goal clears the rules' state (held, backing off, frames without progress); the tunnel's
+-- arrivals at the seeds where agents were late.
 local octonav = require "octonav"
 
 -- bench/crowd.lua's tunnel: a wall at x 28..36 of a 64 x 32 x 32 tree, an opening 6 leaves across
@@ -53,4 +54,26 @@ describe("octonav.crowd's set_goal", function()
     assert.are.same({ 11, "moving" }, { held_frames(false) }) -- the hold, without a new goal
     assert.are.same({ 0, "moving" }, { held_frames(true) })
   end)
+end)
+
+describe("octonav.crowd's tunnel", function()
+  -- bench/crowd.lua's tunnel at full size (two groups of 4 crossing through a passage one agent wide in
+  -- its middle) at the seeds where an agent arrived late before: two agents of one way wedged at the
+  -- narrow part's lip, the one behind now steps back after WEDGE_FRAMES frames without progress
+  -- (rules.c). Before, at these seeds, 7 of 8 in time each (seed 3 agent 8 at 837 frames of 807, seed 10
+  -- agent 6 at 773 of 769, seed 19 agent 4 at 842 of 836). "In time": within twice the frames of an
+  -- unobstructed walk.
+  local scen = dofile("bench/crowd.lua")
+  for _, seed in ipairs { 3, 10, 19 } do
+    it("crosses both groups in time at seed " .. seed, function()
+      local r = scen.run("tunnel", { n = 4, seed = seed, frames = 3000, until_arrived = true })
+      local msg = scen.format(r) .. " late: " .. scen.late(r)
+      assert.are.equal(0, r.overlaps, msg)
+      assert.are.equal(0, r.walls, msg)
+      assert.are.equal(0, r.accel + r.turn + r.speed, msg)
+      assert.are.equal(0, r.stuck_agents, msg)
+      assert.are.equal(8, r.arrived, msg)
+      assert.are.equal(8, r.in_time, msg)
+    end)
+  end
 end)
