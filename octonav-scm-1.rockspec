@@ -81,6 +81,7 @@ build = {
     ["octonav.navigator_tree"] = "lua/octonav/navigator_tree.lua",
     ["octonav.navbudget"] = "lua/octonav/navbudget.lua",
     ["octonav.navgroup"] = "lua/octonav/navgroup.lua",
+    ["octonav.navgroup_walk"] = "lua/octonav/navgroup_walk.lua",
     ["octonav.smoother"] = "lua/octonav/smoother.lua",
     ["octonav.streamer"] = "lua/octonav/streamer.lua",
     ["octonav.streamer_changes"] = "lua/octonav/streamer_changes.lua",

@@ -42,7 +42,9 @@
 -- GC_AUTO_STEPSIZE, 10). --gcprobe: the collector stopped and stepped by hand after each frame (outside
 -- its time), each of its steps over 0.3 ms printed with the heap before and after, and each cycle's end.
 -- With --group a frame is timed up to budget:update's return; --copytimed: also the copy of its answers
--- into this benchmark's own tables (as before session 21).
+-- into this benchmark's own tables (as before session 21). --phases (with --group): budget:update's parts
+-- timed every frame (thread CPU; its `phases` hook): frame(), the first pass over every navigator, plan
+-- starts and leads, plans and searches under way, the turns, the masks; mean / p50 / p99 ms printed.
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
 package.path = "lua/?.lua;lua/?/init.lua;bench/lua/?.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -65,7 +67,7 @@ while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
-    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" then
+    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -290,7 +292,8 @@ local function run_pass()
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget)
-  if T then budget.phases = { clock = core.thread_clock } end
+  if T or flags.phases then budget.phases = { clock = core.thread_clock } end
+  local PH = flags.phases and { {}, {}, {}, {}, {}, {} } -- (--phases: budget:update's parts, ms a frame)
   local group = flags.group and not flags.nobudget
   local gnavs, gpos, gst, gwp = {}, {}, {}, {}
   local reasons = {}
@@ -361,6 +364,10 @@ local function run_pass()
     if pre then -- (the navigators' own agents stand there now)
       for s = 1, #pre do strm:remove_agent(pre[s]) end
       pre = nil
+    end
+    if PH and group then
+      local ph = budget.phases
+      for j = 2, 7 do PH[j - 1][f] = (ph[j] - ph[j - 1]) * 1e3 end
     end
     if GP then
       -- the collector stepped by hand, outside the frame, at Lua's pace (a basic step per 8 KB)
@@ -456,6 +463,14 @@ local function run_pass()
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
+  if PH then
+    r.phases = {}
+    for j = 1, 6 do
+      local sum = 0
+      for _, v in ipairs(PH[j]) do sum = sum + v end
+      r.phases[j] = ("%.3f / %.3f / %.3f"):format(sum / #PH[j], pct(PH[j], 0.5), pct(PH[j], 0.99))
+    end
+  end
   for s = 1, o.agents do navs[s].nav:close() end
   budget:release_gc()
   if T then
@@ -542,6 +557,11 @@ for p = 1, o.passes do
   if r.group and r.group.walked then
     print(("  C walk, last frame: %d walked, %d held, %d lines of sight"):format(r.group.walked, r.group.held,
       r.group.walk_checks))
+  end
+  if r.phases then
+    print("  budget:update's parts, thread CPU ms a frame mean / p50 / p99: frame() " .. r.phases[1] .. "; first pass "
+      .. r.phases[2] .. "; starts and leads " .. r.phases[3] .. "; plans and searches under way " .. r.phases[4]
+      .. "; turns and 3c " .. r.phases[5] .. "; masks and the end " .. r.phases[6])
   end
   if r.png then print("picture of the flights: " .. r.png) end
   if r.trace then

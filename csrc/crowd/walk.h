@@ -39,6 +39,11 @@ typedef struct on_walk_slot {
     uint64_t checks;    /* lines of sight spent here since held */
     uint64_t updates;   /* updates made here since held */
     int held;
+    /* parked (lua_walk.c's w:park): a navigator waiting to start its plan, its answer fixed until Lua
+     * takes it back; none of the fields above is used then */
+    int parked;
+    uint32_t wid;       /* its world's number (w:walk's `open`) */
+    double since;       /* the frame it waits since (w:walk reports the earliest) */
 } on_walk_slot;
 
 /* Ensure slot s can hold n points (realloc); ON_OK or ON_FAILURE | ON_NO_MEMORY. */

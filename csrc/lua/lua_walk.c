@@ -34,7 +34,18 @@
  *       a point, the tree is closed; flush: all), which stay held for Lua to take; and -k for a slot
  *       whose navigator is not navs[k] any more (k may exceed #navs). used: checks spent, walked: slots
  *       updated here.
- *   w:size() -> slots held.
+ *   w:park(k, nav, status, answer, since, wid)
+ *       slot k holds nav parked: a navigator waiting to start its plan, whose answer (status, answer)
+ *       does not change until Lua updates it (navgroup.lua takes it back first); since: the frame it
+ *       waits since (a number), wid: its world's number (an integer in [1, 1024]).
+ *   w:take(k) on a parked slot -> nav (and the slot is free again).
+ *   w:walk(..., flush, open) -> nret, used, walked, oldest, oldest_since: a parked slot k whose
+ *       navs[k] is its navigator gets its answer (statuses[k], waypoints[k]) and is not listed in ret,
+ *       unless open[wid] is true (a plan may start in its world: k + 2^31 is listed, the slot stays
+ *       parked) or flush (k is listed, the slot stays parked for Lua to take); oldest: of the parked
+ *       slots answered, the one with the least since (the lowest k among equals; nil when none), and
+ *       its since.
+ *   w:size() -> slots walking, slots parked.
  */
 #include "lua_util.h"
 #include "walk.h"
@@ -45,6 +56,8 @@
 #include <time.h>
 
 #define WALKER_MT "octonav.walker"
+#define WALK_WORLDS 1024 /* parked slots' world numbers: 1 .. this */
+#define OPEN_BIT ((lua_Integer)1 << 31) /* ret's mark of a parked slot whose world may start a plan */
 
 int on_lua_walk_open(lua_State *L); /* (luaopen_octonav_core's, lua_core.c) */
 
@@ -53,6 +66,7 @@ typedef struct walker {
     on_lhandle **trees;   /* each held slot's tree handle (alive: referenced by the user value) */
     unsigned char *flags; /* w:walk's per-index marks */
     size_t cap, nflags, held;
+    size_t parked;        /* of the held, those parked (w:park) */
     size_t cursor;        /* the slot whose turn to check comes first */
 } walker;
 
@@ -196,7 +210,9 @@ static int l_attach(lua_State *L)
         s->checks = s->updates = 0;
         w->held++;
     }
+    if (s->parked) w->parked--;
     s->held = 1;
+    s->parked = 0;
     w->trees[k] = on_lua_testhandle(L, 4, &on_lua_tree_class);
     if (!w->trees[k]) w->trees[k] = lua_touserdata(L, 4); /* (closed: handed back at the first walk) */
     /* the references last: a table grown here may collect, and s is not used after */
@@ -205,6 +221,40 @@ static int l_attach(lua_State *L)
     lua_pushvalue(L, 5);
     lua_rawseti(L, refs, 3 * k - 1);
     lua_pushvalue(L, 4);
+    lua_rawseti(L, refs, 3 * k);
+    return 0;
+}
+
+/* w:park(k, nav, status, answer, since, wid) */
+static int l_park(lua_State *L)
+{
+    luaL_checkudata(L, 1, WALKER_MT);
+    lua_Integer k = check_slot(L, 2);
+    luaL_checkany(L, 3);
+    luaL_checkany(L, 4);
+    double since = luaL_checknumber(L, 6);
+    lua_Integer wid = luaL_checkinteger(L, 7);
+    if (wid < 1 || wid > WALK_WORLDS) luaL_argerror(L, 7, "wid must be an integer in [1, 1024]");
+    lua_settop(L, 7);
+    lua_getiuservalue(L, 1, 1);
+    int refs = lua_gettop(L);
+    lwalker *u = (lwalker *)on_lua_checkidle(L, 1, &walker_class, "walker:park");
+    walker *w = u->h.p;
+    if (!grow(w, (size_t)k)) return luaL_error(L, "walker:park: out of memory");
+    on_walk_slot *s = &w->slots[k];
+    if (!s->held) w->held++;
+    if (!s->parked) w->parked++;
+    s->held = 1;
+    s->parked = 1;
+    s->since = since;
+    s->wid = (uint32_t)wid;
+    w->trees[k] = NULL;
+    /* the references last (a table grown here may collect; s is not used after) */
+    lua_pushvalue(L, 3);
+    lua_rawseti(L, refs, 3 * k - 2);
+    lua_pushvalue(L, 4);
+    lua_rawseti(L, refs, 3 * k - 1);
+    lua_pushvalue(L, 5);
     lua_rawseti(L, refs, 3 * k);
     return 0;
 }
@@ -219,8 +269,20 @@ static int l_take(lua_State *L)
     on_walk_slot s = w->slots[k];
     s.pts = NULL;
     w->slots[k].held = 0;
+    w->slots[k].parked = 0;
     w->trees[k] = NULL;
     w->held--;
+    if (s.parked) w->parked--;
+    if (s.parked) { /* its nav; the answer's references dropped */
+        lua_getiuservalue(L, 1, 1);
+        int prefs = lua_gettop(L);
+        lua_rawgeti(L, prefs, 3 * k - 2);
+        for (int r = 2; r >= 0; r--) {
+            lua_pushnil(L);
+            lua_rawseti(L, prefs, 3 * k - r);
+        }
+        return 1;
+    }
     /* (the slot keeps its points buffer for the next navigator; the copies below allocate nothing
      * that may run Lua before the slot is consistent) */
     lua_getiuservalue(L, 1, 1);
@@ -254,8 +316,10 @@ static int l_take(lua_State *L)
 static int l_size(lua_State *L)
 {
     lwalker *u = (lwalker *)on_lua_checkhandle(L, 1, &walker_class);
-    lua_pushinteger(L, (lua_Integer)((walker *)u->h.p)->held);
-    return 1;
+    const walker *w = u->h.p;
+    lua_pushinteger(L, (lua_Integer)(w->held - w->parked));
+    lua_pushinteger(L, (lua_Integer)w->parked);
+    return 2;
 }
 
 static double read_clock(int kind)
@@ -280,7 +344,7 @@ static int read_point(lua_State *L, int t, lua_Integer k, double p[3])
     return ok;
 }
 
-enum { MARK_NONE = 0, MARK_LUA = 1, MARK_GONE = 2 };
+enum { MARK_NONE = 0, MARK_LUA = 1, MARK_GONE = 2, MARK_OPEN = 3 };
 
 static const double *pt_of(const on_walk_slot *s, uint32_t i) { return s->pts + 3 * (size_t)(i - 1); }
 
@@ -326,6 +390,7 @@ typedef struct walk_ctx {
     uint32_t checks;
     int clock, flush;
     double deadline;
+    const unsigned char *open; /* [wid]: a plan may start in that world (parked slots listed) */
 } walk_ctx;
 
 static int walk_body(lua_State *L, void *p)
@@ -338,6 +403,9 @@ static int walk_body(lua_State *L, void *p)
     const uint32_t checks0 = checks;
     int late = 0, refused = 0;
     lua_Integer walked = 0;
+    int have_oldest = 0;
+    size_t oldest = 0;
+    double oldest_since = 0;
     size_t start = w->cursor >= 1 && w->cursor <= n ? w->cursor : 1;
     for (size_t c = 0; c < n; c++) {
         size_t k = (start - 1 + c) % n + 1;
@@ -351,6 +419,25 @@ static int walk_body(lua_State *L, void *p)
         lua_pop(L, 2);
         if (!same) {
             w->flags[k] = MARK_GONE;
+            continue;
+        }
+        on_walk_slot *ps = &w->slots[k];
+        if (ps->parked) {
+            if (x->flush) {
+                w->flags[k] = MARK_LUA;
+                continue;
+            }
+            if (x->open[ps->wid]) w->flags[k] = MARK_OPEN;
+            if (!have_oldest || ps->since < oldest_since || (ps->since == oldest_since && k < oldest)) {
+                have_oldest = 1;
+                oldest = k;
+                oldest_since = ps->since;
+            }
+            /* the answer (these may allocate, so collect: ps is not used after them) */
+            lua_rawgeti(L, refs, 3 * (lua_Integer)k - 1);
+            lua_rawseti(L, 4, (lua_Integer)k);
+            lua_rawgeti(L, refs, 3 * (lua_Integer)k);
+            lua_rawseti(L, 5, (lua_Integer)k);
             continue;
         }
         double pos[3];
@@ -375,13 +462,16 @@ static int walk_body(lua_State *L, void *p)
     for (size_t k = 1; k <= x->top; k++) {
         unsigned char f = w->flags[k];
         if (f == MARK_NONE) continue;
-        lua_pushinteger(L, f == MARK_GONE ? -(lua_Integer)k : (lua_Integer)k);
+        lua_pushinteger(L, f == MARK_GONE ? -(lua_Integer)k : f == MARK_OPEN ? (lua_Integer)k + OPEN_BIT : (lua_Integer)k);
         lua_rawseti(L, 6, ++nret);
     }
     lua_pushinteger(L, nret);
     lua_pushinteger(L, (lua_Integer)(checks0 - checks));
     lua_pushinteger(L, walked);
-    return 3;
+    if (!have_oldest) return 3;
+    lua_pushinteger(L, (lua_Integer)oldest);
+    lua_pushnumber(L, oldest_since);
+    return 5;
 }
 
 /* w:walk(navs, positions, statuses, waypoints, ret, checks, deadline, clock, flush) */
@@ -396,6 +486,18 @@ static int l_walk(lua_State *L)
     int clock = lua_isnoneornil(L, 9) ? 0 : luaL_checkoption(L, 9, NULL, clocks);
     if (lua_isnoneornil(L, 8)) clock = 0;
     int flush = lua_toboolean(L, 10);
+    if (!lua_isnoneornil(L, 11)) luaL_checktype(L, 11, LUA_TTABLE);
+    /* open[wid] read once: the loop reads no Lua table for it */
+    unsigned char open[WALK_WORLDS + 1];
+    memset(open, 0, sizeof open);
+    if (lua_istable(L, 11)) {
+        for (lua_Integer id = 1; id <= WALK_WORLDS; id++) {
+            int t = lua_rawgeti(L, 11, id);
+            open[id] = (unsigned char)lua_toboolean(L, -1);
+            lua_pop(L, 1);
+            if (t == LUA_TNIL) break;
+        }
+    }
     lua_settop(L, 10);
     lua_getiuservalue(L, 1, 1); /* (index 11: the refs, walk_body's) */
     lwalker *u = (lwalker *)on_lua_checkidle(L, 1, &walker_class, "walker:walk");
@@ -409,7 +511,7 @@ static int l_walk(lua_State *L)
         w->nflags = top + 1;
     }
     memset(w->flags, MARK_NONE, top + 1);
-    walk_ctx x = {w, n, top, checks_in > UINT32_MAX ? UINT32_MAX : (uint32_t)checks_in, clock, flush, deadline};
+    walk_ctx x = {w, n, top, checks_in > UINT32_MAX ? UINT32_MAX : (uint32_t)checks_in, clock, flush, deadline, open};
     on_lhandle *h = &u->h;
     return on_lua_pinned(L, &h, 1, walk_body, &x);
 }
@@ -417,7 +519,7 @@ static int l_walk(lua_State *L)
 int on_lua_walk_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"attach", l_attach}, {"take", l_take}, {"walk", l_walk}, {"size", l_size}, {NULL, NULL}};
+        {"attach", l_attach}, {"park", l_park}, {"take", l_take}, {"walk", l_walk}, {"size", l_size}, {NULL, NULL}};
     on_lua_newclass(L, &walker_class, methods);
     lua_pushcfunction(L, l_new);
     return 1;

@@ -575,8 +575,9 @@ function Budget:stats()
     gc_max = self.gc_max, gc_owed = self.gc_owed }
   local g = self.group
   if g then
+    local held, parked = g.walker:size()
     r.group = { updated = g.updated, answered = g.answered, moved = g.moved, cursor = g.cursor, walked = g.walked,
-      walk_checks = g.walk_checks, held = g.walker:size() }
+      walk_checks = g.walk_checks, held = held, parked = parked, visited = g.visited }
   end
   for _, kind in ipairs(KINDS) do
     local p = self.pools[kind]

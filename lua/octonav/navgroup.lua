@@ -34,7 +34,8 @@
 -- budget:stats().group: { updated = full updates in the last call (the C walk's included), answered =
 -- answered in 1, moved = of the updated, those of 2, cursor = where the next turn starts, walked = of
 -- the updated, those of the C walk (0), walk_checks = the lines of sight it spent, held = navigators
--- it holds }.
+-- it holds walking, parked = navigators it holds waiting to start a plan (see park), visited = the
+-- navigators the last call's first pass visited in Lua }.
 local util = require "octonav.util"
 local raise = util.raise
 local new_walker = require("octonav.core").walker
@@ -48,6 +49,7 @@ M.FIRST_WAIT = 30 -- frames a navigator waits to start its plan before the first
 M.PLAN_ROUNDS = 8 -- with time left in a frame, the more updates each plan under way may get (3c)
 M.PLAN_MARGIN = 0.1 -- 3c stops that share of `ms` (and two slices) before the deadline (0.25 before session 24:
 -- at 1,000 navigators ms 4 on the seed's world 3c then seldom ran, and plans, not CPU, bounded the arrivals: spec/134)
+M.PARK = true -- navigators waiting to start a plan parked in the C walk (see park; false: visited in Lua)
 
 local type, huge = type, math.huge
 local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
@@ -56,105 +58,17 @@ local function bad_nav(i)
   raise(("budget:update: navs[%d] must be an octonav.navigator"):format(i))
 end
 
--- The C walk (core.walker, csrc/lua/lua_walk.c): a navigator walking a smoothed path on its world's
--- tree (no streamer, no radius, no lead move, no replan pending, its last stale-path check passed at
--- the tree's revision; its next step's search may be under way: 3a serves that search alone) is held in a slot of the
--- group's walker, its slot its index in navs, from the update that left it so (attach) until its
--- update needs Lua again: the C call then hands it back (detach: the smoother's state, its checks and
--- updates copied into the navigator's tables). A held navigator's update is the C walk's, which is
--- the smoother's step at its position (csrc/crowd/walk.c: the Lua smoother's, number for number),
--- what nav:update answers there: it hands the navigator back, before changing anything, when the
--- tree's revision changed (the stale-path check), the agent is within prefetch_distance of the known
--- path's end with no search under way (the next step's search), it is at the leg's last point
--- (arrival, the next leg; with a search under way, as soon as that point is its target), the
--- position is not a point or the tree was closed; every navigator when a door or a tile
--- graph of a held navigator's world changed (world.door_revision, graph_revision) or it was closed.
--- nav:update, nav:go, nav:cancel, nav:close, nav:stats detach a held navigator first (navigator.lua).
-
--- The smoother's state after the C walk (walker:take's values) into nav's tables.
-local function sync(nav, sm, i, fj, fx, fy, fz, fd, checks, updates)
-  sm.i, sm.fail_d = i, fd
-  if fj then
-    sm.fail_j = fj
-    local fp = sm.fail_pos
-    if fp then fp[1], fp[2], fp[3] = fx, fy, fz else sm.fail_pos = { fx, fy, fz } end
-  end
-  sm.total = sm.total + checks
-  if updates > 0 then
-    sm.at_end = false
-    nav.frame = nav.frame + updates
-    local wp = sm.path[i]
-    nav.group_st, nav.group_ans, nav.group_wp = "moving", wp, wp
-  end
-end
-
---- The navigator held by a group's walker handed back to Lua (see above). Internal (navigator.lua).
-function M.detach(nav)
-  local w, k, sm = nav.walker, nav.walk_slot, nav.walk_sm
-  nav.walker, nav.walk_slot, nav.walk_sm = nil, nil, nil
-  local held, i, fj, fx, fy, fz, fd, checks, updates = w:take(k)
-  if held == nav then sync(nav, sm, i, fj, fx, fy, fz, fd, checks, updates) end
-end
-local detach = M.detach
-
--- Slot k of the walker let go of the navigator it held (not navs[k] any more): synced, handed back.
-local function take_gone(w, k)
-  local nav, i, fj, fx, fy, fz, fd, checks, updates = w:take(k)
-  if nav and nav.walk_slot == k and nav.walker == w then
-    local sm = nav.walk_sm
-    nav.walker, nav.walk_slot, nav.walk_sm = nil, nil, nil
-    sync(nav, sm, i, fj, fx, fy, fz, fd, checks, updates)
-  end
-end
-
--- After nav's update at index i: held by the walker when its next updates are plain steps (above).
-local function attach(g, nav, i)
-  if nav.state ~= "moving" then return end
-  local legs = nav.legs -- (stand-ins of specs and benchmarks have none)
-  local leg = legs and legs[nav.leg_i]
-  local sm = leg and leg.smoother
-  if not sm or nav.streamer or nav.pending_replan or nav.wait or nav.loading or nav.loading_hole
-    or nav.lead_to or nav.budget ~= g.budget or nav.search_radius > 0 or nav.walk_slot
-    or rawget(nav, "update") ~= nil then return end -- (its own update: a wrapper's, Lua calls it)
-  local path, si = sm.path, sm.i
-
-  local world = nav.world
-  local tree = world.tree
-  if sm.tree ~= tree or world.closed or nav.door_seen ~= (world.door_revision or 0) then return end
-  local rev
-  if nav.replan then
-    if nav.gate_tree ~= tree or nav.gate_rev == nil then return end
-    rev = nav.gate_rev
-    local gr = world.graph_revision
-    if gr ~= nil and gr ~= nav.plan_revision then return end
-  end
-  -- (the next step's search is due once the agent is within prefetch_distance of the known path's
-  -- end, unless one runs; at the leg's last point the walk goes on while the agent is farther than
-  -- arrive_distance from it on the route's last leg, than 1e-6 on any other: navigator.lua's move_legs)
-  local pf, pfd
-  local known, ncells = nav.known, #nav.cells
-  local search = nav.search
-  if known < ncells and not search then pf, pfd = nav.exits[known].inside, nav.prefetch_distance end
-  -- (with a search under way, not at all: the path it finds extends the leg, and nav:update would
-  -- step on into it in the same update)
-  local end_d = 1e-6
-  if search then
-    end_d = huge
-  elseif legs[nav.leg_i + 1] == nil and known == ncells and nav.arrive_distance > end_d then
-    end_d = nav.arrive_distance
-  end
-  local seen = g.worlds[world]
-  if not seen then g.worlds[world] = { world.door_revision or 0, world.graph_revision } end
-  local w = g.walker
-  w:attach(i, nav, tree, path, si, sm.fail_j, sm.fail_pos, sm.fail_d, sm.budget, sm.recheck, rev, pf, pfd, end_d)
-  nav.walker, nav.walk_slot, nav.walk_sm = w, i, sm
-end
+-- The C walk and the parked navigators: lua/octonav/navgroup_walk.lua.
+local gwalk = require "octonav.navgroup_walk"
+M.detach = gwalk.detach -- (navigator.lua's: a held or parked navigator handed back)
+local detach, take_gone, park, attach = gwalk.detach, gwalk.take_gone, gwalk.park, gwalk.attach
+local worlds_changed, OPEN = gwalk.worlds_changed, gwalk.OPEN
 
 -- The update of navs[i] at p: its answer stored, and what the fast path needs next frame. (A navigator
 -- the C walk holds walked this frame: only its search's step, nav:_walk_search; its answer stays the
 -- walk's unless that ends it.)
 local function full(g, nav, p, i, statuses, waypoints)
-  if nav.walk_slot then
+  if nav.walk_slot and nav.walk_sm then -- (parked: nav:update takes it back)
     local st, why = nav:_walk_search(p)
     if st then
       statuses[i], waypoints[i] = st, why
@@ -172,23 +86,6 @@ local function full(g, nav, p, i, statuses, waypoints)
     nav.group_a2 = a * a > EPS2 and a * a or EPS2
   end
   if st == "moving" then attach(g, nav, i) end
-end
-
--- Has a door or a tile graph of a held navigator's world changed since the last frame (or was it
--- closed)? Then the walker hands every navigator back this frame.
-local function worlds_changed(g)
-  local changed = false
-  for world, seen in pairs(g.worlds) do
-    local d, gr = world.door_revision or 0, world.graph_revision
-    if world.closed then
-      g.worlds[world] = nil
-      changed = true
-    elseif seen[1] ~= d or seen[2] ~= gr then
-      seen[1], seen[2] = d, gr
-      changed = true
-    end
-  end
-  return changed
 end
 
 -- Is a route plan or a step search of nav under way (it needs updates until it ends)?
@@ -341,7 +238,7 @@ function M.update(B, navs, positions, statuses, waypoints)
     g = { cursor = 1, updated = 0, answered = 0, moved = 0, work = {}, inwork = {}, leads = {}, reached = {},
       rstart = 1, rcut = false, cost = {}, cand = {}, starters = {}, idle = {},
       budget = B, walker = new_walker(), ret = {}, worlds = {},
-      walked = 0, walk_checks = 0 }
+      walked = 0, walk_checks = 0, wids = {}, wlist = {}, open = {}, visited = 0 }
     B.group = g
   end
   for w in pairs(g.idle) do g.idle[w] = nil end
@@ -367,8 +264,15 @@ function M.update(B, navs, positions, statuses, waypoints)
     wdue, wclock = B.clock() + B.ms * 1e-3 * M.WALK_SHARE, B.clock_kind
     if wdue > B.deadline then wdue = B.deadline end
   end
-  local nret, wused, walked = walker:walk(navs, positions, statuses, waypoints, ret, pchecks.free, wdue, wclock,
-    worlds_changed(g))
+  -- (the parked navigators' worlds where a plan may start now: those are listed as candidates)
+  local open, wlist = g.open, g.wlist
+  for w = 1, #wlist do
+    local world = wlist[w]
+    open[w] = plans_open and not world.closed and can_start(g, B, world)
+  end
+  local nret, wused, walked, pold, pold_since = walker:walk(navs, positions, statuses, waypoints, ret, pchecks.free,
+    wdue, wclock, worlds_changed(g), open)
+  if pold and pold <= n then oldest, oldest_i, oldest_since = navs[pold], pold, pold_since end
   if wused > 0 then
     pchecks.free, pchecks.used, pchecks.total = pchecks.free - wused, pchecks.used + wused, pchecks.total + wused
     if pchecks.used > pchecks.max then pchecks.max = pchecks.used end
@@ -377,13 +281,18 @@ function M.update(B, navs, positions, statuses, waypoints)
   -- 1 and 2: the others on their way; the rest get the answer of their last update for now (the
   -- status they have now and no waypoint when a go, cancel or replan came since), replaced when 3
   -- updates them
+  local lvisits = 0 -- (navigators visited in Lua here: budget:stats().group.visited)
   for r = 1, nret do
     local i = ret[r]
     if i < 0 then -- (its slot's navigator is not navs[i] any more)
       i = -i
       take_gone(walker, i)
     end
-    if i <= n then -- (past the end: nothing left to do for it)
+    if i >= OPEN then -- (parked, a plan may start in its world: a candidate of 3b; answered in C)
+      ncand = ncand + 1
+      cand[ncand] = i - OPEN
+    elseif i <= n then -- (past the end: nothing left to do for it)
+      lvisits = lvisits + 1
       local nav, p = navs[i], positions[i]
       if type(nav) ~= "table" then bad_nav(i) end
       if nav.walk_slot then detach(nav) end
@@ -428,7 +337,13 @@ function M.update(B, navs, positions, statuses, waypoints)
             since = frame
             nav.group_since = frame
           end
-          if since < oldest_since then oldest, oldest_i, oldest_since = nav, i, since end
+          if since < oldest_since or (since == oldest_since and i < oldest_i) then
+            oldest, oldest_i, oldest_since = nav, i, since
+          end
+          if M.PARK and not nav.lead_ready and not preserved[nav] and not pplans.inline[nav] and nav.world
+            and not nav.world.plain and nav.budget == B and rawget(nav, "update") == nil then
+            park(g, nav, i, statuses[i], waypoints[i])
+          end
         end
       end
     end
@@ -684,6 +599,7 @@ function M.update(B, navs, positions, statuses, waypoints)
   if due then B.last_ask = clock() end
   if ph then ph[7] = ph.clock() end
   g.updated, g.answered, g.moved, g.working = updated + turns + walked, answered, moved, kept
+  g.visited = lvisits
   return statuses, waypoints
 end
 

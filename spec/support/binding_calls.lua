@@ -273,6 +273,8 @@ add("g:visible_many", { "g" }, function() return { { 0.5, 0.5, 0.5, 3.5, 3.5, 0.
 add("walker.new", {}, none, function() return core.walker() end)
 add("wk:size", { "wk" }, none, function(o) return o.wk:size() end)
 add("wk:take", { "wk" }, function() return { 1 } end, function(o, k) return o.wk:take(k) end)
+add("wk:park", { "wk" }, function() return { 2, "nav", "planning", "wp", 1, 1 } end, -- (nav, answer: held, not read)
+  function(o, k, nav, st, ans, since, wid) return o.wk:park(k, nav, st, ans, since, wid) end)
 M.calls = C
 
 -- A call's outcome as a comparable string: "err: MESSAGE" or "ok: " and its results, tables written
