@@ -47,8 +47,9 @@ local navplan -- (octonav.navigator_plan, required at the first update: it requi
 M.WALK_SHARE = 0.25 -- with `ms` (a real clock), the part of it the C walk's lines of sight may take
 M.FIRST_WAIT = 30 -- frames a navigator waits to start its plan before the first-move rule serves it
 M.PLAN_ROUNDS = 8 -- with time left in a frame, the more updates each plan under way may get (3c)
-M.PLAN_MARGIN = 0.1 -- 3c stops that share of `ms` (and two slices) before the deadline (0.25 before session 24:
--- at 1,000 navigators ms 4 on the seed's world 3c then seldom ran, and plans, not CPU, bounded the arrivals: spec/134)
+M.PLAN_MARGIN = 0.25 -- 3c stops that share of `ms` (and two slices) before the deadline (spec/134). Session 24
+-- tried 0.1 (3c seldom ran while the pass took ~2 ms); with waiting navigators parked, quiet, 5 runs each at 1,000
+-- navigators ms 4: arrivals 1,847 vs 1,889 mean, p99.9 4.08-4.31 vs 4.29-5.75 ms: 0.25 kept (docs/benchmarks.md)
 M.PARK = true -- navigators waiting to start a plan parked in the C walk (see park; false: visited in Lua)
 
 local type, huge = type, math.huge
