@@ -31,13 +31,7 @@ local pack
 setup(function() pack = boxpack.bake_walled() end)
 teardown(boxpack.cleanup)
 
-local function free_point(tree, r)
-  for _ = 1, 10000 do
-    local p = { 1 + r() * 382, 3 + r() * 100, 1 + r() * 382 }
-    if tree:locate(p) == "free" then return p end
-  end
-  error("no free point")
-end
+local free_point = boxpack.free_point
 
 -- n navigators sharing one budget (ms, a clock that never advances), updated by budget:update for
 -- `frames` frames, flying `speed` leaves a frame; each given a new goal (a random free point) when it

@@ -2,9 +2,7 @@
 -- bench/crowd.lua's tunnel at full size (two groups of 4 crossing through a passage one agent wide in
 -- its middle) at seeds where agents of the group heading -x arrived late, checked from outside the
 -- crowd's code. "In time": within twice the frames of an unobstructed walk.
-local scen = dofile("bench/crowd.lua")
-
-local late = scen.late -- (the agents not in time, listed for a failure's message)
+local crossed_in_time = dofile("spec/support/tunnel.lua") -- (run, checked, the late agents listed)
 
 describe("octonav.crowd's tunnel", function()
   -- An agent of the group without the way that meets an oncoming agent with the way while in the
@@ -13,14 +11,7 @@ describe("octonav.crowd's tunnel", function()
   -- seeds 7, 6, 6 and 7 of 8 in time (agents 4, 6 and 8 late, at up to 1.20 of twice the walk).
   for _, seed in ipairs { 1, 6, 12, 16 } do
     it("crosses both groups in time at seed " .. seed, function()
-      local r = scen.run("tunnel", { n = 4, seed = seed, frames = 3000, until_arrived = true })
-      local msg = scen.format(r) .. " late: " .. late(r)
-      assert.are.equal(0, r.overlaps, msg)
-      assert.are.equal(0, r.walls, msg)
-      assert.are.equal(0, r.accel + r.turn + r.speed, msg)
-      assert.are.equal(0, r.stuck_agents, msg)
-      assert.are.equal(8, r.arrived, msg)
-      assert.are.equal(8, r.in_time, msg)
+      crossed_in_time(seed)
     end)
   end
 end)

@@ -28,13 +28,7 @@ local pack
 setup(function() pack = boxpack.bake_walled() end)
 teardown(boxpack.cleanup)
 
-local function free_point(tree, r)
-  for _ = 1, 10000 do
-    local p = { 1 + r() * 382, 3 + r() * 100, 1 + r() * 382 }
-    if tree:locate(p) == "free" then return p end
-  end
-  error("no free point")
-end
+local free_point = boxpack.free_point
 
 -- The Lua VM instructions (in hundreds) run by f(): a count hook (LuaJIT: the compiler off, so that
 -- every instruction is counted).

@@ -4,27 +4,11 @@
 -- and is not built again until it changes; no tile's masks are dropped for another's frame after frame;
 -- the answers are the same; a world's tree keeps them within a quarter of its bytes (issue 31, goal 3).
 -- Run: busted --lua=lua5.4 spec/135-los_budget_spec.lua
-local octonav = require "octonav"
-
--- The LCG of spec/68, exact on every Lua.
-local function lcg(st)
-  local lo = st * 20077
-  local hi = (st * 16838) % 32768 * 65536
-  return (lo + hi + 12345) % 2147483648
-end
 
 -- A 4 x 1 x 2 tree of 64^3 tiles with slabs and posts (spec/68's scene), masks deferred.
+local slabs = dofile("spec/support/slabs.lua")
 local function scene()
-  local t = octonav.tree.new { tiles = { 4, 1, 2 }, depth = 6 }
-  local st = 12345
-  local function rnd(n)
-    st = lcg(st)
-    return st % n
-  end
-  for _ = 1, 60 do
-    local x, y, z = rnd(250), rnd(60), rnd(124)
-    t:add_box({ x, y, z }, { x + 1 + rnd(6), y + 1 + rnd(20), z + 1 + rnd(6) })
-  end
+  local t = slabs.scene()
   t:los_defer(true)
   return t
 end

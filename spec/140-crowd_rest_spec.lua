@@ -63,17 +63,10 @@ describe("octonav.crowd's tunnel", function()
   -- (rules.c). Before, at these seeds, 7 of 8 in time each (seed 3 agent 8 at 837 frames of 807, seed 10
   -- agent 6 at 773 of 769, seed 19 agent 4 at 842 of 836). "In time": within twice the frames of an
   -- unobstructed walk.
-  local scen = dofile("bench/crowd.lua")
+  local crossed_in_time = dofile("spec/support/tunnel.lua")
   for _, seed in ipairs { 3, 10, 19 } do
     it("crosses both groups in time at seed " .. seed, function()
-      local r = scen.run("tunnel", { n = 4, seed = seed, frames = 3000, until_arrived = true })
-      local msg = scen.format(r) .. " late: " .. scen.late(r)
-      assert.are.equal(0, r.overlaps, msg)
-      assert.are.equal(0, r.walls, msg)
-      assert.are.equal(0, r.accel + r.turn + r.speed, msg)
-      assert.are.equal(0, r.stuck_agents, msg)
-      assert.are.equal(8, r.arrived, msg)
-      assert.are.equal(8, r.in_time, msg)
+      crossed_in_time(seed)
     end)
   end
 end)

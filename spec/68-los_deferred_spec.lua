@@ -3,36 +3,15 @@
 -- sight builds a tile's masks inside a navigator's update, the answers are the same, the masks built in
 -- slices are the ones a whole build gives, and a frame's mask work stays within its los reads.
 -- Run: busted --lua=lua5.4 spec/68-los_deferred_spec.lua
-local octonav = require "octonav"
 local navigator = require "octonav.navigator"
 
 local hw = dofile("spec/support/handworld.lua")
 local geometry = dofile("spec/support/geometry.lua")
 local dist, step_toward = geometry.dist, geometry.step_toward
 
--- The LCG st' = (st * 1103515245 + 12345) mod 2^31, exact on every Lua: the product is split in two
--- halves of the multiplier so that no term passes 2^53 (doubles before 5.3 would round st * 1103515245,
--- up to 2^61, and draw another scene: issue 34).
-local function lcg(st)
-  local lo = st * 20077 -- (1103515245 = 16838 * 65536 + 20077)
-  local hi = (st * 16838) % 32768 * 65536
-  return (lo + hi + 12345) % 2147483648
-end
-
--- A 4 x 1 x 2 tree of 64^3 tiles with slabs and posts; the same boxes every call.
-local function scene()
-  local t = octonav.tree.new { tiles = { 4, 1, 2 }, depth = 6 }
-  local st = 12345
-  local function rnd(n)
-    st = lcg(st)
-    return st % n
-  end
-  for _ = 1, 60 do
-    local x, y, z = rnd(250), rnd(60), rnd(124)
-    t:add_box({ x, y, z }, { x + 1 + rnd(6), y + 1 + rnd(20), z + 1 + rnd(6) })
-  end
-  return t
-end
+local slabs = dofile("spec/support/slabs.lua") -- (the LCG and the scene: a 4 x 1 x 2 tree of 64^3 tiles
+-- with slabs and posts, the same boxes every call)
+local lcg, scene = slabs.lcg, slabs.scene
 
 local function segments(n)
   local st, out = 777, {}

@@ -10,6 +10,7 @@
 --   cleanup(): removes every pack this copy of the file baked (a spec's teardown)
 --   free_in(tree, r, ti, tk) -> a free point of tile column (ti, tk) of bake_walled's world, drawn with
 --     the generator r (spec/support/prng.lua) at heights 3..103; raises when 10,000 draws find none
+--   free_point(tree, r) -> the same anywhere in bake_walled's world (x and z 1..383: specs 125, 133)
 local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local files = dofile("spec/support/files.lua")
@@ -50,4 +51,12 @@ local function free_in(tree, r, ti, tk)
   error("no free point")
 end
 
-return { bake = bake, bake_walled = bake_walled, cleanup = tmp.cleanup, free_in = free_in }
+local function free_point(tree, r)
+  for _ = 1, 10000 do
+    local p = { 1 + r() * 382, 3 + r() * 100, 1 + r() * 382 }
+    if tree:locate(p) == "free" then return p end
+  end
+  error("no free point")
+end
+
+return { bake = bake, bake_walled = bake_walled, cleanup = tmp.cleanup, free_in = free_in, free_point = free_point }
