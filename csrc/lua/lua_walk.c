@@ -130,6 +130,18 @@ static lua_Integer check_slot(lua_State *L, int idx)
     return k;
 }
 
+/* Slot k's three references (the values at stack indexes a, b, c) into the user value's table at
+ * refs: 3k - 2, 3k - 1, 3k. Called last: a table grown here may collect, so no slot pointer is used
+ * after it. */
+static void keep_refs(lua_State *L, int refs, lua_Integer k, int a, int b, int c)
+{
+    const int at[3] = {a, b, c};
+    for (int r = 0; r < 3; r++) {
+        lua_pushvalue(L, at[r]);
+        lua_rawseti(L, refs, 3 * k - 2 + r);
+    }
+}
+
 /* w:attach(k, nav, tree, path, i, fail_j, fail_pos, fail_d, checks_per_frame, recheck, rev, pf, pf_d) */
 static int l_attach(lua_State *L)
 {
@@ -215,13 +227,7 @@ static int l_attach(lua_State *L)
     s->parked = 0;
     w->trees[k] = on_lua_testhandle(L, 4, &on_lua_tree_class);
     if (!w->trees[k]) w->trees[k] = lua_touserdata(L, 4); /* (closed: handed back at the first walk) */
-    /* the references last: a table grown here may collect, and s is not used after */
-    lua_pushvalue(L, 3);
-    lua_rawseti(L, refs, 3 * k - 2);
-    lua_pushvalue(L, 5);
-    lua_rawseti(L, refs, 3 * k - 1);
-    lua_pushvalue(L, 4);
-    lua_rawseti(L, refs, 3 * k);
+    keep_refs(L, refs, k, 3, 5, 4); /* (last: see keep_refs) */
     return 0;
 }
 
@@ -249,13 +255,7 @@ static int l_park(lua_State *L)
     s->since = since;
     s->wid = (uint32_t)wid;
     w->trees[k] = NULL;
-    /* the references last (a table grown here may collect; s is not used after) */
-    lua_pushvalue(L, 3);
-    lua_rawseti(L, refs, 3 * k - 2);
-    lua_pushvalue(L, 4);
-    lua_rawseti(L, refs, 3 * k - 1);
-    lua_pushvalue(L, 5);
-    lua_rawseti(L, refs, 3 * k);
+    keep_refs(L, refs, k, 3, 4, 5); /* (last: see keep_refs) */
     return 0;
 }
 
