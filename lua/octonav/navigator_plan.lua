@@ -87,8 +87,9 @@ end
 -- join took 0.4-1.3 ms on the seed's world, and the budget admitted it whenever its learnt cost fit):
 -- each start and step joins at most JOIN_SLICE units (planner:join_limit: a box settled, a lazy block
 -- built 8; ~0.1-0.25 ms on the seed's world at load) and until min(the frame's deadline, SLICE_MS from
--- now), and goes on in the next update; a step expands no more portals than SLICE_MS holds at their
--- learnt cost. The joins and the route are those of a whole start, exactly (resumable joins, reach.h).
+-- now; with a clock of the caller's, the units alone), and goes on in the next update; a step expands
+-- no more portals than SLICE_MS holds at their learnt cost. The joins and the route are those of a
+-- whole start, exactly (resumable joins, reach.h).
 -- Without a frame time (no `ms`) a start joins whole. Module fields: tuning and specs (spec/118).
 M.JOIN_SLICE = 256
 M.SLICE_MS = 0.25
@@ -99,7 +100,11 @@ M.SLICE_MS = 0.25
 M.MAX_PLANNING = 2
 local JOIN_MIN_MS = 1e-6 -- a deadline already passed: one unit of work (a box settled) and stop
 local function join_limit(B, cp)
-  if B.deadline then
+  if B.deadline and not B.timed then
+    -- a clock of the caller's (a work clock, a replay): the C joins cannot read it, so they are cut
+    -- by their units alone, never by the machine's time (which made spec/102 differ run to run)
+    cp:join_limit(M.JOIN_SLICE)
+  elseif B.deadline then
     local left = (B.deadline - B.clock()) * 1e3
     if left > M.SLICE_MS then left = M.SLICE_MS end
     cp:join_limit(M.JOIN_SLICE, left > JOIN_MIN_MS and left or JOIN_MIN_MS)
