@@ -431,7 +431,9 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
     z->set.bsize = 1 << bdepth;
     z->set.nb = (1 << depth) >> bdepth;
     size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
-    z->blk = calloc(nblk, sizeof *z->blk);
+    z->blk = malloc(nblk * sizeof *z->blk); /* (a block's record is written when it is built, read only after:
+                                              * not calloc'd, which memsets reused heap memory: 1.3 MB
+                                              * for a 512^3 tile of 16-leaf blocks, ~4 ms of page faults) */
     z->built_blk = malloc(nblk * sizeof *z->built_blk);
     z->bits_built = calloc((nblk + 63) / 64, sizeof *z->bits_built);
     if (!z->blk || !z->built_blk || !z->bits_built || on_boxbits_alloc(&z->bits, bdepth) ||

@@ -36,6 +36,8 @@ void on_reach_free(on_reach *r)
     free(r->tbox);
     free(r->phead);
     free(r->whead);
+    free(r->pvalid);
+    free(r->wvalid);
     free(r->ptouch);
     free(r->wtouch);
     free(r->wtail);
@@ -67,7 +69,7 @@ void on_reach_free(on_reach *r)
  * are numbered on as it builds them): a join builds at most a few thousand, so the per-box arrays are
  * not grown mid-search (reach_grow_keep copies them, and its new pages were first touched in one call:
  * a copy of a few MB is hundreds of page faults, 12 us each on the seed's machine; the planner's steps
- * of 1.4-1.7 ms on one block, issue 31). The room is malloc'd and calloc'd, untouched until used. */
+ * of 1.4-1.7 ms on one block, issue 31). The room is malloc'd, untouched until used (stamps_upto). */
 #define REACH_LAZY_ROOM 16384
 
 /* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets; lazy: over a
@@ -78,7 +80,9 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget, 
         /* per-box arrays hold nothing across a growth (the stamps start again), so they are made
          * anew instead of realloc'd and cleared: calloc'd stamps are zero pages until a search touches
          * them, so a planner's first join in a 512^3 tile (~84k boxes, ~7 MB of arrays) pays for the
-         * pages it touches, not for copying and clearing all of them (~1 ms) */
+         * pages it touches, not for copying and clearing all of them (~1 ms); a lazy set's are malloc'd
+         * and zeroed as far as its boxes go (stamps_upto: calloc memsets memory the heap reuses, and
+         * a lazy set's arrays have room beyond its boxes) */
         size_t c = lazy ? 2 * (nbox + 1) + REACH_LAZY_ROOM : nbox + 1;
         void **arr[] = {(void **)&r->g,     (void **)&r->pt,  (void **)&r->parent, (void **)&r->hkey,
                         (void **)&r->thead, (void **)&r->chain, (void **)&r->cpt, (void **)&r->seen,
@@ -88,10 +92,12 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget, 
         int fail = 0;
         for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
             free(*arr[i]);
-            *arr[i] = i < sizeof len / sizeof *len ? malloc(len[i]) : calloc(c, sizeof(uint32_t)); /* stamps */
+            /* (a lazy set's stamps malloc'd, zeroed as its boxes come: stamps_upto) */
+            *arr[i] = i < sizeof len / sizeof *len ? malloc(len[i]) : lazy ? malloc(c * sizeof(uint32_t)) : calloc(c, sizeof(uint32_t));
             fail |= *arr[i] == NULL;
         }
         r->cur = r->tcur = 0; /* nothing is seen, done or mapped */
+        r->zeroed = lazy ? 0 : c;
         if (fail) {
             for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
                 free(*arr[i]);
@@ -102,6 +108,7 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget, 
         }
         r->cap = c;
     }
+    stamps_upto(r, nbox + 1); /* (the boxes built since the last search's) */
     /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots (up to
      * 8); reserved up to REACH_HEAP_RESERVE entries, beyond which heap_push grows it as a search
      * fills it: a route join settles hundreds of a 512^3 tile's ~1M entries, and reserving them all
@@ -269,20 +276,21 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
     if (z) {
         size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
         if (nblk > r->phcap) {
-            /* the heads calloc'd (every one NO_ENTRY: head_set), none written here: see head_get */
-            free(r->phead);
-            free(r->whead);
-            r->phead = calloc(nblk, sizeof *r->phead);
-            r->whead = calloc(nblk, sizeof *r->whead);
+            /* every head NO_ENTRY by its bit (head_get): none written here */
+            free(r->pvalid);
+            free(r->wvalid);
+            r->pvalid = calloc((nblk + 63) / 64, sizeof *r->pvalid);
+            r->wvalid = calloc((nblk + 63) / 64, sizeof *r->wvalid);
             r->phcap = 0;
-            if (!r->phead || !r->whead || regrow((void **)&r->wtail, nblk, sizeof *r->wtail) ||
+            if (!r->pvalid || !r->wvalid || regrow((void **)&r->phead, nblk, sizeof *r->phead) ||
+                regrow((void **)&r->whead, nblk, sizeof *r->whead) || regrow((void **)&r->wtail, nblk, sizeof *r->wtail) ||
                 regrow((void **)&r->ptouch, nblk, sizeof *r->ptouch) || regrow((void **)&r->wtouch, nblk, sizeof *r->wtouch))
                 return -2;
             r->phcap = nblk;
             r->nptouch = r->nwtouch = 0;
             reach_bytes(r);
         }
-        for (size_t i = 0; i < r->nptouch; i++) head_set(r->phead, r->ptouch[i], NO_ENTRY);
+        for (size_t i = 0; i < r->nptouch; i++) head_set(r->phead, r->pvalid, r->ptouch[i], NO_ENTRY);
         r->nptouch = 0;
     }
     for (uint32_t p = 0; p < npt; p++) {
@@ -293,12 +301,12 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
             int nb = on_boxlazy_blocks_at(z, x, blocks);
             for (int i = 0; i < nb; i++) {
                 if (!on_boxlazy_built(z, blocks[i])) {
-                    uint32_t h = head_get(r->phead, blocks[i]);
+                    uint32_t h = head_get(r->phead, r->pvalid, blocks[i]);
                     if (h == NO_ENTRY) r->ptouch[r->nptouch++] = blocks[i]; /* (once a block) */
                     uint32_t e = r->npend++;
                     r->ptgt[e] = p;
                     r->pnext[e] = h;
-                    head_set(r->phead, blocks[i], e);
+                    head_set(r->phead, r->pvalid, blocks[i], e);
                     continue;
                 }
                 int n = 0;
@@ -429,6 +437,7 @@ double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])
     uint32_t in[8];
     on_boxlazy *z = lazy_of(r, s);
     int n = z ? on_boxlazy_locate_all(z, x, 0, in) : on_boxset_locate_all(s, x, in);
+    stamps_upto(r, s->nbox); /* (boxes built since the search: not reached) */
     double best = HUGE_VAL;
     for (int i = 0; i < n; i++)
         if (gval(r, in[i]) != HUGE_VAL) {
