@@ -15,7 +15,8 @@
 --      over several updates (8 at once here before, and the C memory beyond the tree of 1,000
 --      navigators on the seed's world grew 11 -> 27 MB in 1,000 frames).
 --   3. The planner's `ms` (planner:join_limit) bounds a step's portals too: a step stops expanding once
---      it has passed (read every 8 portals); the route is the same.
+--      it has passed (read before each portal but the first: one portal a step when passed at once);
+--      the route is the same.
 --   4. Without `ms` a start still joins whole (one call).
 -- Run: busted --lua=lua5.4 spec/118-plan_slices_spec.lua
 --
