@@ -107,7 +107,7 @@ typedef struct on_boxlazy {
     size_t nbface, bfcap, boxcap;
     uint32_t built;         /* blocks built */
     uint32_t *built_blk;    /* nb^3: the blocks built, in order (a clear resets only those) */
-    uint64_t *bits_built;   /* nb^3 bits: block b built (blk is calloc'd: only built blocks' records
+    uint64_t *bits_built;   /* nb^3 bits: block b built (blk is malloc'd: only built blocks' records
                              * are ever written, so a set's untouched records cost no pages) */
     const on_table *tab;    /* the tile's contents: set by the owner before each use */
     uint8_t solid;

@@ -36,6 +36,8 @@ void on_reach_free(on_reach *r)
     free(r->tbox);
     free(r->phead);
     free(r->whead);
+    free(r->pvalid);
+    free(r->wvalid);
     free(r->ptouch);
     free(r->wtouch);
     free(r->wtail);
@@ -63,15 +65,25 @@ void on_reach_free(on_reach *r)
 
 #define REACH_HEAP_RESERVE 65536
 
-/* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets. */
-static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
+/* A search over a lazy set starts with room for this many boxes beyond those built (its blocks' boxes
+ * are numbered on as it builds them): a join builds at most a few thousand, so the per-box arrays are
+ * not grown mid-search (reach_grow_keep copies them, and its new pages were first touched in one call:
+ * a copy of a few MB is hundreds of page faults, 12 us each on the seed's machine; the planner's steps
+ * of 1.4-1.7 ms on one block, issue 31). The room is malloc'd, untouched until used (stamps_upto). */
+#define REACH_LAZY_ROOM 16384
+
+/* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets; lazy: over a
+ * lazy set (REACH_LAZY_ROOM more, the arrays made twice the size when they are made anew). */
+static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget, int lazy)
 {
-    if (nbox + 1 > r->cap) {
+    if (nbox + 1 + (lazy ? REACH_LAZY_ROOM : 0) > r->cap) {
         /* per-box arrays hold nothing across a growth (the stamps start again), so they are made
          * anew instead of realloc'd and cleared: calloc'd stamps are zero pages until a search touches
          * them, so a planner's first join in a 512^3 tile (~84k boxes, ~7 MB of arrays) pays for the
-         * pages it touches, not for copying and clearing all of them (~1 ms) */
-        size_t c = nbox + 1;
+         * pages it touches, not for copying and clearing all of them (~1 ms); a lazy set's are malloc'd
+         * and zeroed as far as its boxes go (stamps_upto: calloc memsets memory the heap reuses, and
+         * a lazy set's arrays have room beyond its boxes) */
+        size_t c = lazy ? 2 * (nbox + 1) + REACH_LAZY_ROOM : nbox + 1;
         void **arr[] = {(void **)&r->g,     (void **)&r->pt,  (void **)&r->parent, (void **)&r->hkey,
                         (void **)&r->thead, (void **)&r->chain, (void **)&r->cpt, (void **)&r->seen,
                         (void **)&r->done,  (void **)&r->tmark, (void **)&r->hexact};
@@ -80,10 +92,12 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
         int fail = 0;
         for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
             free(*arr[i]);
-            *arr[i] = i < sizeof len / sizeof *len ? malloc(len[i]) : calloc(c, sizeof(uint32_t)); /* stamps */
+            /* (a lazy set's stamps malloc'd, zeroed as its boxes come: stamps_upto) */
+            *arr[i] = i < sizeof len / sizeof *len ? malloc(len[i]) : lazy ? malloc(c * sizeof(uint32_t)) : calloc(c, sizeof(uint32_t));
             fail |= *arr[i] == NULL;
         }
         r->cur = r->tcur = 0; /* nothing is seen, done or mapped */
+        r->zeroed = lazy ? 0 : c;
         if (fail) {
             for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
                 free(*arr[i]);
@@ -94,6 +108,7 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget)
         }
         r->cap = c;
     }
+    stamps_upto(r, nbox + 1); /* (the boxes built since the last search's) */
     /* a box is pushed once per improvement: at most once per neighbour entry, plus the roots (up to
      * 8); reserved up to REACH_HEAP_RESERVE entries, beyond which heap_push grows it as a search
      * fills it: a route join settles hundreds of a 512^3 tile's ~1M entries, and reserving them all
@@ -261,16 +276,21 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
     if (z) {
         size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
         if (nblk > r->phcap) {
-            if (regrow((void **)&r->phead, nblk, sizeof *r->phead) || regrow((void **)&r->whead, nblk, sizeof *r->whead) ||
-                regrow((void **)&r->wtail, nblk, sizeof *r->wtail) || regrow((void **)&r->ptouch, nblk, sizeof *r->ptouch) ||
-                regrow((void **)&r->wtouch, nblk, sizeof *r->wtouch))
+            /* every head NO_ENTRY by its bit (head_get): none written here */
+            free(r->pvalid);
+            free(r->wvalid);
+            r->pvalid = calloc((nblk + 63) / 64, sizeof *r->pvalid);
+            r->wvalid = calloc((nblk + 63) / 64, sizeof *r->wvalid);
+            r->phcap = 0;
+            if (!r->pvalid || !r->wvalid || regrow((void **)&r->phead, nblk, sizeof *r->phead) ||
+                regrow((void **)&r->whead, nblk, sizeof *r->whead) || regrow((void **)&r->wtail, nblk, sizeof *r->wtail) ||
+                regrow((void **)&r->ptouch, nblk, sizeof *r->ptouch) || regrow((void **)&r->wtouch, nblk, sizeof *r->wtouch))
                 return -2;
             r->phcap = nblk;
-            for (size_t b = 0; b < nblk; b++) r->phead[b] = r->whead[b] = NO_ENTRY;
             r->nptouch = r->nwtouch = 0;
             reach_bytes(r);
         }
-        for (size_t i = 0; i < r->nptouch; i++) r->phead[r->ptouch[i]] = NO_ENTRY;
+        for (size_t i = 0; i < r->nptouch; i++) head_set(r->phead, r->pvalid, r->ptouch[i], NO_ENTRY);
         r->nptouch = 0;
     }
     for (uint32_t p = 0; p < npt; p++) {
@@ -281,11 +301,12 @@ static int map_targets(on_reach *r, const on_boxset *s, const double *pts, uint3
             int nb = on_boxlazy_blocks_at(z, x, blocks);
             for (int i = 0; i < nb; i++) {
                 if (!on_boxlazy_built(z, blocks[i])) {
-                    if (r->phead[blocks[i]] == NO_ENTRY) r->ptouch[r->nptouch++] = blocks[i]; /* (once a block) */
+                    uint32_t h = head_get(r->phead, r->pvalid, blocks[i]);
+                    if (h == NO_ENTRY) r->ptouch[r->nptouch++] = blocks[i]; /* (once a block) */
                     uint32_t e = r->npend++;
                     r->ptgt[e] = p;
-                    r->pnext[e] = r->phead[blocks[i]];
-                    r->phead[blocks[i]] = e;
+                    r->pnext[e] = h;
+                    head_set(r->phead, r->pvalid, blocks[i], e);
                     continue;
                 }
                 int n = 0;
@@ -333,7 +354,7 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
     on_boxlazy *z = lazy_of(r, s);
     if (z && (nroot = on_boxlazy_locate_all(z, p, 1, roots)) < 0) return ON_FAILURE | ON_NO_MEMORY; /* (builds p's blocks) */
     if (s->nbox == 0) return ON_FAILURE | ON_BLOCKED;
-    if (reach_reserve(r, s->nbox, z ? 0 : s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
+    if (reach_reserve(r, s->nbox, z ? 0 : s->adj_off[s->nbox], npt, z != NULL)) return ON_FAILURE | ON_NO_MEMORY;
     if (!z) nroot = on_boxset_locate_all(s, p, roots);
     if (nroot == 0) return ON_FAILURE | ON_BLOCKED;
     /* lenient: the tile's boxes come from the tree as it is now, the portals from its bake; a portal
@@ -407,7 +428,7 @@ on_status on_reach_from_target(on_reach *r, const on_boxset *s, const double *pt
 on_status on_reach_map(on_reach *r, const on_boxset *s, const double *pts, uint32_t npt, int lenient)
 {
     if (s->nbox == 0) return ON_FAILURE | ON_CORRUPT;
-    if (reach_reserve(r, s->nbox, lazy_of(r, s) ? 0 : s->adj_off[s->nbox], npt)) return ON_FAILURE | ON_NO_MEMORY;
+    if (reach_reserve(r, s->nbox, lazy_of(r, s) ? 0 : s->adj_off[s->nbox], npt, lazy_of(r, s) != NULL)) return ON_FAILURE | ON_NO_MEMORY;
     return map_targets(r, s, pts, npt, lenient) ? ON_FAILURE | ON_CORRUPT : ON_SUCCESS; /* one tile's own boxes */
 }
 
@@ -416,6 +437,7 @@ double on_reach_cost_to(on_reach *r, const on_boxset *s, const double x[3])
     uint32_t in[8];
     on_boxlazy *z = lazy_of(r, s);
     int n = z ? on_boxlazy_locate_all(z, x, 0, in) : on_boxset_locate_all(s, x, in);
+    stamps_upto(r, s->nbox); /* (boxes built since the search: not reached) */
     double best = HUGE_VAL;
     for (int i = 0; i < n; i++)
         if (gval(r, in[i]) != HUGE_VAL) {

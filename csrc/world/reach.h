@@ -29,6 +29,8 @@ typedef struct on_reach {
     double *pt;            /* per box: 3 doubles, where the path entered it */
     uint32_t *parent;      /* per box, UINT32_MAX for the root */
     uint32_t *seen, *done; /* per box: reached / settled by search `cur` */
+    size_t zeroed;         /* the four stamp arrays (seen, done, tmark, hexact) are set below this box (the
+                            * rest is malloc'd garbage: zeroed as boxes come, reach_impl.h stamps_upto) */
     uint32_t *heap_box;
     double *heap_key;
     uint32_t *tmark;       /* per box: holds targets of map `tcur`, listed from thead[b] */
@@ -45,6 +47,7 @@ typedef struct on_reach {
     /* a lazy set's settled boxes waiting for a block beyond one of their block faces (reach_run):
      * listed in order from whead[block] to wtail[block]: box, the block's facing side */
     uint32_t *whead, *wtail, *wnext, *wbox;
+    uint64_t *pvalid, *wvalid; /* phead's and whead's entries set (a bit a block; reach_impl.h head_get) */
     uint8_t *wside;
     size_t nwait, wcap;
     /* the blocks whose phead / whead the last map / search set (phcap each): only those are reset

@@ -393,7 +393,7 @@ static double wait_key(const on_reach *r, const on_boxset *s, const reach_stop *
 static double block_key(const on_reach *r, const on_boxset *s, const reach_stop *d, uint32_t blk)
 {
     double k = HUGE_VAL;
-    for (uint32_t w = r->whead[blk]; w != NO_ENTRY; w = r->wnext[w]) {
+    for (uint32_t w = head_get(r->whead, r->wvalid, blk); w != NO_ENTRY; w = r->wnext[w]) {
         double v = wait_key(r, s, d, r->wbox[w], r->wside[w]);
         if (v < k) k = v;
     }
@@ -463,9 +463,9 @@ void on_reach_run(on_reach *r, const on_boxset *s, const uint32_t *roots, int nr
     if (z) {
         size_t nblk = (size_t)s->nb * (size_t)s->nb * (size_t)s->nb;
         if (r->nwtouch > r->phcap) { /* (the list overflowed: every block) */
-            for (size_t i = 0; i < nblk; i++) r->whead[i] = NO_ENTRY;
+            memset(r->wvalid, 0, (nblk + 63) / 64 * sizeof *r->wvalid); /* (NO_ENTRY each: head_get) */
         } else {
-            for (size_t i = 0; i < r->nwtouch; i++) r->whead[r->wtouch[i]] = NO_ENTRY;
+            for (size_t i = 0; i < r->nwtouch; i++) head_set(r->whead, r->wvalid, r->wtouch[i], NO_ENTRY);
         }
         r->nwtouch = 0;
         r->nwait = 0;
@@ -521,7 +521,7 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
                 break;
             }
             const on_boxblock *kb = &z->blk[blk];
-            for (uint32_t w = r->whead[blk]; w != NO_ENTRY; w = r->wnext[w]) {
+            for (uint32_t w = head_get(r->whead, r->wvalid, blk); w != NO_ENTRY; w = r->wnext[w]) {
                 uint32_t x = r->wbox[w], xp = r->parent[x];
                 int side = r->wside[w];
                 pface xf = {.k = -1};
@@ -530,7 +530,7 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
                     if (on_box_overlap2(&s->box[x], &s->box[z->bface[j]], side >> 1))
                         relax(r, s, d, x, z->bface[j], xp, &xf, r->pt + 3 * (size_t)x, r->g[x], &n);
             }
-            r->whead[blk] = NO_ENTRY;
+            head_set(r->whead, r->wvalid, blk, NO_ENTRY);
             continue;
         }
         if (b & LOWER) {
@@ -648,8 +648,8 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
                     r->wnext[w] = NO_ENTRY;
                     r->wbox[w] = b;
                     r->wside[w] = (uint8_t)side;
-                    if (r->whead[blk] == NO_ENTRY) {
-                        r->whead[blk] = (uint32_t)w;
+                    if (head_get(r->whead, r->wvalid, blk) == NO_ENTRY) {
+                        head_set(r->whead, r->wvalid, blk, (uint32_t)w);
                         if (r->nwtouch < r->phcap) r->wtouch[r->nwtouch] = blk;
                         r->nwtouch++;
                     }

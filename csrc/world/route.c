@@ -342,11 +342,13 @@ on_status on_route_expand(on_route *r, size_t budget, size_t *done)
     if (!on_in_progress(r->status)) return r->status;
     const on_wgraph *w = r->w;
     if (w->revision != r->revision) return r->status = ON_FAILURE | ON_STALE;
-    /* (a step's time limit, on_route_set_join_limit's seconds: read every 8 expansions; the search
-     * goes on where it stopped, so the route is the same) */
+    /* (a step's time limit, on_route_set_join_limit's seconds: read before each expansion but the
+     * first, so that a step passes its deadline by at most one expansion (an expansion relaxes a row
+     * of its tile's weight matrix: up to hundreds of portals; read every 8, a step passed it by up to
+     * 8 of them); the search goes on where it stopped, so the route is the same) */
     const double deadline = r->step_deadline;
     while (n < budget) {
-        if (deadline > 0 && n > 0 && (n & 7) == 0 && on_route_now() >= deadline) break;
+        if (deadline > 0 && n > 0 && on_route_now() >= deadline) break;
         if (r->nheap == 0) {
             r->status = ON_FAILURE | ON_UNREACHABLE;
             break;
