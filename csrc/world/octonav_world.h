@@ -129,7 +129,7 @@ ON_API on_status on_route_step(on_route *r, size_t budget, size_t *done);
  * stopped so answers ON_IN_PROGRESS with on_route_joining true, and each on_route_step goes on joining
  * (within the limit again) before it expands portals: the joins, and so the route, are those of one
  * whole start, exactly (tests/world/test_reach_resume.c). `seconds` bounds a step's portals too: its
- * expansion stops once `seconds` have passed since the step began (read every 8 portals expanded,
+ * expansion stops once `seconds` have passed since the step began (read before each portal but the first,
  * joins included), answering ON_IN_PROGRESS with *done below its budget; the search goes on from there,
  * so the route is the same. A planner holds its join scratch while its joins are under way (a shared
  * one, route.h: another start meanwhile grows a scratch of its own). */
