@@ -25,7 +25,7 @@
 #define PROX_MAX_SPAN 64       /* rows along y or z a search may visit (a range beyond: clamped) */
 #define PROX_SORT_SMALL 24     /* a bucket of more items is heap sorted, a smaller one by insertion */
 #define PROX_CAND 64           /* a candidate list's slots */
-#define PROX_SKIN 0.15         /* a list reaches this much beyond the bound it was made for (relative) */
+#define PROX_SKIN 0.25      /* a list reaches this much beyond the bound it was made for (relative) */
 
 /* An agent's candidate list: every live agent whose centre lay within r of its own when it was made
  * (at the grid's travel `at`, in the grid's epoch); cand[PROX_CAND * slot ..] holds their n slots. */
@@ -429,7 +429,7 @@ static int nearest_bound(const on_proxgrid *g, const on_agent *agents, uint32_t 
     struct on_proxlist *l = &g->lists[self];
     if (!list_covers(g, self, bound)) {
         double rb = sqrt(bound) * (1 + PROX_SKIN);
-        if (!(rb < range)) return nearest_within(g, agents, self, range, bound, k, out);
+        if (!(rb < range)) rb = range; /* (a list of every agent within the range) */
         l->n = gather(g, self, range, rb * rb, cand);
         l->r = rb;
         l->at = g->travel;
@@ -439,33 +439,92 @@ static int nearest_bound(const on_proxgrid *g, const on_agent *agents, uint32_t 
     return nearest_listed(g, self, cand, l->n, bound, k, out);
 }
 
+/* The k nearest from self's list as it stands (epoch current, at least k entries): its first k
+ * entries (last frame's answer, nearest first, as the list was left) sorted again where they are now,
+ * which bounds the k-th; when the list covers that bound (list_covers), the rest of the list is read
+ * against it, an entry nearer than the k-th taking its place in the answer and the one it pushes out
+ * taking the entry's place in the list (the list stays the same set, its first k the answer, nearest
+ * first). The answer is the k nearest of the list, so the k nearest of all: nearest_within's, the
+ * same ties. 0 when the list cannot answer: *head then the k-th's squared distance (every one of the
+ * first k live: k live agents lie within it), else -1. No pass over the agents' records, no reordering
+ * of the list after (measured: docs/benchmarks.md, session 25). */
+static int nearest_head(const on_proxgrid *g, uint32_t self, double full, int k, uint32_t *out, double *head)
+{
+    uint32_t *cand = g->cand + (size_t)PROX_CAND * self;
+    const struct on_proxlist *l = &g->lists[self];
+    const double *me = g->last + 3 * (size_t)self;
+    const double px = me[0], py = me[1], pz = me[2];
+    double dist[ON_CROWD_MAX_NEIGHBOURS];
+    *head = -1;
+    for (int c = 0; c < k; c++) {
+        uint32_t j = cand[c];
+        if (!g->last_id[j]) return 0; /* removed since */
+        const double *o = g->last + 3 * (size_t)j;
+        double dx = o[0] - px, dy = o[1] - py, dz = o[2] - pz;
+        double d2 = dx * dx + dy * dy + dz * dz;
+        int q = c;
+        while (q > 0 && (dist[q - 1] > d2 || (dist[q - 1] == d2 && out[q - 1] > j))) {
+            dist[q] = dist[q - 1], out[q] = out[q - 1];
+            q--;
+        }
+        dist[q] = d2, out[q] = j;
+    }
+    double bound = dist[k - 1];
+    *head = bound;
+    if (!(bound < full) || !list_covers(g, self, bound)) return 0;
+    for (int c = k, n = l->n; c < n; c++) {
+        uint32_t j = cand[c];
+        const double *o = g->last + 3 * (size_t)j;
+        double dx = o[0] - px, dy = o[1] - py, dz = o[2] - pz;
+        double d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 > bound || !g->last_id[j]) continue;
+        if (d2 == bound && j > out[k - 1]) continue;
+        cand[c] = out[k - 1]; /* pushed out of the answer: into the rest of the list */
+        int q = k - 1;
+        while (q > 0 && (dist[q - 1] > d2 || (dist[q - 1] == d2 && out[q - 1] > j))) {
+            dist[q] = dist[q - 1], out[q] = out[q - 1];
+            q--;
+        }
+        dist[q] = d2, out[q] = j;
+        bound = dist[k - 1];
+    }
+    memcpy(cand, out, (size_t)k * sizeof *cand);
+    return k;
+}
+
 int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, int k,
                         uint32_t *out)
 {
     const on_agent *a = &agents[self];
     double full = range * range;
-    /* The last frame's k neighbours, where they are now: k live agents lie within the farthest of
-     * them, so the k nearest do too, and the search starts with that bound instead of the range's
-     * (fewer cells read, fewer agents sorted in; the answer is the same). out may be a->nbr itself:
-     * read whole before the search writes it. */
-    if (a->nnbr == k) {
-        double hint = 0;
-        int ok = 1;
+    /* A bound on the k-th nearest: k live agents lie within it, so the k nearest do too, and the
+     * search starts with it instead of the range's (fewer cells read, fewer agents sorted in; the
+     * answer is the same). From self's list when it holds k (nearest_head: its first k, last frame's
+     * answer, where they are now; the answer itself when the list covers it), else from the last
+     * frame's k neighbours where they are now. out may be a->nbr itself: read whole before the search
+     * writes it. (Positions and ids read from the grid's copy: the agents' own, compact.) */
+    double hint = -1;
+    const struct on_proxlist *l = &g->lists[self];
+    if (l->epoch == g->epoch && l->n >= k) {
+        if (nearest_head(g, self, full, k, out, &hint) == k) return k;
+    } else if (a->nnbr == k) {
+        const double *me = g->last + 3 * (size_t)self;
+        hint = 0;
         for (int i = 0; i < k; i++) {
             uint32_t j = a->nbr[i];
-            const on_agent *o = &agents[j];
-            if (j == self || !o->id) {
-                ok = 0;
+            if (j == self || !g->last_id[j]) {
+                hint = -1;
                 break;
             }
-            double dx = o->pos.x - a->pos.x, dy = o->pos.y - a->pos.y, dz = o->pos.z - a->pos.z;
+            const double *o = g->last + 3 * (size_t)j;
+            double dx = o[0] - me[0], dy = o[1] - me[1], dz = o[2] - me[2];
             double d2 = dx * dx + dy * dy + dz * dz;
             hint = d2 > hint ? d2 : hint;
         }
-        if (ok && hint < full) {
-            int m = nearest_bound(g, agents, self, range, hint, k, out);
-            if (m == k) return m; /* (else a rounding apart: the whole range) */
-        }
+    }
+    if (hint >= 0 && hint < full) {
+        int m = nearest_bound(g, agents, self, range, hint, k, out);
+        if (m == k) return m; /* (else a rounding apart: the whole range) */
     }
     return nearest_within(g, agents, self, range, full, k, out);
 }
