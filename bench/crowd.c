@@ -8,7 +8,8 @@
  * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves). The
  * last column hashes every frame's positions and velocities: equal hashes, byte-identical runs (it
  * is the same for 1 and 2 threads). `crowd FRAMES N [THREADS [K]]`: N agents alone, one pass (callgrind),
- * K the crowd's max_neighbours (default 0: the crowd's own, 16).
+ * K the crowd's max_neighbours (default 0: the crowd's own, 16); on the wall clock for THREADS > 1,
+ * and for one thread too with CROWD_WALL=1 set (1 against 2 threads side by side).
  */
 #include "octonav.h"
 
@@ -160,7 +161,7 @@ int main(int argc, char **argv)
     if (frames < 1) frames = 600;
     if (only) {
         best b;
-        use_wall = only_threads > 1;
+        use_wall = only_threads > 1 || getenv("CROWD_WALL"); /* CROWD_WALL=1: one thread on the wall clock too */
         if (measure(only, only_threads, frames, 1, &b) < 0) return 1;
         printf("%d agents, %d threads, %d frames: p50 %.3f p99 %.3f max %.3f ms (%s clock), hash %016llx\n", only,
                only_threads, frames, b.p50, b.p99, b.max, use_wall ? "wall" : "thread CPU",

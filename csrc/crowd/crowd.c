@@ -265,8 +265,14 @@ on_status on_crowd_update(on_crowd *c, double dt)
     if (!(dt > 0 && dt <= 1)) return ON_FAILURE | ON_INVALID;
     on_status rs = ON_SUCCESS;
     if (on_plan_step(c) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
-    /* the grid's cell: the widest neighbour range */
-    double rmax = 0, vmax = 0, cell = 0;
+    /* the grid's cell: at least the widest neighbour range (phase_near's: an agent's radius, the
+     * largest radius and the larger of twice its lookahead and (its top speed + the largest) tau),
+     * bounded in the same pass as the snapshot (one pass over the agents' records, not two): the
+     * largest radius plus the larger of the largest radius + twice lookahead and the largest radius +
+     * twice the top speed tau. Any cell gives the same neighbours (proximity.c); this one is the widest
+     * range itself when the agents are alike. */
+    double rmax = 0, vmax = 0, lmax = 0;
+    double tau = c->p.time_horizon;
     for (uint32_t i = 0; i < c->used; i++) {
         on_agent *a = &c->agents[i];
         if (!a->id) continue;
@@ -279,15 +285,10 @@ on_status on_crowd_update(on_crowd *c, double dt)
         a->fallback0 = a->fallback && a->nwalls > 0; /* pinned against a wall by a neighbour */
         rmax = a->radius > rmax ? a->radius : rmax;
         vmax = a->max_speed > vmax ? a->max_speed : vmax;
+        double look = a->radius + 2 * on_agent_lookahead(a, dt);
+        lmax = look > lmax ? look : lmax;
     }
-    double tau = c->p.time_horizon;
-    for (uint32_t i = 0; i < c->used; i++) {
-        on_agent *a = &c->agents[i];
-        if (!a->id) continue;
-        double look = 2 * on_agent_lookahead(a, dt), orca = (a->max_speed + vmax) * tau;
-        double range = a->radius + rmax + (look > orca ? look : orca);
-        cell = range > cell ? range : cell;
-    }
+    double orca = rmax + (vmax + vmax) * tau, cell = rmax + (lmax > orca ? lmax : orca);
     if (on_proxgrid_build(&c->grid, c->agents, c->used, cell > 0 ? cell : 1) < 0) return ON_FAILURE | ON_NO_MEMORY;
     frame f = {c, dt, rmax, vmax, on_tree_revision(c->t), {dt, tau, c->p.time_horizon_obst}};
     int nw = on_workers_count(c->workers);

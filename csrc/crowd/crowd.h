@@ -80,6 +80,8 @@ typedef struct on_proxgrid {
     uint32_t *last_id;
     uint32_t *cand;
     struct on_proxlist *lists;
+    uint32_t *order;           /* the live slots by (x, slot) at the last build (kept from build to build) */
+    uint32_t norder;
     size_t cap_slots;
     double travel;             /* the sum over builds of the farthest one agent moved in it */
     uint64_t epoch;            /* grows when an agent appears (a list made before misses it) */

@@ -23,9 +23,8 @@
 
 #define PROX_ROWS_PER_RANGE 1.0 /* a row's cross-section edge: the widest range / this */
 #define PROX_MAX_SPAN 64       /* rows along y or z a search may visit (a range beyond: clamped) */
-#define PROX_SORT_SMALL 24     /* a bucket of more items is heap sorted, a smaller one by insertion */
 #define PROX_CAND 64           /* a candidate list's slots */
-#define PROX_SKIN 0.15         /* a list reaches this much beyond the bound it was made for (relative) */
+#define PROX_SKIN 0.25      /* a list reaches this much beyond the bound it was made for (relative) */
 
 /* An agent's candidate list: every live agent whose centre lay within r of its own when it was made
  * (at the grid's travel `at`, in the grid's epoch); cand[PROX_CAND * slot ..] holds their n slots. */
@@ -69,6 +68,9 @@ void on_proxgrid_free(on_proxgrid *g)
     free(g->last_id);
     free(g->cand);
     free(g->lists);
+    free(g->order);
+    g->order = NULL;
+    g->norder = 0;
     g->last = NULL;
     g->last_id = NULL;
     g->cand = NULL;
@@ -84,51 +86,60 @@ void on_proxgrid_free(on_proxgrid *g)
 size_t on_proxgrid_bytes(const on_proxgrid *g)
 {
     return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) + g->cap_items * (sizeof *g->items + sizeof *g->tmp) +
-           g->cap_slots * (3 * sizeof *g->last + sizeof *g->last_id + PROX_CAND * sizeof *g->cand + sizeof *g->lists);
+           g->cap_slots * (3 * sizeof *g->last + sizeof *g->last_id + PROX_CAND * sizeof *g->cand + sizeof *g->lists +
+                          sizeof *g->order);
 }
 
-/* a bucket's items by x, then slot (any order would give the same answers: this one is fixed) */
-static int item_cmp(const void *pa, const void *pb)
+/* The live slots by x, then slot (g->order): each bucket filled in that order is sorted by x (ties
+ * by slot) as it is filled, with no sort of its own. Kept from build to build: agents move little in a
+ * frame, so an insertion sort of last build's order costs little more than one pass (1,000 agents of
+ * bench/crowd.c: the builds' heap sorts of their buckets cost 24 M instructions in 160 frames); made
+ * anew by a heap sort when an agent appeared or went. */
+static int before(const double *last, uint32_t a, uint32_t b)
 {
-    const on_proxitem *a = pa, *b = pb;
-    return a->x < b->x ? -1 : a->x > b->x ? 1 : a->slot < b->slot ? -1 : a->slot > b->slot;
+    double xa = last[3 * (size_t)a], xb = last[3 * (size_t)b];
+    return xa < xb || (xa == xb && a < b);
 }
 
-static void sift(on_proxitem *it, uint32_t root, uint32_t n)
+static void sift(const double *last, uint32_t *o, uint32_t root, uint32_t n)
 {
-    on_proxitem x = it[root];
+    uint32_t x = o[root];
     for (;;) {
         uint32_t c = 2 * root + 1;
         if (c >= n) break;
-        if (c + 1 < n && item_cmp(&it[c], &it[c + 1]) < 0) c++;
-        if (item_cmp(&x, &it[c]) >= 0) break;
-        it[root] = it[c];
+        if (c + 1 < n && before(last, o[c], o[c + 1])) c++;
+        if (!before(last, x, o[c])) break;
+        o[root] = o[c];
         root = c;
     }
-    it[root] = x;
+    o[root] = x;
 }
 
-/* by insertion when small, else a heap sort (in place: no allocation, n log n whatever the order) */
-static void sort_bucket(on_proxitem *it, uint32_t n)
+static void sort_order(on_proxgrid *g, const on_agent *agents, uint32_t n, uint32_t live, int changed)
 {
-    if (n > PROX_SORT_SMALL) {
-        for (uint32_t i = n / 2; i-- > 0;) sift(it, i, n);
-        for (uint32_t e = n - 1; e > 0; e--) {
-            on_proxitem x = it[0];
-            it[0] = it[e];
-            it[e] = x;
-            sift(it, 0, e);
+    const double *last = g->last;
+    uint32_t *o = g->order;
+    if (changed || g->norder != live) {
+        uint32_t k = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (agents[i].id) o[k++] = i;
+        g->norder = k;
+        for (uint32_t i = k / 2; i-- > 0;) sift(last, o, i, k);
+        for (uint32_t e = k; e-- > 1;) {
+            uint32_t x = o[0];
+            o[0] = o[e];
+            o[e] = x;
+            sift(last, o, 0, e);
         }
         return;
     }
-    for (uint32_t i = 1; i < n; i++) {
-        on_proxitem x = it[i];
-        uint32_t q = i;
-        while (q > 0 && item_cmp(&it[q - 1], &x) > 0) {
-            it[q] = it[q - 1];
+    for (uint32_t i = 1; i < live; i++) {
+        uint32_t x = o[i], q = i;
+        while (q > 0 && before(last, x, o[q - 1])) {
+            o[q] = o[q - 1];
             q--;
         }
-        it[q] = x;
+        o[q] = x;
     }
 }
 
@@ -164,7 +175,10 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
         if (ca) g->cand = ca;
         struct on_proxlist *ls = realloc(g->lists, (size_t)n * sizeof *ls);
         if (ls) g->lists = ls;
-        if (!l || !li || !ca || !ls) return -1;
+        uint32_t *od = realloc(g->order, (size_t)n * sizeof *od);
+        if (od) g->order = od;
+        if (!l || !li || !ca || !ls || !od) return -1;
+        g->norder = 0; /* (made anew below) */
         for (size_t i = g->cap_slots; i < n; i++) {
             g->last_id[i] = 0;
             g->lists[i].epoch = 0, g->lists[i].n = 0, g->lists[i].r = g->lists[i].at = 0;
@@ -174,7 +188,7 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
     /* how far the farthest moved since the last build; an agent new in its slot (or back) makes every
      * list older than it incomplete */
     double step = 0;
-    int fresh = 0;
+    int fresh = 0, gone = 0;
     for (uint32_t i = 0; i < n; i++) {
         const on_agent *a = &agents[i];
         double *l = g->last + 3 * (size_t)i;
@@ -184,31 +198,31 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
             step = d2 > step ? d2 : step;
         } else if (a->id)
             fresh = 1;
+        else if (g->last_id[i])
+            gone = 1;
         g->last_id[i] = a->id;
         if (a->id) l[0] = a->pos.x, l[1] = a->pos.y, l[2] = a->pos.z;
     }
     g->travel += sqrt(step);
     if (fresh || !g->epoch) g->epoch++;
+    if (n) sort_order(g, agents, n, live, fresh || gone);
     double cell = range / PROX_ROWS_PER_RANGE;
     g->nbuckets = nb;
     g->cell = cell;
     uint32_t mask = nb - 1;
     for (uint32_t b = 0; b <= nb; b++) g->start[b] = 0;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const on_agent *a = &agents[i];
-        if (!a->id) continue;
+    for (uint32_t k = 0; k < live; k++) {
+        const on_agent *a = &agents[g->order[k]];
         uint32_t b = bucket(cellof(a->pos.y, cell), cellof(a->pos.z, cell), mask);
-        g->tmp[k++] = b;
+        g->tmp[k] = b;
         g->start[b + 1]++;
     }
     for (uint32_t b = 0; b < nb; b++) g->start[b + 1] += g->start[b];
     /* place by a running cursor per bucket (start[b] advanced, then shifted back) */
-    k = 0;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t k = 0; k < live; k++) {
+        uint32_t i = g->order[k];
         const on_agent *a = &agents[i];
-        if (!a->id) continue;
-        uint32_t b = g->tmp[k++];
+        uint32_t b = g->tmp[k];
         uint32_t at = g->start[b]++;
         on_proxitem it = {a->pos.x, a->pos.y, a->pos.z, i, rowkey(cellof(a->pos.y, cell), cellof(a->pos.z, cell))};
         g->items[at] = it;
@@ -221,8 +235,7 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
         uint64_t key = g->items[s].row;
         for (uint32_t it = s + 1; it < e && key != ON_PROX_MIXED; it++)
             if (g->items[it].row != key) key = ON_PROX_MIXED;
-        g->bkey[b] = key;
-        sort_bucket(g->items + s, e - s);
+        g->bkey[b] = key; /* (its items are sorted: filled in g->order's order) */
     }
     return 0;
 }
@@ -429,7 +442,7 @@ static int nearest_bound(const on_proxgrid *g, const on_agent *agents, uint32_t 
     struct on_proxlist *l = &g->lists[self];
     if (!list_covers(g, self, bound)) {
         double rb = sqrt(bound) * (1 + PROX_SKIN);
-        if (!(rb < range)) return nearest_within(g, agents, self, range, bound, k, out);
+        if (!(rb < range)) rb = range; /* (a list of every agent within the range) */
         l->n = gather(g, self, range, rb * rb, cand);
         l->r = rb;
         l->at = g->travel;
@@ -439,33 +452,92 @@ static int nearest_bound(const on_proxgrid *g, const on_agent *agents, uint32_t 
     return nearest_listed(g, self, cand, l->n, bound, k, out);
 }
 
+/* The k nearest from self's list as it stands (epoch current, at least k entries): its first k
+ * entries (last frame's answer, nearest first, as the list was left) sorted again where they are now,
+ * which bounds the k-th; when the list covers that bound (list_covers), the rest of the list is read
+ * against it, an entry nearer than the k-th taking its place in the answer and the one it pushes out
+ * taking the entry's place in the list (the list stays the same set, its first k the answer, nearest
+ * first). The answer is the k nearest of the list, so the k nearest of all: nearest_within's, the
+ * same ties. 0 when the list cannot answer: *head then the k-th's squared distance (every one of the
+ * first k live: k live agents lie within it), else -1. No pass over the agents' records, no reordering
+ * of the list after (measured: docs/benchmarks.md, session 25). */
+static int nearest_head(const on_proxgrid *g, uint32_t self, double full, int k, uint32_t *out, double *head)
+{
+    uint32_t *cand = g->cand + (size_t)PROX_CAND * self;
+    const struct on_proxlist *l = &g->lists[self];
+    const double *me = g->last + 3 * (size_t)self;
+    const double px = me[0], py = me[1], pz = me[2];
+    double dist[ON_CROWD_MAX_NEIGHBOURS];
+    *head = -1;
+    for (int c = 0; c < k; c++) {
+        uint32_t j = cand[c];
+        if (!g->last_id[j]) return 0; /* removed since */
+        const double *o = g->last + 3 * (size_t)j;
+        double dx = o[0] - px, dy = o[1] - py, dz = o[2] - pz;
+        double d2 = dx * dx + dy * dy + dz * dz;
+        int q = c;
+        while (q > 0 && (dist[q - 1] > d2 || (dist[q - 1] == d2 && out[q - 1] > j))) {
+            dist[q] = dist[q - 1], out[q] = out[q - 1];
+            q--;
+        }
+        dist[q] = d2, out[q] = j;
+    }
+    double bound = dist[k - 1];
+    *head = bound;
+    if (!(bound < full) || !list_covers(g, self, bound)) return 0;
+    for (int c = k, n = l->n; c < n; c++) {
+        uint32_t j = cand[c];
+        const double *o = g->last + 3 * (size_t)j;
+        double dx = o[0] - px, dy = o[1] - py, dz = o[2] - pz;
+        double d2 = dx * dx + dy * dy + dz * dz;
+        if (d2 > bound || !g->last_id[j]) continue;
+        if (d2 == bound && j > out[k - 1]) continue;
+        cand[c] = out[k - 1]; /* pushed out of the answer: into the rest of the list */
+        int q = k - 1;
+        while (q > 0 && (dist[q - 1] > d2 || (dist[q - 1] == d2 && out[q - 1] > j))) {
+            dist[q] = dist[q - 1], out[q] = out[q - 1];
+            q--;
+        }
+        dist[q] = d2, out[q] = j;
+        bound = dist[k - 1];
+    }
+    memcpy(cand, out, (size_t)k * sizeof *cand);
+    return k;
+}
+
 int on_proxgrid_nearest(const on_proxgrid *g, const on_agent *agents, uint32_t self, double range, int k,
                         uint32_t *out)
 {
     const on_agent *a = &agents[self];
     double full = range * range;
-    /* The last frame's k neighbours, where they are now: k live agents lie within the farthest of
-     * them, so the k nearest do too, and the search starts with that bound instead of the range's
-     * (fewer cells read, fewer agents sorted in; the answer is the same). out may be a->nbr itself:
-     * read whole before the search writes it. */
-    if (a->nnbr == k) {
-        double hint = 0;
-        int ok = 1;
+    /* A bound on the k-th nearest: k live agents lie within it, so the k nearest do too, and the
+     * search starts with it instead of the range's (fewer cells read, fewer agents sorted in; the
+     * answer is the same). From self's list when it holds k (nearest_head: its first k, last frame's
+     * answer, where they are now; the answer itself when the list covers it), else from the last
+     * frame's k neighbours where they are now. out may be a->nbr itself: read whole before the search
+     * writes it. (Positions and ids read from the grid's copy: the agents' own, compact.) */
+    double hint = -1;
+    const struct on_proxlist *l = &g->lists[self];
+    if (l->epoch == g->epoch && l->n >= k) {
+        if (nearest_head(g, self, full, k, out, &hint) == k) return k;
+    } else if (a->nnbr == k) {
+        const double *me = g->last + 3 * (size_t)self;
+        hint = 0;
         for (int i = 0; i < k; i++) {
             uint32_t j = a->nbr[i];
-            const on_agent *o = &agents[j];
-            if (j == self || !o->id) {
-                ok = 0;
+            if (j == self || !g->last_id[j]) {
+                hint = -1;
                 break;
             }
-            double dx = o->pos.x - a->pos.x, dy = o->pos.y - a->pos.y, dz = o->pos.z - a->pos.z;
+            const double *o = g->last + 3 * (size_t)j;
+            double dx = o[0] - me[0], dy = o[1] - me[1], dz = o[2] - me[2];
             double d2 = dx * dx + dy * dy + dz * dz;
             hint = d2 > hint ? d2 : hint;
         }
-        if (ok && hint < full) {
-            int m = nearest_bound(g, agents, self, range, hint, k, out);
-            if (m == k) return m; /* (else a rounding apart: the whole range) */
-        }
+    }
+    if (hint >= 0 && hint < full) {
+        int m = nearest_bound(g, agents, self, range, hint, k, out);
+        if (m == k) return m; /* (else a rounding apart: the whole range) */
     }
     return nearest_within(g, agents, self, range, full, k, out);
 }

@@ -153,7 +153,47 @@ static int compare_lists(uint32_t n, double side, double range, int k, int *list
     return bad;
 }
 
-#define LISTED_PINNED 12768 /* searches with a list after them (of 19,600) */
+/* Ties read from the lists (proximity.c's nearest_head): agents on a lattice of 2 leaves, each
+ * moving 1/8 a frame along one axis (exact in binary: equal distances are equal) in one of three
+ * groups (ties come and go as they pass), their k nearest from the lists, against the brute force
+ * (ties by slot), 24 frames; every 9th agent removed at frame 4 (some in an answer's first k: the lists fall
+ * back), back in its slot at frame 9 (every list dropped). *listed: searches with a list after them. */
+static int compare_ties(int side, double range, int k, int *listed)
+{
+    uint32_t n = (uint32_t)(side * side * side);
+    on_agent *ag = calloc(n, sizeof *ag);
+    for (uint32_t i = 0; i < n; i++) {
+        ag[i].id = i + 1;
+        ag[i].pos = v3(2.0 * (i % side), 2.0 * (i / side % side), 2.0 * (i / side / side));
+    }
+    on_proxgrid g;
+    memset(&g, 0, sizeof g);
+    int bad = 0;
+    for (int f = 0; f < 24 && !bad; f++) {
+        for (uint32_t i = 0; i < n; i += 9) ag[i].id = f >= 4 && f < 9 ? 0 : i + 1;
+        if (on_proxgrid_build(&g, ag, n, range) < 0) bad++;
+        for (uint32_t i = 0; i < n && !bad; i++) {
+            if (!ag[i].id) continue;
+            uint32_t b[ON_CROWD_MAX_NEIGHBOURS];
+            int ma = on_proxgrid_nearest(&g, ag, i, range, k, ag[i].nbr);
+            int mb = brute(ag, n, i, range, k, b);
+            if (ma != mb || memcmp(ag[i].nbr, b, (size_t)ma * sizeof *b) != 0) bad++;
+            ag[i].nnbr = ma;
+            *listed += on_proxgrid_listed(&g, i) >= 0;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            double step = 1.0 / 8;
+            if (i % 3 == 0) ag[i].pos.x += step;
+            else if (i % 3 == 1) ag[i].pos.y -= step;
+        }
+    }
+    on_proxgrid_free(&g);
+    free(ag);
+    return bad;
+}
+
+#define LISTED_PINNED 16487 /* searches with a list after them (of 19,600; 12,768 before session 25's lists
+                             * capped at the range instead of searching the grid beyond it) */
 static void test_proximity(void)
 {
     int checked = 0;
@@ -173,6 +213,11 @@ static void test_proximity(void)
     CHECK_EQ_INT(none, 1000); /* the new agent dropped every list */
     CHECK_EQ_INT(listed, LISTED_PINNED);
     printf("proximity: %d of the slow agents' searches from their candidate lists\n", listed);
+    int tied = 0;
+    CHECK_EQ_INT(compare_ties(10, 7, 16, &tied), 0);
+    CHECK_EQ_INT(compare_ties(8, 5, ON_CROWD_MAX_NEIGHBOURS, &tied), 0);
+    CHECK(tied > 8000);
+    printf("proximity: lattice ties, %d searches with a list after them, equal to the brute force\n", tied);
     printf("proximity: %d searches of moving agents (%d from the last neighbours) equal to the brute force\n", moved,
            hinted);
 }
