@@ -12,7 +12,9 @@
  *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's identity (the
  *       CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges, links,
  *       rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner (the graph's planners share
- *       one join scratch: the endpoints' local-search arrays, route.h); graph:joins_bytes() -> that scratch's bytes
+ *       one join scratch: the endpoints' local-search arrays, route.h, and one cache of the box sets their joins
+ *       build in unprepared tiles, route_boxes.h); graph:joins_bytes() -> the bytes of both;
+ *       graph:box_cache([max_bytes]) -> bytes, sets, max_bytes (the sets' bound set first when given)
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:join_limit(work [, ms]); planner:joining() -> bool, units (joins cut to fit, octonav_world.h)
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
@@ -29,6 +31,7 @@
  */
 #include "lua_util.h"
 #include "route.h"
+#include "route_boxes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +43,8 @@
 typedef struct lwgraph {
     on_lhandle h;          /* h.p: the on_wgraph */
     on_route_joins *joins; /* its planners' shared join scratch (route.h), made with the first planner */
+    on_route_boxes *boxes; /* and their shared box sets (route_boxes.h), made with it */
+    size_t box_limit;      /* the sets' bound (graph:box_cache) */
 } lwgraph;
 
 typedef struct lplanner {
@@ -58,6 +63,8 @@ static void wgraph_destroy(on_lhandle *h)
     on_wgraph_destroy(h->p);
     on_route_joins_destroy(u->joins);
     u->joins = NULL;
+    on_route_boxes_destroy(u->boxes);
+    u->boxes = NULL;
 }
 
 static void wgraph_describe(lua_State *L, on_lhandle *h)
@@ -235,6 +242,7 @@ static int l_world(lua_State *L)
     const on_tree_params tp = *on_tree_get_params(on_lua_checktree(L, 1)); /* a copy: the allocation below
                                                                            * may run a finalizer */
     lwgraph *u = (lwgraph *)on_lua_newhandle(L, &wgraph_class, sizeof(lwgraph), 0);
+    u->box_limit = ON_ROUTE_BOXES_BYTES;
     on_wgraph *w = NULL;
     on_status st = on_wgraph_create(&tp, &w);
     if (!on_ok(st)) return luaL_error(L, "route.world: %s", on_status_string(st));
@@ -343,22 +351,43 @@ static int l_planner(lua_State *L)
     on_wgraph *w = checkw(L, 1); /* after the allocation (rule (a)) */
     lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
     if (!g->joins && on_failed(on_route_joins_create(&g->joins))) return luaL_error(L, "planner: out of memory");
+    if (!g->boxes && on_failed(on_route_boxes_create(g->box_limit, &g->boxes))) return luaL_error(L, "planner: out of memory");
     on_route *r = NULL;
     on_status st = on_route_create(w, (size_t)mx, &r);
     if (!on_ok(st)) return luaL_error(L, "planner: %s", on_status_string(st));
     on_route_set_joins(r, g->joins);
+    on_route_set_boxes(r, g->boxes);
     u->h.p = r;
     u->w = w;
     return 1;
 }
 
-/* graph:joins_bytes() -> bytes of the join scratch its planners share (0 before the first start) */
+/* graph:joins_bytes() -> bytes of the join scratch and the box sets its planners share (0 before the
+ * first planner) */
 static int l_joins_bytes(lua_State *L)
 {
     checkw(L, 1);
     const lwgraph *g = (const lwgraph *)lua_touserdata(L, 1);
-    lua_pushinteger(L, (lua_Integer)on_route_joins_bytes(g->joins));
+    lua_pushinteger(L, (lua_Integer)(on_route_joins_bytes(g->joins) + on_route_boxes_bytes(g->boxes)));
     return 1;
+}
+
+/* graph:box_cache([max_bytes]) -> bytes, sets, max_bytes: the box sets its planners share (route_boxes.h);
+ * with max_bytes (>= 0) the bound is set first (sets not in use dropped until the rest fit) */
+static int l_box_cache(lua_State *L)
+{
+    checkw(L, 1);
+    lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
+    if (!lua_isnoneornil(L, 2)) {
+        lua_Integer mx = luaL_checkinteger(L, 2);
+        if (mx < 0) return luaL_argerror(L, 2, "max_bytes must be >= 0");
+        g->box_limit = (size_t)mx;
+        on_route_boxes_set_limit(g->boxes, g->box_limit);
+    }
+    lua_pushinteger(L, (lua_Integer)on_route_boxes_bytes(g->boxes));
+    lua_pushinteger(L, (lua_Integer)on_route_boxes_sets(g->boxes));
+    lua_pushinteger(L, (lua_Integer)g->box_limit);
+    return 3;
 }
 
 /* The planner at idx, raising when it or its graph was closed. */
@@ -687,7 +716,8 @@ int on_lua_route_open(lua_State *L)
 {
     static const luaL_Reg gmethods[] = {{"add_tile", l_add_tile}, {"remove_tile", l_remove_tile},
                                         {"has_tile", l_has_tile}, {"tile_id", l_tile_id}, {"stats", l_stats},
-                                        {"planner", l_planner},   {"joins_bytes", l_joins_bytes}, {NULL, NULL}};
+                                        {"planner", l_planner},   {"joins_bytes", l_joins_bytes},
+                                        {"box_cache", l_box_cache},  {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
                                         {"result", l_result}, {"flat", l_flat}, {"plan", l_plan}, {"bytes", l_bytes},
                                         {"join_limit", l_join_limit}, {"joining", l_joining}, {NULL, NULL}};
