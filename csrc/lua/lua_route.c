@@ -12,9 +12,8 @@
  *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's identity (the
  *       CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges, links,
  *       rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner (the graph's planners share
- *       one join scratch: the endpoints' local-search arrays, route.h, and one cache of the box sets their joins
- *       build in unprepared tiles, route_boxes.h); graph:joins_bytes() -> the bytes of both;
- *       graph:box_cache([max_bytes]) -> bytes, sets, max_bytes (the sets' bound set first when given)
+ *       one join scratch, route.h, and the box sets joins build, route_boxes.h); graph:joins_bytes([max_box_bytes])
+ *       -> bytes of both, the sets' bytes, their count, their bound (set first when given)
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:join_limit(work [, ms]); planner:joining() -> bool, units (joins cut to fit, octonav_world.h)
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
@@ -43,8 +42,7 @@
 typedef struct lwgraph {
     on_lhandle h;          /* h.p: the on_wgraph */
     on_route_joins *joins; /* its planners' shared join scratch (route.h), made with the first planner */
-    on_route_boxes *boxes; /* and their shared box sets (route_boxes.h), made with it */
-    size_t box_limit;      /* the sets' bound (graph:box_cache) */
+    on_route_boxes *boxes; /* and their box sets (route_boxes.h), made with the graph */
 } lwgraph;
 
 typedef struct lplanner {
@@ -62,9 +60,8 @@ static void wgraph_destroy(on_lhandle *h)
     lwgraph *u = (lwgraph *)h;
     on_wgraph_destroy(h->p);
     on_route_joins_destroy(u->joins);
-    u->joins = NULL;
     on_route_boxes_destroy(u->boxes);
-    u->boxes = NULL;
+    u->joins = NULL;
 }
 
 static void wgraph_describe(lua_State *L, on_lhandle *h)
@@ -106,6 +103,14 @@ static const char *reason_of(on_status s, int which)
     if (s & ON_VERSION) return "version";
     if (s & ON_CORRUPT) return "corrupt";
     return "invalid";
+}
+
+/* nil, the reason of failure st: 2 values. */
+static int push_fail(lua_State *L, on_status st)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, reason_of(st, 0));
+    return 2;
 }
 
 /* A tile (i, j, k) at arguments idx..idx+2, checked against the grid; its linear index. */
@@ -162,11 +167,7 @@ static int l_build(lua_State *L)
     uint32_t tile = check_tile(L, 2, on_tree_get_params(t));
     on_tgraph *g = NULL;
     on_status st = on_tgraph_build_tile(t, tile, &o, &g);
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, reason_of(st, 0));
-        return 2;
-    }
+    if (on_failed(st)) return push_fail(L, st);
     return push_blob(L, g);
 }
 
@@ -179,8 +180,7 @@ static on_tgraph *decode_arg(lua_State *L, size_t *len)
     on_tgraph *g = NULL;
     on_status st = on_tgraph_decode((const uint8_t *)s, *len, 0, &g);
     if (!on_failed(st)) return g;
-    lua_pushnil(L);
-    lua_pushstring(L, reason_of(st, 0));
+    (void)push_fail(L, st);
     return NULL;
 }
 
@@ -192,17 +192,10 @@ static int l_info(lua_State *L)
     on_tgraph_info gi;
     on_tgraph_get_info(g, &gi);
     on_tgraph_free(g);
+    static const char *const keys[] = {"crc", "wshift", "portals", "edges", "components", "rects", "depth", "bound", "tag", "bytes", NULL};
+    const lua_Integer v[] = {gi.crc, gi.wshift, gi.portals, gi.edges, gi.components, gi.rects, gi.depth, gi.bound, gi.tag, (lua_Integer)gi.bytes};
     lua_createtable(L, 0, 10);
-    on_lua_setint(L, "crc", gi.crc);
-    on_lua_setint(L, "wshift", gi.wshift);
-    on_lua_setint(L, "portals", gi.portals);
-    on_lua_setint(L, "edges", gi.edges);
-    on_lua_setint(L, "components", gi.components);
-    on_lua_setint(L, "rects", gi.rects);
-    on_lua_setint(L, "depth", gi.depth);
-    on_lua_setint(L, "bound", gi.bound);
-    on_lua_setint(L, "tag", gi.tag);
-    on_lua_setint(L, "bytes", (lua_Integer)gi.bytes);
+    on_lua_setints(L, keys, v);
     return 1;
 }
 
@@ -242,9 +235,9 @@ static int l_world(lua_State *L)
     const on_tree_params tp = *on_tree_get_params(on_lua_checktree(L, 1)); /* a copy: the allocation below
                                                                            * may run a finalizer */
     lwgraph *u = (lwgraph *)on_lua_newhandle(L, &wgraph_class, sizeof(lwgraph), 0);
-    u->box_limit = ON_ROUTE_BOXES_BYTES;
     on_wgraph *w = NULL;
     on_status st = on_wgraph_create(&tp, &w);
+    if (on_ok(st) && on_failed(st = on_route_boxes_create(ON_ROUTE_BOXES_BYTES, &u->boxes))) on_wgraph_destroy(w);
     if (!on_ok(st)) return luaL_error(L, "route.world: %s", on_status_string(st));
     u->h.p = w;
     return 1;
@@ -277,11 +270,7 @@ static int l_add_tile(lua_State *L)
             return luaL_argerror(L, 5, "tree has another tile grid than the graph");
         st = on_tgraph_build_tile(t, tile, NULL, &g);
     }
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, reason_of(st, 0));
-        return 2;
-    }
+    if (on_failed(st)) return push_fail(L, st);
     st = on_wgraph_add_tile(w, tile, g);
     if (on_failed(st)) return luaL_error(L, "add_tile: %s", on_status_string(st));
     lua_pushboolean(L, 1);
@@ -329,8 +318,7 @@ static int l_stats(lua_State *L)
     on_wgraph *w = checkw(L, 1);
     on_wgraph_stats st;
     on_wgraph_stats_get(w, &st);
-    static const char *const keys[] = {"tiles", "faces", "dormant", "unresolved", "portals",
-                                       "edges", "links", "rects",   "bytes",      NULL};
+    static const char *const keys[] = {"tiles", "faces", "dormant", "unresolved", "portals", "edges", "links", "rects", "bytes", NULL};
     const lua_Integer v[] = {(lua_Integer)st.tiles, (lua_Integer)st.faces, (lua_Integer)st.dormant,
                              (lua_Integer)st.unresolved, (lua_Integer)st.portals, (lua_Integer)st.edges,
                              (lua_Integer)st.links, (lua_Integer)st.rects, (lua_Integer)st.bytes};
@@ -351,7 +339,6 @@ static int l_planner(lua_State *L)
     on_wgraph *w = checkw(L, 1); /* after the allocation (rule (a)) */
     lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
     if (!g->joins && on_failed(on_route_joins_create(&g->joins))) return luaL_error(L, "planner: out of memory");
-    if (!g->boxes && on_failed(on_route_boxes_create(g->box_limit, &g->boxes))) return luaL_error(L, "planner: out of memory");
     on_route *r = NULL;
     on_status st = on_route_create(w, (size_t)mx, &r);
     if (!on_ok(st)) return luaL_error(L, "planner: %s", on_status_string(st));
@@ -362,32 +349,19 @@ static int l_planner(lua_State *L)
     return 1;
 }
 
-/* graph:joins_bytes() -> bytes of the join scratch and the box sets its planners share (0 before the
- * first planner) */
+/* graph:joins_bytes([max_box_bytes]) -> bytes of the join scratch and the box sets its planners share (0
+ * before the first planner), the sets' bytes, their count, their bound (set first when given: the sets
+ * not in use dropped until the rest fit, route_boxes.h) */
 static int l_joins_bytes(lua_State *L)
 {
     checkw(L, 1);
     const lwgraph *g = (const lwgraph *)lua_touserdata(L, 1);
-    lua_pushinteger(L, (lua_Integer)(on_route_joins_bytes(g->joins) + on_route_boxes_bytes(g->boxes)));
-    return 1;
-}
-
-/* graph:box_cache([max_bytes]) -> bytes, sets, max_bytes: the box sets its planners share (route_boxes.h);
- * with max_bytes (>= 0) the bound is set first (sets not in use dropped until the rest fit) */
-static int l_box_cache(lua_State *L)
-{
-    checkw(L, 1);
-    lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
-    if (!lua_isnoneornil(L, 2)) {
-        lua_Integer mx = luaL_checkinteger(L, 2);
-        if (mx < 0) return luaL_argerror(L, 2, "max_bytes must be >= 0");
-        g->box_limit = (size_t)mx;
-        on_route_boxes_set_limit(g->boxes, g->box_limit);
-    }
-    lua_pushinteger(L, (lua_Integer)on_route_boxes_bytes(g->boxes));
-    lua_pushinteger(L, (lua_Integer)on_route_boxes_sets(g->boxes));
-    lua_pushinteger(L, (lua_Integer)g->box_limit);
-    return 3;
+    lua_Integer mx = luaL_optinteger(L, 2, (lua_Integer)on_route_boxes_limit(g->boxes));
+    if (mx < 0) return luaL_argerror(L, 2, "max_box_bytes must be >= 0");
+    on_route_boxes_set_limit(g->boxes, (size_t)mx);
+    size_t b = on_route_boxes_bytes(g->boxes), v[] = {on_route_joins_bytes(g->joins) + b, b, on_route_boxes_sets(g->boxes), (size_t)mx};
+    for (int i = 0; i < 4; i++) lua_pushinteger(L, (lua_Integer)v[i]);
+    return 4;
 }
 
 /* The planner at idx, raising when it or its graph was closed. */
@@ -591,12 +565,9 @@ static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const
     for (size_t i = 0; i < n; i++) {
         const on_route_cross *c = &u->buf[i];
         const lua_Integer v[4] = {c->tile, c->portal, c->to_tile, c->to_portal};
-        for (int k = 0; k < 4; k++) {
-            lua_pushinteger(L, v[k]);
-            lua_rawseti(L, into, ++at);
-        }
-        for (int k = 0; k < 3; k++) {
-            lua_pushnumber(L, c->point[k]);
+        for (int k = 0; k < ROUTE_FLAT; k++) { /* (the ids integers, the point's coordinates floats) */
+            if (k < 4) lua_pushinteger(L, v[k]);
+            else lua_pushnumber(L, c->point[k - 4]);
             lua_rawseti(L, into, ++at);
         }
     }
@@ -716,8 +687,7 @@ int on_lua_route_open(lua_State *L)
 {
     static const luaL_Reg gmethods[] = {{"add_tile", l_add_tile}, {"remove_tile", l_remove_tile},
                                         {"has_tile", l_has_tile}, {"tile_id", l_tile_id}, {"stats", l_stats},
-                                        {"planner", l_planner},   {"joins_bytes", l_joins_bytes},
-                                        {"box_cache", l_box_cache},  {NULL, NULL}};
+                                        {"planner", l_planner},   {"joins_bytes", l_joins_bytes}, {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
                                         {"result", l_result}, {"flat", l_flat}, {"plan", l_plan}, {"bytes", l_bytes},
                                         {"join_limit", l_join_limit}, {"joining", l_joining}, {NULL, NULL}};
