@@ -42,7 +42,7 @@
 typedef struct lwgraph {
     on_lhandle h;          /* h.p: the on_wgraph */
     on_route_joins *joins; /* its planners' shared join scratch (route.h), made with the first planner */
-    on_route_boxes *boxes; /* and their box sets (route_boxes.h), made with the graph */
+    on_route_boxes *boxes; size_t box_limit; /* and their box sets (route_boxes.h): with it, at most box_limit bytes */
 } lwgraph;
 
 typedef struct lplanner {
@@ -53,7 +53,7 @@ typedef struct lplanner {
     int started;
 } lplanner;
 
-/* The graph and its planners' join scratch (planners outliving a closed graph never start again:
+/* The graph and its planners' join scratch and box sets (planners outliving a closed graph never start again:
  * checkp raises, and destroying one does not touch the scratch). */
 static void wgraph_destroy(on_lhandle *h)
 {
@@ -61,7 +61,6 @@ static void wgraph_destroy(on_lhandle *h)
     on_wgraph_destroy(h->p);
     on_route_joins_destroy(u->joins);
     on_route_boxes_destroy(u->boxes);
-    u->joins = NULL;
 }
 
 static void wgraph_describe(lua_State *L, on_lhandle *h)
@@ -237,7 +236,7 @@ static int l_world(lua_State *L)
     lwgraph *u = (lwgraph *)on_lua_newhandle(L, &wgraph_class, sizeof(lwgraph), 0);
     on_wgraph *w = NULL;
     on_status st = on_wgraph_create(&tp, &w);
-    if (on_ok(st) && on_failed(st = on_route_boxes_create(ON_ROUTE_BOXES_BYTES, &u->boxes))) on_wgraph_destroy(w);
+    u->box_limit = ON_ROUTE_BOXES_BYTES;
     if (!on_ok(st)) return luaL_error(L, "route.world: %s", on_status_string(st));
     u->h.p = w;
     return 1;
@@ -338,7 +337,8 @@ static int l_planner(lua_State *L)
     lua_setiuservalue(L, -2, 1); /* keeps the graph alive */
     on_wgraph *w = checkw(L, 1); /* after the allocation (rule (a)) */
     lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
-    if (!g->joins && on_failed(on_route_joins_create(&g->joins))) return luaL_error(L, "planner: out of memory");
+    if ((!g->joins && on_failed(on_route_joins_create(&g->joins))) || (!g->boxes && on_failed(on_route_boxes_create(g->box_limit, &g->boxes))))
+        return luaL_error(L, "planner: out of memory");
     on_route *r = NULL;
     on_status st = on_route_create(w, (size_t)mx, &r);
     if (!on_ok(st)) return luaL_error(L, "planner: %s", on_status_string(st));
@@ -355,10 +355,10 @@ static int l_planner(lua_State *L)
 static int l_joins_bytes(lua_State *L)
 {
     checkw(L, 1);
-    const lwgraph *g = (const lwgraph *)lua_touserdata(L, 1);
-    lua_Integer mx = luaL_optinteger(L, 2, (lua_Integer)on_route_boxes_limit(g->boxes));
+    lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
+    lua_Integer mx = luaL_optinteger(L, 2, (lua_Integer)g->box_limit);
     if (mx < 0) return luaL_argerror(L, 2, "max_box_bytes must be >= 0");
-    on_route_boxes_set_limit(g->boxes, (size_t)mx);
+    on_route_boxes_set_limit(g->boxes, g->box_limit = (size_t)mx);
     size_t b = on_route_boxes_bytes(g->boxes), v[] = {on_route_joins_bytes(g->joins) + b, b, on_route_boxes_sets(g->boxes), (size_t)mx};
     for (int i = 0; i < 4; i++) lua_pushinteger(L, (lua_Integer)v[i]);
     return 4;
