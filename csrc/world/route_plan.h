@@ -29,7 +29,9 @@ typedef struct gjoin {
     double cost;           /* nav leaves: from the portal to the goal point, plus the goal's cost */
 } gjoin;
 
-/* The box sets of unprepared tiles the planner built for its endpoints, kept across plans (a tile's
+/* (A planner given the world's shared cache, route_boxes.h, as every planner the Lua binding makes,
+ * keeps none of these: the cache below is a lone planner's, the C API's default.)
+ * The box sets of unprepared tiles the planner built for its endpoints, kept across plans (a tile's
  * blocks built once serve every later join there) while the tile's contents are the same: same tree,
  * tile, salt and table slots (the slots tell a tree freed and another made at its address apart). A
  * tile of at most 64 leaves a side is built whole (own); a bigger one block by block as joins reach
