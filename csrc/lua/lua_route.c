@@ -12,7 +12,8 @@
  *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's identity (the
  *       CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges, links,
  *       rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner (the graph's planners share
- *       one join scratch: the endpoints' local-search arrays, route.h); graph:joins_bytes() -> that scratch's bytes
+ *       one join scratch, route.h, and the box sets joins build, route_boxes.h); graph:joins_bytes([max_box_bytes])
+ *       -> bytes of both, the sets' bytes, their count, their bound (set first when given)
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
  *   planner:join_limit(work [, ms]); planner:joining() -> bool, units (joins cut to fit, octonav_world.h)
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
@@ -29,6 +30,7 @@
  */
 #include "lua_util.h"
 #include "route.h"
+#include "route_boxes.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,6 +42,7 @@
 typedef struct lwgraph {
     on_lhandle h;          /* h.p: the on_wgraph */
     on_route_joins *joins; /* its planners' shared join scratch (route.h), made with the first planner */
+    on_route_boxes *boxes; size_t box_limit; /* and their box sets (route_boxes.h): with it, at most box_limit bytes */
 } lwgraph;
 
 typedef struct lplanner {
@@ -50,14 +53,14 @@ typedef struct lplanner {
     int started;
 } lplanner;
 
-/* The graph and its planners' join scratch (planners outliving a closed graph never start again:
+/* The graph and its planners' join scratch and box sets (planners outliving a closed graph never start again:
  * checkp raises, and destroying one does not touch the scratch). */
 static void wgraph_destroy(on_lhandle *h)
 {
     lwgraph *u = (lwgraph *)h;
     on_wgraph_destroy(h->p);
     on_route_joins_destroy(u->joins);
-    u->joins = NULL;
+    on_route_boxes_destroy(u->boxes);
 }
 
 static void wgraph_describe(lua_State *L, on_lhandle *h)
@@ -99,6 +102,14 @@ static const char *reason_of(on_status s, int which)
     if (s & ON_VERSION) return "version";
     if (s & ON_CORRUPT) return "corrupt";
     return "invalid";
+}
+
+/* nil, the reason of failure st: 2 values. */
+static int push_fail(lua_State *L, on_status st)
+{
+    lua_pushnil(L);
+    lua_pushstring(L, reason_of(st, 0));
+    return 2;
 }
 
 /* A tile (i, j, k) at arguments idx..idx+2, checked against the grid; its linear index. */
@@ -155,11 +166,7 @@ static int l_build(lua_State *L)
     uint32_t tile = check_tile(L, 2, on_tree_get_params(t));
     on_tgraph *g = NULL;
     on_status st = on_tgraph_build_tile(t, tile, &o, &g);
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, reason_of(st, 0));
-        return 2;
-    }
+    if (on_failed(st)) return push_fail(L, st);
     return push_blob(L, g);
 }
 
@@ -172,8 +179,7 @@ static on_tgraph *decode_arg(lua_State *L, size_t *len)
     on_tgraph *g = NULL;
     on_status st = on_tgraph_decode((const uint8_t *)s, *len, 0, &g);
     if (!on_failed(st)) return g;
-    lua_pushnil(L);
-    lua_pushstring(L, reason_of(st, 0));
+    (void)push_fail(L, st);
     return NULL;
 }
 
@@ -185,17 +191,10 @@ static int l_info(lua_State *L)
     on_tgraph_info gi;
     on_tgraph_get_info(g, &gi);
     on_tgraph_free(g);
+    static const char *const keys[] = {"crc", "wshift", "portals", "edges", "components", "rects", "depth", "bound", "tag", "bytes", NULL};
+    const lua_Integer v[] = {gi.crc, gi.wshift, gi.portals, gi.edges, gi.components, gi.rects, gi.depth, gi.bound, gi.tag, (lua_Integer)gi.bytes};
     lua_createtable(L, 0, 10);
-    on_lua_setint(L, "crc", gi.crc);
-    on_lua_setint(L, "wshift", gi.wshift);
-    on_lua_setint(L, "portals", gi.portals);
-    on_lua_setint(L, "edges", gi.edges);
-    on_lua_setint(L, "components", gi.components);
-    on_lua_setint(L, "rects", gi.rects);
-    on_lua_setint(L, "depth", gi.depth);
-    on_lua_setint(L, "bound", gi.bound);
-    on_lua_setint(L, "tag", gi.tag);
-    on_lua_setint(L, "bytes", (lua_Integer)gi.bytes);
+    on_lua_setints(L, keys, v);
     return 1;
 }
 
@@ -237,6 +236,7 @@ static int l_world(lua_State *L)
     lwgraph *u = (lwgraph *)on_lua_newhandle(L, &wgraph_class, sizeof(lwgraph), 0);
     on_wgraph *w = NULL;
     on_status st = on_wgraph_create(&tp, &w);
+    u->box_limit = ON_ROUTE_BOXES_BYTES;
     if (!on_ok(st)) return luaL_error(L, "route.world: %s", on_status_string(st));
     u->h.p = w;
     return 1;
@@ -269,11 +269,7 @@ static int l_add_tile(lua_State *L)
             return luaL_argerror(L, 5, "tree has another tile grid than the graph");
         st = on_tgraph_build_tile(t, tile, NULL, &g);
     }
-    if (on_failed(st)) {
-        lua_pushnil(L);
-        lua_pushstring(L, reason_of(st, 0));
-        return 2;
-    }
+    if (on_failed(st)) return push_fail(L, st);
     st = on_wgraph_add_tile(w, tile, g);
     if (on_failed(st)) return luaL_error(L, "add_tile: %s", on_status_string(st));
     lua_pushboolean(L, 1);
@@ -321,8 +317,7 @@ static int l_stats(lua_State *L)
     on_wgraph *w = checkw(L, 1);
     on_wgraph_stats st;
     on_wgraph_stats_get(w, &st);
-    static const char *const keys[] = {"tiles", "faces", "dormant", "unresolved", "portals",
-                                       "edges", "links", "rects",   "bytes",      NULL};
+    static const char *const keys[] = {"tiles", "faces", "dormant", "unresolved", "portals", "edges", "links", "rects", "bytes", NULL};
     const lua_Integer v[] = {(lua_Integer)st.tiles, (lua_Integer)st.faces, (lua_Integer)st.dormant,
                              (lua_Integer)st.unresolved, (lua_Integer)st.portals, (lua_Integer)st.edges,
                              (lua_Integer)st.links, (lua_Integer)st.rects, (lua_Integer)st.bytes};
@@ -342,23 +337,31 @@ static int l_planner(lua_State *L)
     lua_setiuservalue(L, -2, 1); /* keeps the graph alive */
     on_wgraph *w = checkw(L, 1); /* after the allocation (rule (a)) */
     lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
-    if (!g->joins && on_failed(on_route_joins_create(&g->joins))) return luaL_error(L, "planner: out of memory");
+    if ((!g->joins && on_failed(on_route_joins_create(&g->joins))) || (!g->boxes && on_failed(on_route_boxes_create(g->box_limit, &g->boxes))))
+        return luaL_error(L, "planner: out of memory");
     on_route *r = NULL;
     on_status st = on_route_create(w, (size_t)mx, &r);
     if (!on_ok(st)) return luaL_error(L, "planner: %s", on_status_string(st));
     on_route_set_joins(r, g->joins);
+    on_route_set_boxes(r, g->boxes);
     u->h.p = r;
     u->w = w;
     return 1;
 }
 
-/* graph:joins_bytes() -> bytes of the join scratch its planners share (0 before the first start) */
+/* graph:joins_bytes([max_box_bytes]) -> bytes of the join scratch and the box sets its planners share (0
+ * before the first planner), the sets' bytes, their count, their bound (set first when given: the sets
+ * not in use dropped until the rest fit, route_boxes.h) */
 static int l_joins_bytes(lua_State *L)
 {
     checkw(L, 1);
-    const lwgraph *g = (const lwgraph *)lua_touserdata(L, 1);
-    lua_pushinteger(L, (lua_Integer)on_route_joins_bytes(g->joins));
-    return 1;
+    lwgraph *g = (lwgraph *)lua_touserdata(L, 1);
+    lua_Integer mx = luaL_optinteger(L, 2, (lua_Integer)g->box_limit);
+    if (mx < 0) return luaL_argerror(L, 2, "max_box_bytes must be >= 0");
+    on_route_boxes_set_limit(g->boxes, g->box_limit = (size_t)mx);
+    size_t b = on_route_boxes_bytes(g->boxes), v[] = {on_route_joins_bytes(g->joins) + b, b, on_route_boxes_sets(g->boxes), (size_t)mx};
+    for (int i = 0; i < 4; i++) lua_pushinteger(L, (lua_Integer)v[i]);
+    return 4;
 }
 
 /* The planner at idx, raising when it or its graph was closed. */
@@ -562,12 +565,9 @@ static void fill_flat(lua_State *L, int into, const lplanner *u, size_t n, const
     for (size_t i = 0; i < n; i++) {
         const on_route_cross *c = &u->buf[i];
         const lua_Integer v[4] = {c->tile, c->portal, c->to_tile, c->to_portal};
-        for (int k = 0; k < 4; k++) {
-            lua_pushinteger(L, v[k]);
-            lua_rawseti(L, into, ++at);
-        }
-        for (int k = 0; k < 3; k++) {
-            lua_pushnumber(L, c->point[k]);
+        for (int k = 0; k < ROUTE_FLAT; k++) { /* (the ids integers, the point's coordinates floats) */
+            if (k < 4) lua_pushinteger(L, v[k]);
+            else lua_pushnumber(L, c->point[k - 4]);
             lua_rawseti(L, into, ++at);
         }
     }

@@ -6,6 +6,7 @@
 #define OCTONAV_ROUTE_PLAN_H
 
 #include "route.h"
+#include "route_boxes.h"
 #include "wgraph.h"
 
 #define PORTAL_TILE 0xfffffffdu    /* a tile's header node: its portals' nodes follow it */
@@ -28,7 +29,9 @@ typedef struct gjoin {
     double cost;           /* nav leaves: from the portal to the goal point, plus the goal's cost */
 } gjoin;
 
-/* The box sets of unprepared tiles the planner built for its endpoints, kept across plans (a tile's
+/* (A planner given the world's shared cache, route_boxes.h, as every planner the Lua binding makes,
+ * keeps none of these: the cache below is a lone planner's, the C API's default.)
+ * The box sets of unprepared tiles the planner built for its endpoints, kept across plans (a tile's
  * blocks built once serve every later join there) while the tile's contents are the same: same tree,
  * tile, salt and table slots (the slots tell a tree freed and another made at its address apart). A
  * tile of at most 64 leaves a side is built whole (own); a bigger one block by block as joins reach
@@ -103,8 +106,13 @@ struct on_route {
     uint32_t *grp;         /* per portal scratch: its component */
     size_t costcap, ptscap, grpcap;
     on_reach reach;
-    boxcache bc[ROUTE_BOX_CACHE];
+    boxcache bc[ROUTE_BOX_CACHE]; /* its own sets, when it shares no cache (boxes NULL) */
     uint64_t bc_uses;
+    /* The cache of sets it shares with the other planners of its world (route_boxes.h; NULL: bc
+     * above), and the sets the running call pinned there (the last two endpoints': unpinned when the
+     * call returns, route_start.c). */
+    on_route_boxes *boxes;
+    on_route_boxent *bpin[2];
     uint64_t revision;
     on_status status;
     on_route_info info;
@@ -139,6 +147,8 @@ struct on_route {
     size_t jincap, jns, jng, ji, jpushed;
     const on_boxset *jset;
     uint64_t jgen;
+    uint32_t jbuilt;       /* jset's blocks built when its search stopped (a lazy set shared with other
+                            * planners: one that built more meanwhile makes the search start again) */
 };
 
 /* An endpoint whose tile has more than ROUTE_DIRECTED_BOXES boxes joins by the directed local search

@@ -1,6 +1,6 @@
 /*
  * route_start.c -- the route planner's endpoints (see route.h): points to tiles, the tiles' boxes
- * (the tree's prepared sets, else two built and cached here), the local search from each start and
+ * (the tree's prepared sets, else built and cached: the world's planners share a cache, route_boxes.h), the local search from each start and
  * goal to the portals of its own tile (reach.h), the goal joins and the first nodes; near pairs.
  */
 #include "route_plan.h"
@@ -12,8 +12,9 @@
 #include <string.h>
 
 /* The box set of a loaded tree tile: the tree's prepared one when valid (*lz NULL), else its join set
- * (a streamer worker's, tree.h), else the planner's cached one (route_plan.h, boxcache), made on a
- * miss in the least recently used entry. The three hold the same boxes in the same order. */
+ * (a streamer worker's, tree.h), else the world's shared cache's (route_boxes.h) when the planner
+ * has one, else the planner's cached one (route_plan.h, boxcache), made on a miss in the least
+ * recently used entry. They hold the same boxes in the same order. */
 static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const on_boxset **out, on_boxlazy **lz,
                             uint64_t *gen)
 {
@@ -22,6 +23,16 @@ static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const 
     *out = on_tile_boxes(t, tile);
     if (!*out) *out = on_tile_joins(t, tile);
     if (*out) return ON_SUCCESS;
+    if (r->boxes) { /* the world's shared cache: the set pinned until the call ends (route_boxes.h) */
+        on_route_boxent *x;
+        on_status st = on_route_boxes_get(r->boxes, t, tile, r->lazy_bdepth ? r->lazy_bdepth : ROUTE_LAZY_BDEPTH, &x,
+                                          out, lz, gen);
+        if (on_failed(st)) return st;
+        on_route_boxes_unpin(r->boxes, r->bpin[0]); /* (the endpoint before the last: done with) */
+        r->bpin[0] = r->bpin[1];
+        r->bpin[1] = x;
+        return ON_SUCCESS;
+    }
     const on_tile *tt = &t->tiles[tile];
     boxcache *c = &r->bc[0];
     r->bc_uses++;
@@ -174,7 +185,8 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
     r->reach.rR = (int64_t)ceil(r->join_radius);
     for (int k = 0; k < 3; k++) r->reach.roff[k] = e->nav[k] - e->local[k];
     /* a search suspended at the last call's limit goes on, over the same set (else it starts again) */
-    int resume = r->jsusp && r->reach.suspended && r->jset == e->s && r->jgen == e->gen;
+    uint32_t built = e->lz ? e->lz->built : 0; /* (another planner's join may build into a shared set) */
+    int resume = r->jsusp && r->reach.suspended && r->jset == e->s && r->jgen == e->gen && r->jbuilt == built;
     r->jsusp = 0;
     r->jset = e->s;
     r->jgen = e->gen;
@@ -203,6 +215,7 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
     }
     if (on_in_progress(st)) {
         r->jsusp = 1;
+        r->jbuilt = e->lz ? e->lz->built : 0;
         return st;
     }
     if (on_ok(st) && goal && big && r->cost[np] < HUGE_VAL) (*reached)--; /* the goal is no portal */
@@ -347,13 +360,18 @@ static on_status joins_run(on_route *r)
 }
 
 /* One call's joins (a start's, or a step's while joining): the limit set, joins_run, and r->joining
- * and the status kept. */
+ * and the status kept; the shared sets the call pinned let go (route_boxes.h: a suspended join holds
+ * none between calls). */
 static on_status joins_call(on_route *r)
 {
     r->reach.limit = r->join_work;
     r->reach.deadline = r->join_seconds > 0 ? on_route_now() + r->join_seconds : 0;
     r->reach.work = 0;
     on_status st = joins_run(r);
+    for (int i = 0; i < 2; i++) {
+        on_route_boxes_unpin(r->boxes, r->bpin[i]);
+        r->bpin[i] = NULL;
+    }
     r->info.join_work = r->reach.work;
     r->joining = on_in_progress(st) && r->jsusp;
     if (!r->joining) r->reach.suspended = 0;

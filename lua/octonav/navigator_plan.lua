@@ -97,6 +97,9 @@ M.SLICE_MS = 0.25
 -- scratch of its own: up to ~15 MB in a 512^3 tile; route.h), and planners stay for reuse: under a
 -- frame time at most MAX_PLANNING navigators of a world plan at once, the others wait their turn (1,000
 -- navigators, ms 4, 1,000 frames on the seed's world: the C beyond the tree 11 MB -> 27 MB unbounded).
+-- The planners' box sets are the world's (csrc/world/route_boxes.h), so a planner more costs its nodes
+-- and join scratch only; 3 / 4 at once gave 1.14x / 1.31x the arrivals of 2 within today's memory, but
+-- a frame's p99.9 over 4.5 ms in 4 of 5 / 5 of 5 runs (docs/benchmarks.md, session 25, h31share).
 M.MAX_PLANNING = 2
 local JOIN_MIN_MS = 1e-6 -- a deadline already passed: one unit of work (a box settled) and stop
 local function join_limit(B, cp)

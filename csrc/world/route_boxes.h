@@ -1,0 +1,62 @@
+/*
+ * route_boxes.h -- the box sets that route planners build for their endpoints' joins in tiles the tree
+ * has no prepared or streamed set for (route_start.c), kept in one cache that every planner of a world
+ * graph shares (internal; the Lua binding, lua_route.c, gives each graph one), so that N planners hold
+ * one copy of a tile's set instead of N (issue 31, goal 3: each planner kept up to ROUTE_BOX_CACHE
+ * sets of ~1.3 MB of its own, so more planners at once cost their sets each).
+ *
+ * A set depends only on its tile (tree, tile, salt, table slots: the same key as route_plan.h's
+ * per-planner boxcache) and on its blocks' side, never on a plan: a lazy set's blocks built by one
+ * planner's join serve every later join there, whoever's. The cache holds at most max_bytes of sets
+ * between calls (their bytes as on_boxset.bytes counts them: a lazy 512^3 set of 16-leaf blocks is
+ * ~1.3 MB of block records plus the boxes built); the least recently used set not in use is dropped
+ * (or its memory reused for the new one) when another must come in or a set grew.
+ * References: a planner pins the sets it reads during one call (a start, or a step that goes on
+ * joining: at most the two endpoints' it holds at once), and no pinned set is freed or reused: within
+ * a call the bound may be passed by those (at most two sets, one planner calls at a time). Between
+ * calls a planner pins nothing: a join suspended at its limit over a set that was dropped meanwhile,
+ * or that another planner built blocks into (the search's per-box arrays and its pending targets are
+ * those of the set as it was), starts again over the set as it is (route_start.c: generation and
+ * blocks built checked), so a planner abandoned mid-join holds no memory and nothing dangles. A tile
+ * removed or replaced (its salt or table changed) leaves its set stale: never handed out again, freed
+ * as soon as no call pins it.
+ * Not thread-safe: the planners sharing one cache run on one thread (or under the caller's lock), as
+ * with their join scratch (route.h).
+ */
+#ifndef OCTONAV_ROUTE_BOXES_H
+#define OCTONAV_ROUTE_BOXES_H
+
+#include "route.h"
+
+typedef struct on_route_boxes on_route_boxes;
+typedef struct on_route_boxent on_route_boxent; /* one cached set (route_boxes.c) */
+
+/* The default bound (bytes): see route_boxes.c for the measurements behind it. */
+#ifndef ON_ROUTE_BOXES_BYTES
+#define ON_ROUTE_BOXES_BYTES ((size_t)8 << 20)
+#endif
+
+/* A cache holding at most max_bytes of sets between calls (0: none kept beyond a call). */
+on_status on_route_boxes_create(size_t max_bytes, on_route_boxes **out);
+/* Frees every set (the planners given it must not start or step again: give them NULL first, or
+ * destroy them; a planner's destroy does not touch the cache). */
+void on_route_boxes_destroy(on_route_boxes *c);
+/* A new bound: sets not in use dropped, least recently used first, until the rest fit. */
+void on_route_boxes_set_limit(on_route_boxes *c, size_t max_bytes);
+size_t on_route_boxes_limit(const on_route_boxes *c);
+/* The cache's bytes (its sets and its own records) and its sets. */
+size_t on_route_boxes_bytes(const on_route_boxes *c);
+size_t on_route_boxes_sets(const on_route_boxes *c);
+/* r's joins take their sets from c from now on (its own cached sets are freed); NULL: its own again. */
+void on_route_set_boxes(on_route *r, on_route_boxes *c);
+
+/* ---- for route_start.c ---- */
+/* The set of loaded tree tile `tile` (not prepared, no join set), found or made (lazy, blocks of
+ * 2^bdepth leaves, for tiles of more than 64 leaves a side; else built whole): *e pinned (unpin it
+ * when the call ends), *out the set, *lz its lazy set or NULL, *gen its generation (unique in c). */
+on_status on_route_boxes_get(on_route_boxes *c, const on_tree *t, uint32_t tile, int bdepth, on_route_boxent **e,
+                             const on_boxset **out, on_boxlazy **lz, uint64_t *gen);
+/* Drop a pin (e may be NULL); a set no longer pinned that is stale or beyond the bound is freed. */
+void on_route_boxes_unpin(on_route_boxes *c, on_route_boxent *e);
+
+#endif
