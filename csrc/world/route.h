@@ -83,9 +83,10 @@
  * reaches them (a block of one free cube is one box without a bitmap; a set's reset and a join's
  * per-block lists touch only the blocks used, not all 32,768 of a 512^3 tile), where it built
  * 64-leaf blocks: a cold join in a terrain tile built ~23 of them (~2 on the surface, ~3 M
- * instructions each). Memory: at most ROUTE_BOX_CACHE sets a planner, each its blocks' records
- * (1.3 MB for a 512^3 tile, calloc'd: pages written only where blocks were built) and the boxes
- * built (tens of KB a join); nothing a tile beyond them.
+ * instructions each). Memory: at most ROUTE_BOX_CACHE sets a planner without a shared cache (the
+ * planners of a world graph share one, route_boxes.h, within a byte bound), each its blocks' records
+ * (1.3 MB for a 512^3 tile, malloc'd: read only where blocks were built) and the boxes built (tens
+ * of KB a join); nothing a tile beyond them.
  * 8x1x8 x 512^3, 35 pairs, each planned once on a fresh world (callgrind, on_route_start): 653 M ->
  * 48 M instructions (max a plan 75 M -> 5.0 M); plan CPU p50 / p90 / p99, each pair's first plan,
  * fastest of 3 opens (bench_world.as_loaded, main and this side by side 3 times, load 4): 1.31-1.35 /
