@@ -289,6 +289,8 @@ static void adj_job(on_streamer *s, result *r, uint32_t salt, jjob **jobs)
     j->tile = r->tile;
     j->salt = salt;
     j->adj = 1;
+    j->do_adj = r->adj_later != 0;
+    j->do_los = r->los_later != 0;
     j->tab = r->adjtab;
     on_table_init(&r->adjtab);
     j->solid = s->t->tiles[r->tile].solid;
@@ -360,7 +362,17 @@ static void install_results(on_streamer *s, result *list, double t0, int wait, i
                 if (s->graph && r->graph_read) link_graph(s, r);
                 /* the adjacency after the loads, for the tile as read (not when the caller blocked
                  * obstacles in it since: no adjacency then, as when a change drops it) */
-                if (r->adj_later && s->t->tiles[r->tile].salt == salt0) adj_job(s, r, salt0, &adjs);
+                if ((r->adj_later || r->los_later) && s->t->tiles[r->tile].salt == salt0) {
+                    adj_job(s, r, salt0, &adjs);
+                    /* masks coming from a worker: no line of sight builds them on its own thread, nor
+                     * on_tree_los_step in a budget's frame (los_want 2, as for a tile over the masks'
+                     * budget; reads take the node table meanwhile); the adoption or any change of the
+                     * tile (on_tree_touch) clears it */
+                    unsigned char none = 0;
+                    if (r->los_later)
+                        atomic_compare_exchange_strong_explicit(&s->t->tiles[r->tile].los_want, &none, 2,
+                                                                memory_order_relaxed, memory_order_relaxed);
+                }
             } else {
                 ts->state = ON_TILE_FAILED;
                 s->nfailed++;
