@@ -81,6 +81,40 @@ end)
 
 teardown(function() tmp.cleanup() end)
 
+describe("a streamer's worker going idle after work", function()
+  it("gives the allocator's free pages back (glibc: stats.trims), at most once a second", function()
+    local s = assert(streamer.new(pack, { load_padding = 1, unload_padding = 2, workers = 1, max_publish = 0 }))
+    assert.are.same({ 0, 0 }, { s:stats().trims, s:stats().trim_seconds })
+    for i = 0, 3 do s:force_load { i, 0, 0 } end
+    s:update(true)
+    local t0 = core.clock()
+    while s:stats().trims == 0 and core.clock() - t0 < 5 do streamer.idle(0.01) end
+    local st = s:stats()
+    local glibc = io.open("/proc/self/maps") ~= nil -- (Linux: glibc here; elsewhere no trim is made)
+    if glibc then
+      -- (one when idle between the loads and their masks, the next a second later at the earliest)
+      assert.is_true(st.trims >= 1 and st.trims <= 1 + (core.clock() - t0), "trims " .. st.trims)
+      assert.is_true(st.trim_seconds > 0)
+      -- no work since: no trim more
+      streamer.idle(1.2)
+      local n = s:stats().trims
+      streamer.idle(1.2)
+      assert.are.equal(n, s:stats().trims)
+    end
+    s:close()
+  end)
+
+  it("octonav.streamer.idle sleeps the caller; bad seconds are refused", function()
+    local t0 = core.clock()
+    streamer.idle(0.02)
+    assert.is_true(core.clock() - t0 >= 0.02)
+    for _, bad in ipairs { -1, 11, 0 / 0, "1" } do
+      assert.has_error(function() streamer.idle(bad) end,
+        "octonav.streamer.idle: seconds must be a number within 0 and 10")
+    end
+  end)
+end)
+
 describe("a streamed tile with loads queued behind it", function()
   local TILES = { { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 1, 0, 1 } }
 

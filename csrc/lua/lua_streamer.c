@@ -12,8 +12,10 @@
 #include "lua_util.h"
 #include "streamer.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct lstreamer {
     on_lhandle h;       /* h.p: the on_streamer, NULL once closed */
@@ -403,10 +405,12 @@ static int l_stats(lua_State *L)
                              (lua_Integer)st.failed,  (lua_Integer)st.locked,    (lua_Integer)st.waiting,
                              (lua_Integer)st.evicted, (lua_Integer)st.decoded,   (lua_Integer)st.cancelled,
                              (lua_Integer)st.deferred, (lua_Integer)st.reading};
-    lua_createtable(L, 0, 18);
+    lua_createtable(L, 0, 20);
     on_lua_setints(L, keys, v);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "masks_built", (lua_Integer)st.masks_built);
+    on_lua_setint(L, "trims", (lua_Integer)st.trims);
+    on_lua_setnum(L, "trim_seconds", st.trim_seconds);
     on_lua_setint(L, "adjacency_built", (lua_Integer)st.adjacency_built);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
     on_lua_setint(L, "join_tiles", (lua_Integer)jt);
@@ -464,7 +468,19 @@ static const luaL_Reg methods[] = {
     {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {"set_graph", l_set_graph},
     {NULL, NULL},
 };
-static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
+/* streamer.idle(seconds): the caller's thread sleeps that long (wall clock; 0 to 10 s): a game's frame
+ * pacing, its spare time left to the workers (bench/frames.lua --fps). */
+static int l_idle(lua_State *L)
+{
+    lua_Number sec = luaL_checknumber(L, 1);
+    if (!(sec >= 0 && sec <= 10)) return luaL_error(L, "octonav.streamer.idle: seconds must be within 0 and 10");
+    struct timespec ts = {(time_t)sec, (long)((sec - (lua_Number)(time_t)sec) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+    return 0;
+}
+
+static const luaL_Reg funcs[] = {{"new", l_new}, {"idle", l_idle}, {NULL, NULL}};
 
 int on_lua_streamer_open(lua_State *L)
 {

@@ -164,6 +164,12 @@ struct on_streamer {
     int adj;            /* build each tile's cell adjacency beside its decode: the tree's adjacencies are
                          * on (copied from the tree by every update, read by the workers) */
     size_t masks_built, adj_built; /* tiles installed with the masks / the adjacency a worker built */
+    int trim_due;       /* a worker finished a job since the last trim (streamer_worker.c: idle_trim),
+                         * or an update installed, adopted or unloaded something (freed_since) */
+    int freed_since;    /* (the caller's thread) an update freed something: the next one sets trim_due */
+    double trim_at;     /* on_streamer_now() at the last trim */
+    size_t trims;
+    double trim_seconds;
     size_t graph_max;   /* their size limit (0: none) */
     size_t decoded;
     double decode_seconds;

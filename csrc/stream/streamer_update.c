@@ -105,6 +105,8 @@ static size_t find_evictable(on_streamer *s)
 
 static int by_queue_order(const qent *x, const qent *y)
 {
+    int xin = x->d <= 0.0, yin = y->d <= 0.0; /* an agent stands in it */
+    if (xin != yin) return xin ? -1 : 1;
     if (x->pinned != y->pinned) return x->pinned ? -1 : 1;
     if (x->d != y->d) return x->d < y->d ? -1 : 1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
@@ -123,9 +125,11 @@ static void rule_unload(on_streamer *s, uint32_t tile, size_t *unloads_left)
 /* The queued loads no worker took yet (the ring), after this update's candidates are known (d: a
  * tile's index + 1 in s->cands, the distance to its nearest agent when within load_padding): those no
  * rule wants any more leave the queue (not pinned, beyond load_padding of every agent: reading them
- * would only feed the next unload); the rest are ordered as the workers should take them: locked or
- * pinned tiles first (what a navigator waits for), then nearest an agent first, then as queued. The
- * caller holds mu. */
+ * would only feed the next unload); the rest are ordered as the workers should take them: the tiles
+ * agents stand in first (a navigator's first move, its lead move, waits for its own tile alone, and
+ * a navigator not planning yet has not locked it: on a cold start, 100 navigators' goal tiles locked
+ * first came before the tiles of agents not yet planning), then locked or pinned tiles (what a
+ * navigator waits for), then nearest an agent first, then as queued. The caller holds mu. */
 static void order_queue(on_streamer *s, int cancel)
 {
     size_t n = 0;
@@ -430,6 +434,11 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     on_streamer_queue_rejoins(s);
     pthread_mutex_lock(&s->mu);
     s->los = !s->t->no_los_masks; /* (for the jobs taken from now on) */
+    if (s->freed_since && s->nthreads) { /* the last update's frees: a worker trims once idle */
+        s->freed_since = 0;
+        s->trim_due = 1;
+        pthread_cond_signal(&s->work);
+    }
     s->adj = !s->t->no_cell_adj;
     /* 1. loads now needed: tiles near agents, locked or pinned; the queue ordered */
     start_loads(s, &unloads_left);
@@ -450,6 +459,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     pthread_mutex_unlock(&s->mu);
     int did = 0;
     install_results(s, take_results(s, list, publish), t0, wait, &did);
+    if (joins) s->freed_since = 1; /* (their table copies) */
     on_streamer_adopt_rejoins(s, joins);
     if (wait && s->nthreads) { /* the adjacencies the installs queued: built and given too */
         pthread_mutex_lock(&s->mu);
@@ -476,6 +486,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
             i++;
         }
     }
+    if (did) s->freed_since = 1;
     *ev = s->ev;
     *nev = s->nev;
     return s->evlost ? (ON_SUCCESS | ON_NO_MEMORY) : ON_SUCCESS;
