@@ -31,7 +31,7 @@
 -- --stream the frame starts with budget:begin() before streamer:update(), so the budget's ms counts
 -- the streamer's installs too; --nobegin: not (the budget's ms from budget:update, as before).
 -- --fps F: frames paced as a game's at F a second (wall clock): after each frame the benchmark sleeps
---   until 1/F s after its start (octonav.streamer.idle, outside the frame's times), so the streamer's
+--   until 1/F s after its start (LuaSocket's socket.sleep: needed; outside the frame's times), so the streamer's
 --   worker has the frames' spare time as in a game; without it frames run back to back (a frame every
 --   2-10 ms on this machine) and "60 frames" is a fraction of the 1 s of frames issue 31 means.
 -- --trace: every frame over X + 0.5 ms explained: the C calls of the navigators' work are timed one by
@@ -96,6 +96,13 @@ while i <= #arg do
   else
     usage("unknown option --" .. k)
   end
+end
+
+-- (--fps) the caller sleeps: LuaSocket's socket.sleep (lua-socket), else an error at the first frame
+local sleep = function() error("bench/frames.lua --fps needs LuaSocket (apt-get install lua-socket)") end
+if o.fps > 0 then
+  local ok, socket = pcall(require, "socket")
+  if ok and socket.sleep then sleep = socket.sleep else sleep() end
 end
 
 local function pct(xs, p)
@@ -368,7 +375,7 @@ local function run_pass()
     if T then T.frame_end(f, c, limit, group and budget.phases) end
     if o.fps > 0 then -- (--fps: the rest of the frame's 1/F s slept)
       local left = w0 + 1 / o.fps - core.clock()
-      if left > 0 then core.streamer.idle(left) end
+      if left > 0 then sleep(left) end
     end
     if pre then -- (the navigators' own agents stand there now)
       for s = 1, #pre do strm:remove_agent(pre[s]) end

@@ -12,10 +12,8 @@
 #include "lua_util.h"
 #include "streamer.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct lstreamer {
     on_lhandle h;       /* h.p: the on_streamer, NULL once closed */
@@ -468,19 +466,7 @@ static const luaL_Reg methods[] = {
     {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {"set_graph", l_set_graph},
     {NULL, NULL},
 };
-/* streamer.idle(seconds): the caller's thread sleeps that long (wall clock; 0 to 10 s): a game's frame
- * pacing, its spare time left to the workers (bench/frames.lua --fps). */
-static int l_idle(lua_State *L)
-{
-    lua_Number sec = luaL_checknumber(L, 1);
-    if (!(sec >= 0 && sec <= 10)) return luaL_error(L, "octonav.streamer.idle: seconds must be within 0 and 10");
-    struct timespec ts = {(time_t)sec, (long)((sec - (lua_Number)(time_t)sec) * 1e9)};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
-    return 0;
-}
-
-static const luaL_Reg funcs[] = {{"new", l_new}, {"idle", l_idle}, {NULL, NULL}};
+static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};
 
 int on_lua_streamer_open(lua_State *L)
 {

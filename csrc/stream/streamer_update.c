@@ -105,8 +105,6 @@ static size_t find_evictable(on_streamer *s)
 
 static int by_queue_order(const qent *x, const qent *y)
 {
-    int xin = x->d <= 0.0, yin = y->d <= 0.0; /* an agent stands in it */
-    if (xin != yin) return xin ? -1 : 1;
     if (x->pinned != y->pinned) return x->pinned ? -1 : 1;
     if (x->d != y->d) return x->d < y->d ? -1 : 1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
@@ -125,11 +123,9 @@ static void rule_unload(on_streamer *s, uint32_t tile, size_t *unloads_left)
 /* The queued loads no worker took yet (the ring), after this update's candidates are known (d: a
  * tile's index + 1 in s->cands, the distance to its nearest agent when within load_padding): those no
  * rule wants any more leave the queue (not pinned, beyond load_padding of every agent: reading them
- * would only feed the next unload); the rest are ordered as the workers should take them: the tiles
- * agents stand in first (a navigator's first move, its lead move, waits for its own tile alone, and
- * a navigator not planning yet has not locked it: on a cold start, 100 navigators' goal tiles locked
- * first came before the tiles of agents not yet planning), then locked or pinned tiles (what a
- * navigator waits for), then nearest an agent first, then as queued. The caller holds mu. */
+ * would only feed the next unload); the rest are ordered as the workers should take them: locked or
+ * pinned tiles first (what a navigator waits for), then nearest an agent first, then as queued. The
+ * caller holds mu. */
 static void order_queue(on_streamer *s, int cancel)
 {
     size_t n = 0;

@@ -92,11 +92,11 @@
 -- time, which is why it is opt-in: the seed's 8x1x8 x 512^3 world streams in 4 times slower and holds
 -- 222 MB of sets beside a 35 MB tree, for route plans of p99 ~1.1 ms instead of ~8-20 ms.
 --
--- Frames (docs/streaming.md): the workers take the tiles agents stand in first, then locked or forced
--- tiles, then nearest first; a queued tile no rule wants leaves the queue unread (stats.cancelled);
--- update() installs <= max_publish tiles (locked first), unloads <= max_unloads (stats.deferred: left
--- for later); s:delivered(). A tile a worker decodes with more loads queued behind it is installed
--- without its line-of-sight masks and cell adjacency, which a worker builds once no load is queued
+-- Frames (docs/streaming.md): the workers take locked or forced tiles first, then nearest first; a
+-- queued tile no rule wants leaves the queue unread (stats.cancelled); update() installs <= max_publish
+-- tiles (locked first), unloads <= max_unloads (stats.deferred: left for later); s:delivered(). A
+-- tile a worker decodes with more loads queued behind it is installed without its line-of-sight masks
+-- and cell adjacency, which a worker builds once no load is queued
 -- (meanwhile lines of sight read its node table and build none): on a cold start the tiles come in
 -- 3-4 times sooner. A worker going idle after work gives the allocator's free pages back to the
 -- system (glibc's malloc_trim, at most once a second: stats.trims, trim_seconds of worker time).
@@ -603,15 +603,6 @@ end
 --- s:delivered() -> tile and hole loads the updates finished so far (loaded or failed, every agent's):
 -- it moves while the workers progress (a navigator queued for a tile is in line then, not stuck).
 function Streamer:delivered() return self.deliveries end
-
---- octonav.streamer.idle(seconds): the caller's thread sleeps that long (wall clock, 0 to 10 s): a game's
--- frame pacing, its spare time left to the workers (bench/frames.lua --fps).
-function M.idle(seconds)
-  if type(seconds) ~= "number" or not (seconds >= 0 and seconds <= 10) then
-    raise("octonav.streamer.idle: seconds must be a number within 0 and 10")
-  end
-  core.streamer.idle(seconds)
-end
 
 --- s:stats() -> the C streamer's stats (of the default agent's tree; decoded, decode_seconds,
 -- tree_bytes and the join sets' join_tiles, join_bytes, join_seconds, joins_rebuilt summed over the
