@@ -2,7 +2,7 @@
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
 --                       [--los-budget S|none|tree]
 --                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
---                       [--nobegin]
+--                       [--nobegin] [--fps F]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -30,6 +30,10 @@
 -- loading of the agents' surroundings; their goals' tiles still stream in during the frames). With
 -- --stream the frame starts with budget:begin() before streamer:update(), so the budget's ms counts
 -- the streamer's installs too; --nobegin: not (the budget's ms from budget:update, as before).
+-- --fps F: frames paced as a game's at F a second (wall clock): after each frame the benchmark sleeps
+--   until 1/F s after its start (LuaSocket's socket.sleep: needed; outside the frame's times), so the streamer's
+--   worker has the frames' spare time as in a game; without it frames run back to back (a frame every
+--   2-10 ms on this machine) and "60 frames" is a fraction of the 1 s of frames issue 31 means.
 -- --trace: every frame over X + 0.5 ms explained: the C calls of the navigators' work are timed one by
 -- one (the methods of the tree, query and planner objects wrapped, thread CPU clock), and the frame's
 -- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
@@ -60,7 +64,7 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0 }
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, fps = 0 }
 local flags = {}
 local i = 2
 while i <= #arg do
@@ -92,6 +96,13 @@ while i <= #arg do
   else
     usage("unknown option --" .. k)
   end
+end
+
+-- (--fps) the caller sleeps: LuaSocket's socket.sleep (lua-socket), else an error at the first frame
+local sleep = function() error("bench/frames.lua --fps needs LuaSocket (apt-get install lua-socket)") end
+if o.fps > 0 then
+  local ok, socket = pcall(require, "socket")
+  if ok and socket.sleep then sleep = socket.sleep else sleep() end
 end
 
 local function pct(xs, p)
@@ -330,6 +341,7 @@ local function run_pass()
   local copy_c, copy_w
   local GP = flags.gcprobe and { max = 0, steps = {}, cyc = 0, base = collectgarbage("count") }
   if GP then collectgarbage("stop") end
+  local run0 = core.clock()
   for f = 1, o.frames do
     if T then T.frame_begin() end
     local c0, w0 = core.thread_clock(), core.clock()
@@ -361,6 +373,10 @@ local function run_pass()
     copy_c, copy_w = nil, nil
     if c > limit then over = over + 1 end
     if T then T.frame_end(f, c, limit, group and budget.phases) end
+    if o.fps > 0 then -- (--fps: the rest of the frame's 1/F s slept)
+      local left = w0 + 1 / o.fps - core.clock()
+      if left > 0 then sleep(left) end
+    end
     if pre then -- (the navigators' own agents stand there now)
       for s = 1, #pre do strm:remove_agent(pre[s]) end
       pre = nil
@@ -429,6 +445,7 @@ local function run_pass()
       end
     end
   end
+  local run_s = core.clock() - run0
   -- a navigator still waiting at the end has waited this long for its first move (as
   -- bench/arrivals.lua counts it); the longest waiter's state is printed
   local waiter
@@ -461,6 +478,7 @@ local function run_pass()
     adjacency = st.adjacency_bytes, adjacency_tiles = st.adjacency_tiles, landmarks = st.landmark_bytes,
     boxes = st.box_bytes, los_dropped = st.los_dropped, los_budget = world.tree.los_budget and world.tree:los_budget(),
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
+    sst = strm and strm:stats(), run_s = run_s,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
   if PH then
@@ -494,6 +512,7 @@ local mode = (flags.stream and "streamed, " or "") ..
   (flags.group and not flags.nobudget and "group update (budget:update), " or "") ..
   (flags.clock and ("budget clock " .. flags.clock .. ", ") or "") ..
   (flags.stream and flags.preload and "agents' tiles preloaded, " or "") ..
+  (o.fps > 0 and ("frames paced at %g a second, "):format(o.fps) or "") ..
   (flags.stream and not flags.nobegin and not flags.nobudget and "budget:begin() before streamer:update(), " or "") ..
   (flags.nobudget and "no budget (masks built whole on first read)" or flags.lazy and "lazy masks (los 0)" or
     flags.prepare and "masks prepared" or ("deferred masks, los " .. (o.los and tostring(o.los) or "default")))
@@ -545,8 +564,12 @@ for p = 1, o.passes do
   for k, v in pairs(r.reasons) do rs[#rs + 1] = k .. " " .. v end
   table.sort(rs)
   if #rs > 0 then print("  failed by reason: " .. table.concat(rs, ", ")) end
+  print(("  frames: %d in %.1f s wall, %.1f a second"):format(o.frames, r.run_s, o.frames / r.run_s))
   if r.smax then
     print(("  streamer:update() on the game's thread: worst %.2f ms, %d frames over ms / 2"):format(r.smax, r.sover))
+    local ss = r.sst
+    print(("  streamer's worker: %d tiles decoded in %.2f s, %d masks built, %d trims of the allocator (%.1f ms)"):format(
+      ss.decoded, ss.decode_seconds, ss.masks_built, ss.trims or 0, (ss.trim_seconds or 0) * 1e3))
   end
   if r.waiter then print("  longest first-move wait (never moved): " .. r.waiter) end
   local over60 = 0

@@ -403,10 +403,12 @@ static int l_stats(lua_State *L)
                              (lua_Integer)st.failed,  (lua_Integer)st.locked,    (lua_Integer)st.waiting,
                              (lua_Integer)st.evicted, (lua_Integer)st.decoded,   (lua_Integer)st.cancelled,
                              (lua_Integer)st.deferred, (lua_Integer)st.reading};
-    lua_createtable(L, 0, 18);
+    lua_createtable(L, 0, 20);
     on_lua_setints(L, keys, v);
     on_lua_setnum(L, "decode_seconds", st.decode_seconds);
     on_lua_setint(L, "masks_built", (lua_Integer)st.masks_built);
+    on_lua_setint(L, "trims", (lua_Integer)st.trims);
+    on_lua_setnum(L, "trim_seconds", st.trim_seconds);
     on_lua_setint(L, "adjacency_built", (lua_Integer)st.adjacency_built);
     on_lua_setint(L, "tree_bytes", (lua_Integer)st.tree_bytes);
     on_lua_setint(L, "join_tiles", (lua_Integer)jt);

@@ -127,6 +127,9 @@ typedef struct on_streamer_stats {
     size_t masks_built;      /* tiles installed with line-of-sight masks a worker built beside the decode */
     size_t adjacency_built;  /* tiles installed with a cell adjacency a worker built beside the decode (the
                               * tree's adjacencies on: on_tree_set_adjacency), since creation */
+    size_t trims;            /* times a worker gave the allocator's free pages back (malloc_trim, glibc
+                              * only: going idle after work, at most once a second), since creation */
+    double trim_seconds;     /* the workers' time in them */
 } on_streamer_stats;
 
 /* Creating marks every tile of t unloaded (its contents freed). */

@@ -283,6 +283,8 @@ void on_streamer_stats_get(on_streamer *s, on_streamer_stats *st)
     st->decoded = s->decoded;
     st->decode_seconds = s->decode_seconds;
     st->masks_built = s->masks_built;
+    st->trims = s->trims;
+    st->trim_seconds = s->trim_seconds;
     st->adjacency_built = s->adj_built;
     st->reading = s->jcount + s->inflight;
     pthread_mutex_unlock(&s->mu);

@@ -45,8 +45,10 @@ typedef struct result {
                              * adjacencies are on and the tile is not solid (a search on the caller's
                              * thread then never builds one) */
     on_table adjtab;    /* instead, when more loads were queued behind it: a copy of the table for a
-                         * jjob (adj) that builds the adjacency after the loads; adj_later says so */
+                         * jjob (adj) that builds the adjacency and the masks after the loads;
+                         * adj_later / los_later say which */
     int adj_later;
+    int los_later;
     on_obstacle_copy *obs; /* the tree's obstacles over the tile when its load was queued (or NULL) */
     int applied;       /* 1: obs are blocked in table (and boxes built after), snap holds it as read */
     on_table snap;
@@ -79,9 +81,12 @@ typedef struct jjob {
     uint32_t tile, salt;
     on_table tab;
     uint8_t solid;
-    uint8_t adj;        /* 1: build the cell adjacency (into cadj), not the join set */
+    uint8_t adj;        /* 1: a tile's builds after the loads (the cell adjacency, the masks), not the join set */
+    uint8_t do_adj;     /* (adj) build the cell adjacency (into cadj) */
+    uint8_t do_los;     /* (adj) build the line-of-sight masks (into lmap) */
     on_boxset *set;     /* the result, NULL when out of memory */
     struct on_celladj *cadj; /* (adj) the result, NULL when out of memory */
+    struct on_losmap *lmap;  /* (do_los) the masks, NULL when out of memory */
     double seconds;     /* the worker's time building it */
 } jjob;
 
@@ -159,6 +164,12 @@ struct on_streamer {
     int adj;            /* build each tile's cell adjacency beside its decode: the tree's adjacencies are
                          * on (copied from the tree by every update, read by the workers) */
     size_t masks_built, adj_built; /* tiles installed with the masks / the adjacency a worker built */
+    int trim_due;       /* a worker finished a job since the last trim (streamer_worker.c: idle_trim),
+                         * or an update installed, adopted or unloaded something (freed_since) */
+    int freed_since;    /* (the caller's thread) an update freed something: the next one sets trim_due */
+    double trim_at;     /* on_streamer_now() at the last trim */
+    size_t trims;
+    double trim_seconds;
     size_t graph_max;   /* their size limit (0: none) */
     size_t decoded;
     double decode_seconds;

@@ -289,6 +289,8 @@ static void adj_job(on_streamer *s, result *r, uint32_t salt, jjob **jobs)
     j->tile = r->tile;
     j->salt = salt;
     j->adj = 1;
+    j->do_adj = r->adj_later != 0;
+    j->do_los = r->los_later != 0;
     j->tab = r->adjtab;
     on_table_init(&r->adjtab);
     j->solid = s->t->tiles[r->tile].solid;
@@ -360,7 +362,17 @@ static void install_results(on_streamer *s, result *list, double t0, int wait, i
                 if (s->graph && r->graph_read) link_graph(s, r);
                 /* the adjacency after the loads, for the tile as read (not when the caller blocked
                  * obstacles in it since: no adjacency then, as when a change drops it) */
-                if (r->adj_later && s->t->tiles[r->tile].salt == salt0) adj_job(s, r, salt0, &adjs);
+                if ((r->adj_later || r->los_later) && s->t->tiles[r->tile].salt == salt0) {
+                    adj_job(s, r, salt0, &adjs);
+                    /* masks coming from a worker: no line of sight builds them on its own thread, nor
+                     * on_tree_los_step in a budget's frame (los_want 2, as for a tile over the masks'
+                     * budget; reads take the node table meanwhile); the adoption or any change of the
+                     * tile (on_tree_touch) clears it */
+                    unsigned char none = 0;
+                    if (r->los_later)
+                        atomic_compare_exchange_strong_explicit(&s->t->tiles[r->tile].los_want, &none, 2,
+                                                                memory_order_relaxed, memory_order_relaxed);
+                }
             } else {
                 ts->state = ON_TILE_FAILED;
                 s->nfailed++;
@@ -418,6 +430,11 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     on_streamer_queue_rejoins(s);
     pthread_mutex_lock(&s->mu);
     s->los = !s->t->no_los_masks; /* (for the jobs taken from now on) */
+    if (s->freed_since && s->nthreads) { /* the last update's frees: a worker trims once idle */
+        s->freed_since = 0;
+        s->trim_due = 1;
+        pthread_cond_signal(&s->work);
+    }
     s->adj = !s->t->no_cell_adj;
     /* 1. loads now needed: tiles near agents, locked or pinned; the queue ordered */
     start_loads(s, &unloads_left);
@@ -438,6 +455,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     pthread_mutex_unlock(&s->mu);
     int did = 0;
     install_results(s, take_results(s, list, publish), t0, wait, &did);
+    if (joins) s->freed_since = 1; /* (their table copies) */
     on_streamer_adopt_rejoins(s, joins);
     if (wait && s->nthreads) { /* the adjacencies the installs queued: built and given too */
         pthread_mutex_lock(&s->mu);
@@ -464,6 +482,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
             i++;
         }
     }
+    if (did) s->freed_since = 1;
     *ev = s->ev;
     *nev = s->nev;
     return s->evlost ? (ON_SUCCESS | ON_NO_MEMORY) : ON_SUCCESS;

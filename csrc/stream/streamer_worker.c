@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 double on_streamer_now(void)
 {
@@ -147,17 +150,23 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
         on_boxset_build(&r->table, r->solid, s->depth, &r->joins);
         r->join_seconds = on_streamer_now() - t0;
     }
+    /* With more loads queued behind the tile (later), its masks and cell adjacency are built after them,
+     * from one copy of its table (a jjob, adj_job): the tile is installed after its decode alone (about
+     * a quarter of the worker's time for a 512^3 terrain tile), so the tiles navigators stand in and
+     * wait for come in 3-4 times sooner when many are queued at once (a cold start). */
+    int want_los = on_ok(r->status) && los && !r->solid;
+    int want_adj = on_ok(r->status) && adj && !r->solid && *scratch;
+    if (later && (want_los || want_adj) && on_table_copy(&r->table, &r->adjtab) == 0) {
+        r->adj_later = want_adj;
+        r->los_later = want_los;
+        return r; /* (out of memory for the copy: both built now, below) */
+    }
     /* (out of memory: none, the first line of sight through the tile builds them) */
-    if (on_ok(r->status) && los && !r->solid) r->los = on_losmap_build(&r->table, r->solid, (uint32_t)s->depth);
+    if (want_los) r->los = on_losmap_build(&r->table, r->solid, (uint32_t)s->depth);
     /* the cell adjacency of the tile as decoded (and blocked): on_celladj_build reads only the tree's
      * grid and depth, here the scratch tree's copy of them (out of memory: none, and a search on the
      * caller's thread builds it unless its tree is deferred) */
-    if (on_ok(r->status) && adj && !r->solid && *scratch) {
-        if (later) /* (out of memory for the copy: none) */
-            r->adj_later = on_table_copy(&r->table, &r->adjtab) == 0;
-        else
-            r->adj = on_celladj_build(*scratch, tile, &r->table);
-    }
+    if (want_adj) r->adj = on_celladj_build(*scratch, tile, &r->table);
     return r;
 }
 
@@ -166,6 +175,11 @@ static result *load_tile(const on_streamer *s, uint32_t tile, on_obstacle_copy *
 static void build_rejoin(const on_streamer *s, jjob *j, on_tree **scratch)
 {
     double t0 = on_streamer_now();
+    if (j->adj && j->do_los) j->lmap = on_losmap_build(&j->tab, j->solid, (uint32_t)s->depth); /* (none: NULL) */
+    if (j->adj && !j->do_adj) {
+        j->seconds = on_streamer_now() - t0;
+        return;
+    }
     if (j->adj) {
         if (!*scratch) {
             on_tree_params tp = {{s->grid[0], s->grid[1], s->grid[2]}, s->depth, 1.0, {0, 0, 0}, 0};
@@ -202,6 +216,7 @@ void on_streamer_free_jjobs(jjob *list)
         on_table_free(&j->tab);
         on_boxset_free(j->set);
         on_celladj_free(j->cadj);
+        on_losmap_free(j->lmap);
         free(j);
     }
 }
@@ -221,6 +236,7 @@ static int copy_job(on_streamer *s, uint32_t tile, int adj, jjob **list)
     j->salt = tl->salt;
     j->solid = tl->solid;
     j->adj = (uint8_t)adj;
+    j->do_adj = (uint8_t)adj;
     if (adj) s->tiles[tile].readj++;
     else s->tiles[tile].rejoin = 1;
     j->next = *list;
@@ -263,8 +279,24 @@ void on_streamer_adopt_rejoins(on_streamer *s, jjob *list)
 {
     for (jjob *j = list; j; j = j->next) {
         const on_tile *tl = &s->t->tiles[j->tile];
-        if (j->adj) { /* a tile's adjacency built after the loads or an edit: for the tile as it was copied */
+        if (j->adj) { /* a tile's adjacency (and masks) built after the loads or an edit: for the tile as copied */
             s->tiles[j->tile].readj--;
+            /* the masks, unless the tile changed since, the tree's masks were turned off or a line of
+             * sight's deferred build (on_tree_los_step) gave the tile its own meanwhile */
+            if (j->do_los && tl->loaded && tl->salt == j->salt) {
+                if (j->lmap && !s->t->no_los_masks && !atomic_load_explicit(&tl->los, memory_order_acquire)) {
+                    on_tree_losmap_adopt(s->t, j->tile, j->lmap);
+                    j->lmap = NULL;
+                    s->masks_built++;
+                }
+                unsigned char two = 2; /* (set at the install: readers may build them again from now on) */
+                atomic_compare_exchange_strong_explicit(&s->t->tiles[j->tile].los_want, &two, 0,
+                                                        memory_order_relaxed, memory_order_relaxed);
+            }
+            if (!j->do_adj) { /* (masks only: the table copy was theirs) */
+                on_table_free(&j->tab);
+                continue;
+            }
             if (j->cadj && tl->loaded && tl->salt == j->salt) {
                 on_table_free(&j->tab); /* (published, it reads the tile's own table) */
                 if (on_tile_celladj_publish(s->t, j->tile, j->cadj) == j->cadj) s->adj_built++;
@@ -281,13 +313,66 @@ void on_streamer_adopt_rejoins(on_streamer *s, jjob *list)
     on_streamer_free_jjobs(list);
 }
 
+/* The allocator's free pages given back to the system when a worker goes idle after work, at most
+ * once a second (the caller holds mu; released during the trim). A worker's decodes, table copies and
+ * mask builds allocate in glibc's arena of its thread, and what they free between the tiles' long-lived
+ * tables stays resident there: on the seed's world streamed (64 tiles, one worker) 107 MB of arena for
+ * 59 MB in use, and the main arena keeps the 22 MB of a tree loaded whole before the streamer unloaded
+ * it; malloc_trim(0) gives back every free page of every arena (a process's RSS 133 -> 65 MB there). */
+#define ON_STREAM_TRIM_GAP 1.0
+/* -> 1 when it trimmed (mu was released meanwhile); else *left: the seconds until a trim is due (0: none
+ * due). */
+static int idle_trim(on_streamer *s, double *left)
+{
+    *left = 0;
+#if defined(__GLIBC__)
+    if (!s->trim_due) return 0;
+    double t0 = on_streamer_now();
+    if (t0 - s->trim_at < ON_STREAM_TRIM_GAP) {
+        *left = ON_STREAM_TRIM_GAP - (t0 - s->trim_at);
+        return 0;
+    }
+    s->trim_due = 0;
+    s->trim_at = t0;
+    pthread_mutex_unlock(&s->mu);
+    double c0 = on_streamer_thread_now();
+    malloc_trim(0);
+    double dt = on_streamer_thread_now() - c0;
+    pthread_mutex_lock(&s->mu);
+    s->trims++;
+    s->trim_seconds += dt;
+    return 1;
+#else
+    s->trim_due = 0;
+    return 0;
+#endif
+}
+
+/* Wait for work (the caller holds mu), at most `left` seconds when left > 0. */
+static void wait_work(on_streamer *s, double left)
+{
+    if (left <= 0) {
+        pthread_cond_wait(&s->work, &s->mu);
+        return;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts); /* (the condition variable's clock) */
+    double ns = (double)ts.tv_nsec + left * 1e9;
+    ts.tv_sec += (time_t)(ns / 1e9);
+    ts.tv_nsec = (long)(ns - (double)(time_t)(ns / 1e9) * 1e9);
+    pthread_cond_timedwait(&s->work, &s->mu, &ts);
+}
+
 void *on_streamer_worker(void *arg)
 {
     on_streamer *s = arg;
     on_tree *scratch = NULL; /* this worker's (on_obstacles_apply_copy) */
     pthread_mutex_lock(&s->mu);
     for (;;) {
-        while (!s->stop && (s->jcount == 0 || s->paused) && !s->tjobs && !s->jjobs) pthread_cond_wait(&s->work, &s->mu);
+        while (!s->stop && (s->jcount == 0 || s->paused) && !s->tjobs && !s->jjobs) {
+            double left;
+            if (!idle_trim(s, &left)) wait_work(s, left);
+        }
         if (s->stop) break;
         if ((s->jcount == 0 || s->paused) && !s->tjobs) { /* a join set to build again: after every load */
             jjob *j = s->jjobs;
@@ -298,6 +383,7 @@ void *on_streamer_worker(void *arg)
             pthread_mutex_lock(&s->mu);
             s->inflight--;
             if (!j->adj) s->join_seconds += j->seconds; /* (an adjacency is no join set) */
+            s->trim_due = 1;
             j->next = s->jdone;
             s->jdone = j;
             pthread_cond_broadcast(&s->done);
@@ -333,6 +419,7 @@ void *on_streamer_worker(void *arg)
         pthread_mutex_lock(&s->mu);
         s->inflight--;
         s->decode_seconds += dt;
+        s->trim_due = 1;
         if (r) {
             s->join_seconds += r->join_seconds;
             s->decoded++;
