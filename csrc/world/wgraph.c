@@ -6,6 +6,7 @@
 #include "wgraph.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 const on_tree_params *on_wgraph_params(const on_wgraph *w) { return &w->p; }
@@ -42,17 +43,51 @@ on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out)
     return ON_SUCCESS;
 }
 
+/* Room for element n of the array *p of capacity *cap: doubling from 8 (on_grow's 256 kept 8 KB of
+ * pending faces in every graph, 43 % of a dungeon agent's bytes, long after the last face went). -1
+ * when out of memory (unchanged). */
+static int grow1(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 0;
+    size_t nc = *cap ? 2 * *cap : 8;
+    if (nc > SIZE_MAX / elem) return -1;
+    void *q = realloc(*p, nc * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+/* After a removal (n left): the array freed when empty, halved when a quarter full (kept as it is when
+ * that fails). */
+static void shrink(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n == 0) {
+        free(*p);
+        *p = NULL;
+        *cap = 0;
+    } else if (*cap > 8 && n <= *cap / 4) {
+        void *q = realloc(*p, *cap / 2 * elem);
+        if (q) {
+            *p = q;
+            *cap /= 2;
+        }
+    }
+}
+
 static void face_drop(on_wgraph *w, size_t i)
 {
     free(w->face[i].rect);
     free(w->face[i].portal);
     w->face[i] = w->face[--w->nface];
+    shrink((void **)&w->face, &w->facecap, w->nface, sizeof *w->face);
 }
 
 static void dorm_drop(on_wgraph *w, size_t i)
 {
     free(w->dorm[i].l);
     w->dorm[i] = w->dorm[--w->ndorm];
+    shrink((void **)&w->dorm, &w->dormcap, w->ndorm, sizeof *w->dorm);
 }
 
 void on_wgraph_destroy(on_wgraph *w)
@@ -254,7 +289,7 @@ static int face_of(const on_tgraph *g, const uint32_t *map, uint32_t t, int f, w
 
 static int face_keep(on_wgraph *w, const on_tgraph *g, const uint32_t *map, uint32_t t, int f)
 {
-    if (on_grow((void **)&w->face, &w->facecap, w->nface + 1, sizeof *w->face)) return -1;
+    if (grow1((void **)&w->face, &w->facecap, w->nface, sizeof *w->face)) return -1;
     if (face_of(g, map, t, f, &w->face[w->nface])) return -1;
     w->nface++;
     return 0;
@@ -399,7 +434,7 @@ on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile)
         long d = dorm_find(w, owner, k);
         if (d >= 0) dorm_drop(w, (size_t)d);
         wlinkrec *l = links_get(w->tiles[owner], k);
-        if (!l || on_grow((void **)&w->dorm, &w->dormcap, w->ndorm + 1, sizeof *w->dorm)) {
+        if (!l || grow1((void **)&w->dorm, &w->dormcap, w->ndorm, sizeof *w->dorm)) {
             free(l); /* the pair's links are lost: a new graph there is unresolved until re-added */
             st = ON_FAILURE | ON_NO_MEMORY;
         } else {
