@@ -1,6 +1,7 @@
 /*
  * wgraph_pool.c -- the world graph's records held once (wgraph_pool.h): a pool's records sorted by their
- * contents (found by binary search, 8 bytes a record), counted by reference from the tiles of every graph
+ * contents (found by binary search; the index sized to fit, 8 bytes a record, so a pool's bytes depend on
+ * what it holds, not on what it held), counted by reference from the tiles of every graph
  * sharing the pool, each freed with its last tile; the graphs joining (on_wgraph_share) and leaving.
  */
 #include "wgraph.h"
@@ -91,8 +92,8 @@ const crec *on_wpool_intern(wpool *p, crec *r)
         p->rec[i]->refs++;
         return p->rec[i];
     }
-    if (p->nrec == p->reccap) { /* (grown by an eighth: 8 bytes a record, nearly) */
-        size_t nc = p->reccap + p->reccap / 8 + 8;
+    if (p->nrec == p->reccap) { /* (sized to fit: 8 bytes a record, whatever the pool held before) */
+        size_t nc = p->nrec + 1;
         crec **q = nc <= SIZE_MAX / sizeof *q ? realloc(p->rec, nc * sizeof *q) : NULL;
         if (!q) {
             free(r);
@@ -123,6 +124,12 @@ void on_wpool_release(wpool *p, const crec *r)
         free(p->rec);
         p->rec = NULL;
         p->reccap = 0;
+    } else {
+        crec **q = realloc(p->rec, p->nrec * sizeof *q); /* (kept as it is when that fails) */
+        if (q) {
+            p->rec = q;
+            p->reccap = p->nrec;
+        }
     }
 }
 
