@@ -77,8 +77,6 @@ ON_API on_status on_wgraph_resolve(on_wgraph *w, const on_tree *t, size_t *resol
  * radius of a one-tree pack) is one record, freed when its last tile, in any graph, goes. Routes do not
  * change. The graphs sharing are changed (add, remove, destroy) on one thread at a time. */
 ON_API on_status on_wgraph_share(on_wgraph *w, on_wgraph *with);
-/* Do w and with share their records? */
-ON_API int on_wgraph_shares(const on_wgraph *w, const on_wgraph *with);
 /* Drop tile's graph and its links (ON_SUCCESS also when it had none). */
 ON_API on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile);
 ON_API int on_wgraph_has_tile(const on_wgraph *w, uint32_t tile);

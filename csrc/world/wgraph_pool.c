@@ -150,5 +150,3 @@ on_status on_wgraph_share(on_wgraph *w, on_wgraph *with)
     w->pool = p;
     return ON_SUCCESS;
 }
-
-int on_wgraph_shares(const on_wgraph *w, const on_wgraph *with) { return w && with && w->pool == with->pool; }
