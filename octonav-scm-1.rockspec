@@ -43,7 +43,7 @@ build = {
         "csrc/search/search_start.c", "csrc/search/tighten.c", "csrc/search/tiledeps.c",
         "csrc/world/portals.c", "csrc/world/reach.c", "csrc/world/reach_run.c", "csrc/world/route.c",
         "csrc/world/route_fit.c", "csrc/world/route_start.c", "csrc/world/tgraph.c", "csrc/world/tgraph_coarse.c",
-        "csrc/world/tgraph_codec.c", "csrc/world/wgraph.c",
+        "csrc/world/tgraph_codec.c", "csrc/world/wgraph.c", "csrc/world/wgraph_pool.c",
         "csrc/stream/pathserver.c", "csrc/stream/streamer.c", "csrc/stream/streamer_events.c",
         "csrc/stream/streamer_update.c", "csrc/stream/streamer_worker.c",
         "csrc/grid/grid.c", "csrc/grid/grid_map2d.c", "csrc/grid/grid_search.c",
