@@ -8,7 +8,9 @@
 -- then for the agents 0, r1, r2 (dungeon: 0.5 and 1; terrain: 1 and 2) as a tree per agent and as one
 -- tree, into temporary directories. Prints world:stats().bytes of each (the memory loaded), then walks
 -- PAIRS (default 20) random pairs (a fixed LCG, points outside holes with room for the largest radius)
--- with a navigator of each radius on both packs: arrivals and the one tree's length / the tree per agent's.
+-- with a navigator of each radius on both packs: arrivals and the one tree's length / the tree per agent's;
+-- then each agent's world graph bytes on the one tree and the routes' costs (world:plan at radius 0, r1, r2:
+-- %.17g, to compare builds).
 -- Each pair whose ratio is over 1 % is searched again by q:find on the two trees (the one tree at radius
 -- r; the tree baked for r at none), unsmoothed and smoothed, with that agent's holes' insides blocked
 -- in its tree and not (world.load's block_holes): the searches' expansions and lengths say whether the
@@ -66,6 +68,13 @@ for _, e in ipairs { { "tree per agent (3)", wp, t2 - t1 }, { "one tree (3)", w1
   local st = e[2]:stats()
   print(("  %-20s %9d  %.3fx  %.2f s  (trees %d, graphs %d, holes %d)"):format(e[1], st.bytes, st.bytes / b0, e[3],
     st.tree_bytes, st.graph_bytes, st.hole_bytes))
+end
+-- each agent's world graph on the one tree (graph:stats(): the records its tiles share with the other agents'
+-- graphs are counted by the first agent's, on_wgraph_share)
+for _, a in ipairs(w1:stats().agents) do
+  local gs = w1:agent(a.name).graph:stats()
+  print(("    agent %-6s r %-4g graph bytes %7d  tiles %d  portals %d  links %d")
+    :format(a.name, a.radius, a.graph_bytes, gs.tiles, gs.portals, gs.links))
 end
 -- the one tree with two agents (0 and r2): what one more radius costs
 local two = tmp .. ".two"
@@ -163,6 +172,18 @@ for _, r in ipairs(R) do
   end
   print(("  radius %g: arrived one tree %d, tree per agent %d; ratio min %.4f mean %.4f max %.4f; walk CPU s %.2f / %.2f")
     :format(r, n1, n2, lo_r, n > 0 and sum / n or 0, hi_r, c1, c2))
+end
+-- the world graph's routes on the one tree (world:plan at each agent's radius): their costs, exactly, to compare
+-- builds side by side (the same pairs)
+print("routes: world:plan on the one tree, each pair's cost (17 digits) / steps, or the reason")
+for _, r in ipairs { 0, R[1], R[2] } do
+  local out, found = {}, 0
+  for i = 1, #pts, 2 do
+    local route, cost = w1:plan(pts[i], pts[i + 1], { radius = r }) -- (route, cost | nil, reason)
+    if route then found = found + 1 end
+    out[#out + 1] = route and ("%.17g/%d"):format(cost, #route) or tostring(cost)
+  end
+  print(("  radius %g: %d found: %s"):format(r, found, table.concat(out, " ")))
 end
 -- every leaf: usable at r on the one tree against free on the tree baked for r
 if LEAVES then

@@ -221,11 +221,14 @@ describe("the one-tree pack", function()
     local have = io.open(DUNGEON) ~= nil
     local AGENTS = { { name = "point", radius = 0 }, { name = "one", radius = 1 } }
 
-    it("holds two radii in at most 1.25 times a single-radius pack's memory", function()
+    it("holds three radii in at most 1.25 times a single-radius pack's memory", function()
       if not have then return pending("no " .. DUNGEON) end
+      -- (1.302x before session 25: each agent's graph kept 8 KB of pending faces' slots, and the open-air
+      -- tiles' graphs, one file for every radius, were held once a tile and radius)
+      local three = { AGENTS[1], { name = "half", radius = 0.5 }, AGENTS[2] }
       local single = dungeon({ { name = "point", radius = 0 } }, false)
-      local one = dungeon(AGENTS, true)
-      local per = dungeon(AGENTS, false)
+      local one = dungeon(three, true)
+      local per = dungeon(three, false)
       local b0, b1, b2 = single:stats().bytes, one:stats().bytes, per:stats().bytes
       assert.is_true(b1 <= 1.25 * b0, ("one tree %d bytes, single radius %d: %.3fx"):format(b1, b0, b1 / b0))
       assert.is_true(b2 > 1.5 * b0, ("a tree per agent %d bytes, single radius %d"):format(b2, b0)) -- (before)

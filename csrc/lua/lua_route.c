@@ -8,7 +8,7 @@
  *       component's pairs does, the others get no edge: on_tgraph_opts), tag
  *   route.info(blob) -> { portals, edges, components, rects, depth, bound, tag, bytes, crc, wshift } | nil, reason
  *   route.portals(blob) -> { {x, y, z, face = F}, ... } (each portal's point, tile-local leaves) | nil, reason
- *   route.world(tree) -> graph (no tile yet); graph:add_tile(i, j, k, blob | tree: its loaded tile) -> true | nil, reason
+ *   route.world(tree [, graph2]) -> graph (no tile yet; tile graphs held once with graph2's); graph:add_tile(i, j, k, blob | tree) -> true | nil, reason
  *   graph:remove_tile(i, j, k); graph:has_tile(i, j, k); graph:tile_id(i, j, k) -> the held graph's identity (the
  *       CRC-32 its blob ends with, = pack.blob_id of its file) | nil; graph:stats() -> { tiles, portals, edges, links,
  *       rects, faces, dormant, unresolved, bytes }; graph:planner([max_nodes]) -> planner (the graph's planners share
@@ -228,17 +228,17 @@ static int l_portals(lua_State *L)
     return 1;
 }
 
-/* route.world(tree) */
+/* route.world(tree [, graph2]) */
 static int l_world(lua_State *L)
 {
-    const on_tree_params tp = *on_tree_get_params(on_lua_checktree(L, 1)); /* a copy: the allocation below
-                                                                           * may run a finalizer */
+    const on_tree_params tp = *on_tree_get_params(on_lua_checktree(L, 1)); /* a copy: an allocation may run a finalizer */
+    lua_settop(L, 2); /* (graph2 or nil at 2, the new graph at 3) */
     lwgraph *u = (lwgraph *)on_lua_newhandle(L, &wgraph_class, sizeof(lwgraph), 0);
-    on_wgraph *w = NULL;
+    on_wgraph *w = NULL, *with = lua_isnil(L, 2) ? NULL : on_lua_checkhandle(L, 2, &wgraph_class)->p;
     on_status st = on_wgraph_create(&tp, &w);
     u->box_limit = ON_ROUTE_BOXES_BYTES;
+    if ((u->h.p = w) != NULL && with) st = on_wgraph_share(w, with); /* (identical records held once) */
     if (!on_ok(st)) return luaL_error(L, "route.world: %s", on_status_string(st));
-    u->h.p = w;
     return 1;
 }
 

@@ -53,7 +53,12 @@ typedef struct on_wgraph_stats {
     size_t rects, faces;   /* face rectangles kept for links to come, and their faces */
     size_t dormant;        /* links kept for tiles that left */
     size_t unresolved;     /* face pairs of present tiles that could not be linked (see above) */
-    size_t bytes;          /* everything the world graph holds */
+    size_t bytes;          /* everything the world graph holds; the tile records it shares with other
+                            * graphs (on_wgraph_share) are counted by the first of them only */
+    size_t records;        /* distinct tile records (portals and weights) of the graphs sharing them:
+                            * one for all the tiles whose graphs are identical */
+    size_t record_bytes;   /* their bytes (with the table that finds them) */
+    size_t sharing;        /* graphs sharing them (1: this one alone) */
 } on_wgraph_stats;
 
 /* A world graph for the tile grid of p (tiles, depth, scale, origin). */
@@ -67,6 +72,11 @@ ON_API on_status on_wgraph_add_tile(on_wgraph *w, uint32_t tile, on_tgraph *g);
  * from the same contents (its portals' CRC); *resolved (may be NULL) gets how many. Cheap when there
  * are none. The Lua binding calls it before each start. */
 ON_API on_status on_wgraph_resolve(on_wgraph *w, const on_tree *t, size_t *resolved);
+/* Graph w (holding no tile: else ON_INVALID) holds its tile records with `with` and the graphs sharing
+ * with it: a tile graph identical to one any of them holds (open air: the same file for every agent
+ * radius of a one-tree pack) is one record, freed when its last tile, in any graph, goes. Routes do not
+ * change. The graphs sharing are changed (add, remove, destroy) on one thread at a time. */
+ON_API on_status on_wgraph_share(on_wgraph *w, on_wgraph *with);
 /* Drop tile's graph and its links (ON_SUCCESS also when it had none). */
 ON_API on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile);
 ON_API int on_wgraph_has_tile(const on_wgraph *w, uint32_t tile);

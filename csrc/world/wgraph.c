@@ -1,11 +1,13 @@
 /*
  * wgraph.c -- the world graph (see route.h, wgraph.h): tile graphs packed into their resident form,
  * linked to their face neighbours when both are present, faces kept only while a link may still need
- * them, links of a departed tile kept dormant for its return, and the statistics.
+ * them, links of a departed tile kept dormant for its return, the records held once in a pool that
+ * graphs may share, and the statistics.
  */
 #include "wgraph.h"
 #include "util.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 const on_tree_params *on_wgraph_params(const on_wgraph *w) { return &w->p; }
@@ -14,8 +16,50 @@ int on_wgraph_has_tile(const on_wgraph *w, uint32_t tile) { return tile < w->nti
 int on_wgraph_tile_id(const on_wgraph *w, uint32_t tile, uint32_t *id)
 {
     if (!on_wgraph_has_tile(w, tile)) return 0;
-    *id = w->tiles[tile]->id;
+    *id = w->tiles[tile]->r->id;
     return 1;
+}
+
+/* Room for element n of the array *p of capacity *cap: doubling from 8 (on_grow's 256 kept 8 KB of
+ * pending faces in every graph, 43 % of a dungeon agent's bytes, long after the last face went). -1
+ * when out of memory (unchanged). */
+static int grow1(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap) return 0;
+    size_t nc = *cap ? 2 * *cap : 8;
+    if (nc > SIZE_MAX / elem) return -1;
+    void *q = realloc(*p, nc * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+/* After a removal (n left): the array freed when empty, halved when a quarter full (kept as it is when
+ * that fails). */
+static void shrink(void **p, size_t *cap, size_t n, size_t elem)
+{
+    if (n == 0) {
+        free(*p);
+        *p = NULL;
+        *cap = 0;
+    } else if (*cap > 8 && n <= *cap / 4) {
+        void *q = realloc(*p, *cap / 2 * elem);
+        if (q) {
+            *p = q;
+            *cap /= 2;
+        }
+    }
+}
+
+/* Tile t's record of its own and its reference to its record, freed. */
+static void tile_free(on_wgraph *w, uint32_t t)
+{
+    ctile *c = w->tiles[t];
+    if (!c) return;
+    on_wpool_release(w->pool, c->r);
+    free(c);
+    w->tiles[t] = NULL;
 }
 
 on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out)
@@ -38,6 +82,11 @@ on_status on_wgraph_create(const on_tree_params *p, on_wgraph **out)
     w->p = *p;
     w->n = 1 << p->depth;
     w->ntiles = (uint32_t)nt;
+    if (!(w->pool = on_wpool_new(w))) {
+        free(w->tiles);
+        free(w);
+        return ON_FAILURE | ON_NO_MEMORY;
+    }
     *out = w;
     return ON_SUCCESS;
 }
@@ -47,18 +96,21 @@ static void face_drop(on_wgraph *w, size_t i)
     free(w->face[i].rect);
     free(w->face[i].portal);
     w->face[i] = w->face[--w->nface];
+    shrink((void **)&w->face, &w->facecap, w->nface, sizeof *w->face);
 }
 
 static void dorm_drop(on_wgraph *w, size_t i)
 {
     free(w->dorm[i].l);
     w->dorm[i] = w->dorm[--w->ndorm];
+    shrink((void **)&w->dorm, &w->dormcap, w->ndorm, sizeof *w->dorm);
 }
 
 void on_wgraph_destroy(on_wgraph *w)
 {
     if (!w) return;
-    for (uint32_t i = 0; i < w->ntiles; i++) free(w->tiles[i]);
+    for (uint32_t i = 0; i < w->ntiles; i++) tile_free(w, i);
+    on_wpool_leave(w);
     while (w->nface) face_drop(w, 0);
     while (w->ndorm) dorm_drop(w, 0);
     free(w->face);
@@ -79,8 +131,8 @@ uint32_t on_wgraph_neighbour(const on_wgraph *w, uint32_t t, int f)
 
 /* ---- the resident record ----------------------------------------------------------------------- */
 
-/* The resident record of graph g for tile t: the portals on faces with a neighbour in the grid,
- * map[old] = new portal index (UINT32_MAX: dropped). NULL when out of memory or too large. */
+/* The portals of graph g for tile t kept: those on faces with a neighbour in the grid, map[old] = new
+ * portal index (UINT32_MAX: dropped); returns how many. */
 static uint32_t portal_map(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint32_t *map)
 {
     uint32_t np = 0;
@@ -89,7 +141,9 @@ static uint32_t portal_map(const on_wgraph *wg, uint32_t t, const on_tgraph *g, 
     return np;
 }
 
-static ctile *ctile_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint32_t *map)
+/* The record of graph g for tile t (its portals through map, portal_map's); NULL when out of memory
+ * or too large. */
+static crec *rec_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint32_t *map)
 {
     uint32_t n = 1u << g->depth, np = portal_map(wg, t, g, map), nc = 0, lastc = UINT32_MAX;
     uint64_t npair = 0, m = 0;
@@ -105,10 +159,9 @@ static ctile *ctile_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint
     }
     npair += m * (m - 1) / 2;
     if (nc > 65535 || npair > UINT32_MAX / 4) return NULL;
-    ctile h;
+    crec h;
     memset(&h, 0, sizeof h);
     h.w = n <= 128 && np <= 255 ? 1 : np <= 65535 ? 2 : 4;
-    h.crc = g->crc;
     h.id = g->blob_crc;
     h.np = np;
     h.ncomp = (uint16_t)nc;
@@ -116,9 +169,9 @@ static ctile *ctile_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint
     int lb = 0;
     while ((1 << lb) < g->bound) lb++;
     h.depth_lb = (uint8_t)(g->depth | lb << 4);
-    /* the record's size: ct_off_link needs the component table, so count it here */
-    size_t need = ct_off_w(&h) + 2 * (size_t)npair;
-    ctile *c = malloc(sizeof h + need);
+    size_t need = cr_off_w(&h) + 2 * (size_t)npair;
+    if (need > UINT32_MAX) return NULL;
+    crec *c = malloc(sizeof h + need);
     if (!c) return NULL;
     *c = h;
     int w = c->w;
@@ -131,17 +184,17 @@ static ctile *ctile_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint
         if (q->comp != lastc) { /* a new component: its first portal and where its weights start */
             if (lastc != UINT32_MAX) k++;
             lastc = q->comp;
-            ct_wr(c->d + ct_off_comp(c) + (size_t)k * w, w, map[p]);
+            ct_wr(c->d + cr_off_comp(c) + (size_t)k * w, w, map[p]);
         }
-        uint8_t *x = c->d + map[p] * ct_portal_size(c);
+        uint8_t *x = c->d + map[p] * cr_portal_size(c);
         ct_wr(x, w, (uint32_t)r->mn[0] + r->mx[0]);
         ct_wr(x + w, w, (uint32_t)r->mn[1] + r->mx[1]);
         x[2 * w] = q->face;
     }
-    ct_wr(c->d + ct_off_comp(c) + (size_t)nc * w, w, np);
+    ct_wr(c->d + cr_off_comp(c) + (size_t)nc * w, w, np);
     for (k = 0; k < nc; k++) { /* where each component's weights start (component 0: at 0) */
-        uint64_t mk = ct_comp_first(c, k + 1) - ct_comp_first(c, k);
-        if (k > 0) memcpy(c->d + ct_off_moff(c) + 4 * ((size_t)k - 1), &e, 4);
+        uint64_t mk = cr_comp_first(c, k + 1) - cr_comp_first(c, k);
+        if (k > 0) memcpy(c->d + cr_off_moff(c) + 4 * ((size_t)k - 1), &e, 4);
         e += (uint32_t)(mk * (mk - 1) / 2);
     }
     e = 0;
@@ -150,7 +203,7 @@ static ctile *ctile_of(const on_wgraph *wg, uint32_t t, const on_tgraph *g, uint
         if (map[a] == UINT32_MAX) continue;
         for (uint32_t b = a + 1; b < g->nportal && g->portal[b].comp == g->portal[a].comp; b++) {
             if (map[b] == UINT32_MAX) continue;
-            ct_wr(c->d + ct_off_w(c) + 2 * (size_t)e++, 2, on_tgraph_weight(g, a, b));
+            ct_wr(c->d + cr_off_w(c) + 2 * (size_t)e++, 2, on_tgraph_weight(g, a, b));
         }
     }
     return c;
@@ -183,11 +236,11 @@ static int links_set(on_wgraph *w, uint32_t t, int k, const wlinkrec *l, uint32_
         cnt[j] = j == k ? n : c->nlink[j];
         if (j != k && !(keep[j] = links_get(c, j))) goto fail;
     }
-    size_t need = sizeof *c + ct_off_link(c) + ((size_t)cnt[0] + cnt[1] + cnt[2]) * ct_link_size(c);
+    size_t need = sizeof *c + ((size_t)cnt[0] + cnt[1] + cnt[2]) * ct_link_size(c);
     ctile *nc = realloc(c, need);
     if (!nc) goto fail;
     c = w->tiles[t] = nc;
-    uint8_t *x = c->d + ct_off_link(c);
+    uint8_t *x = c->d;
     int wd = c->w;
     for (int j = 0; j < 3; j++) {
         const wlinkrec *src = j == k ? l : keep[j];
@@ -254,7 +307,7 @@ static int face_of(const on_tgraph *g, const uint32_t *map, uint32_t t, int f, w
 
 static int face_keep(on_wgraph *w, const on_tgraph *g, const uint32_t *map, uint32_t t, int f)
 {
-    if (on_grow((void **)&w->face, &w->facecap, w->nface + 1, sizeof *w->face)) return -1;
+    if (grow1((void **)&w->face, &w->facecap, w->nface, sizeof *w->face)) return -1;
     if (face_of(g, map, t, f, &w->face[w->nface])) return -1;
     w->nface++;
     return 0;
@@ -354,12 +407,22 @@ on_status on_wgraph_add_tile(on_wgraph *w, uint32_t tile, on_tgraph *g)
     }
     on_wgraph_remove_tile(w, tile);
     uint32_t *map = malloc(((size_t)g->nportal + 1) * sizeof *map);
-    ctile *c = map ? ctile_of(w, tile, g, map) : NULL;
+    crec *r = map ? rec_of(w, tile, g, map) : NULL;
+    ctile *c = r ? calloc(1, sizeof *c) : NULL;
+    if (c && !(c->r = on_wpool_intern(w->pool, r))) { /* (the pool's equal record if it holds one) */
+        free(c);
+        c = NULL;
+        r = NULL;
+    }
     if (!c) {
+        free(r);
         free(map);
         on_tgraph_free(g);
         return ON_FAILURE | ON_NO_MEMORY;
     }
+    c->np = c->r->np;
+    c->w = c->r->w;
+    c->crc = g->crc;
     w->tiles[tile] = c;
     w->ngraphs++;
     w->revision++;
@@ -399,7 +462,7 @@ on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile)
         long d = dorm_find(w, owner, k);
         if (d >= 0) dorm_drop(w, (size_t)d);
         wlinkrec *l = links_get(w->tiles[owner], k);
-        if (!l || on_grow((void **)&w->dorm, &w->dormcap, w->ndorm + 1, sizeof *w->dorm)) {
+        if (!l || grow1((void **)&w->dorm, &w->dormcap, w->ndorm, sizeof *w->dorm)) {
             free(l); /* the pair's links are lost: a new graph there is unresolved until re-added */
             st = ON_FAILURE | ON_NO_MEMORY;
         } else {
@@ -408,8 +471,7 @@ on_status on_wgraph_remove_tile(on_wgraph *w, uint32_t tile)
         }
         if (owner == y && links_set(w, y, k, NULL, 0)) st = ON_FAILURE | ON_NO_MEMORY;
     }
-    free(w->tiles[tile]);
-    w->tiles[tile] = NULL;
+    tile_free(w, tile);
     w->ngraphs--;
     w->revision++;
     return st;
@@ -425,9 +487,10 @@ void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st)
         if (!c) continue;
         st->tiles++;
         st->portals += c->np;
-        for (uint32_t e = 0, npair = ct_npair(c); e < npair; e++) /* the pairs with an edge */
-            st->edges += c->d[ct_off_w(c) + 2 * (size_t)e] || c->d[ct_off_w(c) + 2 * (size_t)e + 1];
-        st->links += (size_t)c->nlink[0] + c->nlink[1] + c->nlink[2];
+        const crec *r = c->r;
+        for (uint32_t e = 0, npair = cr_npair(r); e < npair; e++) /* the pairs with an edge */
+            st->edges += r->d[cr_off_w(r) + 2 * (size_t)e] || r->d[cr_off_w(r) + 2 * (size_t)e + 1];
+        st->links += ct_nlinks(c);
         st->unresolved += (size_t)__builtin_popcount(c->unresolved);
         st->bytes += ct_bytes(c);
     }
@@ -441,6 +504,10 @@ void on_wgraph_stats_get(const on_wgraph *w, on_wgraph_stats *st)
         st->dormant += w->dorm[i].n;
         st->bytes += (size_t)w->dorm[i].n * sizeof(wlinkrec);
     }
+    st->records = w->pool->nrec;
+    st->record_bytes = on_wpool_bytes(w->pool);
+    st->sharing = w->pool->nmember;
+    if (w->pool->member[0] == w) st->bytes += st->record_bytes; /* (the pool's first graph counts it) */
 }
 
 /* Resolve the unresolved faces of tile x whose own rectangles are gone, from its tree tile. */
@@ -457,7 +524,7 @@ static on_status resolve_tile(on_wgraph *w, const on_tree *t, uint32_t x, size_t
         if (y == UINT32_MAX || !w->tiles[y] || py < 0) continue;
         if (!g) {
             if (x >= t->ntiles || !t->tiles[x].loaded) return ON_SUCCESS; /* later */
-            st = on_tgraph_build_tile_portals(t, x, 1 << (c->depth_lb >> 4), &g);
+            st = on_tgraph_build_tile_portals(t, x, 1 << (c->r->depth_lb >> 4), &g);
             if (on_failed(st)) return st;
             if (g->crc != c->crc) { /* the tree's tile is not what this graph was built from */
                 on_tgraph_free(g);

@@ -2,87 +2,58 @@
  * wgraph.h -- the world graph's resident form (internal to wgraph.c, the linking, and route.c, the
  * planner; the API is route.h).
  *
- * Per grid tile one pointer; per tile with a graph one packed record (ctile): its portals but those
- * on the world's border (never linked; numbered in the order kept, components renumbered), (doubled
- * point coordinates on their face, face), the component table (a portal's component found there by
- * binary search), the weight matrices (16 bits) and the links it owns: those across its +x, +y, +z faces, each stored once for the pair
- * of portals (owner's, neighbour's) with the largest rectangle where they overlap. Small fields take
- * 1 byte when the tile is at most 128 leaves a side and has at most 255 portals, else 2 or 4.
+ * Per grid tile one pointer; per tile with a graph a small record of its own (ctile: the links it
+ * owns, those across its +x, +y, +z faces, each stored once for the pair of portals (owner's,
+ * neighbour's) with the largest rectangle where they overlap; its unresolved faces) and a packed
+ * record of the graph itself (crec: its portals but those on the world's border (never linked;
+ * numbered in the order kept, components renumbered), (doubled point coordinates on their face,
+ * face), the component table (a portal's component found there by binary search), the weight
+ * matrices (16 bits)). A crec never changes once made, and identical ones are held once: every graph
+ * has a pool of them (wpool), and graphs may share one (on_wgraph_share: a one-tree pack's agents),
+ * so a tile graph that several tiles or several agents hold (open air: the same portals and weights
+ * for every radius) is one record, freed when its last tile goes. Small fields take 1 byte when the
+ * tile is at most 128 leaves a side and has at most 255 portals, else 2 or 4.
  * What only linking needs (the rectangles of a face) is kept, outside the record, just for the
  * faces whose neighbour has no graph yet or could not be linked; links of a pair whose tile was
  * removed are kept as dormant, keyed by both graphs' CRCs, and restored when the same graphs meet.
+ * The graphs of one pool are changed (add, remove, share, destroy) on one thread at a time, and not
+ * while a planner of any of them runs on another: the rule of one graph, over the pool.
  */
 #ifndef OCTONAV_WGRAPH_H
 #define OCTONAV_WGRAPH_H
 
 #include "portals.h" /* the tile graphs it links; the API is octonav.h's "World graph" (route.h documents it) */
+#include "wgraph_pool.h" /* the records, held once */
 
 #include <math.h>
 #include <string.h>
 
+/* A tile of one graph: its record and what is its own, the links it owns and its unresolved faces. */
 typedef struct ctile {
-    uint32_t crc;          /* the tile graph's CRC (portals.h) */
-    uint32_t id;           /* its blob's own CRC (the trailer): the identity the world layer compares */
-    uint32_t np;
-    uint16_t ncomp;
+    const crec *r;
+    uint32_t np;           /* r->np */
+    uint32_t crc;          /* the tile graph's CRC (portals.h): what dormant links and on_wgraph_resolve match */
     uint16_t nlink[3];     /* links owned, across face 2k+1 */
-    uint8_t w;             /* bytes of a small field: 1, 2 or 4 */
-    int8_t wshift;         /* weights in units of 2^-wshift leaf */
+    uint8_t w;             /* r->w */
     uint8_t unresolved;    /* face bits: a neighbour has a graph but no link could be made (route.h) */
-    uint8_t depth_lb;      /* depth | log2(portal bound) << 4 */
-    uint8_t d[];           /* portals np x (u2, v2: w bytes each; face: 1 byte); comp_first (ncomp + 1)
-                            * x w (a portal's component is found there: portals are ordered by it);
-                            * matrix offsets of components 1.. (ncomp - 1) x 4 (component 0's is 0);
-                            * weights (the matrices' upper triangles, pairs in all) x 2; links (owner
-                            * portal, neighbour portal, lo u, lo v, hi u - 1, hi v - 1) x w, each face's
-                            * sorted by owner portal */
+    uint8_t d[];           /* links (owner portal, neighbour portal, lo u, lo v, hi u - 1, hi v - 1) x w,
+                            * face 1's, then 3's, then 5's, each sorted by owner portal */
 } ctile;
 
-static inline uint32_t ct_rd(const uint8_t *p, int w)
-{
-    if (w == 1) return p[0];
-    if (w == 2) return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline void ct_wr(uint8_t *p, int w, uint32_t v)
-{
-    for (int i = 0; i < w; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline size_t ct_portal_size(const ctile *c) { return 2 * (size_t)c->w + 1; }
-static inline size_t ct_off_comp(const ctile *c) { return (size_t)c->np * ct_portal_size(c); }
-static inline size_t ct_off_moff(const ctile *c) { return ct_off_comp(c) + ((size_t)c->ncomp + 1) * c->w; }
-static inline size_t ct_off_w(const ctile *c) { return ct_off_moff(c) + (c->ncomp ? (size_t)c->ncomp - 1 : 0) * 4; }
-static inline uint32_t ct_comp_first(const ctile *c, uint32_t k) { return ct_rd(c->d + ct_off_comp(c) + (size_t)k * c->w, c->w); }
-/* Where component k's matrix starts, in weights. */
-static inline uint32_t ct_moff(const ctile *c, uint32_t k)
-{
-    uint32_t mo = 0;
-    if (k > 0) memcpy(&mo, c->d + ct_off_moff(c) + 4 * ((size_t)k - 1), 4);
-    return mo;
-}
-/* Pairs of portals of one component: the weights stored. */
-static inline uint32_t ct_npair(const ctile *c)
-{
-    if (c->ncomp == 0) return 0;
-    uint32_t m = ct_comp_first(c, c->ncomp) - ct_comp_first(c, c->ncomp - 1u);
-    return ct_moff(c, c->ncomp - 1u) + (uint32_t)((uint64_t)m * (m - 1) / 2);
-}
-static inline size_t ct_off_link(const ctile *c) { return ct_off_w(c) + (size_t)ct_npair(c) * 2; }
 static inline size_t ct_link_size(const ctile *c) { return 6 * (size_t)c->w; }
-static inline size_t ct_bytes(const ctile *c)
-{
-    return sizeof *c + ct_off_link(c) + ((size_t)c->nlink[0] + c->nlink[1] + c->nlink[2]) * ct_link_size(c);
-}
+static inline size_t ct_nlinks(const ctile *c) { return (size_t)c->nlink[0] + c->nlink[1] + c->nlink[2]; }
+/* The tile's own bytes (its record's are the pool's). */
+static inline size_t ct_bytes(const ctile *c) { return sizeof *c + ct_nlinks(c) * ct_link_size(c); }
 
-static inline int ct_face(const ctile *c, uint32_t p) { return c->d[p * ct_portal_size(c) + 2 * (size_t)c->w]; }
+static inline int ct_face(const ctile *c, uint32_t p) { return c->r->d[p * cr_portal_size(c->r) + 2 * (size_t)c->w]; }
 /* The component of portal p: the last k with comp_first(k) <= p (binary search). */
 static inline uint32_t ct_comp(const ctile *c, uint32_t p)
 {
-    uint32_t lo = 0, hi = c->ncomp; /* comp_first(lo) <= p < comp_first(hi) */
+    const crec *r = c->r;
+    uint32_t lo = 0, hi = r->ncomp; /* comp_first(lo) <= p < comp_first(hi) */
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (ct_comp_first(c, mid) <= p) lo = mid;
+        if (cr_comp_first(r, mid) <= p) lo = mid;
         else hi = mid;
     }
     return lo;
@@ -91,9 +62,10 @@ static inline uint32_t ct_comp(const ctile *c, uint32_t p)
 /* Tile-local point of portal p (leaves). */
 static inline void ct_point(const ctile *c, uint32_t p, double out[3])
 {
-    const uint8_t *q = c->d + p * ct_portal_size(c);
+    const crec *r = c->r;
+    const uint8_t *q = r->d + p * cr_portal_size(r);
     int f = q[2 * c->w], k = f >> 1;
-    out[k] = (f & 1) ? (double)(1u << (c->depth_lb & 15)) : 0.0;
+    out[k] = (f & 1) ? (double)(1u << (r->depth_lb & 15)) : 0.0;
     out[(k + 1) % 3] = 0.5 * ct_rd(q, c->w);
     out[(k + 2) % 3] = 0.5 * ct_rd(q + c->w, c->w);
 }
@@ -107,13 +79,14 @@ typedef struct ct_row {
 } ct_row;
 static inline void ct_row_of(const ctile *c, uint32_t a, ct_row *row)
 {
+    const crec *r = c->r;
     uint32_t k = ct_comp(c, a);
-    row->first = ct_comp_first(c, k);
-    row->end = ct_comp_first(c, k + 1);
+    row->first = cr_comp_first(r, k);
+    row->end = cr_comp_first(r, k + 1);
     row->m = row->end - row->first;
     row->a = a - row->first;
-    row->w = c->d + ct_off_w(c) + 2 * (size_t)ct_moff(c, k);
-    row->unit = ldexp(1.0, -c->wshift);
+    row->w = r->d + cr_off_w(r) + 2 * (size_t)cr_moff(r, k);
+    row->unit = ldexp(1.0, -r->wshift);
 }
 static inline double ct_row_weight(const ct_row *row, uint32_t b)
 {
@@ -130,7 +103,7 @@ static inline double ct_row_weight(const ct_row *row, uint32_t b)
 /* Where the links of face 2k+1 (owned) start in c->d. */
 static inline size_t ct_off_links(const ctile *c, int k)
 {
-    size_t off = ct_off_link(c);
+    size_t off = 0;
     for (int j = 0; j < k; j++) off += (size_t)c->nlink[j] * ct_link_size(c);
     return off;
 }
@@ -194,6 +167,7 @@ typedef struct wdormant {  /* the links of a pair whose tile left */
 
 struct on_wgraph {
     on_tree_params p;
+    wpool *pool;
     int n;
     uint32_t ntiles;
     uint64_t revision;

@@ -157,11 +157,12 @@ local function hole_records(grid, m)
 end
 
 -- The world of a one-tree pack's agent n (octonav.onetree) over owner's tree: its own graph (the tiles'
--- graphs added by load_agent) and graph_dir; the rest (tree, holes, doors) read through from owner.
-local function agent_view(dir, m, n, tree, grid)
+-- graphs added by load_agent, tile graphs identical to another agent's held once: route.world's graph2)
+-- and graph_dir; the rest (tree, holes, doors) read through from owner.
+local function agent_view(dir, m, n, tree, grid, owner_graph)
   local a = m.agents[n]
   local v = { agent_name = a.name, radius = a.radius, graph_dir = onetree.graph_dir(dir, m.radius, a), grid = grid,
-    graph = core.route.world(tree), graph_revision = 0 }
+    graph = core.route.world(tree, owner_graph), graph_revision = 0 }
   v.graph_ids = graph_ids_of(v)
   return v
 end
@@ -198,7 +199,7 @@ local function load_agent(dir, m, n, o, others)
   world.graph = core.route.world(tree)
   world.graph_ids = graph_ids_of(world)
   local views = {}
-  for x, a in ipairs(others or {}) do views[x] = agent_view(dir, m, a, tree, grid) end
+  for x, a in ipairs(others or {}) do views[x] = agent_view(dir, m, a, tree, grid, world.graph) end
   local function abort(e)
     for _, v in ipairs(views) do v.graph:close() end
     world.graph:close()
