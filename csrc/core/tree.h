@@ -39,7 +39,8 @@ typedef struct on_tile {
     _Atomic(struct on_losmap *) los; /* line of sight's mask hierarchy (losmap.h), built on first use */
     _Atomic(struct on_celladj *) adj; /* the free cells' neighbour lists (celladj.h), built on first use */
     atomic_uchar los_want; /* deferred masks: a line of sight read the tile without them (losmap.c); 2: its
-                            * masks are bigger than the budget (on_tree_set_los_budget), none kept */
+                            * masks are bigger than the budget (on_tree_set_los_budget), none kept, or a
+                            * streamer's worker is building them (streamer_worker.c: until adopted) */
     atomic_uint los_used;  /* the tree's los_clock when a line of sight last read the tile (losmap.c) */
 } on_tile;
 
