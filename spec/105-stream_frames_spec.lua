@@ -12,39 +12,9 @@ local octonav = require "octonav"
 local core = require "octonav.core"
 local streamer = require "octonav.streamer"
 
-local bw = dofile("spec/support/bakedworld.lua")
-local files = dofile("spec/support/files.lua")
 local dist = dofile("spec/support/geometry.lua").dist
-
-local NX, NZ, T = 8, 8, 32
-
-local function remove_pack(dir)
-  for k = 0, NZ - 1 do
-    for i = 0, NX - 1 do
-      os.remove(("%s/tiles/%d_0_%d.tile"):format(dir, i, k))
-      os.remove(("%s/tiles/%d_0_%d.graph"):format(dir, i, k))
-    end
-  end
-  os.remove(dir .. "/manifest.txt")
-  os.remove(dir .. "/tiles")
-  os.remove(dir .. "/holes")
-  os.remove(dir)
-end
-
-local tmp = files.tracker(remove_pack)
+local pp = dofile("spec/support/pillar_pack.lua")
 local pack
-
-local function config(dir)
-  local geometry = { { box = { min = { 0, 0, 0 }, max = { NX * T, 2, NZ * T } } } }
-  for i = 0, NX - 1 do
-    for k = 0, NZ - 1 do
-      local x, z = i * T + 8 + (i * 7 + k * 3) % 12, k * T + 6 + (i * 5 + k * 11) % 14
-      geometry[#geometry + 1] = { box = { min = { x, 0, z }, max = { x + 4, 10 + (i + k) % 12, z + 5 } } }
-    end
-  end
-  return { range = { min = { 0, 0, 0 }, max = { NX * T, T, NZ * T } }, depth = 5, scale = 1,
-    geometry = geometry, output = dir, progress = function() end }
-end
 
 -- One paced frame's wait: until the worker finished a tile more than `decoded` (the count when the
 -- last frame began), or it has nothing left to read. Returns the new count.
@@ -57,12 +27,9 @@ local function pace(s, decoded)
   return decoded
 end
 
-setup(function()
-  pack = tmp.dir(true)
-  assert(bw.call_bake(config(pack)))
-end)
+setup(function() pack = pp.bake() end)
 
-teardown(function() tmp.cleanup() end)
+teardown(function() pp.cleanup() end)
 
 describe("a streamed world at frame pace", function()
   it("a navigator whose tiles are all queued behind the rest of the world arrives", function()

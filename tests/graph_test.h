@@ -1,8 +1,10 @@
 /*
  * graph_test.h -- helpers shared by the tile graph and world graph tests (test_portals.c,
- * test_route.c, test_route_joins.c): a seeded xorshift, trees of n tiles, boxes, a world graph of every
- * tile's graph, the closed room whose only exit is a corridor to the far side of its tile, a sealed
- * shell, point distance; the reference: every free leaf of a tree as a lattice and a 26-connected Dijkstra over it without corner cutting.
+ * test_route.c, test_route_joins.c, test_reach_resume.c, test_route_deadline.c): a seeded xorshift,
+ * trees of n tiles, boxes, a world graph of every tile's graph, the closed room whose only exit is a
+ * corridor to the far side of its tile, a sealed shell, point distance, two route results compared;
+ * the reference: every free leaf of a tree as a lattice and a 26-connected Dijkstra over it without
+ * corner cutting.
  */
 #ifndef OCTONAV_GRAPH_TEST_H
 #define OCTONAV_GRAPH_TEST_H
@@ -12,6 +14,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* xorshift64: uniform in [0, 1), state *s (never 0). */
 static inline double gt_rnd(uint64_t *s)
@@ -195,5 +198,21 @@ static inline double gt_dijkstra_to(const gt_lattice *L, const int s[3], const i
 }
 
 static inline void gt_dijkstra(const gt_lattice *L, const int s[3], double *dist) { gt_dijkstra_to(L, s, NULL, dist); }
+
+/* Two planners' results the same, bit for bit: status, cost, length, expansions, join boxes and the
+ * n crossings (tile, portal, point) of each (test_route_joins.c, test_reach_resume.c,
+ * test_route_deadline.c: a whole call against the same work in slices). */
+static inline int gt_same_route(on_status sa, const on_route_info *ia, const on_route_cross *ca, size_t na,
+                                on_status sb, const on_route_info *ib, const on_route_cross *cb, size_t nb)
+{
+    if (sa != sb || na != nb || ia->cost != ib->cost || ia->length != ib->length ||
+        ia->expansions != ib->expansions || ia->join_boxes != ib->join_boxes)
+        return 0;
+    for (size_t i = 0; i < na; i++)
+        if (ca[i].tile != cb[i].tile || ca[i].portal != cb[i].portal ||
+            memcmp(ca[i].point, cb[i].point, sizeof ca[i].point) != 0)
+            return 0;
+    return 1;
+}
 
 #endif

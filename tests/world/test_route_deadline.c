@@ -57,14 +57,7 @@ static void plan(on_route *r, const on_tree *t, const double *p, outcome *o)
 
 static int same(const outcome *a, const outcome *b)
 {
-    if (a->st != b->st || a->n != b->n || a->info.cost != b->info.cost || a->info.length != b->info.length ||
-        a->info.expansions != b->info.expansions || a->info.join_boxes != b->info.join_boxes)
-        return 0;
-    for (size_t i = 0; i < a->n; i++)
-        if (a->cr[i].tile != b->cr[i].tile || a->cr[i].portal != b->cr[i].portal ||
-            memcmp(a->cr[i].point, b->cr[i].point, sizeof a->cr[i].point) != 0)
-            return 0;
-    return 1;
+    return gt_same_route(a->st, &a->info, a->cr, a->n, b->st, &b->info, b->cr, b->n);
 }
 
 /* Steps given a deadline already passed: one expansion a call, the whole step's route. */
