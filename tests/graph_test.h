@@ -2,7 +2,7 @@
  * graph_test.h -- helpers shared by the tile graph and world graph tests (test_portals.c,
  * test_route.c, test_route_joins.c, test_reach_resume.c, test_route_deadline.c): a seeded xorshift,
  * trees of n tiles, boxes, a world graph of every tile's graph, the closed room whose only exit is a
- * corridor to the far side of its tile, a sealed shell, point distance, two route results compared;
+ * corridor to the far side of its tile, a sealed shell, random boxes, point distance, two route results compared;
  * the reference: every free leaf of a tree as a lattice and a 26-connected Dijkstra over it without
  * corner cutting.
  */
@@ -38,6 +38,20 @@ static inline void gt_box(on_tree *t, double x0, double y0, double z0, double x1
 {
     double a[3] = {x0, y0, z0}, b[3] = {x1, y1, z1};
     on_tree_add_box(t, a, b);
+}
+
+/* A tree of tx x 1 x tz tiles of 2^depth leaves with nbox random boxes of sides 1..maxside, drawn
+ * from the xorshift state *s (test_reach_resume.c, test_route_deadline.c). */
+static inline on_tree *gt_random_world(int tx, int tz, int depth, int nbox, int maxside, uint64_t *s)
+{
+    on_tree *t = gt_tree(tx, 1, tz, depth);
+    int n = 1 << depth, X = tx * n, Y = n, Z = tz * n;
+    for (int i = 0; i < nbox; i++) {
+        double a[3] = {floor(gt_rnd(s) * X), floor(gt_rnd(s) * Y), floor(gt_rnd(s) * Z)};
+        gt_box(t, a[0], a[1], a[2], a[0] + 1 + floor(gt_rnd(s) * maxside), a[1] + 1 + floor(gt_rnd(s) * maxside),
+               a[2] + 1 + floor(gt_rnd(s) * maxside));
+    }
+    return t;
 }
 
 /* A world graph with every tile's graph (a tile whose graph fails to build is left out). */

@@ -79,6 +79,27 @@ static int compare(uint32_t n, double side, double grid_range, int *checked)
     return bad;
 }
 
+/* One frame's searches against the brute force: every live agent's k nearest within range, each
+ * search bounded by the agent's last answer (a->nbr, a->nnbr), which it replaces. Counts, where given:
+ * the searches that had a full last answer (hinted), those with a candidate list after them (listed),
+ * all of them (checked). 1 at the first search that differs, else 0. */
+static int searches_vs_brute(const on_proxgrid *g, on_agent *ag, uint32_t n, double range, int k, int *hinted,
+                             int *listed, int *checked)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (!ag[i].id) continue;
+        uint32_t b[ON_CROWD_MAX_NEIGHBOURS];
+        if (hinted) *hinted += ag[i].nnbr == k;
+        int ma = on_proxgrid_nearest(g, ag, i, range, k, ag[i].nbr);
+        int mb = brute(ag, n, i, range, k, b);
+        if (ma != mb || memcmp(ag[i].nbr, b, (size_t)ma * sizeof *b) != 0) return 1;
+        ag[i].nnbr = ma;
+        if (listed) *listed += on_proxgrid_listed(g, i) >= 0;
+        if (checked) (*checked)++;
+    }
+    return 0;
+}
+
 /* The search starts from the agent's last neighbours (a->nbr, a->nnbr) as a bound: over frames of
  * agents moving (some far, some removed, some slots given back), every search with the last frame's
  * list in place equals the brute force. */
@@ -94,16 +115,7 @@ static int compare_moving(uint32_t n, double side, double range, int k, int *che
     int bad = 0;
     for (int f = 0; f < 12 && !bad; f++) {
         if (on_proxgrid_build(&g, ag, n, range) < 0) bad++;
-        for (uint32_t i = 0; i < n && !bad; i++) {
-            if (!ag[i].id) continue;
-            uint32_t b[ON_CROWD_MAX_NEIGHBOURS];
-            *hinted += ag[i].nnbr == k;
-            int ma = on_proxgrid_nearest(&g, ag, i, range, k, ag[i].nbr);
-            int mb = brute(ag, n, i, range, k, b);
-            if (ma != mb || memcmp(ag[i].nbr, b, (size_t)ma * sizeof *b) != 0) bad++;
-            ag[i].nnbr = ma;
-            (*checked)++;
-        }
+        if (!bad) bad += searches_vs_brute(&g, ag, n, range, k, hinted, NULL, checked);
         for (uint32_t i = 0; i < n; i++) {
             double s = f % 4 == 3 ? side / 3 : 0.4; /* every fourth frame a long jump */
             ag[i].pos = v3_add(ag[i].pos, v3((rnd() - 0.5) * s, (rnd() - 0.5) * s, (rnd() - 0.5) * s));
@@ -136,15 +148,7 @@ static int compare_lists(uint32_t n, double side, double range, int k, int *list
         if (on_proxgrid_build(&g, ag, n, range) < 0) bad++;
         if (f == 12)
             for (uint32_t i = 0; i < n; i++) *none_after_new += on_proxgrid_listed(&g, i) < 0;
-        for (uint32_t i = 0; i < n && !bad; i++) {
-            if (!ag[i].id) continue;
-            uint32_t b[ON_CROWD_MAX_NEIGHBOURS];
-            int ma = on_proxgrid_nearest(&g, ag, i, range, k, ag[i].nbr);
-            int mb = brute(ag, n, i, range, k, b);
-            if (ma != mb || memcmp(ag[i].nbr, b, (size_t)ma * sizeof *b) != 0) bad++;
-            ag[i].nnbr = ma;
-            *listed += on_proxgrid_listed(&g, i) >= 0;
-        }
+        if (!bad) bad += searches_vs_brute(&g, ag, n, range, k, NULL, listed, NULL);
         for (uint32_t i = 0; i < n; i++)
             ag[i].pos = v3_add(ag[i].pos, v3((rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1, (rnd() - 0.5) * 0.1));
     }
@@ -172,15 +176,7 @@ static int compare_ties(int side, double range, int k, int *listed)
     for (int f = 0; f < 24 && !bad; f++) {
         for (uint32_t i = 0; i < n; i += 9) ag[i].id = f >= 4 && f < 9 ? 0 : i + 1;
         if (on_proxgrid_build(&g, ag, n, range) < 0) bad++;
-        for (uint32_t i = 0; i < n && !bad; i++) {
-            if (!ag[i].id) continue;
-            uint32_t b[ON_CROWD_MAX_NEIGHBOURS];
-            int ma = on_proxgrid_nearest(&g, ag, i, range, k, ag[i].nbr);
-            int mb = brute(ag, n, i, range, k, b);
-            if (ma != mb || memcmp(ag[i].nbr, b, (size_t)ma * sizeof *b) != 0) bad++;
-            ag[i].nnbr = ma;
-            *listed += on_proxgrid_listed(&g, i) >= 0;
-        }
+        if (!bad) bad += searches_vs_brute(&g, ag, n, range, k, NULL, listed, NULL);
         for (uint32_t i = 0; i < n; i++) {
             double step = 1.0 / 8;
             if (i % 3 == 0) ag[i].pos.x += step;

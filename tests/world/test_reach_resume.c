@@ -29,14 +29,7 @@ static double rnd(void) { return gt_rnd(&rs); }
 
 static on_tree *random_world(int tx, int tz, int depth, int nbox, int maxside)
 {
-    on_tree *t = gt_tree(tx, 1, tz, depth);
-    int n = 1 << depth, X = tx * n, Y = n, Z = tz * n;
-    for (int i = 0; i < nbox; i++) {
-        double a[3] = {floor(rnd() * X), floor(rnd() * Y), floor(rnd() * Z)};
-        gt_box(t, a[0], a[1], a[2], a[0] + 1 + floor(rnd() * maxside), a[1] + 1 + floor(rnd() * maxside),
-               a[2] + 1 + floor(rnd() * maxside));
-    }
-    return t;
+    return gt_random_world(tx, tz, depth, nbox, maxside, &rs);
 }
 
 /* A free tile-local point of tile (cx, cz) of t, n leaves a side. */
