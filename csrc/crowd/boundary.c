@@ -54,32 +54,60 @@ static int meets(const bwalk *w, const double lo[3], double size)
 
 /* Node `code` of tile ti (stored, value v) with nav min corner lo and edge 2 half: its blocked children
  * that meet the cube, in child order (i = x | y << 1 | z << 2). The halves of each axis that meet the
- * cube are found once (bit 0 the lower, bit 1 the upper), so a child is tested by three masks; its
- * corner is its parent's plus half on the axes of its index (integers, exact in a double: the same
- * corners, tests and boxes as decoding each child's code). */
+ * cube are found once (from its lower half, k0, to k1), so only the children that meet it are
+ * visited; a child's corner is its parent's plus half on the axes of its index (integers, exact in a
+ * double: the same corners, tests and boxes as decoding each child's code). */
 static void walk(bwalk *w, const on_table *tab, const double lo[3], uint32_t code, double half, int v)
 {
-    unsigned ax[3];
+    unsigned k0[3], k1[3];
     for (int k = 0; k < 3; k++) {
         double m = lo[k] + half;
-        ax[k] = (unsigned)(lo[k] <= w->hi[k] && m >= w->lo[k]) | (unsigned)(m <= w->hi[k] && m + half >= w->lo[k]) << 1;
-        if (!ax[k]) return;
+        int low = lo[k] <= w->hi[k] && m >= w->lo[k], high = m <= w->hi[k] && m + half >= w->lo[k];
+        if (!low && !high) return;
+        k0[k] = low ? 0 : 1, k1[k] = high ? 1 : 0;
     }
     int leaves = on_code_layer(code) == 1;
-    for (unsigned i = 0; i < 8 && !w->oom; i++) {
-        unsigned bx = i & 1u, by = (i >> 1) & 1u, bz = i >> 2;
-        if (!((ax[0] >> bx) & (ax[1] >> by) & (ax[2] >> bz) & 1u)) continue;
-        double clo[3] = {bx ? lo[0] + half : lo[0], by ? lo[1] + half : lo[1], bz ? lo[2] + half : lo[2]};
-        if (v & (1 << i)) {
-            double chi[3] = {clo[0] + half, clo[1] + half, clo[2] + half};
-            emit(w, clo, chi);
-            continue;
-        }
-        if (leaves) continue;
-        uint32_t cc = on_code_child(code, i);
-        int cv = on_table_get(tab, cc);
-        if (cv >= 0) walk(w, tab, clo, cc, 0.5 * half, cv);
+    for (unsigned bz = k0[2]; bz <= k1[2]; bz++)
+        for (unsigned by = k0[1]; by <= k1[1]; by++)
+            for (unsigned bx = k0[0]; bx <= k1[0]; bx++) {
+                if (w->oom) return;
+                unsigned i = bx | by << 1 | bz << 2;
+                double clo[3] = {bx ? lo[0] + half : lo[0], by ? lo[1] + half : lo[1], bz ? lo[2] + half : lo[2]};
+                if (v & (1 << i)) {
+                    double chi[3] = {clo[0] + half, clo[1] + half, clo[2] + half};
+                    emit(w, clo, chi);
+                    continue;
+                }
+                if (leaves) continue;
+                uint32_t cc = on_code_child(code, i);
+                int cv = on_table_get(tab, cc);
+                if (cv >= 0) walk(w, tab, clo, cc, 0.5 * half, cv);
+            }
+}
+
+/* The read's summary, in the slot after the last box when there is room (a box's 6 doubles):
+ * the distance from the read's centre to the nearest box, the box count (what tells a summary from
+ * a stale box) and the centre. on_boundary_planes skips the boxes when none can lie within reach. */
+static void summarise(on_agent *a, const double c[3])
+{
+    if (a->boxes_cap == a->nboxes) {
+        double *b = realloc(a->boxes, (a->boxes_cap + 1) * 6 * sizeof *b);
+        if (!b) return; /* (no room: no summary, every box read) */
+        a->boxes = b;
+        a->boxes_cap++;
     }
+    double near2 = INFINITY;
+    for (size_t b = 0; b < a->nboxes; b++) {
+        const double *bx = a->boxes + 6 * b;
+        double d2 = 0;
+        for (int i = 0; i < 3; i++) {
+            double e = c[i] < bx[i] ? bx[i] - c[i] : c[i] > bx[3 + i] ? c[i] - bx[3 + i] : 0;
+            d2 += e * e;
+        }
+        if (d2 < near2) near2 = d2;
+    }
+    double *s = a->boxes + 6 * a->nboxes;
+    s[0] = sqrt(near2), s[1] = (double)a->nboxes, s[2] = c[0], s[3] = c[1], s[4] = c[2], s[5] = 0;
 }
 
 int on_boundary_read(const on_tree *t, on_agent *a, double reach)
@@ -131,6 +159,7 @@ int on_boundary_read(const on_tree *t, on_agent *a, double reach)
         a->nboxes = 0;
         return -1;
     }
+    summarise(a, p);
     a->bound_at = a->pos;
     a->bound_reach = reach;
     a->bound_rev = on_tree_revision(t);
@@ -178,6 +207,16 @@ int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v
      * candidates as soon as a plane it lies behind is kept (the plane of a nearer box: the same boxes
      * dropped as when each box, in order, is tested against the planes kept before it), so the many
      * cubes of a wall behind its nearest plane are tested once and never ordered. */
+    if (a->nboxes > 0 && a->boxes_cap > a->nboxes) {
+        /* every box at least the read's nearest less the way from its centre to p: none within reach
+         * (by a margin far above rounding, so that no box's distance below would have been within) */
+        const double *s = a->boxes + 6 * a->nboxes;
+        if (s[1] == (double)a->nboxes) {
+            double ox = p.x - s[2], oy = p.y - s[3], oz = p.z - s[4];
+            double slack = 1e-9 * (within + 1 + fabs(s[2]) + fabs(s[3]) + fabs(s[4]));
+            if (s[0] - sqrt(ox * ox + oy * oy + oz * oz) > within + slack) return 0;
+        }
+    }
     int m = 0;
     enum { CAND = 4 * ON_CROWD_MAX_WALLS };
     double cd[CAND];

@@ -190,8 +190,10 @@ static on_v3 keep_right(const on_crowd *c, const on_agent *a, on_v3 v)
     for (int k = 0; k < a->nnbr; k++) {
         const on_agent *o = &c->agents[a->nbr[k]];
         on_v3 d = v3_sub(o->pos, a->pos);
-        double dl = v3_len(d);
-        if (dl <= 0 || dl > a->radius + o->radius + KR_RANGE * c->t->p.scale) continue;
+        double d2 = v3_len2(d), range = a->radius + o->radius + KR_RANGE * c->t->p.scale;
+        if (d2 > range * range * (1 + 1e-12)) continue; /* (farther by far more than rounding) */
+        double dl = sqrt(d2);
+        if (dl <= 0 || dl > range) continue;
         if (v3_dot(v, d) < KR_COS * l * dl || v3_dot(o->pref0, v) >= 0) continue;
         on_v3 right = v3_cross(v, v3(0, 1, 0));
         if (v3_len2(right) < 1e-6 * l * l) right = v3_cross(v, v3(1, 0, 0));
