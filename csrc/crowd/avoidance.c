@@ -75,12 +75,23 @@ static on_plane orca_plane(const on_agent *a, const on_agent *b, double tau, dou
     return pl;
 }
 
+/* Plane i of the safe step: normal n, point p (about the origin) kept in raw[i] for the fallback, and
+ * in pl[i] about the velocity c when shift (what on_lp3 would do to every plane for each program in
+ * the ball about c: done once, as it did, p - c; with c zero it did not shift, nor does this). */
+static void safe_plane(on_plane *pl, on_v3 *raw, size_t i, on_v3 n, on_v3 p, on_v3 c, int shift)
+{
+    pl[i].n = n;
+    raw[i] = p;
+    pl[i].p = shift ? v3_sub(p, c) : p;
+}
+
 void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self, const on_tree *t)
 {
     on_agent *a = &agents[self];
     double dt = pp->dt;
     double margin = 1e-7 * a->radius;
     on_plane pl[ON_CROWD_MAX_PLANES], scratch[ON_CROWD_MAX_PLANES];
+    on_v3 raw[ON_CROWD_MAX_PLANES];
     on_v3 wq[ON_CROWD_MAX_WALLS], wn[ON_CROWD_MAX_WALLS];
     double wd[ON_CROWD_MAX_WALLS];
     double look = on_agent_lookahead(a, dt);
@@ -111,6 +122,9 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
     /* the safe step: the motion limits first (hard), then the walls, then the neighbours */
     m = 0;
     double w = v3_len(a->vel);
+    /* the safe step's programs lie in the ball about the velocity: their planes are kept about it */
+    on_v3 c0 = a->vel;
+    int shift = !(c0.x == 0 && c0.y == 0 && c0.z == 0);
     double turn = a->max_turn * dt;
     if (w >= a->max_accel * dt && turn < 1.5) {
         /* a square pyramid about the heading whose edges lie inside the cone of half-angle turn */
@@ -124,8 +138,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         on_v3 ns[4] = {v3_sub(v3_scale(h, k), e1), v3_add(v3_scale(h, k), e1), v3_sub(v3_scale(h, k), e2),
                        v3_add(v3_scale(h, k), e2)};
         for (int i = 0; i < 4; i++) {
-            pl[m].n = v3_scale(ns[i], 1.0 / v3_len(ns[i]));
-            pl[m].p = v3(0, 0, 0);
+            safe_plane(pl, raw, m, v3_scale(ns[i], 1.0 / v3_len(ns[i])), v3(0, 0, 0), c0, shift);
             m++;
         }
     }
@@ -164,8 +177,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         for (int i = 0; i < nw; i++) {
             double s = wd[i] - a->radius - margin;
             double allow = s >= 0 ? s / per_u : s / dt;
-            pl[m].n = wn[i];
-            pl[m].p = v3_scale(wn[i], -allow);
+            safe_plane(pl, raw, m, wn[i], v3_scale(wn[i], -allow), c0, shift);
             m++;
         }
         for (int k = 0; k < a->nnbr; k++) {
@@ -185,20 +197,23 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
              * full deceleration, as toward a wall (docs/crowd.md: measured, not proven) */
             double share = b->fallback0 ? 1.0 : 0.5;
             double allow = gap >= 0 ? on_brake_speed(share * gap, share * a->max_accel, dt) : share * gap / dt;
-            pl[m].n = v3_scale(rp, 1.0 / dist);
-            pl[m].p = v3_scale(pl[m].n, -allow);
+            on_v3 nn = v3_scale(rp, 1.0 / dist);
+            safe_plane(pl, raw, m, nn, v3_scale(nn, -allow), c0, shift);
             m++;
         }
-        fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
+        on_v3 vs = shift ? v3_sub(v, c0) : v;
+        fail = on_lp3(pl, m, v3(0, 0, 0), reach, vs, 0, &out);
+        if (shift) out = v3_add(out, c0);
         ok = fail == m;
         for (int it = 0; ok && it < 4 && v3_len2(out) > a->max_speed * a->max_speed; it++) {
             /* the top speed: a plane tangent to its sphere where the answer left it (kept hard, first) */
             on_v3 hw = v3_scale(out, 1.0 / v3_len(out));
             memmove(pl + motion + 1, pl + motion, (m - motion) * sizeof *pl);
-            pl[motion].n = v3_scale(hw, -1);
-            pl[motion].p = v3_scale(hw, a->max_speed);
+            memmove(raw + motion + 1, raw + motion, (m - motion) * sizeof *raw);
+            safe_plane(pl, raw, motion, v3_scale(hw, -1), v3_scale(hw, a->max_speed), c0, shift);
             m++, motion++;
-            fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
+            fail = on_lp3(pl, m, v3(0, 0, 0), reach, vs, 0, &out);
+            if (shift) out = v3_add(out, c0);
             ok = fail == m;
         }
         if (ok) break;
@@ -211,8 +226,10 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             /* the walls' rules cannot be met within the motion limits: brake along the heading */
             double k = w > 0 ? 1 - reach / w : 0;
             out = v3_scale(a->vel, k > 0 ? k : 0);
-        } else
+        } else {
+            for (size_t i = 0; shift && i < m; i++) pl[i].p = raw[i]; /* (on_lp4 takes them about the origin) */
             on_lp4(pl, m, motion + (size_t)nw, fail, a->vel, reach, &out, scratch); /* walls kept hard */
+        }
     }
     double s2 = v3_len2(out);
     if (s2 > a->max_speed * a->max_speed) out = v3_scale(out, a->max_speed / sqrt(s2));
