@@ -85,18 +85,22 @@ static void walk(bwalk *w, const on_table *tab, const double lo[3], uint32_t cod
             }
 }
 
-/* The read's summary, in the slot after the last box when there is room (a box's 6 doubles):
- * the distance from the read's centre to the nearest box, the box count (what tells a summary from
- * a stale box) and the centre. on_boundary_planes skips the boxes when none can lie within reach. */
+/* The read's summary, after the last box when there is room: a box's 6 doubles (the distance from
+ * the read's centre to the nearest box, the box count, which tells a summary from a stale box, and
+ * the centre), then each box's distance from the centre. on_boundary_planes skips every box that
+ * cannot lie within reach of p (its distance from the centre less the way from the centre to p) with
+ * no read of the box, and all of them when the nearest cannot. */
 static void summarise(on_agent *a, const double c[3])
 {
-    if (a->boxes_cap == a->nboxes) {
-        double *b = realloc(a->boxes, (a->boxes_cap + 1) * 6 * sizeof *b);
-        if (!b) return; /* (no room: no summary, every box read) */
+    size_t need = a->nboxes + 1 + (a->nboxes + 5) / 6;
+    if (a->boxes_cap < need) {
+        double *b = realloc(a->boxes, need * 6 * sizeof *b);
+        if (!b) return; /* (no room: no summary, every box read; a stale one cannot pass for it) */
         a->boxes = b;
-        a->boxes_cap++;
+        a->boxes_cap = need;
     }
-    double near2 = INFINITY;
+    double *s = a->boxes + 6 * a->nboxes, *dc = s + 6;
+    double near = INFINITY;
     for (size_t b = 0; b < a->nboxes; b++) {
         const double *bx = a->boxes + 6 * b;
         double d2 = 0;
@@ -104,10 +108,10 @@ static void summarise(on_agent *a, const double c[3])
             double e = c[i] < bx[i] ? bx[i] - c[i] : c[i] > bx[3 + i] ? c[i] - bx[3 + i] : 0;
             d2 += e * e;
         }
-        if (d2 < near2) near2 = d2;
+        dc[b] = sqrt(d2);
+        near = dc[b] < near ? dc[b] : near;
     }
-    double *s = a->boxes + 6 * a->nboxes;
-    s[0] = sqrt(near2), s[1] = (double)a->nboxes, s[2] = c[0], s[3] = c[1], s[4] = c[2], s[5] = 0;
+    s[0] = near, s[1] = (double)a->nboxes, s[2] = c[0], s[3] = c[1], s[4] = c[2], s[5] = 0;
 }
 
 int on_boundary_read(const on_tree *t, on_agent *a, double reach)
@@ -207,14 +211,18 @@ int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v
      * candidates as soon as a plane it lies behind is kept (the plane of a nearer box: the same boxes
      * dropped as when each box, in order, is tested against the planes kept before it), so the many
      * cubes of a wall behind its nearest plane are tested once and never ordered. */
-    if (a->nboxes > 0 && a->boxes_cap > a->nboxes) {
-        /* every box at least the read's nearest less the way from its centre to p: none within reach
-         * (by a margin far above rounding, so that no box's distance below would have been within) */
+    const double *dc = NULL;
+    double moved = 0, lim = within;
+    if (a->nboxes > 0 && a->boxes_cap >= a->nboxes + 1 + (a->nboxes + 5) / 6) {
+        /* a box no nearer the read's centre than within plus the way from it to p (by a margin far
+         * above rounding, so that its distance below would not have been within) is skipped unread */
         const double *s = a->boxes + 6 * a->nboxes;
         if (s[1] == (double)a->nboxes) {
             double ox = p.x - s[2], oy = p.y - s[3], oz = p.z - s[4];
-            double slack = 1e-9 * (within + 1 + fabs(s[2]) + fabs(s[3]) + fabs(s[4]));
-            if (s[0] - sqrt(ox * ox + oy * oy + oz * oz) > within + slack) return 0;
+            moved = sqrt(ox * ox + oy * oy + oz * oz);
+            lim = within + 1e-9 * (within + 1 + fabs(s[2]) + fabs(s[3]) + fabs(s[4]));
+            if (s[0] - moved > lim) return 0;
+            dc = s + 6;
         }
     }
     int m = 0;
@@ -223,6 +231,7 @@ int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v
     uint32_t ci[CAND];
     double w2 = within * within;
     for (size_t b = 0; b < a->nboxes; b++) {
+        if (dc && dc[b] - moved > lim) continue;
         const double *bx = a->boxes + 6 * b;
         /* (an axis alone farther than within: out, before the others are read) */
         double dx = p.x < bx[0] ? bx[0] - p.x : p.x > bx[3] ? p.x - bx[3] : 0;
