@@ -171,14 +171,10 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
     double uf = (w + reach) * (1 + 1e-6) + 1e-9 * a->max_speed;
     double gfar = 2 * (uf * uf / a->max_accel + uf * dt) * (1 + 1e-6) + 1e-9 * a->radius;
     /* a->nbr comes nearest first (proximity.c: by the squared distance of the centres, the sum
-     * computed as it is here): the first pass stops at the first neighbour beyond the reach rf of the
-     * largest radius among them, by a margin far above rounding (every later one is left out too) */
-    double rmax = 0;
-    for (int k = 0; k < a->nnbr; k++) {
-        double rb = agents[a->nbr[k]].radius;
-        rmax = rb > rmax ? rb : rmax;
-    }
-    double rfmax = a->radius + rmax + margin + gfar, stop2 = rfmax * rfmax * (1 + 1e-9) * (1 + 1e-6);
+     * computed as it is here): the first pass stops at the first neighbour left out by distance when
+     * every one from it on lies beyond the reach of the largest radius among them, by a margin far
+     * above rounding (asked once; a crowd of one radius stops there) */
+    int tried = 0;
     on_v3 out;
     int ok = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -194,8 +190,18 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             on_v3 rp = v3_sub(a->pos, b->pos);
             if (pass == 0) {
                 double d2 = v3_len2(rp), r = a->radius + b->radius + margin, rf = r + gfar;
-                if (d2 > stop2) break;
-                if (d2 > rf * rf * (1 + 1e-9)) continue;
+                if (d2 > rf * rf * (1 + 1e-9)) {
+                    if (!tried++) {
+                        double rmax = 0;
+                        for (int j = k; j < a->nnbr; j++) {
+                            double rb = agents[a->nbr[j]].radius;
+                            rmax = rb > rmax ? rb : rmax;
+                        }
+                        double rfm = a->radius + rmax + margin + gfar;
+                        if (d2 > rfm * rfm * (1 + 1e-9) * (1 + 1e-6)) break;
+                    }
+                    continue;
+                }
                 double away = v3_dot(rp, a->vel);
                 if (away > 0 && away * away > far2 * d2 && d2 > r * r * (1 + 1e-9)) continue;
             }
