@@ -9,7 +9,9 @@
  * space within d" without the walk: this file is where it would speed the crowd up.
  * Each frame the boxes become half-spaces (on_boundary_planes): the plane through a box's point
  * nearest the agent, facing it; a box wholly behind a nearer box's plane adds nothing and is dropped,
- * so a flat wall of many cubes is one half-space.
+ * so a flat wall of many cubes is one half-space. After the boxes a read keeps their distances from
+ * its centre (a summary in the same buffer), which let the half-spaces skip the boxes that cannot
+ * lie within reach of the point asked, unread.
  */
 #include "crowd.h"
 #include "tree.h"
