@@ -75,12 +75,23 @@ static on_plane orca_plane(const on_agent *a, const on_agent *b, double tau, dou
     return pl;
 }
 
+/* Plane i of the safe step: normal n, point p (about the origin) kept in raw[i] for the fallback, and
+ * in pl[i] about the velocity c when shift (what on_lp3 would do to every plane for each program in
+ * the ball about c: done once, as it did, p - c; with c zero it did not shift, nor does this). */
+static void safe_plane(on_plane *pl, on_v3 *raw, size_t i, on_v3 n, on_v3 p, on_v3 c, int shift)
+{
+    pl[i].n = n;
+    raw[i] = p;
+    pl[i].p = shift ? v3_sub(p, c) : p;
+}
+
 void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self, const on_tree *t)
 {
     on_agent *a = &agents[self];
     double dt = pp->dt;
     double margin = 1e-7 * a->radius;
     on_plane pl[ON_CROWD_MAX_PLANES], scratch[ON_CROWD_MAX_PLANES];
+    on_v3 raw[ON_CROWD_MAX_PLANES];
     on_v3 wq[ON_CROWD_MAX_WALLS], wn[ON_CROWD_MAX_WALLS];
     double wd[ON_CROWD_MAX_WALLS];
     double look = on_agent_lookahead(a, dt);
@@ -111,6 +122,9 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
     /* the safe step: the motion limits first (hard), then the walls, then the neighbours */
     m = 0;
     double w = v3_len(a->vel);
+    /* the safe step's programs lie in the ball about the velocity: their planes are kept about it */
+    on_v3 c0 = a->vel;
+    int shift = !(c0.x == 0 && c0.y == 0 && c0.z == 0);
     double turn = a->max_turn * dt;
     if (w >= a->max_accel * dt && turn < 1.5) {
         /* a square pyramid about the heading whose edges lie inside the cone of half-angle turn */
@@ -124,8 +138,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         on_v3 ns[4] = {v3_sub(v3_scale(h, k), e1), v3_add(v3_scale(h, k), e1), v3_sub(v3_scale(h, k), e2),
                        v3_add(v3_scale(h, k), e2)};
         for (int i = 0; i < 4; i++) {
-            pl[m].n = v3_scale(ns[i], 1.0 / v3_len(ns[i]));
-            pl[m].p = v3(0, 0, 0);
+            safe_plane(pl, raw, m, v3_scale(ns[i], 1.0 / v3_len(ns[i])), v3(0, 0, 0), c0, shift);
             m++;
         }
     }
@@ -157,6 +170,11 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
      * 1,000 agents of bench/crowd.c: most of the 16 neighbours lie beyond it. */
     double uf = (w + reach) * (1 + 1e-6) + 1e-9 * a->max_speed;
     double gfar = 2 * (uf * uf / a->max_accel + uf * dt) * (1 + 1e-6) + 1e-9 * a->radius;
+    /* a->nbr comes nearest first (proximity.c: by the squared distance of the centres, the sum
+     * computed as it is here): the first pass stops at the first neighbour left out by distance when
+     * every one from it on lies beyond the reach of the largest radius among them, by a margin far
+     * above rounding (asked once; a crowd of one radius stops there) */
+    int tried = 0;
     on_v3 out;
     int ok = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -164,8 +182,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
         for (int i = 0; i < nw; i++) {
             double s = wd[i] - a->radius - margin;
             double allow = s >= 0 ? s / per_u : s / dt;
-            pl[m].n = wn[i];
-            pl[m].p = v3_scale(wn[i], -allow);
+            safe_plane(pl, raw, m, wn[i], v3_scale(wn[i], -allow), c0, shift);
             m++;
         }
         for (int k = 0; k < a->nnbr; k++) {
@@ -173,7 +190,18 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             on_v3 rp = v3_sub(a->pos, b->pos);
             if (pass == 0) {
                 double d2 = v3_len2(rp), r = a->radius + b->radius + margin, rf = r + gfar;
-                if (d2 > rf * rf * (1 + 1e-9)) continue;
+                if (d2 > rf * rf * (1 + 1e-9)) {
+                    if (!tried++) {
+                        double rmax = 0;
+                        for (int j = k; j < a->nnbr; j++) {
+                            double rb = agents[a->nbr[j]].radius;
+                            rmax = rb > rmax ? rb : rmax;
+                        }
+                        double rfm = a->radius + rmax + margin + gfar;
+                        if (d2 > rfm * rfm * (1 + 1e-9) * (1 + 1e-6)) break;
+                    }
+                    continue;
+                }
                 double away = v3_dot(rp, a->vel);
                 if (away > 0 && away * away > far2 * d2 && d2 > r * r * (1 + 1e-9)) continue;
             }
@@ -185,20 +213,23 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
              * full deceleration, as toward a wall (docs/crowd.md: measured, not proven) */
             double share = b->fallback0 ? 1.0 : 0.5;
             double allow = gap >= 0 ? on_brake_speed(share * gap, share * a->max_accel, dt) : share * gap / dt;
-            pl[m].n = v3_scale(rp, 1.0 / dist);
-            pl[m].p = v3_scale(pl[m].n, -allow);
+            on_v3 nn = v3_scale(rp, 1.0 / dist);
+            safe_plane(pl, raw, m, nn, v3_scale(nn, -allow), c0, shift);
             m++;
         }
-        fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
+        on_v3 vs = shift ? v3_sub(v, c0) : v;
+        fail = on_lp3(pl, m, v3(0, 0, 0), reach, vs, 0, &out);
+        if (shift) out = v3_add(out, c0);
         ok = fail == m;
         for (int it = 0; ok && it < 4 && v3_len2(out) > a->max_speed * a->max_speed; it++) {
             /* the top speed: a plane tangent to its sphere where the answer left it (kept hard, first) */
             on_v3 hw = v3_scale(out, 1.0 / v3_len(out));
             memmove(pl + motion + 1, pl + motion, (m - motion) * sizeof *pl);
-            pl[motion].n = v3_scale(hw, -1);
-            pl[motion].p = v3_scale(hw, a->max_speed);
+            memmove(raw + motion + 1, raw + motion, (m - motion) * sizeof *raw);
+            safe_plane(pl, raw, motion, v3_scale(hw, -1), v3_scale(hw, a->max_speed), c0, shift);
             m++, motion++;
-            fail = on_lp3(pl, m, a->vel, reach, v, 0, &out);
+            fail = on_lp3(pl, m, v3(0, 0, 0), reach, vs, 0, &out);
+            if (shift) out = v3_add(out, c0);
             ok = fail == m;
         }
         if (ok) break;
@@ -211,8 +242,10 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             /* the walls' rules cannot be met within the motion limits: brake along the heading */
             double k = w > 0 ? 1 - reach / w : 0;
             out = v3_scale(a->vel, k > 0 ? k : 0);
-        } else
+        } else {
+            for (size_t i = 0; shift && i < m; i++) pl[i].p = raw[i]; /* (on_lp4 takes them about the origin) */
             on_lp4(pl, m, motion + (size_t)nw, fail, a->vel, reach, &out, scratch); /* walls kept hard */
+        }
     }
     double s2 = v3_len2(out);
     if (s2 > a->max_speed * a->max_speed) out = v3_scale(out, a->max_speed / sqrt(s2));

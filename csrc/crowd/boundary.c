@@ -9,7 +9,9 @@
  * space within d" without the walk: this file is where it would speed the crowd up.
  * Each frame the boxes become half-spaces (on_boundary_planes): the plane through a box's point
  * nearest the agent, facing it; a box wholly behind a nearer box's plane adds nothing and is dropped,
- * so a flat wall of many cubes is one half-space.
+ * so a flat wall of many cubes is one half-space. After the boxes a read keeps their distances from
+ * its centre (a summary in the same buffer), which let the half-spaces skip the boxes that cannot
+ * lie within reach of the point asked, unread.
  */
 #include "crowd.h"
 #include "tree.h"
@@ -52,24 +54,66 @@ static int meets(const bwalk *w, const double lo[3], double size)
     return 1;
 }
 
-/* Node `code` of tile ti (stored, value v) at nav corner base: its blocked children that meet the cube. */
-static void walk(bwalk *w, uint32_t ti, const double base[3], uint32_t code, int v)
+/* Node `code` of tile ti (stored, value v) with nav min corner lo and edge 2 half: its blocked children
+ * that meet the cube, in child order (i = x | y << 1 | z << 2). The halves of each axis that meet the
+ * cube are found once (from its lower half, k0, to k1), so only the children that meet it are
+ * visited; a child's corner is its parent's plus half on the axes of its index (integers, exact in a
+ * double: the same corners, tests and boxes as decoding each child's code). */
+static void walk(bwalk *w, const on_table *tab, const double lo[3], uint32_t code, double half, int v)
 {
-    const on_table *tab = &w->t->tiles[ti].table;
-    for (unsigned i = 0; i < 8 && !w->oom; i++) {
-        uint32_t cc = on_code_child(code, i);
-        double size = (double)on_code_size(cc);
-        double lo[3] = {base[0] + on_code_x(cc), base[1] + on_code_y(cc), base[2] + on_code_z(cc)};
-        if (!meets(w, lo, size)) continue;
-        if (v & (1 << i)) {
-            double hi[3] = {lo[0] + size, lo[1] + size, lo[2] + size};
-            emit(w, lo, hi);
-            continue;
-        }
-        if (on_code_layer(cc) == 0) continue;
-        int cv = on_table_get(tab, cc);
-        if (cv >= 0) walk(w, ti, base, cc, cv);
+    unsigned k0[3], k1[3];
+    for (int k = 0; k < 3; k++) {
+        double m = lo[k] + half;
+        int low = lo[k] <= w->hi[k] && m >= w->lo[k], high = m <= w->hi[k] && m + half >= w->lo[k];
+        if (!low && !high) return;
+        k0[k] = low ? 0 : 1, k1[k] = high ? 1 : 0;
     }
+    int leaves = on_code_layer(code) == 1;
+    for (unsigned bz = k0[2]; bz <= k1[2]; bz++)
+        for (unsigned by = k0[1]; by <= k1[1]; by++)
+            for (unsigned bx = k0[0]; bx <= k1[0]; bx++) {
+                if (w->oom) return;
+                unsigned i = bx | by << 1 | bz << 2;
+                double clo[3] = {bx ? lo[0] + half : lo[0], by ? lo[1] + half : lo[1], bz ? lo[2] + half : lo[2]};
+                if (v & (1 << i)) {
+                    double chi[3] = {clo[0] + half, clo[1] + half, clo[2] + half};
+                    emit(w, clo, chi);
+                    continue;
+                }
+                if (leaves) continue;
+                uint32_t cc = on_code_child(code, i);
+                int cv = on_table_get(tab, cc);
+                if (cv >= 0) walk(w, tab, clo, cc, 0.5 * half, cv);
+            }
+}
+
+/* The read's summary, after the last box when there is room: a box's 6 doubles (the distance from
+ * the read's centre to the nearest box, the box count, which tells a summary from a stale box, and
+ * the centre), then each box's distance from the centre. on_boundary_planes skips every box that
+ * cannot lie within reach of p (its distance from the centre less the way from the centre to p) with
+ * no read of the box, and all of them when the nearest cannot. */
+static void summarise(on_agent *a, const double c[3])
+{
+    size_t need = a->nboxes + 1 + (a->nboxes + 5) / 6;
+    if (a->boxes_cap < need) {
+        double *b = realloc(a->boxes, need * 6 * sizeof *b);
+        if (!b) return; /* (no room: no summary, every box read; a stale one cannot pass for it) */
+        a->boxes = b;
+        a->boxes_cap = need;
+    }
+    double *s = a->boxes + 6 * a->nboxes, *dc = s + 6;
+    double near = INFINITY;
+    for (size_t b = 0; b < a->nboxes; b++) {
+        const double *bx = a->boxes + 6 * b;
+        double d2 = 0;
+        for (int i = 0; i < 3; i++) {
+            double e = c[i] < bx[i] ? bx[i] - c[i] : c[i] > bx[3 + i] ? c[i] - bx[3 + i] : 0;
+            d2 += e * e;
+        }
+        dc[b] = sqrt(d2);
+        near = dc[b] < near ? dc[b] : near;
+    }
+    s[0] = near, s[1] = (double)a->nboxes, s[2] = c[0], s[3] = c[1], s[4] = c[2], s[5] = 0;
 }
 
 int on_boundary_read(const on_tree *t, on_agent *a, double reach)
@@ -114,13 +158,14 @@ int on_boundary_read(const on_tree *t, on_agent *a, double reach)
                     }
                     uint32_t root = on_root_code(t);
                     int v = on_table_get(&tl->table, root);
-                    if (v >= 0) walk(&w, ti, base, root, v);
+                    if (v >= 0) walk(&w, &tl->table, base, root, 0.5 * (double)on_code_size(root), v);
                 }
     }
     if (w.oom) {
         a->nboxes = 0;
         return -1;
     }
+    summarise(a, p);
     a->bound_at = a->pos;
     a->bound_reach = reach;
     a->bound_rev = on_tree_revision(t);
@@ -128,14 +173,67 @@ int on_boundary_read(const on_tree *t, on_agent *a, double reach)
     return 0;
 }
 
+/* Candidate order: nearer first, ties by box order (what an insertion sort by distance kept). */
+static int cand_less(const double *cd, const uint32_t *ci, int i, int j)
+{
+    return cd[i] < cd[j] || (cd[i] == cd[j] && ci[i] < ci[j]);
+}
+
+/* Sift entry i down a max-heap of m in candidate order (top: the farthest, the last in box order). */
+static void cand_sift(double *cd, uint32_t *ci, int m, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, t = i;
+        if (l < m && cand_less(cd, ci, t, l)) t = l;
+        if (r < m && cand_less(cd, ci, t, r)) t = r;
+        if (t == i) return;
+        double td = cd[i];
+        uint32_t tc = ci[i];
+        cd[i] = cd[t], ci[i] = ci[t];
+        cd[t] = td, ci[t] = tc;
+        i = t;
+    }
+}
+
+/* Is box bx wholly behind the plane through q facing n? */
+static int box_behind(const double *bx, on_v3 q, on_v3 n)
+{
+    double s = 0;
+    s += n.x * ((n.x > 0 ? bx[3] : bx[0]) - q.x);
+    s += n.y * ((n.y > 0 ? bx[4] : bx[1]) - q.y);
+    s += n.z * ((n.z > 0 ? bx[5] : bx[2]) - q.z);
+    return s <= 1e-12;
+}
+
 int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v3 *n, double *d, int cap)
 {
-    /* candidates within reach, by distance (insertion into the cap nearest; ties keep box order) */
+    /* The candidates within reach, the CAND nearest (ties in box order): gathered as they come, past
+     * CAND in a max-heap that keeps the nearest. Then taken nearest first: each box makes a plane
+     * unless it lies wholly behind the plane of a nearer box kept. A box is dropped from the
+     * candidates as soon as a plane it lies behind is kept (the plane of a nearer box: the same boxes
+     * dropped as when each box, in order, is tested against the planes kept before it), so the many
+     * cubes of a wall behind its nearest plane are tested once and never ordered. */
+    const double *dc = NULL;
+    double moved = 0, lim = within;
+    if (a->nboxes > 0 && a->boxes_cap >= a->nboxes + 1 + (a->nboxes + 5) / 6) {
+        /* a box no nearer the read's centre than within plus the way from it to p (by a margin far
+         * above rounding, so that its distance below would not have been within) is skipped unread */
+        const double *s = a->boxes + 6 * a->nboxes;
+        if (s[1] == (double)a->nboxes) {
+            double ox = p.x - s[2], oy = p.y - s[3], oz = p.z - s[4];
+            moved = sqrt(ox * ox + oy * oy + oz * oz);
+            lim = within + 1e-9 * (within + 1 + fabs(s[2]) + fabs(s[3]) + fabs(s[4]));
+            if (s[0] - moved > lim) return 0;
+            dc = s + 6;
+        }
+    }
     int m = 0;
     enum { CAND = 4 * ON_CROWD_MAX_WALLS };
     double cd[CAND];
     uint32_t ci[CAND];
+    double w2 = within * within;
     for (size_t b = 0; b < a->nboxes; b++) {
+        if (dc && dc[b] - moved > lim) continue;
         const double *bx = a->boxes + 6 * b;
         /* (an axis alone farther than within: out, before the others are read) */
         double dx = p.x < bx[0] ? bx[0] - p.x : p.x > bx[3] ? p.x - bx[3] : 0;
@@ -144,22 +242,29 @@ int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v
         if (dy > within) continue;
         double dz = p.z < bx[2] ? bx[2] - p.z : p.z > bx[5] ? p.z - bx[5] : 0;
         double dist2 = dx * dx + dy * dy + dz * dz;
-        if (dist2 > within * within) continue;
-        if (m == CAND && dist2 >= cd[m - 1]) continue;
-        int k = m < CAND ? m++ : m - 1;
-        while (k > 0 && cd[k - 1] > dist2) {
-            cd[k] = cd[k - 1], ci[k] = ci[k - 1];
-            k--;
+        if (dist2 > w2) continue;
+        if (m < CAND) {
+            cd[m] = dist2, ci[m] = (uint32_t)b;
+            if (++m == CAND)
+                for (int i = CAND / 2 - 1; i >= 0; i--) cand_sift(cd, ci, CAND, i);
+            continue;
         }
-        cd[k] = dist2, ci[k] = (uint32_t)b;
+        if (dist2 >= cd[0]) continue; /* no nearer than the farthest kept (and later in box order) */
+        cd[0] = dist2, ci[0] = (uint32_t)b;
+        cand_sift(cd, ci, CAND, 0);
     }
     int out = 0;
-    for (int c = 0; c < m && out < cap; c++) {
+    while (m > 0 && out < cap) {
+        int c = 0;
+        for (int i = 1; i < m; i++)
+            if (cand_less(cd, ci, i, c)) c = i;
         const double *bx = a->boxes + 6 * ci[c];
+        double dist = sqrt(cd[c]);
+        m--;
+        cd[c] = cd[m], ci[c] = ci[m]; /* (the order left does not matter: the nearest is looked for) */
         on_v3 nq = v3(p.x < bx[0] ? bx[0] : p.x > bx[3] ? bx[3] : p.x, p.y < bx[1] ? bx[1] : p.y > bx[4] ? bx[4] : p.y,
                       p.z < bx[2] ? bx[2] : p.z > bx[5] ? bx[5] : p.z);
         on_v3 nn;
-        double dist = sqrt(cd[c]);
         if (dist > 0) nn = v3_scale(v3_sub(p, nq), 1.0 / dist);
         else {
             /* inside the box: out through the nearest face */
@@ -177,18 +282,15 @@ int on_boundary_planes(const on_agent *a, on_v3 p, double within, on_v3 *q, on_v
             nq = v3(f[0], f[1], f[2]);
             dist = -best;
         }
-        /* dropped when the box lies wholly behind a kept plane */
-        int behind = 0;
-        for (int k = 0; k < out && !behind; k++) {
-            double s = 0;
-            s += n[k].x * ((n[k].x > 0 ? bx[3] : bx[0]) - q[k].x);
-            s += n[k].y * ((n[k].y > 0 ? bx[4] : bx[1]) - q[k].y);
-            s += n[k].z * ((n[k].z > 0 ? bx[5] : bx[2]) - q[k].z);
-            if (s <= 1e-12) behind = 1;
-        }
-        if (behind) continue;
         q[out] = nq, n[out] = nn, d[out] = dist;
         out++;
+        /* the boxes wholly behind it: dropped */
+        for (int i = 0; i < m; i++)
+            if (box_behind(a->boxes + 6 * ci[i], nq, nn)) {
+                m--;
+                cd[i] = cd[m], ci[i] = ci[m];
+                i--;
+            }
     }
     return out;
 }

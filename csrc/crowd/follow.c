@@ -70,8 +70,13 @@ on_v3 on_follow_pref(on_agent *a, double scale)
         along += l;
         if (s < last && corners < FOLLOW_AHEAD) {
             on_v3 d0 = v3_sub(to, pt(a, s)), d1 = v3_sub(pt(a, s + 2), to);
-            double l0 = v3_len(d0), l1 = v3_len(d1);
-            if (l0 > 0 && l1 > 0) {
+            double q0 = v3_len2(d0), q1 = v3_len2(d1);
+            if (q0 > 0 && q1 > 0 && 2 * brake * along > want * want * (1 + 1e-12)) {
+                /* braking from it alone allows more than the speed wanted: no corner's speed can
+                 * lower it (allow below is at least sqrt(2 brake along)); counted, its angle unread */
+                corners++;
+            } else if (q0 > 0 && q1 > 0) {
+                double l0 = sqrt(q0), l1 = sqrt(q1);
                 double c = v3_dot(d0, d1) / (l0 * l1);
                 c = c > 1 ? 1 : c < -1 ? -1 : c;
                 double phi = acos(c);

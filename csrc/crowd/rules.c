@@ -35,6 +35,23 @@ static on_v3 nudge(on_v3 v, uint32_t slot)
 #define HOLD_COS 0.5      /* "ahead": within 60 degrees of its way */
 #define BW_RANGE 6        /* leaves beyond its radius within which a passage's opposite walls are looked for */
 
+/* Whether the agent's neighbours from the k-th on (the k-th at squared distance d2 from it, failing a
+ * loop's test) all lie farther than their radius plus `extra` beyond its own: then the loop, which
+ * skips every one that far, stops. a->nbr comes nearest first (proximity.c orders them by the squared
+ * distance of their centres, the sum computed as it is here), so it is enough that the k-th lies that
+ * far for the largest radius among them, by a margin far above rounding. Asked once a loop, at the
+ * first neighbour that fails (a crowd of one radius stops there). */
+static int rest_beyond(const on_crowd *c, const on_agent *a, int k, double d2, double extra)
+{
+    double r = 0;
+    for (int j = k; j < a->nnbr; j++) {
+        double ro = c->agents[a->nbr[j]].radius;
+        r = ro > r ? ro : r;
+    }
+    double far = a->radius + r + extra;
+    return d2 > far * far * (1 + 1e-6);
+}
+
 /* The direction of segment seg of an agent's path (not its velocity: a backing agent still faces its way). */
 static on_v3 path_dir(const on_agent *o, size_t seg)
 {
@@ -103,12 +120,16 @@ static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
         a->still++;
     if (a->nwalls == 0) return v;
     on_v3 mine = path_dir(a, a->seg);
+    int tried = 0;
     for (int k = 0; k < a->nnbr; k++) {
         const on_agent *o = &c->agents[a->nbr[k]];
         if (o->state != ON_CROWD_MOVING) continue;
         on_v3 d = v3_sub(o->pos, a->pos);
         double gap = v3_len(d) - a->radius - o->radius;
-        if (gap >= 2 * scale) continue;
+        if (gap >= 2 * scale) {
+            if (!tried++ && rest_beyond(c, a, k, v3_len2(d), 2 * scale)) break;
+            continue;
+        }
         /* its segment as this phase leaves it for an agent visited before, as the frame found it after */
         on_v3 theirs = path_dir(o, o->seg0);
         double same = v3_dot(mine, theirs);
@@ -140,12 +161,17 @@ static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
         }
     }
     /* holding back: an oncoming agent that has the way, ahead within HOLD_RANGE leaves of touching */
+    tried = 0;
     for (int k = 0; k < a->nnbr; k++) {
         const on_agent *o = &c->agents[a->nbr[k]];
         if (o->state != ON_CROWD_MOVING || o->yield0 > 0) continue;
         on_v3 d = v3_sub(o->pos, a->pos);
         double dl = v3_len(d);
-        if (dl - a->radius - o->radius >= HOLD_RANGE * scale || v3_dot(d, mine) < HOLD_COS * dl) continue;
+        if (dl - a->radius - o->radius >= HOLD_RANGE * scale) {
+            if (!tried++ && rest_beyond(c, a, k, v3_len2(d), HOLD_RANGE * scale)) break;
+            continue;
+        }
+        if (v3_dot(d, mine) < HOLD_COS * dl) continue;
         on_v3 theirs = path_dir(o, o->seg0);
         if (v3_dot(mine, theirs) < -0.5 && !has_way(mine, theirs)) {
             /* in the passage it backs out (held still there it blocked the other group's way out); out
@@ -187,11 +213,17 @@ static on_v3 keep_right(const on_crowd *c, const on_agent *a, on_v3 v)
 {
     double l = v3_len(v);
     if (l <= 0) return v;
+    int tried = 0;
     for (int k = 0; k < a->nnbr; k++) {
         const on_agent *o = &c->agents[a->nbr[k]];
         on_v3 d = v3_sub(o->pos, a->pos);
-        double dl = v3_len(d);
-        if (dl <= 0 || dl > a->radius + o->radius + KR_RANGE * c->t->p.scale) continue;
+        double d2 = v3_len2(d), range = a->radius + o->radius + KR_RANGE * c->t->p.scale;
+        if (d2 > range * range * (1 + 1e-12)) { /* (farther by far more than rounding) */
+            if (!tried++ && rest_beyond(c, a, k, d2, KR_RANGE * c->t->p.scale)) break;
+            continue;
+        }
+        double dl = sqrt(d2);
+        if (dl <= 0 || dl > range) continue;
         if (v3_dot(v, d) < KR_COS * l * dl || v3_dot(o->pref0, v) >= 0) continue;
         on_v3 right = v3_cross(v, v3(0, 1, 0));
         if (v3_len2(right) < 1e-6 * l * l) right = v3_cross(v, v3(1, 0, 0));
