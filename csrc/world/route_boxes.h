@@ -14,10 +14,12 @@
  * References: a planner pins the sets it reads during one call (a start, or a step that goes on
  * joining: at most the two endpoints' it holds at once), and no pinned set is freed or reused: within
  * a call the bound may be passed by those (at most two sets, one planner calls at a time). Between
- * calls a planner pins nothing: a join suspended at its limit over a set that was dropped meanwhile,
- * or that another planner built blocks into (the search's per-box arrays and its pending targets are
- * those of the set as it was), starts again over the set as it is (route_start.c: generation and
- * blocks built checked), so a planner abandoned mid-join holds no memory and nothing dangles. A tile
+ * calls a planner holds at most one set: the one its join stands suspended over (on_route_boxes_hold,
+ * let go when the join ends, at its next start, or when it is given another cache or NULL), never
+ * dropped for the bound, so the bound may be passed by one set per planner joining. A join suspended
+ * over a set that another planner built blocks into (the search's per-box arrays and its pending
+ * targets are those of the set as it was), or whose tile changed, starts again over the set as it is
+ * (route_start.c: generation and blocks built checked); nothing dangles. A tile
  * removed or replaced (its salt or table changed) leaves its set stale: never handed out again, freed
  * as soon as no call pins it.
  * Not thread-safe: the planners sharing one cache run on one thread (or under the caller's lock), as
@@ -58,5 +60,13 @@ on_status on_route_boxes_get(on_route_boxes *c, const on_tree *t, uint32_t tile,
                              const on_boxset **out, on_boxlazy **lz, uint64_t *gen);
 /* Drop a pin (e may be NULL); a set no longer pinned that is stale or beyond the bound is freed. */
 void on_route_boxes_unpin(on_route_boxes *c, on_route_boxent *e);
+/* A planner's hold (*held: the set its suspended join stands over, or NULL) moved to the one of
+ * pinned[0 .. n) of generation gen (none when gen is 0 or none is): a held set is not dropped for the
+ * bound (nor freed when stale) until its planner lets it go, so a join suspended at its limit resumes
+ * over the same set at its next step, whatever the bound (without the hold, a bound below the sets
+ * of the planners joining at once dropped a suspended join's set between its calls and the join
+ * started again at every step: no plan ended; 2 planners with a 2 MB bound on the seed's world: 0
+ * arrivals in 1,500 frames). The set let go is freed when no longer pinned, held or within the bound. */
+void on_route_boxes_hold(on_route_boxes *c, on_route_boxent **held, on_route_boxent *const *pinned, int n, uint64_t gen);
 
 #endif
