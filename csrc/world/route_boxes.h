@@ -33,9 +33,13 @@
 typedef struct on_route_boxes on_route_boxes;
 typedef struct on_route_boxent on_route_boxent; /* one cached set (route_boxes.c) */
 
-/* The default bound (bytes): see route_boxes.c for the measurements behind it. */
+/* The default bound (bytes). 8 -> 4 MB (session 26): a lazy 512^3 set is ~1.3 MB counted, so 4 MB keeps
+ * one plan's two endpoint sets and one more; bench/plan.lua on the seed's world (200 pairs, thread CPU
+ * p50 / p99 ms, fastest of 3, two runs each, load 5): 8 MB 0.30-0.34 / 1.66-2.43, 4 MB 0.23-0.27 /
+ * 1.43-1.65, 3 MB 0.24-0.25 / 1.30-1.44, 2 MB 0.61-0.63 / 1.71-1.72 (one set: each plan builds its
+ * second), 1 MB 0.67 / 2.08; 1,000 navigators: resident growth -2.3 to -3.5 MB (docs/benchmarks.md). */
 #ifndef ON_ROUTE_BOXES_BYTES
-#define ON_ROUTE_BOXES_BYTES ((size_t)8 << 20)
+#define ON_ROUTE_BOXES_BYTES ((size_t)4 << 20)
 #endif
 
 /* A cache holding at most max_bytes of sets between calls (0: none kept beyond a call). */
