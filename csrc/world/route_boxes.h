@@ -15,13 +15,13 @@
  * joining: at most the two endpoints' it holds at once), and no pinned set is freed or reused: within
  * a call the bound may be passed by those (at most two sets, one planner calls at a time). Between
  * calls a planner holds at most one set: the one its join stands suspended over (on_route_boxes_hold,
- * let go when the join ends, at its next start, or when it is given another cache or NULL), never
- * dropped for the bound, so the bound may be passed by one set per planner joining. A join suspended
- * over a set that another planner built blocks into (the search's per-box arrays and its pending
- * targets are those of the set as it was), or whose tile changed, starts again over the set as it is
- * (route_start.c: generation and blocks built checked); nothing dangles. A tile
- * removed or replaced (its salt or table changed) leaves its set stale: never handed out again, freed
- * as soon as no call pins it.
+ * let go when a call ends its join, at the latest at its next start, or when it is given another
+ * cache or NULL), never dropped for the bound, so the bound may be passed by one set per planner
+ * joining. A join suspended over a set that another planner built blocks into (the search's per-box
+ * arrays and its pending targets are those of the set as it was), or whose tile changed, starts
+ * again over the set as it is (route_start.c: generation and blocks built checked); nothing dangles.
+ * A tile removed or replaced (its salt or table changed) leaves its set stale: never handed out
+ * again, freed as soon as no call pins it and no planner holds it.
  * Not thread-safe: the planners sharing one cache run on one thread (or under the caller's lock), as
  * with their join scratch (route.h).
  */
@@ -42,10 +42,13 @@ typedef struct on_route_boxent on_route_boxent; /* one cached set (route_boxes.c
 #define ON_ROUTE_BOXES_BYTES ((size_t)4 << 20)
 #endif
 
-/* A cache holding at most max_bytes of sets between calls (0: none kept beyond a call). */
+/* A cache holding at most max_bytes of sets between calls, besides the held ones (0: none else kept
+ * beyond a call). */
 on_status on_route_boxes_create(size_t max_bytes, on_route_boxes **out);
 /* Frees every set (the planners given it must not start or step again: give them NULL first, or
- * destroy them; a planner's destroy does not touch the cache). */
+ * destroy them; a planner's destroy does not touch the cache, so one destroyed while its join stood
+ * suspended leaves that set held until the cache goes: give it NULL before destroying it, as
+ * lua_route.c does). */
 void on_route_boxes_destroy(on_route_boxes *c);
 /* A new bound: sets not in use dropped, least recently used first, until the rest fit. */
 void on_route_boxes_set_limit(on_route_boxes *c, size_t max_bytes);
