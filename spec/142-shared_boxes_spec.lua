@@ -65,7 +65,7 @@ describe("box sets shared by a world's planners", function()
     assert.are.equal(0, none)
     local r1 = assert(p1:plan(w.tree, A[1], A[2]))
     local bytes1, sets1, limit = boxes(g)
-    assert.are.equal(8 * 1024 * 1024, limit) -- (the default bound: route_boxes.h)
+    assert.are.equal(4 * 1024 * 1024, limit) -- (the default bound: route_boxes.h)
     assert.are.equal(2, sets1)              -- the start's tile and the goal's
     -- exactly (an empty cache: its own record): its slots, and per set its 512 block records (36 + 4 B
     -- each) and built bits (64 B), its entry and lazy set records, and the boxes its joins built with

@@ -47,20 +47,19 @@ typedef struct lwgraph {
 
 typedef struct lplanner {
     on_lhandle h; /* h.p: the on_route */
-    const on_wgraph *w;
-    on_route_cross *buf;
-    size_t cap;
+    const on_wgraph *w; struct lwgraph *g; /* its graph, and its handle (kept alive by the user value) */
+    on_route_cross *buf; size_t cap;
     int started;
 } lplanner;
 
 /* The graph and its planners' join scratch and box sets (planners outliving a closed graph never start again:
- * checkp raises, and destroying one does not touch the scratch). */
+ * checkp raises, and destroying one touches neither: planner_destroy reads boxes NULL). */
 static void wgraph_destroy(on_lhandle *h)
 {
     lwgraph *u = (lwgraph *)h;
     on_wgraph_destroy(h->p);
     on_route_joins_destroy(u->joins);
-    on_route_boxes_destroy(u->boxes);
+    on_route_boxes_destroy(u->boxes); u->boxes = NULL; /* (planners let held sets go while it stands) */
 }
 
 static void wgraph_describe(lua_State *L, on_lhandle *h)
@@ -74,6 +73,7 @@ static void wgraph_describe(lua_State *L, on_lhandle *h)
 static void planner_destroy(on_lhandle *h)
 {
     lplanner *u = (lplanner *)h;
+    if (u->g && u->g->boxes) on_route_set_boxes(h->p, NULL); /* (the set its suspended join held let go) */
     on_route_destroy(h->p);
     free(u->buf);
     u->buf = NULL;
@@ -345,7 +345,7 @@ static int l_planner(lua_State *L)
     on_route_set_joins(r, g->joins);
     on_route_set_boxes(r, g->boxes);
     u->h.p = r;
-    u->w = w;
+    u->w = w, u->g = g;
     return 1;
 }
 

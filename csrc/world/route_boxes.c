@@ -17,8 +17,9 @@ struct on_route_boxent {
     on_boxset *own;        /* a set built whole (tiles of at most 64 leaves a side), or */
     on_boxlazy *lazy;      /* a set built block by block */
     uint64_t gen, used;
-    unsigned pins;
-    int valid;             /* 0: stale (its tile changed or was removed): never handed out again */
+    unsigned pins : 31;
+    unsigned valid : 1;    /* 0: stale (its tile changed or was removed): never handed out again */
+    unsigned holds;        /* planners whose join stands suspended over it (on_route_boxes_hold) */
 };
 
 struct on_route_boxes {
@@ -73,15 +74,15 @@ size_t on_route_boxes_limit(const on_route_boxes *c) { return c ? c->max_bytes :
 static on_route_boxent *trim(on_route_boxes *c, size_t need, int depth, int bdepth, int keep)
 {
     for (size_t i = 0; i < c->n;)
-        if (!c->e[i]->valid && !c->e[i]->pins) drop(c, i);
+        if (!c->e[i]->valid && !c->e[i]->pins && !c->e[i]->holds) drop(c, i);
         else i++;
     size_t total = 0;
     for (size_t i = 0; i < c->n; i++) total += ent_bytes(c->e[i]);
     while (total + need > c->max_bytes) {
         size_t v = c->n;
         for (size_t i = 0; i < c->n; i++)
-            if (!c->e[i]->pins && (v == c->n || c->e[i]->used < c->e[v]->used)) v = i;
-        if (v == c->n) break; /* (every set pinned: over the bound until the call ends) */
+            if (!c->e[i]->pins && !c->e[i]->holds && (v == c->n || c->e[i]->used < c->e[v]->used)) v = i;
+        if (v == c->n) break; /* (every set pinned or held: over the bound until they are let go) */
         on_route_boxent *x = c->e[v];
         total -= ent_bytes(x);
         if (keep && x->lazy && x->lazy->bdepth == bdepth && x->lazy->depth == depth) {
@@ -122,6 +123,18 @@ void on_route_boxes_unpin(on_route_boxes *c, on_route_boxent *e)
 {
     if (!c || !e || !e->pins) return;
     if (--e->pins == 0) (void)trim(c, 0, 0, 0, 0);
+}
+
+void on_route_boxes_hold(on_route_boxes *c, on_route_boxent **held, on_route_boxent *const *pinned, int n, uint64_t gen)
+{
+    on_route_boxent *x = NULL;
+    for (int i = 0; i < n && gen; i++)
+        if (pinned[i] && pinned[i]->gen == gen) x = pinned[i];
+    if (!c || *held == x) return;
+    if (x) x->holds++;
+    on_route_boxent *old = *held;
+    *held = x;
+    if (old && old->holds && --old->holds == 0 && !old->pins) (void)trim(c, 0, 0, 0, 0);
 }
 
 on_status on_route_boxes_get(on_route_boxes *c, const on_tree *t, uint32_t tile, int bdepth, on_route_boxent **e,
@@ -209,6 +222,7 @@ on_status on_route_boxes_get(on_route_boxes *c, const on_tree *t, uint32_t tile,
 void on_route_set_boxes(on_route *r, on_route_boxes *c)
 {
     if (!r) return;
+    on_route_boxes_hold(r->boxes, &r->bhold, NULL, 0, 0); /* (its suspended join's set let go) */
     for (int i = 0; i < 2; i++) {
         on_route_boxes_unpin(r->boxes, r->bpin[i]);
         r->bpin[i] = NULL;

@@ -113,6 +113,7 @@ struct on_route {
      * call returns, route_start.c). */
     on_route_boxes *boxes;
     on_route_boxent *bpin[2];
+    on_route_boxent *bhold; /* the set its suspended join stands over, held between calls (route_boxes.h) */
     uint64_t revision;
     on_status status;
     on_route_info info;

@@ -368,6 +368,8 @@ static on_status joins_call(on_route *r)
     r->reach.deadline = r->join_seconds > 0 ? on_route_now() + r->join_seconds : 0;
     r->reach.work = 0;
     on_status st = joins_run(r);
+    /* (the suspended search's set held until the next call; else let go) */
+    on_route_boxes_hold(r->boxes, &r->bhold, r->bpin, 2, on_in_progress(st) && r->jsusp ? r->jgen : 0);
     for (int i = 0; i < 2; i++) {
         on_route_boxes_unpin(r->boxes, r->bpin[i]);
         r->bpin[i] = NULL;
@@ -384,6 +386,7 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
                             const double *goals, const double *gcost, size_t ng, int near_ok)
 {
     on_route_reset(r);
+    on_route_boxes_hold(r->boxes, &r->bhold, NULL, 0, 0); /* (a join the last start left suspended) */
     r->joining = 0;
     r->jsusp = 0;
     r->reach.suspended = 0;
