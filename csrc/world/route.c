@@ -23,7 +23,9 @@
  * max 1.021 / 1.031 / 1.043; 8x1x8 x 512^3 (35 pairs) expansions 3,951 -> 831 / 610 / 513, mean 1.001 /
  * 1.002 / 1.007, max 1.007 / 1.038 / 1.051. The navigator's walks are the same (a leg of tile steps is
  * one query from its enter to its exit: walked/seamless unchanged on dungeon, house, t16, t32). */
+#ifndef ROUTE_WEIGHT
 #define ROUTE_WEIGHT 1.2
+#endif
 
 void on_route_portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double out[3])
 {
