@@ -23,7 +23,9 @@
  * max 1.021 / 1.031 / 1.043; 8x1x8 x 512^3 (35 pairs) expansions 3,951 -> 831 / 610 / 513, mean 1.001 /
  * 1.002 / 1.007, max 1.007 / 1.038 / 1.051. The navigator's walks are the same (a leg of tile steps is
  * one query from its enter to its exit: walked/seamless unchanged on dungeon, house, t16, t32). */
+#ifndef ROUTE_WEIGHT
 #define ROUTE_WEIGHT 1.2
+#endif
 
 void on_route_portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double out[3])
 {
@@ -285,8 +287,8 @@ double on_route_heuristic(const on_route *r, const double x[3])
     return h;
 }
 /* on_route_relax for node i (made). */
-static void relax_at(on_route *r, uint32_t i, double g, const double *x, uint32_t parent, uint32_t start,
-                     const via *lk)
+static inline __attribute__((always_inline)) void relax_at(on_route *r, uint32_t i, double g, const double *x,
+                                                          uint32_t parent, uint32_t start, const via *lk)
 {
     rnode *n = &r->node[i];
     if (n->closed || g >= n->g) return;
@@ -327,6 +329,19 @@ static const gjoin *goal_join(const on_route *r, uint32_t tile, uint32_t portal)
     }
     return lo < r->ngj && r->gj[lo].tile == tile && r->gj[lo].portal == portal ? &r->gj[lo] : NULL;
 }
+/* One entry of an expansion's row: the component's j-th portal (node blk + j, portal first + j) reached
+ * at cost gq (relax_at's test first, before its point is made). */
+static inline __attribute__((always_inline)) void relax_row(on_route *r, const ctile *tg, uint32_t blk, uint32_t j, uint32_t first, double gq,
+                             const double base[3], uint32_t parent, uint32_t start)
+{
+    const rnode *nq = &r->node[blk + j];
+    if (nq->closed || gq >= nq->g) return;
+    double x[3];
+    ct_point(tg, first + j, x);
+    for (int k = 0; k < 3; k++) x[k] += base[k];
+    relax_at(r, blk + j, gq, x, parent, start, NULL);
+}
+
 double on_route_now(void)
 {
     struct timespec ts;
@@ -393,15 +408,20 @@ on_status on_route_expand(on_route *r, size_t budget, size_t *done)
         double base[3] = {(double)tc[0] * w->n, (double)tc[1] * w->n, (double)tc[2] * w->n};
         ct_row row;
         ct_row_of(tg, p, &row);
-        uint32_t blk = i - p; /* node of portal q: blk + q (its tile's block) */
-        for (uint32_t q = row.first; q < row.end; q++) {
-            double wq;
-            if (q == p || (wq = ct_row_weight(&row, q)) == 0) continue;
-            const rnode *nq = &r->node[blk + q];
-            if (nq->closed || g + wq >= nq->g) continue; /* (relax_at's test, before the point) */
-            ct_point(tg, q, x);
-            for (int j = 0; j < 3; j++) x[j] += base[j];
-            relax_at(r, blk + q, g + wq, x, i, start, NULL);
+        /* the row read in two runs of the packed upper triangle (ct_row_weight's index, stepped): the
+         * portals before p down its column (pair (j, a): the step from j to j + 1 is m - j - 2), those
+         * after p along its row (contiguous); a node is looked at only for a nonzero weight */
+        uint32_t blk = i - p + row.first; /* node of the component's j-th portal: blk + j */
+        const uint8_t *wr = row.w;
+        size_t at = row.a > 0 ? row.a - 1 : 0;
+        for (uint32_t j = 0; j < row.a; at += row.m - j - 2, j++) {
+            uint32_t wv = (uint32_t)wr[2 * at] | (uint32_t)wr[2 * at + 1] << 8;
+            if (wv) relax_row(r, tg, blk, j, row.first, g + (double)wv * row.unit, base, i, start);
+        }
+        at = (size_t)row.a * (2 * (size_t)row.m - row.a - 1) / 2;
+        for (uint32_t j = row.a + 1; j < row.m; j++, at++) {
+            uint32_t wv = (uint32_t)wr[2 * at] | (uint32_t)wr[2 * at + 1] << 8;
+            if (wv) relax_row(r, tg, blk, j, row.first, g + (double)wv * row.unit, base, i, start);
         }
         /* links into the neighbour, or a missing neighbour */
         int f = ct_face(tg, p), k = f >> 1, nw[3] = {tc[0], tc[1], tc[2]};
