@@ -79,6 +79,7 @@ build = {
     ["octonav.navigator_search"] = "lua/octonav/navigator_search.lua",
     ["octonav.navigator_plan"] = "lua/octonav/navigator_plan.lua",
     ["octonav.navigator_tree"] = "lua/octonav/navigator_tree.lua",
+    ["octonav.navigator_opts"] = "lua/octonav/navigator_opts.lua",
     ["octonav.navbudget"] = "lua/octonav/navbudget.lua",
     ["octonav.navgroup"] = "lua/octonav/navgroup.lua",
     ["octonav.navgroup_walk"] = "lua/octonav/navgroup_walk.lua",

@@ -86,7 +86,7 @@ end
 local function run(w, start, goal, opts)
   opts = opts or {}
   local nav = opts.nav or navigator.new(w, opts.nav_opts)
-  local budget = opts.budget or nav.query_budget
+  local budget = opts.budget or nav.cfg.query_budget
   local speed = opts.speed or 0.5
   local pos = { start[1], start[2], start[3] }
   local walked, length = {}, 0
@@ -105,7 +105,7 @@ local function run(w, start, goal, opts)
     assert(step_calls.frame <= budget,
       ("frame %d: q:step did %d expansions, budget %d"):format(frame, step_calls.frame, budget))
     assert(step_calls.asked <= budget)
-    assert(nav:stats().checks - checks_before <= nav.checks_per_frame, "too many checks in one frame")
+    assert(nav:stats().checks - checks_before <= nav.cfg.checks_per_frame, "too many checks in one frame")
     if opts.on_frame and opts.on_frame(frame, status, second, pos, nav) then break end
     if status == "arrived" or status == "failed" or status == "idle" then break end
     if status == "moving" then
@@ -175,7 +175,7 @@ local function expect_arrival(w, start, goal, opts)
   local r = run(w, start, goal, opts)
   assert.equal("arrived", r.status, "status " .. tostring(r.status) .. " " .. tostring(r.second))
   assert.same(goal, r.second)
-  assert.is_true(dist(r.pos, goal) <= r.nav.arrive_distance + 1e-12)
+  assert.is_true(dist(r.pos, goal) <= r.nav.cfg.arrive_distance + 1e-12)
   expect_valid_walk(w, r, opts and opts.loose)
   assert.is_true(r.length >= dist(start, r.pos) - 1e-9)
   return r
@@ -350,7 +350,7 @@ describe("octonav.navigator", function()
       end
     end
     assert.error_matches(function() navigator.new(w2, { replan = 1 }) end, "option 'replan' must be a boolean", 1, true)
-    assert.is_true(navigator.new(w2).replan) -- the default
+    assert.is_true(navigator.new(w2).cfg.replan) -- the default
   end)
 
   it("an agent stopped on the face of a blocked leaf starts from there (nudged off the face)", function()
@@ -564,7 +564,7 @@ describe("octonav.navigator on baked meshes (opt-in: ../shared/data/meshes)", fu
           if r.status == "failed" then
             assert.is_string(r.second)
           else
-            assert.is_true(dist(r.pos, b) <= r.nav.arrive_distance + 1e-12)
+            assert.is_true(dist(r.pos, b) <= r.nav.cfg.arrive_distance + 1e-12)
             arrived = arrived + 1
           end
           expect_valid_walk(w, r, true)

@@ -76,7 +76,7 @@ describe("a streamed navigator's first move", function()
     end
     assert.is_false(s:is_loaded({ 2, 0, 2 }))
     assert.is_false(s:is_loaded({ 2, 0, 1 }))
-    local lead = navs[1].lead_distance
+    local lead = navs[1].cfg.lead_distance
     assert.are.equal(16, lead) -- (the default under ms: 16 leaves at scale 1)
     for k = 1, #navs do
       assert.is_table(first[k], "navigator " .. k .. " never moved")

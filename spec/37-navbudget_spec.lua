@@ -127,7 +127,7 @@ local function crowd(w, n, budget, nav_opts, max_frames)
         local status, wp = a.nav:update(a.pos)
         most.update = math.max(most.update, per_update)
         if status == "arrived" then
-          assert(dist(a.pos, a.goal) <= a.nav.arrive_distance + 1e-12)
+          assert(dist(a.pos, a.goal) <= a.nav.cfg.arrive_distance + 1e-12)
           a.done, left = true, left - 1
           a.nav:close()
         elseif status == "failed" then

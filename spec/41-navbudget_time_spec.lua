@@ -98,7 +98,7 @@ local function crowd(w, n, budget, max_frames)
       if not a.done then
         local status, wp = a.nav:update(a.pos)
         if status == "arrived" then
-          assert(dist(a.pos, a.goal) <= a.nav.arrive_distance + 1e-12)
+          assert(dist(a.pos, a.goal) <= a.nav.cfg.arrive_distance + 1e-12)
           a.done, left = true, left - 1
           a.nav:close()
         elseif status == "failed" then

@@ -71,7 +71,7 @@ local function crowd(w, n, budget, group, frames)
         wait = math.max(wait, f - a.since)
       end
       if st == "arrived" then
-        assert(dist(pos[i], a.goal) <= navs[i].arrive_distance + 1e-12)
+        assert(dist(pos[i], a.goal) <= navs[i].cfg.arrive_distance + 1e-12)
         arrived = arrived + 1
         navs[i]:close()
         assign(i, f + 1)

@@ -83,7 +83,7 @@ local function full(g, nav, p, i, statuses, waypoints)
   nav.group_st, nav.group_ans, nav.group_epoch = st, wp, nav.epoch
   nav.group_wp = st == "moving" and wp or nil
   if not nav.group_a2 then -- (arrive_distance is the navigator's option: fixed)
-    local a = nav.arrive_distance
+    local a = nav.cfg.arrive_distance
     nav.group_a2 = a * a > EPS2 and a * a or EPS2
   end
   if st == "moving" then attach(g, nav, i) end

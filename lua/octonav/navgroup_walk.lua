@@ -94,7 +94,7 @@ function M.attach(g, nav, i)
   local tree = world.tree
   if sm.tree ~= tree or world.closed or nav.door_seen ~= (world.door_revision or 0) then return end
   local rev
-  if nav.replan then
+  if nav.cfg.replan then
     if nav.gate_tree ~= tree or nav.gate_rev == nil then return end
     rev = nav.gate_rev
     local gr = world.graph_revision
@@ -106,14 +106,14 @@ function M.attach(g, nav, i)
   local pf, pfd
   local known, ncells = nav.known, #nav.cells
   local search = nav.search
-  if known < ncells and not search then pf, pfd = nav.exits[known].inside, nav.prefetch_distance end
+  if known < ncells and not search then pf, pfd = nav.exits[known].inside, nav.cfg.prefetch_distance end
   -- (with a search under way, not at all: the path it finds extends the leg, and nav:update would
   -- step on into it in the same update)
   local end_d = 1e-6
   if search then
     end_d = huge
-  elseif legs[nav.leg_i + 1] == nil and known == ncells and nav.arrive_distance > end_d then
-    end_d = nav.arrive_distance
+  elseif legs[nav.leg_i + 1] == nil and known == ncells and nav.cfg.arrive_distance > end_d then
+    end_d = nav.cfg.arrive_distance
   end
   local seen = g.worlds[world]
   if not seen then g.worlds[world] = { world.door_revision or 0, world.graph_revision } end

@@ -147,6 +147,7 @@
 local compat = require "octonav.compat"
 local navlocks = require "octonav.navlocks"
 local navbudget = require "octonav.navbudget"
+local navopts = require "octonav.navigator_opts"
 local util = require "octonav.util"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local advance = require("octonav.smoother")._advance
@@ -173,24 +174,10 @@ local give_planner, graph_changed, door_changed, plan_route = plan.give_planner,
   plan.door_changed, plan.plan_route
 M.FACE_EPS, M.NUDGE = search.FACE_EPS, search.NUDGE
 
-local OPTION_NAMES = {
-  checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
-  exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
-  radius = true,
-  replan = true, wait_timeout = true, budget = true, lead_distance = true, recheck = true,
-}
-
 local function copy_table(t)
   local c = {}
   for k, v in pairs(t) do c[k] = v end
   return c
-end
-
-local function option(opts, name, default, ok, what)
-  local v = opts[name]
-  if v == nil then return default end
-  if not ok(v) then raise(("octonav.navigator.new: option '%s' must be %s"):format(name, what)) end
-  return v
 end
 
 --- octonav.navigator.new(world, opts) -> navigator (see the top of this file); world: a world, or a
@@ -205,7 +192,7 @@ function M.new(world, opts)
   if opts ~= nil and type(opts) ~= "table" then raise("octonav.navigator.new: opts must be a table") end
   opts = opts or {}
   for k in pairs(opts) do
-    if not OPTION_NAMES[k] then raise("octonav.navigator.new: unknown option '" .. tostring(k) .. "'") end
+    if not navopts.NAMES[k] then raise("octonav.navigator.new: unknown option '" .. tostring(k) .. "'") end
   end
   local agent_name = opts.agent -- a string: the world's agent of that name (world:agent), not a streamer agent
   if type(agent_name) == "string" then
@@ -238,31 +225,13 @@ function M.new(world, opts)
     opts = copy_table(opts)
     opts.search = so
   end
+  local budget, cfg = navopts.config(opts, world, search_radius, M.LEAD_LEAVES)
   local self = setmetatable({
     world = world,
-    checks_per_frame = option(opts, "checks_per_frame", 8, function(v) return is_int(v, 1) end, "an integer >= 1"),
-    query_budget = option(opts, "query_budget", 200, function(v) return is_int(v, 1) end, "an integer >= 1"),
-    arrive_distance = option(opts, "arrive_distance", 0.5,
-      function(v) return type(v) == "number" and v >= 0 and v < huge end, "a number >= 0"),
-    -- (a search at a radius splits free cells near walls down to leaves: 4x the nodes by default, which a
-    -- 160-unit walk across the dungeon at radius 0.5 needs)
-    max_nodes = option(opts, "max_nodes", search_radius > 0 and 262144 or 65536, function(v) return is_int(v, 2) end,
-      "an integer >= 2"),
-    exit_candidates = option(opts, "exit_candidates", 3, function(v) return is_int(v, 1) end, "an integer >= 1"),
-    plan_budget = option(opts, "plan_budget", 1024, function(v) return is_int(v, 1) end, "an integer >= 1"),
-    prefetch_distance = option(opts, "prefetch_distance", world.tile_size or 16,
-      function(v) return type(v) == "number" and v >= 0 end, "a number >= 0"),
-    search_opts = option(opts, "search", nil, function(v) return type(v) == "table" end, "a table"),
+    cfg = cfg,
+    budget = budget,
     sights = nil, -- tree -> its smoother stand-in at search_radius (navigator_search.lua: sight_of)
     search_radius = search_radius, -- world units its searches and smoothing keep from blocked space (option radius)
-    replan = option(opts, "replan", true, function(v) return type(v) == "boolean" end, "a boolean"),
-    wait_timeout = option(opts, "wait_timeout", 600, function(v) return is_int(v, 1) end, "an integer >= 1"),
-    budget = option(opts, "budget", navbudget.unlimited, navbudget.is_budget,
-      "an octonav.navigator.budget"),
-    recheck = option(opts, "recheck", 0.5,
-      function(v) return type(v) == "number" and v >= 0 and v < 1 end, "a number >= 0 and < 1"),
-    lead_distance = option(opts, "lead_distance", 0,
-      function(v) return type(v) == "number" and v >= 0 and v < huge end, "a finite number >= 0"),
     lead_ready = false, -- a lead move may be taken at the next update (see "Moving before the path")
     replans = 0,
     door_replans = 0, -- of which: a door ahead on the route was closed (world:set_door)
@@ -283,7 +252,7 @@ function M.new(world, opts)
     leg_i = nil, step_paths = nil, step_end = nil, search = nil, from0 = nil, pending_replan = nil,
     cplanner = nil, plan_revision = nil, plan_spent = nil, loading = nil, loading_hole = nil,
     checks_left = nil, checks_got = nil, passed_fn = nil, locks = nil, streamer = nil, agent = nil,
-    smoother_opts = nil, lead_to = nil, lead_pos = nil, lead_try = nil, lead_after = nil,
+    lead_to = nil, lead_pos = nil, lead_try = nil, lead_after = nil,
     gate_tree = nil, gate_rev = nil, -- (navigator_search.lua's stale_step: the steps' tree, its revision)
     -- budget:update's (lua/octonav/navgroup.lua): the last update's answer, the goal's epoch it
     -- came in, the waypoint the agent heads for while "moving", the frame it was last served in
@@ -291,8 +260,6 @@ function M.new(world, opts)
     walker = nil, walk_slot = nil, walk_sm = nil, -- (held by its group's C walk: its walker, slot, smoother)
     group_since = nil,
   }, Nav)
-  local sc = opts.lead_distance == nil and self.budget.ms and not world.plain and world.scale
-  if type(sc) == "number" then self.lead_distance = M.LEAD_LEAVES * sc end -- (lead_distance's default)
   local s = opts.streamer
   if s ~= nil then
     if type(s) ~= "table" or type(s.lock) ~= "function" or type(s.lock_hole) ~= "function" then
@@ -302,7 +269,7 @@ function M.new(world, opts)
       raise("octonav.navigator.new: option 'streamer' streams another world")
     end
     self.streamer = s
-    self.agent = option(opts, "agent", nil, function(v) return compat.isinteger(v) end, "an integer")
+    self.agent = navopts.option(opts, "agent", nil, function(v) return compat.isinteger(v) end, "an integer")
   elseif opts.agent ~= nil then
     raise("octonav.navigator.new: option 'agent' needs option 'streamer'")
   end
@@ -339,7 +306,7 @@ function Nav:go(goal)
   reset(self)
   self.goal = copy(goal)
   self.state = "planning"
-  self.lead_ready = self.lead_distance > 0
+  self.lead_ready = self.cfg.lead_distance > 0
   self.lead_try, self.lead_after = 1, false
 end
 
@@ -442,7 +409,7 @@ local function move_legs(self, position)
       local left = self.checks_left
       if not left then -- the frame's checks, taken when a smoother first needs them
         local B = self.budget
-        left = B == unlimited and self.checks_per_frame or B:take("checks", self, self.checks_per_frame)
+        left = B == unlimited and self.cfg.checks_per_frame or B:take("checks", self, self.cfg.checks_per_frame)
         self.checks_got = left
       end
       local sm = leg.smoother
@@ -450,7 +417,7 @@ local function move_legs(self, position)
       self.checks_left = left - used
       if sm:remaining() > 1 then return "moving", wp end
       if not has_next and self.known == #self.cells and self.search == nil then
-        if dist(position, wp) <= self.arrive_distance then return "arrived", wp end
+        if dist(position, wp) <= self.cfg.arrive_distance then return "arrived", wp end
         return "moving", wp
       end
       if dist(position, wp) > EPS then return "moving", wp end
@@ -467,7 +434,7 @@ local function move(self, position)
   local status, wp = move_legs(self, position)
   local left, B = self.checks_left, self.budget
   if left and B ~= unlimited then
-    B:give("checks", self, left, left == 0 and self.checks_got < self.checks_per_frame)
+    B:give("checks", self, left, left == 0 and self.checks_got < self.cfg.checks_per_frame)
   end
   return status, wp
 end
@@ -508,7 +475,7 @@ local function track_wait(self)
       if done ~= w.delivered then w.delivered, w.stalled = done, 1 end
     end
   end
-  if w.stalled > self.wait_timeout then
+  if w.stalled > self.cfg.wait_timeout then
     fail(self, "wait_timeout")
     self.wait = w -- fail keeps no search; what it waited for stays readable
     return true
@@ -566,7 +533,7 @@ local function lead(self, position)
     return nil
   end
   local f -- (up: d is 1)
-  if try == "up" then f = self.lead_distance * 0.25 else f = math.min(self.lead_distance * try, d) / d end
+  if try == "up" then f = self.cfg.lead_distance * 0.25 else f = math.min(self.cfg.lead_distance * try, d) / d end
   to = { position[1] + dx * f, position[2] + dy * f, position[3] + dz * f }
   if world:in_hole(position) ~= nil or world:in_hole(to) ~= nil then
     self.lead_try = self.lead_try + 1
@@ -595,7 +562,7 @@ function Nav:update(position, budget)
     raise("navigator:update: position must be a point {x, y, z} of finite numbers")
   end
   if budget == nil then
-    budget = self.query_budget
+    budget = self.cfg.query_budget
   elseif not is_int(budget, 0) then
     raise("navigator:update: budget must be an integer >= 0")
   end
@@ -610,7 +577,7 @@ function Nav:update(position, budget)
   if state == "arrived" then return "arrived", self.goal end
   local by_door = self.cells and door_changed(self)
   local pending = self.pending_replan
-  if pending or by_door or (self.replan and self.cells and (stale_step(self) or graph_changed(self))) then
+  if pending or by_door or (self.cfg.replan and self.cells and (stale_step(self) or graph_changed(self))) then
     -- a door ahead on the route was closed (whatever the replan option says), a tile under the path
     -- changed (re-baked, cleared, unloaded, an obstacle), or the graph of a tile the route crosses was
     -- replaced (a rebake): plan again from here, now; unless the agent is crossing a door (on a door
@@ -684,7 +651,7 @@ end
 function Nav:_walk_search(position)
   local epoch, known = self.epoch, self.known
   self.lead_pos = nil
-  work(self, position, floor(self.query_budget))
+  work(self, position, floor(self.cfg.query_budget))
   if self.epoch ~= epoch then return self.state, nil end -- (reset handed it back)
   if self.state == "failed" or self.known ~= known or self.loading or self.loading_hole or self.wait then
     if self.walk_slot then walk_detach(self) end

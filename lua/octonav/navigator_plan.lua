@@ -178,7 +178,7 @@ local function plan_route(self, position)
       self.state = "planning"
       return "planning"
     end
-    portals = B:take("portals", self, self.plan_budget)
+    portals = B:take("portals", self, self.cfg.plan_budget)
     if portals == 0 then
       B:give("plans", self, 1, true) -- keeps its place in both lines
       B:give("portals", self, 0, true)
@@ -209,7 +209,7 @@ local function plan_route(self, position)
       return "planning"
     end
   end
-  portals = portals or B:take("portals", self, self.plan_budget)
+  portals = portals or B:take("portals", self, self.cfg.plan_budget)
   if portals == 0 then
     B:give("portals", self, 0, true)
     self.state = "planning"

@@ -52,7 +52,7 @@ local function give_query(self, s)
   s.q = nil
   local tree = s.qtree
   if self.queries[tree] == q then self.queries[tree] = nil end
-  local list = subtable(subtable(idle_queries(self.world), tree), self.max_nodes)
+  local list = subtable(subtable(idle_queries(self.world), tree), self.cfg.max_nodes)
   list[#list + 1] = q
   close_idle_queries(self.world)
 end
@@ -115,14 +115,14 @@ end
 local function query_for(self, tree)
   self.budget:adopt(tree) -- (a budget builds the tree's line-of-sight masks in its frames: navbudget.lua)
   local by = idle_queries(self.world)[tree]
-  local list = by and by[self.max_nodes]
+  local list = by and by[self.cfg.max_nodes]
   local n = list and #list or 0
   local q
   if n > 0 then
     q = list[n]
     list[n] = nil
   else
-    q = query_new(tree, { max_nodes = self.max_nodes })
+    q = query_new(tree, { max_nodes = self.cfg.max_nodes })
   end
   self.queries[tree] = q
   return q
@@ -132,7 +132,7 @@ end
 local function start_candidate(self, s)
   s.used, s.until_loaded = 0, nil
   self.in_c = s
-  local st = s.q:start(s.from, s.cands[s.ci].inside, self.search_opts)
+  local st = s.q:start(s.from, s.cands[s.ci].inside, self.cfg.search_opts)
   self.total_searches = self.total_searches + 1
   if c_returned(self, s) then return true end
   s.status = st
@@ -158,10 +158,10 @@ end
 
 -- The options of the navigator's smoothers: one table, made when its first leg is.
 local function smoother_opts(self)
-  local o = self.smoother_opts
+  local o = self.cfg.smoother_opts -- (made from the options alone: shared with them)
   if not o then
-    o = { checks_per_frame = self.checks_per_frame, recheck = self.recheck }
-    self.smoother_opts = o
+    o = { checks_per_frame = self.cfg.checks_per_frame, recheck = self.cfg.recheck }
+    self.cfg.smoother_opts = o
   end
   return o
 end
@@ -376,7 +376,7 @@ end
 local function want_next(self, position)
   if self.known >= #self.cells then return false end
   if self.known == 0 then return true end
-  return dist(position, self.exits[self.known].inside) <= self.prefetch_distance
+  return dist(position, self.exits[self.known].inside) <= self.cfg.prefetch_distance
 end
 
 -- Query work for this frame: at most `want` expansions, of which the shared budget (when given)
