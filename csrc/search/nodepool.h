@@ -99,13 +99,10 @@ static inline int32_t on_pool_make(on_nodepool *p, on_mslot *s, on_cell c, uint6
     s->stamp = p->stamp;
     return (int32_t)p->nnodes++;
 }
-/* (the search's loop over a cell's adjacency list) The inline probe alone, when it applies (else 0:
- * the map or the node array is due to grow, use on_pool_get): 1 and *slot the slot of cell c's node
- * (its index: (*slot)->idx), or -1 and *slot the empty slot c's node belongs at (on_pool_make_bare
- * makes it there). */
-static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot)
+/* on_pool_probe once the caller made sure of the room (nnodes below fastmax for every node it may make
+ * before its next check): -1 or 1 as on_pool_probe. */
+static inline int on_pool_probe_room(const on_nodepool *p, on_cell c, on_mslot **slot)
 {
-    if (p->nnodes >= p->fastmax) return 0;
     uint64_t key = on_pool_key(c);
     for (size_t i = on_pool_home(p, key);; i = (i + 1) & p->mapmask) {
         on_mslot *s = &p->map[i];
@@ -113,6 +110,15 @@ static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot
         if (s->stamp != p->stamp) return -1;
         if (s->key == key) return 1;
     }
+}
+/* (the search's loop over a cell's adjacency list) The inline probe alone, when it applies (else 0:
+ * the map or the node array is due to grow, use on_pool_get): 1 and *slot the slot of cell c's node
+ * (its index: (*slot)->idx), or -1 and *slot the empty slot c's node belongs at (on_pool_make_bare
+ * makes it there). */
+static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot)
+{
+    if (p->nnodes >= p->fastmax) return 0;
+    return on_pool_probe_room(p, c, slot);
 }
 /* Make node nnodes for cell c at the empty slot on_pool_probe found, with its graph number `aux`, open,
  * its g, f, point, parent, pface, covered and heap position unset: the caller sets them all before anything

@@ -134,12 +134,12 @@ typedef struct exp_ctx {
  * neighbour is a plain cell of u's tile (whose corner the graph holds), without areas, reached from u
  * itself: those tests fold away. */
 static inline __attribute__((always_inline)) on_status relax(on_query *q, const exp_ctx *x, on_cell c, uint32_t ix,
-                                                             unsigned face, const int plain)
+                                                             unsigned face, const int plain, const int room)
 {
     int created, found = 0;
     int32_t v;
     on_mslot *slot = NULL;
-    if (plain) found = on_pool_probe(&q->pool, c, &slot);
+    if (plain) found = room ? on_pool_probe_room(&q->pool, c, &slot) : on_pool_probe(&q->pool, c, &slot);
     /* (fresh: a node made here for the adjacency loop, whose g is none yet: reached below for sure) */
     const int fresh = plain && found < 0;
     if (fresh) {
@@ -359,15 +359,22 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     q->info.neighbors += nnb; /* (the whole list, also when the goal is reached before its end) */
     if (adj) {
         x.goal_code = x.early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
+        if (q->pool.nnodes + nnb < q->pool.fastmax) { /* (room for a new node at every entry: no check each) */
+            for (size_t k = 0; k < nnb; k++) {
+                on_status s = relax(q, &x, q->g.nb[k], adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
+                if (s != ON_IN_PROGRESS) return s;
+            }
+            return ON_IN_PROGRESS;
+        }
         for (size_t k = 0; k < nnb; k++) {
-            on_status s = relax(q, &x, q->g.nb[k], adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1);
+            on_status s = relax(q, &x, q->g.nb[k], adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 0);
             if (s != ON_IN_PROGRESS) return s;
         }
         return ON_IN_PROGRESS;
     }
     const uint32_t *nbix = q->g.kind == ON_GRAPH_CELLS ? q->g.nbix : NULL; /* (the cells' numbers: kept) */
     for (size_t k = 0; k < nnb; k++) {
-        on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u, 0);
+        on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u, 0, 0);
         if (s != ON_IN_PROGRESS) return s;
     }
     return ON_IN_PROGRESS;
