@@ -101,13 +101,15 @@ static inline __attribute__((always_inline)) gview view(const on_celladj *a, uin
 /* (the bodies below take `hw`: bit 0, the popcnt instruction; bit 1 (NONUM), no numbers asked: ix is
  * NULL, and the counts that make them fold away) */
 #define NONUM 2
+/* (bit 2 (NOTILE): the search's bodies, on_celladj_lister_for: out[k].tile not written at this level) */
+#define NOTILE 4
 
 static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_t code, uint32_t num, unsigned face,
                                                          const int hw)
 {
     (void)lc;
     if (k < cap) {
-        out[k].tile = tile;
+        if (!(hw & NOTILE)) out[k].tile = tile;
         out[k].code = code;
         if (!(hw & NONUM)) ix[k] = num;
         fc[k] = (uint8_t)face;
@@ -290,6 +292,24 @@ TARGET_POPCNT static long list_hw_nn(LIST_ARGS)
 }
 #endif
 
+/* The search's bodies (on_celladj_lister_for): the entries' tiles are the listed cell's, which the
+ * search knows; not written (one store an entry). */
+static long list_sw_nt(LIST_ARGS) { return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, POP_BASE | NOTILE); }
+static long list_sw_nn_nt(LIST_ARGS)
+{
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, POP_BASE | NONUM | NOTILE);
+}
+#ifdef HAVE_POPCNT_CLONE
+TARGET_POPCNT static long list_hw_nt(LIST_ARGS)
+{
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1 | NOTILE);
+}
+TARGET_POPCNT static long list_hw_nn_nt(LIST_ARGS)
+{
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1 | NONUM | NOTILE);
+}
+#endif
+
 long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
                          on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self)
 {
@@ -304,9 +324,9 @@ long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_
 on_celladj_lister on_celladj_lister_for(int numbers)
 {
 #ifdef HAVE_POPCNT_CLONE
-    if (on_isa_bits()) return numbers ? list_hw : list_hw_nn;
+    if (on_isa_bits()) return numbers ? list_hw_nt : list_hw_nn_nt;
 #endif
-    return numbers ? list_sw : list_sw_nn;
+    return numbers ? list_sw_nt : list_sw_nn_nt;
 }
 
 long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk, on_cell *out,

@@ -361,13 +361,15 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
         x.goal_code = x.early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
         if (q->pool.nnodes + nnb < q->pool.fastmax) { /* (room for a new node at every entry: no check each) */
             for (size_t k = 0; k < nnb; k++) {
-                on_status s = relax(q, &x, q->g.nb[k], adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
+                on_cell c = {ucell.tile, q->g.nb[k].code}; /* (the lister writes no tile) */
+                on_status s = relax(q, &x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
                 if (s != ON_IN_PROGRESS) return s;
             }
             return ON_IN_PROGRESS;
         }
         for (size_t k = 0; k < nnb; k++) {
-            on_status s = relax(q, &x, q->g.nb[k], adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 0);
+            on_cell c = {ucell.tile, q->g.nb[k].code};
+            on_status s = relax(q, &x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 0);
             if (s != ON_IN_PROGRESS) return s;
         }
         return ON_IN_PROGRESS;
