@@ -118,8 +118,8 @@ typedef struct on_adjchain {
     const on_celladj *a;
     uint32_t code, lo; /* the cell (ON_CODE_NONE: none); anc[lo .. root's layer] hold its ancestors */
     uint32_t anc[16];  /* stored node numbers by layer */
-    uint32_t l1code[64]; /* layer-1 nodes' values read from the node table, direct mapped by bits 1-2 of */
-    uint8_t l1val[64];   /* x, y, z (ON_CODE_NONE: empty; emptied whenever the chain starts over) */
+    uint32_t l1code[64]; /* layer-1 nodes' values read from the node table, direct mapped by the code's */
+    uint8_t l1val[64];   /* Fibonacci hash (ON_CODE_NONE: empty; emptied whenever the chain starts over) */
 } on_adjchain;
 
 /* Free cell `code`'s neighbours across the faces in `walk` (bit f: face f), in the tree's neighbour
