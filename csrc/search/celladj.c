@@ -186,7 +186,8 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
     const unsigned border = a->border;
     const on_adjgrp *grp = a->grp;
     uint32_t L = on_code_layer(code), D = on_code_layer(root);
-    if (L > D || on_code_at_packed(code, L) != code) return -1;
+    /* (the search's bodies list the codes of its nodes, cells the tree or a list gave: well formed) */
+    if (L > D || (!(hw & NOTILE) && on_code_at_packed(code, L) != code)) return -1;
     uint32_t local[16], *anc = ch ? ch->anc : local;
     if (!nnode) {
         if (code != root) return -1;

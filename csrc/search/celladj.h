@@ -136,7 +136,8 @@ long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32
  * NULL): a caller listing many cells (the search) calls it directly, without on_celladj_list's choice
  * at each call (about 19 instructions). Its entries' tiles are left unset (out[k].code alone; every
  * entry but a border face's, ON_ADJ_BORDER, which the search never lists, is a cell of `tile`): the
- * caller knows them. */
+ * caller knows them. `code` must be well formed (a cell's code as the tree or a list gives it: no bits
+ * below its layer), which on_celladj_list checks. */
 typedef long (*on_celladj_lister)(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
                                   on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
 on_celladj_lister on_celladj_lister_for(int numbers);
