@@ -118,8 +118,8 @@ typedef struct on_adjchain {
     const on_celladj *a;
     uint32_t code, lo; /* the cell (ON_CODE_NONE: none); anc[lo .. root's layer] hold its ancestors */
     uint32_t anc[16];  /* stored node numbers by layer */
-    uint32_t l1code[64]; /* layer-1 nodes' values read from the node table, direct mapped by bits 1-2 of */
-    uint8_t l1val[64];   /* x, y, z (ON_CODE_NONE: empty; emptied whenever the chain starts over) */
+    uint32_t l1code[64]; /* layer-1 nodes' values read from the node table, direct mapped by the code's */
+    uint8_t l1val[64];   /* Fibonacci hash (ON_CODE_NONE: empty; emptied whenever the chain starts over) */
 } on_adjchain;
 
 /* Free cell `code`'s neighbours across the faces in `walk` (bit f: face f), in the tree's neighbour
@@ -134,7 +134,10 @@ long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32
 
 /* on_celladj_list's body for this CPU (isaclone.h), with numbers (`numbers`: ix given) or without (ix
  * NULL): a caller listing many cells (the search) calls it directly, without on_celladj_list's choice
- * at each call (about 19 instructions). */
+ * at each call (about 19 instructions). Its entries' tiles are left unset (out[k].code alone; every
+ * entry but a border face's, ON_ADJ_BORDER, which the search never lists, is a cell of `tile`): the
+ * caller knows them. `code` must be well formed (a cell's code as the tree or a list gives it: no bits
+ * below its layer), which on_celladj_list checks. */
 typedef long (*on_celladj_lister)(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
                                   on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
 on_celladj_lister on_celladj_lister_for(int numbers);

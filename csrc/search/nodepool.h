@@ -32,6 +32,8 @@ typedef struct on_snode {
     double pos[3];   /* the node's point, where the search entered it (set with g) */
     int32_t parent;
     uint8_t closed;
+    uint8_t covered;  /* (the search's adjacency loop) bit f: face f of the node's cell is covered whole by one
+                      * expanded (closed) node's cell, so its one neighbour there is closed */
     int8_t pface;    /* the graph's face of the node's cell its parent covers whole (-1: none, or unknown) */
     uint32_t aux;    /* the graph's own number for the node's cell (UINT32_MAX when new: unknown) */
 } on_snode;
@@ -69,7 +71,7 @@ void on_pool_free(on_nodepool *p);
 /* Empty the pool and the heap for a new search (a new stamp). */
 void on_pool_reset(on_nodepool *p);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
- * not in the heap, pface -1, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
+ * not in the heap, pface -1, covered 0, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
  * pool is unchanged). */
 int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created);
 /* (the probe inline, and a new node made at the empty slot it ends on: a search asks for every
@@ -90,19 +92,17 @@ static inline int32_t on_pool_make(on_nodepool *p, on_mslot *s, on_cell c, uint6
     p->hpos[p->nnodes] = -1;
     n->closed = 0;
     n->pface = -1;
+    n->covered = 0;
     n->aux = UINT32_MAX;
     s->key = key;
     s->idx = (uint32_t)p->nnodes;
     s->stamp = p->stamp;
     return (int32_t)p->nnodes++;
 }
-/* (the search's loop over a cell's adjacency list) The inline probe alone, when it applies (else 0:
- * the map or the node array is due to grow, use on_pool_get): 1 and *slot the slot of cell c's node
- * (its index: (*slot)->idx), or -1 and *slot the empty slot c's node belongs at (on_pool_make_bare
- * makes it there). */
-static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot)
+/* on_pool_probe once the caller made sure of the room (nnodes below fastmax for every node it may make
+ * before its next check): -1 or 1 as on_pool_probe. */
+static inline int on_pool_probe_room(const on_nodepool *p, on_cell c, on_mslot **slot)
 {
-    if (p->nnodes >= p->fastmax) return 0;
     uint64_t key = on_pool_key(c);
     for (size_t i = on_pool_home(p, key);; i = (i + 1) & p->mapmask) {
         on_mslot *s = &p->map[i];
@@ -111,8 +111,17 @@ static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot
         if (s->key == key) return 1;
     }
 }
+/* (the search's loop over a cell's adjacency list) The inline probe alone, when it applies (else 0:
+ * the map or the node array is due to grow, use on_pool_get): 1 and *slot the slot of cell c's node
+ * (its index: (*slot)->idx), or -1 and *slot the empty slot c's node belongs at (on_pool_make_bare
+ * makes it there). */
+static inline int on_pool_probe(const on_nodepool *p, on_cell c, on_mslot **slot)
+{
+    if (p->nnodes >= p->fastmax) return 0;
+    return on_pool_probe_room(p, c, slot);
+}
 /* Make node nnodes for cell c at the empty slot on_pool_probe found, with its graph number `aux`, open,
- * its g, f, point, parent, pface and heap position unset: the caller sets them all before anything
+ * its g, f, point, parent, pface, covered and heap position unset: the caller sets them all before anything
  * reads them (a new node is always reached: on_pool_make's defaults would be overwritten at once),
  * the position by pushing it (on_pool_push_f) unless the search ends there. */
 static inline int32_t on_pool_make_bare(on_nodepool *p, on_mslot *s, on_cell c, uint32_t aux)

@@ -108,6 +108,13 @@ static void lazy_fix_parent(on_query *q, int32_t u, size_t nnb)
     }
 }
 
+/* Set bits of a face mask (search.c is built for the baseline x86-64, whose popcount is a call). */
+static inline unsigned pop6(unsigned m)
+{
+    m = (m & 0x15u) + ((m >> 1) & 0x15u);
+    return (m & 3u) + ((m >> 2) & 3u) + (m >> 4);
+}
+
 /* What every neighbour of an expansion shares (expand's locals, for relax). */
 typedef struct exp_ctx {
     int32_t u, from;
@@ -127,12 +134,12 @@ typedef struct exp_ctx {
  * neighbour is a plain cell of u's tile (whose corner the graph holds), without areas, reached from u
  * itself: those tests fold away. */
 static inline __attribute__((always_inline)) on_status relax(on_query *q, const exp_ctx *x, on_cell c, uint32_t ix,
-                                                             unsigned face, const int plain)
+                                                             unsigned face, const int plain, const int room)
 {
     int created, found = 0;
     int32_t v;
     on_mslot *slot = NULL;
-    if (plain) found = on_pool_probe(&q->pool, c, &slot);
+    if (plain) found = room ? on_pool_probe_room(&q->pool, c, &slot) : on_pool_probe(&q->pool, c, &slot);
     /* (fresh: a node made here for the adjacency loop, whose g is none yet: reached below for sure) */
     const int fresh = plain && found < 0;
     if (fresh) {
@@ -146,6 +153,9 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
     }
     on_snode *vn = &q->pool.nodes[v];
     if (!fresh && vn->closed) return ON_IN_PROGRESS;
+    /* (over the adjacency list: u, expanded, covers v's face towards it whole when u is no smaller; v's
+     * list leaves that face out when v is expanded, see expand; a new node's is set with its pface) */
+    if (plain && !fresh && x->ulayer >= on_code_layer(c.code)) vn->covered |= (uint8_t)(1u << (face ^ 1u));
     /* (over the adjacency list, an open node's new g is gfrom plus a distance, no lower than gfrom: a
      * node reached before at a g no higher than gfrom keeps it, and its point and distance are not
      * worked out; the same decision as below, g < vn->g) */
@@ -209,6 +219,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         vn->parent = par;
         /* (u covers v's face towards it whole when u is no smaller) */
         if (cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
+        if (fresh) vn->covered = (uint8_t)(x->ulayer >= vl ? 1u << (face ^ 1u) : 0u); /* (see covered above) */
         vn->f = f;
         if (plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell)) { /* reached (not expanded): see expand */
             q->found = v;
@@ -266,6 +277,11 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     /* Over the plain cells with face points: the face of u's cell its parent's cell covers whole (set
      * with the parent, in relax). Every neighbour across it is the parent, closed: it is left out. */
     int skip = x.cells ? q->pool.nodes[u].pface : -1;
+    /* Over the tile's adjacency also every face the adjacency loop found covered whole by a node expanded
+     * before (on_snode's covered: its one neighbour there is that node, closed, which relax passes
+     * over): not listed, but counted in q->info.neighbors as the entry it would be. Measured with
+     * callgrind (make bench-query-ir): see docs/benchmarks.md, session 26. */
+    unsigned covered = x.cells ? q->pool.nodes[u].covered : 0u;
     /* A cell inside its tile (most) reads its neighbours off the tile's cell adjacency: every one is a
      * cell of the tile (celladj.h); others ask the graph (border faces walk the tree). */
     const on_celladj *adj = NULL;
@@ -276,7 +292,9 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
      * a pointer kept from before wrote into freed memory, found by ASan on A4 with landmarks) */
     uint32_t *adjix = md->adjix ? q->g.nbix : NULL;
     if (x.cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
-        unsigned walk = skip >= 0 ? 63u & ~(1u << skip) : 63u;
+        unsigned pbit = skip >= 0 ? 1u << skip : 0u;
+        unsigned walk = 63u & ~(pbit | covered);
+        covered &= ~pbit; /* (the faces left out beyond the parent's: one entry each in the count) */
         long m;
         while ((m = md->list(adj, &q->g.chain, ucell.tile, ucell.code, walk, q->g.nb, adjix, q->g.nbface, q->g.nbcap, NULL)) >
                (long)q->g.nbcap) {
@@ -285,6 +303,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
         }
         if (m < 0) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
         else nnb = (size_t)m;
+        if (adj && covered) q->info.neighbors += pop6(covered);
     }
     if (!adj) {
         q->g.skip_face = skip;
@@ -340,15 +359,24 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     q->info.neighbors += nnb; /* (the whole list, also when the goal is reached before its end) */
     if (adj) {
         x.goal_code = x.early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
+        if (q->pool.nnodes + nnb < q->pool.fastmax) { /* (room for a new node at every entry: no check each) */
+            for (size_t k = 0; k < nnb; k++) {
+                on_cell c = {ucell.tile, q->g.nb[k].code}; /* (the lister writes no tile) */
+                on_status s = relax(q, &x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
+                if (s != ON_IN_PROGRESS) return s;
+            }
+            return ON_IN_PROGRESS;
+        }
         for (size_t k = 0; k < nnb; k++) {
-            on_status s = relax(q, &x, q->g.nb[k], adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1);
+            on_cell c = {ucell.tile, q->g.nb[k].code};
+            on_status s = relax(q, &x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 0);
             if (s != ON_IN_PROGRESS) return s;
         }
         return ON_IN_PROGRESS;
     }
     const uint32_t *nbix = q->g.kind == ON_GRAPH_CELLS ? q->g.nbix : NULL; /* (the cells' numbers: kept) */
     for (size_t k = 0; k < nnb; k++) {
-        on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u, 0);
+        on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u, 0, 0);
         if (s != ON_IN_PROGRESS) return s;
     }
     return ON_IN_PROGRESS;

@@ -178,8 +178,11 @@ static int fin_turn_ok(void *ud, const double a[3], const double x[3], const dou
     fin_sight *fs = ud;
     unsigned sides = 0;
     for (int j = 0; j < 3; j++) {
+        /* (only the axes where x lies on a lattice plane: elsewhere the rule reads x's own voxels on that
+         * axis whichever way the path goes, so turns at x differing there have one answer) */
+        if ((double)(int64_t)x[j] != x[j]) continue;
         double din = x[j] - a[j], dout = b[j] - x[j];
-        sides |= (unsigned)((din > 0) | (din < 0) << 1 | (dout > 0) << 2 | (dout < 0) << 3) << (4 * j);
+        sides |= (unsigned)((din > 0) | (din < 0) << 1 | (dout > 0) << 2 | (dout < 0) << 3 | 16) << (5 * j);
     }
     uint64_t bx, by, bz;
     memcpy(&bx, x, 8);
