@@ -238,7 +238,7 @@ ON_API void on_tree_set_border_free(on_tree *t, int on);
  * budget now in bytes (ON_LOS_BUDGET_NONE: no limit). */
 #define ON_LOS_BUDGET_NONE ((size_t)-1)
 #define ON_LOS_BUDGET_TREE ((size_t)-2)
-#define ON_LOS_BUDGET_SHARE 0.25
+#define ON_LOS_BUDGET_SHARE 0.125
 #define ON_LOS_IDLE_STEPS 60u
 ON_API void on_tree_set_los_budget(on_tree *t, size_t bytes);
 ON_API size_t on_tree_los_budget(const on_tree *t);

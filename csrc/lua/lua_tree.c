@@ -181,7 +181,7 @@ static int l_los_defer(lua_State *L) { return cache_switch(L, "los_defer", on_tr
  * as free (a world's tree: as the bake's tree for that radius); false (the default): blocked. */
 static int l_border_free(lua_State *L) { return cache_switch(L, "border_free", on_tree_set_border_free); }
 /* tree:los_budget([bytes]) -> the masks' budget now in bytes, or false (no limit): bytes an integer >= 0,
- * false (no limit: a tree's default) or "tree" (a quarter of the tree's bytes: a world's tree); none or
+ * false (no limit: a tree's default) or "tree" (an eighth of the tree's bytes: a world's tree); none or
  * nil only reads it. Kept by tree:los_step, which drops the least recently read tiles' masks
  * (on_tree_set_los_budget). */
 static int l_los_budget(lua_State *L)

@@ -262,7 +262,7 @@ local function load_agent(dir, m, n, o, others)
   -- the tiles' cell adjacencies, after every edit above (an edit drops its tile's): 7-8 ms a 512^3
   -- terrain tile (issue 31); out of memory leaves the searches walking the tree, the same paths
   if with_tiles and o.adjacency ~= false then tree:adjacency_prepare() end
-  -- line of sight's masks within a quarter of the tree's bytes (tree:los_budget, kept by tree:los_step:
+  -- line of sight's masks within an eighth of the tree's bytes (tree:los_budget, kept by tree:los_step:
   -- a navigator budget's frames drop the least recently read tiles'; issue 31)
   tree:los_budget("tree")
   return world
