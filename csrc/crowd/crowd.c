@@ -16,6 +16,24 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef ON_CROWD_PROFILE
+#include <time.h>
+static double prof_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+static double prof_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+#define PROF(i) (t1 = prof_now(), c->prof[i] += t1 - t0, t0 = t1, u1 = prof_cpu(), c->profcpu[i] += u1 - u0, u0 = u1)
+#else
+#define PROF(i) ((void)0)
+#endif
 
 #define ID_SLOT_BITS 20
 
@@ -41,7 +59,9 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     if (!c) return ON_FAILURE | ON_NO_MEMORY;
     c->t = t;
     c->p = q;
-    c->agents = calloc(q.max_agents, sizeof *c->agents);
+    /* the records on whole cache lines (crowd.h: a frame's threads share none they write) */
+    c->agents = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.max_agents * sizeof *c->agents);
+    if (c->agents) memset(c->agents, 0, (size_t)q.max_agents * sizeof *c->agents);
     c->gen = calloc(q.max_agents, sizeof *c->gen);
     c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
     c->queue = malloc(q.max_agents * sizeof *c->queue);
@@ -264,7 +284,13 @@ on_status on_crowd_update(on_crowd *c, double dt)
 {
     if (!(dt > 0 && dt <= 1)) return ON_FAILURE | ON_INVALID;
     on_status rs = ON_SUCCESS;
+#ifdef ON_CROWD_PROFILE
+    double t0 = prof_now(), t1, u0 = prof_cpu(), u1;
+#endif
     if (on_plan_step(c) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
+    PROF(0);
+    /* the threads woken now are awake by the time the snapshot and the grid are done */
+    if (c->used > chunk_of(c)) on_workers_wake(c->workers);
     /* the grid's cell: at least the widest neighbour range (phase_near's: an agent's radius, the
      * largest radius and the larger of twice its lookahead and (its top speed + the largest) tau),
      * bounded in the same pass as the snapshot (one pass over the agents' records, not two): the
@@ -289,12 +315,16 @@ on_status on_crowd_update(on_crowd *c, double dt)
         lmax = look > lmax ? look : lmax;
     }
     double orca = rmax + (vmax + vmax) * tau, cell = rmax + (lmax > orca ? lmax : orca);
+    PROF(1);
     if (on_proxgrid_build(&c->grid, c->agents, c->used, cell > 0 ? cell : 1) < 0) return ON_FAILURE | ON_NO_MEMORY;
+    PROF(2);
     frame f = {c, dt, rmax, vmax, on_tree_revision(c->t), {dt, tau, c->p.time_horizon_obst}};
     int nw = on_workers_count(c->workers);
     for (int w = 0; w < nw; w++) c->wstat[w].refreshes = c->wstat[w].fallbacks = 0, c->wstat[w].oom = 0;
     on_workers_run(c->workers, c->used, chunk_of(c), phase_near, &f);
+    PROF(3);
     on_workers_run(c->workers, c->used, chunk_of(c), phase_avoid, &f);
+    PROF(4);
     for (int w = 0; w < nw; w++) {
         c->st.boundary_refreshes += c->wstat[w].refreshes;
         c->st.fallbacks += c->wstat[w].fallbacks;
@@ -313,6 +343,7 @@ on_status on_crowd_update(on_crowd *c, double dt)
         }
     }
     c->st.frames++;
+    PROF(5);
     return rs;
 }
 
