@@ -274,10 +274,13 @@ static void phase_avoid(void *ctx, int w, uint32_t begin, uint32_t end)
 
 /* agents a thread takes at a time: about eight chunks a thread (a boundary read costs as much as
  * dozens of agents' other work, so smaller chunks even the threads out), from 1 to 64 */
+#ifndef CROWD_MAX_PIECE
+#define CROWD_MAX_PIECE 64 /* (16 and 32: the same times on two threads, within their spread) */
+#endif
 static uint32_t chunk_of(const on_crowd *c)
 {
     uint32_t k = c->used / (8u * (uint32_t)on_workers_count(c->workers));
-    return k < 1 ? 1 : k > 64 ? 64 : k;
+    return k < 1 ? 1 : k > CROWD_MAX_PIECE ? CROWD_MAX_PIECE : k;
 }
 
 on_status on_crowd_update(on_crowd *c, double dt)

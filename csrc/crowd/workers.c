@@ -1,11 +1,14 @@
 /*
  * workers.c -- the crowd's threads: a small pool that runs one function over the slots [0, n) in
  * pieces, the caller's thread taking pieces beside the pool's (a frame's phase returns when every
- * slot is done). Pieces are handed out in order from one atomic counter and shrink as the slots run
- * out (each a share of what is left, 1 / (2 threads), between a floor and the caller's chunk), so the
- * threads finish together even when the agents' costs differ (a boundary read, a crowded agent): the
- * last pieces are small. A thread that meets the slow agents takes fewer pieces, and the caller waits
- * only for pieces others are running (not for a thread still asleep).
+ * slot is done). The slots are split in one range a thread (the same split every job: each agent's
+ * records, its boundary's boxes and its candidate list stay in the cache of the core that works on
+ * it, phase after phase and frame after frame); a thread takes pieces from the front of its own
+ * range, then from the back of the range with the most left. Pieces shrink as a range runs out (half
+ * of what is left, between a floor and the caller's chunk), so the threads finish together even when
+ * the agents' costs differ (a boundary read, a crowded agent): the last pieces are small. A thread
+ * that meets the slow agents takes fewer pieces, and the caller waits only for pieces others are
+ * running (a thread still asleep has its range taken by the others).
  *
  * Waking a sleeping thread costs the caller a system call and the thread tens of microseconds (more
  * on a virtual machine) before its first piece: as much as a tenth of a 1,000-agent frame on two
@@ -52,6 +55,23 @@ static double prof_cpu(void)
  * grid's build, ~0.05 ms at 1,000 agents, ~0.3 at 5,000) */
 #define WORK_SPIN_NS 200000
 #define WORK_MIN_PIECE 2 /* the smallest piece (slots) */
+/* a range: the job's generation (22 bits: a thread that comes late, its job over, finds another's
+ * and takes nothing), its first slot left and its end (21 bits each: slots < 2^20, crowd.c) */
+#define RANGE_BITS 21
+#define RANGE_MASK ((1u << RANGE_BITS) - 1)
+#define GEN_MASK ((1u << (64 - 2 * RANGE_BITS)) - 1)
+static uint64_t range_pack(uint32_t gen, uint32_t lo, uint32_t hi)
+{
+    return (uint64_t)(gen & GEN_MASK) << (2 * RANGE_BITS) | (uint64_t)lo << RANGE_BITS | hi;
+}
+#define RANGE_GEN(v) ((uint32_t)((v) >> (2 * RANGE_BITS)))
+#define RANGE_LO(v) ((uint32_t)((v) >> RANGE_BITS) & RANGE_MASK)
+#define RANGE_HI(v) ((uint32_t)(v) & RANGE_MASK)
+
+typedef struct range {
+    atomic_uint_least64_t v;
+    char pad[64 - sizeof(atomic_uint_least64_t)]; /* one cache line each */
+} range;
 
 typedef struct worker {
     struct on_workers *pool;
@@ -73,7 +93,7 @@ struct on_workers {
     void *ctx;
     uint32_t total, chunk;
     atomic_uint done;        /* the job's slots done */
-    atomic_uint_least64_t next; /* the job's generation << 32 | the next slot handed out */
+    range *ranges;           /* one a thread: the slots left of its share of the job */
 #ifdef ON_CROWD_PROFILE
     on_workers_prof prof[8];
     double t_post;
@@ -87,35 +107,48 @@ typedef struct job {
     uint32_t gen, total, chunk;
 } job;
 
-/* Pieces of job j while it has any; a thread that comes late (the job done, or a newer one begun)
- * takes none: a piece is claimed only while the counter still carries its job's generation. A piece:
- * what is left over twice the threads, at least WORK_MIN_PIECE, at most the job's chunk. */
+/* Claim a piece of range r of job j (from its front when front, else from its back): its first slot
+ * into *b and its size, or 0 when the range is empty (or belongs to another job). A piece: half of
+ * what is left, at least WORK_MIN_PIECE, at most the job's chunk. */
+static uint32_t claim(range *r, const job *j, int front, uint32_t *b)
+{
+    uint64_t v = atomic_load(&r->v);
+    for (;;) {
+        uint32_t lo = RANGE_LO(v), hi = RANGE_HI(v);
+        if (RANGE_GEN(v) != (j->gen & GEN_MASK) || lo >= hi) return 0;
+        uint32_t left = hi - lo, size = left / 2;
+        size = size < WORK_MIN_PIECE ? WORK_MIN_PIECE : size > j->chunk ? j->chunk : size;
+        if (size > left) size = left;
+        uint64_t nv = front ? range_pack(j->gen, lo + size, hi) : range_pack(j->gen, lo, hi - size);
+        if (atomic_compare_exchange_weak(&r->v, &v, nv)) {
+            *b = front ? lo : hi - size;
+            return size;
+        }
+    }
+}
+
+/* Pieces of job j while it has any: from thread index's own range, then from the others' (the one with
+ * the most left). A thread that comes late (the job done, or a newer one begun) takes none. */
 static void take_chunks(on_workers *p, const job *j, int index)
 {
-    uint64_t v = atomic_load(&p->next);
-    uint32_t share = 2 * (uint32_t)p->n;
 #ifdef ON_CROWD_PROFILE
     on_workers_prof *pr = index < 8 ? &p->prof[index] : NULL;
     double t_first = -1, t_end = 0, c0 = prof_cpu();
 #endif
     for (;;) {
-#ifdef ON_CROWD_PROFILE
-        if ((uint32_t)(v >> 32) != j->gen || (uint32_t)v >= j->total) {
-            if (pr && t_first >= 0) {
-                int k = j->fn != p->prof_fn0;
-                pr->cpu[k] += prof_cpu() - c0;
-                pr->first[k] += t_first - p->t_post;
-                pr->last[k] += t_end - p->t_post;
-                pr->jobs[k]++;
+        uint32_t b, size = claim(&p->ranges[index], j, 1, &b);
+        if (!size) {
+            int best = -1;
+            uint32_t most = 0;
+            for (int k = 0; k < p->n; k++) {
+                uint64_t v = atomic_load(&p->ranges[k].v);
+                uint32_t left = RANGE_LO(v) < RANGE_HI(v) ? RANGE_HI(v) - RANGE_LO(v) : 0;
+                if (k != index && RANGE_GEN(v) == (j->gen & GEN_MASK) && left > most) best = k, most = left;
             }
-            return;
+            if (best < 0) break;
+            size = claim(&p->ranges[best], j, 0, &b);
+            if (!size) continue;
         }
-#endif
-        if ((uint32_t)(v >> 32) != j->gen || (uint32_t)v >= j->total) return;
-        uint32_t b = (uint32_t)v, left = j->total - b, size = left / share;
-        size = size < WORK_MIN_PIECE ? WORK_MIN_PIECE : size > j->chunk ? j->chunk : size;
-        if (size > left) size = left;
-        if (!atomic_compare_exchange_weak(&p->next, &v, v + size)) continue;
 #ifdef ON_CROWD_PROFILE
         double t0 = prof_now();
         if (t_first < 0) t_first = t0;
@@ -130,8 +163,16 @@ static void take_chunks(on_workers *p, const job *j, int index)
             if (p->waiting) pthread_cond_signal(&p->done_cv);
             pthread_mutex_unlock(&p->mu);
         }
-        v = atomic_load(&p->next);
     }
+#ifdef ON_CROWD_PROFILE
+    if (pr && t_first >= 0) {
+        int k = j->fn != p->prof_fn0;
+        pr->cpu[k] += prof_cpu() - c0;
+        pr->first[k] += t_first - p->t_post;
+        pr->last[k] += t_end - p->t_post;
+        pr->jobs[k]++;
+    }
+#endif
 }
 
 static uint64_t mono_ns(void)
@@ -190,21 +231,26 @@ int on_workers_create(int n, on_workers **out)
     if (!p) return -1;
     p->n = n;
     p->w = calloc((size_t)n, sizeof *p->w);
-    if (!p->w) {
+    p->ranges = aligned_alloc(64, (size_t)n * sizeof *p->ranges);
+    if (!p->w || !p->ranges) {
+        free(p->w);
+        free(p->ranges);
         free(p);
         return -1;
     }
-    atomic_init(&p->next, 0);
+    for (int i = 0; i < n; i++) atomic_init(&p->ranges[i].v, 0);
     atomic_init(&p->gen, 0);
     atomic_init(&p->done, 0);
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p->w);
+        free(p->ranges);
         free(p);
         return -1;
     }
     if (pthread_cond_init(&p->go, NULL) != 0) {
         pthread_mutex_destroy(&p->mu);
         free(p->w);
+        free(p->ranges);
         free(p);
         return -1;
     }
@@ -212,6 +258,7 @@ int on_workers_create(int n, on_workers **out)
         pthread_cond_destroy(&p->go);
         pthread_mutex_destroy(&p->mu);
         free(p->w);
+        free(p->ranges);
         free(p);
         return -1;
     }
@@ -240,6 +287,7 @@ void on_workers_destroy(on_workers *p)
     pthread_cond_destroy(&p->go);
     pthread_mutex_destroy(&p->mu);
     free(p->w);
+    free(p->ranges);
     free(p);
 }
 
@@ -254,7 +302,9 @@ static uint32_t post(on_workers *p, on_work_fn fn, void *ctx, uint32_t n, uint32
     p->chunk = chunk;
     atomic_store(&p->done, 0);
     uint32_t gen = atomic_load(&p->gen) + 1;
-    atomic_store(&p->next, (uint64_t)gen << 32);
+    for (int k = 0; k < p->n; k++)
+        atomic_store(&p->ranges[k].v, range_pack(gen, (uint32_t)((uint64_t)n * k / p->n),
+                                                 (uint32_t)((uint64_t)n * (k + 1) / p->n)));
     atomic_store(&p->gen, gen);
     if (p->sleeping) pthread_cond_broadcast(&p->go);
     return gen;
@@ -270,7 +320,7 @@ void on_workers_wake(on_workers *p)
 
 void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, void *ctx)
 {
-    if (!p || p->n < 2 || n <= chunk) {
+    if (!p || p->n < 2 || n <= chunk || n > RANGE_MASK) {
         if (n) fn(ctx, 0, 0, n);
         return;
     }
