@@ -305,13 +305,19 @@ on_status on_crowd_update(on_crowd *c, double dt)
     for (uint32_t i = 0; i < c->used; i++) {
         on_agent *a = &c->agents[i];
         if (!a->id) continue;
-        /* the snapshot the rules read of their neighbours (rules.c) */
-        a->seg0 = a->seg;
-        a->pref0 = a->pref;
-        a->yield0 = a->yield;
-        a->still0 = a->still;
-        a->head_on0 = a->yield_head_on;
-        a->fallback0 = a->fallback && a->nwalls > 0; /* pinned against a wall by a neighbour */
+        /* the snapshot the rules read of their neighbours (rules.c), stored only where it changed: a
+         * line written is a line the other threads read again from this core (most agents keep
+         * their preferred velocity, bit for bit, and the rest, frame after frame) */
+        int fb = a->fallback && a->nwalls > 0; /* pinned against a wall by a neighbour */
+        if (memcmp(&a->pref0, &a->pref, sizeof a->pref) != 0) a->pref0 = a->pref;
+        if (a->seg0 != a->seg || a->yield0 != a->yield || a->still0 != a->still ||
+            a->head_on0 != a->yield_head_on || a->fallback0 != fb) {
+            a->seg0 = a->seg;
+            a->yield0 = a->yield;
+            a->still0 = a->still;
+            a->head_on0 = a->yield_head_on;
+            a->fallback0 = fb;
+        }
         rmax = a->radius > rmax ? a->radius : rmax;
         vmax = a->max_speed > vmax ? a->max_speed : vmax;
         double look = a->radius + 2 * on_agent_lookahead(a, dt);

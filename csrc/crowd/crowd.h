@@ -91,6 +91,7 @@ typedef struct on_proxgrid {
     uint64_t *bkey;            /* per bucket: the row key its items share, or ON_PROX_MIXED */
     on_proxitem *items;
     uint32_t *tmp;             /* per live agent: its bucket (the build's scratch) */
+    uint32_t *tmprow;          /* per live agent: its row's key (the build's scratch) */
     uint32_t nbuckets;         /* a power of two */
     size_t cap_buckets, cap_items;
     /* per slot (proximity.c's candidate lists): the position and id at the last build, each slot's
