@@ -12,6 +12,9 @@
  * and for one thread too with CROWD_WALL=1 set (1 against 2 threads side by side).
  */
 #include "octonav.h"
+#ifdef ON_CROWD_PROFILE
+#include "crowd.h" /* the frame's phases timed (make BUILD=build/prof CFLAGS=-DON_CROWD_PROFILE build/prof/bench/crowd) */
+#endif
 
 #include <math.h>
 #include <stdio.h>
@@ -117,6 +120,34 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
             }
         }
     }
+#ifdef ON_CROWD_PROFILE
+    {
+        /* the phases (ms a frame, the 60 warm-up frames included): serial parts, the two parallel
+         * phases' spans, and per thread its busy time and when its first / last piece began / ended
+         * after the phase was posted */
+        double nf = 60.0 + frames, *pr = c->prof, ser = pr[0] + pr[1] + pr[2] + pr[5];
+        fprintf(stderr, "%d agents %d threads: plan %.4f snapshot %.4f build %.4f near %.4f avoid %.4f moves %.4f ms"
+                        " (serial %.4f, total %.4f)\n",
+                n, threads, pr[0] / nf * 1e3, pr[1] / nf * 1e3, pr[2] / nf * 1e3, pr[3] / nf * 1e3,
+                pr[4] / nf * 1e3, pr[5] / nf * 1e3, ser / nf * 1e3, (ser + pr[3] + pr[4]) / nf * 1e3);
+        fprintf(stderr, "  caller CPU: serial %.4f near %.4f avoid %.4f ms\n", (c->profcpu[0] + c->profcpu[1] + c->profcpu[2] + c->profcpu[5]) / nf * 1e3,
+                c->profcpu[3] / nf * 1e3, c->profcpu[4] / nf * 1e3);
+        on_workers_prof *wp = on_workers_profile(c->workers);
+        double cpu_near = 0, cpu_avoid = 0;
+        for (int w = 0; wp && w < threads && w < 8; w++) cpu_near += wp[w].cpu[0], cpu_avoid += wp[w].cpu[1];
+        if (wp)
+            fprintf(stderr, "  threads' CPU in the phases' pieces: near %.4f avoid %.4f ms\n", cpu_near / nf * 1e3,
+                    cpu_avoid / nf * 1e3);
+        for (int w = 0; wp && w < threads && w < 8; w++)
+            fprintf(stderr, "  thread %d: busy %.4f ms, %.1f pieces, %.1f slots; near first %.4f last %.4f (%llu), "
+                            "avoid first %.4f last %.4f (%llu)\n",
+                    w, wp[w].busy / nf * 1e3, wp[w].pieces / nf, wp[w].slots / nf,
+                    wp[w].first[0] / (double)(wp[w].jobs[0] ? wp[w].jobs[0] : 1) * 1e3,
+                    wp[w].last[0] / (double)(wp[w].jobs[0] ? wp[w].jobs[0] : 1) * 1e3, (unsigned long long)wp[w].jobs[0],
+                    wp[w].first[1] / (double)(wp[w].jobs[1] ? wp[w].jobs[1] : 1) * 1e3,
+                    wp[w].last[1] / (double)(wp[w].jobs[1] ? wp[w].jobs[1] : 1) * 1e3, (unsigned long long)wp[w].jobs[1]);
+    }
+#endif
     qsort(times, frames, sizeof *times, cmp);
     *p50 = times[frames / 2] * 1e3;
     *p99 = times[(int)(frames * 0.99)] * 1e3;

@@ -16,6 +16,24 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef ON_CROWD_PROFILE
+#include <time.h>
+static double prof_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+static double prof_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+#define PROF(i) (t1 = prof_now(), c->prof[i] += t1 - t0, t0 = t1, u1 = prof_cpu(), c->profcpu[i] += u1 - u0, u0 = u1)
+#else
+#define PROF(i) ((void)0)
+#endif
 
 #define ID_SLOT_BITS 20
 
@@ -41,7 +59,9 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     if (!c) return ON_FAILURE | ON_NO_MEMORY;
     c->t = t;
     c->p = q;
-    c->agents = calloc(q.max_agents, sizeof *c->agents);
+    /* the records on whole cache lines (crowd.h: a frame's threads share none they write) */
+    c->agents = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.max_agents * sizeof *c->agents);
+    if (c->agents) memset(c->agents, 0, (size_t)q.max_agents * sizeof *c->agents);
     c->gen = calloc(q.max_agents, sizeof *c->gen);
     c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
     c->queue = malloc(q.max_agents * sizeof *c->queue);
@@ -254,17 +274,26 @@ static void phase_avoid(void *ctx, int w, uint32_t begin, uint32_t end)
 
 /* agents a thread takes at a time: about eight chunks a thread (a boundary read costs as much as
  * dozens of agents' other work, so smaller chunks even the threads out), from 1 to 64 */
+#ifndef CROWD_MAX_PIECE
+#define CROWD_MAX_PIECE 64 /* (16 and 32: the same times on two threads, within their spread) */
+#endif
 static uint32_t chunk_of(const on_crowd *c)
 {
     uint32_t k = c->used / (8u * (uint32_t)on_workers_count(c->workers));
-    return k < 1 ? 1 : k > 64 ? 64 : k;
+    return k < 1 ? 1 : k > CROWD_MAX_PIECE ? CROWD_MAX_PIECE : k;
 }
 
 on_status on_crowd_update(on_crowd *c, double dt)
 {
     if (!(dt > 0 && dt <= 1)) return ON_FAILURE | ON_INVALID;
     on_status rs = ON_SUCCESS;
+#ifdef ON_CROWD_PROFILE
+    double t0 = prof_now(), t1, u0 = prof_cpu(), u1;
+#endif
     if (on_plan_step(c) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
+    PROF(0);
+    /* the threads woken now are awake by the time the snapshot and the grid are done */
+    if (c->used > chunk_of(c)) on_workers_wake(c->workers);
     /* the grid's cell: at least the widest neighbour range (phase_near's: an agent's radius, the
      * largest radius and the larger of twice its lookahead and (its top speed + the largest) tau),
      * bounded in the same pass as the snapshot (one pass over the agents' records, not two): the
@@ -276,25 +305,35 @@ on_status on_crowd_update(on_crowd *c, double dt)
     for (uint32_t i = 0; i < c->used; i++) {
         on_agent *a = &c->agents[i];
         if (!a->id) continue;
-        /* the snapshot the rules read of their neighbours (rules.c) */
-        a->seg0 = a->seg;
-        a->pref0 = a->pref;
-        a->yield0 = a->yield;
-        a->still0 = a->still;
-        a->head_on0 = a->yield_head_on;
-        a->fallback0 = a->fallback && a->nwalls > 0; /* pinned against a wall by a neighbour */
+        /* the snapshot the rules read of their neighbours (rules.c), stored only where it changed: a
+         * line written is a line the other threads read again from this core (most agents keep
+         * their preferred velocity, bit for bit, and the rest, frame after frame) */
+        int fb = a->fallback && a->nwalls > 0; /* pinned against a wall by a neighbour */
+        if (memcmp(&a->pref0, &a->pref, sizeof a->pref) != 0) a->pref0 = a->pref;
+        if (a->seg0 != a->seg || a->yield0 != a->yield || a->still0 != a->still ||
+            a->head_on0 != a->yield_head_on || a->fallback0 != fb) {
+            a->seg0 = a->seg;
+            a->yield0 = a->yield;
+            a->still0 = a->still;
+            a->head_on0 = a->yield_head_on;
+            a->fallback0 = fb;
+        }
         rmax = a->radius > rmax ? a->radius : rmax;
         vmax = a->max_speed > vmax ? a->max_speed : vmax;
         double look = a->radius + 2 * on_agent_lookahead(a, dt);
         lmax = look > lmax ? look : lmax;
     }
     double orca = rmax + (vmax + vmax) * tau, cell = rmax + (lmax > orca ? lmax : orca);
+    PROF(1);
     if (on_proxgrid_build(&c->grid, c->agents, c->used, cell > 0 ? cell : 1) < 0) return ON_FAILURE | ON_NO_MEMORY;
+    PROF(2);
     frame f = {c, dt, rmax, vmax, on_tree_revision(c->t), {dt, tau, c->p.time_horizon_obst}};
     int nw = on_workers_count(c->workers);
     for (int w = 0; w < nw; w++) c->wstat[w].refreshes = c->wstat[w].fallbacks = 0, c->wstat[w].oom = 0;
     on_workers_run(c->workers, c->used, chunk_of(c), phase_near, &f);
+    PROF(3);
     on_workers_run(c->workers, c->used, chunk_of(c), phase_avoid, &f);
+    PROF(4);
     for (int w = 0; w < nw; w++) {
         c->st.boundary_refreshes += c->wstat[w].refreshes;
         c->st.fallbacks += c->wstat[w].fallbacks;
@@ -313,6 +352,7 @@ on_status on_crowd_update(on_crowd *c, double dt)
         }
     }
     c->st.frames++;
+    PROF(5);
     return rs;
 }
 

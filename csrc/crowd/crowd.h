@@ -23,17 +23,30 @@ typedef struct on_plane {
 /* the most half-spaces one program holds: walls, neighbours and the motion limits */
 #define ON_CROWD_MAX_PLANES (ON_CROWD_MAX_WALLS + ON_CROWD_MAX_NEIGHBOURS + 8)
 
+/* An agent's record. A frame's parallel phases (crowd.c) read the neighbours' first three cache lines
+ * and write their own agent's rest: the record is laid out so that no line holds both (a write to a
+ * line another thread reads costs that thread a miss: two threads at 1,000 agents made ~2,000 such a
+ * phase), and the crowd's array of records starts on a line (ON_AGENT_ALIGN). */
+#define ON_AGENT_ALIGN 64
 typedef struct on_agent {
+    /* lines 0-2: what the neighbours' work reads (avoidance.c, rules.c), written only outside the
+     * parallel phases (the snapshot, the moves, the plan step and the calls between frames) */
     uint32_t id;               /* 0: a free slot */
     int state;                 /* ON_CROWD_* */
-    on_v3 pos, vel, nvel, pref, goal;
-    double radius, max_speed, max_accel, max_turn, arrive_dist;
+    on_v3 pos, vel;
+    double radius;
+    /* the state the frame found (crowd.c copies it before the frame): what rules.c reads of the
+     * neighbours, so every agent decides from the same snapshot, in parallel */
+    on_v3 pref0;
+    size_t seg0;               /* the segment followed before the frame's path following */
+    int yield0, still0, head_on0, fallback0;
     /* the path (world points), the segment followed (path[seg] -> path[seg + 1]) */
     double *path;
-    size_t npath, path_cap, seg;
-    int external;              /* the path was given (on_crowd_set_path): never searched for */
-    int queued;                /* waiting in the plan queue (or being searched for) */
-    on_status plan_status;
+    size_t npath;
+    on_v3 goal;
+    double max_speed, max_accel, max_turn, arrive_dist;
+    size_t path_cap;
+    /* from line 3: the agent's own, written by its own work in the phases */
     /* the local boundary: blocked boxes (6 doubles, world min then max) read around bound_at */
     double *boxes;
     size_t nboxes, boxes_cap;
@@ -42,24 +55,30 @@ typedef struct on_agent {
     uint64_t bound_rev;        /* the tree's revision they were read at */
     int bound_valid;
     /* the last frame's neighbours (slots) and wall count, for state reads and debug draw */
+    int nnbr;
     uint32_t nbr[ON_CROWD_MAX_NEIGHBOURS];
-    int nnbr, nwalls, fallback;
-    /* the frame's path following, done in its parallel phase (crowd.c): the segment before it, and
-     * the preferred velocity along the path (when it follows its path this frame) */
-    size_t seg0;
+    size_t seg;
+    /* the frame's path following, done in its parallel phase (crowd.c): the preferred velocity along
+     * the path (when it follows its path this frame) */
     on_v3 fpref;
+    on_v3 pref;
     /* deadlock breaking (crowd.c): the distance left along its path, the least seen, frames since it
      * last shrank by a tenth of a leaf, and frames left backing off for an agent that has the way */
     double togo, togo_best;
     int still, yield;
     int hold;                  /* held back by an oncoming agent with the way (rules.c): waits out of the passage */
     int yield_head_on;         /* the backing off is for a head-on meeting (the agents behind follow) */
-    /* the state the frame found (crowd.c copies it before the frame): what rules.c reads of the
-     * neighbours, so every agent decides from the same snapshot, in parallel */
-    on_v3 pref0;
-    int yield0, still0, head_on0, fallback0;
+    on_v3 nvel;
+    int nwalls, fallback;
     double turn_of, turn_k;    /* avoidance.c: the turn limit a frame (max_turn dt) its pyramid's slope was made for */
+    int external;              /* the path was given (on_crowd_set_path): never searched for */
+    int queued;                /* waiting in the plan queue (or being searched for) */
+    on_status plan_status;
+    char pad[36];              /* (the record a whole number of lines) */
 } on_agent;
+_Static_assert(offsetof(on_agent, pref0) == 64 && offsetof(on_agent, boxes) == 3 * ON_AGENT_ALIGN &&
+                   sizeof(on_agent) % ON_AGENT_ALIGN == 0,
+               "on_agent: the neighbours' lines first, whole lines");
 
 /* proximity.c: a hash grid of the agents' centres, rebuilt every frame (no allocation once grown). */
 typedef struct on_proxitem {
@@ -72,6 +91,7 @@ typedef struct on_proxgrid {
     uint64_t *bkey;            /* per bucket: the row key its items share, or ON_PROX_MIXED */
     on_proxitem *items;
     uint32_t *tmp;             /* per live agent: its bucket (the build's scratch) */
+    uint32_t *tmprow;          /* per live agent: its row's key (the build's scratch) */
     uint32_t nbuckets;         /* a power of two */
     size_t cap_buckets, cap_items;
     /* per slot (proximity.c's candidate lists): the position and id at the last build, each slot's
@@ -112,7 +132,18 @@ int on_workers_create(int n, on_workers **out);
 void on_workers_destroy(on_workers *p);
 /* fn over [0, n) in chunks of `chunk`, on every thread; returns when all are done (p NULL: the caller alone). */
 void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, void *ctx);
+/* Wake the pool's sleeping threads ahead of the next on_workers_run (they watch for it a while). */
+void on_workers_wake(on_workers *p);
 int on_workers_count(const on_workers *p);
+#ifdef ON_CROWD_PROFILE
+/* (bench only) per thread: seconds busy in pieces, pieces, slots; per job parity (phase 1, 2 of a
+ * frame): the sum of the first piece's start and the last piece's end after the job was posted */
+typedef struct on_workers_prof {
+    double busy, first[2], last[2], cpu[2];
+    uint64_t pieces, slots, jobs[2];
+} on_workers_prof;
+on_workers_prof *on_workers_profile(on_workers *p);
+#endif
 
 /* what one thread counts during a frame's phase (summed after it) */
 typedef struct on_crowd_wstat {
@@ -141,6 +172,9 @@ struct on_crowd {
     double cur_radius;         /* the radius its search keeps from blocked space (0: a point's) */
     on_agent scratch;          /* boxes read around a path's corners (on_follow_clear_path) */
     on_crowd_stats st;
+#ifdef ON_CROWD_PROFILE
+    double prof[8], profcpu[8]; /* (bench only) seconds (wall, the caller's CPU) summed over frames: plan, snapshot, build, near, avoid, moves */
+#endif
 };
 
 /* plan.c: the paths' searches. */

@@ -64,6 +64,8 @@ void on_proxgrid_free(on_proxgrid *g)
     free(g->bkey);
     free(g->items);
     free(g->tmp);
+    free(g->tmprow);
+    g->tmprow = NULL;
     free(g->last);
     free(g->last_id);
     free(g->cand);
@@ -85,7 +87,8 @@ void on_proxgrid_free(on_proxgrid *g)
 
 size_t on_proxgrid_bytes(const on_proxgrid *g)
 {
-    return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) + g->cap_items * (sizeof *g->items + sizeof *g->tmp) +
+    return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) +
+           g->cap_items * (sizeof *g->items + sizeof *g->tmp + sizeof *g->tmprow) +
            g->cap_slots * (3 * sizeof *g->last + sizeof *g->last_id + PROX_CAND * sizeof *g->cand + sizeof *g->lists +
                           sizeof *g->order);
 }
@@ -163,7 +166,9 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
         if (it) g->items = it;
         uint32_t *t = realloc(g->tmp, ni * sizeof *t);
         if (t) g->tmp = t;
-        if (!it || !t) return -1;
+        uint32_t *tr = realloc(g->tmprow, ni * sizeof *tr);
+        if (tr) g->tmprow = tr;
+        if (!it || !t || !tr) return -1;
         g->cap_items = ni;
     }
     if (n && g->cap_slots < n) {
@@ -212,19 +217,21 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
     uint32_t mask = nb - 1;
     for (uint32_t b = 0; b <= nb; b++) g->start[b] = 0;
     for (uint32_t k = 0; k < live; k++) {
-        const on_agent *a = &agents[g->order[k]];
-        uint32_t b = bucket(cellof(a->pos.y, cell), cellof(a->pos.z, cell), mask);
+        const double *l = g->last + 3 * (size_t)g->order[k]; /* (its position, copied above) */
+        int64_t cy = cellof(l[1], cell), cz = cellof(l[2], cell);
+        uint32_t b = bucket(cy, cz, mask);
         g->tmp[k] = b;
+        g->tmprow[k] = rowkey(cy, cz);
         g->start[b + 1]++;
     }
     for (uint32_t b = 0; b < nb; b++) g->start[b + 1] += g->start[b];
     /* place by a running cursor per bucket (start[b] advanced, then shifted back) */
     for (uint32_t k = 0; k < live; k++) {
         uint32_t i = g->order[k];
-        const on_agent *a = &agents[i];
+        const double *l = g->last + 3 * (size_t)i;
         uint32_t b = g->tmp[k];
         uint32_t at = g->start[b]++;
-        on_proxitem it = {a->pos.x, a->pos.y, a->pos.z, i, rowkey(cellof(a->pos.y, cell), cellof(a->pos.z, cell))};
+        on_proxitem it = {l[0], l[1], l[2], i, g->tmprow[k]};
         g->items[at] = it;
     }
     for (uint32_t b = nb; b > 0; b--) g->start[b] = g->start[b - 1];

@@ -3,15 +3,20 @@
  * nearest against a brute force over every agent (ties by slot, agents on cell borders and on one
  * point, buckets shared by several cells, ranges below the grid's); the frames the same bit for bit
  * on 1, 2 and 3 threads (a crowd pressing both ways through a door in a wall, agents removed and
- * added on the way); the threads option's range.
+ * added on the way; 600 agents among boxes, frames back to back and frames far apart); the threads'
+ * pool (workers.c): every slot of every job run once, whatever the threads, the pieces and the
+ * pauses between jobs; the agents' records on whole cache lines; the threads option's range.
  */
 #include "minitest.h"
 #include "octonav.h"
 #include "crowd.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t rng = 0x2545F4914F6CDD1Dull;
 static double rnd(void)
@@ -295,6 +300,133 @@ static void pairs_run(int threads, int frames, double *out)
     on_tree_destroy(t);
 }
 
+
+/* the pool's job for test_workers: each slot of [begin, end) counted once (a slot run twice, or by
+ * two threads at once, shows as a count of 2 or as a race under TSan), the worker index in range */
+typedef struct count_job {
+    unsigned char *hits;
+    int nthreads;
+    atomic_int bad_worker;
+} count_job;
+
+static void count_fn(void *ctx, int w, uint32_t begin, uint32_t end)
+{
+    count_job *j = ctx;
+    if (w < 0 || w >= j->nthreads) atomic_store(&j->bad_worker, 1);
+    for (uint32_t i = begin; i < end; i++) j->hits[i]++;
+}
+
+static void pause_ms(double ms)
+{
+    struct timespec ts = {0, (long)(ms * 1e6)};
+    nanosleep(&ts, NULL);
+}
+
+/* Every slot of every job run exactly once on 1, 2, 3 and 8 threads: jobs of 0 to 5,000 slots, pieces
+ * of 1 to 64, back to back (the threads watching for the next) and after pauses of 1 ms, beyond the
+ * watch (the threads asleep, woken by the job or by on_workers_wake ahead of it). */
+static void test_workers(void)
+{
+    int threads[4] = {1, 2, 3, 8};
+    uint32_t sizes[8] = {0, 1, 2, 3, 17, 100, 1001, 5000};
+    uint32_t chunks[3] = {1, 7, 64};
+    unsigned char *hits = malloc(5000);
+    int jobs = 0, wrong = 0;
+    for (int ti = 0; ti < 4; ti++) {
+        on_workers *p = NULL;
+        CHECK_EQ_INT(on_workers_create(threads[ti], &p), 0);
+        CHECK_EQ_INT(on_workers_count(p), threads[ti]);
+        count_job j = {hits, threads[ti], 0};
+        for (int round = 0; round < 3; round++)
+            for (int si = 0; si < 8; si++)
+                for (int ci = 0; ci < 3; ci++) {
+                    if (round == 1 && ci == 0) pause_ms(1.0); /* asleep: woken by the job */
+                    if (round == 2 && ci == 0) {
+                        pause_ms(1.0);
+                        on_workers_wake(p); /* woken ahead of the job */
+                    }
+                    memset(hits, 0, 5000);
+                    on_workers_run(p, sizes[si], chunks[ci], count_fn, &j);
+                    jobs++;
+                    for (uint32_t i = 0; i < 5000; i++)
+                        if (hits[i] != (i < sizes[si])) {
+                            wrong++;
+                            break;
+                        }
+                }
+        CHECK_EQ_INT(atomic_load(&j.bad_worker), 0);
+        on_workers_destroy(p);
+    }
+    CHECK_EQ_INT(wrong, 0);
+    free(hits);
+    printf("workers: %d jobs on 1, 2, 3 and 8 threads, every slot run once\n", jobs);
+}
+
+/* 600 agents of mixed radii among random boxes in a cube of 40 leaves, each flying to a random point
+ * and to another on arrival, ten removed and ten added at frame 40: every frame's positions and
+ * velocities into out (6 doubles a slot, 600 slots), frames back to back, or (pauses) with 1 ms
+ * between some, beyond the threads' watch */
+static void many_run(int threads, int frames, int pauses, double *out)
+{
+    on_tree_params tp = {{1, 1, 1}, 6, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_create(&tp, &t)));
+    uint64_t saved = rng;
+    rng = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 24; i++) {
+        double lo[3] = {4 + rnd() * 30, 4 + rnd() * 30, 4 + rnd() * 30};
+        double hi[3] = {lo[0] + 1 + rnd() * 3, lo[1] + 1 + rnd() * 3, lo[2] + 1 + rnd() * 3};
+        CHECK(on_ok(on_tree_add_box(t, lo, hi)));
+    }
+    double wl[3] = {40, 0, 0}, wh[3] = {64, 64, 64};
+    CHECK(on_ok(on_tree_add_box(t, wl, wh)));
+    on_crowd_params p = {.max_agents = 600, .threads = threads};
+    on_crowd *c = NULL;
+    CHECK(on_ok(on_crowd_create(t, &p, &c)));
+    CHECK(((uintptr_t)c->agents & (ON_AGENT_ALIGN - 1)) == 0); /* (crowd.h: records on whole lines) */
+    uint32_t ids[600];
+    int n = 0;
+    for (int tries = 0; n < 600 && tries < 60000; tries++) {
+        double a[3] = {1 + rnd() * 38, 1 + rnd() * 62, 1 + rnd() * 62}, g[3] = {1 + rnd() * 38, 1 + rnd() * 62, 1 + rnd() * 62};
+        on_crowd_agent_params ap = {0.4 + 0.2 * (n % 3), 4.0, 8.0, 3.0, 0};
+        if (!on_ok(on_crowd_add(c, a, &ap, &ids[n]))) continue;
+        CHECK(on_ok(on_crowd_set_path(c, ids[n], g, 1)));
+        n++;
+    }
+    CHECK_EQ_INT(n, 600);
+    size_t k;
+    for (int f = 0; f < frames; f++) {
+        if (f == 40) {
+            for (int i = 5; i < 600; i += 60) CHECK(on_ok(on_crowd_remove(c, ids[i])));
+            for (int i = 5; i < 600; i += 60) {
+                on_crowd_agent_params ap = {0.5, 4.0, 8.0, 3.0, 0};
+                double a[3], g[3] = {20, 32, 32};
+                int ok = 0;
+                for (int tries = 0; !ok && tries < 1000; tries++) {
+                    a[0] = 1 + rnd() * 38, a[1] = 1 + rnd() * 62, a[2] = 1 + rnd() * 62;
+                    ok = on_ok(on_crowd_add(c, a, &ap, &ids[i]));
+                }
+                CHECK(ok);
+                CHECK(on_ok(on_crowd_set_path(c, ids[i], g, 1)));
+            }
+        }
+        if (pauses && f % 7 == 3) pause_ms(1.0);
+        CHECK(on_ok(on_crowd_update(c, 1.0 / 30)));
+        memset(out + (size_t)f * 6 * 600, 0, 6 * 600 * sizeof *out);
+        CHECK(on_ok(on_crowd_states(c, out + (size_t)f * 6 * 600, 600, &k)));
+        for (int i = 0; i < 600; i++) {
+            on_crowd_agent_state st;
+            if (on_ok(on_crowd_agent_get(c, ids[i], &st)) && st.state == ON_CROWD_ARRIVED) {
+                double g[3] = {1 + rnd() * 38, 1 + rnd() * 62, 1 + rnd() * 62};
+                CHECK(on_ok(on_crowd_set_path(c, ids[i], g, 1)));
+            }
+        }
+    }
+    rng = saved;
+    on_crowd_destroy(c);
+    on_tree_destroy(t);
+}
+
 static void test_threads_same_frames(void)
 {
     {
@@ -343,6 +475,29 @@ static void test_threads_same_frames(void)
     free(two);
     free(three);
     free(eight);
+    {
+        /* 600 agents: 1 thread, then 2 and 3 back to back and with pauses between frames */
+        enum { MF = 80 };
+        size_t msz = (size_t)MF * 6 * 600 * sizeof(double);
+        double *m1 = malloc(msz), *m2 = malloc(msz), *m2p = malloc(msz), *m3p = malloc(msz);
+        many_run(1, MF, 0, m1);
+        many_run(2, MF, 0, m2);
+        many_run(2, MF, 1, m2p);
+        many_run(3, MF, 1, m3p);
+        CHECK(memcmp(m1, m2, msz) == 0);
+        CHECK(memcmp(m1, m2p, msz) == 0);
+        CHECK(memcmp(m1, m3p, msz) == 0);
+        /* they moved, and apart from each other */
+        double moved = 0;
+        for (int i = 0; i < 600; i++) moved += fabs(m1[(size_t)(MF - 1) * 6 * 600 + 6 * i] - m1[6 * i]);
+        printf("threads: 600 agents, %d frames equal on 1, 2 and 3 threads (pauses or none), mean |dx| %.2f\n", MF,
+               moved / 600);
+        CHECK(moved / 600 > 2);
+        free(m1);
+        free(m2);
+        free(m2p);
+        free(m3p);
+    }
 }
 
 static void test_threads_option(void)
@@ -371,5 +526,6 @@ static void test_threads_option(void)
 TEST_MAIN("crowd_frame", {
     test_proximity();
     test_threads_option();
+    test_workers();
     test_threads_same_frames();
 })
