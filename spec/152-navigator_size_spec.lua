@@ -27,7 +27,8 @@ local function fields(n)
   local src = { "return function() return { " }
   for i = 1, n do src[#src + 1] = ("f%d = %d, "):format(i, i) end
   src[#src + 1] = "} end"
-  return assert((loadstring or load)(table.concat(src)))()
+  local loadstr = rawget(_G, "loadstring") or load -- (Lua 5.1: load takes a function)
+  return assert(loadstr(table.concat(src)))()
 end
 
 describe("a navigator's table", function()
