@@ -93,9 +93,9 @@ typedef struct jjob {
 
 /* Slots of a tile's table the caller's thread copies for a rebuild job in one update (without wait):
  * a 512^3 terrain tile's table (~111,000 slots, 550 KB) copied whole took 2.1-2.6 ms of the game's
- * thread in one update at load (its fresh pages faulted in), the frame's worst; in pieces of 32,768
- * slots (160 KB) it takes 4 updates. */
-#define ON_STREAM_COPY_SLOTS 32768u
+ * thread in one update at load (its fresh pages faulted in), the frame's worst; in pieces of 16,384
+ * slots (80 KB, 0.2-0.5 ms at load 12) it takes 7 updates. */
+#define ON_STREAM_COPY_SLOTS 16384u
 
 typedef struct agent {
     double p[3];
