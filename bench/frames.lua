@@ -149,7 +149,7 @@ end
 -- --trace: the C calls of the tree, query and planner objects wrapped (their metatables' methods, shared
 -- by every object of the kind) and timed one by one on the thread CPU clock; each navigator update and
 -- the budget's collector steps too. T.frame_begin() / T.frame_end(f, ms) around each frame.
-local function make_tracer(world, budget)
+local function make_tracer(world, budget, strm)
   local tc = core.thread_clock
   local T = { sums = {}, counts = {}, names = {}, over = {}, by_top = {}, top = 0, top_name = nil, upd = 0,
     upd_max = 0, upd_what = nil, upd_sum = 0, restore = {} }
@@ -183,6 +183,8 @@ local function make_tracer(world, budget)
   wrap(getmetatable(p).__index, "planner.", { "start", "start_multi", "step", "flat", "plan" })
   planner.release(world, p)
   wrap(budget, "budget.", { "collect" })
+  -- (--stream: the C streamer's update, the installs' part of streamer:update on the game's thread)
+  if strm then wrap(getmetatable(strm.core).__index, "streamer.", { "update" }) end
   -- each navigator update: the longest of the frame, and the state it started in and ended in
   local Nav = getmetatable(navigator.new(world, {}))
   local upd = Nav.update
@@ -303,7 +305,7 @@ local function run_pass()
   if o.gcstep > 0 then require("octonav.navbudget").GC_AUTO_STEPSIZE = o.gcstep end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
-  local T = flags.trace and make_tracer(world, budget)
+  local T = flags.trace and make_tracer(world, budget, strm)
   -- --timeline (with --stream): when each tile was installed (frame, wall ms since the first frame) and
   -- what it was to the navigators then (a start tile of one waiting for its first move, a goal's tile),
   -- and each goal's first move: the frame its start tile came in, the frame it moved, lead or path
