@@ -436,13 +436,15 @@ static result *sort_results(const on_streamer *s, result *list)
     return out;
 }
 
-/* The finished loads this update handles (list: taken from s->results under mu), in line order (the
- * queue's: tiles agents stand in first, then locked or pinned ones, ...; so when workers finish
- * faster than max_publish installs, the tiles navigators wait in come first whatever order they
- * were read in): all of them when limit is SIZE_MAX, else the first limit; the others go back to
- * s->results for the next updates (counted in s->deferred). Returns the ones to handle. */
-static result *take_results(on_streamer *s, result *list, size_t limit)
+/* The finished loads this update handles (list: taken from s->results under mu): all of them when
+ * limit is SIZE_MAX, else the first limit in line order (the queue's: tiles agents stand in first, then
+ * locked or pinned ones, ...; so when workers finish faster than max_publish installs, the tiles
+ * navigators wait in come first whatever order they were read in); the others go back to s->results
+ * for the next updates (counted in s->deferred). bounded: the installs may stop at publish_ms, so all
+ * of them are in line order too (else, as they came). Returns the ones to handle. */
+static result *take_results(on_streamer *s, result *list, size_t limit, int bounded)
 {
+    if (limit == SIZE_MAX && !bounded) return list;
     list = sort_results(s, list);
     if (limit == SIZE_MAX) return list;
     result *now = list, **tail = &now;
@@ -497,7 +499,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     s->jdone = NULL;
     pthread_mutex_unlock(&s->mu);
     int did = 0;
-    install_results(s, take_results(s, list, publish), t0, wait, &did);
+    install_results(s, take_results(s, list, publish, !wait && s->nthreads && s->p.publish_ms > 0), t0, wait, &did);
     for (size_t c = 0; c < s->ncands; c++) s->tiles[s->cands[c].tile].cand = 0; /* (start_loads') */
     s->ncands = 0;
     if (joins) s->freed_since = 1; /* (their table copies) */
