@@ -2,7 +2,7 @@
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
 --                       [--los-budget S|none|tree]
 --                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
---                       [--nobegin] [--fps F]
+--                       [--nobegin] [--fps F] [--timeline]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -71,7 +71,8 @@ while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
-    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases" then
+    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases"
+    or k == "timeline" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -148,7 +149,7 @@ end
 -- --trace: the C calls of the tree, query and planner objects wrapped (their metatables' methods, shared
 -- by every object of the kind) and timed one by one on the thread CPU clock; each navigator update and
 -- the budget's collector steps too. T.frame_begin() / T.frame_end(f, ms) around each frame.
-local function make_tracer(world, budget)
+local function make_tracer(world, budget, strm)
   local tc = core.thread_clock
   local T = { sums = {}, counts = {}, names = {}, over = {}, by_top = {}, top = 0, top_name = nil, upd = 0,
     upd_max = 0, upd_what = nil, upd_sum = 0, restore = {} }
@@ -182,6 +183,8 @@ local function make_tracer(world, budget)
   wrap(getmetatable(p).__index, "planner.", { "start", "start_multi", "step", "flat", "plan" })
   planner.release(world, p)
   wrap(budget, "budget.", { "collect" })
+  -- (--stream: the C streamer's update, the installs' part of streamer:update on the game's thread)
+  if strm then wrap(getmetatable(strm.core).__index, "streamer.", { "update" }) end
   -- each navigator update: the longest of the frame, and the state it started in and ended in
   local Nav = getmetatable(navigator.new(world, {}))
   local upd = Nav.update
@@ -302,7 +305,11 @@ local function run_pass()
   if o.gcstep > 0 then require("octonav.navbudget").GC_AUTO_STEPSIZE = o.gcstep end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
-  local T = flags.trace and make_tracer(world, budget)
+  local T = flags.trace and make_tracer(world, budget, strm)
+  -- --timeline (with --stream): when each tile was installed (frame, wall ms since the first frame) and
+  -- what it was to the navigators then (a start tile of one waiting for its first move, a goal's tile),
+  -- and each goal's first move: the frame its start tile came in, the frame it moved, lead or path
+  local TL = flags.timeline and strm and { at = {}, order = {}, goals = {}, ch = nil }
   if T or flags.phases then budget.phases = { clock = core.thread_clock } end
   local PH = flags.phases and { {}, {}, {}, {}, {}, {} } -- (--phases: budget:update's parts, ms a frame)
   local group = flags.group and not flags.nobudget
@@ -319,6 +326,10 @@ local function run_pass()
       lead_distance = o.lead > 0 and o.lead * world.scale or nil })
     nav:go(pr.b)
     navs[slot] = { nav = nav, pos = { pr.a[1], pr.a[2], pr.a[3] }, since = frame, moved = false }
+    if TL then
+      navs[slot].tl = { since = frame, st = world:tile_of(pr.a), gt = world:tile_of(pr.b) }
+      TL.goals[#TL.goals + 1] = navs[slot].tl
+    end
     gnavs[slot], gpos[slot] = nav, navs[slot].pos
     if flags.png then
       local tr = { { pr.a[1], pr.a[2], pr.a[3] } }
@@ -347,7 +358,8 @@ local function run_pass()
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then
       if not flags.nobegin and not flags.nobudget then budget:begin() end
-      strm:update()
+      local ch = strm:update()
+      if TL then TL.ch = ch end
       local sc = (core.thread_clock() - c0) * 1e3
       if sc > smax then smax = sc end
       if sc > o.ms / 2 then sover = sover + 1 end
@@ -373,6 +385,24 @@ local function run_pass()
     copy_c, copy_w = nil, nil
     if c > limit then over = over + 1 end
     if T then T.frame_end(f, c, limit, group and budget.phases) end
+    if TL and TL.ch then -- (outside the frame's times)
+      for _, t in ipairs(TL.ch.loaded) do
+        local ti = t[1] + world.tiles[1] * (t[2] + world.tiles[2] * t[3])
+        if not TL.at[ti] then
+          local kind = "N"
+          for s = 1, o.agents do
+            local g = navs[s].tl
+            if g.st == ti and not navs[s].moved then kind = "S" break end
+            if g.gt == ti then kind = "G" end
+          end
+          TL.at[ti] = f
+          TL.order[#TL.order + 1] = ("%d@%d%s"):format(ti, f, kind)
+          TL.ms = TL.ms or {}
+          TL.ms[ti] = (core.clock() - run0) * 1e3
+        end
+      end
+      TL.ch = nil
+    end
     if o.fps > 0 then -- (--fps: the rest of the frame's 1/F s slept)
       local left = w0 + 1 / o.fps - core.clock()
       if left > 0 then sleep(left) end
@@ -431,6 +461,7 @@ local function run_pass()
       elseif status == "moving" and wp then
         if not w.moved then
           w.moved = true
+          if w.tl then w.tl.moved, w.tl.lead = f, w.nav.lead_to ~= nil end
           waits[#waits + 1] = f - w.since
           if f - w.since > first_wait then
             first_wait = f - w.since
@@ -478,7 +509,7 @@ local function run_pass()
     adjacency = st.adjacency_bytes, adjacency_tiles = st.adjacency_tiles, landmarks = st.landmark_bytes,
     boxes = st.box_bytes, los_dropped = st.los_dropped, los_budget = world.tree.los_budget and world.tree:los_budget(),
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
-    sst = strm and strm:stats(), run_s = run_s,
+    sst = strm and strm:stats(), run_s = run_s, tl = TL,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
   if PH then
@@ -572,6 +603,36 @@ for p = 1, o.passes do
       ss.decoded, ss.decode_seconds, ss.masks_built, ss.trims or 0, (ss.trim_seconds or 0) * 1e3))
   end
   if r.waiter then print("  longest first-move wait (never moved): " .. r.waiter) end
+  if r.tl then
+    -- the worker's deliveries as installed: tile@frame and what the tile was then (S: the start tile of a
+    -- navigator waiting for its first move, G: a goal's tile, N: neither); the first goals' start tiles
+    local TLr = r.tl
+    print(("  timeline: tiles installed (first time), tile@frame kind: %s"):format(table.concat(TLr.order, " ", 1,
+      math.min(#TLr.order, 80))))
+    local starts, last, lastms = {}, 0, 0
+    for _, g in ipairs(TLr.goals) do
+      if g.since == 1 and g.st and not starts[g.st] then
+        starts[g.st] = true
+        local at = TLr.at[g.st] or math.huge
+        if at > last then last, lastms = at, TLr.ms[g.st] or 0 end
+      end
+    end
+    local ns = 0
+    for _ in pairs(starts) do ns = ns + 1 end
+    print(("  timeline: the first %d navigators' %d start tiles all in at frame %s (%.0f ms wall)"):format(o.agents, ns,
+      tostring(last), lastms))
+    local slow = {}
+    for _, g in ipairs(TLr.goals) do
+      local m = g.moved or o.frames
+      if m - g.since > 60 then
+        slow[#slow + 1] = ("since %d: start tile %s in at %s, goal tile %s in at %s, moved %s (%s)"):format(g.since,
+          tostring(g.st), tostring(TLr.at[g.st]), tostring(g.gt), tostring(TLr.at[g.gt]), tostring(g.moved),
+          g.moved and (g.lead and "lead" or "path") or "never")
+      end
+    end
+    print(("  timeline: %d goals waited over 60 frames%s"):format(#slow, #slow > 0 and ":" or ""))
+    for j = 1, math.min(#slow, 30) do print("    " .. slow[j]) end
+  end
   local over60 = 0
   for _, v in ipairs(r.waits) do if v > 60 then over60 = over60 + 1 end end
   print(("  first-move waits (frames) p50 / p99 / max %d / %d / %d; %d of %d goals waited over 60%s"):format(

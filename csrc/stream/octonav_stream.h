@@ -158,13 +158,17 @@ ON_API on_status on_streamer_load_tree(on_streamer *s, uint32_t id, const char *
  * must stay alive until it is unset or the streamer destroyed. */
 struct on_wgraph; /* (the world graph, below) */
 ON_API on_status on_streamer_set_graph(on_streamer *s, struct on_wgraph *w, size_t max_bytes);
-/* The workers take queued loads in this order, made again by every update: tiles a lock or a pin
- * keeps first (what a navigator waits for), then the others, each group nearest an agent first; a
- * queued load no rule wants any more (no lock or pin, beyond load_padding of every agent) leaves the
- * queue (the tile back to unloaded, stats.cancelled) before a worker reads it for nothing. Without
- * wait and with workers, an update installs at most max_publish finished loads (locked and pinned
- * tiles first) and unloads at most max_unloads tiles: the caller's thread's work per update is
- * bounded (without workers the update reads the tiles itself, and no limit applies).
+/* The workers take queued loads in this order, made again by every update: tiles agents stand in
+ * first, the most agents first (what their navigators wait in: a first move waits for the agent's
+ * own tile alone), then the other tiles a lock or a pin keeps (a goal's tile, what a search waits
+ * for), then the rest, each group nearest an agent first, then as queued; a queued load no rule wants
+ * any more (no lock or pin, beyond load_padding of every agent) leaves the queue (the tile back to
+ * unloaded, stats.cancelled) before a worker reads it for nothing. Without wait and with workers, an
+ * update installs at most max_publish finished loads, in the same order (whatever order the workers
+ * read them in), and unloads at most max_unloads tiles: the caller's thread's work per update is
+ * bounded (without workers the update reads the tiles itself, and no limit applies). A loaded tile
+ * whose cell adjacency or join set an edit dropped has its table copied for a worker's rebuild in
+ * slices, 16,384 slots an update (all at once when waiting).
  * wait != 0: block until every load queued so far has finished and install it in this call.
  * max_loaded counts every loaded or queued tile. Locked and forced tiles always load (they may take
  * the count above the limit). Above the limit, and whenever a needed tile finds no room, a loaded

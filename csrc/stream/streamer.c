@@ -121,7 +121,8 @@ static void stop_workers(on_streamer *s)
     }
     on_streamer_free_jjobs(s->jjobs);
     on_streamer_free_jjobs(s->jdone);
-    s->jjobs = s->jdone = NULL;
+    on_streamer_free_jjobs(s->copying);
+    s->jjobs = s->jdone = s->copying = NULL;
     for (uint32_t i = 0; i < s->ntiles; i++) s->tiles[i].rejoin = 0, s->tiles[i].readj = 0;
     for (size_t i = 0; i < s->nev; i++) s->ev[i].tree = NULL; /* handed out already: the caller owns them */
 }

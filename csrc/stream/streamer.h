@@ -88,7 +88,14 @@ typedef struct jjob {
     struct on_celladj *cadj; /* (adj) the result, NULL when out of memory */
     struct on_losmap *lmap;  /* (do_los) the masks, NULL when out of memory */
     double seconds;     /* the worker's time building it */
+    uint32_t copied;    /* (s->copying) slots of the tile's table copied into tab so far */
 } jjob;
+
+/* Slots of a tile's table the caller's thread copies for a rebuild job in one update (without wait):
+ * a 512^3 terrain tile's table (~111,000 slots, 550 KB) copied whole took 2.1-2.6 ms of the game's
+ * thread in one update at load (its fresh pages faulted in), the frame's worst; in pieces of 16,384
+ * slots (80 KB, 0.2-0.5 ms at load 12) it takes 7 updates. */
+#define ON_STREAM_COPY_SLOTS 16384u
 
 typedef struct agent {
     double p[3];
@@ -104,17 +111,22 @@ typedef struct tstate {
     uint32_t readj;     /* its cell adjacency jobs (jjob.adj) queued, in flight or done, not yet handled */
 } tstate;
 
-/* A tile and its distance to the nearest agent (load candidates, eviction candidates). */
+/* A tile and its distance to the nearest agent (load candidates, eviction candidates), and how many
+ * agents stand in it (distance 0). */
 typedef struct cand {
     uint32_t tile;
     double d;
+    uint32_t inside;
 } cand;
 
-/* A queued load being ordered (streamer_update.c): locked or pinned first, then nearest first, then
- * as it was queued. */
+/* A queued load or a finished one being ordered (streamer_update.c): tiles agents stand in first
+ * (tier 0: what their navigators wait in), the most agents first; then the other locked or pinned
+ * tiles (tier 1: a goal's tile, what a search waits for); then the rest (tier 2); each tier nearest an
+ * agent first, then as it was queued (pos; a finished load: its tile index). */
 typedef struct qent {
     uint32_t tile, pos;
-    int pinned;
+    int tier;
+    uint32_t inside;
     double d;
 } qent;
 
@@ -134,6 +146,7 @@ struct on_streamer {
     size_t nqueued, nfailed;
     cand *cands;        /* scratch: tiles within load_padding of one update, then the loads among them,
                          * nearest first (capacity 2 ntiles) */
+    size_t ncands;      /* the update's candidates (their tiles' tstate.cand set until its end) */
     cand *evict;        /* scratch: loaded tiles no rule needs now, farthest first (capacity ntiles) */
     qent *qord;         /* scratch: the queued loads in their new order (capacity ntiles) */
     uint32_t *waiting;  /* tiles held back by max_loaded in the last update */
@@ -155,6 +168,8 @@ struct on_streamer {
     result *results;
     tjob *tjobs, *tdone; /* tree files queued (LIFO, order does not matter), and read */
     jjob *jjobs, *jdone; /* join sets to build again (taken after every tile load), and built */
+    jjob *copying;      /* (the caller's thread) rebuild jobs whose table copy is under way, a slice an
+                         * update (ON_STREAM_COPY_SLOTS); pushed to jjobs once copied */
     size_t inflight;    /* jobs taken by workers, not yet in results */
     int stop;
     int paused;         /* on_streamer_hold: the workers take no new tile job */
@@ -203,9 +218,12 @@ size_t on_streamer_queue(on_streamer *s, uint32_t *tiles, size_t cap);
 /* Queue a rebuild of the join set of every loaded tile that lost it (joins on, params.prepare off;
  * one job a tile at a time), and of the cell adjacency of a loaded tile that has none and none coming
  * (the tree's adjacencies on, the tile not solid: an edit dropped it; one tile an update: its table's
- * copy is the caller's thread's work); without workers they are built here. The caller holds no
+ * copy is the caller's thread's work); without workers they are built here. With workers and without
+ * wait the tables are copied in slices, ON_STREAM_COPY_SLOTS slots an update over the jobs in s->copying,
+ * each job queued once its copy is whole (a job whose tile changed or left meanwhile is dropped, and the
+ * tile found again by a later update); with wait the copies are made whole here. The caller holds no
  * lock. */
-void on_streamer_queue_rejoins(on_streamer *s);
+void on_streamer_queue_rejoins(on_streamer *s, int wait);
 /* Give the tiles the join sets built (list: jdone taken under mu) whose tile is unchanged since its
  * copy; free the others. */
 void on_streamer_adopt_rejoins(on_streamer *s, jjob *list);

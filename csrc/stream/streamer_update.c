@@ -88,6 +88,7 @@ static int by_distance(const cand *x, const cand *y)
 
 ON_STREAM_HEAPSORT(sort_cands, cand, by_distance)
 
+
 /* Loaded tiles that no rule needs now (not pinned, beyond load_padding of every agent: kept only by
  * unload_padding), farthest first: what max_loaded may unload to make room for a needed tile. */
 static size_t find_evictable(on_streamer *s)
@@ -97,7 +98,7 @@ static size_t find_evictable(on_streamer *s)
         uint32_t tile = s->loaded[i];
         if (on_streamer_is_pinned(&s->tiles[tile])) continue;
         double d = nearest_agent(s, tile);
-        if (d > s->p.load_padding) s->evict[n++] = (cand){tile, -d};
+        if (d > s->p.load_padding) s->evict[n++] = (cand){tile, -d, 0};
     }
     sort_cands(s->evict, n);
     return n;
@@ -105,9 +106,22 @@ static size_t find_evictable(on_streamer *s)
 
 static int by_queue_order(const qent *x, const qent *y)
 {
-    if (x->pinned != y->pinned) return x->pinned ? -1 : 1;
+    if (x->tier != y->tier) return x->tier < y->tier ? -1 : 1;
+    if (x->inside != y->inside) return x->inside > y->inside ? -1 : 1;
     if (x->d != y->d) return x->d < y->d ? -1 : 1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* A queued or finished load's place in line (qent), from this update's candidates (s->cands, valid
+ * from start_loads until the update's end): tier 0 when an agent stands in the tile, 1 when it is
+ * locked or pinned, else 2. */
+static qent queue_key(const on_streamer *s, uint32_t tile, uint32_t pos)
+{
+    const tstate *ts = &s->tiles[tile];
+    const cand *c = ts->cand ? &s->cands[ts->cand - 1] : NULL;
+    uint32_t inside = c ? c->inside : 0;
+    int tier = inside ? 0 : on_streamer_is_pinned(ts) ? 1 : 2;
+    return (qent){tile, pos, tier, inside, c ? c->d : HUGE_VAL};
 }
 
 ON_STREAM_HEAPSORT(sort_queue, qent, by_queue_order)
@@ -123,18 +137,17 @@ static void rule_unload(on_streamer *s, uint32_t tile, size_t *unloads_left)
 /* The queued loads no worker took yet (the ring), after this update's candidates are known (d: a
  * tile's index + 1 in s->cands, the distance to its nearest agent when within load_padding): those no
  * rule wants any more leave the queue (not pinned, beyond load_padding of every agent: reading them
- * would only feed the next unload); the rest are ordered as the workers should take them: locked or
- * pinned tiles first (what a navigator waits for), then nearest an agent first, then as queued. The
- * caller holds mu. */
+ * would only feed the next unload); the rest are ordered as the workers should take them (queue_key):
+ * tiles agents stand in first, the most agents first (what their navigators wait in: a navigator's
+ * first move waits for its own tile alone), then the other locked or pinned tiles (a goal's tile, what
+ * a search waits for), then the rest; each nearest an agent first, then as queued. The caller holds mu. */
 static void order_queue(on_streamer *s, int cancel)
 {
     size_t n = 0;
     for (size_t i = 0; i < s->jcount; i++) {
         uint32_t tile = s->jobs[(s->jhead + i) % s->ntiles];
         tstate *ts = &s->tiles[tile];
-        int pinned = on_streamer_is_pinned(ts);
-        double d = ts->cand ? s->cands[ts->cand - 1].d : HUGE_VAL;
-        if (cancel && !pinned && ts->cand == 0) {
+        if (cancel && !on_streamer_is_pinned(ts) && ts->cand == 0) {
             ts->state = ON_TILE_UNLOADED;
             s->nqueued--;
             s->cancelled++;
@@ -142,7 +155,7 @@ static void order_queue(on_streamer *s, int cancel)
             s->jobobs[tile] = NULL;
             continue;
         }
-        s->qord[n++] = (qent){tile, (uint32_t)i, pinned, d};
+        s->qord[n++] = queue_key(s, tile, (uint32_t)i);
     }
     sort_queue(s->qord, n);
     for (size_t i = 0; i < n; i++) s->jobs[(s->jhead + i) % s->ntiles] = s->qord[i].tile;
@@ -185,10 +198,11 @@ static void start_loads(on_streamer *s, size_t *unloads_left)
                     double d = tile_dist(t, tile, s->agents[a].p);
                     if (d > s->p.load_padding) continue;
                     if (!ts->cand) {
-                        s->cands[nc++] = (cand){tile, d};
+                        s->cands[nc++] = (cand){tile, d, d == 0};
                         ts->cand = (uint32_t)nc;
                     } else {
                         s->cands[ts->cand - 1].d = fmin(s->cands[ts->cand - 1].d, d);
+                        s->cands[ts->cand - 1].inside += d == 0;
                     }
                 }
     }
@@ -234,7 +248,7 @@ static void start_loads(on_streamer *s, size_t *unloads_left)
     }
     /* the new loads take their places in the queue (without workers they are read already) */
     if (s->nthreads) order_queue(s, 0);
-    for (size_t c = 0; c < nc; c++) s->tiles[s->cands[c].tile].cand = 0;
+    s->ncands = nc; /* (their tiles' cand indices stay set until the update's end: take_results) */
 }
 
 /* The graph read beside an installed tile goes into the world graph (which takes it); a graph that
@@ -384,31 +398,62 @@ static void install_results(on_streamer *s, result *list, double t0, int wait, i
     on_streamer_push_jjobs(s, adjs);
 }
 
-/* The finished loads this update handles (list: taken from s->results under mu): all of them when
- * limit is SIZE_MAX, else at most limit, those of locked or pinned tiles first; the others go back to
- * s->results for the next updates (counted in s->deferred). Returns the ones to handle. */
-static result *take_results(on_streamer *s, result *list, size_t limit)
+/* Is finished load x before y in line (queue_key: tiles agents stand in, then locked or pinned
+ * ones, ...; ties by tile)? */
+static int result_before(const on_streamer *s, const result *x, const result *y)
 {
-    if (limit == SIZE_MAX) return list;
-    result *now = NULL, **tail = &now, *later = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        result *rest = NULL;
-        while (list) {
-            result *r = list;
-            list = r->next;
-            if (limit && (pass == 1 || on_streamer_is_pinned(&s->tiles[r->tile]))) {
-                r->next = NULL;
-                *tail = r;
-                tail = &r->next;
-                limit--;
-            } else {
-                r->next = rest;
-                rest = r;
-            }
+    qent a = queue_key(s, x->tile, x->tile), b = queue_key(s, y->tile, y->tile);
+    return by_queue_order(&a, &b) < 0;
+}
+
+/* A list of finished loads in line order (a merge sort: no allocation). */
+static result *sort_results(const on_streamer *s, result *list)
+{
+    if (!list || !list->next) return list;
+    result *a = NULL, *b = NULL;
+    for (int k = 0; list; k ^= 1) { /* split in two */
+        result *r = list;
+        list = r->next;
+        if (k) {
+            r->next = b;
+            b = r;
+        } else {
+            r->next = a;
+            a = r;
         }
-        list = rest;
     }
-    later = list;
+    a = sort_results(s, a);
+    b = sort_results(s, b);
+    result *out = NULL, **tail = &out;
+    while (a && b) {
+        result **from = result_before(s, b, a) ? &b : &a; /* (a first on ties: never, keys are unique) */
+        result *r = *from;
+        *from = r->next;
+        *tail = r;
+        tail = &r->next;
+    }
+    *tail = a ? a : b;
+    return out;
+}
+
+/* The finished loads this update handles (list: taken from s->results under mu): all of them when
+ * limit is SIZE_MAX, else the first limit in line order (the queue's: tiles agents stand in first, then
+ * locked or pinned ones, ...; so when workers finish faster than max_publish installs, the tiles
+ * navigators wait in come first whatever order they were read in); the others go back to s->results
+ * for the next updates (counted in s->deferred). bounded: the installs may stop at publish_ms, so all
+ * of them are in line order too (else, as they came). Returns the ones to handle. */
+static result *take_results(on_streamer *s, result *list, size_t limit, int bounded)
+{
+    if (limit == SIZE_MAX && !bounded) return list;
+    list = sort_results(s, list);
+    if (limit == SIZE_MAX) return list;
+    result *now = list, **tail = &now;
+    while (*tail && limit) {
+        tail = &(*tail)->next;
+        limit--;
+    }
+    result *later = *tail;
+    *tail = NULL;
     defer_results(s, later);
     return now;
 }
@@ -427,7 +472,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     size_t publish = (wait || !s->nthreads || !s->p.max_publish) ? SIZE_MAX : s->p.max_publish;
     size_t unloads_left = (wait || !s->nthreads || !s->p.max_unloads) ? SIZE_MAX : s->p.max_unloads;
     /* 0. the join sets changes of loaded tiles dropped since the last update, built again */
-    on_streamer_queue_rejoins(s);
+    on_streamer_queue_rejoins(s, wait);
     pthread_mutex_lock(&s->mu);
     s->los = !s->t->no_los_masks; /* (for the jobs taken from now on) */
     if (s->freed_since && s->nthreads) { /* the last update's frees: a worker trims once idle */
@@ -454,7 +499,9 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     s->jdone = NULL;
     pthread_mutex_unlock(&s->mu);
     int did = 0;
-    install_results(s, take_results(s, list, publish), t0, wait, &did);
+    install_results(s, take_results(s, list, publish, !wait && s->nthreads && s->p.publish_ms > 0), t0, wait, &did);
+    for (size_t c = 0; c < s->ncands; c++) s->tiles[s->cands[c].tile].cand = 0; /* (start_loads') */
+    s->ncands = 0;
     if (joins) s->freed_since = 1; /* (their table copies) */
     on_streamer_adopt_rejoins(s, joins);
     if (wait && s->nthreads) { /* the adjacencies the installs queued: built and given too */

@@ -221,17 +221,38 @@ void on_streamer_free_jjobs(jjob *list)
     }
 }
 
+/* dst: a table of src's shape whose slots are still to be copied (keys and vals allocated, not
+ * filled: on_table_free frees it all the same). 0, or -1 when out of memory (dst then empty). */
+static int table_alloc_like(const on_table *src, on_table *dst)
+{
+    *dst = *src;
+    dst->keys = NULL;
+    dst->vals = NULL;
+    if (src->cap == 0) return 0;
+    dst->keys = malloc((size_t)src->cap * sizeof *dst->keys);
+    dst->vals = malloc(src->cap);
+    if (!dst->keys || !dst->vals) {
+        free(dst->keys);
+        free(dst->vals);
+        on_table_init(dst);
+        return -1;
+    }
+    return 0;
+}
+
 /* A job building tile's join set (adj 0) or cell adjacency (adj 1) from a copy of its table, put on
- * *list; -1 when out of memory (none queued). */
-static int copy_job(on_streamer *s, uint32_t tile, int adj, jjob **list)
+ * *list; with sliced, the copy's slots are left for copy_slices to fill over the next updates
+ * (j->copied 0); -1 when out of memory (none queued). */
+static int copy_job(on_streamer *s, uint32_t tile, int adj, int sliced, jjob **list)
 {
     const on_tile *tl = &s->t->tiles[tile];
     jjob *j = calloc(1, sizeof *j);
     if (!j) return -1;
-    if (on_table_copy(&tl->table, &j->tab) != 0) {
+    if ((sliced ? table_alloc_like(&tl->table, &j->tab) : on_table_copy(&tl->table, &j->tab)) != 0) {
         free(j);
         return -1;
     }
+    j->copied = sliced ? 0 : j->tab.cap;
     j->tile = tile;
     j->salt = tl->salt;
     j->solid = tl->solid;
@@ -244,27 +265,63 @@ static int copy_job(on_streamer *s, uint32_t tile, int adj, jjob **list)
     return 0;
 }
 
-void on_streamer_queue_rejoins(on_streamer *s)
+/* The table copies under way (s->copying, oldest first): at most `slots` slots copied in all (the
+ * rest left for the next updates); a job whose tile was unloaded or changed since it was made is
+ * dropped (its tile still lacks the cache: a later update finds it again). Returns the jobs whose copy
+ * is whole, taken off the list. */
+static jjob *copy_slices(on_streamer *s, uint32_t slots)
+{
+    jjob *ready = NULL, **pp = &s->copying;
+    while (*pp) {
+        jjob *j = *pp;
+        const on_tile *tl = &s->t->tiles[j->tile];
+        if (!tl->loaded || tl->salt != j->salt || tl->table.cap != j->tab.cap || tl->table.count != j->tab.count) {
+            *pp = j->next;
+            j->next = NULL;
+            if (j->adj) s->tiles[j->tile].readj--;
+            else s->tiles[j->tile].rejoin = 0;
+            on_streamer_free_jjobs(j);
+            continue;
+        }
+        uint32_t n = j->tab.cap - j->copied;
+        if (n > slots) n = slots;
+        if (n) {
+            memcpy(j->tab.keys + j->copied, tl->table.keys + j->copied, (size_t)n * sizeof *j->tab.keys);
+            memcpy(j->tab.vals + j->copied, tl->table.vals + j->copied, n);
+            j->copied += n;
+            slots -= n;
+        }
+        if (j->copied < j->tab.cap) break; /* (this update's slots are spent) */
+        *pp = j->next;
+        j->next = ready;
+        ready = j;
+    }
+    return ready;
+}
+
+void on_streamer_queue_rejoins(on_streamer *s, int wait)
 {
     on_tree *t = s->t;
     int joins = s->joins && !s->p.prepare, adj = !t->no_cell_adj;
-    if (!joins && !adj) return;
+    int sliced = s->nthreads > 0 && !wait;
     jjob *list = NULL;
-    int adj_left = 1; /* (an adjacency's table copy an update: 0.1-0.3 ms for a 512^3 terrain tile) */
-    for (size_t i = 0; i < s->nloaded; i++) {
-        uint32_t tile = s->loaded[i];
-        const on_tile *tl = &t->tiles[tile];
-        if (joins && !s->tiles[tile].rejoin && !on_tile_joins(t, tile) && !on_tile_boxes(t, tile) &&
-            copy_job(s, tile, 0, &list) != 0)
-            break; /* (out of memory: tried again by the next update) */
-        if (adj && adj_left && !tl->solid && !s->tiles[tile].readj &&
-            !atomic_load_explicit(&tl->adj, memory_order_acquire)) {
-            if (copy_job(s, tile, 1, &list) != 0) break;
-            adj_left = 0;
+    if (joins || adj) {
+        int adj_left = 1; /* (an adjacency's table copy an update) */
+        for (size_t i = 0; i < s->nloaded; i++) {
+            uint32_t tile = s->loaded[i];
+            const on_tile *tl = &t->tiles[tile];
+            if (joins && !s->tiles[tile].rejoin && !on_tile_joins(t, tile) && !on_tile_boxes(t, tile) &&
+                copy_job(s, tile, 0, sliced, &list) != 0)
+                break; /* (out of memory: tried again by the next update) */
+            if (adj && adj_left && !tl->solid && !s->tiles[tile].readj &&
+                !atomic_load_explicit(&tl->adj, memory_order_acquire)) {
+                if (copy_job(s, tile, 1, sliced, &list) != 0) break;
+                adj_left = 0;
+            }
         }
     }
-    if (!list) return;
     if (s->nthreads == 0) { /* no workers: here, now */
+        if (!list) return;
         for (jjob *j = list; j; j = j->next) {
             build_rejoin(s, j, &s->scratch);
             if (!j->adj) s->join_seconds += j->seconds; /* (an adjacency is no join set) */
@@ -272,7 +329,12 @@ void on_streamer_queue_rejoins(on_streamer *s)
         on_streamer_adopt_rejoins(s, list);
         return;
     }
-    on_streamer_push_jjobs(s, list);
+    if (!list && !s->copying) return;
+    /* the new jobs after those under way; all of them made whole when waiting (no bound) */
+    jjob **tail = &s->copying;
+    while (*tail) tail = &(*tail)->next;
+    *tail = list;
+    on_streamer_push_jjobs(s, copy_slices(s, wait ? UINT32_MAX : ON_STREAM_COPY_SLOTS));
 }
 
 void on_streamer_adopt_rejoins(on_streamer *s, jjob *list)

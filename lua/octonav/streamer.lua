@@ -92,9 +92,11 @@
 -- time, which is why it is opt-in: the seed's 8x1x8 x 512^3 world streams in 4 times slower and holds
 -- 222 MB of sets beside a 35 MB tree, for route plans of p99 ~1.1 ms instead of ~8-20 ms.
 --
--- Frames (docs/streaming.md): the workers take locked or forced tiles first, then nearest first; a
--- queued tile no rule wants leaves the queue unread (stats.cancelled); update() installs <= max_publish
--- tiles (locked first), unloads <= max_unloads (stats.deferred: left for later); s:delivered(). A
+-- Frames (docs/streaming.md): the workers take the tiles agents stand in first (the most agents
+-- first: a navigator's first move waits for its own tile alone), then the other locked or forced tiles,
+-- then the rest, each nearest first; a queued tile no rule wants leaves the queue unread
+-- (stats.cancelled); update() installs <= max_publish tiles in that order, unloads <= max_unloads
+-- (stats.deferred: left for later); s:delivered(). A
 -- tile a worker decodes with more loads queued behind it is installed without its line-of-sight masks
 -- and cell adjacency, which a worker builds once no load is queued
 -- (meanwhile lines of sight read its node table and build none): on a cold start the tiles come in

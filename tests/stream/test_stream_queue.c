@@ -99,7 +99,7 @@ static void test_order(const char *dir, const on_tree *orig)
     double a[3] = {4, 4, 4};
     uint32_t id;
     CHECK(on_ok(on_streamer_add_agent(s, a, &id)));
-    CHECK(on_ok(on_streamer_lock(s, 9)));       /* what a navigator waits for: far, yet first */
+    CHECK(on_ok(on_streamer_lock(s, 9)));       /* what a navigator's goal waits for: far, yet early */
     CHECK(on_ok(on_streamer_force_load(s, 11))); /* pinned too */
     const on_stream_event *ev;
     size_t nev;
@@ -107,8 +107,9 @@ static void test_order(const char *dir, const on_tree *orig)
     uint32_t q[NX];
     size_t n = on_streamer_queue(s, q, NX);
     CHECK_EQ_INT(n, 6);
-    /* pinned first (both beyond every padding: as locked, by tile), then nearest first */
-    uint32_t want[6] = {9, 11, 0, 1, 2, 3};
+    /* the tile the agent stands in first (what its navigator waits in), then the pinned ones (both
+     * beyond every padding: as locked, by tile), then nearest first */
+    uint32_t want[6] = {0, 9, 11, 1, 2, 3};
     for (size_t i = 0; i < 6 && i < n; i++) CHECK_EQ_INT(q[i], want[i]);
     /* the agent flies to x = 60 (tile 7): tiles 0..3 are no longer wanted (3 is 28 away, within
      * unload_padding, but a queued load goes by load_padding): they leave the queue unread */
@@ -116,8 +117,8 @@ static void test_order(const char *dir, const on_tree *orig)
     CHECK(on_ok(on_streamer_move_agent(s, id, a)));
     CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
     n = on_streamer_queue(s, q, NX);
-    /* tiles 4..10 within 20 of x = 60: 7 (0 away), 6 and 8 (4), 5 (12), 4 and 10 (20); 9 is pinned */
-    uint32_t want2[8] = {9, 11, 7, 6, 8, 5, 4, 10};
+    /* tiles 4..10 within 20 of x = 60: 7 (the agent's), 6 and 8 (4), 5 (12), 4 and 10 (20); 9 is pinned */
+    uint32_t want2[8] = {7, 9, 11, 6, 8, 5, 4, 10};
     CHECK_EQ_INT(n, 8);
     for (size_t i = 0; i < 8 && i < n; i++) CHECK_EQ_INT(q[i], want2[i]);
     on_streamer_stats st;
@@ -125,15 +126,17 @@ static void test_order(const char *dir, const on_tree *orig)
     CHECK_EQ_INT(st.cancelled, 4);
     CHECK_EQ_INT(st.queued, 8);
     for (uint32_t ti = 0; ti < 4; ti++) CHECK_EQ_INT(on_streamer_tile_state(s, ti), ON_TILE_UNLOADED);
-    /* released: the 8 finish; an update installs 2 (max_publish), the pinned ones first */
+    /* released: the 8 finish; an update installs 2 (max_publish), in line order: the agent's tile, then
+     * the first pinned one */
     on_streamer_hold(s, 0);
     wait_decoded(s, 8);
     on_streamer_stats_get(s, &st);
     CHECK_EQ_INT(st.decoded, 8); /* the cancelled four were never read */
     CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
     CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), 2);
+    CHECK_EQ_INT(on_streamer_tile_state(s, 7), ON_TILE_LOADED);
     CHECK_EQ_INT(on_streamer_tile_state(s, 9), ON_TILE_LOADED);
-    CHECK_EQ_INT(on_streamer_tile_state(s, 11), ON_TILE_LOADED);
+    CHECK_EQ_INT(on_streamer_tile_state(s, 11), ON_TILE_QUEUED);
     on_streamer_stats_get(s, &st);
     CHECK_EQ_INT(st.deferred, 6);
     size_t updates = 1, loaded = 2;
@@ -162,6 +165,45 @@ static void test_order(const char *dir, const on_tree *orig)
     CHECK(on_ok(on_streamer_move_agent(s, id, a)));
     CHECK(on_ok(on_streamer_update(s, 1, &ev, &nev)));
     CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), 6); /* tiles 4..8 and 10 */
+    on_streamer_destroy(s);
+    on_tree_destroy(t);
+}
+
+/* The line with several agents (issue 31, goal 1: a navigator's first move waits for its own tile):
+ * the tiles agents stand in first, the most agents first; then a locked tile within the padding but
+ * with no agent in it (a goal's tile); then the rest nearest first. Finished loads are installed in the
+ * same order whatever order the worker read them in (max_publish 2 an update). */
+static void test_order_agents(const char *dir, const on_tree *orig)
+{
+    on_tree *t;
+    on_tree_create(&orig->p, &t);
+    on_streamer_params sp = {20.0, 40.0, 1, 0, 0, 2, 1, 0.0};
+    on_streamer *s;
+    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
+    on_streamer_hold(s, 1);
+    double a[3] = {4, 4, 4}, b[3] = {44, 4, 4}, c[3] = {46, 2, 6};
+    uint32_t id;
+    CHECK(on_ok(on_streamer_add_agent(s, a, &id))); /* tile 0 */
+    CHECK(on_ok(on_streamer_add_agent(s, b, &id))); /* tile 5, two agents */
+    CHECK(on_ok(on_streamer_add_agent(s, c, &id)));
+    CHECK(on_ok(on_streamer_lock(s, 3)));           /* 12 from x = 44, no agent in it */
+    const on_stream_event *ev;
+    size_t nev;
+    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+    uint32_t q[NX];
+    size_t n = on_streamer_queue(s, q, NX);
+    CHECK_EQ_INT(n, 9);
+    /* 5 (2 agents), 0 (1); 3 (locked); 6 (2 away), 1 and 4 (4, as queued: by tile), 7 (10), 2 (12),
+     * 8 (16) */
+    uint32_t want[9] = {5, 0, 3, 6, 1, 4, 7, 2, 8};
+    for (size_t i = 0; i < 9 && i < n; i++) CHECK_EQ_INT(q[i], want[i]);
+    on_streamer_hold(s, 0);
+    wait_decoded(s, 9);
+    for (size_t u = 0; u < 3; u++) { /* 2 an update, in line order */
+        CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+        CHECK_EQ_INT(count_kind(ev, nev, ON_EVENT_LOADED), 2);
+        for (size_t i = 0; i < 2 && i < nev; i++) CHECK_EQ_INT(ev[i].tile, want[2 * u + i]);
+    }
     on_streamer_destroy(s);
     on_tree_destroy(t);
 }
@@ -321,6 +363,7 @@ static int run(void)
     on_tree *orig;
     write_pack(dir, &orig);
     test_order(dir, orig);
+    test_order_agents(dir, orig);
     test_caches(dir, orig);
     test_adjacency_after_edit(dir, orig);
     rm_pack(dir);
