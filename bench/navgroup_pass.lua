@@ -66,11 +66,11 @@ end
 
 local FAR = { 1e6, 0, 0 }
 local function mover()
-  return { epoch = 1, state = "moving", arrive_distance = 0.5,
+  return { epoch = 1, state = "moving", cfg = { arrive_distance = 0.5 },
     update = function() return "moving", FAR end }
 end
 local function starter()
-  return { epoch = 1, state = "planning", arrive_distance = 0.5,
+  return { epoch = 1, state = "planning", cfg = { arrive_distance = 0.5 },
     update = function() return "planning", nil end }
 end
 

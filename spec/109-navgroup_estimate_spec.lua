@@ -16,7 +16,7 @@ describe("budget:update's learnt update costs", function()
 
   -- at its waypoint again after every update (0.05 ms each)
   local function walker()
-    local nav = { epoch = 1, state = "moving", arrive_distance = 0.5, served = 0 }
+    local nav = { epoch = 1, state = "moving", cfg = { arrive_distance = 0.5 }, served = 0 }
     function nav.update(self, p)
       now = now + 0.05e-3
       self.served = self.served + 1
@@ -26,7 +26,7 @@ describe("budget:update's learnt update costs", function()
   end
   -- a navigator whose every update is a plan's start (1.6 ms of the clock)
   local function starter()
-    local nav = { epoch = 1, state = "planning", arrive_distance = 0.5, served = 0, frames = {} }
+    local nav = { epoch = 1, state = "planning", cfg = { arrive_distance = 0.5 }, served = 0, frames = {} }
     function nav.update(self)
       now = now + 1.6e-3
       self.served = self.served + 1

@@ -4,7 +4,7 @@
 -- waypoint was updated each frame whatever the time left: 30 of them at 0.1 ms each made every frame
 -- 3 ms of a 1 ms budget, and a planning navigator beside them was never updated.
 -- The clock is a work-unit clock (the budget's `clock` option) that the navigators' updates advance;
--- the navigators are stand-ins with what budget:update reads (epoch, state, arrive_distance, update):
+-- the navigators are stand-ins with what budget:update reads (epoch, state, cfg.arrive_distance, update):
 -- deterministic, no timing.
 -- Run: busted --lua=lua5.4 spec/109-navgroup_fair_spec.lua
 local navigator = require "octonav.navigator"
@@ -17,7 +17,7 @@ describe("budget:update under load", function()
   -- a navigator whose every update answers "moving" to the point it stands on: it is at its waypoint
   -- again each frame (an agent stepping through a dense path)
   local function walker()
-    local nav = { epoch = 1, state = "moving", arrive_distance = 0.5, served = {} }
+    local nav = { epoch = 1, state = "moving", cfg = { arrive_distance = 0.5 }, served = {} }
     function nav.update(self, p)
       now = now + COST
       self.served[#self.served + 1] = self.frame_no
@@ -27,7 +27,7 @@ describe("budget:update under load", function()
   end
   -- a navigator whose route is being searched (not starting a plan): it needs updates to go on
   local function planner_nav()
-    local nav = { epoch = 1, state = "planning", cells = {}, arrive_distance = 0.5, served = {} }
+    local nav = { epoch = 1, state = "planning", cells = {}, cfg = { arrive_distance = 0.5 }, served = {} }
     function nav.update(self)
       now = now + COST
       self.served[#self.served + 1] = self.frame_no

@@ -258,7 +258,7 @@ describe("budget:update's first moves", function()
     local COST = 3e-4 -- an update: 0.3 ms of the work clock, a 1 ms frame holds 3
     local FAR = { 1e6, 0, 0 }
     local function walker(i)
-      local nav = { epoch = 1, state = "moving", known = 1, search = { status = "running" }, arrive_distance = 0.5,
+      local nav = { epoch = 1, state = "moving", known = 1, search = { status = "running" }, cfg = { arrive_distance = 0.5 },
         group_i = i, group_wp = FAR, group_st = "moving", group_ans = FAR, group_epoch = 1, group_a2 = 0.25 }
       function nav.update()
         now = now + COST
@@ -267,7 +267,7 @@ describe("budget:update's first moves", function()
       return nav
     end
     local newcomer = { epoch = 1, state = "planning", known = 0, cells = { {} }, search = { status = "running" },
-      arrive_distance = 0.5, group_i = 21, group_st = "planning", group_epoch = 1, served = nil }
+      cfg = { arrive_distance = 0.5 }, group_i = 21, group_st = "planning", group_epoch = 1, served = nil }
     function newcomer.update(self)
       now = now + COST
       self.served = self.served or self.frame_no
@@ -302,7 +302,7 @@ describe("budget:update's first moves", function()
     local COST = 1e-4
     local budget = navigator.budget { ms = 1, clock = clock, plans = 1 }
     local function walker()
-      local nav = { epoch = 1, state = "moving", arrive_distance = 0.5 }
+      local nav = { epoch = 1, state = "moving", cfg = { arrive_distance = 0.5 } }
       function nav.update(_, p)
         now = now + COST
         return "moving", { p[1], p[2], p[3] }
@@ -310,7 +310,7 @@ describe("budget:update's first moves", function()
       return nav
     end
     local function starter()
-      local nav = { epoch = 1, state = "planning", arrive_distance = 0.5 }
+      local nav = { epoch = 1, state = "planning", cfg = { arrive_distance = 0.5 } }
       function nav.update(self)
         now = now + COST
         if self.state == "planning" and budget:take("plans", self, 1) == 1 then

@@ -161,7 +161,7 @@ describe("docs/reference.md", function()
       ["octonav.pathserver.new"] = c_names("csrc/lua/lua_pathserver.c", "new_opts"),
       ["ps:submit"] = c_names("csrc/lua/lua_pathserver.c", "find_opts"),
       ["octonav.streamer.new"] = c_names("csrc/lua/lua_streamer.c", "new_opts"),
-      ["octonav.navigator.new"] = lua_keys("lua/octonav/navigator.lua", "OPTION_NAMES"),
+      ["octonav.navigator.new"] = lua_keys("lua/octonav/navigator_opts.lua", "NAMES"),
       ["octonav.smoother.new"] = lua_keys("lua/octonav/smoother.lua", "DEFAULTS"),
       ["odebug.draw"] = lua_keys("lua/octonav/debug.lua", "DEFAULTS"),
       ["octonav.world.load"] = lua_ne_names("lua/octonav/world.lua", "function M.load("),

@@ -12,12 +12,13 @@ local M = {}
 local type, huge = type, math.huge
 local is_int, raise = util.is_count, util.raise
 
-M.NAMES = {
+local NAMES = {
   checks_per_frame = true, query_budget = true, arrive_distance = true, max_nodes = true,
   exit_candidates = true, prefetch_distance = true, search = true, streamer = true, agent = true, plan_budget = true,
   radius = true,
   replan = true, wait_timeout = true, budget = true, lead_distance = true, recheck = true,
 }
+M.NAMES = NAMES
 
 --- option(opts, name, default, ok, what) -> opts[name], or default when nil; raises naming the option.
 function M.option(opts, name, default, ok, what)
