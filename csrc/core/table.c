@@ -217,9 +217,10 @@ int on_table_visit(const on_table *tab, uint8_t solid, int depth, uint32_t ti, o
     return visit_rec(tab, ti, root, fn, ud);
 }
 
-/* A copy of a table, slot for slot (the same bytes when encoded or compared). 0, or -1 on allocation
- * failure (dst then empty). */
-int on_table_copy(const on_table *src, on_table *dst)
+/* dst: a table of src's shape whose slots are still to be filled (keys and vals allocated, not
+ * written: on_table_free frees it all the same; a streamer's worker copies them in slices). 0, or -1
+ * on allocation failure (dst then empty). */
+int on_table_alloc_like(const on_table *src, on_table *dst)
 {
     *dst = *src;
     dst->keys = NULL;
@@ -230,11 +231,18 @@ int on_table_copy(const on_table *src, on_table *dst)
     if (!dst->keys || !dst->vals) {
         free(dst->keys);
         free(dst->vals);
-        dst->keys = NULL;
-        dst->vals = NULL;
-        dst->cap = dst->count = 0;
+        on_table_init(dst);
         return -1;
     }
+    return 0;
+}
+
+/* A copy of a table, slot for slot (the same bytes when encoded or compared). 0, or -1 on allocation
+ * failure (dst then empty). */
+int on_table_copy(const on_table *src, on_table *dst)
+{
+    if (on_table_alloc_like(src, dst) != 0) return -1;
+    if (src->cap == 0) return 0;
     memcpy(dst->keys, src->keys, (size_t)src->cap * sizeof *dst->keys);
     memcpy(dst->vals, src->vals, src->cap);
     return 0;

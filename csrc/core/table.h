@@ -37,6 +37,8 @@ void on_table_free(on_table *t);
 /* A copy of a table, slot for slot (the same bytes when encoded or compared). 0, or -1 on allocation
  * failure (dst then empty). */
 int on_table_copy(const on_table *src, on_table *dst);
+/* A table of src's shape, its slots allocated and not yet written (filled by the caller, e.g. in slices). */
+int on_table_alloc_like(const on_table *src, on_table *dst);
 /* Set the bounds (lim[j] in 1..tile size, or 0 for none along j); on an empty table only. */
 void on_table_limit(on_table *t, const uint16_t lim[3]);
 static inline int on_table_limited(const on_table *t) { return (t->lim[0] | t->lim[1] | t->lim[2]) != 0; }

@@ -221,25 +221,6 @@ void on_streamer_free_jjobs(jjob *list)
     }
 }
 
-/* dst: a table of src's shape whose slots are still to be copied (keys and vals allocated, not
- * filled: on_table_free frees it all the same). 0, or -1 when out of memory (dst then empty). */
-static int table_alloc_like(const on_table *src, on_table *dst)
-{
-    *dst = *src;
-    dst->keys = NULL;
-    dst->vals = NULL;
-    if (src->cap == 0) return 0;
-    dst->keys = malloc((size_t)src->cap * sizeof *dst->keys);
-    dst->vals = malloc(src->cap);
-    if (!dst->keys || !dst->vals) {
-        free(dst->keys);
-        free(dst->vals);
-        on_table_init(dst);
-        return -1;
-    }
-    return 0;
-}
-
 /* A job building tile's join set (adj 0) or cell adjacency (adj 1) from a copy of its table, put on
  * *list; with sliced, the copy's slots are left for copy_slices to fill over the next updates
  * (j->copied 0); -1 when out of memory (none queued). */
@@ -248,7 +229,7 @@ static int copy_job(on_streamer *s, uint32_t tile, int adj, int sliced, jjob **l
     const on_tile *tl = &s->t->tiles[tile];
     jjob *j = calloc(1, sizeof *j);
     if (!j) return -1;
-    if ((sliced ? table_alloc_like(&tl->table, &j->tab) : on_table_copy(&tl->table, &j->tab)) != 0) {
+    if ((sliced ? on_table_alloc_like(&tl->table, &j->tab) : on_table_copy(&tl->table, &j->tab)) != 0) {
         free(j);
         return -1;
     }
