@@ -7,9 +7,10 @@
  * neighbours found, its path followed (follow.c) and its preferred velocity chosen (rules.c: deadlock
  * breaking, holding back in passages, keeping right), reading of the others only what nothing writes
  * until the moves (positions, paths) and the snapshot of their rule state taken before the phase
- * (pref0, yield0, still0, head_on0, seg0, fallback0; taken in parallel too, each agent by the thread
- * that owns its slots), writing only its own agent. (2) In parallel: every new velocity from the old
- * positions and velocities of all (avoidance.c). (3) In parallel, all agents move.
+ * (pref0, yield0, still0, head_on0, seg0, fallback0; taken in parallel too from 512 slots, each agent
+ * by the thread that owns its slots), writing only its own agent. (2) In parallel: every new velocity
+ * from the old positions and velocities of all (avoidance.c). (3) All agents move (in parallel from 512
+ * slots).
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"
