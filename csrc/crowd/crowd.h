@@ -148,8 +148,10 @@ on_workers_prof *on_workers_profile(on_workers *p);
 /* what one thread counts during a frame's phase (summed after it) */
 typedef struct on_crowd_wstat {
     uint64_t refreshes, fallbacks;
+    double rmax, vmax, lmax; /* the snapshot's bounds over the thread's agents (crowd.c) */
+    uint32_t arrived_planning; /* agents its moves found at their goal while planning (crowd.c) */
     int oom;
-    char pad[64 - 2 * sizeof(uint64_t) - sizeof(int)]; /* one cache line each */
+    char pad[64 - 2 * sizeof(uint64_t) - 3 * sizeof(double) - sizeof(uint32_t) - sizeof(int)]; /* one line each */
 } on_crowd_wstat;
 
 /* the crowd (crowd.c) */

@@ -500,6 +500,47 @@ static void test_threads_same_frames(void)
     }
 }
 
+/* Agents at their goal while their searches wait, in a crowd of 600 (from 512 slots the moves run in
+ * parallel, crowd.c): each ARRIVED after one frame and out of the planner's queue, on 1 and 2 threads */
+static void test_arrive_while_planning(void)
+{
+    for (int threads = 1; threads <= 2; threads++) {
+        on_tree_params tp = {{1, 1, 1}, 6, 1.0, {0, 0, 0}, 0};
+        on_tree *t = NULL;
+        CHECK(on_ok(on_tree_create(&tp, &t)));
+        on_crowd_params p = {.max_agents = 600, .threads = threads, .plan_budget = 1};
+        on_crowd *c = NULL;
+        CHECK(on_ok(on_crowd_create(t, &p, &c)));
+        uint32_t ids[600];
+        int n = 0;
+        for (int i = 0; i < 600; i++) {
+            double a[3] = {2 + 3 * (i % 20), 2 + 3 * ((i / 20) % 20), 2 + 3 * (i / 400)};
+            on_crowd_agent_params ap = {0.5, 4.0, 8.0, 3.0, 0};
+            if (on_ok(on_crowd_add(c, a, &ap, &ids[n]))) n++;
+        }
+        CHECK_EQ_INT(n, 600);
+        for (int i = 0; i < 600; i += 30) {
+            on_crowd_agent_state st;
+            CHECK(on_ok(on_crowd_agent_get(c, ids[i], &st)));
+            CHECK(on_ok(on_crowd_set_goal(c, ids[i], st.pos))); /* (already there) */
+            CHECK(on_ok(on_crowd_agent_get(c, ids[i], &st)));
+            CHECK_EQ_INT(st.state, ON_CROWD_PLANNING);
+        }
+        CHECK_EQ_INT((int)c->qcount, 20);
+        CHECK(on_ok(on_crowd_update(c, 1.0 / 30)));
+        for (int i = 0; i < 600; i += 30) {
+            on_crowd_agent_state st;
+            CHECK(on_ok(on_crowd_agent_get(c, ids[i], &st)));
+            CHECK_EQ_INT(st.state, ON_CROWD_ARRIVED);
+        }
+        CHECK_EQ_INT((int)c->qcount, 0);
+        CHECK_EQ_INT((int)c->cur, 0);
+        on_crowd_destroy(c);
+        on_tree_destroy(t);
+    }
+    printf("arrivals: 20 agents at their goals while planning, ARRIVED and out of the queue on 1 and 2 threads\n");
+}
+
 static void test_threads_option(void)
 {
     on_tree_params tp = {{1, 1, 1}, 4, 1.0, {0, 0, 0}, 0};
@@ -528,4 +569,5 @@ TEST_MAIN("crowd_frame", {
     test_threads_option();
     test_workers();
     test_threads_same_frames();
+    test_arrive_while_planning();
 })
