@@ -14,24 +14,12 @@
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"
+#include "crowd_prof.h"
 #include "tree.h"
 
 #include <stdlib.h>
 #include <string.h>
 #ifdef ON_CROWD_PROFILE
-#include <time.h>
-static double prof_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-static double prof_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 #define PROF(i) (t1 = prof_now(), c->prof[i] += t1 - t0, t0 = t1, u1 = prof_cpu(), c->profcpu[i] += u1 - u0, u0 = u1)
 #else
 #define PROF(i) ((void)0)

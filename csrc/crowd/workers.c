@@ -21,6 +21,7 @@
  * phase of the same kind writes). Nothing global: each crowd with threads > 1 owns its pool.
  */
 #include "crowd.h"
+#include "crowd_prof.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -33,21 +34,6 @@
 #define cpu_relax() __asm__ __volatile__("yield")
 #else
 #define cpu_relax() ((void)0)
-#endif
-#ifdef ON_CROWD_PROFILE
-#include <time.h>
-static double prof_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-static double prof_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 #endif
 
 /* how long a thread watches for the next job, or the caller for its last pieces, before it sleeps
