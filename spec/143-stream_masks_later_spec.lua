@@ -17,18 +17,11 @@ local core = require "octonav.core"
 local streamer = require "octonav.streamer"
 
 local pp = dofile("spec/support/pillar_pack.lua")
+local stream_wait = dofile("spec/support/stream_wait.lua")
 local pack
 
--- Until the worker has decoded n tiles and reads nothing (5 s at most): the decoded results wait in
--- the streamer for the next update to install them.
-local function decoded(s, n)
-  local t0 = core.clock()
-  while core.clock() - t0 < 5 do
-    local st = s.core:stats()
-    if st.decoded >= n and st.reading == 0 then return st.decoded end
-  end
-  return s.core:stats().decoded
-end
+-- Until the worker has decoded n tiles and reads nothing (5 s at most).
+local function decoded(s, n) return stream_wait.decoded(s, n, 5) end
 
 -- Lines of sight over the four tiles (0..1, 0, 0..1): 200 segments of an LCG, each tree:raycast's answer.
 local function sights(tree)

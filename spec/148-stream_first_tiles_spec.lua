@@ -17,12 +17,12 @@
 -- the spec's own (it never advances: frames are counted, not timed). The worker's reads are waited
 -- for (stats: every queued load decoded) before the updates that install them, so what each update
 -- installs does not depend on the machine's speed.
-local core = require "octonav.core"
 local octonav = require "octonav"
 local navigator = require "octonav.navigator"
 local world_mod = require "octonav.world"
 
 local boxpack = dofile("spec/support/boxpack.lua")
+local stream_wait = dofile("spec/support/stream_wait.lua")
 local rng = dofile("spec/support/prng.lua").lcg
 
 local pack
@@ -30,15 +30,8 @@ local pack
 setup(function() pack = boxpack.bake_walled() end)
 teardown(boxpack.cleanup)
 
--- Until the worker has read n tiles and reads nothing (10 s at most).
-local function decoded(s, n)
-  local t0 = core.clock()
-  while core.clock() - t0 < 10 do
-    local st = s.core:stats()
-    if st.decoded >= n and st.reading == 0 then return st.decoded end
-  end
-  return s.core:stats().decoded
-end
+-- Until the worker has decoded n tiles and reads nothing (10 s at most).
+local function decoded(s, n) return stream_wait.decoded(s, n, 10) end
 
 local function key(t) return ("%d,%d,%d"):format(t[1], t[2], t[3]) end
 
