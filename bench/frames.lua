@@ -64,7 +64,7 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, fps = 0 }
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, fps = 0, planning = 0 }
 local flags = {}
 local i = 2
 while i <= #arg do
@@ -72,7 +72,7 @@ while i <= #arg do
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
     or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases"
-    or k == "timeline" then
+    or k == "timeline" or k == "states" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -273,6 +273,25 @@ local function c_parts(world, navs)
   return qb, pb
 end
 
+-- --states: what a navigator is doing (its state and the work it waits on), for counting navigator-frames.
+local function nav_state(nav, moved)
+  local st = nav.state
+  if st == "planning" then
+    if nav.job then
+      local cp = nav.cplanner
+      return cp and cp:joining() and "plan: joining" or "plan: route steps"
+    end
+    if nav.cells == nil then return nav.lead_ready and "plan: lead move" or "plan: waiting to start" end
+  end
+  local sr = nav.search
+  if sr then
+    local what = sr.status == "finalizing" and "result" or "step search"
+    return (moved and "moving, " or "first path: ") .. what
+  end
+  if st == "planning" then return "planning, other" end
+  return tostring(st)
+end
+
 local function run_pass()
   collectgarbage()
   collectgarbage()
@@ -303,6 +322,8 @@ local function run_pass()
       publish_ms = o.publish_ms > 0 and o.publish_ms or nil }))
   end
   if o.gcstep > 0 then require("octonav.navbudget").GC_AUTO_STEPSIZE = o.gcstep end
+
+  if o.planning > 0 then require("octonav.navigator_plan").MAX_PLANNING = o.planning end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget, strm)
@@ -311,6 +332,7 @@ local function run_pass()
   -- and each goal's first move: the frame its start tile came in, the frame it moved, lead or path
   local TL = flags.timeline and strm and { at = {}, order = {}, goals = {}, ch = nil }
   if T or flags.phases then budget.phases = { clock = core.thread_clock } end
+  local SC = flags.states and {} -- (--states: navigator-frames by what they were doing)
   local PH = flags.phases and { {}, {}, {}, {}, {}, {} } -- (--phases: budget:update's parts, ms a frame)
   local group = flags.group and not flags.nobudget
   local gnavs, gpos, gst, gwp = {}, {}, {}, {}
@@ -437,6 +459,18 @@ local function run_pass()
       end
       GP.base = collectgarbage("count")
     end
+    if SC then
+      local b = "busy planners " .. require("octonav.planner").busy(navs[1].nav.world)
+      SC[b] = (SC[b] or 0) + 1
+    end
+    if SC then -- (--states: what each navigator is doing after this frame, outside its times)
+      for s = 1, o.agents do
+        local nav = navs[s].nav
+        local k = nav_state(nav, navs[s].moved)
+        if nav.job then k = k .. " (job)" end
+        SC[k] = (SC[k] or 0) + 1
+      end
+    end
     for s = 1, o.agents do
       local w, status, wp = navs[s], moves[s][1], moves[s][2]
       if status == "arrived" or status == "failed" then
@@ -512,6 +546,8 @@ local function run_pass()
     sst = strm and strm:stats(), run_s = run_s, tl = TL,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
+  r.states = SC
+  if SC and bs.total then r.plans_total, r.results_total = bs.total.plans, bs.total.results end
   if PH then
     r.phases = {}
     for j = 1, 6 do
@@ -646,6 +682,18 @@ for p = 1, o.passes do
     print("  budget:update's parts, thread CPU ms a frame mean / p50 / p99: frame() " .. r.phases[1] .. "; first pass "
       .. r.phases[2] .. "; starts and leads " .. r.phases[3] .. "; plans and searches under way " .. r.phases[4]
       .. "; turns and 3c " .. r.phases[5] .. "; masks and the end " .. r.phases[6])
+  end
+  if r.states then
+    local ks, tot = {}, 0
+    for k, v in pairs(r.states) do ks[#ks + 1], tot = k, tot + v end
+    table.sort(ks)
+    local t = {}
+    for _, k in ipairs(ks) do t[#t + 1] = ("%s %.1f"):format(k, r.states[k] / o.frames) end
+    print("  navigators a frame by what they do (mean): " .. table.concat(t, ", "))
+    if r.plans_total then
+      print(("  plans started %d (%.2f a frame), results %d"):format(r.plans_total, r.plans_total / o.frames,
+        r.results_total))
+    end
   end
   if r.png then print("picture of the flights: " .. r.png) end
   if r.trace then
