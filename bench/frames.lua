@@ -2,7 +2,7 @@
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
 --                       [--los-budget S|none|tree]
 --                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
---                       [--nobegin] [--fps F] [--timeline]
+--                       [--nobegin] [--fps F] [--timeline] [--states] [--planning N] [--throughput]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -49,6 +49,12 @@
 -- into this benchmark's own tables (as before session 21). --phases (with --group): budget:update's parts
 -- timed every frame (thread CPU; its `phases` hook): frame(), the first pass over every navigator, plan
 -- starts and leads, plans and searches under way, the turns, the masks; mean / p50 / p99 ms printed.
+-- --states: what the navigators do, counted after each frame (mean navigators a frame: waiting to start a
+-- plan, joining, route steps, a lead move, a first path's search, moving, ...; the C planners taken), and
+-- the plans and results started in all: where the throughput goes. --planning N: navigator_plan's
+-- MAX_PLANNING (plans at once in a world) set to N for the run (2: the library's).
+-- --throughput: the pass with the budget, then the same with --nobudget (one process, in that order): the
+-- arrivals a second of each and their ratio printed on one line (issue 31 goal 1: at least 0.8).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
 package.path = "lua/?.lua;lua/?/init.lua;bench/lua/?.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -72,7 +78,7 @@ while i <= #arg do
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
     or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases"
-    or k == "timeline" or k == "states" then
+    or k == "timeline" or k == "states" or k == "throughput" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -588,8 +594,7 @@ print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame
 print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 / max ms | frames > ms+0.5 |"
   .. " arrived (failed) | arrivals/s at 60 fps | first move wait | tree MB | masks MB (tiles) | graph MB | Lua heap MB |"
   .. " beyond tree x |")
-for p = 1, o.passes do
-  local r = run_pass()
+local function report(p, r)
   -- everything beyond the tree, as the memory line's "all beyond": the parts below, "other C" included
   -- (the resident growth they do not account for), so that the two give one figure
   local known = r.tree + r.los + r.adj + r.boxes + r.graph + r.heap + r.queries + r.planners
@@ -702,5 +707,28 @@ for p = 1, o.passes do
     table.sort(bt)
     print(("  frames over %g ms by their longest part: %s"):format(o.ms + 0.5, table.concat(bt, ", ")))
     for _, line in ipairs(r.trace.over) do print(line) end
+  end
+end
+
+-- --throughput: the budgeted pass (its figures as any pass's), then the same with --nobudget, in this one
+-- process: arrivals a second (at 60 fps) of each and their ratio (issue 31 goal 1: >= 0.8). The second
+-- pass's memory figures follow the first's in the same process (the allocator's pages): read the first.
+local nobudget0 = flags.nobudget
+for p = 1, o.passes do
+  if flags.throughput then
+    flags.nobudget = false
+    local r = run_pass()
+    report(p, r)
+    flags.nobudget = true
+    print("  the same with --nobudget:")
+    local r0 = run_pass()
+    report(p, r0)
+    flags.nobudget = nobudget0
+    local a, a0 = r.arrived / (o.frames / 60), r0.arrived / (o.frames / 60)
+    print(("throughput: %.1f arrivals a second with the budget (ms %g, p99.9 %.2f ms, %d frames over ms + 0.5),"
+      .. " %.1f without (p99.9 %.2f ms): ratio %.2f (goal >= 0.80)"):format(a, o.ms, r.cpu999, r.over, a0, r0.cpu999,
+      a0 > 0 and a / a0 or 0))
+  else
+    report(p, run_pass())
   end
 end
