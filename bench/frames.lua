@@ -2,7 +2,7 @@
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
 --                       [--los-budget S|none|tree]
 --                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
---                       [--nobegin] [--fps F] [--timeline] [--states] [--planning N] [--throughput]
+--                       [--nobegin] [--fps F] [--timeline] [--states] [--planning N] [--plan-rounds N] [--throughput]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -52,7 +52,8 @@
 -- --states: what the navigators do, counted after each frame (mean navigators a frame: waiting to start a
 -- plan, joining, route steps, a lead move, a first path's search, moving, ...; the C planners taken), and
 -- the plans and results started in all: where the throughput goes. --planning N: navigator_plan's
--- MAX_PLANNING (plans at once in a world) set to N for the run (2: the library's).
+-- MAX_PLANNING (plans at once in a world) set to N for the run (2: the library's); --plan-rounds N:
+-- navgroup's PLAN_ROUNDS (8: the rounds of the plans under way a frame's 3c may pump).
 -- --throughput: the pass with the budget, then the same with --nobudget (one process, in that order): the
 -- arrivals a second of each and their ratio printed on one line (issue 31 goal 1: at least 0.8).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
@@ -70,7 +71,8 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, fps = 0, planning = 0 }
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, fps = 0, planning = 0,
+  ["plan-rounds"] = 0 }
 local flags = {}
 local i = 2
 while i <= #arg do
@@ -330,6 +332,7 @@ local function run_pass()
   if o.gcstep > 0 then require("octonav.navbudget").GC_AUTO_STEPSIZE = o.gcstep end
 
   if o.planning > 0 then require("octonav.navigator_plan").MAX_PLANNING = o.planning end
+  if o["plan-rounds"] > 0 then require("octonav.navgroup").PLAN_ROUNDS = o["plan-rounds"] end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget, strm)

@@ -50,7 +50,10 @@ M.PLAN_ROUNDS = 8 -- with time left in a frame, the more updates each plan under
 M.PLAN_MARGIN = 0.25 -- 3c stops that share of `ms` (and two slices) before the deadline (spec/134). Session 24
 -- tried 0.1 (3c seldom ran while the pass took ~2 ms); with waiting navigators parked, quiet, 5 runs each at 1,000
 -- navigators ms 4: arrivals 1,847 vs 1,889 mean, p99.9 4.08-4.31 vs 4.29-5.75 ms: 0.25 kept (docs/benchmarks.md)
-M.PUMP = true -- (see pump)
+M.PUMP = true -- a plan start that finds every planner taken first runs the plans under way (see pump); and
+-- the parked navigators are candidates whenever a start is left in the frame (false: as before session 27:
+-- only when a planner was idle at the frame's first pass). With it, 1,000 navigators ms 4 on the seed's
+-- world: plans 0.54-0.69 -> 1.49 a frame, arrivals 27 % -> 62-68 % of --nobudget's (load 7-9)
 M.PARK = true -- navigators waiting to start a plan parked in the C walk (see park; false: visited in Lua)
 
 local type, huge = type, math.huge
@@ -592,9 +595,11 @@ function M.update(B, navs, positions, statuses, waypoints)
   g.cursor = k
   -- 3c: with time left, the plans under way go on: each of them another update (one slice: a C call
   -- of at most SLICE_MS, navigator_plan.lua) in turn, while the frame's time lasts and their learnt
-  -- cost fits, at most PLAN_ROUNDS rounds. Sliced plans on the seed's world last tens of updates, one
-  -- a frame, with at most MAX_PLANNING of them at once: plans ended about 0.1 a frame at 1,000
-  -- navigators ms 4 (the throughput's and the first move's limit) while the frame had time left
+  -- cost fits, at most PLAN_ROUNDS rounds (pump: the joins, the route's steps, and the plans of
+  -- navigators on a lead move; before session 27 the joins only). Sliced plans on the seed's world last
+  -- tens of updates, one a frame, with at most MAX_PLANNING of them at once: plans ended about 0.1 a
+  -- frame at 1,000 navigators ms 4 (the throughput's and the first move's limit) while the frame had
+  -- time left
   if due and not stopped and not refused then
     for _ = 1, M.PLAN_ROUNDS do
       if not pump(g, work, navs, positions, statuses, waypoints, clock, due, margin) then break end
