@@ -2,7 +2,7 @@
 --                       [--prepare] [--lazy] [--pairs K] [--stream] [--nobudget] [--group] [--plans P]
 --                       [--los-budget S|none|tree]
 --                       [--results R] [--png FILE] [--lead L] [--workers W] [--publish_ms X] [--preload]
---                       [--nobegin] [--fps F] [--timeline]
+--                       [--nobegin] [--fps F] [--timeline] [--states] [--planning N] [--plan-rounds N] [--throughput]
 -- Frame times of a crowd of navigators on a pack opened as a game opens it (octonav.world.load, nothing
 -- prepared), sharing one octonav.navigator.budget{ ms = X, los = N }: N agents (100) fly to random free
 -- points (K pairs, seed S), moving V leaves a frame (4), for F frames (3000). A frame is budget:frame()
@@ -49,6 +49,13 @@
 -- into this benchmark's own tables (as before session 21). --phases (with --group): budget:update's parts
 -- timed every frame (thread CPU; its `phases` hook): frame(), the first pass over every navigator, plan
 -- starts and leads, plans and searches under way, the turns, the masks; mean / p50 / p99 ms printed.
+-- --states: what the navigators do, counted after each frame (mean navigators a frame: waiting to start a
+-- plan, joining, route steps, a lead move, a first path's search, moving, ...; the C planners taken), and
+-- the plans and results started in all: where the throughput goes. --planning N: navigator_plan's
+-- MAX_PLANNING (plans at once in a world) set to N for the run (2: the library's); --plan-rounds N:
+-- navgroup's PLAN_ROUNDS (8: the rounds of the plans under way a frame's 3c may pump).
+-- --throughput: the pass with the budget, then the same with --nobudget (one process, in that order): the
+-- arrivals a second of each and their ratio printed on one line (issue 31 goal 1: at least 0.8).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
 package.path = "lua/?.lua;lua/?/init.lua;bench/lua/?.lua;" .. package.path
 package.cpath = (os.getenv("OCTONAV_BUILD") or "build") .. "/?.so;" .. package.cpath
@@ -64,7 +71,8 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, fps = 0 }
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, fps = 0, planning = 0,
+  ["plan-rounds"] = 0 }
 local flags = {}
 local i = 2
 while i <= #arg do
@@ -72,7 +80,7 @@ while i <= #arg do
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
     or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases"
-    or k == "timeline" then
+    or k == "timeline" or k == "states" or k == "throughput" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -273,6 +281,25 @@ local function c_parts(world, navs)
   return qb, pb
 end
 
+-- --states: what a navigator is doing (its state and the work it waits on), for counting navigator-frames.
+local function nav_state(nav, moved)
+  local st = nav.state
+  if st == "planning" then
+    if nav.job then
+      local cp = nav.cplanner
+      return cp and cp:joining() and "plan: joining" or "plan: route steps"
+    end
+    if nav.cells == nil then return nav.lead_ready and "plan: lead move" or "plan: waiting to start" end
+  end
+  local sr = nav.search
+  if sr then
+    local what = sr.status == "finalizing" and "result" or "step search"
+    return (moved and "moving, " or "first path: ") .. what
+  end
+  if st == "planning" then return "planning, other" end
+  return tostring(st)
+end
+
 local function run_pass()
   collectgarbage()
   collectgarbage()
@@ -303,6 +330,9 @@ local function run_pass()
       publish_ms = o.publish_ms > 0 and o.publish_ms or nil }))
   end
   if o.gcstep > 0 then require("octonav.navbudget").GC_AUTO_STEPSIZE = o.gcstep end
+
+  if o.planning > 0 then require("octonav.navigator_plan").MAX_PLANNING = o.planning end
+  if o["plan-rounds"] > 0 then require("octonav.navgroup").PLAN_ROUNDS = o["plan-rounds"] end
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget, strm)
@@ -311,6 +341,7 @@ local function run_pass()
   -- and each goal's first move: the frame its start tile came in, the frame it moved, lead or path
   local TL = flags.timeline and strm and { at = {}, order = {}, goals = {}, ch = nil }
   if T or flags.phases then budget.phases = { clock = core.thread_clock } end
+  local SC = flags.states and {} -- (--states: navigator-frames by what they were doing)
   local PH = flags.phases and { {}, {}, {}, {}, {}, {} } -- (--phases: budget:update's parts, ms a frame)
   local group = flags.group and not flags.nobudget
   local gnavs, gpos, gst, gwp = {}, {}, {}, {}
@@ -437,6 +468,18 @@ local function run_pass()
       end
       GP.base = collectgarbage("count")
     end
+    if SC then
+      local b = "busy planners " .. require("octonav.planner").busy(navs[1].nav.world)
+      SC[b] = (SC[b] or 0) + 1
+    end
+    if SC then -- (--states: what each navigator is doing after this frame, outside its times)
+      for s = 1, o.agents do
+        local nav = navs[s].nav
+        local k = nav_state(nav, navs[s].moved)
+        if nav.job then k = k .. " (job)" end
+        SC[k] = (SC[k] or 0) + 1
+      end
+    end
     for s = 1, o.agents do
       local w, status, wp = navs[s], moves[s][1], moves[s][2]
       if status == "arrived" or status == "failed" then
@@ -512,6 +555,8 @@ local function run_pass()
     sst = strm and strm:stats(), run_s = run_s, tl = TL,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
+  r.states = SC
+  if SC and bs.total then r.plans_total, r.results_total = bs.total.plans, bs.total.results end
   if PH then
     r.phases = {}
     for j = 1, 6 do
@@ -552,8 +597,7 @@ print(("%s: %d agents, budget ms %g, %d frames, seed %d, speed %g leaves a frame
 print("| pass | thread CPU p50 / p99 / p99.9 / max ms | wall p50 / p99 / p99.9 / max ms | frames > ms+0.5 |"
   .. " arrived (failed) | arrivals/s at 60 fps | first move wait | tree MB | masks MB (tiles) | graph MB | Lua heap MB |"
   .. " beyond tree x |")
-for p = 1, o.passes do
-  local r = run_pass()
+local function report(p, r)
   -- everything beyond the tree, as the memory line's "all beyond": the parts below, "other C" included
   -- (the resident growth they do not account for), so that the two give one figure
   local known = r.tree + r.los + r.adj + r.boxes + r.graph + r.heap + r.queries + r.planners
@@ -647,6 +691,18 @@ for p = 1, o.passes do
       .. r.phases[2] .. "; starts and leads " .. r.phases[3] .. "; plans and searches under way " .. r.phases[4]
       .. "; turns and 3c " .. r.phases[5] .. "; masks and the end " .. r.phases[6])
   end
+  if r.states then
+    local ks, tot = {}, 0
+    for k, v in pairs(r.states) do ks[#ks + 1], tot = k, tot + v end
+    table.sort(ks)
+    local t = {}
+    for _, k in ipairs(ks) do t[#t + 1] = ("%s %.1f"):format(k, r.states[k] / o.frames) end
+    print("  navigators a frame by what they do (mean): " .. table.concat(t, ", "))
+    if r.plans_total then
+      print(("  plans started %d (%.2f a frame), results %d"):format(r.plans_total, r.plans_total / o.frames,
+        r.results_total))
+    end
+  end
   if r.png then print("picture of the flights: " .. r.png) end
   if r.trace then
     local bt = {}
@@ -654,5 +710,28 @@ for p = 1, o.passes do
     table.sort(bt)
     print(("  frames over %g ms by their longest part: %s"):format(o.ms + 0.5, table.concat(bt, ", ")))
     for _, line in ipairs(r.trace.over) do print(line) end
+  end
+end
+
+-- --throughput: the budgeted pass (its figures as any pass's), then the same with --nobudget, in this one
+-- process: arrivals a second (at 60 fps) of each and their ratio (issue 31 goal 1: >= 0.8). The second
+-- pass's memory figures follow the first's in the same process (the allocator's pages): read the first.
+local nobudget0 = flags.nobudget
+for p = 1, o.passes do
+  if flags.throughput then
+    flags.nobudget = false
+    local r = run_pass()
+    report(p, r)
+    flags.nobudget = true
+    print("  the same with --nobudget:")
+    local r0 = run_pass()
+    report(p, r0)
+    flags.nobudget = nobudget0
+    local a, a0 = r.arrived / (o.frames / 60), r0.arrived / (o.frames / 60)
+    print(("throughput: %.1f arrivals a second with the budget (ms %g, p99.9 %.2f ms, %d frames over ms + 0.5),"
+      .. " %.1f without (p99.9 %.2f ms): ratio %.2f (goal >= 0.80)"):format(a, o.ms, r.cpu999, r.over, a0, r0.cpu999,
+      a0 > 0 and a / a0 or 0))
+  else
+    report(p, run_pass())
   end
 end

@@ -50,6 +50,10 @@ M.PLAN_ROUNDS = 8 -- with time left in a frame, the more updates each plan under
 M.PLAN_MARGIN = 0.25 -- 3c stops that share of `ms` (and two slices) before the deadline (spec/134). Session 24
 -- tried 0.1 (3c seldom ran while the pass took ~2 ms); with waiting navigators parked, quiet, 5 runs each at 1,000
 -- navigators ms 4: arrivals 1,847 vs 1,889 mean, p99.9 4.08-4.31 vs 4.29-5.75 ms: 0.25 kept (docs/benchmarks.md)
+M.PUMP = true -- a plan start that finds every planner taken first runs the plans under way (see pump); and
+-- the parked navigators are candidates whenever a start is left in the frame (false: as before session 27:
+-- only when a planner was idle at the frame's first pass). With it, 1,000 navigators ms 4 on the seed's
+-- world: plans 0.54-0.69 -> 1.49 a frame, arrivals 27 % -> 62-68 % of --nobudget's (load 7-9)
 M.PARK = true -- navigators waiting to start a plan parked in the C walk (see park; false: visited in Lua)
 
 local type, huge = type, math.huge
@@ -219,6 +223,28 @@ local function serve_reached(g, navs, positions, statuses, waypoints, reached, n
   return done, 0
 end
 
+-- One round of the plans under way (work: the frame's work list): each navigator planning with a
+-- route job gets one more update (a slice: its joins or its route's steps, navigator_plan.lua), while
+-- the frame's time lasts to `margin` before `due` and their kind's learnt cost fits. Returns whether
+-- it served any (false: none under way, or the time ran short). 3b pumps before a plan start finds
+-- every planner taken, so that a planner is freed within the frame rather than idle till the next
+-- one; 3c pumps with the time left.
+local function pump(g, work, navs, positions, statuses, waypoints, clock, due, margin)
+  local served = false
+  for w = 1, #work do
+    local nav = work[w]
+    local i = nav.group_i
+    if nav.job and nav.cplanner and (nav.state == "planning" or nav.state == "moving") and navs[i] == nav then
+      local now = clock()
+      local kind = kind_of(nav)
+      if now + margin >= due or not fits(g, kind, now, due) then return false end
+      serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
+      served = true
+    end
+  end
+  return served
+end
+
 --- budget:update(navs, positions [, statuses, waypoints]) -> statuses, waypoints (see the top).
 function M.update(B, navs, positions, statuses, waypoints)
   if type(navs) ~= "table" then raise("budget:update: navs must be an array of navigators") end
@@ -269,7 +295,7 @@ function M.update(B, navs, positions, statuses, waypoints)
   local open, wlist = g.open, g.wlist
   for w = 1, #wlist do
     local world = wlist[w]
-    open[w] = plans_open and not world.closed and can_start(g, B, world)
+    open[w] = plans_open and not world.closed and (M.PUMP or can_start(g, B, world))
   end
   local nret, wused, walked, pold, pold_since = walker:walk(navs, positions, statuses, waypoints, ret, pchecks.free,
     wdue, wclock, worlds_changed(g), open)
@@ -353,6 +379,8 @@ function M.update(B, navs, positions, statuses, waypoints)
   local due, clock = B.deadline, B.clock
   local refused = false -- (an update not started because its kind's cost did not fit)
   local force = g.rcut -- (3 goes first this frame: its first update is served whatever its cost)
+  -- (3b's and 3c's pumps stop that long before the deadline: a slice stops at SLICE_MS)
+  local margin = due and (2 * navplan.SLICE_MS + B.ms * M.PLAN_MARGIN) * 1e-3
   if ph then ph[3] = ph.clock() end
   -- 1b: plan starts first come first served: the navigators the plans' line reserved a start for this
   -- frame (budget:frame, in line order), then the navigator that has waited longest to start its plan
@@ -493,6 +521,9 @@ function M.update(B, navs, positions, statuses, waypoints)
     starters[s] = nil
     local i = nav.group_i
     if not stopped and preserved[nav] and navs[i] == nav and nav.job == nil and nav.cells == nil then
+      if due and M.PUMP then
+        while not can_start_now(B, nav) and pump(g, work, navs, positions, statuses, waypoints, clock, due, margin) do end
+      end
       local now = due and clock()
       if now and now >= due then
         stopped = true
@@ -533,6 +564,11 @@ function M.update(B, navs, positions, statuses, waypoints)
       local go = not starts or reserved[nav]
       if not go and plans.free > 0 and not shut then
         go = not due or can_start_now(B, nav)
+        if not go and M.PUMP then -- (every planner taken: the plans under way go on until one ends)
+          while not go and pump(g, work, navs, positions, statuses, waypoints, clock, due, margin) do
+            go = can_start_now(B, nav)
+          end
+        end
         shut = not go -- (no planner idle: the other starters are passed over this frame)
       end
       if go then
@@ -559,29 +595,14 @@ function M.update(B, navs, positions, statuses, waypoints)
   g.cursor = k
   -- 3c: with time left, the plans under way go on: each of them another update (one slice: a C call
   -- of at most SLICE_MS, navigator_plan.lua) in turn, while the frame's time lasts and their learnt
-  -- cost fits, at most PLAN_ROUNDS rounds. Sliced plans on the seed's world last tens of updates, one
-  -- a frame, with at most MAX_PLANNING of them at once: plans ended about 0.1 a frame at 1,000
-  -- navigators ms 4 (the throughput's and the first move's limit) while the frame had time left
+  -- cost fits, at most PLAN_ROUNDS rounds (pump: the joins, the route's steps, and the plans of
+  -- navigators on a lead move; before session 27 the joins only). Sliced plans on the seed's world last
+  -- tens of updates, one a frame, with at most MAX_PLANNING of them at once: plans ended about 0.1 a
+  -- frame at 1,000 navigators ms 4 (the throughput's and the first move's limit) while the frame had
+  -- time left
   if due and not stopped and not refused then
-    local margin = (2 * navplan.SLICE_MS + B.ms * M.PLAN_MARGIN) * 1e-3 -- (a slice stops at SLICE_MS)
     for _ = 1, M.PLAN_ROUNDS do
-      local more = false
-      for w = 1, #work do
-        local nav = work[w]
-        local i = nav.group_i
-        local cp = nav.cplanner
-        if nav.job and cp and nav.state == "planning" and navs[i] == nav and cp:joining() then
-          local now = clock()
-          local kind = kind_of(nav)
-          if now + margin >= due or not fits(g, kind, now, due) then
-            more = false
-            break
-          end
-          serve(g, clock, now, kind, nav, positions[i], i, statuses, waypoints)
-          more = true
-        end
-      end
-      if not more then break end
+      if not pump(g, work, navs, positions, statuses, waypoints, clock, due, margin) then break end
     end
   end
   if late_reached then
