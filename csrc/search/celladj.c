@@ -56,6 +56,20 @@ static inline __attribute__((always_inline)) unsigned slot_at(uint32_t c, uint32
     return ((((c >> (4 + l)) & 0x40201u) * 0x101010u) >> 20) & 7u;
 }
 
+/* Child i of code c (layer >= 1; on_code_child); with PEXT, BMI2's pdep deposits i's three bits. */
+static inline __attribute__((always_inline)) uint32_t code_child(uint32_t c, unsigned i, const int hw)
+{
+#ifdef HAVE_POPCNT_CLONE
+    if (hw & PEXT) {
+        uint32_t l = on_code_layer(c) - 1, r;
+        __asm__("pdepl %2, %1, %0" : "=r"(r) : "r"((uint32_t)i), "r"(0x402010u << l));
+        return (c & ~15u) | r | l;
+    }
+#endif
+    (void)hw;
+    return on_code_child(c, i);
+}
+
 static inline uint64_t below(unsigned b) { return (1ull << b) - 1u; }
 
 /* The bit of node nd's child s in its group's masks (a node above layer 1). */
@@ -170,7 +184,7 @@ static inline __attribute__((always_inline)) size_t collect_body(const on_cellad
     while (m) {
         unsigned i = (unsigned)__builtin_ctz(m);
         m &= m - 1u;
-        uint32_t child = on_code_child(code, i);
+        uint32_t child = code_child(code, i, hw);
         if ((sub >> i) & 1u) {
             uint32_t cn = node0 + pop64(sub & ((1u << i) - 1u), hw);
 #ifdef HAVE_POPCNT_CLONE
