@@ -132,7 +132,8 @@ static inline __attribute__((always_inline)) gview view(const on_celladj *a, uin
 /* (the bodies below take `hw`: bit 0, the popcnt instruction; bit 1 (NONUM), no numbers asked: ix is
  * NULL, and the counts that make them fold away) */
 #define NONUM 2
-/* (bit 2 (NOTILE): the search's bodies, on_celladj_lister_for: out[k].tile not written at this level) */
+/* (bit 2 (NOTILE): the search's bodies, on_celladj_lister_for: out[k].tile not written at this level, a
+ * chain always given (ch, lc) and no number of the cell's own asked (self NULL): their tests fold away) */
 #define NOTILE 4
 
 static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_t code, uint32_t num, unsigned face,
@@ -172,6 +173,7 @@ static inline __attribute__((always_inline)) size_t collect_body(const on_cellad
                                                                  unsigned side, unsigned face, LOUT, size_t k,
                                                                  const int hw)
 {
+    if ((hw & NOTILE) && !lc) __builtin_unreachable();
     gview g = view(a, nd, code, on_code_layer(code), lc);
     unsigned sh = g.sh;
     uint64_t gs = g.gs, gb = g.gb;
@@ -218,6 +220,7 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
                                                             uint32_t code, unsigned walk, LOUT,
                                                             uint32_t *restrict self, const int hw)
 {
+    if ((hw & NOTILE) && (!ch || lc != ch || self)) __builtin_unreachable();
     size_t k = 0;
     const uint32_t root = a->root, nnode = a->nnode;
     const unsigned border = a->border;
