@@ -439,14 +439,18 @@ static long flipped(const on_tree *t, uint32_t ti, const on_celladj *a, uint32_t
     k.xi = malloc(k.cap * sizeof *k.xi);
     k.wf = malloc(k.cap);
     k.xf = malloc(k.cap);
+    k.yi = malloc(k.cap * sizeof *k.yi);
+    k.yf = malloc(k.cap);
     long bad = -1;
-    if (k.w && k.x && k.y && k.xi && k.wf && k.xf && check_tile(&k, &c, ti) == 0) bad = k.bad;
+    if (k.w && k.x && k.y && k.xi && k.wf && k.xf && k.yi && k.yf && check_tile(&k, &c, ti) == 0) bad = k.bad;
     free(k.w);
     free(k.x);
     free(k.y);
     free(k.xi);
     free(k.wf);
     free(k.xf);
+    free(k.yi);
+    free(k.yf);
     free(c.grp);
     return bad;
 }
