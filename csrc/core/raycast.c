@@ -34,6 +34,8 @@ static void sync_axis(walk *w, int j, double t)
 
 #define FAST_MARGIN 1e-6
 #define END_MARGIN 1e-9
+
+#include "raycast_box.h" /* (reads FAST_MARGIN) */
 #define FAST_COORD 1e7
 
 /* The fast step's voxel index along a moving axis j (not the exit axis e) when the segment leaves the
@@ -355,47 +357,6 @@ static void sink_all(on_cell_sink sink, void *ud, const tree_probe *p, unsigned 
         if (m & (1u << e)) sink(ud, p->cells[e]);
 }
 
-/* A segment inside one tile's part of the map (each end more than FAST_MARGIN inside it) that passes
- * more than FAST_MARGIN from the box around the tile's blocked leaves touches only free voxels: clear
- * by the rule, without a walk. 1 when that shows the segment clear (0: walk it). */
-static int clear_by_box(const on_tree *t, const double a[3], const double b[3])
-{
-    int D = t->p.depth;
-    int64_t ti3[3];
-    for (int j = 0; j < 3; j++) { /* a's tile (b's too, when the region test below passes) */
-        if (!(a[j] > 0)) return 0;
-        ti3[j] = (int64_t)a[j] >> D;
-        if (ti3[j] >= t->p.tiles[j]) return 0;
-    }
-    const on_tile *tl = &t->tiles[on_tile_index(t, (int)ti3[0], (int)ti3[1], (int)ti3[2])];
-    if (tl->solid || !tl->loaded) return 0;
-    const on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire); /* (built by the walk) */
-    if (!m || !m->box_small) return 0;
-    int none = m->lo[0] >= m->hi[0]; /* nothing blocked in the tile's part of the map */
-    double t0 = 0, t1 = 1;
-    for (int j = 0; j < 3; j++) {
-        double o = (double)(ti3[j] << D), la = a[j] - o, lb = b[j] - o, r = m->dreg[j] - FAST_MARGIN;
-        if (!(la > FAST_MARGIN && lb > FAST_MARGIN && la < r && lb < r)) return 0;
-        if (none) continue;
-        /* the part of the segment within the box (grown by the margin) along axis j; a reciprocal's
-         * rounding moves the ends by far less than the margin */
-        double lo = m->dlo[j] - FAST_MARGIN - la, hi = m->dhi[j] + FAST_MARGIN - la, d = lb - la;
-        if (d == 0) {
-            if (lo > 0 || hi < 0) t0 = 2; /* never within the box (the region still checked) */
-            continue;
-        }
-        double inv = 1.0 / d, u = lo * inv, v = hi * inv;
-        if (d < 0) {
-            double w = u;
-            u = v;
-            v = w;
-        }
-        if (u > t0) t0 = u;
-        if (v < t1) t1 = v;
-    }
-    return none || t0 > t1;
-}
-
 /* walk_tree's loop from a walk w with its cell in p (inv: the reciprocals, +inf for an axis that does
  * not move; fast: the segment lies on no lattice plane), or visible_fast's walk taken over where
  * fast_run stopped (pending: its return, 3 or -1; 0 for none). Returns as walk_tree. */
@@ -578,7 +539,13 @@ static inline __attribute__((always_inline)) int visible_core(const on_tree *t, 
     if (tl->solid || !tl->loaded) return visible_hit0(t_hit, entered, x, y, z);
     const on_losmap *lm = on_tile_losmap(t, ti);
     if (!lm) return -1;
-    if (lm->box_small && clear_by_box(t, a, b)) return 1;
+    /* (clear_by_box with the tile and masks of a's voxel: where a lies more than the margin inside a tile,
+     * that is the tile of a's floor, whose masks those are; elsewhere, on either tile, the test's region
+     * check fails) */
+    if (lm->box_small) {
+        const double o[3] = {(double)((x >> D) << D), (double)((y >> D) << D), (double)((z >> D) << D)};
+        if (clear_in_box(lm, o, a, b)) return 1;
+    }
     tree_probe p;
     if (!start_cell(&p, lm, ti, n, x, y, z)) return visible_hit0(t_hit, entered, x, y, z);
     p.t = t;

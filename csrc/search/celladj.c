@@ -34,11 +34,40 @@ static inline __attribute__((always_inline)) uint32_t pop64(uint64_t x, const in
 #define POP_BASE 0
 #endif
 
-/* The child index at layer l of code c's ancestor at layer l + 1 (bit l of x, y, z). */
-static inline unsigned slot_at(uint32_t c, uint32_t l)
+/* (bit 3 of a body's `hw` (below): a clone compiled for BMI2 whose slot_at is pext, for the search's lists
+ * where pext is fast (on_isa_fast_pext)) */
+#define PEXT 8
+
+/* The child index at layer l of code c's ancestor at layer l + 1 (bit l of x, y, z). With PEXT, BMI2's pext
+ * gathers the three bits: two instructions instead of five (the multiply's), on every level of every descent
+ * (make bench-query-ir DC1 413,214 -> 410,554, Complex 431,026 -> 427,524, A1 425,392 -> 423,371); where
+ * pext is microcoded (AMD's Zen 1 and 2: about 18 cycles) the multiply is kept (on_isa_fast_pext). */
+static inline __attribute__((always_inline)) unsigned slot_at(uint32_t c, uint32_t l, const int hw)
 {
+#ifdef HAVE_POPCNT_CLONE
+    if (hw & PEXT) {
+        uint32_t r;
+        __asm__("pextl %2, %1, %0" : "=r"(r) : "r"(c >> (4 + l)), "r"(0x40201u));
+        return r;
+    }
+#endif
+    (void)hw;
     /* (bits 0, 9 and 18 of c >> (4 + l) to bits 20, 21, 22 by one multiply: no other product lands there) */
     return ((((c >> (4 + l)) & 0x40201u) * 0x101010u) >> 20) & 7u;
+}
+
+/* Child i of code c (layer >= 1; on_code_child); with PEXT, BMI2's pdep deposits i's three bits. */
+static inline __attribute__((always_inline)) uint32_t code_child(uint32_t c, unsigned i, const int hw)
+{
+#ifdef HAVE_POPCNT_CLONE
+    if (hw & PEXT) {
+        uint32_t l = on_code_layer(c) - 1, r;
+        __asm__("pdepl %2, %1, %0" : "=r"(r) : "r"((uint32_t)i), "r"(0x402010u << l));
+        return (c & ~15u) | r | l;
+    }
+#endif
+    (void)hw;
+    return on_code_child(c, i);
 }
 
 static inline uint64_t below(unsigned b) { return (1ull << b) - 1u; }
@@ -103,7 +132,8 @@ static inline __attribute__((always_inline)) gview view(const on_celladj *a, uin
 /* (the bodies below take `hw`: bit 0, the popcnt instruction; bit 1 (NONUM), no numbers asked: ix is
  * NULL, and the counts that make them fold away) */
 #define NONUM 2
-/* (bit 2 (NOTILE): the search's bodies, on_celladj_lister_for: out[k].tile not written at this level) */
+/* (bit 2 (NOTILE): the search's bodies, on_celladj_lister_for: out[k].tile not written at this level, a
+ * chain always given (ch, lc) and no number of the cell's own asked (self NULL): their tests fold away) */
 #define NOTILE 4
 
 static inline __attribute__((always_inline)) size_t emit(LOUT, size_t k, uint32_t code, uint32_t num, unsigned face,
@@ -132,6 +162,8 @@ static size_t collect_sw_nn(COLLECT_ARGS);
 #ifdef HAVE_POPCNT_CLONE
 TARGET_POPCNT static size_t collect_hw(COLLECT_ARGS);
 TARGET_POPCNT static size_t collect_hw_nn(COLLECT_ARGS);
+TARGET_POPCNT static size_t collect_hwp(COLLECT_ARGS);
+TARGET_POPCNT static size_t collect_hwp_nn(COLLECT_ARGS);
 #endif
 
 /* The free descendants of stored node nd (code `code`) on its side `side` (axis * 2 + hi), in child
@@ -141,6 +173,7 @@ static inline __attribute__((always_inline)) size_t collect_body(const on_cellad
                                                                  unsigned side, unsigned face, LOUT, size_t k,
                                                                  const int hw)
 {
+    if ((hw & NOTILE) && !lc) __builtin_unreachable();
     gview g = view(a, nd, code, on_code_layer(code), lc);
     unsigned sh = g.sh;
     uint64_t gs = g.gs, gb = g.gb;
@@ -153,11 +186,12 @@ static inline __attribute__((always_inline)) size_t collect_body(const on_cellad
     while (m) {
         unsigned i = (unsigned)__builtin_ctz(m);
         m &= m - 1u;
-        uint32_t child = on_code_child(code, i);
+        uint32_t child = code_child(code, i, hw);
         if ((sub >> i) & 1u) {
             uint32_t cn = node0 + pop64(sub & ((1u << i) - 1u), hw);
 #ifdef HAVE_POPCNT_CLONE
-            if (hw & 1) k = (hw & NONUM ? collect_hw_nn : collect_hw)(a, cn, child, side, face, LARGS, k);
+            if (hw & PEXT) k = (hw & NONUM ? collect_hwp_nn : collect_hwp)(a, cn, child, side, face, LARGS, k);
+            else if (hw & 1) k = (hw & NONUM ? collect_hw_nn : collect_hw)(a, cn, child, side, face, LARGS, k);
             else
 #endif
                 k = (hw & NONUM ? collect_sw_nn : collect_sw)(a, cn, child, side, face, LARGS, k);
@@ -175,12 +209,18 @@ TARGET_POPCNT static size_t collect_hw_nn(COLLECT_ARGS)
 {
     return collect_body(a, nd, code, side, face, LARGS, k, 1 | NONUM);
 }
+TARGET_POPCNT static size_t collect_hwp(COLLECT_ARGS) { return collect_body(a, nd, code, side, face, LARGS, k, 1 | PEXT); }
+TARGET_POPCNT static size_t collect_hwp_nn(COLLECT_ARGS)
+{
+    return collect_body(a, nd, code, side, face, LARGS, k, 1 | NONUM | PEXT);
+}
 #endif
 
 static inline __attribute__((always_inline)) long list_body(const on_celladj *a, on_adjchain *ch,
                                                             uint32_t code, unsigned walk, LOUT,
                                                             uint32_t *restrict self, const int hw)
 {
+    if ((hw & NOTILE) && (!ch || lc != ch || self)) __builtin_unreachable();
     size_t k = 0;
     const uint32_t root = a->root, nnode = a->nnode;
     const unsigned border = a->border;
@@ -212,7 +252,7 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
         uint32_t nd = anc[from];
         for (uint32_t l = from - 1; l > L; l--) { /* (nodes above layer 1: their children are stored) */
             const on_adjgrp *g = &grp[nd >> 3];
-            unsigned b = BIT(nd, slot_at(code, l));
+            unsigned b = BIT(nd, slot_at(code, l, hw));
             uint64_t gs = g->sub;
             if (!((gs >> b) & 1u)) return -1;
             anc[l] = nd = g->node + pop64(gs & below(b), hw);
@@ -231,7 +271,7 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
         gview g = view(a, anc[L + 1], code, L + 1, lc);
         unsigned sh = g.sh;
         uint64_t gs = g.gs, gb = g.gb;
-        cs = slot_at(code, L);
+        cs = slot_at(code, L, hw);
         psub = (unsigned)(gs >> sh) & 255u;
         pfr = ~(psub | ((unsigned)(gb >> sh) & 255u)) & 255u;
         pfn = ~(unsigned)(g.gn >> sh) & 255u;
@@ -265,7 +305,7 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
         for (;;) {
             gview g = view(a, nd, nleaf, layer, lc);
             layer--;
-            unsigned b = g.sh + slot_at(nleaf, layer);
+            unsigned b = g.sh + slot_at(nleaf, layer, hw);
             uint64_t gs = g.gs, gb = g.gb;
             if ((gb >> b) & 1u) break; /* blocked */
             if (!((gs >> b) & 1u)) { /* a free cell at least as large */
@@ -315,6 +355,15 @@ TARGET_POPCNT static long list_hw_nn_nt(LIST_ARGS)
 {
     return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1 | NONUM | NOTILE);
 }
+/* (the same with pext: see slot_at) */
+TARGET_POPCNT static long list_hwp_nt(LIST_ARGS)
+{
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1 | NOTILE | PEXT);
+}
+TARGET_POPCNT static long list_hwp_nn_nt(LIST_ARGS)
+{
+    return list_body(a, ch, code, walk, out, ix, face, cap, tile, ch, self, 1 | NONUM | NOTILE | PEXT);
+}
 #endif
 
 long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
@@ -331,6 +380,7 @@ long on_celladj_list_isa(int bits, const on_celladj *a, on_adjchain *ch, uint32_
 on_celladj_lister on_celladj_lister_for(int numbers)
 {
 #ifdef HAVE_POPCNT_CLONE
+    if (on_isa_bits() && on_isa_fast_pext()) return numbers ? list_hwp_nt : list_hwp_nn_nt;
     if (on_isa_bits()) return numbers ? list_hw_nt : list_hw_nn_nt;
 #endif
     return numbers ? list_sw_nt : list_sw_nn_nt;

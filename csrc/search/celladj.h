@@ -137,7 +137,8 @@ long on_celladj_list(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32
  * at each call (about 19 instructions). Its entries' tiles are left unset (out[k].code alone; every
  * entry but a border face's, ON_ADJ_BORDER, which the search never lists, is a cell of `tile`): the
  * caller knows them. `code` must be well formed (a cell's code as the tree or a list gives it: no bits
- * below its layer), which on_celladj_list checks. */
+ * below its layer), which on_celladj_list checks; `ch` must not be NULL and `self` must be NULL (the
+ * search's call: the body's tests of them fold away). */
 typedef long (*on_celladj_lister)(const on_celladj *a, on_adjchain *ch, uint32_t tile, uint32_t code, unsigned walk,
                                   on_cell *out, uint32_t *ix, uint8_t *face, size_t cap, uint32_t *self);
 on_celladj_lister on_celladj_lister_for(int numbers);

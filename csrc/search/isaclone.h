@@ -18,9 +18,13 @@ static inline int on_isa_bits(void)
 {
     return __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
 }
+/* 1 unless BMI2's pext is microcoded (AMD's Zen 1 and 2, about 18 cycles against 3): where the clones may
+ * use it (celladj.c's slot_at). */
+static inline int on_isa_fast_pext(void) { return !__builtin_cpu_is("znver1") && !__builtin_cpu_is("znver2"); }
 #else
 #define ON_TARGET_BITS
 static inline int on_isa_bits(void) { return 0; }
+static inline int on_isa_fast_pext(void) { return 0; }
 #endif
 
 #endif

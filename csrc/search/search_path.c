@@ -100,8 +100,8 @@ typedef struct fin_sight {
     on_turn_cache tc; /* the voxels the last turn check read (the tree does not change meanwhile) */
     uint64_t tvalid; /* bit i: turn[i] holds an answer */
     struct {
-        double x[3];
-        unsigned sides; /* the signs of x - a and b - x on each axis, 4 bits an axis */
+        int64_t v[3];   /* the floor of x on each axis */
+        unsigned sides; /* on each axis where x lies on a lattice plane: 16 and the signs of x - a and b - x */
         int ok;
     } turn[TURN_MEMO];
     int relaxing; /* smoothing is done: the blocked segments are asked, no longer recorded */
@@ -173,34 +173,49 @@ static double fin_cost(void *ud, const double a[3], const double b[3])
     return on_areaset_cost(&((fin_sight *)ud)->q->areas, a, b);
 }
 
-static int fin_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
+/* A turn's answer from the tree (or the replayed log), counted in info.turns. */
+static int fin_turn_tree(fin_sight *fs, const double a[3], const double x[3], const double b[3])
 {
-    fin_sight *fs = ud;
-    unsigned sides = 0;
-    for (int j = 0; j < 3; j++) {
-        /* (only the axes where x lies on a lattice plane: elsewhere the rule reads x's own voxels on that
-         * axis whichever way the path goes, so turns at x differing there have one answer) */
-        if ((double)(int64_t)x[j] != x[j]) continue;
-        double din = x[j] - a[j], dout = b[j] - x[j];
-        sides |= (unsigned)((din > 0) | (din < 0) << 1 | (dout > 0) << 2 | (dout < 0) << 3 | 16) << (5 * j);
-    }
-    uint64_t bx, by, bz;
-    memcpy(&bx, x, 8);
-    memcpy(&by, x + 1, 8);
-    memcpy(&bz, x + 2, 8);
-    unsigned slot = (unsigned)((((bx * 0x9E3779B97F4A7C15ull ^ by) * 0x9E3779B97F4A7C15ull ^ bz ^ sides) *
-                                0x9E3779B97F4A7C15ull) >> 58);
-    if (((fs->tvalid >> slot) & 1u) && fs->turn[slot].sides == sides && fs->turn[slot].x[0] == x[0] &&
-        fs->turn[slot].x[1] == x[1] && fs->turn[slot].x[2] == x[2])
-        return fs->turn[slot].ok;
     on_query *q = fs->q;
     int ok;
     if (!fin_replay(fs, &ok)) {
         q->info.turns++;
         ok = fin_log(fs, on_tree_turn_ok_cached(q->t, q->lcache, &fs->tc, a, x, b));
     }
+    return ok;
+}
+
+static int fin_turn_ok(void *ud, const double a[3], const double x[3], const double b[3])
+{
+    fin_sight *fs = ud;
+    unsigned sides = 0;
+    int64_t v[3];
+    for (int j = 0; j < 3; j++) {
+        /* The rule reads, on an axis where x lies off the lattice planes, x's own voxel there whichever way
+         * the path goes and wherever x lies inside it; on a plane, the voxels on either side of it and the
+         * sides the path comes from and leaves to (on_tree_turn_ok). So turns whose corners have the same
+         * floor on each axis, on the same planes, with the same sides on those, have one answer: the memo's
+         * key. (Keyed by the corner's exact point before: a slide's tries along an axis inside one voxel
+         * missed it.) Coordinates beyond the range of int64_t (not a path's: the tree answers no to them
+         * all the same) are asked of the tree. */
+        if (!(fabs(x[j]) < 0x1p52)) return fin_turn_tree(fs, a, x, b);
+        int64_t fl = (int64_t)x[j];
+        fl -= (double)fl > x[j];
+        v[j] = fl;
+        if ((double)fl != x[j]) continue;
+        double din = x[j] - a[j], dout = b[j] - x[j];
+        sides |= (unsigned)((din > 0) | (din < 0) << 1 | (dout > 0) << 2 | (dout < 0) << 3 | 16) << (5 * j);
+    }
+    unsigned slot = (unsigned)(((((uint64_t)v[0] * 0x9E3779B97F4A7C15ull ^ (uint64_t)v[1]) * 0x9E3779B97F4A7C15ull ^
+                                 (uint64_t)v[2] ^ sides) *
+                                0x9E3779B97F4A7C15ull) >>
+                               58);
+    if (((fs->tvalid >> slot) & 1u) && fs->turn[slot].sides == sides && fs->turn[slot].v[0] == v[0] &&
+        fs->turn[slot].v[1] == v[1] && fs->turn[slot].v[2] == v[2])
+        return fs->turn[slot].ok;
+    int ok = fin_turn_tree(fs, a, x, b);
     fs->tvalid |= 1ull << slot;
-    memcpy(fs->turn[slot].x, x, sizeof fs->turn[slot].x);
+    memcpy(fs->turn[slot].v, v, sizeof v);
     fs->turn[slot].sides = sides;
     fs->turn[slot].ok = ok;
     return ok;

@@ -82,14 +82,18 @@ static void ptile_sink(void *ud, on_cell c)
     ptile_add(pt, c.tile);
 }
 
-/* The tile whose open box holds nav point p strictly (not on a tile face), or UINT32_MAX. */
+/* The tile whose open box holds nav point p strictly (not on a tile face), or UINT32_MAX. (The floor by a
+ * truncation: u is at least 0 and below the tiles' count there; floor() is a libm call in the search's
+ * baseline build, three a point.) */
 static uint32_t tile_inside(const on_tree *t, const double p[3])
 {
     int ijk[3];
     for (int k = 0; k < 3; k++) {
-        double u = p[k] / (double)t->n, f = floor(u);
-        if (u == f || f < 0 || f >= (double)t->p.tiles[k]) return UINT32_MAX;
-        ijk[k] = (int)f;
+        double u = p[k] / (double)t->n;
+        if (!(u >= 0 && u < (double)t->p.tiles[k])) return UINT32_MAX;
+        int f = (int)u;
+        if ((double)f == u) return UINT32_MAX;
+        ijk[k] = f;
     }
     return on_tile_index(t, ijk[0], ijk[1], ijk[2]);
 }
@@ -100,7 +104,8 @@ int on_tileset_of_path(on_tileset *out, const on_tileset *touched, const on_tree
 {
     path_tiles pt = {out, touched, t, 0};
     out->n = 0;
-    for (size_t i = 0; i < ncorr; i++) ptile_add(&pt, corr[i].tile);
+    for (size_t i = 0; i < ncorr; i++)
+        if (i == 0 || corr[i].tile != corr[i - 1].tile) ptile_add(&pt, corr[i].tile); /* (runs of one tile: once) */
     for (size_t i = 1; i < npts && t->ntiles > 1; i++) {
         const double *a = pts + 3 * (i - 1), *b = pts + 3 * i;
         uint32_t ta = tile_inside(t, a);

@@ -63,10 +63,11 @@ typedef struct walk_ctx {
     uint32_t *codes;  /* the adjacency's cells by number (on_celladj_codes) */
     uint8_t *seen;    /* numbers met */
     on_adjchain chain;
+    on_adjchain lchain[3]; /* (the search's bodies' check: on_celladj_list's, and each body's own) */
     long bad, cells, entries;
     on_cell *w, *x, *y;
-    uint8_t *wf, *xf;
-    uint32_t *xi;
+    uint8_t *wf, *xf, *yf;
+    uint32_t *xi, *yi;
     size_t cap;
 } walk_ctx;
 
@@ -117,6 +118,18 @@ static int check_cell(void *ud, on_cell c, int blocked)
         for (size_t j = 0; same && j < nw; j++) same = k->w[j].tile == k->y[j].tile && k->w[j].code == k->y[j].code;
         if (!same) k->bad++;
     }
+    /* the search's bodies (on_celladj_lister_for: this CPU's clone, with pext and pdep where they are
+     * fast), with numbers and without, each over its own chain, against on_celladj_list's: the same codes,
+     * faces and numbers (their tiles are left unset) */
+    long m = on_celladj_list(a, &k->lchain[0], c.tile, c.code, 63u, k->x, k->xi, k->xf, k->cap, NULL);
+    for (int numbers = 1; numbers >= 0; numbers--) {
+        long ml = on_celladj_lister_for(numbers)(a, &k->lchain[1 + numbers], c.tile, c.code, 63u, k->y,
+                                                 numbers ? k->yi : NULL, k->yf, k->cap, NULL);
+        int same = ml == m && m >= 0 && (size_t)m <= k->cap;
+        for (long j = 0; same && j < m; j++)
+            same = k->y[j].code == k->x[j].code && k->yf[j] == k->xf[j] && (!numbers || k->yi[j] == k->xi[j]);
+        if (!same) k->bad++;
+    }
     return 0;
 }
 
@@ -127,6 +140,7 @@ static int check_tile(walk_ctx *k, const on_celladj *a, uint32_t ti)
     k->a = a;
     k->tile = ti;
     k->chain.code = ON_CODE_NONE;
+    for (int i = 0; i < 3; i++) k->lchain[i].code = ON_CODE_NONE;
     k->codes = malloc(a->n * sizeof *k->codes);
     k->seen = calloc(a->n, 1);
     if (!k->codes || !k->seen || on_celladj_codes(a, k->codes)) return -1;
@@ -155,7 +169,9 @@ static long check_tree(const on_tree *t, long *cells, long *entries)
     k.xi = malloc(k.cap * sizeof *k.xi);
     k.wf = malloc(k.cap);
     k.xf = malloc(k.cap);
-    if (!k.w || !k.x || !k.y || !k.xi || !k.wf || !k.xf) return -1;
+    k.yi = malloc(k.cap * sizeof *k.yi);
+    k.yf = malloc(k.cap);
+    if (!k.w || !k.x || !k.y || !k.xi || !k.wf || !k.xf || !k.yi || !k.yf) return -1;
     for (uint32_t ti = 0; ti < t->ntiles; ti++) {
         const on_celladj *a = on_tile_celladj(t, ti);
         if (t->tiles[ti].solid || !t->tiles[ti].loaded) {
@@ -187,6 +203,8 @@ static long check_tree(const on_tree *t, long *cells, long *entries)
     free(k.xi);
     free(k.wf);
     free(k.xf);
+    free(k.yi);
+    free(k.yf);
     if (cells) *cells = k.cells;
     if (entries) *entries = k.entries;
     return k.bad;
@@ -421,14 +439,18 @@ static long flipped(const on_tree *t, uint32_t ti, const on_celladj *a, uint32_t
     k.xi = malloc(k.cap * sizeof *k.xi);
     k.wf = malloc(k.cap);
     k.xf = malloc(k.cap);
+    k.yi = malloc(k.cap * sizeof *k.yi);
+    k.yf = malloc(k.cap);
     long bad = -1;
-    if (k.w && k.x && k.y && k.xi && k.wf && k.xf && check_tile(&k, &c, ti) == 0) bad = k.bad;
+    if (k.w && k.x && k.y && k.xi && k.wf && k.xf && k.yi && k.yf && check_tile(&k, &c, ti) == 0) bad = k.bad;
     free(k.w);
     free(k.x);
     free(k.y);
     free(k.xi);
     free(k.wf);
     free(k.xf);
+    free(k.yi);
+    free(k.yf);
     free(c.grp);
     return bad;
 }
