@@ -408,15 +408,10 @@ function Streamer:hole_locks(hole)
   return hs.locks
 end
 
-local function agent_inside(self, h)
-  local mn, mx = h.min, h.max
-  for _, p in pairs(self.agents) do
-    if p[1] >= mn[1] and p[1] <= mx[1] and p[2] >= mn[2] and p[2] <= mx[2] and p[3] >= mn[3] and p[3] <= mx[3] then
-      return true
-    end
-  end
-  return false
-end
+-- Is an agent inside hole h's box (bounds included)? Asked for every hole every update: the C
+-- streamer's loop over its agents (the first core holds every agent at the same positions), not a
+-- Lua loop over self.agents (0.1-0.2 ms an update for each hole at 1,000 agents).
+local function agent_inside(self, h) return self.core:agents_in(h.min, h.max) end
 
 local function hole_needed(self, h, hs) return hs.forced or hs.locks > 0 or agent_inside(self, h) end
 
