@@ -57,6 +57,28 @@ describe("the holes' rule: an agent inside a hole's box, asked of the C streamer
     assert.has_error(function() s.core:agents_in({ 0, 0, 0 }, { 1, 1, 1 }) end)
   end)
 
+  it("s:agent_position(id): the position the C streamer holds (a copy), nil for no such agent", function()
+    local s = assert(streamer.new(pack, { load_padding = 1, unload_padding = 2, workers = 0 }))
+    local a = s:add_agent { 20, 8, 8 }
+    assert.are.same({ 20, 8, 8 }, s:agent_position(a))
+    local p = { 3.25, 6.5, 9.75 }
+    s:move_agent(a, p)
+    local q = s:agent_position(a)
+    assert.are.same({ 3.25, 6.5, 9.75 }, q)
+    q[1] = 99 -- a copy: the streamer's is unchanged
+    assert.are.same({ 3.25, 6.5, 9.75 }, s:agent_position(a))
+    assert.is_nil(s:agent_position(a + 1))
+    assert.is_nil(s.core:agent_position(a + 1))
+    assert.is_nil(s.core:agent_position(0))
+    s:remove_agent(a)
+    assert.is_nil(s:agent_position(a))
+    assert.is_nil(s.core:agent_position(a))
+    assert.has_error(function() s:move_agent(a, p) end)
+    s:close()
+    assert.has_error(function() s:agent_position(a) end, "streamer:agent_position: the streamer is closed")
+    assert.has_error(function() s:move_agent(a, p) end, "streamer:move_agent: the streamer is closed")
+  end)
+
   it("a hole loads when an agent enters its box and unloads once none is inside (unchanged rule)", function()
     local s = assert(streamer.new(pack, { load_padding = 1, unload_padding = 2, workers = 0 }))
     local a = s:add_agent { 24, 8, 8 } -- tile (1, 0, 0), outside the cave

@@ -202,6 +202,13 @@ on_status on_streamer_move_agent(on_streamer *s, uint32_t id, const double p[3])
     return ON_SUCCESS;
 }
 
+on_status on_streamer_agent_position(const on_streamer *s, uint32_t id, double p[3])
+{
+    if (!s->t || id >= s->nagents || !s->agents[id].live) return ON_FAILURE | ON_INVALID;
+    memcpy(p, s->agents[id].p, sizeof s->agents[id].p);
+    return ON_SUCCESS;
+}
+
 int on_streamer_agents_in(const on_streamer *s, const double lo[3], const double hi[3])
 {
     for (uint32_t a = 0; a < s->nagents; a++) {
