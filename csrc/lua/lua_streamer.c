@@ -190,6 +190,36 @@ static int l_remove_agent(lua_State *L)
     return 0;
 }
 
+/* s:agent_position(id) -> {x, y, z} (a new table), or nil for no such agent. */
+static int l_agent_position(lua_State *L)
+{
+    lstreamer *u = checks(L, 1);
+    lua_Integer id = luaL_checkinteger(L, 2);
+    double p[3];
+    if (id < 1 || id > 0xffffffffLL || !on_ok(on_streamer_agent_position(u->h.p, (uint32_t)(id - 1), p))) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_createtable(L, 3, 0);
+    for (int k = 0; k < 3; k++) {
+        lua_pushnumber(L, p[k]);
+        lua_rawseti(L, -2, k + 1);
+    }
+    return 1;
+}
+
+/* s:agents_in(min, max) -> whether an agent's position lies in the box min..max (bounds included). */
+static int l_agents_in(lua_State *L)
+{
+    luaL_checkudata(L, 1, "octonav.streamer");
+    double lo[3], hi[3];
+    on_lua_checkpoint(L, 2, "min", lo);
+    on_lua_checkpoint(L, 3, "max", hi);
+    lstreamer *u = checks(L, 1);
+    lua_pushboolean(L, on_streamer_agents_in(u->h.p, lo, hi));
+    return 1;
+}
+
 typedef on_status (*tile_op)(on_streamer *, uint32_t);
 
 /* The streamer at 1 and its tile argument at 2 (read first), for tile_call, is_loaded and state. */
@@ -461,6 +491,7 @@ static int l_waiting(lua_State *L)
 
 static const luaL_Reg methods[] = {
     {"add_agent", l_add_agent}, {"move_agent", l_move_agent}, {"remove_agent", l_remove_agent},
+    {"agents_in", l_agents_in}, {"agent_position", l_agent_position},
     {"lock", l_lock}, {"unlock", l_unlock}, {"force_load", l_force_load}, {"force_unload", l_force_unload},
     {"retry", l_retry}, {"is_loaded", l_is_loaded}, {"state", l_state}, {"update", l_update},
     {"stats", l_stats}, {"waiting", l_waiting}, {"load_tree", l_load_tree}, {"set_graph", l_set_graph},

@@ -138,6 +138,11 @@ ON_API void on_streamer_destroy(on_streamer *s); /* stops and joins the workers;
 ON_API on_status on_streamer_add_agent(on_streamer *s, const double p[3], uint32_t *id);
 ON_API on_status on_streamer_move_agent(on_streamer *s, uint32_t id, const double p[3]);
 ON_API on_status on_streamer_remove_agent(on_streamer *s, uint32_t id);
+/* 1 when a live agent's position lies in the box lo..hi (bounds included), else 0: a hole's rule
+ * (lua/octonav/streamer.lua) asks it every update, one loop in C over the agents instead of Lua's. */
+/* The position of live agent id in *p (ON_FAILURE | ON_INVALID: no such agent). */
+ON_API on_status on_streamer_agent_position(const on_streamer *s, uint32_t id, double p[3]);
+ON_API int on_streamer_agents_in(const on_streamer *s, const double lo[3], const double hi[3]);
 ON_API on_status on_streamer_lock(on_streamer *s, uint32_t tile);   /* counted; a locked tile loads and stays */
 ON_API on_status on_streamer_unlock(on_streamer *s, uint32_t tile);
 ON_API on_status on_streamer_force_load(on_streamer *s, uint32_t tile);   /* pinned until force_unload */

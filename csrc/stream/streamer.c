@@ -202,6 +202,24 @@ on_status on_streamer_move_agent(on_streamer *s, uint32_t id, const double p[3])
     return ON_SUCCESS;
 }
 
+on_status on_streamer_agent_position(const on_streamer *s, uint32_t id, double p[3])
+{
+    if (!s->t || id >= s->nagents || !s->agents[id].live) return ON_FAILURE | ON_INVALID;
+    memcpy(p, s->agents[id].p, sizeof s->agents[id].p);
+    return ON_SUCCESS;
+}
+
+int on_streamer_agents_in(const on_streamer *s, const double lo[3], const double hi[3])
+{
+    for (uint32_t a = 0; a < s->nagents; a++) {
+        const double *p = s->agents[a].p;
+        if (s->agents[a].live && p[0] >= lo[0] && p[0] <= hi[0] && p[1] >= lo[1] && p[1] <= hi[1] && p[2] >= lo[2] &&
+            p[2] <= hi[2])
+            return 1;
+    }
+    return 0;
+}
+
 on_status on_streamer_remove_agent(on_streamer *s, uint32_t id)
 {
     if (!s->t || id >= s->nagents || !s->agents[id].live) return ON_FAILURE | ON_INVALID;
