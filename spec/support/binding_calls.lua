@@ -225,6 +225,9 @@ add("streamer.new", { "st" }, function() return { pack(), { load_padding = 1, un
 add("s:add_agent", { "s", "st" }, function() return { { 12, 1, 12 } } end, function(o, p) return o.s:add_agent(p) end)
 add("s:move_agent", { "s", "st" }, function() return { 1, { 12, 1, 12 } } end, function(o, id, p) return o.s:move_agent(id, p) end)
 add("s:remove_agent", { "s", "st" }, function() return { 1 } end, function(o, id) return o.s:remove_agent(id) end)
+add("s:agents_in", { "s", "st" }, function() return { { 0, 0, 0 }, { 16, 16, 16 } } end,
+  function(o, a, b) return o.s:agents_in(a, b) end)
+add("s:agent_position", { "s", "st" }, function() return { 1 } end, function(o, id) return o.s:agent_position(id) end)
 add("s:lock", { "s", "st" }, function() return { { 1, 0, 1 } } end, function(o, t) return o.s:lock(t) end)
 add("s:unlock", { "s", "st" }, function() return { { 1, 0, 1 } } end, function(o, t) return o.s:unlock(t) end)
 add("s:force_load", { "s", "st" }, function() return { { 1, 0, 1 } } end, function(o, t) return o.s:force_load(t) end)
