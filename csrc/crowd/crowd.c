@@ -55,7 +55,8 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     c->gen = calloc(q.max_agents, sizeof *c->gen);
     c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
     c->queue = malloc(q.max_agents * sizeof *c->queue);
-    c->wstat = calloc((size_t)q.threads, sizeof *c->wstat);
+    c->wstat = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.threads * sizeof *c->wstat);
+    if (c->wstat) memset(c->wstat, 0, (size_t)q.threads * sizeof *c->wstat);
     on_status s = c->agents && c->gen && c->freeslots && c->queue && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
                                                                               : ON_FAILURE | ON_NO_MEMORY;
     if (on_ok(s) && q.threads > 1 && on_workers_create(q.threads, &c->workers) < 0) s = ON_FAILURE | ON_NO_MEMORY;
@@ -291,6 +292,8 @@ static void phase_snapshot(void *ctx, int w, uint32_t begin, uint32_t end)
         lmax = look > lmax ? look : lmax;
     }
     ws->rmax = rmax, ws->vmax = vmax, ws->lmax = lmax;
+    /* the grid's copies of the slots' positions and ids, by the thread that owns them (proximity.c) */
+    on_proxgrid_track(&c->grid, c->agents, begin, end, &ws->track);
 }
 
 static int arrived(const on_agent *a)
@@ -367,19 +370,25 @@ on_status on_crowd_update(on_crowd *c, double dt)
         on_crowd_wstat *ws = &c->wstat[w];
         ws->refreshes = ws->fallbacks = 0, ws->oom = 0, ws->arrived_planning = 0;
         ws->rmax = ws->vmax = ws->lmax = 0;
+        ws->track.step = 0, ws->track.live = 0, ws->track.fresh = ws->track.gone = 0;
     }
+    if (on_proxgrid_reserve(&c->grid, c->used) < 0) return ON_FAILURE | ON_NO_MEMORY;
     run_light(c, phase_snapshot, &f);
+    on_proxtrack tr = {0, 0, 0, 0};
     double rmax = 0, vmax = 0, lmax = 0;
     for (int w = 0; w < nw; w++) {
         const on_crowd_wstat *ws = &c->wstat[w];
         rmax = ws->rmax > rmax ? ws->rmax : rmax;
         vmax = ws->vmax > vmax ? ws->vmax : vmax;
         lmax = ws->lmax > lmax ? ws->lmax : lmax;
+        tr.step = ws->track.step > tr.step ? ws->track.step : tr.step;
+        tr.live += ws->track.live;
+        tr.fresh |= ws->track.fresh, tr.gone |= ws->track.gone;
     }
     f.rmax = rmax, f.vmax = vmax;
     double orca = rmax + (vmax + vmax) * tau, cell = rmax + (lmax > orca ? lmax : orca);
     PROF(1);
-    if (on_proxgrid_build(&c->grid, c->agents, c->used, cell > 0 ? cell : 1) < 0) return ON_FAILURE | ON_NO_MEMORY;
+    if (on_proxgrid_build_tracked(&c->grid, c->used, cell > 0 ? cell : 1, &tr) < 0) return ON_FAILURE | ON_NO_MEMORY;
     PROF(2);
     on_workers_run(c->workers, c->used, chunk_of(c), phase_near, &f);
     PROF(3);

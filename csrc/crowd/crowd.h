@@ -109,8 +109,23 @@ typedef struct on_proxgrid {
 #define ON_PROX_MIXED UINT64_MAX
 void on_proxgrid_free(on_proxgrid *g);
 /* Rebuild over the n slots of agents that are live (id != 0), for searches of range up to `range`
- * (the cells' edge follows from it): 0, or -1 (no memory). */
+ * (the cells' edge follows from it): 0, or -1 (no memory). The same as on_proxgrid_reserve, then
+ * on_proxgrid_track over [0, n), then on_proxgrid_build_tracked. */
 int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double range);
+/* The build in three steps, so that the slots' positions are copied into the grid by the thread that
+ * owns them (crowd.c's snapshot: the copies a thread reads most, its own agents', stay in its core's
+ * cache; the caller's build reads 24 bytes a slot of the other's, not its record's line): room for n
+ * slots (0, or -1: no memory); the slots [begin, end) copied, what the build needs of them summed into
+ * *tr (zeroed by the caller before the first range; ranges of one build never overlap); the build from
+ * the copies of all n slots (tr: the sum over the ranges that cover [0, n)). */
+typedef struct on_proxtrack {
+    double step;               /* the largest squared distance an agent moved since the last build */
+    uint32_t live;             /* live agents */
+    int fresh, gone;           /* an agent new in its slot; a slot emptied */
+} on_proxtrack;
+int on_proxgrid_reserve(on_proxgrid *g, uint32_t n);
+void on_proxgrid_track(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr);
+int on_proxgrid_build_tracked(on_proxgrid *g, uint32_t n, double range, const on_proxtrack *tr);
 /* The up to k live agents nearest to agent `self` whose centres lie within range of its centre
  * (itself excluded), nearest first (ties by slot), into out: their count. Reads the grid and the
  * agents' positions only (safe from several threads at once). */
@@ -136,23 +151,28 @@ void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, vo
 void on_workers_wake(on_workers *p);
 int on_workers_count(const on_workers *p);
 #ifdef ON_CROWD_PROFILE
-/* (bench only) per thread: seconds busy in pieces, pieces, slots; per job parity (phase 1, 2 of a
- * frame): the sum of the first piece's start and the last piece's end after the job was posted */
+/* (bench only) per thread: seconds busy in pieces, pieces, slots; per job function (ON_WORKERS_PROF_FNS,
+ * in the order first run: a frame's phases in order): the thread's CPU in the job, the sum of the first
+ * piece's start and the last piece's end after the job was posted, jobs joined */
+#define ON_WORKERS_PROF_FNS 4
 typedef struct on_workers_prof {
-    double busy, first[2], last[2], cpu[2];
-    uint64_t pieces, slots, jobs[2];
+    double busy, first[ON_WORKERS_PROF_FNS], last[ON_WORKERS_PROF_FNS], cpu[ON_WORKERS_PROF_FNS];
+    uint64_t pieces, slots, jobs[ON_WORKERS_PROF_FNS];
 } on_workers_prof;
 on_workers_prof *on_workers_profile(on_workers *p);
 #endif
 
-/* what one thread counts during a frame's phase (summed after it) */
+/* what one thread counts during a frame's phase (summed after it); whole lines each (the array
+ * line-aligned: crowd.c) */
 typedef struct on_crowd_wstat {
-    uint64_t refreshes, fallbacks;
+    _Alignas(ON_AGENT_ALIGN) uint64_t refreshes;
+    uint64_t fallbacks;
     double rmax, vmax, lmax; /* the snapshot's bounds over the thread's agents (crowd.c) */
+    on_proxtrack track;      /* the snapshot's copies into the grid over the thread's slots (crowd.c) */
     uint32_t arrived_planning; /* agents its moves found at their goal while planning (crowd.c) */
     int oom;
-    char pad[64 - 2 * sizeof(uint64_t) - 3 * sizeof(double) - sizeof(uint32_t) - sizeof(int)]; /* one line each */
 } on_crowd_wstat;
+_Static_assert(sizeof(on_crowd_wstat) % ON_AGENT_ALIGN == 0, "on_crowd_wstat: whole lines");
 
 /* the crowd (crowd.c) */
 struct on_crowd {
