@@ -23,29 +23,26 @@ typedef struct on_plane {
 /* the most half-spaces one program holds: walls, neighbours and the motion limits */
 #define ON_CROWD_MAX_PLANES (ON_CROWD_MAX_WALLS + ON_CROWD_MAX_NEIGHBOURS + 8)
 
-/* An agent's record. A frame's parallel phases (crowd.c) read the neighbours' first three cache lines
- * and write their own agent's rest: the record is laid out so that no line holds both (a write to a
- * line another thread reads costs that thread a miss: two threads at 1,000 agents made ~2,000 such a
- * phase), and the crowd's array of records starts on a line (ON_AGENT_ALIGN). */
+/* An agent's record. A frame's parallel phases (crowd.c) write their own agent's record alone and read
+ * of the others only their on_hot copy (below) and their goal (rules.c: make_room), which no phase
+ * writes: the goal's line holds nothing a phase writes (the agent's own part starts on a new line),
+ * and the crowd's array of records starts on a line (ON_AGENT_ALIGN). */
 #define ON_AGENT_ALIGN 64
+#define ON_AGENT_PAD 20
 typedef struct on_agent {
-    /* lines 0-2: what the neighbours' work reads (avoidance.c, rules.c), written only outside the
-     * parallel phases (the snapshot, the moves, the plan step and the calls between frames) */
+    /* written only outside the parallel phases (the moves, the plan step and the calls between
+     * frames): its hot copy is taken from these */
     uint32_t id;               /* 0: a free slot */
     int state;                 /* ON_CROWD_* */
     on_v3 pos, vel;
     double radius;
-    /* the state the frame found (crowd.c copies it before the frame): what rules.c reads of the
-     * neighbours, so every agent decides from the same snapshot, in parallel */
-    on_v3 pref0;
-    size_t seg0;               /* the segment followed before the frame's path following */
-    int yield0, still0, head_on0, fallback0;
     /* the path (world points), the segment followed (path[seg] -> path[seg + 1]) */
     double *path;
     size_t npath;
     on_v3 goal;
     double max_speed, max_accel, max_turn, arrive_dist;
     size_t path_cap;
+    char pad0[48];             /* (to the next line) */
     /* from line 3: the agent's own, written by its own work in the phases */
     /* the local boundary: blocked boxes (6 doubles, world min then max) read around bound_at */
     double *boxes;
@@ -74,11 +71,39 @@ typedef struct on_agent {
     int external;              /* the path was given (on_crowd_set_path): never searched for */
     int queued;                /* waiting in the plan queue (or being searched for) */
     on_status plan_status;
-    char pad[36];              /* (the record a whole number of lines) */
+    int dir_valid;             /* its hot copy's dir is that of segment dir_seg of its path (crowd.c); 0 when the path changes */
+    size_t dir_seg;
+    char pad[ON_AGENT_PAD];    /* (the record a whole number of lines) */
 } on_agent;
-_Static_assert(offsetof(on_agent, pref0) == 64 && offsetof(on_agent, boxes) == 3 * ON_AGENT_ALIGN &&
-                   sizeof(on_agent) % ON_AGENT_ALIGN == 0,
+_Static_assert(offsetof(on_agent, goal) / ON_AGENT_ALIGN < offsetof(on_agent, boxes) / ON_AGENT_ALIGN &&
+                   offsetof(on_agent, boxes) % ON_AGENT_ALIGN == 0 && sizeof(on_agent) % ON_AGENT_ALIGN == 0,
                "on_agent: the neighbours' lines first, whole lines");
+
+/* An agent as the others' work reads it in a frame's parallel phases (rules.c, avoidance.c), in an
+ * array of its own (c->hot, one a slot, on whole lines): copied from its record at the frame's start
+ * by the thread that owns its slot (crowd.c's snapshot), each field stored only where it changed, and
+ * written by nothing else until the next frame. So the phases read lines nobody writes that frame, a
+ * thread writes only its own slots' lines, and another core reads an agent's two lines (before: its
+ * record's first three and its path's points). Line 0: what the rules and the avoidance read of every
+ * neighbour; line 1: what the rules read of the near ones. The rule state is the frame's start (the
+ * snapshot), so every agent decides from the same one whatever the order and the threads. */
+#define ON_HOT_YIELD 1u        /* backing off (yield > 0) */
+#define ON_HOT_HEAD_ON 2u      /* ... from a head-on meeting (yield_head_on) */
+#define ON_HOT_FALLBACK 4u     /* pinned against a wall by a neighbour (fallback and walls last frame) */
+typedef struct on_hot {
+    on_v3 pos;
+    on_v3 vel;
+    double radius;
+    uint32_t id;               /* 0: a free slot */
+    uint8_t state;             /* ON_CROWD_* */
+    uint8_t flags;             /* ON_HOT_* */
+    uint16_t still;            /* frames without progress (at most UINT16_MAX) */
+    on_v3 pref;                /* the preferred velocity of the last frame */
+    on_v3 dir;                 /* the direction of the segment followed (MOVING; else 0) */
+    char pad[16];
+} on_hot;
+_Static_assert(sizeof(on_hot) == 2 * ON_AGENT_ALIGN && offsetof(on_hot, pref) == ON_AGENT_ALIGN,
+               "on_hot: two lines, the neighbours' first");
 
 /* proximity.c: a hash grid of the agents' centres, rebuilt every frame (no allocation once grown). */
 typedef struct on_proxitem {
@@ -179,6 +204,7 @@ struct on_crowd {
     const on_tree *t;
     on_crowd_params p;
     on_agent *agents;          /* p.max_agents slots; slots [0, used) have been handed out */
+    on_hot *hot;               /* p.max_agents: the agents as the frame's phases read each other (taken in the snapshot) */
     uint16_t *gen;             /* each slot's generation (the high bits of its ids) */
     uint32_t used, live;
     uint32_t *freeslots;       /* slots given back, reused last in first out */
@@ -240,17 +266,22 @@ on_v3 on_follow_retreat(const on_agent *a, double scale);
 int on_follow_clear_path(const on_tree *t, on_agent *scratch, double **pts, size_t *n, size_t *cap, double r);
 
 /* rules.c: the preferred velocity of the agent in slot `slot` this frame (a->pref's next value), from its
- * path following (a->fpref), its neighbours (a->nbr) and its deadlock state (updated here). */
+ * path following (a->fpref), its neighbours (a->nbr: their hot copies, c->hot) and its deadlock state
+ * (updated here). */
 on_v3 on_rules_pref(const on_crowd *c, on_agent *a, uint32_t slot);
+/* The direction of segment seg of an agent's path (0 when it has no segment): what the others read of
+ * its way (on_hot's dir, taken in the snapshot). */
+on_v3 on_rules_path_dir(const on_agent *o, size_t seg);
 /* A new goal or path: progress is measured from here, nothing held, nobody yielded to (still, yield,
  * hold and the rest of the deadlock state cleared). */
 void on_rules_reset(on_agent *a);
 
-/* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent. */
+/* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent (its
+ * neighbours' hot copies). */
 typedef struct on_avoid_params {
     double dt, tau, tau_obst;
 } on_avoid_params;
-void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self, const on_tree *t);
+void on_avoid_select(const on_avoid_params *pp, on_agent *agents, const on_hot *hot, uint32_t self, const on_tree *t);
 /* The largest speed towards a wall (or a neighbour's half of the gap) at distance s, from which full
  * braking at accel stops within s: u dt + u^2 / (2 accel) <= s. */
 double on_brake_speed(double s, double accel, double dt);
