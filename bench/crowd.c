@@ -133,19 +133,28 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
         fprintf(stderr, "  caller CPU: serial %.4f near %.4f avoid %.4f ms\n", (c->profcpu[0] + c->profcpu[1] + c->profcpu[2] + c->profcpu[5]) / nf * 1e3,
                 c->profcpu[3] / nf * 1e3, c->profcpu[4] / nf * 1e3);
         on_workers_prof *wp = on_workers_profile(c->workers);
-        double cpu_near = 0, cpu_avoid = 0;
-        for (int w = 0; wp && w < threads && w < 8; w++) cpu_near += wp[w].cpu[0], cpu_avoid += wp[w].cpu[1];
-        if (wp)
-            fprintf(stderr, "  threads' CPU in the phases' pieces: near %.4f avoid %.4f ms\n", cpu_near / nf * 1e3,
-                    cpu_avoid / nf * 1e3);
+        /* the jobs in the order first run: from 512 agents (crowd.c's CROWD_LIGHT_MIN) the snapshot and
+         * the moves are jobs too */
+        static const char *const heavy[] = {"near", "avoid", "-", "-"}, *const all[] = {"snapshot", "near", "avoid", "moves"};
+        const char *const *names = n >= 512 ? all : heavy;
+        for (int k = 0; wp && k < ON_WORKERS_PROF_FNS; k++) {
+            double cpu = 0;
+            fprintf(stderr, "  %s: threads' CPU", names[k]);
+            for (int w = 0; w < threads && w < 8; w++) {
+                cpu += wp[w].cpu[k];
+                fprintf(stderr, " %.4f", wp[w].cpu[k] / nf * 1e3);
+            }
+            fprintf(stderr, " (sum %.4f) ms;", cpu / nf * 1e3);
+            for (int w = 0; w < threads && w < 8; w++) {
+                double nj = (double)(wp[w].jobs[k] ? wp[w].jobs[k] : 1);
+                fprintf(stderr, " thread %d first %.4f last %.4f (%llu jobs)", w, wp[w].first[k] / nj * 1e3,
+                        wp[w].last[k] / nj * 1e3, (unsigned long long)wp[w].jobs[k]);
+            }
+            fprintf(stderr, "\n");
+        }
         for (int w = 0; wp && w < threads && w < 8; w++)
-            fprintf(stderr, "  thread %d: busy %.4f ms, %.1f pieces, %.1f slots; near first %.4f last %.4f (%llu), "
-                            "avoid first %.4f last %.4f (%llu)\n",
-                    w, wp[w].busy / nf * 1e3, wp[w].pieces / nf, wp[w].slots / nf,
-                    wp[w].first[0] / (double)(wp[w].jobs[0] ? wp[w].jobs[0] : 1) * 1e3,
-                    wp[w].last[0] / (double)(wp[w].jobs[0] ? wp[w].jobs[0] : 1) * 1e3, (unsigned long long)wp[w].jobs[0],
-                    wp[w].first[1] / (double)(wp[w].jobs[1] ? wp[w].jobs[1] : 1) * 1e3,
-                    wp[w].last[1] / (double)(wp[w].jobs[1] ? wp[w].jobs[1] : 1) * 1e3, (unsigned long long)wp[w].jobs[1]);
+            fprintf(stderr, "  thread %d: busy %.4f ms, %.1f pieces, %.1f slots\n", w, wp[w].busy / nf * 1e3,
+                    wp[w].pieces / nf, wp[w].slots / nf);
     }
 #endif
     qsort(times, frames, sizeof *times, cmp);

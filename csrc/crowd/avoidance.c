@@ -36,7 +36,7 @@ double on_brake_speed(double s, double accel, double dt)
 }
 
 /* RVO2-3D's half-space for agent a against b (reciprocal: a takes half). */
-static on_plane orca_plane(const on_agent *a, const on_agent *b, double tau, double dt)
+static on_plane orca_plane(const on_agent *a, const on_hot *b, double tau, double dt)
 {
     on_v3 rp = v3_sub(b->pos, a->pos), rv = v3_sub(a->vel, b->vel);
     double d2 = v3_len2(rp), cr = a->radius + b->radius, cr2 = cr * cr;
@@ -85,7 +85,7 @@ static void safe_plane(on_plane *pl, on_v3 *raw, size_t i, on_v3 n, on_v3 p, on_
     pl[i].p = shift ? v3_sub(p, c) : p;
 }
 
-void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self, const on_tree *t)
+void on_avoid_select(const on_avoid_params *pp, on_agent *agents, const on_hot *hot, uint32_t self, const on_tree *t)
 {
     on_agent *a = &agents[self];
     double dt = pp->dt;
@@ -114,7 +114,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
     /* ORCA's half-spaces for the nearest AVOID_ORCA_NEIGHBOURS only (a->nbr is nearest first); the safe
      * step below still brakes for every listed neighbour, which is what keeps the gaps */
     int norca = a->nnbr < AVOID_ORCA_NEIGHBOURS ? a->nnbr : AVOID_ORCA_NEIGHBOURS;
-    for (int k = 0; k < norca; k++) pl[m++] = orca_plane(a, &agents[a->nbr[k]], pp->tau, dt);
+    for (int k = 0; k < norca; k++) pl[m++] = orca_plane(a, &hot[a->nbr[k]], pp->tau, dt);
     on_v3 v;
     size_t fail = on_lp3(pl, m, v3(0, 0, 0), a->max_speed, a->pref, 0, &v);
     if (fail < m) on_lp4(pl, m, hard, fail, v3(0, 0, 0), a->max_speed, &v, scratch);
@@ -186,7 +186,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             m++;
         }
         for (int k = 0; k < a->nnbr; k++) {
-            const on_agent *b = &agents[a->nbr[k]];
+            const on_hot *b = &hot[a->nbr[k]];
             on_v3 rp = v3_sub(a->pos, b->pos);
             if (pass == 0) {
                 double d2 = v3_len2(rp), r = a->radius + b->radius + margin, rf = r + gfar;
@@ -194,7 +194,7 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
                     if (!tried++) {
                         double rmax = 0;
                         for (int j = k; j < a->nnbr; j++) {
-                            double rb = agents[a->nbr[j]].radius;
+                            double rb = hot[a->nbr[j]].radius;
                             rmax = rb > rmax ? rb : rmax;
                         }
                         double rfm = a->radius + rmax + margin + gfar;
@@ -209,9 +209,9 @@ void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self,
             if (dist <= 0) continue;
             double gap = dist - a->radius - b->radius - margin;
             /* half the gap and half the deceleration each (both closing); toward a neighbour braking
-             * in its fallback against a wall last frame (fallback0: crowd.c), the whole gap and the
+             * in its fallback against a wall last frame (ON_HOT_FALLBACK: crowd.c), the whole gap and the
              * full deceleration, as toward a wall (docs/crowd.md: measured, not proven) */
-            double share = b->fallback0 ? 1.0 : 0.5;
+            double share = (b->flags & ON_HOT_FALLBACK) ? 1.0 : 0.5;
             double allow = gap >= 0 ? on_brake_speed(share * gap, share * a->max_accel, dt) : share * gap / dt;
             on_v3 nn = v3_scale(rp, 1.0 / dist);
             safe_plane(pl, raw, m, nn, v3_scale(nn, -allow), c0, shift);

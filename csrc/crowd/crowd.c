@@ -5,12 +5,12 @@
  * then three phases over the agents. (1) In parallel (p.threads, workers.c): each agent's local
  * boundary is read again when it left the region read or the tree changed (boundary.c), its
  * neighbours found, its path followed (follow.c) and its preferred velocity chosen (rules.c: deadlock
- * breaking, holding back in passages, keeping right), reading of the others only what nothing writes
- * until the moves (positions, paths) and the snapshot of their rule state taken before the phase
- * (pref0, yield0, still0, head_on0, seg0, fallback0; taken in parallel too from 512 slots, each agent
- * by the thread that owns its slots), writing only its own agent. (2) In parallel: every new velocity
- * from the old positions and velocities of all (avoidance.c). (3) All agents move (in parallel from 512
- * slots).
+ * breaking, holding back in passages, keeping right), reading of the others only their hot copies
+ * (crowd.h: on_hot, taken before the phase: position, velocity, radius, state, the rule state, the
+ * direction of their way; in parallel too from 512 slots, each agent by the thread that owns its slot)
+ * and their goals, writing only its own agent. (2) In parallel: every new velocity from the old
+ * positions and velocities of all (avoidance.c, from the hot copies). (3) All agents move (in parallel
+ * from 512 slots).
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"
@@ -52,11 +52,14 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     /* the records on whole cache lines (crowd.h: a frame's threads share none they write) */
     c->agents = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.max_agents * sizeof *c->agents);
     if (c->agents) memset(c->agents, 0, (size_t)q.max_agents * sizeof *c->agents);
+    c->hot = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.max_agents * sizeof *c->hot);
+    if (c->hot) memset(c->hot, 0, (size_t)q.max_agents * sizeof *c->hot);
     c->gen = calloc(q.max_agents, sizeof *c->gen);
     c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
     c->queue = malloc(q.max_agents * sizeof *c->queue);
-    c->wstat = calloc((size_t)q.threads, sizeof *c->wstat);
-    on_status s = c->agents && c->gen && c->freeslots && c->queue && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
+    c->wstat = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.threads * sizeof *c->wstat);
+    if (c->wstat) memset(c->wstat, 0, (size_t)q.threads * sizeof *c->wstat);
+    on_status s = c->agents && c->hot && c->gen && c->freeslots && c->queue && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
                                                                               : ON_FAILURE | ON_NO_MEMORY;
     if (on_ok(s) && q.threads > 1 && on_workers_create(q.threads, &c->workers) < 0) s = ON_FAILURE | ON_NO_MEMORY;
     if (on_failed(s)) {
@@ -82,6 +85,7 @@ void on_crowd_destroy(on_crowd *c)
     if (c->agents)
         for (uint32_t i = 0; i < c->used; i++) agent_free(&c->agents[i]);
     free(c->agents);
+    free(c->hot);
     free(c->gen);
     free(c->freeslots);
     free(c->queue);
@@ -164,6 +168,7 @@ on_status on_crowd_set_goal(on_crowd *c, uint32_t id, const double goal[3])
     on_plan_forget(c, id);
     a->npath = 0;
     a->seg = 0;
+    a->dir_valid = 0;
     a->external = 0;
     a->plan_status = 0;
     on_rules_reset(a); /* a held or backing agent starts afresh (its old counters were for the old way) */
@@ -199,6 +204,7 @@ on_status on_crowd_set_path(on_crowd *c, uint32_t id, const double *pts, size_t 
     memcpy(a->path + 3 * k, pts, n * 3 * sizeof *pts);
     a->npath = n + k;
     a->seg = 0;
+    a->dir_valid = 0;
     a->external = 1;
     a->plan_status = ON_SUCCESS;
     on_rules_reset(a);
@@ -257,15 +263,48 @@ static void phase_avoid(void *ctx, int w, uint32_t begin, uint32_t end)
             a->nvel = v3_scale(a->vel, k > 0 ? k : 0);
             continue;
         }
-        on_avoid_select(&f->ap, c->agents, i, c->t);
+        on_avoid_select(&f->ap, c->agents, c->hot, i, c->t);
         ws->fallbacks += (uint64_t)a->fallback;
     }
 }
 
-/* Phase 0, in parallel: the snapshot the rules read of their neighbours (rules.c), stored only where
- * it changed (a line written is a line the other threads read again from this core: most agents keep
- * their preferred velocity, bit for bit, and the rest, frame after frame), and the bounds of the
- * grid's cell over the thread's agents (on_crowd_update takes the largest of the threads'). */
+/* The agent's hot copy (crowd.h: on_hot) as the frame finds it: each field stored only where it changed
+ * (a line written is a line the other threads read again from this core: most agents keep their
+ * preferred velocity, bit for bit, and the rest, frame after frame). */
+static void hot_take(on_hot *h, on_agent *a)
+{
+    if (!a->id) {
+        if (h->id) h->id = 0;
+        return;
+    }
+    if (memcmp(&h->pos, &a->pos, sizeof a->pos) != 0) h->pos = a->pos;
+    if (memcmp(&h->vel, &a->vel, sizeof a->vel) != 0) h->vel = a->vel;
+    uint8_t st = (uint8_t)a->state;
+    uint8_t fl = (uint8_t)((a->yield > 0 ? ON_HOT_YIELD : 0) | (a->yield_head_on ? ON_HOT_HEAD_ON : 0) |
+                           (a->fallback && a->nwalls > 0 ? ON_HOT_FALLBACK : 0));
+    uint16_t still = a->still < 0 ? 0 : a->still > UINT16_MAX ? UINT16_MAX : (uint16_t)a->still;
+    if (h->radius != a->radius || h->id != a->id || h->state != st || h->flags != fl || h->still != still) {
+        h->radius = a->radius;
+        h->id = a->id;
+        h->state = st;
+        h->flags = fl;
+        h->still = still;
+    }
+    if (memcmp(&h->pref, &a->pref, sizeof a->pref) != 0) h->pref = a->pref;
+    /* the way's direction made again only when the segment or the path changed */
+    if (a->state == ON_CROWD_MOVING && (!a->dir_valid || a->dir_seg != a->seg)) {
+        on_v3 d = on_rules_path_dir(a, a->seg);
+        if (memcmp(&h->dir, &d, sizeof d) != 0) h->dir = d;
+        a->dir_valid = 1, a->dir_seg = a->seg;
+    } else if (a->state != ON_CROWD_MOVING && a->dir_valid) {
+        if (h->dir.x != 0 || h->dir.y != 0 || h->dir.z != 0) h->dir = v3(0, 0, 0);
+        a->dir_valid = 0;
+    }
+}
+
+/* Phase 0, in parallel: the agents' hot copies (what the others' work reads of them this frame), the
+ * grid's copies of their positions (proximity.c), and the bounds of the grid's cell over the thread's
+ * agents (on_crowd_update takes the largest of the threads'); each thread over its own slots. */
 static void phase_snapshot(void *ctx, int w, uint32_t begin, uint32_t end)
 {
     const frame *f = ctx;
@@ -274,23 +313,16 @@ static void phase_snapshot(void *ctx, int w, uint32_t begin, uint32_t end)
     double rmax = ws->rmax, vmax = ws->vmax, lmax = ws->lmax;
     for (uint32_t i = begin; i < end; i++) {
         on_agent *a = &c->agents[i];
+        hot_take(&c->hot[i], a);
         if (!a->id) continue;
-        int fb = a->fallback && a->nwalls > 0; /* pinned against a wall by a neighbour */
-        if (memcmp(&a->pref0, &a->pref, sizeof a->pref) != 0) a->pref0 = a->pref;
-        if (a->seg0 != a->seg || a->yield0 != a->yield || a->still0 != a->still ||
-            a->head_on0 != a->yield_head_on || a->fallback0 != fb) {
-            a->seg0 = a->seg;
-            a->yield0 = a->yield;
-            a->still0 = a->still;
-            a->head_on0 = a->yield_head_on;
-            a->fallback0 = fb;
-        }
         rmax = a->radius > rmax ? a->radius : rmax;
         vmax = a->max_speed > vmax ? a->max_speed : vmax;
         double look = a->radius + 2 * on_agent_lookahead(a, f->dt);
         lmax = look > lmax ? look : lmax;
     }
     ws->rmax = rmax, ws->vmax = vmax, ws->lmax = lmax;
+    /* the grid's copies of the slots' positions and ids, by the thread that owns them (proximity.c) */
+    on_proxgrid_track(&c->grid, c->agents, begin, end, &ws->track);
 }
 
 static int arrived(const on_agent *a)
@@ -367,19 +399,25 @@ on_status on_crowd_update(on_crowd *c, double dt)
         on_crowd_wstat *ws = &c->wstat[w];
         ws->refreshes = ws->fallbacks = 0, ws->oom = 0, ws->arrived_planning = 0;
         ws->rmax = ws->vmax = ws->lmax = 0;
+        ws->track.step = 0, ws->track.live = 0, ws->track.fresh = ws->track.gone = 0;
     }
+    if (on_proxgrid_reserve(&c->grid, c->used) < 0) return ON_FAILURE | ON_NO_MEMORY;
     run_light(c, phase_snapshot, &f);
+    on_proxtrack tr = {0, 0, 0, 0};
     double rmax = 0, vmax = 0, lmax = 0;
     for (int w = 0; w < nw; w++) {
         const on_crowd_wstat *ws = &c->wstat[w];
         rmax = ws->rmax > rmax ? ws->rmax : rmax;
         vmax = ws->vmax > vmax ? ws->vmax : vmax;
         lmax = ws->lmax > lmax ? ws->lmax : lmax;
+        tr.step = ws->track.step > tr.step ? ws->track.step : tr.step;
+        tr.live += ws->track.live;
+        tr.fresh |= ws->track.fresh, tr.gone |= ws->track.gone;
     }
     f.rmax = rmax, f.vmax = vmax;
     double orca = rmax + (vmax + vmax) * tau, cell = rmax + (lmax > orca ? lmax : orca);
     PROF(1);
-    if (on_proxgrid_build(&c->grid, c->agents, c->used, cell > 0 ? cell : 1) < 0) return ON_FAILURE | ON_NO_MEMORY;
+    if (on_proxgrid_build_tracked(&c->grid, c->used, cell > 0 ? cell : 1, &tr) < 0) return ON_FAILURE | ON_NO_MEMORY;
     PROF(2);
     on_workers_run(c->workers, c->used, chunk_of(c), phase_near, &f);
     PROF(3);
@@ -488,7 +526,8 @@ void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
 {
     *st = c->st;
     st->agents = c->live;
-    size_t b = sizeof *c + (size_t)c->p.max_agents * (sizeof *c->agents + sizeof *c->gen + 2 * sizeof(uint32_t));
+    size_t b = sizeof *c + (size_t)c->p.max_agents *
+                               (sizeof *c->agents + sizeof *c->hot + sizeof *c->gen + 2 * sizeof(uint32_t));
     for (uint32_t i = 0; i < c->used; i++)
         b += (c->agents[i].path_cap * 3 + c->agents[i].boxes_cap * 6) * sizeof(double);
     b += on_proxgrid_bytes(&c->grid) + (size_t)c->p.threads * sizeof *c->wstat;

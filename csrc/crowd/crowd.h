@@ -23,29 +23,26 @@ typedef struct on_plane {
 /* the most half-spaces one program holds: walls, neighbours and the motion limits */
 #define ON_CROWD_MAX_PLANES (ON_CROWD_MAX_WALLS + ON_CROWD_MAX_NEIGHBOURS + 8)
 
-/* An agent's record. A frame's parallel phases (crowd.c) read the neighbours' first three cache lines
- * and write their own agent's rest: the record is laid out so that no line holds both (a write to a
- * line another thread reads costs that thread a miss: two threads at 1,000 agents made ~2,000 such a
- * phase), and the crowd's array of records starts on a line (ON_AGENT_ALIGN). */
+/* An agent's record. A frame's parallel phases (crowd.c) write their own agent's record alone and read
+ * of the others only their on_hot copy (below) and their goal (rules.c: make_room), which no phase
+ * writes: the goal's line holds nothing a phase writes (the agent's own part starts on a new line),
+ * and the crowd's array of records starts on a line (ON_AGENT_ALIGN). */
 #define ON_AGENT_ALIGN 64
+#define ON_AGENT_PAD 20
 typedef struct on_agent {
-    /* lines 0-2: what the neighbours' work reads (avoidance.c, rules.c), written only outside the
-     * parallel phases (the snapshot, the moves, the plan step and the calls between frames) */
+    /* written only outside the parallel phases (the moves, the plan step and the calls between
+     * frames): its hot copy is taken from these */
     uint32_t id;               /* 0: a free slot */
     int state;                 /* ON_CROWD_* */
     on_v3 pos, vel;
     double radius;
-    /* the state the frame found (crowd.c copies it before the frame): what rules.c reads of the
-     * neighbours, so every agent decides from the same snapshot, in parallel */
-    on_v3 pref0;
-    size_t seg0;               /* the segment followed before the frame's path following */
-    int yield0, still0, head_on0, fallback0;
     /* the path (world points), the segment followed (path[seg] -> path[seg + 1]) */
     double *path;
     size_t npath;
     on_v3 goal;
     double max_speed, max_accel, max_turn, arrive_dist;
     size_t path_cap;
+    char pad0[48];             /* (to the next line) */
     /* from line 3: the agent's own, written by its own work in the phases */
     /* the local boundary: blocked boxes (6 doubles, world min then max) read around bound_at */
     double *boxes;
@@ -74,11 +71,39 @@ typedef struct on_agent {
     int external;              /* the path was given (on_crowd_set_path): never searched for */
     int queued;                /* waiting in the plan queue (or being searched for) */
     on_status plan_status;
-    char pad[36];              /* (the record a whole number of lines) */
+    int dir_valid;             /* its hot copy's dir is that of segment dir_seg of its path (crowd.c); 0 when the path changes */
+    size_t dir_seg;
+    char pad[ON_AGENT_PAD];    /* (the record a whole number of lines) */
 } on_agent;
-_Static_assert(offsetof(on_agent, pref0) == 64 && offsetof(on_agent, boxes) == 3 * ON_AGENT_ALIGN &&
-                   sizeof(on_agent) % ON_AGENT_ALIGN == 0,
+_Static_assert(offsetof(on_agent, goal) / ON_AGENT_ALIGN < offsetof(on_agent, boxes) / ON_AGENT_ALIGN &&
+                   offsetof(on_agent, boxes) % ON_AGENT_ALIGN == 0 && sizeof(on_agent) % ON_AGENT_ALIGN == 0,
                "on_agent: the neighbours' lines first, whole lines");
+
+/* An agent as the others' work reads it in a frame's parallel phases (rules.c, avoidance.c), in an
+ * array of its own (c->hot, one a slot, on whole lines): copied from its record at the frame's start
+ * by the thread that owns its slot (crowd.c's snapshot), each field stored only where it changed, and
+ * written by nothing else until the next frame. So the phases read lines nobody writes that frame, a
+ * thread writes only its own slots' lines, and another core reads an agent's two lines (before: its
+ * record's first three and its path's points). Line 0: what the rules and the avoidance read of every
+ * neighbour; line 1: what the rules read of the near ones. The rule state is the frame's start (the
+ * snapshot), so every agent decides from the same one whatever the order and the threads. */
+#define ON_HOT_YIELD 1u        /* backing off (yield > 0) */
+#define ON_HOT_HEAD_ON 2u      /* ... from a head-on meeting (yield_head_on) */
+#define ON_HOT_FALLBACK 4u     /* pinned against a wall by a neighbour (fallback and walls last frame) */
+typedef struct on_hot {
+    on_v3 pos;
+    on_v3 vel;
+    double radius;
+    uint32_t id;               /* 0: a free slot */
+    uint8_t state;             /* ON_CROWD_* */
+    uint8_t flags;             /* ON_HOT_* */
+    uint16_t still;            /* frames without progress (at most UINT16_MAX) */
+    on_v3 pref;                /* the preferred velocity of the last frame */
+    on_v3 dir;                 /* the direction of the segment followed (MOVING; else 0) */
+    char pad[16];
+} on_hot;
+_Static_assert(sizeof(on_hot) == 2 * ON_AGENT_ALIGN && offsetof(on_hot, pref) == ON_AGENT_ALIGN,
+               "on_hot: two lines, the neighbours' first");
 
 /* proximity.c: a hash grid of the agents' centres, rebuilt every frame (no allocation once grown). */
 typedef struct on_proxitem {
@@ -109,8 +134,23 @@ typedef struct on_proxgrid {
 #define ON_PROX_MIXED UINT64_MAX
 void on_proxgrid_free(on_proxgrid *g);
 /* Rebuild over the n slots of agents that are live (id != 0), for searches of range up to `range`
- * (the cells' edge follows from it): 0, or -1 (no memory). */
+ * (the cells' edge follows from it): 0, or -1 (no memory). The same as on_proxgrid_reserve, then
+ * on_proxgrid_track over [0, n), then on_proxgrid_build_tracked. */
 int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double range);
+/* The build in three steps, so that the slots' positions are copied into the grid by the thread that
+ * owns them (crowd.c's snapshot: the copies a thread reads most, its own agents', stay in its core's
+ * cache; the caller's build reads 24 bytes a slot of the other's, not its record's line): room for n
+ * slots (0, or -1: no memory); the slots [begin, end) copied, what the build needs of them summed into
+ * *tr (zeroed by the caller before the first range; ranges of one build never overlap); the build from
+ * the copies of all n slots (tr: the sum over the ranges that cover [0, n)). */
+typedef struct on_proxtrack {
+    double step;               /* the largest squared distance an agent moved since the last build */
+    uint32_t live;             /* live agents */
+    int fresh, gone;           /* an agent new in its slot; a slot emptied */
+} on_proxtrack;
+int on_proxgrid_reserve(on_proxgrid *g, uint32_t n);
+void on_proxgrid_track(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr);
+int on_proxgrid_build_tracked(on_proxgrid *g, uint32_t n, double range, const on_proxtrack *tr);
 /* The up to k live agents nearest to agent `self` whose centres lie within range of its centre
  * (itself excluded), nearest first (ties by slot), into out: their count. Reads the grid and the
  * agents' positions only (safe from several threads at once). */
@@ -136,29 +176,35 @@ void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, vo
 void on_workers_wake(on_workers *p);
 int on_workers_count(const on_workers *p);
 #ifdef ON_CROWD_PROFILE
-/* (bench only) per thread: seconds busy in pieces, pieces, slots; per job parity (phase 1, 2 of a
- * frame): the sum of the first piece's start and the last piece's end after the job was posted */
+/* (bench only) per thread: seconds busy in pieces, pieces, slots; per job function (ON_WORKERS_PROF_FNS,
+ * in the order first run: a frame's phases in order): the thread's CPU in the job, the sum of the first
+ * piece's start and the last piece's end after the job was posted, jobs joined */
+#define ON_WORKERS_PROF_FNS 4
 typedef struct on_workers_prof {
-    double busy, first[2], last[2], cpu[2];
-    uint64_t pieces, slots, jobs[2];
+    double busy, first[ON_WORKERS_PROF_FNS], last[ON_WORKERS_PROF_FNS], cpu[ON_WORKERS_PROF_FNS];
+    uint64_t pieces, slots, jobs[ON_WORKERS_PROF_FNS];
 } on_workers_prof;
 on_workers_prof *on_workers_profile(on_workers *p);
 #endif
 
-/* what one thread counts during a frame's phase (summed after it) */
+/* what one thread counts during a frame's phase (summed after it); whole lines each (the array
+ * line-aligned: crowd.c) */
 typedef struct on_crowd_wstat {
-    uint64_t refreshes, fallbacks;
+    _Alignas(ON_AGENT_ALIGN) uint64_t refreshes;
+    uint64_t fallbacks;
     double rmax, vmax, lmax; /* the snapshot's bounds over the thread's agents (crowd.c) */
+    on_proxtrack track;      /* the snapshot's copies into the grid over the thread's slots (crowd.c) */
     uint32_t arrived_planning; /* agents its moves found at their goal while planning (crowd.c) */
     int oom;
-    char pad[64 - 2 * sizeof(uint64_t) - 3 * sizeof(double) - sizeof(uint32_t) - sizeof(int)]; /* one line each */
 } on_crowd_wstat;
+_Static_assert(sizeof(on_crowd_wstat) % ON_AGENT_ALIGN == 0, "on_crowd_wstat: whole lines");
 
 /* the crowd (crowd.c) */
 struct on_crowd {
     const on_tree *t;
     on_crowd_params p;
     on_agent *agents;          /* p.max_agents slots; slots [0, used) have been handed out */
+    on_hot *hot;               /* p.max_agents: the agents as the frame's phases read each other (taken in the snapshot) */
     uint16_t *gen;             /* each slot's generation (the high bits of its ids) */
     uint32_t used, live;
     uint32_t *freeslots;       /* slots given back, reused last in first out */
@@ -220,17 +266,22 @@ on_v3 on_follow_retreat(const on_agent *a, double scale);
 int on_follow_clear_path(const on_tree *t, on_agent *scratch, double **pts, size_t *n, size_t *cap, double r);
 
 /* rules.c: the preferred velocity of the agent in slot `slot` this frame (a->pref's next value), from its
- * path following (a->fpref), its neighbours (a->nbr) and its deadlock state (updated here). */
+ * path following (a->fpref), its neighbours (a->nbr: their hot copies, c->hot) and its deadlock state
+ * (updated here). */
 on_v3 on_rules_pref(const on_crowd *c, on_agent *a, uint32_t slot);
+/* The direction of segment seg of an agent's path (0 when it has no segment): what the others read of
+ * its way (on_hot's dir, taken in the snapshot). */
+on_v3 on_rules_path_dir(const on_agent *o, size_t seg);
 /* A new goal or path: progress is measured from here, nothing held, nobody yielded to (still, yield,
  * hold and the rest of the deadlock state cleared). */
 void on_rules_reset(on_agent *a);
 
-/* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent. */
+/* avoidance.c: the new velocity of agent `self` (a->nvel), from the old state of every agent (its
+ * neighbours' hot copies). */
 typedef struct on_avoid_params {
     double dt, tau, tau_obst;
 } on_avoid_params;
-void on_avoid_select(const on_avoid_params *pp, on_agent *agents, uint32_t self, const on_tree *t);
+void on_avoid_select(const on_avoid_params *pp, on_agent *agents, const on_hot *hot, uint32_t self, const on_tree *t);
 /* The largest speed towards a wall (or a neighbour's half of the gap) at distance s, from which full
  * braking at accel stops within s: u dt + u^2 / (2 accel) <= s. */
 double on_brake_speed(double s, double accel, double dt);

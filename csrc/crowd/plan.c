@@ -79,6 +79,7 @@ static int take_path(on_crowd *c, on_agent *a)
     s = on_query_finalize(c->q, a->path, a->path_cap, &n, &info);
     a->plan_status = s;
     a->npath = n;
+    a->dir_valid = 0; /* (the hot copy's way: crowd.c) */
     if (on_follow_clear_path(c->t, &c->scratch, &a->path, &a->npath, &a->path_cap, a->radius) < 0) return -1;
     a->seg = 0;
     on_rules_reset(a); /* progress along this path from here (rules.c) */

@@ -118,14 +118,14 @@ static void sift(const double *last, uint32_t *o, uint32_t root, uint32_t n)
     o[root] = x;
 }
 
-static void sort_order(on_proxgrid *g, const on_agent *agents, uint32_t n, uint32_t live, int changed)
+static void sort_order(on_proxgrid *g, uint32_t n, uint32_t live, int changed)
 {
     const double *last = g->last;
     uint32_t *o = g->order;
     if (changed || g->norder != live) {
         uint32_t k = 0;
         for (uint32_t i = 0; i < n; i++)
-            if (agents[i].id) o[k++] = i;
+            if (g->last_id[i]) o[k++] = i;
         g->norder = k;
         for (uint32_t i = k / 2; i-- > 0;) sift(last, o, i, k);
         for (uint32_t e = k; e-- > 1;) {
@@ -146,10 +146,73 @@ static void sort_order(on_proxgrid *g, const on_agent *agents, uint32_t n, uint3
     }
 }
 
+int on_proxgrid_reserve(on_proxgrid *g, uint32_t n)
+{
+    if (n && g->cap_slots < n) {
+        double *l = realloc(g->last, (size_t)n * 3 * sizeof *l);
+        if (l) g->last = l;
+        uint32_t *li = realloc(g->last_id, (size_t)n * sizeof *li);
+        if (li) g->last_id = li;
+        uint32_t *ca = realloc(g->cand, (size_t)n * PROX_CAND * sizeof *ca);
+        if (ca) g->cand = ca;
+        struct on_proxlist *ls = realloc(g->lists, (size_t)n * sizeof *ls);
+        if (ls) g->lists = ls;
+        uint32_t *od = realloc(g->order, (size_t)n * sizeof *od);
+        if (od) g->order = od;
+        if (!l || !li || !ca || !ls || !od) return -1;
+        g->norder = 0; /* (made anew by the build) */
+        for (size_t i = g->cap_slots; i < n; i++) {
+            g->last_id[i] = 0;
+            g->lists[i].epoch = 0, g->lists[i].n = 0, g->lists[i].r = g->lists[i].at = 0;
+        }
+        g->cap_slots = n;
+    }
+    return 0;
+}
+
+/* How far the farthest moved since the last build; an agent new in its slot (or back) makes every
+ * list older than it incomplete. A copy is stored only where it changed (a line written is one the
+ * other cores read again). */
+void on_proxgrid_track(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr)
+{
+    double step = tr->step;
+    uint32_t live = 0;
+    int fresh = 0, gone = 0;
+    for (uint32_t i = begin; i < end; i++) {
+        const on_agent *a = &agents[i];
+        double *l = g->last + 3 * (size_t)i;
+        if (a->id && a->id == g->last_id[i]) {
+            double dx = a->pos.x - l[0], dy = a->pos.y - l[1], dz = a->pos.z - l[2];
+            double d2 = dx * dx + dy * dy + dz * dz;
+            step = d2 > step ? d2 : step;
+        } else if (a->id)
+            fresh = 1;
+        else if (g->last_id[i])
+            gone = 1;
+        if (g->last_id[i] != a->id) g->last_id[i] = a->id;
+        if (a->id) {
+            live++;
+            if (memcmp(l, &a->pos, 3 * sizeof *l) != 0)
+                l[0] = a->pos.x, l[1] = a->pos.y, l[2] = a->pos.z;
+        }
+    }
+    tr->step = step;
+    tr->live += live;
+    tr->fresh |= fresh;
+    tr->gone |= gone;
+}
+
 int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double range)
 {
-    uint32_t live = 0;
-    for (uint32_t i = 0; i < n; i++) live += agents[i].id != 0;
+    if (on_proxgrid_reserve(g, n) < 0) return -1;
+    on_proxtrack tr = {0, 0, 0, 0};
+    on_proxgrid_track(g, agents, 0, n, &tr);
+    return on_proxgrid_build_tracked(g, n, range, &tr);
+}
+
+int on_proxgrid_build_tracked(on_proxgrid *g, uint32_t n, double range, const on_proxtrack *tr)
+{
+    uint32_t live = tr->live;
     uint32_t nb = 64;
     while (nb < 2 * live && nb < (1u << 30)) nb *= 2;
     if (g->cap_buckets < (size_t)nb + 1) {
@@ -166,51 +229,14 @@ int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double
         if (it) g->items = it;
         uint32_t *t = realloc(g->tmp, ni * sizeof *t);
         if (t) g->tmp = t;
-        uint32_t *tr = realloc(g->tmprow, ni * sizeof *tr);
-        if (tr) g->tmprow = tr;
-        if (!it || !t || !tr) return -1;
+        uint32_t *tr2 = realloc(g->tmprow, ni * sizeof *tr2);
+        if (tr2) g->tmprow = tr2;
+        if (!it || !t || !tr2) return -1;
         g->cap_items = ni;
     }
-    if (n && g->cap_slots < n) {
-        double *l = realloc(g->last, (size_t)n * 3 * sizeof *l);
-        if (l) g->last = l;
-        uint32_t *li = realloc(g->last_id, (size_t)n * sizeof *li);
-        if (li) g->last_id = li;
-        uint32_t *ca = realloc(g->cand, (size_t)n * PROX_CAND * sizeof *ca);
-        if (ca) g->cand = ca;
-        struct on_proxlist *ls = realloc(g->lists, (size_t)n * sizeof *ls);
-        if (ls) g->lists = ls;
-        uint32_t *od = realloc(g->order, (size_t)n * sizeof *od);
-        if (od) g->order = od;
-        if (!l || !li || !ca || !ls || !od) return -1;
-        g->norder = 0; /* (made anew below) */
-        for (size_t i = g->cap_slots; i < n; i++) {
-            g->last_id[i] = 0;
-            g->lists[i].epoch = 0, g->lists[i].n = 0, g->lists[i].r = g->lists[i].at = 0;
-        }
-        g->cap_slots = n;
-    }
-    /* how far the farthest moved since the last build; an agent new in its slot (or back) makes every
-     * list older than it incomplete */
-    double step = 0;
-    int fresh = 0, gone = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const on_agent *a = &agents[i];
-        double *l = g->last + 3 * (size_t)i;
-        if (a->id && a->id == g->last_id[i]) {
-            double dx = a->pos.x - l[0], dy = a->pos.y - l[1], dz = a->pos.z - l[2];
-            double d2 = dx * dx + dy * dy + dz * dz;
-            step = d2 > step ? d2 : step;
-        } else if (a->id)
-            fresh = 1;
-        else if (g->last_id[i])
-            gone = 1;
-        g->last_id[i] = a->id;
-        if (a->id) l[0] = a->pos.x, l[1] = a->pos.y, l[2] = a->pos.z;
-    }
-    g->travel += sqrt(step);
-    if (fresh || !g->epoch) g->epoch++;
-    if (n) sort_order(g, agents, n, live, fresh || gone);
+    g->travel += sqrt(tr->step);
+    if (tr->fresh || !g->epoch) g->epoch++;
+    if (n) sort_order(g, n, live, tr->fresh || tr->gone);
     double cell = range / PROX_ROWS_PER_RANGE;
     g->nbuckets = nb;
     g->cell = cell;

@@ -45,7 +45,7 @@ static int rest_beyond(const on_crowd *c, const on_agent *a, int k, double d2, d
 {
     double r = 0;
     for (int j = k; j < a->nnbr; j++) {
-        double ro = c->agents[a->nbr[j]].radius;
+        double ro = c->hot[a->nbr[j]].radius;
         r = ro > r ? ro : r;
     }
     double far = a->radius + r + extra;
@@ -53,7 +53,7 @@ static int rest_beyond(const on_crowd *c, const on_agent *a, int k, double d2, d
 }
 
 /* The direction of segment seg of an agent's path (not its velocity: a backing agent still faces its way). */
-static on_v3 path_dir(const on_agent *o, size_t seg)
+on_v3 on_rules_path_dir(const on_agent *o, size_t seg)
 {
     if (o->npath < 2) return v3(0, 0, 0);
     size_t s = seg + 1 < o->npath ? seg : o->npath - 2;
@@ -103,7 +103,7 @@ static int between_walls(const on_agent *a, double scale)
  * test; 99.4 % with the wedge found after 9 frames without progress instead of 15: the 4 late agents
  * were of three agents of one way pressing into the narrow part's lip together, late by 4-30 frames;
  * after 5, 7, 8, 10 or 12 frames: 158, 156, 158, 155, 154 of 160). Every agent reads its
- * neighbours' snapshot of the frame's start (pref0, yield0, still0, head_on0, seg0: crowd.c), so the order agents are visited in, and the
+ * neighbours' hot copies of the frame's start (crowd.h: on_hot, crowd.c), so the order agents are visited in, and the
  * threads, change nothing. */
 static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
 {
@@ -119,10 +119,10 @@ static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
     } else
         a->still++;
     if (a->nwalls == 0) return v;
-    on_v3 mine = path_dir(a, a->seg);
+    on_v3 mine = on_rules_path_dir(a, a->seg);
     int tried = 0;
     for (int k = 0; k < a->nnbr; k++) {
-        const on_agent *o = &c->agents[a->nbr[k]];
+        const on_hot *o = &c->hot[a->nbr[k]];
         if (o->state != ON_CROWD_MOVING) continue;
         on_v3 d = v3_sub(o->pos, a->pos);
         double gap = v3_len(d) - a->radius - o->radius;
@@ -130,17 +130,17 @@ static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
             if (!tried++ && rest_beyond(c, a, k, v3_len2(d), 2 * scale)) break;
             continue;
         }
-        /* its segment as this phase leaves it for an agent visited before, as the frame found it after */
-        on_v3 theirs = path_dir(o, o->seg0);
+        /* its way as the frame found it (the snapshot's) */
+        on_v3 theirs = o->dir;
         double same = v3_dot(mine, theirs);
         int yield = 0, head_on = 1, frames = YIELD_FRAMES;
-        if (same > 0.5 && o->yield0 > 0 && o->head_on0 && v3_dot(d, mine) > 0)
+        if (same > 0.5 && (o->flags & ON_HOT_YIELD) && (o->flags & ON_HOT_HEAD_ON) && v3_dot(d, mine) > 0)
             yield = 1; /* one of mine ahead backs off from a head-on meeting */
         else if (same < -0.5) /* head on: the way by direction */
-            yield = a->still >= STILL_FRAMES && o->still0 >= STILL_FRAMES / 2 && v3_dot(d, mine) > 0 &&
+            yield = a->still >= STILL_FRAMES && o->still >= STILL_FRAMES / 2 && v3_dot(d, mine) > 0 &&
                     !has_way(mine, theirs);
         else if (same > 0.5 && v3_dot(d, mine) > 0 && gap < WEDGE_GAP * scale && a->still >= WEDGE_FRAMES &&
-                 o->still0 >= WEDGE_FRAMES / 2) {
+                 o->still >= WEDGE_FRAMES / 2) {
             /* wedged behind one of mine (two agents of one way side by side at a narrow part's lip, each
              * needing the other's place to enter): the one behind steps back a little, at once; the
              * jam rule below waited 45 frames, then backed off 90 (tunnel's default layout: one agent
@@ -149,7 +149,7 @@ static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
             head_on = 0;
             frames = WEDGE_YIELD;
         } else { /* any other jam (a crowd pressing through a door): the way to the lower id, later */
-            yield = a->still >= JAM_FRAMES && o->still0 >= JAM_FRAMES / 2 && o->id < a->id;
+            yield = a->still >= JAM_FRAMES && o->still >= JAM_FRAMES / 2 && o->id < a->id;
             head_on = 0;
         }
         if (yield) {
@@ -163,8 +163,8 @@ static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
     /* holding back: an oncoming agent that has the way, ahead within HOLD_RANGE leaves of touching */
     tried = 0;
     for (int k = 0; k < a->nnbr; k++) {
-        const on_agent *o = &c->agents[a->nbr[k]];
-        if (o->state != ON_CROWD_MOVING || o->yield0 > 0) continue;
+        const on_hot *o = &c->hot[a->nbr[k]];
+        if (o->state != ON_CROWD_MOVING || (o->flags & ON_HOT_YIELD)) continue;
         on_v3 d = v3_sub(o->pos, a->pos);
         double dl = v3_len(d);
         if (dl - a->radius - o->radius >= HOLD_RANGE * scale) {
@@ -172,7 +172,7 @@ static on_v3 follow_or_yield(const on_crowd *c, on_agent *a)
             continue;
         }
         if (v3_dot(d, mine) < HOLD_COS * dl) continue;
-        on_v3 theirs = path_dir(o, o->seg0);
+        on_v3 theirs = o->dir;
         if (v3_dot(mine, theirs) < -0.5 && !has_way(mine, theirs)) {
             /* in the passage it backs out (held still there it blocked the other group's way out); out
              * of it, held once, it waits */
@@ -215,7 +215,7 @@ static on_v3 keep_right(const on_crowd *c, const on_agent *a, on_v3 v)
     if (l <= 0) return v;
     int tried = 0;
     for (int k = 0; k < a->nnbr; k++) {
-        const on_agent *o = &c->agents[a->nbr[k]];
+        const on_hot *o = &c->hot[a->nbr[k]];
         on_v3 d = v3_sub(o->pos, a->pos);
         double d2 = v3_len2(d), range = a->radius + o->radius + KR_RANGE * c->t->p.scale;
         if (d2 > range * range * (1 + 1e-12)) { /* (farther by far more than rounding) */
@@ -224,7 +224,7 @@ static on_v3 keep_right(const on_crowd *c, const on_agent *a, on_v3 v)
         }
         double dl = sqrt(d2);
         if (dl <= 0 || dl > range) continue;
-        if (v3_dot(v, d) < KR_COS * l * dl || v3_dot(o->pref0, v) >= 0) continue;
+        if (v3_dot(v, d) < KR_COS * l * dl || v3_dot(o->pref, v) >= 0) continue;
         on_v3 right = v3_cross(v, v3(0, 1, 0));
         if (v3_len2(right) < 1e-6 * l * l) right = v3_cross(v, v3(1, 0, 0));
         double turn = a->nwalls == 0 && !a->hold && a->still >= KR_JAM_FRAMES ? KR_JAM_TURN : KR_TURN;
@@ -243,10 +243,10 @@ static on_v3 keep_right(const on_crowd *c, const on_agent *a, on_v3 v)
 static on_v3 make_room(const on_crowd *c, const on_agent *a)
 {
     for (int k = 0; k < a->nnbr; k++) {
-        const on_agent *o = &c->agents[a->nbr[k]];
+        const on_hot *o = &c->hot[a->nbr[k]];
         if (o->state != ON_CROWD_MOVING && o->state != ON_CROWD_PLANNING) continue;
         double need = a->radius + o->radius + 0.05 * c->t->p.scale;
-        on_v3 d = v3_sub(a->pos, o->goal);
+        on_v3 d = v3_sub(a->pos, c->agents[a->nbr[k]].goal); /* (no phase writes a goal) */
         double l = v3_len(d);
         if (l >= need) continue;
         double sp = 0.5 * a->max_speed, stop = sqrt(a->max_accel * (need - l));

@@ -83,7 +83,7 @@ struct on_workers {
 #ifdef ON_CROWD_PROFILE
     on_workers_prof prof[8];
     double t_post;
-    on_work_fn prof_fn0; /* the first job's function: its jobs counted apart from the others' */
+    on_work_fn prof_fn[ON_WORKERS_PROF_FNS]; /* the jobs' functions, in the order first run (the rest: the last's) */
 #endif
 };
 
@@ -152,7 +152,8 @@ static void take_chunks(on_workers *p, const job *j, int index)
     }
 #ifdef ON_CROWD_PROFILE
     if (pr && t_first >= 0) {
-        int k = j->fn != p->prof_fn0;
+        int k = 0;
+        while (k < ON_WORKERS_PROF_FNS - 1 && p->prof_fn[k] != j->fn) k++;
         pr->cpu[k] += prof_cpu() - c0;
         pr->first[k] += t_first - p->t_post;
         pr->last[k] += t_end - p->t_post;
@@ -315,7 +316,11 @@ void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, vo
     job j = {fn, ctx, gen, n, chunk};
 #ifdef ON_CROWD_PROFILE
     p->t_post = prof_now();
-    if (!p->prof_fn0) p->prof_fn0 = fn;
+    for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
+        if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
+            p->prof_fn[k] = fn;
+            break;
+        }
 #endif
     pthread_mutex_unlock(&p->mu);
     /* the caller takes pieces too, and waits only for pieces other threads are running: a thread

@@ -5,7 +5,8 @@
  * on 1, 2 and 3 threads (a crowd pressing both ways through a door in a wall, agents removed and
  * added on the way; 600 agents among boxes, frames back to back and frames far apart); the threads'
  * pool (workers.c): every slot of every job run once, whatever the threads, the pieces and the
- * pauses between jobs; the agents' records on whole cache lines; the threads option's range.
+ * pauses between jobs; the agents' records on whole cache lines; the threads option's range; the
+ * agents' hot copies as the snapshot took them, paths changed between frames.
  */
 #include "minitest.h"
 #include "octonav.h"
@@ -564,7 +565,72 @@ static void test_threads_option(void)
     on_tree_destroy(t);
 }
 
+/* The agents' hot copies (crowd.h: on_hot, what the phases read of the neighbours) as the frame's
+ * snapshot took them: 40 agents in open space, 600 slots from 1 thread to 2 (the snapshot in parallel
+ * from 512 slots); every few frames some are turned back along a path of as many points (the same
+ * buffer, the same segment: only the points change), some stopped (no goal), some removed and others
+ * added in their slots. After each frame, each slot's copy has its agent's id and radius, and a moving
+ * one's way is its path's segment the snapshot saw, bit for bit: a path changed between frames is seen
+ * (a copy kept by the segment alone would keep the old way). */
+static int hot_run(int threads, uint32_t slots, int *moving_checked)
+{
+    on_tree_params tp = {{1, 1, 1}, 6, 1.0, {0, 0, 0}, 0};
+    on_tree *t = NULL;
+    CHECK(on_ok(on_tree_create(&tp, &t)));
+    on_crowd_params p = {.max_agents = slots, .threads = threads};
+    on_crowd *c = NULL;
+    CHECK(on_ok(on_crowd_create(t, &p, &c)));
+    on_crowd_agent_params ap = {0.5, 4.0, 8.0, 3.0, 0};
+    uint32_t ids[40];
+    int bad = 0;
+    for (int i = 0; i < 40; i++) {
+        double a[3] = {10 + (i % 5) * 8.0, 10 + (i / 5 % 4) * 8.0, 20 + (i / 20) * 16.0};
+        double g[3] = {a[0] + 3, a[1] + 2, a[2] + 1};
+        CHECK(on_ok(on_crowd_add(c, a, &ap, &ids[i])));
+        CHECK(on_ok(on_crowd_set_path(c, ids[i], g, 1)));
+    }
+    for (int f = 0; f < 60; f++) {
+        if (f % 7 == 3)
+            for (int i = f % 3; i < 40; i += 3) {
+                on_crowd_agent_state st;
+                CHECK(on_ok(on_crowd_agent_get(c, ids[i], &st)));
+                double g[3] = {st.pos[0] - 3 - (f % 4), st.pos[1] - 1, st.pos[2] + (i % 2 ? 2 : -2)};
+                CHECK(on_ok(on_crowd_set_path(c, ids[i], g, 1)));
+            }
+        if (f == 20) {
+            CHECK(on_ok(on_crowd_set_goal(c, ids[5], NULL)));
+            CHECK(on_ok(on_crowd_remove(c, ids[7])));
+            double a[3] = {50, 50, 50}, g[3] = {45, 50, 52};
+            CHECK(on_ok(on_crowd_add(c, a, &ap, &ids[7])));
+            CHECK(on_ok(on_crowd_set_path(c, ids[7], g, 1)));
+        }
+        CHECK(on_ok(on_crowd_update(c, 1.0 / 30)));
+        for (uint32_t i = 0; i < c->used; i++) {
+            const on_agent *a = &c->agents[i];
+            const on_hot *h = &c->hot[i];
+            if (h->id != a->id || (a->id && h->radius != a->radius)) bad++;
+            if (!a->id || h->state != ON_CROWD_MOVING) continue;
+            on_v3 d = on_rules_path_dir(a, a->dir_seg);
+            if (!a->dir_valid || memcmp(&d, &h->dir, sizeof d) != 0) bad++;
+            (*moving_checked)++;
+        }
+    }
+    on_crowd_destroy(c);
+    on_tree_destroy(t);
+    return bad;
+}
+
+static void test_hot_copies(void)
+{
+    int moving = 0;
+    CHECK_EQ_INT(hot_run(1, 64, &moving), 0);
+    CHECK_EQ_INT(hot_run(2, 600, &moving), 0);
+    CHECK(moving > 2000);
+    printf("hot copies: %d moving agents' ways as their snapshot saw them, 1 and 2 threads\n", moving);
+}
+
 TEST_MAIN("crowd_frame", {
+    test_hot_copies();
     test_proximity();
     test_threads_option();
     test_workers();
