@@ -119,6 +119,16 @@ static void joins_free_own(on_route *r)
     r->costcap = r->ptscap = r->grpcap = 0;
 }
 
+on_status on_route_set_weight(on_route *r, double weight)
+{
+    if (!r || !(weight >= 1 && weight <= ROUTE_WEIGHT_MAX)) return ON_FAILURE | ON_INVALID;
+    if (on_in_progress(r->status)) return ON_FAILURE | ON_INVALID; /* (a search's keys have one weight) */
+    r->weight = weight;
+    return ON_SUCCESS;
+}
+
+double on_route_weight(const on_route *r) { return r ? r->weight : 0; }
+
 void on_route_set_joins(on_route *r, on_route_joins *j)
 {
     if (!r) return;
