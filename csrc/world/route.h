@@ -29,9 +29,9 @@
  * portal, and heading for the nearest portal instead once 128 boxes met none; a start and a goal in one such tile each head for the other and stop soon after meeting it
  * (the direct join). It reaches at least one portal of the component, and the planner goes on from
  * there by the tile graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
- * line to the nearest goal plus its cost) is consistent; the keys weight it by ROUTE_WEIGHT (1.2, route.c;
- * on_route.weight) and a node once expanded is not expanded again, so the route's cost over the graph is
- * at most 1.2 x the optimal one's (weighted A* with a consistent heuristic). A component
+ * line to the nearest goal plus its cost) is consistent; the keys weight it by ROUTE_WEIGHT (1.5, route.c;
+ * 1.2 before session 27; on_route_set_weight) and a node once expanded is not expanded again, so the route's
+ * cost over the graph is at most weight x the optimal one's (weighted A* with a consistent heuristic). A component
  * closed inside terrain is never part of a route: only links and edges are followed. A face whose
  * neighbour tile has no graph is pushed as a "missing tile" node: popped before the goal, the search
  * fails with ON_LOADING and that tile (a route through it could be shorter); after, it is ignored.
@@ -45,7 +45,7 @@
  * the portals' points, weight 1) is at most 2 x the optimum + 2 leaves on the test's sample (measured
  * mean 1.19, max 1.94: the forced detour through each portal's point; a measured bound, not a proven
  * one: another draw of the same worlds reaches 2.27, and 2.35 with joins stopped one box after their
- * first portal), the weighted search's at most 1.2 x that (proven; measured mean 1.001, max 1.05), the
+ * first portal), the weighted search's at most its weight x that (proven; measured at 1.2 mean 1.001, max 1.05), the
  * polyline through the pulled crossings mean 0.93, max 1.36
  * of it (its straight segments are not checked: the caller's queries walk between crossings); the
  * same with one portal per face region (the default bound) as with the former 16-leaf squares.
