@@ -28,9 +28,6 @@
  * 5.06 / 5.84, 4.69 / 5.71 M, 1.017 -> 1.023 / 1.031; seed 23 4.38 / 6.66 -> 4.38 / 5.49, 4.38 / 5.18 M,
  * 1.017 -> 1.023 / 1.032 (goal: within 1.05 on average); 1.5 the default since, on_route_set_weight
  * per planner (1: the optimal search over the graph). */
-#ifndef ROUTE_WEIGHT
-#define ROUTE_WEIGHT 1.5
-#endif
 
 void on_route_portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double out[3])
 {
@@ -127,8 +124,9 @@ static void joins_free_own(on_route *r)
 on_status on_route_set_weight(on_route *r, double weight)
 {
     if (!r || !(weight >= 1 && weight <= ROUTE_WEIGHT_MAX)) return ON_FAILURE | ON_INVALID;
-    if (on_in_progress(r->status)) return ON_FAILURE | ON_INVALID; /* (a search's keys have one weight) */
+    if (weight == r->weight) return ON_SUCCESS;
     r->weight = weight;
+    if (on_in_progress(r->status)) r->status = ON_FAILURE | ON_INVALID; /* (a search's keys have one weight) */
     return ON_SUCCESS;
 }
 

@@ -117,8 +117,12 @@ void on_route_set_joins(on_route *r, on_route_joins *j);
 
 /* The heuristic's weight in the world graph search's keys (f = g + weight x h; the default ROUTE_WEIGHT,
  * route.c): 1 is the optimal A* over the graph, w > 1 a route of cost at most w x that one's. Valid
- * 1 <= weight <= ROUTE_WEIGHT_MAX; refused (ON_FAILURE | ON_INVALID, the weight unchanged) for another
- * value or while r's search is under way (a search's keys have one weight): it counts from the next start. */
+ * 1 <= weight <= ROUTE_WEIGHT_MAX; another value is refused (ON_FAILURE | ON_INVALID, the weight unchanged).
+ * A new weight ends a search under way (its status ON_FAILURE | ON_INVALID, as on_route_set_joins: a search's
+ * keys have one weight); the same weight changes nothing. A planner's weight holds for its later starts. */
+#ifndef ROUTE_WEIGHT
+#define ROUTE_WEIGHT 1.5 /* (the default: route.c's measurements) */
+#endif
 #define ROUTE_WEIGHT_MAX 4.0
 on_status on_route_set_weight(on_route *r, double weight);
 double on_route_weight(const on_route *r); /* (0 for NULL) */

@@ -241,15 +241,18 @@ static void test_weight(void)
     CHECK(on_route_weight(NULL) == 0);
     CHECK_EQ_INT(on_route_set_weight(r, ROUTE_WEIGHT_MAX), ON_SUCCESS);
     CHECK(on_route_weight(r) == ROUTE_WEIGHT_MAX);
-    /* refused while a search is under way (one step of one expansion at a time), taken after it */
+    /* during a search: the same weight changes nothing; another ends the search (ON_INVALID) */
     double a[3] = {1.5, 4, 4}, b[3] = {60, 8, 8};
     on_status st = on_route_start(r, t, a, b);
     CHECK(on_in_progress(st));
-    CHECK_EQ_INT(on_route_set_weight(r, 1), ON_FAILURE | ON_INVALID);
-    CHECK(on_route_weight(r) == ROUTE_WEIGHT_MAX);
+    CHECK_EQ_INT(on_route_set_weight(r, ROUTE_WEIGHT_MAX), ON_SUCCESS);
     CHECK_EQ_INT(run(r, st, 1), ON_SUCCESS);
+    st = on_route_start(r, t, a, b);
+    CHECK(on_in_progress(st));
     CHECK_EQ_INT(on_route_set_weight(r, 1), ON_SUCCESS);
     CHECK(on_route_weight(r) == 1);
+    size_t done = 0;
+    CHECK_EQ_INT(on_route_step(r, 100, &done), ON_FAILURE | ON_INVALID);
     /* weight 1: the optimal search; the default and the largest: never cheaper, within their weight */
     on_route_info i1, iw;
     on_route_cross cr[16];
