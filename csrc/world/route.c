@@ -22,10 +22,12 @@
  * expansions 38,152 -> 9,106 / 3,740 / 2,851, pulled length / weight 1's mean 0.999 / 1.001 / 1.006,
  * max 1.021 / 1.031 / 1.043; 8x1x8 x 512^3 (35 pairs) expansions 3,951 -> 831 / 610 / 513, mean 1.001 /
  * 1.002 / 1.007, max 1.007 / 1.038 / 1.051. The navigator's walks are the same (a leg of tile steps is
- * one query from its enter to its exit: walked/seamless unchanged on dungeon, house, t16, t32). */
-#ifndef ROUTE_WEIGHT
-#define ROUTE_WEIGHT 1.2
-#endif
+ * one query from its enter to its exit: walked/seamless unchanged on dungeon, house, t16, t32).
+ * Session 27 (issue 31 goal 2, the tree as loaded, 8x1x8 x 512^3, 200 pairs, callgrind instructions a
+ * plan p99 / worst, route cost / the full join's mean): seed 19 weight 1.2 -> 1.35 / 1.5: 5.93 / 6.02 ->
+ * 5.06 / 5.84, 4.69 / 5.71 M, 1.017 -> 1.023 / 1.031; seed 23 4.38 / 6.66 -> 4.38 / 5.49, 4.38 / 5.18 M,
+ * 1.017 -> 1.023 / 1.032 (goal: within 1.05 on average); 1.5 the default since, on_route_set_weight
+ * per planner (1: the optimal search over the graph). */
 
 void on_route_portal_global(const on_wgraph *w, uint32_t t, uint32_t p, double out[3])
 {
@@ -118,6 +120,17 @@ static void joins_free_own(on_route *r)
     r->grp = NULL;
     r->costcap = r->ptscap = r->grpcap = 0;
 }
+
+on_status on_route_set_weight(on_route *r, double weight)
+{
+    if (!r || !(weight >= 1 && weight <= ROUTE_WEIGHT_MAX)) return ON_FAILURE | ON_INVALID;
+    if (weight == r->weight) return ON_SUCCESS;
+    r->weight = weight;
+    if (on_in_progress(r->status)) r->status = ON_FAILURE | ON_INVALID; /* (a search's keys have one weight) */
+    return ON_SUCCESS;
+}
+
+double on_route_weight(const on_route *r) { return r ? r->weight : 0; }
 
 void on_route_set_joins(on_route *r, on_route_joins *j)
 {

@@ -29,9 +29,9 @@
  * portal, and heading for the nearest portal instead once 128 boxes met none; a start and a goal in one such tile each head for the other and stop soon after meeting it
  * (the direct join). It reaches at least one portal of the component, and the planner goes on from
  * there by the tile graph's edges, so a route is still found iff one exists (route_plan.h). The heuristic (straight
- * line to the nearest goal plus its cost) is consistent; the keys weight it by ROUTE_WEIGHT (1.2, route.c;
- * on_route.weight) and a node once expanded is not expanded again, so the route's cost over the graph is
- * at most 1.2 x the optimal one's (weighted A* with a consistent heuristic). A component
+ * line to the nearest goal plus its cost) is consistent; the keys weight it by ROUTE_WEIGHT (1.5, route.c;
+ * 1.2 before session 27; on_route_set_weight) and a node once expanded is not expanded again, so the route's
+ * cost over the graph is at most weight x the optimal one's (weighted A* with a consistent heuristic). A component
  * closed inside terrain is never part of a route: only links and edges are followed. A face whose
  * neighbour tile has no graph is pushed as a "missing tile" node: popped before the goal, the search
  * fails with ON_LOADING and that tile (a route through it could be shorter); after, it is ignored.
@@ -45,7 +45,7 @@
  * the portals' points, weight 1) is at most 2 x the optimum + 2 leaves on the test's sample (measured
  * mean 1.19, max 1.94: the forced detour through each portal's point; a measured bound, not a proven
  * one: another draw of the same worlds reaches 2.27, and 2.35 with joins stopped one box after their
- * first portal), the weighted search's at most 1.2 x that (proven; measured mean 1.001, max 1.05), the
+ * first portal), the weighted search's at most its weight x that (proven; measured at 1.2 mean 1.001, max 1.05), the
  * polyline through the pulled crossings mean 0.93, max 1.36
  * of it (its straight segments are not checked: the caller's queries walk between crossings); the
  * same with one portal per face region (the default bound) as with the former 16-leaf squares.
@@ -114,5 +114,17 @@ size_t on_route_joins_bytes(const on_route_joins *j);
 /* r's starts use j from now on (its own join scratch is freed); NULL: its own again (empty, grown by
  * its next start). */
 void on_route_set_joins(on_route *r, on_route_joins *j);
+
+/* The heuristic's weight in the world graph search's keys (f = g + weight x h; the default ROUTE_WEIGHT,
+ * route.c): 1 is the optimal A* over the graph, w > 1 a route of cost at most w x that one's. Valid
+ * 1 <= weight <= ROUTE_WEIGHT_MAX; another value is refused (ON_FAILURE | ON_INVALID, the weight unchanged).
+ * A new weight ends a search under way (its status ON_FAILURE | ON_INVALID, as on_route_set_joins: a search's
+ * keys have one weight); the same weight changes nothing. A planner's weight holds for its later starts. */
+#ifndef ROUTE_WEIGHT
+#define ROUTE_WEIGHT 1.5 /* (the default: route.c's measurements) */
+#endif
+#define ROUTE_WEIGHT_MAX 4.0
+on_status on_route_set_weight(on_route *r, double weight);
+double on_route_weight(const on_route *r); /* (0 for NULL) */
 
 #endif

@@ -105,7 +105,7 @@ static void random_worlds(int NX, int NY, int NZ, int DEPTH, int seeds, int dire
         CHECK(on_ok(on_route_create(w, 0, &r)));
         CHECK(on_ok(on_route_create(w, 0, &rx)));
         CHECK(r->weight > 1); /* (else the comparison below checks nothing) */
-        rx->weight = 1;
+        CHECK_EQ_INT(on_route_set_weight(rx, 1), ON_SUCCESS);
         for (on_route *x = r; x; x = x == r ? rx : NULL) {
             if (directed) x->directed_boxes = 0; /* every endpoint joins by the directed search */
             if (directed == 2) x->directed_budget = 1; /* ... stopped one box after its first portal */
@@ -219,6 +219,56 @@ static on_status plan(on_route *r, const on_tree *t, double ax, double ay, doubl
 {
     double a[3] = {ax, ay, az}, b[3] = {bx, by, bz};
     return run(r, on_route_start(r, t, a, b), 3);
+}
+
+/* on_route_set_weight (route.h): the values it takes and refuses, refused during a search; a weight
+ * 1 gives the cheapest route on a known world, the others within their weight of it. */
+static void test_weight(void)
+{
+    on_tree *t = new_tree(4, 1, 1, 4);
+    gt_closed_room(t);
+    on_wgraph *w = gt_world_of(t);
+    on_route *r = NULL;
+    CHECK(on_ok(on_route_create(w, 0, &r)));
+    double w0 = on_route_weight(r);
+    CHECK(w0 > 1 && w0 <= ROUTE_WEIGHT_MAX);
+    const double bad[] = {0.999, 0, -1, ROUTE_WEIGHT_MAX + 0.001, NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_EQ_INT(on_route_set_weight(r, bad[i]), ON_FAILURE | ON_INVALID);
+        CHECK(on_route_weight(r) == w0);
+    }
+    CHECK_EQ_INT(on_route_set_weight(NULL, 1), ON_FAILURE | ON_INVALID);
+    CHECK(on_route_weight(NULL) == 0);
+    CHECK_EQ_INT(on_route_set_weight(r, ROUTE_WEIGHT_MAX), ON_SUCCESS);
+    CHECK(on_route_weight(r) == ROUTE_WEIGHT_MAX);
+    /* during a search: the same weight changes nothing; another ends the search (ON_INVALID) */
+    double a[3] = {1.5, 4, 4}, b[3] = {60, 8, 8};
+    on_status st = on_route_start(r, t, a, b);
+    CHECK(on_in_progress(st));
+    CHECK_EQ_INT(on_route_set_weight(r, ROUTE_WEIGHT_MAX), ON_SUCCESS);
+    CHECK_EQ_INT(run(r, st, 1), ON_SUCCESS);
+    st = on_route_start(r, t, a, b);
+    CHECK(on_in_progress(st));
+    CHECK_EQ_INT(on_route_set_weight(r, 1), ON_SUCCESS);
+    CHECK(on_route_weight(r) == 1);
+    size_t done = 0;
+    CHECK_EQ_INT(on_route_step(r, 100, &done), ON_FAILURE | ON_INVALID);
+    /* weight 1: the optimal search; the default and the largest: never cheaper, within their weight */
+    on_route_info i1, iw;
+    on_route_cross cr[16];
+    size_t n = 0;
+    const double ws[] = {1, w0, ROUTE_WEIGHT_MAX};
+    double c1 = 0;
+    for (int k = 0; k < 3; k++) {
+        CHECK_EQ_INT(on_route_set_weight(r, ws[k]), ON_SUCCESS);
+        CHECK_EQ_INT(plan(r, t, 1.5, 4, 4, 60, 8, 8), ON_SUCCESS);
+        CHECK_EQ_INT(on_route_result(r, cr, 16, &n, k ? &iw : &i1), ON_SUCCESS);
+        if (k == 0) c1 = i1.cost;
+        else CHECK(iw.cost >= c1 - 1e-9 && iw.cost <= ws[k] * c1 + 1e-9);
+    }
+    on_route_destroy(r);
+    on_wgraph_destroy(w);
+    on_tree_destroy(t);
 }
 
 static void test_cases(void)
@@ -551,6 +601,7 @@ static void test_rect_best(void)
 TEST_MAIN("route", {
     test_rect_best();
     test_cases();
+    test_weight();
     test_streaming();
     test_random_worlds();
     test_lazy_boxes();
