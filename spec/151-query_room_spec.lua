@@ -1,6 +1,6 @@
 -- spec/151-query_room_spec.lua -- a query's room follows its searches down as well as up (issue 31
--- goal 3): a query whose node pool one big search grew gives the room back when a search much smaller
--- than it starts (on_pool_reset, csrc/search/nodepool.c), so that the few queries a crowd's navigators
+-- goal 3): a query whose node pool one big search grew gives the room back once 8 to 16 searches in a
+-- row used under an eighth of it (on_pool_reset, csrc/search/nodepool.c), so that the few queries a crowd's navigators
 -- share, or the many a streamed crowd's waiting searches hold, do not each keep the largest search's
 -- ~4 MB; one whose searches stay big keeps it. q:bytes() after a known sequence, exact (64-bit).
 -- Run: busted --lua=lua5.4 spec/151-query_room_spec.lua
@@ -29,14 +29,20 @@ describe("a query's node pool after a much smaller search", function()
     local _, info = q:find(A, FAR)
     assert.are.same({ "failed", "out_of_nodes", 30000, 28005 }, { info.status, info.reason, info.visited, info.expansions })
     local big = q:bytes()
-    assert.are.equal(4022112, big)
-    -- a search of 21 nodes: the room cut to ON_POOL_KEEP_NODES at its start (before: 4,024,744 bytes)
-    local path, near = q:find(A, NEAR)
-    assert.are.same({ "found", 21 }, { near.status, near.visited })
+    assert.are.equal(4022120, big)
+    -- searches of 21 nodes (two pool resets each: the search runs from the goal's end): the room kept
+    -- for 8 of them in a row (ON_POOL_TRIM_AFTER: 16 resets), cut to ON_POOL_KEEP_NODES at the 9th's start (before: 4,024,752 bytes)
+    local path, near
+    for _ = 1, 8 do
+      path, near = q:find(A, NEAR)
+      assert.are.same({ "found", 21 }, { near.status, near.visited })
+      assert.are.equal(4024752, q:bytes())
+    end
+    path, near = q:find(A, NEAR)
     local fresh = octonav.query.new(t, { max_nodes = 30000 })
     local fpath, finfo = fresh:find(A, NEAR)
     assert.are.equal(fresh:bytes() + KEPT, q:bytes())
-    assert.are.equal(166568, q:bytes())
+    assert.are.equal(166576, q:bytes())
     assert.are.same(fpath, path)
     assert.are.same({ finfo.length, finfo.expansions }, { near.length, near.expansions })
     -- the big search again: the same search, the room a query that made the same searches holds
@@ -44,7 +50,7 @@ describe("a query's node pool after a much smaller search", function()
     assert.are.same({ "failed", "out_of_nodes", 30000, 28005 }, { again.status, again.reason, again.visited, again.expansions })
     fresh:find(A, FAR) -- (the same searches: the same arrays, the near search's result arrays included)
     assert.are.equal(fresh:bytes(), q:bytes())
-    assert.are.equal(4024744, q:bytes())
+    assert.are.equal(4024752, q:bytes())
     q:close()
     fresh:close()
     t:close()
@@ -60,10 +66,15 @@ describe("a query's node pool after a much smaller search", function()
       assert.are.equal(30000, info.visited)
       assert.are.equal(big, q:bytes())
     end
+    -- a big search among small ones starts the count again
+    for _ = 1, 5 do q:find(A, NEAR) end
+    q:find(A, FAR)
+    for _ = 1, 8 do q:find(A, NEAR) end
+    assert.are.equal(4024752, q:bytes())
     q:find(A, NEAR)
     local cut = q:bytes()
-    assert.are.equal(166568, cut)
-    for _ = 1, 2 do
+    assert.are.equal(166576, cut)
+    for _ = 1, 9 do
       local _, info = q:find(A, NEAR)
       assert.are.equal(21, info.visited)
       assert.are.equal(cut, q:bytes())

@@ -167,8 +167,11 @@ size_t on_pool_bytes(const on_nodepool *p)
     return p->nodecap * (sizeof *p->nodes + sizeof *p->heap + sizeof *p->hf + sizeof *p->hpos) + slots * sizeof(on_mslot);
 }
 
-/* A pool grown by a bigger search than its last gives the room back: when the last search (p->nnodes
- * nodes) used under an eighth of the node array, the arrays are cut to twice its nodes (at least
+/* A pool grown by a bigger search than its last ones gives the room back: when it was reset
+ * ON_POOL_TRIM_AFTER times in a row (8 to 16 searches) after searches that each used under an eighth of
+ * the node array (the last of p->nnodes nodes; a query whose searches come in all sizes keeps its room:
+ * cut after every such search and grown again, the query benchmark's A1 sample cost 4.5 % more
+ * instructions a query), the arrays are cut to twice its nodes (at least
  * ON_POOL_KEEP_NODES), the big map freed and the small map cut to twice that (at least as it started):
  * one 16,000-node search no longer makes every later small search hold ~1.5 MB (issue 31 goal 3: 50
  * navigators' searches at once, streamed, held 15.6 MB). The pages go back to the system (on_pages_*).
@@ -178,7 +181,12 @@ static void pool_trim(on_nodepool *p)
     size_t keep = ON_POOL_KEEP_NODES;
     while (keep < 2 * p->nnodes) keep <<= 1;
     if (keep > p->max_nodes) keep = p->max_nodes;
-    if (8 * p->nnodes >= p->nodecap || keep >= p->nodecap) return;
+    if (8 * p->nnodes >= p->nodecap || keep >= p->nodecap) {
+        p->small_runs = 0;
+        return;
+    }
+    if (++p->small_runs < ON_POOL_TRIM_AFTER) return;
+    p->small_runs = 0;
     void *a;
     if ((a = on_pages_realloc(p->nodes, keep * sizeof *p->nodes))) p->nodes = a;
     if ((a = on_pages_realloc(p->heap, keep * sizeof *p->heap))) p->heap = a;

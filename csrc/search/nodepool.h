@@ -27,6 +27,8 @@
 #define ON_POOL_FIRST_MAP 512   /* slots the small map starts with */
 #define ON_POOL_KEEP_NODES 1024 /* nodes a pool keeps room for after a search much smaller than its room
                                  * (on_pool_reset) */
+#define ON_POOL_TRIM_AFTER 16   /* such resets in a row before it is cut (a search resets the pool at its
+                                 * start, again when it runs from the goal's end or turns round) */
 
 typedef struct on_snode {
     on_cell cell;
@@ -64,14 +66,17 @@ typedef struct on_nodepool {
     int32_t *hpos;        /* hpos[n]: node n's position in the heap, -1 when not in it (unset for a node
                            * on_pool_make_bare made that was never pushed: the search ended on it) */
     size_t nheap;
+    uint32_t small_runs;  /* resets in a row after a search that used under an eighth of the node array
+                           * (on_pool_reset) */
 } on_nodepool;
 
 /* A pool for up to max_nodes nodes (>= 2), starting small; -1 on allocation failure (free it with
  * on_pool_free). */
 int on_pool_init(on_nodepool *p, size_t max_nodes);
 void on_pool_free(on_nodepool *p);
-/* Empty the pool and the heap for a new search (a new stamp); a pool whose last search used under an
- * eighth of its nodes is cut to twice that first (at least ON_POOL_KEEP_NODES). */
+/* Empty the pool and the heap for a new search (a new stamp); a pool reset ON_POOL_TRIM_AFTER times in
+ * a row after searches that each used under an eighth of its nodes is cut to twice the last one's
+ * first (at least ON_POOL_KEEP_NODES). */
 void on_pool_reset(on_nodepool *p);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
  * not in the heap, pface -1, covered 0, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the

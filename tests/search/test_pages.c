@@ -91,33 +91,37 @@ static void trimmed(void)
     CHECK(on_pool_init(&p, (size_t)1 << 20) == 0);
     /* 40,000 nodes: 65,536 nodes, the small map at 32,768 slots and the big one at 131,072 */
     CHECK_EQ_INT(search_of(&p, 40000, 1), 0);
-    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(65536, 32768 + 131072));
-    /* 6,000 nodes after it (over an eighth of 65,536): the room kept, the big map reused */
-    CHECK_EQ_INT(search_of(&p, 6000, 2), 0);
-    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(65536, 32768 + 131072));
-    CHECK(p.map == p.small);
-    /* 100 nodes after 6,000 (6,000 < 65,536 / 8): cut at the next search's start to twice 6,000
-     * (16,384 nodes, a power of two from ON_POOL_KEEP_NODES), the big map freed, the small one at
-     * twice that (32,768: as it was) */
-    CHECK_EQ_INT(search_of(&p, 100, 3), 0);
-    CHECK_EQ_INT(p.nodecap, 16384);
-    CHECK(p.big == NULL);
-    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(16384, 32768));
-    /* then after 100: ON_POOL_KEEP_NODES (1,024) nodes and 2,048 slots */
-    CHECK_EQ_INT(search_of(&p, 50, 4), 0);
+    size_t big = pool_bytes(65536, 32768 + 131072);
+    CHECK_EQ_INT(on_pool_bytes(&p), big);
+    /* searches under an eighth of it (8,192 nodes): the room kept for ON_POOL_TRIM_AFTER (16) of them in
+     * a row (one reset each here), the count started again by one over an eighth */
+    for (uint32_t r = 0; r < 12; r++) CHECK_EQ_INT(search_of(&p, 100, 2 + r), 0);
+    CHECK_EQ_INT(search_of(&p, 9000, 14), 0);
+    for (uint32_t r = 0; r < 16; r++) CHECK_EQ_INT(search_of(&p, 100 + r, 20 + r), 0);
+    CHECK_EQ_INT(on_pool_bytes(&p), big);
+    CHECK(p.big != NULL);
+    /* the 17th search's start reads the 16th small one (115 nodes): cut to ON_POOL_KEEP_NODES (1,024) nodes,
+     * the big map freed, the small map at 2,048 slots */
+    CHECK_EQ_INT(search_of(&p, 50, 40), 0);
     CHECK_EQ_INT(p.nodecap, ON_POOL_KEEP_NODES);
+    CHECK(p.big == NULL);
     CHECK_EQ_INT(p.smallmask + 1, 2 * ON_POOL_KEEP_NODES);
     CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(1024, 2048));
     /* grown again by doubling, through the big map, as a new pool's: every node found */
-    CHECK_EQ_INT(search_of(&p, 40000, 5), 0);
-    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(65536, 32768 + 131072));
-    /* a pool at its first size is never cut (nor one at max_nodes below ON_POOL_KEEP_NODES) */
+    CHECK_EQ_INT(search_of(&p, 40000, 41), 0);
+    CHECK_EQ_INT(on_pool_bytes(&p), big);
+    /* cut to twice the last search's nodes: 16 searches of 3,000 after it: 8,192 nodes (a power of two
+     * from 1,024), 16,384 slots */
+    for (uint32_t r = 0; r < 17; r++) CHECK_EQ_INT(search_of(&p, 3000, 50 + r), 0);
+    CHECK_EQ_INT(p.nodecap, 8192);
+    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(8192, 16384));
     on_pool_free(&p);
+    /* a pool at its first size is never cut (nor one at max_nodes below ON_POOL_KEEP_NODES) */
     CHECK(on_pool_init(&p, 300) == 0);
     CHECK_EQ_INT(search_of(&p, 300, 0), 0);
-    CHECK_EQ_INT(search_of(&p, 3, 1), 0);
+    for (uint32_t r = 0; r < 20; r++) CHECK_EQ_INT(search_of(&p, 3, 1 + r), 0);
     CHECK_EQ_INT(p.nodecap, 300);
-    CHECK_EQ_INT(search_of(&p, 300, 2), 0);
+    CHECK_EQ_INT(search_of(&p, 300, 30), 0);
     on_pool_free(&p);
 }
 
