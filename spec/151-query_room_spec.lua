@@ -32,13 +32,12 @@ describe("a query's node pool after a much smaller search", function()
     assert.are.equal(4022120, big)
     -- searches of 21 nodes (two pool resets each: the search runs from the goal's end): the room kept
     -- for 8 of them in a row (ON_POOL_TRIM_AFTER: 16 resets), cut to ON_POOL_KEEP_NODES at the 9th's start (before: 4,024,752 bytes)
-    local path, near
     for _ = 1, 8 do
-      path, near = q:find(A, NEAR)
-      assert.are.same({ "found", 21 }, { near.status, near.visited })
+      local _, n8 = q:find(A, NEAR)
+      assert.are.same({ "found", 21 }, { n8.status, n8.visited })
       assert.are.equal(4024752, q:bytes())
     end
-    path, near = q:find(A, NEAR)
+    local path, near = q:find(A, NEAR)
     local fresh = octonav.query.new(t, { max_nodes = 30000 })
     local fpath, finfo = fresh:find(A, NEAR)
     assert.are.equal(fresh:bytes() + KEPT, q:bytes())
