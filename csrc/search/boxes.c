@@ -8,6 +8,7 @@
  * on the block's far face, in the next block), so candidates come from buckets by (block, plane).
  */
 #include "boxes.h"
+#include "nodepool.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -417,9 +418,11 @@ int on_boxset_locate_on_face(const on_boxset *s, const double p[3], uint32_t out
 int on_boxlazy_init(on_boxlazy *z, int depth) { return on_boxlazy_init_blocks(z, depth, 6); }
 
 /* A lazy set's box and face arrays are made with room for this many boxes (BOXLAZY_ROOM x 4 face
- * entries): malloc'd, their pages untouched until blocks fill them, so a set that grows (its blocks
- * built by later joins) is not copied to new pages in one block's build while it stays below (a copy
- * of a MB is ~250 page faults: ~3 ms on the seed's machine, issue 31). */
+ * entries): in pages of their own (on_pages_*, nodepool.h), untouched until blocks fill them, so a set
+ * that grows (its blocks built by later joins) is not copied to new pages in one block's build while it
+ * stays below (a copy of a MB is ~250 page faults: ~3 ms on the seed's machine, issue 31), its room
+ * is never resident, and a set freed gives its pages back (session 27: from glibc's heap, a freed
+ * set's room stayed resident as a hole). Its block records too. */
 #define BOXLAZY_ROOM 65536
 
 int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
@@ -431,14 +434,14 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
     z->set.bsize = 1 << bdepth;
     z->set.nb = (1 << depth) >> bdepth;
     size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
-    z->blk = malloc(nblk * sizeof *z->blk); /* (a block's record is written when it is built, read only after:
+    z->blk = on_pages_realloc(NULL, nblk * sizeof *z->blk); /* (a block's record is written when it is built, read only after:
                                               * not calloc'd, which memsets reused heap memory: 1.3 MB
                                               * for a 512^3 tile of 16-leaf blocks, ~4 ms of page faults) */
-    z->built_blk = malloc(nblk * sizeof *z->built_blk);
+    z->built_blk = on_pages_realloc(NULL, nblk * sizeof *z->built_blk);
     z->bits_built = calloc((nblk + 63) / 64, sizeof *z->bits_built);
     if (!z->blk || !z->built_blk || !z->bits_built || on_boxbits_alloc(&z->bits, bdepth) ||
-        on_grow((void **)&z->set.box, &z->boxcap, BOXLAZY_ROOM, sizeof *z->set.box) ||
-        on_grow((void **)&z->bface, &z->bfcap, 4 * (size_t)BOXLAZY_ROOM, sizeof *z->bface)) {
+        on_pages_grow((void **)&z->set.box, &z->boxcap, BOXLAZY_ROOM, sizeof *z->set.box) ||
+        on_pages_grow((void **)&z->bface, &z->bfcap, 4 * (size_t)BOXLAZY_ROOM, sizeof *z->bface)) {
         on_boxlazy_free(z);
         return -1;
     }
@@ -448,11 +451,11 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
 
 void on_boxlazy_free(on_boxlazy *z)
 {
-    free(z->set.box);
-    free(z->blk);
-    free(z->built_blk);
+    on_pages_free(z->set.box);
+    on_pages_free(z->blk);
+    on_pages_free(z->built_blk);
     free(z->bits_built);
-    free(z->bface);
+    on_pages_free(z->bface);
     on_boxbits_free(&z->bits);
     memset(z, 0, sizeof *z);
 }
@@ -566,21 +569,23 @@ on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
     int org[3] = {(int)(b % nb) * B, (int)(b / nb % nb) * B, (int)(b / (nb * nb)) * B};
     int kind = paint_block(z, org, &z->bits);
     if (kind == 1) { /* one free cube: one box */
-        if (on_grow((void **)&s->box, &z->boxcap, (size_t)s->nbox + 1, sizeof *s->box)) return ON_FAILURE | ON_NO_MEMORY;
+        if (on_pages_grow((void **)&s->box, &z->boxcap, (size_t)s->nbox + 1, sizeof *s->box)) return ON_FAILURE | ON_NO_MEMORY;
         on_box *bb = &s->box[s->nbox];
         for (int a = 0; a < 3; a++) {
             bb->mn[a] = (uint16_t)org[a];
             bb->mx[a] = (uint16_t)(org[a] + B);
         }
         s->nbox++;
-    } else if (kind == 0 && block_boxes(s, &z->bits, 0, 0, 0, org, b, &z->boxcap, NULL, NULL)) {
+    } else if (kind == 0 && (on_pages_grow((void **)&s->box, &z->boxcap, (size_t)s->nbox + (size_t)B * B * B, sizeof *s->box) ||
+                             block_boxes(s, &z->bits, 0, 0, 0, org, b, &z->boxcap, NULL, NULL))) { /* (room for the block's
+                             * most boxes first: block_boxes's on_grow never reallocs an on_pages array) */
         s->nbox = first; /* the block stays unbuilt */
         return ON_FAILURE | ON_NO_MEMORY;
     }
     /* its face lists: each box counted on the faces it touches, then listed in one pass (per face in
      * box order, as six passes would list them) */
     uint32_t n = s->nbox - first, cnt[6] = {0};
-    if (on_grow((void **)&z->bface, &z->bfcap, z->nbface + 6 * (size_t)n + 1, sizeof *z->bface)) {
+    if (on_pages_grow((void **)&z->bface, &z->bfcap, z->nbface + 6 * (size_t)n + 1, sizeof *z->bface)) {
         s->nbox = first;
         return ON_FAILURE | ON_NO_MEMORY;
     }

@@ -1,13 +1,116 @@
 /*
  * nodepool.c -- the search's node pool, stamped node map and heap (see nodepool.h): all three grow
- * by doubling with the nodes a search uses, up to max_nodes.
+ * by doubling with the nodes a search uses, up to max_nodes; and the big tables' own pages
+ * (on_pages_*, nodepool.h).
  */
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* MAP_ANONYMOUS and mremap (on_pages_realloc) */
+#endif
 #include "nodepool.h"
 #include "util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+#if defined(MAP_ANONYMOUS)
+#define PAGES_MAP 1
+#else
+#define PAGES_MAP 0
+#endif
+
+/* ---- big tables in pages of their own ---------------------------------------------------------- */
+
+/* before each array: the bytes mapped (0: malloc'd) and the bytes asked (16 bytes: the array stays
+ * aligned as malloc's) */
+typedef struct pages_hdr {
+    size_t map, size;
+} pages_hdr;
+
+void *on_pages_realloc(void *p, size_t bytes)
+{
+    pages_hdr *h = p ? (pages_hdr *)p - 1 : NULL;
+    if (bytes > SIZE_MAX / 2) return NULL;
+    size_t total = bytes + sizeof *h;
+#if PAGES_MAP
+    if (total >= ON_PAGES_MIN || (h && h->map)) {
+        size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (total + pg - 1) / pg * pg;
+        void *m;
+        if (h && h->map == len) {
+            h->size = bytes;
+            return p;
+        }
+        if (h && h->map) {
+#if defined(__linux__)
+            m = mremap(h, h->map, len, MREMAP_MAYMOVE); /* (the pages moved, not copied) */
+            if (m == MAP_FAILED) return NULL;
+#else
+            m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED) return NULL;
+            memcpy((pages_hdr *)m + 1, p, h->size < bytes ? h->size : bytes);
+            munmap(h, h->map);
+#endif
+        } else {
+            m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED) return NULL;
+            if (h) {
+                memcpy((pages_hdr *)m + 1, p, h->size < bytes ? h->size : bytes);
+                free(h);
+            }
+        }
+        h = m;
+        h->map = len;
+        h->size = bytes;
+        return h + 1;
+    }
+#endif
+    pages_hdr *q = realloc(h, total);
+    if (!q) return NULL;
+    q->map = 0;
+    q->size = bytes;
+    return q + 1;
+}
+
+void *on_pages_calloc(size_t n, size_t elem)
+{
+    if (elem && n > (SIZE_MAX / 2) / elem) return NULL;
+    void *p = on_pages_realloc(NULL, n * elem);
+    if (p && !((pages_hdr *)p - 1)->map) memset(p, 0, n * elem); /* (a new mapping is zero pages) */
+    return p;
+}
+
+void on_pages_free(void *p)
+{
+    if (!p) return;
+    pages_hdr *h = (pages_hdr *)p - 1;
+#if PAGES_MAP
+    if (h->map) {
+        munmap(h, h->map);
+        return;
+    }
+#endif
+    free(h);
+}
+
+int on_pages_grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap) return 0;
+    size_t nc = *cap ? *cap : 256;
+    while (nc < need) {
+        if (nc > ((size_t)-1 / 4) / (elem ? elem : 1)) return -1;
+        nc *= 2;
+    }
+    void *q = on_pages_realloc(*p, nc * elem);
+    if (!q) return -1;
+    *p = q;
+    *cap = nc;
+    return 0;
+}
+
+/* ---- the pool --------------------------------------------------------------------------------- */
 
 /* The inline probe's bound (nodepool.h: fastmax), after the map in use or the node array changed. */
 static void fast_limit(on_nodepool *p)
@@ -34,11 +137,11 @@ int on_pool_init(on_nodepool *p, size_t max_nodes)
     p->smallmax = mapcap < ON_POOL_SMALL_MAP ? mapcap : ON_POOL_SMALL_MAP;
     p->nodecap = max_nodes < ON_POOL_FIRST_NODES ? max_nodes : ON_POOL_FIRST_NODES;
     size_t smallcap = p->smallmax < ON_POOL_FIRST_MAP ? p->smallmax : ON_POOL_FIRST_MAP;
-    p->nodes = malloc(p->nodecap * sizeof *p->nodes);
-    p->heap = malloc(p->nodecap * sizeof *p->heap);
-    p->hf = malloc(p->nodecap * sizeof *p->hf);
-    p->hpos = malloc(p->nodecap * sizeof *p->hpos);
-    p->small = calloc(smallcap, sizeof *p->small); /* stamp 0: empty; searches count from 1 */
+    p->nodes = on_pages_realloc(NULL, p->nodecap * sizeof *p->nodes);
+    p->heap = on_pages_realloc(NULL, p->nodecap * sizeof *p->heap);
+    p->hf = on_pages_realloc(NULL, p->nodecap * sizeof *p->hf);
+    p->hpos = on_pages_realloc(NULL, p->nodecap * sizeof *p->hpos);
+    p->small = on_pages_calloc(smallcap, sizeof *p->small); /* stamp 0: empty; searches count from 1 */
     p->smallmask = smallcap - 1;
     p->map = p->small;
     p->mapmask = p->smallmask;
@@ -49,12 +152,12 @@ int on_pool_init(on_nodepool *p, size_t max_nodes)
 
 void on_pool_free(on_nodepool *p)
 {
-    free(p->nodes);
-    free(p->big);
-    free(p->small);
-    free(p->heap);
-    free(p->hf);
-    free(p->hpos);
+    on_pages_free(p->nodes);
+    on_pages_free(p->big);
+    on_pages_free(p->small);
+    on_pages_free(p->heap);
+    on_pages_free(p->hf);
+    on_pages_free(p->hpos);
     memset(p, 0, sizeof *p);
 }
 
@@ -64,8 +167,47 @@ size_t on_pool_bytes(const on_nodepool *p)
     return p->nodecap * (sizeof *p->nodes + sizeof *p->heap + sizeof *p->hf + sizeof *p->hpos) + slots * sizeof(on_mslot);
 }
 
+/* A pool grown by a bigger search than its last ones gives the room back: when it was reset
+ * ON_POOL_TRIM_AFTER times in a row (8 to 16 searches) after searches that each used under an eighth of
+ * the node array (the last of p->nnodes nodes; a query whose searches come in all sizes keeps its room:
+ * cut after every such search and grown again, the query benchmark's A1 sample cost 4.5 % more
+ * instructions a query), the arrays are cut to twice its nodes (at least
+ * ON_POOL_KEEP_NODES), the big map freed and the small map cut to twice that (at least as it started):
+ * one 16,000-node search no longer makes every later small search hold ~1.5 MB (issue 31 goal 3: 50
+ * navigators' searches at once, streamed, held 15.6 MB). The pages go back to the system (on_pages_*).
+ * A failure to shrink leaves that array larger (nodecap is the least of them). */
+static void pool_trim(on_nodepool *p)
+{
+    size_t keep = ON_POOL_KEEP_NODES;
+    while (keep < 2 * p->nnodes) keep <<= 1;
+    if (keep > p->max_nodes) keep = p->max_nodes;
+    if (8 * p->nnodes >= p->nodecap || keep >= p->nodecap) {
+        p->small_runs = 0;
+        return;
+    }
+    if (++p->small_runs < ON_POOL_TRIM_AFTER) return;
+    p->small_runs = 0;
+    void *a;
+    if ((a = on_pages_realloc(p->nodes, keep * sizeof *p->nodes))) p->nodes = a;
+    if ((a = on_pages_realloc(p->heap, keep * sizeof *p->heap))) p->heap = a;
+    if ((a = on_pages_realloc(p->hf, keep * sizeof *p->hf))) p->hf = a;
+    if ((a = on_pages_realloc(p->hpos, keep * sizeof *p->hpos))) p->hpos = a;
+    p->nodecap = keep;
+    on_pages_free(p->big);
+    p->big = NULL;
+    p->bigmask = 0;
+    size_t slots = ON_POOL_FIRST_MAP;
+    while (slots < 2 * keep) slots <<= 1;
+    if (slots < p->smallmask + 1 && (a = on_pages_calloc(slots, sizeof *p->small))) { /* (zero: empty) */
+        on_pages_free(p->small);
+        p->small = a;
+        p->smallmask = slots - 1;
+    }
+}
+
 void on_pool_reset(on_nodepool *p)
 {
+    pool_trim(p);
     p->nnodes = 0;
     p->nheap = 0;
     p->map = p->small;
@@ -102,8 +244,8 @@ static int map_enlarge(on_nodepool *p)
     size_t cap = p->mapmask + 1;
     on_mslot *m;
     if (p->map == p->small && cap < p->smallmax) {
-        if (!(m = calloc(2 * cap, sizeof *m))) return -1;
-        free(p->small);
+        if (!(m = on_pages_calloc(2 * cap, sizeof *m))) return -1;
+        on_pages_free(p->small);
         p->small = m;
         p->smallmask = 2 * cap - 1;
         p->map = m;
@@ -112,8 +254,8 @@ static int map_enlarge(on_nodepool *p)
         if (p->map == p->big && cap >= p->bigmax) return 0; /* the pool is full first */
         if (!p->big || p->bigmask + 1 <= cap) {
             size_t want = 2 * cap < p->bigmax ? 2 * cap : p->bigmax;
-            if (!(m = calloc(want, sizeof *m))) return -1;
-            free(p->big);
+            if (!(m = on_pages_calloc(want, sizeof *m))) return -1;
+            on_pages_free(p->big);
             p->big = m;
             p->bigmask = want - 1;
         }
@@ -130,16 +272,16 @@ static int map_enlarge(on_nodepool *p)
 static int nodes_enlarge(on_nodepool *p)
 {
     size_t cap = 2 * p->nodecap < p->max_nodes ? 2 * p->nodecap : p->max_nodes;
-    on_snode *n = realloc(p->nodes, cap * sizeof *n);
+    on_snode *n = on_pages_realloc(p->nodes, cap * sizeof *n);
     if (!n) return -1;
     p->nodes = n;
-    uint32_t *h = realloc(p->heap, cap * sizeof *h);
+    uint32_t *h = on_pages_realloc(p->heap, cap * sizeof *h);
     if (!h) return -1; /* (the larger arrays are kept; nodecap stays) */
     p->heap = h;
-    double *hf = realloc(p->hf, cap * sizeof *hf);
+    double *hf = on_pages_realloc(p->hf, cap * sizeof *hf);
     if (!hf) return -1;
     p->hf = hf;
-    int32_t *hpos = realloc(p->hpos, cap * sizeof *hpos);
+    int32_t *hpos = on_pages_realloc(p->hpos, cap * sizeof *hpos);
     if (!hpos) return -1;
     p->hpos = hpos;
     p->nodecap = cap;

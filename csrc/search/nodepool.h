@@ -25,6 +25,10 @@
 #define ON_POOL_SMALL_MAP 32768 /* slots: 512 KB at most, for searches of up to 16384 nodes */
 #define ON_POOL_FIRST_NODES 256 /* nodes (and heap entries) a pool starts with */
 #define ON_POOL_FIRST_MAP 512   /* slots the small map starts with */
+#define ON_POOL_KEEP_NODES 1024 /* nodes a pool keeps room for after a search much smaller than its room
+                                 * (on_pool_reset) */
+#define ON_POOL_TRIM_AFTER 16   /* such resets in a row before it is cut (a search resets the pool at its
+                                 * start, again when it runs from the goal's end or turns round) */
 
 typedef struct on_snode {
     on_cell cell;
@@ -62,13 +66,17 @@ typedef struct on_nodepool {
     int32_t *hpos;        /* hpos[n]: node n's position in the heap, -1 when not in it (unset for a node
                            * on_pool_make_bare made that was never pushed: the search ended on it) */
     size_t nheap;
+    uint32_t small_runs;  /* resets in a row after a search that used under an eighth of the node array
+                           * (on_pool_reset) */
 } on_nodepool;
 
 /* A pool for up to max_nodes nodes (>= 2), starting small; -1 on allocation failure (free it with
  * on_pool_free). */
 int on_pool_init(on_nodepool *p, size_t max_nodes);
 void on_pool_free(on_nodepool *p);
-/* Empty the pool and the heap for a new search (a new stamp). */
+/* Empty the pool and the heap for a new search (a new stamp); a pool reset ON_POOL_TRIM_AFTER times in
+ * a row after searches that each used under an eighth of its nodes is cut to twice the last one's
+ * first (at least ON_POOL_KEEP_NODES). */
 void on_pool_reset(on_nodepool *p);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
  * not in the heap, pface -1, covered 0, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
@@ -261,5 +269,22 @@ static inline uint32_t on_pool_pop(on_nodepool *p)
 void on_pool_heapify(on_nodepool *p);
 /* Bytes the pool holds now (nodes, heap, hf, hpos and maps). */
 size_t on_pool_bytes(const on_nodepool *p);
+
+/* Big tables in pages of their own (issue 31 goal 3): an array of ON_PAGES_MIN bytes or more is given
+ * its own anonymous mapping, so that freeing it gives its pages back to the system (munmap) and its
+ * untouched pages are never resident; a smaller one is malloc'd. The library's long-lived tables (node
+ * pools, lazy box sets' rooms and block records) use it instead of leaving glibc's dynamic mmap
+ * threshold to place them: once a mapped block of n bytes is freed, glibc serves blocks below n from
+ * its heap, where a freed table stays resident as a hole between long-lived blocks (session 26: 8 MB
+ * of the heap free at the end of the seed's run). The host's allocator settings are left alone
+ * (no mallopt). An array from on_pages_realloc / on_pages_calloc / on_pages_grow goes back with
+ * on_pages_free only (a 16-byte header before it says which it is); NULL when out of memory (the
+ * array left as it was). Without mmap (not a POSIX system) every one is malloc'd. */
+#define ON_PAGES_MIN ((size_t)128 * 1024)
+void *on_pages_realloc(void *p, size_t bytes);
+void *on_pages_calloc(size_t n, size_t elem); /* (zeroed) */
+void on_pages_free(void *p);
+/* on_grow's doubling (from 256 elements) on an on_pages array: 0, or -1 on allocation failure. */
+int on_pages_grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #endif

@@ -6,6 +6,7 @@
  */
 #include "reach_impl.h"
 #include "facepoint.h"
+#include "nodepool.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,15 +22,15 @@
 
 void on_reach_free(on_reach *r)
 {
-    free(r->g);
-    free(r->pt);
-    free(r->parent);
-    free(r->seen);
-    free(r->done);
+    on_pages_free(r->g);
+    on_pages_free(r->pt);
+    on_pages_free(r->parent);
+    on_pages_free(r->seen);
+    on_pages_free(r->done);
     free(r->heap_box);
     free(r->heap_key);
-    free(r->tmark);
-    free(r->thead);
+    on_pages_free(r->tmark);
+    on_pages_free(r->thead);
     free(r->tent_t);
     free(r->tent_next);
     free(r->tbn);
@@ -46,11 +47,11 @@ void on_reach_free(on_reach *r)
     free(r->wside);
     free(r->pnext);
     free(r->ptgt);
-    free(r->chain);
-    free(r->cpt);
+    on_pages_free(r->chain);
+    on_pages_free(r->cpt);
     free(r->gneed);
-    free(r->hkey);
-    free(r->hexact);
+    on_pages_free(r->hkey);
+    on_pages_free(r->hexact);
     free(r->order);
     free(r->hp);
     free(r->hc);
@@ -69,7 +70,7 @@ void on_reach_free(on_reach *r)
  * are numbered on as it builds them): a join builds at most a few thousand, so the per-box arrays are
  * not grown mid-search (reach_grow_keep copies them, and its new pages were first touched in one call:
  * a copy of a few MB is hundreds of page faults, 12 us each on the seed's machine; the planner's steps
- * of 1.4-1.7 ms on one block, issue 31). The room is malloc'd, untouched until used (stamps_upto). */
+ * of 1.4-1.7 ms on one block, issue 31). The room is in pages of its own (on_pages_*, nodepool.h), untouched until used (stamps_upto). */
 #define REACH_LAZY_ROOM 16384
 
 /* Room for a search over nbox boxes with nadj neighbour entries and ntarget targets; lazy: over a
@@ -91,16 +92,18 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget, 
                         c * sizeof *r->thead, c * sizeof *r->chain, 3 * (c + 2) * sizeof *r->cpt};
         int fail = 0;
         for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
-            free(*arr[i]);
-            /* (a lazy set's stamps malloc'd, zeroed as its boxes come: stamps_upto) */
-            *arr[i] = i < sizeof len / sizeof *len ? malloc(len[i]) : lazy ? malloc(c * sizeof(uint32_t)) : calloc(c, sizeof(uint32_t));
+            on_pages_free(*arr[i]);
+            /* (a lazy set's stamps not zeroed, zeroed as its boxes come: stamps_upto; in pages of their
+             * own, on_pages_*: their room is never resident, and freed they go back to the system) */
+            *arr[i] = i < sizeof len / sizeof *len ? on_pages_realloc(NULL, len[i]) : lazy ? on_pages_realloc(NULL, c * sizeof(uint32_t))
+                                                                                      : on_pages_calloc(c, sizeof(uint32_t));
             fail |= *arr[i] == NULL;
         }
         r->cur = r->tcur = 0; /* nothing is seen, done or mapped */
         r->zeroed = lazy ? 0 : c;
         if (fail) {
             for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
-                free(*arr[i]);
+                on_pages_free(*arr[i]);
                 *arr[i] = NULL;
             }
             r->cap = 0;
