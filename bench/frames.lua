@@ -53,7 +53,7 @@
 -- plan, joining, route steps, a lead move, a first path's search, moving, ...; the C planners taken), and
 -- the plans and results started in all: where the throughput goes. --planning N: navigator_plan's
 -- MAX_PLANNING (plans at once in a world) set to N for the run (2: the library's); --plan-rounds N:
--- navgroup's PLAN_ROUNDS (8: the rounds of the plans under way a frame's 3c may pump).
+-- navgroup's PLAN_ROUNDS (2: the rounds of the plans under way a frame's 3c may pump).
 -- --throughput: the pass with the budget, then the same with --nobudget (one process, in that order): the
 -- arrivals a second of each and their ratio printed on one line (issue 31 goal 1: at least 0.8).
 -- Run: lua5.4 bench/frames.lua PACK (after `make`); the pack of the seed's world: make bench-frames.
