@@ -163,6 +163,7 @@ int on_proxgrid_reserve(on_proxgrid *g, uint32_t n)
         g->norder = 0; /* (made anew by the build) */
         for (size_t i = g->cap_slots; i < n; i++) {
             g->last_id[i] = 0;
+            g->last[3 * i] = g->last[3 * i + 1] = g->last[3 * i + 2] = 0; /* (read by on_proxgrid_track's compare) */
             g->lists[i].epoch = 0, g->lists[i].n = 0, g->lists[i].r = g->lists[i].at = 0;
         }
         g->cap_slots = n;
