@@ -87,30 +87,48 @@ static size_t count_kind(const on_stream_event *ev, size_t n, int kind)
     return c;
 }
 
+/* A copy of orig with a one-worker streamer over dir (load_padding 20, unload_padding 40, max_publish
+ * 2), its worker held so that the queue can be read before any tile is. */
+static on_streamer *held(const char *dir, const on_tree *orig, on_tree **tree)
+{
+    on_tree_create(&orig->p, tree);
+    on_streamer_params sp = {20.0, 40.0, 1, 0, 0, 2, 1, 0.0};
+    on_streamer *s = NULL;
+    CHECK(on_ok(on_streamer_create(*tree, dir, &sp, &s)));
+    on_streamer_hold(s, 1);
+    return s;
+}
+
+/* The streamer's queue after an update: n tiles, in want's order. */
+static void check_queue(on_streamer *s, const uint32_t *want, size_t n)
+{
+    const on_stream_event *ev;
+    size_t nev;
+    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
+    uint32_t q[NX];
+    size_t k = on_streamer_queue(s, q, NX);
+    CHECK_EQ_INT(k, n);
+    for (size_t i = 0; i < n && i < k; i++) CHECK_EQ_INT(q[i], want[i]);
+}
+
 static void test_order(const char *dir, const on_tree *orig)
 {
     on_tree *t;
-    on_tree_create(&orig->p, &t);
     /* load_padding 20: an agent at x = 4 wants tiles 0..3 (tile 3 starts at 24: 20 away) */
-    on_streamer_params sp = {20.0, 40.0, 1, 0, 0, 2, 1, 0.0};
-    on_streamer *s;
-    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
-    on_streamer_hold(s, 1);
+    on_streamer *s = held(dir, orig, &t);
     double a[3] = {4, 4, 4};
     uint32_t id;
     CHECK(on_ok(on_streamer_add_agent(s, a, &id)));
     CHECK(on_ok(on_streamer_lock(s, 9)));       /* what a navigator's goal waits for: far, yet early */
     CHECK(on_ok(on_streamer_force_load(s, 11))); /* pinned too */
-    const on_stream_event *ev;
-    size_t nev;
-    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
-    uint32_t q[NX];
-    size_t n = on_streamer_queue(s, q, NX);
-    CHECK_EQ_INT(n, 6);
     /* the tile the agent stands in first (what its navigator waits in), then the pinned ones (both
      * beyond every padding: as locked, by tile), then nearest first */
     uint32_t want[6] = {0, 9, 11, 1, 2, 3};
-    for (size_t i = 0; i < 6 && i < n; i++) CHECK_EQ_INT(q[i], want[i]);
+    check_queue(s, want, 6);
+    const on_stream_event *ev;
+    size_t nev;
+    uint32_t q[NX];
+    size_t n;
     /* the agent flies to x = 60 (tile 7): tiles 0..3 are no longer wanted (3 is 28 away, within
      * unload_padding, but a queued load goes by load_padding): they leave the queue unread */
     a[0] = 60;
@@ -176,27 +194,19 @@ static void test_order(const char *dir, const on_tree *orig)
 static void test_order_agents(const char *dir, const on_tree *orig)
 {
     on_tree *t;
-    on_tree_create(&orig->p, &t);
-    on_streamer_params sp = {20.0, 40.0, 1, 0, 0, 2, 1, 0.0};
-    on_streamer *s;
-    CHECK(on_ok(on_streamer_create(t, dir, &sp, &s)));
-    on_streamer_hold(s, 1);
+    on_streamer *s = held(dir, orig, &t);
     double a[3] = {4, 4, 4}, b[3] = {44, 4, 4}, c[3] = {46, 2, 6};
     uint32_t id;
     CHECK(on_ok(on_streamer_add_agent(s, a, &id))); /* tile 0 */
     CHECK(on_ok(on_streamer_add_agent(s, b, &id))); /* tile 5, two agents */
     CHECK(on_ok(on_streamer_add_agent(s, c, &id)));
     CHECK(on_ok(on_streamer_lock(s, 3)));           /* 12 from x = 44, no agent in it */
-    const on_stream_event *ev;
-    size_t nev;
-    CHECK(on_ok(on_streamer_update(s, 0, &ev, &nev)));
-    uint32_t q[NX];
-    size_t n = on_streamer_queue(s, q, NX);
-    CHECK_EQ_INT(n, 9);
     /* 5 (2 agents), 0 (1); 3 (locked); 6 (2 away), 1 and 4 (4, as queued: by tile), 7 (10), 2 (12),
      * 8 (16) */
     uint32_t want[9] = {5, 0, 3, 6, 1, 4, 7, 2, 8};
-    for (size_t i = 0; i < 9 && i < n; i++) CHECK_EQ_INT(q[i], want[i]);
+    check_queue(s, want, 9);
+    const on_stream_event *ev;
+    size_t nev;
     on_streamer_hold(s, 0);
     wait_decoded(s, 9);
     for (size_t u = 0; u < 3; u++) { /* 2 an update, in line order */
