@@ -378,12 +378,8 @@ static lplanner *checkp(lua_State *L, int idx)
 /* Push the outcome of a status: "running" / "found" (1 value) or nil, reason[, tile] (2 or 3). */
 static int push_status(lua_State *L, lplanner *u, on_status st)
 {
-    if (on_in_progress(st)) {
-        lua_pushliteral(L, "running");
-        return 1;
-    }
-    if (on_ok(st)) {
-        lua_pushliteral(L, "found");
+    if (on_in_progress(st) || on_ok(st)) {
+        lua_pushstring(L, on_ok(st) ? "found" : "running");
         return 1;
     }
     on_route_info info;
@@ -405,6 +401,20 @@ static void resolve(lua_State *L, int pidx, const on_tree *t)
     if (g && g->p) on_wgraph_resolve(g->p, t, NULL); /* failures leave pairs unresolved: "loading" */
 }
 
+/* A start's tree (argument 2): its tile grid checked (raises), held for the joins' later steps; u started. */
+static on_tree *start_tree(lua_State *L, lplanner *u)
+{
+    on_tree *t = on_lua_checktree(L, 2);
+    const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
+    if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
+        luaL_argerror(L, 2, "tree has another tile grid than the graph");
+    u->started = 1;
+    resolve(L, 1, t);
+    lua_pushvalue(L, 2);
+    lua_setiuservalue(L, 1, 2);
+    return t;
+}
+
 static int l_start(lua_State *L)
 {
     luaL_checkudata(L, 1, PLANNER_MT);
@@ -413,14 +423,8 @@ static int l_start(lua_State *L)
     on_lua_checkpoint(L, 3, "start", a);
     on_lua_checkpoint(L, 4, "goal", b);
     lplanner *u = checkp(L, 1); /* after the points (rule (a)) */
-    on_tree *t = on_lua_checktree(L, 2);
-    const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
-    if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
-        return luaL_argerror(L, 2, "tree has another tile grid than the graph");
-    u->started = 1;
-    resolve(L, 1, t);
-    lua_pushvalue(L, 2);
-    lua_setiuservalue(L, 1, 2); /* the tree: its joins may go on in later steps */
+    on_tree *t = start_tree(L, u);
+    (void)on_route_set_weight(u->h.p, ROUTE_WEIGHT); /* (a pooled planner: start_multi's option undone) */
     return push_status(L, u, on_route_start(u->h.p, t, a, b));
 }
 
@@ -463,34 +467,30 @@ static double *check_costs(lua_State *L, int opts, const char *key, size_t n)
     return c;
 }
 
-/* planner:start_multi(tree, starts, goals [, { start_costs = {...}, goal_costs = {...}, radius = r }]) */
+/* planner:start_multi(tree, starts, goals [, { start_costs = {...}, goal_costs = {...}, radius = r, weight = w }]):
+ * weight the world search's heuristic weight (1..ROUTE_WEIGHT_MAX, route.h; absent: ROUTE_WEIGHT, 1.5) */
 static int l_start_multi(lua_State *L)
 {
-    static const char *const known[] = {"start_costs", "goal_costs", "radius", NULL};
+    static const char *const known[] = {"start_costs", "goal_costs", "radius", "weight", NULL};
     luaL_checkudata(L, 1, PLANNER_MT);
     luaL_checkudata(L, 2, ON_TREE_MT);
     lua_settop(L, 5); /* the point arrays below are pushed above the options: keep index 5 the options */
     size_t ns, ng;
     double *s = check_points(L, 3, "starts", &ns);
     double *g = check_points(L, 4, "goals", &ng);
-    double *sc = NULL, *gc = NULL, radius = 0;
+    double *sc = NULL, *gc = NULL, radius = 0, weight = ROUTE_WEIGHT;
     if (!lua_isnoneornil(L, 5)) {
         luaL_checktype(L, 5, LUA_TTABLE);
         on_lua_checkopts(L, 5, "start_multi", known);
         sc = check_costs(L, 5, "start_costs", ns);
         gc = check_costs(L, 5, "goal_costs", ng);
         if (!((radius = on_lua_optnumber(L, 5, "radius", 0)) >= 0) || !isfinite(radius)) luaL_error(L, "start_multi: option 'radius' must be a finite number >= 0");
+        weight = on_lua_inrange(L, on_lua_optnumber(L, 5, "weight", ROUTE_WEIGHT), "start_multi", "weight", 1, ROUTE_WEIGHT_MAX);
     }
     lplanner *u = checkp(L, 1); /* after the lists (rule (a)) */
-    on_tree *t = on_lua_checktree(L, 2);
-    const on_tree_params *tp = on_tree_get_params(t), *wp = on_wgraph_params(u->w);
-    if (tp->depth != wp->depth || memcmp(tp->tiles, wp->tiles, sizeof tp->tiles) != 0)
-        return luaL_argerror(L, 2, "tree has another tile grid than the graph");
-    u->started = 1;
-    resolve(L, 1, t);
-    lua_pushvalue(L, 2);
-    lua_setiuservalue(L, 1, 2);
-    on_route_set_join_radius(u->h.p, radius / tp->scale);
+    on_tree *t = start_tree(L, u);
+    on_route_set_join_radius(u->h.p, radius / on_tree_get_params(t)->scale);
+    (void)on_route_set_weight(u->h.p, weight); /* (in range: checked above) */
     return push_status(L, u, on_route_start_multi(u->h.p, t, s, sc, ns, g, gc, ng));
 }
 

@@ -66,7 +66,10 @@ typedef struct boxcache {
  * (on_route_set_joins, route.h): a start borrows it (moved into the planner's own fields below,
  * where route_start.c reads them, and moved back when the start returns), so N planners hold one
  * copy, grown to the largest tile they joined in, instead of N. A fresh planner's first join in a
- * 512^3 tile spent ~6.5 ms growing and first touching its own (~15 MB of arrays). */
+ * 512^3 tile spent ~6.5 ms growing and first touching its own (~15 MB of arrays). A start stopped at
+ * its join limit keeps the one it borrowed until its joins end, then the planner keeps the smaller of
+ * it and the shared one as its own (route_start.c, joins_home: not freed) and starts with its own while
+ * the shared one is no larger: two planners that join in turns hold two copies, made once. */
 struct on_route_joins {
     on_reach reach;
     double *cost, *pts;

@@ -446,22 +446,41 @@ static void start_end(on_route *r)
     on_route_giveback(r);
 }
 
-/* The scratch a planner took while joining (jown) given home when its joins end: the shared one keeps
- * the larger of the two, the planner frees the other. */
+/* The scratch a planner took while joining (jown) given home when its joins end. */
 static void joins_home(on_route *r)
 {
     if (!r->jown) return;
     r->jown = 0;
     r->reach.lazy = NULL;
     r->reach.suspended = 0;
-    if (r->joins && !r->joins->lent) on_route_take_home(r);
+    if (!r->joins || r->joins->lent) return;
+    /* the shared one keeps the larger, the planner the other, kept: not freed here (freeing a 512^3
+     * tile's arrays took 0.8-1.3 ms of one step, and the next start to find the shared one empty grew
+     * and first touched them again within its joins' slices) */
+    if (r->joins->reach.bytes < r->reach.bytes) {
+        (void)on_route_borrow(r); /* (an exchange: r's fields and the shared one's; not lent after) */
+        r->joins->lent = 0;
+        r->reach.lazy = NULL;
+        r->reach.suspended = 0;
+    }
+}
+
+/* Around a start: the shared join scratch borrowed when it is larger than the planner's own (kept by
+ * joins_home), else the planner's own used: a planner holds at most one of its own, and one is made
+ * only when both are empty. 0, or -1 when another start holds the shared one (misuse: ON_INVALID). */
+static int borrow(on_route *r)
+{
+    if (!r->joins) return 0;
+    if (r->joins->lent) return -1;
+    if (r->reach.bytes > 0 && r->joins->reach.bytes <= r->reach.bytes) return 0;
+    return on_route_borrow(r);
 }
 
 on_status on_route_start(on_route *r, const on_tree *t, const double a[3], const double b[3])
 {
     if (!r || !a || !b) return ON_FAILURE | ON_INVALID;
     joins_home(r); /* (a join under way is dropped) */
-    if (on_route_borrow(r)) return r->status = ON_FAILURE | ON_INVALID; /* (route_plan.h) */
+    if (borrow(r)) return r->status = ON_FAILURE | ON_INVALID; /* (route_plan.h) */
     on_status st = start_sets(r, t, a, NULL, 1, b, NULL, 1, 1);
     start_end(r);
     return st;
@@ -472,7 +491,7 @@ on_status on_route_start_multi(on_route *r, const on_tree *t, const double *star
 {
     if (!r) return ON_FAILURE | ON_INVALID;
     joins_home(r);
-    if (on_route_borrow(r)) return r->status = ON_FAILURE | ON_INVALID;
+    if (borrow(r)) return r->status = ON_FAILURE | ON_INVALID;
     on_status st = start_sets(r, t, starts, start_cost, ns, goals, goal_cost, ng, 0);
     start_end(r);
     return st;

@@ -37,6 +37,7 @@
 -- `via` = the door index, `via_kind` = "door", `via_hole`. The last step has no via. A tile step's
 -- exit is the next step's enter (the crossing point); through a door: door.outside / door.inside.
 local raise = require("octonav.util").raise -- (errors at the user's call)
+local MAX_WEIGHT = 4 -- (the C planner's ROUTE_WEIGHT_MAX, route.h)
 
 local M = {}
 
@@ -254,11 +255,11 @@ local function begin(job, all_open)
   job.starts, job.scost, job.goals, job.gcost = s, scost, g, gcost
   if #s == 0 or #g == 0 then return nil, "unreachable" end
   -- (the radius: a start and a goal in one tile join directly only by a way that keeps it)
-  local r = job.radius > 0 and job.radius or nil
+  local r, w = job.radius > 0 and job.radius or nil, job.weight
   if scost == ZERO and gcost == ZERO then
-    return job.p:start_multi(world.tree, s, g, r and { radius = r } or nil) -- (costs 0)
+    return job.p:start_multi(world.tree, s, g, (r or w) and { radius = r, weight = w } or nil) -- (costs 0)
   end
-  return job.p:start_multi(world.tree, s, g, { start_costs = scost, goal_costs = gcost, radius = r })
+  return job.p:start_multi(world.tree, s, g, { start_costs = scost, goal_costs = gcost, radius = r, weight = w })
 end
 
 -- A failure of the search with the doors as they are: "door_closed" when opening every door helps.
@@ -295,15 +296,18 @@ local function radius_of(fname, world, r)
 end
 
 --- planner.start(world, a, b) -> job (see the top of this file); misuse raises.
-local function start(fname, world, a, b, p, r)
+local function start(fname, world, a, b, p, r, w)
   check_world(fname, world)
   check_point(fname, a, "start")
   check_point(fname, b, "goal")
+  if w ~= nil and not (type(w) == "number" and w >= 1 and w <= MAX_WEIGHT) then
+    raise(("%s: option 'weight' must be a number from 1 to %g, got %s"):format(fname, MAX_WEIGHT, tostring(w)))
+  end
   -- (the fields set later listed nil: the table is made with room for them, see navigator.new)
   local job = setmetatable({ world = world, a = copy(a), b = copy(b), done = nil, sc = nil, gc = nil, p = nil,
     status = nil, reason = nil, tile = nil, swhat = nil, gwhat = nil, all_open = nil, starts = nil, scost = nil,
     goals = nil, gcost = nil, probe = nil, route = nil, cost = nil, flat = nil, expansions = nil,
-    radius = radius_of(fname, world, r) }, Job)
+    radius = radius_of(fname, world, r), weight = w }, Job)
   local sc, why = cell_of(world, a, "start")
   if not sc then
     job.done = { nil, why }
@@ -365,7 +369,8 @@ direct_goal = function(job, r)
   local best
   for j = 1, #job.goals do
     local st = job.p:start_multi(job.world.tree, job.starts, { job.goals[j] },
-      { start_costs = job.scost, goal_costs = { job.gcost[j] }, radius = job.radius > 0 and job.radius or nil })
+      { start_costs = job.scost, goal_costs = { job.gcost[j] }, radius = job.radius > 0 and job.radius or nil,
+        weight = job.weight })
     while st == "running" do st = job.p:step(PLAN_BUDGET) end
     local rj = st == "found" and job.p:flat()
     if rj and (not best or rj.cost < best.cost) then
@@ -471,8 +476,8 @@ function Job:legs()
   return legs, tiles, self.cost
 end
 
-local function plan(fname, world, a, b, r)
-  local job = start(fname, world, a, b, nil, r)
+local function plan(fname, world, a, b, r, w)
+  local job = start(fname, world, a, b, nil, r, w)
   local st, reason, tile = job:step(PLAN_BUDGET)
   while st == "running" do st, reason, tile = job:step(PLAN_BUDGET) end
   if st ~= "found" then return nil, reason, tile end
@@ -483,22 +488,24 @@ end
 function M.plan(world, a, b) return plan("octonav.planner.plan", world, a, b) end
 
 --- The same, with errors naming `fname` (world:plan calls it so); r: the radius the ends keep (see
--- planner.start).
-function M.plan_named(fname, world, a, b, r)
+-- planner.start); w: the world search's heuristic weight (planner.start).
+function M.plan_named(fname, world, a, b, r, w)
   if type(fname) ~= "string" then raise("octonav.planner.plan_named: fname: string expected, got " .. type(fname)) end
-  return plan(fname, world, a, b, r)
+  return plan(fname, world, a, b, r, w)
 end
 
 --- planner.start(world, a, b[, p[, r]]) -> a sliced job (job:step(budget), job:result()). r (world units
 -- >= 0; default: a one-tree pack agent's radius less its tree's, else 0): a start or goal in a tile
 -- closer than r to blocked space fails as start_blocked / goal_blocked, and a hole's doors whose
--- outside point is are left out (issue 33: the joins keep the agent's radius).
-function M.start(world, a, b, p, r) return start("octonav.planner.start", world, a, b, p, r) end
+-- outside point is are left out (issue 33: the joins keep the agent's radius). w (1 .. 4; default 1.5):
+-- the world search's heuristic weight (f = g + w h over the portals: 1 the cheapest route over the world
+-- graph, more a faster search whose route costs at most w times that one's; core route.h).
+function M.start(world, a, b, p, r, w) return start("octonav.planner.start", world, a, b, p, r, w) end
 
 --- The same, with errors naming `fname`.
-function M.start_named(fname, world, a, b, p, r)
+function M.start_named(fname, world, a, b, p, r, w)
   if type(fname) ~= "string" then raise("octonav.planner.start_named: fname: string expected, got " .. type(fname)) end
-  return start(fname, world, a, b, p, r)
+  return start(fname, world, a, b, p, r, w)
 end
 
 --- planner.tile_of(world, p) -> the linear tile index of world point p (i + nx*(j + ny*k)), or nil

@@ -567,14 +567,16 @@ end
 --- The Cell-level route from a to b (octonav.planner, docs/world.md "Route"): route or nil, reason.
 -- opts (optional): { agent = name } plans on that agent's tree and graph (default: this world's);
 -- { radius = r } on the graph of the agent that serves radius r (world_agents.for_radius: the smallest
--- agent radius >= r, else the largest). Not both.
+-- agent radius >= r, else the largest). Not both. { weight = w } (1 .. 4, default 1.5): the world
+-- search's heuristic weight (1: the cheapest route over the world graph; planner.start).
 function World:plan(a, b, opts)
-  local w, r = self, nil
+  local w, r, weight = self, nil, nil
   if opts ~= nil then
     if type(opts) ~= "table" then raise("world:plan: opts: table expected, got " .. type(opts)) end
     for k in pairs(opts) do
-      if k ~= "agent" and k ~= "radius" then raise("world:plan: unknown option '" .. tostring(k) .. "'") end
+      if k ~= "agent" and k ~= "radius" and k ~= "weight" then raise("world:plan: unknown option '" .. tostring(k) .. "'") end
     end
+    weight = opts.weight
     if opts.agent ~= nil and type(opts.agent) ~= "string" then
       raise("world:plan: option 'agent' must be an agent name (string)")
     end
@@ -585,7 +587,7 @@ function World:plan(a, b, opts)
       w = agents_mod.pick(self, opts.agent, "world:plan")
     end
   end
-  return require("octonav.planner").plan_named("world:plan", w, a, b, r)
+  return require("octonav.planner").plan_named("world:plan", w, a, b, r, weight)
 end
 
 -- Is tree the world's own or one of its holes' (the trees its searches run on now)?
