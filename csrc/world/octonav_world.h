@@ -150,6 +150,12 @@ ON_API int on_route_joining(const on_route *r);
  * it (the local searches of both ends enter a box only along a segment that keeps it: the sphere's line
  * of sight), else through portals; an end whose search so meets nothing joins as a point (as without). */
 ON_API void on_route_set_join_radius(on_route *r, double leaves);
+/* The world search's heuristic weight (1 <= w <= 4; default 1.5) for the starts that follow: 1 gives the
+ * cheapest route over the world graph, a larger w a faster search whose route costs at most w times that.
+ * Another value is refused (ON_FAILURE | ON_INVALID, the weight unchanged); a new weight ends a search
+ * under way. on_route_weight reads it (0 for NULL). */
+ON_API on_status on_route_set_weight(on_route *r, double weight);
+ON_API double on_route_weight(const on_route *r);
 /* The route's steps (cap too small: only *n, ON_BUFFER_SMALL) and info; returns the search status. */
 ON_API on_status on_route_result(const on_route *r, on_route_cross *steps, size_t cap, size_t *n, on_route_info *info);
 ON_API size_t on_route_bytes(const on_route *r);

@@ -124,7 +124,6 @@ void on_route_set_joins(on_route *r, on_route_joins *j);
 #define ROUTE_WEIGHT 1.5 /* (the default: route.c's measurements) */
 #endif
 #define ROUTE_WEIGHT_MAX 4.0
-on_status on_route_set_weight(on_route *r, double weight);
-double on_route_weight(const on_route *r); /* (0 for NULL) */
+/* on_route_set_weight, on_route_weight: octonav_world.h (the public C API). */
 
 #endif
