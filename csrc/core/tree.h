@@ -110,8 +110,14 @@ int on_tree_tile_range(const on_tree *t, const double lo[3], const double hi[3],
 
 /* A query-local, direct-mapped cache of node-table lookups: neighbouring cells share ancestors, so a
  * search finds most of its lookups here instead of probing the (large, uncached) tables. Valid for
- * one tree revision; on_tree_neighbors_cached resets it when the tree changed. */
-#define ON_LCACHE_BITS 12
+ * one tree revision; on_tree_neighbors_cached resets it when the tree changed.
+ * 2^ON_LCACHE_BITS entries of 10 bytes. 12 -> 10 bits (session 28; issue 31 goal 3): 40,968 -> 10,248
+ * bytes a query, which every query holds (the streamed seed's 100 navigators held 38-50 queries); the
+ * searches' lookups fit: make bench-query-ir DC1 / Complex / A1 402,486 / 417,984 / 414,560 at 12 bits,
+ * 402,487 / 417,983 / 414,533 at 11, 402,483 / 417,986 / 414,563 at 10 instructions a query. */
+#ifndef ON_LCACHE_BITS
+#define ON_LCACHE_BITS 10
+#endif
 typedef struct on_lcache {
     uint64_t revision;
     uint64_t key[1 << ON_LCACHE_BITS];   /* tile << 32 | code */
