@@ -72,7 +72,10 @@
 --                      units: up to ~51,700 objects swept in one step wherever an allocation lands,
 --                      and glibc's fast bins they went to consolidated whole by the next malloc of
 --                      1 KB or more: 2.6-5 ms inside a C call); release_gc puts back the mode it found
---                      with Lua's 8 KB step. false: the collector left as it is.
+--                      with Lua's 8 KB step. false: the collector left as it is. With nil (and ms)
+--                      or true on Lua 5.4 the collector's pause is GC_PAUSE (120) while the budget
+--                      drives it, put back by release_gc (the garbage a cycle lets grow stays
+--                      resident in the C allocator: see GC_PAUSE).
 --
 -- Fairness: a navigator that asks for more than is left (or is refused), or spends all it got and
 -- still wants more (a search still running), joins a line. At each budget:frame() the line's
@@ -327,11 +330,22 @@ M.GC_SHARE = 0.25
 M.GC_STEPSIZE = 1
 M.GC_STEPMUL = 12
 M.GC_SUB = 8
+-- The collector's pause (Lua's default 200: a cycle starts when the heap is twice what the last one
+-- left) is made GC_PAUSE while the budget drives the collector (option gc nil with ms on Lua 5.4, and
+-- option gc on 5.4), and put back by release_gc. What a cycle frees stays resident in the C allocator
+-- as free space between its blocks, so the garbage a cycle lets grow is held by the process: the seed's
+-- world with 1,000 navigators (5.5 MB of live Lua) held 8.5-9.9 MB of such free space at pause 200,
+-- 3.6-4.7 MB at 120 (docs/benchmarks.md, session 28). 0: Lua's pause left as it is.
+M.GC_PAUSE = 120
+local function set_pause(self)
+  if M.GC_PAUSE > 0 and not self.gc_pause_was then self.gc_pause_was = collectgarbage("setpause", M.GC_PAUSE) end
+end
 --- The default (option gc nil, with ms, Lua 5.4): the collector made incremental with a basic step of
 -- 2^GC_AUTO_STEPSIZE bytes, once (see gc at the top; the 0s leave the pause and the multiplier as they
 -- are); the mode it was in kept for release_gc.
 function M.gc_auto(self)
   self.gc_auto = false
+  set_pause(self)
   self.gc_automode = collectgarbage("incremental", 0, 0, M.GC_AUTO_STEPSIZE)
 end
 
@@ -343,6 +357,7 @@ function Budget:collect()
     self.gc_was_running = false -- (the game had stopped it: release_gc leaves it stopped)
   end
   if LUA54 and not self.gc_stepsize then
+    set_pause(self)
     collectgarbage("incremental", 0, M.GC_STEPMUL, M.GC_STEPSIZE)
     self.gc_stepsize = true
   end
@@ -383,6 +398,10 @@ end
 -- the whole Lua state's, and while stopped nothing is collected. `local b <close> = budget{...}` calls
 -- it at the end of the block.
 function Budget:release_gc()
+  if self.gc_pause_was then -- (the pause the budget found, on 5.4)
+    collectgarbage("setpause", self.gc_pause_was)
+    self.gc_pause_was = nil
+  end
   if self.gc_automode then
     local mode = self.gc_automode
     self.gc_automode = nil
