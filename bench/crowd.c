@@ -137,7 +137,7 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
          * job too */
         static const char *const heavy[] = {"frame", "-", "-", "-"}, *const all[] = {"snapshot", "frame", "-", "-"};
         const char *const *names = n >= 512 ? all : heavy;
-        for (int k = 0; wp && k < ON_WORKERS_PROF_FNS; k++) {
+        for (int k = 0; wp && k < ON_WORKERS_PROF_FNS && names[k][0] != '-'; k++) {
             double cpu = 0;
             fprintf(stderr, "  %s: threads' CPU", names[k]);
             for (int w = 0; w < threads && w < 8; w++) {
