@@ -122,22 +122,22 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
     }
 #ifdef ON_CROWD_PROFILE
     {
-        /* the phases (ms a frame, the 60 warm-up frames included): serial parts, the two parallel
-         * phases' spans, and per thread its busy time and when its first / last piece began / ended
-         * after the phase was posted */
-        double nf = 60.0 + frames, *pr = c->prof, ser = pr[0] + pr[1] + pr[2] + pr[5];
-        fprintf(stderr, "%d agents %d threads: plan %.4f snapshot %.4f build %.4f near %.4f avoid %.4f moves %.4f ms"
-                        " (serial %.4f, total %.4f)\n",
+        /* the phases (ms a frame, the 60 warm-up frames included): the plan step, the snapshot, the
+         * grid's build, the frame's job (near, avoid, moves), the rest; and per thread its busy time and when its
+         * first / last piece began / ended after the job was posted */
+        double nf = 60.0 + frames, *pr = c->prof;
+        fprintf(stderr, "%d agents %d threads: plan %.4f snapshot %.4f build %.4f"
+                        " frame (near, avoid, moves) %.4f rest %.4f ms (total %.4f)\n",
                 n, threads, pr[0] / nf * 1e3, pr[1] / nf * 1e3, pr[2] / nf * 1e3, pr[3] / nf * 1e3,
-                pr[4] / nf * 1e3, pr[5] / nf * 1e3, ser / nf * 1e3, (ser + pr[3] + pr[4]) / nf * 1e3);
-        fprintf(stderr, "  caller CPU: serial %.4f near %.4f avoid %.4f ms\n", (c->profcpu[0] + c->profcpu[1] + c->profcpu[2] + c->profcpu[5]) / nf * 1e3,
-                c->profcpu[3] / nf * 1e3, c->profcpu[4] / nf * 1e3);
+                pr[5] / nf * 1e3, (pr[0] + pr[1] + pr[2] + pr[3] + pr[5]) / nf * 1e3);
+        fprintf(stderr, "  caller CPU: plan %.4f snapshot %.4f build %.4f frame %.4f rest %.4f ms\n", c->profcpu[0] / nf * 1e3,
+                c->profcpu[1] / nf * 1e3, c->profcpu[2] / nf * 1e3, c->profcpu[3] / nf * 1e3, c->profcpu[5] / nf * 1e3);
         on_workers_prof *wp = on_workers_profile(c->workers);
-        /* the jobs in the order first run: from 512 agents (crowd.c's CROWD_LIGHT_MIN) the snapshot and
-         * the moves are jobs too */
-        static const char *const heavy[] = {"near", "avoid", "-", "-"}, *const all[] = {"snapshot", "near", "avoid", "moves"};
+        /* the jobs in the order first run: from 512 agents (crowd.c's CROWD_LIGHT_MIN) the snapshot is a
+         * job too */
+        static const char *const heavy[] = {"frame", "-", "-", "-"}, *const all[] = {"snapshot", "frame", "-", "-"};
         const char *const *names = n >= 512 ? all : heavy;
-        for (int k = 0; wp && k < ON_WORKERS_PROF_FNS; k++) {
+        for (int k = 0; wp && k < ON_WORKERS_PROF_FNS && names[k][0] != '-'; k++) {
             double cpu = 0;
             fprintf(stderr, "  %s: threads' CPU", names[k]);
             for (int w = 0; w < threads && w < 8; w++) {

@@ -2,15 +2,15 @@
  * crowd.c -- the crowd: its agents and the frame (octonav_crowd.h says what each file does).
  *
  * A frame: the searches run under their budget (plan.c); the proximity grid is rebuilt (proximity.c);
- * then three phases over the agents. (1) In parallel (p.threads, workers.c): each agent's local
+ * then three phases over the agents, in one job of the threads (phase_frame: a piece of the slots
+ * through all three before the next piece). (1) In parallel (p.threads, workers.c): each agent's local
  * boundary is read again when it left the region read or the tree changed (boundary.c), its
  * neighbours found, its path followed (follow.c) and its preferred velocity chosen (rules.c: deadlock
  * breaking, holding back in passages, keeping right), reading of the others only their hot copies
  * (crowd.h: on_hot, taken before the phase: position, velocity, radius, state, the rule state, the
  * direction of their way; in parallel too from 512 slots, each agent by the thread that owns its slot)
  * and their goals, writing only its own agent. (2) In parallel: every new velocity from the old
- * positions and velocities of all (avoidance.c, from the hot copies). (3) All agents move (in parallel
- * from 512 slots).
+ * positions and velocities of all (avoidance.c, from the hot copies). (3) All agents move.
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"
@@ -351,6 +351,21 @@ static void phase_move(void *ctx, int w, uint32_t begin, uint32_t end)
     }
 }
 
+/* Phases 1 to 3 of a piece together (near, avoid, moves): one job a frame instead of three, so one
+ * hand-off between the threads instead of three, no thread idle at the phases' ends, and each
+ * agent's record, its neighbour list and its boundary's planes still in the core's cache when it
+ * avoids and moves. The data allow it: an agent's near and avoid read of the others only their hot
+ * copies (taken in the snapshot, written by nothing until the next frame), the grid (built before)
+ * and their goals (no phase writes one); its moves write only its own record. So the agents' work in
+ * any order, one piece's three phases before the next piece's, gives the same frame, bit for bit, as
+ * the three phases over all agents one after the other (the one-thread frame still runs them so). */
+static void phase_frame(void *ctx, int w, uint32_t begin, uint32_t end)
+{
+    phase_near(ctx, w, begin, end);
+    phase_avoid(ctx, w, begin, end);
+    phase_move(ctx, w, begin, end);
+}
+
 /* agents a thread takes at a time: about eight chunks a thread (a boundary read costs as much as
  * dozens of agents' other work, so smaller chunks even the threads out), from 1 to 64 */
 #ifndef CROWD_MAX_PIECE
@@ -419,11 +434,9 @@ on_status on_crowd_update(on_crowd *c, double dt)
     PROF(1);
     if (on_proxgrid_build_tracked(&c->grid, c->used, cell > 0 ? cell : 1, &tr) < 0) return ON_FAILURE | ON_NO_MEMORY;
     PROF(2);
-    on_workers_run(c->workers, c->used, chunk_of(c), phase_near, &f);
+    /* phases 1 to 3 in one job (phase_frame) */
+    on_workers_run(c->workers, c->used, chunk_of(c), phase_frame, &f);
     PROF(3);
-    on_workers_run(c->workers, c->used, chunk_of(c), phase_avoid, &f);
-    PROF(4);
-    run_light(c, phase_move, &f);
     uint32_t planning = 0;
     for (int w = 0; w < nw; w++) {
         c->st.boundary_refreshes += c->wstat[w].refreshes;

@@ -221,7 +221,7 @@ struct on_crowd {
     on_agent scratch;          /* boxes read around a path's corners (on_follow_clear_path) */
     on_crowd_stats st;
 #ifdef ON_CROWD_PROFILE
-    double prof[8], profcpu[8]; /* (bench only) seconds (wall, the caller's CPU) summed over frames: plan, snapshot, build, near, avoid, moves */
+    double prof[8], profcpu[8]; /* (bench only) seconds (wall, the caller's CPU) summed over frames: plan, snapshot, build, frame (near, avoid, moves), -, rest */
 #endif
 };
 
