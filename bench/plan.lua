@@ -68,7 +68,7 @@ end
 local function minflt()
   local f = io.open("/proc/self/stat", "r")
   if not f then return nil end
-  local line = f:read("l")
+  local line = f:read("*l")
   f:close()
   local rest = line and line:match("%) (.*)$")
   if not rest then return nil end
