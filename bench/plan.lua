@@ -7,6 +7,9 @@
 -- loaded with { adjacency = false }; a plan joins its ends over boxes (route_start.c, reach.c), so the
 -- adjacency should not move it (a check that it does not). Each figure: the fastest of the passes.
 -- --forms 1: the default form only. --times FILE writes each pair's fastest time (ms, default form: "k ms").
+-- --faults 1: each plan's minor page faults as well (Linux: /proc/self/stat, read outside the timed call; the
+-- default form's first pass: the pages a plan touches first, which a later pass may find reused), their p99,
+-- worst and sum, and the five slowest plans by time with their faults; --times then writes "k ms faults".
 -- --costs FILE writes each pair's route cost (a line each, the default form's, "-" when none);
 -- --ref FILE reads such a file (for example from a build with CFLAGS=-DROUTE_FULL_JOIN: every join a
 -- whole search of its tile's component, route_start.c) and prints the mean and worst cost ratio.
@@ -23,7 +26,7 @@ end
 
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/plan.lua PACK [--pairs N] [--seed S] [--passes P]") end
-local o = { pairs = 200, seed = 1, passes = 3, forms = 2 }
+local o = { pairs = 200, seed = 1, passes = 3, forms = 2, faults = 0 }
 local files = { costs = false, ref = false, only = false, times = false }
 local i = 2
 while i <= #arg do
@@ -61,7 +64,24 @@ if files.only then
   for n in files.only:gmatch("%d+") do only[tonumber(n)] = true end
 end
 
+-- the process's minor page faults so far (field 10 of /proc/self/stat), nil where there is none
+local function minflt()
+  local f = io.open("/proc/self/stat", "r")
+  if not f then return nil end
+  local line = f:read("*l")
+  f:close()
+  local rest = line and line:match("%) (.*)$")
+  if not rest then return nil end
+  local k = 2 -- (field 3, the state, is rest's first)
+  for w in rest:gmatch("%S+") do
+    k = k + 1
+    if k == 10 then return tonumber(w) end
+  end
+  return nil
+end
+
 local pairs_
+local faults, faults_done -- per pair: the default form's first pass's minor faults (--faults 1)
 local function run(adjacency)
   collectgarbage()
   local world = assert(octonav.world.load(pack, { adjacency = adjacency }))
@@ -74,9 +94,15 @@ local function run(adjacency)
   local ms, cost, found, costs, per = {}, 0, 0, {}, {}
   for k, pr in ipairs(pairs_) do
     if not only or only[k] then
+      local count = o.faults == 1 and adjacency and not faults_done
+      local f0 = count and minflt()
       local t0 = core.thread_clock()
       local route, c = world:plan(pr[1], pr[2])
       per[k] = (core.thread_clock() - t0) * 1e3
+      if f0 then
+        faults = faults or {}
+        faults[k] = minflt() - f0
+      end
       ms[#ms + 1] = per[k]
       if route then
         found = found + 1
@@ -86,6 +112,7 @@ local function run(adjacency)
     end
   end
   world:close()
+  if adjacency and faults then faults_done = true end
   return { p50 = pct(ms, 0.5), p90 = pct(ms, 0.9), p99 = pct(ms, 0.99), max = pct(ms, 1), found = found,
     cost = found > 0 and cost / found or 0, costs = costs, per = per }
 end
@@ -113,11 +140,27 @@ for _, form in ipairs(forms) do
     b.max, b.found, b.cost))
 end
 local costs = best[true].costs
+if faults then
+  local fs, sum, order = {}, 0, {}
+  for k, v in pairs(faults) do
+    fs[#fs + 1] = v
+    sum = sum + v
+    order[#order + 1] = k
+  end
+  local per = best[true].per
+  table.sort(order, function(a, b) return per[a] > per[b] end)
+  local slow = {}
+  for j = 1, math.min(5, #order) do
+    slow[j] = ("%d (%.2f ms, %d)"):format(order[j], per[order[j]], faults[order[j]])
+  end
+  print(("minor page faults a plan (first pass): p99 %d, worst %d, sum %d; slowest (pair, ms, faults): %s"):format(
+    pct(fs, 0.99), pct(fs, 1), sum, table.concat(slow, ", ")))
+end
 if files.times then
   local f = assert(io.open(files.times, "w"))
   for k = 1, o.pairs do
     local v = best[true].per[k]
-    if v then f:write(("%d %.4f\n"):format(k, v)) end
+    if v then f:write(faults and ("%d %.4f %d\n"):format(k, v, faults[k] or 0) or ("%d %.4f\n"):format(k, v)) end
   end
   f:close()
 end
