@@ -429,6 +429,7 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
 {
     memset(z, 0, sizeof *z);
     if (bdepth < 3 || bdepth > 6 || depth < bdepth) return -1; /* (smaller tiles: build them whole) */
+    if (depth - bdepth > 10) return -1; /* (on_boxlazy_order's 10 bits an axis: 2^30 blocks) */
     z->depth = depth;
     z->bdepth = bdepth;
     z->set.bsize = 1 << bdepth;
@@ -437,9 +438,9 @@ int on_boxlazy_init_blocks(on_boxlazy *z, int depth, int bdepth)
     z->blk = on_pages_realloc(NULL, nblk * sizeof *z->blk); /* (a block's record is written when it is built, read only after:
                                               * not calloc'd, which memsets reused heap memory: 1.3 MB
                                               * for a 512^3 tile of 16-leaf blocks, ~4 ms of page faults) */
-    z->built_blk = on_pages_realloc(NULL, nblk * sizeof *z->built_blk);
+    z->slot = on_pages_realloc(NULL, nblk * sizeof *z->slot);
     z->bits_built = calloc((nblk + 63) / 64, sizeof *z->bits_built);
-    if (!z->blk || !z->built_blk || !z->bits_built || on_boxbits_alloc(&z->bits, bdepth) ||
+    if (!z->blk || !z->slot || !z->bits_built || on_boxbits_alloc(&z->bits, bdepth) ||
         on_pages_grow((void **)&z->set.box, &z->boxcap, BOXLAZY_ROOM, sizeof *z->set.box) ||
         on_pages_grow((void **)&z->bface, &z->bfcap, 4 * (size_t)BOXLAZY_ROOM, sizeof *z->bface)) {
         on_boxlazy_free(z);
@@ -453,7 +454,7 @@ void on_boxlazy_free(on_boxlazy *z)
 {
     on_pages_free(z->set.box);
     on_pages_free(z->blk);
-    on_pages_free(z->built_blk);
+    on_pages_free(z->slot);
     free(z->bits_built);
     on_pages_free(z->bface);
     on_boxbits_free(&z->bits);
@@ -462,7 +463,8 @@ void on_boxlazy_free(on_boxlazy *z)
 
 void on_boxlazy_clear(on_boxlazy *z)
 {
-    for (uint32_t i = 0; i < z->built; i++) z->bits_built[z->built_blk[i] >> 6] = 0;
+    if (z->built) /* (nb^3 bits: 4 KB for a 512^3 tile of 16-leaf blocks) */
+        memset(z->bits_built, 0, ((size_t)z->set.nb * z->set.nb * z->set.nb + 63) / 64 * sizeof *z->bits_built);
     z->set.nbox = 0;
     z->nbface = 0;
     z->built = 0;
@@ -561,8 +563,8 @@ static int paint_block(on_boxlazy *z, const int org[3], occ *o)
 
 on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
 {
-    on_boxblock *k = &z->blk[b];
     if (on_boxlazy_built(z, b)) return ON_SUCCESS;
+    on_boxblock *k = &z->blk[z->built]; /* (the records in the order built: z->slot) */
     on_boxset *s = &z->set;
     uint32_t nb = (uint32_t)s->nb, first = s->nbox;
     int B = s->bsize;
@@ -608,10 +610,10 @@ on_status on_boxlazy_block(on_boxlazy *z, uint32_t b)
     z->nbface = k->fo[6];
     k->first = first;
     k->n = n;
-    z->built_blk[z->built++] = b;
+    z->slot[on_boxlazy_order(z, b)] = z->built++;
     z->bits_built[b >> 6] |= (uint64_t)1 << (b & 63);
     s->bytes = sizeof *z + (size_t)s->nbox * (sizeof(on_box) + sizeof(uint32_t)) + z->nbface * sizeof(uint32_t) +
-               (size_t)s->nb * s->nb * s->nb * (sizeof *z->blk + sizeof *z->built_blk) + (size_t)s->nb * s->nb * s->nb / 8;
+               (size_t)s->nb * s->nb * s->nb * (sizeof *z->blk + sizeof *z->slot) + (size_t)s->nb * s->nb * s->nb / 8;
     return ON_SUCCESS;
 }
 
@@ -628,8 +630,8 @@ int on_boxlazy_blocks_at(const on_boxlazy *z, const double p[3], uint32_t out[8]
 
 void on_boxlazy_locate_in(const on_boxlazy *z, uint32_t b, const double p[3], uint32_t out[8], int *n)
 {
-    const on_boxblock *k = &z->blk[b];
     if (!on_boxlazy_built(z, b)) return;
+    const on_boxblock *k = on_boxlazy_rec(z, b);
     int B = z->set.bsize;
     int org[3] = {(int)(b % (uint32_t)z->set.nb) * B, (int)(b / (uint32_t)z->set.nb % (uint32_t)z->set.nb) * B,
                   (int)(b / (uint32_t)(z->set.nb * z->set.nb)) * B};

@@ -106,9 +106,12 @@ typedef struct on_boxlazy {
     uint32_t *bface;
     size_t nbface, bfcap, boxcap;
     uint32_t built;         /* blocks built */
-    uint32_t *built_blk;    /* nb^3: the blocks built, in order (a clear resets only those) */
-    uint64_t *bits_built;   /* nb^3 bits: block b built (blk is malloc'd: only built blocks' records
-                             * are ever written, so a set's untouched records cost no pages) */
+    uint32_t *slot;         /* nb^3: block b's record is blk[slot[on_boxlazy_order(b)]] (valid when built) */
+    uint64_t *bits_built;   /* nb^3 bits: block b built (blk and slot are malloc'd: the records are
+                             * written in the order blocks are built, blk[0 .. built), so a set's
+                             * records take the pages its blocks need, the same pages again after a
+                             * clear; indexed by block, a join's blocks touched a page of records
+                             * each, most of them the first time: page faults in a plan) */
     const on_table *tab;    /* the tile's contents: set by the owner before each use */
     uint8_t solid;
     int depth;
@@ -144,6 +147,25 @@ static inline int on_box_touch(const on_box *a, const on_box *c)
         if (a->mx[k] == c->mn[k] || a->mn[k] == c->mx[k]) return on_box_overlap2(a, c, k);
     return 0;
 }
+/* Block b's entry in z->slot: its coordinates' bits interleaved (Morton order), so the blocks of a
+ * join, neighbours, share pages of the map (by index, each z layer of blocks was a page of its own:
+ * a join's first blocks in a set touched a page each). nb is a power of two, at most 1024. */
+static inline uint32_t on_boxlazy_spread3(uint32_t x)
+{
+    x &= 0x3ffu;
+    x = (x | x << 16) & 0x030000ffu;
+    x = (x | x << 8) & 0x0300f00fu;
+    x = (x | x << 4) & 0x030c30c3u;
+    return (x | x << 2) & 0x09249249u;
+}
+static inline uint32_t on_boxlazy_order(const on_boxlazy *z, uint32_t b)
+{
+    int lg = z->depth - z->bdepth;
+    uint32_t m = (1u << lg) - 1u;
+    return on_boxlazy_spread3(b & m) | on_boxlazy_spread3(b >> lg & m) << 1 | on_boxlazy_spread3(b >> 2 * lg) << 2;
+}
+/* Built block b's record. */
+static inline on_boxblock *on_boxlazy_rec(const on_boxlazy *z, uint32_t b) { return &z->blk[z->slot[on_boxlazy_order(z, b)]]; }
 /* The block holding box i. */
 static inline uint32_t on_boxlazy_block_of(const on_boxlazy *z, uint32_t i)
 {

@@ -520,7 +520,7 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
                 r->heap_failed = 1;
                 break;
             }
-            const on_boxblock *kb = &z->blk[blk];
+            const on_boxblock *kb = on_boxlazy_rec(z, blk);
             for (uint32_t w = head_get(r->whead, r->wvalid, blk); w != NO_ENTRY; w = r->wnext[w]) {
                 uint32_t x = r->wbox[w], xp = r->parent[x];
                 int side = r->wside[w];
@@ -664,7 +664,7 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
         if (z) {
             /* a lazy set: the boxes of b's block that share a face with it (boxes.h), scanned in the
              * order the block's greedy merge made them, by their least z: none past b's far z touches it */
-            const on_boxblock *kb = &z->blk[on_boxlazy_block_of(z, b)];
+            const on_boxblock *kb = on_boxlazy_rec(z, on_boxlazy_block_of(z, b));
             const on_box *a = &s->box[b];
             for (uint32_t c = kb->first, e = kb->first + kb->n; c < e && s->box[c].mn[2] <= a->mx[2]; c++) {
                 const on_box *x = &s->box[c];
@@ -675,7 +675,7 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
             for (uint32_t e = s->adj_off[b]; e < s->adj_off[b + 1]; e++) relax(r, s, d, b, s->adj[e], pa, &pf, pb, key, &n);
         }
         for (int i = 0; i < nx; i++) {
-            const on_boxblock *kb = &z->blk[xb[i]];
+            const on_boxblock *kb = on_boxlazy_rec(z, xb[i]);
             int k = xk[i] >> 1;
             for (uint32_t j = kb->fo[xk[i]]; j < kb->fo[xk[i] + 1]; j++)
                 if (on_box_overlap2(&s->box[b], &s->box[z->bface[j]], k)) relax(r, s, d, b, z->bface[j], pa, &pf, pb, key, &n);

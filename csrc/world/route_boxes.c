@@ -34,7 +34,7 @@ static size_t lazy_bytes(const on_boxlazy *z)
 {
     size_t nblk = (size_t)z->set.nb * z->set.nb * z->set.nb;
     return sizeof *z + (size_t)z->set.nbox * (sizeof(on_box) + sizeof(uint32_t)) + z->nbface * sizeof(uint32_t) +
-           nblk * (sizeof *z->blk + sizeof *z->built_blk) + nblk / 8;
+           nblk * (sizeof *z->blk + sizeof *z->slot) + nblk / 8;
 }
 
 static size_t ent_bytes(const on_route_boxent *x)

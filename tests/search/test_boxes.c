@@ -351,17 +351,17 @@ static uint32_t check_lazy(const on_boxset *s, const on_boxlazy *z, uint32_t str
     CHECK(z->set.adj_off == NULL && z->set.adj == NULL); /* no adjacency kept: on_box_touch (boxes.h) */
     for (uint32_t b = 0; b < nblk; b++) {
         uint32_t e0 = s->block_off[b], n = s->block_off[b + 1] - e0;
-        CHECK_EQ_INT(z->blk[b].n, n);
-        if (z->blk[b].n != n) continue;
-        CHECK(memcmp(&s->box[e0], &z->set.box[z->blk[b].first], n * sizeof *s->box) == 0);
-        for (uint32_t i = 0; i < n; i++) map[e0 + i] = z->blk[b].first + i;
+        CHECK_EQ_INT(on_boxlazy_rec(z, b)->n, n);
+        if (on_boxlazy_rec(z, b)->n != n) continue;
+        CHECK(memcmp(&s->box[e0], &z->set.box[on_boxlazy_rec(z, b)->first], n * sizeof *s->box) == 0);
+        for (uint32_t i = 0; i < n; i++) map[e0 + i] = on_boxlazy_rec(z, b)->first + i;
     }
     uint32_t want[512], got[512];
     for (uint32_t i = 0; i < s->nbox; i += stride) {
         uint32_t na = 0, nl = 0, li = map[i];
         for (uint32_t e = s->adj_off[i]; e < s->adj_off[i + 1] && na < 512; e++) want[na++] = map[s->adj[e]];
         const on_box *x = &z->set.box[li];
-        const on_boxblock *own = &z->blk[on_boxlazy_block_of(z, li)]; /* inside its block: on_box_touch */
+        const on_boxblock *own = on_boxlazy_rec(z, on_boxlazy_block_of(z, li)); /* inside its block: on_box_touch */
         for (uint32_t c = own->first; c < own->first + own->n && nl < 512; c++)
             if (c != li && on_box_touch(x, &z->set.box[c])) got[nl++] = c;
         for (int k = 0; k < 3; k++)
@@ -369,7 +369,7 @@ static uint32_t check_lazy(const on_boxset *s, const on_boxlazy *z, uint32_t str
                 int edge = dir ? x->mx[k] : x->mn[k], c[3] = {x->mn[0] / 64, x->mn[1] / 64, x->mn[2] / 64};
                 if (edge % 64 || edge == 0 || edge == 64 * s->nb) continue;
                 c[k] = dir ? edge / 64 : edge / 64 - 1;
-                const on_boxblock *kb = &z->blk[(uint32_t)c[0] + nb * ((uint32_t)c[1] + nb * (uint32_t)c[2])];
+                const on_boxblock *kb = on_boxlazy_rec(z, (uint32_t)c[0] + nb * ((uint32_t)c[1] + nb * (uint32_t)c[2]));
                 int f = 2 * k + !dir;
                 for (uint32_t j = kb->fo[f]; j < kb->fo[f + 1] && nl < 512; j++)
                     if (on_box_overlap2(x, &z->set.box[z->bface[j]], k)) got[nl++] = z->bface[j];
@@ -411,12 +411,12 @@ static void test_lazy(int depth, int scenes, int nblocks)
             uint32_t nblk = (uint32_t)(z.set.nb * z.set.nb * z.set.nb);
             for (uint32_t b = 0; b < nblk; b++) CHECK(on_ok(on_boxlazy_block(&z, b)));
             CHECK_EQ_INT(z.set.nbox, nblk - (uint32_t)pass);
-            CHECK_EQ_INT(z.blk[0].n, pass ? 0 : 1);
-            const on_box *x = &z.set.box[z.blk[1].first]; /* block (1, 0, 0): one 64-cube */
+            CHECK_EQ_INT(on_boxlazy_rec(&z, 0)->n, pass ? 0 : 1);
+            const on_box *x = &z.set.box[on_boxlazy_rec(&z, 1)->first]; /* block (1, 0, 0): one 64-cube */
             CHECK(x->mn[0] == 64 && x->mx[0] == 128 && x->mn[1] == 0 && x->mx[1] == 64 && x->mn[2] == 0 && x->mx[2] == 64);
-            CHECK_EQ_INT(z.blk[1].n, 1); /* one box a block: no neighbours inside blocks */
-            CHECK_EQ_INT(z.blk[1].fo[1] - z.blk[1].fo[0], 1); /* it touches its block's 6 faces */
-            CHECK_EQ_INT(z.blk[1].fo[6] - z.blk[1].fo[0], 6);
+            CHECK_EQ_INT(on_boxlazy_rec(&z, 1)->n, 1); /* one box a block: no neighbours inside blocks */
+            CHECK_EQ_INT(on_boxlazy_rec(&z, 1)->fo[1] - on_boxlazy_rec(&z, 1)->fo[0], 1); /* it touches its block's 6 faces */
+            CHECK_EQ_INT(on_boxlazy_rec(&z, 1)->fo[6] - on_boxlazy_rec(&z, 1)->fo[0], 6);
         }
         on_boxlazy_free(&z);
         on_tree_destroy(t);

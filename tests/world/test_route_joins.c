@@ -132,7 +132,7 @@ static uint32_t check_blocks(const on_tree *t, uint32_t tile, const on_boxlazy *
     c[2] = (int)(tile / (uint32_t)(t->p.tiles[0] * t->p.tiles[1]));
     uint32_t checked = 0;
     for (uint32_t b = 0; b < (uint32_t)(nb * nb * nb); b++) {
-        const on_boxblock *k = &z->blk[b];
+        const on_boxblock *k = on_boxlazy_rec(z, b);
         if (!on_boxlazy_built(z, b)) continue;
         int org[3] = {(int)(b % (uint32_t)nb) * B, (int)(b / (uint32_t)nb % (uint32_t)nb) * B, (int)(b / (uint32_t)(nb * nb)) * B};
         memset(mark, 0, (size_t)B * B * B);
@@ -265,17 +265,17 @@ static void test_lazy_init(void)
     CHECK(on_ok(on_boxlazy_block(&z, b)));
     CHECK(on_boxlazy_built(&z, b));
     CHECK(!on_boxlazy_built(&z, b + 1));
-    CHECK_EQ_INT(z.blk[b].n, 1);
-    const on_box *x = &z.set.box[z.blk[b].first];
+    CHECK_EQ_INT(on_boxlazy_rec(&z, b)->n, 1);
+    const on_box *x = &z.set.box[on_boxlazy_rec(&z, b)->first];
     CHECK(x->mn[0] == 80 && x->mn[1] == 112 && x->mn[2] == 144 && x->mx[0] == 96 && x->mx[1] == 128 && x->mx[2] == 160);
-    CHECK_EQ_INT(z.blk[b].fo[6] - z.blk[b].fo[0], 6);
+    CHECK_EQ_INT(on_boxlazy_rec(&z, b)->fo[6] - on_boxlazy_rec(&z, b)->fo[0], 6);
     on_boxlazy_clear(&z);
     CHECK(!on_boxlazy_built(&z, b));
     CHECK_EQ_INT(z.set.nbox, 0);
     z.solid = 1; /* a solid tile: blocks of no box */
     CHECK(on_ok(on_boxlazy_block(&z, b)));
     CHECK(on_boxlazy_built(&z, b));
-    CHECK_EQ_INT(z.blk[b].n, 0);
+    CHECK_EQ_INT(on_boxlazy_rec(&z, b)->n, 0);
     on_boxlazy_free(&z);
     on_table_free(&tab);
 }
