@@ -230,10 +230,8 @@ static on_status dec_walk(uint32_t *keys, uint8_t *vals, const uint8_t *nodes, u
                 sp--;
                 continue;
             }
-            unsigned i = 0;
-            while (!(left & (1u << i))) i++;
             st[sp - 1].left = (uint8_t)(left & (left - 1));
-            code = on_code_child(st[sp - 1].code, i);
+            code = on_code_child(st[sp - 1].code, (unsigned)__builtin_ctz(left));
             break;
         }
     }
