@@ -244,6 +244,11 @@ static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t dep
             build_free(lb);
             return NULL;
         }
+        /* a top at level 2 (a tile of depth 4 or less): its bricks here, as the node's own (at most 64) */
+        if (r == 1 && top == 2) {
+            while (lb->stack[0].rest) fill_brick(b, &lb->stack[0], &w);
+            r = 0;
+        }
         lb->n = r;
     }
     return lb;
