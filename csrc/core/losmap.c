@@ -121,15 +121,17 @@ static uint64_t brick_of(const builder *b, uint32_t x, uint32_t y, uint32_t z, i
     return m;
 }
 
-/* Fill node[ni], the level-L cube at (x, y, z) with octree state s: its masks, and for a level-2 node its
- * bricks (returns 0); above level 2 the slots of its mixed children, which *f (a frame for the caller's
- * stack) then lists to be filled in bit order (returns 1). -1: out of memory. *work grows by the node
- * table reads it made (the unit of on_tree_los_step's budget). */
+/* Fill node[ni], the level-L cube at (x, y, z) with octree state s: its masks and the slots of its mixed
+ * children (above level 2 nodes, at level 2 bricks), which *f (a frame for the caller's stack) then lists
+ * to be filled in bit order (returns 1; 0: none). -1: out of memory. *work grows by the node table reads
+ * it made (the unit of on_tree_los_step's budget); a level-2 node's bricks are filled one at a time by
+ * build_run (up to 8 reads each), so a step's budget and deadline are read between bricks too: a node
+ * with 64 mixed bricks is ~580 reads (~40-150 us) that a step would otherwise run past its limit. */
 typedef struct frame {
     uint32_t L, x, y, z;
     int st[64];    /* the children's octree states */
     uint64_t rest; /* mixed children not filled yet */
-    size_t at;     /* node[] index of the next of them */
+    size_t at;     /* node[] (brick[] for L 2) index of the next of them */
 } frame;
 
 static int enter(builder *b, frame *f, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint32_t z, int s,
@@ -149,32 +151,38 @@ static int enter(builder *b, frame *f, size_t ni, uint32_t L, uint32_t x, uint32
         unsigned c = (unsigned)__builtin_ctzll(fb);
         blocked_box(b, x + (c & 3u) * q, y + ((c >> 2) & 3u) * q, z + ((c >> 4) & 3u) * q, q);
     }
-    if (L == 2) {
+    size_t at;
+    if (L == 2) { /* (the bricks' slots now, their contents by fill_brick) */
         if (grow((void **)&b->brick, &b->capbrick, b->nbrick + k, sizeof *b->brick)) return -1;
-        nd->base = (uint32_t)b->nbrick;
-        size_t at = b->nbrick;
+        at = b->nbrick;
         b->nbrick += k;
-        *work += 8 * k;
-        for (unsigned c = 0; c < 64; c++)
-            if (mixed & (1ull << c)) {
-                uint32_t bx = x + (c & 3u) * q, by = y + ((c >> 2) & 3u) * q, bz = z + ((c >> 4) & 3u) * q;
-                uint64_t bm = brick_of(b, bx, by, bz, st[c]);
-                b->brick[at++] = bm;
-                for (; bm; bm &= bm - 1) {
-                    unsigned v = (unsigned)__builtin_ctzll(bm);
-                    blocked_box(b, bx + (v & 3u), by + ((v >> 2) & 3u), bz + ((v >> 4) & 3u), 1);
-                }
-            }
-        return 0;
+    } else {
+        if (grow((void **)&b->node, &b->capnode, b->nnode + k, sizeof *b->node)) return -1;
+        at = b->nnode;
+        b->nnode += k;
     }
-    if (grow((void **)&b->node, &b->capnode, b->nnode + k, sizeof *b->node)) return -1;
-    b->node[ni].base = (uint32_t)b->nnode;
+    b->node[ni].base = (uint32_t)at;
+    if (!mixed) return 0;
     f->L = L, f->x = x, f->y = y, f->z = z;
     memcpy(f->st, st, sizeof st);
     f->rest = mixed;
-    f->at = b->nnode;
-    b->nnode += k;
+    f->at = at;
     return 1;
+}
+
+/* The next brick of level-2 frame f (it has one): its 64 leaves, and the box around blocked leaves. */
+static void fill_brick(builder *b, frame *f, uint64_t *work)
+{
+    unsigned c = (unsigned)__builtin_ctzll(f->rest);
+    f->rest &= f->rest - 1;
+    uint32_t bx = f->x + (c & 3u) * 4, by = f->y + ((c >> 2) & 3u) * 4, bz = f->z + ((c >> 4) & 3u) * 4;
+    uint64_t bm = brick_of(b, bx, by, bz, f->st[c]);
+    b->brick[f->at++] = bm;
+    *work += 8;
+    for (; bm; bm &= bm - 1) {
+        unsigned v = (unsigned)__builtin_ctzll(bm);
+        blocked_box(b, bx + (v & 3u), by + ((v >> 2) & 3u), bz + ((v >> 4) & 3u), 1);
+    }
 }
 
 /* A build in progress: the builder and the stack of nodes whose mixed children are not all filled
@@ -236,26 +244,42 @@ static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t dep
             build_free(lb);
             return NULL;
         }
+        /* a top at level 2 (a tile of depth 4 or less): its bricks here, as the node's own (at most 64) */
+        if (r == 1 && top == 2) {
+            while (lb->stack[0].rest) fill_brick(b, &lb->stack[0], &w);
+            r = 0;
+        }
         lb->n = r;
     }
     return lb;
 }
 
-/* Fill nodes until the build is whole (1) or *work reaches limit (0; *work may pass it by one node's
- * reads), or until the clock passes deadline (a CLOCK_MONOTONIC second; 0: none). -1: out of memory. */
+/* The clock is read once per BUILD_CLOCK_READS node table reads or more (~3-6 us of a build; a read of
+ * the clock is ~20-25 ns). */
+#define BUILD_CLOCK_READS 64
+
+/* Fill nodes and bricks until the build is whole (1) or *work reaches limit (0; *work may pass it by one
+ * node's reads, 72), or until the clock passes deadline (a CLOCK_MONOTONIC second; 0: none; read when
+ * BUILD_CLOCK_READS reads were made since the last read, and before the first). -1: out of memory. */
 static int build_run(on_losbuild *lb, uint64_t *work, uint64_t limit, double deadline)
 {
     if (lb->failed) return -1;
+    uint64_t next_clock = *work;
     while (lb->n > 0) {
         if (*work >= limit) return 0;
-        if (deadline > 0) {
+        if (deadline > 0 && *work >= next_clock) {
             struct timespec ts;
             clock_gettime(CLOCK_MONOTONIC, &ts);
             if ((double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= deadline) return 0;
+            next_clock = *work + BUILD_CLOCK_READS;
         }
         frame *f = &lb->stack[lb->n - 1];
         if (!f->rest) {
             lb->n--;
+            continue;
+        }
+        if (f->L == 2) {
+            fill_brick(&lb->b, f, work);
             continue;
         }
         unsigned c = (unsigned)__builtin_ctzll(f->rest);

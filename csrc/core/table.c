@@ -161,6 +161,45 @@ int on_table_insert(on_table *t, uint32_t key, uint8_t v)
     return 0;
 }
 
+int on_table_fill(on_table *t, const uint32_t *keys, const uint8_t *vals, uint32_t n)
+{
+    if (n == 0) return 0;
+    if (t->count != 0 || on_table_limited(t)) { /* (not an empty unbounded table: one at a time) */
+        for (uint32_t i = 0; i < n; i++)
+            if (on_table_insert(t, keys[i], vals[i]) != 0) return -1;
+        return 0;
+    }
+    if (on_table_reserve(t, n) != 0) return -1;
+    uint32_t cap = t->cap;
+    uint32_t *cnt = calloc((size_t)cap + 1, sizeof *cnt), *ord = malloc((size_t)n * sizeof *ord);
+    if (!cnt || !ord) {
+        free(cnt);
+        free(ord);
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) cnt[home(keys[i], cap) + 1]++;
+    for (uint32_t h = 0; h < cap; h++) cnt[h + 1] += cnt[h];
+    for (uint32_t i = 0; i < n; i++) ord[cnt[home(keys[i], cap)]++] = i; /* by home, stable */
+    /* in home order each key goes to the first free slot at or after its home: every run of slots
+     * holds its keys in home order (Robin Hood's order); the few past the end wrap around below */
+    uint32_t pos = 0, over = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t i = ord[k], h = home(keys[i], cap), slot = h > pos ? h : pos;
+        if (slot >= cap) {
+            ord[over++] = i; /* (k >= over: ord[k] is read already) */
+            continue;
+        }
+        t->keys[slot] = keys[i];
+        t->vals[slot] = vals[i];
+        pos = slot + 1;
+    }
+    for (uint32_t k = 0; k < over; k++) raw_insert(t->keys, t->vals, cap, keys[ord[k]], vals[ord[k]]);
+    t->count = n;
+    free(cnt);
+    free(ord);
+    return 0;
+}
+
 int on_table_remove(on_table *t, uint32_t key)
 {
     uint32_t cap = t->cap;

@@ -105,6 +105,10 @@ uint8_t *on_table_find_store(on_table *t, uint32_t key);
 /* Insert key (must not be present) with value v (plus a boundary node's outside flags); -1 on
  * allocation failure (table unchanged). */
 int on_table_insert(on_table *t, uint32_t key, uint8_t v);
+/* Insert n distinct absent keys at once (a tile being decoded): into an empty unbounded table they
+ * are placed in home order, slot after slot (no displacement, memory walked in order), else one at a
+ * time. 0, or -1 when out of memory. */
+int on_table_fill(on_table *t, const uint32_t *keys, const uint8_t *vals, uint32_t n);
 /* Remove key if present; returns 1 when removed. */
 int on_table_remove(on_table *t, uint32_t key);
 /* Key and value of slot i (for walking every entry): returns 0 for an empty slot. */

@@ -202,7 +202,7 @@ on_status on_tree_encode_tile(const on_tree *t, uint32_t tile, uint8_t *buf, siz
 }
 
 /* Rebuild the n nodes at `nodes` (pre-order, 2 bytes each) into tab, checking the structure. */
-static on_status dec_walk(on_table *tab, const uint8_t *nodes, uint32_t n, uint32_t depth)
+static on_status dec_walk(uint32_t *keys, uint8_t *vals, const uint8_t *nodes, uint32_t n, uint32_t depth)
 {
     struct {
         uint32_t code;
@@ -216,7 +216,8 @@ static on_status dec_walk(on_table *tab, const uint8_t *nodes, uint32_t n, uint3
         idx++;
         if ((bf & cf) || bf == 0xff || (bf | cf) == 0 || (on_code_layer(code) == 1 && cf))
             return ON_FAILURE | ON_CORRUPT;
-        if (on_table_insert(tab, code, bf) != 0) return ON_FAILURE | ON_NO_MEMORY;
+        keys[idx - 1] = code;
+        vals[idx - 1] = bf;
         if (cf) { /* layer >= 2 here, so at most depth - 1 frames are ever stacked */
             st[sp].code = code;
             st[sp].left = cf;
@@ -229,10 +230,8 @@ static on_status dec_walk(on_table *tab, const uint8_t *nodes, uint32_t n, uint3
                 sp--;
                 continue;
             }
-            unsigned i = 0;
-            while (!(left & (1u << i))) i++;
             st[sp - 1].left = (uint8_t)(left & (left - 1));
-            code = on_code_child(st[sp - 1].code, i);
+            code = on_code_child(st[sp - 1].code, (unsigned)__builtin_ctz(left));
             break;
         }
     }
@@ -253,8 +252,17 @@ on_status on_tile_decode(int depth, const uint8_t *buf, size_t len, on_table *ou
     if ((flags & 1u) && n != 0) return ON_FAILURE | ON_CORRUPT;
     if (n > max_nodes(d)) return ON_FAILURE | ON_CORRUPT;
     if (n) {
-        if (on_table_reserve(out, n) != 0) return ON_FAILURE | ON_NO_MEMORY;
-        s = dec_walk(out, buf + TILE_HEADER, n, d);
+        uint32_t *keys = malloc((size_t)n * sizeof *keys);
+        uint8_t *vals = malloc(n);
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return ON_FAILURE | ON_NO_MEMORY;
+        }
+        s = dec_walk(keys, vals, buf + TILE_HEADER, n, d);
+        if (on_ok(s) && on_table_fill(out, keys, vals, n) != 0) s = ON_FAILURE | ON_NO_MEMORY;
+        free(keys);
+        free(vals);
         if (!on_ok(s)) {
             on_table_free(out);
             return s;
