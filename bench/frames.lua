@@ -19,7 +19,7 @@
 -- --nobudget: no shared budget (each navigator spends its own per-update limits): the throughput a budget
 -- is compared with (arrivals), its frames unbounded.
 -- --group: the navigators updated in one call a frame (budget:update, lua/octonav/navgroup.lua) instead
--- of a loop of nav:update. --plans P, --results R: the budget's plans and results a frame (4 and 3).
+-- of a loop of nav:update. --plans P, --results R: the budget's plans and results a frame (2 and 3).
 -- Failed navigators are counted by reason. --lead L: the navigators' lead_distance (L leaves; 0 off).
 -- --png FILE: the world seen from above (octonav.image.top, 512 pixels a side) with every agent's flight
 -- drawn over it (its position every 10 frames), written after the last pass.
@@ -72,7 +72,7 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 4, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, gcpause = -1, fps = 0, planning = 0,
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, gcpause = -1, fps = 0, planning = 0,
   ["plan-rounds"] = 0 }
 local flags = {}
 local i = 2

@@ -30,7 +30,7 @@ teardown(boxpack.cleanup)
 local MS = 4
 local UPDATE_S = 0.05e-3 -- (what each navigator update costs on the spec's clock)
 local NAVS = 6
-local ROUTED = 35 -- (main c849e6e: 64; 31 with the budget's plans 2 a frame, the default before session 28, h31start)
+local ROUTED = 31 -- (main c849e6e: 64; 35 with the budget's plans 4 a frame, tried in session 28 and not kept: p99.9 over ms + 0.5)
 local ROUTED_MAIN = 64
 local PORTALS = 53 -- the portals the plans' route steps expanded in all, at the world graph's weight 1.5 (50 at 1.2; main c849e6e: 64,256 taken)
 

@@ -13,7 +13,7 @@ local dist, step_toward = geometry.dist, geometry.step_toward
 describe("octonav.navigator.budget", function()
   it("has documented defaults and rejects unknown or bad options", function()
     local b = navigator.budget()
-    assert.same({ expansions = 1000, portals = 1024, plans = 4, results = 3, checks = 200 }, b:stats().per_frame)
+    assert.same({ expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200 }, b:stats().per_frame)
     assert.same({ expansions = 7, portals = 1024, plans = 0, results = 3, checks = 200 },
       navigator.budget { expansions = 7, plans = 0 }:stats().per_frame)
     assert.has_error(function() navigator.budget { expansion = 5 } end,

@@ -8,9 +8,9 @@
 -- Per frame, over all the navigators given this budget (defaults):
 --   expansions = 1000  C query expansions (each navigator's update takes at most its query_budget)
 --   portals    = 1024  C route planner portals (each takes at most its plan_budget an update)
---   plans      = 4     route plans started (a start joins its start and goal to the portals their
---                      local searches reach in their own tiles: sliced, navigator_plan.lua; 2 before
---                      session 28: 4 starts ~1.2x the plans a frame at 1,000 navigators, ms 4)
+--   plans      = 2     route plans started (a start joins its start and goal to the portals their
+--                      local searches reach in their own tiles: sliced, navigator_plan.lua; 4 tried in
+--                      session 28: ~6 % more arrivals at 1,000 navigators / ms 4, p99.9 over ms + 0.5)
 --   results    = 3     search results read (q:result finalizes a found search: corridor, refine,
 --                      smoothing and relaxation with line-of-sight checks: C work that is not sliced)
 --   checks     = 200   smoothing line-of-sight checks (each takes at most its checks_per_frame)
@@ -106,7 +106,7 @@ local M = {}
 local Budget = util.class()
 
 local KINDS = { "expansions", "portals", "plans", "results", "checks" }
-local DEFAULTS = { expansions = 1000, portals = 1024, plans = 4, results = 3, checks = 200, los = 10000 }
+local DEFAULTS = { expansions = 1000, portals = 1024, plans = 2, results = 3, checks = 200, los = 10000 }
 M.LOS_SHARE = 0.2 -- with `ms`, the part of it budget:frame() may spend building masks
 M.DEFAULTS = DEFAULTS
 M.TIME_STEP = 64 -- expansions a search step takes at most under a budget with `ms`

@@ -49,7 +49,8 @@ M.FIRST_WAIT = 30 -- frames a navigator waits to start its plan before the first
 M.PLAN_ROUNDS = 16 -- with time left in a frame, the more updates each plan under way may get (3c); 8 gave 68 % of
 -- the unbudgeted arrivals on the seed's world (1,000 navigators, ms 4) but p99.9 4.78-5.79 ms, 2 gives 57 % at 4.02-4.19
 -- (session 27: a step that ended its joins freed a join scratch, 0.8-1.3 ms, and the next start grew one
--- again; kept since session 28, route_start.c); 16 with the budget's plans 4 (navbudget.lua): 74-83 % at load 8-9
+-- again; kept since session 28, route_start.c); 16 (session 28, quiet, seeds 19 and 23, budget plans 2): 87 % at
+-- p99.9 4.01-4.35, worst 4.27-5.08; with plans 4, 93 % but p99.9 4.22-4.87 (docs/benchmarks.md)
 M.PLAN_MARGIN = 0.25 -- 3c stops that share of `ms` (and two slices) before the deadline (spec/134). Session 24
 -- tried 0.1 (3c seldom ran while the pass took ~2 ms); with waiting navigators parked, quiet, 5 runs each at 1,000
 -- navigators ms 4: arrivals 1,847 vs 1,889 mean, p99.9 4.08-4.31 vs 4.29-5.75 ms: 0.25 kept (docs/benchmarks.md)
