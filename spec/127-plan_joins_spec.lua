@@ -11,37 +11,15 @@
 -- tests/search/test_boxes.c's (test_lazy: a set's bytes are its boxes, face lists and block records).
 -- Run: busted --lua=lua5.4 spec/127-plan_joins_spec.lua
 local world_mod = require "octonav.world"
-local boxpack = dofile("spec/support/boxpack.lua")
-local rng = dofile("spec/support/prng.lua").lcg
+local rough = dofile("spec/support/roughworld.lua")
 
-local T = 128
 local pack
 
--- spec/42's walled world (3 x 1 x 3 tiles of 128 leaves, depth 7) with a rough floor: 300 small blocks
--- 1-6 leaves high (seed 5), so that the joins near the ground build blocks of many boxes
-setup(function()
-  local r, extra = rng(5), {}
-  for k = 1, 300 do
-    local x, z = math.floor(r() * 370), math.floor(r() * 370)
-    extra[k] = { { x, 2, z }, { x + 2 + math.floor(r() * 10), 3 + math.floor(r() * 6), z + 2 + math.floor(r() * 10) } }
-  end
-  pack = boxpack.bake_walled(extra)
-end)
-teardown(boxpack.cleanup)
-
--- 10 pairs near the ground, from the first tile column to the last (seed 9)
-local function pairs_of(tree)
-  local r, out = rng(9), {}
-  local function free_in(ti, tk)
-    for _ = 1, 10000 do
-      local p = { ti * T + 1 + r() * (T - 2), 2.5 + r() * 6, tk * T + 1 + r() * (T - 2) }
-      if tree:locate(p) == "free" then return p end
-    end
-    error("no free point")
-  end
-  for n = 1, 10 do out[n] = { free_in(n % 3, 0), free_in(2 - n % 3, 2) } end
-  return out
-end
+-- spec/42's walled world with a rough floor (300 small blocks, seed 5) and 10 pairs near the ground
+-- from the first tile column to the last (seed 9): spec/support/roughworld.lua
+setup(function() pack = rough.bake() end)
+teardown(rough.cleanup)
+local pairs_of = rough.pairs_of
 
 -- world:plan's costs of those pairs (measured on main 1f30ec5, before the change). Session 27: the world graph
 -- search's default weight 1.2 -> 1.5 (route.c's ROUTE_WEIGHT; the spec pins the default plan): pairs 3, 5, 6, 8

@@ -7,16 +7,7 @@
 -- Run: busted --lua=lua5.4 spec/159-query_lcache_spec.lua
 local octonav = require "octonav"
 
--- One 64^3 tile: pillars every other leaf (the free cells stay leaves) and a wall at x = 32 across the
--- whole tile (spec/151's scene).
-local function scene()
-  local t = octonav.tree.new { depth = 6 }
-  for x = 0, 62, 2 do
-    for z = 0, 62, 2 do t:add_box({ x, 0, z }, { x + 1, 60, z + 1 }) end
-  end
-  t:add_box({ 32, 0, 0 }, { 33, 64, 64 })
-  return t
-end
+local scene = dofile("spec/support/pillars.lua") -- (one 64^3 tile of pillars and a wall at x = 32)
 
 local A, NEAR, UP = { 1.5, 10.5, 1.5 }, { 3.5, 10.5, 3.5 }, { 30.5, 62.5, 30.5 }
 
