@@ -184,9 +184,10 @@ void on_route_giveback(on_route *r)
 
 void on_route_take_home(on_route *r)
 {
-    if (!r->joins) return;
-    if (r->joins->reach.bytes < r->reach.bytes) joins_swap(r, r->joins);
-    joins_free_own(r);
+    if (!r->joins || r->joins->lent || r->joins->reach.bytes >= r->reach.bytes) return;
+    joins_swap(r, r->joins);
+    r->reach.lazy = NULL; /* (the shared one's: no start of r's under way) */
+    r->reach.suspended = 0;
 }
 
 size_t on_route_bytes(const on_route *r)

@@ -453,16 +453,7 @@ static void joins_home(on_route *r)
     r->jown = 0;
     r->reach.lazy = NULL;
     r->reach.suspended = 0;
-    if (!r->joins || r->joins->lent) return;
-    /* the shared one keeps the larger, the planner the other, kept: not freed here (freeing a 512^3
-     * tile's arrays took 0.8-1.3 ms of one step, and the next start to find the shared one empty grew
-     * and first touched them again within its joins' slices) */
-    if (r->joins->reach.bytes < r->reach.bytes) {
-        (void)on_route_borrow(r); /* (an exchange: r's fields and the shared one's; not lent after) */
-        r->joins->lent = 0;
-        r->reach.lazy = NULL;
-        r->reach.suspended = 0;
-    }
+    on_route_take_home(r); /* (the larger shared, the other kept: route_plan.h) */
 }
 
 /* Around a start: the shared join scratch borrowed when it is larger than the planner's own (kept by
