@@ -57,6 +57,7 @@ typedef struct on_turn_cache {
      * chain[dstop ..] the nodes holding the leaf; its answer (dfree) holds in that node's child */
     int dok, dfree;
     uint32_t dx, dy, dz, dstop;
+    int64_t org[3]; /* (dok: the tile's min corner, in leaves) */
     const struct on_losnode *chain[(ON_MAX_DEPTH + 1) / 2 + 2]; /* (losmap.h's ON_LOS_LEVELS) */
 } on_turn_cache;
 

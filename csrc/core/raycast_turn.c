@@ -17,6 +17,13 @@ void on_turn_cache_init(on_turn_cache *c)
     c->dfree = 0;
     c->dx = c->dy = c->dz = 0;
     c->dstop = 0;
+    c->org[0] = c->org[1] = c->org[2] = 0;
+}
+
+/* sane() for one point (a turn's three points, each once). */
+static inline int sane_point(const double p[3])
+{
+    return fabs(p[0]) < COORD_LIMIT && fabs(p[1]) < COORD_LIMIT && fabs(p[2]) < COORD_LIMIT;
 }
 
 /* The rule at a waypoint where a path turns (a -> x -> b): the voxels around x on the side a comes
@@ -28,7 +35,7 @@ static inline __attribute__((always_inline)) int turn_ok(const on_tree *t, on_lc
 {
     int64_t lo[3];
     unsigned valid = 0xff, before = 0xff, after = 0xff;
-    if (!sane(a, x) || !sane(b, b)) return 0; /* (sane(a, x) and sane(x, b), x once) */
+    if (!sane_point(a) || !sane_point(x) || !sane_point(b)) return 0; /* (sane(a, x) and sane(x, b)) */
     for (int j = 0; j < 3; j++) {
         int64_t fl = ifloor(x[j]); /* (x is sane(): the floor without a libm call) */
         double f = (double)fl;

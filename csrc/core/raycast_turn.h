@@ -28,23 +28,30 @@ static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t
     unsigned v = (unsigned)(x & 3) | (unsigned)(y & 3) << 2 | (unsigned)(z & 3) << 4;
     if (p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2)
         return p->state == 2 ? !((p->brick >> v) & 1u) : p->state > 0;
-    int64_t n = t->n;
-    if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
-        return 0;
-    int D = t->p.depth;
-    uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
-    const on_tile *tl = &t->tiles[ti];
-    if (tl->solid || !tl->loaded) return 0;
-    if (ti != p->tile) {
-        p->tile = ti;
-        p->lm = on_tile_losmap(t, ti);
-        p->dok = 0;
+    int64_t n = t->n, rx = x - p->org[0], ry = y - p->org[1], rz = z - p->org[2];
+    uint32_t lx, ly, lz;
+    if (p->dok && in_range(rx, n) && in_range(ry, n) && in_range(rz, n)) {
+        /* in the tile of the last descent (read, its masks found, when that one was) */
+        lx = (uint32_t)rx, ly = (uint32_t)ry, lz = (uint32_t)rz;
+    } else {
+        if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
+            return 0;
+        int D = t->p.depth;
+        uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
+        const on_tile *tl = &t->tiles[ti];
+        if (tl->solid || !tl->loaded) return 0;
+        if (ti != p->tile) {
+            p->tile = ti;
+            p->lm = on_tile_losmap(t, ti);
+            p->dok = 0;
+        }
+        if (!p->lm || D < 2) {
+            on_lcache_check(lc, t); /* (only the node table reads through the cache) */
+            return on_tree_leaf_free_cached(t, lc, x, y, z, NULL);
+        }
+        lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
+        p->org[0] = x - lx, p->org[1] = y - ly, p->org[2] = z - lz;
     }
-    if (!p->lm || D < 2) {
-        on_lcache_check(lc, t); /* (only the node table reads through the cache) */
-        return on_tree_leaf_free_cached(t, lc, x, y, z, NULL);
-    }
-    uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
     uint64_t brick = ~0ull; /* (a brick read holds a free leaf: never all ones) */
     int l;
     /* from the lowest node holding this leaf and the last one read in the tile (chain[] holds the last
