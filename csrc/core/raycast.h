@@ -43,15 +43,22 @@ int on_tree_walk_cells_hit(const on_tree *t, on_lcache *lc, const double a[3], c
  * turn there (it does not slip through a zero-width gap at x). Each segment is checked on its own. */
 int on_tree_turn_ok(const on_tree *t, on_lcache *lc, const double a[3], const double x[3], const double b[3]);
 
-/* What turn checks read last (a tile's masks and one aligned 4 x 4 x 4 block of leaves with its answer),
- * kept across the turn checks of one path while the tree does not change: consecutive turns lie close
- * together. Start it with on_turn_cache_init. */
+/* What turn checks read last (a tile's masks and one aligned 4 x 4 x 4 block of leaves with its answer;
+ * the nodes of the last descent in the masks, where the next one starts), kept across the turn checks of
+ * one path while the tree does not change: consecutive turns lie close together. Start it with
+ * on_turn_cache_init. */
 typedef struct on_turn_cache {
     uint32_t tile;
     const struct on_losmap *lm;
     int64_t key[3];
     int state;      /* the block's answer: 0 none yet, 1 all free, -1 all blocked, 2 the brick's mask */
     uint64_t brick; /* (state 2: 1 = blocked, bit x | y << 2 | z << 4) */
+    /* the last descent in lm (dok): its tile-local leaf, the level of the node that answered (dstop) and
+     * chain[dstop ..] the nodes holding the leaf; its answer (dfree) holds in that node's child */
+    int dok, dfree;
+    uint32_t dx, dy, dz, dstop;
+    int64_t org[3]; /* (dok: the tile's min corner, in leaves) */
+    const struct on_losnode *chain[(ON_MAX_DEPTH + 1) / 2 + 2]; /* (losmap.h's ON_LOS_LEVELS) */
 } on_turn_cache;
 
 void on_turn_cache_init(on_turn_cache *c);

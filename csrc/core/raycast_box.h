@@ -19,16 +19,21 @@ static inline __attribute__((always_inline)) int clear_in_box(const on_losmap *m
                                                               const double b[3])
 {
     int none = m->lo[0] >= m->hi[0]; /* nothing blocked in the tile's part of the map */
+    double la[3], lb[3];
+    for (int j = 0; j < 3; j++) { /* the region first: each end more than the margin inside it */
+        double r = m->dreg[j] - FAST_MARGIN;
+        la[j] = a[j] - o[j], lb[j] = b[j] - o[j];
+        if (!(la[j] > FAST_MARGIN && lb[j] > FAST_MARGIN && la[j] < r && lb[j] < r)) return 0;
+    }
+    if (none) return 1;
     double t0 = 0, t1 = 1;
     for (int j = 0; j < 3; j++) {
-        double la = a[j] - o[j], lb = b[j] - o[j], r = m->dreg[j] - FAST_MARGIN;
-        if (!(la > FAST_MARGIN && lb > FAST_MARGIN && la < r && lb < r)) return 0;
-        if (none) continue;
         /* the part of the segment within the box (grown by the margin) along axis j; a reciprocal's
-         * rounding moves the ends by far less than the margin */
-        double lo = m->dlo[j] - FAST_MARGIN - la, hi = m->dhi[j] + FAST_MARGIN - la, d = lb - la;
+         * rounding moves the ends by far less than the margin. The part only shrinks from axis to axis:
+         * once empty, the segment passes clear of the box. */
+        double lo = m->dlo[j] - FAST_MARGIN - la[j], hi = m->dhi[j] + FAST_MARGIN - la[j], d = lb[j] - la[j];
         if (d == 0) {
-            if (lo > 0 || hi < 0) t0 = 2; /* never within the box (the region still checked) */
+            if (lo > 0 || hi < 0) return 1; /* never within the box */
             continue;
         }
         double inv = 1.0 / d, u = lo * inv, v = hi * inv;
@@ -39,8 +44,9 @@ static inline __attribute__((always_inline)) int clear_in_box(const on_losmap *m
         }
         if (u > t0) t0 = u;
         if (v < t1) t1 = v;
+        if (t0 > t1) return 1;
     }
-    return none || t0 > t1;
+    return 0;
 }
 
 /* clear_in_box for a segment from a, a's tile found here. */

@@ -13,6 +13,17 @@ void on_turn_cache_init(on_turn_cache *c)
     c->key[0] = c->key[1] = c->key[2] = 0;
     c->state = 0;
     c->brick = 0;
+    c->dok = 0;
+    c->dfree = 0;
+    c->dx = c->dy = c->dz = 0;
+    c->dstop = 0;
+    c->org[0] = c->org[1] = c->org[2] = 0;
+}
+
+/* sane() for one point (a turn's three points, each once). */
+static inline int sane_point(const double p[3])
+{
+    return fabs(p[0]) < COORD_LIMIT && fabs(p[1]) < COORD_LIMIT && fabs(p[2]) < COORD_LIMIT;
 }
 
 /* The rule at a waypoint where a path turns (a -> x -> b): the voxels around x on the side a comes
@@ -24,7 +35,7 @@ static inline __attribute__((always_inline)) int turn_ok(const on_tree *t, on_lc
 {
     int64_t lo[3];
     unsigned valid = 0xff, before = 0xff, after = 0xff;
-    if (!sane(a, x) || !sane(x, b)) return 0;
+    if (!sane_point(a) || !sane_point(x) || !sane_point(b)) return 0; /* (sane(a, x) and sane(x, b)) */
     for (int j = 0; j < 3; j++) {
         int64_t fl = ifloor(x[j]); /* (x is sane(): the floor without a libm call) */
         double f = (double)fl;
@@ -41,9 +52,11 @@ static inline __attribute__((always_inline)) int turn_ok(const on_tree *t, on_lc
         }
     }
     unsigned m = 0;
-    for (unsigned e = 0; e < 8; e++)
-        if ((valid & (1u << e)) && turn_leaf_free(t, lc, c, lo[0] + (e & 1u), lo[1] + ((e >> 1) & 1u), lo[2] + ((e >> 2) & 1u)))
+    for (unsigned todo = valid; todo; todo &= todo - 1) {
+        unsigned e = (unsigned)__builtin_ctz(todo);
+        if (turn_leaf_free(t, lc, c, lo[0] + (e & 1u), lo[1] + ((e >> 1) & 1u), lo[2] + ((e >> 2) & 1u)))
             m |= 1u << e;
+    }
     return reach_after(m, before & valid, after & valid) != 0;
 }
 

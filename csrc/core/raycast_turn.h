@@ -28,26 +28,49 @@ static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t
     unsigned v = (unsigned)(x & 3) | (unsigned)(y & 3) << 2 | (unsigned)(z & 3) << 4;
     if (p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2)
         return p->state == 2 ? !((p->brick >> v) & 1u) : p->state > 0;
-    int64_t n = t->n;
-    if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
-        return 0;
-    int D = t->p.depth;
-    uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
-    const on_tile *tl = &t->tiles[ti];
-    if (tl->solid || !tl->loaded) return 0;
-    if (ti != p->tile) {
-        p->tile = ti;
-        p->lm = on_tile_losmap(t, ti);
+    int64_t n = t->n, rx = x - p->org[0], ry = y - p->org[1], rz = z - p->org[2];
+    uint32_t lx, ly, lz;
+    if (p->dok && in_range(rx, n) && in_range(ry, n) && in_range(rz, n)) {
+        /* in the tile of the last descent (read, its masks found, when that one was) */
+        lx = (uint32_t)rx, ly = (uint32_t)ry, lz = (uint32_t)rz;
+    } else {
+        if (!in_range(x, n * t->p.tiles[0]) || !in_range(y, n * t->p.tiles[1]) || !in_range(z, n * t->p.tiles[2]))
+            return 0;
+        int D = t->p.depth;
+        uint32_t ti = on_tile_index(t, (int)(x >> D), (int)(y >> D), (int)(z >> D));
+        const on_tile *tl = &t->tiles[ti];
+        if (tl->solid || !tl->loaded) return 0;
+        if (ti != p->tile) {
+            p->tile = ti;
+            p->lm = on_tile_losmap(t, ti);
+            p->dok = 0;
+        }
+        if (!p->lm || D < 2) {
+            on_lcache_check(lc, t); /* (only the node table reads through the cache) */
+            return on_tree_leaf_free_cached(t, lc, x, y, z, NULL);
+        }
+        lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
+        p->org[0] = x - lx, p->org[1] = y - ly, p->org[2] = z - lz;
     }
-    if (!p->lm || D < 2) {
-        on_lcache_check(lc, t); /* (only the node table reads through the cache) */
-        return on_tree_leaf_free_cached(t, lc, x, y, z, NULL);
-    }
-    const on_losnode *chain[ON_LOS_LEVELS];
-    uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
-    uint32_t L0 = on_losmap_start(p->lm, chain, lx, ly, lz);
     uint64_t brick = ~0ull; /* (a brick read holds a free leaf: never all ones) */
-    int l = on_losmap_leaf_from(p->lm, chain, L0, lx, ly, lz, &brick);
+    int l;
+    /* from the lowest node holding this leaf and the last one read in the tile (chain[] holds the last
+     * one's nodes from dstop up), not from the top: consecutive turns' voxels lie close together */
+    uint32_t diff = (lx ^ p->dx) | (ly ^ p->dy) | (lz ^ p->dz);
+    uint32_t L = diff ? (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1 : 0;
+    if (p->dok && L < p->dstop) {
+        /* in the child that answered the last descent, wholly free or blocked (a brick's answer is the
+         * block kept, at level 2: a leaf of the same brick shares its block) */
+        l = p->dfree ? 0 : -1;
+    } else {
+        uint32_t L0;
+        if (p->dok) L0 = L < 2 ? 2 : L > p->lm->top ? p->lm->top : L;
+        else L0 = on_losmap_start(p->lm, p->chain, lx, ly, lz);
+        l = on_losmap_leaf_at(p->lm, p->chain, L0, lx, ly, lz, &brick, &p->dstop);
+        p->dok = 1;
+        p->dfree = l >= 0;
+    }
+    p->dx = lx, p->dy = ly, p->dz = lz;
     p->key[0] = x >> 2;
     p->key[1] = y >> 2;
     p->key[2] = z >> 2;
