@@ -72,6 +72,11 @@ static inline __attribute__((always_inline)) uint32_t code_child(uint32_t c, uns
 
 static inline uint64_t below(unsigned b) { return (1ull << b) - 1u; }
 
+/* on_code_at_packed (codes.h) by a table of the masks, one a layer: a load, an and and an or instead of
+ * the mask's shift, subtraction and multiply (the same codes). */
+static const uint32_t at_packed_mask[16] = {0xfffffff0u, 0xffbfdfe0u, 0xff3f9fc0u, 0xfe3f1f80u, 0xfc3e1f00u, 0xf83c1e00u, 0xf0381c00u, 0xe0301800u, 0xc0201000u, 0x80000000u, 0xffbfe000u, 0xff3fa000u, 0xfe3f2000u, 0xfc3e2000u, 0xf83c2000u, 0xf0382000u};
+static inline uint32_t at_packed(uint32_t c, uint32_t layer) { return (c & at_packed_mask[layer & 15u]) | layer; }
+
 /* The bit of node nd's child s in its group's masks (a node above layer 1). */
 #define BIT(nd, s) (8u * ((nd) & 7u) + (s))
 
@@ -116,7 +121,7 @@ static inline __attribute__((always_inline)) gview view(const on_celladj *a, uin
         v.sh = 8u * (nd & 7u);
     } else {
         v.gs = 0;
-        v.gb = l1_value(a, lc, on_code_at_packed(leaf, lay));
+        v.gb = l1_value(a, lc, at_packed(leaf, lay));
         v.gn = 0;
         v.node = 0;
         v.cell = a->lbase + 8u * (nd - a->nup);
@@ -309,12 +314,12 @@ static inline __attribute__((always_inline)) long list_body(const on_celladj *a,
             uint64_t gs = g.gs, gb = g.gb;
             if ((gb >> b) & 1u) break; /* blocked */
             if (!((gs >> b) & 1u)) { /* a free cell at least as large */
-                k = emit(LARGS, k, on_code_at_packed(nleaf, layer), g.cell + pop64(~g.gn & below(b), hw), f, hw);
+                k = emit(LARGS, k, at_packed(nleaf, layer), g.cell + pop64(~g.gn & below(b), hw), f, hw);
                 break;
             }
             nd = g.node + pop64(gs & below(b), hw);
             if (layer == L) { /* the same-size region is subdivided: its free descendants on the face */
-                k = collect_body(a, nd, on_code_at_packed(nleaf, layer), f ^ 1u, f, LARGS, k, hw);
+                k = collect_body(a, nd, at_packed(nleaf, layer), f ^ 1u, f, LARGS, k, hw);
                 break;
             }
         }

@@ -122,8 +122,8 @@ static void fast_limit(on_nodepool *p)
 /* 64 - log2(cap) for a map of cap slots (a power of two). */
 static unsigned map_shift(size_t cap)
 {
-    unsigned b = 0;
-    while (((size_t)1 << b) < cap) b++;
+    /* (b, the least with 2^b >= cap, by a count of leading zeros: a loop of ~60 instructions a search before) */
+    unsigned b = cap > 1 ? 64u - (unsigned)__builtin_clzll((unsigned long long)(cap - 1)) : 0u;
     return 64u - b;
 }
 
@@ -313,20 +313,6 @@ int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created)
 }
 
 
-static void heap_up(on_nodepool *p, size_t i)
-{
-    uint32_t v = p->heap[i];
-    while (i > 0) {
-        size_t par = (i - 1) / 2;
-        if (!on_pool_less(p, v, p->heap[par])) break;
-        p->heap[i] = p->heap[par];
-        p->hpos[p->heap[i]] = (int32_t)i;
-        i = par;
-    }
-    p->heap[i] = v;
-    p->hpos[v] = (int32_t)i;
-}
-
 static void heap_down(on_nodepool *p, size_t i)
 {
     uint32_t v = p->heap[i];
@@ -348,12 +334,32 @@ static void heap_down(on_nodepool *p, size_t i)
  * on_pool_push_or_update.) hf takes the node's new f first. */
 void on_pool_update(on_nodepool *p, uint32_t n)
 {
-    int32_t at = p->hpos[n];
-    p->hf[n] = p->nodes[n].f;
-    heap_up(p, (size_t)at);
+    /* the climb (a sift up) with n's f in a register and the arrays in locals (as on_pool_push_f's), the same
+     * order (on_pool_less: lower f, on ties the larger g) */
+    uint32_t *h = p->heap;
+    int32_t *hpos = p->hpos;
+    const on_snode *nodes = p->nodes;
+    double f = nodes[n].f;
+    p->hf[n] = f;
+    const double *hf = p->hf;
+    size_t at = (size_t)hpos[n], i = at;
+    while (i > 0) {
+        size_t par = (i - 1) / 2;
+        uint32_t m = h[par];
+        double y = hf[m];
+        if (!(f < y || (f == y && nodes[n].g > nodes[m].g))) break;
+        h[i] = m;
+        hpos[m] = (int32_t)i;
+        i = par;
+    }
+    if (i != at) {
+        h[i] = n;
+        hpos[n] = (int32_t)i;
+        return;
+    }
     /* (a node that went up is less than both its new children, the entry it displaced and that one's
      * sibling, in the heap's strict order: the sift down would not move it) */
-    if (p->hpos[n] == at) heap_down(p, (size_t)at);
+    heap_down(p, at);
 }
 
 /* Bottom-up (Floyd): O(n), once per escalation; hf takes every f first. */

@@ -23,6 +23,17 @@
  * decision is the one made before areas existed (the same paths and expansions). A query's start
  * (locating the ends, the direct segment, the direction, the first node) is search_start.c's.
  */
+/* The search loop (on_query_update: expand, relax and the heap inline, one large function) is built by
+ * gcc without partial redundancy elimination on trees (-ftree-pre) and without the straight-line
+ * vectorizer (-ftree-slp-vectorize): PRE keeps loads across the loop that then want registers, and the
+ * SLP vectorizer packs a cell's coordinates into vectors with shuffles; without both, fewer instructions
+ * (make bench-query-ir, gcc 12.2: DC1 399,574 -> 397,825, Complex 414,300 -> 412,912, A1 412,254 ->
+ * 409,977; each alone: PRE off -0.8 k / -0.5 k / -1.2 k, SLP off +1.9 k / +2.5 k / +1.5 k). Before the
+ * includes, so that the headers' inline functions get the same options and still inline (gcc inlines no
+ * function into one of other optimize options). Clang: its own optimizer, no pragma. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-pre", "no-tree-slp-vectorize")
+#endif
 #include "query.h"
 
 #include <math.h>
@@ -254,9 +265,18 @@ static void mode_set(on_query *q, exp_mode *md)
     md->list = md->adjix ? q->g.list_num : q->g.list_nn;
 }
 
+/* The expansion context's fields that follow the mode (set with it, not at every expansion). */
+static void xset(exp_ctx *x, const exp_mode *md)
+{
+    x->fp = md->fp;
+    x->cells = md->cells;
+    x->areas = md->areas; /* (read once: not per edge) */
+    x->early = md->early;
+}
+
 /* Expand node u: close it and reach its neighbours (relax). Inline in on_query_update, its one caller:
  * no call frame an expansion (measured: about 23 instructions an expansion). */
-static inline __attribute__((always_inline)) on_status expand(on_query *q, int32_t u, const exp_mode *md)
+static inline __attribute__((always_inline)) on_status expand(on_query *q, int32_t u, const exp_mode *md, exp_ctx *xp)
 {
     on_cell ucell = q->pool.nodes[u].cell;
     /* (a plain cell inside its tile: no tile beyond to wait for, and its neighbours are its tile's) */
@@ -271,17 +291,15 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
         if (touch_tile(q, ucell.tile) != 0) return ON_FAILURE | ON_NO_MEMORY;
         q->touch_last = ucell.tile;
     }
-    exp_ctx x;
-    x.fp = md->fp;
-    x.cells = md->cells;
+    exp_ctx *x = xp; /* (fp, cells, areas and early: set with the mode, xset) */
     /* Over the plain cells with face points: the face of u's cell its parent's cell covers whole (set
      * with the parent, in relax). Every neighbour across it is the parent, closed: it is left out. */
-    int skip = x.cells ? q->pool.nodes[u].pface : -1;
+    int skip = x->cells ? q->pool.nodes[u].pface : -1;
     /* Over the tile's adjacency also every face the adjacency loop found covered whole by a node expanded
      * before (on_snode's covered: its one neighbour there is that node, closed, which relax passes
      * over): not listed, but counted in q->info.neighbors as the entry it would be. Measured with
      * callgrind (make bench-query-ir): see docs/benchmarks.md, session 26. */
-    unsigned covered = x.cells ? q->pool.nodes[u].covered : 0u;
+    unsigned covered = x->cells ? q->pool.nodes[u].covered : 0u;
     /* A cell inside its tile (most) reads its neighbours off the tile's cell adjacency: every one is a
      * cell of the tile (celladj.h); others ask the graph (border faces walk the tree). */
     const on_celladj *adj = NULL;
@@ -291,7 +309,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     /* (read here, not kept in md: growing the lists, here or in the graph's walk, moves q->g.nbix;
      * a pointer kept from before wrote into freed memory, found by ASan on A4 with landmarks) */
     uint32_t *adjix = md->adjix ? q->g.nbix : NULL;
-    if (x.cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
+    if (x->cells && inside && (adj = on_graph_cells_adj(&q->g, ucell.tile))) {
         unsigned pbit = skip >= 0 ? 1u << skip : 0u;
         unsigned walk = 63u & ~(pbit | covered);
         covered &= ~pbit; /* (the faces left out beyond the parent's: one entry each in the count) */
@@ -317,35 +335,34 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     }
     on_snode *un = &q->pool.nodes[u];
     un->closed = 1;
-    node_point(q, u, x.pu);
+    node_point(q, u, x->pu);
     /* the goal is reached when its node is expanded (weighted over face points: when first reached, below) */
     if (same_cell(un->cell, q->goal_cell)) {
         q->found = u;
         return ON_SUCCESS;
     }
     if (md->partial) { /* (the node nearest the goal: read only for partial results) */
-        double dx = x.pu[0] - q->b[0], dy = x.pu[1] - q->b[1], dz = x.pu[2] - q->b[2];
+        double dx = x->pu[0] - q->b[0], dy = x->pu[1] - q->b[1], dz = x->pu[2] - q->b[2];
         double hu2 = dx * dx + dy * dy + dz * dz;
         if (hu2 < q->best_h2) {
             q->best_h2 = hu2;
             q->best = u;
         }
     }
-    x.u = u;
-    x.from = u;
-    memcpy(x.pfrom, x.pu, sizeof x.pu);
+    x->u = u;
+    x->from = u;
+    memcpy(x->pfrom, x->pu, sizeof x->pu);
     if (md->any_angle && un->parent >= 0) {
-        x.from = un->parent;
-        node_point(q, x.from, x.pfrom);
+        x->from = un->parent;
+        node_point(q, x->from, x->pfrom);
     }
-    x.gfrom = q->pool.nodes[x.from].g;
+    x->gfrom = q->pool.nodes[x->from].g;
     double us = 0;
-    x.ulayer = on_code_layer(un->cell.code);
+    x->ulayer = on_code_layer(un->cell.code);
     /* the plain cell graph's region and entry point inline (the same as its operations) */
-    if (x.cells) on_graph_cell_region(&q->g, un->cell, x.umn, x.umx, &us);
-    else if (x.fp) on_graph_region(&q->g, un->cell, x.umn, x.umx, &us);
-    for (int j = 0; j < 3; j++) x.uc[j] = x.umn[j] + 0.5 * us; /* (cells) u's centre */
-    x.areas = md->areas; /* (read once: not per edge) */
+    if (x->cells) on_graph_cell_region(&q->g, un->cell, x->umn, x->umx, &us);
+    else if (x->fp) on_graph_region(&q->g, un->cell, x->umn, x->umx, &us);
+    for (int j = 0; j < 3; j++) x->uc[j] = x->umn[j] + 0.5 * us; /* (cells) u's centre */
     /* A weighted search over face points ends when it first reaches the goal's node rather than when
      * it would expand it: its f was already no bound on the path (weight > 1), the goal's point is
      * the face it is entered through either way, and what remains of the path is the straight
@@ -354,29 +371,28 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
      * and Lazy Theta* expands the goal to check its parent's sight. Over prepared boxes the goal's box
      * is large: reached first, its point may lie far from the goal, round the wrong side of a wall
      * (Simple's hollow column); the goal is expanded, at the best f (see relax). */
-    x.early = md->early; /* (mode_set) */
-    x.adj = adj;
+    x->adj = adj;
     q->info.neighbors += nnb; /* (the whole list, also when the goal is reached before its end) */
     if (adj) {
-        x.goal_code = x.early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
+        x->goal_code = x->early && q->goal_cell.tile == ucell.tile ? q->goal_cell.code : UINT32_MAX;
         if (q->pool.nnodes + nnb < q->pool.fastmax) { /* (room for a new node at every entry: no check each) */
             for (size_t k = 0; k < nnb; k++) {
                 on_cell c = {ucell.tile, q->g.nb[k].code}; /* (the lister writes no tile) */
-                on_status s = relax(q, &x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
+                on_status s = relax(q, x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
                 if (s != ON_IN_PROGRESS) return s;
             }
             return ON_IN_PROGRESS;
         }
         for (size_t k = 0; k < nnb; k++) {
             on_cell c = {ucell.tile, q->g.nb[k].code};
-            on_status s = relax(q, &x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 0);
+            on_status s = relax(q, x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 0);
             if (s != ON_IN_PROGRESS) return s;
         }
         return ON_IN_PROGRESS;
     }
     const uint32_t *nbix = q->g.kind == ON_GRAPH_CELLS ? q->g.nbix : NULL; /* (the cells' numbers: kept) */
     for (size_t k = 0; k < nnb; k++) {
-        on_status s = relax(q, &x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x.cells ? q->g.nbface[k] : 0u, 0, 0);
+        on_status s = relax(q, x, q->g.nb[k], nbix ? nbix[k] : ON_ADJ_NONE, x->cells ? q->g.nbface[k] : 0u, 0, 0);
         if (s != ON_IN_PROGRESS) return s;
     }
     return ON_IN_PROGRESS;
@@ -477,7 +493,9 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         q->state = ON_IN_PROGRESS;
     }
     exp_mode md;
+    exp_ctx x;
     mode_set(q, &md);
+    xset(&x, &md);
     while (q->state == ON_IN_PROGRESS && n < max_iter) {
         if (q->pool.nheap == 0) {
             q->state = ON_FAILURE | ON_UNREACHABLE;
@@ -490,15 +508,17 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
         if (q->o.escalate && q->info.expansions == q->o.escalate) {
             escalate(q);
             mode_set(q, &md);
+            xset(&x, &md);
         }
         int32_t u = (int32_t)on_pool_pop(&q->pool);
         if (__builtin_expect(q->lm != NULL, 0) && lm_defer(q, u)) continue;
         if (q->may_turn && stalled(q, &q->pool.nodes[u])) {
             turn_round(q);
             mode_set(q, &md);
+            xset(&x, &md);
             continue;
         }
-        on_status s = expand(q, u, &md);
+        on_status s = expand(q, u, &md, &x);
         if (s == (ON_IN_PROGRESS | ON_LOADING)) {
             q->state = s;
             break;
@@ -511,6 +531,7 @@ on_status on_query_update(on_query *q, size_t max_iter, size_t *done)
             }
             on_query_start(q, q->wa, q->wb, &q->o0, 1);
             mode_set(q, &md);
+            xset(&x, &md);
             continue;
         }
         q->info.expansions++;
