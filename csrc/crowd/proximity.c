@@ -242,34 +242,29 @@ int on_proxgrid_build_tracked(on_proxgrid *g, uint32_t n, double range, const on
     g->nbuckets = nb;
     g->cell = cell;
     uint32_t mask = nb - 1;
-    for (uint32_t b = 0; b <= nb; b++) g->start[b] = 0;
+    /* a counting sort: each bucket's count in start[b] and its row key (the row its items share, or
+     * ON_PROX_MIXED) as they are counted; start[b] then the end of bucket b, and the items placed from
+     * the last down (start[b] moved back to the bucket's first item), so that each bucket holds its
+     * items in g->order's order, sorted. (An empty bucket's key is never read: its start equals its
+     * end.) No pass over the buckets but the sums: nb is twice the agents or more. */
+    memset(g->start, 0, ((size_t)nb + 1) * sizeof *g->start);
     for (uint32_t k = 0; k < live; k++) {
         const double *l = g->last + 3 * (size_t)g->order[k]; /* (its position, copied above) */
         int64_t cy = cellof(l[1], cell), cz = cellof(l[2], cell);
-        uint32_t b = bucket(cy, cz, mask);
+        uint32_t b = bucket(cy, cz, mask), row = rowkey(cy, cz);
         g->tmp[k] = b;
-        g->tmprow[k] = rowkey(cy, cz);
-        g->start[b + 1]++;
+        g->tmprow[k] = row;
+        if (g->start[b]++ == 0) g->bkey[b] = row;
+        else if (g->bkey[b] != row) g->bkey[b] = ON_PROX_MIXED;
     }
-    for (uint32_t b = 0; b < nb; b++) g->start[b + 1] += g->start[b];
-    /* place by a running cursor per bucket (start[b] advanced, then shifted back) */
-    for (uint32_t k = 0; k < live; k++) {
+    for (uint32_t b = 1; b < nb; b++) g->start[b] += g->start[b - 1];
+    g->start[nb] = live;
+    for (uint32_t k = live; k-- > 0;) {
         uint32_t i = g->order[k];
         const double *l = g->last + 3 * (size_t)i;
-        uint32_t b = g->tmp[k];
-        uint32_t at = g->start[b]++;
+        uint32_t at = --g->start[g->tmp[k]];
         on_proxitem it = {l[0], l[1], l[2], i, g->tmprow[k]};
         g->items[at] = it;
-    }
-    for (uint32_t b = nb; b > 0; b--) g->start[b] = g->start[b - 1];
-    g->start[0] = 0;
-    for (uint32_t b = 0; b < nb; b++) {
-        uint32_t s = g->start[b], e = g->start[b + 1];
-        if (s == e) continue;
-        uint64_t key = g->items[s].row;
-        for (uint32_t it = s + 1; it < e && key != ON_PROX_MIXED; it++)
-            if (g->items[it].row != key) key = ON_PROX_MIXED;
-        g->bkey[b] = key; /* (its items are sorted: filled in g->order's order) */
     }
     return 0;
 }
