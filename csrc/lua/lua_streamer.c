@@ -76,13 +76,19 @@ static void check_graph(lua_State *L, lstreamer *u)
 static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", "joins",
                                        "max_publish", "max_unloads", "publish_ms", NULL};
 
-/* The defaults of max_publish and max_unloads: an update installs one finished tile and unloads one
- * tile at most (~0.2 ms each for a 512^3 terrain tile with its graph and masks: docs/benchmarks.md) */
-#define DEFAULT_MAX_PUBLISH 1
+/* The defaults of max_publish and max_unloads: an update installs four finished tiles and unloads one
+ * tile at most. An install is 0.07-0.09 ms of the caller's thread for a 512^3 terrain tile (the C part
+ * ~0.035 ms, its graph linked; the masks and adjacency come later from the worker; quiet, thread CPU,
+ * the Lua side of streamer:update included), an unload ~0.15 ms. One worker decodes such a tile in ~6.5
+ * ms, 2-3 a frame at 60 Hz: with one install a frame the cold start of the seed's world (64 tiles, every
+ * one a start tile at 1,000 navigators) took 64 frames however fast the worker was, so the last
+ * navigators moved after ~65 frames (issue 31 goal 1: 60); with four, the worker's pace decides
+ * (docs/benchmarks.md, session 29 h31first) */
+#define DEFAULT_MAX_PUBLISH 4
 #define DEFAULT_MAX_UNLOADS 1
 
 /* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0,
- *                                prepare = false, joins = false, max_publish = 1, max_unloads = 1,
+ *                                prepare = false, joins = false, max_publish = 4, max_unloads = 1,
  *                                publish_ms = 0 }):
  * max_publish / max_unloads 0 = no limit, publish_ms 0 = no time bound (on_streamer_params); joins off by default: a 512^3 terrain tile's set
  * is ~6 times its tree and streams 4 times slower; on, a route planned over streamed tiles never builds

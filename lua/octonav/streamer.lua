@@ -9,7 +9,7 @@
 --                                               -- graph (tree:prepare), so queries run over boxes
 --     joins = false,                            -- true (without prepare): the workers build each tile's
 --                                               -- route join set: routes never build boxes (below)
---     max_publish = 1, max_unloads = 1,         -- an update installs at most 1 finished tile and unloads
+--     max_publish = 4, max_unloads = 1,         -- an update installs at most 4 finished tiles and unloads
 --                                               -- at most 1 (0 = no limit; update(true) does it all)
 --     publish_ms = 0,                           -- and stops installing and unloading once they took this
 --                                               -- many ms of the caller's thread CPU (first always done;
