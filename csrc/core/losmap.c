@@ -2,6 +2,9 @@
  * losmap.c -- building a tile's losmap from its node table, publishing it in the tile, freeing it
  * (the structure and its life: losmap.h).
  */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS (the build's arrays in pages of their own) */
+#endif
 #include "losmap.h"
 
 #include <stdatomic.h>
@@ -9,6 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+#if defined(MAP_ANONYMOUS)
+#define LOS_MAP 1
+#else
+#define LOS_MAP 0
+#endif
 
 /* losmap.h's spread coordinates, for v < 512 (bit pairs 0 .. 4): written out by the preprocessor. */
 #define SPREAD(v) ((uint32_t)((v) & 3) | (uint32_t)((v) >> 2 & 3) << 6 | (uint32_t)((v) >> 4 & 3) << 12 | \
@@ -32,9 +44,10 @@ typedef struct builder {
     uint32_t depth;
     uint8_t solid;
     on_losnode *node;
-    size_t nnode, capnode;
+    size_t nnode, capnode, mapnode; /* map*: bytes mapped (pages of its own, losarr_*), 0: malloc'd */
     uint64_t *brick;
-    size_t nbrick, capbrick;
+    size_t nbrick, capbrick, mapbrick;
+    uint32_t grows;          /* the arrays grown after build_begin (0: the count's bound held) */
     uint32_t reg[3];         /* the tile's part of the map */
     int32_t lo[3], hi[3];    /* the box around the blocked leaves in it */
 } builder;
@@ -64,15 +77,90 @@ static int cube_state(const builder *b, uint32_t layer, uint32_t x, uint32_t y, 
     return v < 0 ? ST_FREE : v;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+/* The build's node and brick arrays (issue 31 goal 1, streamed frames): sized once at build_begin from
+ * the node table's count (every node but the top and every brick is a distinct stored cube: nnode <=
+ * count + 1, nbrick <= count), so that no on_tree_los_step slice grows one (session 28: one realloc of
+ * the node array to 256 KB took 7.9 ms of the game thread's CPU). An array of LOSARR_PAGES bytes or more
+ * is its own anonymous mapping: reserved, not touched (a page is faulted in when the build first
+ * writes it, ~1 us, spread over the slices), its unused tail unmapped at build_finish, unmapped by
+ * on_losmap_free; a smaller one is malloc'd. Without mmap every one is malloc'd. */
+#define LOSARR_PAGES ((size_t)64 * 1024)
+
+#if LOS_MAP
+static size_t page_round(size_t bytes)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (bytes + pg - 1) / pg * pg;
+}
+#endif
+
+/* n elements of elem bytes (n >= 1); *map: the bytes mapped, or 0 (malloc'd). NULL: out of memory. */
+static void *losarr_alloc(size_t n, size_t elem, size_t *map)
+{
+    *map = 0;
+    if (n > SIZE_MAX / 2 / elem) return NULL;
+    size_t bytes = n * elem;
+#if LOS_MAP
+    if (bytes >= LOSARR_PAGES) {
+        size_t len = page_round(bytes);
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+            *map = len;
+            return m;
+        }
+        return NULL;
+    }
+#endif
+    return malloc(bytes);
+}
+
+static void losarr_free(void *p, size_t map)
+{
+    if (!p) return;
+#if LOS_MAP
+    if (map) {
+        munmap(p, map);
+        return;
+    }
+#endif
+    (void)map;
+    free(p);
+}
+
+/* Keep the first n elements only (n >= 1): a mapping's tail pages unmapped, a malloc'd array shrunk. */
+static void *losarr_trim(void *p, size_t *map, size_t n, size_t elem)
+{
+    (void)map;
+#if LOS_MAP
+    if (*map) {
+        size_t len = page_round(n * elem);
+        if (len < *map) {
+            munmap((char *)p + len, *map - len);
+            *map = len;
+        }
+        return p;
+    }
+#endif
+    void *q = realloc(p, n * elem);
+    return q ? q : p;
+}
+
+/* Room for need elements: 0, or -1 out of memory (the array left as it was). Sized once at build_begin,
+ * so this only grows past a count that was wrong (a fallback: a new array, the old one copied). */
+static int grow(uint32_t *grows, void **p, size_t *cap, size_t *map, size_t need, size_t elem)
 {
     if (need <= *cap) return 0;
+    ++*grows;
     size_t nc = *cap ? *cap : 64;
     while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
+    size_t nm;
+    void *q = losarr_alloc(nc, elem, &nm);
     if (!q) return -1;
+    if (*p) memcpy(q, *p, *cap * elem);
+    losarr_free(*p, *map);
     *p = q;
     *cap = nc;
+    *map = nm;
     return 0;
 }
 
@@ -153,11 +241,13 @@ static int enter(builder *b, frame *f, size_t ni, uint32_t L, uint32_t x, uint32
     }
     size_t at;
     if (L == 2) { /* (the bricks' slots now, their contents by fill_brick) */
-        if (grow((void **)&b->brick, &b->capbrick, b->nbrick + k, sizeof *b->brick)) return -1;
+        if (grow(&b->grows, (void **)&b->brick, &b->capbrick, &b->mapbrick, b->nbrick + k, sizeof *b->brick))
+            return -1;
         at = b->nbrick;
         b->nbrick += k;
     } else {
-        if (grow((void **)&b->node, &b->capnode, b->nnode + k, sizeof *b->node)) return -1;
+        if (grow(&b->grows, (void **)&b->node, &b->capnode, &b->mapnode, b->nnode + k, sizeof *b->node))
+            return -1;
         at = b->nnode;
         b->nnode += k;
     }
@@ -200,8 +290,8 @@ struct on_losbuild {
 static void build_free(on_losbuild *lb)
 {
     if (!lb) return;
-    free(lb->b.node);
-    free(lb->b.brick);
+    losarr_free(lb->b.node, lb->b.mapnode);
+    losarr_free(lb->b.brick, lb->b.mapbrick);
     free(lb);
 }
 
@@ -222,10 +312,16 @@ static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t dep
     uint32_t top = (depth + 1) / 2;
     if (top < 2) top = 2;
     lb->top = top;
-    if (grow((void **)&b->node, &b->capnode, 1, sizeof *b->node)) {
+    /* both arrays at their most now (see losarr_alloc): no slice grows one */
+    size_t cnt = tab->count;
+    b->node = losarr_alloc(cnt + 1, sizeof *b->node, &b->mapnode);
+    b->brick = losarr_alloc(cnt ? cnt : 1, sizeof *b->brick, &b->mapbrick);
+    if (!b->node || !b->brick) {
         build_free(lb);
         return NULL;
     }
+    b->capnode = cnt + 1;
+    b->capbrick = cnt ? cnt : 1;
     b->nnode = 1;
     /* the top's octree state: the root itself, or a virtual cube above it */
     int s = 2 * top == b->depth ? cube_state(b, b->depth, 0, 0, 0, VIRTUAL, 0) : VIRTUAL;
@@ -308,12 +404,14 @@ static on_losmap *build_finish(on_losbuild *lb)
     builder b = lb->b;
     uint32_t top = lb->top;
     free(lb);
-    /* give back the slack */
-    on_losnode *nn = realloc(b.node, b.nnode * sizeof *b.node);
-    if (nn) b.node = nn;
+    /* give back the slack (a mapping's untouched tail unmapped, no copy) */
+    b.node = losarr_trim(b.node, &b.mapnode, b.nnode, sizeof *b.node);
     if (b.nbrick) {
-        uint64_t *nb = realloc(b.brick, b.nbrick * sizeof *b.brick);
-        if (nb) b.brick = nb;
+        b.brick = losarr_trim(b.brick, &b.mapbrick, b.nbrick, sizeof *b.brick);
+    } else {
+        losarr_free(b.brick, b.mapbrick);
+        b.brick = NULL;
+        b.mapbrick = 0;
     }
     m->top = top;
     m->depth = b.depth;
@@ -321,6 +419,9 @@ static on_losmap *build_finish(on_losbuild *lb)
     m->nbrick = (uint32_t)b.nbrick;
     m->node = b.node;
     m->brick = b.brick;
+    m->mapnode = b.mapnode;
+    m->mapbrick = b.mapbrick;
+    m->grows = b.grows;
     m->bytes = sizeof *m + b.nnode * sizeof *b.node + b.nbrick * sizeof *b.brick;
     for (int j = 0; j < 3; j++) {
         m->reg[j] = b.reg[j];
@@ -373,8 +474,8 @@ on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
 void on_losmap_free(on_losmap *m)
 {
     if (!m) return;
-    free(m->node);
-    free(m->brick);
+    losarr_free(m->node, m->mapnode);
+    losarr_free(m->brick, m->mapbrick);
     free(m);
 }
 

@@ -41,6 +41,9 @@ typedef struct on_losmap {
     uint32_t nnode, nbrick;
     on_losnode *node;  /* node[0] is the top */
     uint64_t *brick;
+    size_t mapnode, mapbrick; /* node[] / brick[]: bytes mapped (pages of their own), 0: malloc'd */
+    uint32_t grows;    /* times its build grew node[] or brick[] after sizing them from the table's count
+                        * (0: the bound nnode <= count + 1, nbrick <= count held; no build step realloc'd) */
     size_t bytes;      /* everything it holds */
     /* the region of the tile inside the map (tile-local leaves [0, reg)), and the box around every
      * blocked leaf in it ([lo, hi); empty when lo[0] >= hi[0]): a segment strictly inside the region
