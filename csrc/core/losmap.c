@@ -2,9 +2,6 @@
  * losmap.c -- building a tile's losmap from its node table, publishing it in the tile, freeing it
  * (the structure and its life: losmap.h).
  */
-#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS (the build's arrays in pages of their own) */
-#endif
 #include "losmap.h"
 
 #include <stdatomic.h>
@@ -12,15 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#if defined(__unix__) || defined(__APPLE__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
-#if defined(MAP_ANONYMOUS)
-#define LOS_MAP 1
-#else
-#define LOS_MAP 0
-#endif
 
 /* losmap.h's spread coordinates, for v < 512 (bit pairs 0 .. 4): written out by the preprocessor. */
 #define SPREAD(v) ((uint32_t)((v) & 3) | (uint32_t)((v) >> 2 & 3) << 6 | (uint32_t)((v) >> 4 & 3) << 12 | \
@@ -77,74 +65,6 @@ static int cube_state(const builder *b, uint32_t layer, uint32_t x, uint32_t y, 
     return v < 0 ? ST_FREE : v;
 }
 
-/* The build's node and brick arrays (issue 31 goal 1, streamed frames): sized once at build_begin from
- * the node table's count (every node but the top and every brick is a distinct stored cube: nnode <=
- * count + 1, nbrick <= count), so that no on_tree_los_step slice grows one (session 28: one realloc of
- * the node array to 256 KB took 7.9 ms of the game thread's CPU). An array of LOSARR_PAGES bytes or more
- * is its own anonymous mapping: reserved, not touched (a page is faulted in when the build first
- * writes it, ~1 us, spread over the slices), its unused tail unmapped at build_finish, unmapped by
- * on_losmap_free; a smaller one is malloc'd. Without mmap every one is malloc'd. */
-#define LOSARR_PAGES ((size_t)64 * 1024)
-
-#if LOS_MAP
-static size_t page_round(size_t bytes)
-{
-    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    return (bytes + pg - 1) / pg * pg;
-}
-#endif
-
-/* n elements of elem bytes (n >= 1); *map: the bytes mapped, or 0 (malloc'd). NULL: out of memory. */
-static void *losarr_alloc(size_t n, size_t elem, size_t *map)
-{
-    *map = 0;
-    if (n > SIZE_MAX / 2 / elem) return NULL;
-    size_t bytes = n * elem;
-#if LOS_MAP
-    if (bytes >= LOSARR_PAGES) {
-        size_t len = page_round(bytes);
-        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m != MAP_FAILED) {
-            *map = len;
-            return m;
-        }
-        return NULL;
-    }
-#endif
-    return malloc(bytes);
-}
-
-static void losarr_free(void *p, size_t map)
-{
-    if (!p) return;
-#if LOS_MAP
-    if (map) {
-        munmap(p, map);
-        return;
-    }
-#endif
-    (void)map;
-    free(p);
-}
-
-/* Keep the first n elements only (n >= 1): a mapping's tail pages unmapped, a malloc'd array shrunk. */
-static void *losarr_trim(void *p, size_t *map, size_t n, size_t elem)
-{
-    (void)map;
-#if LOS_MAP
-    if (*map) {
-        size_t len = page_round(n * elem);
-        if (len < *map) {
-            munmap((char *)p + len, *map - len);
-            *map = len;
-        }
-        return p;
-    }
-#endif
-    void *q = realloc(p, n * elem);
-    return q ? q : p;
-}
-
 /* Room for need elements: 0, or -1 out of memory (the array left as it was). Sized once at build_begin,
  * so this only grows past a count that was wrong (a fallback: a new array, the old one copied). */
 static int grow(uint32_t *grows, void **p, size_t *cap, size_t *map, size_t need, size_t elem)
@@ -154,10 +74,10 @@ static int grow(uint32_t *grows, void **p, size_t *cap, size_t *map, size_t need
     size_t nc = *cap ? *cap : 64;
     while (nc < need) nc *= 2;
     size_t nm;
-    void *q = losarr_alloc(nc, elem, &nm);
+    void *q = on_losarr_alloc(nc, elem, &nm);
     if (!q) return -1;
     if (*p) memcpy(q, *p, *cap * elem);
-    losarr_free(*p, *map);
+    on_losarr_free(*p, *map);
     *p = q;
     *cap = nc;
     *map = nm;
@@ -290,8 +210,8 @@ struct on_losbuild {
 static void build_free(on_losbuild *lb)
 {
     if (!lb) return;
-    losarr_free(lb->b.node, lb->b.mapnode);
-    losarr_free(lb->b.brick, lb->b.mapbrick);
+    on_losarr_free(lb->b.node, lb->b.mapnode);
+    on_losarr_free(lb->b.brick, lb->b.mapbrick);
     free(lb);
 }
 
@@ -312,10 +232,12 @@ static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t dep
     uint32_t top = (depth + 1) / 2;
     if (top < 2) top = 2;
     lb->top = top;
-    /* both arrays at their most now (see losarr_alloc): no slice grows one */
+    /* both arrays at their most now (every node but the top and every brick is a distinct stored cube:
+     * nnode <= count + 1, nbrick <= count; losmap_arrays.c): no slice grows one (session 28: one realloc
+     * of the node array took 7.9 ms of the game thread's CPU) */
     size_t cnt = tab->count;
-    b->node = losarr_alloc(cnt + 1, sizeof *b->node, &b->mapnode);
-    b->brick = losarr_alloc(cnt ? cnt : 1, sizeof *b->brick, &b->mapbrick);
+    b->node = on_losarr_alloc(cnt + 1, sizeof *b->node, &b->mapnode);
+    b->brick = on_losarr_alloc(cnt ? cnt : 1, sizeof *b->brick, &b->mapbrick);
     if (!b->node || !b->brick) {
         build_free(lb);
         return NULL;
@@ -405,11 +327,11 @@ static on_losmap *build_finish(on_losbuild *lb)
     uint32_t top = lb->top;
     free(lb);
     /* give back the slack (a mapping's untouched tail unmapped, no copy) */
-    b.node = losarr_trim(b.node, &b.mapnode, b.nnode, sizeof *b.node);
+    b.node = on_losarr_trim(b.node, &b.mapnode, b.nnode, sizeof *b.node);
     if (b.nbrick) {
-        b.brick = losarr_trim(b.brick, &b.mapbrick, b.nbrick, sizeof *b.brick);
+        b.brick = on_losarr_trim(b.brick, &b.mapbrick, b.nbrick, sizeof *b.brick);
     } else {
-        losarr_free(b.brick, b.mapbrick);
+        on_losarr_free(b.brick, b.mapbrick);
         b.brick = NULL;
         b.mapbrick = 0;
     }
@@ -474,8 +396,8 @@ on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
 void on_losmap_free(on_losmap *m)
 {
     if (!m) return;
-    losarr_free(m->node, m->mapnode);
-    losarr_free(m->brick, m->mapbrick);
+    on_losarr_free(m->node, m->mapnode);
+    on_losarr_free(m->brick, m->mapbrick);
     free(m);
 }
 

@@ -104,6 +104,13 @@ void on_tile_losmap_drop(on_tile *tl);
  * tree: any thread (the streamer's workers build one beside a tile's decode). NULL when out of memory. */
 on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth);
 void on_losmap_free(on_losmap *m);
+/* A build's node and brick arrays (losmap_arrays.c): n elements of elem bytes (n >= 1), an array of 64 KB
+ * or more an anonymous mapping of its own (*map: the bytes mapped; 0: malloc'd); NULL when out of
+ * memory. on_losarr_trim keeps the first n (a mapping's tail pages unmapped, no copy); on_losarr_free
+ * takes the map on_losarr_alloc or on_losarr_trim left. */
+void *on_losarr_alloc(size_t n, size_t elem, size_t *map);
+void *on_losarr_trim(void *p, size_t *map, size_t n, size_t elem);
+void on_losarr_free(void *p, size_t map);
 
 /* Give tile `tile` m, built from the contents it holds now (replacing and freeing any losmap it had):
  * the writer's side, right after the install of those contents (the next change drops it,
