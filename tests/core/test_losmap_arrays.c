@@ -5,7 +5,7 @@
  * game thread in a realloc of the node array): builds in steps of a few reads and one-piece builds, on
  * scenes whose tiles hold from a few to tens of thousands of nodes, grow neither array (grows == 0),
  * keep the bound, and give back the reserve's unused pages when whole (a mapped array is trimmed to
- * its pages); the masks are the one-piece build's and agree with the node table leaf by leaf.
+ * its pages; on_tree_los_step copies them out and keeps its arrays for the next tile); the masks are the one-piece build's and agree with the node table leaf by leaf.
  */
 #include "octonav.h"
 #include "losmap.h"
@@ -97,7 +97,7 @@ static void test_steps_grow_nothing(void)
             on_losmap *one = on_losmap_build(&tl->table, tl->solid, (uint32_t)t->p.depth);
             CHECK_EQ_INT(arrays_bad(one, tl->table.count), 0);
             CHECK(same_arrays(m, one));
-            if (m && m->mapnode) mapped++;
+            if (one && one->mapnode) mapped++;
             if (m && m->nnode > 2000) big++;
             on_losmap_free(one);
         }
