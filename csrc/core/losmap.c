@@ -360,36 +360,20 @@ int on_losbuild_copy(on_losbuild *lb, uint64_t *work, uint64_t limit, double dea
     return 1;
 }
 
-/* The losmap of a whole build; NULL: out of memory. keep 0: its arrays move into it (trimmed) and lb is
- * freed either way; keep 1 (on_tree_los_step, after on_losbuild_copy): it takes on_losbuild_copy's copies and lb goes
- * idle with its arrays, for the next build (whose pages are then resident: no faults). */
-on_losmap *on_losbuild_finish(on_losbuild *lb, int keep)
+/* The losmap of a whole build, after on_losbuild_copy: it takes the copies; lb goes idle with its
+ * arrays, for a next build (on_tree_los_step: their pages then resident, no faults). NULL: out of memory
+ * (lb as it was). */
+on_losmap *on_losbuild_finish(on_losbuild *lb)
 {
     on_losmap *m = malloc(sizeof *m);
-    if (!m) {
-        if (!keep) on_losbuild_free(lb);
-        return NULL;
-    }
+    if (!m) return NULL;
     builder b = lb->b;
     uint32_t top = lb->top;
-    if (keep) {
-        lb->idle = 1;
-        b.node = lb->cnode, b.brick = lb->cbrick;
-        b.mapnode = b.mapbrick = 0;
-        lb->cnode = NULL, lb->cbrick = NULL;
-        copy_drop(lb);
-    } else {
-        free(lb);
-        /* give back the slack (a mapping's untouched tail unmapped, no copy) */
-        b.node = on_losarr_trim(b.node, &b.mapnode, b.nnode, sizeof *b.node);
-        if (b.nbrick) {
-            b.brick = on_losarr_trim(b.brick, &b.mapbrick, b.nbrick, sizeof *b.brick);
-        } else {
-            on_losarr_free(b.brick, b.mapbrick);
-            b.brick = NULL;
-            b.mapbrick = 0;
-        }
-    }
+    lb->idle = 1;
+    b.node = lb->cnode, b.brick = lb->cbrick;
+    b.mapnode = b.mapbrick = 0;
+    lb->cnode = NULL, lb->cbrick = NULL;
+    copy_drop(lb);
     m->top = top;
     m->depth = b.depth;
     m->nnode = (uint32_t)b.nnode;
@@ -441,11 +425,14 @@ on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
     on_losbuild *lb = on_losbuild_begin(tab, solid, depth);
     if (!lb) return NULL;
     uint64_t work = 0;
-    if (on_losbuild_run(lb, &work, UINT64_MAX, 0) < 0) {
-        on_losbuild_free(lb);
-        return NULL;
-    }
-    return on_losbuild_finish(lb, 0);
+    /* (copied out at their size, malloc'd, as on_tree_los_step's: every published losmap's arrays come
+     * from the allocator, whose free blocks are reused; a mapping of its own freed on the game's thread,
+     * a worker's tile unloaded or dropped by the budget, cost an munmap there) */
+    on_losmap *m = NULL;
+    if (on_losbuild_run(lb, &work, UINT64_MAX, 0) == 1 && on_losbuild_copy(lb, &work, UINT64_MAX, 0) == 1)
+        m = on_losbuild_finish(lb);
+    on_losbuild_free(lb);
+    return m;
 }
 
 void on_losmap_free(on_losmap *m)

@@ -1,6 +1,6 @@
 /*
  * losmap_arrays.c -- a losmap build's node and brick arrays (losmap.h, on_losarr_*): sized once, 64 KB or
- * more in an anonymous mapping of their own (reserved, faulted in as written), trimmed to their pages.
+ * more in an anonymous mapping of their own (reserved, faulted in as written).
  */
 #if defined(__linux__) && !defined(_DEFAULT_SOURCE)
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
@@ -24,8 +24,9 @@
  * count + 1, nbrick <= count), so that no on_tree_los_step slice grows one (session 28: one realloc of
  * the node array to 256 KB took 7.9 ms of the game thread's CPU). An array of LOSARR_PAGES bytes or more
  * is its own anonymous mapping: reserved, not touched (a page is faulted in when the build first
- * writes it, ~1 us, spread over the slices), its unused tail unmapped at build_finish, unmapped by
- * on_losmap_free; a smaller one is malloc'd. Without mmap every one is malloc'd. */
+ * writes it, ~1 us, spread over the slices; on_tree_los_step keeps them for its next build); a finished
+ * build is copied out at its size (malloc'd, on_losbuild_copy); a smaller one is malloc'd. Without mmap
+ * every one is malloc'd. */
 #define LOSARR_PAGES ((size_t)64 * 1024)
 
 #if LOS_MAP
@@ -67,22 +68,4 @@ void on_losarr_free(void *p, size_t map)
 #endif
     (void)map;
     free(p);
-}
-
-/* Keep the first n elements only (n >= 1): a mapping's tail pages unmapped, a malloc'd array shrunk. */
-void *on_losarr_trim(void *p, size_t *map, size_t n, size_t elem)
-{
-    (void)map;
-#if LOS_MAP
-    if (*map) {
-        size_t len = page_round(n * elem);
-        if (len < *map) {
-            munmap((char *)p + len, *map - len);
-            *map = len;
-        }
-        return p;
-    }
-#endif
-    void *q = realloc(p, n * elem);
-    return q ? q : p;
 }

@@ -58,8 +58,8 @@ int on_losbuild_init(on_losbuild *lb, const on_table *tab, uint8_t solid, uint32
 int on_losbuild_run(on_losbuild *lb, uint64_t *work, uint64_t limit, double deadline);
 /* A whole build's arrays copied out at their size, in slices as on_losbuild_run. */
 int on_losbuild_copy(on_losbuild *lb, uint64_t *work, uint64_t limit, double deadline);
-/* The losmap of a whole build (keep 1: after on_losbuild_copy, lb goes idle with its arrays). */
-on_losmap *on_losbuild_finish(on_losbuild *lb, int keep);
+/* The losmap of a whole build, after on_losbuild_copy (lb goes idle with its arrays). */
+on_losmap *on_losbuild_finish(on_losbuild *lb);
 void on_losbuild_free(on_losbuild *lb);
 /* The losmap's tree hook added to t (0; -1: out of memory). */
 int on_losmap_hook_add(on_tree *t);

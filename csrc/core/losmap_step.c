@@ -184,7 +184,7 @@ on_status on_tree_los_step(on_tree *t, uint64_t work, double seconds, int all, o
         }
         if (r == 0) break;
         uint32_t i = lb->tile;
-        on_losmap *m = on_losbuild_finish(lb, 1); /* (lb idle now, its arrays kept for the next tile) */
+        on_losmap *m = on_losbuild_finish(lb); /* (lb idle now, its arrays kept for the next tile) */
         if (!m) {
             on_tree_losbuild_drop(t);
             st = ON_FAILURE | ON_NO_MEMORY;
