@@ -32,7 +32,8 @@ build = {
       sources = { -- by room (csrc/README.md)
         "csrc/core/clearance.c", "csrc/core/export.c", "csrc/core/fileio.c", "csrc/core/freespace.c",
         "csrc/core/geometry.c",
-        "csrc/core/losmap.c", "csrc/core/objfile.c", "csrc/core/pointquery.c", "csrc/core/raycast.c",
+        "csrc/core/losmap.c", "csrc/core/losmap_arrays.c", "csrc/core/losmap_step.c", "csrc/core/objfile.c",
+        "csrc/core/pointquery.c", "csrc/core/raycast.c",
         "csrc/core/raycast_dense.c", "csrc/core/raycast_turn.c", "csrc/core/surface.c", "csrc/core/table.c",
         "csrc/core/tilefile.c", "csrc/core/tree.c", "csrc/core/voxmap.c",
         "csrc/search/areas.c", "csrc/search/boxes.c", "csrc/search/celladj.c", "csrc/search/celladj_csr.c", "csrc/search/graph.c",

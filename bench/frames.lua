@@ -161,14 +161,19 @@ end
 local function make_tracer(world, budget, strm)
   local tc = core.thread_clock
   local T = { sums = {}, counts = {}, names = {}, over = {}, by_top = {}, top = 0, top_name = nil, upd = 0,
-    upd_max = 0, upd_what = nil, upd_sum = 0, restore = {} }
+    upd_max = 0, upd_what = nil, upd_sum = 0, restore = {}, cmax = {}, cslow = {}, ccalls = {} }
   local sums, counts, names = T.sums, T.counts, T.names
+  local cmax, cslow, ccalls = T.cmax, T.cslow, T.ccalls
   local function finish(t0, label, ...)
     local dt = tc() - t0
     if sums[label] == nil then names[#names + 1] = label end
     sums[label] = (sums[label] or 0) + dt
     counts[label] = (counts[label] or 0) + 1
     if dt > T.top then T.top, T.top_name = dt, label end
+    -- every call of the run: its worst and the calls over 0.5 ms (printed at the end)
+    ccalls[label] = (ccalls[label] or 0) + 1
+    if dt > (cmax[label] or 0) then cmax[label] = dt end
+    if dt > 0.5e-3 then cslow[label] = (cslow[label] or 0) + 1 end
     return ...
   end
   local function wrap(methods, prefix, list)
@@ -210,7 +215,7 @@ local function make_tracer(world, budget, strm)
     for _, k in ipairs(names) do sums[k], counts[k] = 0, 0 end
     T.top, T.top_name, T.upd, T.upd_max, T.upd_what, T.upd_sum = 0, nil, 0, 0, nil, 0
   end
-  function T.frame_end(f, ms, limit, ph)
+  function T.frame_end(f, ms, limit, ph, sms)
     if ms <= limit then return end
     -- budget:update's parts (thread CPU ms): frame() with the collector, the first pass, lead
     -- moves, plans and searches under way, the turns, the masks, the end
@@ -238,9 +243,9 @@ local function make_tracer(world, budget, strm)
     local key = (lua > T.top * 1e3) and "Lua" or top
     T.by_top[key] = (T.by_top[key] or 0) + 1
     T.over[#T.over + 1] = ("  frame %d: %.2f ms; longest call %s %.2f ms; C %.2f ms: %s; Lua %.2f ms; %d updates,"
-      .. " longest %.2f ms (%s), all %.2f ms; outside the updates %.2f ms%s"):format(f, ms, top, T.top * 1e3, c * 1e3,
+      .. " longest %.2f ms (%s), all %.2f ms; outside the updates %.2f ms%s%s"):format(f, ms, top, T.top * 1e3, c * 1e3,
       table.concat(txt, ", "), lua, T.upd, T.upd_max * 1e3, tostring(T.upd_what), T.upd_sum * 1e3,
-      ms - T.upd_sum * 1e3, parts_)
+      ms - T.upd_sum * 1e3, parts_, sms and ("; streamer:update %.2f"):format(sms) or "")
   end
   function T.close()
     for _, r in ipairs(T.restore) do r() end
@@ -383,6 +388,7 @@ local function run_pass()
   local speed = o.speed * world.scale
   local limit = o.ms + 0.5
   local copy_c, copy_w
+  local sms -- (--trace: this frame's streamer:update, Lua and C, thread CPU ms)
   local GP = flags.gcprobe and { max = 0, steps = {}, cyc = 0, base = collectgarbage("count") }
   if GP then collectgarbage("stop") end
   local run0 = core.clock()
@@ -394,6 +400,7 @@ local function run_pass()
       local ch = strm:update()
       if TL then TL.ch = ch end
       local sc = (core.thread_clock() - c0) * 1e3
+      sms = sc
       if sc > smax then smax = sc end
       if sc > o.ms / 2 then sover = sover + 1 end
     end
@@ -417,7 +424,7 @@ local function run_pass()
     cpu[f], wall[f] = c, ((copy_w or core.clock()) - w0) * 1e3
     copy_c, copy_w = nil, nil
     if c > limit then over = over + 1 end
-    if T then T.frame_end(f, c, limit, group and budget.phases) end
+    if T then T.frame_end(f, c, limit, group and budget.phases, sms) end
     if TL and TL.ch then -- (outside the frame's times)
       for _, t in ipairs(TL.ch.loaded) do
         local ti = t[1] + world.tiles[1] * (t[2] + world.tiles[2] * t[3])
@@ -711,6 +718,12 @@ local function report(p, r)
     for k, v in pairs(r.trace.by_top) do bt[#bt + 1] = k .. " " .. v end
     table.sort(bt)
     print(("  frames over %g ms by their longest part: %s"):format(o.ms + 0.5, table.concat(bt, ", ")))
+    local cl = {}
+    for k, n in pairs(r.trace.ccalls) do
+      cl[#cl + 1] = ("%s %d / %d, worst %.2f"):format(k, r.trace.cslow[k] or 0, n, r.trace.cmax[k] * 1e3)
+    end
+    table.sort(cl)
+    print("  traced calls over 0.5 ms / calls, worst ms (thread CPU): " .. table.concat(cl, "; "))
     for _, line in ipairs(r.trace.over) do print(line) end
   end
 end

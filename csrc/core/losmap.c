@@ -1,8 +1,9 @@
 /*
- * losmap.c -- building a tile's losmap from its node table, publishing it in the tile, freeing it
+ * losmap.c -- building a tile's losmap from its node table (in slices: losmap_build.h; on_tree_los_step in
+ * losmap_step.c), publishing it in the tile, freeing it
  * (the structure and its life: losmap.h).
  */
-#include "losmap.h"
+#include "losmap_build.h"
 
 #include <stdatomic.h>
 #include <stdint.h>
@@ -27,17 +28,6 @@ const uint32_t on_los_spread[ON_LOS_SPREAD_N] = {SPREAD64(0),   SPREAD64(64),  S
 #define ST_BLOCKED (-2)
 #define VIRTUAL 0xfe /* the value of a cube above the root: its child 0 holds the tile, the rest is outside */
 
-typedef struct builder {
-    const on_table *tab;
-    uint32_t depth;
-    uint8_t solid;
-    on_losnode *node;
-    size_t nnode, capnode;
-    uint64_t *brick;
-    size_t nbrick, capbrick;
-    uint32_t reg[3];         /* the tile's part of the map */
-    int32_t lo[3], hi[3];    /* the box around the blocked leaves in it */
-} builder;
 
 /* Grow the box around blocked leaves by the cube at (x, y, z) of side q, as far as it is in the map. */
 static void blocked_box(builder *b, uint32_t x, uint32_t y, uint32_t z, uint32_t q)
@@ -64,15 +54,22 @@ static int cube_state(const builder *b, uint32_t layer, uint32_t x, uint32_t y, 
     return v < 0 ? ST_FREE : v;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem)
+/* Room for need elements: 0, or -1 out of memory (the array left as it was). Sized once at on_losbuild_begin,
+ * so this only grows past a count that was wrong (a fallback: a new array, the old one copied). */
+static int grow(uint32_t *grows, void **p, size_t *cap, size_t *map, size_t need, size_t elem)
 {
     if (need <= *cap) return 0;
+    ++*grows;
     size_t nc = *cap ? *cap : 64;
     while (nc < need) nc *= 2;
-    void *q = realloc(*p, nc * elem);
+    size_t nm;
+    void *q = on_losarr_alloc(nc, elem, &nm);
     if (!q) return -1;
+    if (*p) memcpy(q, *p, *cap * elem);
+    on_losarr_free(*p, *map);
     *p = q;
     *cap = nc;
+    *map = nm;
     return 0;
 }
 
@@ -125,14 +122,8 @@ static uint64_t brick_of(const builder *b, uint32_t x, uint32_t y, uint32_t z, i
  * children (above level 2 nodes, at level 2 bricks), which *f (a frame for the caller's stack) then lists
  * to be filled in bit order (returns 1; 0: none). -1: out of memory. *work grows by the node table reads
  * it made (the unit of on_tree_los_step's budget); a level-2 node's bricks are filled one at a time by
- * build_run (up to 8 reads each), so a step's budget and deadline are read between bricks too: a node
+ * on_losbuild_run (up to 8 reads each), so a step's budget and deadline are read between bricks too: a node
  * with 64 mixed bricks is ~580 reads (~40-150 us) that a step would otherwise run past its limit. */
-typedef struct frame {
-    uint32_t L, x, y, z;
-    int st[64];    /* the children's octree states */
-    uint64_t rest; /* mixed children not filled yet */
-    size_t at;     /* node[] (brick[] for L 2) index of the next of them */
-} frame;
 
 static int enter(builder *b, frame *f, size_t ni, uint32_t L, uint32_t x, uint32_t y, uint32_t z, int s,
                  uint64_t *work)
@@ -153,11 +144,13 @@ static int enter(builder *b, frame *f, size_t ni, uint32_t L, uint32_t x, uint32
     }
     size_t at;
     if (L == 2) { /* (the bricks' slots now, their contents by fill_brick) */
-        if (grow((void **)&b->brick, &b->capbrick, b->nbrick + k, sizeof *b->brick)) return -1;
+        if (grow(&b->grows, (void **)&b->brick, &b->capbrick, &b->mapbrick, b->nbrick + k, sizeof *b->brick))
+            return -1;
         at = b->nbrick;
         b->nbrick += k;
     } else {
-        if (grow((void **)&b->node, &b->capnode, b->nnode + k, sizeof *b->node)) return -1;
+        if (grow(&b->grows, (void **)&b->node, &b->capnode, &b->mapnode, b->nnode + k, sizeof *b->node))
+            return -1;
         at = b->nnode;
         b->nnode += k;
     }
@@ -185,31 +178,34 @@ static void fill_brick(builder *b, frame *f, uint64_t *work)
     }
 }
 
-/* A build in progress: the builder and the stack of nodes whose mixed children are not all filled
- * (depth-first, each node's children in bit order: the layout a one-piece build gives). */
-struct on_losbuild {
-    builder b;
-    uint32_t top;
-    int n;        /* frames on the stack */
-    int failed;   /* out of memory */
-    frame stack[ON_LOS_LEVELS];
-    /* the tile it builds and the salt it read (on_tree_los_step: a change of the tile abandons it) */
-    uint32_t tile, salt;
-};
 
-static void build_free(on_losbuild *lb)
+static void copy_drop(on_losbuild *lb)
+{
+    free(lb->cnode);
+    free(lb->cbrick);
+    lb->cnode = NULL, lb->cbrick = NULL;
+    lb->copying = 0;
+    lb->cdone = 0;
+}
+
+void on_losbuild_free(on_losbuild *lb)
 {
     if (!lb) return;
-    free(lb->b.node);
-    free(lb->b.brick);
+    copy_drop(lb);
+    on_losarr_free(lb->b.node, lb->b.mapnode);
+    on_losarr_free(lb->b.brick, lb->b.mapbrick);
     free(lb);
 }
 
-static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t depth)
+/* Start lb's build of a tile (a new lb, or an idle one whose arrays are used again); -1: out of memory
+ * (lb's arrays freed, lb not). */
+int on_losbuild_init(on_losbuild *lb, const on_table *tab, uint8_t solid, uint32_t depth)
 {
-    on_losbuild *lb = calloc(1, sizeof *lb);
-    if (!lb) return NULL;
     builder *b = &lb->b;
+    copy_drop(lb);
+    lb->n = lb->failed = lb->idle = 0;
+    b->nnode = b->nbrick = 0;
+    b->grows = 0;
     b->tab = tab;
     b->depth = depth;
     b->solid = solid;
@@ -222,9 +218,26 @@ static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t dep
     uint32_t top = (depth + 1) / 2;
     if (top < 2) top = 2;
     lb->top = top;
-    if (grow((void **)&b->node, &b->capnode, 1, sizeof *b->node)) {
-        build_free(lb);
-        return NULL;
+    /* both arrays at their most now (every node but the top and every brick is a distinct stored cube:
+     * nnode <= count + 1, nbrick <= count; losmap_arrays.c): no slice grows one (session 28: one realloc
+     * of the node array took 7.9 ms of the game thread's CPU) */
+    size_t cnt = tab->count;
+    if (b->capnode < cnt + 1) {
+        on_losarr_free(b->node, b->mapnode);
+        b->node = on_losarr_alloc(cnt + 1, sizeof *b->node, &b->mapnode);
+        b->capnode = b->node ? cnt + 1 : 0;
+    }
+    if (b->capbrick < (cnt ? cnt : 1)) {
+        on_losarr_free(b->brick, b->mapbrick);
+        b->brick = on_losarr_alloc(cnt ? cnt : 1, sizeof *b->brick, &b->mapbrick);
+        b->capbrick = b->brick ? (cnt ? cnt : 1) : 0;
+    }
+    if (!b->node || !b->brick) {
+        on_losarr_free(b->node, b->mapnode);
+        on_losarr_free(b->brick, b->mapbrick);
+        b->node = NULL, b->brick = NULL;
+        b->capnode = b->capbrick = b->mapnode = b->mapbrick = 0;
+        return -1;
     }
     b->nnode = 1;
     /* the top's octree state: the root itself, or a virtual cube above it */
@@ -240,16 +253,23 @@ static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t dep
     } else {
         uint64_t w = 0;
         int r = enter(b, &lb->stack[0], 0, top, 0, 0, 0, s, &w);
-        if (r < 0) {
-            build_free(lb);
-            return NULL;
-        }
+        if (r < 0) return -1;
         /* a top at level 2 (a tile of depth 4 or less): its bricks here, as the node's own (at most 64) */
         if (r == 1 && top == 2) {
             while (lb->stack[0].rest) fill_brick(b, &lb->stack[0], &w);
             r = 0;
         }
         lb->n = r;
+    }
+    return 0;
+}
+
+on_losbuild *on_losbuild_begin(const on_table *tab, uint8_t solid, uint32_t depth)
+{
+    on_losbuild *lb = calloc(1, sizeof *lb);
+    if (lb && on_losbuild_init(lb, tab, solid, depth) < 0) {
+        on_losbuild_free(lb);
+        return NULL;
     }
     return lb;
 }
@@ -261,7 +281,7 @@ static on_losbuild *build_begin(const on_table *tab, uint8_t solid, uint32_t dep
 /* Fill nodes and bricks until the build is whole (1) or *work reaches limit (0; *work may pass it by one
  * node's reads, 72), or until the clock passes deadline (a CLOCK_MONOTONIC second; 0: none; read when
  * BUILD_CLOCK_READS reads were made since the last read, and before the first). -1: out of memory. */
-static int build_run(on_losbuild *lb, uint64_t *work, uint64_t limit, double deadline)
+int on_losbuild_run(on_losbuild *lb, uint64_t *work, uint64_t limit, double deadline)
 {
     if (lb->failed) return -1;
     uint64_t next_clock = *work;
@@ -297,30 +317,72 @@ static int build_run(on_losbuild *lb, uint64_t *work, uint64_t limit, double dea
     return 1;
 }
 
-/* The losmap of a whole build (its arrays move into it; lb is freed either way); NULL: out of memory. */
-static on_losmap *build_finish(on_losbuild *lb)
+/* COPY_CHUNK bytes of a whole build's arrays are copied between two reads of the clock: ~2-10 us, with
+ * the target's first-touched pages. The copy is no node-table read: it counts no work (a step bounded by
+ * work alone copies whole, as the finish did before; its deadline slices it). */
+#define COPY_CHUNK ((size_t)16384)
+
+/* Copy a whole build's arrays out at their size (malloc'd: where the allocator's free blocks are already
+ * resident), COPY_CHUNK bytes at a time, until done (1), or *work is at limit or the clock passes
+ * deadline (0), as on_losbuild_run; -1: out of memory. (A one-piece copy at the end of a 512^3 tile's build,
+ * ~0.7 MB into fresh pages, took 0.5-1.2 ms of one step at load 8.) */
+int on_losbuild_copy(on_losbuild *lb, uint64_t *work, uint64_t limit, double deadline)
+{
+    builder *b = &lb->b;
+    size_t nb = b->nnode * sizeof *b->node, bb = b->nbrick * sizeof *b->brick;
+    if (!lb->copying) {
+        lb->cnode = malloc(nb);
+        lb->cbrick = bb ? malloc(bb) : NULL;
+        if (!lb->cnode || (bb && !lb->cbrick)) {
+            copy_drop(lb);
+            return -1;
+        }
+        lb->copying = 1;
+        lb->cdone = 0;
+    }
+    while (lb->cdone < nb + bb) {
+        if (*work >= limit) return 0;
+        if (deadline > 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            if ((double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec >= deadline) return 0;
+        }
+        size_t at = lb->cdone, k = COPY_CHUNK;
+        if (at < nb) {
+            if (k > nb - at) k = nb - at;
+            memcpy((char *)lb->cnode + at, (const char *)b->node + at, k);
+        } else {
+            if (k > nb + bb - at) k = nb + bb - at;
+            memcpy((char *)lb->cbrick + (at - nb), (const char *)b->brick + (at - nb), k);
+        }
+        lb->cdone += k;
+    }
+    return 1;
+}
+
+/* The losmap of a whole build, after on_losbuild_copy: it takes the copies; lb goes idle with its
+ * arrays, for a next build (on_tree_los_step: their pages then resident, no faults). NULL: out of memory
+ * (lb as it was). */
+on_losmap *on_losbuild_finish(on_losbuild *lb)
 {
     on_losmap *m = malloc(sizeof *m);
-    if (!m) {
-        build_free(lb);
-        return NULL;
-    }
+    if (!m) return NULL;
     builder b = lb->b;
     uint32_t top = lb->top;
-    free(lb);
-    /* give back the slack */
-    on_losnode *nn = realloc(b.node, b.nnode * sizeof *b.node);
-    if (nn) b.node = nn;
-    if (b.nbrick) {
-        uint64_t *nb = realloc(b.brick, b.nbrick * sizeof *b.brick);
-        if (nb) b.brick = nb;
-    }
+    lb->idle = 1;
+    b.node = lb->cnode, b.brick = lb->cbrick;
+    b.mapnode = b.mapbrick = 0;
+    lb->cnode = NULL, lb->cbrick = NULL;
+    copy_drop(lb);
     m->top = top;
     m->depth = b.depth;
     m->nnode = (uint32_t)b.nnode;
     m->nbrick = (uint32_t)b.nbrick;
     m->node = b.node;
     m->brick = b.brick;
+    m->mapnode = b.mapnode;
+    m->mapbrick = b.mapbrick;
+    m->grows = b.grows;
     m->bytes = sizeof *m + b.nnode * sizeof *b.node + b.nbrick * sizeof *b.brick;
     for (int j = 0; j < 3; j++) {
         m->reg[j] = b.reg[j];
@@ -360,21 +422,24 @@ int on_los_popcnt_ok(void)
 
 on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth)
 {
-    on_losbuild *lb = build_begin(tab, solid, depth);
+    on_losbuild *lb = on_losbuild_begin(tab, solid, depth);
     if (!lb) return NULL;
     uint64_t work = 0;
-    if (build_run(lb, &work, UINT64_MAX, 0) < 0) {
-        build_free(lb);
-        return NULL;
-    }
-    return build_finish(lb);
+    /* (copied out at their size, malloc'd, as on_tree_los_step's: every published losmap's arrays come
+     * from the allocator, whose free blocks are reused; a mapping of its own freed on the game's thread,
+     * a worker's tile unloaded or dropped by the budget, cost an munmap there) */
+    on_losmap *m = NULL;
+    if (on_losbuild_run(lb, &work, UINT64_MAX, 0) == 1 && on_losbuild_copy(lb, &work, UINT64_MAX, 0) == 1)
+        m = on_losbuild_finish(lb);
+    on_losbuild_free(lb);
+    return m;
 }
 
 void on_losmap_free(on_losmap *m)
 {
     if (!m) return;
-    free(m->node);
-    free(m->brick);
+    on_losarr_free(m->node, m->mapnode);
+    on_losarr_free(m->brick, m->mapbrick);
     free(m);
 }
 
@@ -398,6 +463,8 @@ static void hook_stats(const on_tree *t, on_tree_stats *st)
     st->los_dropped = t->los_dropped;
 }
 static const on_tree_hook losmap_hook = {NULL, hook_drop, hook_touched, hook_stats};
+
+int on_losmap_hook_add(on_tree *t) { return on_tree_hook_add(t, &losmap_hook); }
 
 const on_losmap *on_tile_losmap_slow(const on_tree *t, uint32_t tile)
 {
@@ -476,200 +543,8 @@ on_status on_tree_los_prepare(const on_tree *t, size_t *bytes)
     return st;
 }
 
-/* Deferred builds (on_tree_los_step). */
-
 void on_tree_losbuild_drop(on_tree *t)
 {
-    build_free(t->losbuild);
+    on_losbuild_free(t->losbuild);
     t->losbuild = NULL;
-}
-
-void on_tree_set_los_defer(on_tree *t, int on) { t->los_defer = on != 0; }
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int tile_needs(const on_tree *t, uint32_t i)
-{
-    on_tile *tl = &((on_tree *)t)->tiles[i];
-    return tl->loaded && !tl->solid && !atomic_load_explicit(&tl->los, memory_order_acquire) &&
-           atomic_load_explicit(&tl->los_want, memory_order_relaxed) != 2;
-}
-
-static void unwant(on_tree *t, uint32_t i)
-{
-    unsigned char one = 1;
-    if (atomic_compare_exchange_strong_explicit(&t->tiles[i].los_want, &one, 0, memory_order_relaxed,
-                                                memory_order_relaxed))
-        atomic_fetch_sub_explicit(&t->los_wanted, 1, memory_order_relaxed);
-}
-
-/* The masks' budget (on_tree_set_los_budget). */
-
-void on_tree_set_los_budget(on_tree *t, size_t bytes)
-{
-    t->los_budget_set = bytes == ON_LOS_BUDGET_NONE ? 0 : bytes == ON_LOS_BUDGET_TREE ? 2 : 1;
-    t->los_budget = bytes;
-    for (uint32_t i = 0; i < t->ntiles; i++) { /* (forget which tiles passed the old one) */
-        unsigned char big = 2;
-        atomic_compare_exchange_strong_explicit(&t->tiles[i].los_want, &big, 0, memory_order_relaxed,
-                                                memory_order_relaxed);
-    }
-}
-
-size_t on_tree_los_budget(const on_tree *t)
-{
-    if (t->los_budget_set != 2) return t->los_budget_set ? t->los_budget : ON_LOS_BUDGET_NONE;
-    size_t b = sizeof *t + (size_t)t->ntiles * sizeof *t->tiles; /* (on_tree_stats' bytes) */
-    for (uint32_t i = 0; i < t->ntiles; i++) b += on_table_bytes(&t->tiles[i].table);
-    return (size_t)(ON_LOS_BUDGET_SHARE * (double)b);
-}
-
-/* The masks' bytes now (*keep_age: the most steps since a tile's masks were read, any tile but keep);
- * *old: a tile whose were read least recently, other than keep (UINT32_MAX: none). */
-static size_t masks_now(const on_tree *t, uint32_t keep, unsigned clock, uint32_t *old, unsigned *age, size_t *k)
-{
-    size_t total = 0;
-    *old = UINT32_MAX;
-    *age = 0;
-    *k = 0;
-    for (uint32_t i = 0; i < t->ntiles; i++) {
-        on_tile *tl = &((on_tree *)t)->tiles[i];
-        const on_losmap *m = atomic_load_explicit(&tl->los, memory_order_acquire);
-        if (!m) continue;
-        total += m->bytes;
-        ++*k;
-        if (i == keep) continue;
-        unsigned a = clock - atomic_load_explicit(&tl->los_used, memory_order_relaxed);
-        if (*old == UINT32_MAX || a > *age) *old = i, *age = a;
-    }
-    return total;
-}
-
-/* Drop the least recently read tiles' masks (never keep's) until they fit budget. */
-static void fit_budget(on_tree *t, size_t budget, uint32_t keep, unsigned clock, on_los_step_info *info)
-{
-    for (;;) {
-        uint32_t old;
-        unsigned age;
-        size_t k;
-        if (masks_now(t, keep, clock, &old, &age, &k) <= budget || old == UINT32_MAX) return;
-        on_tile_losmap_drop(&t->tiles[old]);
-        t->los_dropped++;
-        info->dropped++;
-    }
-}
-
-/* May a wanted tile's masks be built: they would fit (as big as the average kept), or some tile's have
- * not been read for ON_LOS_IDLE_STEPS calls (they make room)? */
-static int may_build(const on_tree *t, size_t budget, unsigned clock)
-{
-    if (budget == ON_LOS_BUDGET_NONE) return 1;
-    uint32_t old;
-    unsigned age;
-    size_t k, total = masks_now(t, UINT32_MAX, clock, &old, &age, &k);
-    return (k == 0 || total + total / k <= budget) || age >= ON_LOS_IDLE_STEPS;
-}
-
-/* The next tile to build: a wanted one (lowest index), else with all the next by the scan's cursor. */
-static int next_tile(on_tree *t, int all, uint32_t *out)
-{
-    if (atomic_load_explicit(&t->los_wanted, memory_order_relaxed) > 0)
-        for (uint32_t i = 0; i < t->ntiles; i++) {
-            if (!atomic_load_explicit(&t->tiles[i].los_want, memory_order_relaxed)) continue;
-            if (tile_needs(t, i)) {
-                *out = i;
-                return 1;
-            }
-            unwant(t, i); /* (built since, unloaded or solid: nothing to build) */
-        }
-    if (!all) return 0;
-    if (t->los_cursor_rev != t->revision) { /* a change may have dropped masks behind the cursor */
-        t->los_cursor = 0;
-        t->los_cursor_rev = t->revision;
-    }
-    for (; t->los_cursor < t->ntiles; t->los_cursor++)
-        if (tile_needs(t, t->los_cursor)) {
-            *out = t->los_cursor;
-            return 1;
-        }
-    return 0;
-}
-
-on_status on_tree_los_step(on_tree *t, uint64_t work, double seconds, int all, on_los_step_info *info)
-{
-    on_los_step_info z = {0, 0, 0, 0, 0, 0};
-    if (!info) info = &z;
-    *info = z;
-    if (t->no_los_masks) return ON_FAILURE | ON_INVALID;
-    on_status st = ON_SUCCESS;
-    uint64_t limit = work ? work : UINT64_MAX, used = 0;
-    double deadline = seconds > 0 ? now_s() + seconds : 0;
-    unsigned clock = atomic_load_explicit(&t->los_clock, memory_order_relaxed) + 1u;
-    atomic_store_explicit(&t->los_clock, clock, memory_order_relaxed);
-    size_t budget = on_tree_los_budget(t);
-    if (budget != ON_LOS_BUDGET_NONE) fit_budget(t, budget, UINT32_MAX, clock, info); /* (a lower budget, masks
-                                                                                  * built by reads or installed) */
-    for (;;) {
-        on_losbuild *lb = t->losbuild;
-        if (lb && (lb->tile >= t->ntiles || !tile_needs(t, lb->tile) || t->tiles[lb->tile].salt != lb->salt)) {
-            on_tree_losbuild_drop(t); /* the tile changed, was unloaded or has masks now */
-            lb = NULL;
-        }
-        if (!lb) {
-            uint32_t i;
-            if (used >= limit || (deadline > 0 && now_s() >= deadline) || !may_build(t, budget, clock) ||
-                !next_tile(t, all, &i))
-                break;
-            const on_tile *tl = &t->tiles[i];
-            lb = on_tree_hook_add(t, &losmap_hook) == 0
-                     ? build_begin(&tl->table, tl->solid, (uint32_t)t->p.depth)
-                     : NULL;
-            if (!lb) {
-                st = ON_FAILURE | ON_NO_MEMORY;
-                break;
-            }
-            lb->tile = i;
-            lb->salt = tl->salt;
-            t->losbuild = lb;
-            used += 8;
-        }
-        int r = build_run(lb, &used, limit, deadline);
-        if (r < 0) {
-            on_tree_losbuild_drop(t);
-            st = ON_FAILURE | ON_NO_MEMORY;
-            break;
-        }
-        if (r == 0) break;
-        uint32_t i = lb->tile;
-        t->losbuild = NULL;
-        on_losmap *m = build_finish(lb);
-        if (!m) {
-            st = ON_FAILURE | ON_NO_MEMORY;
-            break;
-        }
-        unwant(t, i);
-        if (budget != ON_LOS_BUDGET_NONE && m->bytes > budget) { /* never kept: read by the node table */
-            on_losmap_free(m);
-            atomic_store_explicit(&t->tiles[i].los_want, 2, memory_order_relaxed);
-            continue;
-        }
-        on_losmap *none = NULL;
-        atomic_store_explicit(&t->tiles[i].los_used, clock, memory_order_relaxed);
-        if (!atomic_compare_exchange_strong_explicit(&t->tiles[i].los, &none, m, memory_order_acq_rel,
-                                                     memory_order_acquire))
-            on_losmap_free(m); /* (a reader built one meanwhile: masks not deferred any more) */
-        info->built++;
-        if (budget != ON_LOS_BUDGET_NONE) fit_budget(t, budget, i, clock, info);
-    }
-    info->work = used;
-    info->wanted = (uint32_t)atomic_load_explicit(&t->los_wanted, memory_order_relaxed);
-    info->partial = t->losbuild != NULL;
-    if (all)
-        for (uint32_t i = 0; i < t->ntiles; i++) info->left += (uint32_t)tile_needs(t, i);
-    return st;
 }

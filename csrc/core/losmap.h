@@ -41,6 +41,9 @@ typedef struct on_losmap {
     uint32_t nnode, nbrick;
     on_losnode *node;  /* node[0] is the top */
     uint64_t *brick;
+    size_t mapnode, mapbrick; /* node[] / brick[]: bytes mapped, 0: malloc'd (every published one) */
+    uint32_t grows;    /* times its build grew node[] or brick[] after sizing them from the table's count
+                        * (0: the bound nnode <= count + 1, nbrick <= count held; no build step realloc'd) */
     size_t bytes;      /* everything it holds */
     /* the region of the tile inside the map (tile-local leaves [0, reg)), and the box around every
      * blocked leaf in it ([lo, hi); empty when lo[0] >= hi[0]): a segment strictly inside the region
@@ -101,6 +104,11 @@ void on_tile_losmap_drop(on_tile *tl);
  * tree: any thread (the streamer's workers build one beside a tile's decode). NULL when out of memory. */
 on_losmap *on_losmap_build(const on_table *tab, uint8_t solid, uint32_t depth);
 void on_losmap_free(on_losmap *m);
+/* A build's node and brick arrays (losmap_arrays.c): n elements of elem bytes (n >= 1), an array of 64 KB
+ * or more an anonymous mapping of its own (*map: the bytes mapped; 0: malloc'd); NULL when out of
+ * memory. on_losarr_free takes the map on_losarr_alloc left. */
+void *on_losarr_alloc(size_t n, size_t elem, size_t *map);
+void on_losarr_free(void *p, size_t map);
 
 /* Give tile `tile` m, built from the contents it holds now (replacing and freeing any losmap it had):
  * the writer's side, right after the install of those contents (the next change drops it,
