@@ -30,9 +30,13 @@
  * (make bench-query-ir, gcc 12.2: DC1 399,574 -> 397,825, Complex 414,300 -> 412,912, A1 412,254 ->
  * 409,977; each alone: PRE off -0.8 k / -0.5 k / -1.2 k, SLP off +1.9 k / +2.5 k / +1.5 k). Before the
  * includes, so that the headers' inline functions get the same options and still inline (gcc inlines no
- * function into one of other optimize options). Clang: its own optimizer, no pragma. */
+ * function into one of other optimize options). Clang: its own optimizer, no pragma. Also without
+ * if-conversion (-fif-conversion: branches into conditional moves, which run both sides) and loop
+ * invariant motion on trees (-ftree-loop-im): with the two above, make bench-query-ir Complex
+ * 409,333 -> 408,466 (if-conversion off alone), -> 407,919 (both; with celladj.c's if-conversion off:
+ * DC1 393,828 -> 391,643, Complex -> 407,213, A1 405,977 -> 404,323; session 29, h31ir3). */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("no-tree-pre", "no-tree-slp-vectorize")
+#pragma GCC optimize("no-tree-pre", "no-tree-slp-vectorize", "no-if-conversion", "no-tree-loop-im")
 #endif
 #include "query.h"
 
