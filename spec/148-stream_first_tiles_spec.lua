@@ -68,8 +68,10 @@ describe("a streamed navigator waiting for its first move", function()
       end
     end
     -- one tile an update: the navigator's own first (before: a pinned one, the last the worker read),
-    -- then the pinned and locked ones by tile
-    assert.are.same({ "0,0,0", "2,0,0", "2,0,1", "2,0,2" }, order)
+    -- then the pinned and locked ones by tile. (A tile the moving agent queues meanwhile, as (0,0,1),
+    -- may follow them when the worker reads it within the six frames: the first four are the claim.)
+    assert.is_true(#order >= 4, "installs: " .. table.concat(order, " "))
+    assert.are.same({ "0,0,0", "2,0,0", "2,0,1", "2,0,2" }, { order[1], order[2], order[3], order[4] })
     assert.are.equal(1, first_move) -- (its lead move, the update its tile came in)
     nav:close()
     s:close()
