@@ -121,6 +121,7 @@ int on_plan_step(on_crowd *c)
                 a->queued = 0;
                 a->plan_status = s;
                 a->state = ON_CROWD_FAILED;
+                on_crowd_touch(c, a);
                 c->st.plans++;
                 continue;
             }
@@ -143,6 +144,7 @@ int on_plan_step(on_crowd *c)
         a->queued = 0;
         c->cur = 0;
         if (take_path(c, a) < 0) rc = -1;
+        on_crowd_touch(c, a); /* (its next hot copy: crowd.c) */
     }
     size_t w = c->qcount + (c->cur ? 1 : 0);
     c->st.waiting = w;
