@@ -59,9 +59,10 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     c->gen = calloc(q.max_agents, sizeof *c->gen);
     c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
     c->queue = malloc(q.max_agents * sizeof *c->queue);
+    c->changed = malloc(q.max_agents * sizeof *c->changed);
     c->wstat = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.threads * sizeof *c->wstat);
     if (c->wstat) memset(c->wstat, 0, (size_t)q.threads * sizeof *c->wstat);
-    on_status s = c->agents && c->hot && c->hotn && c->gen && c->freeslots && c->queue && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
+    on_status s = c->agents && c->hot && c->hotn && c->gen && c->freeslots && c->queue && c->changed && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
                                                                               : ON_FAILURE | ON_NO_MEMORY;
     if (on_ok(s) && q.threads > 1 && on_workers_create(q.threads, &c->workers) < 0) s = ON_FAILURE | ON_NO_MEMORY;
     if (on_failed(s)) {
@@ -71,6 +72,8 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     *out = c;
     return ON_SUCCESS;
 }
+
+static void on_crowd_touch(on_crowd *c, on_agent *a);
 
 static void agent_free(on_agent *a)
 {
@@ -92,6 +95,7 @@ void on_crowd_destroy(on_crowd *c)
     free(c->gen);
     free(c->freeslots);
     free(c->queue);
+    free(c->changed);
     on_proxgrid_free(&c->grid);
     free(c->scratch.boxes);
     on_query_destroy(c->q);
@@ -316,7 +320,8 @@ static void hot_take(on_hot *h, const on_hot *o, on_agent *a)
     }
 }
 
-void on_crowd_touch(on_crowd *c, on_agent *a)
+/* Agent a changed between frames (a setter, a search finished): its next hot copy taken again. */
+static void on_crowd_touch(on_crowd *c, on_agent *a)
 {
     if (!c->ahead) return; /* (the snapshot takes it) */
     on_hot *h = &c->hotn[a - c->agents];
@@ -444,7 +449,9 @@ on_status on_crowd_update(on_crowd *c, double dt)
 #endif
     /* the threads woken now are awake by the time the searches are done (or soon after) */
     if (c->used > chunk_of(c)) on_workers_wake(c->workers);
+    c->nchanged = 0;
     if (on_plan_step(c) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
+    for (uint32_t k = 0; k < c->nchanged; k++) on_crowd_touch(c, &c->agents[c->changed[k]]);
     PROF(0);
     /* the grid's cell: at least the widest neighbour range (phase_near's: an agent's radius, the
      * largest radius and the larger of twice its lookahead and (its top speed + the largest) tau),
@@ -461,8 +468,6 @@ on_status on_crowd_update(on_crowd *c, double dt)
         ws->refreshes = ws->fallbacks = 0, ws->oom = 0, ws->arrived_planning = 0;
         ws->rmax = ws->vmax = ws->lmax = 0;
         ws->track.step = 0, ws->track.live = 0, ws->track.fresh = ws->track.gone = 0;
-        ws->nrmax = ws->nvmax = ws->nlmax = 0;
-        ws->ntrack.step = 0, ws->ntrack.live = 0, ws->ntrack.fresh = ws->ntrack.gone = 0;
     }
     if (on_proxgrid_reserve(&c->grid, c->used) < 0) return ON_FAILURE | ON_NO_MEMORY;
     on_proxtrack tr = {0, 0, 0, 0};
@@ -498,6 +503,11 @@ on_status on_crowd_update(on_crowd *c, double dt)
     /* phases 1 to 3 in one job (phase_frame); where the snapshot is a job of the threads, the next
      * frame's taken ahead in it (phase_frame_ahead) */
     int take = c->workers && c->used >= CROWD_LIGHT_MIN;
+    for (int w = 0; take && w < nw; w++) {
+        on_crowd_wstat *ws = &c->wstat[w];
+        ws->nrmax = ws->nvmax = ws->nlmax = 0;
+        ws->ntrack.step = 0, ws->ntrack.live = 0, ws->ntrack.fresh = ws->ntrack.gone = 0;
+    }
     on_workers_run(c->workers, c->used, chunk_of(c), take ? phase_frame_ahead : phase_frame, &f);
     if (take) {
         on_proxtrack nt = {0, 0, 0, 0};
@@ -619,7 +629,7 @@ void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
     *st = c->st;
     st->agents = c->live;
     size_t b = sizeof *c + (size_t)c->p.max_agents *
-                               (sizeof *c->agents + 2 * sizeof *c->hot + sizeof *c->gen + 2 * sizeof(uint32_t));
+                               (sizeof *c->agents + 2 * sizeof *c->hot + sizeof *c->gen + 3 * sizeof(uint32_t));
     for (uint32_t i = 0; i < c->used; i++)
         b += (c->agents[i].path_cap * 3 + c->agents[i].boxes_cap * 6) * sizeof(double);
     b += on_proxgrid_bytes(&c->grid) + (size_t)c->p.threads * sizeof *c->wstat;

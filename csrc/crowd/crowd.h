@@ -232,6 +232,8 @@ struct on_crowd {
     uint32_t *queue;
     uint32_t qhead, qcount;
     uint32_t cur;              /* the id being searched for, 0: none */
+    uint32_t *changed;         /* the slots whose records the plan step changed (crowd.c takes their copies again) */
+    uint32_t nchanged;
     double cur_radius;         /* the radius its search keeps from blocked space (0: a point's) */
     on_agent scratch;          /* boxes read around a path's corners (on_follow_clear_path) */
     on_crowd_stats st;
@@ -245,10 +247,9 @@ struct on_crowd {
 void on_plan_request(on_crowd *c, uint32_t slot);
 /* Forget any search for the agent of id (removed, or given a path). */
 void on_plan_forget(on_crowd *c, uint32_t id);
-/* Run the searches for up to the frame's budget of expansions: 0, or -1 (a path could not be stored). */
+/* Run the searches for up to the frame's budget of expansions: 0, or -1 (a path could not be stored).
+ * The agents it changed (a path taken, a search failed) are noted in c->changed (at most once each). */
 int on_plan_step(on_crowd *c);
-/* Agent a (of c's) changed between frames (a search finished, a setter): its next hot copy taken again. */
-void on_crowd_touch(on_crowd *c, on_agent *a);
 /* The agent of id, or NULL. */
 on_agent *on_crowd_find(const on_crowd *c, uint32_t id, uint32_t *slot);
 
