@@ -11,6 +11,8 @@
  * direction of their way; in parallel too from 512 slots, each agent by the thread that owns its slot)
  * and their goals, writing only its own agent. (2) In parallel: every new velocity from the old
  * positions and velocities of all (avoidance.c, from the hot copies). (3) All agents move.
+ * From 512 slots on two threads or more the next frame's snapshot is taken at the end of each piece
+ * (phase_frame_ahead), so a frame is one job of the threads, not two.
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"

@@ -86,7 +86,10 @@ _Static_assert(offsetof(on_agent, goal) / ON_AGENT_ALIGN < offsetof(on_agent, bo
  * thread writes only its own slots' lines, and another core reads an agent's two lines (before: its
  * record's first three and its path's points). Line 0: what the rules and the avoidance read of every
  * neighbour; line 1: what the rules read of the near ones. The rule state is the frame's start (the
- * snapshot), so every agent decides from the same one whatever the order and the threads. */
+ * snapshot), so every agent decides from the same one whatever the order and the threads. From 512 slots
+ * on two threads or more the copies are taken ahead, at the end of the last frame's job into a second
+ * array (c->hotn, swapped in at the frame's start), and again by what changes an agent between frames
+ * (crowd.c). */
 #define ON_HOT_YIELD 1u        /* backing off (yield > 0) */
 #define ON_HOT_HEAD_ON 2u      /* ... from a head-on meeting (yield_head_on) */
 #define ON_HOT_FALLBACK 4u     /* pinned against a wall by a neighbour (fallback and walls last frame) */
