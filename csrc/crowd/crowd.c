@@ -11,6 +11,8 @@
  * direction of their way; in parallel too from 512 slots, each agent by the thread that owns its slot)
  * and their goals, writing only its own agent. (2) In parallel: every new velocity from the old
  * positions and velocities of all (avoidance.c, from the hot copies). (3) All agents move.
+ * From 512 slots on two threads or more the next frame's snapshot is taken at the end of each piece
+ * (phase_frame_ahead), so a frame is one job of the threads, not two.
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"
@@ -54,12 +56,15 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     if (c->agents) memset(c->agents, 0, (size_t)q.max_agents * sizeof *c->agents);
     c->hot = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.max_agents * sizeof *c->hot);
     if (c->hot) memset(c->hot, 0, (size_t)q.max_agents * sizeof *c->hot);
+    c->hotn = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.max_agents * sizeof *c->hotn);
+    if (c->hotn) memset(c->hotn, 0, (size_t)q.max_agents * sizeof *c->hotn);
     c->gen = calloc(q.max_agents, sizeof *c->gen);
     c->freeslots = malloc(q.max_agents * sizeof *c->freeslots);
     c->queue = malloc(q.max_agents * sizeof *c->queue);
+    c->changed = malloc(q.max_agents * sizeof *c->changed);
     c->wstat = aligned_alloc(ON_AGENT_ALIGN, (size_t)q.threads * sizeof *c->wstat);
     if (c->wstat) memset(c->wstat, 0, (size_t)q.threads * sizeof *c->wstat);
-    on_status s = c->agents && c->hot && c->gen && c->freeslots && c->queue && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
+    on_status s = c->agents && c->hot && c->hotn && c->gen && c->freeslots && c->queue && c->changed && c->wstat ? on_query_create(t, q.max_nodes, &c->q)
                                                                               : ON_FAILURE | ON_NO_MEMORY;
     if (on_ok(s) && q.threads > 1 && on_workers_create(q.threads, &c->workers) < 0) s = ON_FAILURE | ON_NO_MEMORY;
     if (on_failed(s)) {
@@ -69,6 +74,8 @@ on_status on_crowd_create(const on_tree *t, const on_crowd_params *p, on_crowd *
     *out = c;
     return ON_SUCCESS;
 }
+
+static void on_crowd_touch(on_crowd *c, on_agent *a);
 
 static void agent_free(on_agent *a)
 {
@@ -86,9 +93,11 @@ void on_crowd_destroy(on_crowd *c)
         for (uint32_t i = 0; i < c->used; i++) agent_free(&c->agents[i]);
     free(c->agents);
     free(c->hot);
+    free(c->hotn);
     free(c->gen);
     free(c->freeslots);
     free(c->queue);
+    free(c->changed);
     on_proxgrid_free(&c->grid);
     free(c->scratch.boxes);
     on_query_destroy(c->q);
@@ -143,6 +152,7 @@ on_status on_crowd_add(on_crowd *c, const double pos[3], const on_crowd_agent_pa
     na.id = ((uint32_t)(c->gen[slot] & 0xfffu) << ID_SLOT_BITS) | (slot + 1);
     c->agents[slot] = na;
     c->live++;
+    c->ahead_ok = 0; /* (the next frame takes its copies itself) */
     if (id) *id = na.id;
     return ON_SUCCESS;
 }
@@ -154,6 +164,7 @@ on_status on_crowd_remove(on_crowd *c, uint32_t id)
     if (!a) return ON_FAILURE | ON_INVALID;
     on_plan_forget(c, id);
     agent_free(a);
+    c->ahead_ok = 0;
     c->gen[slot]++;
     c->freeslots[c->nfree++] = slot;
     c->live--;
@@ -175,10 +186,12 @@ on_status on_crowd_set_goal(on_crowd *c, uint32_t id, const double goal[3])
     if (!goal) {
         a->state = ON_CROWD_IDLE;
         a->goal = a->pos;
+        on_crowd_touch(c, a);
         return ON_SUCCESS;
     }
     a->goal = v3_from(goal);
     on_plan_request(c, slot);
+    on_crowd_touch(c, a);
     return ON_SUCCESS;
 }
 
@@ -208,11 +221,15 @@ on_status on_crowd_set_path(on_crowd *c, uint32_t id, const double *pts, size_t 
     a->external = 1;
     a->plan_status = ON_SUCCESS;
     on_rules_reset(a);
+    on_status rs = ON_SUCCESS;
     if (on_follow_clear_path(c->t, &c->scratch, &a->path, &a->npath, &a->path_cap, a->radius) < 0)
-        return ON_SUCCESS | ON_NO_MEMORY; /* (followed as given) */
-    a->goal = v3_from(pts + 3 * (n - 1));
-    a->state = ON_CROWD_MOVING;
-    return ON_SUCCESS;
+        rs = ON_SUCCESS | ON_NO_MEMORY; /* (followed as given) */
+    else {
+        a->goal = v3_from(pts + 3 * (n - 1));
+        a->state = ON_CROWD_MOVING;
+    }
+    on_crowd_touch(c, a);
+    return rs;
 }
 
 typedef struct frame {
@@ -271,7 +288,7 @@ static void phase_avoid(void *ctx, int w, uint32_t begin, uint32_t end)
 /* The agent's hot copy (crowd.h: on_hot) as the frame finds it: each field stored only where it changed
  * (a line written is a line the other threads read again from this core: most agents keep their
  * preferred velocity, bit for bit, and the rest, frame after frame). */
-static void hot_take(on_hot *h, on_agent *a)
+static void hot_take(on_hot *h, const on_hot *o, on_agent *a)
 {
     if (!a->id) {
         if (h->id) h->id = 0;
@@ -291,15 +308,26 @@ static void hot_take(on_hot *h, on_agent *a)
         h->still = still;
     }
     if (memcmp(&h->pref, &a->pref, sizeof a->pref) != 0) h->pref = a->pref;
-    /* the way's direction made again only when the segment or the path changed */
+    /* the way's direction made again only when the segment or the path changed (else the last copy's:
+     * o, the copy taken last, h itself but for the copies taken ahead: o the frame's, h the next) */
     if (a->state == ON_CROWD_MOVING && (!a->dir_valid || a->dir_seg != a->seg)) {
         on_v3 d = on_rules_path_dir(a, a->seg);
         if (memcmp(&h->dir, &d, sizeof d) != 0) h->dir = d;
         a->dir_valid = 1, a->dir_seg = a->seg;
-    } else if (a->state != ON_CROWD_MOVING && a->dir_valid) {
+    } else if (a->state == ON_CROWD_MOVING) {
+        if (o != h && memcmp(&h->dir, &o->dir, sizeof o->dir) != 0) h->dir = o->dir;
+    } else if (a->dir_valid || o != h) {
         if (h->dir.x != 0 || h->dir.y != 0 || h->dir.z != 0) h->dir = v3(0, 0, 0);
         a->dir_valid = 0;
     }
+}
+
+/* Agent a changed between frames (a setter, a search finished): its next hot copy taken again. */
+static void on_crowd_touch(on_crowd *c, on_agent *a)
+{
+    if (!c->ahead) return; /* (the snapshot takes it) */
+    on_hot *h = &c->hotn[a - c->agents];
+    hot_take(h, h, a);
 }
 
 /* Phase 0, in parallel: the agents' hot copies (what the others' work reads of them this frame), the
@@ -313,7 +341,7 @@ static void phase_snapshot(void *ctx, int w, uint32_t begin, uint32_t end)
     double rmax = ws->rmax, vmax = ws->vmax, lmax = ws->lmax;
     for (uint32_t i = begin; i < end; i++) {
         on_agent *a = &c->agents[i];
-        hot_take(&c->hot[i], a);
+        hot_take(&c->hot[i], &c->hot[i], a);
         if (!a->id) continue;
         rmax = a->radius > rmax ? a->radius : rmax;
         vmax = a->max_speed > vmax ? a->max_speed : vmax;
@@ -366,6 +394,31 @@ static void phase_frame(void *ctx, int w, uint32_t begin, uint32_t end)
     phase_move(ctx, w, begin, end);
 }
 
+/* The same, then the next frame's snapshot of the piece taken ahead (phase_snapshot's work, into the
+ * second hot array and the grid's next copies): the records still in this core's cache, and the next
+ * frame without its snapshot job and that job's hand-off. What changes an agent between frames takes its
+ * copy again (on_crowd_touch); an agent added or removed, or another dt, and the next frame takes its
+ * snapshot itself. */
+static void phase_frame_ahead(void *ctx, int w, uint32_t begin, uint32_t end)
+{
+    const frame *f = ctx;
+    on_crowd *c = f->c;
+    on_crowd_wstat *ws = &c->wstat[w];
+    phase_frame(ctx, w, begin, end);
+    double rmax = ws->nrmax, vmax = ws->nvmax, lmax = ws->nlmax;
+    for (uint32_t i = begin; i < end; i++) {
+        on_agent *a = &c->agents[i];
+        hot_take(&c->hotn[i], &c->hot[i], a);
+        if (!a->id) continue;
+        rmax = a->radius > rmax ? a->radius : rmax;
+        vmax = a->max_speed > vmax ? a->max_speed : vmax;
+        double look = a->radius + 2 * on_agent_lookahead(a, f->dt);
+        lmax = look > lmax ? look : lmax;
+    }
+    ws->nrmax = rmax, ws->nvmax = vmax, ws->nlmax = lmax;
+    on_proxgrid_track_next(&c->grid, c->agents, begin, end, &ws->ntrack);
+}
+
 /* agents a thread takes at a time: about eight chunks a thread (a boundary read costs as much as
  * dozens of agents' other work, so smaller chunks even the threads out), from 1 to 64 */
 #ifndef CROWD_MAX_PIECE
@@ -398,7 +451,9 @@ on_status on_crowd_update(on_crowd *c, double dt)
 #endif
     /* the threads woken now are awake by the time the searches are done (or soon after) */
     if (c->used > chunk_of(c)) on_workers_wake(c->workers);
+    c->nchanged = 0;
     if (on_plan_step(c) < 0) rs = ON_SUCCESS | ON_NO_MEMORY;
+    for (uint32_t k = 0; k < c->nchanged; k++) on_crowd_touch(c, &c->agents[c->changed[k]]);
     PROF(0);
     /* the grid's cell: at least the widest neighbour range (phase_near's: an agent's radius, the
      * largest radius and the larger of twice its lookahead and (its top speed + the largest) tau),
@@ -417,25 +472,60 @@ on_status on_crowd_update(on_crowd *c, double dt)
         ws->track.step = 0, ws->track.live = 0, ws->track.fresh = ws->track.gone = 0;
     }
     if (on_proxgrid_reserve(&c->grid, c->used) < 0) return ON_FAILURE | ON_NO_MEMORY;
-    run_light(c, phase_snapshot, &f);
     on_proxtrack tr = {0, 0, 0, 0};
     double rmax = 0, vmax = 0, lmax = 0;
-    for (int w = 0; w < nw; w++) {
-        const on_crowd_wstat *ws = &c->wstat[w];
-        rmax = ws->rmax > rmax ? ws->rmax : rmax;
-        vmax = ws->vmax > vmax ? ws->vmax : vmax;
-        lmax = ws->lmax > lmax ? ws->lmax : lmax;
-        tr.step = ws->track.step > tr.step ? ws->track.step : tr.step;
-        tr.live += ws->track.live;
-        tr.fresh |= ws->track.fresh, tr.gone |= ws->track.gone;
+    /* the last frame's job took this frame's copies (and nothing since spoilt them): no snapshot */
+    int ahead = c->ahead, ahead_ok = ahead && c->ahead_ok && c->ahead_dt == dt;
+    c->ahead = 0;
+    if (ahead) {
+        on_hot *h = c->hot;
+        c->hot = c->hotn, c->hotn = h; /* (the copies taken last: the snapshot below compares with these) */
+    }
+    if (ahead_ok) {
+        on_proxgrid_swap(&c->grid);
+        tr = c->pre_tr;
+        rmax = c->pre_rmax, vmax = c->pre_vmax, lmax = c->pre_lmax;
+    } else {
+        run_light(c, phase_snapshot, &f);
+        for (int w = 0; w < nw; w++) {
+            const on_crowd_wstat *ws = &c->wstat[w];
+            rmax = ws->rmax > rmax ? ws->rmax : rmax;
+            vmax = ws->vmax > vmax ? ws->vmax : vmax;
+            lmax = ws->lmax > lmax ? ws->lmax : lmax;
+            tr.step = ws->track.step > tr.step ? ws->track.step : tr.step;
+            tr.live += ws->track.live;
+            tr.fresh |= ws->track.fresh, tr.gone |= ws->track.gone;
+        }
     }
     f.rmax = rmax, f.vmax = vmax;
     double orca = rmax + (vmax + vmax) * tau, cell = rmax + (lmax > orca ? lmax : orca);
     PROF(1);
     if (on_proxgrid_build_tracked(&c->grid, c->used, cell > 0 ? cell : 1, &tr) < 0) return ON_FAILURE | ON_NO_MEMORY;
     PROF(2);
-    /* phases 1 to 3 in one job (phase_frame) */
-    on_workers_run(c->workers, c->used, chunk_of(c), phase_frame, &f);
+    /* phases 1 to 3 in one job (phase_frame); where the snapshot is a job of the threads, the next
+     * frame's taken ahead in it (phase_frame_ahead) */
+    int take = c->workers && c->used >= CROWD_LIGHT_MIN;
+    for (int w = 0; take && w < nw; w++) {
+        on_crowd_wstat *ws = &c->wstat[w];
+        ws->nrmax = ws->nvmax = ws->nlmax = 0;
+        ws->ntrack.step = 0, ws->ntrack.live = 0, ws->ntrack.fresh = ws->ntrack.gone = 0;
+    }
+    on_workers_run(c->workers, c->used, chunk_of(c), take ? phase_frame_ahead : phase_frame, &f);
+    if (take) {
+        on_proxtrack nt = {0, 0, 0, 0};
+        double nr = 0, nv = 0, nl = 0;
+        for (int w = 0; w < nw; w++) {
+            const on_crowd_wstat *ws = &c->wstat[w];
+            nr = ws->nrmax > nr ? ws->nrmax : nr;
+            nv = ws->nvmax > nv ? ws->nvmax : nv;
+            nl = ws->nlmax > nl ? ws->nlmax : nl;
+            nt.step = ws->ntrack.step > nt.step ? ws->ntrack.step : nt.step;
+            nt.live += ws->ntrack.live;
+            nt.fresh |= ws->ntrack.fresh, nt.gone |= ws->ntrack.gone;
+        }
+        c->pre_tr = nt, c->pre_rmax = nr, c->pre_vmax = nv, c->pre_lmax = nl;
+        c->ahead = c->ahead_ok = 1, c->ahead_dt = dt;
+    }
     PROF(3);
     uint32_t planning = 0;
     for (int w = 0; w < nw; w++) {
@@ -451,6 +541,7 @@ on_status on_crowd_update(on_crowd *c, double dt)
         if (!a->id || a->state != ON_CROWD_PLANNING || !arrived(a)) continue;
         on_plan_forget(c, a->id);
         a->state = ON_CROWD_ARRIVED;
+        on_crowd_touch(c, a);
         planning--;
     }
     c->st.frames++;
@@ -540,7 +631,7 @@ void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
     *st = c->st;
     st->agents = c->live;
     size_t b = sizeof *c + (size_t)c->p.max_agents *
-                               (sizeof *c->agents + sizeof *c->hot + sizeof *c->gen + 2 * sizeof(uint32_t));
+                               (sizeof *c->agents + 2 * sizeof *c->hot + sizeof *c->gen + 3 * sizeof(uint32_t));
     for (uint32_t i = 0; i < c->used; i++)
         b += (c->agents[i].path_cap * 3 + c->agents[i].boxes_cap * 6) * sizeof(double);
     b += on_proxgrid_bytes(&c->grid) + (size_t)c->p.threads * sizeof *c->wstat;

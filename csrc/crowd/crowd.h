@@ -86,7 +86,10 @@ _Static_assert(offsetof(on_agent, goal) / ON_AGENT_ALIGN < offsetof(on_agent, bo
  * thread writes only its own slots' lines, and another core reads an agent's two lines (before: its
  * record's first three and its path's points). Line 0: what the rules and the avoidance read of every
  * neighbour; line 1: what the rules read of the near ones. The rule state is the frame's start (the
- * snapshot), so every agent decides from the same one whatever the order and the threads. */
+ * snapshot), so every agent decides from the same one whatever the order and the threads. From 512 slots
+ * on two threads or more the copies are taken ahead, at the end of the last frame's job into a second
+ * array (c->hotn, swapped in at the frame's start), and again by what changes an agent between frames
+ * (crowd.c). */
 #define ON_HOT_YIELD 1u        /* backing off (yield > 0) */
 #define ON_HOT_HEAD_ON 2u      /* ... from a head-on meeting (yield_head_on) */
 #define ON_HOT_FALLBACK 4u     /* pinned against a wall by a neighbour (fallback and walls last frame) */
@@ -123,6 +126,8 @@ typedef struct on_proxgrid {
      * list of the agents near it when it was made (PROX_CAND slots each) and its record */
     double *last;              /* 3 a slot */
     uint32_t *last_id;
+    double *nlast;             /* the next build's copies, taken ahead (on_proxgrid_track_next) */
+    uint32_t *nlast_id;
     uint32_t *cand;
     struct on_proxlist *lists;
     uint32_t *order;           /* the live slots by (x, slot) at the last build (kept from build to build) */
@@ -151,6 +156,11 @@ typedef struct on_proxtrack {
 int on_proxgrid_reserve(on_proxgrid *g, uint32_t n);
 void on_proxgrid_track(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr);
 int on_proxgrid_build_tracked(on_proxgrid *g, uint32_t n, double range, const on_proxtrack *tr);
+/* on_proxgrid_track taken ahead, during the frame whose build is g's: the slots [begin, end) compared
+ * with the build's copies (read by that frame's searches, unchanged) and stored into the next copies;
+ * on_proxgrid_swap (before the next build) makes them the grid's. */
+void on_proxgrid_track_next(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr);
+void on_proxgrid_swap(on_proxgrid *g);
 /* The up to k live agents nearest to agent `self` whose centres lie within range of its centre
  * (itself excluded), nearest first (ties by slot), into out: their count. Reads the grid and the
  * agents' positions only (safe from several threads at once). */
@@ -194,6 +204,8 @@ typedef struct on_crowd_wstat {
     uint64_t fallbacks;
     double rmax, vmax, lmax; /* the snapshot's bounds over the thread's agents (crowd.c) */
     on_proxtrack track;      /* the snapshot's copies into the grid over the thread's slots (crowd.c) */
+    double nrmax, nvmax, nlmax; /* the same taken ahead for the next frame (crowd.c: phase_frame) */
+    on_proxtrack ntrack;
     uint32_t arrived_planning; /* agents its moves found at their goal while planning (crowd.c) */
     int oom;
 } on_crowd_wstat;
@@ -205,6 +217,12 @@ struct on_crowd {
     on_crowd_params p;
     on_agent *agents;          /* p.max_agents slots; slots [0, used) have been handed out */
     on_hot *hot;               /* p.max_agents: the agents as the frame's phases read each other (taken in the snapshot) */
+    on_hot *hotn;              /* p.max_agents: the next frame's, taken ahead at the end of the frame's job (crowd.c) */
+    int ahead;                 /* the frame's job took the next frame's copies (hotn, the grid's next, pre_*) */
+    int ahead_ok;              /* ... and nothing since spoils them (no agent added or removed) */
+    double ahead_dt;           /* the dt they were taken for (the bounds' lookahead) */
+    double pre_rmax, pre_vmax, pre_lmax;
+    on_proxtrack pre_tr;
     uint16_t *gen;             /* each slot's generation (the high bits of its ids) */
     uint32_t used, live;
     uint32_t *freeslots;       /* slots given back, reused last in first out */
@@ -217,6 +235,8 @@ struct on_crowd {
     uint32_t *queue;
     uint32_t qhead, qcount;
     uint32_t cur;              /* the id being searched for, 0: none */
+    uint32_t *changed;         /* the slots whose records the plan step changed (crowd.c takes their copies again) */
+    uint32_t nchanged;
     double cur_radius;         /* the radius its search keeps from blocked space (0: a point's) */
     on_agent scratch;          /* boxes read around a path's corners (on_follow_clear_path) */
     on_crowd_stats st;
@@ -230,7 +250,8 @@ struct on_crowd {
 void on_plan_request(on_crowd *c, uint32_t slot);
 /* Forget any search for the agent of id (removed, or given a path). */
 void on_plan_forget(on_crowd *c, uint32_t id);
-/* Run the searches for up to the frame's budget of expansions: 0, or -1 (a path could not be stored). */
+/* Run the searches for up to the frame's budget of expansions: 0, or -1 (a path could not be stored).
+ * The agents it changed (a path taken, a search failed) are noted in c->changed (at most once each). */
 int on_plan_step(on_crowd *c);
 /* The agent of id, or NULL. */
 on_agent *on_crowd_find(const on_crowd *c, uint32_t id, uint32_t *slot);

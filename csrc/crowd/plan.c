@@ -54,6 +54,12 @@ void on_plan_request(on_crowd *c, uint32_t slot)
     a->queued = 1;
 }
 
+/* the agent's record changed by the step: its slot noted for the frame (crowd.c takes its copy again) */
+static void on_plan_changed(on_crowd *c, const on_agent *a)
+{
+    if (c->nchanged < c->p.max_agents) c->changed[c->nchanged++] = (uint32_t)(a - c->agents);
+}
+
 static int take_path(on_crowd *c, on_agent *a)
 {
     size_t n = 0;
@@ -121,6 +127,7 @@ int on_plan_step(on_crowd *c)
                 a->queued = 0;
                 a->plan_status = s;
                 a->state = ON_CROWD_FAILED;
+                on_plan_changed(c, a);
                 c->st.plans++;
                 continue;
             }
@@ -143,6 +150,7 @@ int on_plan_step(on_crowd *c)
         a->queued = 0;
         c->cur = 0;
         if (take_path(c, a) < 0) rc = -1;
+        on_plan_changed(c, a); /* (its next hot copy: crowd.c) */
     }
     size_t w = c->qcount + (c->cur ? 1 : 0);
     c->st.waiting = w;

@@ -68,6 +68,10 @@ void on_proxgrid_free(on_proxgrid *g)
     g->tmprow = NULL;
     free(g->last);
     free(g->last_id);
+    free(g->nlast);
+    free(g->nlast_id);
+    g->nlast = NULL;
+    g->nlast_id = NULL;
     free(g->cand);
     free(g->lists);
     free(g->order);
@@ -89,7 +93,7 @@ size_t on_proxgrid_bytes(const on_proxgrid *g)
 {
     return g->cap_buckets * (sizeof *g->start + sizeof *g->bkey) +
            g->cap_items * (sizeof *g->items + sizeof *g->tmp + sizeof *g->tmprow) +
-           g->cap_slots * (3 * sizeof *g->last + sizeof *g->last_id + PROX_CAND * sizeof *g->cand + sizeof *g->lists +
+           g->cap_slots * (6 * sizeof *g->last + 2 * sizeof *g->last_id + PROX_CAND * sizeof *g->cand + sizeof *g->lists +
                           sizeof *g->order);
 }
 
@@ -153,17 +157,23 @@ int on_proxgrid_reserve(on_proxgrid *g, uint32_t n)
         if (l) g->last = l;
         uint32_t *li = realloc(g->last_id, (size_t)n * sizeof *li);
         if (li) g->last_id = li;
+        double *nl = realloc(g->nlast, (size_t)n * 3 * sizeof *nl);
+        if (nl) g->nlast = nl;
+        uint32_t *nli = realloc(g->nlast_id, (size_t)n * sizeof *nli);
+        if (nli) g->nlast_id = nli;
         uint32_t *ca = realloc(g->cand, (size_t)n * PROX_CAND * sizeof *ca);
         if (ca) g->cand = ca;
         struct on_proxlist *ls = realloc(g->lists, (size_t)n * sizeof *ls);
         if (ls) g->lists = ls;
         uint32_t *od = realloc(g->order, (size_t)n * sizeof *od);
         if (od) g->order = od;
-        if (!l || !li || !ca || !ls || !od) return -1;
+        if (!l || !li || !nl || !nli || !ca || !ls || !od) return -1;
         g->norder = 0; /* (made anew by the build) */
         for (size_t i = g->cap_slots; i < n; i++) {
             g->last_id[i] = 0;
             g->last[3 * i] = g->last[3 * i + 1] = g->last[3 * i + 2] = 0; /* (read by on_proxgrid_track's compare) */
+            g->nlast_id[i] = 0;
+            g->nlast[3 * i] = g->nlast[3 * i + 1] = g->nlast[3 * i + 2] = 0;
             g->lists[i].epoch = 0, g->lists[i].n = 0, g->lists[i].r = g->lists[i].at = 0;
         }
         g->cap_slots = n;
@@ -201,6 +211,47 @@ void on_proxgrid_track(on_proxgrid *g, const on_agent *agents, uint32_t begin, u
     tr->live += live;
     tr->fresh |= fresh;
     tr->gone |= gone;
+}
+
+/* The same measure taken ahead (the end of a frame's job, crowd.c): compared with the copies of the last
+ * build, stored into the next ones (nlast, nlast_id), which on_proxgrid_swap makes the grid's. */
+void on_proxgrid_track_next(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr)
+{
+    double step = tr->step;
+    uint32_t live = 0;
+    int fresh = 0, gone = 0;
+    for (uint32_t i = begin; i < end; i++) {
+        const on_agent *a = &agents[i];
+        const double *l = g->last + 3 * (size_t)i;
+        double *nl = g->nlast + 3 * (size_t)i;
+        if (a->id && a->id == g->last_id[i]) {
+            double dx = a->pos.x - l[0], dy = a->pos.y - l[1], dz = a->pos.z - l[2];
+            double d2 = dx * dx + dy * dy + dz * dz;
+            step = d2 > step ? d2 : step;
+        } else if (a->id)
+            fresh = 1;
+        else if (g->last_id[i])
+            gone = 1;
+        if (g->nlast_id[i] != a->id) g->nlast_id[i] = a->id;
+        if (a->id) {
+            live++;
+            if (memcmp(nl, &a->pos, 3 * sizeof *nl) != 0)
+                nl[0] = a->pos.x, nl[1] = a->pos.y, nl[2] = a->pos.z;
+        } else if (!a->id && memcmp(nl, l, 3 * sizeof *nl) != 0)
+            nl[0] = l[0], nl[1] = l[1], nl[2] = l[2]; /* (a free slot keeps its last position, as track leaves it) */
+    }
+    tr->step = step;
+    tr->live += live;
+    tr->fresh |= fresh;
+    tr->gone |= gone;
+}
+
+void on_proxgrid_swap(on_proxgrid *g)
+{
+    double *l = g->last;
+    uint32_t *li = g->last_id;
+    g->last = g->nlast, g->last_id = g->nlast_id;
+    g->nlast = l, g->nlast_id = li;
 }
 
 int on_proxgrid_build(on_proxgrid *g, const on_agent *agents, uint32_t n, double range)
