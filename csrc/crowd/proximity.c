@@ -182,40 +182,12 @@ int on_proxgrid_reserve(on_proxgrid *g, uint32_t n)
 }
 
 /* How far the farthest moved since the last build; an agent new in its slot (or back) makes every
- * list older than it incomplete. A copy is stored only where it changed (a line written is one the
- * other cores read again). */
-void on_proxgrid_track(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr)
-{
-    double step = tr->step;
-    uint32_t live = 0;
-    int fresh = 0, gone = 0;
-    for (uint32_t i = begin; i < end; i++) {
-        const on_agent *a = &agents[i];
-        double *l = g->last + 3 * (size_t)i;
-        if (a->id && a->id == g->last_id[i]) {
-            double dx = a->pos.x - l[0], dy = a->pos.y - l[1], dz = a->pos.z - l[2];
-            double d2 = dx * dx + dy * dy + dz * dz;
-            step = d2 > step ? d2 : step;
-        } else if (a->id)
-            fresh = 1;
-        else if (g->last_id[i])
-            gone = 1;
-        if (g->last_id[i] != a->id) g->last_id[i] = a->id;
-        if (a->id) {
-            live++;
-            if (memcmp(l, &a->pos, 3 * sizeof *l) != 0)
-                l[0] = a->pos.x, l[1] = a->pos.y, l[2] = a->pos.z;
-        }
-    }
-    tr->step = step;
-    tr->live += live;
-    tr->fresh |= fresh;
-    tr->gone |= gone;
-}
-
-/* The same measure taken ahead (the end of a frame's job, crowd.c): compared with the copies of the last
- * build, stored into the next ones (nlast, nlast_id), which on_proxgrid_swap makes the grid's. */
-void on_proxgrid_track_next(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr)
+ * list older than it incomplete. Compared with the last build's copies (last, last_id), stored into
+ * dl / did: the grid's own copies (on_proxgrid_track) or the next ones taken ahead (nlast, nlast_id:
+ * on_proxgrid_track_next, where a free slot keeps its last position, as track leaves it). A copy is
+ * stored only where it changed (a line written is one the other cores read again). */
+static inline void track_into(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr,
+                              double *dl, uint32_t *did)
 {
     double step = tr->step;
     uint32_t live = 0;
@@ -223,7 +195,7 @@ void on_proxgrid_track_next(on_proxgrid *g, const on_agent *agents, uint32_t beg
     for (uint32_t i = begin; i < end; i++) {
         const on_agent *a = &agents[i];
         const double *l = g->last + 3 * (size_t)i;
-        double *nl = g->nlast + 3 * (size_t)i;
+        double *d = dl + 3 * (size_t)i;
         if (a->id && a->id == g->last_id[i]) {
             double dx = a->pos.x - l[0], dy = a->pos.y - l[1], dz = a->pos.z - l[2];
             double d2 = dx * dx + dy * dy + dz * dz;
@@ -232,18 +204,28 @@ void on_proxgrid_track_next(on_proxgrid *g, const on_agent *agents, uint32_t beg
             fresh = 1;
         else if (g->last_id[i])
             gone = 1;
-        if (g->nlast_id[i] != a->id) g->nlast_id[i] = a->id;
+        if (did[i] != a->id) did[i] = a->id;
         if (a->id) {
             live++;
-            if (memcmp(nl, &a->pos, 3 * sizeof *nl) != 0)
-                nl[0] = a->pos.x, nl[1] = a->pos.y, nl[2] = a->pos.z;
-        } else if (!a->id && memcmp(nl, l, 3 * sizeof *nl) != 0)
-            nl[0] = l[0], nl[1] = l[1], nl[2] = l[2]; /* (a free slot keeps its last position, as track leaves it) */
+            if (memcmp(d, &a->pos, 3 * sizeof *d) != 0)
+                d[0] = a->pos.x, d[1] = a->pos.y, d[2] = a->pos.z;
+        } else if (d != l && memcmp(d, l, 3 * sizeof *d) != 0)
+            d[0] = l[0], d[1] = l[1], d[2] = l[2];
     }
     tr->step = step;
     tr->live += live;
     tr->fresh |= fresh;
     tr->gone |= gone;
+}
+
+void on_proxgrid_track(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr)
+{
+    track_into(g, agents, begin, end, tr, g->last, g->last_id);
+}
+
+void on_proxgrid_track_next(on_proxgrid *g, const on_agent *agents, uint32_t begin, uint32_t end, on_proxtrack *tr)
+{
+    track_into(g, agents, begin, end, tr, g->nlast, g->nlast_id);
 }
 
 void on_proxgrid_swap(on_proxgrid *g)
