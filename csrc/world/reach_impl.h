@@ -6,6 +6,7 @@
 #ifndef OCTONAV_REACH_IMPL_H
 #define OCTONAV_REACH_IMPL_H
 
+#include "nodepool.h"
 #include "reach.h"
 #include "util.h"
 
@@ -116,20 +117,33 @@ static inline void stamps_upto(on_reach *r, size_t n)
     r->zeroed = n;
 }
 
+/* *p, an array of on_pages_* (nodepool.h), to n elements of size sz, keeping its contents (a mapping
+ * is moved, not copied); 0, or -1 (unchanged) when out of memory. (Not regrow: these arrays are not
+ * malloc's, and realloc on one aborts; session 30 found it, tests/world/test_reach_grow.c.) */
+static inline int pages_regrow(void **p, size_t n, size_t sz)
+{
+    if (sz && n > SIZE_MAX / 2 / sz) return -1;
+    void *q = on_pages_realloc(*p, n * sz);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
 /* For a lazy set that has grown mid-search: room for nbox boxes, keeping what the search wrote (the
  * stamps of the new boxes are zeroed as they come: stamps_upto); -1 when out of memory. */
 static inline int reach_grow_keep(on_reach *r, size_t nbox)
 {
     if (nbox + 1 <= r->cap) return 0;
     size_t c = 2 * r->cap > nbox + 1 ? 2 * r->cap : nbox + 1;
-    if (regrow((void **)&r->g, c, sizeof *r->g) || regrow((void **)&r->pt, 3 * c, sizeof *r->pt) ||
-        regrow((void **)&r->parent, c, sizeof *r->parent) || regrow((void **)&r->hkey, c, sizeof *r->hkey) ||
-        regrow((void **)&r->thead, c, sizeof *r->thead) || regrow((void **)&r->chain, c, sizeof *r->chain) ||
-        regrow((void **)&r->cpt, 3 * (c + 2), sizeof *r->cpt))
+    /* (each array grown alone: one that fails leaves the others larger than r->cap, harmless) */
+    if (pages_regrow((void **)&r->g, c, sizeof *r->g) || pages_regrow((void **)&r->pt, 3 * c, sizeof *r->pt) ||
+        pages_regrow((void **)&r->parent, c, sizeof *r->parent) || pages_regrow((void **)&r->hkey, c, sizeof *r->hkey) ||
+        pages_regrow((void **)&r->thead, c, sizeof *r->thead) || pages_regrow((void **)&r->chain, c, sizeof *r->chain) ||
+        pages_regrow((void **)&r->cpt, 3 * (c + 2), sizeof *r->cpt))
         return -1;
     uint32_t **st[] = {&r->seen, &r->done, &r->tmark, &r->hexact};
     for (int i = 0; i < 4; i++)
-        if (regrow((void **)st[i], c, sizeof(uint32_t))) return -1;
+        if (pages_regrow((void **)st[i], c, sizeof(uint32_t))) return -1;
     r->cap = c;
     reach_bytes(r);
     return 0;
