@@ -3,7 +3,9 @@
  * scratch had room for (reach_impl.h's reach_grow_keep): the per-box arrays are pages of their own
  * (on_pages_*), grown keeping what the search wrote. Until session 30 they were grown with realloc,
  * which aborts on such an array ("realloc(): invalid next size"): a join in a tile of many small boxes
- * crashed. The grown search must give what the same search gives with room enough from its start.
+ * crashed. The grown search must give what the same search gives with room enough from its start;
+ * a scratch made anew for a set past its room (reach_reserve: its stamps zero pages, not cleared box
+ * by box) the same as a scratch of its own.
  */
 #include "octonav.h"
 #include "reach.h"
@@ -63,4 +65,52 @@ static void test_grow_mid_search(void)
     on_tree_destroy(t);
 }
 
-TEST_MAIN("reach_grow", { test_grow_mid_search(); })
+/* A scratch shared by two sets (as the planners of a world share one): made for a small search over
+ * one set, then used over another set already built past its room (reach.c's reach_reserve grows it
+ * keeping its stamps); the answers are those of a scratch of its own. */
+static void test_grow_shared(void)
+{
+    on_tree *t = pillars();
+    on_boxlazy z1, z2;
+    CHECK_EQ_INT(on_boxlazy_init_blocks(&z1, 7, 4), 0);
+    CHECK_EQ_INT(on_boxlazy_init_blocks(&z2, 7, 4), 0);
+    z1.tab = z2.tab = &t->tiles[0].table;
+    z1.solid = z2.solid = t->tiles[0].solid;
+    on_reach r, own;
+    memset(&r, 0, sizeof r);
+    memset(&own, 0, sizeof own);
+    double near[3] = {5.5, 1.5, 1.5}, pts[6] = {125.5, 125.5, 125.5, 63.5, 1.5, 99.5}, p[3] = {1.5, 1.5, 1.5};
+    double c1[1], cost[2], shared[2];
+    uint32_t grp[2] = {0, 0}, reached = 0;
+    r.lazy = &z1;
+    CHECK_EQ_INT(on_reach_points_group(&r, &z1.set, near, 1, p, grp, NULL, 1.0, 0, 0, 0, c1, &reached), ON_SUCCESS);
+    CHECK_EQ_INT(reached, 1);
+    CHECK(fabs(c1[0] - 4.0) < 1e-9); /* (1.5 -> 5.5 along a free row of odd y and z) */
+    size_t small = r.cap;
+    own.lazy = &z2;
+    CHECK_EQ_INT(on_reach_points_group(&own, &z2.set, pts, 2, p, grp, NULL, 1.0, 0, 0, 0, cost, &reached), ON_SUCCESS);
+    CHECK_EQ_INT(reached, 2);
+    CHECK(z2.set.nbox + 1 > small); /* (z2 is past the shared scratch's room) */
+    r.lazy = &z2;
+    CHECK_EQ_INT(on_reach_points_group(&r, &z2.set, pts, 2, p, grp, NULL, 1.0, 0, 0, 0, shared, &reached), ON_SUCCESS);
+    CHECK_EQ_INT(reached, 2);
+    CHECK(r.cap >= (size_t)z2.set.nbox + 1);
+    CHECK(memcmp(cost, shared, sizeof cost) == 0);
+    /* and back over the small set: the stamps kept are no answer of this search */
+    r.lazy = &z1;
+    double c2[1];
+    CHECK_EQ_INT(on_reach_points_group(&r, &z1.set, near, 1, p, grp, NULL, 1.0, 0, 0, 0, c2, &reached), ON_SUCCESS);
+    CHECK(memcmp(c1, c2, sizeof c1) == 0);
+    printf("reach scratch shared: room %zu grown to %zu over a set of %u boxes; the same costs as its own\n", small,
+           r.cap, (unsigned)z2.set.nbox);
+    on_reach_free(&r);
+    on_reach_free(&own);
+    on_boxlazy_free(&z1);
+    on_boxlazy_free(&z2);
+    on_tree_destroy(t);
+}
+
+TEST_MAIN("reach_grow", {
+    test_grow_mid_search();
+    test_grow_shared();
+})
