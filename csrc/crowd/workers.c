@@ -83,7 +83,7 @@ struct on_workers {
     range *ranges;           /* one a thread: the slots left of its share of the job */
 #ifdef ON_CROWD_PROFILE
     on_workers_prof prof[8];
-    double t_post;
+    double t_post[ON_WORKERS_PROF_FNS]; /* when each job function was last posted */
     on_work_fn prof_fn[ON_WORKERS_PROF_FNS]; /* the jobs' functions, in the order first run (the rest: the last's) */
 #endif
 };
@@ -156,8 +156,8 @@ static void take_chunks(on_workers *p, const job *j, int index)
         int k = 0;
         while (k < ON_WORKERS_PROF_FNS - 1 && p->prof_fn[k] != j->fn) k++;
         pr->cpu[k] += prof_cpu() - c0;
-        pr->first[k] += t_first - p->t_post;
-        pr->last[k] += t_end - p->t_post;
+        pr->first[k] += t_first - p->t_post[k];
+        pr->last[k] += t_end - p->t_post[k];
         pr->jobs[k]++;
     }
 #endif
@@ -330,10 +330,10 @@ void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, vo
     uint32_t gen = post(p, fn, ctx, n, chunk);
     job j = {fn, ctx, gen, n, chunk};
 #ifdef ON_CROWD_PROFILE
-    p->t_post = prof_now();
     for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
         if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
             p->prof_fn[k] = fn;
+            p->t_post[k] = prof_now();
             break;
         }
 #endif
@@ -361,10 +361,10 @@ void on_workers_behind(on_workers *p, on_work_fn fn, void *ctx)
      * caller's: it takes no piece here) */
     post(p, fn, ctx, 1, 1);
 #ifdef ON_CROWD_PROFILE
-    p->t_post = prof_now();
     for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
         if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
             p->prof_fn[k] = fn;
+            p->t_post[k] = prof_now();
             break;
         }
 #endif
