@@ -12,7 +12,8 @@
  * and their goals, writing only its own agent. (2) In parallel: every new velocity from the old
  * positions and velocities of all (avoidance.c, from the hot copies). (3) All agents move.
  * From 512 slots on two threads or more the next frame's snapshot is taken at the end of each piece
- * (phase_frame_ahead), so a frame is one job of the threads, not two.
+ * (phase_frame_ahead), so a frame is one job of the threads, not two; and the next frame's grid is built
+ * from those copies by a thread of the pool behind the frame, while the caller returns (build_behind).
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"

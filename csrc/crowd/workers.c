@@ -17,6 +17,9 @@
  * last pieces the same way before it sleeps itself; and on_workers_wake lets the crowd wake the pool
  * at the start of a frame, so that the threads are awake by the time the frame's serial part (the
  * snapshot, the grid's build) is done.
+ * A job can also be left to the pool's threads while the caller returns (on_workers_behind: the crowd's
+ * next grid, built between frames on a core idle then); on_workers_sync, called first by every other
+ * entry, waits for it or runs it on the caller's thread if no thread began it.
  * Which thread runs a piece never changes what it computes (each agent's work reads only what no
  * phase of the same kind writes). Nothing global: each crowd with threads > 1 owns its pool.
  */
