@@ -134,8 +134,9 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
                 c->profcpu[1] / nf * 1e3, c->profcpu[2] / nf * 1e3, c->profcpu[3] / nf * 1e3, c->profcpu[5] / nf * 1e3);
         on_workers_prof *wp = on_workers_profile(c->workers);
         /* the jobs in the order first run: from 512 agents (crowd.c's CROWD_LIGHT_MIN) the snapshot is a
-         * job too */
-        static const char *const heavy[] = {"frame", "-", "-", "-"}, *const all[] = {"snapshot", "frame", "-", "-"};
+         * job too (the first frame's), and the next frame's grid is built behind each frame */
+        static const char *const heavy[] = {"frame", "-", "-", "-"},
+                                 *const all[] = {"snapshot", "frame", "build (behind)", "-"};
         const char *const *names = n >= 512 ? all : heavy;
         for (int k = 0; wp && k < ON_WORKERS_PROF_FNS && names[k][0] != '-'; k++) {
             double cpu = 0;

@@ -12,7 +12,8 @@
  * and their goals, writing only its own agent. (2) In parallel: every new velocity from the old
  * positions and velocities of all (avoidance.c, from the hot copies). (3) All agents move.
  * From 512 slots on two threads or more the next frame's snapshot is taken at the end of each piece
- * (phase_frame_ahead), so a frame is one job of the threads, not two.
+ * (phase_frame_ahead), so a frame is one job of the threads, not two; and the next frame's grid is built
+ * from those copies by a thread of the pool behind the frame, while the caller returns (build_behind).
  * The same inputs give the same frames, bit for bit, whatever the number of threads.
  */
 #include "crowd.h"
@@ -442,6 +443,26 @@ static void run_light(on_crowd *c, on_work_fn fn, frame *f)
     else if (c->used) fn(f, 0, 0, c->used);
 }
 
+/* The next frame's grid, built on a thread of the pool behind the frame (on_workers_behind) while the
+ * caller's thread returns to the game: the copies taken ahead swapped in and the build made from them
+ * with the cell of the bounds taken ahead (the next frame's, when nothing spoils them: the same dt, no
+ * agent added or removed; else the next frame takes its snapshot and builds again over this one, the
+ * farthest move already counted and none since, which leaves the candidate lists' reach conservative).
+ * Nothing reads the grid between frames (on_crowd_stats_get syncs first). No memory: the copies
+ * swapped back, as if not built (the next frame builds, and says so). */
+static void build_behind(void *ctx, int w, uint32_t begin, uint32_t end)
+{
+    (void)w, (void)begin, (void)end;
+    on_crowd *c = ctx;
+    on_proxgrid_swap(&c->grid);
+    if (on_proxgrid_build_tracked(&c->grid, c->behind_n, c->behind_cell, &c->pre_tr) < 0) {
+        on_proxgrid_swap(&c->grid);
+        c->built = 0;
+        return;
+    }
+    c->built = 1;
+}
+
 on_status on_crowd_update(on_crowd *c, double dt)
 {
     if (!(dt > 0 && dt <= 1)) return ON_FAILURE | ON_INVALID;
@@ -449,6 +470,9 @@ on_status on_crowd_update(on_crowd *c, double dt)
 #ifdef ON_CROWD_PROFILE
     double t0 = prof_now(), t1, u0 = prof_cpu(), u1;
 #endif
+    on_workers_sync(c->workers); /* (the grid built behind the last frame) */
+    int built = c->built;
+    c->built = 0;
     /* the threads woken now are awake by the time the searches are done (or soon after) */
     if (c->used > chunk_of(c)) on_workers_wake(c->workers);
     c->nchanged = 0;
@@ -482,7 +506,7 @@ on_status on_crowd_update(on_crowd *c, double dt)
         c->hot = c->hotn, c->hotn = h; /* (the copies taken last: the snapshot below compares with these) */
     }
     if (ahead_ok) {
-        on_proxgrid_swap(&c->grid);
+        if (!built) on_proxgrid_swap(&c->grid);
         tr = c->pre_tr;
         rmax = c->pre_rmax, vmax = c->pre_vmax, lmax = c->pre_lmax;
     } else {
@@ -500,7 +524,8 @@ on_status on_crowd_update(on_crowd *c, double dt)
     f.rmax = rmax, f.vmax = vmax;
     double orca = rmax + (vmax + vmax) * tau, cell = rmax + (lmax > orca ? lmax : orca);
     PROF(1);
-    if (on_proxgrid_build_tracked(&c->grid, c->used, cell > 0 ? cell : 1, &tr) < 0) return ON_FAILURE | ON_NO_MEMORY;
+    if (!(ahead_ok && built) && on_proxgrid_build_tracked(&c->grid, c->used, cell > 0 ? cell : 1, &tr) < 0)
+        return ON_FAILURE | ON_NO_MEMORY;
     PROF(2);
     /* phases 1 to 3 in one job (phase_frame); where the snapshot is a job of the threads, the next
      * frame's taken ahead in it (phase_frame_ahead) */
@@ -525,6 +550,11 @@ on_status on_crowd_update(on_crowd *c, double dt)
         }
         c->pre_tr = nt, c->pre_rmax = nr, c->pre_vmax = nv, c->pre_lmax = nl;
         c->ahead = c->ahead_ok = 1, c->ahead_dt = dt;
+        /* the next frame's grid built behind this one (the cell as the next frame finds it from these
+         * bounds), by a thread of the pool while the caller returns */
+        double norca = nr + (nv + nv) * tau, ncell = nr + (nl > norca ? nl : norca);
+        c->behind_n = c->used, c->behind_cell = ncell > 0 ? ncell : 1;
+        on_workers_behind(c->workers, build_behind, c);
     }
     PROF(3);
     uint32_t planning = 0;
@@ -628,6 +658,7 @@ on_status on_crowd_path(const on_crowd *c, uint32_t id, double *pts, size_t cap,
 
 void on_crowd_stats_get(const on_crowd *c, on_crowd_stats *st)
 {
+    on_workers_sync(c->workers); /* (the grid's sizes: built behind the last frame) */
     *st = c->st;
     st->agents = c->live;
     size_t b = sizeof *c + (size_t)c->p.max_agents *

@@ -184,6 +184,11 @@ void on_workers_destroy(on_workers *p);
 void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, void *ctx);
 /* Wake the pool's sleeping threads ahead of the next on_workers_run (they watch for it a while). */
 void on_workers_wake(on_workers *p);
+/* fn(ctx, worker, 0, 1) once, on a thread of the pool, while the caller returns (p NULL or one thread:
+ * on the caller's, now); on_workers_sync waits for it (or runs it on the caller's thread if no thread
+ * began it). on_workers_run, on_workers_wake and on_workers_behind sync first. */
+void on_workers_behind(on_workers *p, on_work_fn fn, void *ctx);
+void on_workers_sync(on_workers *p);
 int on_workers_count(const on_workers *p);
 #ifdef ON_CROWD_PROFILE
 /* (bench only) per thread: seconds busy in pieces, pieces, slots; per job function (ON_WORKERS_PROF_FNS,
@@ -223,6 +228,9 @@ struct on_crowd {
     double ahead_dt;           /* the dt they were taken for (the bounds' lookahead) */
     double pre_rmax, pre_vmax, pre_lmax;
     on_proxtrack pre_tr;
+    int built;                 /* the grid for the next frame built behind the frame (crowd.c: build_behind) */
+    uint32_t behind_n;         /* ... over these slots, */
+    double behind_cell;        /* ... with this cell */
     uint16_t *gen;             /* each slot's generation (the high bits of its ids) */
     uint32_t used, live;
     uint32_t *freeslots;       /* slots given back, reused last in first out */

@@ -17,6 +17,9 @@
  * last pieces the same way before it sleeps itself; and on_workers_wake lets the crowd wake the pool
  * at the start of a frame, so that the threads are awake by the time the frame's serial part (the
  * snapshot, the grid's build) is done.
+ * A job can also be left to the pool's threads while the caller returns (on_workers_behind: the crowd's
+ * next grid, built between frames on a core idle then); on_workers_sync, called first by every other
+ * entry, waits for it or runs it on the caller's thread if no thread began it.
  * Which thread runs a piece never changes what it computes (each agent's work reads only what no
  * phase of the same kind writes). Nothing global: each crowd with threads > 1 owns its pool.
  */
@@ -78,11 +81,12 @@ struct on_workers {
     on_work_fn fn;           /* the job (read under mu by a thread joining it) */
     void *ctx;
     uint32_t total, chunk;
+    int behind;              /* a job left to the pool's threads (on_workers_behind): on_workers_sync ends it */
     atomic_uint done;        /* the job's slots done */
     range *ranges;           /* one a thread: the slots left of its share of the job */
 #ifdef ON_CROWD_PROFILE
     on_workers_prof prof[8];
-    double t_post;
+    double t_post[ON_WORKERS_PROF_FNS]; /* when each job function was last posted */
     on_work_fn prof_fn[ON_WORKERS_PROF_FNS]; /* the jobs' functions, in the order first run (the rest: the last's) */
 #endif
 };
@@ -155,8 +159,8 @@ static void take_chunks(on_workers *p, const job *j, int index)
         int k = 0;
         while (k < ON_WORKERS_PROF_FNS - 1 && p->prof_fn[k] != j->fn) k++;
         pr->cpu[k] += prof_cpu() - c0;
-        pr->first[k] += t_first - p->t_post;
-        pr->last[k] += t_end - p->t_post;
+        pr->first[k] += t_first - p->t_post[k];
+        pr->last[k] += t_end - p->t_post[k];
         pr->jobs[k]++;
     }
 #endif
@@ -280,6 +284,18 @@ void on_workers_destroy(on_workers *p)
 
 int on_workers_count(const on_workers *p) { return p ? p->n : 1; }
 
+/* Wait (watch, then sleep) until the job's n slots are done. */
+static void wait_done(on_workers *p, uint32_t n)
+{
+    if (!spin_on(&p->done, n, 0)) {
+        pthread_mutex_lock(&p->mu);
+        p->waiting = 1;
+        while (atomic_load(&p->done) < n) pthread_cond_wait(&p->done_cv, &p->mu);
+        p->waiting = 0;
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
 /* A new job (under mu): the threads asleep woken, those watching see gen grow. */
 static uint32_t post(on_workers *p, on_work_fn fn, void *ctx, uint32_t n, uint32_t chunk)
 {
@@ -300,6 +316,7 @@ static uint32_t post(on_workers *p, on_work_fn fn, void *ctx, uint32_t n, uint32
 void on_workers_wake(on_workers *p)
 {
     if (!p || p->n < 2) return;
+    on_workers_sync(p);
     pthread_mutex_lock(&p->mu);
     if (p->sleeping) post(p, NULL, NULL, 0, 1); /* an empty job: its threads then watch for the next */
     pthread_mutex_unlock(&p->mu);
@@ -307,6 +324,7 @@ void on_workers_wake(on_workers *p)
 
 void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, void *ctx)
 {
+    on_workers_sync(p);
     if (!p || p->n < 2 || n <= chunk || n > RANGE_MASK) {
         if (n) fn(ctx, 0, 0, n);
         return;
@@ -315,10 +333,10 @@ void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, vo
     uint32_t gen = post(p, fn, ctx, n, chunk);
     job j = {fn, ctx, gen, n, chunk};
 #ifdef ON_CROWD_PROFILE
-    p->t_post = prof_now();
     for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
         if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
             p->prof_fn[k] = fn;
+            p->t_post[k] = prof_now();
             break;
         }
 #endif
@@ -326,13 +344,45 @@ void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, vo
     /* the caller takes pieces too, and waits only for pieces other threads are running: a thread
      * the system has not woken yet (a loaded machine) holds nothing up */
     take_chunks(p, &j, 0);
-    if (!spin_on(&p->done, n, 0)) {
-        pthread_mutex_lock(&p->mu);
-        p->waiting = 1;
-        while (atomic_load(&p->done) < n) pthread_cond_wait(&p->done_cv, &p->mu);
-        p->waiting = 0;
-        pthread_mutex_unlock(&p->mu);
+    wait_done(p, n);
+}
+
+/* One call fn(ctx, worker, 0, 1) on a thread of the pool while the caller goes on (its thread returns at
+ * once): work the caller's next frame needs and nothing reads before it, done between frames on a core
+ * that is idle then. on_workers_sync (called first by on_workers_run and on_workers_wake) waits for it,
+ * or runs it on the caller's thread if no thread of the pool has begun it (a loaded machine). */
+void on_workers_behind(on_workers *p, on_work_fn fn, void *ctx)
+{
+    if (!p || p->n < 2) {
+        fn(ctx, 0, 0, 1);
+        return;
     }
+    on_workers_sync(p);
+    pthread_mutex_lock(&p->mu);
+    p->behind = 1;
+    /* one slot: range k holds [k / n, (k + 1) / n) of it, so only the last thread's holds it (not the
+     * caller's: it takes no piece here) */
+    post(p, fn, ctx, 1, 1);
+#ifdef ON_CROWD_PROFILE
+    for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
+        if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
+            p->prof_fn[k] = fn;
+            p->t_post[k] = prof_now();
+            break;
+        }
+#endif
+    pthread_mutex_unlock(&p->mu);
+}
+
+void on_workers_sync(on_workers *p)
+{
+    if (!p || !p->behind) return;
+    pthread_mutex_lock(&p->mu);
+    job j = {p->fn, p->ctx, atomic_load(&p->gen), p->total, p->chunk};
+    pthread_mutex_unlock(&p->mu);
+    take_chunks(p, &j, 0); /* (none left unless no thread began it) */
+    wait_done(p, j.total);
+    p->behind = 0;
 }
 
 #ifdef ON_CROWD_PROFILE
