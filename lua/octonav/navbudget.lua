@@ -93,7 +93,8 @@
 -- {kind = navigators in line}, ms = the option, cut = frames whose time ran out, tail = the tail held
 -- back (seconds; nil before one was seen), los = the option, los_work = node reads spent on masks
 -- since new, los_built = tiles whose masks it built, gc_max = the longest collector step of option
--- gc (seconds), gc_owed = its work left for the next frames (KB) }.
+-- gc (seconds), gc_owed = its work left for the next frames (KB), reserve = the time held back before
+-- the deadline of a search's C steps for the Lua after them (seconds: budget:c_deadline) }.
 -- budget:forget(nav) drops a navigator's place and reservations
 -- (nav:close() does it).
 local util = require "octonav.util"
@@ -141,7 +142,7 @@ function M.new(opts)
   end
   local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock, clock_kind = ckind, late = 0,
     deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
-    los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil, begun = nil }, Budget)
+    los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil, begun = nil, reserve = 0, c_back = nil }, Budget)
   local los = opts.los
   if los == nil then los = DEFAULTS.los end
   if not util.is_count(los, 0) then raise("octonav.navigator.budget: option 'los' must be an integer >= 0") end
@@ -209,7 +210,7 @@ function Budget:frame(masks_later)
   local n = self.frames
   self.frames = n + 1
   local start = self.ms and (self.begun or self.clock())
-  self.begun = nil
+  self.begun, self.c_back = nil, nil
   if self.gc then self:collect() elseif self.gc_auto then M.gc_auto(self) end
   if self.ms then
     -- the tail: how long after the deadline the last frame's last ask came (the navigators updated
@@ -455,11 +456,39 @@ end
 -- deadline read the monotonic clock): the deadline itself with the wall clock; with "thread", the wall
 -- clock now plus the thread's CPU time left (a thread switched out meanwhile stops the call early, never
 -- late). nil without `ms` or before the first frame. Internal (navigator_search.lua).
+-- The deadline given to those C calls is the frame's less the reserve (budget.reserve, seconds): what the
+-- Lua after a C step took until its navigator's update ended (its result's reading, the path's legs and
+-- locks, the next step's start), learnt as a unit's cost is (M.learn) from budget:after_c and capped at
+-- RESERVE_SHARE of `ms`: a step given the whole time left ended the frame that Lua's time past `ms`
+-- (session 29's trace at 1,000 navigators: updates of 2.6-4.8 ms ending a search).
 local wall_clock = core.clock
 function Budget:c_deadline()
   local due = self.deadline
-  if not self.thread or not due then return due end
+  if not due then return nil end
+  due = due - self.reserve
+  if not self.thread then return due end
   return wall_clock() + (due - self.clock())
+end
+
+M.RESERVE_SHARE = 0.125 -- the reserve's cap, a share of `ms` (0.5 ms at ms 4)
+
+--- budget:after_c(seconds): the Lua after a C step of budget:c_deadline's took `seconds` until its
+-- navigator's update ended (budget:update's serve: the last step's return to the update's end); the
+-- reserve learnt from it. Internal (navgroup.lua).
+function Budget:after_c(v)
+  local cap = self.ms * 1e-3 * M.RESERVE_SHARE
+  local r = self.reserve
+  if v < 0 then v = 0 end
+  if r > 0 then r = M.learn(r, v) else r = v end
+  self.reserve = r < cap and r or cap
+end
+
+--- budget:time_out() -> true when the frame's time is spent (a budget with `ms`, its clock at or past
+-- the deadline): a navigator starts no search then (navigator_search.lua: q:start is C work that is not
+-- sliced, up to 2.3 ms on the seed's world). Internal.
+function Budget:time_out()
+  local due = self.deadline
+  return due ~= nil and self.clock() >= due
 end
 
 --- budget:step_size(left [, cost]) -> the expansions a search step may take now (1..left): at most
@@ -591,7 +620,7 @@ function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
     cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built,
     plan_cost = self.plan_cost, result_cost = self.result_cost, exp_cost = self.exp_cost,
-    portal_cost = self.portal_cost,
+    portal_cost = self.portal_cost, reserve = self.reserve,
     gc_max = self.gc_max, gc_owed = self.gc_owed }
   local g = self.group
   if g then

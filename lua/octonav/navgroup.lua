@@ -172,6 +172,12 @@ local function serve(g, clock, t0, kind, nav, p, i, statuses, waypoints)
   if not t0 then return full(g, nav, p, i, statuses, waypoints) end
   full(g, nav, p, i, statuses, waypoints)
   local t1 = clock()
+  local B = g.budget
+  local cb = B.c_back -- (its last C step's return: the Lua after it, reserved before the C deadline)
+  if cb then
+    B.c_back = nil
+    B:after_c(t1 - cb)
+  end
   local v = t1 - t0
   local cost = g.cost
   local old = cost[kind]
