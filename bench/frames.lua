@@ -80,7 +80,7 @@ while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
-    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases"
+    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases" or k == "phases-kb"
     or k == "timeline" or k == "states" or k == "throughput" then
     flags[k] = true
     i = i + 1
@@ -348,6 +348,9 @@ local function run_pass()
   -- and each goal's first move: the frame its start tile came in, the frame it moved, lead or path
   local TL = flags.timeline and strm and { at = {}, order = {}, goals = {}, ch = nil }
   if T or flags.phases then budget.phases = { clock = core.thread_clock } end
+  -- (--phases-kb: the parts measured in KB allocated by Lua instead of ms: collectgarbage("count"); the
+  -- collector's frees between two readings make a part's figure low, so run it with --gcprobe)
+  if flags["phases-kb"] then budget.phases.clock = function() return collectgarbage("count") * 1e-3 end end
   local SC = flags.states and {} -- (--states: navigator-frames by what they were doing)
   local PH = flags.phases and { {}, {}, {}, {}, {}, {} } -- (--phases: budget:update's parts, ms a frame)
   local group = flags.group and not flags.nobudget
@@ -563,7 +566,8 @@ local function run_pass()
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
     sst = strm and strm:stats(), run_s = run_s, tl = TL,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
-      expansion = bs.exp_cost }, tail = bs.tail, reserve = bs.reserve, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
+      expansion = bs.exp_cost }, tail = bs.tail, reserve = bs.reserve, cut = bs.cut, group = bs.group,
+    gc_max = bs.gc_max, gc_owed = bs.gc_owed }
   r.states = SC
   if SC and bs.total then r.plans_total, r.results_total = bs.total.plans, bs.total.results end
   if PH then

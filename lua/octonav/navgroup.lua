@@ -179,6 +179,7 @@ local function serve(g, clock, t0, kind, nav, p, i, statuses, waypoints)
     B:after_c(t1 - cb)
   end
   local v = t1 - t0
+  if v < 0 then return t1 end -- (the thread's clock read afresh: budget.now, navbudget.thread_now)
   local cost = g.cost
   local old = cost[kind]
   if old then
@@ -298,7 +299,7 @@ function M.update(B, navs, positions, statuses, waypoints)
   local pchecks = B.pools.checks
   local wdue, wclock
   if B.deadline and B.clock_kind ~= "function" then
-    wdue, wclock = B.clock() + B.ms * 1e-3 * M.WALK_SHARE, B.clock_kind
+    wdue, wclock = B.now() + B.ms * 1e-3 * M.WALK_SHARE, B.clock_kind
     if wdue > B.deadline then wdue = B.deadline end
   end
   -- (the parked navigators' worlds where a plan may start now: those are listed as candidates)
@@ -386,7 +387,7 @@ function M.update(B, navs, positions, statuses, waypoints)
     end
   end
   others = others + answered
-  local due, clock = B.deadline, B.clock
+  local due, clock = B.deadline, B.now
   local refused = false -- (an update not started because its kind's cost did not fit)
   local force = g.rcut -- (3 goes first this frame: its first update is served whatever its cost)
   -- (3b's and 3c's pumps stop that long before the deadline: a slice stops at SLICE_MS)
