@@ -128,3 +128,48 @@ describe("navigator: no search started past the frame's deadline", function()
     for i = 1, 6 do navs[i]:close() end
   end)
 end)
+
+describe("budget: the thread's clock read every THREAD_RESYNC of the wall clock, estimated between", function()
+  it("with clock \"thread\" the budget reads budget.now (navbudget.thread_now), not core.thread_clock each time", function()
+    local b = navigator.budget { ms = 4, clock = "thread" }
+    assert.equal(octonav.core.thread_clock, b.clock)
+    assert.are_not.equal(b.clock, b.now)
+    assert.equal(5e-4, navbudget.THREAD_RESYNC)
+    local wb = navigator.budget { ms = 4 }
+    assert.equal(wb.clock, wb.now)
+  end)
+
+  it("estimates the thread's time as its last reading plus the wall time since; reads it again past the window or the deadline", function()
+    local wall, thread, reads = 100, 5, 0
+    local function wclock() return wall end
+    local function tclock()
+      reads = reads + 1
+      return thread
+    end
+    local self = { deadline = nil }
+    local now = navbudget.thread_now(self, wclock, tclock)
+    assert.equal(5, now()) -- the first: read
+    assert.equal(1, reads)
+    wall, thread = wall + 1e-4, thread + 0.5e-4 -- (the thread ran half of that wall time)
+    assert.is_true(close(5 + 1e-4, now())) -- estimated: never less than the thread's time
+    assert.equal(1, reads)
+    wall, thread = wall + 3e-4, thread + 3e-4
+    assert.is_true(close(5 + 4e-4, now()))
+    assert.equal(1, reads)
+    wall, thread = wall + 1e-4, thread + 1e-4 -- 5e-4 since the read: read again
+    assert.is_true(close(thread, now()))
+    assert.equal(2, reads)
+    -- an estimate at or past the deadline is read again (the frame ends by the thread's own time)
+    self.deadline = thread + 2e-4
+    wall = wall + 3e-4 -- (waited for a core: the thread's time did not move)
+    assert.is_true(close(thread, now()))
+    assert.equal(3, reads)
+    wall, thread = wall + 1e-4, thread + 1e-4
+    assert.is_true(close(thread, now())) -- (below the deadline: estimated from the last read)
+    assert.equal(3, reads)
+    -- the wall clock going back (another clock's scale) reads again
+    wall = wall - 1
+    assert.is_true(close(thread, now()))
+    assert.equal(4, reads)
+  end)
+end)
