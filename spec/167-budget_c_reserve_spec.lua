@@ -1,8 +1,8 @@
 -- spec/167-budget_c_reserve_spec.lua -- the end of a frame at 1,000 navigators (issue 31 goal 1, session 30):
 --   1. budget:c_deadline(), the deadline of a search's C steps (q:step_until, q:result_step), is the frame's
 --      deadline less budget.reserve: what the Lua after such a step took until its navigator's update ended,
---      learnt by budget:after_c as a unit's cost is (half way to a higher sample, an eighth of the way to a
---      lower one, a sample at most 4 times the reserve) and capped at navbudget.RESERVE_SHARE of `ms`;
+--      learnt by navgroup.after_c as a unit's cost is (half way to a higher sample, an eighth of the way to a
+--      lower one, a sample at most 4 times the reserve) and capped at navgroup.RESERVE_SHARE of `ms`;
 --      budget:update learns it from each update that stepped a search in C (stats().reserve).
 --   2. A navigator starts no search (q:start: C work that is not sliced) once the frame's time is spent:
 --      the start waits for its next update. On a work clock (each reading 0.2 ms later, ms 2) six
@@ -11,14 +11,15 @@
 local octonav = require "octonav"
 local navigator = require "octonav.navigator"
 local navbudget = require "octonav.navbudget"
+local navgroup = require "octonav.navgroup"
 
 local hw = dofile("spec/support/handworld.lua")
 
 local function close(a, b) return math.abs(a - b) < 1e-12 end
 
 describe("budget: the C steps' reserve", function()
-  it("c_deadline is the deadline less the reserve, learnt by after_c and capped at RESERVE_SHARE of ms", function()
-    assert.equal(0.125, navbudget.RESERVE_SHARE)
+  it("c_deadline is the deadline less the reserve, learnt by navgroup.after_c and capped at RESERVE_SHARE of ms", function()
+    assert.equal(0.125, navgroup.RESERVE_SHARE)
     local t = 10
     local b = navigator.budget { ms = 20, clock = function() return t end }
     assert.equal(0, b.reserve)
@@ -26,23 +27,23 @@ describe("budget: the C steps' reserve", function()
     b:frame()
     assert.equal(10.02, b.deadline)
     assert.equal(b.deadline, b:c_deadline())
-    b:after_c(0.001) -- the first sample: the reserve
+    navgroup.after_c(b, 0.001) -- the first sample: the reserve
     assert.is_true(close(0.001, b.reserve))
     assert.is_true(close(b.deadline - 0.001, b:c_deadline()))
-    b:after_c(0.002) -- higher: half way
+    navgroup.after_c(b, 0.002) -- higher: half way
     assert.is_true(close(0.0015, b.reserve))
-    b:after_c(0) -- lower: an eighth of the way
+    navgroup.after_c(b, 0) -- lower: an eighth of the way
     assert.is_true(close(0.0013125, b.reserve))
-    b:after_c(-1) -- (a negative reading counts as 0)
+    navgroup.after_c(b, -1) -- (a negative reading counts as 0)
     assert.is_true(close(0.0013125 * 7 / 8, b.reserve))
-    b:after_c(1) -- a sample of 4 times the reserve at most, the whole capped at 20 ms * 0.125
+    navgroup.after_c(b, 1) -- a sample of 4 times the reserve at most, the whole capped at 20 ms * 0.125
     assert.is_true(close(0.0025, b.reserve))
     assert.is_true(close(b.deadline - 0.0025, b:c_deadline()))
     assert.is_true(close(0.0025, b:stats().reserve))
     -- "thread": the wall clock now plus the thread's time left, the reserve off it
     local bt = navigator.budget { ms = 50, clock = "thread" }
     bt:frame()
-    bt:after_c(0.004)
+    navgroup.after_c(bt, 0.004)
     local w0 = octonav.core.clock()
     local d = bt:c_deadline()
     local left = bt.deadline - octonav.core.thread_clock()
@@ -77,7 +78,7 @@ describe("budget: the C steps' reserve", function()
     assert(ok, err)
     assert.is_true(steps >= 4, "q:step_until calls " .. steps)
     local r = budget:stats().reserve
-    assert.is_true(r > 0 and r <= 0.050 * navbudget.RESERVE_SHARE, "reserve " .. tostring(r))
+    assert.is_true(r > 0 and r <= 0.050 * navgroup.RESERVE_SHARE, "reserve " .. tostring(r))
     for i = 1, 4 do navs[i]:close() end
   end)
 end)

@@ -491,8 +491,9 @@ end
 -- late). nil without `ms` or before the first frame. Internal (navigator_search.lua).
 -- The deadline given to those C calls is the frame's less the reserve (budget.reserve, seconds): what the
 -- Lua after a C step took until its navigator's update ended (its result's reading, the path's legs and
--- locks, the next step's start), learnt as a unit's cost is (M.learn) from budget:after_c and capped at
--- RESERVE_SHARE of `ms`: a step given the whole time left ended the frame that Lua's time past `ms`
+-- locks, the next step's start), learnt as a unit's cost is (M.learn) by budget:update (navgroup.after_c)
+-- and capped at navgroup.RESERVE_SHARE of `ms`: a step given the whole time left ended the frame that Lua's
+-- time past `ms`
 -- (session 29's trace at 1,000 navigators: updates of 2.6-4.8 ms ending a search).
 function Budget:c_deadline()
   local due = self.deadline
@@ -502,26 +503,6 @@ function Budget:c_deadline()
   return wall_clock() + (due - self.now())
 end
 
-M.RESERVE_SHARE = 0.125 -- the reserve's cap, a share of `ms` (0.5 ms at ms 4)
-
---- budget:after_c(seconds): the Lua after a C step of budget:c_deadline's took `seconds` until its
--- navigator's update ended (budget:update's serve: the last step's return to the update's end); the
--- reserve learnt from it. Internal (navgroup.lua).
-function Budget:after_c(v)
-  local cap = self.ms * 1e-3 * M.RESERVE_SHARE
-  local r = self.reserve
-  if v < 0 then v = 0 end
-  if r > 0 then r = M.learn(r, v) else r = v end
-  self.reserve = r < cap and r or cap
-end
-
---- budget:time_out() -> true when the frame's time is spent (a budget with `ms`, its clock at or past
--- the deadline): a navigator starts no search then (navigator_search.lua: q:start is C work that is not
--- sliced, up to 2.3 ms on the seed's world). Internal.
-function Budget:time_out()
-  local due = self.deadline
-  return due ~= nil and self.now() >= due
-end
 
 --- budget:step_size(left [, cost]) -> the expansions a search step may take now (1..left): at most
 -- `step`, and no more than the frame's time left holds at `cost` (seconds an expansion: the search's

@@ -60,6 +60,25 @@ M.PUMP = true -- a plan start that finds every planner taken first runs the plan
 -- world: plans 0.54-0.69 -> 1.49 a frame, arrivals 27 % -> 62-68 % of --nobudget's (load 7-9)
 M.PARK = true -- navigators waiting to start a plan parked in the C walk (see park; false: visited in Lua)
 
+M.RESERVE_SHARE = 0.125 -- the cap of the C steps' reserve (budget.reserve), a share of `ms` (0.5 ms at ms 4)
+
+--- navgroup.after_c(budget, seconds): the Lua after a C step given budget:c_deadline took `seconds` until
+-- its navigator's update ended (serve: the last step's return to the update's end); the reserve learnt
+-- from it as a unit's cost is (navbudget.learn: half way to a higher sample, an eighth of the way to a
+-- lower one, a sample at most 4 times the reserve), at most RESERVE_SHARE of `ms`. Internal (spec/167).
+function M.after_c(B, v)
+  local cap = B.ms * 1e-3 * M.RESERVE_SHARE
+  local r = B.reserve
+  if v < 0 then v = 0 end
+  if r > 0 then
+    if v > 4 * r then v = 4 * r end
+    r = r + (v - r) * (v > r and 0.5 or 0.125)
+  else
+    r = v
+  end
+  B.reserve = r < cap and r or cap
+end
+
 local type, huge = type, math.huge
 local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
 
@@ -176,7 +195,7 @@ local function serve(g, clock, t0, kind, nav, p, i, statuses, waypoints)
   local cb = B.c_back -- (its last C step's return: the Lua after it, reserved before the C deadline)
   if cb then
     B.c_back = nil
-    B:after_c(t1 - cb)
+    M.after_c(B, t1 - cb)
   end
   local v = t1 - t0
   if v < 0 then return t1 end -- (the thread's clock read afresh: budget.now, navbudget.thread_now)

@@ -471,7 +471,7 @@ local function work(self, position, want)
       end
       local t1 = t0 and B.now()
       local dt = t1 and t1 - t0
-      if deadline then B.c_back = t1 end -- (the Lua after it until the update's end: budget:after_c)
+      if deadline then B.c_back = t1 end -- (the Lua after it until the update's end: navgroup.after_c)
       if dt and dt >= 0 and st == "running" then
         B:spent("expansions", n, dt)
         s.exp_cost = navbudget.learn(s.exp_cost, dt / n)
