@@ -56,7 +56,11 @@
 --                      game's thread waits for a core), or a function returning seconds (a work-unit
 --                      clock for tests: steps then cut by learnt costs, not by the C calls' deadline).
 --                      With "thread" the C calls that stop at a deadline (q:step_until, q:result_step)
---                      are given the wall clock's reading plus the thread's time left (budget:c_deadline).
+--                      are given the wall clock's reading plus the thread's time left (budget:c_deadline),
+--                      and the budget reads the thread's time at most every THREAD_RESYNC (0.5 ms) of the
+--                      wall clock, estimating it between (budget.now, M.thread_now: a read is a system
+--                      call). With `ms` and a real clock, those C calls stop budget.reserve before the
+--                      deadline: the Lua after such a step, learnt by budget:update (navgroup.after_c).
 --   gc         = nil    true: the budget runs Lua's collector itself, at the start of each frame
 --                      (budget:frame() calls budget:collect(): the automatic collector is stopped, and
 --                      each frame's collector work is done before the navigators' work, inside the
