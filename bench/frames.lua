@@ -80,7 +80,7 @@ while i <= #arg do
   local k = arg[i]:match("^%-%-(.+)$")
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
-    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases"
+    or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases" or k == "phases-kb"
     or k == "timeline" or k == "states" or k == "throughput" then
     flags[k] = true
     i = i + 1
@@ -348,6 +348,9 @@ local function run_pass()
   -- and each goal's first move: the frame its start tile came in, the frame it moved, lead or path
   local TL = flags.timeline and strm and { at = {}, order = {}, goals = {}, ch = nil }
   if T or flags.phases then budget.phases = { clock = core.thread_clock } end
+  -- (--phases-kb: the parts measured in KB allocated by Lua instead of ms: collectgarbage("count"); the
+  -- collector's frees between two readings make a part's figure low, so run it with --gcprobe)
+  if flags["phases-kb"] then budget.phases.clock = function() return collectgarbage("count") * 1e-3 end end
   local SC = flags.states and {} -- (--states: navigator-frames by what they were doing)
   local PH = flags.phases and { {}, {}, {}, {}, {}, {} } -- (--phases: budget:update's parts, ms a frame)
   local group = flags.group and not flags.nobudget
@@ -563,7 +566,8 @@ local function run_pass()
     graph = graph, heap = heap, los_built = bs.los_built, los_work = bs.los_work, reasons = reasons, smax = strm and smax, sover = sover,
     sst = strm and strm:stats(), run_s = run_s, tl = TL,
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
-      expansion = bs.exp_cost }, tail = bs.tail, cut = bs.cut, group = bs.group, gc_max = bs.gc_max, gc_owed = bs.gc_owed }
+      expansion = bs.exp_cost }, tail = bs.tail, reserve = bs.reserve, cut = bs.cut, group = bs.group,
+    gc_max = bs.gc_max, gc_owed = bs.gc_owed }
   r.states = SC
   if SC and bs.total then r.plans_total, r.results_total = bs.total.plans, bs.total.results end
   if PH then
@@ -637,8 +641,8 @@ local function report(p, r)
     r.los_budget and ("%.1f MB"):format(mb(r.los_budget)) or "none", r.los_built or 0, r.los_dropped or 0))
   local c = r.costs
   print(("  learnt costs: plan start %.2f ms, result %.2f ms, expansion %.1f us; tail held back %.2f ms;"
-    .. " frames cut %d%s"):format((c.plan or 0) * 1e3, (c.result or 0) * 1e3, (c.expansion or 0) * 1e6,
-    (r.tail or 0) * 1e3, r.cut or 0,
+    .. " C steps' reserve %.2f ms; frames cut %d%s"):format((c.plan or 0) * 1e3, (c.result or 0) * 1e3,
+    (c.expansion or 0) * 1e6, (r.tail or 0) * 1e3, (r.reserve or 0) * 1e3, r.cut or 0,
     r.group and (", last frame: %d updated, %d answered"):format(r.group.updated, r.group.answered) or ""))
   if flags.gc then
     print(("  collector (budget gc): longest step %.2f ms, owed at the end %.0f KB"):format(r.gc_max * 1e3,

@@ -56,7 +56,11 @@
 --                      game's thread waits for a core), or a function returning seconds (a work-unit
 --                      clock for tests: steps then cut by learnt costs, not by the C calls' deadline).
 --                      With "thread" the C calls that stop at a deadline (q:step_until, q:result_step)
---                      are given the wall clock's reading plus the thread's time left (budget:c_deadline).
+--                      are given the wall clock's reading plus the thread's time left (budget:c_deadline),
+--                      and the budget reads the thread's time at most every THREAD_RESYNC (0.5 ms) of the
+--                      wall clock, estimating it between (budget.now, M.thread_now: a read is a system
+--                      call). With `ms` and a real clock, those C calls stop budget.reserve before the
+--                      deadline: the Lua after such a step, learnt by budget:update (navgroup.after_c).
 --   gc         = nil    true: the budget runs Lua's collector itself, at the start of each frame
 --                      (budget:frame() calls budget:collect(): the automatic collector is stopped, and
 --                      each frame's collector work is done before the navigators' work, inside the
@@ -93,7 +97,8 @@
 -- {kind = navigators in line}, ms = the option, cut = frames whose time ran out, tail = the tail held
 -- back (seconds; nil before one was seen), los = the option, los_work = node reads spent on masks
 -- since new, los_built = tiles whose masks it built, gc_max = the longest collector step of option
--- gc (seconds), gc_owed = its work left for the next frames (KB) }.
+-- gc (seconds), gc_owed = its work left for the next frames (KB), reserve = the time held back before
+-- the deadline of a search's C steps for the Lua after them (seconds: budget:c_deadline) }.
 -- budget:forget(nav) drops a navigator's place and reservations
 -- (nav:close() does it).
 local util = require "octonav.util"
@@ -141,7 +146,9 @@ function M.new(opts)
   end
   local self = setmetatable({ frames = 0, pools = {}, ms = ms, clock = clock, clock_kind = ckind, late = 0,
     deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
-    los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil, begun = nil }, Budget)
+    los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil, begun = nil, reserve = 0, c_back = nil }, Budget)
+  -- (the clock the budget and its navigators read: budget.now; the thread's is M.thread_now's estimate)
+  self.now = ckind == "thread" and M.thread_now(self) or clock
   local los = opts.los
   if los == nil then los = DEFAULTS.los end
   if not util.is_count(los, 0) then raise("octonav.navigator.budget: option 'los' must be an integer >= 0") end
@@ -200,7 +207,7 @@ end
 -- (or budget:update) counts `ms` from here, so the game's work before it (streamer:update()
 -- installing a tile) is inside the frame's time, not on top of it. Without it `ms` runs from frame().
 function Budget:begin()
-  if self.ms then self.begun = self.clock() end
+  if self.ms then self.begun = self.now() end
 end
 
 --- budget:frame(): a new frame: every amount full again, reserved first for the line.
@@ -208,8 +215,8 @@ end
 function Budget:frame(masks_later)
   local n = self.frames
   self.frames = n + 1
-  local start = self.ms and (self.begun or self.clock())
-  self.begun = nil
+  local start = self.ms and (self.begun or self.now())
+  self.begun, self.c_back = nil, nil
   if self.gc then self:collect() elseif self.gc_auto then M.gc_auto(self) end
   if self.ms then
     -- the tail: how long after the deadline the last frame's last ask came (the navigators updated
@@ -260,7 +267,7 @@ function Budget:late_masks()
   local o = self.los_opts
   local share = o.ms
   if share and self.deadline then
-    local left = (self.deadline - self.clock()) * 1e3
+    local left = (self.deadline - self.now()) * 1e3
     local floor_ = share / 4
     o.ms = left < floor_ and floor_ or left < share and left or share
     self:build_masks()
@@ -451,16 +458,55 @@ function M.learn_tail(r, v, ms)
   return t < cap and t or cap
 end
 
+-- The thread's CPU time as the budget reads it (budget.now, with clock "thread"): a read of
+-- clock_gettime(CLOCK_THREAD_CPUTIME_ID) is a system call (1.5 us on this machine, against 0.04 us for the
+-- monotonic clock's, which the vDSO answers), and budget:update's turns read the clock several times an
+-- update (1,000 navigators at ms 4: hundreds of reads a frame, 0.5-1 ms of it). So the thread's time is
+-- read at most every THREAD_RESYNC seconds of the wall clock, and in between estimated as its last reading
+-- plus the wall time since: never less than the thread's time (a thread runs no faster than the wall
+-- clock), more by the time it waited for a core within that window. An estimate at or past the frame's
+-- deadline is read again (the frame ends by the thread's own time, as before). Two readings across a
+-- fresh read may go back by the time waited since the last: the costs learnt from them skip a negative
+-- difference (budget:spent, budget:update's serve).
+M.THREAD_RESYNC = 5e-4
+local wall_clock, thread_clock = core.clock, core.thread_clock
+-- (wall, thread: the clocks read, core.clock and core.thread_clock unless given: spec/167's work clocks)
+function M.thread_now(self, wall, thread)
+  wall, thread = wall or wall_clock, thread or thread_clock
+  local ts, ws -- (the last read of the thread's time and the wall clock's then)
+  return function()
+    local w = wall()
+    if ws then
+      local d = w - ws
+      if d >= 0 and d < M.THREAD_RESYNC then
+        local est = ts + d
+        local due = self.deadline
+        if not due or est < due then return est end
+      end
+    end
+    ts, ws = thread(), w
+    return ts
+  end
+end
+
 --- budget:c_deadline() -> the frame's deadline on core.clock's scale (the C calls that stop at a
 -- deadline read the monotonic clock): the deadline itself with the wall clock; with "thread", the wall
 -- clock now plus the thread's CPU time left (a thread switched out meanwhile stops the call early, never
 -- late). nil without `ms` or before the first frame. Internal (navigator_search.lua).
-local wall_clock = core.clock
+-- The deadline given to those C calls is the frame's less the reserve (budget.reserve, seconds): what the
+-- Lua after a C step took until its navigator's update ended (its result's reading, the path's legs and
+-- locks, the next step's start), learnt as a unit's cost is (M.learn) by budget:update (navgroup.after_c)
+-- and capped at navgroup.RESERVE_SHARE of `ms`: a step given the whole time left ended the frame that Lua's
+-- time past `ms`
+-- (session 29's trace at 1,000 navigators: updates of 2.6-4.8 ms ending a search).
 function Budget:c_deadline()
   local due = self.deadline
-  if not self.thread or not due then return due end
-  return wall_clock() + (due - self.clock())
+  if not due then return nil end
+  due = due - self.reserve
+  if not self.thread then return due end
+  return wall_clock() + (due - self.now())
 end
+
 
 --- budget:step_size(left [, cost]) -> the expansions a search step may take now (1..left): at most
 -- `step`, and no more than the frame's time left holds at `cost` (seconds an expansion: the search's
@@ -469,7 +515,7 @@ function Budget:step_size(left, cost)
   local n = self.step < left and self.step or left
   local c = cost or self.exp_cost
   if c and c > 0 and self.deadline then
-    local fit = math.floor((self.deadline - self.clock()) / c)
+    local fit = math.floor((self.deadline - self.now()) / c)
     if fit < n then n = fit < 1 and 1 or fit end
   end
   return n
@@ -484,7 +530,7 @@ function Budget:fit(kind, n)
   local c = self.portal_cost
   if not c then return n < M.PORTAL_STEP and n or M.PORTAL_STEP end
   if c > 0 and self.deadline then
-    local fit = math.floor((self.deadline - self.clock()) / c)
+    local fit = math.floor((self.deadline - self.now()) / c)
     if fit < n then n = fit < 1 and 1 or fit end
   end
   return n
@@ -494,7 +540,7 @@ end
 -- expanded n; "results": a result; "portals": a route step that expanded n; "plans": a plan's start and
 -- first step) took `seconds`. Internal (navigator.lua).
 function Budget:spent(what, n, seconds)
-  if n <= 0 then return end
+  if n <= 0 or seconds < 0 then return end
   if what == "expansions" then self.exp_cost = M.learn(self.exp_cost, seconds / n)
   elseif what == "results" then self.result_cost = M.learn(self.result_cost, seconds / n)
   elseif what == "portals" then self.portal_cost = M.learn(self.portal_cost, seconds / n)
@@ -509,7 +555,7 @@ function Budget:take(kind, who, want)
   local r = p.reserved[who]
   local late = false
   if self.deadline and want > 0 then
-    local now = self.clock()
+    local now = self.now()
     self.last_ask = now
     late = now >= self.deadline
     -- a plan whose start would not fit waits for the next frame, and so does a search step whose
@@ -591,7 +637,7 @@ function Budget:stats()
   local r = { frames = self.frames, per_frame = {}, used = {}, max = {}, total = {}, waiting = {}, ms = self.ms,
     cut = self.late, tail = self.tail, los = self.los, los_work = self.los_work, los_built = self.los_built,
     plan_cost = self.plan_cost, result_cost = self.result_cost, exp_cost = self.exp_cost,
-    portal_cost = self.portal_cost,
+    portal_cost = self.portal_cost, reserve = self.reserve,
     gc_max = self.gc_max, gc_owed = self.gc_owed }
   local g = self.group
   if g then

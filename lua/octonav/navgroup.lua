@@ -60,6 +60,25 @@ M.PUMP = true -- a plan start that finds every planner taken first runs the plan
 -- world: plans 0.54-0.69 -> 1.49 a frame, arrivals 27 % -> 62-68 % of --nobudget's (load 7-9)
 M.PARK = true -- navigators waiting to start a plan parked in the C walk (see park; false: visited in Lua)
 
+M.RESERVE_SHARE = 0.125 -- the cap of the C steps' reserve (budget.reserve), a share of `ms` (0.5 ms at ms 4)
+
+--- navgroup.after_c(budget, seconds): the Lua after a C step given budget:c_deadline took `seconds` until
+-- its navigator's update ended (serve: the last step's return to the update's end); the reserve learnt
+-- from it as a unit's cost is (navbudget.learn: half way to a higher sample, an eighth of the way to a
+-- lower one, a sample at most 4 times the reserve), at most RESERVE_SHARE of `ms`. Internal (spec/167).
+function M.after_c(B, v)
+  local cap = B.ms * 1e-3 * M.RESERVE_SHARE
+  local r = B.reserve
+  if v < 0 then v = 0 end
+  if r > 0 then
+    if v > 4 * r then v = 4 * r end
+    r = r + (v - r) * (v > r and 0.5 or 0.125)
+  else
+    r = v
+  end
+  B.reserve = r < cap and r or cap
+end
+
 local type, huge = type, math.huge
 local EPS2 = 1e-12 -- (1e-6 squared: an agent stepping toward its waypoint lands on it exactly)
 
@@ -172,7 +191,14 @@ local function serve(g, clock, t0, kind, nav, p, i, statuses, waypoints)
   if not t0 then return full(g, nav, p, i, statuses, waypoints) end
   full(g, nav, p, i, statuses, waypoints)
   local t1 = clock()
+  local B = g.budget
+  local cb = B.c_back -- (its last C step's return: the Lua after it, reserved before the C deadline)
+  if cb then
+    B.c_back = nil
+    M.after_c(B, t1 - cb)
+  end
   local v = t1 - t0
+  if v < 0 then return t1 end -- (the thread's clock read afresh: budget.now, navbudget.thread_now)
   local cost = g.cost
   local old = cost[kind]
   if old then
@@ -292,7 +318,7 @@ function M.update(B, navs, positions, statuses, waypoints)
   local pchecks = B.pools.checks
   local wdue, wclock
   if B.deadline and B.clock_kind ~= "function" then
-    wdue, wclock = B.clock() + B.ms * 1e-3 * M.WALK_SHARE, B.clock_kind
+    wdue, wclock = B.now() + B.ms * 1e-3 * M.WALK_SHARE, B.clock_kind
     if wdue > B.deadline then wdue = B.deadline end
   end
   -- (the parked navigators' worlds where a plan may start now: those are listed as candidates)
@@ -380,7 +406,7 @@ function M.update(B, navs, positions, statuses, waypoints)
     end
   end
   others = others + answered
-  local due, clock = B.deadline, B.clock
+  local due, clock = B.deadline, B.now
   local refused = false -- (an update not started because its kind's cost did not fit)
   local force = g.rcut -- (3 goes first this frame: its first update is served whatever its cost)
   -- (3b's and 3c's pumps stop that long before the deadline: a slice stops at SLICE_MS)

@@ -108,7 +108,7 @@ local function join_limit(B, cp)
     -- by their units alone, never by the machine's time (which made spec/102 differ run to run)
     cp:join_limit(M.JOIN_SLICE)
   elseif B.deadline then
-    local left = (B.deadline - B.clock()) * 1e3
+    local left = (B.deadline - B.now()) * 1e3
     if left > M.SLICE_MS then left = M.SLICE_MS end
     cp:join_limit(M.JOIN_SLICE, left > JOIN_MIN_MS and left or JOIN_MIN_MS)
   else
@@ -194,7 +194,7 @@ local function plan_route(self, position)
     end
     self.from0 = copy(from)
     -- (a budget with a frame time learns what a start and its first step cost: they come in one update)
-    t0 = B.step and B.clock()
+    t0 = B.step and B.now()
     local cp = take_planner(self)
     join_limit(B, cp)
     self.job = planner.start_named("navigator:update", world, self.from0, self.goal, cp, self.search_radius)
@@ -202,8 +202,8 @@ local function plan_route(self, position)
     self.plan_spent = 0
     -- its joins stopped at the frame's deadline, or ended past it: they (or its first step, whose
     -- portals are not cut by the clock: 0.2-1.5 ms on the seed's world) go on next update
-    if cp:joining() or (B.deadline and B.clock() >= B.deadline) then
-      if t0 then B:spent("plans", 1, B.clock() - t0) end
+    if cp:joining() or (B.deadline and B.now() >= B.deadline) then
+      if t0 then B:spent("plans", 1, B.now() - t0) end
       B:give("portals", self, portals, true)
       self.state = "planning"
       return "planning"
@@ -223,11 +223,11 @@ local function plan_route(self, position)
   -- with a frame time, no more portals than the time left holds at the cost learnt (budget:fit; a
   -- step of 1,024 portals took 0.2-1.5 ms on the seed's world, not cut by the clock), nor than a slice
   local n = B.step and slice_portals(B, B:fit("portals", portals), joining) or portals
-  local t1 = B.step and B.clock()
+  local t1 = B.step and B.now()
   local pst, reason, tile = self.job:step(n)
   -- (a step that joined first is no measure of its portals' cost)
-  if t1 and pst == "running" and not joining then B:spent("portals", n, B.clock() - t1) end
-  if t0 then B:spent("plans", 1, B.clock() - t0) end
+  if t1 and pst == "running" and not joining then B:spent("portals", n, B.now() - t1) end
+  if t0 then B:spent("plans", 1, B.now() - t0) end
   if pst == "running" then
     -- a step whose joins go on expanded no portal (the joins come first): all given back. (Counted as
     -- spent, each joining slice took its n of the frame's 1,024 portals: about 8 slices a frame, and plans
