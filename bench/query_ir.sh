@@ -29,12 +29,13 @@ for map in "$@"; do
     awk -v map="$map" -v n="$n" '
         function num(s) { gsub(/,/, "", s); return s + 0 }
         /PROGRAM TOTALS/ { total = num($1) }
-        # (each function is listed twice, with and without its object: count the one with it)
-        /:on_query_init \[/ { init += num($1) }
-        /:on_query_update \[/ { search += num($1) }
-        /:on_query_finalize \[/ { fin += num($1) }
-        /:on_tree_visible_nav \[/ || /:on_tree_walk_cells \[/ || /:on_tree_walk_cells_hit \[/ { los += num($1) }
-        /:on_tree_turn_ok \[/ || /:on_tree_turn_ok_cached \[/ { turn += num($1) }
+        # (each function is listed twice, with and without its object: count the one with it; a build
+        # with -flto or -fprofile-use may add suffixes such as .constprop.0 or .lto_priv.0)
+        /:on_query_init(\.[a-z_]+\.[0-9]+)* \[/ { init += num($1) }
+        /:on_query_update(\.[a-z_]+\.[0-9]+)* \[/ { search += num($1) }
+        /:on_query_finalize(\.[a-z_]+\.[0-9]+)* \[/ { fin += num($1) }
+        /:on_tree_visible_nav(\.[a-z_]+\.[0-9]+)* \[/ || /:on_tree_visible_nav_cached(\.[a-z_]+\.[0-9]+)* \[/ || /:on_tree_walk_cells(\.[a-z_]+\.[0-9]+)* \[/ || /:on_tree_walk_cells_hit(\.[a-z_]+\.[0-9]+)* \[/ { los += num($1) }
+        /:on_tree_turn_ok(\.[a-z_]+\.[0-9]+)* \[/ || /:on_tree_turn_ok_cached(\.[a-z_]+\.[0-9]+)* \[/ { turn += num($1) }
         END {
             if (n == 0) n = 1
             printf "| %s | %d | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", map, n, total / n, init / n, search / n,

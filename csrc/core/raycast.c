@@ -406,13 +406,14 @@ static int walk_loop(walk *w, tree_probe *p, const double inv[3], double *t_hit,
 
 /* The walk's first cell off its tile's masks (lm, tile ti of side n): the free leaf cell holding global
  * voxel (x, y, z) becomes p's current cell, with the chain of its descent; 0 when the voxel is
- * blocked. (walk_tree and visible_core start so.) */
+ * blocked. (walk_tree and visible_core start so; visible_core's through a sight cache sc when not NULL:
+ * start_cached's descent.) */
 static inline __attribute__((always_inline)) int start_cell(tree_probe *p, const on_losmap *lm, uint32_t ti, int64_t n,
-                                                            int64_t x, int64_t y, int64_t z)
+                                                            int64_t x, int64_t y, int64_t z, on_sight_cache *sc)
 {
     uint32_t lx = (uint32_t)(x & (n - 1)), ly = (uint32_t)(y & (n - 1)), lz = (uint32_t)(z & (n - 1));
-    uint32_t L0 = on_losmap_start(lm, p->chain, lx, ly, lz);
-    int l = on_losmap_leaf_from(lm, p->chain, L0, lx, ly, lz, NULL);
+    int l = sc ? start_cached(sc, p, lm, x, y, z, lx, ly, lz)
+               : on_losmap_leaf_from(lm, p->chain, on_losmap_start(lm, p->chain, lx, ly, lz), lx, ly, lz, NULL);
     if (l < 0) return 0;
     uint32_t msk = ~((1u << l) - 1u);
     p->lm = lm;
@@ -464,7 +465,7 @@ static int walk_tree(const on_tree *t, on_lcache *lc, const double a[3], const d
          * the start voxel's, so clear_by_box's answer is the same as before the walk's start) */
         if (lm && !sink && lm->box_small && clear_by_box(t, a, b)) return 1;
         if (lm) {
-            if (!start_cell(&p, lm, ti, n, x, y, z)) return 0;
+            if (!start_cell(&p, lm, ti, n, x, y, z, NULL)) return 0;
             if (sink) sink(ud, p.cur);
         }
     }
@@ -502,7 +503,8 @@ static inline int visible_hit0(double *t_hit, int64_t *entered, int64_t x, int64
  * wants it, takes walk_tree (the hit's t kept through this walk cost about 500,000 instructions more
  * on DC1's 300 queries, callgrind). */
 static inline __attribute__((always_inline)) int visible_core(const on_tree *t, on_lcache *lc, const double a[3],
-                                                              const double b[3], double *t_hit, int64_t *entered)
+                                                              const double b[3], double *t_hit, int64_t *entered,
+                                                              on_sight_cache *sc)
 {
     walk w;
     double inv[3];
@@ -547,7 +549,7 @@ static inline __attribute__((always_inline)) int visible_core(const on_tree *t, 
         if (clear_in_box(lm, o, a, b)) return 1;
     }
     tree_probe p;
-    if (!start_cell(&p, lm, ti, n, x, y, z)) return visible_hit0(t_hit, entered, x, y, z);
+    if (!start_cell(&p, lm, ti, n, x, y, z, sc)) return visible_hit0(t_hit, entered, x, y, z);
     p.t = t;
     p.lc = lc; /* (the rest of walk_tree's probe, for walk_loop below) */
     p.pok = 0; /* (probe_leaf's last descent: none yet; left unset, walk_loop's first probe_leaf could take
@@ -567,7 +569,16 @@ static inline __attribute__((always_inline)) int visible_core(const on_tree *t, 
 /* visible_core without the hit (on_tree_visible_nav's and on_tree_visible's walk). */
 static int visible_fast(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
 {
-    return visible_core(t, lc, a, b, NULL, NULL);
+    return visible_core(t, lc, a, b, NULL, NULL, NULL);
+}
+
+/* The same through a sight cache (on_tree_visible_nav_cached's: a function of its own, so that the walk
+ * without one is built as before; one function for both cost about 800 instructions a query more on
+ * the three maps of make bench-query-ir, callgrind). */
+static int visible_fast_cached(const on_tree *t, on_lcache *lc, const double a[3], const double b[3],
+                               on_sight_cache *sc)
+{
+    return visible_core(t, lc, a, b, NULL, NULL, sc);
 }
 
 /* visible_core with the t of the hit and, when the walk stopped at a blocked voxel it entered (its
@@ -578,7 +589,7 @@ static __attribute__((noinline)) int visible_hit(const on_tree *t, on_lcache *lc
 {
     *t_hit = 0;
     entered[0] = 0;
-    return visible_core(t, lc, a, b, t_hit, entered);
+    return visible_core(t, lc, a, b, t_hit, entered, NULL);
 }
 
 /* Line of sight without a sink or the hit's t: visible_fast, else walk_tree. 1 when clear.
@@ -593,9 +604,10 @@ static __attribute__((noinline)) int visible_hit(const on_tree *t, on_lcache *lc
  * So either moved segment clear shows the segment clear; one stopped at a blocked voxel it entered whose
  * neighbour across the plane is blocked too (the segment's two voxels just after that t) shows it
  * blocked; otherwise walk_tree decides. */
-static int walk_visible(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
+static inline __attribute__((always_inline)) int walk_visible(const on_tree *t, on_lcache *lc, const double a[3],
+                                                              const double b[3], on_sight_cache *sc)
 {
-    int r = visible_fast(t, lc, a, b);
+    int r = sc ? visible_fast_cached(t, lc, a, b, sc) : visible_fast(t, lc, a, b);
     if (r >= 0) return r;
     int j = -1, planes = 0;
     for (int i = 0; i < 3; i++)
@@ -623,7 +635,13 @@ static int walk_visible(const on_tree *t, on_lcache *lc, const double a[3], cons
 
 int on_tree_visible_nav(const on_tree *t, on_lcache *lc, const double a[3], const double b[3])
 {
-    return walk_visible(t, lc, a, b);
+    return walk_visible(t, lc, a, b, NULL);
+}
+
+int on_tree_visible_nav_cached(const on_tree *t, on_lcache *lc, on_sight_cache *c, const double a[3],
+                               const double b[3])
+{
+    return walk_visible(t, lc, a, b, c);
 }
 
 int on_tree_walk_cells(const on_tree *t, on_lcache *lc, const double a[3], const double b[3], on_cell_sink sink,
@@ -647,7 +665,7 @@ on_status on_tree_visible(const on_tree *t, const double a[3], const double b[3]
 {
     double na[3], nb[3];
     if (!to_nav_checked(t, a, b, na, nb)) return ON_FAILURE | ON_INVALID;
-    return walk_visible(t, NULL, na, nb) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
+    return walk_visible(t, NULL, na, nb, NULL) ? ON_SUCCESS : (ON_FAILURE | ON_BLOCKED);
 }
 
 on_status on_tree_raycast(const on_tree *t, const double a[3], const double b[3], double *t_hit)

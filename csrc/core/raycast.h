@@ -29,6 +29,30 @@ int on_walk_dense(on_voxel_free_fn fn, const void *ud, const double a[3], const 
  * lc (may be NULL). 1 when clear. */
 int on_tree_visible_nav(const on_tree *t, on_lcache *lc, const double a[3], const double b[3]);
 
+/* Where the last line of sight through it started: its tile's masks, the start voxel, the layer of its
+ * free cell and the nodes of its descent in the masks (chain[stop ..]), kept across the lines of sight of
+ * one path's finish while the tree does not change (as on_turn_cache): the next start in the same tile
+ * descends from the lowest node the two voxels share, or takes the last answer for the same voxel
+ * (smoothing and relaxation start many segments at one waypoint). Start it with on_sight_cache_init. */
+typedef struct on_sight_cache {
+    const struct on_losmap *lm; /* (NULL: none yet) */
+    int64_t x, y, z;            /* the start voxel (global leaves) */
+    int l;                      /* its free cell's layer, -1 when blocked */
+    uint32_t stop;
+    const struct on_losnode *chain[(ON_MAX_DEPTH + 1) / 2 + 2]; /* (losmap.h's ON_LOS_LEVELS) */
+} on_sight_cache;
+
+static inline void on_sight_cache_init(on_sight_cache *c)
+{
+    c->lm = NULL; /* (the rest is read only once a start has set it) */
+    c->x = c->y = c->z = 0;
+    c->l = -1;
+    c->stop = 0;
+}
+/* on_tree_visible_nav through c (the same answers). */
+int on_tree_visible_nav_cached(const on_tree *t, on_lcache *lc, on_sight_cache *c, const double a[3],
+                               const double b[3]);
+
 /* The same walk, handing every free cell it passes through (in order) to `sink`: the corridor of a
  * straight path. 1 when clear. */
 typedef void (*on_cell_sink)(void *ud, on_cell c);

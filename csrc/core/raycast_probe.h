@@ -1,13 +1,15 @@
 /*
  * raycast_probe.h -- the octree walk's view of the tree (internal to raycast.c): the free cell the walk
  * is in with its stored ancestors and its tile's losmap chain, and the questions the walk asks of the
- * leaves around it (probe_leaf and the free masks built from it). Kept apart from the walk's own steps
+ * leaves around it (probe_leaf and the free masks built from it; a start's descent through a sight
+ * cache, start_cached). Kept apart from the walk's own steps
  * (raycast.c); static, so that the walk inlines them as before.
  */
 #ifndef OCTONAV_RAYCAST_PROBE_H
 #define OCTONAV_RAYCAST_PROBE_H
 
 #include "losmap.h"
+#include "raycast.h"
 #include "raycast_walk.h"
 #include "tree.h"
 
@@ -190,6 +192,36 @@ static __attribute__((unused)) unsigned pick_largest(const tree_probe *p, unsign
             }
         }
     return best;
+}
+
+/* start_cell's descent through a sight cache sc (see on_sight_cache): the layer of tile-local leaf (lx,
+ * ly, lz)'s (global x, y, z) free cell or -1, with p->chain holding its nodes from the level it stopped
+ * at up to the top, as a descent from the top leaves them. The same voxel as the last start: the last
+ * answer and nodes; in the same tile: the descent from the lowest node the two voxels share (at least
+ * the one that answered last: the nodes below it are not kept). */
+static inline __attribute__((always_inline)) int start_cached(on_sight_cache *sc, tree_probe *p, const on_losmap *lm,
+                                                              int64_t x, int64_t y, int64_t z, uint32_t lx,
+                                                              uint32_t ly, uint32_t lz)
+{
+    const on_losnode **ch = sc->chain;
+    if (sc->lm == lm) {
+        if (sc->x != x || sc->y != y || sc->z != z) {
+            uint32_t diff = (uint32_t)((x ^ sc->x) | (y ^ sc->y) | (z ^ sc->z)); /* (one tile: the bits below its depth) */
+            uint32_t L = (31u - (uint32_t)__builtin_clz(diff)) / 2 + 1; /* (diff != 0: another voxel, same tile) */
+            if (L < sc->stop) L = sc->stop;
+            if (L < 2) L = 2;
+            if (L > lm->top) L = lm->top;
+            sc->l = on_losmap_leaf_at(lm, ch, L, lx, ly, lz, NULL, &sc->stop);
+            sc->x = x, sc->y = y, sc->z = z;
+        }
+    } else {
+        uint32_t L0 = on_losmap_start(lm, ch, lx, ly, lz);
+        sc->l = on_losmap_leaf_at(lm, ch, L0, lx, ly, lz, NULL, &sc->stop);
+        sc->lm = lm;
+        sc->x = x, sc->y = y, sc->z = z;
+    }
+    for (uint32_t k = sc->stop; k <= lm->top; k++) p->chain[k] = ch[k];
+    return sc->l;
 }
 
 #endif
