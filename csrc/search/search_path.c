@@ -98,6 +98,7 @@ typedef struct fin_sight {
     on_query *q;
     size_t pos; /* the next answer of q->flog this run reads */
     on_turn_cache tc; /* the voxels the last turn check read (the tree does not change meanwhile) */
+    on_sight_cache sc; /* where the last line of sight started (the same) */
     uint64_t tvalid; /* bit i: turn[i] holds an answer */
     struct {
         int64_t v[3];   /* the floor of x on each axis */
@@ -145,7 +146,15 @@ static int fin_visible(void *ud, const double a[3], const double b[3])
 {
     fin_sight *fs = ud;
     int ok;
-    if (!fin_replay(fs, &ok)) ok = fin_log(fs, sight_visible(fs->q, a, b));
+    if (!fin_replay(fs, &ok)) {
+        on_query *q = fs->q;
+        if (q->g.radius) ok = sight_visible(q, a, b);
+        else {
+            q->info.los++;
+            ok = on_tree_visible_nav_cached(q->t, q->lcache, &fs->sc, a, b);
+        }
+        ok = fin_log(fs, ok);
+    }
     if (!ok && !fs->relaxing) {
         double *s = fs->blocked[fs->nblocked++ % BLOCKED_MEMO];
         memcpy(s, a, 3 * sizeof *a);
@@ -260,6 +269,7 @@ static int tightened_path(on_query *q, int32_t end, int partial)
     fs.relaxing = 0;
     fs.nblocked = 0;
     on_turn_cache_init(&fs.tc);
+    on_sight_cache_init(&fs.sc);
     on_sight sight = {fin_visible, fin_turn_ok, &fs, q->areas.n ? fin_cost : NULL, NULL, fin_known_blocked};
     if (q->o.any_angle || !q->o.refine) {
         if (node_chain(q, end, stop) != 0) return -1;
