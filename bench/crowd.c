@@ -9,7 +9,8 @@
  * last column hashes every frame's positions and velocities: equal hashes, byte-identical runs (it
  * is the same for 1 and 2 threads). `crowd FRAMES N [THREADS [K]]`: N agents alone, one pass (callgrind),
  * K the crowd's max_neighbours (default 0: the crowd's own, 16); on the wall clock for THREADS > 1,
- * and for one thread too with CROWD_WALL=1 set (1 against 2 threads side by side).
+ * and for one thread too with CROWD_WALL=1 set (1 against 2 threads side by side); CROWD_PACE_MS=X sleeps
+ * X ms before each frame (a game's pace: the pool idle between updates).
  */
 #include "octonav.h"
 #ifdef ON_CROWD_PROFILE
@@ -101,7 +102,15 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
     double *times = malloc(frames * sizeof *times);
     double *states = malloc((size_t)n * 6 * sizeof *states);
     uint64_t h = 0xcbf29ce484222325ull;
+    /* CROWD_PACE_MS=X: X ms asleep before each frame, as a game's frame leaves the crowd's pool idle
+     * between updates (its threads then sleep and are woken by the next update) */
+    const char *pace_env = getenv("CROWD_PACE_MS");
+    double pace = pace_env ? atof(pace_env) : 0;
     for (int f = -60; f < frames; f++) {
+        if (pace > 0) {
+            struct timespec ts = {(time_t)(pace / 1e3), (long)(fmod(pace, 1e3) * 1e6)};
+            nanosleep(&ts, NULL);
+        }
         double t0 = now();
         on_crowd_update(c, 1.0 / 30);
         double t1 = now();
