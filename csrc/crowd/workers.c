@@ -322,6 +322,21 @@ void on_workers_wake(on_workers *p)
     pthread_mutex_unlock(&p->mu);
 }
 
+/* (the profiling build: when fn's job was posted, under the pool's lock) */
+static void prof_posted(on_workers *p, on_work_fn fn)
+{
+#ifdef ON_CROWD_PROFILE
+    for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
+        if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
+            p->prof_fn[k] = fn;
+            p->t_post[k] = prof_now();
+            break;
+        }
+#else
+    (void)p, (void)fn;
+#endif
+}
+
 void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, void *ctx)
 {
     on_workers_sync(p);
@@ -332,14 +347,7 @@ void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, vo
     pthread_mutex_lock(&p->mu);
     uint32_t gen = post(p, fn, ctx, n, chunk);
     job j = {fn, ctx, gen, n, chunk};
-#ifdef ON_CROWD_PROFILE
-    for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
-        if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
-            p->prof_fn[k] = fn;
-            p->t_post[k] = prof_now();
-            break;
-        }
-#endif
+    prof_posted(p, fn);
     pthread_mutex_unlock(&p->mu);
     /* the caller takes pieces too, and waits only for pieces other threads are running: a thread
      * the system has not woken yet (a loaded machine) holds nothing up */
@@ -363,14 +371,7 @@ void on_workers_behind(on_workers *p, on_work_fn fn, void *ctx)
     /* one slot: range k holds [k / n, (k + 1) / n) of it, so only the last thread's holds it (not the
      * caller's: it takes no piece here) */
     post(p, fn, ctx, 1, 1);
-#ifdef ON_CROWD_PROFILE
-    for (int k = 0; k < ON_WORKERS_PROF_FNS; k++)
-        if (p->prof_fn[k] == fn || !p->prof_fn[k]) {
-            p->prof_fn[k] = fn;
-            p->t_post[k] = prof_now();
-            break;
-        }
-#endif
+    prof_posted(p, fn);
     pthread_mutex_unlock(&p->mu);
 }
 
