@@ -10,7 +10,8 @@ M.STREAM = true -- streamed navigators held too (false: visited in Lua, as befor
 -- The C walk (core.walker, csrc/lua/lua_walk.c): a navigator walking a smoothed path on its world's
 -- tree (with a streamer: its agent moved by the C walk, see attach; no radius, no lead move, no
 -- replan pending, its last stale-path check passed at the tree's revision; its next step's search
--- may be under way: 3a serves that search alone) is held in a slot of the group's walker, its slot its index in navs, from the update that left it so (attach) until its
+-- may be under way: 3a serves that search alone) is held in a slot of the group's walker, its slot
+-- its index in navs, from the update that left it so (attach) until its
 -- update needs Lua again: the C call then hands it back (detach: the smoother's state, its checks and
 -- updates copied into the navigator's tables). A held navigator's update is the C walk's, which is
 -- the smoother's step at its position (csrc/crowd/walk.c: the Lua smoother's, number for number),
