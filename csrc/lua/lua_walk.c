@@ -46,8 +46,18 @@
  *       slots answered, the one with the least since (the lowest k among equals; nil when none), and
  *       its since.
  *   w:size() -> slots walking, slots parked.
+ *   w:stream(k, streamer, agent, rel)
+ *       after w:attach(k, ...): slot k's navigator is streamed (issue 31, goal 1 streamed): each update
+ *       made here first moves its streamer agent `agent` (an integer id, s:add_agent's, or nil: an agent
+ *       the navigator does not move) of the core streamer `streamer` (octonav.core's, on the slot's
+ *       tree) to the position, as navlocks.lua's move_agent does; rel (integer or nil): the update
+ *       needs Lua once the smoother's target waypoint would pass rel (the next step's locks are
+ *       released: navlocks.lua's release_passed). A streamer closed, or no more the tree's, or an
+ *       agent it does not know hands the slot back to Lua (which raises or moves it). The streamer is
+ *       referenced by the walker while the slot holds the navigator.
  */
 #include "lua_util.h"
+#include "octonav_stream.h"
 #include "walk.h"
 
 #include <math.h>
@@ -61,9 +71,19 @@
 
 int on_lua_walk_open(lua_State *L); /* (luaopen_octonav_core's, lua_core.c) */
 
+/* A held slot's streamer (w:stream): its handle (alive: referenced by user value 2), NULL: none. */
+typedef struct walk_strm {
+    on_lhandle *h;
+    uint32_t agent;       /* its agent id (0-based, the core's), when has_agent */
+    int has_agent;
+    int has_rel;          /* the update needs Lua once the target waypoint would pass rel */
+    uint32_t rel;
+} walk_strm;
+
 typedef struct walker {
     on_walk_slot *slots;  /* [1..cap] used (slot 0 unused) */
     on_lhandle **trees;   /* each held slot's tree handle (alive: referenced by the user value) */
+    walk_strm *strm;      /* [1..cap]: each held slot's streamer (w:stream) */
     unsigned char *flags; /* w:walk's per-index marks */
     size_t cap, nflags, held;
     size_t parked;        /* of the held, those parked (w:park) */
@@ -81,6 +101,7 @@ static void walker_destroy(on_lhandle *h)
     for (size_t k = 1; k <= w->cap; k++) free(w->slots[k].pts);
     free(w->slots);
     free(w->trees);
+    free(w->strm);
     free(w->flags);
     free(w);
     h->p = NULL;
@@ -96,9 +117,11 @@ static const on_lclass walker_class = {WALKER_MT, "walker is walking", walker_de
 /* core.walker() */
 static int l_new(lua_State *L)
 {
-    on_lhandle *h = on_lua_newhandle(L, &walker_class, sizeof(lwalker), 1);
+    on_lhandle *h = on_lua_newhandle(L, &walker_class, sizeof(lwalker), 2);
     lua_createtable(L, 0, 0); /* refs: [3k-2] nav, [3k-1] path, [3k] tree */
     lua_setiuservalue(L, -2, 1);
+    lua_createtable(L, 0, 0); /* [k]: slot k's streamer (w:stream) */
+    lua_setiuservalue(L, -2, 2);
     walker *w = calloc(1, sizeof *w);
     if (!w) return luaL_error(L, "octonav.core.walker: out of memory");
     h->p = w;
@@ -119,6 +142,10 @@ static int grow(walker *w, size_t k)
     if (!t) return 0;
     w->trees = t;
     memset(t + w->cap + 1, 0, (cap - w->cap) * sizeof *t);
+    walk_strm *m = realloc(w->strm, (cap + 1) * sizeof *m);
+    if (!m) return 0;
+    w->strm = m;
+    memset(m + w->cap + 1, 0, (cap - w->cap) * sizeof *m);
     w->cap = cap;
     return 1;
 }
@@ -227,6 +254,11 @@ static int l_attach(lua_State *L)
     s->parked = 0;
     w->trees[k] = on_lua_testhandle(L, 4, &on_lua_tree_class);
     if (!w->trees[k]) w->trees[k] = lua_touserdata(L, 4); /* (closed: handed back at the first walk) */
+    w->strm[k].h = NULL; /* (w:stream sets it; its reference, if any, dropped below) */
+    lua_getiuservalue(L, 1, 2);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, k);
+    lua_pop(L, 1);
     keep_refs(L, refs, k, 3, 5, 4); /* (last: see keep_refs) */
     return 0;
 }
@@ -255,6 +287,7 @@ static int l_park(lua_State *L)
     s->since = since;
     s->wid = (uint32_t)wid;
     w->trees[k] = NULL;
+    w->strm[k].h = NULL; /* (its reference dropped when the slot is taken or attached) */
     keep_refs(L, refs, k, 3, 4, 5); /* (last: see keep_refs) */
     return 0;
 }
@@ -271,6 +304,8 @@ static int l_take(lua_State *L)
     w->slots[k].held = 0;
     w->slots[k].parked = 0;
     w->trees[k] = NULL;
+    int had_strm = w->strm[k].h != NULL;
+    w->strm[k].h = NULL;
     w->held--;
     if (s.parked) w->parked--;
     if (s.parked) { /* its nav; the answer's references dropped */
@@ -309,7 +344,44 @@ static int l_take(lua_State *L)
     lua_rawseti(L, refs, 3 * k - 2);
     lua_pushnil(L);
     lua_rawseti(L, refs, 3 * k);
+    if (had_strm) {
+        lua_getiuservalue(L, 1, 2);
+        lua_pushnil(L);
+        lua_rawseti(L, -2, k);
+        lua_pop(L, 1);
+    }
     return 9;
+}
+
+/* w:stream(k, streamer, agent, rel) */
+static int l_stream(lua_State *L)
+{
+    luaL_checkudata(L, 1, WALKER_MT);
+    lua_Integer k = check_slot(L, 2);
+    /* (the core streamer's userdata starts with its on_lhandle: lua_streamer.c's lstreamer) */
+    on_lhandle *sh = luaL_checkudata(L, 3, "octonav.streamer");
+    int has_agent = !lua_isnoneornil(L, 4);
+    lua_Integer agent = has_agent ? luaL_checkinteger(L, 4) : 1;
+    if (agent < 1 || agent > 0xffffffffLL) luaL_argerror(L, 4, "agent must be nil or an integer in [1, 2^32 - 1]");
+    int has_rel = !lua_isnoneornil(L, 5);
+    lua_Integer rel = has_rel ? luaL_checkinteger(L, 5) : 1;
+    if (rel < 1 || rel > (lua_Integer)1 << 30) luaL_argerror(L, 5, "rel must be nil or an integer in [1, 2^30]");
+    lua_settop(L, 5);
+    lua_getiuservalue(L, 1, 2);
+    int srefs = lua_gettop(L);
+    lwalker *u = (lwalker *)on_lua_checkidle(L, 1, &walker_class, "walker:stream");
+    walker *w = u->h.p;
+    if ((size_t)k > w->cap || !w->slots[k].held || w->slots[k].parked)
+        return luaL_argerror(L, 2, "slot must hold a walking navigator (w:attach)");
+    walk_strm *m = &w->strm[k];
+    m->h = sh;
+    m->has_agent = has_agent;
+    m->agent = (uint32_t)(agent - 1);
+    m->has_rel = has_rel;
+    m->rel = (uint32_t)rel;
+    lua_pushvalue(L, 3);
+    lua_rawseti(L, srefs, k); /* (last: a table grown here may collect) */
+    return 0;
 }
 
 /* w:size() */
@@ -372,6 +444,15 @@ static int walk_slot(walker *w, size_t k, const double pos[3], int flush, uint32
     /* the leg's last point: heading for it while farther than end_d (else Lua's: arrival, the next
      * leg, the wait for the next step's path) */
     if (st.i >= s->n && !(on_walk_dist(pos, pt_of(s, s->n)) > s->end_d)) return 0;
+    const walk_strm *m = &w->strm[k];
+    if (m->h) {
+        /* streamed: a step passed releases its locks (Lua's); else the agent moves (nav:update's first
+         * act: Lua's order does not matter, nothing below reads the agents) */
+        if (m->has_rel && st.i > m->rel) return 0;
+        on_streamer *sp = m->h->p;
+        if (!sp || m->h->closing || on_tree_streamer(t) != sp) return 0;
+        if (m->has_agent && !on_ok(on_streamer_move_agent(sp, m->agent, pos))) return 0;
+    }
     s->st = st;
     s->checks += used;
     s->updates++;
@@ -519,7 +600,8 @@ static int l_walk(lua_State *L)
 int on_lua_walk_open(lua_State *L)
 {
     static const luaL_Reg methods[] = {
-        {"attach", l_attach}, {"park", l_park}, {"take", l_take}, {"walk", l_walk}, {"size", l_size}, {NULL, NULL}};
+        {"attach", l_attach}, {"park", l_park}, {"take", l_take}, {"walk", l_walk}, {"size", l_size},
+        {"stream", l_stream}, {NULL, NULL}};
     on_lua_newclass(L, &walker_class, methods);
     lua_pushcfunction(L, l_new);
     return 1;

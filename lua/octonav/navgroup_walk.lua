@@ -5,10 +5,13 @@ local M = {}
 
 local huge = math.huge
 
+M.STREAM = true -- streamed navigators held too (false: visited in Lua, as before session 30; spec/170)
+
 -- The C walk (core.walker, csrc/lua/lua_walk.c): a navigator walking a smoothed path on its world's
--- tree (no streamer, no radius, no lead move, no replan pending, its last stale-path check passed at
--- the tree's revision; its next step's search may be under way: 3a serves that search alone) is held in a slot of the
--- group's walker, its slot its index in navs, from the update that left it so (attach) until its
+-- tree (with a streamer: its agent moved by the C walk, see attach; no radius, no lead move, no
+-- replan pending, its last stale-path check passed at the tree's revision; its next step's search
+-- may be under way: 3a serves that search alone) is held in a slot of the group's walker, its slot
+-- its index in navs, from the update that left it so (attach) until its
 -- update needs Lua again: the C call then hands it back (detach: the smoother's state, its checks and
 -- updates copied into the navigator's tables). A held navigator's update is the C walk's, which is
 -- the smoother's step at its position (csrc/crowd/walk.c: the Lua smoother's, number for number),
@@ -85,7 +88,7 @@ function M.attach(g, nav, i)
   local legs = nav.legs -- (stand-ins of specs and benchmarks have none)
   local leg = legs and legs[nav.leg_i]
   local sm = leg and leg.smoother
-  if not sm or nav.streamer or nav.pending_replan or nav.wait or nav.loading or nav.loading_hole
+  if not sm or nav.pending_replan or nav.wait or nav.loading or nav.loading_hole
     or nav.lead_to or nav.budget ~= g.budget or nav.search_radius > 0 or nav.walk_slot
     or rawget(nav, "update") ~= nil then return end -- (its own update: a wrapper's, Lua calls it)
   local path, si = sm.path, sm.i
@@ -115,10 +118,33 @@ function M.attach(g, nav, i)
   elseif legs[nav.leg_i + 1] == nil and known == ncells and nav.cfg.arrive_distance > end_d then
     end_d = nav.cfg.arrive_distance
   end
+  -- with a streamer (its one core on this tree): each C update moves the navigator's own agent
+  -- (navlocks.lua's move_agent: added at its first update, so held only once it exists) and hands it
+  -- back before the smoother passes the last point of the next step whose locks are held (its
+  -- release_passed: the step's end on this leg; one on an earlier leg is released already)
+  local strm, agent, rel
+  local s = nav.streamer
+  if s then
+    if not M.STREAM then return end
+    local locks = nav.locks
+    strm = s.core
+    if s.closed or s.cores[2] or not strm or s.world ~= world then return end
+    if locks.own_agent then
+      agent = nav.agent
+      if not agent then return end
+    end
+    local k = locks.released + 1
+    local e = k <= known and nav.step_end[k]
+    if e then
+      if e.leg < nav.leg_i then return end
+      if e.leg == nav.leg_i then rel = e.idx end
+    end
+  end
   local seen = g.worlds[world]
   if not seen then g.worlds[world] = { world.door_revision or 0, world.graph_revision } end
   local w = g.walker
   w:attach(i, nav, tree, path, si, sm.fail_j, sm.fail_pos, sm.fail_d, sm.budget, sm.recheck, rev, pf, pfd, end_d)
+  if strm then w:stream(i, strm, agent, rel) end
   nav.walker, nav.walk_slot, nav.walk_sm = w, i, sm
 end
 
