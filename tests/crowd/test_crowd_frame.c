@@ -638,23 +638,43 @@ static void test_hot_copies(void)
  * bit on 1 and 2 threads, the copies taken ahead used (no agent added or removed), and after every call
  * each changed agent's next copy is its record (state, the way of a moving one). Without the calls'
  * refresh (on_crowd_touch) an agent's stop or new way is seen a frame late on 2 threads. */
-static int ahead_run(int threads, int frames, double *out, int *ahead_frames, int *checked)
+/* test_ahead's and test_behind's scene: an empty 128^3 tile, a crowd of room `room` on `threads`, 600
+ * agents on a lattice 4 apart, each sent 30 leaves on (less (i % 7) x spread) and a little up and aside. */
+static on_crowd *lattice_crowd(int threads, uint32_t room, double spread, on_tree **t, uint32_t ids[600],
+                               on_crowd_agent_params *ap)
 {
     on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
-    on_tree *t = NULL;
-    CHECK(on_ok(on_tree_create(&tp, &t)));
-    on_crowd_params p = {.max_agents = 600, .threads = threads};
+    *t = NULL;
+    CHECK(on_ok(on_tree_create(&tp, t)));
+    on_crowd_params p = {.max_agents = room, .threads = threads};
     on_crowd *c = NULL;
-    CHECK(on_ok(on_crowd_create(t, &p, &c)));
-    on_crowd_agent_params ap = {0.5, 4.0, 8.0, 3.0, 0};
-    uint32_t ids[600];
-    int bad = 0;
+    CHECK(on_ok(on_crowd_create(*t, &p, &c)));
+    *ap = (on_crowd_agent_params){0.5, 4.0, 8.0, 3.0, 0};
     for (int i = 0; i < 600; i++) {
         double a[3] = {8 + (i % 10) * 4.0, 8 + (i / 10 % 10) * 4.0, 8 + (i / 100) * 4.0};
-        double g[3] = {a[0] + 30, a[1] + 6, a[2] + 2};
-        CHECK(on_ok(on_crowd_add(c, a, &ap, &ids[i])));
+        double g[3] = {a[0] + 30 - (i % 7) * spread, a[1] + 6, a[2] + 2};
+        CHECK(on_ok(on_crowd_add(c, a, ap, &ids[i])));
         CHECK(on_ok(on_crowd_set_path(c, ids[i], g, 1)));
     }
+    return c;
+}
+
+/* One frame of dt, the 600 agents' states into frame f's row of out. */
+static void lattice_frame(on_crowd *c, double dt, double *out, int f)
+{
+    size_t k;
+    CHECK(on_ok(on_crowd_update(c, dt)));
+    CHECK(on_ok(on_crowd_states(c, out + (size_t)f * 6 * 600, 600, &k)));
+    CHECK_EQ_INT((int)k, 600);
+}
+
+static int ahead_run(int threads, int frames, double *out, int *ahead_frames, int *checked)
+{
+    on_tree *t;
+    on_crowd_agent_params ap;
+    uint32_t ids[600];
+    int bad = 0;
+    on_crowd *c = lattice_crowd(threads, 600, 0, &t, ids, &ap);
     for (int f = 0; f < frames; f++) {
         for (int i = f % 9; i < 600; i += 9) {
             on_crowd_agent_state st;
@@ -682,10 +702,7 @@ static int ahead_run(int threads, int frames, double *out, int *ahead_frames, in
             }
         }
         *ahead_frames += c->ahead && c->ahead_ok;
-        CHECK(on_ok(on_crowd_update(c, 1.0 / 30)));
-        size_t k;
-        CHECK(on_ok(on_crowd_states(c, out + (size_t)f * 6 * 600, 600, &k)));
-        CHECK_EQ_INT((int)k, 600);
+        lattice_frame(c, 1.0 / 30, out, f);
     }
     on_crowd_destroy(c);
     on_tree_destroy(t);
@@ -738,21 +755,11 @@ static int grid_same(const on_proxgrid *g, const on_crowd *c)
 
 static int behind_run(int threads, int frames, double *out, int *built_frames, int *grids, int *stats_bytes)
 {
-    on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
-    on_tree *t = NULL;
-    CHECK(on_ok(on_tree_create(&tp, &t)));
-    on_crowd_params p = {.max_agents = 610, .threads = threads};
-    on_crowd *c = NULL;
-    CHECK(on_ok(on_crowd_create(t, &p, &c)));
-    on_crowd_agent_params ap = {0.5, 4.0, 8.0, 3.0, 0};
+    on_tree *t;
+    on_crowd_agent_params ap;
     uint32_t ids[600];
     int bad = 0;
-    for (int i = 0; i < 600; i++) {
-        double a[3] = {8 + (i % 10) * 4.0, 8 + (i / 10 % 10) * 4.0, 8 + (i / 100) * 4.0};
-        double g[3] = {a[0] + 30 - (i % 7) * 9, a[1] + 6, a[2] + 2};
-        CHECK(on_ok(on_crowd_add(c, a, &ap, &ids[i])));
-        CHECK(on_ok(on_crowd_set_path(c, ids[i], g, 1)));
-    }
+    on_crowd *c = lattice_crowd(threads, 610, 9, &t, ids, &ap);
     for (int f = 0; f < frames; f++) {
         if (f % 7 == 3) {
             /* one removed, one added where it stood (its slot reused: a new id) */
@@ -777,10 +784,7 @@ static int behind_run(int threads, int frames, double *out, int *built_frames, i
                 (*grids)++;
             }
         }
-        CHECK(on_ok(on_crowd_update(c, f % 11 == 6 ? 1.0 / 20 : 1.0 / 30)));
-        size_t k;
-        CHECK(on_ok(on_crowd_states(c, out + (size_t)f * 6 * 600, 600, &k)));
-        CHECK_EQ_INT((int)k, 600);
+        lattice_frame(c, f % 11 == 6 ? 1.0 / 20 : 1.0 / 30, out, f);
     }
     on_crowd_destroy(c);
     on_tree_destroy(t);
