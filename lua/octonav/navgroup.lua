@@ -66,16 +66,11 @@ M.RESERVE_SHARE = 0.125 -- the cap of the C steps' reserve (budget.reserve), a s
 -- its navigator's update ended (serve: the last step's return to the update's end); the reserve learnt
 -- from it as a unit's cost is (navbudget.learn: half way to a higher sample, an eighth of the way to a
 -- lower one, a sample at most 4 times the reserve), at most RESERVE_SHARE of `ms`. Internal (spec/167).
+local learn -- (navbudget.learn, looked up at the first call: navbudget requires this file)
 function M.after_c(B, v)
+  learn = learn or require("octonav.navbudget").learn
   local cap = B.ms * 1e-3 * M.RESERVE_SHARE
-  local r = B.reserve
-  if v < 0 then v = 0 end
-  if r > 0 then
-    if v > 4 * r then v = 4 * r end
-    r = r + (v - r) * (v > r and 0.5 or 0.125)
-  else
-    r = v
-  end
+  local r = learn(B.reserve > 0 and B.reserve or nil, v < 0 and 0 or v)
   B.reserve = r < cap and r or cap
 end
 
