@@ -14,6 +14,11 @@
 --   2. core.walker directly, rel before the path's end: a slot walks (its agent moved) while its target
 --      stays at or before rel, and is listed for Lua, unmoved and its agent not moved, at the update
 --      whose target would pass rel; without rel the same update walks on.
+--   3. Lifetimes (session 31's audit): a streamer closed while the walker holds its navigators (handed
+--      back; the update raises as the Lua walk's does), the walker collected with streamed slots held,
+--      and a slot parked after it was streamed (w:park now drops the streamer's reference: before, the
+--      walker kept a closed streamer's userdata alive until the slot was attached again; the last test
+--      failed on main).
 -- Run: busted --lua=lua5.4 spec/174-walk_streamed_steps_spec.lua
 --
 -- The pack: 4 x 1 x 1 tiles of 32 leaves (depth 5, scale 1), a floor, three pillars in the row, and two
@@ -294,6 +299,104 @@ describe("core.walker's w:stream rel", function()
     assert.is_nil(fj)
     assert.are.equal(0, checks)
     assert.are.equal(1, updates) -- (the first walk's only)
+    s:close()
+    world:close()
+  end)
+end)
+
+-- ---- the lifetimes around a held streamed navigator (session 31's audit, h31hard) ------------------
+-- `frames` frames of the three navigators of PAIRS on the streamed caves pack (the C walk holding them
+-- or, stream false, not): -> world, streamer, budget, navs, the frame's tables.
+local function walking(stream, frames)
+  gwalk.STREAM = stream
+  local world = assert(world_mod.load(pack))
+  local s = loaded_streamer(world)
+  local budget = navigator.budget { ms = 4, clock = function() return 0 end }
+  local navs, pos, st, wp = {}, {}, {}, {}
+  for i, pr in ipairs(PAIRS) do
+    navs[i] = navigator.new(world, { budget = budget, streamer = s, replan = false })
+    navs[i]:go(pr[2])
+    pos[i] = { pr[1][1], pr[1][2], pr[1][3] }
+  end
+  for _ = 1, frames do
+    s:update()
+    budget:frame()
+    budget:update(navs, pos, st, wp)
+    for i = 1, #navs do
+      local p, w = pos[i], wp[i]
+      if st[i] == "moving" and type(w) == "table" then
+        local d = dist(p, w)
+        local t = d > SPEED and SPEED / d or 1
+        pos[i] = { p[1] + (w[1] - p[1]) * t, p[2] + (w[2] - p[2]) * t, p[3] + (w[3] - p[3]) * t }
+      end
+    end
+  end
+  gwalk.STREAM = true
+  return world, s, budget, navs, pos, st, wp
+end
+
+describe("a walker holding streamed navigators", function()
+  after_each(function() gwalk.STREAM = true end)
+
+  it("hands them back when their streamer is closed: the update raises as the Lua walk's does", function()
+    local out = {}
+    for _, stream in ipairs({ true, false }) do
+      local world, s, budget, navs, pos, st, wp = walking(stream, 30)
+      local held = budget:stats().group.held
+      s:close()
+      local ok, err = pcall(budget.update, budget, navs, pos, st, wp)
+      local closes = {}
+      for i, nav in ipairs(navs) do
+        local cok, cerr = pcall(nav.close, nav)
+        closes[i] = cok and "closed" or tostring(cerr)
+        assert.is_nil(nav.walker) -- (handed back, or taken by close)
+      end
+      world:close()
+      out[stream] = { held = held, ok = ok, err = tostring(err), closes = table.concat(closes, "; ") }
+    end
+    assert.are.equal(3, out[true].held)
+    assert.are.equal(0, out[false].held)
+    assert.is_false(out[true].ok)
+    assert.are.equal(out[false].err, out[true].err)
+    assert.truthy(out[true].err:find("the streamer is closed", 1, true), out[true].err)
+    assert.are.equal(out[false].closes, out[true].closes)
+  end)
+
+  it("is collected with its slots held, its navigators never closed; the streamer and world close after", function()
+    local world, s
+    do
+      local budget, navs
+      world, s, budget, navs = walking(true, 30)
+      assert.are.equal(3, budget:stats().group.held)
+      assert.is_not_nil(navs[1].walker)
+    end
+    collectgarbage()
+    collectgarbage()
+    s:update()
+    s:close()
+    world:close()
+  end)
+
+  it("drops its reference to a slot's streamer when the slot is parked (the streamer can be collected)", function()
+    local world = assert(world_mod.load(pack))
+    local s = loaded_streamer(world)
+    local weak = setmetatable({}, { __mode = "k" })
+    local w, nav = core.walker(), {}
+    local path = { { 24, 8, 29 }, { 34, 8, 29 } }
+    do
+      local world2 = assert(world_mod.load(pack)) -- (a second world's streamer: not the tree's)
+      local s2 = octonav.streamer.new(world2, { workers = 0, load_padding = 0, unload_padding = 8 })
+      weak[s2.core] = true
+      w:attach(1, nav, world.tree, path, 2, nil, nil, 0, 1, 0, nil, nil, nil, 1e-6)
+      w:stream(1, s2.core, nil, nil)
+      w:park(1, nav, "planning", false, 0, 1)
+      s2:close()
+      world2:close()
+    end
+    collectgarbage()
+    collectgarbage()
+    assert.is_nil(next(weak), "the parked slot kept the streamer it held before alive")
+    assert.are.equal(nav, (w:take(1)))
     s:close()
     world:close()
   end)
