@@ -276,10 +276,16 @@ static int l_states(lua_State *L)
     luaL_checkudata(L, 1, CROWD_MT);
     lua_settop(L, 2);
     if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
-    size_t n;
+    size_t n, cap;
+    double *buf;
     on_crowd_states(checkcrowd(L, 1), NULL, 0, &n);
-    double *buf = lua_newuserdatauv(L, (n ? n : 1) * 6 * sizeof *buf, 0);
-    on_crowd_states(checkcrowd(L, 1), buf, n, &n); /* again after the allocation (rule (a)) */
+    /* again after the allocation (rule (a)), into a buffer as large as the crowd is then: a finalizer
+     * the allocation ran may have added agents (the copy then counts more than the buffer holds) */
+    do {
+        cap = n;
+        lua_settop(L, 2);
+        buf = lua_newuserdatauv(L, (cap ? cap : 1) * 6 * sizeof *buf, 0);
+    } while (on_crowd_states(checkcrowd(L, 1), buf, cap, &n) & ON_BUFFER_SMALL);
     int t = out_table(L, 2, "states", (int)(6 * n));
     for (size_t i = 0; i < 6 * n; i++) {
         lua_pushnumber(L, buf[i]);
@@ -307,10 +313,15 @@ static int l_ids(lua_State *L)
     luaL_checkudata(L, 1, CROWD_MT);
     lua_settop(L, 2);
     if (!lua_isnil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
-    size_t n;
+    size_t n, cap;
+    uint32_t *buf;
     on_crowd_ids(checkcrowd(L, 1), NULL, 0, &n);
-    uint32_t *buf = lua_newuserdatauv(L, (n ? n : 1) * sizeof *buf, 0);
-    on_crowd_ids(checkcrowd(L, 1), buf, n, &n);
+    /* again after the allocation, into a buffer as large as the crowd is then (see l_states) */
+    do {
+        cap = n;
+        lua_settop(L, 2);
+        buf = lua_newuserdatauv(L, (cap ? cap : 1) * sizeof *buf, 0);
+    } while (on_crowd_ids(checkcrowd(L, 1), buf, cap, &n) & ON_BUFFER_SMALL);
     return push_ids(L, 2, "ids", buf, n);
 }
 

@@ -287,7 +287,13 @@ static int l_park(lua_State *L)
     s->since = since;
     s->wid = (uint32_t)wid;
     w->trees[k] = NULL;
-    w->strm[k].h = NULL; /* (its reference dropped when the slot is taken or attached) */
+    w->strm[k].h = NULL;
+    /* the streamer a walking slot held (w:stream) not referenced any more: w:take of a parked slot drops
+     * only its three references (before, the streamer stayed alive until the slot was attached again) */
+    lua_getiuservalue(L, 1, 2);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, k); /* (a nil stored: no allocation) */
+    lua_pop(L, 1);
     keep_refs(L, refs, k, 3, 4, 5); /* (last: see keep_refs) */
     return 0;
 }

@@ -120,6 +120,22 @@ local min = math.min
 local LUA54 = _VERSION == "Lua 5.4"
 local TAIL_N = 9
 
+-- A clock function of the caller's read checked: a reading that is not a finite number raises naming
+-- the option (nil or a string raised from this file's arithmetic before; inf or nan held every
+-- navigator planning for ever or gave nan deadlines: spec/175).
+local HUGE = math.huge
+local function checked_clock(f)
+  return function()
+    local v = f()
+    if type(v) ~= "number" or v ~= v or v == HUGE or v == -HUGE then
+      local what = type(v) ~= "number" and (v == nil and "nil" or "a " .. type(v))
+        or v ~= v and "nan" or v > 0 and "inf" or "-inf"
+      raise("octonav.navigator.budget: option 'clock': the function returned " .. what .. " (a finite number expected)")
+    end
+    return v
+  end
+end
+
 --- octonav.navigator.budget(opts) -> budget (see the top of this file).
 function M.new(opts)
   if opts ~= nil and type(opts) ~= "table" then raise("octonav.navigator.budget: opts must be a table") end
@@ -148,7 +164,7 @@ function M.new(opts)
     deferred = {}, tails = { n = 0, i = 0, sorted = {} }, trees = {}, tree_set = {}, los_built = 0,
     los_work = 0, gc_max = 0, gc_owed = nil, gc_stepsize = nil, begun = nil, reserve = 0, c_back = nil }, Budget)
   -- (the clock the budget and its navigators read: budget.now; the thread's is M.thread_now's estimate)
-  self.now = ckind == "thread" and M.thread_now(self) or clock
+  self.now = ckind == "thread" and M.thread_now(self) or ckind == "function" and checked_clock(clock) or clock
   local los = opts.los
   if los == nil then los = DEFAULTS.los end
   if not util.is_count(los, 0) then raise("octonav.navigator.budget: option 'los' must be an integer >= 0") end
@@ -377,7 +393,7 @@ function Budget:collect()
     self.gc_owed, self.gc_heap = owed, now
     return
   end
-  local clock = self.clock
+  local clock = self.clock_kind == "function" and self.now or self.clock -- (a caller's: read checked)
   local stop = self.ms and clock() + self.ms * 1e-3 * M.GC_SHARE
   local chunk = self.ms and M.GC_CHUNK or math.floor(owed) -- (without ms: one step, nothing to cut)
   while owed >= 1 do
