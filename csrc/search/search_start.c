@@ -143,9 +143,9 @@ static int span_loaded(const on_query *q, uint32_t ta, uint32_t tb)
  * user heuristic (given the goal), no partial results (the nearest to the goal). */
 static int either_way(const on_query *q, on_cell sc, on_cell gc)
 {
-    int cells = q->g.kind == ON_GRAPH_CELLS || (q->g.kind == ON_GRAPH_AREA_CELLS && q->g.radius);
-    return !(q->no_reverse || !cells || !face_points(q) || q->areas.n || q->o.heuristic || q->o.partial ||
-             !q->o.refine || !span_loaded(q, sc.tile, gc.tile));
+    return !(q->no_reverse || (q->g.kind != ON_GRAPH_CELLS && !(q->g.kind == ON_GRAPH_AREA_CELLS && q->g.radius)) ||
+             !face_points(q) || q->areas.n || q->o.heuristic || q->o.partial || !q->o.refine ||
+             !span_loaded(q, sc.tile, gc.tile));
 }
 
 /* reverse_pays for an agent's radius R (issue 33), asked in the space the search keeps to: the walks
@@ -154,7 +154,7 @@ static int either_way(const on_query *q, on_cell sc, on_cell gc)
  * goal), to 0.3 * 2^-12 by halving (nothing more once 0.3 is clear). With the point's walks on the
  * one tree deciding, the two trees' searches still went different ways: bench/radius -n 1000, Complex
  * R = 2, max length ratio 1.3670 with them, 1.0067 with these (docs/radius.md). */
-static int radius_reverse_pays(const on_query *q)
+__attribute__((noinline)) static int radius_reverse_pays(const on_query *q)
 {
     double m[3], lo = 0, hi = 0.3;
     for (int k = 0; k < 3; k++) m[k] = q->b[k] + hi * (q->a[k] - q->b[k]);
@@ -182,7 +182,6 @@ static int radius_reverse_pays(const on_query *q)
 static int reverse_pays(const on_query *q, double tb)
 {
     double m[3];
-    if (q->g.radius) return radius_reverse_pays(q);
     if (tb < 0) on_tree_raycast(q->t, q->wb, q->wa, &tb); /* (tb: the direct check's, when it ran) */
     if (tb >= 0.3) return 0;
     for (int k = 0; k < 3; k++) m[k] = q->wa[k] + tb / 1.5 * (q->wb[k] - q->wa[k]);
@@ -375,7 +374,7 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
     uint32_t lix[2]; /* (the ends' numbers in the landmarks) */
     if (lm_apart(q, psc, pgc, lix)) return q->state = ON_FAILURE | ON_UNREACHABLE;
     q->may_turn = either_way(q, sc, gc); /* (and may turn round once: stalled) */
-    if (q->may_turn && reverse_pays(q, tb)) { /* from the goal's end: node 0 is the goal's cell */
+    if (q->may_turn && (q->g.radius ? radius_reverse_pays(q) : reverse_pays(q, tb))) { /* from the goal's end: node 0 is the goal's cell */
         on_query_swap_ends(q, sc);
         q->reversed = 1;
         sc = gc;
