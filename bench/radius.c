@@ -45,7 +45,7 @@ static int dense_from(const on_voxmap *vm, dense *g)
 /* The map of g's voxels grown by R (a cube of half-side R round each: Chebyshev distance <= R, one axis
  * at a time), its border grown inwards by R too: the map less its R outer layers on every side (the
  * tree's bounds block beyond them at no cost), shifted by -R (queries on it shift their ends alike). */
-static int dilate(const dense *g, int R, on_voxmap *out)
+static int dilate(const dense *g, int R, int shift, on_voxmap *out)
 {
     size_t n = (size_t)g->w * g->h * g->d;
     unsigned char *a = malloc(n), *b = malloc(n);
@@ -71,25 +71,26 @@ static int dilate(const dense *g, int R, on_voxmap *out)
     }
     size_t count = 0;
     for (size_t i = 0; i < n; i++) count += a[i];
-    out->w = g->w - 2 * R;
-    out->h = g->h - 2 * R;
-    out->d = g->d - 2 * R;
+    int c0 = shift ? R : 0; /* (the layers cut off) */
+    out->w = g->w - 2 * c0;
+    out->h = g->h - 2 * c0;
+    out->d = g->d - 2 * c0;
     if (out->w < 1 || out->h < 1 || out->d < 1) return -1;
     count = 0;
-    for (int z = R; z < g->d - R; z++)
-        for (int y = R; y < g->h - R; y++)
-            for (int x = R; x < g->w - R; x++) count += a[at(g, x, y, z)];
+    for (int z = c0; z < g->d - c0; z++)
+        for (int y = c0; y < g->h - c0; y++)
+            for (int x = c0; x < g->w - c0; x++) count += a[at(g, x, y, z)];
     out->count = count;
     out->xyz = malloc((count ? count : 1) * 3 * sizeof *out->xyz);
     if (!out->xyz) return -1;
     size_t k = 0;
-    for (int z = R; z < g->d - R; z++)
-        for (int y = R; y < g->h - R; y++)
-            for (int x = R; x < g->w - R; x++)
+    for (int z = c0; z < g->d - c0; z++)
+        for (int y = c0; y < g->h - c0; y++)
+            for (int x = c0; x < g->w - c0; x++)
                 if (a[at(g, x, y, z)]) {
-                    out->xyz[3 * k] = (uint16_t)(x - R);
-                    out->xyz[3 * k + 1] = (uint16_t)(y - R);
-                    out->xyz[3 * k + 2] = (uint16_t)(z - R);
+                    out->xyz[3 * k] = (uint16_t)(x - c0);
+                    out->xyz[3 * k + 1] = (uint16_t)(y - c0);
+                    out->xyz[3 * k + 2] = (uint16_t)(z - c0);
                     k++;
                 }
     free(a);
@@ -148,6 +149,20 @@ static double path_clearance(const dense *g, const double *p, size_t np, int R, 
     return least;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The q-quantile of the n sorted values v (nearest rank). */
+static double quantile(const double *v, size_t n, double q)
+{
+    if (!n) return 0;
+    size_t k = (size_t)ceil(q * (double)n);
+    return v[k ? k - 1 : 0];
+}
+
 typedef struct res {
     on_status st;
     double length;
@@ -159,7 +174,7 @@ int main(int argc, char **argv)
     size_t limit = 100;
     int rmax = 3, passes = 3;
     double weight = -1;
-    int verbose = 0;
+    int verbose = 0, shift = 0;
     const char *maps[32];
     int nmaps = 0;
     for (int i = 1; i < argc; i++) {
@@ -168,14 +183,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "-p") && i + 1 < argc) passes = atoi(argv[++i]);
         else if (!strcmp(argv[i], "-w") && i + 1 < argc) weight = atof(argv[++i]);
         else if (!strcmp(argv[i], "-v")) verbose = 1;
+        else if (!strcmp(argv[i], "-s")) shift = 1;
         else if (nmaps < 31) maps[nmaps++] = argv[i];
     }
     if (!nmaps)
         for (; bench_maps[nmaps]; nmaps++) maps[nmaps] = bench_maps[nmaps];
     if (rmax < 1 || passes < 1 || !limit) return 2;
-    printf("| map | R | scenarios | both solved | one only | length ratio mean | max | least clearance | samples < R "
+    printf("| map | R | scenarios | both solved | one only | length ratio mean | p90 | p99 | max | least clearance | samples < R "
            "| one tree us | dedicated us | time ratio | bytes one tree | bytes dedicated | memory ratio |\n"
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     int bad = 0;
     size_t cap = 1 << 16;
     double *pbuf = malloc(cap * 3 * sizeof *pbuf);
@@ -198,14 +214,23 @@ int main(int argc, char **argv)
         on_query *q = NULL;
         if (!on_ok(on_query_create(t, (size_t)1 << 22, &q))) return 1;
         res *r1 = malloc(n * sizeof *r1), *r2 = malloc(n * sizeof *r2);
-        if (!r1 || !r2) return 1;
+        double *ratios = malloc(n * sizeof *ratios);
+        if (!r1 || !r2 || !ratios) return 1;
         for (int R = 1; R <= rmax; R++) {
             on_voxmap dv;
             on_tree *td = NULL;
-            if (dilate(&g, R, &dv) || !on_ok(on_tree_from_voxmap(&dv, 9, &td))) return 1;
+            if (dilate(&g, R, shift, &dv) || !on_ok(on_tree_from_voxmap(&dv, 9, &td))) return 1;
             on_voxmap_free(&dv);
             on_tree_stats_get(td, &st);
             size_t ded_bytes = st.bytes;
+            if (!shift) { /* (the memory of the tree baked for R: its border grown by its bounds, at no cost) */
+                on_tree *tc = NULL;
+                if (dilate(&g, R, 1, &dv) || !on_ok(on_tree_from_voxmap(&dv, 9, &tc))) return 1;
+                on_voxmap_free(&dv);
+                on_tree_stats_get(tc, &st);
+                ded_bytes = st.bytes;
+                on_tree_destroy(tc);
+            }
             on_query *qd = NULL;
             if (!on_ok(on_query_create(td, (size_t)1 << 22, &qd))) return 1;
             on_query_opts o1, o2;
@@ -237,8 +262,8 @@ int main(int argc, char **argv)
                     size_t np = 0;
                     double a[3], b[3];
                     for (int k = 0; k < 3; k++) {
-                        a[k] = scen[i * stride].a[k] - R;
-                        b[k] = scen[i * stride].b[k] - R;
+                        a[k] = scen[i * stride].a[k] - (shift ? R : 0);
+                        b[k] = scen[i * stride].b[k] - (shift ? R : 0);
                     }
                     double t0 = bench_now();
                     r2[i].st = on_query_find(qd, a, b, &o2, pbuf, cap, &np, &info);
@@ -259,14 +284,17 @@ int main(int argc, char **argv)
                 both++;
                 double ratio = r2[i].length > 0 ? r1[i].length / r2[i].length : 1;
                 sum += ratio;
+                ratios[both - 1] = ratio;
                 if (verbose && fabs(ratio - 1) > 0.01)
                     fprintf(stderr, "%s R=%d scenario %zu: length %.4f, dedicated %.4f (ratio %.4f)\n", maps[m], R, i * stride,
                             r1[i].length, r2[i].length, ratio);
                 if (ratio > worst) worst = ratio;
             }
             if (under || one) bad = 1;
-            printf("| %s | %d | %zu | %zu | %zu | %.4f | %.4f | %.3f | %zu | %.1f | %.1f | %.2f | %zu | %zu | %.3f |\n",
-                   maps[m], R, n, both, one, both ? sum / (double)both : 0, worst, least, under, best1 / (double)n * 1e6,
+            qsort(ratios, both, sizeof *ratios, cmp_double);
+            printf("| %s | %d | %zu | %zu | %zu | %.4f | %.4f | %.4f | %.4f | %.3f | %zu | %.1f | %.1f | %.2f | %zu | %zu | %.3f |\n",
+                   maps[m], R, n, both, one, both ? sum / (double)both : 0, quantile(ratios, both, 0.9),
+                   quantile(ratios, both, 0.99), worst, least, under, best1 / (double)n * 1e6,
                    best2 / (double)n * 1e6, best1 / best2, one_bytes, ded_bytes, (double)one_bytes / (double)ded_bytes);
             fflush(stdout);
             on_query_destroy(qd);
@@ -274,6 +302,7 @@ int main(int argc, char **argv)
         }
         free(r1);
         free(r2);
+        free(ratios);
         free(scen);
         free(g.b);
         on_query_destroy(q);

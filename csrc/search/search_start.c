@@ -135,14 +135,38 @@ static int span_loaded(const on_query *q, uint32_t ta, uint32_t tb)
 
 /* Whether the search may run either way: from the goal's end (reverse_pays) or turned round when it
  * stalls (stalled). Only over the plain cells (over prepared boxes reversing made DB2's p99 ratio
- * 1.0005) with every tile between the ends loaded (span_loaded), and only where nothing after the
- * search depends on its direction but the chain of cells: face points with refine (the nodes' entry
- * points are not read), no areas, no user heuristic (given the goal), no partial results (the nearest
- * to the goal). */
+ * 1.0005), or the cells split for an agent's radius (issue 33: the same cells cut where the clearance
+ * varies; a point's search on the tree baked for R reverses, and without it the one tree's paths went
+ * the other way round on Complex's R = 3 scenario 5810, 74.86 against 58.62), with every tile between
+ * the ends loaded (span_loaded), and only where nothing after the search depends on its direction but
+ * the chain of cells: face points with refine (the nodes' entry points are not read), no areas, no
+ * user heuristic (given the goal), no partial results (the nearest to the goal). */
 static int either_way(const on_query *q, on_cell sc, on_cell gc)
 {
-    return !(q->no_reverse || q->g.kind != ON_GRAPH_CELLS || !face_points(q) || q->areas.n || q->o.heuristic ||
-             q->o.partial || !q->o.refine || !span_loaded(q, sc.tile, gc.tile));
+    return !(q->no_reverse || (q->g.kind != ON_GRAPH_CELLS && !(q->g.kind == ON_GRAPH_AREA_CELLS && q->g.radius)) ||
+             !face_points(q) || q->areas.n || q->o.heuristic || q->o.partial || !q->o.refine ||
+             !span_loaded(q, sc.tile, gc.tile));
+}
+
+/* reverse_pays for an agent's radius R (issue 33), asked in the space the search keeps to: the walks
+ * are the sphere's lines of sight (on_tree_visible_radius), as a point's ray walks on the tree baked
+ * with blocked space grown by R. The goal's hit tb, the largest t of a clear goal -> goal + t (start -
+ * goal), to 0.3 * 2^-12 by halving (nothing more once 0.3 is clear). With the point's walks on the
+ * one tree deciding, the two trees' searches still went different ways: bench/radius -n 1000, Complex
+ * R = 2, max length ratio 1.3670 with them, 1.0067 with these (docs/radius.md). */
+__attribute__((noinline)) static int radius_reverse_pays(const on_query *q)
+{
+    double m[3], lo = 0, hi = 0.3;
+    for (int k = 0; k < 3; k++) m[k] = q->b[k] + hi * (q->a[k] - q->b[k]);
+    if (on_tree_visible_radius(q->t, q->lcache, q->b, m, q->g.radius)) return 0;
+    for (int i = 0; i < 12; i++) {
+        double t = 0.5 * (lo + hi);
+        for (int k = 0; k < 3; k++) m[k] = q->b[k] + t * (q->a[k] - q->b[k]);
+        if (on_tree_visible_radius(q->t, q->lcache, q->b, m, q->g.radius)) lo = t;
+        else hi = t;
+    }
+    for (int k = 0; k < 3; k++) m[k] = q->a[k] + lo / 1.5 * (q->b[k] - q->a[k]);
+    return on_tree_visible_radius(q->t, q->lcache, q->a, m, q->g.radius); /* clear that far: 1.5 ta >= tb */
 }
 
 /* Whether to search from the goal's end to the start's. A weighted search floods the small cells in
@@ -350,7 +374,7 @@ on_status on_query_start(on_query *q, const double a[3], const double b[3], cons
     uint32_t lix[2]; /* (the ends' numbers in the landmarks) */
     if (lm_apart(q, psc, pgc, lix)) return q->state = ON_FAILURE | ON_UNREACHABLE;
     q->may_turn = either_way(q, sc, gc); /* (and may turn round once: stalled) */
-    if (q->may_turn && reverse_pays(q, tb)) { /* from the goal's end: node 0 is the goal's cell */
+    if (q->may_turn && (q->g.radius ? radius_reverse_pays(q) : reverse_pays(q, tb))) { /* from the goal's end: node 0 is the goal's cell */
         on_query_swap_ends(q, sc);
         q->reversed = 1;
         sc = gc;
