@@ -202,7 +202,7 @@ static inline void on_pool_push_f(on_nodepool *p, uint32_t n, double f)
         size_t par = (i - 1) / 2;
         uint32_t m = h[par];
         double y = hf[m];
-        if (!(f < y || (f == y && nodes[n].g > nodes[m].g))) break;
+        if (!(f < y || (__builtin_expect(f == y, 0) && nodes[n].g > nodes[m].g))) break;
         h[i] = m;
         hpos[m] = (int32_t)i;
         i = par;
@@ -227,7 +227,7 @@ static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
 static inline int on_pool_less(const on_nodepool *p, uint32_t a, uint32_t b)
 {
     double x = p->hf[a], y = p->hf[b];
-    return x < y || (x == y && p->nodes[a].g > p->nodes[b].g);
+    return x < y || (__builtin_expect(x == y, 0) && p->nodes[a].g > p->nodes[b].g);
 }
 /* Remove and return the node of lowest f (ties: the larger g), the heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children
  * to a leaf, and the last entry sifts up from there. That is the heap a sift down of the last entry from the root makes (the

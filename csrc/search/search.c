@@ -236,7 +236,7 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         if (cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
         if (fresh) vn->covered = (uint8_t)(x->ulayer >= vl ? 1u << (face ^ 1u) : 0u); /* (see covered above) */
         vn->f = f;
-        if (plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell)) { /* reached (not expanded): see expand */
+        if (__builtin_expect(plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell), 0)) { /* reached (not expanded): see expand */
             q->found = v;
             return ON_SUCCESS;
         }
@@ -286,7 +286,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     /* (a plain cell inside its tile: no tile beyond to wait for, and its neighbours are its tile's) */
     int inside = q->g.kind == ON_GRAPH_CELLS && on_graph_cell_inside(&q->g, ucell);
     int64_t wait = inside ? -1 : on_graph_unloaded_beyond_slow(&q->g, ucell);
-    if (wait >= 0) { /* put u back and wait for the tile rather than taking it for a wall */
+    if (__builtin_expect(wait >= 0, 0)) { /* put u back and wait for the tile rather than taking it for a wall */
         q->info.loading_tile = (uint32_t)wait;
         on_pool_push_or_update(&q->pool, (uint32_t)u);
         return ON_IN_PROGRESS | ON_LOADING;
@@ -341,7 +341,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     un->closed = 1;
     node_point(q, u, x->pu);
     /* the goal is reached when its node is expanded (weighted over face points: when first reached, below) */
-    if (same_cell(un->cell, q->goal_cell)) {
+    if (__builtin_expect(same_cell(un->cell, q->goal_cell), 0)) {
         q->found = u;
         return ON_SUCCESS;
     }
@@ -383,7 +383,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
             for (size_t k = 0; k < nnb; k++) {
                 on_cell c = {ucell.tile, q->g.nb[k].code}; /* (the lister writes no tile) */
                 on_status s = relax(q, x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
-                if (s != ON_IN_PROGRESS) return s;
+                if (__builtin_expect(s != ON_IN_PROGRESS, 0)) return s;
             }
             return ON_IN_PROGRESS;
         }
