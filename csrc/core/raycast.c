@@ -269,7 +269,7 @@ static inline __attribute__((always_inline)) int fast_run(walk *w, tree_probe *p
         x = aj + te * dj;                                                                                              \
         vj = (int64_t)x;                                                                                               \
         f = x - (double)vj;                                                                                            \
-        if (f < FAST_MARGIN || f > 1 - FAST_MARGIN) {                                                                  \
+        if (__builtin_expect(f < FAST_MARGIN || f > 1 - FAST_MARGIN, 0)) {                                             \
             if (isnan(tE)) tE = tplane(w, e, BND_E);                                                                   \
             int64_t k = (f < FAST_MARGIN ? vj : vj + 1) + oj;                                                          \
             if (near_plane(w, j, k, tE, oj + cj, cs, &vj, &edge)) {                                                    \

@@ -303,7 +303,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
      * before (on_snode's covered: its one neighbour there is that node, closed, which relax passes
      * over): not listed, but counted in q->info.neighbors as the entry it would be. Measured with
      * callgrind (make bench-query-ir): see docs/benchmarks.md, session 26. */
-    unsigned covered = x->cells ? q->pool.nodes[u].covered : 0u;
+    unsigned covered = __builtin_expect(x->cells, 1) ? q->pool.nodes[u].covered : 0u;
     /* A cell inside its tile (most) reads its neighbours off the tile's cell adjacency: every one is a
      * cell of the tile (celladj.h); others ask the graph (border faces walk the tree). */
     const on_celladj *adj = NULL;
@@ -323,11 +323,11 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
             if (on_graph_nb_reserve(&q->g, (size_t)m) != 0) return ON_FAILURE | ON_NO_MEMORY;
             adjix = md->adjix ? q->g.nbix : NULL;
         }
-        if (m < 0) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
+        if (__builtin_expect(m < 0, 0)) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
         else nnb = (size_t)m;
         if (adj && covered) q->info.neighbors += pop6(covered);
     }
-    if (!adj) {
+    if (__builtin_expect(!adj, 0)) {
         q->g.skip_face = skip;
         on_status ns = on_graph_neighbors(&q->g, ucell, &nnb);
         q->g.skip_face = -1;
@@ -345,7 +345,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
         q->found = u;
         return ON_SUCCESS;
     }
-    if (md->partial) { /* (the node nearest the goal: read only for partial results) */
+    if (__builtin_expect(md->partial, 0)) { /* (the node nearest the goal: read only for partial results) */
         double dx = x->pu[0] - q->b[0], dy = x->pu[1] - q->b[1], dz = x->pu[2] - q->b[2];
         double hu2 = dx * dx + dy * dy + dz * dz;
         if (hu2 < q->best_h2) {
@@ -356,7 +356,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     x->u = u;
     x->from = u;
     memcpy(x->pfrom, x->pu, sizeof x->pu);
-    if (md->any_angle && un->parent >= 0) {
+    if (__builtin_expect(md->any_angle, 0) && un->parent >= 0) {
         x->from = un->parent;
         node_point(q, x->from, x->pfrom);
     }

@@ -296,7 +296,7 @@ static inline __attribute__((always_inline)) size_t farthest(const on_pathbuf *p
 
 /* farthest without the turns, then, when the turns at the slot it settles on fail, again below it with
  * the turns asked at every candidate (on_smooth's rule). Returns the slot. */
-static size_t farthest_turning(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i,
+static inline __attribute__((always_inline)) size_t farthest_turning(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i,
                                const size_t *w, size_t ns, size_t ok, size_t bad, int mode, size_t first)
 {
     size_t r = farthest(path, sg, prev, i, w, ns, ok, bad, mode, 0, first);
