@@ -26,6 +26,8 @@ static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t
     /* the block kept first: it was read for a leaf inside the map, and the map's extent on each axis is a
      * multiple of 4 (a block is kept only from a losmap, depth >= 2), so the whole block is inside it */
     unsigned v = (unsigned)(x & 3) | (unsigned)(y & 3) << 2 | (unsigned)(z & 3) << 4;
+    /* (the kept block and the last descent's tile expected: as gcc's profile-guided build decides, with
+     * turn_ok's sanity test expected to pass, make bench-query-ir Complex -294; see search.c, h31ir5) */
     if (__builtin_expect(p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2, 1))
         return p->state == 2 ? !((p->brick >> v) & 1u) : p->state > 0;
     int64_t n = t->n, rx = x - p->org[0], ry = y - p->org[1], rz = z - p->org[2];

@@ -224,6 +224,8 @@ static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
     on_pool_push_new(p, n);
 }
 /* Heap order: lower f first; on ties, larger g (deeper nodes) first (a and b in the heap: f from hf). */
+/* (ties of f expected rare, here and in on_pool_push_f's climb: as gcc's profile-guided build decides, make
+ * bench-query-ir -0.8 k a query on Complex; see search.c, h31ir5) */
 static inline int on_pool_less(const on_nodepool *p, uint32_t a, uint32_t b)
 {
     double x = p->hf[a], y = p->hf[b];

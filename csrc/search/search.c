@@ -35,6 +35,15 @@
  * invariant motion on trees (-ftree-loop-im): with the two above, make bench-query-ir Complex
  * 409,333 -> 408,466 (if-conversion off alone), -> 407,919 (both; with celladj.c's if-conversion off:
  * DC1 393,828 -> 391,643, Complex -> 407,213, A1 405,977 -> 404,323; session 29, h31ir3). */
+/* The __builtin_expect hints in this file (and in nodepool.h's heap, search_path.c, raycast.c's fast_run and
+ * raycast_turn.*) and the always_inline of tighten.c's and search_path.c's small helpers write down what gcc
+ * 12.2's profile-guided build decides from a training run (a profile-guided build was 12-13 k a query below
+ * the default): the rare side of a branch (the goal reached, a tile to wait for, partial results, Lazy
+ * Theta*, a cell without the tile's adjacency, a replayed or logged finish) and the helpers it inlines.
+ * Together, make bench-query-ir DC1 389,952 -> 383,802, Complex 405,933 -> 399,952, A1 402,867 -> 396,328,
+ * each kept for what it paid alone (docs/benchmarks.md, session 31, h31ir5). Like the pragma, this is gcc's
+ * register allocation and layout in one large function, not less work: other hints that would be as true
+ * (the main loop's exits, the second adjacency loop's stop) cost 0.2-3 k; re-measure on a compiler change. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-pre", "no-tree-slp-vectorize", "no-if-conversion", "no-tree-loop-im")
 #endif

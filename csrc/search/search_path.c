@@ -110,6 +110,8 @@ typedef struct fin_sight {
     double blocked[BLOCKED_MEMO][6]; /* a segment's ends a, b */
 } fin_sight;
 
+/* (fin_replay, fin_log, fin_turn_tree, corridor_faces and refined_clear always inline, the replay and the log's
+ * growth expected rare: as gcc's profile-guided build decides; see search.c, h31ir5) */
 /* A check's answer without the tree: the one a slice before this run got (replayed), or, once this
  * run went past its limit, a made-up 0 (the run's result is not kept). 0 when the tree must answer. */
 static inline __attribute__((always_inline)) int fin_replay(fin_sight *fs, int *ans)

@@ -138,6 +138,8 @@ static double refine_waypoint(double *X, const double *P, const double *N, const
  * a sweep (a long chain creeps: on DC1, 71 of 300 refines had not met the tolerance after 100
  * sweeps); the line is where the run ends up when its anchors stay. A waypoint whose plane the line
  * does not cross between L and R stays where it is. */
+/* (always_inline here and on axis_target, jump_seen, jump_turns, farthest, farthest_turning and
+ * corner_sight_ok: as gcc's profile-guided build inlines them; see search.c, h31ir5) */
 static inline __attribute__((always_inline)) void fill_run(double *x, const double *faces, size_t r0, size_t r1, const double *L, const double *R)
 {
     for (size_t i = r0; i <= r1; i++) {
