@@ -21,7 +21,8 @@ typedef on_turn_cache turn_probe;
  * layer); the node table when the tile has none (out of memory, masks off). Inlined in turn_ok: most
  * calls are answered by the block kept, in a few instructions (measured on DC1: 45,000 calls, 9,000
  * descents). */
-static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_t x, int64_t y, int64_t z)
+static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p,
+                                                                int64_t x, int64_t y, int64_t z)
 {
     /* the block kept first: it was read for a leaf inside the map, and the map's extent on each axis is a
      * multiple of 4 (a block is kept only from a losmap, depth >= 2), so the whole block is inside it */

@@ -245,7 +245,8 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         if (cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
         if (fresh) vn->covered = (uint8_t)(x->ulayer >= vl ? 1u << (face ^ 1u) : 0u); /* (see covered above) */
         vn->f = f;
-        if (__builtin_expect(plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell), 0)) { /* reached (not expanded): see expand */
+        /* reached (not expanded): see expand */
+        if (__builtin_expect(plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell), 0)) {
             q->found = v;
             return ON_SUCCESS;
         }

@@ -185,7 +185,8 @@ static double fin_cost(void *ud, const double a[3], const double b[3])
 }
 
 /* A turn's answer from the tree (or the replayed log), counted in info.turns. */
-static inline __attribute__((always_inline)) int fin_turn_tree(fin_sight *fs, const double a[3], const double x[3], const double b[3])
+static inline __attribute__((always_inline)) int fin_turn_tree(fin_sight *fs, const double a[3], const double x[3],
+                                                               const double b[3])
 {
     on_query *q = fs->q;
     int ok;
