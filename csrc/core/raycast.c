@@ -264,12 +264,14 @@ static inline __attribute__((always_inline)) int fast_run(walk *w, tree_probe *p
  * the margin of a plane. x lies in the cell's tile-local extent, so >= 0 up to the estimate's rounding:
  * the truncation is the floor, and where x is a hair below 0 it gives 0 with f < 0, near plane 0, as the
  * floor's -1 with f a hair below 1 would. f is x's distance above voxel vj's lower plane.) */
+/* (the near-plane side expected rare: as gcc's profile-guided build lays the loop out, make
+ * bench-query-ir Complex -526 instructions a query; see search.c, h31ir5) */
 #define OTHER(j, vj, aj, dj, cj, oj)                                                                                   \
     {                                                                                                                  \
         x = aj + te * dj;                                                                                              \
         vj = (int64_t)x;                                                                                               \
         f = x - (double)vj;                                                                                            \
-        if (f < FAST_MARGIN || f > 1 - FAST_MARGIN) {                                                                  \
+        if (__builtin_expect(f < FAST_MARGIN || f > 1 - FAST_MARGIN, 0)) {                                             \
             if (isnan(tE)) tE = tplane(w, e, BND_E);                                                                   \
             int64_t k = (f < FAST_MARGIN ? vj : vj + 1) + oj;                                                          \
             if (near_plane(w, j, k, tE, oj + cj, cs, &vj, &edge)) {                                                    \

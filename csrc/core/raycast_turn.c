@@ -35,7 +35,8 @@ static inline __attribute__((always_inline)) int turn_ok(const on_tree *t, on_lc
 {
     int64_t lo[3];
     unsigned valid = 0xff, before = 0xff, after = 0xff;
-    if (!sane_point(a) || !sane_point(x) || !sane_point(b)) return 0; /* (sane(a, x) and sane(x, b)) */
+    /* (sane(a, x) and sane(x, b)) */
+    if (__builtin_expect(!sane_point(a) || !sane_point(x) || !sane_point(b), 0)) return 0;
     for (int j = 0; j < 3; j++) {
         int64_t fl = ifloor(x[j]); /* (x is sane(): the floor without a libm call) */
         double f = (double)fl;

@@ -21,16 +21,19 @@ typedef on_turn_cache turn_probe;
  * layer); the node table when the tile has none (out of memory, masks off). Inlined in turn_ok: most
  * calls are answered by the block kept, in a few instructions (measured on DC1: 45,000 calls, 9,000
  * descents). */
-static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p, int64_t x, int64_t y, int64_t z)
+static inline __attribute__((always_inline)) int turn_leaf_free(const on_tree *t, on_lcache *lc, turn_probe *p,
+                                                                int64_t x, int64_t y, int64_t z)
 {
     /* the block kept first: it was read for a leaf inside the map, and the map's extent on each axis is a
      * multiple of 4 (a block is kept only from a losmap, depth >= 2), so the whole block is inside it */
     unsigned v = (unsigned)(x & 3) | (unsigned)(y & 3) << 2 | (unsigned)(z & 3) << 4;
-    if (p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2)
+    /* (the kept block and the last descent's tile expected: as gcc's profile-guided build decides, with
+     * turn_ok's sanity test expected to pass, make bench-query-ir Complex -294; see search.c, h31ir5) */
+    if (__builtin_expect(p->state && p->key[0] == x >> 2 && p->key[1] == y >> 2 && p->key[2] == z >> 2, 1))
         return p->state == 2 ? !((p->brick >> v) & 1u) : p->state > 0;
     int64_t n = t->n, rx = x - p->org[0], ry = y - p->org[1], rz = z - p->org[2];
     uint32_t lx, ly, lz;
-    if (p->dok && in_range(rx, n) && in_range(ry, n) && in_range(rz, n)) {
+    if (__builtin_expect(p->dok && in_range(rx, n) && in_range(ry, n) && in_range(rz, n), 1)) {
         /* in the tile of the last descent (read, its masks found, when that one was) */
         lx = (uint32_t)rx, ly = (uint32_t)ry, lz = (uint32_t)rz;
     } else {

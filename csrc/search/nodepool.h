@@ -202,7 +202,7 @@ static inline void on_pool_push_f(on_nodepool *p, uint32_t n, double f)
         size_t par = (i - 1) / 2;
         uint32_t m = h[par];
         double y = hf[m];
-        if (!(f < y || (f == y && nodes[n].g > nodes[m].g))) break;
+        if (!(f < y || (__builtin_expect(f == y, 0) && nodes[n].g > nodes[m].g))) break;
         h[i] = m;
         hpos[m] = (int32_t)i;
         i = par;
@@ -224,10 +224,12 @@ static inline void on_pool_push_or_update(on_nodepool *p, uint32_t n)
     on_pool_push_new(p, n);
 }
 /* Heap order: lower f first; on ties, larger g (deeper nodes) first (a and b in the heap: f from hf). */
+/* (ties of f expected rare, here and in on_pool_push_f's climb: as gcc's profile-guided build decides, make
+ * bench-query-ir -0.8 k a query on Complex; see search.c, h31ir5) */
 static inline int on_pool_less(const on_nodepool *p, uint32_t a, uint32_t b)
 {
     double x = p->hf[a], y = p->hf[b];
-    return x < y || (x == y && p->nodes[a].g > p->nodes[b].g);
+    return x < y || (__builtin_expect(x == y, 0) && p->nodes[a].g > p->nodes[b].g);
 }
 /* Remove and return the node of lowest f (ties: the larger g), the heap's top, removed bottom-up: the hole left at the root goes down the path of smaller children
  * to a leaf, and the last entry sifts up from there. That is the heap a sift down of the last entry from the root makes (the

@@ -35,6 +35,15 @@
  * invariant motion on trees (-ftree-loop-im): with the two above, make bench-query-ir Complex
  * 409,333 -> 408,466 (if-conversion off alone), -> 407,919 (both; with celladj.c's if-conversion off:
  * DC1 393,828 -> 391,643, Complex -> 407,213, A1 405,977 -> 404,323; session 29, h31ir3). */
+/* The __builtin_expect hints in this file (and in nodepool.h's heap, search_path.c, raycast.c's fast_run and
+ * raycast_turn.*) and the always_inline of tighten.c's and search_path.c's small helpers write down what gcc
+ * 12.2's profile-guided build decides from a training run (a profile-guided build was 12-13 k a query below
+ * the default): the rare side of a branch (the goal reached, a tile to wait for, partial results, Lazy
+ * Theta*, a cell without the tile's adjacency, a replayed or logged finish) and the helpers it inlines.
+ * Together, make bench-query-ir DC1 389,952 -> 383,802, Complex 405,933 -> 399,952, A1 402,867 -> 396,328,
+ * each kept for what it paid alone (docs/benchmarks.md, session 31, h31ir5). Like the pragma, this is gcc's
+ * register allocation and layout in one large function, not less work: other hints that would be as true
+ * (the main loop's exits, the second adjacency loop's stop) cost 0.2-3 k; re-measure on a compiler change. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("no-tree-pre", "no-tree-slp-vectorize", "no-if-conversion", "no-tree-loop-im")
 #endif
@@ -236,7 +245,8 @@ static inline __attribute__((always_inline)) on_status relax(on_query *q, const 
         if (cells) vn->pface = x->ulayer >= vl ? (int8_t)(face ^ 1) : -1;
         if (fresh) vn->covered = (uint8_t)(x->ulayer >= vl ? 1u << (face ^ 1u) : 0u); /* (see covered above) */
         vn->f = f;
-        if (plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell)) { /* reached (not expanded): see expand */
+        /* reached (not expanded): see expand */
+        if (__builtin_expect(plain ? c.code == x->goal_code : x->early && same_cell(c, q->goal_cell), 0)) {
             q->found = v;
             return ON_SUCCESS;
         }
@@ -286,7 +296,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     /* (a plain cell inside its tile: no tile beyond to wait for, and its neighbours are its tile's) */
     int inside = q->g.kind == ON_GRAPH_CELLS && on_graph_cell_inside(&q->g, ucell);
     int64_t wait = inside ? -1 : on_graph_unloaded_beyond_slow(&q->g, ucell);
-    if (wait >= 0) { /* put u back and wait for the tile rather than taking it for a wall */
+    if (__builtin_expect(wait >= 0, 0)) { /* put u back and wait for the tile rather than taking it for a wall */
         q->info.loading_tile = (uint32_t)wait;
         on_pool_push_or_update(&q->pool, (uint32_t)u);
         return ON_IN_PROGRESS | ON_LOADING;
@@ -303,7 +313,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
      * before (on_snode's covered: its one neighbour there is that node, closed, which relax passes
      * over): not listed, but counted in q->info.neighbors as the entry it would be. Measured with
      * callgrind (make bench-query-ir): see docs/benchmarks.md, session 26. */
-    unsigned covered = x->cells ? q->pool.nodes[u].covered : 0u;
+    unsigned covered = __builtin_expect(x->cells, 1) ? q->pool.nodes[u].covered : 0u;
     /* A cell inside its tile (most) reads its neighbours off the tile's cell adjacency: every one is a
      * cell of the tile (celladj.h); others ask the graph (border faces walk the tree). */
     const on_celladj *adj = NULL;
@@ -323,11 +333,11 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
             if (on_graph_nb_reserve(&q->g, (size_t)m) != 0) return ON_FAILURE | ON_NO_MEMORY;
             adjix = md->adjix ? q->g.nbix : NULL;
         }
-        if (m < 0) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
+        if (__builtin_expect(m < 0, 0)) adj = NULL; /* (no free cell of the tile: the graph walks the tree) */
         else nnb = (size_t)m;
         if (adj && covered) q->info.neighbors += pop6(covered);
     }
-    if (!adj) {
+    if (__builtin_expect(!adj, 0)) {
         q->g.skip_face = skip;
         on_status ns = on_graph_neighbors(&q->g, ucell, &nnb);
         q->g.skip_face = -1;
@@ -341,11 +351,11 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     un->closed = 1;
     node_point(q, u, x->pu);
     /* the goal is reached when its node is expanded (weighted over face points: when first reached, below) */
-    if (same_cell(un->cell, q->goal_cell)) {
+    if (__builtin_expect(same_cell(un->cell, q->goal_cell), 0)) {
         q->found = u;
         return ON_SUCCESS;
     }
-    if (md->partial) { /* (the node nearest the goal: read only for partial results) */
+    if (__builtin_expect(md->partial, 0)) { /* (the node nearest the goal: read only for partial results) */
         double dx = x->pu[0] - q->b[0], dy = x->pu[1] - q->b[1], dz = x->pu[2] - q->b[2];
         double hu2 = dx * dx + dy * dy + dz * dz;
         if (hu2 < q->best_h2) {
@@ -356,7 +366,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
     x->u = u;
     x->from = u;
     memcpy(x->pfrom, x->pu, sizeof x->pu);
-    if (md->any_angle && un->parent >= 0) {
+    if (__builtin_expect(md->any_angle, 0) && un->parent >= 0) {
         x->from = un->parent;
         node_point(q, x->from, x->pfrom);
     }
@@ -383,7 +393,7 @@ static inline __attribute__((always_inline)) on_status expand(on_query *q, int32
             for (size_t k = 0; k < nnb; k++) {
                 on_cell c = {ucell.tile, q->g.nb[k].code}; /* (the lister writes no tile) */
                 on_status s = relax(q, x, c, adjix ? adjix[k] : ON_ADJ_NONE, q->g.nbface[k], 1, 1);
-                if (s != ON_IN_PROGRESS) return s;
+                if (__builtin_expect(s != ON_IN_PROGRESS, 0)) return s;
             }
             return ON_IN_PROGRESS;
         }

@@ -19,7 +19,7 @@ static int build_corridor(on_query *q, int32_t end)
 }
 
 /* The faces consecutive corridor nodes share, for refine. */
-static int corridor_faces(on_query *q)
+static inline __attribute__((always_inline)) int corridor_faces(on_query *q)
 {
     size_t m = q->ncorr - 1;
     if (on_grow((void **)&q->faces, &q->facescap, 6 * m, sizeof *q->faces)) return -1;
@@ -55,7 +55,7 @@ static int corridor_faces(on_query *q)
  * shared face, off its edges), so that every voxel around them is free and any turn there keeps to
  * the visibility rule (smoothing then skips the turn check: on_sight's clear). The ends: 0 (never a
  * turn smoothing checks). -1 on allocation failure. */
-static int refined_clear(on_query *q)
+static inline __attribute__((always_inline)) int refined_clear(on_query *q)
 {
     size_t n = q->path.n, m = q->ncorr - 1;
     if (on_grow((void **)&q->clear, &q->clearcap, n, 1)) return -1;
@@ -110,16 +110,18 @@ typedef struct fin_sight {
     double blocked[BLOCKED_MEMO][6]; /* a segment's ends a, b */
 } fin_sight;
 
+/* (fin_replay, fin_log, fin_turn_tree, corridor_faces and refined_clear always inline, the replay and the log's
+ * growth expected rare: as gcc's profile-guided build decides; see search.c, h31ir5) */
 /* A check's answer without the tree: the one a slice before this run got (replayed), or, once this
  * run went past its limit, a made-up 0 (the run's result is not kept). 0 when the tree must answer. */
-static int fin_replay(fin_sight *fs, int *ans)
+static inline __attribute__((always_inline)) int fin_replay(fin_sight *fs, int *ans)
 {
     on_query *q = fs->q;
-    if (fs->pos < q->nflog) {
+    if (__builtin_expect(fs->pos < q->nflog, 0)) {
         *ans = q->flog[fs->pos++];
         return 1;
     }
-    if (q->fin_cut) {
+    if (__builtin_expect(q->fin_cut, 0)) {
         *ans = 0;
         return 1;
     }
@@ -127,10 +129,10 @@ static int fin_replay(fin_sight *fs, int *ans)
 }
 
 /* The tree's answer, logged; the slice's limit or its stop ends the run's real checks after it. */
-static int fin_log(fin_sight *fs, int ans)
+static inline __attribute__((always_inline)) int fin_log(fin_sight *fs, int ans)
 {
     on_query *q = fs->q;
-    if (on_grow((void **)&q->flog, &q->flogcap, q->nflog + 1, 1)) {
+    if (__builtin_expect(on_grow((void **)&q->flog, &q->flogcap, q->nflog + 1, 1) != 0, 0)) {
         q->fin_nomem = q->fin_cut = 1;
         return ans;
     }
@@ -183,7 +185,8 @@ static double fin_cost(void *ud, const double a[3], const double b[3])
 }
 
 /* A turn's answer from the tree (or the replayed log), counted in info.turns. */
-static int fin_turn_tree(fin_sight *fs, const double a[3], const double x[3], const double b[3])
+static inline __attribute__((always_inline)) int fin_turn_tree(fin_sight *fs, const double a[3], const double x[3],
+                                                               const double b[3])
 {
     on_query *q = fs->q;
     int ok;

@@ -138,7 +138,10 @@ static double refine_waypoint(double *X, const double *P, const double *N, const
  * a sweep (a long chain creeps: on DC1, 71 of 300 refines had not met the tolerance after 100
  * sweeps); the line is where the run ends up when its anchors stay. A waypoint whose plane the line
  * does not cross between L and R stays where it is. */
-static void fill_run(double *x, const double *faces, size_t r0, size_t r1, const double *L, const double *R)
+/* (always_inline here and on axis_target, jump_seen, jump_turns, farthest, farthest_turning and
+ * corner_sight_ok: as gcc's profile-guided build inlines them; see search.c, h31ir5) */
+static inline __attribute__((always_inline)) void fill_run(double *x, const double *faces, size_t r0, size_t r1,
+                                                           const double *L, const double *R)
 {
     for (size_t i = r0; i <= r1; i++) {
         const double *lo = faces + 6 * i, *hi = lo + 3;
@@ -238,7 +241,8 @@ void on_simplify(on_pathbuf *path, unsigned char *clear)
 
 /* Can smoothing go from kept waypoint i straight to waypoint c, as far as the segment goes? In sight
  * and, with costs, not dearer than the waypoints it skips. */
-static int jump_seen(const on_pathbuf *path, const on_sight *sg, size_t i, size_t c)
+static inline __attribute__((always_inline)) int jump_seen(const on_pathbuf *path, const on_sight *sg, size_t i,
+                                                           size_t c)
 {
     const double *P = path->p;
     if (!sg->visible(sg->ud, P + 3 * i, P + 3 * c)) return 0;
@@ -253,7 +257,8 @@ static int jump_seen(const on_pathbuf *path, const on_sight *sg, size_t i, size_
  * where blocked voxels meet could slip through the gap there. The turns of the path before smoothing
  * are sound (each waypoint lies on the face two consecutive cells share), so c = i + 1 always passes
  * once i did: smoothing never gets stuck. */
-static int jump_turns(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i, size_t c)
+static inline __attribute__((always_inline)) int jump_turns(const on_pathbuf *path, const on_sight *sg,
+                                                            const double *prev, size_t i, size_t c)
 {
     const double *P = path->p;
     const unsigned char *clear = sg->clear;
@@ -266,7 +271,8 @@ static int jump_turns(const on_pathbuf *path, const on_sight *sg, const double *
  * waypoint r). greedy: gallop forward (from ok, `first`, then twice as far each time, and the last
  * one) while allowed, then bisect between the last one allowed and the first one not; binary: bisect
  * over the whole rest. Returns the slot. */
-static size_t farthest(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i, const size_t *w,
+static inline __attribute__((always_inline)) size_t farthest(const on_pathbuf *path, const on_sight *sg,
+                                                             const double *prev, size_t i, const size_t *w,
                        size_t ns, size_t ok, size_t bad, int mode, int turns, size_t first)
 {
 #define WP(r) (w ? w[r] : (r))
@@ -296,7 +302,8 @@ static size_t farthest(const on_pathbuf *path, const on_sight *sg, const double 
 
 /* farthest without the turns, then, when the turns at the slot it settles on fail, again below it with
  * the turns asked at every candidate (on_smooth's rule). Returns the slot. */
-static size_t farthest_turning(const on_pathbuf *path, const on_sight *sg, const double *prev, size_t i,
+static inline __attribute__((always_inline)) size_t farthest_turning(const on_pathbuf *path, const on_sight *sg,
+                                                                     const double *prev, size_t i,
                                const size_t *w, size_t ns, size_t ok, size_t bad, int mode, size_t first)
 {
     size_t r = farthest(path, sg, prev, i, w, ns, ok, bad, mode, 0, first);
@@ -374,7 +381,8 @@ void on_smooth(on_pathbuf *path, const on_sight *sg, int mode)
  * blocked the last time, asked first: a slide's tries towards one target tend to fail on the same
  * segment (measured: 0.2-1.2 fewer lines of sight a query on the 13 maps, DC1 31.3 -> 30.6; the same
  * answers). */
-static int corner_sight_ok(const on_sight *sg, const double *pa, const double A[3], const double X[3],
+static inline __attribute__((always_inline)) int corner_sight_ok(const on_sight *sg, const double *pa,
+                                                                 const double A[3], const double X[3],
                            const double B[3], const double *nb, int *last_blocked)
 {
     const double *s0 = A, *e0 = X, *s1 = X, *e1 = B;
@@ -427,7 +435,8 @@ static int slide(const on_sight *sg, const double *pa, const double A[3], double
 
 /* Where corner P (between A and B) would go along axis k alone: C is P with coordinate k at the exact
  * minimiser of |A - X| + |X - B| (as in refine); returns that length. */
-static double axis_target(const double A[3], const double P[3], const double B[3], int k, double C[3])
+static inline __attribute__((always_inline)) double axis_target(const double A[3], const double P[3],
+                                                                const double B[3], int k, double C[3])
 {
     double SA = 0, SB = 0;
     for (int j = 0; j < 3; j++)
