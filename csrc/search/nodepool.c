@@ -30,19 +30,17 @@ typedef struct pages_hdr {
     size_t map, size;
 } pages_hdr;
 
-/* A node pool's big arrays in huge pages (pages_realloc's `huge`): a mapping of ON_PAGES_HUGE_MIN bytes or more
+/* A node pool's big arrays in huge pages (pages_realloc's `huge`): a mapping of PAGES_HUGE bytes or more
  * starts on a PAGES_HUGE boundary and is advised MADV_HUGEPAGE, so that where the system gives transparent huge
  * pages (Linux: `madvise` or `always`) each whole 2 MB of it faults in once, zeroed by the kernel, instead of
  * 512 faults of 4 KB: on this VM (a paravirtual guest, every fault a trap) a fresh 4 KB page costs 13-21 us,
  * 2 MB touched page by page 6.5 ms on average, 11 at worst, and 0.17 ms in one huge page (/work/scratch/s31/pf2.c,
- * 300 repetitions); a search whose node map doubled to 2 MB in one expansion paid the 6.5 ms inside a frame.
- * A request of ON_PAGES_HUGE_MIN to PAGES_HUGE bytes is mapped as one huge page whole (its last part would
- * otherwise be 4 KB pages); a larger one as asked (its pages past the last whole 2 MB are 4 KB ones). Growing
- * keeps the boundary: in place when the addresses after it are free, else its pages moved (mremap,
- * MREMAP_FIXED) to the start of a new aligned mapping; shrinking is in place. Elsewhere (no MADV_HUGEPAGE)
- * the flag is ignored. */
+ * 300 repetitions). Its pages past the last whole 2 MB are 4 KB ones (requests of 1-2 MB rounded up to one
+ * huge page were tried: the queries' bytes grew by ~1 MB a large pool). Growing keeps the boundary: in
+ * place when the addresses after it are free, else its pages moved (mremap, MREMAP_FIXED) to the start of a
+ * new aligned mapping; shrinking is in place. Elsewhere (no MADV_HUGEPAGE) the flag is ignored. The pool's
+ * arena (below) is one such mapping. */
 #define PAGES_HUGE ((size_t)2 << 20)
-#define ON_PAGES_HUGE_MIN ((size_t)1 << 20)
 #if PAGES_MAP && defined(MADV_HUGEPAGE) && defined(__linux__)
 #define PAGES_THP 1
 #else
@@ -86,7 +84,6 @@ static void *pages_realloc(void *p, size_t bytes, int huge)
         size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (total + pg - 1) / pg * pg;
         void *m;
         huge = PAGES_THP && (huge || (h && (h->map & 1)));
-        if (huge && len >= ON_PAGES_HUGE_MIN && len < PAGES_HUGE) len = PAGES_HUGE;
         size_t flag = huge ? 1 : 0, old = h ? pages_len(h) : 0;
         if (h && h->map && old == len) {
             h->size = bytes;
@@ -94,7 +91,7 @@ static void *pages_realloc(void *p, size_t bytes, int huge)
         }
         if (h && h->map) {
 #if defined(__linux__)
-            if (huge && len >= ON_PAGES_HUGE_MIN && len > old) {
+            if (huge && len >= PAGES_HUGE && len > old) {
                 /* (grown in place when it can be: the start stays on its boundary; else the pages moved to
                  * the start of a new aligned mapping, which mremap replaces there) */
                 m = (uintptr_t)h % PAGES_HUGE == 0 ? mremap(h, old, len, 0) : MAP_FAILED;
@@ -119,7 +116,7 @@ static void *pages_realloc(void *p, size_t bytes, int huge)
             munmap(h, old);
 #endif
         } else {
-            m = pages_map(len, huge && len >= ON_PAGES_HUGE_MIN);
+            m = pages_map(len, huge && len >= PAGES_HUGE);
             if (!m) return NULL;
             if (h) {
                 memcpy((pages_hdr *)m + 1, p, h->size < bytes ? h->size : bytes);
@@ -183,19 +180,22 @@ int on_pages_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- the pool's arena ------------------------------------------------------------------------ */
 
-/* A pool that grows past ARENA_FROM nodes (or its small map past ARENA_FROM_MAP slots) moves its arrays into
- * one huge page of its own, its arena (PAGES_HUGE bytes, pages_map's huge mapping): the small map first (at
- * its header's end: the arena is the small map's mapping, bit 1 of its header), then the node array, the
- * heap, hf and hpos, each with room for ARENA_NODES nodes (the small map's most, ON_POOL_SMALL_MAP slots, is
- * 2 * ARENA_NODES). Growing within it moves nothing and maps nothing: a search that grew from 4,096 to 16,384
- * nodes faulted ~450 pages of 4 KB (the node array's doublings by mremap, the small map's made anew each
- * time), 13-21 us each on this VM, 7-9 ms inside one or two of its steps; in the arena it faults once
- * (0.17 ms: /work/scratch/s31/pf2.c). Past ARENA_NODES the node arrays leave it for mappings of their
- * own (the big map has its own anyway); the cut (pool_trim) gives it back whole. Without transparent huge
- * pages (PAGES_THP 0) there is no arena. */
+/* A pool that grows to ARENA_FROM nodes' room (or its small map to ARENA_FROM_MAP slots: both at its 4,097th node)
+ * moves its arrays into one huge page of its own, its arena (PAGES_HUGE bytes, pages_map's huge mapping): the
+ * small map first (at its header's end: the arena is the small map's mapping, bit 1 of its header), then the
+ * node array, the heap, hf and hpos, each with room for ARENA_NODES nodes (the small map's most,
+ * ON_POOL_SMALL_MAP slots, is 2 * ARENA_NODES). Growing within it moves nothing and maps nothing: a search that
+ * grew a cut pool (1,024 nodes) to 12,000 nodes faulted 395 pages of 4 KB (the node array's doublings by
+ * mremap, the small map made anew at each), 13-21 us each on this VM, 7-9 ms inside one or two of its steps;
+ * with the arena ~150 (those before it, to 4,096 nodes) and one huge page (0.17 ms: /work/scratch/s31/pf2.c).
+ * Past ARENA_NODES the node arrays leave it for mappings of their own, and the small map too (the big map has
+ * its own anyway); the cut (pool_trim, after ON_POOL_TRIM_ARENA small searches) gives it back whole. It is held
+ * whole (2 MB, on_pool_bytes) where the arrays it replaces held 0.9-1.8 MB: entered at 2,048 nodes instead,
+ * pools of 2,048-4,096 nodes held 2 MB for 0.2-0.45 MB and the queries' bytes grew 3.5 -> 8.8 MB in the streamed
+ * run (issue 31 goal 3 over). Without transparent huge pages (PAGES_THP 0) there is no arena. */
 #define ARENA_NODES ((size_t)ON_POOL_SMALL_MAP / 2)
-#define ARENA_FROM ((size_t)2048)
-#define ARENA_FROM_MAP ((size_t)8192)
+#define ARENA_FROM ((size_t)8192)
+#define ARENA_FROM_MAP ((size_t)16384)
 #define ARENA_SMALL sizeof(pages_hdr)
 #define ARENA_NODES_AT (ARENA_SMALL + (size_t)ON_POOL_SMALL_MAP * sizeof(on_mslot))
 #define ARENA_HEAP_AT (ARENA_NODES_AT + ARENA_NODES * sizeof(on_snode))
