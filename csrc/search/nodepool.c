@@ -180,22 +180,25 @@ int on_pages_grow(void **p, size_t *cap, size_t need, size_t elem)
 
 /* ---- the pool's arena ------------------------------------------------------------------------ */
 
-/* A pool that grows to ARENA_FROM nodes' room (or its small map to ARENA_FROM_MAP slots: both at its 4,097th node)
- * moves its arrays into one huge page of its own, its arena (PAGES_HUGE bytes, pages_map's huge mapping): the
- * small map first (at its header's end: the arena is the small map's mapping, bit 1 of its header), then the
- * node array, the heap, hf and hpos, each with room for ARENA_NODES nodes (the small map's most,
+/* A pool that grows to ARENA_FROM nodes' room (or its small map to ARENA_FROM_MAP slots: at its 1,025th node and
+ * its 4,097th) moves its arrays into one huge page of its own, its arena (PAGES_HUGE bytes, pages_map's huge
+ * mapping): the small map first (at its header's end: the arena is the small map's mapping, bit 1 of its header),
+ * then the node array, the heap, hf and hpos, each with room for ARENA_NODES nodes (the small map's most,
  * ON_POOL_SMALL_MAP slots, is 2 * ARENA_NODES). Growing within it moves nothing and maps nothing: a search that
  * grew a cut pool (1,024 nodes) to 12,000 nodes faulted 395 pages of 4 KB (the node array's doublings by
- * mremap, the small map made anew at each), 13-21 us each on this VM, 7-9 ms inside one or two of its steps;
- * with the arena ~150 (those before it, to 4,096 nodes) and one huge page (0.17 ms: /work/scratch/s31/pf2.c).
- * Past ARENA_NODES the node arrays leave it for mappings of their own, and the small map too (the big map has
- * its own anyway); the cut (pool_trim, after ON_POOL_TRIM_ARENA small searches) gives it back whole. It is held
- * whole (2 MB, on_pool_bytes) where the arrays it replaces held 0.9-1.8 MB: entered at 2,048 nodes instead,
- * pools of 2,048-4,096 nodes held 2 MB for 0.2-0.45 MB and the queries' bytes grew 3.5 -> 8.8 MB in the streamed
- * run (issue 31 goal 3 over). Without transparent huge pages (PAGES_THP 0) there is no arena. */
+ * mremap, the small map made anew at each), 13-21 us each on this VM (2 MB page by page: 6.5 ms, 20 ms at load
+ * 10), inside one or two of its steps; in the arena 13 (one of them the huge page: 0.17 ms, 0.4 at load 10,
+ * /work/scratch/s31/pf2.c). Past ARENA_NODES the node arrays leave it for mappings of their own, and the small
+ * map too (the big map has its own anyway). It is held whole (2 MB, on_pool_bytes) where the arrays it holds
+ * took 0.2-1.8 MB, so the cut (pool_trim) gives it back after ON_POOL_TRIM_ARENA small searches in a row, not
+ * ON_POOL_TRIM_AFTER (re-made in one fault). Measured in the streamed runs (docs/benchmarks.md, session 31,
+ * h31huge): entered at 8,192 nodes instead, the ~150 faults before it stayed and the cuts came 4 times as
+ * often (more faults than before, 100 / ms 2 15 -> 45-62 frames over); at 2,048 cut after 16, the queries held
+ * 8.8 MB (3.5 before; with 1-2 MB arrays rounded up to a huge page). Without transparent huge pages (PAGES_THP
+ * 0) there is no arena. */
 #define ARENA_NODES ((size_t)ON_POOL_SMALL_MAP / 2)
-#define ARENA_FROM ((size_t)8192)
-#define ARENA_FROM_MAP ((size_t)16384)
+#define ARENA_FROM ((size_t)2048)
+#define ARENA_FROM_MAP ((size_t)8192)
 #define ARENA_SMALL sizeof(pages_hdr)
 #define ARENA_NODES_AT (ARENA_SMALL + (size_t)ON_POOL_SMALL_MAP * sizeof(on_mslot))
 #define ARENA_HEAP_AT (ARENA_NODES_AT + ARENA_NODES * sizeof(on_snode))

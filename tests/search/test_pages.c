@@ -1,6 +1,6 @@
 /*
  * test_pages.c -- the node pool's arena and the big tables' huge pages (nodepool.c, issue 31 goal 1,
- * streamed: a search's growth faulted ~400 pages of 4 KB inside a frame): a pool grown past 4,096 nodes
+ * streamed: a search's growth faulted ~400 pages of 4 KB inside a frame): a pool grown past 1,024 nodes
  * holds its small map and node arrays in one 2 MB-aligned mapping of 2 MB (counted whole by
  * on_pool_bytes), every node and the heap's order kept across the move into it; past 16,384 nodes the
  * arrays leave it for mappings of their own, 2 MB-aligned, kept aligned when grown again; the pool cut
@@ -81,7 +81,7 @@ static size_t vm_size(void)
     return (size_t)pages * 4096;
 }
 
-/* Into the arena at 8,192 nodes' room (the 4,097th node), mid-search: every node found, the heap's order kept (nodes pushed as
+/* Into the arena at 2,048 nodes' room (the 1,025th node), mid-search: every node found, the heap's order kept (nodes pushed as
  * made, f from a hash of the index, popped in order after the move). */
 static void arena_entry(void)
 {
@@ -89,18 +89,18 @@ static void arena_entry(void)
     CHECK(on_pool_init(&p, (size_t)1 << 20) == 0);
     on_pool_reset(&p);
     int created, bad = 0;
-    for (uint32_t i = 0; i < 6000; i++) {
+    for (uint32_t i = 0; i < 3000; i++) {
         int32_t x = on_pool_get(&p, cell(i), &created);
         if (x != (int32_t)i || !created) bad++;
         p.nodes[x].g = (double)i;
         p.nodes[x].f = (double)((i * 2654435761u) % 1000);
         on_pool_push_new(&p, (uint32_t)x);
-        if (i == 4095) CHECK(!ARENA || !aligned(p.small)); /* (4,096 nodes' room: not yet) */
-        if (i == 4096) CHECK(!ARENA || aligned(p.small));  /* (8,192: in it) */
+        if (i == 1023) CHECK(!ARENA || !aligned(p.small)); /* (1,024 nodes' room: not yet) */
+        if (i == 1024) CHECK(!ARENA || aligned(p.small));  /* (2,048: in it) */
     }
     CHECK_EQ_INT(bad, 0);
-    CHECK_EQ_INT(p.nodecap, 8192);
-    CHECK_EQ_INT(p.smallmask + 1, 16384);
+    CHECK_EQ_INT(p.nodecap, 4096);
+    CHECK_EQ_INT(p.smallmask + 1, 8192);
 #if ARENA
     /* one mapping of 2 MB on a 2 MB boundary: the small map at its start, the node arrays after it */
     CHECK(aligned(p.small));
@@ -110,9 +110,9 @@ static void arena_entry(void)
     CHECK_EQ_INT(on_pool_bytes(&p), HUGE_PAGE);
     CHECK(mapped(a, HUGE_PAGE));
 #else
-    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(8192, 16384));
+    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(4096, 8192));
 #endif
-    for (uint32_t i = 0; i < 6000; i++)
+    for (uint32_t i = 0; i < 3000; i++)
         if (on_pool_get(&p, cell(i), &created) != (int32_t)i || created || p.nodes[i].g != (double)i) bad++;
     CHECK_EQ_INT(bad, 0);
     double last = -1;
@@ -124,7 +124,7 @@ static void arena_entry(void)
         n++;
     }
     CHECK_EQ_INT(bad, 0);
-    CHECK_EQ_INT(n, 6000);
+    CHECK_EQ_INT(n, 3000);
     on_pool_free(&p);
 }
 
@@ -153,12 +153,12 @@ static void arena_exit(void)
 #if ARENA
     CHECK(aligned(p.nodes) && aligned(p.big)); /* (doubled: still on the boundary; the big map now 2 MB) */
 #endif
-    /* 16 small searches cut it (no arena: ON_POOL_TRIM_AFTER), then 6,000 nodes: an arena again */
+    /* 16 small searches cut it (no arena: ON_POOL_TRIM_AFTER), then 3,000 nodes: an arena again */
     for (uint32_t r = 0; r < ON_POOL_TRIM_AFTER + 1; r++) CHECK_EQ_INT(search_of(&p, 100, 10 + r), 0);
     CHECK_EQ_INT(p.nodecap, ON_POOL_KEEP_NODES);
     CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(1024, 2048));
-    CHECK_EQ_INT(search_of(&p, 6000, 40), 0);
-    CHECK_EQ_INT(on_pool_bytes(&p), ARENA ? HUGE_PAGE : pool_bytes(8192, 16384));
+    CHECK_EQ_INT(search_of(&p, 3000, 40), 0);
+    CHECK_EQ_INT(on_pool_bytes(&p), ARENA ? HUGE_PAGE : pool_bytes(4096, 8192));
     on_pool_free(&p);
 }
 
@@ -198,7 +198,7 @@ static void life(void)
         if (round == 1) before = vm_size();
         on_nodepool p;
         CHECK(on_pool_init(&p, (size_t)1 << 20) == 0);
-        CHECK_EQ_INT(search_of(&p, 6000, 1), 0);
+        CHECK_EQ_INT(search_of(&p, 3000, 1), 0);
         CHECK_EQ_INT(search_of(&p, 20000, 2), 0);
         CHECK_EQ_INT(search_of(&p, 70000, 3), 0);
         for (uint32_t r = 0; r < ON_POOL_TRIM_AFTER + 1; r++) CHECK_EQ_INT(search_of(&p, 100, 10 + r), 0);
