@@ -188,6 +188,28 @@ static void arena_trim(void)
     on_pool_free(&p);
 }
 
+/* The small map doubled in the arena is emptied by a new stamp (not cleared): stale slots of this search and
+ * earlier ones stay empty, also when that stamp wraps round to 0 (both maps cleared once, counting from 1). */
+static void arena_stamps(void)
+{
+    on_nodepool p;
+    CHECK(on_pool_init(&p, (size_t)1 << 20) == 0);
+    CHECK_EQ_INT(search_of(&p, 3000, 1), 0); /* (in the arena, its small map at 8,192 slots) */
+    uint32_t s0 = p.stamp;
+    CHECK_EQ_INT(search_of(&p, 6000, 2), 0); /* (doubled to 16,384 slots: one stamp more) */
+    CHECK_EQ_INT(p.smallmask + 1, 16384);
+    CHECK_EQ_INT(p.stamp, s0 + (ARENA ? 2 : 1));
+    CHECK_EQ_INT(search_of(&p, 3000, 3), 0); /* (the slots of the two before, under older stamps) */
+    p.stamp = UINT32_MAX - 1;               /* the next search's stamp UINT32_MAX, its doubling's 0 */
+    CHECK_EQ_INT(search_of(&p, 12000, 4), 0);
+    CHECK_EQ_INT(p.stamp, ARENA ? 1 : UINT32_MAX);
+    CHECK_EQ_INT(p.smallmask + 1, 32768);
+    CHECK_EQ_INT(search_of(&p, 12000, 5), 0);
+    CHECK_EQ_INT(search_of(&p, 100, 6), 0);
+    CHECK_EQ_INT(on_pool_bytes(&p), ARENA ? HUGE_PAGE : pool_bytes(16384, 32768));
+    on_pool_free(&p);
+}
+
 /* A pool's whole life (malloc'd, into the arena, out of it past 16,384 nodes, doubled, cut, into an arena
  * again, freed) leaves the process's mapped bytes as they were: every reservation's head and tail
  * unmapped, every mapping unmapped whole (a first round before, for the allocator's own). */
@@ -221,5 +243,6 @@ TEST_MAIN("pages", {
     arena_entry();
     arena_exit();
     arena_trim();
+    arena_stamps();
     life();
 })
