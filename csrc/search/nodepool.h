@@ -29,8 +29,6 @@
                                  * (on_pool_reset) */
 #define ON_POOL_TRIM_AFTER 16   /* such resets in a row before it is cut (a search resets the pool at its
                                  * start, again when it runs from the goal's end or turns round) */
-#define ON_POOL_TRIM_ARENA 4    /* the same for a pool in its arena (nodepool.c: one huge page, 2 MB held
-                                 * whole, made again in one fault) */
 
 typedef struct on_snode {
     on_cell cell;
