@@ -39,6 +39,9 @@
 -- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
 -- Lua, and the collector's steps when not --gc) and the updates it made are printed, then a summary of
 -- the over frames by their longest call. (The wrapping adds its own cost: a few us a frame.)
+-- --faults: the minor page faults of the game's thread in each frame (/proc/thread-self/stat, read outside the
+-- frame's times), their sum, p50 / p99 / max a frame and their sum in the frames over ms + 0.5; the process's
+-- faults over the frames (every thread: the streamer's worker too); the 12 slowest frames with their faults.
 -- --gc: the budget drives Lua's collector (budget option gc = true: its steps at the start of each frame,
 -- inside the budget's ms, timed as budget.collect by --trace; stats' gc_max and gc_owed printed).
 -- --clock wall|thread: the budget's clock option (wall: the default).
@@ -81,7 +84,7 @@ while i <= #arg do
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
     or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases" or k == "phases-kb"
-    or k == "timeline" or k == "states" or k == "throughput" then
+    or k == "timeline" or k == "states" or k == "throughput" or k == "faults" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -153,6 +156,23 @@ local function rss()
   f:close()
   local pages = line and tonumber(line:match("^%d+%s+(%d+)"))
   return pages and pages * 4096
+end
+
+-- --faults: the minor page faults of a thread (/proc/thread-self/stat's minflt: the game's thread when called
+-- on it) or of the process (/proc/self/stat: every thread); nil where there is none.
+local function minflt(path)
+  local f = io.open(path, "r")
+  if not f then return nil end
+  local line = f:read("*l")
+  f:close()
+  local rest = line and line:match("%)%s+(.*)$")
+  if not rest then return nil end
+  local k = 0
+  for v in rest:gmatch("%S+") do
+    k = k + 1
+    if k == 8 then return tonumber(v) end
+  end
+  return nil
 end
 
 -- --trace: the C calls of the tree, query and planner objects wrapped (their metatables' methods, shared
@@ -256,11 +276,15 @@ end
 -- The C parts the library counts itself: the queries (the world's idle ones and those the navigators'
 -- searches hold: q:bytes()) and the route planners (idle ones, read off planner.lua's list, and those
 -- the navigators' plans hold: planner:bytes(); with the graph's shared join scratch).
-local function c_parts(world, navs)
+local function c_parts(world, navs, sizes)
   local qb, pb = 0, world.graph and world.graph:joins_bytes() or 0
   local seen = {}
   local function q_add(q)
-    if not seen[q] then seen[q], qb = true, qb + (q.bytes and q:bytes() or 0) end -- (none before q:bytes)
+    if not seen[q] then
+      local b = q.bytes and q:bytes() or 0 -- (none before q:bytes)
+      seen[q], qb = true, qb + b
+      if sizes then sizes[#sizes + 1] = b end -- (--faults: each query's bytes)
+    end
   end
   local function p_add(p)
     if not seen[p] then seen[p], pb = true, pb + p:bytes() end
@@ -394,9 +418,12 @@ local function run_pass()
   local sms -- (--trace: this frame's streamer:update, Lua and C, thread CPU ms)
   local GP = flags.gcprobe and { max = 0, steps = {}, cyc = 0, base = collectgarbage("count") }
   if GP then collectgarbage("stop") end
+  local FL = flags.faults and { frame = {}, pf0 = minflt("/proc/self/stat") } -- (--faults: each frame's faults)
+  local fl0
   local run0 = core.clock()
   for f = 1, o.frames do
     if T then T.frame_begin() end
+    if FL then fl0 = minflt("/proc/thread-self/stat") end
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then
       if not flags.nobegin and not flags.nobudget then budget:begin() end
@@ -426,6 +453,21 @@ local function run_pass()
     local c = ((copy_c or core.thread_clock()) - c0) * 1e3
     cpu[f], wall[f] = c, ((copy_w or core.clock()) - w0) * 1e3
     copy_c, copy_w = nil, nil
+    if FL then
+      FL.frame[f] = (minflt("/proc/thread-self/stat") or 0) - (fl0 or 0)
+      if f % 50 == 0 then -- (the queries' sizes every 50 frames, outside the frames' times: the most at once)
+        local sz = {}
+        c_parts(world, navs, sz)
+        local n256, n1m, sum = 0, 0, 0
+        for _, b in ipairs(sz) do
+          sum = sum + b
+          if b >= 256 * 1024 then n256 = n256 + 1 end
+          if b >= 1024 * 1024 then n1m = n1m + 1 end
+        end
+        FL.q256, FL.q1m = math.max(FL.q256 or 0, n256), math.max(FL.q1m or 0, n1m)
+        FL.qmax, FL.nq = math.max(FL.qmax or 0, sum), math.max(FL.nq or 0, #sz)
+      end
+    end
     if c > limit then over = over + 1 end
     if T then T.frame_end(f, c, limit, group and budget.phases, sms) end
     if TL and TL.ch then -- (outside the frame's times)
@@ -568,6 +610,27 @@ local function run_pass()
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, reserve = bs.reserve, cut = bs.cut, group = bs.group,
     gc_max = bs.gc_max, gc_owed = bs.gc_owed }
+  if FL then
+    -- the game's thread's faults inside the frames, the process's (every thread) over the frames, and the
+    -- slowest frames with theirs
+    local tot, inover, top = 0, 0, {}
+    for f = 1, #FL.frame do
+      tot = tot + FL.frame[f]
+      if cpu[f] > limit then inover = inover + FL.frame[f] end
+      top[f] = f
+    end
+    table.sort(top, function(a, b) return cpu[a] > cpu[b] end)
+    local t = {}
+    for j = 1, math.min(12, #top) do t[j] = ("%d: %.2f ms %d"):format(top[j], cpu[top[j]], FL.frame[top[j]]) end
+    local pf1 = minflt("/proc/self/stat")
+    print(("  (--faults: the frames ran from %.6f to %.6f s on core.clock)"):format(run0, run0 + run_s))
+    print(("  queries every 50 frames, the most: %d queries, %.1f MB, %d of 256 KB or more, %d of 1 MB or more"):format(
+      FL.nq or 0, (FL.qmax or 0) / 2^20, FL.q256 or 0, FL.q1m or 0))
+    r.faults = ("page faults: the game's thread in its frames %d (p50 / p99 / max a frame %d / %d / %d), in the"
+      .. " frames over %g ms %d; the process over the frames %s; slowest frames (frame: thread CPU ms faults) %s"):format(
+      tot, pct(FL.frame, 0.5), pct(FL.frame, 0.99), pct(FL.frame, 1), limit, inover,
+      pf1 and FL.pf0 and tostring(pf1 - FL.pf0) or "?", table.concat(t, ", "))
+  end
   r.states = SC
   if SC and bs.total then r.plans_total, r.results_total = bs.total.plans, bs.total.results end
   if PH then
@@ -716,6 +779,7 @@ local function report(p, r)
         r.results_total))
     end
   end
+  if r.faults then print("  " .. r.faults) end
   if r.png then print("picture of the flights: " .. r.png) end
   if r.trace then
     local bt = {}
