@@ -42,6 +42,13 @@
 -- --faults: the minor page faults of the game's thread in each frame (/proc/thread-self/stat, read outside the
 -- frame's times), their sum, p50 / p99 / max a frame and their sum in the frames over ms + 0.5; the process's
 -- faults over the frames (every thread: the streamer's worker too); the 12 slowest frames with their faults.
+-- --luaprof: the Lua of the frames over ms + 0.5 sampled (a count hook every 1,000 VM instructions: the
+-- running line and its two callers), printed by site with the whole run's for comparison (the hook slows Lua).
+-- --gccycles: the frames in which Lua's collector's atomic phase (the weak-table test) or a cycle's end (a
+-- finalizer) ran, and how many of the frames over ms + 0.5 held one.
+-- --gcafter (with the budget's ms, option gc not given): budget:collect() called after each frame, outside its
+-- times (in the --fps idle time a game has): Lua's collector stopped and its work for the frame's allocation
+-- done there, at most a quarter of ms a call (navbudget's GC_SHARE; the rest owed); its time a frame printed.
 -- --gc: the budget drives Lua's collector (budget option gc = true: its steps at the start of each frame,
 -- inside the budget's ms, timed as budget.collect by --trace; stats' gc_max and gc_owed printed).
 -- --clock wall|thread: the budget's clock option (wall: the default).
@@ -84,7 +91,8 @@ while i <= #arg do
   if not k then usage("unexpected argument " .. arg[i]) end
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
     or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases" or k == "phases-kb"
-    or k == "timeline" or k == "states" or k == "throughput" or k == "faults" then
+    or k == "timeline" or k == "states" or k == "throughput" or k == "faults" or k == "luaprof" or k == "gccycles"
+    or k == "gcafter" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -219,6 +227,8 @@ local function make_tracer(world, budget, strm)
   wrap(budget, "budget.", { "collect" })
   -- (--stream: the C streamer's update, the installs' part of streamer:update on the game's thread)
   if strm then wrap(getmetatable(strm.core).__index, "streamer.", { "update" }) end
+  -- (and its stale-path check, Lua: every registered path asked after a tile or hole change)
+  if strm then wrap(require "octonav.streamer_paths", "streamer_paths.", { "stale" }) end
   -- each navigator update: the longest of the frame, and the state it started in and ended in
   local Nav = getmetatable(navigator.new(world, {}))
   local upd = Nav.update
@@ -266,11 +276,88 @@ local function make_tracer(world, budget, strm)
       .. " longest %.2f ms (%s), all %.2f ms; outside the updates %.2f ms%s%s"):format(f, ms, top, T.top * 1e3, c * 1e3,
       table.concat(txt, ", "), lua, T.upd, T.upd_max * 1e3, tostring(T.upd_what), T.upd_sum * 1e3,
       ms - T.upd_sum * 1e3, parts_, sms and ("; streamer:update %.2f"):format(sms) or "")
+      .. (T.ch and ("; streamer's changes: %d loaded, %d unloaded, %d failed, %d stale"):format(#T.ch.loaded,
+        #T.ch.unloaded, #T.ch.failed, #T.ch.stale) or "")
   end
   function T.close()
     for _, r in ipairs(T.restore) do r() end
   end
   return T
+end
+
+-- --gccycles: a table held only by a weak-valued one is cleared in the atomic phase of the collector's
+-- cycle (the one step of a cycle that cannot be cut): checked before and after each frame, so the frames
+-- that held an atomic phase are known (and those of a cycle's end: a finalizer run after its sweep).
+local function make_gccycles()
+  local G = { frame = 0, atomic = {}, ended = {}, n = 0, na = 0, w = setmetatable({}, { __mode = "v" }) }
+  G.w[1] = {}
+  local function arm()
+    setmetatable({}, { __gc = function()
+      G.ended[G.frame] = (G.ended[G.frame] or 0) + 1
+      G.n = G.n + 1
+      if not G.off then arm() end
+    end })
+  end
+  arm()
+  function G.check(f) -- (f: the frame just run; -f: between frames)
+    if G.w[1] == nil then
+      G.atomic[f], G.na = true, G.na + 1
+      G.w[1] = {}
+    end
+  end
+  return G
+end
+
+-- --luaprof: Lua's own work sampled: a count hook every 1,000 VM instructions records the running
+-- function and its two callers (file:line of each); a frame's samples are kept only when the frame ran
+-- over ms + 0.5, and the slowest frames' sites printed with their share (C time is not counted: the
+-- hook sees Lua instructions only, so a site's samples are its Lua instructions / 1,000).
+local function make_luaprof()
+  local P = { frame = {}, over = {}, all = {}, nframe = 0, nover = 0, nall = 0, slow = {} }
+  local getinfo = debug.getinfo
+  local function site(l)
+    local info = getinfo(l, "Sl")
+    if not info then return "-" end
+    return info.short_src:match("[^/]*$") .. ":" .. (info.currentline or 0)
+  end
+  local function hook()
+    local k = site(3) .. " < " .. site(4) .. " < " .. site(5) -- (1: site, 2: this hook)
+    local fr = P.frame
+    fr[k] = (fr[k] or 0) + 1
+    P.nframe = P.nframe + 1
+  end
+  function P.frame_begin()
+    P.frame, P.nframe = {}, 0
+    debug.sethook(hook, "", 1000)
+  end
+  function P.frame_end(f, ms, limit)
+    debug.sethook()
+    local fr = P.frame
+    P.nall = P.nall + P.nframe
+    for k, n in pairs(fr) do P.all[k] = (P.all[k] or 0) + n end
+    if ms <= limit then return end
+    P.nover = P.nover + P.nframe
+    for k, n in pairs(fr) do P.over[k] = (P.over[k] or 0) + n end
+    local top = {}
+    for k, n in pairs(fr) do top[#top + 1] = { k, n } end
+    table.sort(top, function(a, b) return a[2] > b[2] end)
+    local t = {}
+    for j = 1, math.min(6, #top) do t[j] = ("%d %s"):format(top[j][2], top[j][1]) end
+    P.slow[#P.slow + 1] = ("  luaprof frame %d %.2f ms, %d samples: %s"):format(f, ms, P.nframe, table.concat(t, " | "))
+  end
+  function P.report()
+    local function show(name, tab, n)
+      local top = {}
+      for k, v in pairs(tab) do top[#top + 1] = { k, v } end
+      table.sort(top, function(a, b) return a[2] > b[2] end)
+      print(("  luaprof %s: %d samples"):format(name, n))
+      for j = 1, math.min(25, #top) do print(("    %6d %5.1f%%  %s"):format(top[j][2], 100 * top[j][2] / n, top[j][1])) end
+    end
+    show("frames over", P.over, P.nover)
+    show("all frames", P.all, P.nall)
+    for _, l in ipairs(P.slow) do print(l) end
+  end
+  return P
 end
 
 -- The C parts the library counts itself: the queries (the world's idle ones and those the navigators'
@@ -367,6 +454,10 @@ local function run_pass()
   local budget = navigator.budget { ms = o.ms, los = flags.lazy and 0 or o.los, plans = o.plans,
     results = o.results, gc = flags.gc or nil, clock = flags.clock }
   local T = flags.trace and make_tracer(world, budget, strm)
+  local LP = flags.luaprof and make_luaprof()
+  local GY = flags.gccycles and make_gccycles()
+  local GA = flags.gcafter and not flags.nobudget and {}
+  local GYover = GY and {}
   -- --timeline (with --stream): when each tile was installed (frame, wall ms since the first frame) and
   -- what it was to the navigators then (a start tile of one waiting for its first move, a goal's tile),
   -- and each goal's first move: the frame its start tile came in, the frame it moved, lead or path
@@ -423,12 +514,18 @@ local function run_pass()
   local run0 = core.clock()
   for f = 1, o.frames do
     if T then T.frame_begin() end
+    if LP then LP.frame_begin() end
+    if GY then
+      GY.check(-f)
+      GY.frame = f
+    end
     if FL then fl0 = minflt("/proc/thread-self/stat") end
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then
       if not flags.nobegin and not flags.nobudget then budget:begin() end
       local ch = strm:update()
       if TL then TL.ch = ch end
+      if T then T.ch = ch end
       local sc = (core.thread_clock() - c0) * 1e3
       sms = sc
       if sc > smax then smax = sc end
@@ -470,6 +567,12 @@ local function run_pass()
     end
     if c > limit then over = over + 1 end
     if T then T.frame_end(f, c, limit, group and budget.phases, sms) end
+    if LP then LP.frame_end(f, c, limit) end
+    if GY then
+      GY.check(f)
+      GY.frame = -f -- (a finalizer run between frames: counted apart)
+      if c > limit then GYover[#GYover + 1] = { f, c } end
+    end
     if TL and TL.ch then -- (outside the frame's times)
       for _, t in ipairs(TL.ch.loaded) do
         local ti = t[1] + world.tiles[1] * (t[2] + world.tiles[2] * t[3])
@@ -487,6 +590,11 @@ local function run_pass()
         end
       end
       TL.ch = nil
+    end
+    if GA then -- (--gcafter: the collector's work after the frame, outside its times)
+      local g0 = core.thread_clock()
+      budget:collect()
+      GA[#GA + 1] = (core.thread_clock() - g0) * 1e3
     end
     if o.fps > 0 then -- (--fps: the rest of the frame's 1/F s slept)
       local left = w0 + 1 / o.fps - core.clock()
@@ -647,6 +755,30 @@ local function run_pass()
     T.close()
     r.trace = T
   end
+  r.luaprof = LP
+  if GA then
+    local t, sum = {}, 0
+    for j, v in ipairs(GA) do t[j], sum = v, sum + v end
+    table.sort(t)
+    r.gcafter = ("budget:collect() after each frame (outside its times): mean %.3f, p50 / p99 / max %.2f / %.2f / %.2f ms,"
+      .. " %.0f KB owed at the end"):format(sum / #t, t[math.ceil(#t * 0.5)], t[math.ceil(#t * 0.99)], t[#t],
+      budget.gc_owed or 0)
+    collectgarbage("restart") -- (the budget stopped it: option gc not given, release_gc leaves it)
+  end
+  if GY then
+    GY.off = true
+    local inside, ends, lst, fa = 0, 0, {}, 0
+    for k in pairs(GY.atomic) do if k > 0 then fa = fa + 1 end end
+    for _, x in ipairs(GYover) do
+      local a, e = GY.atomic[x[1]], GY.ended[x[1]]
+      if a then inside = inside + 1 end
+      if e then ends = ends + 1 end
+      lst[#lst + 1] = ("%d %.2f%s%s"):format(x[1], x[2], a and " A" or "", e and " E" or "")
+    end
+    r.gccycles = ("collector: %d atomic phases (%d of them in frames), %d cycles ended; frames over ms + 0.5: %d,"
+      .. " an atomic phase in %d of them (A), a cycle's end in %d (E): %s"):format(GY.na, fa, GY.n, #GYover, inside,
+      ends, table.concat(lst, ", "))
+  end
   if flags.png then
     local image = require "octonav.image"
     local img = image.top(world.tree, { max_side = 512 })
@@ -781,6 +913,9 @@ local function report(p, r)
   end
   if r.faults then print("  " .. r.faults) end
   if r.png then print("picture of the flights: " .. r.png) end
+  if r.luaprof then r.luaprof.report() end
+  if r.gccycles then print("  " .. r.gccycles) end
+  if r.gcafter then print("  " .. r.gcafter) end
   if r.trace then
     local bt = {}
     for k, v in pairs(r.trace.by_top) do bt[#bt + 1] = k .. " " .. v end
