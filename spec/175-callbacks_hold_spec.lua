@@ -22,28 +22,8 @@ local navigator = require "octonav.navigator"
 local hw = dofile("spec/support/handworld.lua")
 
 -- ---- 1. a finalizer run by c:states' / c:ids' allocation -----------------------------------------
--- (Lua 5.4's generational collector times the finalizer as spec/61 does: a minor collection, which
--- runs the pending finalizers at its end, starts once the heap grew by MINOR percent; sync(margin)
--- leaves the heap `margin` bytes short of it, so the call's first allocation past that runs it.)
-local MINOR = 1
-local armed, action, fired = false, nil, false
-local chain = {}
-chain.__gc = function()
-  if armed then
-    armed = false
-    fired = true
-    action()
-  end
-  setmetatable({}, chain)
-end
-local function sync(margin)
-  collectgarbage("step", 0)
-  local t0 = collectgarbage("count") * 1024
-  local threshold = t0 + math.floor(t0 / 100) * MINOR
-  while collectgarbage("count") * 1024 < threshold - margin do
-    local _ = {}
-  end
-end
+-- (Lua 5.4's generational collector times the finalizer as spec/61 does: spec/support/finalizer_chain.lua)
+local chain = dofile("spec/support/finalizer_chain.lua").new()
 
 -- A crowd of 40 agents on a 32^3 tree (a lattice 3 leaves apart), each sent somewhere; the action
 -- adds 60 more (another lattice).
@@ -73,28 +53,20 @@ local function gen_describe(name, f)
 end
 
 gen_describe("a finalizer that adds agents while c:states or c:ids copies them", function()
-  setup(function()
-    collectgarbage("generational", MINOR, 100)
-    for _ = 1, 400 do setmetatable({}, chain) end
-  end)
-  teardown(function()
-    armed = false
-    collectgarbage("incremental", 200, 100, 13) -- Lua 5.4's defaults
-    collectgarbage("collect")
-  end)
+  setup(function() chain:start() end)
+  teardown(function() chain:stop() end)
 
   for _, call in ipairs({ "states", "ids" }) do
     it(("c:%s answers the crowd as it is when copied, never past its buffer"):format(call), function()
       local ran, grown = 0, 0
       for _, margin in ipairs({ 64, 256, 1024, 4096 }) do
         local c, tree, add60 = crowd40()
-        action, fired = add60, false
-        sync(margin)
-        armed = true
+        chain:arm(add60, margin)
         local t, n = c[call](c)
-        armed = false
-        if fired then
+        chain:disarm()
+        if chain.fired then
           ran = ran + 1
+          assert.is_true(chain.accepted, tostring(chain.err))
           -- the answer: the crowd when copied, the 40 agents (the finalizer ran after the copy, as
           -- its table was made) or the 100 (it ran before: in the allocation of the copy's buffer),
           -- as c:ids and c:position read them after the call (the 60 added take the slots after)

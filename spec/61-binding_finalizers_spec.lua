@@ -21,39 +21,10 @@ if _VERSION ~= "Lua 5.4" then
 end
 local calls = dofile("spec/support/binding_calls.lua")
 
--- The finalizer chain: every finalizer plants the next one, so garbage with a finalizer is always
--- pending; while `armed` is set, the next one to run does `action` (once) and records whether the
--- close was accepted.
-local armed, action, fired, accepted = false, nil, false, nil
-local chain = {}
-chain.__gc = function()
-  if armed then
-    armed = false
-    fired = true
-    accepted = pcall(action)
-  end
-  setmetatable({}, chain)
-end
-
--- In generational mode a minor collection runs every pending finalizer at its end, and starts once
--- the heap has grown by MINOR percent since the last one. sync(margin): a collection now, then garbage
--- up to `margin` bytes short of the next one: the call's first allocations past `margin` bytes run it.
-local MINOR = 1
-local function sync(margin)
-  collectgarbage("step", 0)
-  local t0 = collectgarbage("count") * 1024
-  local threshold = t0 + math.floor(t0 / 100) * MINOR
-  while collectgarbage("count") * 1024 < threshold - margin do
-    local _ = {}
-  end
-end
+-- The finalizer chain (spec/support/finalizer_chain.lua): while armed, the next finalizer to run closes
+-- the target once and records whether the close was accepted.
+local chain = dofile("spec/support/finalizer_chain.lua").new()
 local MARGINS = { 64, 256, 1024, 4096, 16384 }
-
--- the call's results as they are, the chain disarmed before anything else allocates
-local function disarm(...)
-  armed = false
-  return ...
-end
 
 -- the closed-object errors a call may raise when the close came before it took the object
 local CLOSED = { "attempt to use a closed ", "its tree was closed", "its world graph was closed" }
@@ -71,15 +42,8 @@ local ISSUE = { "q:find", "q:result", "ps:update", "s:update", "q:visited", "q:c
                 "t:face_cells", "t:random_free" }
 
 describe("binding: a pending finalizer that closes an object during the call (generated)", function()
-  setup(function()
-    collectgarbage("generational", MINOR, 100)
-    for _ = 1, 400 do setmetatable({}, chain) end
-  end)
-  teardown(function()
-    armed = false
-    collectgarbage("incremental", 200, 100, 13) -- Lua 5.4's defaults
-    collectgarbage("collect")
-  end)
+  setup(function() chain:start() end)
+  teardown(function() chain:stop() end)
 
   for _, c in ipairs(calls.calls) do
     for _, obj in ipairs(c.uses) do
@@ -98,12 +62,9 @@ describe("binding: a pending finalizer that closes an object during the call (ge
           local args = c.args(o)
           for _, k in ipairs(c.uses) do local _ = o[k] end
           local target = o[obj]
-          action = function() target:close() end
-          fired, accepted = false, nil
-          sync(margin)
-          armed = true
-          local got = calls.outcome(disarm(pcall(c.run, o, compat.unpack(args, 1, n))))
-          if fired then
+          chain:arm(function() target:close() end, margin)
+          local got = calls.outcome(chain:disarm(pcall(c.run, o, compat.unpack(args, 1, n))))
+          if chain.fired then
             ran = ran + 1
             if got == want then
               deferred = deferred + 1
@@ -112,7 +73,7 @@ describe("binding: a pending finalizer that closes an object during the call (ge
                 .. " object's error: %s"):format(margin, want, got))
               before = before + 1
             end
-            if accepted then assert.matches("(closed)", tostring(target), 1, true) end
+            if chain.accepted then assert.matches("(closed)", tostring(target), 1, true) end
           end
           calls.close_all(o)
         end
