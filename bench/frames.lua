@@ -53,8 +53,9 @@
 -- inside the budget's ms, timed as budget.collect by --trace; stats' gc_max and gc_owed printed).
 -- --clock wall|thread: the budget's clock option (wall: the default).
 -- --gcstep N: the collector's basic step (log2 bytes) the budget sets by default (navbudget's
--- GC_AUTO_STEPSIZE, 10). --gcpause N: the collector's pause the budget sets (navbudget's GC_PAUSE, 120;
--- 0: Lua's left as it is, 200 by default). --gcprobe: the collector stopped and stepped by hand after each frame (outside
+-- GC_AUTO_STEPSIZE, 10). --gcpause N: the collector's pause the budget sets (navbudget's GC_AUTO_PAUSE, 100,
+-- and GC_PAUSE, 120, for --gc; 0: Lua's left as it is, 200 by default). --gcmul N: its step multiplier by default
+-- (navbudget's GC_AUTO_STEPMUL, 4; 0: Lua's, 100; session 31's pace: --gcpause 120 --gcmul 0). --gcprobe: the collector stopped and stepped by hand after each frame (outside
 -- its time), each of its steps over 0.3 ms printed with the heap before and after, and each cycle's end.
 -- With --group a frame is timed up to budget:update's return; --copytimed: also the copy of its answers
 -- into this benchmark's own tables (as before session 21). --phases (with --group): budget:update's parts
@@ -82,7 +83,7 @@ end
 local pack = arg[1]
 if not pack or pack:sub(1, 2) == "--" then usage("usage: lua5.4 bench/frames.lua PACK [options]") end
 local o = { agents = 100, ms = 2, frames = 3000, seed = 1, los = nil, speed = 4, passes = 1, pairs = 200,
-  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, gcpause = -1, fps = 0, planning = 0,
+  plans = 2, results = 3, lead = 0, workers = 1, publish_ms = 0, gcstep = 0, gcpause = -1, gcmul = -1, fps = 0, planning = 0,
   ["plan-rounds"] = 0 }
 local flags = {}
 local i = 2
@@ -447,7 +448,11 @@ local function run_pass()
       publish_ms = o.publish_ms > 0 and o.publish_ms or nil }))
   end
   if o.gcstep > 0 then require("octonav.navbudget").GC_AUTO_STEPSIZE = o.gcstep end
-  if o.gcpause >= 0 then require("octonav.navbudget").GC_PAUSE = o.gcpause end
+  if o.gcpause >= 0 then
+    require("octonav.navbudget").GC_PAUSE = o.gcpause
+    require("octonav.navbudget").GC_AUTO_PAUSE = o.gcpause
+  end
+  if o.gcmul >= 0 then require("octonav.navbudget").GC_AUTO_STEPMUL = o.gcmul end
 
   if o.planning > 0 then require("octonav.navigator_plan").MAX_PLANNING = o.planning end
   if o["plan-rounds"] > 0 then require("octonav.navgroup").PLAN_ROUNDS = o["plan-rounds"] end

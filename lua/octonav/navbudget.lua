@@ -77,9 +77,11 @@
 --                      and glibc's fast bins they went to consolidated whole by the next malloc of
 --                      1 KB or more: 2.6-5 ms inside a C call); release_gc puts back the mode it found
 --                      with Lua's 8 KB step. false: the collector left as it is. With nil (and ms)
---                      or true on Lua 5.4 the collector's pause is GC_PAUSE (120) while the budget
---                      drives it, put back by release_gc (the garbage a cycle lets grow stays
---                      resident in the C allocator: see GC_PAUSE).
+--                      on Lua 5.4 the collector is also paced to run a little in every frame
+--                      instead of a whole cycle in a few: pause GC_AUTO_PAUSE (100) and step
+--                      multiplier GC_AUTO_STEPMUL (4), put back by release_gc (see GC_AUTO_PAUSE);
+--                      with true its pause is GC_PAUSE (120) while the budget drives it (the
+--                      garbage a cycle lets grow stays resident in the C allocator: see GC_PAUSE).
 --
 -- Fairness: a navigator that asks for more than is left (or is refused), or spends all it got and
 -- still wants more (a search still running), joins a line. At each budget:frame() the line's
@@ -331,8 +333,7 @@ end
 -- which nothing lowers while it is stopped), then collectgarbage("step", KB) does the work that much
 -- allocation would have triggered: the same amount of work over a cycle as the automatic collector,
 -- the same pause between cycles, but at the start of a frame, inside its time, instead of in the
--- middle of a navigator's update on top of it. (100 navigators on a 16x2x16 world: 13 KB a frame;
--- a cycle's atomic step and its sweep took 1.1 and 1.4 ms in the frames they fell in.)
+-- middle of a navigator's update on top of it.
 -- With `ms` the work is asked for GC_CHUNK KB at a time, and it stops once GC_SHARE of the frame's
 -- time is spent (the rest is owed, done first in the next frames: stats().gc_owed, in KB). On Lua 5.4
 -- the collector's basic step is made GC_STEPSIZE (log2 bytes: 2 bytes, no work done ahead) and its
@@ -345,30 +346,33 @@ end
 -- a frame of 4 ms); 1 KB steps at the default multiplier still took up to 8 ms of thread CPU at a
 -- cycle's end (1,000 navigators, load 9: 0.8 MB freed in one call), 1.0 ms in pieces of 320 units;
 -- no single piece of the collector (one object traversed, 100 swept, the atomic phase) took over
--- 0.3 ms. (Lua 5.4 forgets a stopped collector's debt: a step asked just after that does nothing;
--- the time bound, not the count, ends the loop then.)
+-- 0.3 ms. (Lua 5.4 forgets a stopped collector's debt: the time bound, not the count, ends the loop.)
 M.GC_AUTO_STEPSIZE = 10
 M.GC_CHUNK = 1
 M.GC_SHARE = 0.25
 M.GC_STEPSIZE = 1
 M.GC_STEPMUL = 12
 M.GC_SUB = 8
--- The collector's pause (Lua's default 200: a cycle starts when the heap is twice what the last one
--- left) is made GC_PAUSE while the budget drives the collector (option gc nil with ms on Lua 5.4, and
--- option gc on 5.4), and put back by release_gc. What a cycle frees stays resident in the C allocator
--- as free space between its blocks, so the garbage a cycle lets grow is held by the process: the seed's
--- world with 1,000 navigators (5.5 MB of live Lua) held 8.5-9.9 MB of such free space at pause 200,
--- 3.6-4.7 MB at 120 (docs/benchmarks.md, session 28). 0: Lua's pause left as it is.
+-- The collector's pause (Lua's 200: a cycle starts when the heap is twice what the last one left) is
+-- GC_PAUSE while option gc drives it on 5.4, put back by release_gc: what a cycle frees stays resident in
+-- the C allocator; 1,000 navigators on the seed's world held 8.5-9.9 MB of it at 200, 3.6-4.7 at 120
+-- (docs/benchmarks.md, session 28). 0: Lua's pause left as it is.
 M.GC_PAUSE = 120
-local function set_pause(self)
-  if M.GC_PAUSE > 0 and not self.gc_pause_was then self.gc_pause_was = collectgarbage("setpause", M.GC_PAUSE) end
+-- The default's pace (option gc nil, with ms, on 5.4): pause GC_AUTO_PAUSE (100: a cycle starts as one
+-- ends), multiplier GC_AUTO_STEPMUL (4, kept in fours, used + 1: 5 units of work a 16 bytes allocated,
+-- Lua's is 100). A unit is a slot marked but an object swept (~100 ns): at 120 and 100 the collector
+-- idled ~100 frames, then ran a cycle in ~5, a sweep of 2.5-4.5 ms in one frame (11-13 of the 13 streamed
+-- 1,000-navigator frames over 4.5 ms). At 100 and 5: the same cycles and work, spread over every frame,
+-- at most 1.2 ms in one (docs/benchmarks.md, session 32). 0: left as it is.
+M.GC_AUTO_PAUSE, M.GC_AUTO_STEPMUL = 100, 4
+local function set_pause(self, pause)
+  if pause > 0 and not self.gc_pause_was then self.gc_pause_was = collectgarbage("setpause", pause) end
 end
---- The default (option gc nil, with ms, Lua 5.4): the collector made incremental with a basic step of
--- 2^GC_AUTO_STEPSIZE bytes, once (see gc at the top; the 0s leave the pause and the multiplier as they
--- are); the mode it was in kept for release_gc.
+--- Option gc nil, with ms, 5.4 (once): incremental, 2^GC_AUTO_STEPSIZE, GC_AUTO_PAUSE, GC_AUTO_STEPMUL.
 function M.gc_auto(self)
   self.gc_auto = false
-  set_pause(self)
+  set_pause(self, M.GC_AUTO_PAUSE)
+  if M.GC_AUTO_STEPMUL > 0 then self.gc_stepmul_was = collectgarbage("setstepmul", M.GC_AUTO_STEPMUL) end
   self.gc_automode = collectgarbage("incremental", 0, 0, M.GC_AUTO_STEPSIZE)
 end
 
@@ -380,7 +384,8 @@ function Budget:collect()
     self.gc_was_running = false -- (the game had stopped it: release_gc leaves it stopped)
   end
   if LUA54 and not self.gc_stepsize then
-    set_pause(self)
+    set_pause(self, M.GC_PAUSE)
+    self.gc_stepmul_was = self.gc_stepmul_was or collectgarbage("setstepmul", M.GC_STEPMUL)
     collectgarbage("incremental", 0, M.GC_STEPMUL, M.GC_STEPSIZE)
     self.gc_stepsize = true
   end
@@ -428,14 +433,16 @@ function Budget:release_gc()
   if self.gc_automode then
     local mode = self.gc_automode
     self.gc_automode = nil
-    collectgarbage("incremental", 0, 0, 13) -- (Lua 5.4's default basic step, 8 KB)
+    collectgarbage("incremental", 0, self.gc_stepmul_was or 0, 13) -- (Lua 5.4's default basic step, 8 KB)
+    self.gc_stepmul_was = nil
     if mode == "generational" then collectgarbage("generational") end
   end
   if self.gc then
     local was = self.gc_was_running
     self.gc, self.gc_heap, self.gc_was_running, self.gc_owed = false, nil, nil, nil
     if self.gc_stepsize then
-      collectgarbage("incremental", 0, 100, 13) -- (Lua 5.4's defaults: multiplier 100, basic step 8 KB)
+      collectgarbage("incremental", 0, self.gc_stepmul_was or 100, 13) -- (the multiplier found; Lua's 8 KB step)
+      self.gc_stepmul_was = nil
       self.gc_stepsize = nil
     end
     if was ~= false then collectgarbage("restart") end
