@@ -106,6 +106,36 @@ else
   M.gc_isrunning = function() return nil end
 end
 
+--- LuaJIT: the modules a frame runs (the navigators, their budget and group update, the streamer's Lua,
+-- the planner's and the smoother's) call compat.frame_module() from their main chunk, and their functions
+-- run in LuaJIT's interpreter (jit.off(chunk, true)): they are glue between C calls, which LuaJIT's
+-- compiler cuts into short traces stitched at each call. Compiled, 1,000 navigators on the seed's world
+-- (streamed, budget ms 4) recorded ~1,600 traces in 1,000 frames and filled the machine-code area five
+-- times in 600 (each a flush of every trace, and the compiling again), all of it inside the frames:
+-- 150 arrivals and 186 frames over 4.5 ms in 1,000 frames; interpreted, 692 and 7 (the game's own code
+-- still compiled; docs/benchmarks.md, session 32). octonav.library_jit(true) compiles them again.
+local jit = rawget(_G, "jit")
+if not (type(jit) == "table" and type(jit.off) == "function" and type(jit.on) == "function") then jit = nil end
+local frame_chunks, library_jit = {}, false
+function M.frame_module()
+  local info = jit and debug and debug.getinfo and debug.getinfo(2, "f")
+  if not (info and info.func) then return end
+  frame_chunks[#frame_chunks + 1] = info.func
+  if not library_jit then jit.off(info.func, true) end
+end
+--- compat.library_jit([on]) -> whether the frame modules were compiled before the call (LuaJIT; false
+-- elsewhere and by default); on true or false turns their compiling on or off.
+function M.library_jit(on)
+  local was = library_jit
+  if on ~= nil and jit then
+    library_jit = on and true or false
+    for _, f in ipairs(frame_chunks) do
+      if library_jit then jit.on(f, true) else jit.off(f, true) end
+    end
+  end
+  return was
+end
+
 --- The command that runs this Lua version, for the subprocesses a benchmark starts: $OCTONAV_LUA when
 -- set (tools/runtests.sh sets it), else luajit, lua5.1 ... lua5.4 after the running one.
 M.lua_command = os.getenv("OCTONAV_LUA") or (rawget(_G, "jit") and "luajit") or ("lua" .. _VERSION:match("%d+%.%d+"))

@@ -39,6 +39,7 @@
 -- option `navigator` (a table, {} for the defaults) does the same with navigators on the tree
 -- (octonav.navigator.new(tree, opts.navigator): one search a route, budgeted and smoothed).
 local core = require "octonav.core"
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local navigator_mod = require "octonav.navigator"
 
 local M = {}

@@ -36,4 +36,15 @@ M.smoother = require "octonav.smoother"  -- per-frame incremental smoothing
 M.streamer = require "octonav.streamer"  -- octonav.streamer.new(world_or_pack_dir, { load_padding, unload_padding, ... })
 M.crowd = require "octonav.crowd"        -- octonav.crowd.new(tree_or_world, opts): agents that avoid each other
 
+--- octonav.library_jit([on]) -> whether it was on. LuaJIT only (elsewhere: false, and `on` changes
+-- nothing): the library's Lua that runs each frame (navigators, budget, streamer, planner, smoother)
+-- runs in LuaJIT's interpreter by default, its compiler's traces and flushes kept out of the frames
+-- (lua/octonav/compat.lua); true compiles it again, false stops that. The game's own code is not touched.
+function M.library_jit(on)
+  if on ~= nil and type(on) ~= "boolean" then
+    require("octonav.util").raise("octonav.library_jit: on: a boolean or nil expected (got " .. type(on) .. ")")
+  end
+  return require("octonav.compat").library_jit(on)
+end
+
 return M

@@ -107,7 +107,7 @@ local util = require "octonav.util"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local core = require "octonav.core"
 local compat = require "octonav.compat" -- (collectgarbage("isrunning"): 5.2+; issue 34)
-
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local M = {}
 
 local Budget = util.class()

@@ -37,6 +37,7 @@
 -- it holds walking, parked = navigators it holds waiting to start a plan (see park), visited = the
 -- navigators the last call's first pass visited in Lua }.
 local util = require "octonav.util"
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local raise = util.raise
 local new_walker = require("octonav.core").walker
 

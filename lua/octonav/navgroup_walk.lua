@@ -2,6 +2,7 @@
 -- csrc/lua/lua_walk.c): the navigators it holds walking their smoothed paths, and those it holds
 -- parked while they wait to start a plan. Internal to navgroup.lua (and navigator.lua's detach).
 local M = {}
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 
 local huge = math.huge
 

@@ -145,6 +145,7 @@
 -- no single tree). The agent moves on to the next leg when it reaches the end of the current one
 -- (within 1e-6 world units: an agent moving toward the waypoint should step onto it exactly).
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local navlocks = require "octonav.navlocks"
 local navbudget = require "octonav.navbudget"
 local navopts = require "octonav.navigator_opts"

@@ -5,6 +5,7 @@
 -- sizes a table's hash part to a power of two: with them inside, 75 fields took 128 slots, 3,199 bytes
 -- an idle navigator; apart, 1,663).
 local navbudget = require "octonav.navbudget"
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local util = require "octonav.util"
 
 local M = {}

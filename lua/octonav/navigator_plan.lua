@@ -6,6 +6,7 @@
 -- crosses replaced (a rebake), a door ahead on the route closed. The navigator's life cycle is in
 -- navigator.lua; the step searches in navigator_search.lua.
 local planner = require "octonav.planner"
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local navlocks = require "octonav.navlocks"
 local tilegrid = require "octonav.tilegrid"
 local util = require "octonav.util"

@@ -7,6 +7,7 @@
 -- joined into the legs the agent walks, and `work`: the query work of one update. The navigator's
 -- life cycle and options are in navigator.lua; the route plan in navigator_plan.lua.
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local query_new = require("octonav.core").query.new
 local smoother = require "octonav.smoother"
 local planner = require "octonav.planner"

@@ -9,6 +9,7 @@
 -- its idle queries as those of a world do. (The stand-in holds its tree: Lua 5.2+ collects such a
 -- pair once nothing else holds the tree; 5.1 and LuaJIT keep it until the end: close trees there.)
 local util = require "octonav.util"
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 
 local M = {}
 

@@ -16,6 +16,7 @@
 -- When the navigator adds its own agent (no `agent` option) it moves it to every update's position
 -- and removes it on close; the agent id is nav.agent.
 local tilegrid = require "octonav.tilegrid"
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local planner_tile_of = require("octonav.planner").tile_of
 
 local M = {}

@@ -42,6 +42,7 @@ local MAX_WEIGHT = 4 -- (the C planner's ROUTE_WEIGHT_MAX, route.h)
 local M = {}
 
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local util = require "octonav.util"
 local tilegrid = require "octonav.tilegrid"
 

@@ -47,6 +47,7 @@ local Smoother = {}
 Smoother.__index = Smoother
 
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local util = require "octonav.util"
 
 local type, floor = type, math.floor

@@ -108,6 +108,7 @@
 -- joins_rebuilt, trims, trim_seconds) plus holes_loaded, holes_locked, paths, per_agent (see Streamer:stats).
 
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local core = require "octonav.core"
 local world_mod = require "octonav.world"
 local tilegrid = require "octonav.tilegrid"

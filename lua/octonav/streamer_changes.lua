@@ -7,6 +7,7 @@
 -- nothing was found (again and again, its lists empty), a new one otherwise (take); the core
 -- streamers answer a table of no events given to them (no_events) instead of building one.
 local tilegrid = require "octonav.tilegrid"
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local pack = require "octonav.pack"
 
 local M = {}

@@ -12,6 +12,7 @@
 -- route at each new goal, and asking the 100 others cost 0.4-0.5 ms an update on the seed's world);
 -- a path of any other kind (a table with its own is_valid) is asked every update.
 local raise = require("octonav.util").raise
+require("octonav.compat").frame_module() -- (LuaJIT: run interpreted; compat.lua)
 
 local M = {}
 

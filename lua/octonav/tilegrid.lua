@@ -15,6 +15,7 @@
 --   tilegrid.in_box(g, lo, hi, strict)  sorted tile indices overlapping a box
 --   tilegrid.hole_tiles(g, hole)        the tiles a hole is registered with
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local M = {}
 
 local floor, ceil, max = math.floor, math.ceil, math.max

@@ -16,6 +16,7 @@
 -- The predicates return booleans: each layer raises its own message (naming its function and
 -- argument) when they fail.
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local M = {}
 
 local type, sqrt, floor, huge = type, math.sqrt, math.floor, math.huge

@@ -33,6 +33,7 @@
 -- an unload and reload of the same file does not) and `graph_revision` (bumped by every add and
 -- remove); each hole also has `depth`, `origin` and `tree_tiles` (its tree's parameters).
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local core = require "octonav.core"
 local pack = require "octonav.pack"
 local util = require "octonav.util"

@@ -6,6 +6,7 @@
 --   world:block_hole_inside(hole), world:unblock_hole_inside(hole), world:reapply_hole_insides(tiles)
 -- and for octonav.world: hole_arg, free_boxes, inside_boxes, block_inside, unblock_inside.
 local compat = require "octonav.compat"
+compat.frame_module() -- (LuaJIT: run interpreted; compat.lua)
 local util = require "octonav.util"
 local raise = util.raise -- (errors at the user's call: no line of the library's files)
 local tilegrid = require "octonav.tilegrid"
