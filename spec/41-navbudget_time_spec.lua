@@ -52,7 +52,7 @@ describe("a budget with a frame time", function()
     assert.equal(64, b.step)
     for _, bad in ipairs { 0, -1, "3", math.huge, 0 / 0 } do
       assert.has_error(function() navigator.budget { ms = bad } end,
-        "octonav.navigator.budget: option 'ms' must be a number > 0")
+        "octonav.navigator.budget: option 'ms' must be a finite number > 0")
     end
     assert.has_error(function() navigator.budget { clock = 5 } end,
       "octonav.navigator.budget: option 'clock' must be \"wall\", \"thread\" or a function")

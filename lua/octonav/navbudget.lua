@@ -152,7 +152,7 @@ function M.new(opts)
     raise("octonav.navigator.budget: option 'los' must be an integer >= 0")
   end
   if ms ~= nil and not (type(ms) == "number" and ms > 0 and ms < math.huge) then
-    raise("octonav.navigator.budget: option 'ms' must be a number > 0")
+    raise("octonav.navigator.budget: option 'ms' must be a finite number > 0")
   end
   local ckind = clock == nil and "wall" or clock
   if ckind == "wall" then clock = core.clock
