@@ -41,29 +41,22 @@ local function trees(r)
 end
 
 -- The least Euclidean distance from the path (sampled every 1/16 leaf) to the boxes and the border.
-local function least_clearance(path)
+local least_along = dofile("spec/support/geometry.lua").least_along
+local function clearance(p)
   local least = math.huge
-  for i = 1, #path - 1 do
-    local a, b = path[i], path[i + 1]
-    local len = math.sqrt((b[1] - a[1]) ^ 2 + (b[2] - a[2]) ^ 2 + (b[3] - a[3]) ^ 2)
-    local steps = math.max(1, math.ceil(len * 16))
-    for s = 0, steps do
-      local t = s / steps
-      local p = { a[1] + t * (b[1] - a[1]), a[2] + t * (b[2] - a[2]), a[3] + t * (b[3] - a[3]) }
-      for k = 1, 3 do least = math.min(least, p[k], N - p[k]) end
-      for _, box in ipairs(BOXES) do
-        local d2 = 0
-        for k = 1, 3 do
-          local e = 0
-          if p[k] < box[1][k] then e = box[1][k] - p[k] elseif p[k] > box[2][k] then e = p[k] - box[2][k] end
-          d2 = d2 + e * e
-        end
-        least = math.min(least, math.sqrt(d2))
-      end
+  for k = 1, 3 do least = math.min(least, p[k], N - p[k]) end
+  for _, box in ipairs(BOXES) do
+    local d2 = 0
+    for k = 1, 3 do
+      local e = 0
+      if p[k] < box[1][k] then e = box[1][k] - p[k] elseif p[k] > box[2][k] then e = p[k] - box[2][k] end
+      d2 = d2 + e * e
     end
+    least = math.min(least, math.sqrt(d2))
   end
   return least
 end
+local function least_clearance(path) return least_along(path, 16, clearance) end
 
 describe("a radius search on one tree, run either way as on the tree baked for r", function()
   local cases = {
