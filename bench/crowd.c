@@ -187,6 +187,10 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
         for (int w = 0; wp && w < threads && w < 8; w++)
             fprintf(stderr, "  thread %d: busy %.4f ms, %.1f pieces, %.1f slots\n", w, wp[w].busy / nf * 1e3,
                     wp[w].pieces / nf, wp[w].slots / nf);
+        uint64_t wakes, asleep;
+        on_workers_wakes(c->workers, &wakes, &asleep);
+        if (wakes) fprintf(stderr, "  updates that woke the pool: %llu, found a thread asleep: %llu\n",
+                           (unsigned long long)wakes, (unsigned long long)asleep);
     }
 #endif
     qsort(times, frames, sizeof *times, cmp);
