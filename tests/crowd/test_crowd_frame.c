@@ -543,12 +543,13 @@ static void test_paced(void)
     unsigned char hits[1000];
     count_job j = {hits, 2, 0};
     int wrong = 0;
-    /* passes of 40 rounds (up to 3, until one finds the thread asleep in at most half its wakes: on a
-     * machine loaded enough that the thread does not run when its timer fires, a pass can fail) */
+    /* passes of 40 rounds (up to 3, until one finds the thread asleep in at most 30 of its wakes: on a
+     * machine loaded enough that the thread does not run soon after its timer fires, a pass can miss;
+     * 5-16 of 40 quiet, 11-27 under ASan with the machine loaded, 40 of 40 without the pace timed) */
     enum { ROUNDS = 40, PASSES = 3 };
     uint64_t calls = 0, asleep = 0, calls2, asleep2, best = ROUNDS + 1;
     int passes = 0;
-    for (; passes < PASSES && best > ROUNDS / 2; passes++) {
+    for (; passes < PASSES && best > ROUNDS * 3 / 4; passes++) {
         uint64_t c0, a0;
         on_workers_wakes(p, &c0, &a0);
         for (int round = 0; round < ROUNDS; round++) {
@@ -564,9 +565,8 @@ static void test_paced(void)
         printf("paced: a pool of 2 threads, a job every 2 ms: %llu of %d wakes found its thread asleep\n",
                (unsigned long long)(asleep - a0), ROUNDS);
     }
-    /* the first three find it asleep (no pace known yet: one gap needed), a late timer or a slow round
-     * now and then too: most do not */
-    CHECK(best <= ROUNDS / 2);
+    /* (the first three find it asleep: no pace known yet; a late timer or a slow round now and then) */
+    CHECK(best <= ROUNDS * 3 / 4);
     pause_ms(50.0); /* the game stopped: the thread asleep once the update it expects is past */
     on_workers_wake(p);
     on_workers_wakes(p, &calls2, &asleep2);
