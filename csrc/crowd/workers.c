@@ -19,12 +19,14 @@
  * snapshot, the grid's build) is done.
  * A game paces its updates (a frame's other work between them): the pool's threads then sleep between
  * updates, and each wake cost the caller a system call (~0.045 ms paced here) and the frame the thread's
- * late start (its first piece ~0.1 ms after the post). So on_workers_wake also times the updates: when
- * they come at a steady rate (the last two gaps), a thread that goes to sleep sleeps with a deadline,
- * WAKE_EARLY_NS before the next update is due, then watches for it until WAKE_LATE_NS after (the caller
- * then posts without a system call, and the thread starts at once); an update that does not come by
- * then (the game stopped, or slowed) finds the thread asleep without a deadline, as before: a thread
- * spins at most WAKE_EARLY_NS + WAKE_LATE_NS a predicted update, none while the crowd is idle.
+ * late start (its first piece ~0.1 ms after the post). So on_workers_wake also times the updates: once
+ * they come at a steady rate (the next expected after the shortest of the last WAKE_GAPS gaps: from the
+ * fifth update), a thread that goes to sleep sleeps with a deadline, WAKE_EARLY_NS before the next update
+ * is due, then watches for it, yielding its core, until WAKE_LATE_NS after (the caller then posts without
+ * a system call, and the thread starts at once); an update that does not come by then (the game stopped,
+ * or slowed) finds the thread asleep without a deadline, as before: a thread watches at most
+ * WAKE_EARLY_NS + WAKE_LATE_NS an expected update, and not again until the next update comes. A thread
+ * reads a job posted without taking the pool's lock (the caller may hold it still).
  * A job can also be left to the pool's threads while the caller returns (on_workers_behind: the crowd's
  * next grid, built between frames on a core idle then); on_workers_sync, called first by every other
  * entry, waits for it or runs it on the caller's thread if no thread began it.
@@ -403,8 +405,8 @@ void on_workers_wake(on_workers *p)
         post(p, NULL, NULL, 0, 1); /* an empty job: its threads then watch for the next */
         p->wakes_asleep++;
     }
-    /* the rate: the shortest of the last gaps (a frame late by the game's jitter does not push the
-     * next wake past its update) */
+    /* the rate: the shortest of the last WAKE_GAPS gaps, once there are as many (a frame late by the
+     * game's jitter does not push the next wake past its update) */
     uint64_t s = p->t_wake ? now - p->t_wake : 0;
     for (int k = WAKE_GAPS - 1; k > 0; k--) {
         p->gaps[k] = p->gaps[k - 1];
