@@ -10,7 +10,10 @@
  * is the same for 1 and 2 threads). `crowd FRAMES N [THREADS [K]]`: N agents alone, one pass (callgrind),
  * K the crowd's max_neighbours (default 0: the crowd's own, 16); on the wall clock for THREADS > 1,
  * and for one thread too with CROWD_WALL=1 set (1 against 2 threads side by side); CROWD_PACE_MS=X sleeps
- * X ms before each frame (a game's pace: the pool idle between updates).
+ * X ms before each frame (a game's pace: the pool idle between updates). With one count, the process's
+ * CPU a frame is printed too (every thread's, the pacing's sleeps included: what the pool's threads spin),
+ * and with CROWD_IDLE_MS=Y the process's CPU over Y ms asleep after the last frame (the crowd idle: the
+ * game stopped updating).
  */
 #include "octonav.h"
 #ifdef ON_CROWD_PROFILE
@@ -61,6 +64,20 @@ static uint64_t hash_states(uint64_t h, const double *s, size_t n)
 }
 
 static int max_nbrs; /* the crowd's max_neighbours (0: its default) */
+static double proc_cpu_frame, proc_cpu_idle; /* (the last run) the process's CPU ms a timed frame, and idle */
+
+static double proc_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void sleep_ms(double ms)
+{
+    struct timespec ts = {(time_t)(ms / 1e3), (long)(fmod(ms, 1e3) * 1e6)};
+    nanosleep(&ts, NULL);
+}
 
 static int run(int n, int threads, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out,
                uint64_t *hash)
@@ -105,12 +122,10 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
     /* CROWD_PACE_MS=X: X ms asleep before each frame, as a game's frame leaves the crowd's pool idle
      * between updates (its threads then sleep and are woken by the next update) */
     const char *pace_env = getenv("CROWD_PACE_MS");
-    double pace = pace_env ? atof(pace_env) : 0;
+    double pace = pace_env ? atof(pace_env) : 0, pc0 = 0;
     for (int f = -60; f < frames; f++) {
-        if (pace > 0) {
-            struct timespec ts = {(time_t)(pace / 1e3), (long)(fmod(pace, 1e3) * 1e6)};
-            nanosleep(&ts, NULL);
-        }
+        if (f == 0) pc0 = proc_cpu();
+        if (pace > 0) sleep_ms(pace);
         double t0 = now();
         on_crowd_update(c, 1.0 / 30);
         double t1 = now();
@@ -128,6 +143,13 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
                 on_crowd_set_path(c, ids[i], g, 1);
             }
         }
+    }
+    proc_cpu_frame = (proc_cpu() - pc0) / frames * 1e3;
+    const char *idle_env = getenv("CROWD_IDLE_MS");
+    if (idle_env && atof(idle_env) > 0) {
+        double ic0 = proc_cpu();
+        sleep_ms(atof(idle_env));
+        proc_cpu_idle = (proc_cpu() - ic0) * 1e3;
     }
 #ifdef ON_CROWD_PROFILE
     {
@@ -165,6 +187,10 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
         for (int w = 0; wp && w < threads && w < 8; w++)
             fprintf(stderr, "  thread %d: busy %.4f ms, %.1f pieces, %.1f slots\n", w, wp[w].busy / nf * 1e3,
                     wp[w].pieces / nf, wp[w].slots / nf);
+        uint64_t wakes, asleep;
+        on_workers_wakes(c->workers, &wakes, &asleep);
+        if (wakes) fprintf(stderr, "  updates that woke the pool: %llu, found a thread asleep: %llu\n",
+                           (unsigned long long)wakes, (unsigned long long)asleep);
     }
 #endif
     qsort(times, frames, sizeof *times, cmp);
@@ -216,6 +242,10 @@ int main(int argc, char **argv)
         printf("%d agents, %d threads, %d frames: p50 %.3f p99 %.3f max %.3f ms (%s clock), hash %016llx\n", only,
                only_threads, frames, b.p50, b.p99, b.max, use_wall ? "wall" : "thread CPU",
                (unsigned long long)b.hash);
+        printf("process CPU %.3f ms a frame (every thread, the pace's sleeps included)", proc_cpu_frame);
+        if (getenv("CROWD_IDLE_MS")) printf("; idle %s ms after the last frame: %.3f ms CPU", getenv("CROWD_IDLE_MS"),
+                                            proc_cpu_idle);
+        printf("\n");
         return 0;
     }
     printf("crowd frame (on_crowd_update, one thread, thread CPU clock, dt 1/30 s, %d frames, fastest of 3 passes)\n",

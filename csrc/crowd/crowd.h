@@ -182,8 +182,13 @@ int on_workers_create(int n, on_workers **out);
 void on_workers_destroy(on_workers *p);
 /* fn over [0, n) in chunks of `chunk`, on every thread; returns when all are done (p NULL: the caller alone). */
 void on_workers_run(on_workers *p, uint32_t n, uint32_t chunk, on_work_fn fn, void *ctx);
-/* Wake the pool's sleeping threads ahead of the next on_workers_run (they watch for it a while). */
+/* Wake the pool's sleeping threads ahead of the next on_workers_run (they watch for it a while); called
+ * once an update, it also times the updates (threads that go to sleep between steady ones wake ahead
+ * of the next by themselves). */
 void on_workers_wake(on_workers *p);
+/* (tests) on_workers_wake's calls so far, and those that found a thread of the pool asleep (a system call
+ * to wake it): a steady pace finds them watching (NULL p: 0 and 0). */
+void on_workers_wakes(on_workers *p, uint64_t *calls, uint64_t *asleep);
 /* fn(ctx, worker, 0, 1) once, on a thread of the pool, while the caller returns (p NULL or one thread:
  * on the caller's, now); on_workers_sync waits for it (or runs it on the caller's thread if no thread
  * began it). on_workers_run, on_workers_wake and on_workers_behind sync first. */

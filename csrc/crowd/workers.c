@@ -17,6 +17,16 @@
  * last pieces the same way before it sleeps itself; and on_workers_wake lets the crowd wake the pool
  * at the start of a frame, so that the threads are awake by the time the frame's serial part (the
  * snapshot, the grid's build) is done.
+ * A game paces its updates (a frame's other work between them): the pool's threads then sleep between
+ * updates, and each wake cost the caller a system call (~0.045 ms paced here) and the frame the thread's
+ * late start (its first piece ~0.1 ms after the post). So on_workers_wake also times the updates: once
+ * they come at a steady rate (the next expected after the shortest of the last WAKE_GAPS gaps: from the
+ * fifth update), a thread that goes to sleep sleeps with a deadline, WAKE_EARLY_NS before the next update
+ * is due, then watches for it, yielding its core, until WAKE_LATE_NS after (the caller then posts without
+ * a system call, and the thread starts at once); an update that does not come by then (the game stopped,
+ * or slowed) finds the thread asleep without a deadline, as before: a thread watches at most
+ * WAKE_EARLY_NS + WAKE_LATE_NS an expected update, and not again until the next update comes. A thread
+ * reads a job posted without taking the pool's lock (the caller may hold it still).
  * A job can also be left to the pool's threads while the caller returns (on_workers_behind: the crowd's
  * next grid, built between frames on a core idle then); on_workers_sync, called first by every other
  * entry, waits for it or runs it on the caller's thread if no thread began it.
@@ -26,7 +36,9 @@
 #include "crowd.h"
 #include "crowd_prof.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
@@ -43,6 +55,15 @@
  * (between a frame's phases, and from on_workers_wake to the first phase: the snapshot and the
  * grid's build, ~0.05 ms at 1,000 agents, ~0.3 at 5,000) */
 #define WORK_SPIN_NS 200000
+/* paced updates: a thread asleep between them wakes this long before the next is due (a timer's wake
+ * is late by tens of microseconds on a virtual machine) and watches for it until this long after (the
+ * game's own jitter: tests/crowd's paced frames come 3.6-4.9 ms apart); the rate: the shortest of the
+ * last WAKE_GAPS gaps between updates, if below WAKE_MAX_GAP_NS (a slower game: the threads sleep until
+ * woken, as between unpaced calls) */
+#define WAKE_EARLY_NS 250000
+#define WAKE_LATE_NS 500000
+#define WAKE_GAPS 3
+#define WAKE_MAX_GAP_NS 100000000
 #define WORK_MIN_PIECE 2 /* the smallest piece (slots) */
 /* a range: the job's generation (22 bits: a thread that comes late, its job over, finds another's
  * and takes nothing), its first slot left and its end (21 bits each: slots < 2^20, crowd.c) */
@@ -78,12 +99,18 @@ struct on_workers {
     int stop;
     int sleeping;            /* threads waiting on go (under mu): a job posted wakes them */
     int waiting;             /* the caller waits on done_cv (under mu) */
-    on_work_fn fn;           /* the job (read under mu by a thread joining it) */
-    void *ctx;
-    uint32_t total, chunk;
+    /* the job: written under mu before gen grows, read by a thread that saw gen grow without the lock
+     * (a job posted meanwhile can mix its fields with the one seen: harmless, its ranges are tagged
+     * with the newer generation and the older's are empty, so the thread claims nothing of either) */
+    _Atomic(on_work_fn) fn;
+    _Atomic(void *) ctx;
+    atomic_uint total, chunk;
     int behind;              /* a job left to the pool's threads (on_workers_behind): on_workers_sync ends it */
     atomic_uint done;        /* the job's slots done */
     range *ranges;           /* one a thread: the slots left of its share of the job */
+    uint64_t t_wake, gaps[WAKE_GAPS]; /* (under mu) the last on_workers_wake's time and the gaps before it (ns) */
+    uint64_t expect;         /* (under mu) when the next on_workers_wake is due (0: no steady rate) */
+    uint64_t wakes, wakes_asleep; /* (under mu) on_workers_wake's calls, and those that found a thread asleep */
 #ifdef ON_CROWD_PROFILE
     on_workers_prof prof[8];
     double t_post[ON_WORKERS_PROF_FNS]; /* when each job function was last posted */
@@ -173,20 +200,57 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Watch *a until it differs from v (want_change) or reaches at least v (!want_change), for at most
- * WORK_SPIN_NS: 1 if it did. The clock is read every 64 checks (each check a pause, ~20 ns). */
-static int spin_on(atomic_uint *a, unsigned v, int want_change)
+/* Watch *a until it differs from v (want_change) or reaches at least v (!want_change), until the
+ * monotonic clock passes until_ns (0: for WORK_SPIN_NS from now): 1 if it did. The clock is read every
+ * 64 checks (each check a pause, ~20 ns). */
+static int spin_until(atomic_uint *a, unsigned v, int want_change, uint64_t until_ns)
 {
-    uint64_t t0 = 0;
     for (unsigned i = 0;; i++) {
         unsigned x = atomic_load_explicit(a, memory_order_acquire);
         if (want_change ? x != v : x >= v) return 1;
         cpu_relax();
         if ((i & 63) == 0) {
             uint64_t t = mono_ns();
-            if (!t0) t0 = t;
-            else if (t - t0 > WORK_SPIN_NS) return 0;
+            if (!until_ns) until_ns = t + WORK_SPIN_NS;
+            else if (t > until_ns) return 0;
         }
+    }
+}
+static int spin_on(atomic_uint *a, unsigned v, int want_change) { return spin_until(a, v, want_change, 0); }
+
+/* Watch gen until it differs from v or the clock passes until_ns, yielding the core between checks: a
+ * thread that watches for a paced update must not hold off the game's thread (woken on the same core,
+ * the scheduler lets a running thread finish its slice first: tests/crowd saw the update come right
+ * after the watch ended, 0.26 ms late), nor any other. */
+static void watch_yielding(atomic_uint *gen, unsigned v, uint64_t until_ns)
+{
+    while (atomic_load_explicit(gen, memory_order_acquire) == v && mono_ns() <= until_ns) sched_yield();
+}
+
+/* Sleep on go (under mu) until a job newer than seen is posted or the pool stops; if the updates come
+ * at a steady rate (p->expect, not yet waited for: *waited), with a deadline WAKE_EARLY_NS before the
+ * next is due, then watch for it (the mutex let go) until WAKE_LATE_NS after. */
+static void sleep_for_job(on_workers *p, uint32_t seen, uint64_t *waited)
+{
+    while (!p->stop && atomic_load(&p->gen) == seen) {
+        uint64_t e = p->expect;
+        p->sleeping++;
+        if (e && e != *waited) {
+            *waited = e;
+            uint64_t d = e - WAKE_EARLY_NS;
+            struct timespec ts = {(time_t)(d / 1000000000u), (long)(d % 1000000000u)};
+            int r = 0;
+            while (r != ETIMEDOUT && !p->stop && atomic_load(&p->gen) == seen)
+                r = pthread_cond_timedwait(&p->go, &p->mu, &ts);
+            p->sleeping--;
+            if (r != ETIMEDOUT) continue;
+            pthread_mutex_unlock(&p->mu);
+            watch_yielding(&p->gen, seen, e + WAKE_LATE_NS);
+            pthread_mutex_lock(&p->mu);
+            continue;
+        }
+        pthread_cond_wait(&p->go, &p->mu);
+        p->sleeping--;
     }
 }
 
@@ -195,23 +259,27 @@ static void *worker_main(void *arg)
     worker *w = arg;
     on_workers *p = w->pool;
     uint32_t seen = 0;
-    pthread_mutex_lock(&p->mu);
+    uint64_t waited = 0; /* the last update's due time slept for */
     for (;;) {
-        while (!p->stop && atomic_load(&p->gen) == seen) {
-            p->sleeping++;
-            pthread_cond_wait(&p->go, &p->mu);
-            p->sleeping--;
+        uint32_t g = atomic_load_explicit(&p->gen, memory_order_acquire);
+        if (g == seen) {
+            pthread_mutex_lock(&p->mu);
+            sleep_for_job(p, seen, &waited);
+            int stop = p->stop;
+            pthread_mutex_unlock(&p->mu);
+            if (stop) break;
+            continue;
         }
-        if (p->stop) break;
-        seen = atomic_load(&p->gen);
-        job j = {p->fn, p->ctx, seen, p->total, p->chunk};
-        pthread_mutex_unlock(&p->mu);
+        /* a new job, read without the lock (the caller may still hold it: a thread blocked on it
+         * would cost the caller a system call to wake it, and itself a wake) */
+        seen = g;
+        job j = {atomic_load_explicit(&p->fn, memory_order_relaxed), atomic_load_explicit(&p->ctx, memory_order_relaxed),
+                 g, atomic_load_explicit(&p->total, memory_order_relaxed),
+                 atomic_load_explicit(&p->chunk, memory_order_relaxed)};
         take_chunks(p, &j, w->index);
         /* the next job (the frame's next phase) comes soon: watch for it before sleeping */
         spin_on(&p->gen, seen, 1);
-        pthread_mutex_lock(&p->mu);
     }
-    pthread_mutex_unlock(&p->mu);
     return NULL;
 }
 
@@ -232,19 +300,32 @@ int on_workers_create(int n, on_workers **out)
     for (int i = 0; i < n; i++) atomic_init(&p->ranges[i].v, 0);
     atomic_init(&p->gen, 0);
     atomic_init(&p->done, 0);
+    atomic_init(&p->fn, NULL);
+    atomic_init(&p->ctx, NULL);
+    atomic_init(&p->total, 0);
+    atomic_init(&p->chunk, 0);
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
         free(p->w);
         free(p->ranges);
         free(p);
         return -1;
     }
-    if (pthread_cond_init(&p->go, NULL) != 0) {
+    /* go's deadlines on the monotonic clock (the clock the updates are timed by) */
+    pthread_condattr_t ca;
+    int cr = pthread_condattr_init(&ca);
+    if (cr == 0 && pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) != 0) {
+        pthread_condattr_destroy(&ca);
+        cr = -1;
+    }
+    if (cr != 0 || pthread_cond_init(&p->go, &ca) != 0) {
+        if (cr == 0) pthread_condattr_destroy(&ca);
         pthread_mutex_destroy(&p->mu);
         free(p->w);
         free(p->ranges);
         free(p);
         return -1;
     }
+    pthread_condattr_destroy(&ca);
     if (pthread_cond_init(&p->done_cv, NULL) != 0) {
         pthread_cond_destroy(&p->go);
         pthread_mutex_destroy(&p->mu);
@@ -299,10 +380,10 @@ static void wait_done(on_workers *p, uint32_t n)
 /* A new job (under mu): the threads asleep woken, those watching see gen grow. */
 static uint32_t post(on_workers *p, on_work_fn fn, void *ctx, uint32_t n, uint32_t chunk)
 {
-    p->fn = fn;
-    p->ctx = ctx;
-    p->total = n;
-    p->chunk = chunk;
+    atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
+    atomic_store_explicit(&p->ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&p->total, n, memory_order_relaxed);
+    atomic_store_explicit(&p->chunk, chunk, memory_order_relaxed);
     atomic_store(&p->done, 0);
     uint32_t gen = atomic_load(&p->gen) + 1;
     for (int k = 0; k < p->n; k++)
@@ -317,8 +398,32 @@ void on_workers_wake(on_workers *p)
 {
     if (!p || p->n < 2) return;
     on_workers_sync(p);
+    uint64_t now = mono_ns();
     pthread_mutex_lock(&p->mu);
-    if (p->sleeping) post(p, NULL, NULL, 0, 1); /* an empty job: its threads then watch for the next */
+    p->wakes++;
+    if (p->sleeping) {
+        post(p, NULL, NULL, 0, 1); /* an empty job: its threads then watch for the next */
+        p->wakes_asleep++;
+    }
+    /* the rate: the shortest of the last WAKE_GAPS gaps, once there are as many (a frame late by the
+     * game's jitter does not push the next wake past its update) */
+    uint64_t s = p->t_wake ? now - p->t_wake : 0;
+    for (int k = WAKE_GAPS - 1; k > 0; k--) {
+        p->gaps[k] = p->gaps[k - 1];
+        s = p->gaps[k] < s ? p->gaps[k] : s;
+    }
+    p->gaps[0] = p->t_wake ? now - p->t_wake : 0;
+    p->expect = s && s < WAKE_MAX_GAP_NS ? now + s : 0;
+    p->t_wake = now;
+    pthread_mutex_unlock(&p->mu);
+}
+
+void on_workers_wakes(on_workers *p, uint64_t *calls, uint64_t *asleep)
+{
+    *calls = *asleep = 0;
+    if (!p) return;
+    pthread_mutex_lock(&p->mu);
+    *calls = p->wakes, *asleep = p->wakes_asleep;
     pthread_mutex_unlock(&p->mu);
 }
 
@@ -379,7 +484,8 @@ void on_workers_sync(on_workers *p)
 {
     if (!p || !p->behind) return;
     pthread_mutex_lock(&p->mu);
-    job j = {p->fn, p->ctx, atomic_load(&p->gen), p->total, p->chunk};
+    job j = {atomic_load(&p->fn), atomic_load(&p->ctx), atomic_load(&p->gen), atomic_load(&p->total),
+             atomic_load(&p->chunk)};
     pthread_mutex_unlock(&p->mu);
     take_chunks(p, &j, 0); /* (none left unless no thread began it) */
     wait_done(p, j.total);

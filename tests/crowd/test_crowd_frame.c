@@ -8,7 +8,8 @@
  * pauses between jobs; the agents' records on whole cache lines; the threads option's range; the
  * agents' hot copies as the snapshot took them, paths changed between frames; the next frame's copies taken
  * ahead (from 512 slots on two threads), agents changed between frames; the next frame's grid built behind
- * the frame on the pool, agents added and removed and dt changed between frames.
+ * the frame on the pool, agents added and removed and dt changed between frames; updates paced as a game's
+ * (the pool's threads awake by the time each is due, asleep when the game stops).
  */
 #include "minitest.h"
 #include "octonav.h"
@@ -367,9 +368,10 @@ static void test_workers(void)
 
 /* 600 agents of mixed radii among random boxes in a cube of 40 leaves, each flying to a random point
  * and to another on arrival, ten removed and ten added at frame 40: every frame's positions and
- * velocities into out (6 doubles a slot, 600 slots), frames back to back, or (pauses) with 1 ms
- * between some, beyond the threads' watch */
-static void many_run(int threads, int frames, int pauses, double *out)
+ * velocities into out (6 doubles a slot, 600 slots), frames back to back, or (pauses 1) with 1 ms
+ * between some, beyond the threads' watch, or (pauses 2) paced as a game's, 3 ms before every frame;
+ * wakes (if not NULL): the pool's on_workers_wakes at the end */
+static void many_run(int threads, int frames, int pauses, double *out, uint64_t wakes[2])
 {
     on_tree_params tp = {{1, 1, 1}, 6, 1.0, {0, 0, 0}, 0};
     on_tree *t = NULL;
@@ -413,7 +415,8 @@ static void many_run(int threads, int frames, int pauses, double *out)
                 CHECK(on_ok(on_crowd_set_path(c, ids[i], g, 1)));
             }
         }
-        if (pauses && f % 7 == 3) pause_ms(1.0);
+        if (pauses == 1 && f % 7 == 3) pause_ms(1.0);
+        if (pauses == 2) pause_ms(3.0);
         CHECK(on_ok(on_crowd_update(c, 1.0 / 30)));
         memset(out + (size_t)f * 6 * 600, 0, 6 * 600 * sizeof *out);
         CHECK(on_ok(on_crowd_states(c, out + (size_t)f * 6 * 600, 600, &k)));
@@ -426,6 +429,7 @@ static void many_run(int threads, int frames, int pauses, double *out)
         }
     }
     rng = saved;
+    if (wakes) on_workers_wakes(c->workers, &wakes[0], &wakes[1]);
     on_crowd_destroy(c);
     on_tree_destroy(t);
 }
@@ -483,10 +487,10 @@ static void test_threads_same_frames(void)
         enum { MF = 80 };
         size_t msz = (size_t)MF * 6 * 600 * sizeof(double);
         double *m1 = malloc(msz), *m2 = malloc(msz), *m2p = malloc(msz), *m3p = malloc(msz);
-        many_run(1, MF, 0, m1);
-        many_run(2, MF, 0, m2);
-        many_run(2, MF, 1, m2p);
-        many_run(3, MF, 1, m3p);
+        many_run(1, MF, 0, m1, NULL);
+        many_run(2, MF, 0, m2, NULL);
+        many_run(2, MF, 1, m2p, NULL);
+        many_run(3, MF, 1, m3p, NULL);
         CHECK(memcmp(m1, m2, msz) == 0);
         CHECK(memcmp(m1, m2p, msz) == 0);
         CHECK(memcmp(m1, m3p, msz) == 0);
@@ -501,6 +505,85 @@ static void test_threads_same_frames(void)
         free(m2p);
         free(m3p);
     }
+}
+
+/* Updates paced as a game's (3 ms between frames, far beyond the threads' watch after a job): the frames
+ * the same bit for bit on 1, 2 and 3 threads, every update a wake of the pool (how many found a thread
+ * asleep is printed, not checked: a frame's time varies by more than the threads' watch under the
+ * sanitizers). Then the pool alone, a small job every 2 ms: its thread sleeps between jobs until shortly
+ * before the next is due and watches for it, so most wakes find it awake (no system call; without the
+ * pace timed, 40 of 40 find it asleep); a pause of 50 ms (the game stopped: the thread asleep again once
+ * the update it expected has not come); the pool destroyed while its thread sleeps until an update due. */
+static void test_paced(void)
+{
+    enum { PF = 60 };
+    size_t sz = (size_t)PF * 6 * 600 * sizeof(double);
+    double *m1 = malloc(sz), *m2 = malloc(sz), *m3 = malloc(sz);
+    uint64_t w2[2] = {0, 0}, w3[2] = {0, 0}, w1[2] = {7, 7};
+    many_run(1, PF, 2, m1, w1);
+    many_run(2, PF, 2, m2, w2);
+    many_run(3, PF, 2, m3, w3);
+    CHECK(memcmp(m1, m2, sz) == 0);
+    CHECK(memcmp(m1, m3, sz) == 0);
+    CHECK(w1[0] == 0 && w1[1] == 0); /* (one thread: no pool) */
+    CHECK_EQ_INT((int)w2[0], PF);
+    CHECK_EQ_INT((int)w3[0], PF);
+    CHECK(w2[1] >= 4 && w2[1] <= PF); /* (the first four: no pace known before three gaps) */
+    CHECK(w3[1] >= 4 && w3[1] <= PF);
+    printf("paced: 600 agents, %d frames 3 ms apart equal on 1, 2 and 3 threads; updates that found a thread asleep: "
+           "%llu of %llu on 2 threads, %llu of %llu on 3\n",
+           PF, (unsigned long long)w2[1], (unsigned long long)w2[0], (unsigned long long)w3[1],
+           (unsigned long long)w3[0]);
+    free(m1);
+    free(m2);
+    free(m3);
+
+    on_workers *p = NULL;
+    CHECK_EQ_INT(on_workers_create(2, &p), 0);
+    unsigned char hits[1000];
+    count_job j = {hits, 2, 0};
+    int wrong = 0;
+    /* passes of 40 rounds (up to 3, until one finds the thread asleep in at most 30 of its wakes: on a
+     * machine loaded enough that the thread does not run soon after its timer fires, a pass can miss;
+     * 5-16 of 40 quiet, 11-27 under ASan with the machine loaded, 40 of 40 without the pace timed) */
+    enum { ROUNDS = 40, PASSES = 3 };
+    uint64_t calls = 0, asleep = 0, calls2, asleep2, best = ROUNDS + 1;
+    int passes = 0;
+    for (; passes < PASSES && best > ROUNDS * 3 / 4; passes++) {
+        uint64_t c0, a0;
+        on_workers_wakes(p, &c0, &a0);
+        for (int round = 0; round < ROUNDS; round++) {
+            pause_ms(2.0);
+            on_workers_wake(p);
+            memset(hits, 0, sizeof hits);
+            on_workers_run(p, 1000, 16, count_fn, &j);
+            for (int i = 0; i < 1000; i++) wrong += hits[i] != 1;
+        }
+        on_workers_wakes(p, &calls, &asleep);
+        CHECK_EQ_INT((int)(calls - c0), ROUNDS);
+        best = asleep - a0 < best ? asleep - a0 : best;
+        printf("paced: a pool of 2 threads, a job every 2 ms: %llu of %d wakes found its thread asleep\n",
+               (unsigned long long)(asleep - a0), ROUNDS);
+    }
+    /* (the first four find it asleep: no pace known before three gaps; a late timer or a slow round now
+     * and then) */
+    CHECK(best <= ROUNDS * 3 / 4);
+    pause_ms(50.0); /* the game stopped: the thread asleep once the update it expects is past */
+    on_workers_wake(p);
+    on_workers_wakes(p, &calls2, &asleep2);
+    CHECK_EQ_INT((int)calls2, passes * ROUNDS + 1);
+    CHECK_EQ_INT((int)(asleep2 - asleep), 1);
+    memset(hits, 0, sizeof hits);
+    on_workers_run(p, 1000, 16, count_fn, &j);
+    for (int i = 0; i < 1000; i++) wrong += hits[i] != 1;
+    for (int round = 0; round < 4; round++) {
+        pause_ms(2.0);
+        on_workers_wake(p);
+    }
+    pause_ms(0.5); /* asleep until the next update due, ~1.5 ms on: destroyed meanwhile */
+    on_workers_destroy(p);
+    CHECK_EQ_INT(wrong, 0);
+    CHECK_EQ_INT(atomic_load(&j.bad_worker), 0);
 }
 
 /* Agents at their goal while their searches wait, in a crowd of 600 (from 512 slots the moves run in
@@ -823,5 +906,6 @@ TEST_MAIN("crowd_frame", {
     test_threads_option();
     test_workers();
     test_threads_same_frames();
+    test_paced();
     test_arrive_while_planning();
 })
