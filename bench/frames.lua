@@ -222,9 +222,18 @@ local function make_tracer(world, budget, strm)
   end
   -- (a described call: its time by both clocks, its faults and the Lua heap's change, and desc's text when
   -- over 0.5 ms; pre(a) read before it, given to desc as its 7th argument)
+  local limm -- (a planner's join ms, planner:join_limit's: below)
+  T.past = { n = 0, calls = 0, worst = 0, sum = 0 } -- planner calls with a join ms limit: those 0.25 ms past it
   local function finish_d(t0, w0, f0, h0, p0, label, desc, a, b, c, ...)
     local dt = tc() - t0
     local wdt = wc() - w0
+    local lim = limm and limm[a]
+    if lim and lim > 0 and label:sub(1, 8) == "planner." and label ~= "planner.flat" then
+      local P, ex = T.past, dt - lim * 1e-3 -- (thread CPU past the limit: the limit reads the monotonic clock)
+      P.calls = P.calls + 1
+      if ex > 0.25e-3 then P.n, P.sum = P.n + 1, P.sum + ex end
+      if ex > P.worst then P.worst = ex end
+    end
     if dt > SLOW then
       local r1, r2, r3 = ...
       note(label, dt, wdt, faults() - f0, heap() - h0, desc and desc(a, b, c, r1, r2, r3, p0, w0 + wdt))
@@ -266,8 +275,10 @@ local function make_tracer(world, budget, strm)
   qdesc.start = function(q, _, _, r1, r2, _, b0, _) return ("%s %s; the query's bytes %d -> %d KB"):format(
     tostring(r1), tostring(r2), b0 // 1024, q:bytes() // 1024) end
   -- a planner's join limit (planner:join_limit's work and ms, kept by planner)
-  local limw, limm = setmetatable({}, { __mode = "k" }), setmetatable({}, { __mode = "k" })
+  local limw = setmetatable({}, { __mode = "k" })
+  limm = setmetatable({}, { __mode = "k" })
   local function pdesc_of(p, what, b0)
+    if not p.last_call then return what end -- (a build before planner:last_call)
     local units, blocks, sets, joins, restarts, expanded, nodes, jms, ems, lms, umax = p:last_call()
     return ("%s; joins: %d units of %s / %s ms, %d blocks built, %d tile sets made, %d searches (%d begun again) in"
       .. " %.2f ms (loops %.2f, longest unit %.2f); %d portals expanded in %.2f ms; %d nodes; the planner's bytes %d"
@@ -1025,6 +1036,9 @@ local function report(p, r)
     table.sort(cl)
     print("  traced calls over 0.5 ms / calls, worst ms (thread CPU): " .. table.concat(cl, "; "))
     for _, line in ipairs(r.trace.over) do print(line) end
+    local P = r.trace.past
+    print(("  planner calls with a join ms limit: %d, %d of them over it by more than 0.25 ms thread CPU (%.2f ms in"
+      .. " all past it), the worst %.2f ms past"):format(P.calls, P.n, P.sum * 1e3, P.worst * 1e3))
     print("  the run's slowest traced calls (thread CPU):")
     for _, w in ipairs(r.trace.worst) do print("    " .. w[2]) end
   end
