@@ -279,11 +279,12 @@ local function make_tracer(world, budget, strm)
   limm = setmetatable({}, { __mode = "k" })
   local function pdesc_of(p, what, b0)
     if not p.last_call then return what end -- (a build before planner:last_call)
-    local units, blocks, sets, joins, restarts, expanded, nodes, jms, ems, lms, umax = p:last_call()
+    local units, blocks, sets, joins, restarts, expanded, nodes, jms, ems, lms, umax, sms, remakes = p:last_call()
     return ("%s; joins: %d units of %s / %s ms, %d blocks built, %d tile sets made, %d searches (%d begun again) in"
-      .. " %.2f ms (loops %.2f, longest unit %.2f); %d portals expanded in %.2f ms; %d nodes; the planner's bytes %d"
-      .. " -> %d KB"):format(what, units, tostring(limw[p]), tostring(limm[p]), blocks, sets, joins, restarts, jms, lms,
-      umax, expanded, ems, nodes, b0 // 1024, p:bytes() // 1024)
+      .. " %.2f ms (set-up %.2f, %s arrays remade; loops %.2f, longest unit %.2f); %d portals expanded in %.2f ms;"
+      .. " %d nodes; the planner's bytes %d -> %d KB"):format(what, units, tostring(limw[p]), tostring(limm[p]), blocks,
+      sets, joins, restarts, jms, sms or 0, tostring(remakes), lms, umax, expanded, ems, nodes, b0 // 1024,
+      p:bytes() // 1024)
   end
   local pdesc = {
     step = function(p, n, _, r1, r2, _, b0) return pdesc_of(p, ("%s %s, %s portals asked"):format(tostring(r1),

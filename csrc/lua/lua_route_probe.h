@@ -8,7 +8,7 @@
 #include "lua_util.h"
 #include "route.h"
 
-/* planner:last_call()'s values for planner r (lua_route.c's method): pushes 11 values, returns 11. */
+/* planner:last_call()'s values for planner r (lua_route.c's method): pushes 13 values, returns 13. */
 int on_lua_push_route_calls(lua_State *L, const on_route *r);
 /* route.thread_faults() */
 int on_lua_thread_faults(lua_State *L);

@@ -131,6 +131,9 @@ typedef struct on_route_calls {
                        * the targets mapped, the corridors pulled, the nodes pushed), and the longest gap between
                        * two reads of the clock there (a box settled, with the blocks built for it) */
     double unit_max;
+    double setup_s;   /* with a time limit: the searches' set-up (their arrays reserved, the targets mapped, the
+                       * blocks holding their point built), and the remakes of the per-box arrays there */
+    size_t remakes;
 } on_route_calls;
 void on_route_last_call(const on_route *r, on_route_calls *out);
 

@@ -397,7 +397,8 @@ static on_status joins_call(on_route *r)
     r->reach.limit = r->join_work;
     r->reach.deadline = r->join_seconds > 0 ? t0 + r->join_seconds : 0;
     r->reach.work = 0;
-    r->reach.loop_s = r->reach.unit_max = 0;
+    r->reach.loop_s = r->reach.unit_max = r->reach.setup_s = 0;
+    r->reach.remakes = 0;
     on_status st = joins_run(r);
     /* (the suspended search's set held until the next call; else let go) */
     on_route_boxes_hold(r->boxes, &r->bhold, r->bpin, 2, on_in_progress(st) && r->jsusp ? r->jgen : 0);
@@ -411,6 +412,8 @@ static on_status joins_call(on_route *r)
     r->calls.units += r->reach.work;
     r->calls.join_s += on_route_now() - t0;
     r->calls.loop_s += r->reach.loop_s;
+    r->calls.setup_s += r->reach.setup_s;
+    r->calls.remakes += r->reach.remakes;
     if (r->reach.unit_max > r->calls.unit_max) r->calls.unit_max = r->reach.unit_max;
     return r->status = st;
 }
