@@ -222,8 +222,10 @@ local function make_tracer(world, budget, strm)
   end
   -- (a described call: its time by both clocks, its faults and the Lua heap's change, and desc's text when
   -- over 0.5 ms; pre(a) read before it, given to desc as its 7th argument)
-  local limm -- (a planner's join ms, planner:join_limit's: below)
-  T.past = { n = 0, calls = 0, worst = 0, sum = 0 } -- planner calls with a join ms limit: those 0.25 ms past it
+  local limw, limm -- (a planner's join work and ms, planner:join_limit's: below)
+  T.past = { n = 0, calls = 0, worst = 0, sum = 0, two = 0, two_spent = 0, setup = 0 } -- planner calls with a join
+  -- ms limit: those 0.25 ms past it; those that ran two endpoint searches or more, and of them those whose units
+  -- reached the limit (one search begun after the limit was spent: route_start.c's jpause), set-ups over 0.25 ms
   local function finish_d(t0, w0, f0, h0, p0, label, desc, a, b, c, ...)
     local dt = tc() - t0
     local wdt = wc() - w0
@@ -233,6 +235,14 @@ local function make_tracer(world, budget, strm)
       P.calls = P.calls + 1
       if ex > 0.25e-3 then P.n, P.sum = P.n + 1, P.sum + ex end
       if ex > P.worst then P.worst = ex end
+      if a.last_call then
+        local units, _, _, joins, _, _, _, _, _, _, _, sms = a:last_call()
+        if joins >= 2 then
+          P.two = P.two + 1
+          if limw[a] and limw[a] > 0 and units >= limw[a] then P.two_spent = P.two_spent + 1 end
+        end
+        if sms and sms > 0.25 then P.setup = P.setup + 1 end
+      end
     end
     if dt > SLOW then
       local r1, r2, r3 = ...
@@ -275,7 +285,7 @@ local function make_tracer(world, budget, strm)
   qdesc.start = function(q, _, _, r1, r2, _, b0, _) return ("%s %s; the query's bytes %d -> %d KB"):format(
     tostring(r1), tostring(r2), b0 // 1024, q:bytes() // 1024) end
   -- a planner's join limit (planner:join_limit's work and ms, kept by planner)
-  local limw = setmetatable({}, { __mode = "k" })
+  limw = setmetatable({}, { __mode = "k" })
   limm = setmetatable({}, { __mode = "k" })
   local function pdesc_of(p, what, b0)
     if not p.last_call then return what end -- (a build before planner:last_call)
@@ -1039,7 +1049,9 @@ local function report(p, r)
     for _, line in ipairs(r.trace.over) do print(line) end
     local P = r.trace.past
     print(("  planner calls with a join ms limit: %d, %d of them over it by more than 0.25 ms thread CPU (%.2f ms in"
-      .. " all past it), the worst %.2f ms past"):format(P.calls, P.n, P.sum * 1e3, P.worst * 1e3))
+      .. " all past it), the worst %.2f ms past; %d ran two endpoint searches or more, %d of them at or past their"
+      .. " units; %d with a search set-up over 0.25 ms"):format(P.calls, P.n, P.sum * 1e3, P.worst * 1e3, P.two,
+      P.two_spent, P.setup))
     print("  the run's slowest traced calls (thread CPU):")
     for _, w in ipairs(r.trace.worst) do print("    " .. w[2]) end
   end
