@@ -38,7 +38,13 @@
 -- one (the methods of the tree, query and planner objects wrapped, thread CPU clock), and the frame's
 -- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
 -- Lua, and the collector's steps when not --gc) and the updates it made are printed, then a summary of
--- the over frames by their longest call. (The wrapping adds its own cost: a few us a frame.)
+-- the over frames by their longest call. (The wrapping adds its own cost: a few us a frame.) The walker's
+-- methods are wrapped too (core.walker: budget:update's C walk), and each call over 0.5 ms is described in its
+-- frame's lines and among the run's 12 slowest: its wall time, its page faults (with --faults: getrusage,
+-- route.thread_faults), the Lua heap's change across it (a drop: the collector stepped inside it), and what it
+-- did (a search step: expansions, the query's bytes, ms past its deadline; the walk: walked, parked, handed
+-- back; a planner call: planner:last_call()'s join units, blocks, sets, searches, set-up, loops, portals).
+-- At the end, the planner calls over their join ms and those that ran two endpoint searches.
 -- --faults: the minor page faults of the game's thread in each frame (/proc/thread-self/stat, read outside the
 -- frame's times), their sum, p50 / p99 / max a frame and their sum in the frames over ms + 0.5; the process's
 -- faults over the frames (every thread: the streamer's worker too); the 12 slowest frames with their faults.

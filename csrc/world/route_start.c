@@ -271,8 +271,9 @@ static int joins_spent(const on_route *r)
  * not spent (joins_spent): one that ended past it leaves the next one's -- its set-up, which no unit
  * counts: the per-box arrays reserved, the portals mapped to their boxes, the blocks holding its point
  * built -- to the next call (r->jpause). Before, a call that ended one endpoint's search at its limit
- * began the next one's, set-up and all, and stopped after it: a planner step of 1.9-4.7 ms against its
- * 0.25 ms (bench/frames.lua --trace, docs/benchmarks.md session 32). The joins are the same. */
+ * began the next one's, set-up and all, past the limit, and stopped after it (spec/176: 12 of 935 calls
+ * of one unit; a set-up took 1.5-1.9 ms thread CPU in the streamed frames when it remade the per-box
+ * arrays, docs/benchmarks.md session 32). The joins are the same. */
 static on_status joins_run(on_route *r)
 {
     r->jpause = 0;
