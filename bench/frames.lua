@@ -279,17 +279,17 @@ local function make_tracer(world, budget, strm)
   local qdesc = {
     step_until = function(q, max, deadline, st, n, _, b0, w1)
       return ("%s, %s of %s expansions, %s (one expansion at least that long); the query's bytes %d -> %d KB")
-        :format(tostring(st), tostring(n), tostring(max), past(deadline, w1), b0 // 1024, q:bytes() // 1024)
+        :format(tostring(st), tostring(n), tostring(max), past(deadline, w1), math.floor(b0 / 1024), math.floor(q:bytes() / 1024))
     end,
     step = function(q, n, _, st, _, _, b0, _) return ("%s, %s expansions asked; the query's bytes %d -> %d KB")
-      :format(tostring(st), tostring(n), b0 // 1024, q:bytes() // 1024) end,
+      :format(tostring(st), tostring(n), math.floor(b0 / 1024), math.floor(q:bytes() / 1024)) end,
     result_step = function(q, max, deadline, r1, r2, _, b0, w1)
       return ("%s %s (checks of %s), %s; the query's bytes %d -> %d KB"):format(tostring(r1), r1 == "pending" and
-        tostring(r2) or "", tostring(max), past(deadline, w1), b0 // 1024, q:bytes() // 1024)
+        tostring(r2) or "", tostring(max), past(deadline, w1), math.floor(b0 / 1024), math.floor(q:bytes() / 1024))
     end,
   }
   qdesc.start = function(q, _, _, r1, r2, _, b0, _) return ("%s %s; the query's bytes %d -> %d KB"):format(
-    tostring(r1), tostring(r2), b0 // 1024, q:bytes() // 1024) end
+    tostring(r1), tostring(r2), math.floor(b0 / 1024), math.floor(q:bytes() / 1024)) end
   -- a planner's join limit (planner:join_limit's work and ms, kept by planner)
   limw = setmetatable({}, { __mode = "k" })
   limm = setmetatable({}, { __mode = "k" })
@@ -299,8 +299,8 @@ local function make_tracer(world, budget, strm)
     return ("%s; joins: %d units of %s / %s ms, %d blocks built, %d tile sets made, %d searches (%d begun again) in"
       .. " %.2f ms (set-up %.2f, %s arrays remade; loops %.2f, longest unit %.2f); %d portals expanded in %.2f ms;"
       .. " %d nodes; the planner's bytes %d -> %d KB"):format(what, units, tostring(limw[p]), tostring(limm[p]), blocks,
-      sets, joins, restarts, jms, sms or 0, tostring(remakes), lms, umax, expanded, ems, nodes, b0 // 1024,
-      p:bytes() // 1024)
+      sets, joins, restarts, jms, sms or 0, tostring(remakes), lms, umax, expanded, ems, nodes, math.floor(b0 / 1024),
+      math.floor(p:bytes() / 1024))
   end
   local pdesc = {
     step = function(p, n, _, r1, r2, _, b0) return pdesc_of(p, ("%s %s, %s portals asked"):format(tostring(r1),
