@@ -50,7 +50,7 @@ build = {
         "csrc/grid/grid.c", "csrc/grid/grid_map2d.c", "csrc/grid/grid_search.c",
         "csrc/lua/lua_compat.c", "csrc/lua/lua_areas.c", "csrc/lua/lua_core.c", "csrc/lua/lua_crowd.c", "csrc/lua/lua_debug.c",
         "csrc/lua/lua_flat.c", "csrc/lua/lua_grid.c", "csrc/lua/lua_obstacles.c", "csrc/lua/lua_path.c",
-        "csrc/lua/lua_pathserver.c", "csrc/lua/lua_points.c", "csrc/lua/lua_query.c", "csrc/lua/lua_route.c",
+        "csrc/lua/lua_pathserver.c", "csrc/lua/lua_points.c", "csrc/lua/lua_query.c", "csrc/lua/lua_route.c", "csrc/lua/lua_route_probe.c",
         "csrc/lua/lua_streamer.c", "csrc/lua/lua_tree.c", "csrc/lua/lua_tree_cells.c",
         "csrc/lua/lua_tree_edit.c", "csrc/lua/lua_util.c", "csrc/lua/lua_walk.c",
         "csrc/crowd/avoidance.c", "csrc/crowd/boundary.c", "csrc/crowd/crowd.c", "csrc/crowd/follow.c",

@@ -38,7 +38,13 @@
 -- one (the methods of the tree, query and planner objects wrapped, thread CPU clock), and the frame's
 -- longest single call, its calls summed by name, the Lua left over (the navigators' and the group's own
 -- Lua, and the collector's steps when not --gc) and the updates it made are printed, then a summary of
--- the over frames by their longest call. (The wrapping adds its own cost: a few us a frame.)
+-- the over frames by their longest call. (The wrapping adds its own cost: a few us a frame.) The walker's
+-- methods are wrapped too (core.walker: budget:update's C walk), and each call over 0.5 ms is described in its
+-- frame's lines and among the run's 12 slowest: its wall time, its page faults (with --faults: getrusage,
+-- route.thread_faults), the Lua heap's change across it (a drop: the collector stepped inside it), and what it
+-- did (a search step: expansions, the query's bytes, ms past its deadline; the walk: walked, parked, handed
+-- back; a planner call: planner:last_call()'s join units, blocks, sets, searches, set-up, loops, portals).
+-- At the end, the planner calls over their join ms and those that ran two endpoint searches.
 -- --faults: the minor page faults of the game's thread in each frame (/proc/thread-self/stat, read outside the
 -- frame's times), their sum, p50 / p99 / max a frame and their sum in the frames over ms + 0.5; the process's
 -- faults over the frames (every thread: the streamer's worker too); the 12 slowest frames with their faults.
@@ -188,13 +194,30 @@ end
 -- by every object of the kind) and timed one by one on the thread CPU clock; each navigator update and
 -- the budget's collector steps too. T.frame_begin() / T.frame_end(f, ms) around each frame.
 local function make_tracer(world, budget, strm)
-  local tc = core.thread_clock
+  local tc, wc = core.thread_clock, core.clock
   local T = { sums = {}, counts = {}, names = {}, over = {}, by_top = {}, top = 0, top_name = nil, upd = 0,
-    upd_max = 0, upd_what = nil, upd_sum = 0, restore = {}, cmax = {}, cslow = {}, ccalls = {} }
+    upd_max = 0, upd_what = nil, upd_sum = 0, restore = {}, cmax = {}, cslow = {}, ccalls = {}, slow = {},
+    worst = {}, frame = 0 }
   local sums, counts, names = T.sums, T.counts, T.names
   local cmax, cslow, ccalls = T.cmax, T.cslow, T.ccalls
-  local function finish(t0, label, ...)
-    local dt = tc() - t0
+  -- (--faults: each call's page faults of the game's thread, getrusage: route.thread_faults)
+  local faults = flags.faults and core.route.thread_faults or function() return 0 end
+  local heap = function() return collectgarbage("count") end
+  -- A call over 0.5 ms described (what it did: desc(a, b, c, r1, r2, r3) of its first three arguments and
+  -- returns), kept in the frame's list and among the run's 12 slowest.
+  local SLOW = 0.5e-3
+  local function note(label, dt, wdt, df, dh, txt)
+    local line = ("%s %.2f ms (wall %.2f, faults %d, Lua heap %+.0f KB)%s"):format(label, dt * 1e3, wdt * 1e3, df,
+      dh, txt and (": " .. txt) or "")
+    T.slow[#T.slow + 1] = line
+    local w = T.worst
+    if #w < 12 or dt > w[#w][1] then
+      w[#w + 1] = { dt, ("frame %d: %s"):format(T.frame, line) }
+      table.sort(w, function(x, y) return x[1] > y[1] end)
+      if #w > 12 then w[#w] = nil end
+    end
+  end
+  local function account(dt, label)
     if sums[label] == nil then names[#names + 1] = label end
     sums[label] = (sums[label] or 0) + dt
     counts[label] = (counts[label] or 0) + 1
@@ -203,28 +226,127 @@ local function make_tracer(world, budget, strm)
     ccalls[label] = (ccalls[label] or 0) + 1
     if dt > (cmax[label] or 0) then cmax[label] = dt end
     if dt > 0.5e-3 then cslow[label] = (cslow[label] or 0) + 1 end
+  end
+  -- (a described call: its time by both clocks, its faults and the Lua heap's change, and desc's text when
+  -- over 0.5 ms; pre(a) read before it, given to desc as its 7th argument)
+  local limw, limm -- (a planner's join work and ms, planner:join_limit's: below)
+  T.past = { n = 0, calls = 0, worst = 0, sum = 0, two = 0, two_spent = 0, setup = 0 } -- planner calls with a join
+  -- ms limit: those 0.25 ms past it; those that ran two endpoint searches or more, and of them those whose units
+  -- reached the limit (one search begun after the limit was spent: route_start.c's jpause), set-ups over 0.25 ms
+  local function finish_d(t0, w0, f0, h0, p0, label, desc, a, b, c, ...)
+    local dt = tc() - t0
+    local wdt = wc() - w0
+    local lim = limm and limm[a]
+    if lim and lim > 0 and label:sub(1, 8) == "planner." and label ~= "planner.flat" then
+      local P, ex = T.past, dt - lim * 1e-3 -- (thread CPU past the limit: the limit reads the monotonic clock)
+      P.calls = P.calls + 1
+      if ex > 0.25e-3 then P.n, P.sum = P.n + 1, P.sum + ex end
+      if ex > P.worst then P.worst = ex end
+      if a.last_call then
+        local units, _, _, joins, _, _, _, _, _, _, _, sms = a:last_call()
+        if joins >= 2 then
+          P.two = P.two + 1
+          if limw[a] and limw[a] > 0 and units >= limw[a] then P.two_spent = P.two_spent + 1 end
+        end
+        if sms and sms > 0.25 then P.setup = P.setup + 1 end
+      end
+    end
+    if dt > SLOW then
+      local r1, r2, r3 = ...
+      note(label, dt, wdt, faults() - f0, heap() - h0, desc and desc(a, b, c, r1, r2, r3, p0, w0 + wdt))
+    end
+    account(dt, label)
     return ...
   end
-  local function wrap(methods, prefix, list)
+  local function wrap(methods, prefix, list, descs, pre)
     for _, name in ipairs(list) do
       local f = methods[name]
       if type(f) == "function" then
         local label = prefix .. name
-        methods[name] = function(...) return finish(tc(), label, f(...)) end
+        local desc = descs and descs[name]
+        methods[name] = function(a, b, c, ...)
+          local f0, h0, p0 = faults(), heap(), pre and pre(a)
+          local w0 = wc()
+          return finish_d(tc(), w0, f0, h0, p0, label, desc, a, b, c, f(a, b, c, ...))
+        end
         T.restore[#T.restore + 1] = function() methods[name] = f end
       end
     end
   end
+  local function past(deadline, w1) -- ms past a deadline on core.clock's scale
+    return deadline and ("%.2f ms past its deadline"):format((w1 - deadline) * 1e3) or "no deadline"
+  end
+  local qbytes = function(q) return q:bytes() end
+  local qdesc = {
+    step_until = function(q, max, deadline, st, n, _, b0, w1)
+      return ("%s, %s of %s expansions, %s (one expansion at least that long); the query's bytes %d -> %d KB")
+        :format(tostring(st), tostring(n), tostring(max), past(deadline, w1), math.floor(b0 / 1024), math.floor(q:bytes() / 1024))
+    end,
+    step = function(q, n, _, st, _, _, b0, _) return ("%s, %s expansions asked; the query's bytes %d -> %d KB")
+      :format(tostring(st), tostring(n), math.floor(b0 / 1024), math.floor(q:bytes() / 1024)) end,
+    result_step = function(q, max, deadline, r1, r2, _, b0, w1)
+      return ("%s %s (checks of %s), %s; the query's bytes %d -> %d KB"):format(tostring(r1), r1 == "pending" and
+        tostring(r2) or "", tostring(max), past(deadline, w1), math.floor(b0 / 1024), math.floor(q:bytes() / 1024))
+    end,
+  }
+  qdesc.start = function(q, _, _, r1, r2, _, b0, _) return ("%s %s; the query's bytes %d -> %d KB"):format(
+    tostring(r1), tostring(r2), math.floor(b0 / 1024), math.floor(q:bytes() / 1024)) end
+  -- a planner's join limit (planner:join_limit's work and ms, kept by planner)
+  limw = setmetatable({}, { __mode = "k" })
+  limm = setmetatable({}, { __mode = "k" })
+  local function pdesc_of(p, what, b0)
+    if not p.last_call then return what end -- (a build before planner:last_call)
+    local units, blocks, sets, joins, restarts, expanded, nodes, jms, ems, lms, umax, sms, remakes = p:last_call()
+    return ("%s; joins: %d units of %s / %s ms, %d blocks built, %d tile sets made, %d searches (%d begun again) in"
+      .. " %.2f ms (set-up %.2f, %s arrays remade; loops %.2f, longest unit %.2f); %d portals expanded in %.2f ms;"
+      .. " %d nodes; the planner's bytes %d -> %d KB"):format(what, units, tostring(limw[p]), tostring(limm[p]), blocks,
+      sets, joins, restarts, jms, sms or 0, tostring(remakes), lms, umax, expanded, ems, nodes, math.floor(b0 / 1024),
+      math.floor(p:bytes() / 1024))
+  end
+  local pdesc = {
+    step = function(p, n, _, r1, r2, _, b0) return pdesc_of(p, ("%s %s, %s portals asked"):format(tostring(r1),
+      tostring(r2 or ""), tostring(n)), b0) end,
+    start_multi = function(p, _, st, r1, r2, _, b0) return pdesc_of(p, ("%s %s, %d starts"):format(
+      tostring(r1), tostring(r2 or ""), #st), b0) end,
+    start = function(p, _, _, r1, r2, _, b0) return pdesc_of(p, ("%s %s"):format(tostring(r1), tostring(r2 or "")),
+      b0) end,
+    flat = function(_, _, _, r1) return ("%s crossings"):format(type(r1) == "table" and tostring(r1.n) or "-") end,
+  }
   local q = core.query.new(world.tree, { max_nodes = 16 })
   wrap(getmetatable(world.tree).__index, "tree.", { "visible", "visible_xyz", "visible_many", "los_step",
     "locate", "locate_status", "adjacency_prepare", "los_prepare", "raycast", "nearest_free" })
   wrap(getmetatable(q).__index, "query.", { "start", "step", "step_until", "result", "result_step", "find",
-    "corridor" })
+    "corridor" }, qdesc, qbytes)
   q:close()
   local planner = require "octonav.planner"
   local p = planner.acquire(world)
-  wrap(getmetatable(p).__index, "planner.", { "start", "start_multi", "step", "flat", "plan" })
+  local pm = getmetatable(p).__index
+  wrap(pm, "planner.", { "start", "start_multi", "step", "flat", "plan" }, pdesc, qbytes)
+  local jl = pm.join_limit
+  pm.join_limit = function(pp, work, ms)
+    limw[pp], limm[pp] = work, ms
+    return jl(pp, work, ms)
+  end
+  T.restore[#T.restore + 1] = function() pm.join_limit = jl end
   planner.release(world, p)
+  -- the C walk (core.walker, lua_walk.c: budget:update's first pass): navigators walked, handed back
+  local wm = getmetatable(core.walker()).__index
+  wrap(wm, "walker.", { "attach", "park", "take", "stream" })
+  local walk = wm.walk
+  local wk = {} -- (the walk's held and parked slots, lines of sight given, its clock: before the call)
+  local function wdesc(_, _, _, nret, used, walked)
+    return ("%s walked of %d held (%d parked), %s handed back to Lua, %s of %d lines of sight; clock %s"):format(
+      tostring(walked), wk.held, wk.parked, tostring(nret), tostring(used), wk.checks, tostring(wk.clock))
+  end
+  wm.walk = function(w, navs, pos, sts, wps, ret, checks, deadline, clock, ...)
+    local f0, h0 = faults(), heap()
+    wk.held, wk.parked = w:size()
+    wk.checks, wk.clock = checks, deadline and clock
+    local w0 = wc()
+    return finish_d(tc(), w0, f0, h0, nil, "walker.walk", wdesc, nil, nil, nil,
+      walk(w, navs, pos, sts, wps, ret, checks, deadline, clock, ...))
+  end
+  T.restore[#T.restore + 1] = function() wm.walk = walk end
   wrap(budget, "budget.", { "collect" })
   -- (--stream: the C streamer's update, the installs' part of streamer:update on the game's thread)
   if strm then wrap(getmetatable(strm.core).__index, "streamer.", { "update" }) end
@@ -242,7 +364,9 @@ local function make_tracer(world, budget, strm)
   end
   Nav.update = function(self, ...) return done(tc(), self.state, upd(self, ...)) end
   T.restore[#T.restore + 1] = function() Nav.update = upd end
-  function T.frame_begin()
+  function T.frame_begin(f)
+    T.frame = f or T.frame + 1
+    if #T.slow > 0 then T.slow = {} end
     for _, k in ipairs(names) do sums[k], counts[k] = 0, 0 end
     T.top, T.top_name, T.upd, T.upd_max, T.upd_what, T.upd_sum = 0, nil, 0, 0, nil, 0
   end
@@ -279,6 +403,7 @@ local function make_tracer(world, budget, strm)
       ms - T.upd_sum * 1e3, parts_, sms and ("; streamer:update %.2f"):format(sms) or "")
       .. (T.ch and ("; streamer's changes: %d loaded, %d unloaded, %d failed, %d stale"):format(#T.ch.loaded,
         #T.ch.unloaded, #T.ch.failed, #T.ch.stale) or "")
+    for _, l in ipairs(T.slow) do T.over[#T.over + 1] = "    call " .. l end
   end
   function T.close()
     for _, r in ipairs(T.restore) do r() end
@@ -518,7 +643,7 @@ local function run_pass()
   local fl0
   local run0 = core.clock()
   for f = 1, o.frames do
-    if T then T.frame_begin() end
+    if T then T.frame_begin(f) end
     if LP then LP.frame_begin() end
     if GY then
       GY.check(-f)
@@ -933,6 +1058,13 @@ local function report(p, r)
     table.sort(cl)
     print("  traced calls over 0.5 ms / calls, worst ms (thread CPU): " .. table.concat(cl, "; "))
     for _, line in ipairs(r.trace.over) do print(line) end
+    local P = r.trace.past
+    print(("  planner calls with a join ms limit: %d, %d of them over it by more than 0.25 ms thread CPU (%.2f ms in"
+      .. " all past it), the worst %.2f ms past; %d ran two endpoint searches or more, %d of them at or past their"
+      .. " units; %d with a search set-up over 0.25 ms"):format(P.calls, P.n, P.sum * 1e3, P.worst * 1e3, P.two,
+      P.two_spent, P.setup))
+    print("  the run's slowest traced calls (thread CPU):")
+    for _, w in ipairs(r.trace.worst) do print("    " .. w[2]) end
   end
 end
 

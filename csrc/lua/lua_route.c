@@ -15,7 +15,7 @@
  *       one join scratch, route.h, and the box sets joins build, route_boxes.h); graph:joins_bytes([max_box_bytes])
  *       -> bytes of both, the sets' bytes, their count, their bound (set first when given)
  *   planner:start(tree, a, b) / planner:start_multi(tree, starts, goals [, opts]) -> "running" | "found"
- *   planner:join_limit(work [, ms]); planner:joining() -> bool, units (joins cut to fit, octonav_world.h)
+ *   planner:join_limit(work [, ms]); planner:joining() -> bool, units (joins cut to fit, octonav_world.h); probes: lua_route_probe.c
  *   planner:step(budget) -> "running" | "found"; planner:result() -> route; planner:plan(tree, a, b) ->
  *       route (start and step to the end); planner:flat([into]) -> the route's flat form: its scalar
  *       fields, its steps from [1] 7 numbers each (tile, portal, to_tile, to_portal, x, y, z), .n of
@@ -28,8 +28,7 @@
  * "goal_blocked", "out_of_nodes", "graph_changed", "corrupt", "version", ...) and, for "loading", the
  * tile's linear index. A planner keeps its world graph alive; closing the graph makes it raise.
  */
-#include "lua_util.h"
-#include "route.h"
+#include "lua_route_probe.h" /* (lua_util.h, route.h) */
 #include "route_boxes.h"
 
 #include <math.h>
@@ -676,6 +675,7 @@ static int l_plan(lua_State *L)
     return pinned_result(L, u, 0, 0);
 }
 
+static int l_last_call(lua_State *L) { return on_lua_push_route_calls(L, checkp(L, 1)->h.p); }
 static int l_bytes(lua_State *L)
 {
     lplanner *u = checkp(L, 1);
@@ -690,8 +690,8 @@ int on_lua_route_open(lua_State *L)
                                         {"planner", l_planner},   {"joins_bytes", l_joins_bytes}, {NULL, NULL}};
     static const luaL_Reg pmethods[] = {{"start", l_start}, {"start_multi", l_start_multi}, {"step", l_step},
                                         {"result", l_result}, {"flat", l_flat}, {"plan", l_plan}, {"bytes", l_bytes},
-                                        {"join_limit", l_join_limit}, {"joining", l_joining}, {NULL, NULL}};
-    static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"portals", l_portals}, {"world", l_world}, {NULL, NULL}};
+                                        {"join_limit", l_join_limit}, {"joining", l_joining}, {"last_call", l_last_call}, {NULL, NULL}};
+    static const luaL_Reg funcs[] = {{"build", l_build}, {"info", l_info}, {"portals", l_portals}, {"world", l_world}, {"thread_faults", on_lua_thread_faults}, {NULL, NULL}};
     on_lua_newclass(L, &wgraph_class, gmethods);
     on_lua_newclass(L, &planner_class, pmethods);
     luaL_newlib(L, funcs);

@@ -101,6 +101,7 @@ static int reach_reserve(on_reach *r, size_t nbox, size_t nadj, size_t ntarget, 
             fail |= *arr[i] == NULL;
         }
         r->cur = r->tcur = 0; /* nothing is seen, done or mapped */
+        r->remakes++;
         r->zeroed = c;
         if (fail) {
             for (size_t i = 0; i < sizeof arr / sizeof *arr; i++) {
@@ -356,6 +357,7 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
     uint32_t roots[8];
     int nroot = 0;
     on_boxlazy *z = lazy_of(r, s);
+    double t0 = r->deadline > 0 ? reach_now() : 0;
     if (z && (nroot = on_boxlazy_locate_all(z, p, 1, roots)) < 0) return ON_FAILURE | ON_NO_MEMORY; /* (builds p's blocks) */
     if (s->nbox == 0) return ON_FAILURE | ON_BLOCKED;
     if (reach_reserve(r, s->nbox, z ? 0 : s->adj_off[s->nbox], npt, z != NULL)) return ON_FAILURE | ON_NO_MEMORY;
@@ -370,6 +372,7 @@ on_status on_reach_points_group(on_reach *r, const on_boxset *s, const double *p
         for (uint32_t i = 0; i < npt; i++) r->hp[i] = dist3(pts + 3 * (size_t)i, to);
         on_reach_order_targets(r, pts, npt, p);
     }
+    if (r->deadline > 0) r->setup_s += reach_now() - t0;
     r->heap_failed = 0;
     /* what a suspended search needs to go on (on_reach_resume) */
     struct reach_resume *rs = &r->rs;

@@ -103,6 +103,12 @@ typedef struct on_reach {
     size_t limit;
     double deadline;
     size_t work;
+    /* (a probe, route.h's on_route_calls: the seconds in the search's loop and the longest gap between
+     * two reads of the deadline's clock in it, added to by each call with a deadline; the caller zeroes) */
+    double loop_s, unit_max;
+    double setup_s;  /* (and the seconds in its set-up: reach_reserve, the targets mapped; the remakes of its
+                      * per-box arrays there) */
+    size_t remakes;
     int suspended;
     struct reach_resume {      /* a suspended search's state (reach_run.c) */
         size_t n, need, pops, met_at;

@@ -6,6 +6,7 @@
 #ifndef OCTONAV_REACH_IMPL_H
 #define OCTONAV_REACH_IMPL_H
 
+#include <time.h>
 #include "nodepool.h"
 #include "reach.h"
 #include "util.h"
@@ -108,6 +109,14 @@ static inline void reach_bytes(on_reach *r)
  * calloc'd, and zeroed only as far as boxes exist (a lazy set's are numbered on as its blocks are
  * built), so a scratch made with room to spare touches no page of that room (calloc memsets memory the
  * heap reuses: a MB of it is ~250 page faults, ~3 ms on the seed's machine at load 8). */
+/* The monotonic clock, seconds (the probes of reach.h's setup_s). */
+static inline double reach_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static inline void stamps_upto(on_reach *r, size_t n)
 {
     if (n > r->cap) n = r->cap;

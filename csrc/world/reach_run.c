@@ -418,11 +418,15 @@ static double now_s(void)
 
 /* Has the running call spent its work limit (reach.h: r->limit units, r->deadline; never before its
  * first unit, so that every call goes on)? */
-static inline int over_limit(const on_reach *r)
+static inline int over_limit(on_reach *r, double *last)
 {
     if (!r->work) return 0;
     if (r->limit && r->work >= r->limit) return 1;
-    return r->deadline > 0 && now_s() >= r->deadline;
+    if (!(r->deadline > 0)) return 0;
+    double now = now_s();
+    if (now - *last > r->unit_max) r->unit_max = now - *last; /* (the probe: route.h's on_route_calls) */
+    *last = now;
+    return now >= r->deadline;
 }
 
 static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d);
@@ -486,7 +490,15 @@ void on_reach_run_more(on_reach *r, const on_boxset *s, const reach_stop *d)
 
 /* The search's loop (on_reach_run's comment), from the state in r->rs: stops at the work limit with
  * r->suspended set and its state saved there, to go on where it stopped (on_reach_run_more). */
+static void reach_loop_run(on_reach *r, const on_boxset *s, const reach_stop *d);
 static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
+{
+    double t0 = r->deadline > 0 ? now_s() : 0;
+    reach_loop_run(r, s, d);
+    if (r->deadline > 0) r->loop_s += now_s() - t0;
+}
+
+static void reach_loop_run(on_reach *r, const on_boxset *s, const reach_stop *d)
 {
     const uint32_t cur = r->cur;
     on_boxlazy *z = lazy_of(r, s);
@@ -494,8 +506,9 @@ static void reach_loop(on_reach *r, const on_boxset *s, const reach_stop *d)
     size_t n = r->rs.n, need = r->rs.need, pops = r->rs.pops, met_at = r->rs.met_at;
     double best = r->rs.best;
     int met_any = r->rs.met_any;
+    double last = r->deadline > 0 ? now_s() : 0;
     while (n > 0) {
-        if (over_limit(r)) {
+        if (over_limit(r, &last)) {
             r->rs.n = n;
             r->rs.need = need;
             r->rs.pops = pops;

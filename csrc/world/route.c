@@ -137,7 +137,7 @@ void on_route_set_joins(on_route *r, on_route_joins *j)
     if (!r) return;
     joins_free_own(r);
     r->joins = j;
-    r->joining = r->jown = r->jsusp = 0; /* (a join under way is dropped) */
+    r->joining = r->jown = r->jsusp = r->jpause = 0; /* (a join under way is dropped) */
     if (on_in_progress(r->status)) r->status = ON_FAILURE | ON_INVALID;
 }
 

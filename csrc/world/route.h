@@ -115,6 +115,28 @@ size_t on_route_joins_bytes(const on_route_joins *j);
  * its next start). */
 void on_route_set_joins(on_route *r, on_route_joins *j);
 
+/* What a planner's last call (a start, on_route_start*, or a step, on_route_step) did: a probe for the
+ * frames' traces (bench/frames.lua --trace; the Lua binding's planner:last_call()). Zeroed by each call. */
+typedef struct on_route_calls {
+    size_t units;     /* join work units spent (info.join_work: boxes popped, lazy blocks built x 8) */
+    size_t blocks;    /* lazy blocks its joins built */
+    size_t sets;      /* tile box sets it made (a miss of the planner's or the world's cache) */
+    size_t joins;     /* endpoint searches it ran: begun, resumed */
+    size_t restarts;  /* suspended endpoint searches begun again (their set grew or changed meanwhile) */
+    size_t expanded;  /* portals expanded */
+    size_t nodes;     /* the search's nodes after it */
+    double join_s;    /* seconds of the monotonic clock in its joins, and in its expansion */
+    double expand_s;
+    double loop_s;    /* with a time limit: the joins' seconds in their searches' loops (the rest: their set-up,
+                       * the targets mapped, the corridors pulled, the nodes pushed), and the longest gap between
+                       * two reads of the clock there (a box settled, with the blocks built for it) */
+    double unit_max;
+    double setup_s;   /* with a time limit: the searches' set-up (their arrays reserved, the targets mapped, the
+                       * blocks holding their point built), and the remakes of the per-box arrays there */
+    size_t remakes;
+} on_route_calls;
+void on_route_last_call(const on_route *r, on_route_calls *out);
+
 /* The heuristic's weight in the world graph search's keys (f = g + weight x h; the default ROUTE_WEIGHT,
  * route.c): 1 is the optimal A* over the graph, w > 1 a route of cost at most w x that one's. Valid
  * 1 <= weight <= ROUTE_WEIGHT_MAX; another value is refused (ON_FAILURE | ON_INVALID, the weight unchanged).

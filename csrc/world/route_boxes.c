@@ -219,6 +219,8 @@ on_status on_route_boxes_get(on_route_boxes *c, const on_tree *t, uint32_t tile,
     return ON_SUCCESS;
 }
 
+uint64_t on_route_boxes_gens(const on_route_boxes *c) { return c ? c->gens : 0; }
+
 void on_route_set_boxes(on_route *r, on_route_boxes *c)
 {
     if (!r) return;

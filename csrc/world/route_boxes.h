@@ -56,6 +56,8 @@ size_t on_route_boxes_limit(const on_route_boxes *c);
 /* The cache's bytes (its sets and its own records) and its sets. */
 size_t on_route_boxes_bytes(const on_route_boxes *c);
 size_t on_route_boxes_sets(const on_route_boxes *c);
+/* The sets it has made so far (each set made gets the next generation: a new set, a cache miss). */
+uint64_t on_route_boxes_gens(const on_route_boxes *c);
 /* r's joins take their sets from c from now on (its own cached sets are freed); NULL: its own again. */
 void on_route_set_boxes(on_route *r, on_route_boxes *c);
 

@@ -140,6 +140,10 @@ struct on_route {
     double step_deadline;  /* a step's end by the monotonic clock (join_seconds from its start; 0: none):
                             * its portals' expansion stops there too (on_route_expand, every 8) */
     int joining, jown, jsusp, jstage, jnear;
+    /* jpause: the joins stopped between two endpoints (the call's limit spent when one's search ended: the
+     * next one's search, its set-up included -- the arrays reserved, the targets mapped, its first blocks
+     * built --, begins in the next call; route_start.c joins_run) */
+    int jpause;
     /* A plan's radius (nav leaves beyond the tree's, on_route_set_join_radius; 0: none): the joins of an
      * endpoint whose tile holds the other end keep it (reach.h rtree), so a start and a goal in one
      * tile join directly only by a way that keeps it; jplain: the endpoint being joined met nothing so
@@ -151,6 +155,7 @@ struct on_route {
     size_t jincap, jns, jng, ji, jpushed;
     const on_boxset *jset;
     uint64_t jgen;
+    on_route_calls calls;  /* the last start's or step's work (route.h, on_route_last_call) */
     uint32_t jbuilt;       /* jset's blocks built when its search stopped (a lazy set shared with other
                             * planners: one that built more meanwhile makes the search start again) */
 };

@@ -25,9 +25,11 @@ static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const 
     if (*out) return ON_SUCCESS;
     if (r->boxes) { /* the world's shared cache: the set pinned until the call ends (route_boxes.h) */
         on_route_boxent *x;
+        uint64_t gens = on_route_boxes_gens(r->boxes);
         on_status st = on_route_boxes_get(r->boxes, t, tile, r->lazy_bdepth ? r->lazy_bdepth : ROUTE_LAZY_BDEPTH, &x,
                                           out, lz, gen);
         if (on_failed(st)) return st;
+        if (*gen > gens) r->calls.sets++; /* (a set made: a miss) */
         on_route_boxes_unpin(r->boxes, r->bpin[0]); /* (the endpoint before the last: done with) */
         r->bpin[0] = r->bpin[1];
         r->bpin[1] = x;
@@ -45,6 +47,7 @@ static on_status tile_boxes(on_route *r, const on_tree *t, uint32_t tile, const 
         if (x->used < c->used) c = x;
     }
     c->valid = 0;
+    r->calls.sets++;
     on_boxset_free(c->own);
     c->own = NULL;
     int bd = r->lazy_bdepth ? r->lazy_bdepth : ROUTE_LAZY_BDEPTH;
@@ -187,6 +190,8 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
     /* a search suspended at the last call's limit goes on, over the same set (else it starts again) */
     uint32_t built = e->lz ? e->lz->built : 0; /* (another planner's join may build into a shared set) */
     int resume = r->jsusp && r->reach.suspended && r->jset == e->s && r->jgen == e->gen && r->jbuilt == built;
+    r->calls.joins++;
+    if (r->jsusp && !resume) r->calls.restarts++;
     r->jsusp = 0;
     r->jset = e->s;
     r->jgen = e->gen;
@@ -213,6 +218,7 @@ static on_status endpoint_reach(on_route *r, const endpoint *e, const double *go
         st = on_reach_points_group(&r->reach, e->s, r->pts, nt, e->local, r->grp, to, ROUTE_DIRECTED_WEIGHT,
                                    ROUTE_DIRECTED_SLACK, ROUTE_DIRECTED_ADD * r->w->n, budget, r->cost, reached);
     }
+    if (e->lz) r->calls.blocks += e->lz->built - built;
     if (on_in_progress(st)) {
         r->jsusp = 1;
         r->jbuilt = e->lz ? e->lz->built : 0;
@@ -249,12 +255,28 @@ void on_route_reset(on_route *r)
     r->revision = r->w->revision;
 }
 
+/* Has the running call spent its limit (r->reach.limit units, r->reach.deadline; reach_run.c's test)?
+ * Never before its first unit, so that every call goes on. */
+static int joins_spent(const on_route *r)
+{
+    if (!r->reach.work) return 0;
+    if (r->reach.limit && r->reach.work >= r->reach.limit) return 1;
+    return r->reach.deadline > 0 && on_route_now() >= r->reach.deadline;
+}
+
 /* The joins from where they stand (r->jstage, r->ji: the endpoint being joined, its search resumed
  * when suspended), within the call's limit (r->reach.limit, deadline, work: joins_call): the status,
  * ON_IN_PROGRESS with r->joining when the limit stopped them (or when they are done: the planner's
- * search over the portals comes next). */
+ * search over the portals comes next). An endpoint's search is begun only while the call's limit is
+ * not spent (joins_spent): one that ended past it leaves the next one's -- its set-up, which no unit
+ * counts: the per-box arrays reserved, the portals mapped to their boxes, the blocks holding its point
+ * built -- to the next call (r->jpause). Before, a call that ended one endpoint's search at its limit
+ * began the next one's, set-up and all, past the limit, and stopped after it (spec/176: 12 of 935 calls
+ * of one unit; a set-up took 1.5-1.9 ms thread CPU in the streamed frames when it remade the per-box
+ * arrays, docs/benchmarks.md session 32). The joins are the same. */
 static on_status joins_run(on_route *r)
 {
+    r->jpause = 0;
     const on_tree *t = r->jtree;
     size_t ns = r->jns, ng = r->jng;
     const double *starts = r->jin, *goals = r->jin + 3 * ns, *scost = r->jinc, *gcost = r->jinc + ns;
@@ -263,6 +285,10 @@ static on_status joins_run(on_route *r)
     /* goals: their joins to their tile's portals */
     for (; r->jstage == 0 && r->ji < ng; r->ji++) {
         size_t i = r->ji;
+        if (!r->jsusp && joins_spent(r)) {
+            r->jpause = 1;
+            return ON_IN_PROGRESS;
+        }
         on_status st = endpoint_of(r, t, goals + 3 * i, 1, &e);
         if (on_failed(st)) return st;
         double gc = gcost[i] * inv;
@@ -311,6 +337,10 @@ static on_status joins_run(on_route *r)
     /* starts: push the portals each reaches (and a direct join to a goal in its tile) */
     for (; r->ji < ns; r->ji++) {
         size_t i = r->ji;
+        if (!r->jsusp && joins_spent(r)) {
+            r->jpause = 1;
+            return ON_IN_PROGRESS;
+        }
         on_status st = endpoint_of(r, t, starts + 3 * i, 0, &e);
         if (on_failed(st)) return st;
         memcpy(r->startpt + 3 * i, e.nav, sizeof e.nav);
@@ -364,9 +394,12 @@ static on_status joins_run(on_route *r)
  * none between calls). */
 static on_status joins_call(on_route *r)
 {
+    double t0 = on_route_now();
     r->reach.limit = r->join_work;
-    r->reach.deadline = r->join_seconds > 0 ? on_route_now() + r->join_seconds : 0;
+    r->reach.deadline = r->join_seconds > 0 ? t0 + r->join_seconds : 0;
     r->reach.work = 0;
+    r->reach.loop_s = r->reach.unit_max = r->reach.setup_s = 0;
+    r->reach.remakes = 0;
     on_status st = joins_run(r);
     /* (the suspended search's set held until the next call; else let go) */
     on_route_boxes_hold(r->boxes, &r->bhold, r->bpin, 2, on_in_progress(st) && r->jsusp ? r->jgen : 0);
@@ -375,8 +408,14 @@ static on_status joins_call(on_route *r)
         r->bpin[i] = NULL;
     }
     r->info.join_work = r->reach.work;
-    r->joining = on_in_progress(st) && r->jsusp;
+    r->joining = on_in_progress(st) && (r->jsusp || r->jpause);
     if (!r->joining) r->reach.suspended = 0;
+    r->calls.units += r->reach.work;
+    r->calls.join_s += on_route_now() - t0;
+    r->calls.loop_s += r->reach.loop_s;
+    r->calls.setup_s += r->reach.setup_s;
+    r->calls.remakes += r->reach.remakes;
+    if (r->reach.unit_max > r->calls.unit_max) r->calls.unit_max = r->reach.unit_max;
     return r->status = st;
 }
 
@@ -389,6 +428,7 @@ static on_status start_sets(on_route *r, const on_tree *t, const double *starts,
     on_route_boxes_hold(r->boxes, &r->bhold, NULL, 0, 0); /* (a join the last start left suspended) */
     r->joining = 0;
     r->jsusp = 0;
+    r->jpause = 0;
     r->reach.suspended = 0;
     r->status = ON_FAILURE | ON_INVALID;
     if (!t || ns == 0 || ng == 0 || !starts || !goals) return r->status;
@@ -470,10 +510,12 @@ static int borrow(on_route *r)
 on_status on_route_start(on_route *r, const on_tree *t, const double a[3], const double b[3])
 {
     if (!r || !a || !b) return ON_FAILURE | ON_INVALID;
+    memset(&r->calls, 0, sizeof r->calls);
     joins_home(r); /* (a join under way is dropped) */
     if (borrow(r)) return r->status = ON_FAILURE | ON_INVALID; /* (route_plan.h) */
     on_status st = start_sets(r, t, a, NULL, 1, b, NULL, 1, 1);
     start_end(r);
+    r->calls.nodes = r->nnode;
     return st;
 }
 
@@ -481,10 +523,12 @@ on_status on_route_start_multi(on_route *r, const on_tree *t, const double *star
                                size_t ns, const double *goals, const double *goal_cost, size_t ng)
 {
     if (!r) return ON_FAILURE | ON_INVALID;
+    memset(&r->calls, 0, sizeof r->calls);
     joins_home(r);
     if (borrow(r)) return r->status = ON_FAILURE | ON_INVALID;
     on_status st = start_sets(r, t, starts, start_cost, ns, goals, goal_cost, ng, 0);
     start_end(r);
+    r->calls.nodes = r->nnode;
     return st;
 }
 
@@ -492,6 +536,7 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
 {
     if (done) *done = 0;
     if (!r) return ON_FAILURE | ON_INVALID;
+    memset(&r->calls, 0, sizeof r->calls);
     r->step_deadline = r->join_seconds > 0 ? on_route_now() + r->join_seconds : 0;
     if (r->joining) { /* a start stopped at its join limit: its joins go on first */
         if (r->w->revision != r->revision) {
@@ -501,9 +546,23 @@ on_status on_route_step(on_route *r, size_t budget, size_t *done)
         }
         on_status st = joins_call(r);
         if (!r->joining) joins_home(r);
+        r->calls.nodes = r->nnode;
         if (r->joining || !on_in_progress(st)) return st;
     }
-    return on_route_expand(r, budget, done);
+    double t0 = on_route_now();
+    size_t n = 0;
+    on_status st = on_route_expand(r, budget, &n);
+    if (done) *done = n;
+    r->calls.expanded = n;
+    r->calls.nodes = r->nnode;
+    r->calls.expand_s = on_route_now() - t0;
+    return st;
+}
+
+void on_route_last_call(const on_route *r, on_route_calls *out)
+{
+    if (r) *out = r->calls;
+    else memset(out, 0, sizeof *out);
 }
 
 void on_route_set_join_limit(on_route *r, size_t work, double seconds)

@@ -263,6 +263,7 @@ add("p:plan", { "p", "w", "t" }, function() return { A, B } end, function(o, a, 
 add("p:bytes", { "p", "w" }, none, function(o) return o.p:bytes() end)
 add("p:join_limit", { "p", "w" }, function() return { 4, 0.5 } end, function(o, n, ms) return o.p:join_limit(n, ms) end)
 add("p:joining", { "p", "w" }, none, function(o) return o.p:joining() end)
+add("p:last_call", { "p", "w" }, none, function(o) return o.p:last_call() end)
 -- grid
 add("g:set", { "g" }, function() return { 3, 3, 0, true } end, function(o, x, y, z, b) return o.g:set(x, y, z, b) end)
 add("g:blocked", { "g" }, function() return { 1, 1, 0 } end, function(o, x, y, z) return o.g:blocked(x, y, z) end)
