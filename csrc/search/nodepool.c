@@ -309,6 +309,16 @@ static int nodes_enlarge(on_nodepool *p)
     return 0;
 }
 
+int on_pool_grow_ahead(on_nodepool *p, size_t room)
+{
+    size_t want = p->nnodes + room < p->max_nodes ? p->nnodes + room : p->max_nodes;
+    while (2 * want > p->mapmask + 1 && !(p->map == p->big && p->mapmask + 1 >= p->bigmax))
+        if (map_enlarge(p) != 0) return -1;
+    while (want > p->nodecap && p->nodecap < p->max_nodes)
+        if (nodes_enlarge(p) != 0) return -1;
+    return 0;
+}
+
 int32_t on_pool_get_slow(on_nodepool *p, on_cell c, int *created)
 {
     /* (every map stays at most half full: the big one can hold 2 * max_nodes slots) */

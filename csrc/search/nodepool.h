@@ -78,6 +78,18 @@ void on_pool_free(on_nodepool *p);
  * a row after searches that each used under an eighth of its nodes is cut to twice the last one's
  * first (at least ON_POOL_KEEP_NODES). */
 void on_pool_reset(on_nodepool *p);
+/* The nodes a search can still make before the map or the node array must grow (0 when due; SIZE_MAX
+ * when both are as large as they get: max_nodes nodes). */
+static inline size_t on_pool_room(const on_nodepool *p)
+{
+    if (p->nodecap >= p->max_nodes && 2 * p->max_nodes <= p->mapmask + 1) return SIZE_MAX;
+    return p->fastmax > p->nnodes ? p->fastmax - p->nnodes : 0;
+}
+/* Grow the map and the node array now for `room` more nodes (up to max_nodes), as the search's own
+ * growth would (the same doublings, every node of the search indexed again): a caller with a deadline
+ * pays it where it chooses, not in whichever expansion reaches the limit. 0, or -1 on allocation
+ * failure (what grew stays grown). */
+int on_pool_grow_ahead(on_nodepool *p, size_t room);
 /* Index of the node for cell c, creating it when new (*created = 1; g = f = inf, no parent, open,
  * not in the heap, pface -1, covered 0, aux UINT32_MAX). -1 when the pool is full (max_nodes); -2 when growing it failed (no memory; the
  * pool is unchanged). */

@@ -1,6 +1,6 @@
 /*
  * query_mem.c -- what a query holds between searches (on_query_bytes): the bench's memory split and
- * q:bytes() read it.
+ * q:bytes() read it; and its node pool grown ahead of a search's need (on_query_grow_ahead).
  */
 #include "query.h"
 
@@ -14,4 +14,12 @@ size_t on_query_bytes(const on_query *q)
     b += q->corrcap * sizeof *q->corr + q->facescap * sizeof *q->faces + q->clearcap + q->flogcap;
     b += (q->touched.cap + q->ptiles.cap) * 2 * sizeof(uint32_t);
     return b;
+}
+
+size_t on_query_room(const on_query *q) { return q ? on_pool_room(&q->pool) : 0; }
+
+on_status on_query_grow_ahead(on_query *q, size_t room)
+{
+    if (!q) return ON_FAILURE | ON_INVALID;
+    return on_pool_grow_ahead(&q->pool, room) == 0 ? ON_SUCCESS : ON_FAILURE | ON_NO_MEMORY;
 }
