@@ -340,22 +340,29 @@ static double clock_now(void)
  * search (a box bordering thousands of small boxes), so no count of expansions fits a frame's time
  * left; this overshoots the deadline by one expansion at most. *done: the expansions made.
  * The node pool's growth (its map doubled and every node indexed again: 0.5-2.5 ms at 10,000-20,000
- * nodes) is paid at a call's start: a pool within GROW_AHEAD nodes of growing is grown first, and a
- * call whose expansions bring it that near stops there, so the next call grows it. In the expansion
- * that reached it, it ran past the deadline: 13 of 13 step_until calls that ended over 0.25 ms past
- * theirs in a streamed run of 1,000 navigators, by 0.45-2.56 ms (docs/benchmarks.md, session 32). */
+ * nodes) is paid at a call's start: a pool of GROW_FROM nodes or more within GROW_AHEAD of growing is
+ * grown first, and a call whose expansions bring it that near stops there, so the next call grows it.
+ * In the expansion that reached it, it ran past the deadline: 13 of 13 step_until calls that ended
+ * over 0.25 ms past theirs in a streamed run of 1,000 navigators, by 0.45-2.56 ms (docs/benchmarks.md,
+ * session 32). A smaller pool grows as it needs (a few hundredths of a ms; grown ahead, the pools of
+ * searches ending soon after held more). */
 #define GROW_AHEAD 512
+#define GROW_FROM 2048
+static int growth_near(const lquery *u)
+{
+    size_t nodes, room = on_query_room(u->h.p, &nodes);
+    return room < GROW_AHEAD && nodes >= GROW_FROM;
+}
 static on_status update_until(lquery *u, size_t budget, double deadline, size_t *done)
 {
     size_t total = 0;
     on_status s;
-    if (on_query_room(u->h.p) < GROW_AHEAD) (void)on_query_grow_ahead(u->h.p, GROW_AHEAD);
+    if (growth_near(u)) (void)on_query_grow_ahead(u->h.p, GROW_AHEAD);
     do {
         size_t d = 0;
         s = on_query_update(u->h.p, 1, &d);
         total += d;
-    } while (s == ON_IN_PROGRESS && !u->herr && total < budget && clock_now() < deadline &&
-             on_query_room(u->h.p) >= GROW_AHEAD);
+    } while (s == ON_IN_PROGRESS && !u->herr && total < budget && clock_now() < deadline && !growth_near(u));
     *done = total;
     return s;
 }

@@ -183,11 +183,12 @@ ON_API const on_tree *on_query_tree(const on_query *q);
 /* The bytes q holds between searches: its node pool, maps and open list (grown to its largest search
  * so far), caches and result buffers (query_mem.c). */
 ON_API size_t on_query_bytes(const on_query *q);
-/* The nodes q's search can still make before its node pool must grow (0: its next new node grows it);
+/* The nodes q's search can still make before its node pool must grow (0: its next new node grows it;
+ * SIZE_MAX: it is as large as max_nodes allows), *nodes (may be NULL) the nodes it holds now;
  * on_query_grow_ahead grows it now for `room` more nodes (the same doublings the search would make, its
  * nodes indexed again: ~1-2.5 ms at 16,000 nodes), so that a caller with a deadline pays the growth at a
  * call's start rather than in whichever expansion reaches it (q:step_until). ON_FAILURE | ON_NO_MEMORY on failure. */
-ON_API size_t on_query_room(const on_query *q);
+ON_API size_t on_query_room(const on_query *q, size_t *nodes);
 ON_API on_status on_query_grow_ahead(on_query *q, size_t room);
 /* Start a search between world points. Failures at once: ON_OUTSIDE, ON_BLOCKED, ON_UNLOADED (an
  * endpoint's tile is not loaded: info.loading_tile; a tile the search reaches later makes it wait,

@@ -16,7 +16,11 @@ size_t on_query_bytes(const on_query *q)
     return b;
 }
 
-size_t on_query_room(const on_query *q) { return q ? on_pool_room(&q->pool) : 0; }
+size_t on_query_room(const on_query *q, size_t *nodes)
+{
+    if (nodes) *nodes = q ? q->pool.nnodes : 0;
+    return q ? on_pool_room(&q->pool) : 0;
+}
 
 on_status on_query_grow_ahead(on_query *q, size_t room)
 {
