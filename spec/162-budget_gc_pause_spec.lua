@@ -1,13 +1,13 @@
 -- spec/162-budget_gc_pause_spec.lua -- the budget's collector pause and pace (issue 31, goals 1 and 3): on
 -- Lua 5.4 a budget with ms and option gc nil paces the collector to run a little in every frame (pause
--- navbudget.GC_AUTO_PAUSE, 100; step multiplier GC_AUTO_STEPMUL, 4), one with gc = true makes the pause
+-- navbudget.GC_AUTO_PAUSE, 100; step multiplier GC_AUTO_STEPMUL, 8), one with gc = true makes the pause
 -- GC_PAUSE (120), and release_gc puts back what it found. At Lua's pause of 200 a cycle lets the heap
 -- grow to twice what the last cycle left, and what the cycle then frees stays resident in the C
 -- allocator: on the seed's world with 1,000 navigators 8.5-9.9 MB of free space, 3.6-4.7 MB at 120
 -- (docs/benchmarks.md, session 28). Fails before the change: the pause stayed 176 after the first frame.
 -- At pause 120 with Lua's multiplier (100) the collector idled, then swept a cycle's dead objects in a few
 -- frames: 2.5-4.5 ms of sweep in one streamed frame of 1,000 navigators (session 32); the last test
--- counts what one frame sweeps (fails at session 31's pace: 366 KB against 22).
+-- counts what one frame sweeps (fails at session 31's pace: 366 KB against ~40).
 -- Run: busted --lua=lua5.4 spec/162-budget_gc_pause_spec.lua
 local navigator = require "octonav.navigator"
 local navbudget = require "octonav.navbudget"
@@ -60,8 +60,8 @@ describe("a budget's collector pause on Lua 5.4", function()
     end
     assert.equal(120, navbudget.GC_PAUSE)
     assert.equal(100, navbudget.GC_AUTO_PAUSE)
-    assert.equal(4, navbudget.GC_AUTO_STEPMUL)
-    run({ ms = 4 }, 100, 4)
+    assert.equal(8, navbudget.GC_AUTO_STEPMUL)
+    run({ ms = 4 }, 100, 8)
   end)
 
   it("is GC_PAUSE with gc = true, and left alone with gc = false or without ms", function()
@@ -91,7 +91,7 @@ describe("a budget's collector pause on Lua 5.4", function()
   -- A frame's sweep, counted: 50,000 live tables, 16 new tables a frame (~1 KB) each dead 256 frames
   -- later, 2,000 frames or more (below); what a frame frees is the heap before it, plus what it allocated, less the heap
   -- after (collectgarbage("count")). Sweeping is the collector's dearest work (an object a unit): at a
-  -- pace of 5 units a 16 bytes a 1 KB frame sweeps ~320 objects; at Lua's 100, ~6,400.
+  -- pace of 9 units a 16 bytes a 1 KB frame sweeps ~580 objects; at Lua's 100, ~6,400.
   local function most_freed_in_a_frame()
     local b = navigator.budget({ ms = 4 })
     local keep, ring, most = {}, {}, 0

@@ -359,12 +359,12 @@ M.GC_SUB = 8
 -- (docs/benchmarks.md, session 28). 0: Lua's pause left as it is.
 M.GC_PAUSE = 120
 -- The default's pace (option gc nil, with ms, on 5.4): pause GC_AUTO_PAUSE (100: a cycle starts as one
--- ends), multiplier GC_AUTO_STEPMUL (4, kept in fours, used + 1: 5 units of work a 16 bytes allocated,
+-- ends), multiplier GC_AUTO_STEPMUL (8, kept in fours, used + 1: 9 units of work a 16 bytes allocated,
 -- Lua's is 100). A unit is a slot marked but an object swept (~100 ns): at 120 and 100 the collector
 -- idled ~100 frames, then ran a cycle in ~5, a sweep of 2.5-4.5 ms in one frame (11-13 of the 13 streamed
--- 1,000-navigator frames over 4.5 ms). At 100 and 5: the same cycles and work, spread over every frame,
--- at most 1.2 ms in one (docs/benchmarks.md, session 32). 0: left as it is.
-M.GC_AUTO_PAUSE, M.GC_AUTO_STEPMUL = 100, 4
+-- 1,000-navigator frames over 4.5 ms). At 100 and 9 the same work over ~10 times the frames (at 5 the
+-- garbage lingered: 0.98-1.04x the tree beyond it, 0.91-0.95 at 9; docs/benchmarks.md, session 32).
+M.GC_AUTO_PAUSE, M.GC_AUTO_STEPMUL = 100, 8
 local function set_pause(self, pause)
   if pause > 0 and not self.gc_pause_was then self.gc_pause_was = collectgarbage("setpause", pause) end
 end
