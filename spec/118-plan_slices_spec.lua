@@ -52,13 +52,8 @@ setup(function()
 end)
 teardown(boxpack.cleanup)
 
--- 12 pairs from one tile column to the far one (the first three tiles' rows to the last's).
-local function pairs_of(tree)
-  local r, out = rng(7), {}
-  local function free_in(ti, tk) return boxpack.free_in(tree, r, ti, tk) end
-  for n = 1, 12 do out[n] = { free_in(n % 3, 0), free_in(2 - n % 3, 2) } end
-  return out
-end
+-- 12 pairs from one tile column to the far one (boxpack.column_pairs).
+local pairs_of = boxpack.column_pairs
 
 -- world:plan's costs of those pairs (the joins whole; measured on this world, session 22)
 -- Session 27, the world graph search's default weight 1.2 -> 1.5 (route.c's ROUTE_WEIGHT: the spec pins the

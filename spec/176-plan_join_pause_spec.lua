@@ -21,20 +21,14 @@
 local world_mod = require "octonav.world"
 
 local boxpack = dofile("spec/support/boxpack.lua")
-local rng = dofile("spec/support/prng.lua").lcg
 
 local pack
 
 setup(function() pack = boxpack.bake_walled() end)
 teardown(boxpack.cleanup)
 
--- 12 pairs from one tile column to the far one (spec/118's).
-local function pairs_of(tree)
-  local r, out = rng(7), {}
-  local function free_in(ti, tk) return boxpack.free_in(tree, r, ti, tk) end
-  for n = 1, 12 do out[n] = { free_in(n % 3, 0), free_in(2 - n % 3, 2) } end
-  return out
-end
+-- 12 pairs from one tile column to the far one (boxpack.column_pairs).
+local pairs_of = boxpack.column_pairs
 
 -- A copy of the flat route (planner:flat()'s numbers, n of them and the scalar fields).
 local function copy_flat(f)

@@ -1,7 +1,8 @@
 -- spec/support/boxpack.lua: packs baked from boxes (octonav.bake, scale 1, no holes) over n x 1 x n
 -- tiles into temporary directories: the worlds of spec/39 (streamed line-of-sight masks), spec/42
 -- (streamed route join sets) and spec/47 (bench_world.as_loaded).
--- Loaded with dofile("spec/support/boxpack.lua"); returns { bake, bake_walled, cleanup }:
+-- Loaded with dofile("spec/support/boxpack.lua"); returns { bake, bake_walled, cleanup, free_in, free_point,
+-- column_pairs }:
 --   bake(n, t, depth, boxes) -> dir: n x 1 x n tiles of t leaves (depth levels: t = 2^depth), solid in
 --     each box ({ min, max }); raises when the bake fails
 --   bake_walled(extra) -> dir: the 3 x 1 x 3 world of 128-leaf tiles (depth 7: the planner's lazy sets
@@ -11,6 +12,7 @@
 --   free_in(tree, r, ti, tk) -> a free point of tile column (ti, tk) of bake_walled's world, drawn with
 --     the generator r (spec/support/prng.lua) at heights 3..103; raises when 10,000 draws find none
 --   free_point(tree, r) -> the same anywhere in bake_walled's world (x and z 1..383: specs 125, 133)
+--   column_pairs(tree) -> 12 { a, b } pairs from one tile column to the far one (specs 118, 176)
 local compat = require "octonav.compat" -- Lua 5.1 .. 5.4 (issue 34)
 local octonav = require "octonav"
 local files = dofile("spec/support/files.lua")
@@ -59,4 +61,13 @@ local function free_point(tree, r)
   error("no free point")
 end
 
-return { bake = bake, bake_walled = bake_walled, cleanup = tmp.cleanup, free_in = free_in, free_point = free_point }
+-- 12 pairs of free points of bake_walled's world, each from one tile column to the far one (the first
+-- three columns' rows to the last's), drawn with the LCG of spec/support/prng.lua at seed 7 (spec/118, 176).
+local function column_pairs(tree)
+  local r, out = dofile("spec/support/prng.lua").lcg(7), {}
+  for n = 1, 12 do out[n] = { free_in(tree, r, n % 3, 0), free_in(tree, r, 2 - n % 3, 2) } end
+  return out
+end
+
+return { bake = bake, bake_walled = bake_walled, cleanup = tmp.cleanup, free_in = free_in, free_point = free_point,
+  column_pairs = column_pairs }
