@@ -6,7 +6,7 @@
 -- cycle's end that swept up to 12,800 objects in one call, 2-8 ms of thread CPU on the seed's world
 -- with 1,000 navigators (bench/frames.lua --gc --clock thread). The collector is a spy here: every call
 -- the budget makes is recorded, its work computed by Lua 5.4's formula (lgc.c's incstep), none run.
--- release_gc hands back Lua's defaults (multiplier 100, basic step 2^13).
+-- release_gc hands back the multiplier it found (Lua's default 100 here) and Lua's basic step 2^13.
 -- Run: busted --lua=lua5.4 spec/109-budget_gc_steps_spec.lua
 local navigator = require "octonav.navigator"
 
@@ -26,6 +26,11 @@ describe("a budget with gc on Lua 5.4", function()
     if opt == "restart" then
       params.running = true
       return 0
+    end
+    if opt == "setstepmul" then -- (release_gc puts back the multiplier it found)
+      local was = params.mul
+      params.mul = a
+      return was
     end
     if opt == "incremental" then
       if b ~= nil and b ~= 0 then params.mul = b end
