@@ -7,7 +7,8 @@
  * `threads`) on the wall clock, side by side in the same pass. No searches run (paths are given: the
  * frame is the avoidance step: neighbours, boundaries, preferred velocities, ORCA and the moves). The
  * last column hashes every frame's positions and velocities: equal hashes, byte-identical runs (it
- * is the same for 1 and 2 threads). `crowd FRAMES N [THREADS [K]]`: N agents alone, one pass (callgrind),
+ * is the same for 1 and 2 threads). `crowd pair FRAMES N`: 1 and 2 threads frame by frame in one process
+ * (pair_run). `crowd FRAMES N [THREADS [K]]`: N agents alone, one pass (callgrind),
  * K the crowd's max_neighbours (default 0: the crowd's own, 16); on the wall clock for THREADS > 1,
  * and for one thread too with CROWD_WALL=1 set (1 against 2 threads side by side); CROWD_PACE_MS=X sleeps
  * X ms before each frame (a game's pace: the pool idle between updates). With one count, the process's
@@ -50,7 +51,7 @@ static int cmp(const void *a, const void *b)
 }
 
 static void random_point(double side, double p[3])
-{
+{ /* (the bench's one random stream: a scene swaps its own in around its calls, scene_after) */
     for (int i = 0; i < 3; i++) p[i] = 2 + rnd() * (side - 4);
 }
 
@@ -79,45 +80,99 @@ static void sleep_ms(double ms)
     nanosleep(&ts, NULL);
 }
 
-static int run(int n, int threads, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out,
-               uint64_t *hash)
+/* one crowd on its scene: a cube of free space with random blocked boxes, n agents flying to random
+ * points (the same scene for the same n, whatever the threads) */
+typedef struct scene {
+    on_tree *t;
+    on_crowd *c;
+    uint32_t *ids;
+    double *states;
+    int n, added;
+    double side;
+    uint64_t rs; /* the scene's random stream after its making (its goals: two scenes in turn, pair_run) */
+} scene;
+
+static void scene_free(scene *sc)
 {
+    free(sc->states);
+    free(sc->ids);
+    if (sc->c) on_crowd_destroy(sc->c);
+    if (sc->t) on_tree_destroy(sc->t);
+}
+
+static int scene_make(scene *sc, int n, int threads)
+{
+    memset(sc, 0, sizeof *sc);
     double side = 64.0 * cbrt(n / 1000.0);
     on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
-    on_tree *t;
-    if (!on_ok(on_tree_create(&tp, &t))) return -1;
+    if (!on_ok(on_tree_create(&tp, &sc->t))) return -1;
     rs = 0x9E3779B97F4A7C15ull;
     int boxes = (int)(40 * n / 1000.0) + 4;
     for (int i = 0; i < boxes; i++) {
         double lo[3], hi[3];
         random_point(side, lo);
         for (int k = 0; k < 3; k++) hi[k] = lo[k] + 1 + rnd() * 5;
-        on_tree_add_box(t, lo, hi);
+        on_tree_add_box(sc->t, lo, hi);
     }
     double outer_lo[3] = {side, 0, 0}, outer_hi[3] = {128, 128, 128};
-    on_tree_add_box(t, outer_lo, outer_hi); /* the cube's walls: the rest of the tile is blocked */
+    on_tree_add_box(sc->t, outer_lo, outer_hi); /* the cube's walls: the rest of the tile is blocked */
     double o2l[3] = {0, side, 0}, o2h[3] = {side, 128, 128};
-    on_tree_add_box(t, o2l, o2h);
+    on_tree_add_box(sc->t, o2l, o2h);
     double o3l[3] = {0, 0, side}, o3h[3] = {side, side, 128};
-    on_tree_add_box(t, o3l, o3h);
+    on_tree_add_box(sc->t, o3l, o3h);
     on_crowd_params cp = {.max_agents = (uint32_t)n, .threads = threads, .max_neighbours = max_nbrs};
-    on_crowd *c;
-    if (!on_ok(on_crowd_create(t, &cp, &c))) return -1;
+    if (!on_ok(on_crowd_create(sc->t, &cp, &sc->c))) return scene_free(sc), -1;
     on_crowd_agent_params ap = {0.5, 4, 8, 3.14159265358979, 0};
-    uint32_t *ids = malloc(n * sizeof *ids);
-    int added = 0;
-    for (int tries = 0; added < n && tries < 100 * n; tries++) {
+    sc->ids = malloc(n * sizeof *sc->ids);
+    sc->states = malloc((size_t)n * 6 * sizeof *sc->states);
+    if (!sc->ids || !sc->states) return scene_free(sc), -1;
+    for (int tries = 0; sc->added < n && tries < 100 * n; tries++) {
         double p[3];
         random_point(side, p);
-        if (on_ok(on_crowd_add(c, p, &ap, &ids[added]))) {
+        if (on_ok(on_crowd_add(sc->c, p, &ap, &sc->ids[sc->added]))) {
             double g[3];
             random_point(side, g);
-            on_crowd_set_path(c, ids[added], g, 1);
-            added++;
+            on_crowd_set_path(sc->c, sc->ids[sc->added], g, 1);
+            sc->added++;
         }
     }
+    sc->n = n;
+    sc->side = side;
+    sc->rs = rs;
+    return 0;
+}
+
+/* after a frame: the states hashed, new goals for the arrived (outside the timing) */
+static uint64_t scene_after(scene *sc, uint64_t h)
+{
+    size_t ns;
+    on_crowd_states(sc->c, sc->states, (size_t)sc->n, &ns);
+    h = hash_states(h, sc->states, ns);
+    uint64_t other = rs;
+    rs = sc->rs;
+    for (int i = 0; i < sc->added; i++) {
+        on_crowd_agent_state st;
+        on_crowd_agent_get(sc->c, sc->ids[i], &st);
+        if (st.state == ON_CROWD_ARRIVED) {
+            double g[3];
+            random_point(sc->side, g);
+            on_crowd_set_path(sc->c, sc->ids[i], g, 1);
+        }
+    }
+    sc->rs = rs;
+    rs = other;
+    return h;
+}
+
+static int run(int n, int threads, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out,
+               uint64_t *hash)
+{
+    scene sc;
+    if (scene_make(&sc, n, threads) < 0) return -1;
+    on_crowd *c = sc.c;
+    int added = sc.added;
     double *times = malloc(frames * sizeof *times);
-    double *states = malloc((size_t)n * 6 * sizeof *states);
+    if (!times) return scene_free(&sc), -1;
     uint64_t h = 0xcbf29ce484222325ull;
     /* CROWD_PACE_MS=X: X ms asleep before each frame, as a game's frame leaves the crowd's pool idle
      * between updates (its threads then sleep and are woken by the next update) */
@@ -130,19 +185,7 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
         on_crowd_update(c, 1.0 / 30);
         double t1 = now();
         if (f >= 0) times[f] = t1 - t0;
-        size_t ns;
-        on_crowd_states(c, states, (size_t)n, &ns);
-        h = hash_states(h, states, ns);
-        /* new goals for the arrived (outside the timing) */
-        for (int i = 0; i < added; i++) {
-            on_crowd_agent_state st;
-            on_crowd_agent_get(c, ids[i], &st);
-            if (st.state == ON_CROWD_ARRIVED) {
-                double g[3];
-                random_point(side, g);
-                on_crowd_set_path(c, ids[i], g, 1);
-            }
-        }
+        h = scene_after(&sc, h);
     }
     proc_cpu_frame = (proc_cpu() - pc0) / frames * 1e3;
     const char *idle_env = getenv("CROWD_IDLE_MS");
@@ -189,8 +232,8 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
                     wp[w].pieces / nf, wp[w].slots / nf);
         uint64_t wakes, asleep;
         on_workers_wakes(c->workers, &wakes, &asleep);
-        if (wakes) fprintf(stderr, "  updates that woke the pool: %llu, found a thread asleep: %llu\n",
-                           (unsigned long long)wakes, (unsigned long long)asleep);
+        if (wakes) fprintf(stderr, "  updates that woke the pool: %llu, found a thread asleep: %llu; moves off the caller's CPU: %u\n",
+                           (unsigned long long)wakes, (unsigned long long)asleep, on_workers_moves(c->workers));
     }
 #endif
     qsort(times, frames, sizeof *times, cmp);
@@ -200,12 +243,50 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
     on_crowd_stats_get(c, out);
     out->agents = (uint32_t)added;
     *hash = h;
-    free(states);
     free(times);
-    free(ids);
-    on_crowd_destroy(c);
-    on_tree_destroy(t);
+    scene_free(&sc);
     return 0;
+}
+
+/* One thread against two, frame by frame: two crowds on the same scene in one process, the one-thread
+ * crowd's update then the two-thread crowd's, each after the pace's sleep, both on the wall clock. A
+ * change of the host's state (another process, a virtual CPU moved between cores) falls on both legs
+ * within milliseconds, where separate runs a second apart can differ by 20 %. Prints each leg's
+ * p50 / p99 / max, the p50 ratio, and whether the two trajectories are the same bit for bit. */
+static int pair_run(int n, int frames, double pace)
+{
+    scene sc[2];
+    if (scene_make(&sc[0], n, 1) < 0) return -1;
+    if (scene_make(&sc[1], n, 2) < 0) return scene_free(&sc[0]), -1;
+    double *times = malloc(2 * (size_t)frames * sizeof *times);
+    if (!times) return scene_free(&sc[0]), scene_free(&sc[1]), -1;
+    uint64_t h[2] = {0xcbf29ce484222325ull, 0xcbf29ce484222325ull};
+    use_wall = 1;
+    for (int f = -60; f < frames; f++)
+        for (int k = 0; k < 2; k++) {
+            if (pace > 0) sleep_ms(pace);
+            double t0 = now();
+            on_crowd_update(sc[k].c, 1.0 / 30);
+            double t1 = now();
+            if (f >= 0) times[(size_t)k * frames + f] = t1 - t0;
+            h[k] = scene_after(&sc[k], h[k]);
+        }
+    double q[2][3];
+    for (int k = 0; k < 2; k++) {
+        double *t = times + (size_t)k * frames;
+        qsort(t, frames, sizeof *t, cmp);
+        q[k][0] = t[frames / 2] * 1e3;
+        q[k][1] = t[(int)(frames * 0.99)] * 1e3;
+        q[k][2] = t[frames - 1] * 1e3;
+    }
+    printf("pair: %d agents, %d frames, pace %g ms: 1 thread p50 %.3f p99 %.3f max %.3f, 2 threads p50 %.3f p99 %.3f"
+           " max %.3f ms (wall clock), ratio %.3f, same hash %s\n",
+           sc[0].added, frames, pace, q[0][0], q[0][1], q[0][2], q[1][0], q[1][1], q[1][2], q[0][0] / q[1][0],
+           h[0] == h[1] ? "yes" : "NO");
+    free(times);
+    scene_free(&sc[0]);
+    scene_free(&sc[1]);
+    return h[0] == h[1] ? 0 : 1;
 }
 
 typedef struct best {
@@ -229,6 +310,11 @@ static int measure(int n, int threads, int frames, int passes, best *b)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "pair") == 0) { /* crowd pair FRAMES N: 1 and 2 threads frame by frame */
+        const char *pace_env = getenv("CROWD_PACE_MS");
+        int f = argc > 2 ? atoi(argv[2]) : 300, n = argc > 3 ? atoi(argv[3]) : 1000;
+        return pair_run(n > 0 ? n : 1000, f > 0 ? f : 300, pace_env ? atof(pace_env) : 0) != 0;
+    }
     int frames = argc > 1 ? atoi(argv[1]) : 600;
     int only = argc > 2 ? atoi(argv[2]) : 0; /* one count, one pass (for a profiler) */
     int only_threads = argc > 3 ? atoi(argv[3]) : 1;

@@ -189,6 +189,9 @@ void on_workers_wake(on_workers *p);
 /* (tests) on_workers_wake's calls so far, and those that found a thread of the pool asleep (a system call
  * to wake it): a steady pace finds them watching (NULL p: 0 and 0). */
 void on_workers_wakes(on_workers *p, uint64_t *calls, uint64_t *asleep);
+/* (tests, the bench) how many times on_workers_wake moved the pool's threads off its caller's CPU
+ * (Linux; 0 elsewhere): once, then each time the caller's CPU changes */
+unsigned on_workers_moves(on_workers *p);
 /* fn(ctx, worker, 0, 1) once, on a thread of the pool, while the caller returns (p NULL or one thread:
  * on the caller's, now); on_workers_sync waits for it (or runs it on the caller's thread if no thread
  * began it). on_workers_run, on_workers_wake and on_workers_behind sync first. */
