@@ -116,11 +116,11 @@ check:
 
 # ThreadSanitizer over the code that runs threads: the C tests that start the path server's or the
 # streamer's workers or a crowd's (the only threads the library makes: pathserver.c, streamer.c,
-# crowd/workers.c, for a crowd created with `.threads = ` N; a test that starts threads itself is
+# crowd/workers.c, for a crowd created with `.threads = ` N or a pool made alone; a test that starts threads itself is
 # picked up too), the streaming specs, the path server spec and the specs
 # that run a path server among other things (35, 56). The other C tests run one thread, where TSan
 # has nothing to report (and they took 6 of its 9 minutes in CI: test_route alone 3).
-TSAN_TESTS := $(sort $(basename $(notdir $(shell grep -l 'on_pathserver_\|on_streamer_\|pthread_create\|thrd_create\|\.threads = ' $(TEST_SRC)))))
+TSAN_TESTS := $(sort $(basename $(notdir $(shell grep -l 'on_pathserver_\|on_streamer_\|on_workers_create\|pthread_create\|thrd_create\|\.threads = ' $(TEST_SRC)))))
 check-tsan:
 	$(if $(TSAN_TESTS),,$(error check-tsan: no C test starts a thread (TSAN_TESTS is empty)))
 	@bash tools/deps.sh
@@ -213,6 +213,15 @@ bench-soak: all
 
 $(BUILD)/bench/crowd: bench/crowd.c $(BUILD)/libonav.a | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -Icsrc $(ROOM_INC) -o $@ $< $(BUILD)/libonav.a $(LDLIBS)
+
+$(BUILD)/bench/cores: bench/cores.c | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -o $@ $< -lpthread
+
+# the crowd's two threads against one at 1,000 agents, paced 0, 2 and 8 ms like a game, at normal
+# priority, beside the host's own ceiling (bench/crowd_scaling.sh; ROUNDS=5)
+.PHONY: bench-crowd-scaling
+bench-crowd-scaling: $(BUILD)/bench/crowd $(BUILD)/bench/cores
+	@bash bench/crowd_scaling.sh $(BUILD) $(or $(ROUNDS),5)
 
 # the crowd (issue 33): frame time of 100, 1,000, 5,000 agents (bench/crowd.c), then the scenarios at
 # full size and 10,000 frames, checked from outside the crowd (bench/crowd.lua); tables for

@@ -345,6 +345,7 @@ int on_workers_create(int n, on_workers **out)
     atomic_init(&p->chunk, 0);
     p->avoided = -1;
 #ifdef __linux__
+    CPU_ZERO(&p->allowed);
     p->allowed_known = pthread_getaffinity_np(pthread_self(), sizeof p->allowed, &p->allowed) == 0;
 #endif
     if (pthread_mutex_init(&p->mu, NULL) != 0) {
