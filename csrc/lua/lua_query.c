@@ -1,7 +1,6 @@
 /*
- * lua_query.c -- the `octonav.query` userdata: path searches over a tree (search.c).
- *
- * q:corridor() and q:visited([max]) read back what the last search used (search_corridor.c).
+ * lua_query.c -- the `octonav.query` userdata: path searches over a tree (search.c). q:corridor() and
+ * q:visited([max]) read back what the last search used (search_corridor.c); q:trim() cuts its pool back.
  * A query keeps its tree userdata alive (user value 1) and the Lua heuristic of the running search
  * (user value 2). A tree closed under a query is detected before the core is called. Failures are
  * results (nil, info with a reason); misuse raises. A Lua heuristic that raises aborts the search
@@ -13,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
 /* lua_areas.c: the list of areas of opts.areas, and the tree's set_areas / areas methods (declared
  * here until lua_util.h lists them) */
 on_area *on_lua_checkareas(lua_State *L, int idx, const char *what, size_t *n);
@@ -70,13 +68,14 @@ static int tree_alive(lua_State *L, int qidx, const lquery *u)
     return ok;
 }
 
-static const char *const new_opts[] = {"max_nodes", NULL};
+static const char *const new_opts[] = {"max_nodes", "auto_trim", NULL};
 
 static int l_new(lua_State *L)
 {
     luaL_checkudata(L, 1, ON_TREE_MT);
     on_lua_checkopts(L, 2, "octonav.query.new", new_opts);
     lua_Integer maxn = on_lua_optinteger(L, 2, "max_nodes", DEFAULT_MAX_NODES);
+    int auto_trim = on_lua_optboolean(L, 2, "auto_trim", 1); /* (false: the pool is cut by q:trim() only) */
     if (maxn < 2 || maxn > (1 << 30)) return luaL_error(L, "octonav.query.new: max_nodes must be 2..2^30");
     lquery *u = (lquery *)on_lua_newhandle(L, &query_class, sizeof *u, 2);
     lua_pushvalue(L, 1);
@@ -85,6 +84,7 @@ static int l_new(lua_State *L)
     on_query *q;
     on_status s = on_query_create(t, (size_t)maxn, &q);
     if (!on_ok(s)) return luaL_error(L, "octonav.query.new: %s", on_status_string(s));
+    on_query_hold_trim(q, !auto_trim);
     u->h.p = q;
     u->tree = t;
     u->max_nodes = (size_t)maxn;
@@ -459,7 +459,6 @@ static int begin_search(lua_State *L, const char *fname, int find)
 }
 
 static int l_find(lua_State *L) { return begin_search(L, "find", 1); }
-
 /* q:start(a, b, opts) -> "running" | "found" | "failed" */
 static int l_start(lua_State *L) { return begin_search(L, "start", 0); }
 
@@ -674,8 +673,18 @@ static int l_bytes(lua_State *L)
     return 1;
 }
 
+/* q:trim(): the pool's cut, when due, made now (its search ended) -> the bytes given back */
+static int l_trim(lua_State *L)
+{
+    lquery *u = checkq_idle(L, 1, "query:trim");
+    size_t b = on_query_trim(u->h.p);
+    u->started = u->started && !b;
+    lua_pushinteger(L, (lua_Integer)b);
+    return 1;
+}
+
 static const luaL_Reg methods[] = {
-    {"bytes", l_bytes}, {"find", l_find}, {"start", l_start}, {"step", l_step}, {"step_until", l_step_until}, {"result", l_result}, {"result_step", l_result_step},
+    {"bytes", l_bytes}, {"trim", l_trim}, {"find", l_find}, {"start", l_start}, {"step", l_step}, {"step_until", l_step_until}, {"result", l_result}, {"result_step", l_result_step},
     {"corridor", l_corridor}, {"visited", l_visited}, {NULL, NULL},
 };
 static const luaL_Reg funcs[] = {{"new", l_new}, {NULL, NULL}};

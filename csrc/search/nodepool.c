@@ -195,18 +195,10 @@ size_t on_pool_bytes(const on_nodepool *p)
  * ON_POOL_KEEP_NODES), the big map freed and the small map cut to twice that (at least as it started):
  * one 16,000-node search no longer makes every later small search hold ~1.5 MB (issue 31 goal 3: 50
  * navigators' searches at once, streamed, held 15.6 MB). The pages go back to the system (on_pages_*).
- * A failure to shrink leaves that array larger (nodecap is the least of them). */
-static void pool_trim(on_nodepool *p)
+ * A failure to shrink leaves that array larger (nodecap is the least of them). Held (on_pool_hold_trim),
+ * the cut is noted (trim_keep: the most room any search since the last cut asked for) for on_pool_trim. */
+static void pool_cut(on_nodepool *p, size_t keep)
 {
-    size_t keep = ON_POOL_KEEP_NODES;
-    while (keep < 2 * p->nnodes) keep <<= 1;
-    if (keep > p->max_nodes) keep = p->max_nodes;
-    if (8 * p->nnodes >= p->nodecap || keep >= p->nodecap) {
-        p->small_runs = 0;
-        return;
-    }
-    if (++p->small_runs < ON_POOL_TRIM_AFTER) return;
-    p->small_runs = 0;
     void *a;
     if ((a = on_pages_realloc(p->nodes, keep * sizeof *p->nodes))) p->nodes = a;
     if ((a = on_pages_realloc(p->heap, keep * sizeof *p->heap))) p->heap = a;
@@ -223,6 +215,58 @@ static void pool_trim(on_nodepool *p)
         p->small = a;
         p->smallmask = slots - 1;
     }
+}
+
+static void pool_trim(on_nodepool *p)
+{
+    size_t keep = ON_POOL_KEEP_NODES;
+    while (keep < 2 * p->nnodes) keep <<= 1;
+    if (keep > p->max_nodes) keep = p->max_nodes;
+    if (p->trim_keep && keep > p->trim_keep) p->trim_keep = keep < p->nodecap ? (uint32_t)keep : 0; /* (held: a bigger one since) */
+    if (8 * p->nnodes >= p->nodecap || keep >= p->nodecap) {
+        p->small_runs = 0;
+        p->trim_keep = 0;
+        return;
+    }
+    if (++p->small_runs < ON_POOL_TRIM_AFTER) return;
+    p->small_runs = 0;
+    if (p->trim_held) {
+        if (keep > p->trim_keep) p->trim_keep = (uint32_t)keep;
+        return;
+    }
+    pool_cut(p, keep);
+}
+
+void on_pool_hold_trim(on_nodepool *p, int hold)
+{
+    p->trim_held = (uint16_t)(hold != 0);
+}
+
+size_t on_pool_trim(on_nodepool *p, int *emptied)
+{
+    size_t keep = p->trim_keep, last = ON_POOL_KEEP_NODES;
+    *emptied = 0;
+    if (!keep) return 0;
+    while (last < 2 * p->nnodes) last <<= 1; /* (the last search, not yet seen by a reset: as pool_trim) */
+    if (8 * p->nnodes >= p->nodecap || last >= p->nodecap) last = p->nodecap; /* (it used the room) */
+    if (last > keep) keep = last;
+    p->trim_keep = 0;
+    if (keep >= p->nodecap) return 0;
+    size_t before = on_pool_bytes(p);
+    *emptied = 1;
+    p->nnodes = 0;
+    p->nheap = 0;
+    pool_cut(p, keep);
+    p->map = p->small;
+    p->mapmask = p->smallmask;
+    p->mapshift = map_shift(p->smallmask + 1);
+    fast_limit(p);
+    if (++p->stamp == 0) { /* (as on_pool_reset) */
+        memset(p->small, 0, (p->smallmask + 1) * sizeof *p->small);
+        p->stamp = 1;
+    }
+    size_t after = on_pool_bytes(p);
+    return before > after ? before - after : 0;
 }
 
 void on_pool_reset(on_nodepool *p)

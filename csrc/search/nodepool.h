@@ -27,8 +27,11 @@
 #define ON_POOL_FIRST_MAP 512   /* slots the small map starts with */
 #define ON_POOL_KEEP_NODES 1024 /* nodes a pool keeps room for after a search much smaller than its room
                                  * (on_pool_reset) */
+#ifndef ON_POOL_TRIM_AFTER
 #define ON_POOL_TRIM_AFTER 16   /* such resets in a row before it is cut (a search resets the pool at its
-                                 * start, again when it runs from the goal's end or turns round) */
+                                 * start, again when it runs from the goal's end or turns round; < 2^16) */
+#endif
+_Static_assert(ON_POOL_TRIM_AFTER > 0 && ON_POOL_TRIM_AFTER < 65536, "ON_POOL_TRIM_AFTER: 1..65535");
 
 typedef struct on_snode {
     on_cell cell;
@@ -66,8 +69,10 @@ typedef struct on_nodepool {
     int32_t *hpos;        /* hpos[n]: node n's position in the heap, -1 when not in it (unset for a node
                            * on_pool_make_bare made that was never pushed: the search ended on it) */
     size_t nheap;
-    uint32_t small_runs;  /* resets in a row after a search that used under an eighth of the node array
+    uint32_t trim_keep;   /* (held) the nodes a due cut keeps room for (0: none due; <= max_nodes <= 2^30) */
+    uint16_t small_runs;  /* resets in a row after a search that used under an eighth of the node array
                            * (on_pool_reset) */
+    uint16_t trim_held;   /* on_pool_reset leaves a due cut to on_pool_trim (on_pool_hold_trim) */
 } on_nodepool;
 
 /* A pool for up to max_nodes nodes (>= 2), starting small; -1 on allocation failure (free it with
@@ -78,6 +83,15 @@ void on_pool_free(on_nodepool *p);
  * a row after searches that each used under an eighth of its nodes is cut to twice the last one's
  * first (at least ON_POOL_KEEP_NODES). */
 void on_pool_reset(on_nodepool *p);
+/* Held (hold 1), on_pool_reset only notes a cut that is due, and on_pool_trim makes it: giving pages back
+ * to the system costs the caller a TLB shootdown of every CPU the process ran on (0.2-0.4 ms for a
+ * 1 MB pool on this machine's VM, up to 3.75 ms with the process's other thread on the other vCPU), so
+ * a caller with a frame to keep chooses when. */
+void on_pool_hold_trim(on_nodepool *p, int hold);
+/* Make a cut noted as due (held): the pool emptied (its last search's nodes gone: *emptied 1) and cut
+ * as on_pool_reset would have; the bytes given back. Nothing (0, *emptied 0) when none is due, or when
+ * the last search, not yet seen by a reset, used the room again (the cut is then dropped). */
+size_t on_pool_trim(on_nodepool *p, int *emptied);
 /* The nodes a search can still make before the map or the node array must grow (0 when due; SIZE_MAX
  * when both are as large as they get: max_nodes nodes). */
 static inline size_t on_pool_room(const on_nodepool *p)

@@ -190,6 +190,13 @@ ON_API size_t on_query_bytes(const on_query *q);
  * call's start rather than in whichever expansion reaches it (q:step_until). ON_FAILURE | ON_NO_MEMORY on failure. */
 ON_API size_t on_query_room(const on_query *q, size_t *nodes);
 ON_API on_status on_query_grow_ahead(on_query *q, size_t room);
+/* A query cuts its node pool back at a search's start after 16 searches in a row that used under an
+ * eighth of it (its pages given back: a TLB shootdown of every CPU the process ran on, 0.2-3.75 ms here).
+ * on_query_hold_trim(q, 1) leaves that cut to on_query_trim, which a caller with a frame to keep makes
+ * when it has time: it ends q's search, if any, and returns the bytes given back (0 when no cut was
+ * due, or when q's last search used the room again: then nothing changes and the cut is dropped). */
+ON_API void on_query_hold_trim(on_query *q, int hold);
+ON_API size_t on_query_trim(on_query *q);
 /* Start a search between world points. Failures at once: ON_OUTSIDE, ON_BLOCKED, ON_UNLOADED (an
  * endpoint's tile is not loaded: info.loading_tile; a tile the search reaches later makes it wait,
  * ON_LOADING) (info via finalize). */

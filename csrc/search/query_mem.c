@@ -1,6 +1,7 @@
 /*
  * query_mem.c -- what a query holds between searches (on_query_bytes): the bench's memory split and
- * q:bytes() read it; and its node pool grown ahead of a search's need (on_query_grow_ahead).
+ * q:bytes() read it; its node pool grown ahead of a search's need (on_query_grow_ahead), and cut back when
+ * its caller chooses (on_query_hold_trim, on_query_trim).
  */
 #include "query.h"
 
@@ -26,4 +27,20 @@ on_status on_query_grow_ahead(on_query *q, size_t room)
 {
     if (!q) return ON_FAILURE | ON_INVALID;
     return on_pool_grow_ahead(&q->pool, room) == 0 ? ON_SUCCESS : ON_FAILURE | ON_NO_MEMORY;
+}
+
+void on_query_hold_trim(on_query *q, int hold)
+{
+    if (q) on_pool_hold_trim(&q->pool, hold);
+}
+
+size_t on_query_trim(on_query *q)
+{
+    int emptied = 0;
+    size_t b = q ? on_pool_trim(&q->pool, &emptied) : 0;
+    if (emptied) { /* (its search's nodes are gone) */
+        q->state = ON_FAILURE | ON_INVALID;
+        q->found = q->best = -1;
+    }
+    return b;
 }

@@ -209,6 +209,7 @@ add("q:step_until", { "qs", "t" }, function() return { 10, 1e300 } end, function
 add("q:result", { "qs", "t" }, none, function(o) return o.qs:result() end)
 add("q:result_step", { "qs", "t" }, function() return { 0, 1e300 } end, function(o, n, d) return o.qs:result_step(n, d) end)
 add("q:bytes", { "q" }, none, function(o) return o.q:bytes() end)
+add("q:trim", { "qs" }, none, function(o) return o.qs:trim() end)
 add("q:corridor", { "q", "t" }, none, function(o) return o.q:corridor() end)
 add("q:visited", { "q", "t" }, function() return { 5 } end, function(o, n) return o.q:visited(n) end)
 -- path server
