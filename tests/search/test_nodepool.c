@@ -300,6 +300,50 @@ static void trimmed(void)
     on_pool_free(&p);
 }
 
+/* Held (on_pool_hold_trim), the start leaves the cut due and on_pool_trim makes it: the same cut, the
+ * pool emptied and used again as a new one; nothing when none is due; a due cut dropped when the last
+ * search (not yet seen by a reset) used the room again; and kept to its size when it was bigger. */
+static void held_trim(void)
+{
+    on_nodepool p;
+    int emptied = 7;
+    CHECK(on_pool_init(&p, (size_t)1 << 20) == 0);
+    on_pool_hold_trim(&p, 1);
+    CHECK_EQ_INT(search_of(&p, 40000, 1), 0);
+    size_t big = pool_bytes(65536, 32768 + 131072);
+    CHECK_EQ_INT(on_pool_trim(&p, &emptied), 0); /* (none due) */
+    CHECK_EQ_INT(emptied, 0);
+    for (uint32_t r = 0; r < 17; r++) CHECK_EQ_INT(search_of(&p, 100 + r, 2 + r), 0);
+    CHECK_EQ_INT(on_pool_bytes(&p), big); /* held: the room kept */
+    CHECK(p.big != NULL);
+    CHECK_EQ_INT(on_pool_trim(&p, &emptied), big - pool_bytes(1024, 2048));
+    CHECK_EQ_INT(emptied, 1);
+    CHECK_EQ_INT(p.nodecap, ON_POOL_KEEP_NODES);
+    CHECK(p.big == NULL);
+    CHECK_EQ_INT(p.nnodes, 0);
+    CHECK_EQ_INT(on_pool_trim(&p, &emptied), 0);
+    CHECK_EQ_INT(emptied, 0);
+    CHECK_EQ_INT(search_of(&p, 40000, 41), 0); /* grown again, every node found */
+    CHECK_EQ_INT(on_pool_bytes(&p), big);
+    /* due, then a big search before the trim: dropped */
+    for (uint32_t r = 0; r < 17; r++) CHECK_EQ_INT(search_of(&p, 100, 50 + r), 0);
+    CHECK_EQ_INT(search_of(&p, 30000, 70), 0);
+    CHECK_EQ_INT(on_pool_trim(&p, &emptied), 0);
+    CHECK_EQ_INT(emptied, 0);
+    CHECK_EQ_INT(on_pool_bytes(&p), big);
+    /* due at 1,024 nodes, then a search of 3,000: the cut keeps 8,192 */
+    for (uint32_t r = 0; r < 17; r++) CHECK_EQ_INT(search_of(&p, 100, 80 + r), 0);
+    CHECK_EQ_INT(search_of(&p, 3000, 99), 0);
+    CHECK_EQ_INT(on_pool_trim(&p, &emptied), big - pool_bytes(8192, 16384));
+    CHECK_EQ_INT(p.nodecap, 8192);
+    /* let go, the start cuts again by itself */
+    on_pool_hold_trim(&p, 0);
+    CHECK_EQ_INT(search_of(&p, 40000, 100), 0);
+    for (uint32_t r = 0; r < 17; r++) CHECK_EQ_INT(search_of(&p, 100 + r, 110 + r), 0);
+    CHECK_EQ_INT(on_pool_bytes(&p), pool_bytes(1024, 2048));
+    on_pool_free(&p);
+}
+
 TEST_MAIN("nodepool", {
     growth();
     stamp_wrap();
@@ -307,4 +351,5 @@ TEST_MAIN("nodepool", {
     follows_search();
     pages();
     trimmed();
+    held_trim();
 })
