@@ -4,8 +4,7 @@
 -- of every CPU the process ran on; traced, session 33: the longest call of 10 of 15 streamed frames
 -- over 4.5 ms). With `auto_trim = false` the start leaves the cut due and `q:trim()` makes it: the same
 -- cut (the same bytes after it as a query that cut at its start), its search ended, nothing when no
--- cut is due or a big search came since. The navigators' queries hold it (navigator_search.lua) and
--- trim at a start with half the frame's budget left.
+-- cut is due or a big search came since.
 -- Run: busted --lua=lua5.4 spec/179-query_trim_spec.lua
 local octonav = require "octonav"
 

@@ -123,22 +123,10 @@ local function query_for(self, tree)
     q = list[n]
     list[n] = nil
   else
-    q = query_new(tree, { max_nodes = self.cfg.max_nodes, auto_trim = false })
+    q = query_new(tree, { max_nodes = self.cfg.max_nodes })
   end
   self.queries[tree] = q
   return q
-end
-
--- A query cuts its node pool back after 16 small searches in a row; giving the pages back costs the
--- game's thread a TLB shootdown of every CPU the process ran on: 0.2-0.4 ms for a 1 MB pool on this
--- VM, 1.5-3.75 ms with the streamer's worker on the other vCPU (session 33, traced: the longest call
--- of 10 of 15 frames over 4.5 ms, streamed 1,000 / 4). So the navigators' queries hold the cut
--- (auto_trim = false) and make it (q:trim) at a start only when the frame has M.TRIM_LEFT of its
--- budget left (no budget with ms: at once); until then the pool keeps its room for the next search.
-M.TRIM_LEFT = 0.5
-
-local function trim_if_time(B, q, due, now)
-  if not due or (due - now) * 1e3 >= M.TRIM_LEFT * (B.ms or 0) then q:trim() end
 end
 
 -- Starts the current candidate's search. Returns true when its heuristic ended the search (c_returned),
@@ -148,15 +136,13 @@ end
 local function start_candidate(self, s)
   local B = self.budget
   local due = B.deadline
-  local now = due and B.now() -- (read once: a budget's clock may be a work counter)
-  if due and now >= due then
+  if due and B.now() >= due then
     s.status, s.wait_until, s.wait_tile, s.until_loaded = "waiting", self.frame + 1, nil, nil
     self.starts_deferred = (self.starts_deferred or 0) + 1
     return true
   end
   s.used, s.until_loaded = 0, nil
   self.in_c = s
-  trim_if_time(B, s.q, due, now)
   local st = s.q:start(s.from, s.cands[s.ci].inside, self.cfg.search_opts)
   self.total_searches = self.total_searches + 1
   if c_returned(self, s) then return true end
