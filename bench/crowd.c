@@ -27,13 +27,13 @@
 #include <string.h>
 #include <time.h>
 
-static uint64_t rs = 0x9E3779B97F4A7C15ull;
-static double rnd(void)
+/* xorshift64: each scene's own stream (*rs) */
+static double rnd(uint64_t *rs)
 {
-    rs ^= rs << 13;
-    rs ^= rs >> 7;
-    rs ^= rs << 17;
-    return (double)(rs >> 11) / 9007199254740992.0;
+    *rs ^= *rs << 13;
+    *rs ^= *rs >> 7;
+    *rs ^= *rs << 17;
+    return (double)(*rs >> 11) / 9007199254740992.0;
 }
 
 static int use_wall;
@@ -50,9 +50,9 @@ static int cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void random_point(double side, double p[3])
-{ /* (the bench's one random stream: a scene swaps its own in around its calls, scene_after) */
-    for (int i = 0; i < 3; i++) p[i] = 2 + rnd() * (side - 4);
+static void random_point(uint64_t *rs, double side, double p[3])
+{
+    for (int i = 0; i < 3; i++) p[i] = 2 + rnd(rs) * (side - 4);
 }
 
 /* FNV-1a over the bytes of every agent's position and velocity: two builds whose trajectories are
@@ -89,7 +89,7 @@ typedef struct scene {
     double *states;
     int n, added;
     double side;
-    uint64_t rs; /* the scene's random stream after its making (its goals: two scenes in turn, pair_run) */
+    uint64_t rs; /* the scene's random stream: its boxes, agents, then their goals */
 } scene;
 
 static void scene_free(scene *sc)
@@ -106,12 +106,12 @@ static int scene_make(scene *sc, int n, int threads)
     double side = 64.0 * cbrt(n / 1000.0);
     on_tree_params tp = {{1, 1, 1}, 7, 1.0, {0, 0, 0}, 0};
     if (!on_ok(on_tree_create(&tp, &sc->t))) return -1;
-    rs = 0x9E3779B97F4A7C15ull;
+    sc->rs = 0x9E3779B97F4A7C15ull;
     int boxes = (int)(40 * n / 1000.0) + 4;
     for (int i = 0; i < boxes; i++) {
         double lo[3], hi[3];
-        random_point(side, lo);
-        for (int k = 0; k < 3; k++) hi[k] = lo[k] + 1 + rnd() * 5;
+        random_point(&sc->rs, side, lo);
+        for (int k = 0; k < 3; k++) hi[k] = lo[k] + 1 + rnd(&sc->rs) * 5;
         on_tree_add_box(sc->t, lo, hi);
     }
     double outer_lo[3] = {side, 0, 0}, outer_hi[3] = {128, 128, 128};
@@ -128,17 +128,16 @@ static int scene_make(scene *sc, int n, int threads)
     if (!sc->ids || !sc->states) return scene_free(sc), -1;
     for (int tries = 0; sc->added < n && tries < 100 * n; tries++) {
         double p[3];
-        random_point(side, p);
+        random_point(&sc->rs, side, p);
         if (on_ok(on_crowd_add(sc->c, p, &ap, &sc->ids[sc->added]))) {
             double g[3];
-            random_point(side, g);
+            random_point(&sc->rs, side, g);
             on_crowd_set_path(sc->c, sc->ids[sc->added], g, 1);
             sc->added++;
         }
     }
     sc->n = n;
     sc->side = side;
-    sc->rs = rs;
     return 0;
 }
 
@@ -148,20 +147,25 @@ static uint64_t scene_after(scene *sc, uint64_t h)
     size_t ns;
     on_crowd_states(sc->c, sc->states, (size_t)sc->n, &ns);
     h = hash_states(h, sc->states, ns);
-    uint64_t other = rs;
-    rs = sc->rs;
     for (int i = 0; i < sc->added; i++) {
         on_crowd_agent_state st;
         on_crowd_agent_get(sc->c, sc->ids[i], &st);
         if (st.state == ON_CROWD_ARRIVED) {
             double g[3];
-            random_point(sc->side, g);
+            random_point(&sc->rs, sc->side, g);
             on_crowd_set_path(sc->c, sc->ids[i], g, 1);
         }
     }
-    sc->rs = rs;
-    rs = other;
     return h;
+}
+
+/* p50, p99 and max (ms) of frames times in seconds (sorted in place) */
+static void quantiles(double *t, int frames, double q[3])
+{
+    qsort(t, frames, sizeof *t, cmp);
+    q[0] = t[frames / 2] * 1e3;
+    q[1] = t[(int)(frames * 0.99)] * 1e3;
+    q[2] = t[frames - 1] * 1e3;
 }
 
 static int run(int n, int threads, int frames, double *p50, double *p99, double *pmax, on_crowd_stats *out,
@@ -236,10 +240,9 @@ static int run(int n, int threads, int frames, double *p50, double *p99, double 
                            (unsigned long long)wakes, (unsigned long long)asleep, on_workers_moves(c->workers));
     }
 #endif
-    qsort(times, frames, sizeof *times, cmp);
-    *p50 = times[frames / 2] * 1e3;
-    *p99 = times[(int)(frames * 0.99)] * 1e3;
-    *pmax = times[frames - 1] * 1e3;
+    double q[3];
+    quantiles(times, frames, q);
+    *p50 = q[0], *p99 = q[1], *pmax = q[2];
     on_crowd_stats_get(c, out);
     out->agents = (uint32_t)added;
     *hash = h;
@@ -272,13 +275,7 @@ static int pair_run(int n, int frames, double pace)
             h[k] = scene_after(&sc[k], h[k]);
         }
     double q[2][3];
-    for (int k = 0; k < 2; k++) {
-        double *t = times + (size_t)k * frames;
-        qsort(t, frames, sizeof *t, cmp);
-        q[k][0] = t[frames / 2] * 1e3;
-        q[k][1] = t[(int)(frames * 0.99)] * 1e3;
-        q[k][2] = t[frames - 1] * 1e3;
-    }
+    for (int k = 0; k < 2; k++) quantiles(times + (size_t)k * frames, frames, q[k]);
     printf("pair: %d agents, %d frames, pace %g ms: 1 thread p50 %.3f p99 %.3f max %.3f, 2 threads p50 %.3f p99 %.3f"
            " max %.3f ms (wall clock), ratio %.3f, same hash %s\n",
            sc[0].added, frames, pace, q[0][0], q[0][1], q[0][2], q[1][0], q[1][1], q[1][2], q[0][0] / q[1][0],

@@ -217,17 +217,26 @@ static void pool_cut(on_nodepool *p, size_t keep)
     }
 }
 
-static void pool_trim(on_nodepool *p)
+/* The room a cut after the last search (p->nnodes) keeps: twice its nodes, a power of two from
+ * ON_POOL_KEEP_NODES, at most max_nodes; nodecap when that search used an eighth of the node array or
+ * more (no cut: it used the room). */
+static size_t last_keep(const on_nodepool *p)
 {
     size_t keep = ON_POOL_KEEP_NODES;
     while (keep < 2 * p->nnodes) keep <<= 1;
     if (keep > p->max_nodes) keep = p->max_nodes;
-    if (p->trim_keep && keep > p->trim_keep) p->trim_keep = keep < p->nodecap ? (uint32_t)keep : 0; /* (held: a bigger one since) */
-    if (8 * p->nnodes >= p->nodecap || keep >= p->nodecap) {
+    return 8 * p->nnodes >= p->nodecap || keep >= p->nodecap ? p->nodecap : keep;
+}
+
+static void pool_trim(on_nodepool *p)
+{
+    size_t keep = last_keep(p);
+    if (keep >= p->nodecap) {
         p->small_runs = 0;
         p->trim_keep = 0;
         return;
     }
+    if (p->trim_keep && keep > p->trim_keep) p->trim_keep = (uint32_t)keep; /* (held: a bigger one since) */
     if (++p->small_runs < ON_POOL_TRIM_AFTER) return;
     p->small_runs = 0;
     if (p->trim_held) {
@@ -237,41 +246,9 @@ static void pool_trim(on_nodepool *p)
     pool_cut(p, keep);
 }
 
-void on_pool_hold_trim(on_nodepool *p, int hold)
+/* Empty the pool for a new search: no nodes, the small map in use, a new stamp. */
+static void pool_empty(on_nodepool *p)
 {
-    p->trim_held = (uint16_t)(hold != 0);
-}
-
-size_t on_pool_trim(on_nodepool *p, int *emptied)
-{
-    size_t keep = p->trim_keep, last = ON_POOL_KEEP_NODES;
-    *emptied = 0;
-    if (!keep) return 0;
-    while (last < 2 * p->nnodes) last <<= 1; /* (the last search, not yet seen by a reset: as pool_trim) */
-    if (8 * p->nnodes >= p->nodecap || last >= p->nodecap) last = p->nodecap; /* (it used the room) */
-    if (last > keep) keep = last;
-    p->trim_keep = 0;
-    if (keep >= p->nodecap) return 0;
-    size_t before = on_pool_bytes(p);
-    *emptied = 1;
-    p->nnodes = 0;
-    p->nheap = 0;
-    pool_cut(p, keep);
-    p->map = p->small;
-    p->mapmask = p->smallmask;
-    p->mapshift = map_shift(p->smallmask + 1);
-    fast_limit(p);
-    if (++p->stamp == 0) { /* (as on_pool_reset) */
-        memset(p->small, 0, (p->smallmask + 1) * sizeof *p->small);
-        p->stamp = 1;
-    }
-    size_t after = on_pool_bytes(p);
-    return before > after ? before - after : 0;
-}
-
-void on_pool_reset(on_nodepool *p)
-{
-    pool_trim(p);
     p->nnodes = 0;
     p->nheap = 0;
     p->map = p->small;
@@ -283,6 +260,32 @@ void on_pool_reset(on_nodepool *p)
         memset(p->small, 0, (p->smallmask + 1) * sizeof *p->small);
         p->stamp = 1;
     }
+}
+
+void on_pool_hold_trim(on_nodepool *p, int hold)
+{
+    p->trim_held = (uint16_t)(hold != 0);
+}
+
+size_t on_pool_trim(on_nodepool *p, int *emptied)
+{
+    size_t keep = p->trim_keep, last = last_keep(p); /* (the last search, not yet seen by a reset) */
+    *emptied = 0;
+    if (!keep) return 0;
+    p->trim_keep = 0;
+    if (last > keep) keep = last;
+    if (keep >= p->nodecap) return 0;
+    size_t before = on_pool_bytes(p);
+    *emptied = 1;
+    pool_cut(p, keep);
+    pool_empty(p);
+    return before - on_pool_bytes(p);
+}
+
+void on_pool_reset(on_nodepool *p)
+{
+    pool_trim(p);
+    pool_empty(p);
 }
 
 static void map_put(on_nodepool *p, uint64_t key, uint32_t idx)
