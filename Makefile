@@ -149,6 +149,7 @@ bench: all
 	@$(MAKE) --no-print-directory bench-query
 	@$(MAKE) --no-print-directory bench-query-ir
 	@$(MAKE) --no-print-directory bench-obstacles
+	@$(MAKE) --no-print-directory bench-jitter
 	@if [ -n "$(BENCH_FRAMES)" ]; then $(MAKE) --no-print-directory bench-frames; \
 	else echo "bench: the seed's world's frames skipped (minutes: make bench BENCH_FRAMES=1, or make bench-frames)"; fi
 	@if [ -f /usr/include/openvdb/openvdb.h ] && [ -f /usr/include/octomap/octomap.h ]; then \
@@ -216,6 +217,16 @@ $(BUILD)/bench/crowd: bench/crowd.c $(BUILD)/libonav.a | $(BUILD)/bench
 
 $(BUILD)/bench/cores: bench/cores.c | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -o $@ $< -lpthread
+
+$(BUILD)/bench/jitter: bench/jitter.c | $(BUILD)/bench
+	$(CC) $(ALLCFLAGS) -o $@ $<
+
+# the host's stalls of a thread that computes (bench/jitter.c): a fixed 0.5 ms piece of work timed for
+# SECONDS (10), thread CPU p50 / p99.9 / max and the pieces 0.5 and 2 ms over the median: the floor
+# under the frame tails measured here (docs/frame-budget.md)
+.PHONY: bench-jitter
+bench-jitter: $(BUILD)/bench/jitter
+	@$(BUILD)/bench/jitter $(or $(SECONDS),10)
 
 # the crowd's two threads against one at 1,000 agents, paced 0, 2 and 8 ms like a game, at normal
 # priority, beside the host's own ceiling (bench/crowd_scaling.sh; ROUNDS=5)

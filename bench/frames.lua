@@ -44,7 +44,9 @@
 -- route.thread_faults), the Lua heap's change across it (a drop: the collector stepped inside it), and what it
 -- did (a search step: expansions, the query's bytes, ms past its deadline; the walk: walked, parked, handed
 -- back; a planner call: planner:last_call()'s join units, blocks, sets, searches, set-up, loops, portals).
--- At the end, the planner calls over their join ms and those that ran two endpoint searches.
+-- At the end, the planner calls over their join ms and those that ran two endpoint searches, and the frames
+-- over that held a C walk at 5x the run's median time a navigator walked or more ("slowed": the same work
+-- at a fifth of its pace, the host's stall; make bench-jitter measures how often this machine stalls).
 -- --faults: the minor page faults of the game's thread in each frame (/proc/thread-self/stat, read outside the
 -- frame's times), their sum, p50 / p99 / max a frame and their sum in the frames over ms + 0.5; the process's
 -- faults over the frames (every thread: the streamer's worker too); the 12 slowest frames with their faults.
@@ -193,11 +195,22 @@ end
 -- --trace: the C calls of the tree, query and planner objects wrapped (their metatables' methods, shared
 -- by every object of the kind) and timed one by one on the thread CPU clock; each navigator update and
 -- the budget's collector steps too. T.frame_begin() / T.frame_end(f, ms) around each frame.
+-- The work units of the calls whose work is counted alike from call to call (their returns): the C walk's
+-- navigators walked. (A search step's expansions are not: one expansion may grow the node pool or wait on
+-- a line of sight's slices.) A walk over 0.5 ms whose time a navigator is HOST_X times the run's median
+-- did the same work as the others at a fifth of their pace or worse: a frame over ms + 0.5 holding one is
+-- counted apart ("slowed"), the host's doing (this machine is a VM of 2 vCPUs: bench/jitter.c measures its
+-- stalls of a fixed piece of work) or a cache's.
+local PER_UNIT = {
+  ["walker.walk"] = function(_, _, walked) return walked end,
+}
+local HOST_X = 5
+
 local function make_tracer(world, budget, strm)
   local tc, wc = core.thread_clock, core.clock
   local T = { sums = {}, counts = {}, names = {}, over = {}, by_top = {}, top = 0, top_name = nil, upd = 0,
     upd_max = 0, upd_what = nil, upd_sum = 0, restore = {}, cmax = {}, cslow = {}, ccalls = {}, slow = {},
-    worst = {}, frame = 0 }
+    worst = {}, frame = 0, per_unit = {}, frame_units = {}, over_units = {} }
   local sums, counts, names = T.sums, T.counts, T.names
   local cmax, cslow, ccalls = T.cmax, T.cslow, T.ccalls
   -- (--faults: each call's page faults of the game's thread, getrusage: route.thread_faults)
@@ -250,6 +263,14 @@ local function make_tracer(world, budget, strm)
         end
         if sms and sms > 0.25 then P.setup = P.setup + 1 end
       end
+    end
+    local units = PER_UNIT[label]
+    units = units and units(...)
+    if units and units > 0 then -- (the call's time a unit of its work, every call: their median at the end)
+      local pu, u = T.per_unit, dt / units
+      pu[label] = pu[label] or {}
+      pu[label][#pu[label] + 1] = u
+      if dt > SLOW then T.frame_units[#T.frame_units + 1] = { label, u, dt } end
     end
     if dt > SLOW then
       local r1, r2, r3 = ...
@@ -367,11 +388,13 @@ local function make_tracer(world, budget, strm)
   function T.frame_begin(f)
     T.frame = f or T.frame + 1
     if #T.slow > 0 then T.slow = {} end
+    if #T.frame_units > 0 then T.frame_units = {} end
     for _, k in ipairs(names) do sums[k], counts[k] = 0, 0 end
     T.top, T.top_name, T.upd, T.upd_max, T.upd_what, T.upd_sum = 0, nil, 0, 0, nil, 0
   end
   function T.frame_end(f, ms, limit, ph, sms)
     if ms <= limit then return end
+    T.over_units[#T.over_units + 1] = T.frame_units -- (its calls over 0.5 ms with work units: "slowed" at the end)
     -- budget:update's parts (thread CPU ms): frame() with the collector, the first pass, lead
     -- moves, plans and searches under way, the turns, the masks, the end
     local parts_ = ""
@@ -1065,6 +1088,30 @@ local function report(p, r)
       P.two_spent, P.setup))
     print("  the run's slowest traced calls (thread CPU):")
     for _, w in ipairs(r.trace.worst) do print("    " .. w[2]) end
+    -- the frames over that held a call of counted work at HOST_X times its kind's median time a unit or more
+    local med, parts = {}, {}
+    for label, list in pairs(r.trace.per_unit) do
+      table.sort(list)
+      med[label] = list[math.floor((#list + 1) / 2)]
+      parts[#parts + 1] = ("%s %.2f us (%d calls)"):format(label, med[label] * 1e6, #list)
+    end
+    table.sort(parts)
+    local slowed, worst_x, lost = 0, 0, 0
+    for _, calls in ipairs(r.trace.over_units) do
+      local hit = false
+      for _, call in ipairs(calls) do
+        local x = call[2] / med[call[1]]
+        if x > worst_x then worst_x = x end
+        if x >= HOST_X then
+          hit = true
+          lost = lost + call[3] * (1 - 1 / x) -- (its time beyond the median pace)
+        end
+      end
+      if hit then slowed = slowed + 1 end
+    end
+    print(("  slowed: %d of the %d frames over held a C walk at %g x the run's median time a navigator walked or"
+      .. " more (the most %.1f x; %.2f ms beyond the median pace in all); the median: %s"):format(slowed,
+      #r.trace.over_units, HOST_X, worst_x, lost * 1e3, table.concat(parts, ", ")))
   end
 end
 

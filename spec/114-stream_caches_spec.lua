@@ -89,6 +89,18 @@ describe("a streamed world's caches", function()
       end)
   end
 
+  it("trim_on_free: a boolean (false: with workers the allocator's trims are the workers'; test_stream_trim.c)",
+    function()
+      local ok, err = pcall(streamer.new, pack, { load_padding = 0, unload_padding = 1, trim_on_free = 1 })
+      assert.is_false(ok)
+      assert.matches("option 'trim_on_free': boolean expected, got number", err, 1, true)
+      local s = assert(streamer.new(pack, { load_padding = 0, unload_padding = 1, workers = 1, trim_on_free = true }))
+      s:add_agent { 32, 4, 32 }
+      assert.is_true(s:update(true) ~= nil)
+      assert.are.equal(4, s:stats().loaded) -- (the 4 tiles touching the agent's point, padding 0)
+      s:close()
+    end)
+
   it("an update's installs and unloads stop at publish_ms of the caller's time (the first always done)", function()
     assert.has_error(function() streamer.new(pack, { load_padding = 0, unload_padding = 1, publish_ms = -1 }) end,
       "octonav.streamer.new: publish_ms must be >= 0")

@@ -4,27 +4,48 @@
  * `octonav.info` (info.valid computed when read, a __tostring for REPLs and `assert(q:find(a, b))`).
  *
  * What a result depends on (its tree userdata and the salts of the tiles it read) is kept out of the
- * tables, in a weak-keyed registry table (results[path] = results[info] = record), so `pairs(info)`
- * and `ipairs(path)` show data only, and a result still keeps its tree alive.
+ * tables, in weak-keyed registry tables (results[path] = results[info] = record), so `pairs(info)`
+ * and `ipairs(path)` show data only, and a result still keeps its tree alive. RESULTS_SHARDS of them,
+ * a result's picked by its table's address: a weak table frees its dead keys' slots only when it is
+ * rehashed, and one table for every result of a crowd held ~1,000 of them between the collector's
+ * cycles, rehashed every few hundred results into a new 24-48 KB node array; that one allocation was
+ * charged to the collector at once (Lua 5.4 paces its work by the bytes allocated: 28-55 thousand
+ * units, a sweep of as many objects), a 3-5 ms step inside one navigator's update (issue 31). A shard
+ * holds a sixty-fourth of them: its rehash allocates ~1 KB.
  */
 #include "lua_util.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define PATH_MT "octonav.path"
 #define INFO_MT "octonav.info"
 #define RESULTS_KEY "octonav.results"
+#define RESULTS_SHARDS 64 /* (a power of two) */
 
-/* Push the registry's weak-keyed table of result records. */
-static void push_results(lua_State *L)
+/* Push the weak-keyed table of result records that holds the record of the table at idx (one of the
+ * registry's RESULTS_SHARDS, made with the first). */
+static void push_results(lua_State *L, int idx)
 {
-    if (luaL_getsubtable(L, LUA_REGISTRYINDEX, RESULTS_KEY)) return;
-    lua_createtable(L, 0, 1);
-    lua_pushliteral(L, "k");
-    lua_setfield(L, -2, "__mode");
-    lua_setmetatable(L, -2);
+    uintptr_t a = (uintptr_t)lua_topointer(L, idx);
+    a ^= a >> 12;
+    unsigned k = (unsigned)((a >> 4) * 0x9E3779B1u) >> 26; /* (the address's bits above malloc's alignment) */
+    if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, RESULTS_KEY)) {
+        lua_createtable(L, 0, 1); /* (the shards' metatable) */
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        for (int i = 1; i <= RESULTS_SHARDS; i++) {
+            lua_newtable(L);
+            lua_pushvalue(L, -2);
+            lua_setmetatable(L, -2);
+            lua_rawseti(L, -3, i);
+        }
+        lua_pop(L, 1);
+    }
+    lua_rawgeti(L, -1, (lua_Integer)(k & (RESULTS_SHARDS - 1)) + 1);
+    lua_remove(L, -2);
 }
 
 void on_lua_result_record(lua_State *L, int treeidx, const uint32_t *tiles, const uint32_t *salts, size_t n)
@@ -54,7 +75,7 @@ void on_lua_result_attach(lua_State *L, int idx, int recidx)
 {
     idx = lua_absindex(L, idx);
     recidx = lua_absindex(L, recidx);
-    push_results(L);
+    push_results(L, idx);
     lua_pushvalue(L, idx);
     lua_pushvalue(L, recidx);
     lua_rawset(L, -3);
@@ -76,7 +97,7 @@ void on_lua_setinfo(lua_State *L)
 static void push_valid(lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
-    push_results(L);
+    push_results(L, idx);
     lua_pushvalue(L, idx);
     if (lua_rawget(L, -2) != LUA_TTABLE) {
         lua_pop(L, 2);
@@ -259,7 +280,7 @@ static int l_path_points(lua_State *L)
 static int l_path_tiles(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TTABLE);
-    push_results(L);
+    push_results(L, 1);
     lua_newtable(L);
     lua_pushvalue(L, 1);
     if (lua_rawget(L, -3) != LUA_TTABLE) {

@@ -74,7 +74,7 @@ static void check_graph(lua_State *L, lstreamer *u)
 }
 
 static const char *const new_opts[] = {"load_padding", "unload_padding", "workers", "max_loaded", "prepare", "joins",
-                                       "max_publish", "max_unloads", "publish_ms", NULL};
+                                       "max_publish", "max_unloads", "publish_ms", "trim_on_free", NULL};
 
 /* The defaults of max_publish and max_unloads: an update installs four finished tiles and unloads one
  * tile at most. An install is 0.07-0.09 ms of the caller's thread for a 512^3 terrain tile (the C part
@@ -89,7 +89,7 @@ static const char *const new_opts[] = {"load_padding", "unload_padding", "worker
 
 /* core.streamer.new(tree, dir, { load_padding =, unload_padding =, workers = 1, max_loaded = 0,
  *                                prepare = false, joins = false, max_publish = 4, max_unloads = 1,
- *                                publish_ms = 0 }):
+ *                                publish_ms = 0, trim_on_free = false }):
  * max_publish / max_unloads 0 = no limit, publish_ms 0 = no time bound (on_streamer_params); joins off by default: a 512^3 terrain tile's set
  * is ~6 times its tree and streams 4 times slower; on, a route planned over streamed tiles never builds
  * their boxes itself (docs/world.md, "Routes at scale") */
@@ -125,6 +125,7 @@ static int l_new(lua_State *L)
     p.workers = (int)w;
     p.max_loaded = (size_t)m;
     p.prepare = on_lua_optboolean(L, 3, "prepare", 0);
+    int trim_on_free = on_lua_optboolean(L, 3, "trim_on_free", 0);
     int joins = on_lua_optboolean(L, 3, "joins", 0);
     on_tree *t = on_lua_checktree_idle(L, 1, "octonav.streamer.new"); /* after the arguments (rule (a)) */
     if (on_tree_streamer(t)) return luaL_error(L, "octonav.streamer.new: tree is used by a streamer");
@@ -135,6 +136,7 @@ static int l_new(lua_State *L)
     on_status st = on_streamer_create(t, dir, &p, &s);
     if (!on_ok(st)) return luaL_error(L, "octonav.streamer.new: %s", on_status_string(st));
     on_streamer_set_joins(s, joins);
+    on_streamer_set_trim_on_free(s, trim_on_free);
     u->h.p = s;
     u->tree = t;
     lua_pushvalue(L, 1);

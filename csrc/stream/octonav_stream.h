@@ -163,6 +163,13 @@ ON_API on_status on_streamer_load_tree(on_streamer *s, uint32_t id, const char *
  * must stay alive until it is unset or the streamer destroyed. */
 struct on_wgraph; /* (the world graph, below) */
 ON_API on_status on_streamer_set_graph(on_streamer *s, struct on_wgraph *w, size_t max_bytes);
+/* Who gives the C allocator's free pages back (glibc). on = 0, the default: with workers, they do (at
+ * most once a second, idle after work: stats.trims) and the first update turns glibc's own trim at a
+ * free off for the process (mallopt M_TRIM_THRESHOLD, once; it also fixes glibc's mmap threshold where
+ * it is): a free on the caller's thread no longer shrinks the heap there, which with a worker on
+ * another CPU waits for it (the mappings flushed on every CPU the process runs on: 2-3 ms inside a
+ * frame on a 2-vCPU VM). on = 1: the process's setting left as it is. Set it before the first update. */
+ON_API void on_streamer_set_trim_on_free(on_streamer *s, int on);
 /* The workers take queued loads in this order, made again by every update: tiles agents stand in
  * first, the most agents first (what their navigators wait in: a first move waits for the agent's
  * own tile alone), then the other tiles a lock or a pin keeps (a goal's tile, what a search waits

@@ -466,6 +466,7 @@ on_status on_streamer_update(on_streamer *s, int wait, const on_stream_event **e
     *ev = s->ev;
     *nev = 0;
     if (!s->t) return ON_FAILURE | ON_INVALID;
+    if (!s->trim_set) on_streamer_trim_setting(s);
     /* the caller's thread's work this update: installs (and frees) and unloads, bounded unless waiting
      * (by count, and by time: publish_ms from here) */
     double t0 = on_streamer_thread_now();

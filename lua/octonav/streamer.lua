@@ -14,6 +14,8 @@
 --     publish_ms = 0,                           -- and stops installing and unloading once they took this
 --                                               -- many ms of the caller's thread CPU (first always done;
 --                                               -- 0 = no time bound)
+--     trim_on_free = false,                     -- false (workers, glibc): glibc's trim at a free is off
+--                                               -- for the process, the workers trim (below); true: left
 --   })                                          -- -> streamer, or nil, err when the pack cannot be read
 --                                               -- (the workers always build each tile's line-of-sight
 --                                               -- masks and cell adjacency beside its decode, unless
@@ -101,7 +103,9 @@
 -- and cell adjacency, which a worker builds once no load is queued
 -- (meanwhile lines of sight read its node table and build none): on a cold start the tiles come in
 -- 3-4 times sooner. A worker going idle after work gives the allocator's free pages back to the
--- system (glibc's malloc_trim, at most once a second: stats.trims, trim_seconds of worker time).
+-- system (glibc's malloc_trim, at most once a second: stats.trims, trim_seconds of worker time), and
+-- with trim_on_free false glibc no longer trims inside a free: a free on the game's thread shrank the
+-- heap there, waiting for the worker's CPU (2-3 ms inside a frame; docs/streaming.md).
 --
 -- s:stats() -> the C streamer's stats (agents, loaded, queued, failed, locked, decoded, cancelled,
 -- deferred, masks_built, adjacency_built, decode_seconds, tree_bytes, join_tiles, join_bytes, join_seconds,
