@@ -6,13 +6,9 @@
  */
 #include "streamer.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__GLIBC__)
-#include <malloc.h> /* (mallopt: on_streamer_create) */
-#endif
 
 /* Free the streamer's arrays and itself (the workers are stopped, or were never started). */
 static void free_state(on_streamer *s)
@@ -345,15 +341,6 @@ void on_streamer_waiting(const on_streamer *s, const uint32_t **tiles, size_t *n
 void on_streamer_set_trim_on_free(on_streamer *s, int on)
 {
     s->trim_on_free = on != 0;
-}
-
-/* (the first update, on the caller's thread: octonav_stream.h, on_streamer_set_trim_on_free) */
-void on_streamer_trim_setting(on_streamer *s)
-{
-    s->trim_set = 1;
-#if defined(__GLIBC__)
-    if (s->nthreads > 0 && !s->trim_on_free) mallopt(M_TRIM_THRESHOLD, INT_MAX); /* (process-wide, once) */
-#endif
 }
 
 void on_streamer_hold(on_streamer *s, int on)

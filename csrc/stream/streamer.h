@@ -212,7 +212,7 @@ void on_streamer_join_stats(on_streamer *s, size_t *tiles, size_t *bytes, double
  * finishes); an update that waits releases them first. The queue's order and its cancellations can
  * then be read as they are (on_streamer_queue): for tests. */
 void on_streamer_hold(on_streamer *s, int on);
-void on_streamer_trim_setting(on_streamer *s); /* (streamer.c: made by the first update) */
+void on_streamer_trim_setting(on_streamer *s); /* (streamer_worker.c: made by the first update) */
 /* The queued loads no worker took yet, in the order the workers will take them (into tiles, at most
  * cap; returns how many are queued). */
 size_t on_streamer_queue(on_streamer *s, uint32_t *tiles, size_t cap);

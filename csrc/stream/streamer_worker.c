@@ -12,6 +12,7 @@
 #include "celladj.h"
 #include "losmap.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +389,17 @@ static int idle_trim(on_streamer *s, double *left)
 #else
     s->trim_due = 0;
     return 0;
+#endif
+}
+
+/* The first update's (on the caller's thread): with workers, glibc's own trim at a free turned off for
+ * the process, the workers' idle_trim giving the pages back instead (octonav_stream.h,
+ * on_streamer_set_trim_on_free). */
+void on_streamer_trim_setting(on_streamer *s)
+{
+    s->trim_set = 1;
+#if defined(__GLIBC__)
+    if (s->nthreads > 0 && !s->trim_on_free) mallopt(M_TRIM_THRESHOLD, INT_MAX); /* (process-wide, once) */
 #endif
 }
 
