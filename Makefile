@@ -219,14 +219,15 @@ $(BUILD)/bench/cores: bench/cores.c | $(BUILD)/bench
 	$(CC) $(ALLCFLAGS) -o $@ $< -lpthread
 
 $(BUILD)/bench/jitter: bench/jitter.c | $(BUILD)/bench
-	$(CC) $(ALLCFLAGS) -o $@ $<
+	$(CC) $(ALLCFLAGS) -o $@ $< -lpthread
 
-# the host's stalls of a thread that computes (bench/jitter.c): a fixed 0.5 ms piece of work timed for
-# SECONDS (10), thread CPU p50 / p99.9 / max and the pieces 0.5 and 2 ms over the median: the floor
-# under the frame tails measured here (docs/frame-budget.md)
+# the host's stalls of a thread that computes (bench/jitter.c): a fixed 0.5 ms piece of work timed three
+# ways in turns (alone, paced like a 60 fps frame, beside a second thread spinning), SECONDS (10) each:
+# thread CPU p50 / p99.9 / max and the pieces 0.5 and 2 ms over the median: the floor under the frame
+# tails measured here (docs/frame-budget.md); COLD=S: then 64 MB read again after S seconds idle
 .PHONY: bench-jitter
 bench-jitter: $(BUILD)/bench/jitter
-	@$(BUILD)/bench/jitter $(or $(SECONDS),10)
+	@$(BUILD)/bench/jitter $(or $(SECONDS),10) 0.5 $(or $(COLD),0)
 
 # the crowd's two threads against one at 1,000 agents, paced 0, 2 and 8 ms like a game, at normal
 # priority, beside the host's own ceiling (bench/crowd_scaling.sh; ROUNDS=5)

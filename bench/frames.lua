@@ -47,6 +47,8 @@
 -- At the end, the planner calls over their join ms and those that ran two endpoint searches, and the frames
 -- over that held a C walk at 5x the run's median time a navigator walked or more ("slowed": the same work
 -- at a fifth of its pace, the host's stall; make bench-jitter measures how often this machine stalls).
+-- --others: the CPU the process's other threads (the streamer's workers) ran during each frame (/proc's
+-- schedstat, read outside the frame's times): the frames with one, and how many of the frames over had one.
 -- --faults: the minor page faults of the game's thread in each frame (/proc/thread-self/stat, read outside the
 -- frame's times), their sum, p50 / p99 / max a frame and their sum in the frames over ms + 0.5; the process's
 -- faults over the frames (every thread: the streamer's worker too); the 12 slowest frames with their faults.
@@ -101,7 +103,7 @@ while i <= #arg do
   if k == "prepare" or k == "lazy" or k == "stream" or k == "nobudget" or k == "group" or k == "trace"
     or k == "gc" or k == "copytimed" or k == "gcprobe" or k == "preload" or k == "nobegin" or k == "phases" or k == "phases-kb"
     or k == "timeline" or k == "states" or k == "throughput" or k == "faults" or k == "luaprof" or k == "gccycles"
-    or k == "gcafter" then
+    or k == "gcafter" or k == "others" then
     flags[k] = true
     i = i + 1
   elseif k == "clock" then
@@ -173,6 +175,42 @@ local function rss()
   f:close()
   local pages = line and tonumber(line:match("^%d+%s+(%d+)"))
   return pages and pages * 4096
+end
+
+-- --others: the CPU time the process's other threads (the streamer's workers) ran during each frame, read
+-- from /proc (each thread's schedstat, ns on a CPU) outside the frame's times; the threads listed again every
+-- 20 frames. others.read() -> ns of every thread but the game's (nil where /proc has none).
+local function others_reader()
+  local f = io.open("/proc/self/stat", "r")
+  local pid = f and f:read("*n")
+  if f then f:close() end
+  f = io.open("/proc/thread-self/stat", "r")
+  local mine = f and f:read("*n")
+  if f then f:close() end
+  if not (pid and mine) then return nil end
+  local R = { tids = {}, n = 0 }
+  function R.read()
+    R.n = R.n + 1
+    if R.n % 20 == 1 then
+      local p = io.popen("ls /proc/" .. pid .. "/task")
+      local tids = {}
+      for t in p:lines() do
+        if tonumber(t) ~= mine then tids[#tids + 1] = "/proc/" .. pid .. "/task/" .. t .. "/schedstat" end
+      end
+      p:close()
+      R.tids = tids
+    end
+    local ns = 0
+    for _, path in ipairs(R.tids) do
+      local h = io.open(path, "r")
+      if h then
+        ns = ns + (h:read("*n") or 0)
+        h:close()
+      end
+    end
+    return ns
+  end
+  return R
 end
 
 -- --faults: the minor page faults of a thread (/proc/thread-self/stat's minflt: the game's thread when called
@@ -664,6 +702,9 @@ local function run_pass()
   if GP then collectgarbage("stop") end
   local FL = flags.faults and { frame = {}, pf0 = minflt("/proc/self/stat") } -- (--faults: each frame's faults)
   local fl0
+  local OT = flags.others and others_reader() -- (--others: the other threads' CPU a frame, ms)
+  local ot0
+  if OT then OT.frame = {} end
   local run0 = core.clock()
   for f = 1, o.frames do
     if T then T.frame_begin(f) end
@@ -673,6 +714,7 @@ local function run_pass()
       GY.frame = f
     end
     if FL then fl0 = minflt("/proc/thread-self/stat") end
+    if OT then ot0 = OT.read() end
     local c0, w0 = core.thread_clock(), core.clock()
     if strm then
       if not flags.nobegin and not flags.nobudget then budget:begin() end
@@ -703,6 +745,7 @@ local function run_pass()
     local c = ((copy_c or core.thread_clock()) - c0) * 1e3
     cpu[f], wall[f] = c, ((copy_w or core.clock()) - w0) * 1e3
     copy_c, copy_w = nil, nil
+    if OT then OT.frame[f] = (OT.read() - ot0) * 1e-6 end
     if FL then
       FL.frame[f] = (minflt("/proc/thread-self/stat") or 0) - (fl0 or 0)
       if f % 50 == 0 then -- (the queries' sizes every 50 frames, outside the frames' times: the most at once)
@@ -871,6 +914,23 @@ local function run_pass()
     queries = cq, planners = cp, rss = rss0 and rss1 and rss1 - rss0, costs = { plan = bs.plan_cost, result = bs.result_cost,
       expansion = bs.exp_cost }, tail = bs.tail, reserve = bs.reserve, cut = bs.cut, group = bs.group,
     gc_max = bs.gc_max, gc_owed = bs.gc_owed }
+  if OT then
+    -- the frames in which another thread ran (0.05 ms or more of its CPU), and the frames over among them:
+    -- a frame over beside a busy worker is the host's vCPUs shared (make bench-jitter: "beside")
+    local busy, over_n, over_busy, most = 0, 0, 0, 0
+    for f = 1, #OT.frame do
+      local b = OT.frame[f] >= 0.05
+      if b then busy = busy + 1 end
+      if OT.frame[f] > most then most = OT.frame[f] end
+      if cpu[f] > limit then
+        over_n = over_n + 1
+        if b then over_busy = over_busy + 1 end
+      end
+    end
+    print(("  others: another thread of the process ran in %d of %d frames (the most %.2f ms in one); %d of the %d"
+      .. " frames over %.1f ms had one (%.1f %% against %.1f %% of all frames)"):format(busy, #OT.frame, most,
+      over_busy, over_n, limit, over_n > 0 and 100 * over_busy / over_n or 0, 100 * busy / math.max(1, #OT.frame)))
+  end
   if FL then
     -- the game's thread's faults inside the frames, the process's (every thread) over the frames, and the
     -- slowest frames with theirs

@@ -131,8 +131,10 @@ end
 
 -- Starts the current candidate's search. Returns true when its heuristic ended the search (c_returned),
 -- or when the frame's time is spent (a budget with `ms` past its deadline): the start waits for the
--- navigator's next update ("waiting" until then; q:start is C work that is not sliced, 2.0-2.3 ms on
--- the seed's world, and a step's search that ended at the deadline started the next step's at once).
+-- navigator's next update ("waiting" until then; q:start is C work that is not sliced: its direct check
+-- walks the whole segment, at most 0.76 ms of 2,394 starts in 1,500 frames of 1,000 streamed navigators
+-- on the seed's world, session 35; and a step's search that ended at the deadline started the next
+-- step's at once).
 local function start_candidate(self, s)
   local B = self.budget
   local due = B.deadline
