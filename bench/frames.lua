@@ -188,7 +188,7 @@ local function others_reader()
   local mine = f and f:read("*n")
   if f then f:close() end
   if not (pid and mine) then return nil end
-  local R = { tids = {}, n = 0 }
+  local R = { tids = {}, n = 0, frame = {} } -- (frame[f]: the others' CPU in frame f, ms)
   function R.read()
     R.n = R.n + 1
     if R.n % 20 == 1 then
@@ -704,7 +704,6 @@ local function run_pass()
   local fl0
   local OT = flags.others and others_reader() -- (--others: the other threads' CPU a frame, ms)
   local ot0
-  if OT then OT.frame = {} end
   local run0 = core.clock()
   for f = 1, o.frames do
     if T then T.frame_begin(f) end
@@ -917,16 +916,14 @@ local function run_pass()
   if OT then
     -- the frames in which another thread ran (0.05 ms or more of its CPU), and the frames over among them:
     -- a frame over beside a busy worker is the host's vCPUs shared (make bench-jitter: "beside")
-    local busy, over_n, over_busy, most = 0, 0, 0, 0
+    local busy, over_busy, most = 0, 0, 0
     for f = 1, #OT.frame do
       local b = OT.frame[f] >= 0.05
       if b then busy = busy + 1 end
       if OT.frame[f] > most then most = OT.frame[f] end
-      if cpu[f] > limit then
-        over_n = over_n + 1
-        if b then over_busy = over_busy + 1 end
-      end
+      if b and cpu[f] > limit then over_busy = over_busy + 1 end
     end
+    local over_n = over
     print(("  others: another thread of the process ran in %d of %d frames (the most %.2f ms in one); %d of the %d"
       .. " frames over %.1f ms had one (%.1f %% against %.1f %% of all frames)"):format(busy, #OT.frame, most,
       over_busy, over_n, limit, over_n > 0 and 100 * over_busy / over_n or 0, 100 * busy / math.max(1, #OT.frame)))

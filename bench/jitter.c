@@ -55,12 +55,13 @@ static int cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* The second thread: spins while `spin`, else waits on the condition (no wake-ups of its own). */
+/* The second thread: spins while `on`, else waits on the condition (no wake-ups of its own); `on` is
+ * written under mu and read without it while spinning. */
 typedef struct spinner {
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    int on, quit;
-    atomic_int spin;
+    atomic_int on;
+    int quit;
 } spinner;
 
 static void *spin_main(void *arg)
@@ -69,11 +70,11 @@ static void *spin_main(void *arg)
     uint64_t x = 1;
     for (;;) {
         pthread_mutex_lock(&s->mu);
-        while (!s->on && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
+        while (!atomic_load(&s->on) && !s->quit) pthread_cond_wait(&s->cv, &s->mu);
         int quit = s->quit;
         pthread_mutex_unlock(&s->mu);
         if (quit) break;
-        while (atomic_load_explicit(&s->spin, memory_order_relaxed)) x = work(4096, x);
+        while (atomic_load_explicit(&s->on, memory_order_relaxed)) x = work(4096, x);
     }
     return (void *)(uintptr_t)(x & 1);
 }
@@ -81,8 +82,7 @@ static void *spin_main(void *arg)
 static void spin_set(spinner *s, int on)
 {
     pthread_mutex_lock(&s->mu);
-    s->on = on;
-    atomic_store(&s->spin, on);
+    atomic_store(&s->on, on);
     pthread_cond_signal(&s->cv);
     pthread_mutex_unlock(&s->mu);
 }
@@ -185,7 +185,7 @@ int main(int argc, char **argv)
         ways[k].cpu = malloc(ways[k].cap * sizeof *ways[k].cpu);
         if (!ways[k].cpu) status = 1;
     }
-    spinner sp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+    spinner sp = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
     pthread_t th;
     if (!status && pthread_create(&th, NULL, spin_main, &sp) != 0) status = 1;
     if (status) {
